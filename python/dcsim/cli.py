@@ -1,0 +1,89 @@
+"""Command line: ``dcsim run | reproduce | theory | fluid``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+app = typer.Typer(help="dcsim: data-center congestion-control laboratory.", no_args_is_help=True, add_completion=False)
+theory_app = typer.Typer(help="Closed-form theory of the reference papers.", no_args_is_help=True)
+fluid_app = typer.Typer(help="Integrate the papers' fluid (delay-differential) models.", no_args_is_help=True)
+app.add_typer(theory_app, name="theory")
+app.add_typer(fluid_app, name="fluid")
+
+console = Console()
+err_console = Console(stderr=True)
+
+
+def fail(msg: str) -> None:
+    """Print a clear error and exit with status 2."""
+    err_console.print(f"[bold red]error:[/] {msg}")
+    raise typer.Exit(code=2)
+
+
+@app.command()
+def run(
+    scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: dcsim-out/<scenario name>)."),
+    plots: bool = typer.Option(True, help="Write PNG plots."),
+) -> None:
+    """Run a packet-level scenario: summary table, Parquet tables, summary.json, PNG plots."""
+    from dcsim.run import run_scenario_file
+
+    run_scenario_file(scenario, out, plots=plots, console=console, fail=fail)
+
+
+def print_claims(result) -> None:
+    table = Table(title=f"{result.id}: {result.title}", show_lines=True)
+    for col in ("claim (paper)", "paper", "dcsim", "verdict", "detail"):
+        table.add_column(col, overflow="fold")
+    for c in result.claims:
+        style = "green" if c.verdict == "reproduced" else "yellow"
+        table.add_row(c.statement, c.paper, c.ours, f"[{style}]{c.verdict}[/]", c.detail)
+    console.print(table)
+
+
+@app.command()
+def reproduce(
+    id: Optional[str] = typer.Argument(None, help="Experiment id; see --list."),
+    list_: bool = typer.Option(False, "--list", help="List experiment ids."),
+    out: Path = typer.Option(Path("dcsim-out"), "--out", help="Output root; files go to OUT/ID/."),
+    quick: bool = typer.Option(False, "--quick", help="Coarser grids, for a fast look."),
+) -> None:
+    """Reproduce a figure or table of a reference paper: PNG + CSV and a claims table."""
+    from dcsim.experiments.registry import all_experiments, get
+
+    if list_ or id is None:
+        table = Table(title="experiments")
+        table.add_column("id")
+        table.add_column("paper")
+        table.add_column("what")
+        for e in all_experiments():
+            table.add_row(e.id, e.paper, e.title)
+        console.print(table)
+        return
+    try:
+        exp = get(id)
+    except KeyError as e:
+        fail(str(e.args[0]))
+    out_dir = out / exp.id
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result = exp.run(out_dir, quick)
+    print_claims(result)
+    claims_path = out_dir / "claims.json"
+    claims_path.write_text(json.dumps([c.as_dict() for c in result.claims], indent=2))
+    console.print("files: " + ", ".join(str(p) for p in [*result.files, claims_path]))
+
+
+def main() -> None:  # console-script entry point
+    app()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

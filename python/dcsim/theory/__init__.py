@@ -1,0 +1,1 @@
+"""Closed forms and numerical theory of the reference papers: dctcp, dx, aimd."""
