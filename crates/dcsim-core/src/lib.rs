@@ -5,7 +5,22 @@
 //!   drop-tail, threshold-ECN and RED queues;
 //! * a DDE integrator and the papers' fluid models (`fluid`).
 //!
-//! The boundary is data: a [`scenario::Spec`] (serde/JSON) in, columnar results out.
+//! The boundary is data: a [`scenario::Spec`] (serde/JSON) in, columnar [`metrics::Table`]s out.
 
+pub mod aqm;
+pub mod cc;
+pub mod error;
 pub mod fluid;
+pub mod metrics;
+pub mod net;
+pub mod packet;
+pub mod rng;
+pub mod scenario;
+pub mod sched;
+pub mod sim;
+pub mod transport;
 pub mod units;
+
+pub use error::{Error, Result};
+pub use scenario::Spec;
+pub use sim::Sim;

@@ -5,10 +5,12 @@
 use pyo3::prelude::*;
 
 mod fluid;
+mod sim;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    sim::register(m)?;
     fluid::register(m)?;
     Ok(())
 }

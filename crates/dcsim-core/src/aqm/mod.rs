@@ -1,0 +1,74 @@
+//! Queue disciplines, one file each. A discipline decides, for an arriving packet that fits in
+//! the buffer, whether to enqueue it, enqueue it CE-marked, or drop it.
+//!
+//! Adding a discipline: a file with a struct that has `admit` (and `on_idle` if it keeps an
+//! average), a variant of [`Aqm`], and an arm in each match below.
+
+pub mod droptail;
+pub mod red;
+pub mod threshold;
+
+use crate::error::Result;
+use crate::rng::Rng;
+use crate::scenario::AqmSpec;
+use crate::units::{Rate, Time};
+
+pub use droptail::DropTail;
+pub use red::Red;
+pub use threshold::Threshold;
+
+/// What the discipline does with an arriving packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Enqueue,
+    Mark,
+    Drop,
+}
+
+/// The queue as an arriving packet finds it (not counting the arriving packet, nor the packet
+/// being serialised on the link).
+#[derive(Clone, Copy, Debug)]
+pub struct QueueView {
+    pub packets: u64,
+    pub bytes: u64,
+    /// The link is idle and the queue empty since this time (None if busy).
+    pub idle_since: Option<Time>,
+}
+
+pub enum Aqm {
+    DropTail(DropTail),
+    Threshold(Threshold),
+    Red(Red),
+}
+
+impl Aqm {
+    pub fn new(spec: &AqmSpec, packet_bytes: u32, rate: Rate) -> Result<Aqm> {
+        Ok(match spec {
+            AqmSpec::DropTail => Aqm::DropTail(DropTail),
+            AqmSpec::Threshold { k } => Aqm::Threshold(Threshold::new(*k)),
+            AqmSpec::Red { min_th_pkt, max_th_pkt, max_p, w_q, gentle, ecn, wait } => Aqm::Red(Red::new(
+                red::Params {
+                    min_th: *min_th_pkt,
+                    max_th: *max_th_pkt,
+                    max_p: *max_p,
+                    w_q: *w_q,
+                    gentle: *gentle,
+                    ecn: *ecn,
+                    wait: *wait,
+                },
+                packet_bytes,
+                rate,
+            )),
+        })
+    }
+
+    /// Decide on an arriving packet (`ect`: it is ECN-capable) at time `now`.
+    #[inline]
+    pub fn admit(&mut self, q: QueueView, ect: bool, now: Time, rng: &mut Rng) -> Verdict {
+        match self {
+            Aqm::DropTail(a) => a.admit(),
+            Aqm::Threshold(a) => a.admit(q, ect),
+            Aqm::Red(a) => a.admit(q, ect, now, rng),
+        }
+    }
+}

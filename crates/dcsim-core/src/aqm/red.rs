@@ -1,0 +1,165 @@
+//! RED with ECN (Floyd & Jacobson 1993), following ns-2.35 `queue/red.cc` (protocols.md §5):
+//! EWMA average with idle-time correction, min_th / max_th / max_p, count-based spacing
+//! (`wait`, ns-2's default, or classic `p_b/(1 - count p_b)`), optional gentle mode. Marks
+//! ECN-capable packets when `ecn` is on; drops the others.
+
+use rand::Rng as _;
+
+use super::{QueueView, Verdict};
+use crate::rng::Rng;
+use crate::units::{Rate, Time};
+
+#[derive(Clone, Copy, Debug)]
+pub struct Params {
+    /// Thresholds on the average queue, packets.
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    /// EWMA weight w_q.
+    pub w_q: f64,
+    pub gentle: bool,
+    pub ecn: bool,
+    pub wait: bool,
+}
+
+pub struct Red {
+    p: Params,
+    /// Packets per second the link drains (ns-2 `ptc`), for the idle-time correction.
+    ptc: f64,
+    /// Average queue, packets.
+    pub avg: f64,
+    count: u64,
+    old: bool,
+}
+
+impl Red {
+    pub fn new(p: Params, mean_packet_bytes: u32, rate: Rate) -> Self {
+        Red { p, ptc: rate.bps() as f64 / (8.0 * mean_packet_bytes as f64), avg: 0.0, count: 0, old: false }
+    }
+
+    /// Average update on arrival: avg <- avg (1-w)^m after m idle packet times, then
+    /// avg <- (1-w) avg + w q.
+    fn update_avg(&mut self, q: QueueView, now: Time) {
+        let w = self.p.w_q;
+        if let Some(idle) = q.idle_since {
+            let m = (self.ptc * (now - idle).secs_f64()).floor();
+            if m > 0.0 {
+                self.avg *= (1.0 - w).powf(m);
+            }
+        }
+        self.avg = (1.0 - w) * self.avg + w * q.packets as f64;
+    }
+
+    /// Base probability p_b from the average queue (gentle ramp above max_th when enabled).
+    fn p_b(&self) -> f64 {
+        let Params { min_th, max_th, max_p, gentle, .. } = self.p;
+        if self.avg < max_th {
+            max_p * (self.avg - min_th) / (max_th - min_th)
+        } else if gentle {
+            (max_p + (1.0 - max_p) * (self.avg - max_th) / max_th).min(1.0)
+        } else {
+            1.0
+        }
+    }
+
+    pub fn admit(&mut self, q: QueueView, ect: bool, now: Time, rng: &mut Rng) -> Verdict {
+        self.update_avg(q, now);
+        self.count += 1;
+        if self.avg < self.p.min_th || q.packets <= 1 {
+            self.old = false;
+            return Verdict::Enqueue;
+        }
+        let forced = if self.p.gentle { self.avg >= 2.0 * self.p.max_th } else { self.avg >= self.p.max_th };
+        let hit = if forced {
+            true
+        } else if !self.old {
+            // First arrival above min_th: start counting, no drop.
+            self.old = true;
+            self.count = 1;
+            false
+        } else {
+            let pb = self.p_b();
+            let c = self.count as f64 * pb;
+            let pa = if self.p.wait {
+                if c < 1.0 {
+                    0.0
+                } else if c < 2.0 {
+                    pb / (2.0 - c)
+                } else {
+                    1.0
+                }
+            } else if c < 1.0 {
+                pb / (1.0 - c)
+            } else {
+                1.0
+            };
+            rng.random::<f64>() < pa
+        };
+        if !hit {
+            return Verdict::Enqueue;
+        }
+        self.count = 0;
+        if self.p.ecn && ect {
+            Verdict::Mark
+        } else {
+            Verdict::Drop
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{stream, Stream};
+
+    fn params() -> Params {
+        Params { min_th: 5.0, max_th: 15.0, max_p: 0.1, w_q: 0.002, gentle: false, ecn: true, wait: true }
+    }
+    fn view(p: u64) -> QueueView {
+        QueueView { packets: p, bytes: p * 1500, idle_since: None }
+    }
+
+    #[test]
+    fn average_converges_to_constant_queue() {
+        let mut red = Red::new(params(), 1500, Rate(1_000_000_000));
+        let mut rng = stream(1, Stream::Port, 0);
+        for _ in 0..10_000 {
+            red.admit(view(3), true, Time(0), &mut rng);
+        }
+        // EWMA of a constant 3: 3 (1 - (1-w)^n) with n = 10^4, w = 0.002
+        let expect = 3.0 * (1.0 - (1.0f64 - 0.002).powi(10_000));
+        assert!((red.avg - expect).abs() < 1e-9, "avg {} expect {}", red.avg, expect);
+    }
+
+    #[test]
+    fn idle_time_decays_average() {
+        let mut red = Red::new(params(), 1500, Rate(1_000_000_000));
+        red.avg = 10.0;
+        let mut rng = stream(1, Stream::Port, 0);
+        // 1 Gbps, 1500 B: 83333.3 packets/s; 12 us idle = 1 packet time -> m = 1.
+        let q = QueueView { packets: 0, bytes: 0, idle_since: Some(Time(0)) };
+        red.admit(q, true, Time(120_000_000), &mut rng); // 120 us = 10 packet times
+        let expect = 10.0 * (1.0f64 - 0.002).powi(10) * (1.0 - 0.002);
+        assert!((red.avg - expect).abs() < 1e-9);
+    }
+
+    #[test]
+    fn marking_fraction_matches_count_spacing() {
+        // Hold avg at 10 (p_b = 0.05): with wait=true, drops are spaced ~ uniformly in
+        // [1/p_b, 2/p_b] arrivals, mean 1.5/p_b = 30 arrivals -> fraction ~ 1/30.
+        let mut p = params();
+        p.w_q = 1.0; // avg = instantaneous queue
+        let mut red = Red::new(p, 1500, Rate(1_000_000_000));
+        let mut rng = stream(7, Stream::Port, 0);
+        let n = 200_000;
+        let marks = (0..n).filter(|_| red.admit(view(10), true, Time(0), &mut rng) == Verdict::Mark).count();
+        let frac = marks as f64 / n as f64;
+        assert!((frac - 1.0 / 30.0).abs() < 0.002, "fraction {frac}");
+        // Not ECN-capable: dropped instead.
+        let mut red2 = Red::new(p, 1500, Rate(1_000_000_000));
+        let drops = (0..n).filter(|_| red2.admit(view(10), false, Time(0), &mut rng) == Verdict::Drop).count();
+        assert!(drops > 0);
+        // Above max_th: every packet is marked.
+        assert_eq!(red.admit(view(20), true, Time(0), &mut rng), Verdict::Mark);
+    }
+}

@@ -1,0 +1,100 @@
+//! Topology builders: the papers' dumbbell (many-to-one) and any explicit graph.
+
+use super::{Network, Node, Port, PortId};
+use crate::aqm::Aqm;
+use crate::error::{invalid, Result};
+use crate::packet::NodeId;
+use crate::rng::{stream, Stream};
+use crate::scenario::{Amount, AqmSpec, NodeKind, PortRef, QueueSpec, Spec, TopologySpec};
+use crate::units::{Rate, Time};
+
+/// Switch ports of a graph link without an explicit queue: drop-tail, 1000 packets.
+fn default_switch_queue() -> QueueSpec {
+    QueueSpec { capacity: Amount::Packets(1000), aqm: AqmSpec::DropTail }
+}
+
+struct Builder<'a> {
+    spec: &'a Spec,
+    net: Network,
+}
+
+impl Builder<'_> {
+    fn node(&mut self, name: String, kind: NodeKind) -> NodeId {
+        self.net.nodes.push(Node { name, kind, ports: Vec::new() });
+        (self.net.nodes.len() - 1) as NodeId
+    }
+
+    /// One egress port `from -> to`. Hosts get an unbounded drop-tail NIC queue.
+    fn port(&mut self, from: NodeId, to: NodeId, rate_bps: u64, delay: Time, queue: &QueueSpec) -> Result<PortId> {
+        let id = self.net.ports.len() as PortId;
+        let q = if self.net.nodes[from as usize].kind == NodeKind::Host { QueueSpec::unbounded() } else { queue.clone() };
+        let rate = Rate(rate_bps);
+        let aqm = Aqm::new(&q.aqm, self.spec.packet_bytes, rate)?;
+        let rng = stream(self.spec.seed, Stream::Port, id as u64);
+        self.net.ports.push(Port::new(from, to, rate, delay, q.capacity, aqm, rng, Time(self.spec.warmup_ps)));
+        self.net.nodes[from as usize].ports.push(id);
+        Ok(id)
+    }
+
+    fn link(&mut self, a: NodeId, b: NodeId, rate_bps: u64, delay: Time, q_ab: &QueueSpec, q_ba: &QueueSpec) -> Result<(PortId, PortId)> {
+        Ok((self.port(a, b, rate_bps, delay, q_ab)?, self.port(b, a, rate_bps, delay, q_ba)?))
+    }
+}
+
+/// Build the network of `spec` (already validated).
+pub fn build(spec: &Spec) -> Result<Network> {
+    let mut b = Builder { spec, net: Network { nodes: Vec::new(), ports: Vec::new(), next_port: Vec::new(), monitored: Vec::new() } };
+    let mut default_monitor = Vec::new();
+    match &spec.topology {
+        TopologySpec::Dumbbell { senders, bottleneck_bps, access_bps, rtt_ps, bottleneck_queue, reverse_queue } => {
+            let n = *senders as usize;
+            let rtt = |i: usize| Time(if rtt_ps.len() == 1 { rtt_ps[0] } else { rtt_ps[i] });
+            let min_rtt = (0..n).map(rtt).min().unwrap_or(Time::ZERO);
+            // One quarter of the smallest RTT on the bottleneck link (each way), the rest of each
+            // sender's RTT on its own access link: round-trip propagation = rtt_i exactly.
+            let d_bottleneck = Time(min_rtt.0 / 4);
+            let senders: Vec<NodeId> = (0..n).map(|i| b.node(format!("s{i}"), NodeKind::Host)).collect();
+            let sw = b.node("sw".into(), NodeKind::Switch);
+            let r = b.node("r".into(), NodeKind::Host);
+            let reverse = reverse_queue.clone().unwrap_or_else(|| bottleneck_queue.clone());
+            let host_q = QueueSpec::unbounded();
+            for (i, &s) in senders.iter().enumerate() {
+                let d_access = Time(rtt(i).0 / 2 - d_bottleneck.0);
+                b.link(s, sw, *access_bps, d_access, &host_q, &reverse)?;
+            }
+            let (bott, _) = b.link(sw, r, *bottleneck_bps, d_bottleneck, bottleneck_queue, &host_q)?;
+            default_monitor.push(bott);
+        }
+        TopologySpec::Graph { nodes, links } => {
+            for n in nodes {
+                b.node(n.name.clone(), n.kind);
+            }
+            for (i, l) in links.iter().enumerate() {
+                let a = b.net.node_id(&l.a).ok_or_else(|| invalid(format!("network.links[{i}].a"), "unknown node"))?;
+                let z = b.net.node_id(&l.b).ok_or_else(|| invalid(format!("network.links[{i}].b"), "unknown node"))?;
+                let q = l.queue.clone().unwrap_or_else(default_switch_queue);
+                let (pa, pz) = b.link(a, z, l.rate_bps, Time(l.delay_ps), &q, &q)?;
+                for p in [pa, pz] {
+                    let from = b.net.ports[p as usize].from;
+                    if b.net.nodes[from as usize].kind == NodeKind::Switch {
+                        default_monitor.push(p);
+                    }
+                }
+            }
+        }
+    }
+    let mut net = b.net;
+    net.compute_routes();
+    net.monitored = match &spec.metrics.monitor {
+        None => default_monitor,
+        Some(refs) => refs.iter().enumerate().map(|(i, r)| resolve_port(&net, r, i)).collect::<Result<_>>()?,
+    };
+    Ok(net)
+}
+
+fn resolve_port(net: &Network, r: &PortRef, i: usize) -> Result<PortId> {
+    let field = format!("metrics.monitor[{i}]");
+    let from = net.node_id(&r.from).ok_or_else(|| invalid(&field, format!("unknown node {:?}", r.from)))?;
+    let to = net.node_id(&r.to).ok_or_else(|| invalid(&field, format!("unknown node {:?}", r.to)))?;
+    net.port_between(from, to).ok_or_else(|| invalid(&field, format!("no link from {:?} to {:?}", r.from, r.to)))
+}

@@ -1,0 +1,517 @@
+//! The world and its run loop.
+
+use crate::error::{invalid, Error, Result};
+use crate::metrics::{hist_quantile, Column, CwndProbe, QueueProbe, Table, ThroughputProbe};
+use crate::net::port::Enqueued;
+use crate::net::{topology, Network, PortId};
+use crate::packet::{FlowId, Kind, NodeId, Packet};
+use crate::scenario::{NodeKind, Spec};
+use crate::sched::EventQueue;
+use crate::transport::tcp::{DelayedAck, Receiver, Sender};
+use crate::units::Time;
+
+enum Ev {
+    /// The port finished serialising the packet on its wire.
+    TxDone(PortId),
+    /// A packet reaches a node after the link's propagation delay.
+    Arrive(NodeId, Packet),
+    FlowStart(FlowId),
+    Rto(FlowId),
+    DelAck(FlowId),
+    Warmup,
+    SampleQueue,
+    SampleThroughput,
+    SampleCwnd,
+}
+
+struct Flow {
+    sender: Sender,
+    receiver: Receiver,
+    /// Receiver's delivered bytes at the end of warm-up.
+    delivered_at_warmup: u64,
+    protocol: &'static str,
+    src_name: String,
+    dst_name: String,
+}
+
+/// Whole-run packet accounting (data and ACK packets alike).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Counters {
+    pub events: u64,
+    /// Packets hosts handed to their NICs.
+    pub sent_pkts: u64,
+    /// Packets that reached their destination host.
+    pub delivered_pkts: u64,
+    pub dropped_pkts: u64,
+}
+
+pub struct Sim {
+    spec: Spec,
+    now: Time,
+    end: Time,
+    warmup: Time,
+    events: EventQueue<Ev>,
+    net: Network,
+    flows: Vec<Flow>,
+    counters: Counters,
+    out: Vec<Packet>,
+    queue_probe: QueueProbe,
+    tp_probe: ThroughputProbe,
+    cwnd_probe: CwndProbe,
+}
+
+impl Sim {
+    /// Validate the spec and build the world; nothing runs yet.
+    pub fn new(spec: Spec) -> Result<Sim> {
+        spec.validate()?;
+        let net = topology::build(&spec)?;
+        let mut flows = Vec::with_capacity(spec.flows.len());
+        for (i, f) in spec.flows.iter().enumerate() {
+            let field = |n: &str| format!("flows[{i}].{n}");
+            let src = net.node_id(&f.src).ok_or_else(|| invalid(field("src"), format!("unknown node {:?}", f.src)))?;
+            let dst = net.node_id(&f.dst).ok_or_else(|| invalid(field("dst"), format!("unknown node {:?}", f.dst)))?;
+            for (n, id) in [("src", src), ("dst", dst)] {
+                if net.nodes[id as usize].kind != NodeKind::Host {
+                    return Err(invalid(field(n), "flows run between hosts, not switches"));
+                }
+            }
+            if net.route(src, dst).is_none() || net.route(dst, src).is_none() {
+                return Err(invalid(field("dst"), format!("no path between {:?} and {:?}", f.src, f.dst)));
+            }
+            let id = i as FlowId;
+            let sender = Sender::new(id, src, dst, f, spec.packet_bytes, spec.header_bytes);
+            let delack = f.delayed_ack.as_ref().map(|d| DelayedAck::new(d.segments, Time(d.timeout_ps)));
+            let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack);
+            flows.push(Flow {
+                sender,
+                receiver,
+                delivered_at_warmup: 0,
+                protocol: f.protocol.name(),
+                src_name: f.src.clone(),
+                dst_name: f.dst.clone(),
+            });
+        }
+        let m = &spec.metrics;
+        let d = spec.duration_ps;
+        let rows = (d / m.queue_interval_ps + 1) * net.monitored.len() as u64
+            + (d / m.throughput_interval_ps + 1) * flows.len() as u64
+            + (d / m.cwnd_interval_ps + 1) * flows.len() as u64;
+        if rows > m.max_rows {
+            return Err(invalid(
+                "metrics",
+                format!("the sampling intervals would record {rows} rows, more than metrics.max_rows = {}; use longer intervals", m.max_rows),
+            ));
+        }
+        let mut sim = Sim {
+            now: Time::ZERO,
+            end: Time(spec.duration_ps),
+            warmup: Time(spec.warmup_ps),
+            events: EventQueue::new(),
+            queue_probe: QueueProbe { hist: vec![Vec::new(); net.monitored.len()], ..Default::default() },
+            tp_probe: ThroughputProbe { last_bytes: vec![0; flows.len()], ..Default::default() },
+            cwnd_probe: CwndProbe::default(),
+            net,
+            flows,
+            counters: Counters::default(),
+            out: Vec::new(),
+            spec,
+        };
+        for (i, f) in sim.flows.iter().enumerate() {
+            sim.events.push(f.sender.start, Ev::FlowStart(i as FlowId));
+        }
+        sim.events.push(sim.warmup, Ev::Warmup);
+        sim.events.push(Time::ZERO, Ev::SampleQueue);
+        sim.events.push(Time(sim.spec.metrics.throughput_interval_ps), Ev::SampleThroughput);
+        sim.events.push(Time::ZERO, Ev::SampleCwnd);
+        Ok(sim)
+    }
+
+    pub fn from_json(json: &str) -> Result<Sim> {
+        Sim::new(Spec::from_json(json)?)
+    }
+
+    pub fn now(&self) -> Time {
+        self.now
+    }
+    pub fn end(&self) -> Time {
+        self.end
+    }
+    pub fn spec(&self) -> &Spec {
+        &self.spec
+    }
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+    pub fn counters(&self) -> Counters {
+        self.counters
+    }
+
+    /// Run to the end.
+    pub fn run(&mut self) -> Result<()> {
+        self.run_until(self.end)
+    }
+
+    /// Handle every event up to and including `t` (capped at the end of the run).
+    pub fn run_until(&mut self, t: Time) -> Result<()> {
+        let target = t.min(self.end);
+        if target < self.now {
+            return Err(Error::Run(format!("cannot run back in time: now = {} ps, asked {} ps", self.now.0, target.0)));
+        }
+        while let Some(te) = self.events.peek_time() {
+            if te > target {
+                break;
+            }
+            let (te, ev) = self.events.pop().expect("peeked");
+            if te < self.now {
+                return Err(Error::Run(format!("time went back from {} ps to {} ps", self.now.0, te.0)));
+            }
+            self.now = te;
+            self.handle(ev);
+        }
+        self.now = target;
+        self.counters.events = self.events.popped();
+        Ok(())
+    }
+
+    fn handle(&mut self, ev: Ev) {
+        match ev {
+            Ev::TxDone(p) => self.on_tx_done(p),
+            Ev::Arrive(node, pkt) => self.on_arrive(node, pkt),
+            Ev::FlowStart(f) => {
+                let s = &mut self.flows[f as usize].sender;
+                s.start(self.now, &mut self.out);
+                self.after_transport(f);
+            }
+            Ev::Rto(f) => {
+                let s = &mut self.flows[f as usize].sender;
+                s.rto_event_at = None;
+                match s.rto_deadline {
+                    Some(d) if d <= self.now => s.on_timeout(self.now, &mut self.out),
+                    _ => {}
+                }
+                self.after_transport(f);
+            }
+            Ev::DelAck(f) => {
+                let r = &mut self.flows[f as usize].receiver;
+                if let Some(d) = &mut r.delack {
+                    d.event_at = None;
+                    if d.deadline.is_some_and(|dl| dl <= self.now) {
+                        r.on_delack_timeout(&mut self.out);
+                    }
+                }
+                self.after_transport(f);
+            }
+            Ev::Warmup => {
+                for f in &mut self.flows {
+                    f.delivered_at_warmup = f.receiver.delivered_bytes;
+                }
+            }
+            Ev::SampleQueue => self.sample_queue(),
+            Ev::SampleThroughput => self.sample_throughput(),
+            Ev::SampleCwnd => self.sample_cwnd(),
+        }
+    }
+
+    fn on_tx_done(&mut self, pid: PortId) {
+        let port = &mut self.net.ports[pid as usize];
+        let (done, next_end) = port.finish_tx(self.now);
+        let (to, delay) = (port.to, port.delay);
+        if let Some(end) = next_end {
+            self.events.push(end, Ev::TxDone(pid));
+        }
+        if let Some(pkt) = done {
+            self.events.push(self.now + delay, Ev::Arrive(to, pkt));
+        }
+    }
+
+    /// Put a packet on `node`'s egress port towards its destination.
+    fn forward(&mut self, node: NodeId, pkt: Packet) {
+        let Some(pid) = self.net.route(node, pkt.dst) else {
+            // Routes were checked for every flow at build time; count it as a drop anyway.
+            self.counters.dropped_pkts += 1;
+            return;
+        };
+        match self.net.ports[pid as usize].enqueue(pkt, self.now) {
+            Enqueued::StartTx(end) => self.events.push(end, Ev::TxDone(pid)),
+            Enqueued::Queued => {}
+            Enqueued::Dropped => self.counters.dropped_pkts += 1,
+        }
+    }
+
+    fn on_arrive(&mut self, node: NodeId, pkt: Packet) {
+        if node != pkt.dst {
+            self.forward(node, pkt);
+            return;
+        }
+        self.counters.delivered_pkts += 1;
+        let f = pkt.flow;
+        let flow = &mut self.flows[f as usize];
+        match pkt.kind {
+            Kind::Data => flow.receiver.on_data(&pkt, self.now, &mut self.out),
+            Kind::Ack => flow.sender.on_ack(&pkt, self.now, &mut self.out),
+        }
+        self.after_transport(f);
+    }
+
+    /// Inject what the transport of flow `f` wants to send, and arm its timers.
+    fn after_transport(&mut self, f: FlowId) {
+        let mut out = std::mem::take(&mut self.out);
+        for pkt in out.drain(..) {
+            self.counters.sent_pkts += 1;
+            self.forward(pkt.src, pkt);
+        }
+        self.out = out;
+        let flow = &mut self.flows[f as usize];
+        let s = &mut flow.sender;
+        if let (Some(d), None) = (s.rto_deadline, s.rto_event_at) {
+            s.rto_event_at = Some(d);
+            self.events.push(d, Ev::Rto(f));
+        }
+        if let Some(d) = &mut flow.receiver.delack {
+            if let (Some(dl), None) = (d.deadline, d.event_at) {
+                d.event_at = Some(dl);
+                self.events.push(dl, Ev::DelAck(f));
+            }
+        }
+    }
+
+    fn sample_queue(&mut self) {
+        let after = self.now >= self.warmup;
+        for (k, &pid) in self.net.monitored.iter().enumerate() {
+            let p = &self.net.ports[pid as usize];
+            self.queue_probe.record(self.now, k, pid, p.q_pkts(), p.q_bytes(), after);
+        }
+        let next = self.now + Time(self.spec.metrics.queue_interval_ps);
+        if next <= self.end {
+            self.events.push(next, Ev::SampleQueue);
+        }
+    }
+
+    fn sample_throughput(&mut self) {
+        let dt = self.spec.metrics.throughput_interval_ps as f64 / Time::PS_PER_S as f64;
+        let t = self.now.secs_f64();
+        for (i, f) in self.flows.iter().enumerate() {
+            let b = f.receiver.delivered_bytes;
+            let p = &mut self.tp_probe;
+            p.t_s.push(t);
+            p.flow.push(i as u64);
+            p.rate_bps.push((b - p.last_bytes[i]) as f64 * 8.0 / dt);
+            p.last_bytes[i] = b;
+        }
+        let next = self.now + Time(self.spec.metrics.throughput_interval_ps);
+        if next <= self.end {
+            self.events.push(next, Ev::SampleThroughput);
+        }
+    }
+
+    fn sample_cwnd(&mut self) {
+        let t = self.now.secs_f64();
+        for (i, f) in self.flows.iter().enumerate() {
+            let s = &f.sender;
+            if !s.started || s.done() {
+                continue;
+            }
+            let c = &mut self.cwnd_probe;
+            c.t_s.push(t);
+            c.flow.push(i as u64);
+            c.cwnd_pkt.push(s.cwnd);
+            c.alpha.push(s.cc.alpha());
+            c.srtt_s.push(s.srtt.map_or(f64::NAN, |x| x.secs_f64()));
+        }
+        let next = self.now + Time(self.spec.metrics.cwnd_interval_ps);
+        if next <= self.end {
+            self.events.push(next, Ev::SampleCwnd);
+        }
+    }
+
+    /// Packets inside the network now: queued, on a wire, or propagating.
+    pub fn in_flight(&self) -> u64 {
+        let queued: u64 = self.net.ports.iter().map(|p| p.q_pkts() + p.in_tx.is_some() as u64).sum();
+        let propagating = self.events.iter().filter(|e| matches!(e, Ev::Arrive(..))).count() as u64;
+        queued + propagating
+    }
+
+    /// All result tables (see the Python `Result` for their meaning).
+    pub fn results(&self) -> Vec<Table> {
+        let now = self.now;
+        let span_s = (now.0.saturating_sub(self.warmup.0)) as f64 / Time::PS_PER_S as f64;
+        let qp = &self.queue_probe;
+        let queue = Table::new("queue")
+            .col("t_s", Column::F64(qp.t_s.clone()))
+            .col("port", Column::U64(qp.port.clone()))
+            .col("q_pkt", Column::U64(qp.q_pkt.clone()))
+            .col("q_bytes", Column::U64(qp.q_bytes.clone()));
+        let tp = &self.tp_probe;
+        let throughput = Table::new("throughput")
+            .col("t_s", Column::F64(tp.t_s.clone()))
+            .col("flow", Column::U64(tp.flow.clone()))
+            .col("rate_bps", Column::F64(tp.rate_bps.clone()));
+        let cp = &self.cwnd_probe;
+        let cwnd = Table::new("cwnd")
+            .col("t_s", Column::F64(cp.t_s.clone()))
+            .col("flow", Column::U64(cp.flow.clone()))
+            .col("cwnd_pkt", Column::F64(cp.cwnd_pkt.clone()))
+            .col("alpha", Column::F64(cp.alpha.clone()))
+            .col("srtt_s", Column::F64(cp.srtt_s.clone()));
+
+        let n = self.flows.len();
+        let mut fl = FlowCols::with_capacity(n);
+        for (i, f) in self.flows.iter().enumerate() {
+            let s = &f.sender;
+            let spec = &self.spec.flows[i];
+            fl.flow.push(i as u64);
+            fl.src.push(f.src_name.clone());
+            fl.dst.push(f.dst_name.clone());
+            fl.protocol.push(f.protocol.to_string());
+            fl.start_s.push(s.start.secs_f64());
+            fl.size_bytes.push(spec.size_bytes.map_or(f64::NAN, |b| b as f64));
+            fl.delivered_bytes.push(f.receiver.delivered_bytes);
+            let good = f.receiver.delivered_bytes - f.delivered_at_warmup;
+            fl.goodput_bps.push(if span_s > 0.0 && now >= self.warmup { good as f64 * 8.0 / span_s } else { f64::NAN });
+            fl.sent_pkts.push(s.stats.sent_pkts);
+            fl.retransmits.push(s.stats.retransmits);
+            fl.timeouts.push(s.stats.timeouts);
+            fl.fast_retransmits.push(s.stats.fast_retransmits);
+            fl.marks.push(f.receiver.ce_received);
+            fl.ecn_cuts.push(s.stats.ecn_cuts);
+            fl.fct_s.push(s.finished_at.map_or(f64::NAN, |t| (t - s.start).secs_f64()));
+            fl.cwnd_pkt.push(s.cwnd);
+            fl.alpha.push(s.cc.alpha());
+        }
+        let flows = fl.table();
+
+        let mut pc = PortCols::default();
+        for (pid, p) in self.net.ports.iter().enumerate() {
+            let st = p.stats_at(now);
+            let mon = self.net.monitored.iter().position(|&m| m as usize == pid);
+            let hist: &[u64] = mon.map_or(&[], |k| &qp.hist[k]);
+            pc.port.push(pid as u64);
+            pc.src.push(self.net.nodes[p.from as usize].name.clone());
+            pc.dst.push(self.net.nodes[p.to as usize].name.clone());
+            pc.monitored.push(mon.is_some() as u64);
+            pc.rate_bps.push(p.rate.bps() as f64);
+            pc.utilization.push(if span_s > 0.0 { st.tx_bytes as f64 * 8.0 / (p.rate.bps() as f64 * span_s) } else { f64::NAN });
+            pc.tx_bytes.push(st.tx_bytes);
+            pc.drops.push(st.drops);
+            pc.marks.push(st.marks);
+            let span_ps = now.0.saturating_sub(self.warmup.0) as f64;
+            pc.q_mean_pkt.push(if span_ps > 0.0 { st.q_area_pkt_ps as f64 / span_ps } else { f64::NAN });
+            pc.q_p50_pkt.push(hist_quantile(hist, 0.5));
+            pc.q_p99_pkt.push(hist_quantile(hist, 0.99));
+            pc.q_max_pkt.push(st.q_max_pkt as f64);
+            pc.q_min_pkt.push(st.q_min_pkt.map_or(f64::NAN, |q| q as f64));
+            pc.idle_s.push(st.idle_ps as f64 / Time::PS_PER_S as f64);
+        }
+        let ports = pc.table();
+
+        let (mut hp, mut hq, mut hc) = (Vec::new(), Vec::new(), Vec::new());
+        for (k, &pid) in self.net.monitored.iter().enumerate() {
+            for (q, &c) in qp.hist[k].iter().enumerate() {
+                if c > 0 {
+                    hp.push(pid as u64);
+                    hq.push(q as u64);
+                    hc.push(c);
+                }
+            }
+        }
+        let queue_hist =
+            Table::new("queue_hist").col("port", Column::U64(hp)).col("q_pkt", Column::U64(hq)).col("count", Column::U64(hc));
+
+        let c = self.counters;
+        let counters = Table::new("counters")
+            .col("events", Column::U64(vec![self.events.popped()]))
+            .col("sent_pkts", Column::U64(vec![c.sent_pkts]))
+            .col("delivered_pkts", Column::U64(vec![c.delivered_pkts]))
+            .col("dropped_pkts", Column::U64(vec![c.dropped_pkts]))
+            .col("in_flight_pkts", Column::U64(vec![self.in_flight()]))
+            .col("now_s", Column::F64(vec![now.secs_f64()]));
+        vec![queue, throughput, cwnd, flows, ports, queue_hist, counters]
+    }
+}
+
+#[derive(Default)]
+struct FlowCols {
+    flow: Vec<u64>,
+    src: Vec<String>,
+    dst: Vec<String>,
+    protocol: Vec<String>,
+    start_s: Vec<f64>,
+    size_bytes: Vec<f64>,
+    delivered_bytes: Vec<u64>,
+    goodput_bps: Vec<f64>,
+    sent_pkts: Vec<u64>,
+    retransmits: Vec<u64>,
+    timeouts: Vec<u64>,
+    fast_retransmits: Vec<u64>,
+    marks: Vec<u64>,
+    ecn_cuts: Vec<u64>,
+    fct_s: Vec<f64>,
+    cwnd_pkt: Vec<f64>,
+    alpha: Vec<f64>,
+}
+
+impl FlowCols {
+    fn with_capacity(_n: usize) -> Self {
+        Self::default()
+    }
+    fn table(self) -> Table {
+        Table::new("flows")
+            .col("flow", Column::U64(self.flow))
+            .col("src", Column::Str(self.src))
+            .col("dst", Column::Str(self.dst))
+            .col("protocol", Column::Str(self.protocol))
+            .col("start_s", Column::F64(self.start_s))
+            .col("size_bytes", Column::F64(self.size_bytes))
+            .col("delivered_bytes", Column::U64(self.delivered_bytes))
+            .col("goodput_bps", Column::F64(self.goodput_bps))
+            .col("sent_pkts", Column::U64(self.sent_pkts))
+            .col("retransmits", Column::U64(self.retransmits))
+            .col("timeouts", Column::U64(self.timeouts))
+            .col("fast_retransmits", Column::U64(self.fast_retransmits))
+            .col("marks", Column::U64(self.marks))
+            .col("ecn_cuts", Column::U64(self.ecn_cuts))
+            .col("fct_s", Column::F64(self.fct_s))
+            .col("cwnd_pkt", Column::F64(self.cwnd_pkt))
+            .col("alpha", Column::F64(self.alpha))
+    }
+}
+
+#[derive(Default)]
+struct PortCols {
+    port: Vec<u64>,
+    src: Vec<String>,
+    dst: Vec<String>,
+    monitored: Vec<u64>,
+    rate_bps: Vec<f64>,
+    utilization: Vec<f64>,
+    tx_bytes: Vec<u64>,
+    drops: Vec<u64>,
+    marks: Vec<u64>,
+    q_mean_pkt: Vec<f64>,
+    q_p50_pkt: Vec<f64>,
+    q_p99_pkt: Vec<f64>,
+    q_max_pkt: Vec<f64>,
+    q_min_pkt: Vec<f64>,
+    idle_s: Vec<f64>,
+}
+
+impl PortCols {
+    fn table(self) -> Table {
+        Table::new("ports")
+            .col("port", Column::U64(self.port))
+            .col("src", Column::Str(self.src))
+            .col("dst", Column::Str(self.dst))
+            .col("monitored", Column::U64(self.monitored))
+            .col("rate_bps", Column::F64(self.rate_bps))
+            .col("utilization", Column::F64(self.utilization))
+            .col("tx_bytes", Column::U64(self.tx_bytes))
+            .col("drops", Column::U64(self.drops))
+            .col("marks", Column::U64(self.marks))
+            .col("q_mean_pkt", Column::F64(self.q_mean_pkt))
+            .col("q_p50_pkt", Column::F64(self.q_p50_pkt))
+            .col("q_p99_pkt", Column::F64(self.q_p99_pkt))
+            .col("q_max_pkt", Column::F64(self.q_max_pkt))
+            .col("q_min_pkt", Column::F64(self.q_min_pkt))
+            .col("idle_s", Column::F64(self.idle_s))
+    }
+}

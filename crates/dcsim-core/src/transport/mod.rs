@@ -1,0 +1,3 @@
+//! Transports: the reliable window sender/receiver (`tcp.rs`).
+
+pub mod tcp;

@@ -1,0 +1,449 @@
+//! Reliable window transport: a TCP sender (slow start, congestion avoidance, 3-dupACK fast
+//! retransmit with NewReno partial ACKs (RFC 5681/6582), RTO from SRTT/RTTVAR (RFC 6298),
+//! ECN response at most once per window (RFC 3168)) and a receiver (cumulative ACKs, per-packet
+//! ECN echo, optional delayed ACKs with DCTCP's CE state machine, RFC 8257 §3.2).
+//!
+//! Units: sequence numbers and windows count segments (full-size data packets); cwnd is a real
+//! number of segments, as in ns-2.
+//!
+//! Modelling choices (ns-2 `tcp.cc` semantics, which the reference papers used):
+//! * an ACK carrying ECN-Echo does not open the window (`recv_newack_helper`);
+//! * the ECN cut happens when an ECE ACK acknowledges data sent after the previous cut;
+//! * the receiver echoes CE per packet (no RFC 3168 latch), for NewReno-ECN as for DCTCP.
+
+use std::collections::BTreeSet;
+
+use crate::cc::Cc;
+use crate::packet::{FlowId, Kind, NodeId, Packet};
+use crate::scenario::FlowSpec;
+use crate::units::Time;
+
+/// Timer granularity G of RFC 6298 (1 us, data-center configuration).
+const TIMER_GRANULARITY: Time = Time(1_000_000);
+const MAX_RTO: Time = Time(60 * Time::PS_PER_S);
+
+/// How a flow's bytes are cut into segments: all full-size but possibly the last.
+#[derive(Clone, Copy, Debug)]
+pub struct Segmenter {
+    /// Payload bytes of a full segment.
+    pub payload: u32,
+    /// Segments in the flow (None: long-lived).
+    pub total_segs: Option<u64>,
+    last_payload: u32,
+}
+
+impl Segmenter {
+    pub fn new(size_bytes: Option<u64>, payload: u32) -> Self {
+        match size_bytes {
+            None => Segmenter { payload, total_segs: None, last_payload: payload },
+            Some(sz) => {
+                let n = sz.div_ceil(payload as u64);
+                Segmenter { payload, total_segs: Some(n), last_payload: (sz - (n - 1) * payload as u64) as u32 }
+            }
+        }
+    }
+
+    /// Payload bytes of segment `seq`.
+    #[inline]
+    pub fn payload_of(&self, seq: u64) -> u32 {
+        match self.total_segs {
+            Some(n) if seq + 1 == n => self.last_payload,
+            _ => self.payload,
+        }
+    }
+
+    #[inline]
+    pub fn has(&self, seq: u64) -> bool {
+        self.total_segs.is_none_or(|n| seq < n)
+    }
+}
+
+/// Per-flow counters, reported in the flows table.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SenderStats {
+    pub sent_pkts: u64,
+    pub retransmits: u64,
+    pub timeouts: u64,
+    pub fast_retransmits: u64,
+    /// ACKs received with ECN-Echo.
+    pub ece_acks: u64,
+    pub ecn_cuts: u64,
+}
+
+pub struct Sender {
+    pub flow: FlowId,
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub cc: Cc,
+    /// Congestion window, segments.
+    pub cwnd: f64,
+    pub ssthresh: f64,
+    min_cwnd: f64,
+    /// Oldest unacknowledged segment.
+    pub snd_una: u64,
+    /// Next segment to send.
+    pub snd_nxt: u64,
+    /// One past the highest segment ever sent.
+    pub max_sent: u64,
+    pub seg: Segmenter,
+    header: u32,
+    dupacks: u32,
+    in_recovery: bool,
+    /// NewReno `recover`: max_sent when recovery started.
+    recover: u64,
+    /// ECN cuts happen only for ACKs beyond this segment (once per window).
+    ecn_recover: u64,
+    pub srtt: Option<Time>,
+    rttvar: Time,
+    rto: Time,
+    min_rto: Time,
+    /// When the retransmission timer expires (None: disarmed).
+    pub rto_deadline: Option<Time>,
+    /// A timer event is already scheduled at this time.
+    pub rto_event_at: Option<Time>,
+    pub started: bool,
+    pub start: Time,
+    pub finished_at: Option<Time>,
+    pub stats: SenderStats,
+}
+
+impl Sender {
+    pub fn new(flow: FlowId, src: NodeId, dst: NodeId, spec: &FlowSpec, packet_bytes: u32, header_bytes: u32) -> Self {
+        Sender {
+            flow,
+            src,
+            dst,
+            cc: Cc::new(&spec.protocol),
+            cwnd: spec.init_cwnd_pkt,
+            ssthresh: f64::INFINITY,
+            min_cwnd: spec.min_cwnd_pkt,
+            snd_una: 0,
+            snd_nxt: 0,
+            max_sent: 0,
+            seg: Segmenter::new(spec.size_bytes, packet_bytes - header_bytes),
+            header: header_bytes,
+            dupacks: 0,
+            in_recovery: false,
+            recover: 0,
+            ecn_recover: 0,
+            srtt: None,
+            rttvar: Time::ZERO,
+            rto: Time::from_ms(1).max(Time(spec.min_rto_ps)),
+            min_rto: Time(spec.min_rto_ps),
+            rto_deadline: None,
+            rto_event_at: None,
+            started: false,
+            start: Time(spec.start_ps),
+            finished_at: None,
+            stats: SenderStats::default(),
+        }
+    }
+
+    #[inline]
+    fn segment(&self, seq: u64, now: Time) -> Packet {
+        Packet {
+            kind: Kind::Data,
+            flow: self.flow,
+            src: self.src,
+            dst: self.dst,
+            size: self.seg.payload_of(seq) + self.header,
+            seq,
+            ect: self.cc.ect(),
+            ce: false,
+            ece: false,
+            ts: now,
+        }
+    }
+
+    fn transmit(&mut self, seq: u64, now: Time, out: &mut Vec<Packet>) {
+        if seq < self.max_sent {
+            self.stats.retransmits += 1;
+        }
+        self.stats.sent_pkts += 1;
+        out.push(self.segment(seq, now));
+        if self.rto_deadline.is_none() {
+            self.rto_deadline = Some(now + self.rto);
+        }
+    }
+
+    /// Send new segments while the window allows.
+    pub fn send_window(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let wnd = self.cwnd.floor().max(1.0) as u64;
+        while self.snd_nxt < self.snd_una + wnd && self.seg.has(self.snd_nxt) {
+            let seq = self.snd_nxt;
+            self.transmit(seq, now, out);
+            self.snd_nxt += 1;
+            self.max_sent = self.max_sent.max(self.snd_nxt);
+        }
+    }
+
+    pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.started = true;
+        self.send_window(now, out);
+    }
+
+    pub fn done(&self) -> bool {
+        self.finished_at.is_some()
+    }
+
+    fn flight(&self) -> f64 {
+        (self.max_sent - self.snd_una) as f64
+    }
+
+    /// RFC 6298 update from one RTT sample.
+    fn rtt_sample(&mut self, r: Time) {
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = Time(r.0 / 2);
+            }
+            Some(s) => {
+                let diff = s.0.abs_diff(r.0);
+                self.rttvar = Time((3 * self.rttvar.0 + diff) / 4);
+                self.srtt = Some(Time((7 * s.0 + r.0) / 8));
+            }
+        }
+        let s = self.srtt.unwrap_or(r);
+        self.rto = (s + TIMER_GRANULARITY.max(Time(4 * self.rttvar.0))).max(self.min_rto).min(MAX_RTO);
+    }
+
+    /// Slow start or congestion avoidance increase for one new ACK.
+    #[inline]
+    fn open_cwnd(&mut self) {
+        if self.cwnd < self.ssthresh {
+            self.cwnd += 1.0;
+        } else {
+            self.cwnd += 1.0 / self.cwnd;
+        }
+    }
+
+    /// Handle an ACK. New packets to send are pushed to `out`.
+    pub fn on_ack(&mut self, ack: &Packet, now: Time, out: &mut Vec<Packet>) {
+        if self.done() {
+            return;
+        }
+        let ack_no = ack.seq;
+        if ack.ece {
+            self.stats.ece_acks += 1;
+        }
+        if now >= ack.ts {
+            self.rtt_sample(now - ack.ts);
+        }
+        if ack_no > self.snd_una {
+            let acked = ack_no - self.snd_una;
+            self.cc.on_ack(acked, ack.ece, ack_no, self.snd_nxt);
+            self.snd_una = ack_no;
+            if self.snd_nxt < self.snd_una {
+                self.snd_nxt = self.snd_una; // after go-back-N, a late ACK may jump ahead
+            }
+            if self.in_recovery {
+                if ack_no >= self.recover {
+                    // Full ACK: leave fast recovery (RFC 6582 "full" deflation).
+                    self.cwnd = self.ssthresh.min(self.flight() + 1.0).max(self.min_cwnd);
+                    self.in_recovery = false;
+                    self.dupacks = 0;
+                } else {
+                    // Partial ACK: retransmit the next hole, deflate by the amount acked, plus one.
+                    self.transmit(ack_no, now, out);
+                    self.cwnd = (self.cwnd - acked as f64 + 1.0).max(1.0);
+                    self.rto_deadline = Some(now + self.rto);
+                }
+            } else {
+                self.dupacks = 0;
+                if ack.ece && ack_no > self.ecn_recover {
+                    self.cwnd = self.cc.ecn_cut(self.cwnd).max(self.min_cwnd);
+                    self.ssthresh = self.cwnd;
+                    self.ecn_recover = self.snd_nxt;
+                    self.stats.ecn_cuts += 1;
+                } else if !ack.ece {
+                    self.open_cwnd();
+                }
+            }
+            if self.seg.total_segs.is_some_and(|n| self.snd_una >= n) {
+                self.finished_at = Some(now);
+                self.rto_deadline = None;
+                return;
+            }
+            // Restart the retransmission timer for the remaining outstanding data.
+            self.rto_deadline = if self.snd_una < self.max_sent { Some(now + self.rto) } else { None };
+        } else if ack_no == self.snd_una && self.snd_una < self.max_sent {
+            self.dupacks += 1;
+            if self.in_recovery {
+                self.cwnd += 1.0; // window inflation
+            } else if self.dupacks == 3 && ack_no > self.recover.saturating_sub(1) {
+                // Fast retransmit (RFC 6582: only if this is not a loss of the last recovery's window).
+                self.stats.fast_retransmits += 1;
+                self.ssthresh = (self.flight() / 2.0).max(2.0).max(self.min_cwnd);
+                self.cwnd = self.ssthresh + 3.0;
+                self.recover = self.max_sent;
+                self.ecn_recover = self.ecn_recover.max(self.max_sent);
+                self.in_recovery = true;
+                self.transmit(ack_no, now, out);
+                self.rto_deadline = Some(now + self.rto);
+            }
+        }
+        self.send_window(now, out);
+    }
+
+    /// The retransmission timer fired at `now` (the caller checked `now >= deadline`).
+    pub fn on_timeout(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.done() || self.snd_una >= self.max_sent {
+            self.rto_deadline = None;
+            return;
+        }
+        self.stats.timeouts += 1;
+        self.ssthresh = (self.flight() / 2.0).max(2.0).max(self.min_cwnd);
+        self.cwnd = 1.0;
+        self.recover = self.max_sent;
+        self.ecn_recover = self.max_sent;
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.snd_nxt = self.snd_una; // go back N
+        self.rto = Time(self.rto.0.saturating_mul(2)).min(MAX_RTO); // exponential backoff
+        self.rto_deadline = None;
+        self.send_window(now, out);
+        self.rto_deadline = Some(now + self.rto);
+    }
+}
+
+/// Delayed-ACK state (DCTCP receiver state machine).
+pub struct DelayedAck {
+    pub segments: u32,
+    pub timeout: Time,
+    pending: u32,
+    ce_state: bool,
+    pending_ts: Time,
+    pub deadline: Option<Time>,
+    pub event_at: Option<Time>,
+}
+
+impl DelayedAck {
+    pub fn new(segments: u32, timeout: Time) -> Self {
+        DelayedAck { segments, timeout, pending: 0, ce_state: false, pending_ts: Time::ZERO, deadline: None, event_at: None }
+    }
+}
+
+pub struct Receiver {
+    pub flow: FlowId,
+    /// Receiver host (source of ACKs) and the data sender (their destination).
+    pub host: NodeId,
+    pub peer: NodeId,
+    /// Next in-order segment expected (cumulative ACK).
+    pub next_expected: u64,
+    ooo: BTreeSet<u64>,
+    seg: Segmenter,
+    pub delivered_bytes: u64,
+    pub delivered_pkts: u64,
+    /// Data packets received with CE.
+    pub ce_received: u64,
+    ack_bytes: u32,
+    pub delack: Option<DelayedAck>,
+}
+
+impl Receiver {
+    pub fn new(flow: FlowId, host: NodeId, peer: NodeId, seg: Segmenter, ack_bytes: u32, delack: Option<DelayedAck>) -> Self {
+        Receiver {
+            flow,
+            host,
+            peer,
+            next_expected: 0,
+            ooo: BTreeSet::new(),
+            seg,
+            delivered_bytes: 0,
+            delivered_pkts: 0,
+            ce_received: 0,
+            ack_bytes,
+            delack,
+        }
+    }
+
+    fn ack(&self, ece: bool, ts: Time) -> Packet {
+        Packet {
+            kind: Kind::Ack,
+            flow: self.flow,
+            src: self.host,
+            dst: self.peer,
+            size: self.ack_bytes,
+            seq: self.next_expected,
+            ect: false,
+            ce: false,
+            ece,
+            ts,
+        }
+    }
+
+    /// Accept a data packet; ACKs go to `out`.
+    pub fn on_data(&mut self, pkt: &Packet, now: Time, out: &mut Vec<Packet>) {
+        if pkt.ce {
+            self.ce_received += 1;
+        }
+        // DCTCP state machine: a CE change flushes the pending delayed ACK with the old state.
+        if let Some(d) = &mut self.delack {
+            if pkt.ce != d.ce_state {
+                if d.pending > 0 {
+                    let (ce, ts) = (d.ce_state, d.pending_ts);
+                    d.pending = 0;
+                    d.deadline = None;
+                    let a = self.ack(ce, ts);
+                    out.push(a);
+                }
+                if let Some(d) = &mut self.delack {
+                    d.ce_state = pkt.ce;
+                }
+            }
+        }
+        let in_order = pkt.seq == self.next_expected;
+        let had_holes = !self.ooo.is_empty();
+        if in_order {
+            self.deliver_next();
+            while self.ooo.remove(&self.next_expected) {
+                self.deliver_next();
+            }
+        } else if pkt.seq > self.next_expected {
+            self.ooo.insert(pkt.seq);
+        }
+        match &mut self.delack {
+            None => {
+                let a = self.ack(pkt.ce, pkt.ts);
+                out.push(a);
+            }
+            Some(d) => {
+                if d.pending == 0 {
+                    d.pending_ts = pkt.ts;
+                }
+                d.pending += 1;
+                // ACK at once when out of order, when filling a hole, or after `segments` packets.
+                if !in_order || had_holes || d.pending >= d.segments {
+                    let (ce, ts) = (d.ce_state, d.pending_ts);
+                    d.pending = 0;
+                    d.deadline = None;
+                    let a = self.ack(ce, ts);
+                    out.push(a);
+                } else if d.deadline.is_none() {
+                    d.deadline = Some(now + d.timeout);
+                }
+            }
+        }
+    }
+
+    /// Hand segment `next_expected` to the application.
+    #[inline]
+    fn deliver_next(&mut self) {
+        self.delivered_bytes += self.seg.payload_of(self.next_expected) as u64;
+        self.delivered_pkts += 1;
+        self.next_expected += 1;
+    }
+
+    /// Delayed-ACK timer fired.
+    pub fn on_delack_timeout(&mut self, out: &mut Vec<Packet>) {
+        if let Some(d) = &mut self.delack {
+            if d.pending > 0 {
+                let (ce, ts) = (d.ce_state, d.pending_ts);
+                d.pending = 0;
+                d.deadline = None;
+                let a = self.ack(ce, ts);
+                out.push(a);
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! Python face of the packet-level simulator: `Simulation(spec_json)`, `run_until(t_ps)`, `results()`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use dcsim_core::metrics::Column;
+use dcsim_core::units::Time;
+use dcsim_core::Sim;
+use numpy::PyArray1;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+/// Run `f`, turning an engine error into ValueError and a panic (a bug) into RuntimeError.
+pub(crate) fn guarded<T>(f: impl FnOnce() -> dcsim_core::Result<T>) -> PyResult<T> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(v)) => Ok(v),
+        Ok(Err(e)) => Err(PyValueError::new_err(e.to_string())),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(PyRuntimeError::new_err(format!("dcsim internal error (please report): {msg}")))
+        }
+    }
+}
+
+/// A packet-level simulation built from a JSON scenario spec (see dcsim_core::scenario).
+#[pyclass(module = "dcsim._core")]
+pub struct Simulation {
+    sim: Sim,
+}
+
+#[pymethods]
+impl Simulation {
+    /// Validate the spec and build the world. Raises ValueError("field: message").
+    #[new]
+    fn new(spec_json: &str) -> PyResult<Self> {
+        Ok(Simulation { sim: guarded(|| Sim::from_json(spec_json))? })
+    }
+
+    /// Advance to simulated time `t_ps` (capped at the end), with the GIL released.
+    fn run_until(&mut self, py: Python<'_>, t_ps: u64) -> PyResult<()> {
+        let sim = &mut self.sim;
+        py.detach(|| guarded(|| sim.run_until(Time(t_ps))))
+    }
+
+    /// Run to the end.
+    fn run(&mut self, py: Python<'_>) -> PyResult<()> {
+        let sim = &mut self.sim;
+        py.detach(|| guarded(|| sim.run()))
+    }
+
+    #[getter]
+    fn now_ps(&self) -> u64 {
+        self.sim.now().0
+    }
+
+    #[getter]
+    fn duration_ps(&self) -> u64 {
+        self.sim.end().0
+    }
+
+    /// Packets sent / delivered / dropped / in flight and events so far.
+    fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let c = self.sim.counters();
+        let d = PyDict::new(py);
+        d.set_item("events", c.events)?;
+        d.set_item("sent_pkts", c.sent_pkts)?;
+        d.set_item("delivered_pkts", c.delivered_pkts)?;
+        d.set_item("dropped_pkts", c.dropped_pkts)?;
+        d.set_item("in_flight_pkts", self.sim.in_flight())?;
+        Ok(d)
+    }
+
+    /// All result tables: {table: {column: numpy array | list[str]}}.
+    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let tables = guarded(|| Ok(self.sim.results()))?;
+        let out = PyDict::new(py);
+        for t in tables {
+            let cols = PyDict::new(py);
+            for (name, col) in t.columns {
+                match col {
+                    Column::F64(v) => cols.set_item(name, PyArray1::from_vec(py, v))?,
+                    Column::U64(v) => cols.set_item(name, PyArray1::from_vec(py, v))?,
+                    Column::Str(v) => cols.set_item(name, PyList::new(py, v)?)?,
+                }
+            }
+            out.set_item(t.name, cols)?;
+        }
+        Ok(out)
+    }
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Simulation>()?;
+    Ok(())
+}
