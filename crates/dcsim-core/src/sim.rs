@@ -331,6 +331,29 @@ impl Sim {
         queued + propagating
     }
 
+    /// Check the engine's invariants now: packet conservation (sent = delivered + dropped + in
+    /// flight), every queue's byte count equals the sum of its packets, time within the run.
+    pub fn check_invariants(&self) -> Result<()> {
+        let c = self.counters;
+        let in_flight = self.in_flight();
+        if c.sent_pkts != c.delivered_pkts + c.dropped_pkts + in_flight {
+            return Err(Error::Run(format!(
+                "packet conservation broken: sent {} != delivered {} + dropped {} + in flight {}",
+                c.sent_pkts, c.delivered_pkts, c.dropped_pkts, in_flight
+            )));
+        }
+        for (pid, p) in self.net.ports.iter().enumerate() {
+            let sum: u64 = p.queued().map(|k| k.size as u64).sum();
+            if sum != p.q_bytes() {
+                return Err(Error::Run(format!("port {pid}: queue byte count {} != sum of its packets {sum}", p.q_bytes())));
+            }
+        }
+        if self.now > self.end {
+            return Err(Error::Run(format!("now {} ps is past the end {} ps", self.now.0, self.end.0)));
+        }
+        Ok(())
+    }
+
     /// All result tables (see the Python `Result` for their meaning).
     pub fn results(&self) -> Vec<Table> {
         let now = self.now;

@@ -1,0 +1,76 @@
+//! Scenario builders shared by the engine's integration tests.
+#![allow(dead_code)]
+
+use dcsim_core::metrics::Table;
+use dcsim_core::scenario::*;
+use dcsim_core::Sim;
+
+pub const GBPS: u64 = 1_000_000_000;
+pub const US: u64 = 1_000_000;
+pub const MS: u64 = 1_000_000_000;
+
+/// N long-lived flows of `protocol` through the papers' dumbbell.
+pub fn dumbbell(n: u32, rate_bps: u64, access_bps: u64, rtt_ps: u64, buffer_pkt: u64, aqm: AqmSpec, protocol: ProtocolSpec, duration_ps: u64, warmup_ps: u64) -> Spec {
+    let flows = (0..n)
+        .map(|i| FlowSpec {
+            src: format!("s{i}"),
+            dst: "r".into(),
+            protocol: protocol.clone(),
+            start_ps: 0,
+            size_bytes: None,
+            min_cwnd_pkt: 2.0,
+            init_cwnd_pkt: 10.0,
+            min_rto_ps: 10 * MS,
+            delayed_ack: None,
+        })
+        .collect();
+    Spec {
+        seed: 1,
+        duration_ps,
+        warmup_ps,
+        packet_bytes: 1500,
+        header_bytes: 40,
+        topology: TopologySpec::Dumbbell {
+            senders: n,
+            bottleneck_bps: rate_bps,
+            access_bps,
+            rtt_ps: vec![rtt_ps],
+            bottleneck_queue: QueueSpec { capacity: Amount::Packets(buffer_pkt), aqm },
+            reverse_queue: None,
+        },
+        flows,
+        metrics: MetricsSpec::default(),
+    }
+}
+
+pub fn dctcp(g: f64) -> ProtocolSpec {
+    ProtocolSpec::Dctcp { g, alpha_init: 1.0 }
+}
+
+pub fn run(spec: Spec) -> (Sim, Vec<Table>) {
+    let mut sim = Sim::new(spec).expect("valid spec");
+    sim.run().expect("run");
+    let t = sim.results();
+    (sim, t)
+}
+
+pub fn table<'a>(tables: &'a [Table], name: &str) -> &'a Table {
+    tables.iter().find(|t| t.name == name).expect("table")
+}
+
+/// Row index of the monitored bottleneck port in the ports table.
+pub fn bottleneck_row(tables: &[Table]) -> usize {
+    let ports = table(tables, "ports");
+    ports.u64("monitored").iter().position(|&m| m == 1).expect("a monitored port")
+}
+
+pub fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+/// Jain's fairness index (sum x)^2 / (n sum x^2).
+pub fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    let s2: f64 = x.iter().map(|v| v * v).sum();
+    s * s / (x.len() as f64 * s2)
+}
