@@ -2,7 +2,6 @@
 
 use crate::error::{invalid, Error, Result};
 use crate::metrics::{hist_quantile, Column, CwndProbe, QueueProbe, Table, ThroughputProbe};
-use crate::net::port::Enqueued;
 use crate::net::{topology, Network, PortId};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
 use crate::scenario::{NodeKind, Spec};
@@ -11,10 +10,8 @@ use crate::transport::tcp::{DelayedAck, Receiver, Sender};
 use crate::units::Time;
 
 enum Ev {
-    /// The port finished serialising the packet on its wire.
-    TxDone(PortId),
-    /// A packet reaches a node after the link's propagation delay.
-    Arrive(NodeId, Packet),
+    /// The head packet of a port's pipe reaches the next node.
+    Arrive(PortId),
     FlowStart(FlowId),
     Rto(FlowId),
     DelAck(FlowId),
@@ -175,8 +172,14 @@ impl Sim {
 
     fn handle(&mut self, ev: Ev) {
         match ev {
-            Ev::TxDone(p) => self.on_tx_done(p),
-            Ev::Arrive(node, pkt) => self.on_arrive(node, pkt),
+            Ev::Arrive(pid) => {
+                let port = &mut self.net.ports[pid as usize];
+                let (node, pkt) = (port.to, port.pop_arrival().expect("arrival event without packet"));
+                if let Some(t) = port.next_arrival() {
+                    self.events.push(t, Ev::Arrive(pid));
+                }
+                self.on_arrive(node, pkt);
+            }
             Ev::FlowStart(f) => {
                 let s = &mut self.flows[f as usize].sender;
                 s.start(self.now, &mut self.out);
@@ -212,18 +215,6 @@ impl Sim {
         }
     }
 
-    fn on_tx_done(&mut self, pid: PortId) {
-        let port = &mut self.net.ports[pid as usize];
-        let (done, next_end) = port.finish_tx(self.now);
-        let (to, delay) = (port.to, port.delay);
-        if let Some(end) = next_end {
-            self.events.push(end, Ev::TxDone(pid));
-        }
-        if let Some(pkt) = done {
-            self.events.push(self.now + delay, Ev::Arrive(to, pkt));
-        }
-    }
-
     /// Put a packet on `node`'s egress port towards its destination.
     fn forward(&mut self, node: NodeId, pkt: Packet) {
         let Some(pid) = self.net.route(node, pkt.dst) else {
@@ -231,10 +222,12 @@ impl Sim {
             self.counters.dropped_pkts += 1;
             return;
         };
-        match self.net.ports[pid as usize].enqueue(pkt, self.now) {
-            Enqueued::StartTx(end) => self.events.push(end, Ev::TxDone(pid)),
-            Enqueued::Queued => {}
-            Enqueued::Dropped => self.counters.dropped_pkts += 1,
+        let port = &mut self.net.ports[pid as usize];
+        let was_empty = port.in_pipe() == 0;
+        match port.enqueue(pkt, self.now) {
+            Some(arrival) if was_empty => self.events.push(arrival, Ev::Arrive(pid)),
+            Some(_) => {}
+            None => self.counters.dropped_pkts += 1,
         }
     }
 
@@ -278,7 +271,8 @@ impl Sim {
     fn sample_queue(&mut self) {
         let after = self.now >= self.warmup;
         for (k, &pid) in self.net.monitored.iter().enumerate() {
-            let p = &self.net.ports[pid as usize];
+            let p = &mut self.net.ports[pid as usize];
+            p.advance(self.now);
             self.queue_probe.record(self.now, k, pid, p.q_pkts(), p.q_bytes(), after);
         }
         let next = self.now + Time(self.spec.metrics.queue_interval_ps);
@@ -326,14 +320,15 @@ impl Sim {
 
     /// Packets inside the network now: queued, on a wire, or propagating.
     pub fn in_flight(&self) -> u64 {
-        let queued: u64 = self.net.ports.iter().map(|p| p.q_pkts() + p.in_tx.is_some() as u64).sum();
-        let propagating = self.events.iter().filter(|e| matches!(e, Ev::Arrive(..))).count() as u64;
-        queued + propagating
+        self.net.ports.iter().map(|p| p.in_pipe()).sum()
     }
 
     /// Check the engine's invariants now: packet conservation (sent = delivered + dropped + in
     /// flight), every queue's byte count equals the sum of its packets, time within the run.
-    pub fn check_invariants(&self) -> Result<()> {
+    pub fn check_invariants(&mut self) -> Result<()> {
+        for p in &mut self.net.ports {
+            p.advance(self.now);
+        }
         let c = self.counters;
         let in_flight = self.in_flight();
         if c.sent_pkts != c.delivered_pkts + c.dropped_pkts + in_flight {
@@ -343,7 +338,15 @@ impl Sim {
             )));
         }
         for (pid, p) in self.net.ports.iter().enumerate() {
-            let sum: u64 = p.queued().map(|k| k.size as u64).sum();
+            if p.unsent() > p.in_pipe() {
+                return Err(Error::Run(format!("port {pid}: {} packets unsent but {} in its pipe", p.unsent(), p.in_pipe())));
+            }
+            // Every pipe with packets has exactly one arrival event pending.
+            let pending = self.events.iter().filter(|e| matches!(e, Ev::Arrive(q) if *q as usize == pid)).count() as u64;
+            if pending != (p.in_pipe() > 0) as u64 {
+                return Err(Error::Run(format!("port {pid}: {pending} arrival events for {} packets in the pipe", p.in_pipe())));
+            }
+            let sum = p.waiting_bytes_recount();
             if sum != p.q_bytes() {
                 return Err(Error::Run(format!("port {pid}: queue byte count {} != sum of its packets {sum}", p.q_bytes())));
             }
@@ -355,8 +358,11 @@ impl Sim {
     }
 
     /// All result tables (see the Python `Result` for their meaning).
-    pub fn results(&self) -> Vec<Table> {
+    pub fn results(&mut self) -> Vec<Table> {
         let now = self.now;
+        for p in &mut self.net.ports {
+            p.advance(now);
+        }
         let span_s = (now.0.saturating_sub(self.warmup.0)) as f64 / Time::PS_PER_S as f64;
         let qp = &self.queue_probe;
         let queue = Table::new("queue")

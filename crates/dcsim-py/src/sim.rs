@@ -75,7 +75,7 @@ impl Simulation {
     }
 
     /// All result tables: {table: {column: numpy array | list[str]}}.
-    fn results<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+    fn results<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let tables = guarded(|| Ok(self.sim.results()))?;
         let out = PyDict::new(py);
         for t in tables {

@@ -1,0 +1,97 @@
+//! Engine benchmark (not a test): one simulated second of DCTCP, N = 10, 10 Gbps bottleneck,
+//! 40 Gbps access links, 100 us RTT, K = 65, g = 1/16. Prints wall time, events/s, simulated
+//! packets per wall second and peak memory, plus a same-machine baseline: a bare binary-heap
+//! event loop pushing and popping the same number of events, so the figure can be read as a ratio.
+//!
+//! Run: cargo run --release -p dcsim-core --example bench_engine [-- DURATION_S]
+
+use std::collections::BinaryHeap;
+use std::hint::black_box;
+use std::time::Instant;
+
+use dcsim_core::scenario::*;
+use dcsim_core::Sim;
+
+fn spec(duration_s: f64) -> Spec {
+    let flows = (0..10)
+        .map(|i| FlowSpec {
+            src: format!("s{i}"),
+            dst: "r".into(),
+            protocol: ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 },
+            start_ps: 0,
+            size_bytes: None,
+            min_cwnd_pkt: 2.0,
+            init_cwnd_pkt: 10.0,
+            min_rto_ps: 10_000_000_000,
+            delayed_ack: None,
+        })
+        .collect();
+    Spec {
+        seed: 1,
+        duration_ps: (duration_s * 1e12) as u64,
+        warmup_ps: 0,
+        packet_bytes: 1500,
+        header_bytes: 40,
+        topology: TopologySpec::Dumbbell {
+            senders: 10,
+            bottleneck_bps: 10_000_000_000,
+            access_bps: 40_000_000_000,
+            rtt_ps: vec![100_000_000],
+            bottleneck_queue: QueueSpec { capacity: Amount::Packets(1000), aqm: AqmSpec::Threshold { k: Amount::Packets(65) } },
+            reverse_queue: None,
+        },
+        flows,
+        metrics: MetricsSpec::default(),
+    }
+}
+
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<f64>().unwrap_or(0.0)))
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// Baseline: the cheapest possible discrete-event loop with `n` events on a heap of ~`live` entries.
+fn bare_heap_loop(n: u64, live: u64) -> f64 {
+    let t0 = Instant::now();
+    let mut h = BinaryHeap::with_capacity(live as usize);
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for i in 0..live {
+        h.push(std::cmp::Reverse((i, i)));
+    }
+    for i in 0..n {
+        let std::cmp::Reverse((t, _)) = h.pop().unwrap();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        h.push(std::cmp::Reverse((t + 1 + (x % 2000), i)));
+    }
+    black_box(h.len());
+    t0.elapsed().as_secs_f64()
+}
+
+fn main() {
+    let duration_s: f64 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(1.0);
+    let t0 = Instant::now();
+    let mut sim = Sim::new(spec(duration_s)).expect("spec");
+    sim.run().expect("run");
+    let wall = t0.elapsed().as_secs_f64();
+    let tables = sim.results();
+    let c = sim.counters();
+    let ports = tables.iter().find(|t| t.name == "ports").unwrap();
+    let b = ports.u64("monitored").iter().position(|&m| m == 1).unwrap();
+    let data_pkts = ports.u64("tx_pkts").get(b).copied().unwrap_or(0);
+    let _ = data_pkts;
+    let base = bare_heap_loop(c.events, 64);
+    println!("scenario: DCTCP N=10, 10 Gbps bottleneck, 40 Gbps access, RTT 100 us, K=65, g=1/16, {duration_s} s simulated");
+    println!("wall_s={wall:.3}");
+    println!("events={}", c.events);
+    println!("events_per_s={:.3e}", c.events as f64 / wall);
+    println!("packets_per_wall_s={:.3e}", c.sent_pkts as f64 / wall);
+    println!("sim_s_per_wall_s={:.3}", duration_s / wall);
+    println!("peak_rss_mb={:.1}", peak_rss_mb());
+    println!("utilization={:.4}", ports.f64("utilization")[b]);
+    println!("baseline_bare_heap_s={base:.3}");
+    println!("ratio_engine_over_bare_heap={:.2}", wall / base);
+}
