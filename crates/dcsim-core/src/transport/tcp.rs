@@ -447,3 +447,146 @@ impl Receiver {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::ProtocolSpec;
+
+    fn spec(protocol: ProtocolSpec) -> FlowSpec {
+        FlowSpec {
+            src: "a".into(),
+            dst: "b".into(),
+            protocol,
+            start_ps: 0,
+            size_bytes: None,
+            min_cwnd_pkt: 2.0,
+            init_cwnd_pkt: 10.0,
+            min_rto_ps: 10_000_000_000,
+            delayed_ack: None,
+        }
+    }
+
+    fn ack(seq: u64, ece: bool, ts: Time) -> Packet {
+        Packet { kind: Kind::Ack, flow: 0, src: 1, dst: 0, size: 40, seq, ect: false, ce: false, ece, ts }
+    }
+
+    #[test]
+    fn newreno_fast_retransmit_partial_and_full_ack() {
+        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::Newreno { ecn: false }), 1500, 40);
+        s.ssthresh = 5.0; // congestion avoidance from the start
+        let mut out = Vec::new();
+        s.start(Time(0), &mut out);
+        assert_eq!(out.len(), 10, "initial window of 10 segments");
+        out.clear();
+        // Segments 3 and 6 are lost. ACKs for 0, 1, 2 arrive, then dupacks of 3.
+        let t = Time(100_000_000);
+        for a in 1..=3 {
+            s.on_ack(&ack(a, false, Time(0)), t, &mut out);
+        }
+        let cwnd_before = s.cwnd;
+        out.clear();
+        for _ in 0..3 {
+            s.on_ack(&ack(3, false, Time(0)), t, &mut out);
+        }
+        assert!(s.in_recovery);
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert_eq!(out[0].seq, 3, "fast retransmit of the first hole");
+        let flight = (s.max_sent - 3) as f64;
+        assert!((s.ssthresh - (flight / 2.0).max(2.0)).abs() < 1e-12);
+        assert!((s.cwnd - (s.ssthresh + 3.0)).abs() < 1e-12, "cwnd {} (was {cwnd_before})", s.cwnd);
+        out.clear();
+        // Partial ACK up to 6 (hole at 6): retransmit 6 at once, stay in recovery.
+        s.on_ack(&ack(6, false, Time(0)), t, &mut out);
+        assert!(s.in_recovery);
+        assert_eq!(out[0].seq, 6);
+        // Full ACK of everything sent before recovery: leave recovery, cwnd <= ssthresh.
+        let recover = s.max_sent;
+        out.clear();
+        s.on_ack(&ack(recover, false, Time(0)), t, &mut out);
+        assert!(!s.in_recovery);
+        assert!(s.cwnd <= s.ssthresh + 1e-12);
+        assert_eq!(s.stats.timeouts, 0);
+    }
+
+    #[test]
+    fn ecn_cut_at_most_once_per_window() {
+        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 }), 1500, 40);
+        let mut out = Vec::new();
+        s.start(Time(0), &mut out);
+        let t = Time(100_000_000);
+        // Every ACK of the first window carries ECE: one cut only (alpha = 1 -> halve).
+        for a in 1..=10 {
+            s.on_ack(&ack(a, true, Time(0)), t, &mut out);
+        }
+        assert_eq!(s.stats.ecn_cuts, 1);
+        assert!((s.cwnd - 5.0).abs() < 1e-12, "cwnd {}", s.cwnd);
+        // An ECE ACK for data sent after the cut triggers the next cut, and only one.
+        let next = s.snd_nxt;
+        for a in 11..=next {
+            s.on_ack(&ack(a, true, Time(0)), t, &mut out);
+        }
+        assert_eq!(s.stats.ecn_cuts, 2);
+        // ECE ACKs never open the window, and the floor of 2 packets holds.
+        let mut last = s.cwnd;
+        for _ in 0..200 {
+            let a = s.snd_una + 1;
+            assert!(a <= s.snd_nxt);
+            s.on_ack(&ack(a, true, Time(0)), t, &mut out);
+            assert!(s.cwnd <= last + 1e-12);
+            last = s.cwnd;
+        }
+        assert!((s.cwnd - 2.0).abs() < 1e-12, "cwnd {}", s.cwnd);
+    }
+
+    #[test]
+    fn rto_follows_rfc6298_and_backs_off() {
+        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::Newreno { ecn: false }), 1500, 40);
+        s.min_rto = Time(1_000_000); // 1 us so the estimate shows
+        s.rtt_sample(Time(100_000_000)); // 100 us
+        assert_eq!(s.srtt, Some(Time(100_000_000)));
+        assert_eq!(s.rttvar, Time(50_000_000));
+        assert_eq!(s.rto, Time(100_000_000 + 4 * 50_000_000));
+        s.rtt_sample(Time(100_000_000));
+        assert_eq!(s.rttvar, Time(37_500_000));
+        let mut out = Vec::new();
+        s.start(Time(0), &mut out);
+        let rto = s.rto;
+        s.on_timeout(Time(1_000_000_000), &mut out);
+        assert_eq!(s.rto, Time(2 * rto.0));
+        assert_eq!(s.cwnd, 1.0);
+        assert_eq!(s.stats.timeouts, 1);
+    }
+
+    #[test]
+    fn receiver_acks_cumulatively_and_echoes_ce() {
+        let seg = Segmenter::new(Some(3 * 1460), 1460);
+        let mut r = Receiver::new(0, 1, 0, seg, 40, None);
+        let data = |seq, ce| Packet { kind: Kind::Data, flow: 0, src: 0, dst: 1, size: 1500, seq, ect: true, ce, ece: false, ts: Time(seq) };
+        let mut out = Vec::new();
+        r.on_data(&data(0, false), Time(0), &mut out);
+        r.on_data(&data(2, true), Time(0), &mut out);
+        assert_eq!(out[1].seq, 1, "dup ack for the hole");
+        assert!(out[1].ece);
+        r.on_data(&data(1, false), Time(0), &mut out);
+        assert_eq!(out[2].seq, 3);
+        assert_eq!(r.delivered_bytes, 3 * 1460);
+    }
+
+    #[test]
+    fn delayed_ack_flushes_on_ce_change() {
+        let seg = Segmenter::new(None, 1460);
+        let mut r = Receiver::new(0, 1, 0, seg, 40, Some(DelayedAck::new(2, Time(1_000_000))));
+        let data = |seq, ce| Packet { kind: Kind::Data, flow: 0, src: 0, dst: 1, size: 1500, seq, ect: true, ce, ece: false, ts: Time(seq) };
+        let mut out = Vec::new();
+        r.on_data(&data(0, false), Time(0), &mut out);
+        assert!(out.is_empty(), "first packet waits");
+        r.on_data(&data(1, true), Time(0), &mut out);
+        // The CE change sends the pending ACK for segment 0 with ECE = 0 at once.
+        assert_eq!(out.len(), 1);
+        assert_eq!((out[0].seq, out[0].ece), (1, false));
+        r.on_data(&data(2, true), Time(0), &mut out);
+        assert_eq!(out.len(), 2);
+        assert_eq!((out[1].seq, out[1].ece), (3, true));
+    }
+}
