@@ -42,6 +42,7 @@ fn spec(duration_s: f64) -> Spec {
         },
         flows,
         metrics: MetricsSpec::default(),
+        host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
     }
 }
 

@@ -69,6 +69,17 @@ pub struct Spec {
     pub flows: Vec<FlowSpec>,
     #[serde(default)]
     pub metrics: MetricsSpec,
+    /// Host backpressure (like Linux TCP Small Queues): a flow hands new data to its host NIC only
+    /// while fewer than this many packets wait there, so hosts never hold a standing queue.
+    #[serde(default = "default_host_backlog_pkt")]
+    pub host_backlog_pkt: u64,
+}
+
+/// Default host backpressure limit, packets waiting in a host NIC.
+pub const DEFAULT_HOST_BACKLOG_PKT: u64 = 2;
+
+fn default_host_backlog_pkt() -> u64 {
+    DEFAULT_HOST_BACKLOG_PKT
 }
 
 /// Buffer capacity or threshold in packets or in bytes.
@@ -409,6 +420,9 @@ impl Spec {
                     }
                 }
             }
+        }
+        if self.host_backlog_pkt == 0 {
+            return Err(invalid("host_backlog_pkt", "must be at least 1 packet"));
         }
         if self.flows.is_empty() {
             return Err(invalid("flows", "no flows: give at least one [[flows]] entry"));

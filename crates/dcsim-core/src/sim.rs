@@ -14,6 +14,8 @@ enum Ev {
     Arrive(PortId),
     FlowStart(FlowId),
     Rto(FlowId),
+    /// The sender's host NIC has room again (host backpressure).
+    NicWake(FlowId),
     DelAck(FlowId),
     Warmup,
     SampleQueue,
@@ -23,6 +25,9 @@ enum Ev {
 
 struct Flow {
     sender: Sender,
+    /// The sender host's egress port towards the receiver.
+    nic: PortId,
+    wake_pending: bool,
     receiver: Receiver,
     /// Receiver's delivered bytes at the end of warm-up.
     delivered_at_warmup: u64,
@@ -79,8 +84,11 @@ impl Sim {
             let sender = Sender::new(id, src, dst, f, spec.packet_bytes, spec.header_bytes);
             let delack = f.delayed_ack.as_ref().map(|d| DelayedAck::new(d.segments, Time(d.timeout_ps)));
             let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack);
+            let nic = net.route(src, dst).expect("checked above");
             flows.push(Flow {
                 sender,
+                nic,
+                wake_pending: false,
                 receiver,
                 delivered_at_warmup: 0,
                 protocol: f.protocol.name(),
@@ -181,11 +189,22 @@ impl Sim {
                 self.on_arrive(node, pkt);
             }
             Ev::FlowStart(f) => {
+                self.set_budget(f);
                 let s = &mut self.flows[f as usize].sender;
                 s.start(self.now, &mut self.out);
                 self.after_transport(f);
             }
+            Ev::NicWake(f) => {
+                self.flows[f as usize].wake_pending = false;
+                self.set_budget(f);
+                let s = &mut self.flows[f as usize].sender;
+                if s.started && !s.done() {
+                    s.send_window(self.now, &mut self.out);
+                }
+                self.after_transport(f);
+            }
             Ev::Rto(f) => {
+                self.set_budget(f);
                 let s = &mut self.flows[f as usize].sender;
                 s.rto_event_at = None;
                 match s.rto_deadline {
@@ -238,12 +257,23 @@ impl Sim {
         }
         self.counters.delivered_pkts += 1;
         let f = pkt.flow;
+        if pkt.kind == Kind::Ack {
+            self.set_budget(f);
+        }
         let flow = &mut self.flows[f as usize];
         match pkt.kind {
             Kind::Data => flow.receiver.on_data(&pkt, self.now, &mut self.out),
             Kind::Ack => flow.sender.on_ack(&pkt, self.now, &mut self.out),
         }
         self.after_transport(f);
+    }
+
+    /// How many new segments flow `f`'s host NIC accepts now.
+    fn set_budget(&mut self, f: FlowId) {
+        let flow = &mut self.flows[f as usize];
+        let nic = &mut self.net.ports[flow.nic as usize];
+        nic.advance(self.now);
+        flow.sender.tx_budget = self.spec.host_backlog_pkt.saturating_sub(nic.q_pkts());
     }
 
     /// Inject what the transport of flow `f` wants to send, and arm its timers.
@@ -255,6 +285,12 @@ impl Sim {
         }
         self.out = out;
         let flow = &mut self.flows[f as usize];
+        if flow.sender.blocked_on_nic && !flow.wake_pending {
+            let nic = &self.net.ports[flow.nic as usize];
+            let at = nic.time_waiting_below(self.spec.host_backlog_pkt).unwrap_or(self.now).max(self.now);
+            flow.wake_pending = true;
+            self.events.push(at, Ev::NicWake(f));
+        }
         let s = &mut flow.sender;
         if let (Some(d), None) = (s.rto_deadline, s.rto_event_at) {
             s.rto_event_at = Some(d);

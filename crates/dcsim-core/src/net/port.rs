@@ -166,6 +166,16 @@ impl Port {
         }
     }
 
+    /// When the number of waiting packets drops below `limit` (a packet starts transmission);
+    /// None if it already is below.
+    pub fn time_waiting_below(&self, limit: u64) -> Option<Time> {
+        if self.q_pkts < limit {
+            return None;
+        }
+        let i = self.started + (self.q_pkts - limit) as usize;
+        Some(self.slots[i].start)
+    }
+
     /// Packets accepted and not yet arrived at the next node (queued, on the wire, propagating).
     pub fn in_pipe(&self) -> u64 {
         self.pipe.len() as u64

@@ -9,7 +9,14 @@
 //! Modelling choices (ns-2 `tcp.cc` semantics, which the reference papers used):
 //! * an ACK carrying ECN-Echo does not open the window (`recv_newack_helper`);
 //! * the ECN cut happens when an ECE ACK acknowledges data sent after the previous cut;
-//! * the receiver echoes CE per packet (no RFC 3168 latch), for NewReno-ECN as for DCTCP.
+//! * the receiver echoes CE per packet (no RFC 3168 latch), for NewReno-ECN as for DCTCP;
+//! * host backpressure, like Linux's TCP Small Queues: new data goes to the host NIC only while
+//!   the NIC holds fewer than a few packets (`tx_budget`, set by the simulator); the rest waits in
+//!   the socket, so a flow cannot build an unbounded queue in its own host;
+//! * the window grows only when it limited the sender (RFC 7661 / Linux `is_cwnd_limited`);
+//! * NewReno's "Impatient" timer (RFC 6582 §4): in recovery only the first partial ACK restarts
+//!   the retransmission timer, so a window with many losses ends in a timeout after one RTO
+//!   instead of repairing one hole per RTT for hundreds of RTTs (there is no SACK).
 
 use std::collections::BTreeSet;
 
@@ -91,6 +98,8 @@ pub struct Sender {
     in_recovery: bool,
     /// NewReno `recover`: max_sent when recovery started.
     recover: u64,
+    /// Partial ACKs seen in the current recovery.
+    partial_acks: u32,
     /// ECN cuts happen only for ACKs beyond this segment (once per window).
     ecn_recover: u64,
     pub srtt: Option<Time>,
@@ -102,6 +111,12 @@ pub struct Sender {
     /// A timer event is already scheduled at this time.
     pub rto_event_at: Option<Time>,
     pub started: bool,
+    /// New segments the host NIC accepts now (host backpressure); set before every call.
+    pub tx_budget: u64,
+    /// The last send attempt stopped because the NIC was full.
+    pub blocked_on_nic: bool,
+    /// The last send attempt stopped because the window was full.
+    cwnd_limited: bool,
     pub start: Time,
     pub finished_at: Option<Time>,
     pub stats: SenderStats,
@@ -125,6 +140,7 @@ impl Sender {
             dupacks: 0,
             in_recovery: false,
             recover: 0,
+            partial_acks: 0,
             ecn_recover: 0,
             srtt: None,
             rttvar: Time::ZERO,
@@ -133,6 +149,9 @@ impl Sender {
             rto_deadline: None,
             rto_event_at: None,
             started: false,
+            tx_budget: u64::MAX,
+            blocked_on_nic: false,
+            cwnd_limited: false,
             start: Time(spec.start_ps),
             finished_at: None,
             stats: SenderStats::default(),
@@ -169,12 +188,19 @@ impl Sender {
     /// Send new segments while the window allows.
     pub fn send_window(&mut self, now: Time, out: &mut Vec<Packet>) {
         let wnd = self.cwnd.floor().max(1.0) as u64;
+        self.blocked_on_nic = false;
         while self.snd_nxt < self.snd_una + wnd && self.seg.has(self.snd_nxt) {
+            if self.tx_budget == 0 {
+                self.blocked_on_nic = true;
+                break;
+            }
+            self.tx_budget -= 1;
             let seq = self.snd_nxt;
             self.transmit(seq, now, out);
             self.snd_nxt += 1;
             self.max_sent = self.max_sent.max(self.snd_nxt);
         }
+        self.cwnd_limited = self.snd_nxt >= self.snd_una + wnd;
     }
 
     pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
@@ -210,6 +236,9 @@ impl Sender {
     /// Slow start or congestion avoidance increase for one new ACK.
     #[inline]
     fn open_cwnd(&mut self) {
+        if !self.cwnd_limited {
+            return;
+        }
         if self.cwnd < self.ssthresh {
             self.cwnd += 1.0;
         } else {
@@ -236,6 +265,7 @@ impl Sender {
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una; // after go-back-N, a late ACK may jump ahead
             }
+            let mut restart_timer = true;
             if self.in_recovery {
                 if ack_no >= self.recover {
                     // Full ACK: leave fast recovery (RFC 6582 "full" deflation).
@@ -246,7 +276,8 @@ impl Sender {
                     // Partial ACK: retransmit the next hole, deflate by the amount acked, plus one.
                     self.transmit(ack_no, now, out);
                     self.cwnd = (self.cwnd - acked as f64 + 1.0).max(1.0);
-                    self.rto_deadline = Some(now + self.rto);
+                    self.partial_acks += 1;
+                    restart_timer = self.partial_acks == 1; // Impatient variant
                 }
             } else {
                 self.dupacks = 0;
@@ -265,7 +296,11 @@ impl Sender {
                 return;
             }
             // Restart the retransmission timer for the remaining outstanding data.
-            self.rto_deadline = if self.snd_una < self.max_sent { Some(now + self.rto) } else { None };
+            if self.snd_una >= self.max_sent {
+                self.rto_deadline = None;
+            } else if restart_timer {
+                self.rto_deadline = Some(now + self.rto);
+            }
         } else if ack_no == self.snd_una && self.snd_una < self.max_sent {
             self.dupacks += 1;
             if self.in_recovery {
@@ -278,6 +313,7 @@ impl Sender {
                 self.recover = self.max_sent;
                 self.ecn_recover = self.ecn_recover.max(self.max_sent);
                 self.in_recovery = true;
+                self.partial_acks = 0;
                 self.transmit(ack_no, now, out);
                 self.rto_deadline = Some(now + self.rto);
             }

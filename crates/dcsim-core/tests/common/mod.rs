@@ -40,6 +40,7 @@ pub fn dumbbell(n: u32, rate_bps: u64, access_bps: u64, rtt_ps: u64, buffer_pkt:
         },
         flows,
         metrics: MetricsSpec::default(),
+        host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
     }
 }
 
