@@ -32,11 +32,12 @@ def run(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: dcsim-out/<scenario name>)."),
     plots: bool = typer.Option(True, help="Write PNG plots."),
+    json_: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout (progress on stderr)."),
 ) -> None:
     """Run a packet-level scenario: summary table, Parquet tables, summary.json, PNG plots."""
     from dcsim.run import run_scenario_file
 
-    run_scenario_file(scenario, out, plots=plots, console=console, fail=fail)
+    run_scenario_file(scenario, out, plots=plots, console=console, fail=fail, json_out=json_)
 
 
 def print_claims(result) -> None:
@@ -79,6 +80,16 @@ def reproduce(
     claims_path = out_dir / "claims.json"
     claims_path.write_text(json.dumps([c.as_dict() for c in result.claims], indent=2))
     console.print("files: " + ", ".join(str(p) for p in [*result.files, claims_path]))
+
+
+from dcsim.commands import theory_dctcp  # noqa: E402
+theory_app.command("dctcp")(theory_dctcp.dctcp)
+from dcsim.commands import theory_dx  # noqa: E402
+theory_app.command("dx")(theory_dx.dx)
+from dcsim.commands import fluid as fluid_cmds  # noqa: E402
+fluid_app.command("dctcp")(fluid_cmds.dctcp)
+fluid_app.command("dx")(fluid_cmds.dx)
+fluid_app.command("dctcp-fig2")(fluid_cmds.dctcp_fig2)
 
 
 def main() -> None:  # console-script entry point

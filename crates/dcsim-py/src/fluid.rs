@@ -1,7 +1,170 @@
-//! Python face of the fluid models (see dcsim_core::fluid).
+//! Python face of the fluid models (see dcsim_core::fluid), as `dcsim._core.fluid_*`. Each function returns a dict of
+//! numpy arrays (`t` and one array per state component); batch functions return a list of such
+//! dicts in input order. The GIL is released while integrating; every error is a ValueError.
 
+use dcsim_core::fluid::dde::{integrate, integrate_batch_with, DdeSystem, Options, Trajectory};
+use dcsim_core::fluid::{Dctcp, DctcpNormalized, Dx, FluidError};
+use numpy::PyArray1;
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
 
-pub fn register(_m: &Bound<'_, PyModule>) -> PyResult<()> {
+fn err(e: FluidError) -> PyErr {
+    PyValueError::new_err(e.to_string())
+}
+
+fn to_dict<'py, const D: usize>(py: Python<'py>, names: [&str; D], tr: Trajectory<D>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    let Trajectory { t, y } = tr;
+    d.set_item("t", PyArray1::from_vec(py, t))?;
+    for (name, col) in names.iter().zip(y) {
+        d.set_item(*name, PyArray1::from_vec(py, col))?;
+    }
+    Ok(d)
+}
+
+fn opts(dt: f64, t_end: f64, sample_dt: f64, t_from: f64) -> Options {
+    Options { dt, t_end, sample_dt, t_from }
+}
+
+fn run_batch<'py, const D: usize, S: DdeSystem<D> + Send>(
+    py: Python<'py>,
+    names: [&str; D],
+    systems: Vec<S>,
+    options: Vec<Options>,
+) -> PyResult<Bound<'py, PyList>> {
+    let results = py.detach(move || integrate_batch_with(&systems, &options));
+    let out = PyList::empty(py);
+    for (i, r) in results.into_iter().enumerate() {
+        out.append(to_dict(py, names, r.map_err(|e| err(e.in_run(i)))?)?)?;
+    }
+    Ok(out)
+}
+
+fn check_len(name: &str, len: usize, n: usize) -> PyResult<()> {
+    if len == n {
+        Ok(())
+    } else {
+        Err(PyValueError::new_err(format!("{name} has {len} entries; all parameter arrays must have the same length {n}")))
+    }
+}
+
+/// Normalized DCTCP model (11)-(14); time in units of R*. Keys t, W, alpha, q.
+#[pyfunction]
+#[pyo3(name = "fluid_dctcp_normalized", signature = (wbar, g, psi, init, t_end, dt, sample_dt, t_from))]
+#[allow(clippy::too_many_arguments)]
+fn dctcp_normalized<'py>(
+    py: Python<'py>,
+    wbar: f64,
+    g: f64,
+    psi: Option<f64>,
+    init: Option<[f64; 3]>,
+    t_end: f64,
+    dt: f64,
+    sample_dt: f64,
+    t_from: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let sys = DctcpNormalized::new(wbar, g, psi, init).map_err(err)?;
+    let o = opts(dt, t_end, sample_dt, t_from);
+    let tr = py.detach(move || integrate(&sys, &o)).map_err(err)?;
+    to_dict(py, ["W", "alpha", "q"], tr)
+}
+
+/// Batch of normalized DCTCP runs (equal-length wbar, g, psi); integrated in parallel.
+#[pyfunction]
+#[pyo3(name = "fluid_dctcp_normalized_batch", signature = (wbar, g, psi, t_end, dt, sample_dt, t_from))]
+#[allow(clippy::too_many_arguments)]
+fn dctcp_normalized_batch<'py>(
+    py: Python<'py>,
+    wbar: Vec<f64>,
+    g: Vec<f64>,
+    psi: Option<Vec<f64>>,
+    t_end: f64,
+    dt: f64,
+    sample_dt: f64,
+    t_from: f64,
+) -> PyResult<Bound<'py, PyList>> {
+    let n = wbar.len();
+    check_len("g", g.len(), n)?;
+    if let Some(p) = &psi {
+        check_len("psi", p.len(), n)?;
+    }
+    let systems = (0..n)
+        .map(|i| DctcpNormalized::new(wbar[i], g[i], psi.as_ref().map(|p| p[i]), None).map_err(|e| err(e.in_run(i))))
+        .collect::<PyResult<Vec<_>>>()?;
+    let o = opts(dt, t_end, sample_dt, t_from);
+    run_batch(py, ["W", "alpha", "q"], systems, vec![o; n])
+}
+
+/// DCTCP model (5)-(8) in physical units (packets, packets/s, seconds). Keys t, W, alpha, q.
+#[pyfunction]
+#[pyo3(name = "fluid_dctcp", signature = (C_pps, d_s, K_pkt, g, N, queue_floor, init, t_end_s, dt_s, sample_dt_s, t_from_s))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+fn dctcp<'py>(
+    py: Python<'py>,
+    C_pps: f64,
+    d_s: f64,
+    K_pkt: f64,
+    g: f64,
+    N: f64,
+    queue_floor: bool,
+    init: Option<[f64; 3]>,
+    t_end_s: f64,
+    dt_s: f64,
+    sample_dt_s: f64,
+    t_from_s: f64,
+) -> PyResult<Bound<'py, PyDict>> {
+    let sys = Dctcp::new(C_pps, d_s, K_pkt, g, N, queue_floor, init).map_err(err)?;
+    let o = opts(dt_s, t_end_s, sample_dt_s, t_from_s);
+    let tr = py.detach(move || integrate(&sys, &o)).map_err(err)?;
+    to_dict(py, ["W", "alpha", "q"], tr)
+}
+
+/// Batch of DX runs (3)-(4); every argument is a per-run array (same length). Keys t, W, Q.
+#[pyfunction]
+#[pyo3(name = "fluid_dx_batch", signature = (N, C_pps, R0_s, tau_s, p, window_floor, init_W, init_Q, t_end_s, dt_s, sample_dt_s, t_from_s))]
+#[allow(non_snake_case, clippy::too_many_arguments)]
+fn dx_batch<'py>(
+    py: Python<'py>,
+    N: Vec<f64>,
+    C_pps: Vec<f64>,
+    R0_s: Vec<f64>,
+    tau_s: Vec<f64>,
+    p: Vec<f64>,
+    window_floor: bool,
+    init_W: Vec<f64>,
+    init_Q: Vec<f64>,
+    t_end_s: Vec<f64>,
+    dt_s: Vec<f64>,
+    sample_dt_s: Vec<f64>,
+    t_from_s: Vec<f64>,
+) -> PyResult<Bound<'py, PyList>> {
+    let n = N.len();
+    for (name, len) in [
+        ("C", C_pps.len()),
+        ("R0", R0_s.len()),
+        ("tau", tau_s.len()),
+        ("p", p.len()),
+        ("init_W", init_W.len()),
+        ("init_Q", init_Q.len()),
+        ("t_end", t_end_s.len()),
+        ("dt", dt_s.len()),
+        ("sample_dt", sample_dt_s.len()),
+        ("t_from", t_from_s.len()),
+    ] {
+        check_len(name, len, n)?;
+    }
+    let systems = (0..n)
+        .map(|i| Dx::new(N[i], C_pps[i], R0_s[i], tau_s[i], p[i], window_floor, [init_W[i], init_Q[i]]).map_err(|e| err(e.in_run(i))))
+        .collect::<PyResult<Vec<_>>>()?;
+    let options = (0..n).map(|i| opts(dt_s[i], t_end_s[i], sample_dt_s[i], t_from_s[i])).collect();
+    run_batch(py, ["W", "Q"], systems, options)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(dctcp_normalized, m)?)?;
+    m.add_function(wrap_pyfunction!(dctcp_normalized_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(dctcp, m)?)?;
+    m.add_function(wrap_pyfunction!(dx_batch, m)?)?;
     Ok(())
 }

@@ -1,0 +1,219 @@
+//! The DDE integrator against closed-form solutions: accuracy, order of convergence (RK4: 4),
+//! exact location of delayed switching times, floors, determinism, input errors.
+
+use dcsim_core::fluid::dde::{integrate, integrate_batch, DdeSystem, Options, Switch};
+use dcsim_core::fluid::FluidError;
+
+/// y'(t) = -y(t - 1), y = 1 on [-1, 0]. Method of steps gives the closed form
+/// y(t) = sum_{k=0}^{floor(t)+1} (-1)^k (t - k + 1)^k / k!  for t >= 0.
+struct NegDelay;
+impl DdeSystem<1> for NegDelay {
+    fn names(&self) -> [&'static str; 1] {
+        ["y"]
+    }
+    fn delays(&self) -> &[f64] {
+        &[1.0]
+    }
+    fn history(&self, _t: f64) -> [f64; 1] {
+        [1.0]
+    }
+    fn rhs(&self, _t: f64, _y: &[f64; 1], d: &[[f64; 1]], _m: &[bool]) -> [f64; 1] {
+        [-d[0][0]]
+    }
+}
+
+fn neg_delay_exact(t: f64) -> f64 {
+    let mut s = 0.0;
+    let mut fact = 1.0;
+    for k in 0..=((t.floor() as i32) + 1) {
+        if k > 0 {
+            fact *= k as f64;
+        }
+        let x = t - k as f64 + 1.0;
+        if x >= 0.0 {
+            s += (-1f64).powi(k) * x.powi(k) / fact;
+        }
+    }
+    s
+}
+
+/// y'(t) = a y(t - tau) with history e^{lambda t} and a = lambda e^{lambda tau}: the exact solution is
+/// e^{lambda t} for all t (no derivative jumps), so a delay off the grid tests the Hermite history.
+struct SmoothExp {
+    lambda: f64,
+    tau: [f64; 1],
+}
+impl DdeSystem<1> for SmoothExp {
+    fn names(&self) -> [&'static str; 1] {
+        ["y"]
+    }
+    fn delays(&self) -> &[f64] {
+        &self.tau
+    }
+    fn history(&self, t: f64) -> [f64; 1] {
+        [(self.lambda * t).exp()]
+    }
+    fn rhs(&self, _t: f64, _y: &[f64; 1], d: &[[f64; 1]], _m: &[bool]) -> [f64; 1] {
+        [self.lambda * (self.lambda * self.tau[0]).exp() * d[0][0]]
+    }
+}
+
+/// x' = 1 (x = t + x0), y' = -y · 1{x(t - tau) > c}: y = 1 until t* = tau + c - x0, then e^{-(t - t*)}.
+/// The switch time is generally not on the grid.
+struct DelayedSwitch {
+    tau: [f64; 1],
+    sw: [Switch; 1],
+    x0: f64,
+}
+impl DdeSystem<2> for DelayedSwitch {
+    fn names(&self) -> [&'static str; 2] {
+        ["x", "y"]
+    }
+    fn delays(&self) -> &[f64] {
+        &self.tau
+    }
+    fn switches(&self) -> &[Switch] {
+        &self.sw
+    }
+    fn history(&self, t: f64) -> [f64; 2] {
+        [self.x0 + t, 1.0]
+    }
+    fn rhs(&self, _t: f64, y: &[f64; 2], _d: &[[f64; 2]], m: &[bool]) -> [f64; 2] {
+        [1.0, if m[0] { -y[1] } else { 0.0 }]
+    }
+}
+fn delayed_switch(c: f64) -> DelayedSwitch {
+    DelayedSwitch { tau: [0.75], sw: [Switch { delay: 0, component: 0, threshold: c }], x0: 0.0 }
+}
+
+/// y' = -1 with floor y >= 0: y = max(1 - t, 0).
+struct Drain;
+impl DdeSystem<1> for Drain {
+    fn names(&self) -> [&'static str; 1] {
+        ["y"]
+    }
+    fn delays(&self) -> &[f64] {
+        &[0.5]
+    }
+    fn floors(&self) -> [f64; 1] {
+        [0.0]
+    }
+    fn history(&self, _t: f64) -> [f64; 1] {
+        [1.0]
+    }
+    fn rhs(&self, _t: f64, _y: &[f64; 1], _d: &[[f64; 1]], _m: &[bool]) -> [f64; 1] {
+        [-1.0]
+    }
+}
+
+fn opts(dt: f64, t_end: f64, sample_dt: f64) -> Options {
+    Options { dt, t_end, sample_dt, t_from: 0.0 }
+}
+
+fn max_err<const D: usize, S: DdeSystem<D>>(s: &S, dt: f64, t_end: f64, c: usize, exact: impl Fn(f64) -> f64) -> f64 {
+    let tr = integrate(s, &opts(dt, t_end, 0.1)).unwrap();
+    tr.t.iter().zip(&tr.y[c]).map(|(&t, &y)| (y - exact(t)).abs()).fold(0.0, f64::max)
+}
+
+/// Least-squares slope of log(err) against log(dt).
+fn order(dts: &[f64], errs: &[f64]) -> f64 {
+    let xs: Vec<f64> = dts.iter().map(|d| d.ln()).collect();
+    let ys: Vec<f64> = errs.iter().map(|e| e.ln()).collect();
+    let n = xs.len() as f64;
+    let (mx, my) = (xs.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let sxx: f64 = xs.iter().map(|x| (x - mx) * (x - mx)).sum();
+    sxy / sxx
+}
+
+#[test]
+fn neg_delay_matches_method_of_steps_closed_form() {
+    // Sanity of the closed form itself: y(1) = 0, y(2) = -1/2, y(3) = -1/2 - ... (direct sums).
+    assert!((neg_delay_exact(1.0) - 0.0).abs() < 1e-15);
+    assert!((neg_delay_exact(2.0) - (1.0 - 2.0 + 0.5)).abs() < 1e-15);
+    let e = max_err(&NegDelay, 1e-2, 10.0, 0, neg_delay_exact);
+    assert!(e < 1e-9, "max error {e}");
+}
+
+#[test]
+fn rk4_order_four_on_grid_aligned_delay() {
+    let dts = [0.1, 0.05, 0.025, 0.0125];
+    let errs: Vec<f64> = dts.iter().map(|&dt| max_err(&NegDelay, dt, 8.0, 0, neg_delay_exact)).collect();
+    let p = order(&dts, &errs);
+    println!("y'=-y(t-1): errors {errs:?}, order {p:.3}");
+    assert!((p - 4.0).abs() < 0.3, "fitted order {p}, errors {errs:?}");
+}
+
+#[test]
+fn rk4_order_four_with_hermite_history_off_grid() {
+    let s = SmoothExp { lambda: -0.5, tau: [0.7312] };
+    let dts = [0.1, 0.05, 0.025, 0.0125];
+    let errs: Vec<f64> = dts.iter().map(|&dt| max_err(&s, dt, 10.0, 0, |t| (-0.5 * t).exp())).collect();
+    let p = order(&dts, &errs);
+    println!("smooth exp, tau off grid: errors {errs:?}, order {p:.3}");
+    assert!((p - 4.0).abs() < 0.4, "fitted order {p}, errors {errs:?}");
+}
+
+#[test]
+fn delayed_switch_time_located_exactly() {
+    // Switch at t* = 0.75 + 0.3137 = 1.0637, off every grid below.
+    let c = 0.3137;
+    let ts = 0.75 + c;
+    let exact = |t: f64| if t <= ts { 1.0 } else { (-(t - ts)).exp() };
+    let dts = [0.1, 0.05, 0.025, 0.0125];
+    let errs: Vec<f64> = dts.iter().map(|&dt| max_err(&delayed_switch(c), dt, 4.0, 1, exact)).collect();
+    let p = order(&dts, &errs);
+    println!("delayed switch: errors {errs:?}, order {p:.3}");
+    // Without locating the switch the error would be O(dt) (~1e-2 at dt = 0.05).
+    assert!(errs[1] < 1e-6, "errors {errs:?}");
+    assert!(p > 3.5, "fitted order {p}, errors {errs:?}");
+}
+
+#[test]
+fn floor_holds_with_max_rule() {
+    let tr = integrate(&Drain, &opts(0.01, 3.0, 0.01)).unwrap();
+    for (&t, &y) in tr.t.iter().zip(&tr.y[0]) {
+        assert!(y >= 0.0);
+        assert!((y - (1.0 - t).max(0.0)).abs() < 1e-9, "t={t} y={y}");
+    }
+}
+
+#[test]
+fn deterministic_and_batch_equals_serial() {
+    let systems: Vec<SmoothExp> = (0..8).map(|i| SmoothExp { lambda: -0.1 * (i + 1) as f64, tau: [0.5 + 0.1 * i as f64] }).collect();
+    let o = opts(0.01, 5.0, 0.05);
+    let batch = integrate_batch(&systems, &o);
+    for (s, b) in systems.iter().zip(&batch) {
+        let a = integrate(s, &o).unwrap();
+        let b = b.as_ref().unwrap();
+        assert_eq!(a.t.len(), 101);
+        // bit-identical
+        assert!(a.y[0].iter().zip(&b.y[0]).all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+}
+
+#[test]
+fn sampling_grid_and_t_from() {
+    let o = Options { dt: 1e-3, t_end: 2.0, sample_dt: 1e-2, t_from: 0.5 };
+    let tr = integrate(&NegDelay, &o).unwrap();
+    assert_eq!(tr.t.len(), 151);
+    assert!((tr.t[0] - 0.5).abs() < 1e-12 && (tr.t[150] - 2.0).abs() < 1e-12);
+}
+
+#[test]
+fn bad_options_are_errors_naming_the_field() {
+    let cases = [
+        (opts(0.0, 1.0, 0.1), "dt"),
+        (opts(0.6, 1.0, 0.6), "delay[0]"), // dt > delay / 2
+        (opts(0.01, 1.0, 0.015), "sample_dt"),
+        (opts(0.01, -1.0, 0.01), "t_end"),
+        (Options { dt: 0.01, t_end: 1.0, sample_dt: 0.01, t_from: 2.0 }, "t_from"),
+        (opts(1e-9, 1e-8, 1e-9), "dt"), // delay 1 = 1e9 steps: history would not fit in memory
+    ];
+    for (o, name) in cases {
+        match integrate(&NegDelay, &o) {
+            Err(FluidError::InvalidParameter { name: n, .. }) => assert_eq!(n, name),
+            other => panic!("expected error for {name}, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,1 @@
+"""CLI subcommands, one module per command group (registered in dcsim.cli)."""

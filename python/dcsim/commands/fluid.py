@@ -1,0 +1,321 @@
+"""`dcsim fluid dctcp | dx | dctcp-fig2`: integrate the papers' fluid models, summarize, export, plot.
+
+* ``dctcp`` — eqs. (5)-(8) of Alizadeh, Javanmard & Prabhakar, "Analysis of DCTCP" (2011).
+* ``dx`` — eqs. (3)-(4) of Jiang et al., "Modeling and Analysis of ... DX".
+* ``dctcp-fig2`` — the Fig. 2 setting (10 Gbps, 100 us, K = 65, g = 1/16, N = 2, 10, 100):
+  fig2_N{N}.csv + .png, ready to be laid beside the packet simulation.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import pandas as pd
+import typer
+from rich.table import Table
+
+DCTCP_PAPER = "Alizadeh, Javanmard, Prabhakar, Analysis of DCTCP (SIGMETRICS 2011), eqs. (5)-(8)"
+DX_PAPER = "Jiang et al., Modeling and Analysis of the Latency-Based Congestion Control Algorithm DX, eqs. (3)-(4)"
+FIG2_N = (2, 10, 100)
+
+
+# ------------------------------------------------------------------------------------------------
+# summaries (pure functions of a trajectory; used by the CLI and the tests)
+# ------------------------------------------------------------------------------------------------
+
+def _stats(x: pd.Series) -> dict:
+    return {"min": float(x.min()), "mean": float(x.mean()), "max": float(x.max())}
+
+
+def dctcp_summary(df: pd.DataFrame, settle_frac: float = 0.5) -> dict:
+    """Statistics over the last (1 - settle_frac) of a :func:`dcsim.fluid.dctcp` run.
+
+    utilization = time average of min(1, N W / (R C)) where q = 0, 1 where q > 0 (the link is busy
+    whenever the queue is not empty); marking_fraction = time average of p = 1{q > K}.
+    """
+    a = df.attrs
+    tail = df[df.t_s >= settle_frac * df.t_s.iloc[-1]]
+    rate = a["N"] * tail.W_pkt / tail.R_s / a["C_pps"]
+    util = np.where(tail.q_pkt > 0, 1.0, np.minimum(1.0, rate))
+    return {
+        "model": "dctcp", "paper": DCTCP_PAPER,
+        "C_bps": a["C_bps"], "d_s": a["d_s"], "K_pkt": a["K_pkt"], "g": a["g"], "N": a["N"],
+        "packet_bytes": a["packet_bytes"], "R_star_s": a["R_star_s"], "wbar_pkt": a["wbar"],
+        "regime": "fixed point (wbar <= 2)" if a["wbar"] <= 2 else "limit cycle (wbar > 2)",
+        "window_from_s": float(tail.t_s.iloc[0]), "t_end_s": float(df.t_s.iloc[-1]),
+        "q_pkt": _stats(tail.q_pkt), "W_pkt": _stats(tail.W_pkt), "alpha": _stats(tail.alpha),
+        "utilization": float(util.mean()), "marking_fraction": float(tail.p.mean()),
+    }
+
+
+def dx_summary(df: pd.DataFrame, settle_frac: float = 0.5) -> dict:
+    """Statistics over the last (1 - settle_frac) of a :func:`dcsim.fluid.dx` run.
+
+    busy_fraction = fraction of time Q > 0 (the link is surely busy then; when Q = 0 the input rate
+    N W/(R0 + Q(t - tau)) may still be below C).
+    """
+    a = df.attrs
+    tail = df[df.t_s >= settle_frac * df.t_s.iloc[-1]]
+    return {
+        "model": "dx", "paper": DX_PAPER,
+        "N": a["N"], "C_bps": a["C_bps"], "R0_s": a["R0_s"], "tau_s": a["tau_s"], "p": a["p"],
+        "packet_bytes": a["packet_bytes"], "window_floor": a["window_floor"],
+        "window_from_s": float(tail.t_s.iloc[0]), "t_end_s": float(df.t_s.iloc[-1]),
+        "Q_s": _stats(tail.Q_s), "q_pkt": _stats(tail.q_pkt), "W_pkt": _stats(tail.W_pkt),
+        "busy_fraction": float((tail.Q_s > 0).mean()),
+    }
+
+
+# ------------------------------------------------------------------------------------------------
+# plots (matplotlib, Agg)
+# ------------------------------------------------------------------------------------------------
+
+def plot_dctcp(df: pd.DataFrame, path: Path, title: Optional[str] = None) -> Path:
+    """Like Fig. 2 of the DCTCP analysis paper: window, alpha and queue against time."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    a = df.attrs
+    t_ms = df.t_s * 1e3
+    fig, ax = plt.subplots(3, 1, figsize=(6.4, 6.4), sharex=True)
+    ax[0].plot(t_ms, df.W_pkt, "k-", lw=1.2)
+    ax[0].set_ylabel("Window W (packets)")
+    ax[1].plot(t_ms, df.alpha, "k-", lw=1.2)
+    ax[1].set_ylabel("alpha")
+    ax[1].set_ylim(0, 1.05)
+    ax[2].plot(t_ms, df.q_pkt, "k-", lw=1.2, label="queue q(t)")
+    ax[2].axhline(a["K_pkt"], color="gray", ls="--", lw=1, label=f"K = {a['K_pkt']:g} pkt")
+    ax[2].set_ylabel("Queue (packets)")
+    ax[2].set_xlabel("Time (ms)")
+    ax[2].legend(loc="upper right", fontsize=8)
+    for x in ax:
+        x.grid(alpha=0.3)
+    fig.suptitle(title or (f"DCTCP fluid model: C = {a['C_bps'] / 1e9:g} Gbps, d = {a['d_s'] * 1e6:g} us, "
+                           f"K = {a['K_pkt']:g} pkt, g = {a['g']:g}, N = {a['N']:g}"), fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def plot_dx(df: pd.DataFrame, path: Path) -> Path:
+    """Window and queue against time (the quantities of Fig. 2 of the DX paper)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    a = df.attrs
+    t_ms = df.t_s * 1e3
+    fig, ax = plt.subplots(2, 1, figsize=(6.4, 5.0), sharex=True)
+    ax[0].plot(t_ms, df.W_pkt, "k-", lw=1.2)
+    ax[0].set_ylabel("Window W (packets)")
+    ax[1].plot(t_ms, df.q_pkt, "k-", lw=1.2)
+    ax[1].set_ylabel("Queue length (packets)")
+    ax[1].set_xlabel("Time (ms)")
+    sec = ax[1].secondary_yaxis("right", functions=(lambda q: q / a["C_pps"] * 1e6, lambda us: us * 1e-6 * a["C_pps"]))
+    sec.set_ylabel("Queueing delay Q (us)")
+    for x in ax:
+        x.grid(alpha=0.3)
+    fig.suptitle(f"DX fluid model: N = {a['N']:g}, C = {a['C_bps'] / 1e9:g} Gbps, R0 = {a['R0_s'] * 1e6:g} us, "
+                 f"tau = {a['tau_s'] * 1e6:g} us, p = {a['p']:g}", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+# ------------------------------------------------------------------------------------------------
+# export
+# ------------------------------------------------------------------------------------------------
+
+def write_csv(df: pd.DataFrame, path: Path) -> Path:
+    """CSV with a commented header of the parameters (units in the column names)."""
+    path = Path(path)
+    with path.open("w") as fh:
+        for k, v in df.attrs.items():
+            fh.write(f"# {k} = {v}\n")
+        df.to_csv(fh, index=False, float_format="%.10g")
+    return path
+
+
+def fig2(out_dir: Path, t_end_s: float = 0.03, N_values=FIG2_N) -> dict[int, dict]:
+    """Acceptance point 4: the fluid model at the Fig. 2 setting, one CSV + PNG per N.
+
+    Returns {N: {"df": DataFrame, "csv": Path, "png": Path}}.
+    """
+    from dcsim import fluid
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    res = {}
+    for N in N_values:
+        df = fluid.dctcp(10e9, 100e-6, 65.0, 1 / 16, N, t_end_s=t_end_s, sample_dt_s=None)
+        csv = write_csv(df, out_dir / f"fig2_N{N}.csv")
+        png = plot_dctcp(df, out_dir / f"fig2_N{N}.png",
+                         title=f"Fig. 2 setting (fluid): 10 Gbps, d = 100 us, K = 65 pkt, g = 1/16, N = {N}")
+        res[N] = {"df": df, "csv": csv, "png": png}
+    return res
+
+
+# ------------------------------------------------------------------------------------------------
+# CLI
+# ------------------------------------------------------------------------------------------------
+
+def _print_dctcp(s: dict) -> None:
+    from dcsim.cli import console
+    from dcsim.units import fmt_rate, fmt_time
+
+    t = Table(title=f"DCTCP fluid model, N = {s['N']:g} ({s['regime']})")
+    t.add_column("quantity")
+    t.add_column("value")
+    t.add_row("C, d, K, g", f"{fmt_rate(s['C_bps'])}, {fmt_time(s['d_s'])}, {s['K_pkt']:g} pkt, {s['g']:g}")
+    t.add_row("feedback delay R* = d + K/C", fmt_time(s["R_star_s"]))
+    t.add_row("wbar = (Cd + K)/N", f"{s['wbar_pkt']:.4g} pkt")
+    t.add_row("window of statistics", f"{fmt_time(s['window_from_s'])} .. {fmt_time(s['t_end_s'])}")
+    for k, lab, u in (("q_pkt", "queue q", " pkt"), ("W_pkt", "window W", " pkt"), ("alpha", "alpha", "")):
+        st = s[k]
+        t.add_row(f"{lab} min / mean / max", f"{st['min']:.4g}{u} / {st['mean']:.4g}{u} / {st['max']:.4g}{u}")
+    t.add_row("link utilization", f"{100 * s['utilization']:.2f} %")
+    t.add_row("time marked (q > K)", f"{100 * s['marking_fraction']:.1f} %")
+    console.print(t)
+
+
+def _print_dx(s: dict) -> None:
+    from dcsim.cli import console
+    from dcsim.units import fmt_rate, fmt_time
+
+    t = Table(title=f"DX fluid model, N = {s['N']:g}")
+    t.add_column("quantity")
+    t.add_column("value")
+    t.add_row("C, R0, tau, p", f"{fmt_rate(s['C_bps'])}, {fmt_time(s['R0_s'])}, {fmt_time(s['tau_s'])}, {s['p']:g}")
+    t.add_row("window of statistics", f"{fmt_time(s['window_from_s'])} .. {fmt_time(s['t_end_s'])}")
+    st = s["Q_s"]
+    t.add_row("queueing delay Q min / mean / max", f"{fmt_time(st['min'])} / {fmt_time(st['mean'])} / {fmt_time(st['max'])}")
+    for k, lab in (("q_pkt", "queue"), ("W_pkt", "window W")):
+        st = s[k]
+        t.add_row(f"{lab} min / mean / max", f"{st['min']:.4g} pkt / {st['mean']:.4g} pkt / {st['max']:.4g} pkt")
+    t.add_row("time with Q > 0", f"{100 * s['busy_fraction']:.1f} %")
+    console.print(t)
+
+
+def _packet_bytes(packet_size: str) -> float:
+    from dcsim.units import UnitError, parse_size
+
+    pkt = parse_size(packet_size, "--packet-size")
+    if pkt.unit != "B" or not pkt.value > 0:
+        raise UnitError(f"--packet-size must be a positive size in bytes such as 1500B, got {packet_size!r}")
+    return pkt.value
+
+
+def dctcp(
+    C: str = typer.Option("10Gbps", "--C", help='Bottleneck capacity, e.g. "10Gbps".'),
+    d: str = typer.Option("100us", "--d", help='Propagation delay d, e.g. "100us".'),
+    K: str = typer.Option("65pkt", "--K", help='Marking threshold, e.g. "65pkt" or "97.5KB".'),
+    g: float = typer.Option(1 / 16, "--g", help="EWMA weight g in (0, 1]."),
+    N: float = typer.Option(10, "--N", help="Number of long-lived flows (>= 1)."),
+    t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms".'),
+    dt: Optional[str] = typer.Option(None, "--dt", help="Integration step (default R*/200)."),
+    packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size (C in packets/s)."),
+    no_floor: bool = typer.Option(False, "--no-floor", help="Let q go negative (eq. (7) as printed)."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a Fig. 2 style PNG (W, alpha, queue vs time)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Integrate the DCTCP fluid model (5)-(8); summary over the second half of the run."""
+    from dcsim import fluid
+    from dcsim.cli import console, fail
+    from dcsim.units import UnitError, parse_rate, parse_size, parse_time
+
+    try:
+        pb = _packet_bytes(packet_size)
+        df = fluid.dctcp(parse_rate(C, "--C"), parse_time(d, "--d"), parse_size(K, "--K").packets(pb), g, N,
+                         t_end_s=parse_time(t_end, "--t-end"), dt_s=None if dt is None else parse_time(dt, "--dt"),
+                         packet_bytes=pb, queue_floor=not no_floor)
+    except (UnitError, ValueError) as e:
+        fail(str(e))
+    s = dctcp_summary(df)
+    files = _outputs(df, csv, plot, plot_dctcp)
+    s["files"] = files
+    if as_json:
+        print(json.dumps(s, indent=2))
+    else:
+        _print_dctcp(s)
+        if files:
+            console.print("files: " + ", ".join(files))
+
+
+def dx(
+    N: float = typer.Option(50, "--N", help="Number of flows (>= 1)."),
+    C: str = typer.Option("10Gbps", "--C", help='Bottleneck capacity, e.g. "10Gbps".'),
+    R0: str = typer.Option("80us", "--R0", help='Base RTT R0, e.g. "80us".'),
+    tau: Optional[str] = typer.Option(None, "--tau", help="Feedback delay tau (default R0; the paper is ambiguous)."),
+    p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, in [0, 1] (paper: 0.95)."),
+    t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms".'),
+    dt: Optional[str] = typer.Option(None, "--dt", help="Integration step (default tau/m <= R0/100)."),
+    packet_size: str = typer.Option("1500B", "--packet-size", help="Segment size seg."),
+    no_window_floor: bool = typer.Option(False, "--no-window-floor", help="Drop the one-segment window floor."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a PNG (window and queue vs time)."),
+    as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
+) -> None:
+    """Integrate the DX fluid model (3)-(4) from W = 1 segment, Q = 0; summary over the second half."""
+    from dcsim import fluid
+    from dcsim.cli import console, fail
+    from dcsim.units import UnitError, parse_rate, parse_time
+
+    try:
+        pb = _packet_bytes(packet_size)
+        df = fluid.dx(N, parse_rate(C, "--C"), parse_time(R0, "--R0"), t_end_s=parse_time(t_end, "--t-end"),
+                      dt_s=None if dt is None else parse_time(dt, "--dt"), packet_bytes=pb,
+                      window_floor=not no_window_floor, tau_s=None if tau is None else parse_time(tau, "--tau"), p=p)
+    except (UnitError, ValueError) as e:
+        fail(str(e))
+    s = dx_summary(df)
+    files = _outputs(df, csv, plot, plot_dx)
+    s["files"] = files
+    if as_json:
+        print(json.dumps(s, indent=2))
+    else:
+        _print_dx(s)
+        if files:
+            console.print("files: " + ", ".join(files))
+
+
+def dctcp_fig2(
+    out: Path = typer.Option(Path("dcsim-out/fluid-fig2"), "--out", help="Output directory."),
+    t_end: str = typer.Option("30ms", "--t-end", help='Simulated time per run, e.g. "30ms".'),
+    as_json: bool = typer.Option(False, "--json", help="Print the summaries as JSON."),
+) -> None:
+    """Fig. 2 setting (10 Gbps, 100 us, K = 65, g = 1/16; N = 2, 10, 100): fig2_N{N}.csv + .png."""
+    from dcsim.cli import console, fail
+    from dcsim.units import UnitError, parse_time
+
+    try:
+        res = fig2(out, t_end_s=parse_time(t_end, "--t-end"))
+    except (UnitError, ValueError) as e:
+        fail(str(e))
+    summaries = {}
+    for N, r in res.items():
+        s = dctcp_summary(r["df"])
+        s["files"] = [str(r["csv"]), str(r["png"])]
+        summaries[N] = s
+    if as_json:
+        print(json.dumps({str(k): v for k, v in summaries.items()}, indent=2))
+        return
+    for s in summaries.values():
+        _print_dctcp(s)
+    console.print("files: " + ", ".join(f for s in summaries.values() for f in s["files"]))
+
+
+def _outputs(df, csv, plot, plotter) -> list[str]:
+    files = []
+    if csv is not None:
+        files.append(str(write_csv(df, csv)))
+    if plot is not None:
+        files.append(str(plotter(df, plot)))
+    return files

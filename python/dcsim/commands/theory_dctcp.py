@@ -1,0 +1,106 @@
+"""`dcsim theory dctcp`: DCTCP guidelines, regime, alpha*, convergence rates (Alizadeh et al. 2011)."""
+
+from __future__ import annotations
+
+import json
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+PAPER = "Alizadeh, Javanmard, Prabhakar, Analysis of DCTCP (SIGMETRICS 2011)"
+
+
+def _fmt_pkt(x: float) -> str:
+    return f"{x:.4g} pkt"
+
+
+def dctcp(
+    C: str = typer.Option(..., "--C", help='Bottleneck capacity, e.g. "10Gbps".'),
+    d: str = typer.Option(..., "--d", help='Propagation round-trip delay d, e.g. "300us".'),
+    K: Optional[str] = typer.Option(None, "--K", help='Marking threshold, e.g. "65pkt" or "97.5KB" (default: guideline 0.17 C d).'),
+    N: int = typer.Option(2, "--N", help="Number of long-lived flows (default 2)."),
+    g: Optional[float] = typer.Option(None, "--g", help="EWMA weight g in (0, 1] (default 1/16)."),
+    packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size for C in packets/s (default 1500B)."),
+    cycle: bool = typer.Option(True, "--cycle/--no-cycle", help="Compute the limit cycle (fluid model) when wbar > 2."),
+    as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
+) -> None:
+    """Guidelines K ~ 0.17 C d and 5/(Cd+K) <~ g <~ 1/sqrt(Cd+K), regime, alpha*, convergence rates."""
+    from dcsim.cli import console, fail
+    from dcsim.theory import dctcp as th
+    from dcsim.units import UnitError, fmt_rate, fmt_time, parse_rate, parse_size, parse_time
+
+    try:
+        C_bps = parse_rate(C, "--C")
+        d_s = parse_time(d, "--d")
+        pkt = parse_size(packet_size, "--packet-size")
+        if pkt.unit != "B" or not pkt.value > 0:
+            raise UnitError(f"--packet-size must be a positive size in bytes such as 1500B, got {packet_size!r}")
+        packet_bytes = pkt.value
+        K_pkt = parse_size(K, "--K").packets(packet_bytes) if K is not None else None
+    except UnitError as e:
+        fail(str(e))
+    checks = [
+        (C_bps > 0, f"--C must be > 0 bit/s, got {C!r}"),
+        (d_s > 0, f"--d must be > 0 s, got {d!r}"),
+        (K_pkt is None or K_pkt >= 0, f"--K must be >= 0 packets, got {K!r}"),
+        (N >= 1, f"--N must be an integer >= 1, got {N}"),
+        (g is None or 0 < g <= 1, f"--g must be in (0, 1], got {g}"),
+    ]
+    for ok, msg in checks:
+        if not ok:
+            fail(msg)
+    try:
+        r = th.analyze(C_bps, d_s, K_pkt, N, g, packet_bytes, cycle=cycle)
+    except ValueError as e:
+        fail(str(e))
+    if as_json:
+        console.print_json(json.dumps(r))
+        return
+
+    t = Table(title=f"DCTCP theory — {PAPER}", show_lines=False)
+    t.add_column("quantity")
+    t.add_column("value", justify="right")
+    t.add_column("source")
+    t.add_row("capacity C", f"{fmt_rate(r['C_bps'])} = {r['C_pps']:.6g} pkt/s", f"{r['packet_bytes']:g} B packets")
+    t.add_row("propagation delay d", fmt_time(r["d_s"]), "")
+    t.add_row("bandwidth-delay product C d", _fmt_pkt(r["Cd_pkt"]), "")
+    t.add_row("[bold]K guideline[/] 0.17 C d", _fmt_pkt(r["K_guideline_pkt"]), "eq. (1)/(17)")
+    t.add_row("K used", _fmt_pkt(r["K_pkt"]), "--K" if r["K_given"] else "guideline")
+    t.add_row("[bold]g range[/] 5/(Cd+K) .. 1/sqrt(Cd+K)", f"{r['g_min']:.4g} .. {r['g_max']:.4g} (dimensionless)",
+              "eq. (2)/(27)")
+    t.add_row("g used", f"{r['g']:.4g}" + ("" if r["g_in_range"] else " [yellow](outside the range)[/]"),
+              "--g" if r["g_given"] else "default 1/16")
+    t.add_row("N flows", f"{r['N']} flows", "--N")
+    t.add_row("R* = d + K/C", fmt_time(r["R_star_s"]), "Section 2.2")
+    t.add_row("psi = K/(C d)", f"{r['psi']:.4g} (dimensionless)", "Section 3.3.2")
+    t.add_row("wbar = (C d + K)/N", _fmt_pkt(r["wbar_pkt"]), "Section 3.1")
+    t.add_row("[bold]regime[/]", r["regime"] + (" (wbar <= 2 pkt)" if r["regime"] == "fixed point" else " (wbar > 2 pkt)"),
+              "Section 3.1")
+    if "fixed_point" in r:
+        fp = r["fixed_point"]
+        t.add_row("fixed point W, alpha", f"{fp['W_pkt']:.4g} pkt, {fp['alpha']:.4g}", "eq. (15)")
+        t.add_row("fixed point q = 2N - C d", _fmt_pkt(fp["q_pkt"]), "Section 3.1")
+        t.add_row("RTT at the fixed point", fmt_time(fp["rtt_s"]), "d + q/C")
+    if "limit_cycle" in r:
+        lc = r["limit_cycle"]
+        t.add_row("limit cycle period", f"{fmt_time(lc['period_s'])} = {lc['period_rtt']:.4g} R*", "fluid (11)-(14)")
+        t.add_row("queue min .. max", f"{lc['q_min_pkt']:.4g} .. {lc['q_max_pkt']:.4g} pkt",
+                  f"Q~ {lc['Q_min']:.3f} .. {lc['Q_max']:.3f}")
+        t.add_row("throughput (psi floor)", f"{100 * lc['throughput']:.2f} % of C", "Section 3.3.2")
+    if "hybrid" in r:
+        h = r["hybrid"]
+        t.add_row("alpha* (W* = wbar)", f"{h['alpha_star']:.4g}", "eq. (23)")
+        t.add_row("alpha* bounds", f"{h['alpha_star_lower']:.4g} .. {h['alpha_star_upper']:.4g}", "eq. (46)")
+        t.add_row("gamma (window rate)", f"{h['gamma_per_rtt']:.4g} /RTT", "Section 4.2")
+        t.add_row("[bold]beta_DCTCP[/] = min(g, gamma)",
+                  f"{h['beta_dctcp_per_rtt']:.4g} /RTT = {h['beta_dctcp_per_s']:.4g} /s (1/beta = {fmt_time(1 / h['beta_dctcp_per_s'])})",
+                  f"eq. (25); limited by {h['limited_by']}")
+        t.add_row("beta_TCP = log 2/(1 + W*/2)",
+                  f"{h['beta_tcp_per_rtt']:.4g} /RTT = {h['beta_tcp_per_s']:.4g} /s (1/beta = {fmt_time(1 / h['beta_tcp_per_s'])})",
+                  "Section 4.2")
+        t.add_row("beta_TCP / beta_DCTCP", f"{h['beta_ratio_tcp_over_dctcp']:.3f} (paper: < 1.4 for g large enough)",
+                  "Section 4.2")
+        if h["assumptions_violated"]:
+            t.add_row("[yellow]assumptions (22) violated[/]", "; ".join(h["assumptions_violated"]), "Theorem 2")
+    console.print(t)

@@ -1,0 +1,92 @@
+"""`dcsim theory dx`: DX equilibrium, Theorem 1 delay bound (with a numerical check), Theorem 2 state."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import typer
+from rich.table import Table
+
+PAPER = "Jiang et al., Modeling and Analysis of the Latency-Based Congestion Control Algorithm DX"
+
+
+def dx(
+    N: float = typer.Option(..., "--N", help="Number of long-lived flows N (> 0)."),
+    C: str = typer.Option(..., "--C", help='Bottleneck capacity, e.g. "10Gbps".'),
+    R0: str = typer.Option(..., "--R0", help='Base RTT R0, e.g. "80us".'),
+    p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, 0 < p < 1 (paper: 0.95)."),
+    seg: str = typer.Option("1500B", "--seg", help='Segment size seg in bytes, e.g. "1500B".'),
+    as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON (SI units in the keys)."),
+) -> None:
+    """Equilibrium (5)-(8), omega_c (16), Theorem 1 bound (17) as printed / corrected / numerical, thresholds."""
+    from dcsim.cli import console, fail
+    from dcsim.theory import dx as th
+    from dcsim.units import UnitError, fmt_rate, fmt_time, parse_rate, parse_size, parse_time
+
+    try:
+        C_bps = parse_rate(C, "--C")
+        R0_s = parse_time(R0, "--R0")
+        seg_size = parse_size(seg, "--seg")
+    except UnitError as e:
+        fail(str(e))
+    checks = [
+        (math.isfinite(N) and N > 0, f"--N must be > 0 flows, got {N}"),
+        (C_bps > 0, f"--C must be > 0 bit/s, got {C!r}"),
+        (R0_s > 0, f"--R0 must be > 0 s, got {R0!r}"),
+        (0 < p < 1, f"--p must satisfy 0 < p < 1, got {p}"),
+        (seg_size.unit == "B" and seg_size.value > 0, f"--seg must be a positive size in bytes such as 1500B, got {seg!r}"),
+    ]
+    for ok, msg in checks:
+        if not ok:
+            fail(msg)
+    try:
+        r = th.analyze(N, C_bps, R0_s, p, seg_size.value)
+    except ValueError as e:
+        fail(str(e))
+    if as_json:
+        typer.echo(json.dumps(r, indent=2))
+        return
+
+    us = lambda s: fmt_time(s) if s is not None else "none"  # noqa: E731
+    e, lin, t1, t2 = r["equilibrium"], r["linearization"], r["theorem1"], r["theorem2"]
+    head = f"N = {N:g} flows, C = {fmt_rate(C_bps)}, R0 = {fmt_time(R0_s)}, p = {p:g}, seg = {seg_size.value:g} B"
+
+    t = Table(title=f"DX equilibrium, eqs. (5)-(8) — {head}")
+    t.add_column("quantity")
+    t.add_column("value", justify="right")
+    t.add_row("queueing delay Q0 (7)", f"{fmt_time(e['Q0_s'])}  = {e['q0_pkt']:.4g} pkt")
+    t.add_row("window W0 (6)", f"{e['W0_pkt']:.4g} pkt = {e['W0_bytes']:.6g} B")
+    t.add_row("RTT R0 + Q0", fmt_time(e["rtt_s"]))
+    t.add_row("load x = N seg / (C R0)", f"{e['x_load']:.4g} (x >= 1: Theorem 2)")
+    t.add_row("a1, b2 (11)", f"{lin['a1_per_s']:.5g} 1/s, {lin['b2_per_s']:.5g} 1/s")
+    t.add_row("a2, b1 (11)", f"{lin['a2_bit_per_s2']:.5g} bit/s², {lin['b1_per_bit']:.5g} 1/bit")
+    console.print(t)
+
+    t = Table(title="Theorem 1: the DX system is stable if tau < bound (17)")
+    t.add_column("quantity")
+    t.add_column("value", justify="right")
+    t.add_column("note")
+    t.add_row("crossover omega_c (16)", f"{t1['omega_c_rad_s']:.6g} rad/s", "|G(j omega_c)| = 1")
+    t.add_row("bound (17), corrected", fmt_time(t1["tau_bound_s"]), "phase of the zero taken with its true sign")
+    t.add_row("bound (17), as printed", fmt_time(t1["tau_bound_paper_s"]), "sign error in (15); not a valid bound")
+    t.add_row("critical delay, numerical", fmt_time(t1["tau_critical_numerical_s"]),
+              f"rightmost characteristic root on Re s = 0; differs from corrected by {t1['rel_diff_bound_vs_numerical']:.1e}")
+    t.add_row("tau = R0", f"{fmt_time(R0_s)}: {'stable' if t1['stable_tau_R0'] else 'not certified stable'}",
+              "the reading that reproduces the paper's Sect. 4.3 numbers")
+    t.add_row("tau = R0 + Q0", f"{fmt_time(e['rtt_s'])}: {'stable' if t1['stable_tau_R0_plus_Q0'] else 'not certified stable'}", "")
+    n_min = t1["N_min_stable"]
+    t.add_row(f"stable for N > (at R0 = {fmt_time(R0_s)})", f"{n_min:.4g} flows" if n_min is not None else "none",
+              "tau = R0; none: no threshold below the special state")
+    t.add_row(f"stable for R0 < (at N = {N:g})", us(t1["R0_max_stable_s"]), "tau = R0")
+    console.print(t)
+
+    t = Table(title="Theorem 2: special stable state (window floor one segment)")
+    t.add_column("quantity")
+    t.add_column("value", justify="right")
+    t.add_row(f"N >= C R0 / seg (at R0 = {fmt_time(R0_s)})", f"{t2['N_min_special']:.4g} flows (integer {math.ceil(t2['N_min_special'] - 1e-9)})")
+    t.add_row(f"R0 <= N seg / C (at N = {N:g})", fmt_time(t2["R0_max_special_s"]))
+    t.add_row("in the special state", "yes" if t2["special_state"] else "no")
+    if t2["special_state"]:
+        t.add_row("fixed point W*, Q*", f"{t2['W_star_pkt']:g} pkt, {fmt_time(t2['Q_star_s'])} = {t2['q_star_pkt']:.4g} pkt")
+    console.print(t)

@@ -1,0 +1,283 @@
+"""Result of a packet-level run: the engine's tables as pandas DataFrames, a summary, files.
+
+Tables (every time in s, rate in bit/s, queue in packets unless the column name says bytes):
+
+* ``queue``: t_s, port, q_pkt, q_bytes: samples of the monitored ports every metrics.queue_interval
+* ``throughput``: t_s, flow, rate_bps: receiver goodput of each flow over the interval ending at t_s
+* ``cwnd``: t_s, flow, cwnd_pkt, alpha (NaN for NewReno), srtt_s
+* ``flows``: one row per flow: src, dst, protocol, start_s, size_bytes (NaN = long-lived),
+  delivered_bytes, goodput_bps (after warm-up), sent_pkts, retransmits, timeouts, fast_retransmits,
+  marks (CE-marked packets received), ecn_cuts, fct_s (NaN = unfinished), cwnd_pkt and alpha at the end
+* ``ports``: one row per egress port: src, dst, monitored, rate_bps, utilization, tx_bytes, drops,
+  marks, q_mean_pkt (time average), q_p50_pkt, q_p99_pkt, q_max_pkt, q_min_pkt, idle_s (time the
+  port sent nothing), all after warm-up
+* ``queue_hist``: port, q_pkt, count: histogram of queue samples after warm-up (for CDFs)
+* ``counters``: one row: events, sent_pkts, delivered_pkts, dropped_pkts, in_flight_pkts, now_s
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import numpy as np
+import pandas as pd
+
+from dcsim.scenario import Scenario, load_scenario
+
+__all__ = ["Result", "jain_index", "TABLES"]
+
+#: The engine's tables, in the order they are written.
+TABLES = ("queue", "throughput", "cwnd", "flows", "ports", "queue_hist", "counters")
+
+
+def jain_index(x: Any) -> float:
+    """Jain's fairness index J = (sum x)^2 / (n * sum x^2) of the allocations x (1 = equal shares, 1/n = one takes all)."""
+    x = np.asarray(x, dtype=float)
+    if x.size == 0:
+        raise ValueError("jain_index: no allocations given")
+    if np.any(~np.isfinite(x)) or np.any(x < 0):
+        raise ValueError("jain_index: allocations must be finite and >= 0")
+    s2 = float(np.sum(x * x))
+    if s2 == 0:
+        return float("nan")  # nobody got anything: fairness is undefined
+    return float(np.sum(x)) ** 2 / (x.size * s2)
+
+
+def _jsonable(v: Any) -> Any:
+    """numpy scalars -> Python; NaN/inf -> None (strict JSON)."""
+    if isinstance(v, dict):
+        return {str(k): _jsonable(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_jsonable(x) for x in v]
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        f = float(v)
+        return f if math.isfinite(f) else None
+    if isinstance(v, np.bool_):
+        return bool(v)
+    return v
+
+
+class Result:
+    """Tables of one run plus the scenario that produced them.
+
+    Build with :func:`dcsim.simulate`, or read back with :meth:`Result.from_dir`.
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        tables: dict[str, pd.DataFrame],
+        *,
+        wall_s: Optional[float] = None,
+        engine_spec: Optional[dict] = None,
+    ) -> None:
+        missing = [t for t in TABLES if t not in tables]
+        if missing:
+            raise ValueError(f"result: the engine returned no table(s) {', '.join(missing)}; got {', '.join(tables)}")
+        self.scenario = scenario
+        self.tables = tables
+        self.wall_s = wall_s
+        self.engine_spec = engine_spec if engine_spec is not None else scenario.to_engine_spec()
+
+    @classmethod
+    def from_engine(cls, scenario: Scenario, raw: dict, **kw: Any) -> "Result":
+        """From ``_core.Simulation.results()``: a dict of tables, each a dict of equal-length columns."""
+        tables = {}
+        for name, cols in raw.items():
+            lengths = {c: len(v) for c, v in cols.items()}
+            if len(set(lengths.values())) > 1:
+                raise ValueError(f"result: table {name!r} has columns of different lengths {lengths}")
+            tables[name] = pd.DataFrame({c: (np.asarray(v) if not isinstance(v, list) else v) for c, v in cols.items()})
+        return cls(scenario, tables, **kw)
+
+    @classmethod
+    def from_dir(cls, out: Union[str, Path]) -> "Result":
+        """Read back what :meth:`to_dir` wrote."""
+        out = Path(out)
+        scenario = load_scenario(out / "scenario.toml")
+        tables = {t: pd.read_parquet(out / f"{t}.parquet") for t in TABLES}
+        spec_path = out / "engine_spec.json"
+        spec = json.loads(spec_path.read_text()) if spec_path.exists() else None
+        return cls(scenario, tables, engine_spec=spec)
+
+    # -- tables ---------------------------------------------------------------------------------
+    @property
+    def queue(self) -> pd.DataFrame:
+        return self.tables["queue"]
+
+    @property
+    def throughput(self) -> pd.DataFrame:
+        return self.tables["throughput"]
+
+    @property
+    def cwnd(self) -> pd.DataFrame:
+        return self.tables["cwnd"]
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self.tables["flows"]
+
+    @property
+    def ports(self) -> pd.DataFrame:
+        return self.tables["ports"]
+
+    @property
+    def queue_hist(self) -> pd.DataFrame:
+        return self.tables["queue_hist"]
+
+    @property
+    def counters(self) -> pd.DataFrame:
+        return self.tables["counters"]
+
+    # -- derived --------------------------------------------------------------------------------
+    @property
+    def duration_s(self) -> float:
+        return self.engine_spec["duration_ps"] / 1e12
+
+    @property
+    def warmup_s(self) -> float:
+        return self.engine_spec["warmup_ps"] / 1e12
+
+    def port_labels(self) -> dict[Any, str]:
+        """Port id -> "src->dst"."""
+        p = self.ports
+        return {pid: f"{s}->{d}" for pid, s, d in zip(p["port"], p["src"], p["dst"])}
+
+    def monitored_ports(self) -> pd.DataFrame:
+        p = self.ports
+        return p[p["monitored"].astype(bool)]
+
+    def jain_index(self, window: Union[None, float, tuple[float, float]] = None) -> float:
+        """Jain's fairness index of the flows' goodputs.
+
+        ``window=None``: the per-flow goodput after warm-up (flows table). ``window=0.5``: the mean
+        throughput of each flow over the last 0.5 s of the run; ``window=(t0, t1)``: over [t0, t1] s
+        (from the throughput series; only intervals lying wholly inside the window count).
+        """
+        if window is None:
+            return jain_index(self.flows["goodput_bps"].to_numpy(dtype=float))
+        t0, t1 = (self.duration_s - float(window), self.duration_s) if np.isscalar(window) else map(float, window)
+        if not (t1 > t0):
+            raise ValueError(f"jain_index: window {window!r} is empty; allowed a length > 0 s or (t0, t1) with t0 < t1")
+        dt = self.engine_spec["metrics"]["throughput_interval_ps"] / 1e12
+        tp = self.throughput
+        eps = 1e-12
+        inside = tp[(tp["t_s"] - dt >= t0 - eps) & (tp["t_s"] <= t1 + eps)]
+        if inside.empty:
+            raise ValueError(f"jain_index: no throughput samples in [{t0:g}, {t1:g}] s")
+        means = inside.groupby("flow")["rate_bps"].mean()
+        per_flow = means.reindex(self.flows["flow"], fill_value=0.0)
+        return jain_index(per_flow.to_numpy(dtype=float))
+
+    def flow_means(self) -> pd.DataFrame:
+        """Per flow: mean cwnd (packets) and mean alpha after warm-up, from the cwnd trace."""
+        c = self.cwnd
+        c = c[c["t_s"] >= self.warmup_s]
+        g = c.groupby("flow")
+        return pd.DataFrame({"cwnd_mean_pkt": g["cwnd_pkt"].mean(), "alpha_mean": g["alpha"].mean()})
+
+    def summary(self) -> dict:
+        """Per-port utilization and queue statistics, per-flow goodput, Jain's index, totals (JSON-ready)."""
+        f = self.flows
+        means = self.flow_means()
+        flows = []
+        for row in f.to_dict("records"):
+            fm = means.loc[row["flow"]] if row["flow"] in means.index else None
+            flows.append(
+                {
+                    "flow": row["flow"],
+                    "src": row["src"],
+                    "dst": row["dst"],
+                    "protocol": row["protocol"],
+                    "start_s": row["start_s"],
+                    "size_bytes": row["size_bytes"],
+                    "goodput_bps": row["goodput_bps"],
+                    "delivered_bytes": row["delivered_bytes"],
+                    "sent_pkts": row["sent_pkts"],
+                    "retransmits": row["retransmits"],
+                    "timeouts": row["timeouts"],
+                    "fast_retransmits": row.get("fast_retransmits"),
+                    "marks": row["marks"],
+                    "ecn_cuts": row.get("ecn_cuts"),
+                    "fct_s": row["fct_s"],
+                    "cwnd_mean_pkt": None if fm is None else fm["cwnd_mean_pkt"],
+                    "alpha_mean": None if fm is None else fm["alpha_mean"],
+                }
+            )
+        ports = []
+        for row in self.monitored_ports().to_dict("records"):
+            ports.append(
+                {
+                    "port": f"{row['src']}->{row['dst']}",
+                    "rate_bps": row["rate_bps"],
+                    "utilization": row["utilization"],
+                    "q_mean_pkt": row["q_mean_pkt"],
+                    "q_p50_pkt": row["q_p50_pkt"],
+                    "q_p99_pkt": row["q_p99_pkt"],
+                    "q_max_pkt": row["q_max_pkt"],
+                    "q_min_pkt": row["q_min_pkt"],
+                    "idle_s": row["idle_s"],
+                    "drops": row["drops"],
+                    "marks": row["marks"],
+                    "tx_bytes": row["tx_bytes"],
+                }
+            )
+        c = {k: self.counters[k].iloc[0] for k in self.counters.columns} if len(self.counters) else {}
+        goodput = f["goodput_bps"].to_numpy(dtype=float)
+        fin = f["fct_s"].to_numpy(dtype=float)
+        out = {
+            "scenario": self.scenario.describe(),
+            "duration_s": self.duration_s,
+            "warmup_s": self.warmup_s,
+            "seed": self.engine_spec["seed"],
+            "wall_s": self.wall_s,
+            "events": c.get("events"),
+            "events_per_wall_s": (c["events"] / self.wall_s) if (self.wall_s and "events" in c) else None,
+            "packets": {k: c.get(k) for k in ("sent_pkts", "delivered_pkts", "dropped_pkts", "in_flight_pkts")},
+            "goodput_total_bps": float(np.nansum(goodput)),
+            "goodput_mean_bps": float(np.nanmean(goodput)) if goodput.size else None,
+            "jain_index": self.jain_index() if goodput.size else None,
+            "flows_finished": int(np.sum(np.isfinite(fin))),
+            "totals": {
+                "delivered_bytes": int(f["delivered_bytes"].sum()),
+                "retransmits": int(f["retransmits"].sum()),
+                "timeouts": int(f["timeouts"].sum()),
+                "drops": int(self.ports["drops"].sum()),
+                "marks": int(self.ports["marks"].sum()),
+            },
+            "ports": ports,
+            "flows": flows,
+        }
+        return _jsonable(out)
+
+    # -- files ----------------------------------------------------------------------------------
+    def to_dir(self, out: Union[str, Path]) -> list[Path]:
+        """Write every table as Parquet, then summary.json, scenario.toml and engine_spec.json.
+
+        Tables go first, each in its own file, so that nothing computed is lost if a later step fails.
+        """
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        files = []
+        for name in TABLES:
+            path = out / f"{name}.parquet"
+            self.tables[name].to_parquet(path, index=False)
+            files.append(path)
+        for name, text in (
+            ("scenario.toml", self.scenario.to_toml()),
+            ("engine_spec.json", json.dumps(self.engine_spec, indent=2)),
+            ("summary.json", json.dumps(self.summary(), indent=2, allow_nan=False)),
+        ):
+            path = out / name
+            path.write_text(text, encoding="utf-8")
+            files.append(path)
+        return files
+
+    def __repr__(self) -> str:
+        rows = ", ".join(f"{t}={len(self.tables[t])}" for t in TABLES)
+        return f"Result({self.scenario.describe()!r}; rows: {rows})"

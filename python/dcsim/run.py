@@ -1,0 +1,170 @@
+"""``dcsim run FILE.toml``: validate, simulate with a progress bar, print a summary, write files.
+
+Order matters: the scenario is validated before anything runs (exit 2 on a bad file); after the
+run every table is written as Parquet plus summary.json first, then the plots, so a plot failure
+loses nothing computed (it is reported and the exit status is 1).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Callable, Optional
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from dcsim.result import Result
+from dcsim.scenario import ScenarioError, load_scenario
+from dcsim.simulate import simulate
+from dcsim.units import fmt_time
+
+__all__ = ["run_scenario_file", "default_out_dir", "print_summary"]
+
+#: The flow table lists at most this many flows; the rest are summarised in one line.
+MAX_FLOW_ROWS = 20
+
+
+def default_out_dir(scenario_path: Path) -> Path:
+    return Path("dcsim-out") / Path(scenario_path).stem
+
+
+def _num(x, fmt: str, unit: str = "") -> str:
+    if x is None or (isinstance(x, float) and not math.isfinite(x)):
+        return "-"
+    return f"{x:{fmt}}{(' ' + unit) if unit else ''}"
+
+
+def _gbps(x) -> str:
+    return _num(None if x is None else x / 1e9, ".3f", "Gbps")
+
+
+def _time(x) -> str:
+    return "-" if x is None or not math.isfinite(x) else fmt_time(x)
+
+
+def print_summary(summary: dict, console: Console) -> None:
+    """The summary as rich tables; the unit of every number is in its column header."""
+    ports = Table(title="Ports (after warm-up)")
+    heads = ("port", "rate Gbps", "util %", "q mean pkt", "q p50 pkt", "q p99 pkt", "q max pkt", "idle us", "drops pkt", "marks pkt")
+    for col in heads:
+        ports.add_column(col, justify="left" if col == "port" else "right")
+    for p in summary["ports"]:
+        ports.add_row(
+            p["port"],
+            _num(p["rate_bps"] / 1e9, ".4g"),
+            _num(None if p["utilization"] is None else 100 * p["utilization"], ".2f"),
+            _num(p["q_mean_pkt"], ".1f"),
+            _num(p["q_p50_pkt"], ".0f"),
+            _num(p["q_p99_pkt"], ".0f"),
+            _num(p["q_max_pkt"], ".0f"),
+            _num(None if p["idle_s"] is None else p["idle_s"] * 1e6, ".1f"),
+            _num(p["drops"], "d"),
+            _num(p["marks"], "d"),
+        )
+    console.print(ports)
+
+    flows = Table(title="Flows (goodput after warm-up)")
+    heads = ("flow", "path", "protocol", "goodput Gbps", "cwnd pkt", "alpha", "retx pkt", "RTOs", "CE pkt", "FCT ms")
+    for col in heads:
+        flows.add_column(col, justify="left" if col in ("path", "protocol") else "right")
+    rows = summary["flows"]
+    for f in rows[:MAX_FLOW_ROWS]:
+        flows.add_row(
+            str(f["flow"]),
+            f"{f['src']}->{f['dst']}",
+            f["protocol"],
+            _num(None if f["goodput_bps"] is None else f["goodput_bps"] / 1e9, ".3f"),
+            _num(f["cwnd_mean_pkt"], ".1f"),
+            _num(f["alpha_mean"], ".3f"),
+            _num(f["retransmits"], "d"),
+            _num(f["timeouts"], "d"),
+            _num(f["marks"], "d"),
+            _num(None if f["fct_s"] is None else f["fct_s"] * 1e3, ".3f"),
+        )
+    if len(rows) > MAX_FLOW_ROWS:
+        rest = rows[MAX_FLOW_ROWS:]
+        g = [r["goodput_bps"] for r in rest if r["goodput_bps"] is not None]
+        mean = sum(g) / len(g) / 1e9 if g else None
+        flows.add_row(f"+{len(rest)}", "more flows", "", _num(mean, ".3f") + " (mean)", "", "", "", "", "", "")
+    flows.caption = "cwnd and alpha: means of the sampled trace after warm-up"
+    console.print(flows)
+
+    pk = summary["packets"]
+    tot = summary["totals"]
+    lines = [
+        f"aggregate goodput {_gbps(summary['goodput_total_bps'])}, mean per flow {_gbps(summary['goodput_mean_bps'])}, "
+        f"Jain's fairness index {_num(summary['jain_index'], '.4f')}",
+        f"packets: sent {_num(pk['sent_pkts'], 'd')}, delivered {_num(pk['delivered_pkts'], 'd')}, "
+        f"dropped {_num(pk['dropped_pkts'], 'd')}, in flight {_num(pk['in_flight_pkts'], 'd')}; "
+        f"retransmitted {tot['retransmits']} pkt, timeouts {tot['timeouts']}, ECN marks {tot['marks']} pkt",
+        f"simulated {_time(summary['duration_s'])} (warm-up {_time(summary['warmup_s'])}) in {_time(summary['wall_s'])} wall; "
+        f"{_num(summary['events'], ',d')} events, {_num(summary['events_per_wall_s'], ',.0f', 'events/s')}",
+    ]
+    for line in lines:
+        console.print(line)
+
+
+def run_scenario_file(
+    scenario: Path,
+    out: Optional[Path],
+    *,
+    plots: bool = True,
+    console: Console,
+    fail: Callable[[str], None],
+    json_out: bool = False,
+) -> Result:
+    """Validate ``scenario`` (exit 2 via ``fail`` if invalid), run it, print, write files into ``out``."""
+    try:
+        sc = load_scenario(scenario)
+    except ScenarioError as e:
+        fail(f"{scenario}: invalid scenario\n{e}")
+        raise  # fail() exits; this keeps type checkers honest
+    out = Path(out) if out is not None else default_out_dir(scenario)
+    # Progress and messages go to stderr when stdout carries JSON.
+    info = Console(stderr=True) if json_out else console
+    info.print(f"[bold]{Path(scenario).name}[/]: {sc.describe()}")
+    with Progress(
+        TextColumn("simulating"),
+        BarColumn(),
+        TextColumn("{task.fields[now]} / {task.fields[total_s]}"),
+        TimeElapsedColumn(),
+        console=info,
+        transient=True,
+    ) as bar:
+        task = bar.add_task("run", total=1.0, now="0 s", total_s=fmt_time(sc.run.duration))
+
+        def progress(now_s: float, duration_s: float) -> None:
+            bar.update(task, completed=now_s / duration_s, now=fmt_time(now_s) if now_s > 0 else "0 s")
+
+        try:
+            result = simulate(sc, progress=progress)
+        except ScenarioError as e:  # the engine's own validation (Python should have caught it first)
+            fail(f"{scenario}: invalid scenario\n{e}")
+            raise
+    files = result.to_dir(out)
+    summary = result.summary()
+    if json_out:
+        console.print_json(json.dumps(summary))
+    else:
+        print_summary(summary, console)
+    plot_errors = []
+    if plots:
+        from dcsim.plotting import PLOTS
+
+        for name, fn in PLOTS.items():
+            path = out / name
+            try:
+                fn(result, path)
+                files.append(path)
+            except Exception as e:  # a plot must never lose the tables already written
+                plot_errors.append(f"{name}: {type(e).__name__}: {e}")
+    info.print(f"files in {out}/: " + ", ".join(p.name for p in files))
+    if plot_errors:
+        for msg in plot_errors:
+            info.print(f"[bold red]plot failed:[/] {msg}")
+        raise typer.Exit(code=1)
+    return result

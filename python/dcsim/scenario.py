@@ -1,0 +1,1034 @@
+"""The public scenario model: what a user writes (TOML or Python), validated before anything runs.
+
+A scenario file looks like this (``examples/dctcp_dumbbell.toml``)::
+
+    [network]
+    topology = "dumbbell"          # or "graph" with [[network.nodes]] and [[network.links]]
+    senders = 10                   # default: the number of flows
+    bottleneck = "10Gbps"
+    access = "10Gbps"              # default: same as bottleneck
+    rtt = "100us"                  # base round-trip propagation delay; or a list, one per sender
+    buffer = "1000pkt"
+    aqm = { kind = "threshold", K = "65pkt" }
+
+    [[flows]]
+    count = 10
+    protocol = "dctcp"
+    g = 0.0625
+
+    [run]
+    duration = "1s"
+    warmup = "50ms"
+    seed = 1
+
+Quantities carry units at the edge ("10Gbps", "100us", "65pkt", "256KB"; parsed by
+:mod:`dcsim.units`); inside the model they are SI floats (bit/s, s) or :class:`~dcsim.units.Size`.
+:meth:`Scenario.to_engine_spec` turns the model into the engine's JSON (integer picoseconds
+``_ps``, bit/s ``_bps``; ``crates/dcsim-core/src/scenario.rs`` is the contract).
+
+Every invalid input raises :class:`ScenarioError` with one plain line per problem,
+``field: what is wrong; allowed ...``, where ``field`` is the path in the file
+(``flows[0].protocol``, ``network.aqm.K``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import sys
+from collections import deque
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError, model_validator
+from pydantic_core import PydanticCustomError
+
+from dcsim.units import DEFAULT_PACKET_BYTES, Size, UnitError, parse_rate, parse_size, parse_time, to_ps
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python < 3.11 only
+    import tomli as tomllib
+
+__all__ = [
+    "ScenarioError",
+    "Scenario",
+    "Network",
+    "Aqm",
+    "Node",
+    "Link",
+    "FlowGroup",
+    "DelayedAck",
+    "Run",
+    "Metrics",
+    "FlowInfo",
+    "load_scenario",
+    "PROTOCOLS",
+    "AQM_KINDS",
+    "TOPOLOGIES",
+]
+
+PROTOCOLS = ("dctcp", "newreno")
+AQM_KINDS = ("droptail", "threshold", "red")
+TOPOLOGIES = ("dumbbell", "graph")
+NODE_KINDS = ("host", "switch")
+
+#: Longest run the engine's u64 picosecond clock allows with room to spare, s.
+MAX_DURATION_S = 1e6
+
+
+class ScenarioError(ValueError):
+    """An invalid scenario. ``str(err)`` is one ``field: problem; allowed ...`` line per problem."""
+
+
+# --------------------------------------------------------------------------------------------
+# Errors: every check raises _err(field, msg); _format turns pydantic's errors into plain lines.
+
+
+def _err(field: str, msg: str) -> PydanticCustomError:
+    """An error about ``field`` (relative to the model being validated)."""
+    # The message template is formatted with the context; escape braces in user text.
+    return PydanticCustomError("dcsim", msg.replace("{", "{{").replace("}", "}}"), {"field": field})
+
+
+_MISSING_HINTS = {
+    "protocol": "; allowed: " + ", ".join(PROTOCOLS),
+    "duration": '; e.g. duration = "1s"',
+    "network": "; give a [network] table (topology, bottleneck, rtt, buffer, aqm)",
+    "run": '; give a [run] table with duration, e.g. duration = "1s"',
+    "rate": '; e.g. rate = "10Gbps"',
+    "delay": '; the one-way propagation delay, e.g. delay = "10us"',
+}
+
+
+def _loc_path(loc: tuple) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part:
+            out += ("." if out else "") + str(part)
+    return out
+
+
+def _format_error(e: dict) -> str:
+    loc = tuple(e.get("loc", ()))
+    ctx = e.get("ctx") or {}
+    if e.get("type") == "dcsim" and ctx.get("field"):
+        loc = loc + tuple(p for p in _split_field(ctx["field"]))
+    msg = e.get("msg", "")
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if msg.startswith(prefix):
+            msg = msg[len(prefix):]
+    if e.get("type") == "missing":
+        msg = "required but missing" + _MISSING_HINTS.get(str(loc[-1]) if loc else "", "")
+    path = _loc_path(loc) or "scenario"
+    return f"{path}: {msg}"
+
+
+def _split_field(field: str) -> list:
+    """"links[2].rate" -> ["links", 2, "rate"] so that paths join uniformly."""
+    parts: list = []
+    for piece in field.split("."):
+        while "[" in piece:
+            name, rest = piece.split("[", 1)
+            idx, piece = rest.split("]", 1)
+            if name:
+                parts.append(name)
+            parts.append(int(idx))
+        if piece:
+            parts.append(piece)
+    return parts
+
+
+def _scenario_error(exc: ValidationError) -> ScenarioError:
+    lines = []
+    for e in exc.errors():
+        line = _format_error(e)
+        if line not in lines:
+            lines.append(line)
+    return ScenarioError("\n".join(lines))
+
+
+# --------------------------------------------------------------------------------------------
+# Quantity fields: parsed with dcsim.units, serialised back to an exact string with a unit.
+
+
+def _strip_what(e: UnitError) -> str:
+    msg = str(e)
+    return msg.split(": ", 1)[1] if msg.startswith("\0: ") else msg
+
+
+def _exact(x: float, units: list[tuple[str, float]], parse, mul: bool) -> str:
+    """Shortest string with a unit that parses back to exactly ``x``."""
+    if x == 0:
+        return "0" + units[-1][0]
+    for unit, scale in units:
+        v = x / scale if mul else x * scale
+        if abs(v) >= 1 or unit == units[-1][0]:
+            for digits in (6, 9, 12, 15, 17):
+                s = f"{v:.{digits}g}"
+                if "e" not in s and parse(s + unit, "x") == x:
+                    return s + unit
+            break
+    return repr(x) + units[-1][0] if mul else repr(x) + "s"
+
+
+_RATE_FMT = [("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3), ("bps", 1.0)]
+_TIME_FMT = [("s", 1.0), ("ms", 1e3), ("us", 1e6), ("ns", 1e9), ("ps", 1e12)]
+
+
+def rate_str(bps: float) -> str:
+    """bit/s -> "10Gbps" (exact: parses back to the same float)."""
+    return _exact(bps, _RATE_FMT, parse_rate, mul=True)
+
+
+def time_str(s: float) -> str:
+    """seconds -> "100us" (exact: parses back to the same float)."""
+    if s == 0:
+        return "0s"
+    for unit, div in _TIME_FMT:
+        v = s * div
+        if abs(v) >= 1 or unit == "ps":
+            for digits in (6, 9, 12, 15, 17):
+                txt = f"{v:.{digits}g}"
+                if "e" not in txt and parse_time(txt + unit, "x") == s:
+                    return txt + unit
+            break
+    return repr(s)  # plain number = seconds
+
+
+def size_str(sz: Size) -> str:
+    """Size -> "65pkt" / "256000B" (exact)."""
+    v = sz.value
+    num = str(int(v)) if float(v).is_integer() and abs(v) < 2**53 else repr(float(v))
+    return num + ("pkt" if sz.unit == "pkt" else "B")
+
+
+def _rate_v(v: Any) -> float:
+    try:
+        return parse_rate(v, "\0")
+    except UnitError as e:
+        raise ValueError(_strip_what(e)) from None
+
+
+def _time_v(v: Any) -> float:
+    try:
+        return parse_time(v, "\0")
+    except UnitError as e:
+        raise ValueError(_strip_what(e)) from None
+
+
+def _size_v(v: Any) -> Size:
+    try:
+        return parse_size(v, "\0")
+    except UnitError as e:
+        raise ValueError(_strip_what(e)) from None
+
+
+Rate = Annotated[float, PlainValidator(_rate_v), PlainSerializer(rate_str, return_type=str)]
+"""A rate in bit/s; written "10Gbps"."""
+Time = Annotated[float, PlainValidator(_time_v), PlainSerializer(time_str, return_type=str)]
+"""A time in seconds; written "100us"."""
+def _time_or_list_v(v: Any) -> Union[float, list[float]]:
+    if isinstance(v, (list, tuple)):
+        out = []
+        for i, x in enumerate(v):
+            try:
+                out.append(parse_time(x, "\0"))
+            except UnitError as e:
+                raise _err(f"[{i}]", _strip_what(e)) from None
+        return out
+    return _time_v(v)
+
+
+def _time_or_list_s(v: Union[float, list[float]]) -> Union[str, list[str]]:
+    return [time_str(x) for x in v] if isinstance(v, list) else time_str(v)
+
+
+TimeOrList = Annotated[Union[float, list[float]], PlainValidator(_time_or_list_v), PlainSerializer(_time_or_list_s)]
+"""One time or a list of times, s; written "100us" or ["100us", "200us"]."""
+SizeQ = Annotated[Size, PlainValidator(_size_v), PlainSerializer(size_str, return_type=str)]
+"""A size in packets or bytes; written "65pkt" or "256KB"."""
+
+
+def _one_of(value: str, allowed: tuple[str, ...]) -> str:
+    return f"{value!r} is not one of {', '.join(allowed)}"
+
+
+def _positive_rate(field: str, bps: float) -> None:
+    if not bps >= 1.0:  # also catches NaN
+        raise _err(field, f"{rate_str(bps) if math.isfinite(bps) else bps} is not a positive rate; allowed > 0 bit/s, e.g. \"10Gbps\"")
+
+
+def _amount(field: str, sz: Size, packet_bytes: int) -> dict:
+    """Size -> the engine's Amount ({"packets": n} or {"bytes": n}); must be a positive whole number."""
+    if not sz.value > 0:
+        raise _err(field, f"{size_str(sz)} must be positive; allowed > 0 packets or bytes, e.g. \"100pkt\"")
+    if not float(sz.value).is_integer():
+        what = "packets" if sz.unit == "pkt" else "bytes"
+        raise _err(field, f"{size_str(sz)} is not a whole number of {what}")
+    return {"packets": int(sz.value)} if sz.unit == "pkt" else {"bytes": int(sz.value)}
+
+
+def _whole_packets(field: str, sz: Size) -> float:
+    """A window given in packets ("2pkt" or 2); bytes are refused (cwnd is counted in packets)."""
+    if sz.unit != "pkt":
+        raise _err(field, f"{size_str(sz)}: give packets, e.g. \"2pkt\"")
+    return float(sz.value)
+
+
+class _Model(BaseModel):
+    """Base: unknown keys are errors (they are usually typos), with a did-you-mean hint."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        if isinstance(data, BaseModel):
+            return data
+        if not isinstance(data, dict):
+            raise PydanticCustomError("dcsim", "expected a table of keys and values, got {got}", {"got": repr(data), "field": ""})
+        allowed = [k for k in cls.model_fields]
+        for key in data:
+            if key not in cls.model_fields:
+                close = difflib.get_close_matches(str(key), allowed, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                raise _err(str(key), f"unknown key; {hint}allowed keys: {', '.join(allowed)}")
+        return data
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+
+
+class Aqm(_Model):
+    """Queue discipline of an egress port.
+
+    * ``droptail``: no marking; drop when the buffer is full.
+    * ``threshold``: DCTCP marking: CE on enqueue when the instantaneous queue is at least ``K``
+      (DCTCP analysis paper, eq. (8): p(t) = 1{q(t) > K}; the engine marks at q >= K).
+    * ``red``: RED with ECN (Floyd & Jacobson 1993; ns-2 ``red.cc``): EWMA of the queue with weight
+      ``w_q``, marking probability rising linearly from 0 at ``min_th`` to ``max_p`` at ``max_th``
+      (coexistence paper, eq. (2)); thresholds in packets.
+    """
+
+    kind: str = "droptail"
+    K: Optional[SizeQ] = None
+    min_th: Optional[SizeQ] = None
+    max_th: Optional[SizeQ] = None
+    max_p: Optional[float] = None
+    w_q: Optional[float] = None
+    gentle: Optional[bool] = None
+    ecn: Optional[bool] = None
+    wait: Optional[bool] = None
+
+    _PARAMS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "droptail": (),
+        "threshold": ("K",),
+        "red": ("min_th", "max_th", "max_p", "w_q", "gentle", "ecn", "wait"),
+    }
+    #: RED defaults: the classic w_q (protocols.md §5), ECN on, ns-2 wait_ spacing, not gentle.
+    RED_DEFAULTS: ClassVar[dict[str, Any]] = {"w_q": 0.002, "gentle": False, "ecn": True, "wait": True}
+
+    @model_validator(mode="after")
+    def _check(self) -> "Aqm":
+        if self.kind not in AQM_KINDS:
+            raise _err("kind", _one_of(self.kind, AQM_KINDS))
+        params = self._PARAMS[self.kind]
+        for name in ("K", "min_th", "max_th", "max_p", "w_q", "gentle", "ecn", "wait"):
+            if getattr(self, name) is not None and name not in params:
+                allowed = ", ".join(params) if params else "no parameters"
+                raise _err(name, f"not a parameter of aqm kind {self.kind!r}; allowed: {allowed}")
+        if self.kind == "threshold":
+            if self.K is None:
+                raise _err("K", 'required for aqm kind "threshold", e.g. K = "65pkt"')
+        if self.kind == "red":
+            for name in ("min_th", "max_th", "max_p"):
+                if getattr(self, name) is None:
+                    raise _err(name, 'required for aqm kind "red" (min_th, max_th in packets; 0 < max_p <= 1)')
+            for name, value in self.RED_DEFAULTS.items():
+                if getattr(self, name) is None:
+                    setattr(self, name, value)
+            for name in ("max_p", "w_q"):
+                x = getattr(self, name)
+                if not (0 < x <= 1):
+                    raise _err(name, f"{x} is out of range; allowed (0, 1]")
+        return self
+
+    def check_against_buffer(self, buffer: Size, packet_bytes: int, field: str) -> None:
+        """K and RED thresholds must fit in the buffer (``field`` = path of this aqm)."""
+        cap_b = buffer.bytes(packet_bytes)
+        if self.kind == "threshold":
+            _amount(f"{field}.K", self.K, packet_bytes)
+            if self.K.bytes(packet_bytes) > cap_b:
+                raise _err(
+                    f"{field}.K",
+                    f"marking threshold {size_str(self.K)} is larger than the buffer {size_str(buffer)}; "
+                    f"allowed 0 < K <= buffer",
+                )
+        if self.kind == "red":
+            lo, hi = self.min_th.packets(packet_bytes), self.max_th.packets(packet_bytes)
+            if not lo >= 0:
+                raise _err(f"{field}.min_th", f"{size_str(self.min_th)} is out of range; allowed >= 0 packets")
+            if not hi > lo:
+                raise _err(f"{field}.max_th", f"{size_str(self.max_th)} must be larger than min_th = {size_str(self.min_th)}")
+            if hi * packet_bytes > cap_b:
+                raise _err(f"{field}.max_th", f"{size_str(self.max_th)} is larger than the buffer {size_str(buffer)}; allowed max_th <= buffer")
+
+    def to_engine(self, packet_bytes: int) -> dict:
+        if self.kind == "droptail":
+            return {"kind": "drop_tail"}
+        if self.kind == "threshold":
+            return {"kind": "threshold", "k": _amount("K", self.K, packet_bytes)}
+        return {
+            "kind": "red",
+            "min_th_pkt": self.min_th.packets(packet_bytes),
+            "max_th_pkt": self.max_th.packets(packet_bytes),
+            "max_p": float(self.max_p),
+            "w_q": float(self.w_q),
+            "gentle": bool(self.gentle),
+            "ecn": bool(self.ecn),
+            "wait": bool(self.wait),
+        }
+
+
+def _queue_engine(buffer: Size, aqm: Aqm, packet_bytes: int, field: str) -> dict:
+    aqm.check_against_buffer(buffer, packet_bytes, f"{field}.aqm")
+    return {"capacity": _amount(f"{field}.buffer", buffer, packet_bytes), "aqm": aqm.to_engine(packet_bytes)}
+
+
+class Node(_Model):
+    """A node of an explicit graph: a ``host`` (ends flows) or a ``switch`` (forwards)."""
+
+    name: str
+    kind: str = "host"
+
+    @model_validator(mode="after")
+    def _check(self) -> "Node":
+        if self.kind not in NODE_KINDS:
+            raise _err("kind", _one_of(self.kind, NODE_KINDS))
+        if not self.name or "->" in self.name:
+            raise _err("name", f"{self.name!r} is not a valid node name; allowed: non-empty, without '->'")
+        return self
+
+
+class Link(_Model):
+    """A full-duplex link: one egress port (queue) at each end; ``delay`` is one-way propagation."""
+
+    a: str
+    b: str
+    rate: Rate
+    delay: Time
+    buffer: Optional[SizeQ] = None
+    aqm: Optional[Aqm] = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "Link":
+        _positive_rate("rate", self.rate)
+        if not self.delay >= 0:
+            raise _err("delay", f"{time_str(self.delay)} is negative; allowed >= 0 s")
+        if self.aqm is not None and self.buffer is None:
+            raise _err("buffer", "required when aqm is given (the queue needs a capacity)")
+        return self
+
+
+class Network(_Model):
+    """Topology. ``dumbbell``: senders s0..s{N-1}, each on its own access link to switch ``sw``,
+    and one bottleneck link sw -> ``r`` (the receiver). ``graph``: explicit nodes and links with
+    shortest-path (hop count) routing."""
+
+    topology: str = "dumbbell"
+    # dumbbell
+    senders: Optional[int] = None
+    bottleneck: Optional[Rate] = None
+    access: Optional[Rate] = None
+    rtt: Optional[TimeOrList] = None
+    rtts: Optional[list[Time]] = None
+    buffer: Optional[SizeQ] = None
+    aqm: Optional[Aqm] = None
+    # graph
+    nodes: Optional[list[Node]] = None
+    links: Optional[list[Link]] = None
+    # both
+    packet_bytes: int = DEFAULT_PACKET_BYTES
+    header_bytes: int = 40
+
+    _DUMBBELL: ClassVar[tuple[str, ...]] = ("senders", "bottleneck", "access", "rtt", "rtts", "buffer", "aqm")
+    _GRAPH: ClassVar[tuple[str, ...]] = ("nodes", "links")
+
+    @model_validator(mode="after")
+    def _check(self) -> "Network":
+        if self.topology not in TOPOLOGIES:
+            raise _err("topology", _one_of(self.topology, TOPOLOGIES))
+        if not (self.header_bytes >= 0 and self.header_bytes < self.packet_bytes <= 65535):
+            raise _err(
+                "packet_bytes",
+                f"{self.packet_bytes} is out of range; allowed header_bytes ({self.header_bytes}) < packet_bytes <= 65535",
+            )
+        if self.topology == "dumbbell":
+            for name in self._GRAPH:
+                if getattr(self, name) is not None:
+                    raise _err(name, 'only for topology = "graph"')
+            if self.senders is not None and self.senders < 1:
+                raise _err("senders", f"{self.senders} is out of range; allowed >= 1")
+            if self.bottleneck is None:
+                raise _err("bottleneck", 'required for a dumbbell, e.g. bottleneck = "10Gbps"')
+            _positive_rate("bottleneck", self.bottleneck)
+            if self.access is None:
+                self.access = self.bottleneck
+            _positive_rate("access", self.access)
+            if self.rtt is not None and self.rtts is not None:
+                raise _err("rtts", "give either rtt or rtts, not both")
+            if self.rtts is not None:
+                self.rtt, self.rtts = list(self.rtts), None
+            if self.rtt is None:
+                raise _err("rtt", 'required for a dumbbell: the base round-trip propagation delay, e.g. rtt = "100us"')
+            rtts = self.rtt if isinstance(self.rtt, list) else [self.rtt]
+            if not rtts:
+                raise _err("rtt", "empty list; give one RTT or one per sender")
+            for i, r in enumerate(rtts):
+                if not r > 0:
+                    f = f"rtt[{i}]" if isinstance(self.rtt, list) else "rtt"
+                    raise _err(f, f"{time_str(r)} is not positive; allowed > 0 s, e.g. \"100us\"")
+            if self.buffer is None:
+                raise _err("buffer", 'required for a dumbbell: the bottleneck buffer, e.g. buffer = "1000pkt"')
+            _amount("buffer", self.buffer, self.packet_bytes)
+            if self.aqm is None:
+                self.aqm = Aqm(kind="droptail")
+            self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
+        else:
+            for name in self._DUMBBELL:
+                if getattr(self, name) is not None:
+                    raise _err(name, 'only for topology = "dumbbell"; give [[network.links]] with rate, delay, buffer, aqm')
+            if not self.nodes:
+                raise _err("nodes", "a graph needs [[network.nodes]] entries {name, kind}")
+            seen: set[str] = set()
+            for i, n in enumerate(self.nodes):
+                if n.name in seen:
+                    raise _err(f"nodes[{i}].name", f"node name {n.name!r} appears twice; names must be unique")
+                seen.add(n.name)
+            if not self.links:
+                raise _err("links", "a graph needs [[network.links]] entries {a, b, rate, delay}")
+            pairs: set[frozenset] = set()
+            for i, link in enumerate(self.links):
+                for end in ("a", "b"):
+                    name = getattr(link, end)
+                    if name not in seen:
+                        raise _err(f"links[{i}].{end}", f"unknown node {name!r}; allowed: {', '.join(n.name for n in self.nodes)}")
+                if link.a == link.b:
+                    raise _err(f"links[{i}].b", "a link needs two different nodes")
+                pair = frozenset((link.a, link.b))
+                if pair in pairs:
+                    raise _err(f"links[{i}]", f"a second link between {link.a!r} and {link.b!r}; allowed: one link per pair")
+                pairs.add(pair)
+                if link.buffer is not None:
+                    _amount(f"links[{i}].buffer", link.buffer, self.packet_bytes)
+                    (link.aqm or Aqm()).check_against_buffer(link.buffer, self.packet_bytes, f"links[{i}].aqm")
+        return self
+
+    # -- derived
+    @property
+    def rtt_list(self) -> list[float]:
+        """Base RTT per sender, s (dumbbell)."""
+        return list(self.rtt) if isinstance(self.rtt, list) else [self.rtt]
+
+    def node_names(self) -> list[str]:
+        if self.topology == "dumbbell":
+            return [f"s{i}" for i in range(self.senders or 0)] + ["sw", "r"]
+        return [n.name for n in self.nodes]
+
+    def hosts(self) -> list[str]:
+        if self.topology == "dumbbell":
+            return [f"s{i}" for i in range(self.senders or 0)] + ["r"]
+        return [n.name for n in self.nodes if n.kind == "host"]
+
+    def adjacency(self) -> dict[str, list[str]]:
+        if self.topology == "dumbbell":
+            adj = {f"s{i}": ["sw"] for i in range(self.senders or 0)}
+            adj["sw"] = [f"s{i}" for i in range(self.senders or 0)] + ["r"]
+            adj["r"] = ["sw"]
+            return adj
+        adj = {n.name: [] for n in self.nodes}
+        for link in self.links:
+            adj[link.a].append(link.b)
+            adj[link.b].append(link.a)
+        return adj
+
+    def to_engine(self) -> dict:
+        pb = self.packet_bytes
+        if self.topology == "dumbbell":
+            return {
+                "kind": "dumbbell",
+                "senders": int(self.senders),
+                "bottleneck_bps": int(round(self.bottleneck)),
+                "access_bps": int(round(self.access)),
+                "rtt_ps": [to_ps(r) for r in self.rtt_list],
+                "bottleneck_queue": _queue_engine(self.buffer, self.aqm, pb, "network"),
+            }
+        links = []
+        for i, link in enumerate(self.links):
+            d = {"a": link.a, "b": link.b, "rate_bps": int(round(link.rate)), "delay_ps": to_ps(link.delay)}
+            if link.buffer is not None:
+                d["queue"] = _queue_engine(link.buffer, link.aqm or Aqm(), pb, f"network.links[{i}]")
+            links.append(d)
+        return {"kind": "graph", "nodes": [{"name": n.name, "kind": n.kind} for n in self.nodes], "links": links}
+
+
+class DelayedAck(_Model):
+    """Receiver delayed ACK (RFC 8257 §3.2 CE state machine): ACK every ``segments`` packets or after ``timeout``."""
+
+    segments: int = 2
+    timeout: Time = 1e-3
+
+    @model_validator(mode="after")
+    def _check(self) -> "DelayedAck":
+        if self.segments < 1:
+            raise _err("segments", f"{self.segments} is out of range; allowed >= 1")
+        if not self.timeout > 0:
+            raise _err("timeout", f"{time_str(self.timeout)} is not positive; allowed > 0 s")
+        return self
+
+
+class FlowGroup(_Model):
+    """``count`` identical flows (TCP connections). Flow i of the group starts at ``start + i*stagger``.
+
+    ``g`` is DCTCP's EWMA gain of eq. (3) of the DCTCP analysis paper, alpha <- (1-g) alpha + g F;
+    the paper requires g in (0, 1), we also allow g = 1 (alpha = F of the last window).
+    """
+
+    count: int = 1
+    protocol: str
+    g: Optional[float] = None
+    alpha_init: Optional[float] = None
+    ecn: Optional[bool] = None
+    start: Time = 0.0
+    stagger: Time = 0.0
+    size: Optional[SizeQ] = None
+    min_cwnd: SizeQ = Size(2.0, "pkt")
+    init_cwnd: SizeQ = Size(10.0, "pkt")
+    min_rto: Time = 10e-3
+    delayed_ack: Union[bool, DelayedAck] = False
+    senders: Optional[list[int]] = None
+    src: Optional[str] = None
+    dst: Optional[str] = None
+
+    #: DCTCP defaults: the analysis paper's g = 1/16 and alpha starting at 1 (RFC 8257).
+    DCTCP_DEFAULTS: ClassVar[dict[str, float]] = {"g": 1.0 / 16.0, "alpha_init": 1.0}
+
+    @model_validator(mode="after")
+    def _check(self) -> "FlowGroup":
+        if self.count < 1:
+            raise _err("count", f"{self.count} is out of range; allowed >= 1")
+        if self.protocol not in PROTOCOLS:
+            raise _err("protocol", _one_of(self.protocol, PROTOCOLS))
+        if self.protocol == "dctcp":
+            if self.ecn is not None:
+                raise _err("ecn", "only for protocol = \"newreno\" (DCTCP is always ECN-capable)")
+            if self.g is None:
+                self.g = self.DCTCP_DEFAULTS["g"]
+            if self.alpha_init is None:
+                self.alpha_init = self.DCTCP_DEFAULTS["alpha_init"]
+            if not (0 < self.g <= 1):
+                raise _err("g", f"{self.g} is out of range; allowed 0 < g <= 1 (e.g. 0.0625 = 1/16)")
+            if not (0 <= self.alpha_init <= 1):
+                raise _err("alpha_init", f"{self.alpha_init} is out of range; allowed [0, 1]")
+        else:
+            for name in ("g", "alpha_init"):
+                if getattr(self, name) is not None:
+                    raise _err(name, f"only for protocol = \"dctcp\"; {self.protocol} takes: ecn")
+            if self.ecn is None:
+                self.ecn = False
+        if not self.start >= 0:
+            raise _err("start", f"{time_str(self.start)} is negative; allowed >= 0 s")
+        if not self.stagger >= 0:
+            raise _err("stagger", f"{time_str(self.stagger)} is negative; allowed >= 0 s")
+        if self.size is not None:
+            if not self.size.value > 0:
+                raise _err("size", f"{size_str(self.size)} must be positive, or omit size for a long-lived flow")
+            if self.size.unit == "B" and not float(self.size.value).is_integer():
+                raise _err("size", f"{size_str(self.size)} is not a whole number of bytes")
+        for name in ("min_cwnd", "init_cwnd"):
+            w = _whole_packets(name, getattr(self, name))
+            if not (math.isfinite(w) and w >= 1):
+                raise _err(name, f"{w:g} is out of range; allowed >= 1 packet")
+        if not self.min_rto > 0:
+            raise _err("min_rto", f"{time_str(self.min_rto)} is not positive; allowed > 0 s, e.g. \"10ms\"")
+        if self.delayed_ack is True:
+            self.delayed_ack = DelayedAck()
+        return self
+
+    def protocol_engine(self) -> dict:
+        if self.protocol == "dctcp":
+            return {"kind": "dctcp", "g": float(self.g), "alpha_init": float(self.alpha_init)}
+        return {"kind": "newreno", "ecn": bool(self.ecn)}
+
+    def size_bytes(self, packet_bytes: int, header_bytes: int) -> Optional[int]:
+        """Payload bytes; a size in packets counts full packets of (packet_bytes - header_bytes) payload."""
+        if self.size is None:
+            return None
+        if self.size.unit == "pkt":
+            return int(round(self.size.value * (packet_bytes - header_bytes)))
+        return int(self.size.value)
+
+
+class Run(_Model):
+    duration: Time
+    warmup: Time = 0.0
+    seed: int = 1
+
+    @model_validator(mode="after")
+    def _check(self) -> "Run":
+        if not (0 < self.duration <= MAX_DURATION_S) or to_ps(self.duration) < 1:
+            raise _err("duration", f"{time_str(self.duration)} is out of range; allowed 1 ps .. {MAX_DURATION_S:g} s")
+        if not self.warmup >= 0:
+            raise _err("warmup", f"{time_str(self.warmup)} is negative; allowed 0 <= warmup < run.duration")
+        if not self.warmup < self.duration:
+            raise _err(
+                "warmup",
+                f"{time_str(self.warmup)} is not shorter than run.duration = {time_str(self.duration)}; "
+                f"allowed 0 <= warmup < duration",
+            )
+        if not (0 <= self.seed < 2**64):
+            raise _err("seed", f"{self.seed} is out of range; allowed 0 .. 2^64-1")
+        return self
+
+
+class Metrics(_Model):
+    """What the engine records; every series is sampled at a fixed interval (bounded memory)."""
+
+    queue_interval: Time = 10e-6
+    throughput_interval: Time = 1e-3
+    cwnd_interval: Time = 100e-6
+    monitor: Optional[list[str]] = None
+    max_rows: int = 50_000_000
+
+    @model_validator(mode="after")
+    def _check(self) -> "Metrics":
+        for name in ("queue_interval", "throughput_interval", "cwnd_interval"):
+            v = getattr(self, name)
+            if not (v > 0 and to_ps(v) >= 1):
+                raise _err(name, f"{time_str(v)} is not positive; allowed >= 1 ps")
+        if self.max_rows < 1:
+            raise _err("max_rows", f"{self.max_rows} is out of range; allowed >= 1")
+        for i, m in enumerate(self.monitor or []):
+            if m.count("->") != 1 or not all(p.strip() for p in m.split("->")):
+                raise _err(f"monitor[{i}]", f"{m!r} is not a port; write \"from->to\", e.g. \"sw->r\"")
+        return self
+
+    def ports(self) -> Optional[list[tuple[str, str]]]:
+        if self.monitor is None:
+            return None
+        return [tuple(p.strip() for p in m.split("->")) for m in self.monitor]  # type: ignore[misc]
+
+
+class FlowInfo(BaseModel):
+    """One expanded flow: index in the engine, its group in the file, and its end points."""
+
+    index: int
+    group: int
+    src: str
+    dst: str
+    protocol: str
+    start_s: float
+
+
+class Scenario(_Model):
+    """A whole simulation: network, flows, run length, metrics. See the module docstring."""
+
+    network: Network
+    flows: list[FlowGroup] = Field(default_factory=list)
+    run: Run
+    metrics: Metrics = Field(default_factory=Metrics)
+
+    def __init__(self, **data: Any) -> None:
+        """Validate; raises :class:`ScenarioError` (one ``field: problem`` line per problem)."""
+        try:
+            super().__init__(**data)
+        except ValidationError as e:
+            raise _scenario_error(e) from None
+
+    @classmethod
+    def model_validate(cls, obj: Any, **kwargs: Any) -> "Scenario":  # type: ignore[override]
+        try:
+            return super().model_validate(obj, **kwargs)
+        except ValidationError as e:
+            raise _scenario_error(e) from None
+
+    @model_validator(mode="after")
+    def _check(self) -> "Scenario":
+        net = self.network
+        if not self.flows:
+            raise _err("flows", "no flows: give at least one [[flows]] entry with count and protocol (dctcp, newreno)")
+        if net.topology == "dumbbell":
+            if net.senders is None:
+                net.senders = sum(f.count for f in self.flows)
+            n = net.senders
+            if isinstance(net.rtt, list) and len(net.rtt) != n:
+                raise _err("network.rtt", f"{len(net.rtt)} values given; allowed: one RTT, or one per sender ({n})")
+        hosts = set(net.hosts())
+        adj = net.adjacency()
+        for gi, f in enumerate(self.flows):
+            fld = f"flows[{gi}]"
+            if net.topology == "dumbbell":
+                for name in ("src", "dst"):
+                    if getattr(f, name) is not None:
+                        raise _err(f"{fld}.{name}", "only for topology = \"graph\"; in a dumbbell pick senders by index with senders = [0, 1, ...]")
+                if f.senders is not None:
+                    if not f.senders:
+                        raise _err(f"{fld}.senders", "empty list; allowed: sender indices 0 .. network.senders-1, or omit")
+                    for j, s in enumerate(f.senders):
+                        if not (0 <= s < net.senders):
+                            raise _err(f"{fld}.senders[{j}]", f"{s} is out of range; allowed 0 .. {net.senders - 1} (network.senders = {net.senders})")
+            else:
+                if f.senders is not None:
+                    raise _err(f"{fld}.senders", "only for topology = \"dumbbell\"; in a graph give src and dst")
+                for name in ("src", "dst"):
+                    v = getattr(f, name)
+                    if v is None:
+                        raise _err(f"{fld}.{name}", f"required for a graph; allowed hosts: {', '.join(sorted(hosts))}")
+                    if v not in hosts:
+                        raise _err(f"{fld}.{name}", f"{v!r} is not a host; allowed: {', '.join(sorted(hosts))}")
+                if f.src == f.dst:
+                    raise _err(f"{fld}.dst", "a flow needs two different hosts")
+                if not _reachable(adj, f.src, f.dst):
+                    raise _err(f"{fld}.dst", f"no path from {f.src!r} to {f.dst!r} in network.links")
+            last_start = f.start + (f.count - 1) * f.stagger
+            if not last_start < self.run.duration:
+                raise _err(
+                    f"{fld}.start",
+                    f"flows start until {time_str(last_start)}, not before run.duration = {time_str(self.run.duration)}; "
+                    f"allowed start + (count-1)*stagger < duration",
+                )
+        names = set(net.node_names())
+        for i, (a, b) in enumerate(self.metrics.ports() or []):
+            for end in (a, b):
+                if end not in names:
+                    raise _err(f"metrics.monitor[{i}]", f"unknown node {end!r}; allowed: {', '.join(net.node_names())}")
+            if b not in adj.get(a, []):
+                raise _err(f"metrics.monitor[{i}]", f"no link {a!r} -> {b!r}")
+        return self
+
+    # -- construction -------------------------------------------------------------------------
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "Scenario":
+        """Validate a dict of the TOML shape; raises :class:`ScenarioError`."""
+        if not isinstance(data, dict):
+            raise ScenarioError(f"scenario: expected a table, got {type(data).__name__}")
+        return cls(**data)
+
+    @classmethod
+    def from_toml_str(cls, text: str) -> "Scenario":
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError(f"scenario file: not valid TOML: {e}") from None
+        return cls.from_dict(data)
+
+    @classmethod
+    def from_toml(cls, path: Union[str, Path]) -> "Scenario":
+        """Load and validate a TOML scenario file; raises :class:`ScenarioError`."""
+        path = Path(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as e:
+            raise ScenarioError(f"{path}: cannot read the scenario file ({e.strerror or e})") from None
+        try:
+            return cls.from_toml_str(text)
+        except ScenarioError as e:
+            raise ScenarioError(str(e)) from None
+
+    # -- output -------------------------------------------------------------------------------
+
+    def to_dict(self) -> dict:
+        """The TOML-shaped dict with unit strings ("10Gbps"); ``from_dict(to_dict())`` == self."""
+        return self.model_dump(mode="json", exclude_none=True)
+
+    def to_toml(self) -> str:
+        """The scenario as a TOML file (every default spelled out)."""
+        return _toml_dumps(self.to_dict())
+
+    def expanded_flows(self) -> list[FlowInfo]:
+        """The flows in engine order (group by group; within a group by index)."""
+        out: list[FlowInfo] = []
+        rr = 0  # round-robin over the dumbbell's senders, continued across groups
+        for gi, f in enumerate(self.flows):
+            for k in range(f.count):
+                if self.network.topology == "dumbbell":
+                    if f.senders is not None:
+                        src = f"s{f.senders[k % len(f.senders)]}"
+                    else:
+                        src = f"s{rr % self.network.senders}"
+                        rr += 1
+                    dst = "r"
+                else:
+                    src, dst = f.src, f.dst
+                out.append(FlowInfo(index=len(out), group=gi, src=src, dst=dst, protocol=f.protocol, start_s=f.start + k * f.stagger))
+        return out
+
+    def to_engine_spec(self) -> dict:
+        """The engine's JSON (``crates/dcsim-core/src/scenario.rs``): integer ps, bit/s, Amounts.
+
+        The model is re-validated first, so a scenario changed after construction is checked too.
+        """
+        sc = type(self).from_dict(self.to_dict())
+        net, pb, hb = sc.network, sc.network.packet_bytes, sc.network.header_bytes
+        flows = []
+        for info in sc.expanded_flows():
+            f = sc.flows[info.group]
+            flows.append(
+                {
+                    "src": info.src,
+                    "dst": info.dst,
+                    "protocol": f.protocol_engine(),
+                    "start_ps": to_ps(info.start_s),
+                    "size_bytes": f.size_bytes(pb, hb),
+                    "min_cwnd_pkt": float(f.min_cwnd.value),
+                    "init_cwnd_pkt": float(f.init_cwnd.value),
+                    "min_rto_ps": to_ps(f.min_rto),
+                    "delayed_ack": (
+                        {"segments": int(f.delayed_ack.segments), "timeout_ps": to_ps(f.delayed_ack.timeout)}
+                        if isinstance(f.delayed_ack, DelayedAck)
+                        else None
+                    ),
+                }
+            )
+        m = sc.metrics
+        ports = m.ports()
+        return {
+            "seed": int(sc.run.seed),
+            "duration_ps": to_ps(sc.run.duration),
+            "warmup_ps": to_ps(sc.run.warmup),
+            "packet_bytes": int(pb),
+            "header_bytes": int(hb),
+            "topology": net.to_engine(),
+            "flows": flows,
+            "metrics": {
+                "queue_interval_ps": to_ps(m.queue_interval),
+                "throughput_interval_ps": to_ps(m.throughput_interval),
+                "cwnd_interval_ps": to_ps(m.cwnd_interval),
+                "monitor": None if ports is None else [{"from": a, "to": b} for a, b in ports],
+                "max_rows": int(m.max_rows),
+            },
+        }
+
+    def to_engine_json(self) -> str:
+        return json.dumps(self.to_engine_spec())
+
+    # -- convenience for reports ---------------------------------------------------------------
+
+    def marking_threshold_pkt(self) -> Optional[float]:
+        """K of a dumbbell with threshold marking, packets (None otherwise)."""
+        aqm = self.network.aqm
+        if self.network.topology == "dumbbell" and aqm is not None and aqm.kind == "threshold":
+            return aqm.K.packets(self.network.packet_bytes)
+        return None
+
+    def describe(self) -> str:
+        """One line: what runs."""
+        net = self.network
+        counts: dict[str, int] = {}
+        for f in self.flows:
+            counts[f.protocol] = counts.get(f.protocol, 0) + f.count
+        groups = ", ".join(f"{n} x {p}" for p, n in counts.items())
+        if net.topology == "dumbbell":
+            rtts = sorted(set(net.rtt_list))
+            rtt = time_str(rtts[0]) if len(rtts) == 1 else f"{time_str(rtts[0])}..{time_str(rtts[-1])}"
+            aqm = net.aqm.kind + (f" K={size_str(net.aqm.K)}" if net.aqm.kind == "threshold" else "")
+            where = (
+                f"dumbbell, {net.senders} senders, bottleneck {rate_str(net.bottleneck)}, RTT {rtt}, "
+                f"buffer {size_str(net.buffer)}, {aqm}"
+            )
+        else:
+            where = f"graph, {len(net.nodes)} nodes, {len(net.links)} links"
+        return f"{groups} over {where}; {time_str(self.run.duration)} (warm-up {time_str(self.run.warmup)}), seed {self.run.seed}"
+
+
+def _reachable(adj: dict[str, list[str]], src: str, dst: str) -> bool:
+    seen, todo = {src}, deque([src])
+    while todo:
+        u = todo.popleft()
+        if u == dst:
+            return True
+        for v in adj.get(u, []):
+            if v not in seen:
+                seen.add(v)
+                todo.append(v)
+    return False
+
+
+def load_scenario(path: Union[str, Path]) -> Scenario:
+    """Load a scenario file: ``.toml`` (the usual), or ``.json`` of the same shape."""
+    path = Path(path)
+    if path.suffix.lower() == ".json":
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as e:
+            raise ScenarioError(f"{path}: cannot read the scenario file ({e.strerror or e})") from None
+        except json.JSONDecodeError as e:
+            raise ScenarioError(f"scenario file: not valid JSON: {e}") from None
+        return Scenario.from_dict(data)
+    return Scenario.from_toml(path)
+
+
+# --------------------------------------------------------------------------------------------
+# A small TOML writer for the scenario shape (tables, arrays of tables, inline tables, scalars).
+
+
+def _toml_scalar(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_scalar(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_toml_key(k)} = {_toml_scalar(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"cannot write {type(v).__name__} to TOML")
+
+
+def _toml_key(k: str) -> str:
+    return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
+
+
+def _toml_table(path: str, d: dict, out: list[str]) -> None:
+    nested, lines = [], []
+    for k, v in d.items():
+        if isinstance(v, dict) and (not path or any(isinstance(x, (dict, list)) for x in v.values())):
+            nested.append((k, v))
+        elif isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
+            nested.append((k, v))
+        else:
+            lines.append(f"{_toml_key(k)} = {_toml_scalar(v)}")
+    if path and (lines or not nested):
+        out.append(f"[{path}]")
+    out.extend(lines)
+    if lines:
+        out.append("")
+    for k, v in nested:  # keep the key order: [network], [[flows]], [run], [metrics]
+        name = f"{path}.{_toml_key(k)}" if path else _toml_key(k)
+        if isinstance(v, dict):
+            _toml_table(name, v, out)
+        else:
+            for item in v:
+                out.append(f"[[{name}]]")
+                out.extend(f"{_toml_key(kk)} = {_toml_scalar(vv)}" for kk, vv in item.items())
+                out.append("")
+
+
+def _toml_dumps(d: dict) -> str:
+    out: list[str] = []
+    # top level: scalars would go first; our shape has only tables, written in a fixed order
+    _toml_table("", d, out)
+    return "\n".join(out).rstrip() + "\n"

@@ -1,0 +1,491 @@
+"""DX fluid-model theory: equilibrium, linearization, Theorem 1 delay bound, Theorem 2 special state.
+
+Paper: W. Jiang, L. Peng, C. Ruan, J. Wu, J. Wang, "Modeling and Analysis of the Latency-Based
+Congestion Control Algorithm DX" (../shared/papers/dx-fluid-model-analysis.md).
+
+The fluid model, eqs. (3)-(4), with W(t) the window, Q(t) the queueing *delay* (seconds), R0 the
+base RTT, tau the feedback delay, p the (constant) probability that Q > 0, C the link capacity,
+N the number of flows and seg one segment::
+
+    dW/dt = seg(1-p) / (R0 + Q(t-tau)) - p Q(t-tau) (W - seg) / (R0 (R0 + Q(t-tau)))      (3)
+    dQ/dt = N W / (C (R0 + Q(t-tau))) - 1        (floored at Q = 0)                         (4)
+
+Units.  In (4) ``N W / C`` is a time, so W and seg are in the unit of C times seconds.  We keep
+C in bit/s and W, seg in **bits** (seg = 8 * seg_bytes = 12000 bit for the paper's "seg = 1500").
+The paper's "1500" is bytes: only with seg = 1500 B = 12000 bit does Theorem 2 give its quoted
+N >= 67 at R0 = 80 us (C R0 / seg = 8e5 bit / 12000 bit = 66.7); reading "1500" as bits against
+C in bit/s would give N >= 533.  Windows are reported in packets (W / seg) as well.
+
+Corrections to the printed formulas (each checked numerically; see ``critical_delay_numerical``):
+
+* Eq. (15) and hence Theorem 1, eq. (17), have the wrong sign on the phase of the zero
+  ``(a1 b2 - a2 b1) - b2 s`` of the open-loop transfer function (12).  Because b2 < 0 and
+  k = a1 b2 - a2 b1 > 0 at every equilibrium, that zero lies in the left half plane and gives phase
+  *lead* +arctan(omega |b2| / k); the paper's ``arctan(omega b2 / k)`` is a lag.  As printed, (17)
+  is negative at the paper's default point (N = 50, C = 10 Gbps, R0 = 80 us, p = 0.95:
+  -89.2 us), i.e. it would certify no delay at all; the corrected bound is 105.05 us and coincides
+  with the delay at which the rightmost root of the characteristic equation
+  ``s^2 - a1 s - e^{-s tau} (b2 s - k) = 0`` crosses the imaginary axis.
+* "Which delay": Theorem 1 bounds the feedback delay tau of the model.  The paper's numerical
+  thresholds (N > 42 at R0 = 120 us, R0 < 145 us at N = 50, N > 140 at R0 = 400 us) are reproduced
+  by the corrected bound with tau = R0 (the base RTT), not with the equilibrium RTT R0 + Q0
+  (which gives 46.8, 128 us, 156).  We use tau = R0 by default and offer ``tau="R0+Q0"``.
+* Scale invariance: with tau = R0 the stability margin depends on N, C, R0 and seg only through
+  x = N seg / (C R0), so every stability threshold has the form N* = x*(p) C R0 / seg, linear in R0.
+  The paper's quoted "N > 30 at R0 = 80 us" and "N > 50 at R0 = 200 us" are inconsistent with that
+  (and with its own 42 at 120 us and 140 at 400 us); we get N > 27.7 and N > 69.3.
+* p = 0.95 is the paper's average of Table 1; the special stable state of Theorem 2 is the p -> 1
+  limit of the equilibrium (7) (with p = 1, (7) gives exactly Q* = (N seg - C R0)/C), whereas with
+  p = 0.95 the model keeps a small additive increase and (7) gives a larger Q0.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Callable, Optional
+
+import numpy as np
+from scipy.linalg import eigvals
+from scipy.optimize import brentq
+
+__all__ = [
+    "DXEquilibrium",
+    "DXLinearization",
+    "Theorem1",
+    "SpecialState",
+    "equilibrium",
+    "linearization",
+    "crossover_frequency",
+    "phase",
+    "phase_paper",
+    "tau_bound",
+    "tau_bound_paper",
+    "characteristic",
+    "rightmost_root",
+    "rightmost_root_dde",
+    "critical_delay_numerical",
+    "theorem1",
+    "stability_threshold_N",
+    "stability_threshold_R0",
+    "special_state",
+    "special_state_threshold_N",
+    "special_state_max_R0",
+    "analyze",
+    "DEFAULT_P",
+    "DEFAULT_SEG_BYTES",
+]
+
+#: The paper's constant probability of Q > 0 (Section 4.1: "the average value 0.95").
+DEFAULT_P = 0.95
+#: The paper's segment size "seg = 1500" (bytes; see the module docstring).
+DEFAULT_SEG_BYTES = 1500.0
+
+_TAU_MODES = ("R0", "R0+Q0")
+
+
+# ----------------------------------------------------------------------------------- validation
+
+
+def _check_positive(name: str, value: float, unit: str) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a number in {unit}, got {value!r}") from None
+    if not math.isfinite(v) or v <= 0:
+        raise ValueError(f"{name}: must be finite and > 0 ({unit}), got {value!r}")
+    return v
+
+
+def _check_p(p: float, *, allow_one: bool) -> float:
+    try:
+        v = float(p)
+    except (TypeError, ValueError):
+        raise ValueError(f"p: expected a probability, got {p!r}") from None
+    hi_ok = v <= 1 if allow_one else v < 1
+    if not (math.isfinite(v) and v > 0 and hi_ok):
+        rng = "0 < p <= 1" if allow_one else "0 < p < 1"
+        raise ValueError(f"p: probability of Q > 0 must satisfy {rng}, got {p!r}")
+    return v
+
+
+def _check_tau_mode(tau: str) -> str:
+    if tau not in _TAU_MODES:
+        raise ValueError(f"tau: which delay Theorem 1 bounds; allowed {_TAU_MODES}, got {tau!r}")
+    return tau
+
+
+# ---------------------------------------------------------------------------- equilibrium (5)-(8)
+
+
+@dataclass(frozen=True)
+class DXEquilibrium:
+    """Equilibrium (W0, Q0) of eqs. (5)-(8). SI units: seconds, bit/s, bits."""
+
+    N: float
+    C_bps: float
+    R0_s: float
+    p: float
+    seg_bits: float
+    Delta: float  # eq. (8), bit^2
+    Q0_s: float  # eq. (7): equilibrium queueing delay
+    W0_bits: float  # eq. (6): W0 = C (R0 + Q0) / N
+
+    @property
+    def W0_pkt(self) -> float:
+        """Equilibrium window in segments."""
+        return self.W0_bits / self.seg_bits
+
+    @property
+    def q0_pkt(self) -> float:
+        """Equilibrium queue length in segments: Q0 C / seg."""
+        return self.Q0_s * self.C_bps / self.seg_bits
+
+    @property
+    def rtt_s(self) -> float:
+        """Equilibrium RTT R0 + Q0 (s)."""
+        return self.R0_s + self.Q0_s
+
+    @property
+    def x(self) -> float:
+        """Load ratio x = N seg / (C R0): aggregate one-segment rate over C; x >= 1 is Theorem 2."""
+        return self.N * self.seg_bits / (self.C_bps * self.R0_s)
+
+
+def equilibrium(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P,
+                seg_bytes: float = DEFAULT_SEG_BYTES) -> DXEquilibrium:
+    """Equilibrium of the DX fluid model: Q0 by eq. (7) with Delta by eq. (8), W0 by eq. (6).
+
+    (5): seg R0 (1-p) = p Q0 (W0 - seg);  (6): N W0 = C (R0 + Q0).
+    """
+    N = _check_positive("N", N, "flows")
+    C = _check_positive("C_bps", C_bps, "bit/s")
+    R0 = _check_positive("R0_s", R0_s, "seconds")
+    p = _check_p(p, allow_one=True)
+    seg = 8.0 * _check_positive("seg_bytes", seg_bytes, "bytes")
+    Delta = (C * p * R0 - p * N * seg) ** 2 + 4.0 * C * p * N * R0 * seg * (1.0 - p)  # (8)
+    Q0 = (p * (N * seg - C * R0) + math.sqrt(Delta)) / (2.0 * C * p)  # (7)
+    W0 = C * (R0 + Q0) / N  # (6)
+    return DXEquilibrium(N, C, R0, p, seg, Delta, Q0, W0)
+
+
+# ------------------------------------------------------------------------ linearization (9)-(11)
+
+
+@dataclass(frozen=True)
+class DXLinearization:
+    """Coefficients of the linearized model (9), eq. (11), with W in bits and Q in seconds.
+
+    dW' = a1 dW + a2 dQ(t - tau);  dQ' = b1 dW + b2 dQ(t - tau).
+    a1 [1/s], a2 [bit/s^2], b1 [1/bit], b2 [1/s].
+    """
+
+    a1: float
+    a2: float
+    b1: float
+    b2: float
+
+    @property
+    def k(self) -> float:
+        """k = a1 b2 - a2 b1 [1/s^2]: the constant of the zero of G(s), eq. (12)."""
+        return self.a1 * self.b2 - self.a2 * self.b1
+
+
+def linearization(eq: DXEquilibrium) -> DXLinearization:
+    """Eq. (11): partial derivatives of (3)-(4) at (W0, Q0)."""
+    R0, Q0, W0, p, seg = eq.R0_s, eq.Q0_s, eq.W0_bits, eq.p, eq.seg_bits
+    a1 = -Q0 * p / (R0 * (R0 + Q0))
+    a2 = (2.0 * p * seg - p * W0 - seg) / (Q0 + R0) ** 2
+    b1 = eq.N / (eq.C_bps * (R0 + Q0))
+    b2 = -eq.N * W0 / (eq.C_bps * (R0 + Q0) ** 2)
+    return DXLinearization(a1, a2, b1, b2)
+
+
+def crossover_frequency(lin: DXLinearization) -> float:
+    """Eq. (16): omega_c (rad/s), the unique omega > 0 with |G(j omega)| = 1, |G|^2 from (14)."""
+    a1, b2, k = lin.a1, lin.b2, lin.k
+    return math.sqrt((b2**2 - a1**2 + math.sqrt((a1**2 - b2**2) ** 2 + 4.0 * k**2)) / 2.0)
+
+
+def phase(lin: DXLinearization, omega: float, tau_s: float) -> float:
+    """Phase of G(j omega), eq. (12), computed correctly (rad, continuous, not wrapped).
+
+    arg G = -pi/2 - omega tau + arctan(omega / a1) + arctan(-omega b2 / k)    (a1 < 0, b2 < 0, k > 0).
+    Eq. (15) prints +arctan(omega b2 / k): wrong sign for the left-half-plane zero s = k / b2.
+    """
+    return -math.pi / 2 - omega * tau_s + math.atan(omega / lin.a1) + math.atan(-omega * lin.b2 / lin.k)
+
+
+def phase_paper(lin: DXLinearization, omega: float, tau_s: float) -> float:
+    """Eq. (15) exactly as printed (wrong sign on the last arctan; kept to quantify the error)."""
+    return -math.pi / 2 - omega * tau_s + math.atan(omega / lin.a1) + math.atan(omega * lin.b2 / lin.k)
+
+
+def tau_bound(lin: DXLinearization) -> float:
+    """Theorem 1, eq. (17), corrected: tau < (pi/2 + arctan(wc/a1) + arctan(-wc b2/k)) / wc (seconds).
+
+    This is the exact delay margin of (9): the smallest tau at which phase(wc, tau) = -pi, i.e. at
+    which a pair of roots of the characteristic equation reaches the imaginary axis at +-j wc.
+    """
+    wc = crossover_frequency(lin)
+    return (math.atan(wc / lin.a1) + math.atan(-wc * lin.b2 / lin.k) + math.pi / 2) / wc
+
+
+def tau_bound_paper(lin: DXLinearization) -> float:
+    """Theorem 1, eq. (17) exactly as printed (seconds); negative over most of the paper's range."""
+    wc = crossover_frequency(lin)
+    return (math.atan(wc / lin.a1) + math.atan(wc * lin.b2 / lin.k) + math.pi / 2) / wc
+
+
+# ------------------------------------------------- independent check: roots of the characteristic eq.
+
+
+def characteristic(s: complex, lin: DXLinearization, tau_s: float) -> complex:
+    """det(sI - A0 - A1 e^{-s tau}) of (9) = s^2 - a1 s - e^{-s tau} (b2 s - k) (1 + G(s) = 0, (12))."""
+    e = np.exp(-s * tau_s)
+    return s * s - lin.a1 * s - e * (lin.b2 * s - lin.k)
+
+
+def _cheb(M: int) -> tuple[np.ndarray, np.ndarray]:
+    """Chebyshev points x_j = cos(j pi / M) and differentiation matrix (Trefethen, Spectral Methods in MATLAB)."""
+    x = np.cos(np.pi * np.arange(M + 1) / M)
+    c = np.ones(M + 1)
+    c[0] = c[-1] = 2.0
+    c *= (-1.0) ** np.arange(M + 1)
+    X = np.tile(x, (M + 1, 1)).T
+    dX = X - X.T
+    D = np.outer(c, 1.0 / c) / (dX + np.eye(M + 1))
+    D -= np.diag(D.sum(axis=1))
+    return x, D
+
+
+def rightmost_root_dde(A0: np.ndarray, A1: np.ndarray, tau_s: float, M: int = 40,
+                       newton: Optional[Callable[[complex], tuple[complex, complex]]] = None) -> complex:
+    """Rightmost characteristic root of x'(t) = A0 x(t) + A1 x(t - tau).
+
+    Method: Chebyshev collocation of the infinitesimal generator of the solution semigroup
+    (Breda, Maset, Vermiglio, SIAM J. Sci. Comput. 27 (2005)) on M+1 nodes of [-tau, 0]; its
+    eigenvalues converge spectrally to the characteristic roots.  The rightmost one is then polished
+    by Newton's method on det(sI - A0 - A1 e^{-s tau}) (``newton(s) -> (h, h')`` if given).
+    Independent of the Bode/phase argument of Theorem 1.
+    """
+    A0 = np.atleast_2d(np.asarray(A0, float))
+    A1 = np.atleast_2d(np.asarray(A1, float))
+    d = A0.shape[0]
+    x, D = _cheb(M)  # theta_j = tau (x_j - 1) / 2: theta_0 = 0, theta_M = -tau
+    G = np.kron((2.0 / tau_s) * D, np.eye(d))
+    G[:d, :] = 0.0
+    G[:d, :d] = A0
+    G[:d, M * d:] = A1
+    lam = eigvals(G)
+    # Only eigenvalues with |lambda| tau < M are resolved by M+1 nodes; the rest are collocation
+    # artefacts (large modulus), never the rightmost characteristic root of a stable-at-zero system.
+    lam = lam[np.abs(lam) * tau_s < M]
+    s0 = complex(lam[np.argmax(lam.real)])
+    if newton is None:
+        return s0
+    s = s0
+    for _ in range(50):
+        h, dh = newton(s)
+        if dh == 0:
+            break
+        step = h / dh
+        s -= step
+        if abs(step) <= 1e-14 * max(1.0, abs(s)):
+            break
+    # Keep the polished root only if Newton stayed on the same root.
+    return s if abs(s - s0) <= 1e-3 * max(abs(s0), 1.0 / tau_s) else s0
+
+
+def rightmost_root(lin: DXLinearization, tau_s: float, M: int = 40) -> complex:
+    """Rightmost root (1/s) of the characteristic equation of (9) at feedback delay tau_s."""
+    tau_s = _check_positive("tau_s", tau_s, "seconds")
+    A0 = np.array([[lin.a1, 0.0], [lin.b1, 0.0]])
+    A1 = np.array([[0.0, lin.a2], [0.0, lin.b2]])
+
+    def newton(s: complex) -> tuple[complex, complex]:
+        e = np.exp(-s * tau_s)
+        h = s * s - lin.a1 * s - e * (lin.b2 * s - lin.k)
+        dh = 2 * s - lin.a1 + tau_s * e * (lin.b2 * s - lin.k) - e * lin.b2
+        return h, dh
+
+    return rightmost_root_dde(A0, A1, tau_s, M=M, newton=newton)
+
+
+def critical_delay_numerical(lin: DXLinearization, tau_scale_s: float, M: int = 40) -> float:
+    """Smallest tau (s) at which the rightmost root of (9) reaches Re s = 0; independent of (16)-(17).
+
+    Scans tau = tau_scale * 2^k (k = -4 ... 10) for the first unstable delay, then bisects
+    (brentq) on Re s_max(tau).  ``tau_scale_s`` only sets the scan's starting scale (e.g. R0).
+    """
+    tau_scale_s = _check_positive("tau_scale_s", tau_scale_s, "seconds")
+
+    def re(tau: float) -> float:
+        return rightmost_root(lin, tau, M=M).real
+
+    lo = tau_scale_s / 16.0
+    if re(lo) >= 0:
+        raise ValueError(f"linearized DX system already unstable at tau = {lo:g} s; no delay margin")
+    hi = lo
+    for _ in range(15):
+        hi *= 2.0
+        if re(hi) > 0:
+            break
+        lo = hi
+    else:
+        raise ValueError("no critical delay found up to 1024 * tau_scale_s; system delay-independent stable?")
+    return brentq(re, lo, hi, xtol=1e-15, rtol=1e-12)
+
+
+# ------------------------------------------------------------------------------------- Theorem 1
+
+
+@dataclass(frozen=True)
+class Theorem1:
+    """Theorem 1 evaluated at one operating point (seconds, rad/s)."""
+
+    omega_c_rad_s: float  # eq. (16)
+    tau_bound_s: float  # eq. (17), corrected phase sign
+    tau_bound_paper_s: float  # eq. (17) as printed
+    tau_s: float  # the delay that is bounded (R0 or R0 + Q0)
+    tau_mode: str
+    stable: bool  # tau < tau_bound_s
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def theorem1(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_bytes: float = DEFAULT_SEG_BYTES,
+             tau: str = "R0") -> Theorem1:
+    """Theorem 1 (eq. 17, corrected) at (N, C, R0, p, seg) with tau = R0 (default) or R0 + Q0."""
+    _check_tau_mode(tau)
+    _check_p(p, allow_one=False)
+    eq = equilibrium(N, C_bps, R0_s, p, seg_bytes)
+    lin = linearization(eq)
+    wc = crossover_frequency(lin)
+    tb = tau_bound(lin)
+    tau_s = eq.R0_s if tau == "R0" else eq.rtt_s
+    return Theorem1(wc, tb, tau_bound_paper(lin), tau_s, tau, tau_s < tb)
+
+
+def _margin(N: float, C_bps: float, R0_s: float, p: float, seg_bytes: float, tau: str) -> float:
+    t = theorem1(N, C_bps, R0_s, p, seg_bytes, tau)
+    return t.tau_bound_s - t.tau_s
+
+
+def stability_threshold_N(C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_bytes: float = DEFAULT_SEG_BYTES,
+                          tau: str = "R0") -> float:
+    """Smallest N (real) above which Theorem 1 (corrected) certifies stability at this C, R0.
+
+    Solves tau_bound(N) = tau(N) by brentq on N in [1e-3, 1] x C R0 / seg (the special state
+    of Theorem 2 begins at x = N seg / (C R0) = 1).
+    """
+    C = _check_positive("C_bps", C_bps, "bit/s")
+    R0 = _check_positive("R0_s", R0_s, "seconds")
+    n1 = C * R0 / (8.0 * _check_positive("seg_bytes", seg_bytes, "bytes"))
+    f = lambda N: _margin(N, C, R0, p, seg_bytes, tau)  # noqa: E731
+    lo, hi = 1e-3 * n1, n1
+    flo, fhi = f(lo), f(hi)
+    if flo >= 0 or fhi <= 0:
+        what = "certified stable at both ends" if flo >= 0 and fhi > 0 else "not certified stable at N = C R0/seg"
+        raise ValueError(f"no stability threshold for N in [{lo:g}, {hi:g}] flows (p={p}, tau={tau}): {what}")
+    return brentq(f, lo, hi, xtol=1e-10 * n1, rtol=1e-12)
+
+
+def stability_threshold_R0(N: float, C_bps: float, p: float = DEFAULT_P, seg_bytes: float = DEFAULT_SEG_BYTES,
+                           tau: str = "R0") -> float:
+    """Largest base RTT R0 (s) below which Theorem 1 (corrected) certifies stability at this N, C.
+
+    Solves tau_bound(R0) = tau(R0) by brentq on R0 in [1, 1e3] x N seg / C.
+    """
+    N = _check_positive("N", N, "flows")
+    C = _check_positive("C_bps", C_bps, "bit/s")
+    r1 = N * 8.0 * _check_positive("seg_bytes", seg_bytes, "bytes") / C
+    f = lambda R0: _margin(N, C, R0, p, seg_bytes, tau)  # noqa: E731
+    lo, hi = r1, 1e3 * r1
+    flo, fhi = f(lo), f(hi)
+    if flo <= 0 or fhi >= 0:
+        what = "not certified stable at R0 = N seg/C" if flo <= 0 else "certified stable up to 1000 N seg/C"
+        raise ValueError(f"no stability threshold for R0 in [{lo:g}, {hi:g}] s (p={p}, tau={tau}): {what}")
+    return brentq(f, lo, hi, xtol=1e-12 * r1, rtol=1e-12)
+
+
+# ------------------------------------------------------------------------------------- Theorem 2
+
+
+def special_state_threshold_N(C_bps: float, R0_s: float, seg_bytes: float = DEFAULT_SEG_BYTES) -> float:
+    """Theorem 2: the special stable state holds for N >= C R0 / seg (real number; flows)."""
+    C = _check_positive("C_bps", C_bps, "bit/s")
+    R0 = _check_positive("R0_s", R0_s, "seconds")
+    return C * R0 / (8.0 * _check_positive("seg_bytes", seg_bytes, "bytes"))
+
+
+def special_state_max_R0(N: float, C_bps: float, seg_bytes: float = DEFAULT_SEG_BYTES) -> float:
+    """Theorem 2 solved for R0: the special stable state holds for R0 <= N seg / C (seconds)."""
+    N = _check_positive("N", N, "flows")
+    C = _check_positive("C_bps", C_bps, "bit/s")
+    return N * 8.0 * _check_positive("seg_bytes", seg_bytes, "bytes") / C
+
+
+@dataclass(frozen=True)
+class SpecialState:
+    """Theorem 2 at one operating point: threshold and fixed point (W*, Q*)."""
+
+    N_threshold: float  # C R0 / seg (flows)
+    R0_max_s: float  # N seg / C
+    active: bool  # N >= C R0 / seg
+    W_star_pkt: float  # W* = seg = 1 segment
+    Q_star_s: float  # Q* = (N seg - C R0) / C  (only meaningful when active)
+    q_star_pkt: float  # Q* C / seg = N - C R0 / seg  (segments queued)
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def special_state(N: float, C_bps: float, R0_s: float, seg_bytes: float = DEFAULT_SEG_BYTES) -> SpecialState:
+    """Theorem 2: threshold N >= C R0/seg and fixed point W* = seg, Q* = (N seg - C R0)/C (Sect. 3.3)."""
+    N = _check_positive("N", N, "flows")
+    n_thr = special_state_threshold_N(C_bps, R0_s, seg_bytes)
+    seg = 8.0 * float(seg_bytes)
+    Q_star = (N * seg - C_bps * R0_s) / C_bps
+    active = N >= n_thr * (1.0 - 1e-12)  # N = C R0/seg exactly (e.g. 100 at 120 us) must not fail on rounding
+    return SpecialState(n_thr, special_state_max_R0(N, C_bps, seg_bytes), active, 1.0, Q_star,
+                        Q_star * C_bps / seg)
+
+
+# ------------------------------------------------------------------------------------ one report
+
+
+def analyze(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_bytes: float = DEFAULT_SEG_BYTES) -> dict:
+    """Everything ``dcsim theory dx`` prints: equilibrium (5)-(8), linearization (11), omega_c (16),
+    Theorem 1 (17) printed / corrected / numerical, stability thresholds, Theorem 2. Keys carry units."""
+    p = _check_p(p, allow_one=False)
+    eq = equilibrium(N, C_bps, R0_s, p, seg_bytes)
+    lin = linearization(eq)
+    t1 = theorem1(N, C_bps, R0_s, p, seg_bytes, tau="R0")
+    tn = critical_delay_numerical(lin, R0_s)
+    ss = special_state(N, C_bps, R0_s, seg_bytes)
+
+    def threshold(fn, *args):
+        try:
+            return fn(*args, p, seg_bytes)
+        except ValueError:
+            return None  # no sign change in the bracket: reported as "none" by the caller
+
+    return {
+        "inputs": dict(N=eq.N, C_bps=eq.C_bps, R0_s=eq.R0_s, p=p, seg_bytes=float(seg_bytes)),
+        "equilibrium": dict(Q0_s=eq.Q0_s, q0_pkt=eq.q0_pkt, W0_pkt=eq.W0_pkt, W0_bytes=eq.W0_bits / 8,
+                            rtt_s=eq.rtt_s, x_load=eq.x, Delta_bit2=eq.Delta),
+        "linearization": dict(a1_per_s=lin.a1, a2_bit_per_s2=lin.a2, b1_per_bit=lin.b1, b2_per_s=lin.b2,
+                              k_per_s2=lin.k),
+        "theorem1": dict(omega_c_rad_s=t1.omega_c_rad_s, tau_bound_s=t1.tau_bound_s,
+                         tau_bound_paper_s=t1.tau_bound_paper_s, tau_critical_numerical_s=tn,
+                         rel_diff_bound_vs_numerical=abs(t1.tau_bound_s - tn) / tn,
+                         stable_tau_R0=R0_s < t1.tau_bound_s, stable_tau_R0_plus_Q0=eq.rtt_s < t1.tau_bound_s,
+                         N_min_stable=threshold(stability_threshold_N, C_bps, R0_s),
+                         R0_max_stable_s=threshold(stability_threshold_R0, N, C_bps)),
+        "theorem2": dict(N_min_special=ss.N_threshold, R0_max_special_s=ss.R0_max_s, special_state=ss.active,
+                         W_star_pkt=ss.W_star_pkt if ss.active else None,
+                         Q_star_s=ss.Q_star_s if ss.active else None,
+                         q_star_pkt=ss.q_star_pkt if ss.active else None),
+    }

@@ -1,0 +1,136 @@
+"""The dx-fig1, dx-thresholds and coexist-fig1 experiments and the `dcsim theory dx` command."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from dcsim.experiments import coexistence, dx_analysis
+from dcsim.experiments.registry import DIFFERS, REPRODUCED
+
+
+def _by_prefix(result, prefix):
+    hits = [c for c in result.claims if c.statement.startswith(prefix)]
+    assert len(hits) == 1, f"expected one claim starting with {prefix!r}, got {[c.statement for c in result.claims]}"
+    return hits[0]
+
+
+def _files_ok(result):
+    for f in result.files:
+        assert f.exists() and f.stat().st_size > 0
+    assert any(f.suffix == ".png" for f in result.files) and any(f.suffix == ".csv" for f in result.files)
+
+
+@pytest.fixture(scope="module")
+def thresholds(tmp_path_factory):
+    return dx_analysis.run_thresholds(tmp_path_factory.mktemp("dx-thresholds"), True)
+
+
+def test_dx_thresholds_claims(thresholds):
+    r = thresholds
+    _files_ok(r)
+    # Theorem 2 thresholds: C R0 / seg with seg = 1500 B: exactly the paper's numbers
+    for prefix in ("Sect. 4.2/Fig. 3(b)", "Sect. 4.2/Fig. 4(a)", "Sect. 4.2/Fig. 4(b)", "Sect. 4.2/Fig. 6",
+                   "Sect. 4.1: at R0 = 80 us, N > 70", "Sect. 4.1/Fig. 2(a)"):
+        assert _by_prefix(r, prefix).verdict == REPRODUCED
+    # Theorem 1 (corrected, tau = R0): 145 us, 42, 140 reproduced; 30 @ 80 us and 50 @ 200 us are not
+    assert _by_prefix(r, "Sect. 4.3: by Theorem 1 the upper bound of R0").verdict == REPRODUCED
+    assert _by_prefix(r, "Sect. 4.3: by Theorem 1 DX is stable when N").verdict == REPRODUCED
+    assert _by_prefix(r, "Sect. 4.1: by Theorem 1 DX is stable for N > 140").verdict == REPRODUCED
+    assert _by_prefix(r, "Sect. 4.1: by Theorem 1 DX is stable for N > 30").verdict == DIFFERS
+    assert _by_prefix(r, "Sect. 4.1: by Theorem 1 DX is stable for N > 50").verdict == DIFFERS
+    for c in r.claims:
+        if c.statement.startswith("Sect. 4.3 vary"):
+            assert c.verdict == REPRODUCED, c
+    table = pd.read_csv([f for f in r.files if f.suffix == ".csv"][0])
+    row = table[table.quantity == "special state N at R0=80us"].iloc[0]
+    assert float(row.ours) == pytest.approx(10e9 * 80e-6 / 12000)
+
+
+def test_dx_fig1(tmp_path):
+    r = dx_analysis.run_fig1(tmp_path, True)
+    _files_ok(r)
+    df = pd.read_csv(tmp_path / "dx_fig1.csv")
+    assert set(df.panel) == {"a", "b", "c"}
+    checked = df.dropna(subset=["tau_critical_numerical_us"])
+    assert len(checked) >= 9
+    # the corrected bound agrees with the independent numerical critical delay within 1 %
+    assert (abs(checked.tau_bound_us - checked.tau_critical_numerical_us) / checked.tau_critical_numerical_us).max() < 0.01
+    assert _by_prefix(r, "Theorem 1 (corrected sign) vs numerical").verdict == REPRODUCED
+    assert _by_prefix(r, "Theorem 1, eq. (17) as printed").verdict == DIFFERS
+    for prefix in ("Fig. 1(a)", "Fig. 1(b)", "Fig. 1(c)"):
+        assert _by_prefix(r, prefix).verdict == REPRODUCED
+    assert _by_prefix(r, "nonlinear fluid model").verdict == REPRODUCED
+
+
+def test_coexist_fig1(tmp_path):
+    r = coexistence.run_fig1(tmp_path, True)
+    _files_ok(r)
+    df = pd.read_csv(tmp_path / "coexist_fig1.csv")
+    assert df.T_r_eq4.iloc[0] == 1.0 and df.T_r_eq4.is_monotonic_increasing
+    assert df.beta_dctcp.min() == 0.5 and df.beta_dctcp.max() < 1.0
+    assert _by_prefix(r, "when beta_dctcp = 0.5").verdict == REPRODUCED
+    assert _by_prefix(r, "as beta_dctcp increases").verdict == REPRODUCED
+    assert _by_prefix(r, "eq. (3)-(4)").verdict == REPRODUCED
+    assert _by_prefix(r, "T_r of (4) is 'the ratio of throughput'").verdict == DIFFERS
+
+
+def test_thresholds_deterministic(tmp_path, thresholds):
+    r2 = dx_analysis.run_thresholds(tmp_path, True)
+    a = [f for f in thresholds.files if f.suffix == ".csv"][0].read_bytes()
+    b = [f for f in r2.files if f.suffix == ".csv"][0].read_bytes()
+    assert a == b
+
+
+def test_registered_ids():
+    from dcsim.experiments.registry import _REGISTRY
+
+    assert {"dx-fig1", "dx-thresholds", "coexist-fig1"} <= set(_REGISTRY)
+
+
+# ------------------------------------------------------------------------------------------- CLI
+
+
+def _cli(*args):
+    from dcsim.cli import app
+
+    return CliRunner().invoke(app, ["theory", "dx", *args])
+
+
+def test_cli_json():
+    res = _cli("--N", "50", "--C", "10Gbps", "--R0", "80us", "--json")
+    assert res.exit_code == 0, res.output
+    r = json.loads(res.output)
+    assert r["inputs"] == dict(N=50.0, C_bps=10e9, R0_s=80e-6, p=0.95, seg_bytes=1500.0)
+    assert r["theorem2"]["N_min_special"] == pytest.approx(800e3 / 12e3)
+    assert r["theorem2"]["R0_max_special_s"] == pytest.approx(60e-6)
+    assert r["theorem2"]["special_state"] is False
+    t1 = r["theorem1"]
+    assert t1["tau_bound_s"] == pytest.approx(t1["tau_critical_numerical_s"], rel=0.01)
+    assert t1["tau_bound_paper_s"] < 0
+    assert t1["R0_max_stable_s"] == pytest.approx(145e-6, rel=0.01)
+    e = r["equilibrium"]
+    assert 50 * e["W0_pkt"] * 12000 == pytest.approx(10e9 * (80e-6 + e["Q0_s"]))  # eq. (6)
+
+
+def test_cli_human_has_units():
+    res = _cli("--N", "50", "--C", "10Gbps", "--R0", "20us", "--seg", "1500B")
+    assert res.exit_code == 0, res.output
+    for s in ("rad/s", " us", "pkt", "flows", "Theorem 1", "Theorem 2", "yes"):
+        assert s in res.output
+
+
+@pytest.mark.parametrize("args,msg", [
+    (("--N", "0", "--C", "10Gbps", "--R0", "80us"), "--N"),
+    (("--N", "50", "--C", "10Gbs", "--R0", "80us"), "--C"),
+    (("--N", "50", "--C", "10Gbps", "--R0", "-1us"), "--R0"),
+    (("--N", "50", "--C", "10Gbps", "--R0", "80us", "--p", "1"), "--p"),
+    (("--N", "50", "--C", "10Gbps", "--R0", "80us", "--seg", "1pkt"), "--seg"),
+])
+def test_cli_bad_input(args, msg):
+    res = _cli(*args)
+    assert res.exit_code == 2
+    assert msg in res.output or msg in (res.stderr if res.stderr_bytes is not None else "")

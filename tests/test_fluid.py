@@ -1,0 +1,295 @@
+"""The fluid models against an independent solver (scipy, method of steps), their convergence
+order, and the physics the papers' equations imply (numbers derived from the papers, not from
+earlier runs of this code)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from dcsim import fluid
+
+C_BPS, D_S, K_PKT, G = 10e9, 100e-6, 65.0, 1 / 16  # Fig. 2 of the DCTCP analysis paper
+C_PPS = C_BPS / (8 * 1500)
+CD = C_PPS * D_S  # bandwidth-delay product, 83.33 packets
+
+
+# ------------------------------------------------------------------------------------------------
+# independent reference: scipy DOP853 + method of steps, switching times found by solve_ivp events
+# ------------------------------------------------------------------------------------------------
+
+def dctcp_normalized_mos(wbar, g, init, t_end, rtol=1e-11, atol=1e-13):
+    """Eqs. (11)-(14) by the method of steps: on [k, k+1] the delayed indicator p~(t-1) is piecewise
+    constant and switches at the q~ = 0 crossings of the previous interval shifted by 1 (located by
+    solve_ivp events); each piece is a smooth ODE solved by scipy. Returns t -> (W, alpha, q)."""
+    y = np.array(init, float)
+    prev = None
+    pieces = []
+    for k in range(int(math.ceil(t_end))):
+        a, b = float(k), float(k + 1)
+        if prev is None:
+            cuts, ind = [a, b], (lambda s: init[2] > 0)
+        else:
+            dense, crossings = prev
+            cuts = [a] + [c + 1 for c in crossings if a < c + 1 < b] + [b]
+            ind = lambda s, d=dense: d(s - 1)[2] > 0
+        segs, crossings = [], []
+        for lo, hi in zip(cuts[:-1], cuts[1:]):
+            p = 1.0 if ind(0.5 * (lo + hi)) else 0.0
+
+            def f(t, x, p=p):
+                W, al, q = x
+                r = 1.0 / (1.0 + q)
+                return [r * (1 - W * al / 2 * p), g * r * (p - al), W * r / wbar - 1]
+
+            s = solve_ivp(f, (lo, hi), y, method="DOP853", rtol=rtol, atol=atol, dense_output=True,
+                          events=lambda t, x: x[2])
+            crossings += [t for t in s.t_events[0] if lo + 1e-12 < t < hi - 1e-12]
+            segs.append((hi, s.sol))
+            y = s.y[:, -1]
+
+        def dense(t, segs=segs):
+            for hi, so in segs:
+                if t <= hi:
+                    return so(t)
+            return segs[-1][1](t)
+
+        prev = (dense, crossings)
+        pieces.append((b, dense))
+
+    def sol(t):
+        for b, d in pieces:
+            if t <= b + 1e-12:
+                return d(t)
+        raise ValueError(t)
+
+    return sol
+
+
+def dx_mos(N, C_pps, R0, tau, p, init, t_end):
+    """DX eqs. (3)-(4) by the method of steps with scipy (valid while Q stays > 0)."""
+    y = np.array(init, float)
+    prevQ = lambda s: init[1]
+    pieces = []
+    for k in range(int(math.ceil(t_end / tau))):
+        a, b = k * tau, (k + 1) * tau
+
+        def f(t, x, qd=prevQ):
+            W, Q = x
+            Qd = qd(t - tau)
+            r = R0 + Qd
+            return [(1 - p) / r - Qd * (W - 1) * p / (R0 * r), N * W / (C_pps * r) - 1]
+
+        s = solve_ivp(f, (a, b), y, method="DOP853", rtol=1e-12, atol=1e-15, dense_output=True)
+        y = s.y[:, -1]
+        prevQ = lambda t, so=s.sol: so(t)[1]
+        pieces.append((b, s.sol))
+
+    def sol(t):
+        for b, so in pieces:
+            if t <= b * (1 + 1e-12):
+                return so(t)
+        raise ValueError(t)
+
+    return sol
+
+
+def dx_equilibrium(N, C_pps, R0, p):
+    """Eqs. (7)-(8) of the DX paper with seg = 1 packet, C in packets/s; W0 from eq. (6)."""
+    delta = (C_pps * p * R0 - p * N) ** 2 + 4 * C_pps * p * N * R0 * (1 - p)
+    Q0 = (p * (N - C_pps * R0) + math.sqrt(delta)) / (2 * C_pps * p)
+    return C_pps * (R0 + Q0) / N, Q0
+
+
+# ------------------------------------------------------------------------------------------------
+# agreement with the independent solver, and convergence order
+# ------------------------------------------------------------------------------------------------
+
+def _on(df, ts, col="t"):
+    idx = np.searchsorted(df[col].to_numpy(), ts - 1e-9)
+    assert np.allclose(df[col].to_numpy()[idx], ts, atol=1e-9)
+    return df.iloc[idx]
+
+
+def test_dctcp_normalized_agrees_with_scipy_method_of_steps():
+    wbar, g = 10.0, 1 / 16  # the Fig. 4 limit cycle
+    ref = dctcp_normalized_mos(wbar, g, fluid.default_normalized_init(wbar), 30.0)
+    ts = np.arange(0.0, 30.0 + 1e-9, 0.5)
+    R = np.array([ref(t) for t in ts])
+    df = _on(fluid.dctcp_normalized(wbar, g, t_end=30.0, dt=1e-2, sample_dt=0.5), ts)
+    err = np.abs(df[["W", "alpha", "q"]].to_numpy() - R).max(axis=0)
+    # the trajectory spans W in ~[8, 12], q~ in ~[-0.2, 0.2]; switching times are located exactly,
+    # so the RK4 error at dt = 0.01 is ~1e-9, far below anything visible
+    assert err.max() < 1e-7, err
+    assert R[:, 2].min() < -0.05 and R[:, 2].max() > 0.05  # the run really crosses the threshold
+
+
+def test_dctcp_normalized_convergence_order_is_four():
+    wbar, g = 10.0, 1 / 16
+    ref = dctcp_normalized_mos(wbar, g, fluid.default_normalized_init(wbar), 20.0)
+    ts = np.arange(0.0, 20.0 + 1e-9, 0.5)
+    R = np.array([ref(t) for t in ts])
+    dts = np.array([0.05, 0.025, 0.0125])
+    errs = []
+    for dt in dts:
+        df = _on(fluid.dctcp_normalized(wbar, g, t_end=20.0, dt=dt, sample_dt=0.5 if dt != 0.0125 else 0.0125), ts)
+        errs.append(np.abs(df[["W", "alpha", "q"]].to_numpy() - R).max())
+    slope = np.polyfit(np.log(dts), np.log(errs), 1)[0]
+    assert errs[-1] > 1e-10  # still above the reference's own error, so the slope is meaningful
+    assert abs(slope - 4.0) < 0.6, (slope, errs)
+
+
+def test_dx_agrees_with_scipy_method_of_steps():
+    N, R0, p = 50, 80e-6, 0.95
+    W0, Q0 = dx_equilibrium(N, C_PPS, R0, p)
+    init = (W0 * 1.2, Q0 * 1.5)  # perturbed; Q stays > 0 (checked below), so no floor contact
+    t_end = 40 * R0
+    ref = dx_mos(N, C_PPS, R0, R0, p, init, t_end)
+    df = fluid.dx(N, C_BPS, R0, t_end_s=t_end, init=init, sample_dt_s=R0 / 10)
+    R = np.array([ref(t) for t in df.t_s])
+    assert R[:, 1].min() > 0
+    assert np.abs(df.W_pkt - R[:, 0]).max() < 1e-8 * W0
+    assert np.abs(df.Q_s - R[:, 1]).max() < 1e-8 * Q0
+
+
+# ------------------------------------------------------------------------------------------------
+# physics of the DCTCP model (Sections 2.2, 3.1, 3.3.2 of the DCTCP analysis paper)
+# ------------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("N", [2, 10])
+def test_fig2_limit_cycle_around_K_with_full_utilization(N):
+    """w̄ = (Cd + K)/N > 2: no fixed point, a limit cycle; q oscillates across K and (for K = 65,
+    well above the 0.17 Cd guideline = 14 packets) never underflows, so the link stays busy."""
+    df = fluid.dctcp(C_BPS, D_S, K_PKT, G, N, t_end_s=0.06)
+    tail = df[df.t_s > 0.03]
+    assert tail.q_pkt.min() < K_PKT < tail.q_pkt.max()
+    assert tail.q_pkt.min() > 0  # 100 % utilization: the queue never empties
+    assert 0 < tail.p.mean() < 1  # marking switches on and off
+    # rate balance of eq. (7): mean of N W/R equals C over whole periods (no underflow)
+    rate = N * tail.W_pkt / tail.R_s
+    assert abs(rate.mean() / C_PPS - 1) < 0.02
+
+
+def test_fig2_N100_fixed_point():
+    """w̄ = 1.48 <= 2: the fixed point (W, alpha, q) = (2, 1, 2N - Cd) of Section 3.1.
+    (The paper prints W = 2/w̄ for the unnormalized fixed point; since W~(t) = W(R* t), W = 2.)"""
+    N = 100
+    df = fluid.dctcp(C_BPS, D_S, K_PKT, G, N, t_end_s=0.05)
+    last = df.iloc[-1]
+    assert abs(last.q_pkt - (2 * N - CD)) < 0.05  # 116.67 packets
+    assert abs(last.W_pkt - 2.0) < 1e-3
+    assert abs(last.alpha - 1.0) < 1e-3
+    assert (df.p.iloc[-100:] == 1).all()
+    # RTT d + q/C = 240 us and per-flow rate W/RTT = 100 Mbps (footnote 2)
+    assert abs(last.R_s - 2 * N / C_PPS) < 1e-7
+    assert abs(last.W_pkt / last.R_s * 1500 * 8 / 1e6 - 100) < 0.1
+
+
+def test_normalized_fixed_point_for_wbar_below_two():
+    wbar = 1.5
+    x = (2.0, 1.0, 2 / wbar - 1)
+    df = fluid.dctcp_normalized(wbar, 0.1, t_end=50.0, init=x)
+    assert np.abs(df[["W", "alpha", "q"]].to_numpy() - np.array(x)).max() < 1e-12
+    df = fluid.dctcp_normalized(wbar, 0.1, t_end=400.0)  # from the default start it converges there
+    assert np.abs(df[["W", "alpha", "q"]].iloc[-1].to_numpy() - np.array(x)).max() < 1e-4
+
+
+def test_physical_and_normalized_models_are_the_same_equations():
+    """Change of variables (10): W~(t) = W(R* t), q~ = (q - K)/(C R*), w̄ = (Cd + K)/N."""
+    N = 10
+    R_star = D_S + K_PKT / C_PPS
+    wbar = (CD + K_PKT) / N
+    W0, a0, qt0 = 12.0, 0.3, 0.05
+    phys = fluid.dctcp(C_BPS, D_S, K_PKT, G, N, t_end_s=30 * R_star, dt_s=R_star / 200, sample_dt_s=R_star / 10,
+                       init=(W0, a0, K_PKT + qt0 * C_PPS * R_star), queue_floor=False)
+    norm = fluid.dctcp_normalized(wbar, G, t_end=30.0, dt=1 / 200, sample_dt=0.1, init=(W0, a0, qt0))
+    assert len(phys) == len(norm)
+    assert np.allclose(phys.t_s / R_star, norm.t, atol=1e-9)
+    assert np.abs(phys.W_pkt - norm.W).max() < 1e-7
+    assert np.abs(phys.alpha - norm.alpha).max() < 1e-9
+    assert np.abs((phys.q_pkt - K_PKT) / (C_PPS * R_star) - norm.q).max() < 1e-9
+
+
+def test_psi_floor_holds_and_binds():
+    """Section 3.3.2: with psi = K/(Cd) the normalized queue never goes below -psi/(1+psi) (q = 0);
+    at psi = 0.02 and the worst-case w̄ ~ 14 the unfloored queue dips well below it."""
+    wbar, g, psi = 14.0, 0.05, 0.02
+    floor = -psi / (1 + psi)
+    free = fluid.dctcp_normalized(wbar, g, t_end=300.0)
+    floored = fluid.dctcp_normalized(wbar, g, psi=psi, t_end=300.0)
+    assert free.q.min() < floor - 0.05
+    assert floored.q.min() >= floor
+    assert (floored.q[floored.t > 150] <= floor + 1e-12).any()  # it sits on the floor part of the time
+
+
+# ------------------------------------------------------------------------------------------------
+# DX (eqs. 3-8 of the DX paper)
+# ------------------------------------------------------------------------------------------------
+
+def test_dx_equilibrium_is_a_fixed_point_and_attracts():
+    N, R0, p = 50, 80e-6, 0.95
+    W0, Q0 = dx_equilibrium(N, C_PPS, R0, p)
+    still = fluid.dx(N, C_BPS, R0, t_end_s=0.01, init=(W0, Q0), p=p)
+    assert np.abs(still.W_pkt / W0 - 1).max() < 1e-10
+    assert np.abs(still.Q_s / Q0 - 1).max() < 1e-10
+    moved = fluid.dx(N, C_BPS, R0, t_end_s=0.02, init=(1.0, 0.0), p=p)
+    assert abs(moved.W_pkt.iloc[-1] / W0 - 1) < 1e-6
+    assert abs(moved.Q_s.iloc[-1] / Q0 - 1) < 1e-6
+
+
+def test_dx_window_floor_and_queue_floor():
+    # N >= C R0 / seg = 66.7 at 10 Gbps / 80 us: Q stays positive, W near one segment
+    df = fluid.dx(100, C_BPS, 80e-6, t_end_s=0.02)
+    assert df.W_pkt.min() >= 1.0 and df.Q_s.min() >= 0.0
+    W0, Q0 = dx_equilibrium(100, C_PPS, 80e-6, 0.95)
+    assert 1.0 < W0 < 1.1
+    assert abs(df.W_pkt.iloc[-1] / W0 - 1) < 1e-6
+    # window below one segment is lifted to the floor immediately
+    df = fluid.dx(10, C_BPS, 80e-6, t_end_s=1e-3, init=(1.0, 0.0))
+    assert df.W_pkt.min() >= 1.0
+    with pytest.raises(ValueError, match=r"init.W0_pkt"):
+        fluid.dx(10, C_BPS, 80e-6, t_end_s=1e-3, init=(0.5, 0.0))
+    df = fluid.dx(10, C_BPS, 80e-6, t_end_s=1e-3, init=(0.5, 0.0), window_floor=False)
+    assert df.W_pkt.iloc[0] == 0.5
+
+
+# ------------------------------------------------------------------------------------------------
+# batch, determinism, input errors
+# ------------------------------------------------------------------------------------------------
+
+def test_batch_equals_single_runs_bit_for_bit():
+    wbar = np.array([3.0, 10.0, 40.0])
+    g = np.array([0.05, 1 / 16, 0.2])
+    psi = np.array([0.1, 0.05, 0.2])
+    runs = fluid.dctcp_normalized_batch(wbar, g, psi=psi, t_end=20.0, t_from=5.0)
+    for w, gg, ps, r in zip(wbar, g, psi, runs):
+        one = fluid.dctcp_normalized(w, gg, psi=ps, t_end=20.0, t_from=5.0)
+        assert r["t"][0] == pytest.approx(5.0)
+        for k in ("t", "W", "alpha", "q"):
+            assert np.array_equal(r[k], one[k].to_numpy())
+    b = fluid.dx_batch([20, 50], 10e9, [80e-6, 120e-6], t_end_s=2e-3)
+    one = fluid.dx(50, 10e9, 120e-6, t_end_s=2e-3)
+    assert np.array_equal(b[1]["Q_s"], one.Q_s.to_numpy())
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: fluid.dctcp_normalized(-1.0, 0.1), "wbar"),
+    (lambda: fluid.dctcp_normalized(10.0, 1.5), "g"),
+    (lambda: fluid.dctcp_normalized(10.0, 0.1, psi=0.0), "psi"),
+    (lambda: fluid.dctcp_normalized(10.0, 0.1, dt=0.7), "dt"),
+    (lambda: fluid.dctcp_normalized(10.0, 0.1, sample_dt=0.0015), "sample_dt"),
+    (lambda: fluid.dctcp_normalized(10.0, 0.1, init=(10.0, 2.0, 0.0)), "init.alpha"),
+    (lambda: fluid.dctcp_normalized_batch([10.0, 0.0], [0.1, 0.1]), r"wbar\[1\]"),
+    (lambda: fluid.dctcp_normalized_batch([10.0], [0.1, 0.1]), "g has 2"),
+    (lambda: fluid.dctcp(0, D_S, K_PKT, G, 2, t_end_s=1e-3), "C_bps"),
+    (lambda: fluid.dctcp(C_BPS, D_S, K_PKT, G, 0.5, t_end_s=1e-3), "N"),
+    (lambda: fluid.dctcp(C_BPS, D_S, K_PKT, G, 2, t_end_s=-1), "t_end_s"),
+    (lambda: fluid.dx(50, C_BPS, 80e-6, t_end_s=1e-3, p=1.5), "p"),
+    (lambda: fluid.dx_batch([10, 20], C_BPS, [80e-6, -1], t_end_s=1e-3), r"R0_s\[1\]"),
+])
+def test_bad_input_names_the_argument(call, name):
+    with pytest.raises(ValueError, match=name):
+        call()

@@ -1,0 +1,68 @@
+"""`dcsim fluid dctcp | dx | dctcp-fig2`: files, units, JSON, errors (acceptance point 4 of issue 3)."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+from typer.testing import CliRunner
+
+from dcsim.cli import app
+
+runner = CliRunner()
+CD = 10e9 / (8 * 1500) * 100e-6  # 83.33 packets
+
+
+def _csv(path):
+    return pd.read_csv(path, comment="#")
+
+
+def test_fig2_command_writes_csv_and_png_per_N(tmp_path):
+    r = runner.invoke(app, ["fluid", "dctcp-fig2", "--out", str(tmp_path), "--t-end", "20ms", "--json"])
+    assert r.exit_code == 0, r.output
+    summ = json.loads(r.output)
+    assert set(summ) == {"2", "10", "100"}
+    for N in (2, 10, 100):
+        df = _csv(tmp_path / f"fig2_N{N}.csv")
+        assert list(df.columns) == ["t_s", "W_pkt", "alpha", "q_pkt", "p", "R_s"]
+        assert df.t_s.iloc[-1] >= 0.02 - 1e-9
+        assert (tmp_path / f"fig2_N{N}.png").stat().st_size > 10_000
+    # N = 100: the fixed point q = 2N - Cd = 116.7 packets, W = 2 (Section 3.1; Fig. 2 "about 120")
+    df = _csv(tmp_path / "fig2_N100.csv")
+    assert abs(df.q_pkt.iloc[-1] - (200 - CD)) < 0.1
+    assert summ["100"]["regime"].startswith("fixed point")
+    # N = 2, 10: limit cycle across K = 65 with full utilization
+    for N in ("2", "10"):
+        s = summ[N]
+        assert s["regime"].startswith("limit cycle")
+        assert s["q_pkt"]["min"] < 65 < s["q_pkt"]["max"]
+        assert s["utilization"] == 1.0
+
+
+def test_dctcp_command_table_has_units_and_files(tmp_path):
+    csv, png = tmp_path / "o.csv", tmp_path / "o.png"
+    r = runner.invoke(app, ["fluid", "dctcp", "--C", "10Gbps", "--d", "100us", "--K", "65pkt", "--g", "0.0625",
+                            "--N", "10", "--t-end", "10ms", "--csv", str(csv), "--plot", str(png)])
+    assert r.exit_code == 0, r.output
+    assert "178 us" in r.output  # R* = 100 us + 65 pkt / (833333 pkt/s)
+    assert "14.83 pkt" in r.output  # wbar = (83.33 + 65)/10
+    assert csv.exists() and png.exists()
+
+
+def test_dx_command_json(tmp_path):
+    r = runner.invoke(app, ["fluid", "dx", "--N", "50", "--C", "10Gbps", "--R0", "80us", "--t-end", "10ms",
+                            "--plot", str(tmp_path / "dx.png"), "--json"])
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.output)
+    # settles at the equilibrium of eqs. (6)-(8): Q0 = 8.78 us, W0 = C (R0 + Q0) / N = 1.48 packets
+    assert abs(s["Q_s"]["mean"] - 8.7785e-6) < 1e-9
+    assert abs(s["W_pkt"]["mean"] - 1.4796) < 1e-4
+    assert (tmp_path / "dx.png").exists()
+
+
+def test_bad_input_exit_code_and_message():
+    r = runner.invoke(app, ["fluid", "dctcp", "--N", "0.5", "--t-end", "1ms"])
+    assert r.exit_code == 2
+    assert "N = 0.5" in r.output and "flows" in r.output
+    r = runner.invoke(app, ["fluid", "dx", "--R0", "80 parsecs"])
+    assert r.exit_code == 2 and "--R0" in r.output

@@ -1,0 +1,155 @@
+"""`dcsim run`: files written, summary consistent with first principles, bad input exits 2 before running."""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from dcsim import Scenario, simulate
+from dcsim.cli import app
+from dcsim.result import TABLES, Result
+
+ROOT = Path(__file__).resolve().parent.parent
+DEMO = ROOT / "examples" / "dctcp_dumbbell.toml"
+runner = CliRunner()
+run_module = importlib.import_module("dcsim.run")
+simulate_module = importlib.import_module("dcsim.simulate")
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def short(duration: str = "30ms", warmup: str = "10ms", n: int = 4) -> dict:
+    """A short DCTCP dumbbell (DCTCP analysis paper's Fig. 2 setting, fewer flows, shorter)."""
+    return {
+        "network": {"senders": n, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "1000pkt",
+                    "aqm": {"kind": "threshold", "K": "65pkt"}},
+        "flows": [{"count": n, "protocol": "dctcp", "g": 0.0625}],
+        "run": {"duration": duration, "warmup": warmup, "seed": 3},
+    }
+
+
+def test_demo_run_writes_tables_summary_and_plots(tmp_path):
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(DEMO), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    for t in TABLES:
+        assert (out / f"{t}.parquet").stat().st_size > 0
+    for png in ("queue.png", "cwnd_alpha.png", "throughput.png"):
+        assert (out / png).read_bytes()[:8] == PNG_MAGIC
+    summary = json.loads((out / "summary.json").read_text())  # strict JSON: NaN written as null
+    assert Scenario.from_toml(out / "scenario.toml") == Scenario.from_toml(DEMO)
+
+    # First principles on the demo (C = 10 Gbps, 10 long-lived flows, 1500 B packets, 40 B headers).
+    C_bps, payload = 10e9, 1460 / 1500
+    (port,) = summary["ports"]
+    assert port["port"] == "sw->r"
+    assert 0 < port["utilization"] <= 1 + 1e-9
+    assert len(summary["flows"]) == 10
+    assert summary["goodput_total_bps"] <= C_bps * payload * (1 + 1e-3)
+    assert summary["goodput_total_bps"] == pytest.approx(sum(f["goodput_bps"] for f in summary["flows"]))
+    pk = summary["packets"]
+    assert pk["sent_pkts"] == pk["delivered_pkts"] + pk["dropped_pkts"] + pk["in_flight_pkts"]
+    assert 1 / 10 <= summary["jain_index"] <= 1 + 1e-12
+
+    # The tables read back are what the summary was computed from.
+    back = Result.from_dir(out)
+    assert back.summary()["goodput_total_bps"] == summary["goodput_total_bps"]
+    assert len(back.queue) > 0 and set(back.queue.columns) >= {"t_s", "port", "q_pkt", "q_bytes"}
+
+    # Units on the numbers printed.
+    for unit in ("Gbps", "pkt", "%", "ms", "events/s"):
+        assert unit in res.output, unit
+
+
+def write(tmp_path: Path, name: str, text: str) -> Path:
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize(
+    "old,new,message",
+    [
+        ('protocol = "dctcp"', 'protocol = "dctpc"', "flows[0].protocol: 'dctpc' is not one of dctcp, newreno"),
+        ('bottleneck = "10Gbps"', 'bottleneck = "10Gbs"', "network.bottleneck: unknown rate unit 'Gbs'"),
+        ('K = "65pkt"', 'K = "1200pkt"', "network.aqm.K: marking threshold 1200pkt is larger than the buffer 1000pkt"),
+        ('g = 0.0625', 'gg = 0.0625', "flows[0].gg: unknown key; did you mean 'g'?"),
+    ],
+)
+def test_bad_file_exits_2_with_the_message_and_runs_nothing(tmp_path, monkeypatch, old, new, message):
+    text = DEMO.read_text()
+    assert old in text
+    bad = write(tmp_path, "bad.toml", text.replace(old, new))
+
+    def no_engine():
+        raise AssertionError("the engine was started for an invalid scenario")
+
+    monkeypatch.setattr(simulate_module, "engine", no_engine)
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(bad), "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    text_out = " ".join(res.output.split())  # rich may wrap long lines
+    assert message in text_out
+    assert "Traceback" not in res.output
+    assert not out.exists()
+
+
+def test_missing_file_exits_2(tmp_path):
+    res = runner.invoke(app, ["run", str(tmp_path / "nope.toml")])
+    assert res.exit_code == 2
+    assert "cannot read the scenario file" in " ".join(res.output.split())
+
+
+def test_json_summary_and_no_plots(tmp_path):
+    sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
+    res = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "o"), "--json", "--no-plots"])
+    assert res.exit_code == 0, res.output
+    summary = json.loads(res.stdout)
+    assert summary["duration_s"] == pytest.approx(0.03) and summary["warmup_s"] == pytest.approx(0.01)
+    assert [f["src"] for f in summary["flows"]] == ["s0", "s1", "s2", "s3"]
+    assert not list((tmp_path / "o").glob("*.png"))
+
+
+def test_a_failing_plot_keeps_the_tables_and_exits_1(tmp_path, monkeypatch):
+    import dcsim.plotting
+
+    def broken(result, path):
+        raise RuntimeError("no ink")
+
+    monkeypatch.setitem(dcsim.plotting.PLOTS, "queue.png", broken)
+    sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["run", str(sc), "--out", str(out)])
+    assert res.exit_code == 1
+    assert "queue.png: RuntimeError: no ink" in " ".join(res.output.split())
+    for t in TABLES:
+        assert (out / f"{t}.parquet").exists()
+    assert (out / "summary.json").exists() and (out / "cwnd_alpha.png").exists()
+
+
+def test_progress_is_reported_up_to_the_end_and_runs_are_deterministic():
+    seen = []
+    a = simulate(short(), progress=lambda now, total: seen.append((now, total)))
+    assert len(seen) == 100
+    assert all(t == pytest.approx(0.03) for _, t in seen)
+    assert [x for x, _ in seen] == sorted(x for x, _ in seen)  # time never goes back
+    assert seen[-1][0] == pytest.approx(0.03)
+    b = simulate(Scenario.from_dict(short()), chunks=7)  # chunking must not change anything
+    for t in TABLES:
+        pd.testing.assert_frame_equal(a.tables[t], b.tables[t], check_exact=True)
+
+
+def test_jain_index_over_a_window_uses_the_throughput_series():
+    r = simulate(short(duration="40ms", warmup="10ms"))
+    tp = r.throughput
+    last = tp[tp["t_s"] > 0.02 + 1e-12]  # 1 ms intervals wholly inside the last 20 ms
+    x = last.groupby("flow")["rate_bps"].mean().to_numpy()
+    assert r.jain_index(0.02) == pytest.approx(x.sum() ** 2 / (len(x) * (x**2).sum()))
+    assert r.jain_index((0.02, 0.04)) == pytest.approx(r.jain_index(0.02))
+    with pytest.raises(ValueError, match="empty"):
+        r.jain_index((0.03, 0.03))

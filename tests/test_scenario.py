@@ -1,0 +1,265 @@
+"""The scenario model: units into the engine spec, TOML round trip, and clear errors before any run."""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from dcsim import Scenario, ScenarioError, load_scenario
+from dcsim.result import jain_index
+
+EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.toml"))
+simulate_module = importlib.import_module("dcsim.simulate")
+
+
+def fig2(n: int = 10) -> dict:
+    """The DCTCP analysis paper's Fig. 2 setting: C = 10 Gbps, d = 100 us, K = 65 pkt, g = 1/16."""
+    return {
+        "network": {
+            "topology": "dumbbell",
+            "senders": n,
+            "bottleneck": "10Gbps",
+            "rtt": "100us",
+            "buffer": "1000pkt",
+            "aqm": {"kind": "threshold", "K": "65pkt"},
+        },
+        "flows": [{"count": n, "protocol": "dctcp", "g": 0.0625}],
+        "run": {"duration": "1s", "warmup": "50ms", "seed": 1},
+    }
+
+
+def with_(base: dict, path: str, value) -> dict:
+    """Copy of ``base`` with ``path`` ("flows.0.g", "network.aqm") set; value DELETE removes the key."""
+    d = copy.deepcopy(base)
+    *parents, last = path.split(".")
+    node = d
+    for p in parents:
+        node = node[int(p)] if isinstance(node, list) else node[p]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    return d
+
+
+DELETE = object()
+
+
+# --- units into the engine spec ----------------------------------------------------------------
+
+
+def test_units_convert_exactly_into_the_engine_spec():
+    spec = Scenario.from_dict(fig2()).to_engine_spec()
+    topo = spec["topology"]
+    assert topo["kind"] == "dumbbell"
+    assert topo["bottleneck_bps"] == 10_000_000_000  # 10 Gbps in bit/s
+    assert topo["access_bps"] == 10_000_000_000  # default: same as the bottleneck
+    assert topo["rtt_ps"] == [100_000_000]  # 100 us in ps
+    assert topo["bottleneck_queue"] == {"capacity": {"packets": 1000}, "aqm": {"kind": "threshold", "k": {"packets": 65}}}
+    assert spec["duration_ps"] == 10**12 and spec["warmup_ps"] == 50 * 10**9
+    assert spec["packet_bytes"] == 1500 and spec["seed"] == 1
+    assert len(spec["flows"]) == 10
+    assert [f["src"] for f in spec["flows"]] == [f"s{i}" for i in range(10)]
+    assert {f["dst"] for f in spec["flows"]} == {"r"}
+    f0 = spec["flows"][0]
+    assert f0["protocol"] == {"kind": "dctcp", "g": 0.0625, "alpha_init": 1.0}
+    assert f0["size_bytes"] is None and f0["delayed_ack"] is None
+    assert f0["min_cwnd_pkt"] == 2.0  # the paper's ns-2 floor
+    assert f0["min_rto_ps"] == 10 * 10**9
+    assert spec["metrics"]["queue_interval_ps"] == 10**7  # 10 us
+    # Integers where the engine wants u64: JSON must not carry floats there.
+    assert isinstance(topo["bottleneck_bps"], int) and all(isinstance(r, int) for r in topo["rtt_ps"])
+
+
+def test_bytes_sizes_red_thresholds_and_per_sender_rtts():
+    d = fig2(3)
+    d["network"].update(
+        buffer="256KB",
+        rtt=["100us", "200us", "0.3ms"],
+        access="40Gbps",
+        aqm={"kind": "red", "min_th": "30pkt", "max_th": "90000B", "max_p": 0.1},
+    )
+    d["flows"] = [
+        {"count": 2, "protocol": "newreno", "ecn": True, "size": "1MB", "start": "1ms", "stagger": "250us"},
+        {"protocol": "dctcp", "delayed_ack": True, "size": "10pkt"},
+    ]
+    spec = Scenario.from_dict(d).to_engine_spec()
+    topo = spec["topology"]
+    assert topo["bottleneck_queue"]["capacity"] == {"bytes": 256_000}  # KB is decimal, as in networking
+    assert topo["rtt_ps"] == [100_000_000, 200_000_000, 300_000_000]
+    assert topo["access_bps"] == 40_000_000_000
+    red = topo["bottleneck_queue"]["aqm"]
+    assert red == {
+        "kind": "red", "min_th_pkt": 30.0, "max_th_pkt": 60.0,  # 90000 B / 1500 B
+        "max_p": 0.1, "w_q": 0.002, "gentle": False, "ecn": True, "wait": True,
+    }
+    f = spec["flows"]
+    assert [x["start_ps"] for x in f] == [10**9, 10**9 + 250 * 10**6, 0]
+    assert [x["size_bytes"] for x in f] == [10**6, 10**6, 10 * 1460]  # 10 packets of 1460 B payload
+    assert f[0]["protocol"] == {"kind": "newreno", "ecn": True}
+    assert f[2]["delayed_ack"] == {"segments": 2, "timeout_ps": 10**9}
+    # Round robin over s0..s2 continues across flow groups.
+    assert [x["src"] for x in f] == ["s0", "s1", "s2"]
+
+
+def test_graph_topology_and_monitored_ports():
+    sc = load_scenario(Path(__file__).resolve().parent.parent / "examples" / "graph.toml")
+    spec = sc.to_engine_spec()
+    assert spec["topology"]["kind"] == "graph"
+    core = [l for l in spec["topology"]["links"] if {l["a"], l["b"]} == {"tor0", "tor1"}][0]
+    assert core["rate_bps"] == 10**10 and core["delay_ps"] == 20 * 10**6
+    assert {"from": "tor0", "to": "tor1"} in spec["metrics"]["monitor"]
+    assert [(f["src"], f["dst"]) for f in spec["flows"]] == [("h0", "h2"), ("h0", "h2"), ("h1", "h3")]
+
+
+def test_senders_default_to_the_number_of_flows():
+    d = fig2(4)
+    del d["network"]["senders"]
+    assert Scenario.from_dict(d).to_engine_spec()["topology"]["senders"] == 4
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=lambda p: p.name)
+def test_examples_round_trip_through_toml(path, tmp_path):
+    sc = Scenario.from_toml(path)
+    again = tmp_path / "again.toml"
+    again.write_text(sc.to_toml())
+    back = Scenario.from_toml(again)
+    assert back == sc
+    assert back.to_engine_spec() == sc.to_engine_spec()
+
+
+def test_round_trip_keeps_odd_values_exact():
+    d = fig2(3)
+    d["network"].update(bottleneck="2.5Gbps", rtt=["123.456us", "7ns", "1.5s"], buffer="123457B")
+    d["run"].update(duration="3.7s", warmup="0.1234567ms")
+    sc = Scenario.from_dict(d)
+    back = Scenario.from_toml_str(sc.to_toml())
+    assert back.to_engine_spec() == sc.to_engine_spec()
+    assert sc.to_engine_spec()["topology"]["rtt_ps"] == [123_456_000, 7_000, 1_500_000_000_000]
+
+
+# --- clear errors naming the field, before anything runs ----------------------------------------
+
+BAD = [
+    # (what, path, value, field named, words the message must contain)
+    ("unknown protocol", "flows.0.protocol", "dctpc", "flows[0].protocol", ["'dctpc' is not one of dctcp, newreno"]),
+    ("zero rate", "network.bottleneck", "0Gbps", "network.bottleneck", ["positive", "> 0 bit/s"]),
+    ("negative rate", "network.access", "-1Gbps", "network.access", ["positive", "> 0 bit/s"]),
+    ("unit typo", "network.bottleneck", "10Gbs", "network.bottleneck", ["'Gbs'", "Gbps"]),
+    ("time unit typo", "network.rtt", "100uss", "network.rtt", ["'uss'", "us"]),
+    ("K above buffer", "network.aqm", {"kind": "threshold", "K": "1001pkt"}, "network.aqm.K", ["1001pkt", "1000pkt", "0 < K <= buffer"]),
+    ("K above buffer in bytes", "network.aqm", {"kind": "threshold", "K": "2MB"}, "network.aqm.K", ["0 < K <= buffer"]),
+    ("no flows", "flows", [], "flows", ["at least one [[flows]]"]),
+    ("no flows key", "flows", DELETE, "flows", ["at least one [[flows]]"]),
+    ("unknown key in flows", "flows.0.gg", 0.1, "flows[0].gg", ["unknown key", "did you mean 'g'", "allowed keys"]),
+    ("unknown key in network", "network.buffr", "10pkt", "network.buffr", ["unknown key", "did you mean 'buffer'"]),
+    ("unknown table", "runn", {}, "runn", ["unknown key", "did you mean 'run'"]),
+    ("warm-up = duration", "run.warmup", "1s", "run.warmup", ["0 <= warmup < duration"]),
+    ("warm-up > duration", "run.warmup", "2s", "run.warmup", ["0 <= warmup < duration"]),
+    ("g = 0", "flows.0.g", 0.0, "flows[0].g", ["0 < g <= 1"]),
+    ("g > 1", "flows.0.g", 1.5, "flows[0].g", ["0 < g <= 1"]),
+    ("unknown aqm", "network.aqm", {"kind": "codel"}, "network.aqm.kind", ["droptail, threshold, red"]),
+    ("red without max_p", "network.aqm", {"kind": "red", "min_th": 5, "max_th": 15}, "network.aqm.max_p", ["required"]),
+    ("red thresholds reversed", "network.aqm", {"kind": "red", "min_th": 50, "max_th": 40, "max_p": 0.1}, "network.aqm.max_th", ["larger than min_th"]),
+    ("K on droptail", "network.aqm", {"kind": "droptail", "K": 5}, "network.aqm.K", ["not a parameter"]),
+    ("zero buffer", "network.buffer", "0pkt", "network.buffer", ["positive"]),
+    ("fractional buffer", "network.buffer", "10.5pkt", "network.buffer", ["whole number"]),
+    ("zero senders", "network.senders", 0, "network.senders", [">= 1"]),
+    ("rtt count", "network.rtt", ["100us", "200us"], "network.rtt", ["one per sender (10)"]),
+    ("zero rtt", "network.rtt", "0us", "network.rtt", ["> 0 s"]),
+    ("g on newreno", "flows.0.protocol", "newreno", "flows[0].g", ["only for protocol = \"dctcp\""]),
+    ("sender index", "flows.0.senders", [0, 10], "flows[0].senders[1]", ["allowed 0 .. 9"]),
+    ("missing duration", "run.duration", DELETE, "run.duration", ["required"]),
+    ("missing protocol", "flows.0.protocol", DELETE, "flows[0].protocol", ["required"]),
+    ("zero count", "flows.0.count", 0, "flows[0].count", [">= 1"]),
+    ("flow after the end", "flows.0.start", "2s", "flows[0].start", ["< duration"]),
+    ("unknown topology", "network.topology", "fattree", "network.topology", ["dumbbell, graph"]),
+    ("monitor unknown node", "metrics", {"monitor": ["sw->x"]}, "metrics.monitor[0]", ["unknown node 'x'"]),
+    ("min_cwnd in bytes", "flows.0.min_cwnd", "3000B", "flows[0].min_cwnd", ["give packets"]),
+    ("negative seed", "run.seed", -1, "run.seed", ["0 .. 2^64-1"]),
+]
+
+
+@pytest.mark.parametrize("what,path,value,field,words", BAD, ids=[b[0] for b in BAD])
+def test_invalid_input_names_the_field_and_what_is_allowed(what, path, value, field, words, monkeypatch):
+    def no_engine():
+        raise AssertionError("the engine was started for an invalid scenario")
+
+    monkeypatch.setattr(simulate_module, "engine", no_engine)
+    bad = with_(fig2(), path, value)
+    with pytest.raises(ScenarioError) as exc:
+        simulate_module.simulate(bad)
+    msg = str(exc.value)
+    assert "\n" not in msg, msg  # one plain line
+    assert msg.startswith(f"{field}: "), msg
+    for w in words:
+        assert w in msg, f"{w!r} not in {msg!r}"
+    assert "Traceback" not in msg and "pydantic" not in msg and "Value error" not in msg
+
+
+def test_graph_errors_name_the_field():
+    d = Scenario.from_toml(EXAMPLES[[p.name for p in EXAMPLES].index("graph.toml")]).to_dict()
+    cases = [
+        (with_(d, "flows.0.dst", "tor1"), "flows[0].dst", "is not a host"),
+        (with_(d, "network.links.0.b", "nowhere"), "network.links[0].b", "unknown node 'nowhere'"),
+        (with_(d, "network.links.1.rate", "0bps"), "network.links[1].rate", "> 0 bit/s"),
+        (with_(d, "flows.0.senders", [0]), "flows[0].senders", "only for topology = \"dumbbell\""),
+    ]
+    for bad, field, words in cases:
+        with pytest.raises(ScenarioError) as exc:
+            Scenario.from_dict(bad)
+        assert str(exc.value).startswith(field + ": ") and words in str(exc.value), str(exc.value)
+    # A host cut off from the rest: no path.
+    iso = copy.deepcopy(d)
+    iso["network"]["nodes"].append({"name": "h9", "kind": "host"})
+    iso["flows"][0]["dst"] = "h9"
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.dst: no path from 'h0' to 'h9'"):
+        Scenario.from_dict(iso)
+
+
+def test_bad_toml_syntax_and_missing_file(tmp_path):
+    p = tmp_path / "bad.toml"
+    p.write_text("[network\nsenders = 1\n")
+    with pytest.raises(ScenarioError, match="not valid TOML"):
+        Scenario.from_toml(p)
+    with pytest.raises(ScenarioError, match="cannot read"):
+        Scenario.from_toml(tmp_path / "missing.toml")
+
+
+def test_changes_after_construction_are_validated_before_a_run():
+    sc = Scenario.from_dict(fig2())
+    sc.flows[0].g = 2.0
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.g: .*0 < g <= 1"):
+        sc.to_engine_spec()
+
+
+def test_engine_errors_pass_through_unchanged(monkeypatch):
+    """If the Rust side rejects a spec, its "field: message" reaches the user as is."""
+
+    class FakeCore:
+        class Simulation:
+            def __init__(self, spec_json):
+                json.loads(spec_json)  # the spec is valid JSON
+                raise ValueError("flows[3].min_rto: must be positive")
+
+    monkeypatch.setattr(simulate_module, "engine", lambda: FakeCore)
+    with pytest.raises(ScenarioError) as exc:
+        simulate_module.simulate(Scenario.from_dict(fig2()))
+    assert str(exc.value) == "flows[3].min_rto: must be positive"
+
+
+# --- Jain's index (first principles) ------------------------------------------------------------
+
+
+def test_jain_index_limits():
+    assert jain_index([3.0, 3.0, 3.0]) == pytest.approx(1.0)
+    assert jain_index([5.0, 0.0, 0.0, 0.0]) == pytest.approx(0.25)  # one of n takes all: 1/n
+    x = np.array([1.0, 2.0, 3.0])
+    assert jain_index(x) == pytest.approx(36.0 / (3 * 14.0))
+    with pytest.raises(ValueError):
+        jain_index([])

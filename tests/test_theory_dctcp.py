@@ -1,0 +1,365 @@
+"""Tests of dcsim.theory.dctcp against the DCTCP analysis paper and first principles.
+
+The scipy reference below (reference_normalized) is an independent solution of the normalized
+model (11)-(14): exact event location, no shared code with the Rust integrator.
+"""
+
+import json
+import math
+from collections import deque
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+
+from dcsim import fluid
+from dcsim.theory import dctcp as th
+
+
+def reference_normalized(wbar, g, x0, t_end, *, psi=None, sample_dt=1e-2, rtol=1e-10, atol=1e-12,
+                         at_down_crossing=False):
+    """Independent solution of the normalized model (11)-(14) by scipy solve_ivp, method of steps.
+
+    The delayed input u(t) = p~(t - 1) is piecewise constant: it flips exactly 1 time unit after each
+    crossing of q~ = 0. Between flips and crossings the model is an ODE; crossings (and the psi floor
+    of Section 3.3.2) are located as solve_ivp events. History: x(t) = x0 for t <= 0.
+    at_down_crossing=True starts on S just after a down-crossing (q~ > 0 on [-1, 0), so u = 1 until
+    t = 1): the start of the Poincare map of Section 3.2.
+    Returns (t, W, alpha, q) sampled every sample_dt, and the list of down-crossings (t, x).
+    """
+    floor = -psi / (1 + psi) if psi is not None else -math.inf
+    x = np.array(x0, dtype=float)
+    t = 0.0
+    u = 1.0 if x[2] > 0 else 0.0
+    above = x[2] > 0
+    pending = deque()
+    if at_down_crossing:
+        u, above = 1.0, False
+        pending.append(1.0)
+    on_floor = False
+    segs = []
+    downs = []
+
+    def rhs(_t, y):
+        W, a, q = y
+        r = 1.0 / (1.0 + q)
+        dq = 0.0 if on_floor else W * r / wbar - 1.0
+        return [r * (1 - 0.5 * W * a * u), g * r * (u - a), dq]
+
+    def ev_cross(_t, y):
+        return y[2]
+    ev_cross.terminal = True
+    def ev_floor(_t, y):
+        return y[2] - floor
+    ev_floor.terminal = True
+    ev_floor.direction = -1
+    def ev_leave(_t, y):
+        return y[0] / (wbar * (1 + y[2])) - 1.0
+    ev_leave.terminal = True
+    ev_leave.direction = 1
+
+    while t < t_end:
+        t_stop = min(pending[0], t_end) if pending else t_end
+        if on_floor:
+            events = [ev_leave]
+        else:
+            ev_cross.direction = -1 if above else 1
+            events = [ev_cross] + ([ev_floor] if psi is not None else [])
+        sol = solve_ivp(rhs, (t, t_stop), x, method="DOP853", rtol=rtol, atol=atol, events=events,
+                        dense_output=True)
+        if sol.status == 1:  # a terminal event
+            i = min((i for i, te in enumerate(sol.t_events) if len(te)), key=lambda i: sol.t_events[i][0])
+            t_new = sol.t_events[i][0]
+            x = sol.y_events[i][0].copy()
+            segs.append((t, t_new, sol.sol))
+            t = t_new
+            if on_floor:
+                on_floor = False
+            elif events[i] is ev_cross:
+                x[2] = 0.0
+                if above:
+                    downs.append((t, x.copy()))
+                above = not above
+                pending.append(t + 1.0)
+            else:
+                x[2] = floor
+                on_floor = True
+        else:
+            segs.append((t, t_stop, sol.sol))
+            x = sol.y[:, -1].copy()
+            t = t_stop
+            if pending and t >= pending[0]:
+                pending.popleft()
+                u = 1.0 - u
+    ts = np.arange(0.0, t_end + 1e-12, sample_dt)
+    ys = np.empty((3, ts.size))
+    j = 0
+    for (a, b, s) in segs:
+        k = j
+        while k < ts.size and ts[k] <= b:
+            k += 1
+        if k > j:
+            ys[:, j:k] = s(ts[j:k])
+        j = k
+    return ts, ys[0], ys[1], ys[2], downs
+
+
+# ---------------------------------------------------------------------------------------------
+# guidelines, eqs. (1)-(2)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_guidelines_paper_example_10G_300us():
+    gl = th.guidelines(10e9, 300e-6)
+    assert gl.C_pps == pytest.approx(10e9 / 12000)
+    assert gl.Cd_pkt == pytest.approx(250.0)
+    assert 41.5 <= gl.K_guideline_pkt <= 43.0  # paper: "about 42 packets"
+    assert round(gl.g_min, 2) == 0.02 and round(gl.g_max, 2) == 0.06  # paper: 0.02 <~ g <~ 0.06
+    assert gl.g_min == pytest.approx(5 / (250 + 42.5)) and gl.g_max == pytest.approx((250 + 42.5) ** -0.5)
+
+
+def test_K_guideline_follows_from_Q_min_minus_0_15():
+    # Section 3.3.1: K > 0.15 (Cd + K)  =>  K > 0.15/0.85 Cd = 0.176 Cd, printed "0.17"
+    assert th.K_from_Q_min(-0.15, 1.0) == pytest.approx(0.15 / 0.85)
+    assert th.K_from_Q_min(-0.15, 1.0) == pytest.approx(th.K_COEFF, rel=0.05)
+
+
+def test_bad_inputs_name_the_field():
+    with pytest.raises(ValueError, match="C_bps"):
+        th.guidelines(0, 1e-4)
+    with pytest.raises(ValueError, match="d_s"):
+        th.guidelines(1e9, -1)
+    with pytest.raises(ValueError, match="g must be in"):
+        th.alpha_star(10, 0)
+    with pytest.raises(ValueError, match="N must be"):
+        th.regime(1e6, 1e-4, 10, 0)
+    with pytest.raises(ValueError, match="wbar must be"):
+        th.limit_cycle(1.5, 0.1)
+    with pytest.raises(ValueError, match="wbar must be <= 2"):
+        th.fixed_point(3.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# the wbar <= 2 fixed point (Section 3.1)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_fixed_point_closed_form_and_fig2_N100():
+    assert th.fixed_point(1.5) == pytest.approx((2.0, 1.0, 1.0 / 3.0))
+    C = th.capacity_pps(10e9)
+    r = th.regime(C, 100e-6, 65, 100)  # Fig. 2, N = 100
+    assert r.kind == "fixed point"
+    assert r.W_pkt == 2.0 and r.alpha == 1.0
+    assert r.q_pkt == pytest.approx(2 * 100 - C * 100e-6)  # 2N - Cd = 116.7 ("about 120 packets")
+    assert r.rtt_s == pytest.approx(240e-6, rel=1e-3)  # footnote 2
+    assert th.regime(C, 100e-6, 65, 10).kind == "limit cycle"
+
+
+def test_fluid_model_converges_to_the_fixed_point():
+    wbar = 1.5
+    df = fluid.dctcp_normalized(wbar, 0.2, t_end=300.0, dt=1e-2, sample_dt=1e-2, t_from=290.0)
+    W, a, q = th.fixed_point(wbar)
+    assert df.W.iloc[-1] == pytest.approx(W, abs=1e-4)
+    assert df.alpha.iloc[-1] == pytest.approx(a, abs=1e-4)
+    assert df.q.iloc[-1] == pytest.approx(q, abs=1e-4)
+
+
+# ---------------------------------------------------------------------------------------------
+# limit cycle and Theorem 1
+# ---------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ref_cycle_10():
+    """Limit cycle at wbar = 10, g = 1/16 from the scipy reference (and its exact crossings)."""
+    wbar, g = 10.0, 1 / 16
+    t, W, a, q, downs = reference_normalized(wbar, g, [wbar, math.sqrt(2 / wbar), 0.0], 400.0)
+    return th.limit_cycle_from_trajectory(t, W, a, q, wbar, g), downs
+
+
+def test_limit_cycle_matches_scipy_reference(ref_cycle_10):
+    ref, downs = ref_cycle_10
+    c = th.limit_cycle(10.0, 1 / 16)
+    T_exact = downs[-1][0] - downs[-2][0]
+    assert c.T == pytest.approx(T_exact, rel=1e-5)
+    assert c.x_alpha[:2] == pytest.approx(downs[-1][1][:2], rel=1e-5)
+    assert c.Q_min == pytest.approx(ref.Q_min, abs=1e-5)
+    assert c.Q_max == pytest.approx(ref.Q_max, abs=1e-5)
+    # no floor: the queue never idles the link, throughput 1 up to quadrature error
+    assert c.throughput == pytest.approx(1.0, abs=1e-5)
+    assert c.converged and c.h_alpha > 0 and c.h_beta > 0
+    assert c.T == pytest.approx(2 + c.h_alpha + c.h_beta)
+
+
+def _fd_poincare(wbar, g, x):
+    """Finite-difference Jacobian of the Poincare map on S in (W, alpha), by the scipy reference."""
+    def P(y):
+        *_, dn = reference_normalized(wbar, g, [y[0], y[1], 0.0], 60.0, at_down_crossing=True)
+        return dn[0][1][:2]
+    A = np.zeros((2, 2))
+    for j in range(2):
+        e = np.zeros(2)
+        e[j] = 1e-5 * max(abs(x[j]), 1e-3)
+        A[:, j] = (P(x + e) - P(x - e)) / (2 * e[j])
+    return A
+
+
+@pytest.mark.parametrize("wbar,g", [(10.0, 1 / 16), (100.0, 0.05), (14.0, 0.3)])
+def test_Z1Z2_is_the_jacobian_of_the_poincare_map(wbar, g):
+    c = th.limit_cycle(wbar, g)
+    P = th.poincare_jacobian(c)
+    # x_alpha is a fixed point of the Poincare map (reference solver)
+    *_, dn = reference_normalized(wbar, g, [c.x_alpha[0], c.x_alpha[1], 0.0], 60.0, at_down_crossing=True)
+    assert dn[0][1][:2] == pytest.approx(c.x_alpha[:2], rel=1e-4)
+    A = _fd_poincare(wbar, g, c.x_alpha[:2])
+    fd = np.sort(np.abs(np.linalg.eigvals(A)))
+    ours = np.sort(np.abs(P.eig))  # one eigenvalue is 0: Z1 Z2 maps into the plane S
+    assert ours[0] < 1e-8
+    assert ours[1:] == pytest.approx(fd, rel=2e-3, abs=1e-5)
+    assert P.rho == pytest.approx(fd.max(), rel=1e-3)
+
+
+def test_printed_exp_int_J_form_is_not_the_transition_matrix():
+    # Theorem 1 prints exp(int J_F); J_F(s) do not commute, so it differs from the true Jacobian
+    P = th.poincare_jacobian(th.limit_cycle(14.0, 0.3))
+    assert abs(P.rho_paper - P.rho) > 0.01
+
+
+def test_rho_below_one_on_coarse_paper_grid():
+    gs = np.logspace(-3, 0, 4)
+    ws = np.logspace(np.log10(2.01), 3, 4)
+    G, Wb = np.meshgrid(gs, ws, indexing="ij")
+    cycles = th.limit_cycles(Wb.ravel(), G.ravel())
+    rho = np.array([th.poincare_jacobian(c).rho for c in cycles])
+    assert np.all(rho < 1.0)
+    assert all(c.drift < 1e-3 for c in cycles)
+
+
+def test_Q_min_above_minus_0_15_for_small_g():
+    ws = np.array([6.0, 8.0, 10.0, 12.0, 14.0, 16.0, 20.0, 30.0])
+    cs = th.limit_cycles(ws, [0.01] * len(ws))
+    qmin = np.array([c.Q_min for c in cs])
+    assert qmin.min() >= -0.15  # Section 3.3.1
+    assert qmin.min() <= -0.10  # and the undershoot is real (K ~ 0.17 Cd is not slack by 2x)
+    assert 8.0 <= ws[np.argmin(qmin)] <= 16.0  # worst case wbar "about 12-16"
+
+
+def test_worst_case_throughput_small_g():
+    ws = [6.0, 9.0, 12.0, 14.0, 18.0, 25.0]
+    df = th.worst_case_throughput([0.001, 0.2], 0.05, ws)
+    assert df.throughput.iloc[0] >= 0.94  # "always at least 94 % for g < 0.1"
+    assert df.throughput.iloc[0] < 0.97  # and the loss at psi -> 0 is real
+    df2 = th.worst_case_throughput([0.2], 0.01, ws)
+    assert df2.throughput.iloc[0] == pytest.approx(1.0, abs=1e-4)  # psi >~ 0.17: 100 %
+
+
+def test_floor_cycle_matches_reference():
+    wbar, g, psi = 14.0, 0.05, 0.01
+    c = th.limit_cycle(wbar, g, psi=psi)
+    t, W, a, q, _ = reference_normalized(wbar, g, [wbar, math.sqrt(2 / wbar), 0.0], 300.0, psi=psi)
+    r = th.limit_cycle_from_trajectory(t, W, a, q, wbar, g, psi)
+    assert c.throughput == pytest.approx(r.throughput, abs=1e-5)
+    assert c.T == pytest.approx(r.T, rel=1e-4)
+    assert c.Q_min == pytest.approx(-psi / (1 + psi))
+
+
+def test_limit_cycle_is_deterministic():
+    a, b = th.limit_cycle(20.0, 0.05), th.limit_cycle(20.0, 0.05)
+    assert a.T == b.T and np.array_equal(a.X, b.X)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sawtooth model ([1] via Section 2.2)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_sawtooth_closed_form():
+    C = th.capacity_pps(10e9)
+    s = th.sawtooth(C, 100e-6, 65, 2)
+    assert s.W_star == pytest.approx((C * 100e-6 + 65) / 2)
+    assert s.alpha == pytest.approx(th.sawtooth_alpha_exact(s.W_star), rel=0.03)
+    assert s.Q_max_pkt == 67 and s.Q_min_pkt == pytest.approx(67 - 2 * (s.W_star + 1) * s.alpha / 2)
+    # normalized worst case: 1/w - 1/sqrt(2w) is minimal at w = 8 with -1/8 -> K > Cd/7 ([1])
+    w = np.linspace(2.5, 50, 20000)
+    qn = 1 / w - 1 / np.sqrt(2 * w)
+    assert w[np.argmin(qn)] == pytest.approx(8.0, abs=0.01)
+    assert th.K_from_Q_min(qn.min(), 1.0) == pytest.approx(1 / 7, rel=1e-4)
+    q = th.sawtooth_queue(np.linspace(0, 0.01, 1000), C, 100e-6, 65, 2)
+    assert q.max() <= 67 + 1e-9 and q.min() >= 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Hybrid model (19)-(21), alpha* (23), beta (25), bounds (46)
+# ---------------------------------------------------------------------------------------------
+
+
+def test_hybrid_step_preserves_W_max_and_matches_ode_for_alpha():
+    W = np.array([150.0, 50.0])
+    a = np.array([0.1, 0.7])
+    g = 0.05
+    W2, a2, dT = th.hybrid_step(W, a, g)
+    assert W2.sum() == pytest.approx(W.sum())
+    assert dT == pytest.approx(1 + (150 * 0.1 + 50 * 0.7) / 4)
+    # (21) is the solution of d alpha/dt = g (p - alpha), p = 1 on [0, 1), 0 after
+    sol = solve_ivp(lambda t, x: g * ((1.0 if t < 1 else 0.0) - x), (0, dT), a, rtol=1e-12, atol=1e-14,
+                    max_step=0.01)
+    assert a2 == pytest.approx(sol.y[:, -1], rel=1e-8)
+
+
+@pytest.mark.parametrize("g", [1 / 200, 1 / math.sqrt(200)])  # g < gamma and g > gamma
+def test_hybrid_converges_at_predicted_rate(g):
+    W_max = 200.0
+    run = th.hybrid_model([W_max - 1, 1.0], [0.0, 1.0], g, W_max, 5000)
+    W_star = W_max / 2
+    a_s = th.alpha_star(W_star, g)
+    assert run.alpha[-1] == pytest.approx([a_s, a_s], abs=1e-10)
+    err = np.max(np.abs(run.W - W_star), axis=1) / W_star
+    rate = th.measured_rate(run.T, err, 1e-11, 1e-5)
+    assert rate == pytest.approx(th.beta_dctcp(W_star, g), rel=0.01)
+
+
+def test_alpha_star_solves_23_and_bounds_46():
+    for W_star in [2.0, 10.0, 100.0, 1000.0]:
+        W_max = 2 * W_star
+        for g in np.logspace(np.log10(1 / W_max), np.log10(1 / math.sqrt(W_max)), 5):
+            a = th.alpha_star(W_star, g)
+            assert a == pytest.approx(math.exp(-g * (1 + W_star * a / 2)) * (math.exp(g) - 1 + a), abs=1e-13)
+            lo, hi = th.alpha_star_bounds(W_star, g)
+            assert lo < a < hi
+            gam = th.gamma_rate(W_star, a)
+            beta = min(g, gam)
+            assert beta < th.beta_tcp(W_star)  # beta_DCTCP < beta_TCP
+            assert gam < 2 * math.log(2) / W_star  # upper bound of (26)
+
+
+def test_beta_ratio_tends_to_2log2_but_exceeds_1_4_at_fig12():
+    # the paper's 1.4 = 2 log 2 holds asymptotically; at W* = 100 the exact ratio is ~1.5
+    def ratio(W_star):
+        g = 1 / math.sqrt(2 * W_star)
+        return th.beta_tcp(W_star) / th.beta_dctcp(W_star, g)
+    assert 1.45 < ratio(100.0) < 1.6
+    assert abs(ratio(1e7) - 2 * math.log(2)) < 0.01
+
+
+# ---------------------------------------------------------------------------------------------
+# CLI
+# ---------------------------------------------------------------------------------------------
+
+
+def test_cli_json_and_errors():
+    from typer.testing import CliRunner
+
+    from dcsim.cli import app
+
+    runner = CliRunner()
+    res = runner.invoke(app, ["theory", "dctcp", "--C", "10Gbps", "--d", "300us", "--N", "10", "--json"])
+    assert res.exit_code == 0, res.output
+    r = json.loads(res.output)
+    assert 41.5 <= r["K_guideline_pkt"] <= 43
+    assert r["regime"] == "limit cycle" and r["wbar_pkt"] == pytest.approx(29.25)
+    assert r["limit_cycle"]["throughput"] == pytest.approx(1.0, abs=1e-3)
+    assert r["hybrid"]["alpha_star"] == pytest.approx(th.alpha_star(29.25, 1 / 16))
+    res = runner.invoke(app, ["theory", "dctcp", "--C", "10Gbps", "--d", "100us", "--K", "65pkt", "--N", "100"])
+    assert res.exit_code == 0 and "fixed point" in res.output and "pkt" in res.output
+    res = runner.invoke(app, ["theory", "dctcp", "--C", "10Gbps", "--d", "300us", "--g", "1.5"])
+    assert res.exit_code == 2 and "--g" in res.output
