@@ -44,7 +44,8 @@ from typing import Annotated, Any, ClassVar, Optional, Union
 from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError, model_validator
 from pydantic_core import PydanticCustomError
 
-from dcsim.units import DEFAULT_PACKET_BYTES, Size, UnitError, parse_rate, parse_size, parse_time, to_ps
+from dcsim import _core
+from dcsim.units import Size, UnitError, parse_rate, parse_size, parse_time, to_ps
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -68,6 +69,16 @@ __all__ = [
     "AQM_KINDS",
     "TOPOLOGIES",
 ]
+
+#: The engine's defaults (crates/dcsim-core/src/scenario.rs), read from the engine so that each
+#: default lives in one place.
+ENGINE_DEFAULTS: dict = json.loads(_core.engine_defaults())
+
+
+def _s(key: str) -> float:
+    """An engine default in picoseconds, in seconds."""
+    return ENGINE_DEFAULTS[key] / 1e12
+
 
 PROTOCOLS = ("dctcp", "newreno")
 AQM_KINDS = ("droptail", "threshold", "red")
@@ -453,8 +464,8 @@ class Network(_Model):
     nodes: Optional[list[Node]] = None
     links: Optional[list[Link]] = None
     # both
-    packet_bytes: int = DEFAULT_PACKET_BYTES
-    header_bytes: int = 40
+    packet_bytes: int = ENGINE_DEFAULTS["packet_bytes"]
+    header_bytes: int = ENGINE_DEFAULTS["header_bytes"]
 
     _DUMBBELL: ClassVar[tuple[str, ...]] = ("senders", "bottleneck", "access", "rtt", "rtts", "buffer", "aqm")
     _GRAPH: ClassVar[tuple[str, ...]] = ("nodes", "links")
@@ -580,8 +591,8 @@ class Network(_Model):
 class DelayedAck(_Model):
     """Receiver delayed ACK (RFC 8257 §3.2 CE state machine): ACK every ``segments`` packets or after ``timeout``."""
 
-    segments: int = 2
-    timeout: Time = 1e-3
+    segments: int = ENGINE_DEFAULTS["delack_segments"]
+    timeout: Time = _s("delack_timeout_ps")
 
     @model_validator(mode="after")
     def _check(self) -> "DelayedAck":
@@ -607,16 +618,19 @@ class FlowGroup(_Model):
     start: Time = 0.0
     stagger: Time = 0.0
     size: Optional[SizeQ] = None
-    min_cwnd: SizeQ = Size(2.0, "pkt")
-    init_cwnd: SizeQ = Size(10.0, "pkt")
-    min_rto: Time = 10e-3
+    min_cwnd: SizeQ = Size(ENGINE_DEFAULTS["min_cwnd_pkt"], "pkt")
+    init_cwnd: SizeQ = Size(ENGINE_DEFAULTS["init_cwnd_pkt"], "pkt")
+    min_rto: Time = _s("min_rto_ps")
     delayed_ack: Union[bool, DelayedAck] = False
     senders: Optional[list[int]] = None
     src: Optional[str] = None
     dst: Optional[str] = None
 
     #: DCTCP defaults: the analysis paper's g = 1/16 and alpha starting at 1 (RFC 8257).
-    DCTCP_DEFAULTS: ClassVar[dict[str, float]] = {"g": 1.0 / 16.0, "alpha_init": 1.0}
+    DCTCP_DEFAULTS: ClassVar[dict[str, float]] = {
+        "g": ENGINE_DEFAULTS["dctcp_g"],
+        "alpha_init": ENGINE_DEFAULTS["dctcp_alpha_init"],
+    }
 
     @model_validator(mode="after")
     def _check(self) -> "FlowGroup":
@@ -699,11 +713,11 @@ class Run(_Model):
 class Metrics(_Model):
     """What the engine records; every series is sampled at a fixed interval (bounded memory)."""
 
-    queue_interval: Time = 10e-6
-    throughput_interval: Time = 1e-3
-    cwnd_interval: Time = 100e-6
+    queue_interval: Time = _s("queue_interval_ps")
+    throughput_interval: Time = _s("throughput_interval_ps")
+    cwnd_interval: Time = _s("cwnd_interval_ps")
     monitor: Optional[list[str]] = None
-    max_rows: int = 50_000_000
+    max_rows: int = ENGINE_DEFAULTS["max_rows"]
 
     @model_validator(mode="after")
     def _check(self) -> "Metrics":

@@ -48,6 +48,27 @@ fn default_delack_timeout_ps() -> u64 {
     1_000_000_000 // 1 ms
 }
 
+/// The engine's defaults, for front ends: the Python scenario model reads them from here so that
+/// each default lives in one place.
+pub fn defaults() -> serde_json::Value {
+    serde_json::json!({
+        "packet_bytes": default_packet_bytes(),
+        "header_bytes": default_header_bytes(),
+        "min_cwnd_pkt": default_min_cwnd(),
+        "init_cwnd_pkt": default_init_cwnd(),
+        "min_rto_ps": default_min_rto_ps(),
+        "dctcp_g": default_dctcp_g(),
+        "dctcp_alpha_init": default_alpha_init(),
+        "delack_segments": default_delack_segments(),
+        "delack_timeout_ps": default_delack_timeout_ps(),
+        "queue_interval_ps": default_queue_interval_ps(),
+        "throughput_interval_ps": default_throughput_interval_ps(),
+        "cwnd_interval_ps": default_cwnd_interval_ps(),
+        "max_rows": default_max_rows(),
+        "host_backlog_pkt": default_host_backlog_pkt(),
+    })
+}
+
 /// A whole simulation: topology, flows, metrics, run length and seed.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

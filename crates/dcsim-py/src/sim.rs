@@ -93,7 +93,14 @@ impl Simulation {
     }
 }
 
+/// The engine's defaults as JSON (packet sizes, TCP and metrics defaults).
+#[pyfunction]
+fn engine_defaults() -> String {
+    dcsim_core::scenario::defaults().to_string()
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(engine_defaults, m)?)?;
     Ok(())
 }
