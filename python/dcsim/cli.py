@@ -75,7 +75,11 @@ def reproduce(
         fail(str(e.args[0]))
     out_dir = out / exp.id
     out_dir.mkdir(parents=True, exist_ok=True)
-    result = exp.run(out_dir, quick)
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console, transient=True) as bar:
+        bar.add_task(f"reproducing {exp.id}: {exp.title}", total=None)
+        result = exp.run(out_dir, quick)
     print_claims(result)
     claims_path = out_dir / "claims.json"
     claims_path.write_text(json.dumps([c.as_dict() for c in result.claims], indent=2))
