@@ -3,37 +3,26 @@
 * dctcp-fig7 curves: 3 values of g x 40 values of wbar (goal < 10 s on the 2-core machine);
 * dctcp-fig6 grid: 30 x 30 (g, wbar) points, limit cycle + rho(Z1 Z2) (goal < 30 s);
 * baseline in the same process: the same limit cycle (wbar = 10, g = 1/16, 400 R*) by the scipy
-  solve_ivp method-of-steps reference of tests/test_theory_dctcp.py vs the Rust integrator.
+  solve_ivp method-of-steps reference (dcsim.reference.dctcp_normalized) vs the Rust integrator.
 
 Run: python benchmarks/bench_dctcp_theory.py   (prints the numbers; no assertions)
 """
 
 from __future__ import annotations
 
-import importlib.util
 import time
-from pathlib import Path
 
 import numpy as np
 
-from dcsim import fluid
+from dcsim import fluid, reference
 from dcsim.experiments.dctcp_analysis import fig6_grid, fig7_curves
 from dcsim.theory import dctcp as th
 
 
-def _reference():
-    p = Path(__file__).resolve().parents[1] / "tests" / "test_theory_dctcp.py"
-    spec = importlib.util.spec_from_file_location("_ref_dctcp", p)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.reference_normalized
-
-
 def main() -> None:
-    ref = _reference()
     wbar, g, t_end = 10.0, 1 / 16, 400.0
     t0 = time.perf_counter()
-    t, W, a, q, _ = ref(wbar, g, [wbar, float(np.sqrt(2 / wbar)), 0.0], t_end)
+    t, W, a, q = reference.dctcp_normalized(wbar, g, [wbar, float(np.sqrt(2 / wbar)), 0.0], t_end).sample(1e-2)
     c_ref = th.limit_cycle_from_trajectory(t, W, a, q, wbar, g)
     t_scipy = time.perf_counter() - t0
     t0 = time.perf_counter()

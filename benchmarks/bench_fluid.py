@@ -1,8 +1,8 @@
 """Wall time of the Rust DDE integrator on the normalized DCTCP model (eqs. 11-14).
 
 Prints, with a baseline run in the same process:
-* one run (w̄ = 10, g = 1/16, 200 R*, dt = 1e-3 R*) against scipy DOP853 + method of steps (the
-  independent reference of tests/test_fluid.py) over the same horizon;
+* one run (w̄ = 10, g = 1/16, 200 R*, dt = 1e-3 R*) against scipy DOP853 + method of steps
+  (dcsim.reference.dctcp_normalized, the independent reference of the tests) over the same horizon;
 * the dctcp-fig7 workload (3 values of g x 40 values of w̄) and a 30 x 30 dctcp-fig6 grid as
   batches (rayon, all cores) against the same runs one by one (goals of issue 3: < 10 s, < 30 s).
 
@@ -12,14 +12,12 @@ Run: python benchmarks/bench_fluid.py [--t-end 200] [--dt 1e-3]. Never a timed a
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import time
-from pathlib import Path
 
 import numpy as np
 
-from dcsim import fluid
+from dcsim import fluid, reference
 
 
 def _timed(f, repeat=1):
@@ -29,14 +27,6 @@ def _timed(f, repeat=1):
         out = f()
         best = min(best, time.perf_counter() - t0)
     return best, out
-
-
-def _reference():
-    path = Path(__file__).resolve().parents[1] / "tests" / "test_fluid.py"
-    spec = importlib.util.spec_from_file_location("_test_fluid", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.dctcp_normalized_mos
 
 
 def main() -> None:
@@ -49,8 +39,8 @@ def main() -> None:
 
     wbar, g = 10.0, 1 / 16
     t_one, df = _timed(lambda: fluid.dctcp_normalized(wbar, g, t_end=T, dt=dt, sample_dt=0.1), repeat=3)
-    mos = _reference()
-    t_ref, ref = _timed(lambda: mos(wbar, g, fluid.default_normalized_init(wbar), T, rtol=1e-10, atol=1e-12))
+    t_ref, ref = _timed(lambda: reference.dctcp_normalized(wbar, g, fluid.default_normalized_init(wbar), T,
+                                                           rtol=1e-10, atol=1e-12))
     err = max(abs(df.q.iloc[i] - ref(df.t.iloc[i])[2]) for i in range(0, len(df), 50))
     print(f"single run   dcsim RK4: {t_one * 1e3:8.1f} ms | scipy DOP853 method of steps: {t_ref * 1e3:8.1f} ms "
           f"| ratio scipy/dcsim = {t_ref / t_one:.2f} | max |q~ diff| = {err:.1e}")

@@ -8,93 +8,18 @@ import math
 
 import numpy as np
 import pytest
-from scipy.integrate import solve_ivp
 
 from dcsim import fluid
+from dcsim import reference as refsol  # independent scipy references (method of steps)
 
 C_BPS, D_S, K_PKT, G = 10e9, 100e-6, 65.0, 1 / 16  # Fig. 2 of the DCTCP analysis paper
 C_PPS = C_BPS / (8 * 1500)
 CD = C_PPS * D_S  # bandwidth-delay product, 83.33 packets
 
-
-# ------------------------------------------------------------------------------------------------
-# independent reference: scipy DOP853 + method of steps, switching times found by solve_ivp events
-# ------------------------------------------------------------------------------------------------
-
-def dctcp_normalized_mos(wbar, g, init, t_end, rtol=1e-11, atol=1e-13):
-    """Eqs. (11)-(14) by the method of steps: on [k, k+1] the delayed indicator p~(t-1) is piecewise
-    constant and switches at the q~ = 0 crossings of the previous interval shifted by 1 (located by
-    solve_ivp events); each piece is a smooth ODE solved by scipy. Returns t -> (W, alpha, q)."""
-    y = np.array(init, float)
-    prev = None
-    pieces = []
-    for k in range(int(math.ceil(t_end))):
-        a, b = float(k), float(k + 1)
-        if prev is None:
-            cuts, ind = [a, b], (lambda s: init[2] > 0)
-        else:
-            dense, crossings = prev
-            cuts = [a] + [c + 1 for c in crossings if a < c + 1 < b] + [b]
-            ind = lambda s, d=dense: d(s - 1)[2] > 0
-        segs, crossings = [], []
-        for lo, hi in zip(cuts[:-1], cuts[1:]):
-            p = 1.0 if ind(0.5 * (lo + hi)) else 0.0
-
-            def f(t, x, p=p):
-                W, al, q = x
-                r = 1.0 / (1.0 + q)
-                return [r * (1 - W * al / 2 * p), g * r * (p - al), W * r / wbar - 1]
-
-            s = solve_ivp(f, (lo, hi), y, method="DOP853", rtol=rtol, atol=atol, dense_output=True,
-                          events=lambda t, x: x[2])
-            crossings += [t for t in s.t_events[0] if lo + 1e-12 < t < hi - 1e-12]
-            segs.append((hi, s.sol))
-            y = s.y[:, -1]
-
-        def dense(t, segs=segs):
-            for hi, so in segs:
-                if t <= hi:
-                    return so(t)
-            return segs[-1][1](t)
-
-        prev = (dense, crossings)
-        pieces.append((b, dense))
-
-    def sol(t):
-        for b, d in pieces:
-            if t <= b + 1e-12:
-                return d(t)
-        raise ValueError(t)
-
-    return sol
-
-
-def dx_mos(N, C_pps, R0, tau, p, init, t_end):
-    """DX eqs. (3)-(4) by the method of steps with scipy (valid while Q stays > 0)."""
-    y = np.array(init, float)
-    prevQ = lambda s: init[1]
-    pieces = []
-    for k in range(int(math.ceil(t_end / tau))):
-        a, b = k * tau, (k + 1) * tau
-
-        def f(t, x, qd=prevQ):
-            W, Q = x
-            Qd = qd(t - tau)
-            r = R0 + Qd
-            return [(1 - p) / r - Qd * (W - 1) * p / (R0 * r), N * W / (C_pps * r) - 1]
-
-        s = solve_ivp(f, (a, b), y, method="DOP853", rtol=1e-12, atol=1e-15, dense_output=True)
-        y = s.y[:, -1]
-        prevQ = lambda t, so=s.sol: so(t)[1]
-        pieces.append((b, s.sol))
-
-    def sol(t):
-        for b, so in pieces:
-            if t <= b * (1 + 1e-12):
-                return so(t)
-        raise ValueError(t)
-
-    return sol
+# The independent references (scipy DOP853 + method of steps; DCTCP switching times located as
+# solve_ivp events) live in dcsim.reference. The DCTCP one runs at rtol 1e-12 so that its own error
+# (~1e-11) stays far below the smallest RK4 error the convergence-order test measures (~1e-9).
+REF_TOL = dict(rtol=1e-12, atol=1e-14)
 
 
 def dx_equilibrium(N, C_pps, R0, p):
@@ -116,9 +41,9 @@ def _on(df, ts, col="t"):
 
 def test_dctcp_normalized_agrees_with_scipy_method_of_steps():
     wbar, g = 10.0, 1 / 16  # the Fig. 4 limit cycle
-    ref = dctcp_normalized_mos(wbar, g, fluid.default_normalized_init(wbar), 30.0)
+    ref = refsol.dctcp_normalized(wbar, g, fluid.default_normalized_init(wbar), 30.0, **REF_TOL)
     ts = np.arange(0.0, 30.0 + 1e-9, 0.5)
-    R = np.array([ref(t) for t in ts])
+    R = ref(ts).T
     df = _on(fluid.dctcp_normalized(wbar, g, t_end=30.0, dt=1e-2, sample_dt=0.5), ts)
     err = np.abs(df[["W", "alpha", "q"]].to_numpy() - R).max(axis=0)
     # the trajectory spans W in ~[8, 12], q~ in ~[-0.2, 0.2]; switching times are located exactly,
@@ -129,9 +54,9 @@ def test_dctcp_normalized_agrees_with_scipy_method_of_steps():
 
 def test_dctcp_normalized_convergence_order_is_four():
     wbar, g = 10.0, 1 / 16
-    ref = dctcp_normalized_mos(wbar, g, fluid.default_normalized_init(wbar), 20.0)
+    ref = refsol.dctcp_normalized(wbar, g, fluid.default_normalized_init(wbar), 20.0, **REF_TOL)
     ts = np.arange(0.0, 20.0 + 1e-9, 0.5)
-    R = np.array([ref(t) for t in ts])
+    R = ref(ts).T
     dts = np.array([0.05, 0.025, 0.0125])
     errs = []
     for dt in dts:
@@ -147,9 +72,9 @@ def test_dx_agrees_with_scipy_method_of_steps():
     W0, Q0 = dx_equilibrium(N, C_PPS, R0, p)
     init = (W0 * 1.2, Q0 * 1.5)  # perturbed; Q stays > 0 (checked below), so no floor contact
     t_end = 40 * R0
-    ref = dx_mos(N, C_PPS, R0, R0, p, init, t_end)
+    ref = refsol.dx(N, C_PPS, R0, R0, p, init, t_end)
     df = fluid.dx(N, C_BPS, R0, t_end_s=t_end, init=init, sample_dt_s=R0 / 10)
-    R = np.array([ref(t) for t in df.t_s])
+    R = ref(df.t_s.to_numpy())
     assert R[:, 1].min() > 0
     assert np.abs(df.W_pkt - R[:, 0]).max() < 1e-8 * W0
     assert np.abs(df.Q_s - R[:, 1]).max() < 1e-8 * Q0

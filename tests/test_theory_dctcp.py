@@ -1,107 +1,19 @@
 """Tests of dcsim.theory.dctcp against the DCTCP analysis paper and first principles.
 
-The scipy reference below (reference_normalized) is an independent solution of the normalized
+The scipy reference (dcsim.reference.dctcp_normalized) is an independent solution of the normalized
 model (11)-(14): exact event location, no shared code with the Rust integrator.
 """
 
 import json
 import math
-from collections import deque
 
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
 from dcsim import fluid
+from dcsim import reference as refsol
 from dcsim.theory import dctcp as th
-
-
-def reference_normalized(wbar, g, x0, t_end, *, psi=None, sample_dt=1e-2, rtol=1e-10, atol=1e-12,
-                         at_down_crossing=False):
-    """Independent solution of the normalized model (11)-(14) by scipy solve_ivp, method of steps.
-
-    The delayed input u(t) = p~(t - 1) is piecewise constant: it flips exactly 1 time unit after each
-    crossing of q~ = 0. Between flips and crossings the model is an ODE; crossings (and the psi floor
-    of Section 3.3.2) are located as solve_ivp events. History: x(t) = x0 for t <= 0.
-    at_down_crossing=True starts on S just after a down-crossing (q~ > 0 on [-1, 0), so u = 1 until
-    t = 1): the start of the Poincare map of Section 3.2.
-    Returns (t, W, alpha, q) sampled every sample_dt, and the list of down-crossings (t, x).
-    """
-    floor = -psi / (1 + psi) if psi is not None else -math.inf
-    x = np.array(x0, dtype=float)
-    t = 0.0
-    u = 1.0 if x[2] > 0 else 0.0
-    above = x[2] > 0
-    pending = deque()
-    if at_down_crossing:
-        u, above = 1.0, False
-        pending.append(1.0)
-    on_floor = False
-    segs = []
-    downs = []
-
-    def rhs(_t, y):
-        W, a, q = y
-        r = 1.0 / (1.0 + q)
-        dq = 0.0 if on_floor else W * r / wbar - 1.0
-        return [r * (1 - 0.5 * W * a * u), g * r * (u - a), dq]
-
-    def ev_cross(_t, y):
-        return y[2]
-    ev_cross.terminal = True
-    def ev_floor(_t, y):
-        return y[2] - floor
-    ev_floor.terminal = True
-    ev_floor.direction = -1
-    def ev_leave(_t, y):
-        return y[0] / (wbar * (1 + y[2])) - 1.0
-    ev_leave.terminal = True
-    ev_leave.direction = 1
-
-    while t < t_end:
-        t_stop = min(pending[0], t_end) if pending else t_end
-        if on_floor:
-            events = [ev_leave]
-        else:
-            ev_cross.direction = -1 if above else 1
-            events = [ev_cross] + ([ev_floor] if psi is not None else [])
-        sol = solve_ivp(rhs, (t, t_stop), x, method="DOP853", rtol=rtol, atol=atol, events=events,
-                        dense_output=True)
-        if sol.status == 1:  # a terminal event
-            i = min((i for i, te in enumerate(sol.t_events) if len(te)), key=lambda i: sol.t_events[i][0])
-            t_new = sol.t_events[i][0]
-            x = sol.y_events[i][0].copy()
-            segs.append((t, t_new, sol.sol))
-            t = t_new
-            if on_floor:
-                on_floor = False
-            elif events[i] is ev_cross:
-                x[2] = 0.0
-                if above:
-                    downs.append((t, x.copy()))
-                above = not above
-                pending.append(t + 1.0)
-            else:
-                x[2] = floor
-                on_floor = True
-        else:
-            segs.append((t, t_stop, sol.sol))
-            x = sol.y[:, -1].copy()
-            t = t_stop
-            if pending and t >= pending[0]:
-                pending.popleft()
-                u = 1.0 - u
-    ts = np.arange(0.0, t_end + 1e-12, sample_dt)
-    ys = np.empty((3, ts.size))
-    j = 0
-    for (a, b, s) in segs:
-        k = j
-        while k < ts.size and ts[k] <= b:
-            k += 1
-        if k > j:
-            ys[:, j:k] = s(ts[j:k])
-        j = k
-    return ts, ys[0], ys[1], ys[2], downs
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,7 +85,9 @@ def test_fluid_model_converges_to_the_fixed_point():
 def ref_cycle_10():
     """Limit cycle at wbar = 10, g = 1/16 from the scipy reference (and its exact crossings)."""
     wbar, g = 10.0, 1 / 16
-    t, W, a, q, downs = reference_normalized(wbar, g, [wbar, math.sqrt(2 / wbar), 0.0], 400.0)
+    ref = refsol.dctcp_normalized(wbar, g, [wbar, math.sqrt(2 / wbar), 0.0], 400.0)
+    t, W, a, q = ref.sample(1e-2)
+    downs = ref.downs
     return th.limit_cycle_from_trajectory(t, W, a, q, wbar, g), downs
 
 
@@ -194,7 +108,7 @@ def test_limit_cycle_matches_scipy_reference(ref_cycle_10):
 def _fd_poincare(wbar, g, x):
     """Finite-difference Jacobian of the Poincare map on S in (W, alpha), by the scipy reference."""
     def P(y):
-        *_, dn = reference_normalized(wbar, g, [y[0], y[1], 0.0], 60.0, at_down_crossing=True)
+        dn = refsol.dctcp_normalized(wbar, g, [y[0], y[1], 0.0], 60.0, at_down_crossing=True).downs
         return dn[0][1][:2]
     A = np.zeros((2, 2))
     for j in range(2):
@@ -209,7 +123,7 @@ def test_Z1Z2_is_the_jacobian_of_the_poincare_map(wbar, g):
     c = th.limit_cycle(wbar, g)
     P = th.poincare_jacobian(c)
     # x_alpha is a fixed point of the Poincare map (reference solver)
-    *_, dn = reference_normalized(wbar, g, [c.x_alpha[0], c.x_alpha[1], 0.0], 60.0, at_down_crossing=True)
+    dn = refsol.dctcp_normalized(wbar, g, [c.x_alpha[0], c.x_alpha[1], 0.0], 60.0, at_down_crossing=True).downs
     assert dn[0][1][:2] == pytest.approx(c.x_alpha[:2], rel=1e-4)
     A = _fd_poincare(wbar, g, c.x_alpha[:2])
     fd = np.sort(np.abs(np.linalg.eigvals(A)))
@@ -256,7 +170,7 @@ def test_worst_case_throughput_small_g():
 def test_floor_cycle_matches_reference():
     wbar, g, psi = 14.0, 0.05, 0.01
     c = th.limit_cycle(wbar, g, psi=psi)
-    t, W, a, q, _ = reference_normalized(wbar, g, [wbar, math.sqrt(2 / wbar), 0.0], 300.0, psi=psi)
+    t, W, a, q = refsol.dctcp_normalized(wbar, g, [wbar, math.sqrt(2 / wbar), 0.0], 300.0, psi=psi).sample(1e-2)
     r = th.limit_cycle_from_trajectory(t, W, a, q, wbar, g, psi)
     assert c.throughput == pytest.approx(r.throughput, abs=1e-5)
     assert c.T == pytest.approx(r.T, rel=1e-4)

@@ -3,7 +3,8 @@
 Independent checks used here: finite-difference Jacobians of the fluid model (3)-(4); direct complex
 evaluation of G(j omega), eq. (12); the Lambert-W roots of x' = -a x(t - tau); and time integration
 of the linearized (9) and nonlinear (3)-(4) delay equations by the method of steps on scipy's
-solve_ivp (RK45, dense output) -- not dcsim's integrator.
+solve_ivp (RK45, dense output; dcsim.reference.method_of_steps, with the right-hand side of (3)-(4)
+from dcsim.reference.dx_rhs) -- not dcsim's integrator.
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ import math
 
 import numpy as np
 import pytest
-from scipy.integrate import solve_ivp
 from scipy.special import lambertw
 
+from dcsim import reference as refsol
 from dcsim.theory import dx
 
 C10G = 10e9
@@ -23,13 +24,6 @@ SEG_BITS = 12000.0  # 1500 B
 # (N, R0, C) points spanning the paper's ranges (N <= 100, R0 <= 500 us, C <= 40 Gbps)
 POINTS = [(50, 80e-6, 10e9), (30, 80e-6, 10e9), (50, 120e-6, 10e9), (100, 200e-6, 40e9),
           (20, 400e-6, 1e9), (10, 20e-6, 10e9), (80, 300e-6, 25e9)]
-
-
-def fluid_rhs_pkt(w_pkt: float, Qd_s: float, N: float, C: float, R0: float, p: float) -> tuple[float, float]:
-    """Eqs. (3)-(4) with W in segments (W = w seg), Q in seconds; no floors."""
-    dw = (1 - p) / (R0 + Qd_s) - p * Qd_s * (w_pkt - 1) / (R0 * (R0 + Qd_s))
-    dQ = N * w_pkt * SEG_BITS / (C * (R0 + Qd_s)) - 1
-    return dw, dQ
 
 
 # ------------------------------------------------------------------------------------ equilibrium
@@ -43,7 +37,7 @@ def test_equilibrium_solves_5_and_6(N, R0, C):
     assert e.p * e.Q0_s * (e.W0_bits - seg) == pytest.approx(seg * R0 * (1 - e.p), rel=1e-10)
     assert N * e.W0_bits == pytest.approx(C * (R0 + e.Q0_s), rel=1e-12)
     # and it is a rest point of the fluid model (3)-(4)
-    dw, dQ = fluid_rhs_pkt(e.W0_pkt, e.Q0_s, N, C, R0, 0.95)
+    dw, dQ = refsol.dx_rhs(e.W0_pkt, e.Q0_s, N, C / SEG_BITS, R0, 0.95)
     assert abs(dw) < 1e-9 / R0 and abs(dQ) < 1e-10
     assert e.Q0_s > 0
 
@@ -70,7 +64,7 @@ def test_linearization_11_equals_finite_difference_jacobian(N, R0, C):
     seg = SEG_BITS
 
     def f(W_bits, Qd_s):  # (3)-(4) in bits and seconds
-        dw, dQ = fluid_rhs_pkt(W_bits / seg, Qd_s, N, C, R0, e.p)
+        dw, dQ = refsol.dx_rhs(W_bits / seg, Qd_s, N, C / seg, R0, e.p)
         return np.array([dw * seg, dQ])
 
     hW, hQ = 1e-6 * e.W0_bits, 1e-6 * e.Q0_s
@@ -150,30 +144,6 @@ def test_printed_17_differs_and_is_negative_on_paper_default():
         assert abs(dx.tau_bound_paper(lin) - tn) / tn > 0.5
 
 
-def method_of_steps(f, y_hist, tau, t_end):
-    """y'(t) = f(y(t), y(t - tau)) with constant history y_hist, by scipy solve_ivp per delay interval."""
-    segs = []
-
-    def delayed(t):
-        if t <= 0:
-            return y_hist
-        k = min(int(t / tau), len(segs) - 1)
-        return segs[k](t)
-
-    y0, t0 = np.asarray(y_hist, float), 0.0
-    while t0 < t_end * (1 - 1e-12):
-        t1 = min(t0 + tau, t_end)
-        sol = solve_ivp(lambda t, y: f(y, delayed(t - tau)), (t0, t1), y0, method="RK45",
-                        dense_output=True, rtol=1e-8, atol=1e-13)
-        segs.append(sol.sol)
-        y0, t0 = sol.y[:, -1], t1
-
-    def y(t):
-        return np.array([segs[min(int(ti / tau), len(segs) - 1)](ti) for ti in np.atleast_1d(t)])
-
-    return y
-
-
 @pytest.mark.parametrize("factor", [0.99, 1.01])
 def test_linearized_9_integrated_just_below_and_above_bound(factor):
     """Perturbations of (9) decay at 0.99 x bound and grow at 1.01 x bound, at the rate of the rightmost root."""
@@ -181,7 +151,7 @@ def test_linearized_9_integrated_just_below_and_above_bound(factor):
     tau = factor * dx.tau_bound(lin)
     A0 = np.array([[lin.a1, 0.0], [lin.b1, 0.0]])
     A1 = np.array([[0.0, lin.a2], [0.0, lin.b2]])
-    y = method_of_steps(lambda x, xd: A0 @ x + A1 @ xd, [0.0, 1e-7], tau, 0.04)
+    y = refsol.method_of_steps(lambda x, xd: A0 @ x + A1 @ xd, [0.0, 1e-7], tau, 0.04)
     t = np.linspace(0, 0.04, 4001)
     dq = y(t)[:, 1]
     early = np.abs(dq[(t > 0.002) & (t < 0.008)]).max()
@@ -202,12 +172,12 @@ def test_nonlinear_fluid_model_around_R0_bound(factor):
 
     def f(y, yd):  # y = (w [pkt], Q [us]); time in us
         Q, Qd = y[1], max(yd[1], 0.0)
-        dw, dQ = fluid_rhs_pkt(y[0], Qd * 1e-6, N, C10G, R0, p)
+        dw, dQ = refsol.dx_rhs(y[0], Qd * 1e-6, N, C10G / SEG_BITS, R0, p)
         if Q <= 0 and dQ < 0:
             dQ = 0.0
         return np.array([dw * 1e-6, dQ])
 
-    y = method_of_steps(f, [e.W0_pkt, 1.01 * e.Q0_s * 1e6], R0 * 1e6, 42000.0)
+    y = refsol.method_of_steps(f, [e.W0_pkt, 1.01 * e.Q0_s * 1e6], R0 * 1e6, 42000.0)
     t = np.linspace(0, 42000.0, 8401)
     q = y(t)[:, 1]
     early = np.ptp(q[(t > 2000) & (t < 4000)])
