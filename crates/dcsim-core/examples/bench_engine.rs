@@ -37,7 +37,10 @@ fn spec(duration_s: f64) -> Spec {
             bottleneck_bps: 10_000_000_000,
             access_bps: 40_000_000_000,
             rtt_ps: vec![100_000_000],
-            bottleneck_queue: QueueSpec { capacity: Amount::Packets(1000), aqm: AqmSpec::Threshold { k: Amount::Packets(65) } },
+            bottleneck_queue: QueueSpec {
+                capacity: Amount::Packets(1000),
+                aqm: AqmSpec::Threshold { k: Amount::Packets(65) },
+            },
             reverse_queue: None,
         },
         flows,
@@ -49,7 +52,11 @@ fn spec(duration_s: f64) -> Spec {
 fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<f64>().unwrap_or(0.0)))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<f64>().unwrap_or(0.0))
+        })
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
@@ -85,7 +92,9 @@ fn main() {
     let data_pkts = ports.u64("tx_pkts").get(b).copied().unwrap_or(0);
     let _ = data_pkts;
     let base = bare_heap_loop(c.events, 64);
-    println!("scenario: DCTCP N=10, 10 Gbps bottleneck, 40 Gbps access, RTT 100 us, K=65, g=1/16, {duration_s} s simulated");
+    println!(
+        "scenario: DCTCP N=10, 10 Gbps bottleneck, 40 Gbps access, RTT 100 us, K=65, g=1/16, {duration_s} s simulated"
+    );
     println!("wall_s={wall:.3}");
     println!("events={}", c.events);
     println!("events_per_s={:.3e}", c.events as f64 / wall);

@@ -359,7 +359,10 @@ impl QueueSpec {
                     ));
                 }
                 if (*max_th_pkt * packet_bytes as f64) > cap_bytes as f64 {
-                    return Err(invalid(f("max_th"), format!("{max_th_pkt} packets exceeds the buffer {:?}", self.capacity)));
+                    return Err(invalid(
+                        f("max_th"),
+                        format!("{max_th_pkt} packets exceeds the buffer {:?}", self.capacity),
+                    ));
                 }
                 check_unit_interval(&f("max_p"), *max_p, true)?;
                 check_unit_interval(&f("w_q"), *w_q, true)?;
@@ -406,7 +409,7 @@ impl Spec {
                         format!("give one RTT or one per sender ({} values), got {}", senders, rtt_ps.len()),
                     ));
                 }
-                if rtt_ps.iter().any(|&r| r == 0) {
+                if rtt_ps.contains(&0) {
                     return Err(invalid("network.rtt", "must be positive"));
                 }
                 bottleneck_queue.validate("network.buffer", self.packet_bytes)?;
@@ -454,10 +457,16 @@ impl Spec {
                 return Err(invalid(field("dst"), "a flow needs two different hosts"));
             }
             if !(f.min_cwnd_pkt.is_finite() && f.min_cwnd_pkt >= 1.0) {
-                return Err(invalid(field("min_cwnd"), format!("{} is out of range; allowed >= 1 packet", f.min_cwnd_pkt)));
+                return Err(invalid(
+                    field("min_cwnd"),
+                    format!("{} is out of range; allowed >= 1 packet", f.min_cwnd_pkt),
+                ));
             }
             if !(f.init_cwnd_pkt.is_finite() && f.init_cwnd_pkt >= 1.0) {
-                return Err(invalid(field("init_cwnd"), format!("{} is out of range; allowed >= 1 packet", f.init_cwnd_pkt)));
+                return Err(invalid(
+                    field("init_cwnd"),
+                    format!("{} is out of range; allowed >= 1 packet", f.init_cwnd_pkt),
+                ));
             }
             if f.min_rto_ps == 0 {
                 return Err(invalid(field("min_rto"), "must be positive"));

@@ -375,16 +375,27 @@ impl Sim {
         }
         for (pid, p) in self.net.ports.iter().enumerate() {
             if p.unsent() > p.in_pipe() {
-                return Err(Error::Run(format!("port {pid}: {} packets unsent but {} in its pipe", p.unsent(), p.in_pipe())));
+                return Err(Error::Run(format!(
+                    "port {pid}: {} packets unsent but {} in its pipe",
+                    p.unsent(),
+                    p.in_pipe()
+                )));
             }
             // Every pipe with packets has exactly one arrival event pending.
-            let pending = self.events.iter().filter(|e| matches!(e, Ev::Arrive(q) if *q as usize == pid)).count() as u64;
+            let pending =
+                self.events.iter().filter(|e| matches!(e, Ev::Arrive(q) if *q as usize == pid)).count() as u64;
             if pending != (p.in_pipe() > 0) as u64 {
-                return Err(Error::Run(format!("port {pid}: {pending} arrival events for {} packets in the pipe", p.in_pipe())));
+                return Err(Error::Run(format!(
+                    "port {pid}: {pending} arrival events for {} packets in the pipe",
+                    p.in_pipe()
+                )));
             }
             let sum = p.waiting_bytes_recount();
             if sum != p.q_bytes() {
-                return Err(Error::Run(format!("port {pid}: queue byte count {} != sum of its packets {sum}", p.q_bytes())));
+                return Err(Error::Run(format!(
+                    "port {pid}: queue byte count {} != sum of its packets {sum}",
+                    p.q_bytes()
+                )));
             }
         }
         if self.now > self.end {
@@ -419,8 +430,7 @@ impl Sim {
             .col("alpha", Column::F64(cp.alpha.clone()))
             .col("srtt_s", Column::F64(cp.srtt_s.clone()));
 
-        let n = self.flows.len();
-        let mut fl = FlowCols::with_capacity(n);
+        let mut fl = FlowCols::default();
         for (i, f) in self.flows.iter().enumerate() {
             let s = &f.sender;
             let spec = &self.spec.flows[i];
@@ -455,7 +465,11 @@ impl Sim {
             pc.dst.push(self.net.nodes[p.to as usize].name.clone());
             pc.monitored.push(mon.is_some() as u64);
             pc.rate_bps.push(p.rate.bps() as f64);
-            pc.utilization.push(if span_s > 0.0 { st.tx_bytes as f64 * 8.0 / (p.rate.bps() as f64 * span_s) } else { f64::NAN });
+            pc.utilization.push(if span_s > 0.0 {
+                st.tx_bytes as f64 * 8.0 / (p.rate.bps() as f64 * span_s)
+            } else {
+                f64::NAN
+            });
             pc.tx_bytes.push(st.tx_bytes);
             pc.drops.push(st.drops);
             pc.marks.push(st.marks);
@@ -479,8 +493,10 @@ impl Sim {
                 }
             }
         }
-        let queue_hist =
-            Table::new("queue_hist").col("port", Column::U64(hp)).col("q_pkt", Column::U64(hq)).col("count", Column::U64(hc));
+        let queue_hist = Table::new("queue_hist")
+            .col("port", Column::U64(hp))
+            .col("q_pkt", Column::U64(hq))
+            .col("count", Column::U64(hc));
 
         let c = self.counters;
         let counters = Table::new("counters")
@@ -516,9 +532,6 @@ struct FlowCols {
 }
 
 impl FlowCols {
-    fn with_capacity(_n: usize) -> Self {
-        Self::default()
-    }
     fn table(self) -> Table {
         Table::new("flows")
             .col("flow", Column::U64(self.flow))

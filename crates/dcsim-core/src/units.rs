@@ -63,7 +63,7 @@ impl Rate {
     pub fn tx_time(self, bytes: u32) -> Time {
         let bits = bytes as u128 * 8 * Time::PS_PER_S as u128;
         let r = self.0 as u128;
-        Time(((bits + r - 1) / r) as u64)
+        Time(bits.div_ceil(r) as u64)
     }
 }
 

@@ -3,7 +3,8 @@
 use dcsim_core::{Error, Sim};
 
 fn spec(rate: u64, k: u64, buffer: u64, protocol: &str, flows: bool) -> String {
-    let flows = if flows { format!(r#"[{{"src":"s0","dst":"r","protocol":{{"kind":"{protocol}"}}}}]"#) } else { "[]".into() };
+    let flows =
+        if flows { format!(r#"[{{"src":"s0","dst":"r","protocol":{{"kind":"{protocol}"}}}}]"#) } else { "[]".into() };
     format!(
         r#"{{"seed":1,"duration_ps":1000000000,"topology":{{"kind":"dumbbell","senders":1,"bottleneck_bps":{rate},
         "access_bps":10000000000,"rtt_ps":[100000000],"bottleneck_queue":{{"capacity":{{"packets":{buffer}}},

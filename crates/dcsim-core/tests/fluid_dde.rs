@@ -180,7 +180,8 @@ fn floor_holds_with_max_rule() {
 
 #[test]
 fn deterministic_and_batch_equals_serial() {
-    let systems: Vec<SmoothExp> = (0..8).map(|i| SmoothExp { lambda: -0.1 * (i + 1) as f64, tau: [0.5 + 0.1 * i as f64] }).collect();
+    let systems: Vec<SmoothExp> =
+        (0..8).map(|i| SmoothExp { lambda: -0.1 * (i + 1) as f64, tau: [0.5 + 0.1 * i as f64] }).collect();
     let o = opts(0.01, 5.0, 0.05);
     let batch = integrate_batch(&systems, &o);
     for (s, b) in systems.iter().zip(&batch) {

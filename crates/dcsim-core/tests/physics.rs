@@ -15,7 +15,17 @@ const K: u64 = 65;
 const CD_FIG2: f64 = 10e9 * 100e-6 / (1500.0 * 8.0);
 
 fn fig2(n: u32, duration_ps: u64) -> Spec {
-    dumbbell(n, 10 * GBPS, 10 * GBPS, 100 * US, 1000, AqmSpec::Threshold { k: Amount::Packets(K) }, dctcp(1.0 / 16.0), duration_ps, 50 * MS)
+    dumbbell(
+        n,
+        10 * GBPS,
+        10 * GBPS,
+        100 * US,
+        1000,
+        AqmSpec::Threshold { k: Amount::Packets(K) },
+        dctcp(1.0 / 16.0),
+        duration_ps,
+        50 * MS,
+    )
 }
 
 /// Run, check the invariants that must hold on every run, and return the tables.
@@ -106,7 +116,17 @@ fn newreno_droptail_coexistence_setup() {
     // Access links as fast as the bottleneck, and 10x faster (slow-start overshoot is then a
     // burst of many losses in one window, which NewReno without SACK must survive).
     for access in [GBPS, 10 * GBPS] {
-        let mut spec = dumbbell(2, GBPS, access, 250 * US, 250, AqmSpec::DropTail, ProtocolSpec::Newreno { ecn: false }, 5000 * MS, 500 * MS);
+        let mut spec = dumbbell(
+            2,
+            GBPS,
+            access,
+            250 * US,
+            250,
+            AqmSpec::DropTail,
+            ProtocolSpec::Newreno { ecn: false },
+            5000 * MS,
+            500 * MS,
+        );
         spec.flows[1].start_ps = MS;
         let t = run_checked(spec);
         let p = table(&t, "ports");
@@ -121,7 +141,10 @@ fn newreno_droptail_coexistence_setup() {
         // Goodput, not only link busy time: little of the link carries repeated data.
         let ceiling = 1e9 * 1460.0 / 1500.0;
         let total: f64 = g.iter().sum();
-        assert!(total >= 0.93 * ceiling && total <= 1.01 * ceiling, "access {access}: total goodput {total} vs {ceiling}");
+        assert!(
+            total >= 0.93 * ceiling && total <= 1.01 * ceiling,
+            "access {access}: total goodput {total} vs {ceiling}"
+        );
         // Losses were repaired by fast retransmit.
         assert!(f.u64("fast_retransmits").iter().all(|&x| x > 0));
     }
@@ -144,9 +167,27 @@ fn bits(t: &[Table]) -> Vec<(String, String, Vec<u64>)> {
 
 #[test]
 fn same_seed_bit_identical_different_seed_differs() {
-    let red = AqmSpec::Red { min_th_pkt: 20.0, max_th_pkt: 60.0, max_p: 0.1, w_q: 0.002, gentle: false, ecn: false, wait: true };
+    let red = AqmSpec::Red {
+        min_th_pkt: 20.0,
+        max_th_pkt: 60.0,
+        max_p: 0.1,
+        w_q: 0.002,
+        gentle: false,
+        ecn: false,
+        wait: true,
+    };
     let mk = |seed| {
-        let mut s = dumbbell(4, 10 * GBPS, 10 * GBPS, 100 * US, 200, red.clone(), ProtocolSpec::Newreno { ecn: false }, 100 * MS, 10 * MS);
+        let mut s = dumbbell(
+            4,
+            10 * GBPS,
+            10 * GBPS,
+            100 * US,
+            200,
+            red.clone(),
+            ProtocolSpec::Newreno { ecn: false },
+            100 * MS,
+            10 * MS,
+        );
         s.seed = seed;
         s
     };
@@ -159,13 +200,28 @@ fn same_seed_bit_identical_different_seed_differs() {
 
 #[test]
 fn red_marks_ecn_flows_and_keeps_average_between_thresholds() {
-    let red = AqmSpec::Red { min_th_pkt: 30.0, max_th_pkt: 90.0, max_p: 0.1, w_q: 0.002, gentle: false, ecn: true, wait: true };
-    let spec = dumbbell(4, 10 * GBPS, 10 * GBPS, 100 * US, 1000, red, ProtocolSpec::Newreno { ecn: true }, 300 * MS, 50 * MS);
+    let red = AqmSpec::Red {
+        min_th_pkt: 30.0,
+        max_th_pkt: 90.0,
+        max_p: 0.1,
+        w_q: 0.002,
+        gentle: false,
+        ecn: true,
+        wait: true,
+    };
+    let spec =
+        dumbbell(4, 10 * GBPS, 10 * GBPS, 100 * US, 1000, red, ProtocolSpec::Newreno { ecn: true }, 300 * MS, 50 * MS);
     let t = run_checked(spec);
     let p = table(&t, "ports");
     let b = bottleneck_row(&t);
     assert!(p.u64("marks")[b] > 0);
-    assert_eq!(p.u64("drops")[b], 0, "ECN-capable flows are marked, not dropped (marks {}, mean q {})", p.u64("marks")[b], p.f64("q_mean_pkt")[b]);
+    assert_eq!(
+        p.u64("drops")[b],
+        0,
+        "ECN-capable flows are marked, not dropped (marks {}, mean q {})",
+        p.u64("marks")[b],
+        p.f64("q_mean_pkt")[b]
+    );
     let q = p.f64("q_mean_pkt")[b];
     assert!(q > 20.0 && q < 100.0, "mean queue {q} should sit near the RED band [30, 90]");
     assert!(p.f64("utilization")[b] >= 0.95);
@@ -214,7 +270,8 @@ fn delayed_acks_keep_dctcp_working() {
 fn graph_topology_routes_over_shortest_path() {
     // h0 - sw0 - sw1 - h1, plus a longer detour sw0 - sw2 - sw3 - sw1 that must not be used.
     let node = |n: &str, k| NodeSpec { name: n.into(), kind: k };
-    let link = |a: &str, b: &str| LinkSpec { a: a.into(), b: b.into(), rate_bps: 10 * GBPS, delay_ps: 10 * US, queue: None };
+    let link =
+        |a: &str, b: &str| LinkSpec { a: a.into(), b: b.into(), rate_bps: 10 * GBPS, delay_ps: 10 * US, queue: None };
     let spec = Spec {
         seed: 1,
         duration_ps: 50 * MS,
@@ -230,7 +287,14 @@ fn graph_topology_routes_over_shortest_path() {
                 node("sw2", NodeKind::Switch),
                 node("sw3", NodeKind::Switch),
             ],
-            links: vec![link("h0", "sw0"), link("sw0", "sw2"), link("sw2", "sw3"), link("sw3", "sw1"), link("sw0", "sw1"), link("sw1", "h1")],
+            links: vec![
+                link("h0", "sw0"),
+                link("sw0", "sw2"),
+                link("sw2", "sw3"),
+                link("sw3", "sw1"),
+                link("sw0", "sw1"),
+                link("sw1", "h1"),
+            ],
         },
         flows: vec![FlowSpec {
             src: "h0".into(),

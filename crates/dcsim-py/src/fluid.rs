@@ -45,7 +45,9 @@ fn check_len(name: &str, len: usize, n: usize) -> PyResult<()> {
     if len == n {
         Ok(())
     } else {
-        Err(PyValueError::new_err(format!("{name} has {len} entries; all parameter arrays must have the same length {n}")))
+        Err(PyValueError::new_err(format!(
+            "{name} has {len} entries; all parameter arrays must have the same length {n}"
+        )))
     }
 }
 
@@ -155,7 +157,10 @@ fn dx_batch<'py>(
         check_len(name, len, n)?;
     }
     let systems = (0..n)
-        .map(|i| Dx::new(N[i], C_pps[i], R0_s[i], tau_s[i], p[i], window_floor, [init_W[i], init_Q[i]]).map_err(|e| err(e.in_run(i))))
+        .map(|i| {
+            Dx::new(N[i], C_pps[i], R0_s[i], tau_s[i], p[i], window_floor, [init_W[i], init_Q[i]])
+                .map_err(|e| err(e.in_run(i)))
+        })
         .collect::<PyResult<Vec<_>>>()?;
     let options = (0..n).map(|i| opts(dt_s[i], t_end_s[i], sample_dt_s[i], t_from_s[i])).collect();
     run_batch(py, ["W", "Q"], systems, options)

@@ -129,7 +129,15 @@ pub struct Dctcp {
 impl Dctcp {
     /// Validate and build. `init = None`: the normalized default mapped back,
     /// W0 = w̄ = (Cd + K)/N, α0 = min(1, sqrt(2/w̄)), q0 = K.
-    pub fn new(C_pps: f64, d_s: f64, K_pkt: f64, g: f64, N: f64, queue_floor: bool, init: Option<[f64; 3]>) -> Result<Self, FluidError> {
+    pub fn new(
+        C_pps: f64,
+        d_s: f64,
+        K_pkt: f64,
+        g: f64,
+        N: f64,
+        queue_floor: bool,
+        init: Option<[f64; 3]>,
+    ) -> Result<Self, FluidError> {
         check("C", C_pps, C_pps > 0.0, "> 0 packets/s")?;
         check("d", d_s, d_s > 0.0 && d_s <= 100.0, "in (0, 100] s")?;
         check("K", K_pkt, K_pkt >= 0.0, ">= 0 packets")?;
@@ -146,7 +154,12 @@ impl Dctcp {
         if queue_floor {
             check("init.q", init[2], init[2] >= 0.0, ">= 0 packets")?;
         } else {
-            check("init.q", init[2], init[2] > -C_pps * d_s, &format!("> -C d = {} packets (R = d + q/C > 0)", -C_pps * d_s))?;
+            check(
+                "init.q",
+                init[2],
+                init[2] > -C_pps * d_s,
+                &format!("> -C d = {} packets (R = d + q/C > 0)", -C_pps * d_s),
+            )?;
         }
         Ok(Self {
             C_pps,

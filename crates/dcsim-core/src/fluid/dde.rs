@@ -96,7 +96,12 @@ impl Options {
         check("dt", self.dt, self.dt > 0.0, "a finite number > 0")?;
         check("t_end", self.t_end, self.t_end > 0.0, "a finite number > 0")?;
         check("sample_dt", self.sample_dt, self.sample_dt >= self.dt, &format!("a finite number >= dt = {}", self.dt))?;
-        check("t_from", self.t_from, self.t_from >= 0.0 && self.t_from <= self.t_end, &format!("in [0, t_end = {}]", self.t_end))?;
+        check(
+            "t_from",
+            self.t_from,
+            self.t_from >= 0.0 && self.t_from <= self.t_end,
+            &format!("in [0, t_end = {}]", self.t_end),
+        )?;
         let stride_f = self.sample_dt / self.dt;
         let stride = stride_f.round();
         check(
@@ -108,7 +113,12 @@ impl Options {
         let n_steps_f = (self.t_end / self.dt * (1.0 - 1e-12)).ceil();
         check("t_end", self.t_end, n_steps_f <= 1e11, &format!("at most 1e11 steps of dt = {}", self.dt))?;
         for (k, &tau) in delays.iter().enumerate() {
-            check(&format!("delay[{k}]"), tau, tau >= 2.0 * self.dt * (1.0 - 1e-12), &format!(">= 2 dt = {}", 2.0 * self.dt))?;
+            check(
+                &format!("delay[{k}]"),
+                tau,
+                tau >= 2.0 * self.dt * (1.0 - 1e-12),
+                &format!(">= 2 dt = {}", 2.0 * self.dt),
+            )?;
         }
         let n_steps = n_steps_f as usize;
         let stride = stride as usize;
@@ -151,7 +161,14 @@ impl<const D: usize> Ring<D> {
 
 /// Cubic Hermite interpolation on one grid interval, `theta` in (0, 1).
 #[inline]
-fn hermite<const D: usize>(y0: &[f64; D], f0: &[f64; D], y1: &[f64; D], f1: &[f64; D], theta: f64, dt: f64) -> [f64; D] {
+fn hermite<const D: usize>(
+    y0: &[f64; D],
+    f0: &[f64; D],
+    y1: &[f64; D],
+    f1: &[f64; D],
+    theta: f64,
+    dt: f64,
+) -> [f64; D] {
     let t2 = theta * theta;
     let t3 = t2 * theta;
     let h00 = 2.0 * t3 - 3.0 * t2 + 1.0;
@@ -325,7 +342,12 @@ pub fn integrate<const D: usize, S: DdeSystem<D>>(sys: &S, opts: &Options) -> Re
         })
         .collect();
     let max_m = m.iter().cloned().fold(0.0, f64::max);
-    check("dt", dt, max_m <= MAX_DELAY_STEPS, &format!("large enough that the longest delay is at most {MAX_DELAY_STEPS:e} steps (memory)"))?;
+    check(
+        "dt",
+        dt,
+        max_m <= MAX_DELAY_STEPS,
+        &format!("large enough that the longest delay is at most {MAX_DELAY_STEPS:e} steps (memory)"),
+    )?;
     let cap = max_m.ceil() as usize + 3;
     let y0 = sys.history(0.0);
     let names = sys.names();
@@ -352,7 +374,8 @@ pub fn integrate<const D: usize, S: DdeSystem<D>>(sys: &S, opts: &Options) -> Re
     st.ring.y[0] = y;
 
     let n_samples = if n_from > n_steps { 0 } else { (n_steps - n_from) / stride + 1 };
-    let mut out = Trajectory { t: Vec::with_capacity(n_samples), y: std::array::from_fn(|_| Vec::with_capacity(n_samples)) };
+    let mut out =
+        Trajectory { t: Vec::with_capacity(n_samples), y: std::array::from_fn(|_| Vec::with_capacity(n_samples)) };
     let record = |n: usize, y: &[f64; D], out: &mut Trajectory<D>| {
         if n >= n_from && (n - n_from).is_multiple_of(stride) {
             out.t.push(n as f64 * dt);

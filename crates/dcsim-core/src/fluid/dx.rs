@@ -50,7 +50,15 @@ pub struct Dx {
 #[allow(non_snake_case)]
 impl Dx {
     /// Validate and build; `init` is the constant history [W0 (packets), Q0 (s)].
-    pub fn new(N: f64, C_pps: f64, R0_s: f64, tau_s: f64, p: f64, window_floor: bool, init: [f64; 2]) -> Result<Self, FluidError> {
+    pub fn new(
+        N: f64,
+        C_pps: f64,
+        R0_s: f64,
+        tau_s: f64,
+        p: f64,
+        window_floor: bool,
+        init: [f64; 2],
+    ) -> Result<Self, FluidError> {
         check("N", N, N >= 1.0, ">= 1 flow")?;
         check("C", C_pps, C_pps > 0.0, "> 0 packets/s")?;
         check("R0", R0_s, R0_s > 0.0 && R0_s <= 100.0, "in (0, 100] s")?;
@@ -85,9 +93,6 @@ impl DdeSystem<2> for Dx {
         let [w, _q] = *y;
         let q_tau = delayed[0][1];
         let r = self.R0_s + q_tau;
-        [
-            (1.0 - self.p) / r - q_tau * (w - 1.0) * self.p / (self.R0_s * r),
-            self.N * w / (self.C_pps * r) - 1.0,
-        ]
+        [(1.0 - self.p) / r - q_tau * (w - 1.0) * self.p / (self.R0_s * r), self.N * w / (self.C_pps * r) - 1.0]
     }
 }

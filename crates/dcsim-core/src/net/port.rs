@@ -73,7 +73,16 @@ pub struct Port {
 
 impl Port {
     #[allow(clippy::too_many_arguments)]
-    pub fn new(from: NodeId, to: NodeId, rate: Rate, delay: Time, capacity: Amount, aqm: Aqm, rng: Rng, warmup: Time) -> Self {
+    pub fn new(
+        from: NodeId,
+        to: NodeId,
+        rate: Rate,
+        delay: Time,
+        capacity: Amount,
+        aqm: Aqm,
+        rng: Rng,
+        warmup: Time,
+    ) -> Self {
         Port {
             from,
             to,
@@ -150,7 +159,6 @@ impl Port {
             if s.end > self.warmup {
                 self.stats.tx_bytes += s.size as u64;
                 self.stats.tx_pkts += 1;
-                // Idle gap before this packet started (the link was free from the previous end).
             }
             self.slots.pop_front();
             self.started -= 1;

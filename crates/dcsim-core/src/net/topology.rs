@@ -27,7 +27,8 @@ impl Builder<'_> {
     /// One egress port `from -> to`. Hosts get an unbounded drop-tail NIC queue.
     fn port(&mut self, from: NodeId, to: NodeId, rate_bps: u64, delay: Time, queue: &QueueSpec) -> Result<PortId> {
         let id = self.net.ports.len() as PortId;
-        let q = if self.net.nodes[from as usize].kind == NodeKind::Host { QueueSpec::unbounded() } else { queue.clone() };
+        let q =
+            if self.net.nodes[from as usize].kind == NodeKind::Host { QueueSpec::unbounded() } else { queue.clone() };
         let rate = Rate(rate_bps);
         let aqm = Aqm::new(&q.aqm, self.spec.packet_bytes, rate)?;
         let rng = stream(self.spec.seed, Stream::Port, id as u64);
@@ -36,14 +37,25 @@ impl Builder<'_> {
         Ok(id)
     }
 
-    fn link(&mut self, a: NodeId, b: NodeId, rate_bps: u64, delay: Time, q_ab: &QueueSpec, q_ba: &QueueSpec) -> Result<(PortId, PortId)> {
+    fn link(
+        &mut self,
+        a: NodeId,
+        b: NodeId,
+        rate_bps: u64,
+        delay: Time,
+        q_ab: &QueueSpec,
+        q_ba: &QueueSpec,
+    ) -> Result<(PortId, PortId)> {
         Ok((self.port(a, b, rate_bps, delay, q_ab)?, self.port(b, a, rate_bps, delay, q_ba)?))
     }
 }
 
 /// Build the network of `spec` (already validated).
 pub fn build(spec: &Spec) -> Result<Network> {
-    let mut b = Builder { spec, net: Network { nodes: Vec::new(), ports: Vec::new(), next_port: Vec::new(), monitored: Vec::new() } };
+    let mut b = Builder {
+        spec,
+        net: Network { nodes: Vec::new(), ports: Vec::new(), next_port: Vec::new(), monitored: Vec::new() },
+    };
     let mut default_monitor = Vec::new();
     match &spec.topology {
         TopologySpec::Dumbbell { senders, bottleneck_bps, access_bps, rtt_ps, bottleneck_queue, reverse_queue } => {

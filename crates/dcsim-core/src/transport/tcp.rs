@@ -355,7 +355,15 @@ pub struct DelayedAck {
 
 impl DelayedAck {
     pub fn new(segments: u32, timeout: Time) -> Self {
-        DelayedAck { segments, timeout, pending: 0, ce_state: false, pending_ts: Time::ZERO, deadline: None, event_at: None }
+        DelayedAck {
+            segments,
+            timeout,
+            pending: 0,
+            ce_state: false,
+            pending_ts: Time::ZERO,
+            deadline: None,
+            event_at: None,
+        }
     }
 }
 
@@ -377,7 +385,14 @@ pub struct Receiver {
 }
 
 impl Receiver {
-    pub fn new(flow: FlowId, host: NodeId, peer: NodeId, seg: Segmenter, ack_bytes: u32, delack: Option<DelayedAck>) -> Self {
+    pub fn new(
+        flow: FlowId,
+        host: NodeId,
+        peer: NodeId,
+        seg: Segmenter,
+        ack_bytes: u32,
+        delack: Option<DelayedAck>,
+    ) -> Self {
         Receiver {
             flow,
             host,
@@ -598,7 +613,18 @@ mod tests {
     fn receiver_acks_cumulatively_and_echoes_ce() {
         let seg = Segmenter::new(Some(3 * 1460), 1460);
         let mut r = Receiver::new(0, 1, 0, seg, 40, None);
-        let data = |seq, ce| Packet { kind: Kind::Data, flow: 0, src: 0, dst: 1, size: 1500, seq, ect: true, ce, ece: false, ts: Time(seq) };
+        let data = |seq, ce| Packet {
+            kind: Kind::Data,
+            flow: 0,
+            src: 0,
+            dst: 1,
+            size: 1500,
+            seq,
+            ect: true,
+            ce,
+            ece: false,
+            ts: Time(seq),
+        };
         let mut out = Vec::new();
         r.on_data(&data(0, false), Time(0), &mut out);
         r.on_data(&data(2, true), Time(0), &mut out);
@@ -613,7 +639,18 @@ mod tests {
     fn delayed_ack_flushes_on_ce_change() {
         let seg = Segmenter::new(None, 1460);
         let mut r = Receiver::new(0, 1, 0, seg, 40, Some(DelayedAck::new(2, Time(1_000_000))));
-        let data = |seq, ce| Packet { kind: Kind::Data, flow: 0, src: 0, dst: 1, size: 1500, seq, ect: true, ce, ece: false, ts: Time(seq) };
+        let data = |seq, ce| Packet {
+            kind: Kind::Data,
+            flow: 0,
+            src: 0,
+            dst: 1,
+            size: 1500,
+            seq,
+            ect: true,
+            ce,
+            ece: false,
+            ts: Time(seq),
+        };
         let mut out = Vec::new();
         r.on_data(&data(0, false), Time(0), &mut out);
         assert!(out.is_empty(), "first packet waits");

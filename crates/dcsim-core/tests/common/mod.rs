@@ -10,7 +10,18 @@ pub const US: u64 = 1_000_000;
 pub const MS: u64 = 1_000_000_000;
 
 /// N long-lived flows of `protocol` through the papers' dumbbell.
-pub fn dumbbell(n: u32, rate_bps: u64, access_bps: u64, rtt_ps: u64, buffer_pkt: u64, aqm: AqmSpec, protocol: ProtocolSpec, duration_ps: u64, warmup_ps: u64) -> Spec {
+#[allow(clippy::too_many_arguments)]
+pub fn dumbbell(
+    n: u32,
+    rate_bps: u64,
+    access_bps: u64,
+    rtt_ps: u64,
+    buffer_pkt: u64,
+    aqm: AqmSpec,
+    protocol: ProtocolSpec,
+    duration_ps: u64,
+    warmup_ps: u64,
+) -> Spec {
     let flows = (0..n)
         .map(|i| FlowSpec {
             src: format!("s{i}"),
