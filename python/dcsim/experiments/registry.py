@@ -20,6 +20,7 @@ EXPERIMENT_MODULES = [
     "dcsim.experiments.dctcp_analysis",
     "dcsim.experiments.dx_analysis",
     "dcsim.experiments.coexistence",
+    "dcsim.experiments.dctcp_packet",
 ]
 
 REPRODUCED = "reproduced"
