@@ -33,7 +33,7 @@ fn run_batch<'py, const D: usize, S: DdeSystem<D> + Send>(
     systems: Vec<S>,
     options: Vec<Options>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let results = py.detach(move || integrate_batch_with(&systems, &options));
+    let results = py.detach(move || crate::no_panic(|| integrate_batch_with(&systems, &options)))?;
     let out = PyList::empty(py);
     for (i, r) in results.into_iter().enumerate() {
         out.append(to_dict(py, names, r.map_err(|e| err(e.in_run(i)))?)?)?;
@@ -68,7 +68,7 @@ fn dctcp_normalized<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let sys = DctcpNormalized::new(wbar, g, psi, init).map_err(err)?;
     let o = opts(dt, t_end, sample_dt, t_from);
-    let tr = py.detach(move || integrate(&sys, &o)).map_err(err)?;
+    let tr = py.detach(move || crate::no_panic(|| integrate(&sys, &o)))?.map_err(err)?;
     to_dict(py, ["W", "alpha", "q"], tr)
 }
 
@@ -118,7 +118,7 @@ fn dctcp<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let sys = Dctcp::new(C_pps, d_s, K_pkt, g, N, queue_floor, init).map_err(err)?;
     let o = opts(dt_s, t_end_s, sample_dt_s, t_from_s);
-    let tr = py.detach(move || integrate(&sys, &o)).map_err(err)?;
+    let tr = py.detach(move || crate::no_panic(|| integrate(&sys, &o)))?.map_err(err)?;
     to_dict(py, ["W", "alpha", "q"], tr)
 }
 

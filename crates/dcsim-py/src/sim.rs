@@ -1,29 +1,16 @@
 //! Python face of the packet-level simulator: `Simulation(spec_json)`, `run_until(t_ps)`, `results()`.
 
-use std::panic::{catch_unwind, AssertUnwindSafe};
-
 use dcsim_core::metrics::Column;
 use dcsim_core::units::Time;
 use dcsim_core::Sim;
 use numpy::PyArray1;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
 /// Run `f`, turning an engine error into ValueError and a panic (a bug) into RuntimeError.
 pub(crate) fn guarded<T>(f: impl FnOnce() -> dcsim_core::Result<T>) -> PyResult<T> {
-    match catch_unwind(AssertUnwindSafe(f)) {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(PyValueError::new_err(e.to_string())),
-        Err(p) => {
-            let msg = p
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unknown panic".into());
-            Err(PyRuntimeError::new_err(format!("dcsim internal error (please report): {msg}")))
-        }
-    }
+    crate::no_panic(f)?.map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
 /// A packet-level simulation built from a JSON scenario spec (see dcsim_core::scenario).
