@@ -5,7 +5,6 @@ convergence at rate (25) (Section 4)."""
 import json
 
 import pandas as pd
-import pytest
 
 from dcsim.experiments.registry import get
 

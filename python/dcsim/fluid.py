@@ -21,7 +21,7 @@ bit-identical outputs.
 from __future__ import annotations
 
 import math
-from typing import Optional, Sequence
+from typing import Optional
 
 import numpy as np
 import pandas as pd

@@ -18,7 +18,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from dcsim.experiments.registry import DIFFERS, REPRODUCED, Claim, ExperimentResult, experiment, verdict  # noqa: E402
+from dcsim.experiments.registry import (  # noqa: E402
+    Claim,
+    ExperimentResult,
+    experiment,
+    ok,
+    save_figure,
+    verdict,
+)
 from dcsim.theory import dctcp as th  # noqa: E402
 
 PAPER = "Alizadeh, Javanmard, Prabhakar: Analysis of DCTCP (SIGMETRICS 2011)"
@@ -27,17 +34,6 @@ G_LO, G_HI = 0.001, 1.0
 #: g values of the Fig. 7 / Fig. 8 curves (the paper does not list its values; all g <= 0.01 give
 #: one curve, footnote 4), and of Fig. 9.
 G_CURVES = (0.01, 0.05, 0.1)
-
-
-def _ok(cond: bool) -> str:
-    return REPRODUCED if cond else DIFFERS
-
-
-def _save(fig, out_dir: Path, name: str) -> Path:
-    p = out_dir / name
-    fig.savefig(p, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return p
 
 
 def _wbar_grid(n: int, lo: float = WBAR_LO, hi: float = WBAR_HI) -> np.ndarray:
@@ -83,7 +79,7 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
     ax.set_zlabel("ρ(Z1 Z2)")
     ax.set_zlim(0, 1)
     ax.set_title("Limit cycle stability (Theorem 1)")
-    png = _save(fig, out_dir, "fig6_rho.png")
+    png = save_figure(fig, out_dir, "fig6_rho.png")
 
     rmax = float(df["rho"].max())
     i = int(df["rho"].idxmax())
@@ -92,16 +88,16 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
     claims = [
         Claim("rho(Z1 Z2) < 1 for g in [0.001, 1], wbar in [2.01, 1000] (limit cycle locally stable)",
               "rho < 1 everywhere", f"max rho = {rmax:.4f} at g = {df.g[i]:.3g}, wbar = {df.wbar[i]:.3g} pkt "
-              f"({n}x{n} log grid)", _ok(rmax < 1),
+              f"({n}x{n} log grid)", ok(rmax < 1),
               "Z1, Z2 from the variational equation along the cycle; checked against a finite-difference "
               "Poincare map in tests"),
         Claim("Z1, Z2 as printed use exp(int J_F ds)", "exp(int J_F ds) (Theorem 1)",
               f"max rho with the printed form = {pmax:.4f}; max |difference| to exact = {gap:.3g}",
-              _ok(pmax < 1),
+              ok(pmax < 1),
               "exp(int J) equals the transition matrix only if the J_F(s) commute; they do not, so the printed "
               "Z1 Z2 is not the Poincare Jacobian (conclusion rho < 1 still holds)"),
         Claim("the cycle is reached (numerics)", "—", f"max drift over the last period = {df.drift.max():.2g}",
-              _ok(float(df.drift.max()) < 1e-3), "relative change of T and x_alpha between the last two periods"),
+              ok(float(df.drift.max()) < 1e-3), "relative change of T and x_alpha between the last two periods"),
     ]
     return ExperimentResult("dctcp-fig6", "Limit cycle stability (Fig. 6)", claims, [png, csv])
 
@@ -147,7 +143,7 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     ax.set_ylabel("normalized queue q̃ = (q−K)/(C R*)")
     ax.set_title("Queue undershoot (Q_min, dashed) and overshoot (Q_max, solid)")
     ax.legend()
-    png = _save(fig, out_dir, "fig7_queue.png")
+    png = save_figure(fig, out_dir, "fig7_queue.png")
 
     gs = sorted(df.g.unique())
     def rel_spread(col: str) -> float:
@@ -170,29 +166,29 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
         Claim("(i) queue overshoot is not sensitive to g", "Q_max curves coincide",
               f"g = {', '.join(f'{g:g}' for g in gs)} changes Q_max by at most {100 * spread:.1f} % "
               f"(Q_min by up to {100 * spread_min:.0f} %), wbar >= 3 pkt",
-              _ok(spread < 0.15 and spread < spread_min / 3),
+              ok(spread < 0.15 and spread < spread_min / 3),
               "reproduced if a 10x change of g moves Q_max by < 15 % and by < 1/3 of the change of Q_min"),
         Claim("(i) overshoot increases as wbar decreases", "Q_max decreasing in wbar",
               ("monotone decreasing for wbar >= 3 pkt" if mono else "not monotone for wbar >= 3 pkt")
-              + "; peak at wbar = " + ", ".join(f"{w:.2f}" for w in w_peak.values()) + " pkt", _ok(mono),
+              + "; peak at wbar = " + ", ".join(f"{w:.2f}" for w in w_peak.values()) + " pkt", ok(mono),
               "as wbar -> 2 the cycle shrinks onto the fixed point (q~ = 2/wbar - 1 -> 0), so Q_max falls again "
               "just above wbar = 2; the paper does not mention this edge"),
         Claim("(ii) worst-case wbar (largest undershoot) about 12-16 packets", "12-16 pkt",
               ", ".join(f"g={g:g}: {w:.1f} pkt (Q_min {q:.3f})" for g, (w, q) in worst.items()),
-              _ok(all(0.9 * 12 <= w <= 1.1 * 16 for w in worst_w)),
+              ok(all(0.9 * 12 <= w <= 1.1 * 16 for w in worst_w)),
               "argmin of Q_min on a fine grid in [5, 40] pkt; tolerance 10 % around 12-16 (ours sits at the low end; "
               "the minimum is flat: Q_min varies < 0.01 over 8-20 pkt)"),
         Claim("(iii) undershoot grows with g", "|Q_min| increasing in g",
               ", ".join(f"g={g:g}: {q:.3f}" for g, q in zip(gs, qmins)),
-              _ok(bool(np.all(np.diff(qmins) < 0)))),
+              ok(bool(np.all(np.diff(qmins) < 0)))),
         Claim("Q_min >~ -0.15 for small g", ">= -0.15", f"min Q_min at g = {g_small:g}: {qmin_small:.4f}",
-              _ok(qmin_small >= -0.15)),
+              ok(qmin_small >= -0.15)),
         Claim("K ~ 0.17 C d avoids underflow (eq. 17)", "0.17 C d",
               f"K > |Q_min|/(1-|Q_min|) C d = {K_needed:.3f} C d at g = {g_small:g}; "
               + ", ".join(f"g={g:g}: {th.K_from_Q_min(q, 1.0):.3f}" for g, q in zip(gs, qmins)),
               v_K, f"{100 * dK:.0f} % from 0.17; the paper rounds Q_min up to -0.15 (-> 0.176 C d), a safe margin "
                    "for g up to ~0.06"),
-        Claim("the cycle is reached (numerics)", "—", f"max drift = {df.drift.max():.2g}", _ok(df.drift.max() < 1e-3)),
+        Claim("the cycle is reached (numerics)", "—", f"max drift = {df.drift.max():.2g}", ok(df.drift.max() < 1e-3)),
     ]
     return ExperimentResult("dctcp-fig7", "Queue undershoot and overshoot (Fig. 7)", claims, [png, csv])
 
@@ -214,7 +210,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     ax.set_ylabel("period T [units of R* = d + K/C]")
     ax.set_title("Limit cycle period of oscillations")
     ax.legend()
-    png = _save(fig, out_dir, "fig8_period.png")
+    png = save_figure(fig, out_dir, "fig8_period.png")
 
     claims = []
     for g in sorted(df.g.unique()):
@@ -227,7 +223,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
         claims.append(Claim(f"period grows as sqrt(wbar) for small g; g = {g:g}", "T ~ sqrt(wbar)",
                             f"T = {a:.2f} + {b:.3f} sqrt(wbar) R* fits wbar in [10, {w_hi:.0f}] pkt within "
                             f"{100 * resid:.1f} %; pure power-law slope {slope:.3f}",
-                            _ok(resid < 0.05),
+                            ok(resid < 0.05),
                             "fit where g <= 1/sqrt(wbar) (eq. 18's 'small g'); the offset (feedback delays) makes the "
                             "log-log slope < 0.5, tending to 0.5 as wbar grows; Sawtooth [1]: T ~ 0.71 sqrt(wbar)"))
     return ExperimentResult("dctcp-fig8", "Limit cycle period (Fig. 8)", claims, [png, csv])
@@ -257,7 +253,7 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
     ax.set_ylabel("worst-case throughput [% of C]")
     ax.set_title("Worst case throughput vs delay")
     ax.legend()
-    png = _save(fig, out_dir, "fig9_throughput.png")
+    png = save_figure(fig, out_dir, "fig9_throughput.png")
 
     g_small = G_CURVES[0]
     d_small = df[df.g == g_small]
@@ -273,16 +269,16 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
     claims = [
         Claim("100 % throughput for psi >~ 0.17 (small g)", ">= 100 % at psi >= 0.17",
               f"g = {g_small:g}: min over psi >= 0.17 = {100 * thr_full:.3f} %; largest psi below 99.99 %: {psi_full:.3g}",
-              _ok(thr_full >= 0.9999)),
+              ok(thr_full >= 0.9999)),
         Claim("throughput always >= 94 % for g < 0.1", ">= 94 %",
               f"min over psi in [{psis.min():g}, {psis.max():g}], wbar in [3, 100] pkt, g in "
               f"{{{', '.join(f'{g:g}' for g in G_CURVES if g < 0.1)}}}: {100 * thr_min:.2f} % "
-              f"(g = {df.g[j]:g}, psi = {df.psi[j]:g}, wbar = {df.wbar_worst[j]:.1f} pkt)", _ok(thr_min >= 0.94)),
+              f"(g = {df.g[j]:g}, psi = {df.psi[j]:g}, wbar = {df.wbar_worst[j]:.1f} pkt)", ok(thr_min >= 0.94)),
         Claim("(edge) g = 0.1", "—", f"min throughput = {100 * float(d01.throughput.min()):.2f} %",
-              REPRODUCED if float(d01.throughput.min()) >= 0.93 else DIFFERS, "the bound is stated for g < 0.1 only"),
+              ok(float(d01.throughput.min()) >= 0.93), "the bound is stated for g < 0.1 only"),
         Claim("worst case wbar is around 10-20 packets", "10-20 pkt (Section 3.3.3)",
               "wbar_worst at the smallest psi: " + ", ".join(f"g={g:g}: {w:.1f}" for g, w in w_small.items()) + " pkt",
-              _ok(all(8 <= w <= 22 for w in w_small.values()))),
+              ok(all(8 <= w <= 22 for w in w_small.values()))),
     ]
     return ExperimentResult("dctcp-fig9", "Worst-case throughput vs psi (Fig. 9)", claims, [png, csv])
 
@@ -329,7 +325,7 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
                             f"measured decay rate of max|W_i - W*|: {rate:.5g}/RTT", v, f"{100 * diff:.2f} % apart"))
         a_err = float(np.max(np.abs(run.alpha[-1] - a_s)))
         claims.append(Claim(f"alpha_i -> alpha* of (23); g = {name}", f"alpha* = {a_s:.6g}",
-                            f"alpha_i(T_n) = {run.alpha[-1, 0]:.6g} after {n_events} events", _ok(a_err < 1e-8),
+                            f"alpha_i(T_n) = {run.alpha[-1, 0]:.6g} after {n_events} events", ok(a_err < 1e-8),
                             f"|difference| = {a_err:.2g}"))
         # Theorem 2 bound (24) along the whole run
         T_P2 = math.log(2 * W_star / g ** 6) / g + 2 * (1 + W_star / 2)
@@ -340,7 +336,7 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
         viol = int(np.sum((e_abs >= bound) & resolved))
         claims.append(Claim(f"bound (24) |W_i(T_n) - W*| < 2 W_max (1 + g^6 n^2) exp(-beta (T_n - T_P2)); g = {name}",
                             "holds for all n", f"violated at {viol} of {int(resolved.sum())} events "
-                            f"(T_P2 = {T_P2:.0f} RTT)", _ok(viol == 0),
+                            f"(T_P2 = {T_P2:.0f} RTT)", ok(viol == 0),
                             "checked while |W_i - W*| > 1e-10 W* (above double rounding)"))
         t10 = _conv_time(run)
         rows.append(dict(g_name=name, g=g, alpha_star=a_s, gamma=gam, beta=beta, measured_rate=rate,
@@ -357,7 +353,7 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
     ax2.set_ylabel("max |W_i − W*| / W*")
     ax2.set_title("Convergence rate (25)")
     ax2.legend()
-    png = _save(fig, out_dir, "hybrid_convergence.png")
+    png = save_figure(fig, out_dir, "hybrid_convergence.png")
 
     # beta_DCTCP < beta_TCP < 1.4 beta_DCTCP, (26), (46) over a grid satisfying (22) with g >= gamma
     grid = []
@@ -377,22 +373,22 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
     above = big[big.ratio >= 1.4]
     w14 = float(above.W_star.max()) if len(above) else float("nan")
     claims.append(Claim("beta_DCTCP < beta_TCP", "always", f"min beta_TCP/beta_DCTCP = {r_min:.3f} over W* in [2, 1e4], "
-                        "g in [1/W_max, 1/sqrt(W_max)]", _ok(r_min > 1)))
+                        "g in [1/W_max, 1/sqrt(W_max)]", ok(r_min > 1)))
     claims.append(Claim("beta_TCP < 1.4 beta_DCTCP for g large enough (g >= gamma)", "< 1.4 (= 2 log 2)",
                         f"max ratio {r_max:.3f}; at W* ~ 100 (Fig. 12): {float(r100.max()) if len(r100) else float('nan'):.3f}; "
-                        f">= 1.4 for W* up to {w14:.0f} pkt", _ok(r_max < 1.4),
+                        f">= 1.4 for W* up to {w14:.0f} pkt", ok(r_max < 1.4),
                         "the 1.4 uses gamma ~ -2 log(1-a/2)/(W* a) > 1/W* (26); the exact gamma is below 1/W*, so "
                         "the ratio approaches 2 log 2 = 1.386 only as W* -> infinity"))
     g26 = float((gd.gamma * gd.W_star).min()), float((gd.gamma * gd.W_star).max())
     claims.append(Claim("(26) 1/W* < gamma < 2 log 2 / W*", "1 < gamma W* < 1.386",
-                        f"gamma W* in [{g26[0]:.4f}, {g26[1]:.4f}]", _ok(g26[0] > 1 and g26[1] < 2 * math.log(2)),
+                        f"gamma W* in [{g26[0]:.4f}, {g26[1]:.4f}]", ok(g26[0] > 1 and g26[1] < 2 * math.log(2)),
                         "upper bound holds; lower bound holds only for the approximation of gamma (drops the 1 in "
                         "1 + W* alpha*/2)"))
     viol46 = int(((gd.alpha_star <= gd.lo46) | (gd.alpha_star >= gd.hi46)).sum())
     claims.append(Claim("alpha* bounds (46): sqrt(2/W*)/2 - g < alpha* < sqrt(2/W*) + g (W* >= 2)", "holds",
                         f"violated at {viol46} of {len(gd)} grid points; alpha* sqrt(W*/2) in "
                         f"[{float((gd.alpha_star * np.sqrt(gd.W_star / 2)).min()):.3f}, "
-                        f"{float((gd.alpha_star * np.sqrt(gd.W_star / 2)).max()):.3f}]", _ok(viol46 == 0)))
+                        f"{float((gd.alpha_star * np.sqrt(gd.W_star / 2)).max()):.3f}]", ok(viol46 == 0)))
     # the ns2 convergence times of Section 4.3 (different instrument: packet simulation)
     ns2 = {"1/sqrt(W_max)": 55e-3, "5/W_max": 67e-3, "1/W_max": 185e-3}
     for r in rows:

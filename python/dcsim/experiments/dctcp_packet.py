@@ -30,7 +30,15 @@ import pandas as pd  # noqa: E402
 
 import dcsim  # noqa: E402
 from dcsim import fluid  # noqa: E402
-from dcsim.experiments.registry import DIFFERS, REPRODUCED, Claim, ExperimentResult, experiment, verdict  # noqa: E402
+from dcsim.experiments.registry import (  # noqa: E402
+    REPRODUCED,
+    Claim,
+    ExperimentResult,
+    experiment,
+    ok,
+    save_figure,
+    verdict,
+)
 from dcsim.theory import dctcp as th  # noqa: E402
 
 PAPER = "Alizadeh, Javanmard, Prabhakar: Analysis of DCTCP (SIGMETRICS 2011)"
@@ -66,17 +74,6 @@ TOL_PKT = 2.0  # absolute slack, packets: the simulated queue is an integer and 
 #: At g = 0.4 (Fig. 3) a simultaneous start keeps the two sources in lock-step and gives a shallower
 #: queue oscillation (20.5 pkt) than any stagger from 20 to 700 us (24.6-26.0 pkt).
 STAGGER_S = 100e-6
-
-
-def _ok(cond: bool) -> str:
-    return REPRODUCED if cond else DIFFERS
-
-
-def _save(fig, out_dir: Path, name: str) -> Path:
-    p = out_dir / name
-    fig.savefig(p, dpi=120, bbox_inches="tight")
-    plt.close(fig)
-    return p
 
 
 def base_rtt_s(d_s: float, hop_rates_bps=(C_BPS, C_BPS)) -> float:
@@ -286,7 +283,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
         _plot_pair_column(axes[:, j], p, span, title=f"N = {p.N}  (C = 10 Gbps, d = 100 µs, K = 65, g = 1/16)")
     fig.suptitle("Fig. 2: fluid model (black) vs dcsim packet simulation", y=1.0)
     fig.tight_layout()
-    png = _save(fig, out_dir, "fig2_fluid_vs_sim.png")
+    png = save_figure(fig, out_dir, "fig2_fluid_vs_sim.png")
 
     claims: list[Claim] = []
     for p in pairs:
@@ -294,7 +291,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
         ok_m, dm = _close(f["mean"], s["mean"], TOL_QMEAN)
         claims.append(Claim(f"N = {p.N}: fluid model matches the simulation — mean queue",
                             "matches quite well", f"sim {s['mean']:.1f} pkt, fluid {f['mean']:.1f} pkt",
-                            _ok(ok_m), f"{100 * dm:.1f} % apart (tolerance {100 * TOL_QMEAN:.0f} %: the mean is set "
+                            ok(ok_m), f"{100 * dm:.1f} % apart (tolerance {100 * TOL_QMEAN:.0f} %: the mean is set "
                                         "by K and the pipe, which both instruments share)"))
         ok_lo, dlo = _close(f["cyc_min"], s["cyc_min"], TOL_QEXT, TOL_PKT)
         ok_hi, dhi = _close(f["cyc_max"], s["cyc_max"], TOL_QEXT, TOL_PKT)
@@ -305,7 +302,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
                             "matches quite well",
                             f"sim {s['cyc_min']:.1f} / {s['cyc_max']:.1f} / {s['amp']:.1f} pkt, fluid "
                             f"{f['cyc_min']:.1f} / {f['cyc_max']:.1f} / {f['amp']:.1f} pkt",
-                            _ok(ok_lo and ok_hi and ok_a),
+                            ok(ok_lo and ok_hi and ok_a),
                             f"apart: min {100 * dlo:.0f} %, max {100 * dhi:.0f} %, amplitude {100 * da:.0f} % "
                             f"({abs(s['amp'] - f['amp']):.1f} pkt){periods}; per-cycle extremes averaged over "
                             f"{s['n_cycles']} (sim) and {f['n_cycles']} (fluid) cycles; absolute sim range "
@@ -316,7 +313,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
         ok_w, dw = _close(p.fl_W, p.sim_W, TOL_W)
         claims.append(Claim(f"N = {p.N}: fluid model matches the simulation — mean window W",
                             "matches quite well", f"sim {p.sim_W:.2f} pkt (mean over sources), fluid {p.fl_W:.2f} pkt",
-                            _ok(ok_w), f"{100 * dw:.1f} % apart (tolerance {100 * TOL_W:.0f} %: N W / RTT = C holds "
+                            ok(ok_w), f"{100 * dw:.1f} % apart (tolerance {100 * TOL_W:.0f} %: N W / RTT = C holds "
                                        "in both, so W is pinned by the pipe and the mean queue)"))
         ok_al, dal = _close(p.fl_alpha, p.sim_alpha, TOL_ALPHA)
         det = (f"{100 * dal:.1f} % apart (tolerance {100 * TOL_ALPHA:.0f} %: alpha is the time average of the "
@@ -330,7 +327,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
                     f"identical and synchronized, the simulated ones are not, so the queue reaches the same extremes "
                     f"with a different waveform")
         claims.append(Claim(f"N = {p.N}: fluid model matches the simulation — mean alpha", "matches quite well",
-                            f"sim {p.sim_alpha:.3f}, fluid {p.fl_alpha:.3f}", _ok(ok_al), det))
+                            f"sim {p.sim_alpha:.3f}, fluid {p.fl_alpha:.3f}", ok(ok_al), det))
 
     # N = 100: the fixed point (Section 2.2, footnote 2; Section 3.1)
     p = next(x for x in pairs if x.N == 100)
@@ -343,7 +340,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
     claims.append(Claim("N = 100: the queue climbs to about 120 packets (K = 65)", "about 120 pkt",
                         f"sim mean {s['mean']:.1f} pkt (range {s['abs_min']:.0f}-{s['abs_max']:.0f}); 2N - C d' = "
                         f"{q_fp:.1f}; fluid {p.fl_q['mean']:.1f}",
-                        _ok(ok1 and v_paper == REPRODUCED),
+                        ok(ok1 and v_paper == REPRODUCED),
                         f"{100 * d_paper:.1f} % from 120, {100 * d1:.2f} % from 2N - C d' (d' = {1e6 * p.d_eff:.2f} us "
                         f"incl. serialisation); with the paper's d: 2N - C d = {q_fp_paper:.1f} pkt (footnote 2's "
                         "q/C = 140 us is 116.7 pkt)"))
@@ -351,12 +348,12 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
     claims.append(Claim("N = 100: every arriving packet is marked (alpha = 1)", "alpha = 1",
                         f"sim alpha: min {a_min:.4f}, mean {p.sim_alpha:.4f} over all sources; "
                         f"{100 * p.marked_frac:.2f} % "
-                        f"of packets marked; fluid {p.fl_alpha:.4f}", _ok(a_min > 0.99),
+                        f"of packets marked; fluid {p.fl_alpha:.4f}", ok(a_min > 0.99),
                         f"the queue never falls to K: min {s['abs_min']:.0f} > 65"))
     W_max = float(p.c.cwnd_pkt.max())
     claims.append(Claim("N = 100: the window at each source is reduced to the minimum, 2 packets", "W = 2 pkt",
                         f"sim: mean {p.sim_W:.3f}, max {W_max:.3f} pkt over all sources after warm-up; fluid "
-                        f"{p.fl_W:.3f}", _ok(abs(p.sim_W - MIN_CWND) < 0.05 and W_max < MIN_CWND + 1),
+                        f"{p.fl_W:.3f}", ok(abs(p.sim_W - MIN_CWND) < 0.05 and W_max < MIN_CWND + 1),
                         "fixed point W = 2 of (5)-(8) (Section 3.1; wbar = (C d' + K)/N = "
                         f"{(Cd_eff + p.K) / p.N:.2f} < 2)"))
     rtt_fp = p.d_eff + q_fp / C_PPS
@@ -379,7 +376,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
                         f"drops {drops}; bottleneck utilization "
                         + ", ".join(f"N={x.N}: {100 * float(x.port['utilization']):.2f} %" for x in pairs)
                         + f"; sim {1e3 * duration:g} ms (warm-up {1e3 * warmup:g} ms), wall "
-                        + ", ".join(f"{x.wall_s:.2f}" for x in pairs) + " s", _ok(drops == 0)))
+                        + ", ".join(f"{x.wall_s:.2f}" for x in pairs) + " s", ok(drops == 0)))
     return ExperimentResult("dctcp-fig2", "Fluid model vs packet simulation (Fig. 2)", claims,
                             [png, csv_stats, csv_q, csv_c, csv_f])
 
@@ -462,7 +459,7 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
     for ax in (ax1, ax2):
         ax.grid(alpha=0.3)
     fig.tight_layout()
-    png = _save(fig, out_dir, "fig3_sawtooth.png")
+    png = save_figure(fig, out_dir, "fig3_sawtooth.png")
 
     # robustness: the same run with other start staggers (full mode only)
     extra = [] if quick else [_sim_queue_stats(p.N, G3, duration, warmup, st) for st in (50e-6, 200e-6)]
@@ -485,17 +482,17 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
         Claim("the Sawtooth model (constant alpha) predicts the queue oscillation poorly at g = 0.4",
               "very poor", f"amplitude: Sawtooth {sw['amp']:.1f} vs sim {s['amp']:.1f} pkt; min: "
               f"{sw['cyc_min']:.1f} vs {s['cyc_min']:.1f} pkt; period {1e3 * saw_period_s:.2f} vs "
-              f"{1e3 * s['period_s']:.2f} ms", _ok(rel_saw_amp > TOL_AMP),
+              f"{1e3 * s['period_s']:.2f} ms", ok(rel_saw_amp > TOL_AMP),
               f"Sawtooth amplitude off by {100 * rel_saw_amp:.0f} %, period by {100 * rel_saw_T:.0f} % (poor = "
               f"amplitude beyond the {100 * TOL_AMP:.0f} % we accept for the fluid model in Fig. 2); Sawtooth with "
               f"d': alpha = sqrt(2/W*) = {saw.alpha:.3f}, Q_max = K + N = {saw.Q_max_pkt:.0f}, A = N (W*+1) alpha/2 "
               f"= {saw.A_pkt:.1f} pkt, period (W*+1) alpha/2 RTTs" + robust),
         Claim("the fluid model, which captures alpha's fluctuations, is more accurate than the Sawtooth model",
-              "more accurate", errs, _ok(all(err["fluid"][k] < err["sawtooth"][k] for k in keys)),
+              "more accurate", errs, ok(all(err["fluid"][k] < err["sawtooth"][k] for k in keys)),
               "reproduced if the fluid model's error is the smaller one in each of amplitude, min, max and period"),
         Claim("... and much more accurate", "much more accurate",
               f"fluid error / Sawtooth error: amplitude {ratio['amp']:.2f}, min {ratio['cyc_min']:.2f}, period "
-              f"{ratio['period_s']:.2f}", _ok(ratio["amp"] <= 0.5 and ratio["cyc_min"] <= 0.5),
+              f"{ratio['period_s']:.2f}", ok(ratio["amp"] <= 0.5 and ratio["cyc_min"] <= 0.5),
               f"'much' = at most half the Sawtooth's error in the amplitude and the minimum: holds for the period, "
               f"not for the depth of the oscillation: the fluid queue undershoots the simulated one (fluid amplitude "
               f"{f['amp']:.1f} vs sim {s['amp']:.1f} pkt, {100 * abs(f['amp'] - s['amp']) / s['amp']:.0f} % apart; "
@@ -504,13 +501,13 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
         Claim("alpha fluctuates at g = 0.4 (what the Sawtooth model leaves out)", "large fluctuations",
               f"per-cycle alpha min / max: sim {sim_a_lo:.3f} / {sim_a_hi:.3f}, fluid {a_fl['cyc_min']:.3f} / "
               f"{a_fl['cyc_max']:.3f}; Sawtooth constant {saw.alpha:.3f}",
-              _ok(sim_a_hi - sim_a_lo > saw.alpha and a_fl["cyc_max"] - a_fl["cyc_min"] > saw.alpha),
+              ok(sim_a_hi - sim_a_lo > saw.alpha and a_fl["cyc_max"] - a_fl["cyc_min"] > saw.alpha),
               "reproduced if alpha's swing exceeds the Sawtooth's alpha itself in both the sim and the fluid model; "
               f"mean alpha: sim {p.sim_alpha:.3f}, fluid {p.fl_alpha:.3f}"),
         Claim("(setup) no drops, link busy", "—",
               f"drops {int(p.port['drops'])}; utilization {100 * float(p.port['utilization']):.2f} %; sim "
               f"{1e3 * duration:g} ms (warm-up {1e3 * warmup:g} ms), wall {p.wall_s:.2f} s",
-              _ok(int(p.port["drops"]) == 0)),
+              ok(int(p.port["drops"]) == 0)),
     ]
     return ExperimentResult("dctcp-fig3", "Fluid and Sawtooth models vs packet simulation (Fig. 3)", claims,
                             [png, csv_stats, csv_f, csv_q, csv_c])
@@ -599,7 +596,7 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
     ax.set_ylim(min(70.0, 100 * float(sim.throughput.min()) - 2), 101)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7.5, loc="lower right")
-    png = _save(fig, out_dir, "fig10_throughput_vs_K.png")
+    png = save_figure(fig, out_dir, "fig10_throughput_vs_K.png")
 
     dc = sim[sim.protocol == "DCTCP"]
     tcp = sim[sim.protocol == "TCP"]
@@ -636,7 +633,7 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
     claims = [
         Claim(f"DCTCP throughput > 94 % even at K = {K0} pkt (1 % of BDP)", "> 94 %",
               ", ".join(f"N={N}: {100 * v:.2f} %" for N, v in at_k0.items())
-              + f"; min over all K: {100 * dc_min:.2f} %", _ok(min(at_k0.values()) > 0.94),
+              + f"; min over all K: {100 * dc_min:.2f} %", ok(min(at_k0.values()) > 0.94),
               f"bottleneck utilization after {1e3 * warmup:g} ms warm-up over "
               f"{1e3 * (durations['dctcp'] - warmup):g} ms "
               "(wire bytes incl. 40 B headers / C)"),
@@ -644,41 +641,41 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
               f"smallest margin {100 * worst[2]:+.2f} points (N = {worst[0]}, K = {worst[1]})"
               + (f"; where the bound is below 100 %: {100 * worst_tight[2]:+.2f} points (N = {worst_tight[0]}, "
                  f"K = {worst_tight[1]})" if worst_tight else "")
-              + f"; bound at K = {K0}: {100 * b_of[K0]:.2f} %", _ok(worst[2] > -5e-4),
+              + f"; bound at K = {K0}: {100 * b_of[K0]:.2f} %", ok(worst[2] > -5e-4),
               f"'above' = not below the bound by more than 0.05 points (both are 100 % where the bound is 100 %); "
               f"bound = min over wbar in [3, 100] pkt of the psi-floored limit cycle's throughput at psi = K/(C d), "
               f"C d = {Cd:.0f} pkt, g = {G10}"),
         Claim("DCTCP gets lower throughput with N = 25 than with N = 2", "N = 25 < N = 2",
               "at K = " + ", ".join(f"{K}: {100 * thr(dc, 25, K):.2f} vs {100 * thr(dc, 2, K):.2f} %" for K in lossy)
               + (f"; both 100 % at K >= {min(set(Ks) - set(lossy))}" if set(Ks) - set(lossy) else ""),
-              _ok(len(lossy) > 0 and n25_lower == lossy),
+              ok(len(lossy) > 0 and n25_lower == lossy),
               "compared wherever either is below 99.9 %; the fluid model's worst case wbar ~ 10-20 pkt: N = 25 gives "
               f"wbar = {(Cd + K0) / 25:.1f} pkt, N = 2 gives {(Cd + K0) / 2:.0f}"),
         Claim(f"TCP loses much more throughput than DCTCP at small K (K = {K0})", "much worse",
               ", ".join(f"N={N}: TCP {100 * thr(tcp, N, K0):.1f} % vs DCTCP {100 * thr(dc, N, K0):.2f} % "
                         f"(loss {loss_ratio[N]:.1f}x)" for N in N10),
-              _ok(all(v >= 2 for v in loss_ratio.values())),
+              ok(all(v >= 2 for v in loss_ratio.values())),
               "'much' = at least twice DCTCP's loss; TCP = NewReno halving once per window on the same "
               "threshold marks (ECN), no drops"),
         Claim("unlike DCTCP, TCP's throughput improves with the number of flows", "TCP N = 25 > N = 2",
               f"TCP N = 25 > N = 2 at {len(tcp_gain)} of {len(Ks)} K values, not below it beyond the "
               f"measurement resolution at {len(tcp_not_worse)}: "
               + ", ".join(f"K={K}: {100 * thr(tcp, 25, K):.1f} vs {100 * thr(tcp, 2, K):.1f}" for K in Ks),
-              _ok(len(tcp_not_worse) == len(Ks) and sum(tcp_diff.values()) > 0),
+              ok(len(tcp_not_worse) == len(Ks) and sum(tcp_diff.values()) > 0),
               "reproduced if N = 25 is better on average over K and nowhere worse by more than the resolution "
               "(sum of both runs' half-window differences / 2): "
               + ", ".join(f"K={K}: {100 * tcp_diff[K]:+.1f} +- {100 * tcp_res[K]:.1f}" for K in Ks)
               + " points; the halvings of 25 small windows are desynchronized, those of 2 large ones less so"),
         Claim("(dcsim) fluid model at the simulated wbar vs packet sim, DCTCP", "— (not in the paper)",
               f"sim - fluid = {100 * fl_err.min():+.2f} to {100 * fl_err.max():+.2f} points over all N, K",
-              _ok(float(np.abs(fl_err).max()) < 0.02),
+              ok(float(np.abs(fl_err).max()) < 0.02),
               "reproduced if within 2 points; limit cycle of (11)-(14) with the psi floor at wbar = (C d' + K)/N, "
               f"psi = K/(C d'), d' = {1e6 * d_eff:.2f} us"),
         Claim("(setup) runs long enough, no drops", "—",
               f"max |throughput first half - second half|: DCTCP {100 * stat_dc:.2f}, TCP {100 * stat_tcp:.2f} points; "
               f"drops {int(sim.drops.sum())}, "
               f"timeouts {int(sim.timeouts.sum())}; {len(sim)} runs, engine wall {float(sim.wall_s.sum()):.1f} s",
-              _ok(stat_dc < 0.005 and stat_tcp < 0.02 and int(sim.drops.sum()) == 0),
+              ok(stat_dc < 0.005 and stat_tcp < 0.02 and int(sim.drops.sum()) == 0),
               f"runs of {1e3 * durations['dctcp']:g} ms (DCTCP) and {1e3 * durations['newreno']:g} ms (TCP), "
               f"{1e3 * warmup:g} ms warm-up; DCTCP's claims need its halves to agree within 0.5 points, TCP's "
               f"(slow, ~50 ms cycles whose phases drift) within 2"),

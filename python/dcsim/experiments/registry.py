@@ -13,7 +13,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-__all__ = ["Claim", "ExperimentResult", "Experiment", "experiment", "get", "all_experiments", "verdict"]
+__all__ = [
+    "Claim",
+    "ExperimentResult",
+    "Experiment",
+    "experiment",
+    "get",
+    "all_experiments",
+    "verdict",
+    "ok",
+    "save_figure",
+]
 
 #: Modules that define experiments; each registers itself on import.
 EXPERIMENT_MODULES = [
@@ -35,6 +45,21 @@ def verdict(paper: float, ours: float, rel_tol: float) -> tuple[str, float]:
         diff = abs(ours - paper) / abs(paper)
     ok = math.isfinite(ours) and diff <= rel_tol
     return (REPRODUCED if ok else DIFFERS), diff
+
+
+def ok(cond: bool) -> str:
+    """The verdict of a claim checked as a condition."""
+    return REPRODUCED if cond else DIFFERS
+
+
+def save_figure(fig, out_dir: Path, name: str) -> Path:
+    """Write a matplotlib figure as PNG into ``out_dir`` and close it."""
+    import matplotlib.pyplot as plt
+
+    path = out_dir / name
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
 
 
 @dataclass

@@ -609,22 +609,14 @@ mod tests {
         assert_eq!(s.stats.timeouts, 1);
     }
 
+    fn data(seq: u64, ce: bool) -> Packet {
+        Packet { kind: Kind::Data, flow: 0, src: 0, dst: 1, size: 1500, seq, ect: true, ce, ece: false, ts: Time(seq) }
+    }
+
     #[test]
     fn receiver_acks_cumulatively_and_echoes_ce() {
         let seg = Segmenter::new(Some(3 * 1460), 1460);
         let mut r = Receiver::new(0, 1, 0, seg, 40, None);
-        let data = |seq, ce| Packet {
-            kind: Kind::Data,
-            flow: 0,
-            src: 0,
-            dst: 1,
-            size: 1500,
-            seq,
-            ect: true,
-            ce,
-            ece: false,
-            ts: Time(seq),
-        };
         let mut out = Vec::new();
         r.on_data(&data(0, false), Time(0), &mut out);
         r.on_data(&data(2, true), Time(0), &mut out);
@@ -639,18 +631,6 @@ mod tests {
     fn delayed_ack_flushes_on_ce_change() {
         let seg = Segmenter::new(None, 1460);
         let mut r = Receiver::new(0, 1, 0, seg, 40, Some(DelayedAck::new(2, Time(1_000_000))));
-        let data = |seq, ce| Packet {
-            kind: Kind::Data,
-            flow: 0,
-            src: 0,
-            dst: 1,
-            size: 1500,
-            seq,
-            ect: true,
-            ce,
-            ece: false,
-            ts: Time(seq),
-        };
         let mut out = Vec::new();
         r.on_data(&data(0, false), Time(0), &mut out);
         assert!(out.is_empty(), "first packet waits");
