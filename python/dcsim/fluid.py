@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from dcsim import _core
-from dcsim.units import DEFAULT_PACKET_BYTES
+from dcsim.units import DEFAULT_PACKET_BYTES, capacity_pps
 
 __all__ = [
     "dctcp_normalized",
@@ -75,11 +75,6 @@ def _init3(init, names=("W0", "alpha0", "q0")) -> Optional[list]:
     if len(init) != 3:
         raise ValueError(f"init must be a triple ({', '.join(names)}), got {init!r}")
     return [_real(f"init.{n}", v) for n, v in zip(names, init)]
-
-
-def capacity_pps(C_bps: float, packet_bytes: int = DEFAULT_PACKET_BYTES) -> float:
-    """Link capacity in packets/s: C_bps / (8 packet_bytes)."""
-    return C_bps / (8.0 * packet_bytes)
 
 
 def default_normalized_init(wbar: float) -> tuple[float, float, float]:

@@ -13,6 +13,7 @@ Every parse error names what was given and what is allowed.
 from __future__ import annotations
 
 import math
+import numbers
 import re
 from dataclasses import dataclass
 
@@ -26,6 +27,7 @@ __all__ = [
     "fmt_rate",
     "fmt_time",
     "DEFAULT_PACKET_BYTES",
+    "capacity_pps",
 ]
 
 #: Packet size on the wire used by the papers (1500-byte packets), bytes.
@@ -134,6 +136,14 @@ def parse_size(value: str | float | int | Size, what: str = "size") -> Size:
     if key not in _SIZE_UNITS:
         raise UnitError(f"{what}: unknown size unit {u!r} in {value!r}; allowed: {allowed}")
     return Size(x * _SIZE_UNITS[key], "B")
+
+
+def capacity_pps(C_bps: float, packet_bytes: float = DEFAULT_PACKET_BYTES) -> float:
+    """Link capacity in packets/s, the papers' C: C_bps / (8 packet_bytes)."""
+    for name, v in (("C_bps", C_bps), ("packet_bytes", packet_bytes)):
+        if isinstance(v, bool) or not (isinstance(v, numbers.Real) and math.isfinite(v) and v > 0):
+            raise ValueError(f"{name} = {v!r} is out of range: must be > 0")
+    return C_bps / (8.0 * packet_bytes)
 
 
 def to_ps(seconds: float) -> int:

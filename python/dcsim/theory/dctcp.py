@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import brentq
 
-from dcsim.units import DEFAULT_PACKET_BYTES
+from dcsim.units import DEFAULT_PACKET_BYTES, capacity_pps
 
 __all__ = [
     "capacity_pps",
@@ -123,11 +123,6 @@ def _wbar(wbar: float, lo: float = 0.0) -> float:
 # ---------------------------------------------------------------------------------------------
 # parameter guidelines (eqs. 1, 2, 17, 18, 27)
 # ---------------------------------------------------------------------------------------------
-
-
-def capacity_pps(C_bps: float, packet_bytes: int = DEFAULT_PACKET_BYTES) -> float:
-    """Capacity in packets/s (the paper's C is in packets/s, Section 1.2): C_bps / (8 packet_bytes)."""
-    return _positive("C_bps", C_bps) / (8.0 * _positive("packet_bytes", packet_bytes))
 
 
 def K_guideline(C_pps: float, d_s: float) -> float:

@@ -49,6 +49,8 @@ import numpy as np
 from scipy.linalg import eigvals
 from scipy.optimize import brentq
 
+from dcsim.units import capacity_pps
+
 __all__ = [
     "DXEquilibrium",
     "DXLinearization",
@@ -382,7 +384,7 @@ def stability_threshold_N(C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_b
     """
     C = _check_positive("C_bps", C_bps, "bit/s")
     R0 = _check_positive("R0_s", R0_s, "seconds")
-    n1 = C * R0 / (8.0 * _check_positive("seg_bytes", seg_bytes, "bytes"))
+    n1 = capacity_pps(C, _check_positive("seg_bytes", seg_bytes, "bytes")) * R0
     f = lambda N: _margin(N, C, R0, p, seg_bytes, tau)  # noqa: E731
     lo, hi = 1e-3 * n1, n1
     flo, fhi = f(lo), f(hi)
@@ -417,7 +419,7 @@ def special_state_threshold_N(C_bps: float, R0_s: float, seg_bytes: float = DEFA
     """Theorem 2: the special stable state holds for N >= C R0 / seg (real number; flows)."""
     C = _check_positive("C_bps", C_bps, "bit/s")
     R0 = _check_positive("R0_s", R0_s, "seconds")
-    return C * R0 / (8.0 * _check_positive("seg_bytes", seg_bytes, "bytes"))
+    return capacity_pps(C, _check_positive("seg_bytes", seg_bytes, "bytes")) * R0
 
 
 def special_state_max_R0(N: float, C_bps: float, seg_bytes: float = DEFAULT_SEG_BYTES) -> float:
