@@ -14,17 +14,7 @@ use dcsim_core::Sim;
 
 fn spec(duration_s: f64) -> Spec {
     let flows = (0..10)
-        .map(|i| FlowSpec {
-            src: format!("s{i}"),
-            dst: "r".into(),
-            protocol: ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 },
-            start_ps: 0,
-            size_bytes: None,
-            min_cwnd_pkt: 2.0,
-            init_cwnd_pkt: 10.0,
-            min_rto_ps: 10_000_000_000,
-            delayed_ack: None,
-        })
+        .map(|i| FlowSpec::long_lived(format!("s{i}"), "r", ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 }))
         .collect();
     Spec {
         seed: 1,

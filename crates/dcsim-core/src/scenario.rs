@@ -263,6 +263,23 @@ pub struct FlowSpec {
     pub delayed_ack: Option<DelayedAckSpec>,
 }
 
+impl FlowSpec {
+    /// A long-lived flow from `src` to `dst` starting at time 0, with the engine's defaults.
+    pub fn long_lived(src: impl Into<String>, dst: impl Into<String>, protocol: ProtocolSpec) -> Self {
+        FlowSpec {
+            src: src.into(),
+            dst: dst.into(),
+            protocol,
+            start_ps: 0,
+            size_bytes: None,
+            min_cwnd_pkt: default_min_cwnd(),
+            init_cwnd_pkt: default_init_cwnd(),
+            min_rto_ps: default_min_rto_ps(),
+            delayed_ack: None,
+        }
+    }
+}
+
 /// A port named by its two ends: the egress queue of `from` towards `to`.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Eq)]
 #[serde(deny_unknown_fields)]

@@ -297,15 +297,8 @@ fn graph_topology_routes_over_shortest_path() {
             ],
         },
         flows: vec![FlowSpec {
-            src: "h0".into(),
-            dst: "h1".into(),
-            protocol: ProtocolSpec::Newreno { ecn: false },
-            start_ps: 0,
             size_bytes: Some(3_000_000),
-            min_cwnd_pkt: 2.0,
-            init_cwnd_pkt: 10.0,
-            min_rto_ps: 10 * MS,
-            delayed_ack: None,
+            ..FlowSpec::long_lived("h0", "h1", ProtocolSpec::Newreno { ecn: false })
         }],
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,

@@ -505,17 +505,7 @@ mod tests {
     use crate::scenario::ProtocolSpec;
 
     fn spec(protocol: ProtocolSpec) -> FlowSpec {
-        FlowSpec {
-            src: "a".into(),
-            dst: "b".into(),
-            protocol,
-            start_ps: 0,
-            size_bytes: None,
-            min_cwnd_pkt: 2.0,
-            init_cwnd_pkt: 10.0,
-            min_rto_ps: 10_000_000_000,
-            delayed_ack: None,
-        }
+        FlowSpec::long_lived("a", "b", protocol)
     }
 
     fn ack(seq: u64, ece: bool, ts: Time) -> Packet {

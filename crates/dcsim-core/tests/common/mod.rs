@@ -22,19 +22,7 @@ pub fn dumbbell(
     duration_ps: u64,
     warmup_ps: u64,
 ) -> Spec {
-    let flows = (0..n)
-        .map(|i| FlowSpec {
-            src: format!("s{i}"),
-            dst: "r".into(),
-            protocol: protocol.clone(),
-            start_ps: 0,
-            size_bytes: None,
-            min_cwnd_pkt: 2.0,
-            init_cwnd_pkt: 10.0,
-            min_rto_ps: 10 * MS,
-            delayed_ack: None,
-        })
-        .collect();
+    let flows = (0..n).map(|i| FlowSpec::long_lived(format!("s{i}"), "r", protocol.clone())).collect();
     Spec {
         seed: 1,
         duration_ps,
