@@ -204,7 +204,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     for g, d in df.groupby("g"):
         ax.loglog(d.wbar, d["T"], "-o", ms=3, label=f"g = {g:g}")
     ws = np.sort(df.wbar.unique())
-    saw = np.array([(w + 1) * math.sqrt(2 / w) / 2 for w in ws])
+    saw = np.array([th.sawtooth_period_rtt(w) for w in ws])
     ax.loglog(ws, saw, "k:", label="Sawtooth [1]: (w̄+1)√(2/w̄)/2")
     ax.set_xlabel("w̄ = (Cd+K)/N [packets]")
     ax.set_ylabel("period T [units of R* = d + K/C]")

@@ -54,6 +54,7 @@ __all__ = [
     "J_F",
     "Sawtooth",
     "sawtooth",
+    "sawtooth_period_rtt",
     "sawtooth_alpha_exact",
     "sawtooth_queue",
     "hybrid_step",
@@ -311,6 +312,12 @@ def sawtooth_alpha_exact(W_star: float) -> float:
     return brentq(lambda a: a * a * (1 - a / 4) - rhs, 0.0, 2.0, xtol=1e-15)
 
 
+def sawtooth_period_rtt(W_star: float) -> float:
+    """Sawtooth model's period in RTTs, T_C = D = (W* + 1) alpha / 2 with alpha = sqrt(2/W*)."""
+    W_star = _positive("W_star", W_star)
+    return (W_star + 1.0) * math.sqrt(2.0 / W_star) / 2.0
+
+
 def sawtooth(C_pps: float, d_s: float, K_pkt: float, N: int) -> Sawtooth:
     """Sawtooth model, the "simple model presented in [1]" that Section 2.2 / Fig. 3 compare against.
 
@@ -327,7 +334,7 @@ def sawtooth(C_pps: float, d_s: float, K_pkt: float, N: int) -> Sawtooth:
     N = _N(N)
     W_star = (_positive("C_pps", C_pps) * _positive("d_s", d_s) + _nonneg("K_pkt", K_pkt)) / N
     alpha = math.sqrt(2.0 / W_star)
-    D = (W_star + 1.0) * alpha / 2.0
+    D = sawtooth_period_rtt(W_star)  # window cut, packets = period, RTTs (1 pkt/RTT growth)
     A = N * D
     Q_max = K_pkt + N
     return Sawtooth(N, W_star, alpha, D, A, D, Q_max, Q_max - A)

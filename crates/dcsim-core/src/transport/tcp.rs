@@ -365,6 +365,16 @@ impl DelayedAck {
             event_at: None,
         }
     }
+
+    /// Clear the pending delayed ACK; returns its (ECN-Echo, timestamp echo) if there was one.
+    fn flush(&mut self) -> Option<(bool, Time)> {
+        if self.pending == 0 {
+            return None;
+        }
+        self.pending = 0;
+        self.deadline = None;
+        Some((self.ce_state, self.pending_ts))
+    }
 }
 
 pub struct Receiver {
@@ -431,15 +441,10 @@ impl Receiver {
         // DCTCP state machine: a CE change flushes the pending delayed ACK with the old state.
         if let Some(d) = &mut self.delack {
             if pkt.ce != d.ce_state {
-                if d.pending > 0 {
-                    let (ce, ts) = (d.ce_state, d.pending_ts);
-                    d.pending = 0;
-                    d.deadline = None;
-                    let a = self.ack(ce, ts);
-                    out.push(a);
-                }
-                if let Some(d) = &mut self.delack {
-                    d.ce_state = pkt.ce;
+                let flushed = d.flush();
+                d.ce_state = pkt.ce;
+                if let Some((ce, ts)) = flushed {
+                    out.push(self.ack(ce, ts));
                 }
             }
         }
@@ -453,11 +458,8 @@ impl Receiver {
         } else if pkt.seq > self.next_expected {
             self.ooo.insert(pkt.seq);
         }
-        match &mut self.delack {
-            None => {
-                let a = self.ack(pkt.ce, pkt.ts);
-                out.push(a);
-            }
+        let ack = match &mut self.delack {
+            None => Some((pkt.ce, pkt.ts)),
             Some(d) => {
                 if d.pending == 0 {
                     d.pending_ts = pkt.ts;
@@ -465,15 +467,15 @@ impl Receiver {
                 d.pending += 1;
                 // ACK at once when out of order, when filling a hole, or after `segments` packets.
                 if !in_order || had_holes || d.pending >= d.segments {
-                    let (ce, ts) = (d.ce_state, d.pending_ts);
-                    d.pending = 0;
-                    d.deadline = None;
-                    let a = self.ack(ce, ts);
-                    out.push(a);
-                } else if d.deadline.is_none() {
-                    d.deadline = Some(now + d.timeout);
+                    d.flush()
+                } else {
+                    d.deadline.get_or_insert(now + d.timeout);
+                    None
                 }
             }
+        };
+        if let Some((ce, ts)) = ack {
+            out.push(self.ack(ce, ts));
         }
     }
 
@@ -487,14 +489,8 @@ impl Receiver {
 
     /// Delayed-ACK timer fired.
     pub fn on_delack_timeout(&mut self, out: &mut Vec<Packet>) {
-        if let Some(d) = &mut self.delack {
-            if d.pending > 0 {
-                let (ce, ts) = (d.ce_state, d.pending_ts);
-                d.pending = 0;
-                d.deadline = None;
-                let a = self.ack(ce, ts);
-                out.push(a);
-            }
+        if let Some((ce, ts)) = self.delack.as_mut().and_then(DelayedAck::flush) {
+            out.push(self.ack(ce, ts));
         }
     }
 }
