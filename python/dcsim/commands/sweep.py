@@ -1,0 +1,92 @@
+"""`dcsim sweep FILE.toml`: validate every combination, run what is not cached, write OUT/sweep.parquet.
+
+Exit status: 0 all runs finished; 1 some runs failed (recorded in the table, tried again next
+time); 2 invalid input (nothing ran); 130 interrupted by Ctrl-C (143 by SIGTERM); finished runs
+are kept and the same command resumes.
+"""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+
+def _default_out(sweep_file: Path) -> Path:
+    return Path("dcsim-out") / Path(sweep_file).stem
+
+
+def sweep(
+    sweep_file: Path = typer.Argument(..., help="Sweep file (TOML): base scenario, [axes], combine, seeds."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: dcsim-out/<sweep file name>)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Local worker processes (default: all cores); with --dask local, its workers."),
+    dask: Optional[str] = typer.Option(None, "--dask", help='Run on the Dask scheduler at ADDRESS (tcp://HOST:PORT), or "local" for a LocalCluster. Needs: pip install \'dcsim[dask]\'.'),
+    tables: bool = typer.Option(True, "--tables/--no-tables", help="Write each run's tables to OUT/runs/<run_id>/."),
+    force: bool = typer.Option(False, "--force", help="Recompute runs that are already finished."),
+    yes: bool = typer.Option(False, "--yes", help="Allow more than 100 000 runs."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Validate and print the plan; run nothing."),
+) -> None:
+    """Run a scenario over axes of dotted paths (grid or zip, seeds); cached and resumable."""
+    from rich.markup import escape
+
+    from dcsim.cli import console, err_console, fail
+    from dcsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep
+    from dcsim.units import fmt_time
+
+    out = out if out is not None else _default_out(sweep_file)
+
+    def on_plan(plan, c: dict) -> None:
+        axes = " x ".join(f"{a.name} ({len(a)})" for a in plan.spec.axes) if plan.spec.combine == "grid" else (
+            "zip of " + ", ".join(a.name for a in plan.spec.axes) + f" ({len(plan.combos)} steps)"
+        )
+        seeds = f" x {len(plan.spec.seeds)} seeds" if plan.spec.seeds else ""
+        where = f"Dask {dask}" if dask else f"{jobs or 'all'} local processes"
+        shared = f"; {c['shared']} share an engine spec with another combination (run once)" if c["shared"] else ""
+        err_console.print(
+            f"[bold]{escape(sweep_file.name)}[/]: "
+            + escape(f"{axes}{seeds} = {c['runs']} runs; {c['cached']} finished before, {c['to_compute']} to run on {where}{shared}; out: {out}")
+        )
+
+    # SIGTERM (e.g. a batch scheduler's time limit) stops the sweep like Ctrl-C.
+    class _Term(KeyboardInterrupt):
+        pass
+
+    def on_term(signum, frame):  # noqa: ARG001
+        raise _Term()
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    try:
+        spec = load_sweep(sweep_file)
+        res = run_sweep(spec, out, jobs=jobs, dask=dask, tables=tables, force=force, yes=yes,
+                        console=err_console, dry_run=dry_run, on_plan=on_plan)
+    except SweepError as e:
+        fail(escape(f"{sweep_file}: {e}"))
+        return
+    except KeyboardInterrupt as e:
+        term = isinstance(e, _Term) or isinstance(getattr(e, "__context__", None), _Term)
+        if isinstance(e, SweepInterrupted):
+            err_console.print(
+                f"[yellow]interrupted:[/] {e.done} of {e.total} runs finished and kept in {e.out}; "
+                f"run the same command again to resume"
+            )
+        else:
+            err_console.print("[yellow]interrupted[/] before any run started")
+        raise typer.Exit(code=143 if term else 130)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    if dry_run:
+        return
+    mean = f", {fmt_time(res.mean_run_wall_s)} per run" if res.mean_run_wall_s is not None else ""
+    console.print(
+        f"{res.runs} runs: {res.computed} computed, {res.cached} cached, {res.failed} failed in {fmt_time(res.wall_s)}{mean}"
+    )
+    console.print(f"table: {res.table_path}" + (f"; each run's tables in {res.out / 'runs'}/<run_id>/" if tables else ""))
+    if res.failures:
+        for f in res.failures[:10]:
+            err_console.print(f"[red]failed[/] {f['run_id']} ({escape(f['axes'])}, seed {f['seed']}): {escape(f['error'])}")
+        if len(res.failures) > 10:
+            err_console.print(f"... and {len(res.failures) - 10} more failures (status = 'error' in the table)")
+        err_console.print(f"details in {res.out / 'runs'}/<run_id>/error.json; failed runs are tried again by the next sweep")
+        raise typer.Exit(code=1)

@@ -1,0 +1,440 @@
+"""Parameter sweeps: many runs of one scenario over axes of dotted paths, cached and resumable.
+
+From Python::
+
+    import dcsim.sweep
+    res = dcsim.sweep.sweep(
+        "examples/dctcp_dumbbell.toml",
+        {"network.aqm.K": ["20pkt", "40pkt", "65pkt"], "flows[0].g": [0.0625, 0.125]},
+        seeds=3, set={"run.duration": "50ms"}, out="dcsim-out/k_sweep",
+    )
+    res.table            # pandas DataFrame: one row per run (also OUT/sweep.parquet)
+
+From the shell: ``dcsim sweep examples/sweep_k.toml`` (the file format is in
+:mod:`dcsim.sweep.spec`). The table has, per run: ``run_id``, one column per axis path with the
+value as written (plus ``<path>_s`` / ``_bps`` / ``_pkt`` / ``_bytes`` with the number when every
+value of the axis has a unit), ``seed``, ``status`` (``ok`` / ``error``), ``error``,
+``run_wall_s`` (worker wall time of the run, s), then :meth:`Result.summary` flattened by
+:func:`~dcsim.sweep.worker.flatten_summary` (units in the column names). Each run's tables sit in
+OUT/runs/<run_id>/ (readable with :meth:`Result.from_dir`).
+
+A run's id is the first 16 hex digits of sha256(engine spec, dcsim version): a finished run is
+never computed again (unless ``force``), whichever sweep asks for it in the same OUT. Failed runs
+are recorded (``status = "error"``) and tried again by the next sweep.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional, Union
+
+from dcsim.sweep.spec import (
+    MAX_RUNS_WITHOUT_YES,
+    Axis,
+    Plan,
+    PlannedRun,
+    SweepError,
+    SweepSpec,
+    count_runs,
+    load_sweep,
+    make_spec,
+    plan_sweep,
+    run_key,
+)
+
+__all__ = [
+    "sweep",
+    "run_sweep",
+    "load_sweep",
+    "make_spec",
+    "plan_sweep",
+    "run_key",
+    "SweepSpec",
+    "SweepResult",
+    "SweepError",
+    "SweepInterrupted",
+    "Axis",
+    "MAX_RUNS_WITHOUT_YES",
+]
+
+#: Columns the sweep adds around the summary metrics.
+RESERVED = ("run_id", "seed", "status", "error", "run_wall_s")
+
+
+class SweepInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM in the CLI) during a sweep; finished runs are kept on disk."""
+
+    def __init__(self, out: Path, done: int, total: int) -> None:
+        super().__init__(f"sweep interrupted: {done} of {total} runs finished")
+        self.out, self.done, self.total = out, done, total
+
+
+@dataclass
+class SweepResult:
+    """What a sweep did; :attr:`table` is the sweep table (OUT/sweep.parquet) as a DataFrame."""
+
+    out: Path
+    table_path: Path
+    runs: int
+    computed: int
+    cached: int
+    failed: int
+    wall_s: float
+    mean_run_wall_s: Optional[float]
+    failures: list[dict] = field(default_factory=list)
+    shared: int = 0  # runs whose engine spec equals another combination's (computed once)
+
+    @property
+    def table(self):
+        import pandas as pd
+
+        return pd.read_parquet(self.table_path)
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.out / "runs" / run_id
+
+    def result(self, run_id: str):
+        """The :class:`~dcsim.result.Result` of one run (needs the run's tables: ``tables=True``)."""
+        from dcsim.result import Result
+
+        return Result.from_dir(self.run_dir(run_id))
+
+
+# --------------------------------------------------------------------------------------------
+# Axis columns
+
+
+def _unit_column(values: list) -> Optional[tuple[str, dict]]:
+    """If every value is a string with a unit of one kind: (suffix, {value: number in SI / pkt})."""
+    from dcsim.units import UnitError, parse_rate, parse_size, parse_time
+
+    if not values or not all(isinstance(v, str) for v in values):
+        return None
+    found = []
+    for suffix, fn in (("_s", parse_time), ("_bps", parse_rate), ("size", parse_size)):
+        try:
+            found.append((suffix, [fn(v, "axis") for v in values]))
+        except UnitError:
+            continue
+    if len(found) != 1:  # none, or ambiguous (a bare number parses as every kind)
+        return None
+    suffix, nums = found[0]
+    if suffix == "size":
+        units = {s.unit for s in nums}
+        if len(units) != 1:
+            return None  # packets and bytes mixed: no common number without the packet size
+        suffix = "_pkt" if units == {"pkt"} else "_bytes"
+        nums = [float(s.value) for s in nums]
+    return suffix, dict(zip(values, nums))
+
+
+def _cell_fn(values: list) -> Callable[[Any], Any]:
+    """How an axis value goes into its column: scalars of one kind as they are, else as JSON text."""
+    kinds = set()
+    for v in values:
+        if isinstance(v, bool):
+            kinds.add("bool")
+        elif isinstance(v, (int, float)):
+            kinds.add("num")
+        elif isinstance(v, str):
+            kinds.add("str")
+        else:
+            kinds.add("other")
+    if len(kinds) == 1 and "other" not in kinds:
+        return lambda v: v
+    return lambda v: v if isinstance(v, str) else json.dumps(v)
+
+
+class _AxisColumns:
+    def __init__(self, spec: SweepSpec) -> None:
+        self.cols: list[tuple[int, int, str, Callable, Optional[tuple[str, dict]]]] = []
+        for ai, a in enumerate(spec.axes):
+            for pi, p in enumerate(a.paths):
+                vals = [s[pi] for s in a.steps]
+                self.cols.append((ai, pi, p, _cell_fn(vals), _unit_column(vals)))
+        self.spec = spec
+
+    def names(self) -> list[str]:
+        out = []
+        for _, _, p, _, unit in self.cols:
+            out.append(p)
+            if unit:
+                out.append(p + unit[0])
+        return out
+
+    def row(self, combo: tuple[int, ...]) -> dict:
+        out: dict[str, Any] = {}
+        for ai, pi, p, cell, unit in self.cols:
+            v = self.spec.axes[ai].steps[combo[ai]][pi]
+            out[p] = cell(v)
+            if unit:
+                out[p + unit[0]] = unit[1][v]
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Progress bar
+
+
+class _View:
+    """done / total, failures, ETA and mean wall time per run (rich, on stderr)."""
+
+    def __init__(self, stats, enabled: bool, console=None, where: str = "") -> None:
+        self.stats, self.enabled, self.console, self.where = stats, enabled, console, where
+        self.bar = None
+        self.last = 0.0
+
+    def __enter__(self) -> "_View":
+        if not self.enabled:
+            return self
+        from rich.console import Console
+        from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.bar = Progress(
+            TextColumn("[bold]sweep[/]"),
+            BarColumn(),
+            TextColumn("{task.fields[counts]}"),
+            TextColumn("{task.fields[failed]}"),
+            TextColumn("ETA {task.fields[eta]}"),
+            TextColumn("{task.fields[mean]}"),
+            TimeElapsedColumn(),
+            console=self.console or Console(stderr=True),
+            transient=False,
+        )
+        self.bar.__enter__()
+        self.task = self.bar.add_task("sweep", total=self.stats.total, **self._fields())
+        self.bar.update(self.task, completed=self.stats.done)
+        return self
+
+    def _fields(self) -> dict:
+        from dcsim.units import fmt_time
+
+        s = self.stats
+        eta = s.eta_s()
+        mean = s.mean_run_wall_s
+        return {
+            "counts": f"{s.done}/{s.total} runs ({s.cached} cached)",
+            "failed": f"[red]{s.failed} failed[/]" if s.failed else "0 failed",
+            "eta": "-" if eta is None else ("0 s" if eta == 0 else fmt_time(eta)),
+            "mean": "-" if mean is None else f"{fmt_time(mean)}/run{self.where}",
+        }
+
+    def tick(self, force: bool = False) -> None:
+        if self.bar is None:
+            return
+        now = time.perf_counter()
+        if force or now - self.last >= 0.1:
+            self.last = now
+            self.bar.update(self.task, completed=self.stats.done, **self._fields())
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.bar is not None:
+            self.tick(force=True)
+            self.bar.__exit__(*exc)
+
+
+# --------------------------------------------------------------------------------------------
+# The sweep
+
+
+def _check_jobs(jobs: Any) -> None:
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
+        raise SweepError(f"jobs: {jobs!r} is out of range; allowed an integer >= 1 (default: all cores)")
+
+
+def run_sweep(
+    spec: SweepSpec,
+    out: Union[str, Path],
+    *,
+    executor: Optional[Any] = None,
+    jobs: Optional[int] = None,
+    dask: Optional[str] = None,
+    tables: bool = True,
+    force: bool = False,
+    yes: bool = False,
+    progress: bool = True,
+    console=None,
+    dry_run: bool = False,
+    on_plan: Optional[Callable[[Plan, dict], None]] = None,
+) -> SweepResult:
+    """Validate every combination of ``spec``, then run what is not cached into ``out``.
+
+    ``executor``: any ``concurrent.futures.Executor`` (or a ``dask.distributed.Client``); else
+    ``dask`` (``"local"`` or a scheduler address); else a local process pool of ``jobs``
+    processes (default: all cores). ``on_plan(plan, counts)`` is called once the plan is known
+    (the CLI prints it). Raises :class:`SweepError` for invalid input (nothing has run then) and
+    :class:`SweepInterrupted` on Ctrl-C (finished runs are kept).
+    """
+    from dcsim import __version__
+    from dcsim.sweep.execute import LocalPool, Stats, connect_dask, default_jobs, execute
+    from dcsim.sweep.store import TABLE, RowBuffer, RunStore, SweepLock, write_table
+
+    _check_jobs(jobs)
+    if executor is not None and (jobs is not None or dask is not None):
+        raise SweepError("executor: give an executor, or jobs / dask, not both")
+    if dask is not None and (not isinstance(dask, str) or not dask.strip()):
+        raise SweepError(f"dask: {dask!r} is not a scheduler address; allowed \"local\" or tcp://HOST:PORT")
+    t0 = time.perf_counter()
+    plan = plan_sweep(spec, yes=yes)
+    out = Path(out)
+    store = RunStore(out)
+    axis_cols = _AxisColumns(spec)
+    clash = set(axis_cols.names()) & set(RESERVED)
+    if clash:
+        raise SweepError(f"axes: the column name {sorted(clash)[0]!r} is reserved by the sweep table")
+
+    groups: dict[str, list[PlannedRun]] = {}
+    for r in plan.runs:
+        groups.setdefault(r.key, []).append(r)
+    ids = {}
+    for key in groups:
+        other = ids.setdefault(key[:16], key)
+        if other != key:  # pragma: no cover - 64-bit prefix collision
+            raise SweepError(f"run ids: two runs share the id {key[:16]}; this needs a longer id")
+    shared = len(plan.runs) - len(groups)
+
+    stats = Stats(total=len(plan.runs))
+    rows = RowBuffer()
+    failures: list[dict] = []
+
+    def add_rows(key: str, rec: Optional[dict], error: Optional[str], wall_s: Optional[float]) -> None:
+        metrics = (rec or {}).get("metrics") or {}
+        for r in groups[key]:
+            row = {"run_id": r.run_id, **axis_cols.row(plan.combos[r.combo]), "seed": r.seed,
+                   "status": "error" if error else "ok", "error": error, "run_wall_s": wall_s}
+            for k, v in metrics.items():
+                if k == "seed":
+                    continue  # the engine's seed: the same as the sweep's (the run key proves it)
+                row[k if k not in row else f"summary.{k}"] = v
+            rows.add(r.index, row)
+            stats.done += 1
+            if error:
+                failures.append({"run_id": r.run_id, "seed": r.seed, "axes": plan.label(r.combo), "error": error})
+
+    with SweepLock(out):
+        store.clean_tmp()
+        todo: list[PlannedRun] = []
+        for key, runs in groups.items():
+            rec = None if force else store.load_row(runs[0].run_id, key, need_tables=tables)
+            if rec is None:
+                todo.append(runs[0])
+            else:
+                stats.cached += len(runs)
+                add_rows(key, rec, None, rec.get("run_wall_s"))
+        stats.to_compute = len(todo)
+        counts = {"runs": len(plan.runs), "combinations": len(plan.combos), "cached": stats.cached,
+                  "to_compute": len(todo), "shared": shared}
+        if on_plan is not None:
+            on_plan(plan, counts)
+        if dry_run:
+            return SweepResult(out=out, table_path=out / TABLE, runs=len(plan.runs), computed=0, cached=stats.cached,
+                               failed=0, wall_s=time.perf_counter() - t0, mean_run_wall_s=None, shared=shared)
+        store.write_json("sweep.json", {**spec.to_dict(), "dcsim_version": __version__, "tables": tables})
+
+        close: Optional[Callable[[], None]] = None
+        local: Optional[LocalPool] = None
+        where = ""
+        try:
+            if todo:
+                if executor is not None:
+                    if hasattr(executor, "get_executor") and not isinstance(executor, cf.Executor):
+                        nthreads = sum(executor.nthreads().values()) or 1
+                        executor = executor.get_executor()
+                    else:
+                        nthreads = getattr(executor, "_max_workers", None) or default_jobs()
+                elif dask is not None:
+                    client, close = connect_dask(dask.strip(), jobs)
+                    nthreads = sum(client.nthreads().values()) or 1
+                    executor = client.get_executor()
+                    where = f" on {len(client.nthreads())} Dask workers"
+                else:
+                    local = LocalPool(min(jobs or default_jobs(), len(todo)))
+                    local.start()
+                    nthreads = local.jobs
+                max_in_flight = max(2, 2 * nthreads)
+
+                def on_result(run: PlannedRun, res: dict) -> None:
+                    error = res.get("error")
+                    if error is None and res.get("key") != run.key:
+                        error = (
+                            f"the worker built another engine spec (key {str(res.get('key'))[:16]}, expected {run.run_id}; "
+                            f"worker dcsim {res.get('version')}, here {__version__}): install the same dcsim on every worker"
+                        )
+                    wall = res.get("wall_s")
+                    if wall is not None:
+                        stats.run_wall_s += wall
+                    if error is None:
+                        rec = {"run_id": run.run_id, "key": run.key, "version": res["version"], "seed": run.seed,
+                               "tables": bool(tables), "run_wall_s": wall, "metrics": res["row"]}
+                        store.save_ok(run.run_id, rec, res.get("files") or {})
+                        stats.computed += 1
+                        add_rows(run.key, rec, None, wall)
+                    else:
+                        store.save_error(run.run_id, {"run_id": run.run_id, "key": run.key, "seed": run.seed,
+                                                      "axes": plan.label(run.combo), "error": error,
+                                                      "traceback": res.get("traceback"), "run_wall_s": wall})
+                        stats.failed += 1
+                        add_rows(run.key, None, error, wall)
+
+                stats.started = time.perf_counter()
+                with _View(stats, progress, console, where) as view:
+                    try:
+                        execute(plan, todo, executor=executor, local=local, max_in_flight=max_in_flight, tables=tables,
+                                store=store, on_result=on_result, on_tick=view.tick)
+                    except KeyboardInterrupt:
+                        raise SweepInterrupted(out, stats.done, stats.total) from None
+        finally:
+            if local is not None:
+                local.close()
+            if close is not None:
+                close()
+
+        meta = {"dcsim.sweep": {**spec.to_dict(), "dcsim_version": __version__}}
+        table_path = write_table(out, rows.table(metadata=meta))
+    n_new = stats.computed + stats.failed
+    return SweepResult(
+        out=out,
+        table_path=table_path,
+        runs=len(plan.runs),
+        computed=stats.computed,
+        cached=stats.cached,
+        failed=len(failures),
+        wall_s=time.perf_counter() - t0,
+        mean_run_wall_s=(stats.run_wall_s / n_new) if n_new else None,
+        failures=failures,
+        shared=shared,
+    )
+
+
+def sweep(
+    base: Any,
+    axes: Mapping[Any, Any],
+    *,
+    out: Union[str, Path],
+    combine: str = "grid",
+    seeds: Any = None,
+    seed_base: Optional[int] = None,
+    set: Optional[Mapping[str, Any]] = None,
+    executor: Optional[Any] = None,
+    jobs: Optional[int] = None,
+    dask: Optional[str] = None,
+    tables: bool = True,
+    force: bool = False,
+    yes: bool = False,
+    progress: bool = True,
+) -> SweepResult:
+    """Run ``base`` (a Scenario, a TOML-shaped dict, or a scenario file) over ``axes``.
+
+    ``axes``: ``{path: [values]}``, a path like ``"network.aqm.K"`` or ``"flows[1].protocol"``;
+    a tuple of paths (or ``"p1, p2"``) makes a linked axis whose values are tuples.
+    ``combine``: ``"grid"`` (every combination) or ``"zip"`` (the i-th values together).
+    ``seeds``: a count (seeds ``seed_base`` .. ``seed_base + seeds - 1``, ``seed_base`` = 1) or
+    a list; ``None`` keeps the base's ``run.seed``. ``set``: fixed ``{path: value}`` changes to
+    the base. More than 100 000 runs need ``yes=True``. See :func:`run_sweep` for the rest.
+    """
+    spec = make_spec(base, axes, combine=combine, seeds=seeds, seed_base=seed_base, set=set)
+    return run_sweep(spec, out, executor=executor, jobs=jobs, dask=dask, tables=tables, force=force, yes=yes, progress=progress)

@@ -1,0 +1,274 @@
+"""Running a planned sweep on an executor: local processes, Dask, or any ``concurrent.futures.Executor``.
+
+The loop keeps a bounded number of runs in flight (a 100 000-run sweep never creates 100 000
+futures), records each result as it arrives (tables, then ``row.json``; see
+:mod:`dcsim.sweep.store`), and reacts to Ctrl-C within one wait interval (0.2 s): pending runs
+are cancelled, the local worker processes are terminated, finished runs stay on disk.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import math
+import multiprocessing
+import os
+import signal
+import sys
+import time
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from dcsim.sweep.spec import Plan, PlannedRun, SweepError
+from dcsim.sweep.store import RowBuffer, RunStore
+from dcsim.sweep.worker import _noop, run_one, worker_info
+
+__all__ = ["Stats", "LocalPool", "connect_dask", "execute", "default_jobs", "DASK_INSTALL", "DASK_TIMEOUT_S"]
+
+#: How to install the optional Dask extra (quoted in the error when it is missing).
+DASK_INSTALL = "pip install 'dcsim[dask]'"
+#: Time allowed to reach a Dask scheduler (and for its first worker), s.
+DASK_TIMEOUT_S = 5.0
+#: Longest time the loop waits for a result before it looks at Ctrl-C and the progress bar, s.
+WAIT_S = 0.2
+
+
+def default_jobs() -> int:
+    """All cores this process may use."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # pragma: no cover - not Linux
+        return os.cpu_count() or 1
+
+
+@dataclass
+class Stats:
+    """Counts for the progress bar and the final report (runs = rows of the table)."""
+
+    total: int = 0
+    to_compute: int = 0
+    cached: int = 0
+    computed: int = 0
+    failed: int = 0
+    done: int = 0
+    run_wall_s: float = 0.0  # sum over runs computed now, s
+    started: float = field(default_factory=time.perf_counter)
+
+    @property
+    def mean_run_wall_s(self) -> Optional[float]:
+        n = self.computed + self.failed
+        return self.run_wall_s / n if n else None
+
+    def eta_s(self) -> Optional[float]:
+        """Remaining runs at the rate of the runs computed so far (cached runs do not count)."""
+        n = self.computed + self.failed
+        if not n:
+            return None
+        return (time.perf_counter() - self.started) / n * max(self.to_compute - n, 0)
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+class LocalPool:
+    """A process pool over ``jobs`` cores, whose workers ignore Ctrl-C and can be killed at once.
+
+    On Linux the workers are forked (they start in milliseconds with everything imported); they
+    are all started by :meth:`start`, before any progress-bar thread exists.
+    """
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+        self.executor: Optional[cf.ProcessPoolExecutor] = None
+
+    def start(self) -> cf.ProcessPoolExecutor:
+        # Import what a run needs before forking, once, rather than in every worker.
+        import pyarrow.parquet  # noqa: F401
+
+        import dcsim.result  # noqa: F401
+        import dcsim.simulate  # noqa: F401
+
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") and "fork" in methods else None)
+        self.executor = cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_ignore_sigint)
+        # With fork every worker starts at the first submit; elsewhere they start on demand.
+        for f in [self.executor.submit(_noop) for _ in range(self.jobs)]:
+            f.result()
+        return self.executor
+
+    def kill(self) -> None:
+        """Terminate the workers now (Ctrl-C, broken pool) and drop the executor."""
+        ex, self.executor = self.executor, None
+        if ex is None:
+            return
+        procs = list((getattr(ex, "_processes", None) or {}).values())
+        for p in procs:
+            try:
+                p.terminate()
+            except Exception:
+                pass
+        ex.shutdown(wait=False, cancel_futures=True)
+        for p in procs:
+            p.join(timeout=1.0)
+
+    def close(self) -> None:
+        ex, self.executor = self.executor, None
+        if ex is not None:
+            ex.shutdown(wait=True, cancel_futures=True)
+
+
+def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DASK_TIMEOUT_S):
+    """A Dask client: ``"local"`` starts a ``LocalCluster`` of ``jobs`` single-threaded worker
+    processes; anything else is a scheduler address. Returns ``(client, close)``.
+
+    Fails within about ``timeout_s`` with a :class:`SweepError` if the scheduler cannot be
+    reached, has no worker, or its workers cannot run this dcsim.
+    """
+    try:
+        import distributed
+    except ImportError:
+        raise SweepError(f"--dask: Dask is an optional extra that is not installed; install it with: {DASK_INSTALL}") from None
+    import logging
+
+    from dcsim import __version__
+
+    cluster = None
+    try:
+        if address == "local":
+            n = jobs or default_jobs()
+            cluster = distributed.LocalCluster(
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+            )
+            client = distributed.Client(cluster, timeout=timeout_s)
+        else:
+            if jobs is not None:
+                raise SweepError(f"--jobs: not with --dask {address}; the cluster's workers decide (use --dask local --jobs N for a local cluster)")
+            client = distributed.Client(address, timeout=timeout_s)
+    except SweepError:
+        raise
+    except Exception as e:  # refused, timed out, or something else answered at that address
+        if cluster is not None:
+            cluster.close()
+        raise SweepError(
+            f"--dask {address}: no Dask scheduler answered within {timeout_s:g} s ({type(e).__name__}: {e}); "
+            f"give its address as tcp://HOST:PORT (the scheduler prints it), or --dask local"
+        ) from None
+
+    def close() -> None:
+        try:
+            client.close(timeout=2)
+        finally:
+            if cluster is not None:
+                cluster.close(timeout=5)
+
+    try:
+        try:
+            client.wait_for_workers(1, timeout=timeout_s)
+        except (TimeoutError, OSError) as e:
+            raise SweepError(f"--dask {address}: the scheduler has no worker after {timeout_s:g} s ({type(e).__name__}); start one with: dask worker {address}") from None
+        try:
+            infos = client.run(worker_info)
+        except Exception as e:
+            raise SweepError(
+                f"--dask {address}: the workers cannot run dcsim ({type(e).__name__}: {e}); install it on every worker: pip install dcsim=={__version__}"
+            ) from None
+        other = {w: i.get("version") for w, i in infos.items() if i.get("version") != __version__}
+        if other:
+            w, v = next(iter(other.items()))
+            raise SweepError(
+                f"--dask {address}: {len(other)} worker(s) run dcsim {v} (e.g. {w}), this machine {__version__}; "
+                f"results would differ: pip install dcsim=={__version__} on the workers"
+            )
+    except BaseException:
+        close()
+        raise
+    return client, close
+
+
+def execute(
+    plan: Plan,
+    todo: list[PlannedRun],
+    *,
+    executor: Optional[cf.Executor],
+    local: Optional[LocalPool],
+    max_in_flight: int,
+    tables: bool,
+    store: RunStore,
+    on_result: Callable[[PlannedRun, dict], None],
+    on_tick: Callable[[], None],
+) -> None:
+    """Run ``todo`` on ``executor`` (or on ``local``'s pool, restarted if a worker dies).
+
+    ``on_result(run, res)`` gets :func:`run_one`'s dict (or an error dict made here if the
+    executor failed the future); ``on_tick()`` is called at least every :data:`WAIT_S`.
+    KeyboardInterrupt cancels the pending runs, kills local workers, and propagates.
+    """
+    if local is not None:
+        executor = local.executor
+    assert executor is not None
+    it = iter(todo)
+    in_flight: dict[cf.Future, PlannedRun] = {}
+    exhausted = False
+    try:
+        while True:
+            while not exhausted and len(in_flight) < max_in_flight:
+                run = next(it, None)
+                if run is None:
+                    exhausted = True
+                    break
+                payload = json.dumps(plan.scenario(run), separators=(",", ":"))
+                try:
+                    fut = executor.submit(run_one, payload, tables)
+                except BrokenProcessPool:
+                    if local is None:
+                        raise
+                    executor = _restart(local)
+                    fut = executor.submit(run_one, payload, tables)
+                except RuntimeError as e:  # an executor that was shut down or broke
+                    raise SweepError(f"executor: cannot submit more runs ({e}); finished runs are kept, run the sweep again to resume") from None
+                in_flight[fut] = run
+            if not in_flight:
+                break
+            done, _ = cf.wait(list(in_flight), timeout=WAIT_S, return_when=cf.FIRST_COMPLETED)
+            broken = False
+            for fut in done:
+                run = in_flight.pop(fut)
+                try:
+                    res = fut.result()
+                except BrokenProcessPool:
+                    broken = True
+                    res = _error(
+                        "BrokenProcessPool: a worker process died while this run was in flight (this run or another one "
+                        "crashed it, or it ran out of memory); run the sweep again to retry"
+                    )
+                except cf.CancelledError:
+                    res = _error("CancelledError: the executor cancelled this run")
+                except Exception as e:
+                    res = _error(f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}".rstrip(": "))
+                on_result(run, res)
+            if broken and local is not None:
+                # Every run in flight in the dead pool is lost: record them, then start a new pool.
+                rest = list(in_flight.items())
+                in_flight.clear()
+                for fut, run in rest:
+                    on_result(run, _error("BrokenProcessPool: a worker process died while this run was in flight; run the sweep again to retry"))
+                executor = _restart(local)
+            on_tick()
+    except BaseException:
+        for fut in in_flight:
+            fut.cancel()
+        if local is not None:
+            local.kill()
+        raise
+
+
+def _restart(local: LocalPool) -> cf.Executor:
+    local.kill()
+    return local.start()
+
+
+def _error(msg: str) -> dict:
+    return {"key": None, "version": None, "seed": None, "row": None, "files": {}, "error": msg, "traceback": None, "wall_s": None}

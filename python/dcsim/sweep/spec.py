@@ -1,0 +1,505 @@
+"""What a sweep is: a base scenario, axes over dotted paths, a combination rule and seeds.
+
+A sweep file (TOML)::
+
+    base = "dctcp_dumbbell.toml"     # a scenario file, relative to this file; or an inline [base] table
+    combine = "grid"                 # "grid": every combination (default); "zip": the i-th values together
+    seeds = 3                        # run.seed = 1, 2, 3 (seed_base = 1); or a list [1, 7, 42]
+
+    [set]                            # fixed changes to the base (optional)
+    "run.duration" = "50ms"
+
+    [axes]
+    "network.aqm.K" = ["20pkt", "40pkt", "65pkt"]
+    "flows[0].g" = [0.0625, 0.125]
+    "network.senders, flows[0].count" = [[2, 2], [10, 10]]   # linked axis: several paths move together
+
+Every combination is validated (:class:`~dcsim.scenario.Scenario`) before anything runs; each
+run is keyed by :func:`run_key`, a content hash of its engine spec and the dcsim version.
+"""
+
+from __future__ import annotations
+
+import builtins
+import hashlib
+import itertools
+import json
+import math
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+
+from dcsim.paths import PathError, format_path, get_path, model_path_error, parse_path, set_path
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python < 3.11 only
+    import tomli as tomllib
+
+__all__ = [
+    "SweepError",
+    "Axis",
+    "SweepSpec",
+    "Plan",
+    "PlannedRun",
+    "load_sweep",
+    "plan_sweep",
+    "run_key",
+    "MAX_RUNS_WITHOUT_YES",
+    "COMBINE",
+]
+
+#: More runs than this need ``yes=True`` / ``--yes``.
+MAX_RUNS_WITHOUT_YES = 100_000
+COMBINE = ("grid", "zip")
+SWEEP_KEYS = ("base", "combine", "seeds", "seed_base", "set", "axes")
+#: Hex digits of the key that make a run id (64 bits: a collision among 10^6 runs has odds ~3e-8).
+RUN_ID_HEX = 16
+
+
+class SweepError(ValueError):
+    """An invalid sweep (or one that cannot start); ``str(err)`` names the axis or key."""
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One axis: a path (or several linked paths) and its steps, one value per path in each step."""
+
+    paths: tuple[str, ...]
+    steps: tuple[tuple[Any, ...], ...]
+
+    @property
+    def name(self) -> str:
+        """As written in a sweep file: ``"network.aqm.K"`` or ``"network.senders, flows[0].count"``."""
+        return ", ".join(self.paths)
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def label(self, step: int) -> str:
+        """``network.aqm.K = "20pkt"`` for error messages."""
+        return ", ".join(f"{p} = {_show(v)}" for p, v in zip(self.paths, self.steps[step]))
+
+
+def _show(v: Any) -> str:
+    return json.dumps(v) if isinstance(v, (str, bool)) or v is None else str(v)
+
+
+@dataclass
+class SweepSpec:
+    """A sweep: ``base`` (TOML-shaped scenario dict), fixed ``set`` changes, ``axes``, seeds."""
+
+    base: dict
+    axes: list[Axis]
+    combine: str = "grid"
+    seeds: Optional[list[int]] = None
+    set: dict = field(default_factory=dict)
+    base_name: str = "<inline>"
+
+    def to_dict(self) -> dict:
+        """JSON-ready description (written to OUT/sweep.json for provenance)."""
+        return {
+            "base": self.base,
+            "base_name": self.base_name,
+            "set": self.set,
+            "axes": {a.name: [list(s) if len(a.paths) > 1 else s[0] for s in a.steps] for a in self.axes},
+            "combine": self.combine,
+            "seeds": self.seeds,
+        }
+
+
+# --------------------------------------------------------------------------------------------
+# Building a spec (from a file or from Python arguments)
+
+
+def _flatten_keys(d: Mapping, prefix: str = "") -> dict[str, Any]:
+    """``{"network": {"aqm": {"K": [...]}}}`` (TOML's unquoted dotted keys) -> ``{"network.aqm.K": [...]}``."""
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        key = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, Mapping):
+            out.update(_flatten_keys(v, key))
+        else:
+            out[key] = v
+    return out
+
+
+def _axis(name: Union[str, Sequence[str]], values: Any) -> Axis:
+    if isinstance(name, str):
+        paths = tuple(p.strip() for p in name.split(","))
+    else:
+        paths = tuple(str(p).strip() for p in name)
+    label = ", ".join(paths)
+    if not paths or any(not p for p in paths):
+        raise SweepError(f"axis {label!r}: empty path; write a dotted path such as \"network.aqm.K\"")
+    for p in paths:
+        try:
+            parse_path(p)
+        except PathError as e:
+            raise SweepError(f"axis {label}: {e}") from None
+    if len(set(paths)) != len(paths):
+        raise SweepError(f"axis {label}: a path appears twice")
+    if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
+        raise SweepError(f"axis {label}: expected a list of values, got {_show(values) if not isinstance(values, Mapping) else 'a table'}")
+    values = list(values)
+    if not values:
+        raise SweepError(f"axis {label}: empty list of values; give at least one value")
+    if len(paths) == 1:
+        steps = tuple((v,) for v in values)
+    else:
+        steps_l = []
+        for i, v in enumerate(values):
+            if isinstance(v, (str, bytes, Mapping)) or not isinstance(v, Iterable) or len(list(v)) != len(paths):
+                raise SweepError(
+                    f"axis {label}: value [{i}] = {_show(v) if not isinstance(v, Mapping) else 'a table'} is not a list of "
+                    f"{len(paths)} values (one per linked path)"
+                )
+            steps_l.append(tuple(v))
+        steps = tuple(steps_l)
+    return Axis(paths, steps)
+
+
+def _seeds(seeds: Any, seed_base: Any) -> Optional[list[int]]:
+    def is_int(x: Any) -> bool:
+        return isinstance(x, int) and not isinstance(x, bool)
+
+    if seeds is None:
+        if seed_base is not None:
+            raise SweepError("seed_base: only with seeds = N (seeds seed_base .. seed_base + N - 1)")
+        return None
+    if seed_base is None:
+        seed_base = 1
+    if not is_int(seed_base) or not (0 <= seed_base < 2**64):
+        raise SweepError(f"seed_base: {seed_base!r} is out of range; allowed an integer 0 .. 2^64-1")
+    if is_int(seeds):
+        if seeds < 1:
+            raise SweepError(f"seeds: {seeds} is out of range; allowed a number of seeds >= 1, or a list of seeds")
+        out = list(range(seed_base, seed_base + seeds))
+        if out[-1] >= 2**64:
+            raise SweepError(f"seeds: seed_base + seeds - 1 = {out[-1]} is out of range; allowed seeds < 2^64")
+        return out
+    if isinstance(seeds, (list, tuple)):
+        if not seeds:
+            raise SweepError("seeds: empty list; give at least one seed, or a number of seeds")
+        for i, s in enumerate(seeds):
+            if not is_int(s) or not (0 <= s < 2**64):
+                raise SweepError(f"seeds[{i}]: {s!r} is out of range; allowed integers 0 .. 2^64-1")
+        if len(set(seeds)) != len(seeds):
+            raise SweepError(f"seeds: {list(seeds)} repeats a seed; give each seed once")
+        if seed_base not in (None, 1) and seed_base != 1:
+            raise SweepError("seed_base: only with seeds = N, not with a list of seeds")
+        return list(seeds)
+    raise SweepError(f"seeds: {seeds!r} is not a number of seeds or a list of seeds")
+
+
+def make_spec(
+    base: Any,
+    axes: Mapping[Any, Any],
+    *,
+    combine: str = "grid",
+    seeds: Any = None,
+    seed_base: Any = None,
+    set: Optional[Mapping[str, Any]] = None,
+    base_dir: Optional[Path] = None,
+) -> SweepSpec:
+    """A :class:`SweepSpec` from Python values (the arguments of :func:`dcsim.sweep`).
+
+    ``base`` is a :class:`~dcsim.scenario.Scenario`, a dict of the TOML shape, or a scenario file
+    path (relative to ``base_dir`` if given). ``axes`` maps a path (or a tuple of linked paths, or
+    ``"path1, path2"``) to its list of values.
+    """
+    from dcsim.scenario import Scenario, ScenarioError, load_scenario
+
+    base_name = "<inline>"
+    if isinstance(base, Scenario):
+        base_d = base.to_dict()
+    elif isinstance(base, Mapping):
+        base_d = dict(base)
+    elif isinstance(base, (str, Path)):
+        p = Path(base)
+        if base_dir is not None and not p.is_absolute():
+            p = base_dir / p
+        base_name = str(p)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as e:
+            raise SweepError(f"base: cannot read the scenario file {p} ({e.strerror or e})") from None
+        try:
+            base_d = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
+        except (ValueError, tomllib.TOMLDecodeError) as e:
+            raise SweepError(f"base: {p} is not a valid scenario file: {e}") from None
+        try:
+            load_scenario(p)
+        except ScenarioError as e:
+            raise SweepError(f"base: {p} is an invalid scenario:\n{e}") from None
+    else:
+        raise SweepError(f"base: expected a scenario (Scenario, table or file path), got {type(base).__name__}")
+    if combine not in COMBINE:
+        raise SweepError(f"combine: {combine!r} is not one of {', '.join(COMBINE)}")
+    if not isinstance(axes, Mapping):
+        raise SweepError("axes: expected a table of path = [values]")
+    flat_axes: dict[Any, Any] = {}
+    for k, v in axes.items():
+        if isinstance(k, str) and isinstance(v, Mapping):
+            flat_axes.update({f"{k}.{kk}": vv for kk, vv in _flatten_keys(v).items()})
+        else:
+            flat_axes[k] = v
+    ax = [_axis(k, v) for k, v in flat_axes.items()]
+    if not ax:
+        raise SweepError('axes: no axes; give at least one, e.g. "network.aqm.K" = ["20pkt", "65pkt"]')
+    sets = _flatten_keys(set or {})
+    seen: dict[tuple, str] = {}
+    for name, paths in [("set", (p,)) for p in sets] + [(a.name, a.paths) for a in ax]:
+        for p in paths:
+            parts = parse_path(p) if name != "set" else _set_parts(p)
+            for other_parts, other in seen.items():
+                n = min(len(parts), len(other_parts))
+                if parts[:n] == other_parts[:n]:
+                    what = f"axis {name}" if name != "set" else f"set {p}"
+                    raise SweepError(f"{what}: overlaps {other} ({format_path(other_parts)}); each field may be set once")
+            seen[parts] = f"axis {name}" if name != "set" else f"set {p}"
+    run_seed_axis = any(parse_path(p) == ("run", "seed") for a in ax for p in a.paths)
+    seed_list = _seeds(seeds, seed_base)
+    if run_seed_axis and seed_list is not None:
+        raise SweepError("axis run.seed: give either a run.seed axis or seeds, not both")
+    if combine == "zip":
+        lengths = {a.name: len(a) for a in ax}
+        if len(builtins.set(lengths.values())) > 1:
+            detail = ", ".join(f"{n} has {k}" for n, k in lengths.items())
+            raise SweepError(f"axes: combine = \"zip\" needs axes of equal length; {detail}")
+    # Every path must name a scenario field (a typo is caught here, once, not per combination).
+    for name, paths in [("set", (p,)) for p in sets] + [(a.name, a.paths) for a in ax]:
+        for p in paths:
+            err = model_path_error(Scenario, p)
+            if err:
+                what = f"axis {name}" if name != "set" else "set"
+                raise SweepError(f"{what}: no such scenario field: {err}")
+    return SweepSpec(base=base_d, axes=ax, combine=combine, seeds=seed_list, set=sets, base_name=base_name)
+
+
+def _set_parts(p: str) -> tuple:
+    try:
+        return parse_path(p)
+    except PathError as e:
+        raise SweepError(f"set: {e}") from None
+
+
+def load_sweep(path: Union[str, Path]) -> SweepSpec:
+    """Read and check a sweep file (the base scenario too); raises :class:`SweepError`."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise SweepError(f"{path}: cannot read the sweep file ({e.strerror or e})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise SweepError(f"{path}: not valid TOML: {e}") from None
+    import difflib
+
+    for k in data:
+        if k not in SWEEP_KEYS:
+            close = difflib.get_close_matches(k, SWEEP_KEYS, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise SweepError(f"{k}: unknown key in the sweep file; {hint}allowed keys: {', '.join(SWEEP_KEYS)}")
+    if "base" not in data:
+        raise SweepError('base: required; a scenario file (base = "scenario.toml") or an inline [base] table')
+    if "axes" not in data:
+        raise SweepError('axes: required; an [axes] table of path = [values], e.g. "network.aqm.K" = ["20pkt", "65pkt"]')
+    base = data["base"]
+    if not isinstance(base, (str, dict)):
+        raise SweepError("base: expected a scenario file path or an inline [base] table")
+    if not isinstance(data.get("set", {}), dict):
+        raise SweepError("set: expected a table of path = value")
+    if not isinstance(data["axes"], dict):
+        raise SweepError("axes: expected a table of path = [values]")
+    spec = make_spec(
+        base,
+        data["axes"],
+        combine=data.get("combine", "grid"),
+        seeds=data.get("seeds"),
+        seed_base=data.get("seed_base"),
+        set=data.get("set"),
+        base_dir=path.parent,
+    )
+    return spec
+
+
+# --------------------------------------------------------------------------------------------
+# Expansion and validation
+
+
+def run_key(engine_spec: Mapping, version: Optional[str] = None) -> str:
+    """sha256 (hex) of the canonical engine spec JSON (sorted keys, no spaces) and the dcsim version."""
+    if version is None:
+        from dcsim import __version__ as version
+    text = json.dumps(engine_spec, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(f"{text}\ndcsim {version}".encode()).hexdigest()
+
+
+@dataclass
+class PlannedRun:
+    """One run of the sweep: the ``combo``-th combination with ``seed``."""
+
+    index: int
+    combo: int
+    seed: int
+    key: str
+
+    @property
+    def run_id(self) -> str:
+        return self.key[:RUN_ID_HEX]
+
+
+@dataclass
+class Plan:
+    """The validated runs of a sweep, in row order (combinations in order, seeds innermost)."""
+
+    spec: SweepSpec
+    combos: list[tuple[int, ...]]
+    scenarios: list[dict]
+    runs: list[PlannedRun]
+    seed_path: tuple = ("run", "seed")
+
+    def scenario(self, run: PlannedRun) -> dict:
+        """The TOML-shaped scenario of ``run`` (base + set + axes + seed)."""
+        return set_path(self.scenarios[run.combo], self.seed_path, run.seed)
+
+    def axis_values(self, combo: int) -> dict[str, Any]:
+        """``{path: value}`` of a combination, in axis order."""
+        out: dict[str, Any] = {}
+        for a, step in zip(self.spec.axes, self.combos[combo]):
+            out.update(zip(a.paths, a.steps[step]))
+        return out
+
+    def label(self, combo: int) -> str:
+        return ", ".join(a.label(step) for a, step in zip(self.spec.axes, self.combos[combo]))
+
+    @property
+    def unique_keys(self) -> int:
+        return len({r.key for r in self.runs})
+
+
+def count_runs(spec: SweepSpec) -> int:
+    """Number of runs: combinations times seeds."""
+    if spec.combine == "zip":
+        n = len(spec.axes[0])
+    else:
+        n = math.prod(len(a) for a in spec.axes)
+    return n * (len(spec.seeds) if spec.seeds else 1)
+
+
+def _error_field(line: str) -> str:
+    return line.split(": ", 1)[0].strip()
+
+
+def _under(field: str, path: str) -> bool:
+    """Whether the error field ``field`` is ``path`` or inside it."""
+    return field == path or field.startswith(path + ".") or field.startswith(path + "[")
+
+
+def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
+    """Expand and validate every combination; raises :class:`SweepError` listing the invalid ones.
+
+    ``progress(done, total)`` is called during validation (which is the slow part of very large
+    sweeps, about 0.5 ms per combination).
+    """
+    from dcsim import __version__
+    from dcsim.scenario import Scenario, ScenarioError
+
+    n_runs = count_runs(spec)
+    if n_runs > MAX_RUNS_WITHOUT_YES and not yes:
+        sizes = " x ".join(f"{a.name} ({len(a)})" for a in spec.axes)
+        if spec.combine == "zip":
+            sizes = f"zip of {len(spec.axes[0])} steps"
+        seeds = f" x {len(spec.seeds)} seeds" if spec.seeds else ""
+        raise SweepError(
+            f"axes: the sweep has {n_runs:,} runs ({sizes}{seeds}); more than {MAX_RUNS_WITHOUT_YES:,} runs "
+            f"need --yes (Python: yes=True)"
+        )
+    try:
+        base = dict(spec.base)
+        for p, v in spec.set.items():
+            base = set_path(base, p, v)
+    except PathError as e:
+        raise SweepError(f"set: {e}") from None
+    if spec.combine == "zip":
+        combos = [tuple([i] * len(spec.axes)) for i in range(len(spec.axes[0]))]
+    else:
+        combos = list(itertools.product(*[range(len(a)) for a in spec.axes]))
+
+    scenarios: list[dict] = []
+    specs: list[dict] = []
+    invalid: dict[str, list[int]] = {}  # error text -> the combinations it hits
+    for ci, combo in enumerate(combos):
+        d = base
+        for a, step in zip(spec.axes, combo):
+            for p, v in zip(a.paths, a.steps[step]):
+                try:
+                    d = set_path(d, p, v)
+                except PathError as e:
+                    raise SweepError(f"axis {a.name}: {e}") from None
+        scenarios.append(d)
+        try:
+            specs.append(Scenario.from_dict(d).to_engine_spec())
+        except ScenarioError as e:
+            for line in str(e).splitlines():  # one entry per distinct field error
+                invalid.setdefault(line, []).append(ci)
+            specs.append({})
+        if progress is not None and (ci % 256 == 0 or ci == len(combos) - 1):
+            progress(ci + 1, len(combos))
+    if invalid:
+        raise SweepError(_invalid_message(spec, combos, invalid))
+
+    seeds = spec.seeds
+    runs: list[PlannedRun] = []
+    for ci, eng in enumerate(specs):
+        for s in seeds if seeds is not None else [eng["seed"]]:
+            e = dict(eng, seed=s) if seeds is not None else eng
+            runs.append(PlannedRun(index=len(runs), combo=ci, seed=int(s), key=run_key(e, __version__)))
+    return Plan(spec=spec, combos=combos, scenarios=scenarios, runs=runs)
+
+
+def _blame(spec: SweepSpec, combos: list[tuple[int, ...]], msg: str, hits: list[int]) -> Optional[tuple[str, Any]]:
+    """The axis value an error belongs to: the axis whose path holds the error's field, else the
+    one axis value present in exactly the combinations the error hits (e.g. ``flows[0].protocol =
+    "newreno"`` when the base sets DCTCP's g)."""
+    fields = [_error_field(line) for line in msg.splitlines()]
+    first = combos[hits[0]]
+    for ai, a in enumerate(spec.axes):
+        for pi, p in enumerate(a.paths):
+            if any(_under(f, p) for f in fields) and all(combos[ci][ai] == first[ai] for ci in hits):
+                return p, a.steps[first[ai]][pi]
+    hit_set = set(hits)
+    for ai, a in enumerate(spec.axes):
+        step = first[ai]
+        if all(combos[ci][ai] == step for ci in hits) and sum(1 for c in combos if c[ai] == step) == len(hit_set):
+            if len(a) > 1 or len(hits) == len(combos):
+                return a.name, a.steps[step] if len(a.paths) > 1 else a.steps[step][0]
+    return None
+
+
+def _invalid_message(spec: SweepSpec, combos: list[tuple[int, ...]], invalid: dict[str, list[int]]) -> str:
+    """One line per distinct error: the axis value it belongs to (or a combination), then the field error."""
+    lines = []
+    for msg, hits in invalid.items():
+        one = msg.replace("\n", "; ")
+        blame = _blame(spec, combos, msg, hits)
+        if blame is not None:
+            where = f"axis {blame[0]} = {_show(blame[1]) if not isinstance(blame[1], tuple) else list(blame[1])}"
+            if len(hits) > 1:
+                where += f" (in {len(hits)} combinations)"
+        elif len(hits) == len(combos) and len(combos) > 1:
+            where = "every combination (the base with its set changes)"
+        else:
+            where = f"combination {plan_label(spec, combos[hits[0]])}" + (f" (and {len(hits) - 1} more)" if len(hits) > 1 else "")
+        lines.append(f"{where}: {one}")
+    n_bad = len({ci for hits in invalid.values() for ci in hits})
+    head = "" if len(lines) == 1 else f"{n_bad} of {len(combos)} combinations are invalid:\n"
+    shown = lines[:10] + ([f"... and {len(lines) - 10} more distinct errors"] if len(lines) > 10 else [])
+    return head + "\n".join(shown)
+
+
+def plan_label(spec: SweepSpec, combo: tuple[int, ...]) -> str:
+    return ", ".join(a.label(step) for a, step in zip(spec.axes, combo))

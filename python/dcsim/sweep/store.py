@@ -1,0 +1,205 @@
+"""The sweep's output directory: atomic files, a lock, finished runs, the assembled table.
+
+Layout of OUT/::
+
+    sweep.parquet            one row per run (written last, atomically)
+    sweep.json               the sweep as run: base scenario, set, axes, seeds, dcsim version
+    runs/<run_id>/row.json   a finished run's summary row; its presence marks the run finished
+    runs/<run_id>/*.parquet  the run's tables (and scenario.toml, engine_spec.json, summary.json)
+    runs/<run_id>/error.json a failed run's error and traceback (failed runs are retried)
+    .lock                    held while a sweep writes here
+
+Every file is written to a temporary name in its own directory and renamed into place
+(``os.replace`` is atomic on POSIX and Windows), and ``row.json`` only after the run's tables: a
+process killed at any moment leaves whole files, and a run without ``row.json`` is simply run
+again. Crash safety covers a killed process, not a power loss (no fsync).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+__all__ = ["atomic_write", "RunStore", "SweepLock"]
+
+ROW = "row.json"
+ERROR = "error.json"
+TABLE = "sweep.parquet"
+SPEC = "sweep.json"
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` via a temporary file in the same directory and a rename."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+
+
+def _remove_tmp(d: Path) -> None:
+    try:
+        for p in d.iterdir():
+            if p.name.startswith(".") and p.name.endswith(".tmp"):
+                p.unlink(missing_ok=True)
+    except FileNotFoundError:
+        pass
+
+
+class SweepLock:
+    """An exclusive lock on OUT/.lock (released by the OS if the process dies)."""
+
+    def __init__(self, out: Path) -> None:
+        self.path = Path(out) / ".lock"
+        self._f = None
+
+    def __enter__(self) -> "SweepLock":
+        from dcsim.sweep.spec import SweepError
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._f = open(self.path, "a+")
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows: no advisory lock
+            return self
+        try:
+            fcntl.flock(self._f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            self._f.seek(0)
+            who = self._f.read().strip()
+            self._f.close()
+            self._f = None
+            raise SweepError(f"out: another dcsim sweep is writing to {self.path.parent} ({who or 'pid unknown'}); wait for it or use another --out") from None
+        self._f.seek(0)
+        self._f.truncate()
+        self._f.write(f"pid {os.getpid()}")
+        self._f.flush()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._f is not None:
+            self._f.close()
+            self._f = None
+
+
+class RunStore:
+    """Finished runs under OUT/runs/<run_id>/."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = Path(out)
+        self.runs = self.out / "runs"
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.runs / run_id
+
+    def load_row(self, run_id: str, key: str, *, need_tables: bool) -> Optional[dict]:
+        """The finished row of ``run_id`` if it is there, whole, of this ``key`` (and has tables if needed)."""
+        path = self.run_dir(run_id) / ROW
+        try:
+            rec = json.loads(path.read_bytes())
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except (OSError, ValueError):
+            return None  # unreadable: run again (cannot happen with atomic writes, but never trust it)
+        if not isinstance(rec, dict) or rec.get("key") != key or not isinstance(rec.get("metrics"), dict):
+            return None
+        if need_tables and not rec.get("tables"):
+            return None
+        return rec
+
+    def save_ok(self, run_id: str, rec: dict, files: dict[str, bytes]) -> None:
+        """Tables first, then row.json (the mark of a finished run)."""
+        d = self.run_dir(run_id)
+        d.mkdir(parents=True, exist_ok=True)
+        _remove_tmp(d)
+        for name, data in files.items():
+            atomic_write(d / name, data)
+        atomic_write(d / ROW, json.dumps(rec, allow_nan=False, separators=(",", ":")).encode())
+        (d / ERROR).unlink(missing_ok=True)
+
+    def save_error(self, run_id: str, rec: dict) -> None:
+        d = self.run_dir(run_id)
+        d.mkdir(parents=True, exist_ok=True)
+        _remove_tmp(d)
+        (d / ROW).unlink(missing_ok=True)  # --force over a finished run that now fails
+        atomic_write(d / ERROR, json.dumps(rec, indent=2, allow_nan=False).encode())
+
+    def forget(self, run_id: str) -> None:
+        """--force: the old result no longer counts."""
+        (self.run_dir(run_id) / ROW).unlink(missing_ok=True)
+
+    def write_json(self, name: str, obj: Any) -> None:
+        self.out.mkdir(parents=True, exist_ok=True)
+        atomic_write(self.out / name, json.dumps(obj, indent=2, allow_nan=False, default=str).encode())
+
+    def clean_tmp(self) -> None:
+        _remove_tmp(self.out)
+
+
+def rows_to_table(rows: Iterable[dict]):
+    """A pyarrow Table from row dicts (columns in first-seen order; missing values null)."""
+    import pyarrow as pa
+
+    rows = list(rows)
+    cols: dict[str, None] = {}
+    for r in rows:
+        for k in r:
+            cols.setdefault(k, None)
+    arrays = {}
+    for c in cols:
+        vals = [r.get(c) for r in rows]
+        try:
+            arrays[c] = pa.array(vals)
+        except (pa.ArrowInvalid, pa.ArrowTypeError):
+            # Mixed kinds in one column (numbers and text): every value kept, as text.
+            arrays[c] = pa.array([None if v is None else (v if isinstance(v, str) else json.dumps(v)) for v in vals])
+    return pa.table(arrays)
+
+
+class RowBuffer:
+    """Rows collected in completion order, kept as Arrow chunks (a 100 000-run sweep stays small
+    in memory), returned in plan order by :meth:`table`."""
+
+    CHUNK = 2048
+
+    def __init__(self) -> None:
+        self._rows: list[dict] = []
+        self._chunks: list = []
+
+    def add(self, index: int, row: dict) -> None:
+        self._rows.append({"_index": index, **row})
+        if len(self._rows) >= self.CHUNK:
+            self._flush()
+
+    def _flush(self) -> None:
+        if self._rows:
+            self._chunks.append(rows_to_table(self._rows))
+            self._rows = []
+
+    def __len__(self) -> int:
+        return sum(t.num_rows for t in self._chunks) + len(self._rows)
+
+    def table(self, metadata: Optional[dict] = None):
+        import pyarrow as pa
+
+        self._flush()
+        if not self._chunks:
+            return pa.table({})
+        t = pa.concat_tables(self._chunks, promote_options="permissive") if len(self._chunks) > 1 else self._chunks[0]
+        t = t.sort_by("_index").drop_columns(["_index"])
+        if metadata:
+            t = t.replace_schema_metadata({k.encode(): json.dumps(v, default=str).encode() for k, v in metadata.items()})
+        return t
+
+
+def write_table(out: Path, table) -> Path:
+    """OUT/sweep.parquet, atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    path = Path(out) / TABLE
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    atomic_write(path, sink.getvalue().to_pybytes())
+    return path

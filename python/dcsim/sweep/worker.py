@@ -1,0 +1,115 @@
+"""The work of one sweep run, as a top-level function any executor can ship to a worker.
+
+:func:`run_one` takes the scenario as JSON (the TOML shape) and returns plain values: the
+summary row and the run's files as bytes (tables as Parquet). Nothing is read from or written
+to a filesystem, so a Dask worker on another machine needs only ``pip install dcsim``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+import traceback
+from typing import Any, Mapping
+
+__all__ = ["run_one", "flatten_summary", "worker_info"]
+
+
+def _singular(key: str) -> str:
+    return key[:-1] if key.endswith("s") and len(key) > 1 else key
+
+
+def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """:meth:`Result.summary` as one flat row; the summary's keys (and their units) are kept.
+
+    Nested tables join with dots (``packets.sent_pkts``). A list of tables becomes one column
+    per entry and key, the entry labelled by its own singular key when it has one
+    (``ports`` -> ``port[sw->r].q_mean_pkt``, ``flows`` -> ``flow[0].goodput_bps``), else by its
+    index; a list of values becomes ``key[i]``.
+    """
+    out: dict[str, Any] = {}
+    for k, v in summary.items():
+        name = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, Mapping):
+            out.update(flatten_summary(v, name))
+        elif isinstance(v, (list, tuple)):
+            label_key = _singular(str(k))
+            stem = f"{prefix}.{label_key}" if prefix else label_key
+            for i, item in enumerate(v):
+                if isinstance(item, Mapping):
+                    label = item.get(label_key, i)
+                    rest = {kk: vv for kk, vv in item.items() if kk != label_key}
+                    out.update(flatten_summary(rest, f"{stem}[{label}]"))
+                else:
+                    out[f"{name}[{i}]"] = item
+        else:
+            out[name] = v
+    return out
+
+
+def _parquet_bytes(df) -> bytes:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), buf)
+    return buf.getvalue()
+
+
+def run_one(scenario_json: str, tables: bool = True) -> dict:
+    """Simulate one scenario; never raises for a failed run (the error is returned).
+
+    Returns ``{"key", "version", "seed", "row", "files", "wall_s", "error", "traceback"}``:
+    ``key`` is :func:`~dcsim.sweep.spec.run_key` of the engine spec this worker built (the caller
+    checks it against its own, which catches a worker running another dcsim version), ``row``
+    the flattened summary, ``files`` the run's files (``<table>.parquet``, ``scenario.toml``,
+    ``engine_spec.json``, ``summary.json``; empty without ``tables``), ``wall_s`` the worker's
+    wall time for the whole call.
+    """
+    t0 = time.perf_counter()
+    from dcsim import __version__
+
+    out: dict[str, Any] = {"key": None, "version": __version__, "seed": None, "row": None, "files": {}, "error": None, "traceback": None}
+    try:
+        from dcsim.scenario import Scenario
+        from dcsim.simulate import simulate
+        from dcsim.sweep.spec import run_key
+
+        sc = Scenario.from_dict(json.loads(scenario_json))
+        res = simulate(sc)
+        summary = res.summary()
+        out["key"] = run_key(res.engine_spec, __version__)
+        out["seed"] = int(res.engine_spec["seed"])
+        out["row"] = flatten_summary(summary)
+        if tables:
+            files = {f"{name}.parquet": _parquet_bytes(df) for name, df in res.tables.items()}
+            files["scenario.toml"] = sc.to_toml().encode()
+            files["engine_spec.json"] = json.dumps(res.engine_spec, indent=2).encode()
+            files["summary.json"] = json.dumps(summary, indent=2, allow_nan=False).encode()
+            out["files"] = files
+    except Exception as e:  # one failed run is recorded and does not stop the sweep
+        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+        out["error"] = f"{type(e).__name__}: {first}" if first else type(e).__name__
+        out["traceback"] = traceback.format_exc()
+    out["wall_s"] = time.perf_counter() - t0
+    return out
+
+
+def worker_info() -> dict:
+    """What a worker has: dcsim version and whether its engine loads (checked before a Dask sweep).
+
+    It also imports what a run needs, so that no run's wall time includes the imports.
+    """
+    import pyarrow.parquet  # noqa: F401
+
+    import dcsim.result  # noqa: F401
+    from dcsim import __version__
+    from dcsim.simulate import engine
+
+    engine()
+    return {"version": __version__}
+
+
+def _noop() -> None:
+    """Submitted once per local worker to start the processes before the progress bar."""
