@@ -94,6 +94,8 @@ from dcsim.commands import fluid as fluid_cmds  # noqa: E402
 fluid_app.command("dctcp")(fluid_cmds.dctcp)
 fluid_app.command("dx")(fluid_cmds.dx)
 fluid_app.command("dctcp-fig2")(fluid_cmds.dctcp_fig2)
+from dcsim.commands import sweep as sweep_cmd  # noqa: E402
+app.command("sweep")(sweep_cmd.sweep)
 
 
 def main() -> None:  # console-script entry point
