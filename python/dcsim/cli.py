@@ -9,6 +9,7 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 app = typer.Typer(help="dcsim: data-center congestion-control laboratory.", no_args_is_help=True, add_completion=False)
@@ -22,8 +23,9 @@ err_console = Console(stderr=True)
 
 
 def fail(msg: str) -> None:
-    """Print a clear error and exit with status 2."""
-    err_console.print(f"[bold red]error:[/] {msg}")
+    """Print a clear error and exit with status 2 (the message is shown as is, never as markup:
+    "[[network.links]]" stays visible)."""
+    err_console.print(f"[bold red]error:[/] {escape(str(msg))}")
     raise typer.Exit(code=2)
 
 
@@ -98,8 +100,43 @@ from dcsim.commands import sweep as sweep_cmd  # noqa: E402
 app.command("sweep")(sweep_cmd.sweep)
 
 
-def main() -> None:  # console-script entry point
-    app()
+def main() -> int:
+    """Console-script entry point. Ctrl-C exits with 130 and one line, a usage error with 2, and
+    no traceback reaches the user (set DCSIM_DEBUG=1 to see one for a bug report)."""
+    import os
+    import signal
+
+    import click
+
+    interrupted = []
+
+    def on_sigint(signum, frame):  # remember it: typer turns KeyboardInterrupt into a silent exit
+        interrupted.append(True)
+        signal.default_int_handler(signum, frame)
+
+    if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, on_sigint)
+    try:
+        rv = app(standalone_mode=False)
+        if interrupted:
+            raise KeyboardInterrupt
+        return rv if isinstance(rv, int) else 0
+    except (KeyboardInterrupt, click.exceptions.Abort):
+        err_console.print("[bold red]interrupted[/] (Ctrl-C): stopped; no output directory was left half-written")
+        return 130
+    except click.exceptions.Exit as e:
+        return e.exit_code
+    except click.ClickException as e:
+        e.show()
+        return e.exit_code
+    except Exception as e:  # a bug: one line, not a traceback
+        if os.environ.get("DCSIM_DEBUG"):
+            raise
+        err_console.print(
+            f"[bold red]internal error[/] (please report it with the command and scenario): "
+            f"{escape(type(e).__name__)}: {escape(str(e))}. Set DCSIM_DEBUG=1 for the traceback."
+        )
+        return 1
 
 
 if __name__ == "__main__":

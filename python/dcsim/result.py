@@ -1,18 +1,29 @@
 """Result of a packet-level run: the engine's tables as pandas DataFrames, a summary, files.
 
-Tables (every time in s, rate in bit/s, queue in packets unless the column name says bytes):
+Tables (every time in s, rate in bit/s, queue in packets unless the column name says bytes).
+"After warm-up" means over [run.warmup, end): events at or after the warm-up instant, and for
+time statistics the exact part of every interval that lies after it (a packet on the wire at
+warm-up counts for its remaining part). Columns ending in ``_whole_run`` cover [0, end).
 
 * ``queue``: t_s, port, q_pkt, q_bytes: samples of the monitored ports every metrics.queue_interval
+  (for plots; the statistics in ``ports`` come from the exact trajectory, not from these samples)
 * ``throughput``: t_s, flow, rate_bps: receiver goodput of each flow over the interval ending at t_s
 * ``cwnd``: t_s, flow, cwnd_pkt, alpha (NaN for NewReno), srtt_s
-* ``flows``: one row per flow: src, dst, protocol, start_s, size_bytes (NaN = long-lived),
-  delivered_bytes, goodput_bps (after warm-up), sent_pkts, retransmits, timeouts, fast_retransmits,
-  marks (CE-marked packets received), ecn_cuts, fct_s (NaN = unfinished), cwnd_pkt and alpha at the end
-* ``ports``: one row per egress port: src, dst, monitored, rate_bps, utilization, tx_bytes, drops,
-  marks, q_mean_pkt (time average), q_p50_pkt, q_p99_pkt, q_max_pkt, q_min_pkt, idle_s (time the
-  port sent nothing), all after warm-up
-* ``queue_hist``: port, q_pkt, count: histogram of queue samples after warm-up (for CDFs)
-* ``counters``: one row: events, sent_pkts, delivered_pkts, dropped_pkts, in_flight_pkts, now_s
+* ``flows``: one row per flow: src, dst, protocol, start_s, size_bytes (NaN = long-lived);
+  after warm-up: delivered_bytes, goodput_bps, sent_pkts, retransmits, timeouts, fast_retransmits,
+  marks (CE-marked packets received), ecn_cuts; whole run: delivered_bytes_whole_run,
+  sent_pkts_whole_run, retransmits_whole_run, timeouts_whole_run, marks_whole_run,
+  ecn_cuts_whole_run; fct_s (NaN = unfinished); cwnd_pkt and alpha at the end of the run
+* ``ports``: one row per egress port: src, dst, monitored, rate_bps; after warm-up: utilization
+  (busy time / time, in [0, 1]), busy_s, idle_s, tx_bytes and tx_pkts (packets whose transmission
+  ended), arrivals, drops, marks, q_mean_pkt and q_mean_bytes (time averages), q_min_pkt and
+  q_max_pkt (over levels held for a positive time, including the level at warm-up), and for
+  monitored ports q_p50_pkt, q_p99_pkt, q_empty_frac (time-weighted); whole run: drops_whole_run,
+  marks_whole_run
+* ``queue_hist``: port, q_pkt, time_s, frac: time each monitored queue spent at each length after
+  warm-up, and its fraction of that time (the exact queue-length distribution, for CDFs)
+* ``counters``: one row, whole run: events, sent_pkts, delivered_pkts, dropped_pkts,
+  in_flight_pkts, now_s (packet conservation: sent = delivered + dropped + in flight)
 """
 
 from __future__ import annotations
@@ -221,10 +232,13 @@ class Result:
                     "q_p99_pkt": row["q_p99_pkt"],
                     "q_max_pkt": row["q_max_pkt"],
                     "q_min_pkt": row["q_min_pkt"],
+                    "q_empty_frac": row["q_empty_frac"],
                     "idle_s": row["idle_s"],
                     "drops": row["drops"],
                     "marks": row["marks"],
                     "tx_bytes": row["tx_bytes"],
+                    "drops_whole_run": row["drops_whole_run"],
+                    "marks_whole_run": row["marks_whole_run"],
                 }
             )
         c = {k: self.counters[k].iloc[0] for k in self.counters.columns} if len(self.counters) else {}
@@ -243,12 +257,19 @@ class Result:
             "goodput_mean_bps": float(np.nanmean(goodput)) if goodput.size else None,
             "jain_index": self.jain_index() if goodput.size else None,
             "flows_finished": int(np.sum(np.isfinite(fin))),
-            "totals": {
+            "after_warmup": {
                 "delivered_bytes": int(f["delivered_bytes"].sum()),
                 "retransmits": int(f["retransmits"].sum()),
                 "timeouts": int(f["timeouts"].sum()),
                 "drops": int(self.ports["drops"].sum()),
                 "marks": int(self.ports["marks"].sum()),
+            },
+            "whole_run": {
+                "delivered_bytes": int(f["delivered_bytes_whole_run"].sum()),
+                "retransmits": int(f["retransmits_whole_run"].sum()),
+                "timeouts": int(f["timeouts_whole_run"].sum()),
+                "drops": int(self.ports["drops_whole_run"].sum()),
+                "marks": int(self.ports["marks_whole_run"].sum()),
             },
             "ports": ports,
             "flows": flows,

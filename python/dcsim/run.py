@@ -14,9 +14,11 @@ from typing import Callable, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from dcsim._files import atomic_dir
 from dcsim.result import Result
 from dcsim.scenario import ScenarioError, load_scenario
 from dcsim.simulate import simulate
@@ -67,7 +69,7 @@ def print_summary(summary: dict, console: Console) -> None:
         )
     console.print(ports)
 
-    flows = Table(title="Flows (goodput after warm-up)")
+    flows = Table(title="Flows (after warm-up)")
     heads = ("flow", "path", "protocol", "goodput Gbps", "cwnd pkt", "alpha", "retx pkt", "RTOs", "CE pkt", "FCT ms")
     for col in heads:
         flows.add_column(col, justify="left" if col in ("path", "protocol") else "right")
@@ -94,13 +96,15 @@ def print_summary(summary: dict, console: Console) -> None:
     console.print(flows)
 
     pk = summary["packets"]
-    tot = summary["totals"]
+    aw, wr = summary["after_warmup"], summary["whole_run"]
     lines = [
         f"aggregate goodput {_gbps(summary['goodput_total_bps'])}, mean per flow {_gbps(summary['goodput_mean_bps'])}, "
         f"Jain's fairness index {_num(summary['jain_index'], '.4f')}",
-        f"packets: sent {_num(pk['sent_pkts'], 'd')}, delivered {_num(pk['delivered_pkts'], 'd')}, "
-        f"dropped {_num(pk['dropped_pkts'], 'd')}, in flight {_num(pk['in_flight_pkts'], 'd')}; "
-        f"retransmitted {tot['retransmits']} pkt, timeouts {tot['timeouts']}, ECN marks {tot['marks']} pkt",
+        f"after warm-up: retransmitted {aw['retransmits']} pkt, timeouts {aw['timeouts']}, "
+        f"drops {aw['drops']} pkt, ECN marks {aw['marks']} pkt",
+        f"whole run: retransmitted {wr['retransmits']} pkt, timeouts {wr['timeouts']}, drops {wr['drops']} pkt, "
+        f"ECN marks {wr['marks']} pkt; packets sent {_num(pk['sent_pkts'], 'd')}, delivered "
+        f"{_num(pk['delivered_pkts'], 'd')}, dropped {_num(pk['dropped_pkts'], 'd')}, in flight {_num(pk['in_flight_pkts'], 'd')}",
         f"simulated {_time(summary['duration_s'])} (warm-up {_time(summary['warmup_s'])}) in {_time(summary['wall_s'])} wall; "
         f"{_num(summary['events'], ',d')} events, {_num(summary['events_per_wall_s'], ',.0f', 'events/s')}",
     ]
@@ -145,26 +149,28 @@ def run_scenario_file(
         except ScenarioError as e:  # the engine's own validation (Python should have caught it first)
             fail(f"{scenario}: invalid scenario\n{e}")
             raise
-    files = result.to_dir(out)
     summary = result.summary()
     if json_out:
         console.print_json(json.dumps(summary))
     else:
         print_summary(summary, console)
     plot_errors = []
-    if plots:
-        from dcsim.plotting import PLOTS
+    # Everything is written into a temporary directory that replaces `out` only when complete:
+    # Ctrl-C or a crash never leaves a half-written directory, nor stale files of an older run.
+    with atomic_dir(out) as tmp:
+        files = result.to_dir(tmp)
+        if plots:
+            from dcsim.plotting import PLOTS
 
-        for name, fn in PLOTS.items():
-            path = out / name
-            try:
-                fn(result, path)
-                files.append(path)
-            except Exception as e:  # a plot must never lose the tables already written
-                plot_errors.append(f"{name}: {type(e).__name__}: {e}")
+            for name, fn in PLOTS.items():
+                try:
+                    fn(result, tmp / name)
+                    files.append(tmp / name)
+                except Exception as e:  # a plot must never lose the tables already written
+                    plot_errors.append(f"{name}: {type(e).__name__}: {e}")
     info.print(f"files in {out}/: " + ", ".join(p.name for p in files))
     if plot_errors:
         for msg in plot_errors:
-            info.print(f"[bold red]plot failed:[/] {msg}")
+            info.print(f"[bold red]plot failed:[/] {escape(msg)}")
         raise typer.Exit(code=1)
     return result

@@ -41,7 +41,16 @@ from collections import deque
 from pathlib import Path
 from typing import Annotated, Any, ClassVar, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import PydanticCustomError
 
 from dcsim import _core
@@ -85,8 +94,15 @@ AQM_KINDS = ("droptail", "threshold", "red")
 TOPOLOGIES = ("dumbbell", "graph")
 NODE_KINDS = ("host", "switch")
 
-#: Longest run the engine's u64 picosecond clock allows with room to spare, s.
-MAX_DURATION_S = 1e6
+#: The engine's documented maxima (crates/dcsim-core/src/scenario.rs), checked here first so that
+#: nothing is expanded or allocated for an impossible scenario.
+LIMITS: dict = ENGINE_DEFAULTS["limits"]
+#: Longest time any field may hold (the run, delays, timers), s: 10^6 s. The engine's u64
+#: picosecond clock reaches 1.8e7 s, so sums of a few such times never wrap.
+MAX_TIME_S = LIMITS["max_time_ps"] / 1e12
+MAX_DURATION_S = MAX_TIME_S
+MIN_RATE_BPS = float(LIMITS["min_rate_bps"])
+MAX_RATE_BPS = float(LIMITS["max_rate_bps"])
 
 
 class ScenarioError(ValueError):
@@ -224,16 +240,63 @@ def _rate_v(v: Any) -> float:
         raise ValueError(_strip_what(e)) from None
 
 
+def _check_time_range(x: float, v: Any) -> float:
+    if abs(x) > MAX_TIME_S:
+        raise ValueError(f"{v!r} is out of range; allowed at most {MAX_TIME_S:g} s (10^6 s)")
+    return x
+
+
 def _time_v(v: Any) -> float:
     try:
-        return parse_time(v, "\0")
+        x = parse_time(v, "\0")
     except UnitError as e:
         raise ValueError(_strip_what(e)) from None
+    return _check_time_range(x, v)
+
+
+def _int_v(v: Any) -> int:
+    """A whole number: TOML/JSON integers only (no true/false, no 2.0, no "2")."""
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise ValueError(f"expected a whole number, got {v!r}")
+    return v
+
+
+def _float_v(v: Any) -> float:
+    """A real number: integers and floats (no true/false, no strings)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise ValueError(f"expected a number, got {v!r}")
+    x = float(v)
+    if not math.isfinite(x):
+        raise ValueError(f"{v!r} is not finite")
+    return x
+
+
+def _bool_v(v: Any) -> bool:
+    """true or false only (no 1/0, no "yes")."""
+    if not isinstance(v, bool):
+        raise ValueError(f"expected true or false, got {v!r}")
+    return v
+
+
+Int = Annotated[int, PlainValidator(_int_v)]
+"""A whole number, strictly (TOML integer)."""
+Float = Annotated[float, PlainValidator(_float_v)]
+"""A finite real number, strictly (TOML integer or float, never a boolean or a string)."""
+Bool = Annotated[bool, PlainValidator(_bool_v)]
+"""true or false, strictly."""
 
 
 def _size_v(v: Any) -> Size:
     try:
         return parse_size(v, "\0")
+    except UnitError as e:
+        raise ValueError(_strip_what(e)) from None
+
+
+def _window_v(v: Any) -> Size:
+    """A window: packets, written "2pkt" or plainly 2 (windows are counted in packets)."""
+    try:
+        return parse_size(v, "\0", bare="pkt")
     except UnitError as e:
         raise ValueError(_strip_what(e)) from None
 
@@ -247,9 +310,11 @@ def _time_or_list_v(v: Any) -> Union[float, list[float]]:
         out = []
         for i, x in enumerate(v):
             try:
-                out.append(parse_time(x, "\0"))
+                out.append(_check_time_range(parse_time(x, "\0"), x))
             except UnitError as e:
                 raise _err(f"[{i}]", _strip_what(e)) from None
+            except ValueError as e:
+                raise _err(f"[{i}]", str(e)) from None
         return out
     return _time_v(v)
 
@@ -262,6 +327,8 @@ TimeOrList = Annotated[Union[float, list[float]], PlainValidator(_time_or_list_v
 """One time or a list of times, s; written "100us" or ["100us", "200us"]."""
 SizeQ = Annotated[Size, PlainValidator(_size_v), PlainSerializer(size_str, return_type=str)]
 """A size in packets or bytes; written "65pkt" or "256KB"."""
+WindowQ = Annotated[Size, PlainValidator(_window_v), PlainSerializer(size_str, return_type=str)]
+"""A window in packets; written "2pkt" or 2."""
 
 
 def _one_of(value: str, allowed: tuple[str, ...]) -> str:
@@ -269,17 +336,21 @@ def _one_of(value: str, allowed: tuple[str, ...]) -> str:
 
 
 def _positive_rate(field: str, bps: float) -> None:
-    if not bps >= 1.0:  # also catches NaN
-        raise _err(field, f"{rate_str(bps) if math.isfinite(bps) else bps} is not a positive rate; allowed > 0 bit/s, e.g. \"10Gbps\"")
+    if not (MIN_RATE_BPS <= bps <= MAX_RATE_BPS):  # also catches NaN
+        shown = rate_str(bps) if math.isfinite(bps) and bps > 0 else repr(bps)
+        raise _err(field, f"{shown} is out of range; allowed 1Kbps .. 10Tbps, e.g. \"10Gbps\"")
 
 
 def _amount(field: str, sz: Size, packet_bytes: int) -> dict:
     """Size -> the engine's Amount ({"packets": n} or {"bytes": n}); must be a positive whole number."""
     if not sz.value > 0:
         raise _err(field, f"{size_str(sz)} must be positive; allowed > 0 packets or bytes, e.g. \"100pkt\"")
+    what = "packets" if sz.unit == "pkt" else "bytes"
     if not float(sz.value).is_integer():
-        what = "packets" if sz.unit == "pkt" else "bytes"
         raise _err(field, f"{size_str(sz)} is not a whole number of {what}")
+    top = LIMITS["max_buffer_pkt"] if sz.unit == "pkt" else LIMITS["max_buffer_bytes"]
+    if sz.value > top:
+        raise _err(field, f"{size_str(sz)} is out of range; allowed at most {top} {what}")
     return {"packets": int(sz.value)} if sz.unit == "pkt" else {"bytes": int(sz.value)}
 
 
@@ -330,11 +401,11 @@ class Aqm(_Model):
     K: Optional[SizeQ] = None
     min_th: Optional[SizeQ] = None
     max_th: Optional[SizeQ] = None
-    max_p: Optional[float] = None
-    w_q: Optional[float] = None
-    gentle: Optional[bool] = None
-    ecn: Optional[bool] = None
-    wait: Optional[bool] = None
+    max_p: Optional[Float] = None
+    w_q: Optional[Float] = None
+    gentle: Optional[Bool] = None
+    ecn: Optional[Bool] = None
+    wait: Optional[Bool] = None
 
     _PARAMS: ClassVar[dict[str, tuple[str, ...]]] = {
         "droptail": (),
@@ -453,7 +524,7 @@ class Network(_Model):
 
     topology: str = "dumbbell"
     # dumbbell
-    senders: Optional[int] = None
+    senders: Optional[Int] = None
     bottleneck: Optional[Rate] = None
     access: Optional[Rate] = None
     rtt: Optional[TimeOrList] = None
@@ -464,8 +535,8 @@ class Network(_Model):
     nodes: Optional[list[Node]] = None
     links: Optional[list[Link]] = None
     # both
-    packet_bytes: int = ENGINE_DEFAULTS["packet_bytes"]
-    header_bytes: int = ENGINE_DEFAULTS["header_bytes"]
+    packet_bytes: Int = ENGINE_DEFAULTS["packet_bytes"]
+    header_bytes: Int = ENGINE_DEFAULTS["header_bytes"]
 
     _DUMBBELL: ClassVar[tuple[str, ...]] = ("senders", "bottleneck", "access", "rtt", "rtts", "buffer", "aqm")
     _GRAPH: ClassVar[tuple[str, ...]] = ("nodes", "links")
@@ -474,17 +545,20 @@ class Network(_Model):
     def _check(self) -> "Network":
         if self.topology not in TOPOLOGIES:
             raise _err("topology", _one_of(self.topology, TOPOLOGIES))
-        if not (self.header_bytes >= 0 and self.header_bytes < self.packet_bytes <= 65535):
+        top = LIMITS["max_packet_bytes"]
+        if not (1 <= self.header_bytes < self.packet_bytes <= top):
             raise _err(
                 "packet_bytes",
-                f"{self.packet_bytes} is out of range; allowed header_bytes ({self.header_bytes}) < packet_bytes <= 65535",
+                f"{self.packet_bytes} (header_bytes {self.header_bytes}) is out of range; "
+                f"allowed 1 <= header_bytes < packet_bytes <= {top}",
             )
         if self.topology == "dumbbell":
             for name in self._GRAPH:
                 if getattr(self, name) is not None:
                     raise _err(name, 'only for topology = "graph"')
-            if self.senders is not None and self.senders < 1:
-                raise _err("senders", f"{self.senders} is out of range; allowed >= 1")
+            top = LIMITS["max_nodes"] - 2
+            if self.senders is not None and not (1 <= self.senders <= top):
+                raise _err("senders", f"{self.senders} is out of range; allowed 1 .. {top}")
             if self.bottleneck is None:
                 raise _err("bottleneck", 'required for a dumbbell, e.g. bottleneck = "10Gbps"')
             _positive_rate("bottleneck", self.bottleneck)
@@ -516,6 +590,10 @@ class Network(_Model):
                     raise _err(name, 'only for topology = "dumbbell"; give [[network.links]] with rate, delay, buffer, aqm')
             if not self.nodes:
                 raise _err("nodes", "a graph needs [[network.nodes]] entries {name, kind}")
+            if len(self.nodes) > LIMITS["max_nodes"]:
+                raise _err("nodes", f"{len(self.nodes)} nodes is out of range; allowed at most {LIMITS['max_nodes']}")
+            if self.links is not None and len(self.links) > LIMITS["max_links"]:
+                raise _err("links", f"{len(self.links)} links is out of range; allowed at most {LIMITS['max_links']}")
             seen: set[str] = set()
             for i, n in enumerate(self.nodes):
                 if n.name in seen:
@@ -591,13 +669,13 @@ class Network(_Model):
 class DelayedAck(_Model):
     """Receiver delayed ACK (RFC 8257 §3.2 CE state machine): ACK every ``segments`` packets or after ``timeout``."""
 
-    segments: int = ENGINE_DEFAULTS["delack_segments"]
+    segments: Int = ENGINE_DEFAULTS["delack_segments"]
     timeout: Time = _s("delack_timeout_ps")
 
     @model_validator(mode="after")
     def _check(self) -> "DelayedAck":
-        if self.segments < 1:
-            raise _err("segments", f"{self.segments} is out of range; allowed >= 1")
+        if not (1 <= self.segments <= LIMITS["max_count"]):
+            raise _err("segments", f"{self.segments} is out of range; allowed 1 .. {LIMITS['max_count']}")
         if not self.timeout > 0:
             raise _err("timeout", f"{time_str(self.timeout)} is not positive; allowed > 0 s")
         return self
@@ -610,19 +688,21 @@ class FlowGroup(_Model):
     the paper requires g in (0, 1), we also allow g = 1 (alpha = F of the last window).
     """
 
-    count: int = 1
+    count: Int = 1
     protocol: str
-    g: Optional[float] = None
-    alpha_init: Optional[float] = None
-    ecn: Optional[bool] = None
+    g: Optional[Float] = None
+    alpha_init: Optional[Float] = None
+    ecn: Optional[Bool] = None
     start: Time = 0.0
     stagger: Time = 0.0
     size: Optional[SizeQ] = None
-    min_cwnd: SizeQ = Size(ENGINE_DEFAULTS["min_cwnd_pkt"], "pkt")
-    init_cwnd: SizeQ = Size(ENGINE_DEFAULTS["init_cwnd_pkt"], "pkt")
+    min_cwnd: WindowQ = Size(ENGINE_DEFAULTS["min_cwnd_pkt"], "pkt")
+    init_cwnd: WindowQ = Size(ENGINE_DEFAULTS["init_cwnd_pkt"], "pkt")
     min_rto: Time = _s("min_rto_ps")
-    delayed_ack: Union[bool, DelayedAck] = False
-    senders: Optional[list[int]] = None
+    #: None: every packet is ACKed at once (the papers' ns-2 setting); ``true`` in a file means
+    #: the defaults (a table {segments, timeout}).
+    delayed_ack: Optional[DelayedAck] = None
+    senders: Optional[list[Int]] = None
     src: Optional[str] = None
     dst: Optional[str] = None
 
@@ -632,10 +712,21 @@ class FlowGroup(_Model):
         "alpha_init": ENGINE_DEFAULTS["dctcp_alpha_init"],
     }
 
+    @field_validator("delayed_ack", mode="before")
+    @classmethod
+    def _delayed_ack_form(cls, v: Any) -> Any:
+        if v is True:
+            return {}
+        if v is False or v is None:
+            return None
+        if isinstance(v, (dict, DelayedAck)):
+            return v
+        raise ValueError(f"expected true, false or a table {{segments, timeout}}, got {v!r}")
+
     @model_validator(mode="after")
     def _check(self) -> "FlowGroup":
-        if self.count < 1:
-            raise _err("count", f"{self.count} is out of range; allowed >= 1")
+        if not (1 <= self.count <= LIMITS["max_flows"]):
+            raise _err("count", f"{self.count} is out of range; allowed 1 .. {LIMITS['max_flows']}")
         if self.protocol not in PROTOCOLS:
             raise _err("protocol", _one_of(self.protocol, PROTOCOLS))
         if self.protocol == "dctcp":
@@ -664,14 +755,16 @@ class FlowGroup(_Model):
                 raise _err("size", f"{size_str(self.size)} must be positive, or omit size for a long-lived flow")
             if self.size.unit == "B" and not float(self.size.value).is_integer():
                 raise _err("size", f"{size_str(self.size)} is not a whole number of bytes")
+            top = LIMITS["max_flow_bytes"]
+            if self.size.bytes(1500) > top:  # packets count at most 1500 B each
+                raise _err("size", f"{size_str(self.size)} is out of range; allowed at most {top} bytes (1 PB)")
+        top = LIMITS["max_window_pkt"]
         for name in ("min_cwnd", "init_cwnd"):
             w = _whole_packets(name, getattr(self, name))
-            if not (math.isfinite(w) and w >= 1):
-                raise _err(name, f"{w:g} is out of range; allowed >= 1 packet")
+            if not (math.isfinite(w) and 1 <= w <= top):
+                raise _err(name, f"{w:g} is out of range; allowed 1 .. {top:g} packets")
         if not self.min_rto > 0:
             raise _err("min_rto", f"{time_str(self.min_rto)} is not positive; allowed > 0 s, e.g. \"10ms\"")
-        if self.delayed_ack is True:
-            self.delayed_ack = DelayedAck()
         return self
 
     def protocol_engine(self) -> dict:
@@ -691,7 +784,7 @@ class FlowGroup(_Model):
 class Run(_Model):
     duration: Time
     warmup: Time = 0.0
-    seed: int = 1
+    seed: Int = 1
 
     @model_validator(mode="after")
     def _check(self) -> "Run":
@@ -717,7 +810,10 @@ class Metrics(_Model):
     throughput_interval: Time = _s("throughput_interval_ps")
     cwnd_interval: Time = _s("cwnd_interval_ps")
     monitor: Optional[list[str]] = None
-    max_rows: int = ENGINE_DEFAULTS["max_rows"]
+    #: Memory the run may use: the world plus the sampled series, counted twice (the engine's
+    #: columns and pandas' copy). A run that would need more is refused before it starts, with
+    #: the sampling interval to lengthen.
+    max_memory: SizeQ = Size(float(ENGINE_DEFAULTS["max_memory_bytes"]), "B")
 
     @model_validator(mode="after")
     def _check(self) -> "Metrics":
@@ -725,11 +821,16 @@ class Metrics(_Model):
             v = getattr(self, name)
             if not (v > 0 and to_ps(v) >= 1):
                 raise _err(name, f"{time_str(v)} is not positive; allowed >= 1 ps")
-        if self.max_rows < 1:
-            raise _err("max_rows", f"{self.max_rows} is out of range; allowed >= 1")
+        if self.max_memory.unit != "B" or not self.max_memory.value >= 1:
+            raise _err("max_memory", f"{size_str(self.max_memory)}: give a positive size in bytes, e.g. \"1GB\"")
+        seen: dict[tuple[str, str], int] = {}
         for i, m in enumerate(self.monitor or []):
-            if m.count("->") != 1 or not all(p.strip() for p in m.split("->")):
+            if not isinstance(m, str) or m.count("->") != 1 or not all(p.strip() for p in m.split("->")):
                 raise _err(f"monitor[{i}]", f"{m!r} is not a port; write \"from->to\", e.g. \"sw->r\"")
+            key = tuple(p.strip() for p in m.split("->"))
+            if key in seen:
+                raise _err(f"monitor[{i}]", f"{m!r} is already monitored (monitor[{seen[key]}]); list each port once")
+            seen[key] = i
         return self
 
     def ports(self) -> Optional[list[tuple[str, str]]]:
@@ -776,6 +877,9 @@ class Scenario(_Model):
         net = self.network
         if not self.flows:
             raise _err("flows", "no flows: give at least one [[flows]] entry with count and protocol (dctcp, newreno)")
+        total = sum(f.count for f in self.flows)
+        if total > LIMITS["max_flows"]:
+            raise _err("flows", f"{total} flows in all is out of range; allowed at most {LIMITS['max_flows']}")
         if net.topology == "dumbbell":
             if net.senders is None:
                 net.senders = sum(f.count for f in self.flows)
@@ -846,10 +950,7 @@ class Scenario(_Model):
     def from_toml(cls, path: Union[str, Path]) -> "Scenario":
         """Load and validate a TOML scenario file; raises :class:`ScenarioError`."""
         path = Path(path)
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as e:
-            raise ScenarioError(f"{path}: cannot read the scenario file ({e.strerror or e})") from None
+        text = _read_text(path)
         try:
             return cls.from_toml_str(text)
         except ScenarioError as e:
@@ -904,9 +1005,9 @@ class Scenario(_Model):
                     "init_cwnd_pkt": float(f.init_cwnd.value),
                     "min_rto_ps": to_ps(f.min_rto),
                     "delayed_ack": (
-                        {"segments": int(f.delayed_ack.segments), "timeout_ps": to_ps(f.delayed_ack.timeout)}
-                        if isinstance(f.delayed_ack, DelayedAck)
-                        else None
+                        None
+                        if f.delayed_ack is None
+                        else {"segments": int(f.delayed_ack.segments), "timeout_ps": to_ps(f.delayed_ack.timeout)}
                     ),
                 }
             )
@@ -925,12 +1026,22 @@ class Scenario(_Model):
                 "throughput_interval_ps": to_ps(m.throughput_interval),
                 "cwnd_interval_ps": to_ps(m.cwnd_interval),
                 "monitor": None if ports is None else [{"from": a, "to": b} for a, b in ports],
-                "max_rows": int(m.max_rows),
+                "max_memory_bytes": int(m.max_memory.value),
             },
         }
 
     def to_engine_json(self) -> str:
         return json.dumps(self.to_engine_spec())
+
+    def check_resources(self) -> dict:
+        """The engine spec, after the engine's own checks that need no run: sizes against its
+        documented maxima and the memory bound (metrics.max_memory). Raises ScenarioError."""
+        spec = self.to_engine_spec()
+        try:
+            _core.validate_spec(json.dumps(spec))
+        except ValueError as e:
+            raise ScenarioError(str(e)) from None
+        return spec
 
     # -- convenience for reports ---------------------------------------------------------------
 
@@ -974,14 +1085,32 @@ def _reachable(adj: dict[str, list[str]], src: str, dst: str) -> bool:
     return False
 
 
+def _read_text(path: Path) -> str:
+    """The text of a scenario file; a clear ScenarioError if it is missing or not UTF-8 text."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ScenarioError(f"{path}: cannot read the scenario file ({e.strerror or e})") from None
+    if len(raw) > 64 * 2**20:
+        raise ScenarioError(f"{path}: {len(raw)} bytes is not a scenario file (allowed at most 64 MiB of TOML)")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ScenarioError(
+            f"{path}: not a text file: byte 0x{raw[e.start]:02x} at offset {e.start} is not UTF-8; "
+            "a scenario is a UTF-8 TOML file"
+        ) from None
+    if "\x00" in text:
+        raise ScenarioError(f"{path}: not a text file (it contains NUL bytes); a scenario is a UTF-8 TOML file")
+    return text
+
+
 def load_scenario(path: Union[str, Path]) -> Scenario:
     """Load a scenario file: ``.toml`` (the usual), or ``.json`` of the same shape."""
     path = Path(path)
     if path.suffix.lower() == ".json":
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as e:
-            raise ScenarioError(f"{path}: cannot read the scenario file ({e.strerror or e})") from None
+            data = json.loads(_read_text(path))
         except json.JSONDecodeError as e:
             raise ScenarioError(f"scenario file: not valid JSON: {e}") from None
         return Scenario.from_dict(data)

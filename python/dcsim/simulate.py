@@ -16,6 +16,10 @@ __all__ = ["simulate", "engine"]
 
 Progress = Callable[[float, float], None]
 
+#: Events the engine handles per call before control returns to Python (about 0.1 s of engine
+#: time at 10^7 events/s): Ctrl-C and the progress callback answer within that.
+EVENTS_PER_CALL = 1 << 20
+
 
 def engine():
     """The engine binding ``dcsim._core``; a clear error if it is missing or too old."""
@@ -42,10 +46,11 @@ def simulate(
 ) -> Result:
     """Run ``scenario`` (a :class:`Scenario`, a dict of the TOML shape, or a scenario file path).
 
-    The engine advances in ``chunks`` equal steps of simulated time; after each,
-    ``progress(now_s, duration_s)`` is called (for a progress bar). Raises :class:`ScenarioError`
-    for an invalid scenario before anything runs; the engine's own ``field: message`` errors pass
-    through unchanged.
+    The engine advances in ``chunks`` equal steps of simulated time, and returns to Python at
+    least every :data:`EVENTS_PER_CALL` events, so Ctrl-C (KeyboardInterrupt) stops a run within
+    a fraction of a second; ``progress(now_s, duration_s)`` is called after each step (for a
+    progress bar). Raises :class:`ScenarioError` for an invalid scenario before anything runs;
+    the engine's own ``field: message`` errors pass through unchanged.
     """
     from dcsim.result import Result
     from dcsim.scenario import Scenario, ScenarioError, load_scenario
@@ -58,7 +63,7 @@ def simulate(
         raise TypeError(f"simulate: expected a Scenario, dict or path, got {type(scenario).__name__}")
     if not (isinstance(chunks, int) and chunks >= 1):
         raise ValueError(f"chunks: {chunks!r} is out of range; allowed an integer >= 1")
-    spec = scenario.to_engine_spec()
+    spec = scenario.check_resources()
     core = engine()
     t0 = time.perf_counter()
     try:
@@ -67,7 +72,10 @@ def simulate(
         raise ScenarioError(str(e)) from None
     duration_ps = int(sim.duration_ps)
     for i in range(1, chunks + 1):
-        sim.run_until(duration_ps * i // chunks)
+        target = duration_ps * i // chunks
+        while not sim.run_until(target, EVENTS_PER_CALL):
+            if progress is not None:
+                progress(int(sim.now_ps) / 1e12, duration_ps / 1e12)
         if progress is not None:
             progress(int(sim.now_ps) / 1e12, duration_ps / 1e12)
     raw = sim.results()

@@ -6,8 +6,11 @@ Inside dcsim every quantity has exactly one unit:
 * time      -> seconds          (float); the Rust engine uses integer picoseconds
 * size      -> bytes            (float) or packets when the user wrote "pkt"
 
-Plain numbers are accepted and taken to be in the SI base unit (bit/s, s, bytes).
-Every parse error names what was given and what is allowed.
+A quantity must carry its unit ("100" alone could be seconds or microseconds); only 0 may be
+written bare. Units are case-sensitive: b is a bit and B a byte ("10Gbps" is gigabits per
+second, "1.25GBps" gigabytes per second, "1Mb" a megabit), m would be milli, so "10mbps" or
+"10GBPS" are refused with a hint rather than guessed. Every parse error names what was given
+and what is allowed.
 """
 
 from __future__ import annotations
@@ -39,69 +42,98 @@ class UnitError(ValueError):
 
 
 _NUM = r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
-_RE = re.compile(r"^\s*" + _NUM + r"\s*([A-Za-z/]*)\s*$")
+_RE = re.compile(r"^\s*" + _NUM + r"\s*([A-Za-z/µμ]*)\s*$")
 
-_RATE_UNITS = {
-    "bps": 1.0, "b/s": 1.0,
-    "kbps": 1e3, "kb/s": 1e3,
-    "mbps": 1e6, "mb/s": 1e6,
-    "gbps": 1e9, "gb/s": 1e9,
-    "tbps": 1e12, "tb/s": 1e12,
-}
+# Units are case-sensitive, as in the SI and IEC conventions: b is a bit and B a byte; k (or K)
+# is kilo, M mega, G giga, T tera; m would be milli. Anything else is rejected (with a hint when
+# the spelling looks like a known unit in another case), never guessed.
+_PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def _rate_units() -> dict[str, float]:
+    out = {}
+    for p, mult in _PREFIX.items():
+        for bit in ("bps", "b/s", "bit/s"):
+            out[p + bit] = mult
+        for byte in ("Bps", "B/s"):
+            out[p + byte] = 8.0 * mult
+    return out
+
+
+_RATE_UNITS = _rate_units()  # -> bit/s per unit
 _TIME_UNITS = {
     # divisors: seconds = number / divisor (division keeps "100us" == 1e-4 exactly)
-    "s": 1.0, "sec": 1.0,
+    "s": 1.0,
     "ms": 1e3,
     "us": 1e6,
+    "µs": 1e6,
+    "μs": 1e6,
     "ns": 1e9,
     "ps": 1e12,
 }
-# Sizes: decimal SI prefixes (KB = 1000 B) as in networking; KiB etc. are binary.
-_SIZE_UNITS = {
-    "b": 1.0, "byte": 1.0, "bytes": 1.0,
-    "kb": 1e3, "mb": 1e6, "gb": 1e9,
-    "kib": 1024.0, "mib": 1024.0**2, "gib": 1024.0**3,
-}
-_PKT_UNITS = {"pkt", "pkts", "packet", "packets", "p"}
 
 
-def _split(value: str | float | int, what: str, allowed: str) -> tuple[float, str]:
-    if isinstance(value, bool):
-        raise UnitError(f"{what}: expected a number or a string like {allowed}, got {value!r}")
+def _size_units() -> dict[str, float]:
+    out = {"B": 1.0, "byte": 1.0, "bytes": 1.0, "b": 0.125, "bit": 0.125, "bits": 0.125}
+    for p, mult in _PREFIX.items():
+        if p:
+            out[p + "B"] = mult  # KB = 1000 B: decimal, as in networking
+            out[p + "b"] = mult / 8.0  # Mb = 10^6 bit
+            out[p + "bit"] = mult / 8.0
+    for p, mult in (("Ki", 1024.0), ("Mi", 1024.0**2), ("Gi", 1024.0**3), ("Ti", 1024.0**4)):
+        out[p + "B"] = mult
+    return out
+
+
+_SIZE_UNITS = _size_units()  # -> bytes per unit
+_PKT_UNITS = {"pkt", "pkts", "packet", "packets"}
+
+RATE_FORMS = '"10Gbps", "100Mbps", "1.25GBps" (b = bit, B = byte; prefixes k/K, M, G, T)'
+TIME_FORMS = '"1s", "50ms", "100us", "500ns", "10ps"'
+SIZE_FORMS = '"65pkt", "1500B", "256KB", "1MiB", "1Mb" (B = byte, b = bit)'
+
+
+def _hint(unit: str, known) -> str:
+    """A did-you-mean for a unit spelled in the wrong case, e.g. 'gbps' -> 'Gbps'."""
+    same = [k for k in known if k.lower() == unit.lower()]
+    return f"; did you mean {' or '.join(repr(k) for k in same)}?" if same else ""
+
+
+def _split(value, what: str, forms: str) -> tuple[float, str]:
+    """(number, unit) of a quantity; a number without a unit is refused unless it is 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise UnitError(f"{what}: expected a quantity with a unit such as {forms}, got {value!r}")
     if isinstance(value, (int, float)):
-        return float(value), ""
-    if not isinstance(value, str):
-        raise UnitError(f"{what}: expected a number or a string like {allowed}, got {value!r}")
-    m = _RE.match(value.replace("μ", "µ").replace("µs", "us"))
-    if not m:
-        raise UnitError(f"{what}: cannot parse {value!r}; write a number and a unit such as {allowed}")
-    return float(m.group(1)), m.group(2)
+        x, u = float(value), ""
+    else:
+        m = _RE.match(value)
+        if not m:
+            raise UnitError(f"{what}: cannot parse {value!r}; write a number and a unit such as {forms}")
+        x, u = float(m.group(1)), m.group(2)
+    if not math.isfinite(x):
+        raise UnitError(f"{what}: {value!r} is not finite")
+    if not u and x != 0:
+        raise UnitError(f"{what}: {value!r} has no unit; write a number and a unit such as {forms}")
+    return x, u
 
 
 def parse_rate(value: str | float | int, what: str = "rate") -> float:
-    """Parse a link rate such as "10Gbps" into bit/s. Plain numbers are bit/s."""
-    allowed = '"10Gbps", "1Gbps", "100Mbps" (units: bps, Kbps, Mbps, Gbps, Tbps)'
-    x, u = _split(value, what, allowed)
+    """Parse a link rate such as "10Gbps" (bits) or "1.25GBps" (bytes) into bit/s."""
+    x, u = _split(value, what, RATE_FORMS)
     if u:
-        key = u.lower()
-        if key not in _RATE_UNITS:
-            raise UnitError(f"{what}: unknown rate unit {u!r} in {value!r}; allowed: {allowed}")
-        x *= _RATE_UNITS[key]
-    if not math.isfinite(x):
-        raise UnitError(f"{what}: {value!r} is not finite")
+        if u not in _RATE_UNITS:
+            raise UnitError(f"{what}: unknown rate unit {u!r} in {value!r}{_hint(u, _RATE_UNITS)}; allowed: {RATE_FORMS}")
+        x *= _RATE_UNITS[u]
     return x
 
 
 def parse_time(value: str | float | int, what: str = "time") -> float:
-    """Parse a duration such as "100us" into seconds. Plain numbers are seconds."""
-    allowed = '"1s", "50ms", "100us", "500ns" (units: s, ms, us, ns, ps)'
-    x, u = _split(value, what, allowed)
+    """Parse a duration such as "100us" into seconds."""
+    x, u = _split(value, what, TIME_FORMS)
     if u:
         if u not in _TIME_UNITS:
-            raise UnitError(f"{what}: unknown time unit {u!r} in {value!r}; allowed: {allowed}")
+            raise UnitError(f"{what}: unknown time unit {u!r} in {value!r}{_hint(u, _TIME_UNITS)}; allowed: {TIME_FORMS}")
         x /= _TIME_UNITS[u]
-    if not math.isfinite(x):
-        raise UnitError(f"{what}: {value!r} is not finite")
     return x
 
 
@@ -122,20 +154,25 @@ class Size:
         return f"{self.value:g}{'pkt' if self.unit == 'pkt' else 'B'}"
 
 
-def parse_size(value: str | float | int | Size, what: str = "size") -> Size:
-    """Parse "65pkt" (packets) or "256KB" / "1500B" (bytes). Plain numbers are packets."""
+def parse_size(value: str | float | int | Size, what: str = "size", *, bare: str | None = None) -> Size:
+    """Parse "65pkt" (packets) or "256KB" / "1500B" / "1Mb" (bytes; b = bit).
+
+    A plain number needs ``bare="pkt"`` (fields counted in packets by definition, such as
+    windows); otherwise it is refused unless it is 0.
+    """
     if isinstance(value, Size):
         return value
-    allowed = '"65pkt", "1500B", "256KB", "1MiB" (units: pkt, B, KB, MB, GB, KiB, MiB, GiB)'
-    x, u = _split(value, what, allowed)
-    if not math.isfinite(x):
-        raise UnitError(f"{what}: {value!r} is not finite")
-    if not u or u.lower() in _PKT_UNITS:
+    if bare == "pkt" and isinstance(value, (int, float)) and not isinstance(value, bool):
+        x, u = float(value), "pkt"
+        if not math.isfinite(x):
+            raise UnitError(f"{what}: {value!r} is not finite")
+    else:
+        x, u = _split(value, what, SIZE_FORMS)
+    if not u or u in _PKT_UNITS:
         return Size(x, "pkt")
-    key = u.lower()
-    if key not in _SIZE_UNITS:
-        raise UnitError(f"{what}: unknown size unit {u!r} in {value!r}; allowed: {allowed}")
-    return Size(x * _SIZE_UNITS[key], "B")
+    if u not in _SIZE_UNITS:
+        raise UnitError(f"{what}: unknown size unit {u!r} in {value!r}{_hint(u, _SIZE_UNITS)}; allowed: {SIZE_FORMS}")
+    return Size(x * _SIZE_UNITS[u], "B")
 
 
 def capacity_pps(C_bps: float, packet_bytes: float = DEFAULT_PACKET_BYTES) -> float:

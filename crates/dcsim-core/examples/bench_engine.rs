@@ -75,7 +75,7 @@ fn main() {
     let mut sim = Sim::new(spec(duration_s)).expect("spec");
     sim.run().expect("run");
     let wall = t0.elapsed().as_secs_f64();
-    let tables = sim.results();
+    let tables = sim.results().expect("results");
     let c = sim.counters();
     let ports = tables.iter().find(|t| t.name == "ports").unwrap();
     let b = ports.u64("monitored").iter().position(|&m| m == 1).unwrap();

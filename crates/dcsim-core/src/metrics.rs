@@ -1,6 +1,6 @@
 //! Probes and result tables. Memory is bounded: every series is sampled at a fixed interval
-//! (the row count is known before the run and checked against `metrics.max_rows`), and the queue
-//! distribution is a histogram.
+//! (its size is known before the run and checked against `metrics.max_memory_bytes`), and the
+//! queue distribution is a time-weighted histogram kept by the port itself.
 
 use crate::units::Time;
 
@@ -67,27 +67,18 @@ pub struct QueueProbe {
     pub port: Vec<u64>,
     pub q_pkt: Vec<u64>,
     pub q_bytes: Vec<u64>,
-    /// Per monitored port: histogram of sampled queue lengths (packets) after warm-up.
-    pub hist: Vec<Vec<u64>>,
 }
 
 impl QueueProbe {
-    pub fn record(&mut self, now: Time, k: usize, port: u32, q_pkt: u64, q_bytes: u64, after_warmup: bool) {
+    pub fn record(&mut self, now: Time, port: u32, q_pkt: u64, q_bytes: u64) {
         self.t_s.push(now.secs_f64());
         self.port.push(port as u64);
         self.q_pkt.push(q_pkt);
         self.q_bytes.push(q_bytes);
-        if after_warmup {
-            let h = &mut self.hist[k];
-            if h.len() <= q_pkt as usize {
-                h.resize(q_pkt as usize + 1, 0);
-            }
-            h[q_pkt as usize] += 1;
-        }
     }
 }
 
-/// Quantile (0..1) of a histogram indexed by value; NaN if empty.
+/// Quantile (0..1) of a histogram indexed by value (weights: counts or time); NaN if empty.
 pub fn hist_quantile(h: &[u64], q: f64) -> f64 {
     let total: u64 = h.iter().sum();
     if total == 0 {

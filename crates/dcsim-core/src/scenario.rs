@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{invalid, Error, Result};
+use crate::units::{MAX_RATE_BPS, MAX_TIME_PS, MIN_RATE_BPS};
 
 fn default_packet_bytes() -> u32 {
     1500
@@ -64,10 +65,45 @@ pub fn defaults() -> serde_json::Value {
         "queue_interval_ps": default_queue_interval_ps(),
         "throughput_interval_ps": default_throughput_interval_ps(),
         "cwnd_interval_ps": default_cwnd_interval_ps(),
-        "max_rows": default_max_rows(),
+        "max_memory_bytes": default_max_memory_bytes(),
         "host_backlog_pkt": default_host_backlog_pkt(),
+        "limits": {
+            "max_time_ps": MAX_TIME_PS,
+            "min_rate_bps": MIN_RATE_BPS,
+            "max_rate_bps": MAX_RATE_BPS,
+            "max_nodes": MAX_NODES,
+            "max_links": MAX_LINKS,
+            "max_flows": MAX_FLOWS,
+            "max_buffer_pkt": MAX_BUFFER_PKT,
+            "max_buffer_bytes": MAX_BUFFER_BYTES,
+            "max_flow_bytes": MAX_FLOW_BYTES,
+            "max_window_pkt": MAX_WINDOW_PKT,
+            "max_count": MAX_COUNT,
+            "max_packet_bytes": MAX_PACKET_BYTES,
+        },
     })
 }
+
+// Documented maxima: every size a user gives is checked against these before anything is
+// allocated, and the error names the field and the maximum.
+
+/// Nodes in a network (a dumbbell has senders + 2).
+pub const MAX_NODES: u64 = 200_000;
+/// Links of a graph.
+pub const MAX_LINKS: u64 = 1_000_000;
+/// Flows given in a scenario.
+pub const MAX_FLOWS: u64 = 1_000_000;
+/// Buffer capacities and thresholds: 10^9 packets or 10^12 bytes.
+pub const MAX_BUFFER_PKT: u64 = 1_000_000_000;
+pub const MAX_BUFFER_BYTES: u64 = 1_000_000_000_000;
+/// A finite flow's size: 10^15 bytes (1 PB).
+pub const MAX_FLOW_BYTES: u64 = 1_000_000_000_000_000;
+/// Windows (initial and floor), packets.
+pub const MAX_WINDOW_PKT: f64 = 1e7;
+/// Small counts (delayed-ACK segments, host backlog), at most this.
+pub const MAX_COUNT: u64 = 1_000_000;
+/// Largest packet on the wire, bytes.
+pub const MAX_PACKET_BYTES: u32 = 65_535;
 
 /// A whole simulation: topology, flows, metrics, run length and seed.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -301,13 +337,15 @@ pub struct MetricsSpec {
     /// Ports whose queue is sampled; None = the dumbbell bottleneck, or every switch port of a graph.
     #[serde(default)]
     pub monitor: Option<Vec<PortRef>>,
-    /// Upper bound on recorded rows over all series, to keep memory bounded.
-    #[serde(default = "default_max_rows")]
-    pub max_rows: u64,
+    /// Memory the run may use, bytes: the world (ports, flows, routes) plus the sampled series
+    /// counted twice (the engine's columns and the front end's copy). Checked before the run.
+    #[serde(default = "default_max_memory_bytes")]
+    pub max_memory_bytes: u64,
 }
 
-fn default_max_rows() -> u64 {
-    50_000_000
+/// Default memory bound of a run: 1 GB, comfortable on a laptop.
+fn default_max_memory_bytes() -> u64 {
+    1_000_000_000
 }
 
 impl Default for MetricsSpec {
@@ -317,7 +355,7 @@ impl Default for MetricsSpec {
             throughput_interval_ps: default_throughput_interval_ps(),
             cwnd_interval_ps: default_cwnd_interval_ps(),
             monitor: None,
-            max_rows: default_max_rows(),
+            max_memory_bytes: default_max_memory_bytes(),
         }
     }
 }
@@ -325,7 +363,20 @@ impl Default for MetricsSpec {
 fn check_amount(field: &str, a: Amount) -> Result<()> {
     match a {
         Amount::Packets(0) | Amount::Bytes(0) => Err(invalid(field, "must be positive (> 0 packets or bytes)")),
+        Amount::Packets(n) if n > MAX_BUFFER_PKT => {
+            Err(invalid(field, format!("{n} packets is out of range; allowed 1 ..= {MAX_BUFFER_PKT} packets")))
+        }
+        Amount::Bytes(b) if b > MAX_BUFFER_BYTES => {
+            Err(invalid(field, format!("{b} bytes is out of range; allowed 1 ..= {MAX_BUFFER_BYTES} bytes")))
+        }
         _ => Ok(()),
+    }
+}
+
+fn amount_bytes(a: Amount, packet_bytes: u32) -> u64 {
+    match a {
+        Amount::Packets(n) => n.saturating_mul(packet_bytes as u64),
+        Amount::Bytes(b) => b,
     }
 }
 
@@ -339,22 +390,56 @@ fn check_unit_interval(field: &str, x: f64, lo_open: bool) -> Result<()> {
     }
 }
 
+/// A time field: at most [`MAX_TIME_PS`] (10^6 s); `positive` also excludes 0.
+fn check_time(field: &str, ps: u64, positive: bool) -> Result<()> {
+    if positive && ps == 0 {
+        return Err(invalid(field, "must be positive (> 0 s)"));
+    }
+    if ps > MAX_TIME_PS {
+        return Err(invalid(
+            field,
+            format!("{ps} ps is out of range; allowed at most {MAX_TIME_PS} ps (10^6 s)"),
+        ));
+    }
+    Ok(())
+}
+
+fn check_rate(field: &str, bps: u64) -> Result<()> {
+    if (MIN_RATE_BPS..=MAX_RATE_BPS).contains(&bps) {
+        Ok(())
+    } else {
+        Err(invalid(
+            field,
+            format!("{bps} bit/s is out of range; allowed {MIN_RATE_BPS} ..= {MAX_RATE_BPS} bit/s (1 Kbps .. 10 Tbps)"),
+        ))
+    }
+}
+
+fn check_count(field: &str, n: u64, max: u64) -> Result<()> {
+    if (1..=max).contains(&n) {
+        Ok(())
+    } else {
+        Err(invalid(field, format!("{n} is out of range; allowed 1 ..= {max}")))
+    }
+}
+
+fn check_window(field: &str, w: f64) -> Result<()> {
+    if w.is_finite() && (1.0..=MAX_WINDOW_PKT).contains(&w) {
+        Ok(())
+    } else {
+        Err(invalid(field, format!("{w} is out of range; allowed 1 ..= {MAX_WINDOW_PKT} packets")))
+    }
+}
+
 impl QueueSpec {
     fn validate(&self, field: &str, packet_bytes: u32) -> Result<()> {
         check_amount(&format!("{field}.capacity"), self.capacity)?;
-        let cap_bytes = match self.capacity {
-            Amount::Packets(n) => n * packet_bytes as u64,
-            Amount::Bytes(b) => b,
-        };
+        let cap_bytes = amount_bytes(self.capacity, packet_bytes);
         match &self.aqm {
             AqmSpec::DropTail => {}
             AqmSpec::Threshold { k } => {
                 check_amount(&format!("{field}.aqm.K"), *k)?;
-                let k_bytes = match *k {
-                    Amount::Packets(n) => n * packet_bytes as u64,
-                    Amount::Bytes(b) => b,
-                };
-                if k_bytes > cap_bytes {
+                if amount_bytes(*k, packet_bytes) > cap_bytes {
                     return Err(invalid(
                         format!("{field}.aqm.K"),
                         format!(
@@ -389,57 +474,94 @@ impl QueueSpec {
     }
 }
 
+impl TopologySpec {
+    /// Nodes and egress ports the topology builds (for the size checks before building).
+    pub fn size(&self) -> (u64, u64) {
+        match self {
+            TopologySpec::Dumbbell { senders, .. } => (*senders as u64 + 2, 2 * (*senders as u64 + 1)),
+            TopologySpec::Graph { nodes, links } => (nodes.len() as u64, 2 * links.len() as u64),
+        }
+    }
+}
+
 impl Spec {
-    /// Parse a JSON spec; unknown fields are errors (they are usually typos).
+    /// Parse a JSON spec; unknown fields are errors (they are usually typos). A parse error names
+    /// the path of the offending field.
     pub fn from_json(s: &str) -> Result<Spec> {
-        serde_json::from_str(s).map_err(|e| Error::Parse(e.to_string()))
+        let de = &mut serde_json::Deserializer::from_str(s);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner().to_string();
+            if path.is_empty() || path == "." {
+                Error::Parse(inner)
+            } else {
+                Error::Parse(format!("{path}: {inner}"))
+            }
+        })
     }
 
-    /// Check every field; called by the world builder before anything runs.
+    /// Everything the world builder checks before it allocates: [`Spec::validate`] and the
+    /// memory bound (`metrics.max_memory_bytes`).
+    pub fn check(&self) -> Result<()> {
+        self.validate()?;
+        crate::sim::check_memory(self)
+    }
+
+    /// Check every field; called by the world builder before anything runs or is allocated.
     pub fn validate(&self) -> Result<()> {
-        if self.duration_ps == 0 {
-            return Err(invalid("run.duration", "must be positive"));
-        }
+        check_time("run.duration", self.duration_ps, true)?;
+        check_time("run.warmup", self.warmup_ps, false)?;
         if self.warmup_ps >= self.duration_ps {
             return Err(invalid("run.warmup", "must be shorter than run.duration"));
         }
-        if self.packet_bytes <= self.header_bytes || self.packet_bytes > 65_535 {
+        if self.header_bytes == 0 || self.packet_bytes <= self.header_bytes || self.packet_bytes > MAX_PACKET_BYTES {
             return Err(invalid(
                 "packet_bytes",
-                format!("{} is out of range; allowed header_bytes < packet_bytes <= 65535", self.packet_bytes),
+                format!(
+                    "{} (header {}) is out of range; allowed 1 <= header_bytes < packet_bytes <= {MAX_PACKET_BYTES}",
+                    self.packet_bytes, self.header_bytes
+                ),
             ));
         }
+        let (nodes, _) = self.topology.size();
         match &self.topology {
             TopologySpec::Dumbbell { senders, bottleneck_bps, access_bps, rtt_ps, bottleneck_queue, reverse_queue } => {
-                if *senders == 0 {
-                    return Err(invalid("network.senders", "must be at least 1"));
-                }
-                if *bottleneck_bps == 0 {
-                    return Err(invalid("network.bottleneck", "rate must be positive (> 0 bit/s)"));
-                }
-                if *access_bps == 0 {
-                    return Err(invalid("network.access", "rate must be positive (> 0 bit/s)"));
-                }
+                check_count("network.senders", *senders as u64, MAX_NODES - 2)?;
+                check_rate("network.bottleneck", *bottleneck_bps)?;
+                check_rate("network.access", *access_bps)?;
                 if !(rtt_ps.len() == 1 || rtt_ps.len() == *senders as usize) {
                     return Err(invalid(
                         "network.rtt",
                         format!("give one RTT or one per sender ({} values), got {}", senders, rtt_ps.len()),
                     ));
                 }
-                if rtt_ps.contains(&0) {
-                    return Err(invalid("network.rtt", "must be positive"));
+                for (i, &r) in rtt_ps.iter().enumerate() {
+                    let f = if rtt_ps.len() == 1 { "network.rtt".to_string() } else { format!("network.rtt[{i}]") };
+                    check_time(&f, r, true)?;
                 }
                 bottleneck_queue.validate("network.buffer", self.packet_bytes)?;
                 if let Some(q) = reverse_queue {
                     q.validate("network.reverse_queue", self.packet_bytes)?;
                 }
             }
-            TopologySpec::Graph { nodes, links } => {
-                if nodes.is_empty() {
+            TopologySpec::Graph { nodes: node_specs, links } => {
+                if node_specs.is_empty() {
                     return Err(invalid("network.nodes", "at least one node is needed"));
                 }
+                if nodes > MAX_NODES {
+                    return Err(invalid(
+                        "network.nodes",
+                        format!("{nodes} nodes is out of range; allowed at most {MAX_NODES}"),
+                    ));
+                }
+                if links.len() as u64 > MAX_LINKS {
+                    return Err(invalid(
+                        "network.links",
+                        format!("{} links is out of range; allowed at most {MAX_LINKS}", links.len()),
+                    ));
+                }
                 let mut names = std::collections::HashSet::new();
-                for n in nodes {
+                for n in node_specs {
                     if !names.insert(n.name.as_str()) {
                         return Err(invalid("network.nodes", format!("node name {:?} appears twice", n.name)));
                     }
@@ -453,55 +575,48 @@ impl Spec {
                     if l.a == l.b {
                         return Err(invalid(format!("network.links[{i}]"), "a link needs two different nodes"));
                     }
-                    if l.rate_bps == 0 {
-                        return Err(invalid(format!("network.links[{i}].rate"), "must be positive (> 0 bit/s)"));
-                    }
+                    check_rate(&format!("network.links[{i}].rate"), l.rate_bps)?;
+                    check_time(&format!("network.links[{i}].delay"), l.delay_ps, false)?;
                     if let Some(q) = &l.queue {
                         q.validate(&format!("network.links[{i}].queue"), self.packet_bytes)?;
                     }
                 }
             }
         }
-        if self.host_backlog_pkt == 0 {
-            return Err(invalid("host_backlog_pkt", "must be at least 1 packet"));
-        }
+        check_count("host_backlog_pkt", self.host_backlog_pkt, MAX_COUNT)?;
         if self.flows.is_empty() {
             return Err(invalid("flows", "no flows: give at least one [[flows]] entry"));
+        }
+        if self.flows.len() as u64 > MAX_FLOWS {
+            return Err(invalid(
+                "flows",
+                format!("{} flows is out of range; allowed at most {MAX_FLOWS}", self.flows.len()),
+            ));
         }
         for (i, f) in self.flows.iter().enumerate() {
             let field = |n: &str| format!("flows[{i}].{n}");
             if f.src == f.dst {
                 return Err(invalid(field("dst"), "a flow needs two different hosts"));
             }
-            if !(f.min_cwnd_pkt.is_finite() && f.min_cwnd_pkt >= 1.0) {
-                return Err(invalid(
-                    field("min_cwnd"),
-                    format!("{} is out of range; allowed >= 1 packet", f.min_cwnd_pkt),
-                ));
-            }
-            if !(f.init_cwnd_pkt.is_finite() && f.init_cwnd_pkt >= 1.0) {
-                return Err(invalid(
-                    field("init_cwnd"),
-                    format!("{} is out of range; allowed >= 1 packet", f.init_cwnd_pkt),
-                ));
-            }
-            if f.min_rto_ps == 0 {
-                return Err(invalid(field("min_rto"), "must be positive"));
-            }
-            if f.size_bytes == Some(0) {
-                return Err(invalid(field("size"), "must be positive, or omitted for a long-lived flow"));
+            check_window(&field("min_cwnd"), f.min_cwnd_pkt)?;
+            check_window(&field("init_cwnd"), f.init_cwnd_pkt)?;
+            check_time(&field("min_rto"), f.min_rto_ps, true)?;
+            check_time(&field("start"), f.start_ps, false)?;
+            if let Some(sz) = f.size_bytes {
+                if !(1..=MAX_FLOW_BYTES).contains(&sz) {
+                    return Err(invalid(
+                        field("size"),
+                        format!("{sz} bytes is out of range; allowed 1 ..= {MAX_FLOW_BYTES} bytes, or omit it for a long-lived flow"),
+                    ));
+                }
             }
             if let ProtocolSpec::Dctcp { g, alpha_init } = &f.protocol {
                 check_unit_interval(&field("g"), *g, true)?;
                 check_unit_interval(&field("alpha_init"), *alpha_init, false)?;
             }
             if let Some(d) = &f.delayed_ack {
-                if d.segments == 0 {
-                    return Err(invalid(field("delayed_ack.segments"), "must be at least 1"));
-                }
-                if d.timeout_ps == 0 {
-                    return Err(invalid(field("delayed_ack.timeout"), "must be positive"));
-                }
+                check_count(&field("delayed_ack.segments"), d.segments as u64, MAX_COUNT)?;
+                check_time(&field("delayed_ack.timeout"), d.timeout_ps, true)?;
             }
         }
         let m = &self.metrics;
@@ -510,9 +625,20 @@ impl Spec {
             ("metrics.throughput_interval", m.throughput_interval_ps),
             ("metrics.cwnd_interval", m.cwnd_interval_ps),
         ] {
-            if v == 0 {
-                return Err(invalid(name, "must be positive"));
+            check_time(name, v, true)?;
+        }
+        if let Some(mon) = &m.monitor {
+            for (i, r) in mon.iter().enumerate() {
+                if let Some(j) = mon[..i].iter().position(|q| q == r) {
+                    return Err(invalid(
+                        format!("metrics.monitor[{i}]"),
+                        format!("port {}->{} is already monitored (metrics.monitor[{j}]); list each port once", r.from, r.to),
+                    ));
+                }
             }
+        }
+        if m.max_memory_bytes == 0 {
+            return Err(invalid("metrics.max_memory", "must be positive (> 0 bytes)"));
         }
         Ok(())
     }

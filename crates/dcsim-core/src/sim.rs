@@ -2,12 +2,12 @@
 
 use crate::error::{invalid, Error, Result};
 use crate::metrics::{hist_quantile, Column, CwndProbe, QueueProbe, Table, ThroughputProbe};
-use crate::net::{topology, Network, PortId};
+use crate::net::{topology, Network, Port, PortId};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
-use crate::scenario::{NodeKind, Spec};
+use crate::scenario::{NodeKind, Spec, TopologySpec};
 use crate::sched::EventQueue;
-use crate::transport::tcp::{DelayedAck, Receiver, Sender};
-use crate::units::Time;
+use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats};
+use crate::units::{fmt_ps, Time};
 
 enum Ev {
     /// The head packet of a port's pipe reaches the next node.
@@ -29,11 +29,93 @@ struct Flow {
     nic: PortId,
     wake_pending: bool,
     receiver: Receiver,
-    /// Receiver's delivered bytes at the end of warm-up.
-    delivered_at_warmup: u64,
+    /// Counters at the warm-up instant (None before it): post-warm-up = now - these.
+    at_warmup: Option<FlowSnapshot>,
     protocol: &'static str,
     src_name: String,
     dst_name: String,
+}
+
+/// A flow's counters at the warm-up instant.
+#[derive(Clone, Copy, Default)]
+struct FlowSnapshot {
+    sender: SenderStats,
+    delivered_bytes: u64,
+    ce_received: u64,
+}
+
+impl Flow {
+    fn snapshot(&self) -> FlowSnapshot {
+        FlowSnapshot {
+            sender: self.sender.stats,
+            delivered_bytes: self.receiver.delivered_bytes,
+            ce_received: self.receiver.ce_received,
+        }
+    }
+}
+
+/// Bytes per row of the sampled series (every column is 8 bytes wide).
+const QUEUE_ROW_BYTES: u128 = 32; // t_s, port, q_pkt, q_bytes
+const THROUGHPUT_ROW_BYTES: u128 = 24; // t_s, flow, goodput
+const CWND_ROW_BYTES: u128 = 40; // t_s, flow, cwnd, alpha, srtt
+
+/// Check, before anything is allocated, that the run fits in `metrics.max_memory_bytes`: the
+/// world (nodes, ports, flows) plus every sampled series counted twice (the engine's columns and
+/// the front end's copy). Row counts are upper bounds (a flow is sampled only while it runs);
+/// all arithmetic is in u128 (10^18 ps x 10^6 entities cannot overflow it). The error names the
+/// sampling interval that dominates and how long it must be.
+pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
+    let (nodes, ports) = spec.topology.size();
+    let monitored = match (&spec.metrics.monitor, &spec.topology) {
+        (Some(m), _) => m.len() as u64,
+        (None, TopologySpec::Dumbbell { .. }) => 1,
+        (None, TopologySpec::Graph { nodes, links }) => {
+            let switch: std::collections::HashSet<&str> =
+                nodes.iter().filter(|n| n.kind == NodeKind::Switch).map(|n| n.name.as_str()).collect();
+            links.iter().map(|l| switch.contains(l.a.as_str()) as u64 + switch.contains(l.b.as_str()) as u64).sum()
+        }
+    };
+    let flows = spec.flows.len() as u64;
+    let world = nodes as u128 * (std::mem::size_of::<crate::net::Node>() as u128 + 64)
+        + ports as u128 * std::mem::size_of::<Port>() as u128
+        + flows as u128 * (std::mem::size_of::<Flow>() as u128 + 64);
+    let d = spec.duration_ps as u128;
+    let m = &spec.metrics;
+    let series = [
+        ("metrics.queue_interval", m.queue_interval_ps as u128, monitored as u128, QUEUE_ROW_BYTES),
+        ("metrics.throughput_interval", m.throughput_interval_ps as u128, flows as u128, THROUGHPUT_ROW_BYTES),
+        ("metrics.cwnd_interval", m.cwnd_interval_ps as u128, flows as u128, CWND_ROW_BYTES),
+    ];
+    let bytes = |&(_, iv, n, rb): &(&str, u128, u128, u128)| if n == 0 { 0 } else { (d / iv + 1) * n * rb };
+    let total: u128 = world + 2 * series.iter().map(bytes).sum::<u128>();
+    let limit = m.max_memory_bytes as u128;
+    if total <= limit {
+        return Ok(());
+    }
+    let worst = series.iter().max_by_key(|s| bytes(s)).expect("three series");
+    let (field, iv, n, rb) = *worst;
+    let others: u128 = series.iter().filter(|s| s.0 != field).map(bytes).sum();
+    let mb = |b: u128| format!("{:.1} MB", b as f64 / 1e6);
+    let head = format!(
+        "sampling every {} records up to {} rows ({}) for {n} {}; the run would need {} in all, more than \
+         metrics.max_memory = {}",
+        fmt_ps(iv),
+        d / iv + 1,
+        mb(bytes(worst)),
+        if field == "metrics.queue_interval" { "monitored ports" } else { "flows" },
+        mb(total),
+        mb(limit)
+    );
+    // Rows of this series that still fit: (limit - world - 2 others) / (2 n rb).
+    let room = limit.saturating_sub(world + 2 * others) / (2 * n * rb);
+    let advice = if room >= 2 {
+        // Shown with 5 significant digits: round up by 1e-4 so the value shown is enough.
+        let need = d.div_ceil(room - 1) * 10_001 / 10_000 + 1;
+        format!("lengthen {field} to at least {}, or raise metrics.max_memory", fmt_ps(need))
+    } else {
+        "raise metrics.max_memory (or monitor fewer ports / run fewer flows)".to_string()
+    };
+    Err(invalid(field, format!("{head}; {advice}")))
 }
 
 /// Whole-run packet accounting (data and ACK packets alike).
@@ -60,13 +142,21 @@ pub struct Sim {
     queue_probe: QueueProbe,
     tp_probe: ThroughputProbe,
     cwnd_probe: CwndProbe,
+    /// Events handled at the current instant (a run that stops advancing is a bug: see `run_until`).
+    same_instant: u64,
+    stall_limit: u64,
+    /// The series were moved out by `results()`.
+    taken: bool,
 }
 
 impl Sim {
     /// Validate the spec and build the world; nothing runs yet.
     pub fn new(spec: Spec) -> Result<Sim> {
-        spec.validate()?;
-        let net = topology::build(&spec)?;
+        spec.check()?;
+        let mut net = topology::build(&spec)?;
+        for &p in &net.monitored {
+            net.ports[p as usize].keep_histogram();
+        }
         let mut flows = Vec::with_capacity(spec.flows.len());
         for (i, f) in spec.flows.iter().enumerate() {
             let field = |n: &str| format!("flows[{i}].{n}");
@@ -90,42 +180,42 @@ impl Sim {
                 nic,
                 wake_pending: false,
                 receiver,
-                delivered_at_warmup: 0,
+                at_warmup: None,
                 protocol: f.protocol.name(),
                 src_name: f.src.clone(),
                 dst_name: f.dst.clone(),
             });
-        }
-        let m = &spec.metrics;
-        let d = spec.duration_ps;
-        let rows = (d / m.queue_interval_ps + 1) * net.monitored.len() as u64
-            + (d / m.throughput_interval_ps + 1) * flows.len() as u64
-            + (d / m.cwnd_interval_ps + 1) * flows.len() as u64;
-        if rows > m.max_rows {
-            return Err(invalid(
-                "metrics",
-                format!("the sampling intervals would record {rows} rows, more than metrics.max_rows = {}; use longer intervals", m.max_rows),
-            ));
         }
         let mut sim = Sim {
             now: Time::ZERO,
             end: Time(spec.duration_ps),
             warmup: Time(spec.warmup_ps),
             events: EventQueue::new(),
-            queue_probe: QueueProbe { hist: vec![Vec::new(); net.monitored.len()], ..Default::default() },
+            queue_probe: QueueProbe::default(),
             tp_probe: ThroughputProbe { last_bytes: vec![0; flows.len()], ..Default::default() },
             cwnd_probe: CwndProbe::default(),
             net,
             flows,
             counters: Counters::default(),
             out: Vec::new(),
+            same_instant: 0,
+            stall_limit: 0,
+            taken: false,
             spec,
         };
+        // No run needs more events at one instant than a few per flow and port; far more means
+        // the engine stopped advancing (a bug), and the run stops with an error instead of hanging.
+        sim.stall_limit = 10_000_000 + 100 * (sim.flows.len() as u64 + sim.net.ports.len() as u64);
+        // Warm-up first: everything at t >= warmup, including events at the warm-up instant
+        // itself, counts as after warm-up.
+        sim.events.push(sim.warmup, Ev::Warmup);
         for (i, f) in sim.flows.iter().enumerate() {
             sim.events.push(f.sender.start, Ev::FlowStart(i as FlowId));
         }
-        sim.events.push(sim.warmup, Ev::Warmup);
-        sim.events.push(Time::ZERO, Ev::SampleQueue);
+        // Only series that can record something are sampled.
+        if !sim.net.monitored.is_empty() {
+            sim.events.push(Time::ZERO, Ev::SampleQueue);
+        }
         sim.events.push(Time(sim.spec.metrics.throughput_interval_ps), Ev::SampleThroughput);
         sim.events.push(Time::ZERO, Ev::SampleCwnd);
         Ok(sim)
@@ -158,24 +248,53 @@ impl Sim {
 
     /// Handle every event up to and including `t` (capped at the end of the run).
     pub fn run_until(&mut self, t: Time) -> Result<()> {
+        while !self.run_until_budget(t, u64::MAX)? {}
+        Ok(())
+    }
+
+    /// Handle events up to and including `t` (capped at the end of the run), but at most
+    /// `max_events` of them, so that a front end gets control back often (Ctrl-C, progress).
+    /// Returns true when `t` was reached. Errors if the engine stops advancing in time.
+    pub fn run_until_budget(&mut self, t: Time, max_events: u64) -> Result<bool> {
+        if self.taken {
+            return Err(Error::Run("the results were already taken; build a new simulation to run again".into()));
+        }
         let target = t.min(self.end);
         if target < self.now {
             return Err(Error::Run(format!("cannot run back in time: now = {} ps, asked {} ps", self.now.0, target.0)));
         }
+        let mut budget = max_events;
         while let Some(te) = self.events.peek_time() {
             if te > target {
                 break;
             }
+            if budget == 0 {
+                self.counters.events = self.events.popped();
+                return Ok(false);
+            }
+            budget -= 1;
             let (te, ev) = self.events.pop().expect("peeked");
             if te < self.now {
                 return Err(Error::Run(format!("time went back from {} ps to {} ps", self.now.0, te.0)));
+            }
+            if te == self.now {
+                self.same_instant += 1;
+                if self.same_instant > self.stall_limit {
+                    return Err(Error::Run(format!(
+                        "no progress: {} events at t = {} ps without time advancing; this is a bug in dcsim, \
+                         please report it with the scenario",
+                        self.same_instant, te.0
+                    )));
+                }
+            } else {
+                self.same_instant = 0;
             }
             self.now = te;
             self.handle(ev);
         }
         self.now = target;
         self.counters.events = self.events.popped();
-        Ok(())
+        Ok(true)
     }
 
     fn handle(&mut self, ev: Ev) {
@@ -225,7 +344,11 @@ impl Sim {
             }
             Ev::Warmup => {
                 for f in &mut self.flows {
-                    f.delivered_at_warmup = f.receiver.delivered_bytes;
+                    f.at_warmup = Some(f.snapshot());
+                }
+                for p in &mut self.net.ports {
+                    p.advance(self.now);
+                    p.on_warmup();
                 }
             }
             Ev::SampleQueue => self.sample_queue(),
@@ -285,7 +408,8 @@ impl Sim {
         }
         self.out = out;
         let flow = &mut self.flows[f as usize];
-        if flow.sender.blocked_on_nic && !flow.wake_pending {
+        // A finished flow never waits for its NIC (a wake-up for it would re-arm itself forever).
+        if flow.sender.blocked_on_nic && !flow.wake_pending && !flow.sender.done() {
             let nic = &self.net.ports[flow.nic as usize];
             let at = nic.time_waiting_below(self.spec.host_backlog_pkt).unwrap_or(self.now).max(self.now);
             flow.wake_pending = true;
@@ -305,11 +429,10 @@ impl Sim {
     }
 
     fn sample_queue(&mut self) {
-        let after = self.now >= self.warmup;
-        for (k, &pid) in self.net.monitored.iter().enumerate() {
+        for &pid in &self.net.monitored {
             let p = &mut self.net.ports[pid as usize];
             p.advance(self.now);
-            self.queue_probe.record(self.now, k, pid, p.q_pkts(), p.q_bytes(), after);
+            self.queue_probe.record(self.now, pid, p.q_pkts(), p.q_bytes());
         }
         let next = self.now + Time(self.spec.metrics.queue_interval_ps);
         if next <= self.end {
@@ -404,51 +527,66 @@ impl Sim {
         Ok(())
     }
 
-    /// All result tables (see the Python `Result` for their meaning).
-    pub fn results(&mut self) -> Vec<Table> {
+    /// All result tables (see the Python `Result` for their meaning). The sampled series are
+    /// moved out, not copied, so this can be called once; the run cannot continue after it.
+    pub fn results(&mut self) -> Result<Vec<Table>> {
+        if self.taken {
+            return Err(Error::Run("the results were already taken".into()));
+        }
+        self.taken = true;
         let now = self.now;
         for p in &mut self.net.ports {
             p.advance(now);
         }
-        let span_s = (now.0.saturating_sub(self.warmup.0)) as f64 / Time::PS_PER_S as f64;
-        let qp = &self.queue_probe;
+        let reached_warmup = now >= self.warmup;
+        let span_ps = now.0.saturating_sub(self.warmup.0);
+        let span_s = span_ps as f64 / Time::PS_PER_S as f64;
+        let qp = std::mem::take(&mut self.queue_probe);
         let queue = Table::new("queue")
-            .col("t_s", Column::F64(qp.t_s.clone()))
-            .col("port", Column::U64(qp.port.clone()))
-            .col("q_pkt", Column::U64(qp.q_pkt.clone()))
-            .col("q_bytes", Column::U64(qp.q_bytes.clone()));
-        let tp = &self.tp_probe;
+            .col("t_s", Column::F64(qp.t_s))
+            .col("port", Column::U64(qp.port))
+            .col("q_pkt", Column::U64(qp.q_pkt))
+            .col("q_bytes", Column::U64(qp.q_bytes));
+        let tp = std::mem::take(&mut self.tp_probe);
         let throughput = Table::new("throughput")
-            .col("t_s", Column::F64(tp.t_s.clone()))
-            .col("flow", Column::U64(tp.flow.clone()))
-            .col("rate_bps", Column::F64(tp.rate_bps.clone()));
-        let cp = &self.cwnd_probe;
+            .col("t_s", Column::F64(tp.t_s))
+            .col("flow", Column::U64(tp.flow))
+            .col("rate_bps", Column::F64(tp.rate_bps));
+        let cp = std::mem::take(&mut self.cwnd_probe);
         let cwnd = Table::new("cwnd")
-            .col("t_s", Column::F64(cp.t_s.clone()))
-            .col("flow", Column::U64(cp.flow.clone()))
-            .col("cwnd_pkt", Column::F64(cp.cwnd_pkt.clone()))
-            .col("alpha", Column::F64(cp.alpha.clone()))
-            .col("srtt_s", Column::F64(cp.srtt_s.clone()));
+            .col("t_s", Column::F64(cp.t_s))
+            .col("flow", Column::U64(cp.flow))
+            .col("cwnd_pkt", Column::F64(cp.cwnd_pkt))
+            .col("alpha", Column::F64(cp.alpha))
+            .col("srtt_s", Column::F64(cp.srtt_s));
 
         let mut fl = FlowCols::default();
         for (i, f) in self.flows.iter().enumerate() {
             let s = &f.sender;
             let spec = &self.spec.flows[i];
+            let w = f.at_warmup.unwrap_or_else(|| f.snapshot());
+            let post = s.stats - w.sender;
             fl.flow.push(i as u64);
             fl.src.push(f.src_name.clone());
             fl.dst.push(f.dst_name.clone());
             fl.protocol.push(f.protocol.to_string());
             fl.start_s.push(s.start.secs_f64());
             fl.size_bytes.push(spec.size_bytes.map_or(f64::NAN, |b| b as f64));
-            fl.delivered_bytes.push(f.receiver.delivered_bytes);
-            let good = f.receiver.delivered_bytes - f.delivered_at_warmup;
-            fl.goodput_bps.push(if span_s > 0.0 && now >= self.warmup { good as f64 * 8.0 / span_s } else { f64::NAN });
-            fl.sent_pkts.push(s.stats.sent_pkts);
-            fl.retransmits.push(s.stats.retransmits);
-            fl.timeouts.push(s.stats.timeouts);
-            fl.fast_retransmits.push(s.stats.fast_retransmits);
-            fl.marks.push(f.receiver.ce_received);
-            fl.ecn_cuts.push(s.stats.ecn_cuts);
+            let good = f.receiver.delivered_bytes - w.delivered_bytes;
+            fl.delivered_bytes.push(good);
+            fl.delivered_bytes_whole_run.push(f.receiver.delivered_bytes);
+            fl.goodput_bps.push(if span_ps > 0 && reached_warmup { good as f64 * 8.0 / span_s } else { f64::NAN });
+            fl.sent_pkts.push(post.sent_pkts);
+            fl.retransmits.push(post.retransmits);
+            fl.timeouts.push(post.timeouts);
+            fl.fast_retransmits.push(post.fast_retransmits);
+            fl.marks.push(f.receiver.ce_received - w.ce_received);
+            fl.ecn_cuts.push(post.ecn_cuts);
+            fl.sent_pkts_whole_run.push(s.stats.sent_pkts);
+            fl.retransmits_whole_run.push(s.stats.retransmits);
+            fl.timeouts_whole_run.push(s.stats.timeouts);
+            fl.marks_whole_run.push(f.receiver.ce_received);
+            fl.ecn_cuts_whole_run.push(s.stats.ecn_cuts);
             fl.fct_s.push(s.finished_at.map_or(f64::NAN, |t| (t - s.start).secs_f64()));
             fl.cwnd_pkt.push(s.cwnd);
             fl.alpha.push(s.cc.alpha());
@@ -456,47 +594,50 @@ impl Sim {
         let flows = fl.table();
 
         let mut pc = PortCols::default();
+        let (mut hp, mut hq, mut ht, mut hf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for (pid, p) in self.net.ports.iter().enumerate() {
             let st = p.stats_at(now);
-            let mon = self.net.monitored.iter().position(|&m| m as usize == pid);
-            let hist: &[u64] = mon.map_or(&[], |k| &qp.hist[k]);
+            let q = &st.queue;
+            let monitored = self.net.monitored.contains(&(pid as PortId));
+            let per_span = |x: f64| if span_ps > 0 { x / span_ps as f64 } else { f64::NAN };
             pc.port.push(pid as u64);
             pc.src.push(self.net.nodes[p.from as usize].name.clone());
             pc.dst.push(self.net.nodes[p.to as usize].name.clone());
-            pc.monitored.push(mon.is_some() as u64);
+            pc.monitored.push(monitored as u64);
             pc.rate_bps.push(p.rate.bps() as f64);
-            pc.utilization.push(if span_s > 0.0 {
-                st.tx_bytes as f64 * 8.0 / (p.rate.bps() as f64 * span_s)
-            } else {
-                f64::NAN
-            });
-            pc.tx_bytes.push(st.tx_bytes);
-            pc.drops.push(st.drops);
-            pc.marks.push(st.marks);
-            let span_ps = now.0.saturating_sub(self.warmup.0) as f64;
-            pc.q_mean_pkt.push(if span_ps > 0.0 { st.q_area_pkt_ps as f64 / span_ps } else { f64::NAN });
+            pc.utilization.push(per_span(q.busy_ps as f64));
+            pc.busy_s.push(q.busy_ps as f64 / Time::PS_PER_S as f64);
+            pc.idle_s.push((span_ps - q.busy_ps.min(span_ps)) as f64 / Time::PS_PER_S as f64);
+            pc.tx_bytes.push(st.after_warmup.tx_bytes);
+            pc.tx_pkts.push(st.after_warmup.tx_pkts);
+            pc.arrivals.push(st.after_warmup.arrivals);
+            pc.drops.push(st.after_warmup.drops);
+            pc.marks.push(st.after_warmup.marks);
+            pc.drops_whole_run.push(st.whole_run.drops);
+            pc.marks_whole_run.push(st.whole_run.marks);
+            pc.q_mean_pkt.push(per_span(q.area_pkt_ps as f64));
+            pc.q_mean_bytes.push(per_span(q.area_bytes_ps as f64));
+            pc.q_min_pkt.push(q.min_pkt.map_or(f64::NAN, |v| v as f64));
+            pc.q_max_pkt.push(q.max_pkt.map_or(f64::NAN, |v| v as f64));
+            let hist: &[u64] = q.hist_ps.as_deref().unwrap_or(&[]);
             pc.q_p50_pkt.push(hist_quantile(hist, 0.5));
             pc.q_p99_pkt.push(hist_quantile(hist, 0.99));
-            pc.q_max_pkt.push(st.q_max_pkt as f64);
-            pc.q_min_pkt.push(st.q_min_pkt.map_or(f64::NAN, |q| q as f64));
-            pc.idle_s.push(st.idle_ps as f64 / Time::PS_PER_S as f64);
-        }
-        let ports = pc.table();
-
-        let (mut hp, mut hq, mut hc) = (Vec::new(), Vec::new(), Vec::new());
-        for (k, &pid) in self.net.monitored.iter().enumerate() {
-            for (q, &c) in qp.hist[k].iter().enumerate() {
-                if c > 0 {
+            pc.q_empty_frac.push(if hist.is_empty() { f64::NAN } else { per_span(hist[0] as f64) });
+            for (len, &t) in hist.iter().enumerate() {
+                if t > 0 {
                     hp.push(pid as u64);
-                    hq.push(q as u64);
-                    hc.push(c);
+                    hq.push(len as u64);
+                    ht.push(t as f64 / Time::PS_PER_S as f64);
+                    hf.push(per_span(t as f64));
                 }
             }
         }
+        let ports = pc.table();
         let queue_hist = Table::new("queue_hist")
             .col("port", Column::U64(hp))
             .col("q_pkt", Column::U64(hq))
-            .col("count", Column::U64(hc));
+            .col("time_s", Column::F64(ht))
+            .col("frac", Column::F64(hf));
 
         let c = self.counters;
         let counters = Table::new("counters")
@@ -506,7 +647,7 @@ impl Sim {
             .col("dropped_pkts", Column::U64(vec![c.dropped_pkts]))
             .col("in_flight_pkts", Column::U64(vec![self.in_flight()]))
             .col("now_s", Column::F64(vec![now.secs_f64()]));
-        vec![queue, throughput, cwnd, flows, ports, queue_hist, counters]
+        Ok(vec![queue, throughput, cwnd, flows, ports, queue_hist, counters])
     }
 }
 
@@ -519,6 +660,7 @@ struct FlowCols {
     start_s: Vec<f64>,
     size_bytes: Vec<f64>,
     delivered_bytes: Vec<u64>,
+    delivered_bytes_whole_run: Vec<u64>,
     goodput_bps: Vec<f64>,
     sent_pkts: Vec<u64>,
     retransmits: Vec<u64>,
@@ -526,6 +668,11 @@ struct FlowCols {
     fast_retransmits: Vec<u64>,
     marks: Vec<u64>,
     ecn_cuts: Vec<u64>,
+    sent_pkts_whole_run: Vec<u64>,
+    retransmits_whole_run: Vec<u64>,
+    timeouts_whole_run: Vec<u64>,
+    marks_whole_run: Vec<u64>,
+    ecn_cuts_whole_run: Vec<u64>,
     fct_s: Vec<f64>,
     cwnd_pkt: Vec<f64>,
     alpha: Vec<f64>,
@@ -548,6 +695,12 @@ impl FlowCols {
             .col("fast_retransmits", Column::U64(self.fast_retransmits))
             .col("marks", Column::U64(self.marks))
             .col("ecn_cuts", Column::U64(self.ecn_cuts))
+            .col("delivered_bytes_whole_run", Column::U64(self.delivered_bytes_whole_run))
+            .col("sent_pkts_whole_run", Column::U64(self.sent_pkts_whole_run))
+            .col("retransmits_whole_run", Column::U64(self.retransmits_whole_run))
+            .col("timeouts_whole_run", Column::U64(self.timeouts_whole_run))
+            .col("marks_whole_run", Column::U64(self.marks_whole_run))
+            .col("ecn_cuts_whole_run", Column::U64(self.ecn_cuts_whole_run))
             .col("fct_s", Column::F64(self.fct_s))
             .col("cwnd_pkt", Column::F64(self.cwnd_pkt))
             .col("alpha", Column::F64(self.alpha))
@@ -562,15 +715,22 @@ struct PortCols {
     monitored: Vec<u64>,
     rate_bps: Vec<f64>,
     utilization: Vec<f64>,
+    busy_s: Vec<f64>,
+    idle_s: Vec<f64>,
     tx_bytes: Vec<u64>,
+    tx_pkts: Vec<u64>,
+    arrivals: Vec<u64>,
     drops: Vec<u64>,
     marks: Vec<u64>,
+    drops_whole_run: Vec<u64>,
+    marks_whole_run: Vec<u64>,
     q_mean_pkt: Vec<f64>,
+    q_mean_bytes: Vec<f64>,
+    q_min_pkt: Vec<f64>,
+    q_max_pkt: Vec<f64>,
     q_p50_pkt: Vec<f64>,
     q_p99_pkt: Vec<f64>,
-    q_max_pkt: Vec<f64>,
-    q_min_pkt: Vec<f64>,
-    idle_s: Vec<f64>,
+    q_empty_frac: Vec<f64>,
 }
 
 impl PortCols {
@@ -582,14 +742,21 @@ impl PortCols {
             .col("monitored", Column::U64(self.monitored))
             .col("rate_bps", Column::F64(self.rate_bps))
             .col("utilization", Column::F64(self.utilization))
+            .col("busy_s", Column::F64(self.busy_s))
+            .col("idle_s", Column::F64(self.idle_s))
             .col("tx_bytes", Column::U64(self.tx_bytes))
+            .col("tx_pkts", Column::U64(self.tx_pkts))
+            .col("arrivals", Column::U64(self.arrivals))
             .col("drops", Column::U64(self.drops))
             .col("marks", Column::U64(self.marks))
+            .col("drops_whole_run", Column::U64(self.drops_whole_run))
+            .col("marks_whole_run", Column::U64(self.marks_whole_run))
             .col("q_mean_pkt", Column::F64(self.q_mean_pkt))
+            .col("q_mean_bytes", Column::F64(self.q_mean_bytes))
+            .col("q_min_pkt", Column::F64(self.q_min_pkt))
+            .col("q_max_pkt", Column::F64(self.q_max_pkt))
             .col("q_p50_pkt", Column::F64(self.q_p50_pkt))
             .col("q_p99_pkt", Column::F64(self.q_p99_pkt))
-            .col("q_max_pkt", Column::F64(self.q_max_pkt))
-            .col("q_min_pkt", Column::F64(self.q_min_pkt))
-            .col("idle_s", Column::F64(self.idle_s))
+            .col("q_empty_frac", Column::F64(self.q_empty_frac))
     }
 }

@@ -27,7 +27,7 @@ fn valid_spec_builds() {
 #[test]
 fn each_invalid_input_names_its_field() {
     let e = err(&spec(0, 65, 100, "dctcp", true)).to_string();
-    assert!(e.contains("network.bottleneck") && e.contains("positive"), "{e}");
+    assert!(e.contains("network.bottleneck") && e.contains("1000 ..= 10000000000000 bit/s"), "{e}");
     let e = err(&spec(10_000_000_000, 200, 100, "dctcp", true)).to_string();
     assert!(e.contains("network.buffer.aqm.K") && e.contains("larger than the buffer"), "{e}");
     let e = err(&spec(10_000_000_000, 65, 100, "dctpc", true)).to_string();
@@ -48,4 +48,77 @@ fn running_backwards_is_an_error_not_a_panic() {
     let mut sim = Sim::from_json(&spec(10_000_000_000, 65, 100, "dctcp", true)).unwrap();
     sim.run_until(dcsim_core::units::Time(500_000_000)).unwrap();
     assert!(sim.run_until(dcsim_core::units::Time(1000)).is_err());
+}
+
+/// The base spec with `from` replaced by `to` (which must occur).
+fn with(from: &str, to: &str) -> String {
+    let s = spec(10_000_000_000, 65, 100, "dctcp", true);
+    assert!(s.contains(from), "{from} not in the spec");
+    s.replace(from, to)
+}
+
+#[test]
+fn times_sizes_and_rates_are_range_checked_where_they_enter() {
+    // Each case: (replace, by, field the error must name, maximum it must state).
+    let cases = [
+        // 18446744 s is the u64-ps wrap-around point (issue 6): named and bounded, not wrapped.
+        (r#""protocol":{"kind":"dctcp"}"#, r#""protocol":{"kind":"dctcp"},"min_rto_ps":18446744000000000000"#, "flows[0].min_rto", "1000000000000000000 ps"),
+        (r#""protocol":{"kind":"dctcp"}"#, r#""protocol":{"kind":"dctcp"},"delayed_ack":{"timeout_ps":18446744000000000000}"#, "flows[0].delayed_ack.timeout", "1000000000000000000 ps"),
+        (r#""rtt_ps":[100000000]"#, r#""rtt_ps":[18446744073709551615]"#, "network.rtt", "1000000000000000000 ps"),
+        (r#""duration_ps":1000000000"#, r#""duration_ps":18446744073709551615"#, "run.duration", "1000000000000000000 ps"),
+        (r#""protocol":{"kind":"dctcp"}"#, r#""protocol":{"kind":"dctcp"},"size_bytes":18446744073709551615"#, "flows[0].size", "1000000000000000 bytes"),
+        (r#""protocol":{"kind":"dctcp"}"#, r#""protocol":{"kind":"dctcp"},"init_cwnd_pkt":1e300"#, "flows[0].init_cwnd", "10000000 packets"),
+        (r#""access_bps":10000000000"#, r#""access_bps":18446744073709551615"#, "network.access", "10000000000000 bit/s"),
+        (r#""capacity":{"packets":100}"#, r#""capacity":{"packets":18446744073709551615}"#, "network.buffer.capacity", "1000000000 packets"),
+        (r#""senders":1"#, r#""senders":4294967295"#, "network.senders", "199998"),
+    ];
+    for (from, to, field, max) in cases {
+        let e = err(&with(from, to)).to_string();
+        assert!(e.contains(field) && e.contains(max), "{to}: {e}");
+    }
+}
+
+#[test]
+fn parse_errors_name_the_field_path() {
+    // A float where an integer belongs (issue 6: "expected u64" named no field).
+    let e = err(&with(r#""senders":1"#, r#""senders":1e21"#)).to_string();
+    // serde buffers internally tagged enums, so the path stops at the enum: still named.
+    assert!(e.contains("topology") && e.contains("expected u32"), "{e}");
+    let e = err(&with(r#""seed":1"#, r#""seed":true"#)).to_string();
+    assert!(e.contains("seed"), "{e}");
+}
+
+#[test]
+fn memory_is_bounded_in_bytes_with_the_interval_to_lengthen() {
+    // cwnd sampled every 1 ns over 1 ms: 10^6 rows x 40 B, twice: 80 MB > a 10 MB bound.
+    let s = with(r#""flows":["#, r#""metrics":{"cwnd_interval_ps":1000,"max_memory_bytes":10000000},"flows":["#);
+    let e = err(&s).to_string();
+    assert!(e.starts_with("metrics.cwnd_interval:") && e.contains("lengthen metrics.cwnd_interval"), "{e}");
+    // The suggested interval fits: 1 ms / need + 1 rows of 40 B, twice, plus the rest <= 10 MB.
+    let s = with(r#""flows":["#, r#""metrics":{"cwnd_interval_ps":10000,"max_memory_bytes":10000000},"flows":["#);
+    assert!(Sim::from_json(&s).is_ok());
+    // Row arithmetic that would wrap in u64: 2^59 ps x 32 monitored ports is checked, not wrapped.
+    let mon = (0..32).map(|_| r#"{"from":"sw","to":"r"}"#).collect::<Vec<_>>().join(",");
+    let s = with(r#""flows":["#, &format!(r#""metrics":{{"queue_interval_ps":1,"monitor":[{mon}]}},"flows":["#));
+    let e = err(&s).to_string();
+    assert!(e.contains("metrics.monitor[1]") && e.contains("already monitored"), "{e}");
+}
+
+#[test]
+fn a_finished_flow_never_waits_for_its_nic() {
+    // Issue 6 reproducer: 1 sender, 10 Gbps bottleneck, 40 Mbps access, 800 us RTT, 100-pkt buffer;
+    // a 1000 B NewReno flow with min_rto = 1 us and a 5-packet one; 5 ms. It used to loop forever
+    // at one instant (the wake-up of the finished flow re-armed itself).
+    let json = r#"{"seed":1,"duration_ps":5000000000,"topology":{"kind":"dumbbell","senders":1,
+        "bottleneck_bps":10000000000,"access_bps":40000000,"rtt_ps":[800000000],
+        "bottleneck_queue":{"capacity":{"packets":100},"aqm":{"kind":"drop_tail"}}},
+        "flows":[{"src":"s0","dst":"r","protocol":{"kind":"newreno"},"size_bytes":1000,"min_rto_ps":1000000},
+                 {"src":"s0","dst":"r","protocol":{"kind":"newreno"},"size_bytes":7300}]}"#;
+    let mut sim = Sim::from_json(json).unwrap();
+    sim.run().expect("the run ends");
+    sim.check_invariants().unwrap();
+    let t = sim.results().unwrap();
+    let flows = t.iter().find(|t| t.name == "flows").unwrap();
+    // Both finish: the 5-packet flow needs ~ 5 x 300 us serialisation + 800 us RTT < 5 ms.
+    assert!(flows.f64("fct_s").iter().all(|x| x.is_finite()), "{:?}", flows.f64("fct_s"));
 }

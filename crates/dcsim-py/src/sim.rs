@@ -27,10 +27,13 @@ impl Simulation {
         Ok(Simulation { sim: guarded(|| Sim::from_json(spec_json))? })
     }
 
-    /// Advance to simulated time `t_ps` (capped at the end), with the GIL released.
-    fn run_until(&mut self, py: Python<'_>, t_ps: u64) -> PyResult<()> {
+    /// Advance towards simulated time `t_ps` (capped at the end) with the GIL released, handling
+    /// at most `max_events` events (None: no limit). Returns True when `t_ps` was reached. A front
+    /// end calls this in a loop with a modest budget so that Ctrl-C and progress stay responsive.
+    #[pyo3(signature = (t_ps, max_events=None))]
+    fn run_until(&mut self, py: Python<'_>, t_ps: u64, max_events: Option<u64>) -> PyResult<bool> {
         let sim = &mut self.sim;
-        py.detach(|| guarded(|| sim.run_until(Time(t_ps))))
+        py.detach(|| guarded(|| sim.run_until_budget(Time(t_ps), max_events.unwrap_or(u64::MAX))))
     }
 
     /// Run to the end.
@@ -61,9 +64,10 @@ impl Simulation {
         Ok(d)
     }
 
-    /// All result tables: {table: {column: numpy array | list[str]}}.
+    /// All result tables: {table: {column: numpy array | list[str]}}. The columns are moved out
+    /// of the engine (no copy): call it once, at the end.
     fn results<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let tables = guarded(|| Ok(self.sim.results()))?;
+        let tables = guarded(|| self.sim.results())?;
         let out = PyDict::new(py);
         for t in tables {
             let cols = PyDict::new(py);
@@ -80,6 +84,13 @@ impl Simulation {
     }
 }
 
+/// Check a JSON spec as the engine would before building it (every field, the documented
+/// maxima, the memory bound), without allocating the world. Raises ValueError("field: message").
+#[pyfunction]
+fn validate_spec(spec_json: &str) -> PyResult<()> {
+    guarded(|| dcsim_core::Spec::from_json(spec_json)?.check())
+}
+
 /// The engine's defaults as JSON (packet sizes, TCP and metrics defaults).
 #[pyfunction]
 fn engine_defaults() -> String {
@@ -89,5 +100,6 @@ fn engine_defaults() -> String {
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(engine_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_spec, m)?)?;
     Ok(())
 }

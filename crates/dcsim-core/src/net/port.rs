@@ -20,22 +20,46 @@ use crate::rng::Rng;
 use crate::scenario::Amount;
 use crate::units::{Rate, Time};
 
-/// Per-port counters. Time-based statistics cover [warmup, now).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct PortStats {
+/// Event counters of a port, whole run. The post-warm-up values are these minus the snapshot the
+/// simulator takes at the warm-up instant ([`Port::on_warmup`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortCounts {
     pub arrivals: u64,
     pub drops: u64,
     pub marks: u64,
-    /// Bytes whose serialisation finished after warm-up.
-    pub tx_bytes: u64,
+    /// Packets and bytes whose serialisation ended.
     pub tx_pkts: u64,
-    /// Integral of the queue length (packets) over time after warm-up, packet·ps.
-    pub q_area_pkt_ps: u128,
-    /// Time the link was idle after warm-up, ps.
-    pub idle_ps: u64,
-    /// Smallest queue length after warm-up (at every change), packets.
-    pub q_min_pkt: Option<u64>,
-    pub q_max_pkt: u64,
+    pub tx_bytes: u64,
+}
+
+impl std::ops::Sub for PortCounts {
+    type Output = PortCounts;
+    fn sub(self, o: PortCounts) -> PortCounts {
+        PortCounts {
+            arrivals: self.arrivals - o.arrivals,
+            drops: self.drops - o.drops,
+            marks: self.marks - o.marks,
+            tx_pkts: self.tx_pkts - o.tx_pkts,
+            tx_bytes: self.tx_bytes - o.tx_bytes,
+        }
+    }
+}
+
+/// Time statistics of the exact queue trajectory over [warmup, now): every interval during which
+/// the number of waiting packets is constant counts with its length, so the level the queue
+/// already had at warm-up counts too, and nothing depends on a sampling interval.
+#[derive(Clone, Debug, Default)]
+pub struct QueueTimeStats {
+    /// Integral of the queue length over time, packet·ps and byte·ps.
+    pub area_pkt_ps: u128,
+    pub area_bytes_ps: u128,
+    /// Smallest and largest queue length held for a positive time, packets.
+    pub min_pkt: Option<u64>,
+    pub max_pkt: Option<u64>,
+    /// Time the link spent serialising, ps (the part of each packet's transmission after warm-up).
+    pub busy_ps: u64,
+    /// Monitored ports only: time spent at each queue length, ps (index = packets waiting).
+    pub hist_ps: Option<Vec<u64>>,
 }
 
 /// A packet accepted by the port and not yet fully serialised.
@@ -65,10 +89,28 @@ pub struct Port {
     last_end: Time,
     /// Accepted packets and their arrival times at `to`, in order.
     pipe: VecDeque<(Time, Packet)>,
-    /// Time up to which the queue-length integral is accounted.
+    /// Remainder of the last serialisation time (see [`Rate::tx_time_carry`]), carried while the
+    /// link stays busy.
+    tx_carry: u64,
+    /// Time up to which the queue-length statistics are accounted.
     last_change: Time,
     warmup: Time,
-    pub stats: PortStats,
+    counts: PortCounts,
+    counts_at_warmup: Option<PortCounts>,
+    qstats: QueueTimeStats,
+}
+
+/// A port's statistics closed at some instant (see [`Port::stats_at`]).
+#[derive(Clone, Debug)]
+pub struct PortStats {
+    /// Whole-run event counters.
+    pub whole_run: PortCounts,
+    /// Event counters after warm-up (zero if warm-up has not been reached).
+    pub after_warmup: PortCounts,
+    /// Time statistics over [warmup, now).
+    pub queue: QueueTimeStats,
+    /// Length of [warmup, now), ps.
+    pub span_ps: u64,
 }
 
 impl Port {
@@ -97,10 +139,28 @@ impl Port {
             q_bytes: 0,
             last_end: Time::ZERO,
             pipe: VecDeque::new(),
+            tx_carry: 0,
             last_change: Time::ZERO,
             warmup,
-            stats: PortStats::default(),
+            counts: PortCounts::default(),
+            counts_at_warmup: None,
+            qstats: QueueTimeStats::default(),
         }
+    }
+
+    /// Keep a histogram of the time spent at each queue length (monitored ports).
+    pub fn keep_histogram(&mut self) {
+        self.qstats.hist_ps.get_or_insert_with(Vec::new);
+    }
+
+    /// The simulator calls this at the warm-up instant: counters from now on are post-warm-up.
+    pub fn on_warmup(&mut self) {
+        self.counts_at_warmup = Some(self.counts);
+    }
+
+    /// Whole-run event counters so far.
+    pub fn counts(&self) -> PortCounts {
+        self.counts
     }
 
     /// Packets waiting (not counting the one on the wire), as of the last `advance`.
@@ -121,23 +181,31 @@ impl Port {
         self.slots.iter().skip(self.started).map(|s| s.size as u64).sum()
     }
 
-    /// Account the queue-length integral on [last_change, t) at the current length.
+    /// Account the queue statistics on [last_change, t) at the current length.
     #[inline]
     fn integrate_to(&mut self, t: Time) {
         if t > self.warmup && t > self.last_change {
-            let from = self.last_change.max(self.warmup);
-            self.stats.q_area_pkt_ps += self.q_pkts as u128 * (t - from).0 as u128;
+            let dt = (t - self.last_change.max(self.warmup)).0;
+            let q = self.q_pkts;
+            let st = &mut self.qstats;
+            st.area_pkt_ps += q as u128 * dt as u128;
+            st.area_bytes_ps += self.q_bytes as u128 * dt as u128;
+            st.min_pkt = Some(st.min_pkt.map_or(q, |m| m.min(q)));
+            st.max_pkt = Some(st.max_pkt.map_or(q, |m| m.max(q)));
+            if let Some(h) = &mut st.hist_ps {
+                if h.len() <= q as usize {
+                    h.resize(q as usize + 1, 0);
+                }
+                h[q as usize] += dt;
+            }
         }
         self.last_change = self.last_change.max(t);
     }
 
+    /// The part of [start, end) after warm-up, ps.
     #[inline]
-    fn observe_len(&mut self, t: Time) {
-        if t >= self.warmup {
-            let q = self.q_pkts;
-            self.stats.q_min_pkt = Some(self.stats.q_min_pkt.map_or(q, |m| m.min(q)));
-            self.stats.q_max_pkt = self.stats.q_max_pkt.max(q);
-        }
+    fn busy_after_warmup(&self, start: Time, end: Time) -> u64 {
+        end.0.saturating_sub(start.0.max(self.warmup.0))
     }
 
     /// Bring the port to time `now`: packets whose transmission started leave the queue (at
@@ -149,17 +217,15 @@ impl Port {
             self.q_pkts -= 1;
             self.q_bytes -= s.size as u64;
             self.started += 1;
-            self.observe_len(s.start);
         }
         while let Some(s) = self.slots.front() {
             if s.end > now {
                 break;
             }
             let s = *s;
-            if s.end > self.warmup {
-                self.stats.tx_bytes += s.size as u64;
-                self.stats.tx_pkts += 1;
-            }
+            self.counts.tx_bytes += s.size as u64;
+            self.counts.tx_pkts += 1;
+            self.qstats.busy_ps += self.busy_after_warmup(s.start, s.end);
             self.slots.pop_front();
             self.started -= 1;
         }
@@ -206,29 +272,31 @@ impl Port {
     /// None if it was dropped.
     pub fn enqueue(&mut self, mut pkt: Packet, now: Time) -> Option<Time> {
         self.advance(now);
-        self.stats.arrivals += 1;
+        self.counts.arrivals += 1;
         if !self.fits(pkt.size) {
-            self.stats.drops += 1;
+            self.counts.drops += 1;
             return None;
         }
         let idle = self.slots.is_empty();
         let view = QueueView { packets: self.q_pkts, bytes: self.q_bytes, idle_since: idle.then_some(self.last_end) };
         match self.aqm.admit(view, pkt.ect, now, &mut self.rng) {
             Verdict::Drop => {
-                self.stats.drops += 1;
+                self.counts.drops += 1;
                 return None;
             }
             Verdict::Mark => {
                 pkt.ce = true;
-                self.stats.marks += 1;
+                self.counts.marks += 1;
             }
             Verdict::Enqueue => {}
         }
-        if idle && now > self.warmup {
-            self.stats.idle_ps += (now - self.last_end.max(self.warmup)).0;
-        }
+        // Back-to-back on the previous packet: carry its serialisation remainder; after an idle
+        // gap the link starts afresh on a whole picosecond.
         let start = now.max(self.last_end);
-        let end = start + self.rate.tx_time(pkt.size);
+        let carry = if start == self.last_end { self.tx_carry } else { 0 };
+        let (tx, carry) = self.rate.tx_time_carry(pkt.size, carry);
+        self.tx_carry = carry;
+        let end = start + tx;
         self.slots.push_back(Slot { start, end, size: pkt.size });
         self.last_end = end;
         if start > now {
@@ -237,18 +305,130 @@ impl Port {
         } else {
             self.started += 1; // straight onto the wire
         }
-        self.observe_len(now);
         let arrival = end + self.delay;
         self.pipe.push_back((arrival, pkt));
         Some(arrival)
     }
 
-    /// Statistics with the time integrals closed at `now` (call `advance(now)` first).
+    /// Statistics closed at `now` (call `advance(now)` first): the packet on the wire counts for
+    /// its part of [warmup, now).
     pub fn stats_at(&self, now: Time) -> PortStats {
-        let mut s = self.stats;
-        if self.slots.is_empty() && now > self.warmup {
-            s.idle_ps += (now - self.last_end.max(self.warmup)).0;
+        let mut queue = self.qstats.clone();
+        if let Some(s) = self.slots.front() {
+            if s.start < now {
+                queue.busy_ps += self.busy_after_warmup(s.start, now);
+            }
         }
-        s
+        PortStats {
+            whole_run: self.counts,
+            after_warmup: self.counts_at_warmup.map_or(PortCounts::default(), |w| self.counts - w),
+            queue,
+            span_ps: now.0.saturating_sub(self.warmup.0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::aqm::DropTail;
+    use crate::packet::Kind;
+    use crate::rng::{stream, Stream};
+
+    const US: u64 = 1_000_000;
+
+    fn port(rate_bps: u64, capacity: Amount, warmup: Time) -> Port {
+        let rng = stream(1, Stream::Port, 0);
+        Port::new(0, 1, Rate(rate_bps), Time(0), capacity, Aqm::DropTail(DropTail), rng, warmup)
+    }
+
+    fn pkt(size: u32) -> Packet {
+        Packet { kind: Kind::Data, flow: 0, src: 0, dst: 1, size, seq: 0, ect: false, ce: false, ece: false, ts: Time(0) }
+    }
+
+    #[test]
+    fn warmup_mid_packet_counts_only_the_part_after_warmup() {
+        // 1500 B at 1 Gbps = 12 us on the wire, from t = 0. Warm-up ends at 6 us, we look at 10 us:
+        // the link was busy for all 4 us after warm-up -> utilization exactly 1 (it read 0).
+        let mut p = port(1_000_000_000, Amount::Packets(10), Time(6 * US));
+        p.enqueue(pkt(1500), Time(0)).unwrap();
+        p.advance(Time(6 * US));
+        p.on_warmup();
+        p.advance(Time(10 * US));
+        let st = p.stats_at(Time(10 * US));
+        assert_eq!(st.span_ps, 4 * US);
+        assert_eq!(st.queue.busy_ps, 4 * US);
+        // At 20 us the packet ended at 12 us: busy 6 us of a 14 us span; its bytes count after
+        // warm-up (it ended after warm-up) in tx_bytes.
+        p.advance(Time(20 * US));
+        let st = p.stats_at(Time(20 * US));
+        assert_eq!((st.span_ps, st.queue.busy_ps), (14 * US, 6 * US));
+        assert_eq!(st.after_warmup.tx_bytes, 1500);
+    }
+
+    #[test]
+    fn queue_level_held_at_warmup_counts_in_min_max_mean_and_histogram() {
+        // 15 packets at t = 0 on a 1 Gbps link: one on the wire (until 12 us) and 14 waiting. From
+        // warm-up (1 us) to 5 us nothing changes: min = max = mean = 14 (it read q_max 0, q_min NaN).
+        let mut p = port(1_000_000_000, Amount::Packets(100), Time(US));
+        p.keep_histogram();
+        for _ in 0..15 {
+            p.enqueue(pkt(1500), Time(0)).unwrap();
+        }
+        p.advance(Time(US));
+        p.on_warmup();
+        p.advance(Time(5 * US));
+        let st = p.stats_at(Time(5 * US));
+        assert_eq!((st.queue.min_pkt, st.queue.max_pkt), (Some(14), Some(14)));
+        assert_eq!(st.queue.area_pkt_ps, 14 * 4 * US as u128);
+        assert_eq!(st.queue.area_bytes_ps, 14 * 1500 * 4 * US as u128);
+        let h = st.queue.hist_ps.unwrap();
+        assert_eq!(h.len(), 15);
+        assert_eq!(h[14], 4 * US);
+        assert_eq!(h.iter().sum::<u64>(), 4 * US);
+        // Later: at 12 us the second packet starts (13 waiting), at 24 us the third (12 waiting).
+        // Over [1, 30) us: 14 for 11 us, 13 for 12 us, 12 for 6 us.
+        p.advance(Time(30 * US));
+        let st = p.stats_at(Time(30 * US));
+        assert_eq!((st.queue.min_pkt, st.queue.max_pkt), (Some(12), Some(14)));
+        assert_eq!(st.queue.area_pkt_ps, (14 * 11 + 13 * 12 + 12 * 6) as u128 * US as u128);
+        let h = st.queue.hist_ps.unwrap();
+        assert_eq!((h[12], h[13], h[14]), (6 * US, 12 * US, 11 * US));
+    }
+
+    #[test]
+    fn counters_before_warmup_are_not_post_warmup() {
+        let mut p = port(1_000_000_000, Amount::Packets(1), Time(100 * US));
+        // Two at once into a 1-packet buffer: the first goes on the wire, the second waits, the
+        // third is dropped (before warm-up); after warm-up one more drop.
+        for _ in 0..3 {
+            p.enqueue(pkt(1500), Time(0));
+        }
+        p.advance(Time(100 * US));
+        p.on_warmup();
+        p.enqueue(pkt(1500), Time(100 * US)); // empty again: accepted, on the wire
+        p.enqueue(pkt(1500), Time(100 * US)); // waits
+        p.enqueue(pkt(1500), Time(100 * US)); // dropped
+        let st = p.stats_at(Time(100 * US));
+        assert_eq!((st.whole_run.drops, st.after_warmup.drops), (2, 1));
+        assert_eq!((st.whole_run.arrivals, st.after_warmup.arrivals), (6, 3));
+    }
+
+    #[test]
+    fn busy_time_equals_bits_sent_over_rate_at_odd_rates() {
+        // 300 back-to-back packets of 1501 B at 133 Gbps: per-packet rounding would drift by up to
+        // 300 ps; with the carried remainder the busy period is floor(total bits / rate) exactly.
+        let rate = 133_000_000_000u64;
+        let mut p = port(rate, Amount::Packets(1000), Time(0));
+        p.on_warmup();
+        for _ in 0..300 {
+            p.enqueue(pkt(1501), Time(0)).unwrap();
+        }
+        let exact_ps = (300u128 * 1501 * 8 * 1_000_000_000_000) / rate as u128;
+        let end = Time(10 * exact_ps as u64);
+        p.advance(end);
+        let st = p.stats_at(end);
+        assert_eq!(st.queue.busy_ps as u128, exact_ps);
+        assert_eq!(st.after_warmup.tx_bytes, 300 * 1501);
     }
 }

@@ -1,6 +1,6 @@
 //! Topology builders: the papers' dumbbell (many-to-one) and any explicit graph.
 
-use super::{Network, Node, Port, PortId};
+use super::{Network, Port, PortId};
 use crate::aqm::Aqm;
 use crate::error::{invalid, Result};
 use crate::packet::NodeId;
@@ -20,8 +20,7 @@ struct Builder<'a> {
 
 impl Builder<'_> {
     fn node(&mut self, name: String, kind: NodeKind) -> NodeId {
-        self.net.nodes.push(Node { name, kind, ports: Vec::new() });
-        (self.net.nodes.len() - 1) as NodeId
+        self.net.add_node(name, kind)
     }
 
     /// One egress port `from -> to`. Hosts get an unbounded drop-tail NIC queue.
@@ -54,7 +53,7 @@ impl Builder<'_> {
 pub fn build(spec: &Spec) -> Result<Network> {
     let mut b = Builder {
         spec,
-        net: Network { nodes: Vec::new(), ports: Vec::new(), next_port: Vec::new(), monitored: Vec::new() },
+        net: Network::default(),
     };
     let mut default_monitor = Vec::new();
     match &spec.topology {
@@ -96,7 +95,7 @@ pub fn build(spec: &Spec) -> Result<Network> {
         }
     }
     let mut net = b.net;
-    net.compute_routes();
+    net.compute_routes()?;
     net.monitored = match &spec.metrics.monitor {
         None => default_monitor,
         Some(refs) => refs.iter().enumerate().map(|(i, r)| resolve_port(&net, r, i)).collect::<Result<_>>()?,

@@ -66,7 +66,7 @@ impl Segmenter {
 }
 
 /// Per-flow counters, reported in the flows table.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SenderStats {
     pub sent_pkts: u64,
     pub retransmits: u64,
@@ -75,6 +75,21 @@ pub struct SenderStats {
     /// ACKs received with ECN-Echo.
     pub ece_acks: u64,
     pub ecn_cuts: u64,
+}
+
+/// Counters since a snapshot (e.g. the warm-up instant).
+impl std::ops::Sub for SenderStats {
+    type Output = SenderStats;
+    fn sub(self, o: SenderStats) -> SenderStats {
+        SenderStats {
+            sent_pkts: self.sent_pkts - o.sent_pkts,
+            retransmits: self.retransmits - o.retransmits,
+            timeouts: self.timeouts - o.timeouts,
+            fast_retransmits: self.fast_retransmits - o.fast_retransmits,
+            ece_acks: self.ece_acks - o.ece_acks,
+            ecn_cuts: self.ecn_cuts - o.ecn_cuts,
+        }
+    }
 }
 
 pub struct Sender {
@@ -293,6 +308,7 @@ impl Sender {
             if self.seg.total_segs.is_some_and(|n| self.snd_una >= n) {
                 self.finished_at = Some(now);
                 self.rto_deadline = None;
+                self.blocked_on_nic = false;
                 return;
             }
             // Restart the retransmission timer for the remaining outstanding data.

@@ -50,7 +50,7 @@ pub fn dctcp(g: f64) -> ProtocolSpec {
 pub fn run(spec: Spec) -> (Sim, Vec<Table>) {
     let mut sim = Sim::new(spec).expect("valid spec");
     sim.run().expect("run");
-    let t = sim.results();
+    let t = sim.results().expect("results");
     (sim, t)
 }
 

@@ -1,0 +1,71 @@
+"""Output files that are never left half-written.
+
+:func:`atomic_dir` builds a directory under a temporary sibling name and renames it into place
+only when everything in it is written; an exception (including Ctrl-C) removes the partial
+directory and leaves any previous output untouched. :func:`atomic_write_bytes` does the same for
+one file (write to a temporary name in the same directory, fsync, rename).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+from pathlib import Path
+from typing import Iterator
+
+__all__ = ["atomic_dir", "atomic_write_bytes", "check_output_file"]
+
+
+@contextlib.contextmanager
+def atomic_dir(out: Path) -> Iterator[Path]:
+    """Yield a fresh temporary directory; on success it replaces ``out`` (rename), else it is removed."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".{out.name}.partial-{os.getpid()}"
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        yield tmp
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    if out.exists():
+        os.replace(out, old)
+    os.replace(tmp, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader (or a crash) sees the old file or the new one."""
+    path = Path(path)
+    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
+    try:
+        with open(tmp, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def check_output_file(path: Path, option: str, suffixes: tuple[str, ...]) -> Path:
+    """Check an output file path before any work: a known extension and an existing directory.
+
+    Raises ValueError naming ``option``, the allowed extensions, or the missing directory.
+    """
+    path = Path(path)
+    if path.suffix.lower() not in suffixes:
+        raise ValueError(
+            f"{option}: {str(path)!r} has extension {path.suffix or '(none)'!r}; allowed: {', '.join(suffixes)}"
+        )
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise ValueError(f"{option}: directory {str(parent)!r} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise ValueError(f"{option}: directory {str(parent)!r} is not writable")
+    return path
