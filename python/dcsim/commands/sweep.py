@@ -62,7 +62,7 @@ def sweep(
         res = run_sweep(spec, out, jobs=jobs, dask=dask, tables=tables, force=force, yes=yes,
                         console=err_console, dry_run=dry_run, on_plan=on_plan)
     except SweepError as e:
-        fail(escape(f"{sweep_file}: {e}"))
+        fail(f"{sweep_file}: {e}")
         return
     except KeyboardInterrupt as e:
         term = isinstance(e, _Term) or isinstance(getattr(e, "__context__", None), _Term)

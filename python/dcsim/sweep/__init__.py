@@ -384,7 +384,7 @@ def run_sweep(
                 with _View(stats, progress, console, where) as view:
                     try:
                         execute(plan, todo, executor=executor, local=local, max_in_flight=max_in_flight, tables=tables,
-                                store=store, on_result=on_result, on_tick=view.tick)
+                                on_result=on_result, on_tick=view.tick)
                     except KeyboardInterrupt:
                         raise SweepInterrupted(out, stats.done, stats.total) from None
         finally:

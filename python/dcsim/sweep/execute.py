@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import time
+from collections import deque
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,6 +189,17 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
     return client, close
 
 
+def _exc_error(e: BaseException) -> dict:
+    text = str(e).strip()
+    return _error(f"{type(e).__name__}: {text.splitlines()[0]}" if text else type(e).__name__)
+
+
+DIED = (
+    "BrokenProcessPool: the worker process died while running this run alone (a crash in the engine, "
+    "or out of memory); see OUT/runs/<run_id>/error.json; it is tried again by the next sweep"
+)
+
+
 def execute(
     plan: Plan,
     todo: list[PlannedRun],
@@ -196,65 +208,63 @@ def execute(
     local: Optional[LocalPool],
     max_in_flight: int,
     tables: bool,
-    store: RunStore,
     on_result: Callable[[PlannedRun, dict], None],
     on_tick: Callable[[], None],
 ) -> None:
-    """Run ``todo`` on ``executor`` (or on ``local``'s pool, restarted if a worker dies).
+    """Run ``todo`` on ``executor`` (or on ``local``'s pool).
 
     ``on_result(run, res)`` gets :func:`run_one`'s dict (or an error dict made here if the
     executor failed the future); ``on_tick()`` is called at least every :data:`WAIT_S`.
-    KeyboardInterrupt cancels the pending runs, kills local workers, and propagates.
+
+    If a local worker process dies (a crash, the OOM killer), every run in flight in that pool
+    is lost; the pool is restarted and those runs are tried again one at a time, so that only
+    the run that kills its worker when alone is recorded as failed. KeyboardInterrupt cancels
+    the pending runs, kills local workers, and propagates.
     """
     if local is not None:
         executor = local.executor
     assert executor is not None
     it = iter(todo)
+    suspects: deque[PlannedRun] = deque()  # in flight when a worker died: rerun one at a time
     in_flight: dict[cf.Future, PlannedRun] = {}
     exhausted = False
+
+    def submit(run: PlannedRun) -> None:
+        payload = json.dumps(plan.scenario(run), separators=(",", ":"))
+        try:
+            fut = executor.submit(run_one, payload, tables)
+        except RuntimeError as e:  # an executor that was shut down or broke (BrokenExecutor included)
+            raise SweepError(f"executor: cannot submit more runs ({type(e).__name__}: {e}); finished runs are kept, run the sweep again to resume") from None
+        in_flight[fut] = run
+
     try:
         while True:
-            while not exhausted and len(in_flight) < max_in_flight:
-                run = next(it, None)
-                if run is None:
-                    exhausted = True
-                    break
-                payload = json.dumps(plan.scenario(run), separators=(",", ":"))
-                try:
-                    fut = executor.submit(run_one, payload, tables)
-                except BrokenProcessPool:
-                    if local is None:
-                        raise
-                    executor = _restart(local)
-                    fut = executor.submit(run_one, payload, tables)
-                except RuntimeError as e:  # an executor that was shut down or broke
-                    raise SweepError(f"executor: cannot submit more runs ({e}); finished runs are kept, run the sweep again to resume") from None
-                in_flight[fut] = run
+            if suspects:
+                if not in_flight:
+                    submit(suspects.popleft())
+            else:
+                while not exhausted and len(in_flight) < max_in_flight:
+                    run = next(it, None)
+                    if run is None:
+                        exhausted = True
+                        break
+                    submit(run)
             if not in_flight:
+                if suspects:
+                    continue
                 break
             done, _ = cf.wait(list(in_flight), timeout=WAIT_S, return_when=cf.FIRST_COMPLETED)
-            broken = False
-            for fut in done:
-                run = in_flight.pop(fut)
-                try:
-                    res = fut.result()
-                except BrokenProcessPool:
-                    broken = True
-                    res = _error(
-                        "BrokenProcessPool: a worker process died while this run was in flight (this run or another one "
-                        "crashed it, or it ran out of memory); run the sweep again to retry"
-                    )
-                except cf.CancelledError:
-                    res = _error("CancelledError: the executor cancelled this run")
-                except Exception as e:
-                    res = _error(f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}".rstrip(": "))
-                on_result(run, res)
-            if broken and local is not None:
-                # Every run in flight in the dead pool is lost: record them, then start a new pool.
-                rest = list(in_flight.items())
+            lost = _collect(done, in_flight, on_result, local is not None)
+            if lost:
+                # The dead pool fails every run still in it (promptly); collect those too.
+                rest, _ = cf.wait(list(in_flight), timeout=5.0)
+                lost += _collect(rest, in_flight, on_result, True)
+                lost += list(in_flight.values())
                 in_flight.clear()
-                for fut, run in rest:
-                    on_result(run, _error("BrokenProcessPool: a worker process died while this run was in flight; run the sweep again to retry"))
+                if len(lost) == 1:  # it was alone in its pool: it is the one that kills its worker
+                    on_result(lost[0], _error(DIED))
+                else:
+                    suspects.extend(lost)
                 executor = _restart(local)
             on_tick()
     except BaseException:
@@ -263,6 +273,26 @@ def execute(
         if local is not None:
             local.kill()
         raise
+
+
+def _collect(done, in_flight: dict, on_result, restartable: bool) -> list[PlannedRun]:
+    """Hand the finished futures' results to ``on_result``; return the runs a dead local pool lost."""
+    lost: list[PlannedRun] = []
+    for fut in done:
+        run = in_flight.pop(fut)
+        try:
+            res = fut.result()
+        except BrokenProcessPool as e:
+            if restartable:
+                lost.append(run)
+                continue
+            res = _exc_error(e)
+        except cf.CancelledError:
+            res = _error("CancelledError: the executor cancelled this run")
+        except Exception as e:
+            res = _exc_error(e)
+        on_result(run, res)
+    return lost
 
 
 def _restart(local: LocalPool) -> cf.Executor:

@@ -1,0 +1,353 @@
+"""dcsim.sweep: expansion, validation before any run, the table, the cache, failures, the CLI's errors.
+
+Runs are tiny (2 DCTCP flows, 10 ms) so that all sweep tests together stay well under a minute.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import importlib
+import json
+import math
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import dcsim.sweep.spec as spec_mod
+from dcsim import Scenario, simulate
+from dcsim.cli import app
+from dcsim.sweep import SweepError, load_sweep, make_spec, plan_sweep, sweep
+from dcsim.sweep.worker import flatten_summary
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+simulate_module = importlib.import_module("dcsim.simulate")  # the package binds dcsim.simulate to the function
+
+N, C_BPS, RTT_S, PKT_BYTES = 2, 10e9, 100e-6, 1500
+BASE = {
+    "network": {"senders": N, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "200pkt", "aqm": {"kind": "threshold", "K": "20pkt"}},
+    "flows": [{"count": N, "protocol": "dctcp", "g": 0.0625}],
+    "run": {"duration": "10ms", "warmup": "3ms", "seed": 1},
+}
+
+
+def wall_free(df: pd.DataFrame) -> pd.DataFrame:
+    """Columns that do not depend on the wall clock (wall_s, events_per_wall_s, run_wall_s)."""
+    return df[[c for c in df.columns if "wall" not in c]]
+
+
+def col(df: pd.DataFrame, pattern: str) -> str:
+    """The one column matching ``pattern`` (the summary's names are the Result's, not ours)."""
+    found = [c for c in df.columns if re.fullmatch(pattern, c)]
+    assert len(found) == 1, f"{pattern}: {found}"
+    return found[0]
+
+
+def tpool():
+    """An in-process executor: monkeypatches reach the runs, and no process start-up."""
+    return cf.ThreadPoolExecutor(max_workers=2)
+
+
+# --------------------------------------------------------------------------------------------
+# expansion
+
+
+def test_grid_zip_linked_and_seeds_expand_in_order():
+    s = make_spec(BASE, {"network.aqm.K": ["10pkt", "20pkt", "30pkt"], "flows[0].g": [0.0625, 0.125]}, seeds=2)
+    plan = plan_sweep(s)
+    assert len(plan.combos) == 6 and len(plan.runs) == 12
+    # first axis outermost, seeds innermost
+    assert [plan.axis_values(r.combo)["network.aqm.K"] for r in plan.runs[:4]] == ["10pkt"] * 4
+    assert [r.seed for r in plan.runs[:4]] == [1, 2, 1, 2]
+    assert plan.scenario(plan.runs[3])["flows"][0]["g"] == 0.125 and plan.scenario(plan.runs[3])["run"]["seed"] == 2
+
+    z = plan_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt", "30pkt"], "flows[0].g": [0.0625, 0.125]}, combine="zip", seeds=[5, 9]))
+    assert [(z.axis_values(r.combo)["network.aqm.K"], z.axis_values(r.combo)["flows[0].g"], r.seed) for r in z.runs] == [
+        ("10pkt", 0.0625, 5), ("10pkt", 0.0625, 9), ("30pkt", 0.125, 5), ("30pkt", 0.125, 9)]
+
+    linked = plan_sweep(make_spec(BASE, {("network.senders", "flows[0].count"): [(1, 1), (3, 3)]}, seed_base=10, seeds=1))
+    assert [(linked.scenario(r)["network"]["senders"], linked.scenario(r)["flows"][0]["count"], r.seed) for r in linked.runs] == [
+        (1, 1, 10), (3, 3, 10)]
+    # the same linked axis written as in a TOML file
+    same = plan_sweep(make_spec(BASE, {"network.senders, flows[0].count": [[1, 1], [3, 3]]}, seed_base=10, seeds=1))
+    assert [r.key for r in same.runs] == [r.key for r in linked.runs]
+
+
+def test_run_key_is_the_engine_spec_and_version():
+    plan = plan_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt", "20pkt"]}, seeds=2))
+    for r in plan.runs:
+        engine_spec = Scenario.from_dict(plan.scenario(r)).to_engine_spec()
+        assert r.key == spec_mod.run_key(engine_spec)
+        assert r.run_id == r.key[:16]
+    assert len({r.key for r in plan.runs}) == 4
+    assert spec_mod.run_key({"a": 1, "b": 2}, "1") == spec_mod.run_key({"b": 2, "a": 1}, "1") != spec_mod.run_key({"a": 1, "b": 2}, "2")
+
+
+# --------------------------------------------------------------------------------------------
+# bad input: every error names the axis, before anything runs
+
+
+@pytest.mark.parametrize(
+    "axes, kw, expect",
+    [
+        ({"network.aqm.KK": ["20pkt"]}, {}, r"^axis network.aqm.KK: no such scenario field: .*did you mean 'K'\?"),
+        ({"flows[3].g": [0.1]}, {}, r"^axis flows\[3\].g: flows\[3\]: index out of range; flows has 1 entry"),
+        ({"network.aqm.K": ["20ms"]}, {}, r"^axis network.aqm.K = \"20ms\": network.aqm.K: unknown size unit 'ms'"),
+        ({"network.bottleneck": ["10pkt", "1Gbps"]}, {}, r"^axis network.bottleneck = \"10pkt\": network.bottleneck: unknown rate unit"),
+        ({"network.aqm.K": []}, {}, r"^axis network.aqm.K: empty list of values"),
+        ({"network.aqm.K": "20pkt"}, {}, r"^axis network.aqm.K: expected a list of values"),
+        ({"network.aqm.K": ["10pkt", "20pkt"], "flows[0].g": [0.1]}, {"combine": "zip"},
+         r"^axes: combine = \"zip\" needs axes of equal length; network.aqm.K has 2, flows\[0\].g has 1"),
+        ({"network.aqm.K": ["10pkt"], "network.aqm": [{"kind": "droptail"}]}, {}, r"^axis network.aqm: overlaps axis network.aqm.K"),
+        ({"run.seed": [1, 2]}, {"seeds": 2}, r"^axis run.seed: give either a run.seed axis or seeds"),
+        ({"flows[0].protocol": ["newreno", "dctcp"]}, {}, r"^axis flows\[0\].protocol = \"newreno\": flows\[0\].g: only for protocol"),
+        ({"network.buffer": ["100pkt", "10pkt"]}, {}, r"^axis network.buffer = \"10pkt\": network.aqm.K: marking threshold 20pkt is larger"),
+    ],
+)
+def test_bad_axes_are_reported_with_the_axis(axes, kw, expect):
+    with pytest.raises(SweepError) as e:
+        plan_sweep(make_spec(BASE, axes, **kw))
+    assert re.search(expect, str(e.value)), str(e.value)
+
+
+def test_several_invalid_combinations_are_listed_once_per_error():
+    with pytest.raises(SweepError) as e:
+        plan_sweep(make_spec(BASE, {"network.aqm.K": ["500pkt", "20pkt", "20ms"], "flows[0].g": [0.1, 2.0]}))
+    lines = str(e.value).splitlines()
+    assert lines[0] == "5 of 6 combinations are invalid:"
+    assert lines[1].startswith('axis network.aqm.K = "500pkt" (in 2 combinations): network.aqm.K: marking threshold 500pkt')
+    assert lines[2].startswith("axis flows[0].g = 2.0 (in 3 combinations): flows[0].g: 2.0 is out of range")
+    assert lines[3].startswith('axis network.aqm.K = "20ms" (in 2 combinations)')
+
+
+def test_more_than_the_run_limit_needs_yes(monkeypatch, tmp_path):
+    s = make_spec(BASE, {"network.aqm.K": ["10pkt", "20pkt"]}, seeds=3)
+    monkeypatch.setattr(spec_mod, "MAX_RUNS_WITHOUT_YES", 5)
+    with pytest.raises(SweepError, match=r"^axes: the sweep has 6 runs \(network.aqm.K \(2\) x 3 seeds\); more than 5 runs need --yes"):
+        plan_sweep(s)
+    assert len(plan_sweep(s, yes=True).runs) == 6
+
+
+def test_bad_seeds_and_jobs(tmp_path):
+    for seeds, expect in ((0, "seeds: 0 is out of range"), ([1, 1], "repeats a seed"), ([], "seeds: empty list"), ("3", "is not a number of seeds")):
+        with pytest.raises(SweepError, match=re.escape(expect)):
+            make_spec(BASE, {"network.aqm.K": ["10pkt"]}, seeds=seeds)
+    with pytest.raises(SweepError, match=r"^jobs: 0 is out of range"):
+        sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path, jobs=0, progress=False)
+    assert not (tmp_path / "runs").exists()
+
+
+# --------------------------------------------------------------------------------------------
+# the table and the cache
+
+
+def test_table_rows_equal_direct_simulation_and_follow_the_physics(tmp_path):
+    Ks = [20, 40, 65]
+    res = sweep(BASE, {"network.aqm.K": [f"{k}pkt" for k in Ks]}, seeds=2, out=tmp_path / "o", executor=tpool(), progress=False)
+    assert (res.runs, res.computed, res.cached, res.failed) == (6, 6, 0, 0)
+    df = res.table
+    assert len(df) == 6 and df["run_id"].is_unique
+    assert list(df["network.aqm.K"]) == ["20pkt", "20pkt", "40pkt", "40pkt", "65pkt", "65pkt"]
+    assert list(df["network.aqm.K_pkt"]) == [20.0, 20.0, 40.0, 40.0, 65.0, 65.0]
+    assert list(df["seed"]) == [1, 2] * 3 and set(df["status"]) == {"ok"}
+    assert (df["run_wall_s"] > 0).all()
+
+    # Every metric is exactly what simulate() + Result.summary() give for that run.
+    for _, row in df.iterrows():
+        sc = json.loads(json.dumps(BASE))
+        sc["network"]["aqm"]["K"], sc["run"]["seed"] = row["network.aqm.K"], int(row["seed"])
+        direct = flatten_summary(simulate(sc).summary())
+        for k, v in direct.items():
+            if "wall" in k or k == "seed":
+                continue
+            got = row[k]
+            assert (v is None and (got is None or (isinstance(got, float) and math.isnan(got)))) or got == v, k
+
+    # Physics (DCTCP analysis paper, Fig. 2 setting with N = 2): C*d = 10 Gbps * 100 us = 83 pkt,
+    # the paper's guideline K > 0.17 C d = 14 pkt keeps the link busy, so every K here gives
+    # utilization >= 0.99 (tolerance: one idle RTT in the 7 ms after warm-up would be 1.4 %);
+    # the queue oscillates around K, so its time-averaged mean grows with K.
+    util = df[col(df, r"port\[sw->r\]\.utilization")]
+    q_mean = df[col(df, r"port\[sw->r\]\.q_mean_pkt")]
+    assert (util >= 0.99).all()
+    means = q_mean.groupby(df["network.aqm.K_pkt"]).mean()
+    assert means.is_monotonic_increasing and means.iloc[-1] > means.iloc[0] + 20
+
+    # Each run's tables sit beside the table and read back as a Result.
+    back = res.result(df["run_id"][0])
+    assert back.flows["goodput_bps"].sum() == pytest.approx(df[col(df, "goodput_total_bps")][0])
+    assert json.loads((res.out / "sweep.json").read_text())["axes"] == {"network.aqm.K": ["20pkt", "40pkt", "65pkt"]}
+
+
+def test_resume_recomputes_nothing_and_gives_the_same_table(tmp_path):
+    out = tmp_path / "o"
+    axes = {"network.aqm.K": ["20pkt", "40pkt"]}
+    first = sweep(BASE, axes, seeds=2, out=out, executor=tpool(), progress=False)
+    rows = {p: p.stat().st_mtime_ns for p in out.glob("runs/*/row.json")}
+    again = sweep(BASE, axes, seeds=2, out=out, executor=tpool(), progress=False)
+    assert (again.computed, again.cached) == (0, 4)
+    pd.testing.assert_frame_equal(first.table, again.table)  # bit-identical, wall times included (stored)
+    assert {p: p.stat().st_mtime_ns for p in out.glob("runs/*/row.json")} == rows
+
+    # A new axis value computes only the new runs; the table holds exactly the current sweep.
+    more = sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt", "65pkt"]}, seeds=2, out=out, executor=tpool(), progress=False)
+    assert (more.computed, more.cached, len(more.table)) == (2, 4, 6)
+    fewer = sweep(BASE, {"network.aqm.K": ["40pkt"]}, seeds=2, out=out, executor=tpool(), progress=False)
+    assert (fewer.computed, fewer.cached, list(fewer.table["network.aqm.K"])) == (0, 2, ["40pkt", "40pkt"])
+
+    forced = sweep(BASE, {"network.aqm.K": ["40pkt"]}, seeds=2, out=out, executor=tpool(), force=True, progress=False)
+    assert (forced.computed, forced.cached) == (2, 0)
+    pd.testing.assert_frame_equal(wall_free(forced.table), wall_free(fewer.table))
+
+
+def test_tables_are_optional_and_asking_for_them_later_computes_them(tmp_path):
+    out = tmp_path / "o"
+    axes = {"network.aqm.K": ["20pkt", "40pkt"]}
+    a = sweep(BASE, axes, out=out, tables=False, executor=tpool(), progress=False)
+    assert sorted(p.name for p in (out / "runs" / a.table["run_id"][0]).iterdir()) == ["row.json"]
+    b = sweep(BASE, axes, out=out, tables=False, executor=tpool(), progress=False)
+    assert b.computed == 0
+    c = sweep(BASE, axes, out=out, tables=True, executor=tpool(), progress=False)
+    assert c.computed == 2 and (out / "runs" / a.table["run_id"][0] / "queue.parquet").exists()
+    pd.testing.assert_frame_equal(wall_free(a.table), wall_free(c.table))
+
+
+def test_equal_engine_specs_run_once(tmp_path):
+    # 10 Gbps written two ways is one engine spec: one run, two rows.
+    res = sweep(BASE, {"network.access": ["10Gbps", "10000Mbps"]}, out=tmp_path / "o", executor=tpool(), progress=False)
+    assert (res.runs, res.computed, res.shared) == (2, 1, 1)
+    df = res.table
+    assert df["run_id"][0] == df["run_id"][1] and list(df["network.access"]) == ["10Gbps", "10000Mbps"]
+    assert list(df["network.access_bps"]) == [10e9, 10e9]
+
+
+def test_a_failed_run_is_recorded_and_does_not_stop_the_sweep(tmp_path, monkeypatch):
+    real = simulate_module.simulate
+
+    def flaky(sc, **kw):
+        if sc.run.seed == 2 and sc.network.aqm.K.value == 40:
+            raise RuntimeError("engine exploded (test)")
+        return real(sc, **kw)
+
+    monkeypatch.setattr(simulate_module, "simulate", flaky)
+    out = tmp_path / "o"
+    res = sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt"]}, seeds=2, out=out, executor=tpool(), progress=False)
+    assert (res.computed, res.failed) == (3, 1)
+    df = res.table
+    bad = df[df["status"] == "error"]
+    assert len(bad) == 1 and bad["error"].iloc[0] == "RuntimeError: engine exploded (test)"
+    assert (bad["network.aqm.K"].iloc[0], bad["seed"].iloc[0]) == ("40pkt", 2)
+    assert math.isnan(bad[col(df, "goodput_total_bps")].iloc[0])
+    err = json.loads((out / "runs" / bad["run_id"].iloc[0] / "error.json").read_text())
+    assert "engine exploded" in err["traceback"] and not (out / "runs" / bad["run_id"].iloc[0] / "row.json").exists()
+    assert res.failures[0]["axes"] == 'network.aqm.K = "40pkt"'
+
+    # The next sweep tries the failed run again (and only it).
+    monkeypatch.setattr(simulate_module, "simulate", real)
+    again = sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt"]}, seeds=2, out=out, executor=tpool(), progress=False)
+    assert (again.computed, again.cached, again.failed) == (1, 3, 0)
+    assert not (out / "runs" / bad["run_id"].iloc[0] / "error.json").exists()
+
+
+def test_a_worker_that_dies_fails_only_its_own_run(tmp_path, monkeypatch):
+    """Local pool (forked workers inherit the patch): the runs with seed 3 kill their worker
+    process. The pool is restarted, the runs that were in flight beside them are run again one
+    at a time, and only the killers are recorded as failed."""
+    import os
+
+    real = simulate_module.simulate
+
+    def deadly(sc, **kw):
+        if sc.run.seed == 3:
+            os._exit(1)
+        return real(sc, **kw)
+
+    monkeypatch.setattr(simulate_module, "simulate", deadly)
+    res = sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt"]}, seeds=4, out=tmp_path / "o", jobs=2, tables=False, progress=False)
+    df = res.table
+    assert (len(df), res.computed, res.failed) == (8, 6, 2)
+    died = df[df["status"] == "error"]
+    assert list(died["seed"]) == [3, 3]
+    assert died["error"].str.startswith("BrokenProcessPool: the worker process died while running this run alone").all()
+
+
+# --------------------------------------------------------------------------------------------
+# sweep files and the CLI
+
+
+def write_sweep(path: Path, body: str) -> Path:
+    base = path.parent / "base.json"
+    base.write_text(json.dumps(BASE))
+    path.write_text(f'base = "base.json"\n{body}\n')
+    return path
+
+
+def test_example_sweep_file_loads():
+    s = load_sweep(ROOT / "examples" / "sweep_k.toml")
+    assert [a.name for a in s.axes] == ["network.aqm.K", "flows[0].g"] and s.seeds == [1, 2]
+    assert s.set == {"run.duration": "50ms", "run.warmup": "10ms"}
+
+
+def test_sweep_file_forms(tmp_path):
+    f = write_sweep(tmp_path / "s.toml", 'seeds = 2\nseed_base = 4\n[set]\n"run.duration" = "5ms"\n[axes]\nnetwork.aqm.K = ["10pkt", "20pkt"]\n')
+    s = load_sweep(f)
+    assert [a.name for a in s.axes] == ["network.aqm.K"] and s.seeds == [4, 5] and s.set == {"run.duration": "5ms"}
+    inline = tmp_path / "i.toml"
+    inline.write_text('[base.network]\nbottleneck = "1Gbps"\nrtt = "100us"\nbuffer = "100pkt"\n[[base.flows]]\nprotocol = "newreno"\n'
+                      '[base.run]\nduration = "5ms"\n[axes]\n"flows[0].count" = [1, 2]\n')
+    s2 = load_sweep(inline)
+    assert s2.base["network"]["bottleneck"] == "1Gbps" and len(plan_sweep(s2).runs) == 2
+
+
+@pytest.mark.parametrize(
+    "body, expect",
+    [
+        ('[axes]\n"network.aqm.KK" = ["20pkt"]', "axis network.aqm.KK: no such scenario field"),
+        ('[axes]\n"network.aqm.K" = ["20us"]', 'axis network.aqm.K = "20us": network.aqm.K: unknown size unit'),
+        ('[axes]\n"network.aqm.K" = []', "axis network.aqm.K: empty list of values"),
+        ('combine = "zip"\n[axes]\n"network.aqm.K" = ["20pkt"]\n"flows[0].g" = [0.1, 0.2]', "axes: combine = \"zip\" needs axes of equal length"),
+        ('sedes = 2\n[axes]\n"network.aqm.K" = ["20pkt"]', "sedes: unknown key in the sweep file; did you mean 'seeds'?"),
+        ('combine = "cross"\n[axes]\n"network.aqm.K" = ["20pkt"]', "combine: 'cross' is not one of grid, zip"),
+        ("seeds = 3", "axes: required"),
+    ],
+)
+def test_cli_bad_input_exits_2_naming_the_axis(tmp_path, body, expect):
+    f = write_sweep(tmp_path / "s.toml", body)
+    res = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "o")], env={"COLUMNS": "300"})
+    assert res.exit_code == 2, res.output
+    assert expect in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "o" / "runs").exists()
+
+
+def test_cli_more_than_100000_runs_needs_yes(tmp_path):
+    f = write_sweep(tmp_path / "s.toml", 'seeds = 1001\n[axes]\n"network.aqm.K" = [' + ", ".join(f'"{k}pkt"' for k in range(1, 101)) + "]")
+    res = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "o")], env={"COLUMNS": "300"})
+    assert res.exit_code == 2 and "the sweep has 100,100 runs (network.aqm.K (100) x 1001 seeds)" in res.output
+    assert "--yes" in res.output
+
+
+def test_cli_runs_a_sweep_and_dry_run_plans_only(tmp_path):
+    f = write_sweep(tmp_path / "s.toml", 'seeds = 2\n[axes]\n"network.aqm.K" = ["20pkt", "40pkt"]')
+    out = tmp_path / "o"
+    dry = runner.invoke(app, ["sweep", str(f), "--out", str(out), "--dry-run"], env={"COLUMNS": "300"})
+    assert dry.exit_code == 0 and "= 4 runs; 0 finished before, 4 to run" in dry.output and not (out / "runs").exists()
+    res = runner.invoke(app, ["sweep", str(f), "--out", str(out), "--jobs", "2"], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    assert "4 runs: 4 computed, 0 cached, 0 failed" in res.output
+    assert len(pd.read_parquet(out / "sweep.parquet")) == 4
+    again = runner.invoke(app, ["sweep", str(f), "--out", str(out)], env={"COLUMNS": "300"})
+    assert "4 runs: 0 computed, 4 cached, 0 failed" in again.output
+
+
+def test_duckdb_reads_the_table(tmp_path):
+    duckdb = pytest.importorskip("duckdb")
+    res = sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt"]}, seeds=2, out=tmp_path / "o", executor=tpool(), progress=False)
+    q = col(res.table, r"port\[sw->r\]\.q_mean_pkt")
+    rows = duckdb.sql(
+        f'SELECT "network.aqm.K_pkt" AS K, avg("{q}") AS q FROM read_parquet(\'{res.table_path}\') GROUP BY 1 ORDER BY 1'
+    ).fetchall()
+    expect = res.table.groupby("network.aqm.K_pkt")[q].mean()
+    assert [r[0] for r in rows] == [20.0, 40.0] and [r[1] for r in rows] == pytest.approx(list(expect))
