@@ -58,14 +58,14 @@ def _real(name: str, x, lo: float = -math.inf, hi: float = math.inf, *, lo_open=
     hi_ok = v < hi if hi_open else v <= hi
     if not (math.isfinite(v) and lo_ok and hi_ok):
         rng = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
-        raise ValueError(f"{name} = {x!r} is out of range: must be in {rng}{' ' + unit if unit else ''}")
+        raise ValueError(f"{name} = {v:g} is out of range: must be in {rng}{' ' + unit if unit else ''}")
     return v
 
 
 def _stride(name_sample: str, sample_dt: float, name_dt: str, dt: float) -> int:
     k = sample_dt / dt
     if abs(k - round(k)) > 1e-9 * k or round(k) < 1:
-        raise ValueError(f"{name_sample} = {sample_dt!r} must be a positive integer multiple of {name_dt} = {dt!r}")
+        raise ValueError(f"{name_sample} = {sample_dt:g} must be a positive integer multiple of {name_dt} = {dt:g}")
     return int(round(k))
 
 

@@ -202,40 +202,69 @@ def _print_dx(s: dict) -> None:
     console.print(t)
 
 
-def _packet_bytes(packet_size: str) -> float:
-    from dcsim.units import UnitError, parse_size
+def _check_outputs(csv: Optional[Path], plot: Optional[Path]) -> None:
+    """Fail (exit 2) on an output path that cannot be written, before anything is integrated."""
+    from dcsim.commands.inputs import CSV_SUFFIXES, output_file, plot_suffixes
 
-    pkt = parse_size(packet_size, "--packet-size")
-    if pkt.unit != "B" or not pkt.value > 0:
-        raise UnitError(f"--packet-size must be a positive size in bytes such as 1500B, got {packet_size!r}")
-    return pkt.value
+    output_file(csv, "--csv", CSV_SUFFIXES)
+    if plot is not None:
+        output_file(plot, "--plot", plot_suffixes())
+
+
+def _grid(t_end: str, dt: Optional[str], dt_max_s: float, default_dt_s: float) -> tuple[float, Optional[float]]:
+    """--t-end and --dt: their ranges and the step budget (dcsim.theory.limits.MAX_STEPS).
+
+    ``dt_max_s`` is half the delay (the integrator needs dt <= delay/2); ``default_dt_s`` the step
+    dcsim.fluid takes when --dt is not given.
+    """
+    from dcsim.commands.inputs import fail, quantity
+    from dcsim.theory import limits as L
+    from dcsim.units import fmt_time, parse_time
+
+    t_end_s = quantity(t_end, "--t-end", parse_time, L.T_END)
+    dt_s = None if dt is None else quantity(dt, "--dt", parse_time, L.Limit("dt", 0.0, dt_max_s, lo_open=True,
+                                                                              fmt=fmt_time))
+    try:
+        L.check_steps(t_end_s, default_dt_s if dt_s is None else dt_s, "--t-end")
+    except ValueError as e:
+        fail(str(e) + ("" if dt_s is None else " (or a larger --dt)"))
+    return t_end_s, dt_s
 
 
 def dctcp(
-    C: str = typer.Option("10Gbps", "--C", help='Bottleneck capacity, e.g. "10Gbps".'),
-    d: str = typer.Option("100us", "--d", help='Propagation delay d, e.g. "100us".'),
-    K: str = typer.Option("65pkt", "--K", help='Marking threshold, e.g. "65pkt" or "97.5KB".'),
+    C: str = typer.Option("10Gbps", "--C", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
+    d: str = typer.Option("100us", "--d", help='Propagation delay d, e.g. "100us"; 1 us .. 1 s.'),
+    K: str = typer.Option("65pkt", "--K", help='Marking threshold, e.g. "65pkt" or "97.5KB"; 0 .. 1e6 pkt.'),
     g: float = typer.Option(1 / 16, "--g", help="EWMA weight g in (0, 1]."),
-    N: float = typer.Option(10, "--N", help="Number of long-lived flows (>= 1)."),
-    t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms".'),
-    dt: Optional[str] = typer.Option(None, "--dt", help="Integration step (default R*/200)."),
-    packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size (C in packets/s)."),
+    N: float = typer.Option(10, "--N", help="Number of long-lived flows, a real number in [1, 1e6]."),
+    t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms"; at most 1e4 s and 1e8 steps.'),
+    dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, at most R*/2 (default R*/200)."),
+    packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size (C in packets/s); 1 B .. 65535 B."),
     no_floor: bool = typer.Option(False, "--no-floor", help="Let q go negative (eq. (7) as printed)."),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv)."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write a Fig. 2 style PNG (W, alpha, queue vs time)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Integrate the DCTCP fluid model (5)-(8); summary over the second half of the run."""
     from dcsim import fluid
-    from dcsim.cli import console, fail
-    from dcsim.units import UnitError, parse_rate, parse_size, parse_time
+    from dcsim.cli import console
+    from dcsim.commands.inputs import fail, number, parse_bytes, quantity
+    from dcsim.theory import limits as L
+    from dcsim.units import capacity_pps, parse_rate, parse_size, parse_time
 
+    C_bps = quantity(C, "--C", parse_rate, L.CAPACITY)
+    d_s = quantity(d, "--d", parse_time, L.DELAY)
+    pb = quantity(packet_size, "--packet-size", parse_bytes, L.PACKET)
+    K_pkt = quantity(K, "--K", lambda t, o: parse_size(t, o).packets(pb), L.MARKING_K)
+    g = number(g, "--g", L.EWMA_G)
+    N = number(N, "--N", L.N_FLOWS)
+    R_star_s = d_s + K_pkt / capacity_pps(C_bps, pb)
+    t_end_s, dt_s = _grid(t_end, dt, R_star_s / 2, R_star_s / fluid.STEPS_PER_DELAY)
+    _check_outputs(csv, plot)
     try:
-        pb = _packet_bytes(packet_size)
-        df = fluid.dctcp(parse_rate(C, "--C"), parse_time(d, "--d"), parse_size(K, "--K").packets(pb), g, N,
-                         t_end_s=parse_time(t_end, "--t-end"), dt_s=None if dt is None else parse_time(dt, "--dt"),
-                         packet_bytes=pb, queue_floor=not no_floor)
-    except (UnitError, ValueError) as e:
+        df = fluid.dctcp(C_bps, d_s, K_pkt, g, N, t_end_s=t_end_s, dt_s=dt_s, packet_bytes=pb,
+                         queue_floor=not no_floor)
+    except ValueError as e:
         fail(str(e))
     s = dctcp_summary(df)
     files = _outputs(df, csv, plot, plot_dctcp)
@@ -245,34 +274,44 @@ def dctcp(
     else:
         _print_dctcp(s)
         if files:
-            console.print("files: " + ", ".join(files))
+            console.print("files: " + ", ".join(files), markup=False)
 
 
 def dx(
-    N: float = typer.Option(50, "--N", help="Number of flows (>= 1)."),
-    C: str = typer.Option("10Gbps", "--C", help='Bottleneck capacity, e.g. "10Gbps".'),
-    R0: str = typer.Option("80us", "--R0", help='Base RTT R0, e.g. "80us".'),
-    tau: Optional[str] = typer.Option(None, "--tau", help="Feedback delay tau (default R0; the paper is ambiguous)."),
-    p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, in [0, 1] (paper: 0.95)."),
-    t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms".'),
-    dt: Optional[str] = typer.Option(None, "--dt", help="Integration step (default tau/m <= R0/100)."),
-    packet_size: str = typer.Option("1500B", "--packet-size", help="Segment size seg."),
+    N: float = typer.Option(50, "--N", help="Number of flows, a real number in [1, 1e6]."),
+    C: str = typer.Option("10Gbps", "--C", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
+    R0: str = typer.Option("80us", "--R0", help='Base RTT R0, e.g. "80us"; 1 us .. 1 s.'),
+    tau: Optional[str] = typer.Option(None, "--tau", help="Feedback delay tau, 1 us .. 1 s (default R0; the paper is "
+                                      "ambiguous)."),
+    p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, 1e-6 <= p <= 1 - 1e-6 (paper: 0.95)."),
+    t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms"; at most 1e4 s and 1e8 steps.'),
+    dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, at most tau/2 (default tau/m <= R0/100)."),
+    packet_size: str = typer.Option("1500B", "--packet-size", help="Segment size seg; 1 B .. 65535 B."),
     no_window_floor: bool = typer.Option(False, "--no-window-floor", help="Drop the one-segment window floor."),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv)."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write a PNG (window and queue vs time)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Integrate the DX fluid model (3)-(4) from W = 1 segment, Q = 0; summary over the second half."""
     from dcsim import fluid
-    from dcsim.cli import console, fail
-    from dcsim.units import UnitError, parse_rate, parse_time
+    from dcsim.cli import console
+    from dcsim.commands.inputs import fail, number, parse_bytes, quantity
+    from dcsim.theory import limits as L
+    from dcsim.units import parse_rate, parse_time
 
+    N = number(N, "--N", L.N_FLOWS)
+    C_bps = quantity(C, "--C", parse_rate, L.CAPACITY)
+    R0_s = quantity(R0, "--R0", parse_time, L.DELAY)
+    tau_s = None if tau is None else quantity(tau, "--tau", parse_time, L.DELAY)
+    p = number(p, "--p", L.PROB_P)
+    pb = quantity(packet_size, "--packet-size", parse_bytes, L.PACKET)
+    tau_used = R0_s if tau_s is None else tau_s
+    t_end_s, dt_s = _grid(t_end, dt, tau_used / 2, fluid._dx_dt(R0_s, tau_used))
+    _check_outputs(csv, plot)
     try:
-        pb = _packet_bytes(packet_size)
-        df = fluid.dx(N, parse_rate(C, "--C"), parse_time(R0, "--R0"), t_end_s=parse_time(t_end, "--t-end"),
-                      dt_s=None if dt is None else parse_time(dt, "--dt"), packet_bytes=pb,
-                      window_floor=not no_window_floor, tau_s=None if tau is None else parse_time(tau, "--tau"), p=p)
-    except (UnitError, ValueError) as e:
+        df = fluid.dx(N, C_bps, R0_s, t_end_s=t_end_s, dt_s=dt_s, packet_bytes=pb,
+                      window_floor=not no_window_floor, tau_s=tau_s, p=p)
+    except ValueError as e:
         fail(str(e))
     s = dx_summary(df)
     files = _outputs(df, csv, plot, plot_dx)
@@ -282,21 +321,27 @@ def dx(
     else:
         _print_dx(s)
         if files:
-            console.print("files: " + ", ".join(files))
+            console.print("files: " + ", ".join(files), markup=False)
 
 
 def dctcp_fig2(
-    out: Path = typer.Option(Path("dcsim-out/fluid-fig2"), "--out", help="Output directory."),
-    t_end: str = typer.Option("30ms", "--t-end", help='Simulated time per run, e.g. "30ms".'),
+    out: Path = typer.Option(Path("dcsim-out/fluid-fig2"), "--out", help="Output directory (created if missing)."),
+    t_end: str = typer.Option("30ms", "--t-end", help='Simulated time per run, e.g. "30ms"; at most 1e4 s and 1e8 '
+                              "steps."),
     as_json: bool = typer.Option(False, "--json", help="Print the summaries as JSON."),
 ) -> None:
     """Fig. 2 setting (10 Gbps, 100 us, K = 65, g = 1/16; N = 2, 10, 100): fig2_N{N}.csv + .png."""
-    from dcsim.cli import console, fail
-    from dcsim.units import UnitError, parse_time
+    from dcsim.cli import console
+    from dcsim.commands.inputs import fail, output_dir
 
+    from dcsim import fluid
+
+    R_star_s = 100e-6 + 65 / (10e9 / 12000)  # the Fig. 2 setting of fig()
+    t_end_s, _ = _grid(t_end, None, R_star_s / 2, R_star_s / fluid.STEPS_PER_DELAY)
+    output_dir(out, "--out")
     try:
-        res = fig2(out, t_end_s=parse_time(t_end, "--t-end"))
-    except (UnitError, ValueError) as e:
+        res = fig2(out, t_end_s=t_end_s)
+    except (OSError, ValueError) as e:
         fail(str(e))
     summaries = {}
     for N, r in res.items():
@@ -308,13 +353,18 @@ def dctcp_fig2(
         return
     for s in summaries.values():
         _print_dctcp(s)
-    console.print("files: " + ", ".join(f for s in summaries.values() for f in s["files"]))
+    console.print("files: " + ", ".join(f for s in summaries.values() for f in s["files"]), markup=False)
 
 
 def _outputs(df, csv, plot, plotter) -> list[str]:
+    from dcsim.commands.inputs import fail
+
     files = []
-    if csv is not None:
-        files.append(str(write_csv(df, csv)))
-    if plot is not None:
-        files.append(str(plotter(df, plot)))
+    try:
+        if csv is not None:
+            files.append(str(write_csv(df, csv)))
+        if plot is not None:
+            files.append(str(plotter(df, plot)))
+    except OSError as e:  # checked before the run; the disk can still fill up
+        fail(f"{'--csv' if csv is not None and not files else '--plot'}: cannot write: {e.strerror or e}")
     return files

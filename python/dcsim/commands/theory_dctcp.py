@@ -6,6 +6,7 @@ import json
 from typing import Optional
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 PAPER = "Alizadeh, Javanmard, Prabhakar, Analysis of DCTCP (SIGMETRICS 2011)"
@@ -16,46 +17,36 @@ def _fmt_pkt(x: float) -> str:
 
 
 def dctcp(
-    C: str = typer.Option(..., "--C", help='Bottleneck capacity, e.g. "10Gbps".'),
-    d: str = typer.Option(..., "--d", help='Propagation round-trip delay d, e.g. "300us".'),
-    K: Optional[str] = typer.Option(None, "--K", help='Marking threshold, e.g. "65pkt" or "97.5KB" (default: guideline 0.17 C d).'),
-    N: int = typer.Option(2, "--N", help="Number of long-lived flows (default 2)."),
+    C: str = typer.Option(..., "--C", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
+    d: str = typer.Option(..., "--d", help='Propagation round-trip delay d, e.g. "300us"; 1 us .. 1 s.'),
+    K: Optional[str] = typer.Option(None, "--K", help='Marking threshold, e.g. "65pkt" or "97.5KB"; 0 .. 1e6 pkt '
+                                    "(default: guideline 0.17 C d)."),
+    N: float = typer.Option(2, "--N", help="Number of long-lived flows, a real number in [1, 1e6] (default 2)."),
     g: Optional[float] = typer.Option(None, "--g", help="EWMA weight g in (0, 1] (default 1/16)."),
-    packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size for C in packets/s (default 1500B)."),
+    packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size for C in packets/s, 1 B .. 65535 B "
+                                    "(default 1500B)."),
     cycle: bool = typer.Option(True, "--cycle/--no-cycle", help="Compute the limit cycle (fluid model) when wbar > 2."),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON."),
 ) -> None:
     """Guidelines K ~ 0.17 C d and 5/(Cd+K) <~ g <~ 1/sqrt(Cd+K), regime, alpha*, convergence rates."""
-    from dcsim.cli import console, fail
+    from dcsim.cli import console
+    from dcsim.commands.inputs import fail, number, parse_bytes, quantity
     from dcsim.theory import dctcp as th
-    from dcsim.units import UnitError, fmt_rate, fmt_time, parse_rate, parse_size, parse_time
+    from dcsim.theory import limits as L
+    from dcsim.units import fmt_rate, fmt_time, parse_rate, parse_size, parse_time
 
-    try:
-        C_bps = parse_rate(C, "--C")
-        d_s = parse_time(d, "--d")
-        pkt = parse_size(packet_size, "--packet-size")
-        if pkt.unit != "B" or not pkt.value > 0:
-            raise UnitError(f"--packet-size must be a positive size in bytes such as 1500B, got {packet_size!r}")
-        packet_bytes = pkt.value
-        K_pkt = parse_size(K, "--K").packets(packet_bytes) if K is not None else None
-    except UnitError as e:
-        fail(str(e))
-    checks = [
-        (C_bps > 0, f"--C must be > 0 bit/s, got {C!r}"),
-        (d_s > 0, f"--d must be > 0 s, got {d!r}"),
-        (K_pkt is None or K_pkt >= 0, f"--K must be >= 0 packets, got {K!r}"),
-        (N >= 1, f"--N must be an integer >= 1, got {N}"),
-        (g is None or 0 < g <= 1, f"--g must be in (0, 1], got {g}"),
-    ]
-    for ok, msg in checks:
-        if not ok:
-            fail(msg)
+    C_bps = quantity(C, "--C", parse_rate, L.CAPACITY)
+    d_s = quantity(d, "--d", parse_time, L.DELAY)
+    packet_bytes = quantity(packet_size, "--packet-size", parse_bytes, L.PACKET)
+    K_pkt = None if K is None else quantity(K, "--K", lambda t, o: parse_size(t, o).packets(packet_bytes), L.MARKING_K)
+    N = number(N, "--N", L.N_FLOWS)
+    g = None if g is None else number(g, "--g", L.EWMA_G)
     try:
         r = th.analyze(C_bps, d_s, K_pkt, N, g, packet_bytes, cycle=cycle)
     except ValueError as e:
         fail(str(e))
     if as_json:
-        console.print_json(json.dumps(r))
+        typer.echo(json.dumps(r, indent=2))
         return
 
     t = Table(title=f"DCTCP theory — {PAPER}", show_lines=False)
@@ -71,7 +62,7 @@ def dctcp(
               "eq. (2)/(27)")
     t.add_row("g used", f"{r['g']:.4g}" + ("" if r["g_in_range"] else " [yellow](outside the range)[/]"),
               "--g" if r["g_given"] else "default 1/16")
-    t.add_row("N flows", f"{r['N']} flows", "--N")
+    t.add_row("N flows", f"{r['N']:g} flows", "--N")
     t.add_row("R* = d + K/C", fmt_time(r["R_star_s"]), "Section 2.2")
     t.add_row("psi = K/(C d)", f"{r['psi']:.4g} (dimensionless)", "Section 3.3.2")
     t.add_row("wbar = (C d + K)/N", _fmt_pkt(r["wbar_pkt"]), "Section 3.1")
@@ -82,12 +73,18 @@ def dctcp(
         t.add_row("fixed point W, alpha", f"{fp['W_pkt']:.4g} pkt, {fp['alpha']:.4g}", "eq. (15)")
         t.add_row("fixed point q = 2N - C d", _fmt_pkt(fp["q_pkt"]), "Section 3.1")
         t.add_row("RTT at the fixed point", fmt_time(fp["rtt_s"]), "d + q/C")
+    if "limit_cycle" in r["notes"]:
+        t.add_row("limit cycle", "[yellow]not computed[/]", escape(r["notes"]["limit_cycle"]))
     if "limit_cycle" in r:
         lc = r["limit_cycle"]
         t.add_row("limit cycle period", f"{fmt_time(lc['period_s'])} = {lc['period_rtt']:.4g} R*", "fluid (11)-(14)")
         t.add_row("queue min .. max", f"{lc['q_min_pkt']:.4g} .. {lc['q_max_pkt']:.4g} pkt",
                   f"Q~ {lc['Q_min']:.3f} .. {lc['Q_max']:.3f}")
         t.add_row("throughput (psi floor)", f"{100 * lc['throughput']:.2f} % of C", "Section 3.3.2")
+        if not lc["converged"]:
+            t.add_row("[yellow]cycle not converged[/]", f"drift {lc['drift']:.2g} per period", "relative change of T, x_alpha")
+    if "hybrid" in r["notes"]:
+        t.add_row("hybrid model: alpha*, rates, bounds", "not applicable", escape(r["notes"]["hybrid"]))
     if "hybrid" in r:
         h = r["hybrid"]
         t.add_row("alpha* (W* = wbar)", f"{h['alpha_star']:.4g}", "eq. (23)")
@@ -104,3 +101,4 @@ def dctcp(
         if h["assumptions_violated"]:
             t.add_row("[yellow]assumptions (22) violated[/]", "; ".join(h["assumptions_violated"]), "Theorem 2")
     console.print(t)
+

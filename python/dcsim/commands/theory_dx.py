@@ -6,42 +6,34 @@ import json
 import math
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 PAPER = "Jiang et al., Modeling and Analysis of the Latency-Based Congestion Control Algorithm DX"
 
 
 def dx(
-    N: float = typer.Option(..., "--N", help="Number of long-lived flows N (> 0)."),
-    C: str = typer.Option(..., "--C", help='Bottleneck capacity, e.g. "10Gbps".'),
-    R0: str = typer.Option(..., "--R0", help='Base RTT R0, e.g. "80us".'),
-    p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, 0 < p < 1 (paper: 0.95)."),
-    seg: str = typer.Option("1500B", "--seg", help='Segment size seg in bytes, e.g. "1500B".'),
+    N: float = typer.Option(..., "--N", help="Number of long-lived flows N, a real number in [1, 1e6]."),
+    C: str = typer.Option(..., "--C", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
+    R0: str = typer.Option(..., "--R0", help='Base RTT R0, e.g. "80us"; 1 us .. 1 s.'),
+    p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, 1e-6 <= p <= 1 - 1e-6 (paper: 0.95)."),
+    seg: str = typer.Option("1500B", "--seg", help='Segment size seg in bytes, e.g. "1500B"; 1 B .. 65535 B.'),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON (SI units in the keys)."),
 ) -> None:
     """Equilibrium (5)-(8), omega_c (16), Theorem 1 bound (17) as printed / corrected / numerical, thresholds."""
-    from dcsim.cli import console, fail
+    from dcsim.cli import console
+    from dcsim.commands.inputs import fail, number, parse_bytes, quantity
     from dcsim.theory import dx as th
-    from dcsim.units import UnitError, fmt_rate, fmt_time, parse_rate, parse_size, parse_time
+    from dcsim.theory import limits as L
+    from dcsim.units import fmt_rate, fmt_time, parse_rate, parse_time
 
+    N = number(N, "--N", L.N_FLOWS)
+    C_bps = quantity(C, "--C", parse_rate, L.CAPACITY)
+    R0_s = quantity(R0, "--R0", parse_time, L.DELAY)
+    p = number(p, "--p", L.PROB_P)
+    seg_bytes = quantity(seg, "--seg", parse_bytes, L.PACKET)
     try:
-        C_bps = parse_rate(C, "--C")
-        R0_s = parse_time(R0, "--R0")
-        seg_size = parse_size(seg, "--seg")
-    except UnitError as e:
-        fail(str(e))
-    checks = [
-        (math.isfinite(N) and N > 0, f"--N must be > 0 flows, got {N}"),
-        (C_bps > 0, f"--C must be > 0 bit/s, got {C!r}"),
-        (R0_s > 0, f"--R0 must be > 0 s, got {R0!r}"),
-        (0 < p < 1, f"--p must satisfy 0 < p < 1, got {p}"),
-        (seg_size.unit == "B" and seg_size.value > 0, f"--seg must be a positive size in bytes such as 1500B, got {seg!r}"),
-    ]
-    for ok, msg in checks:
-        if not ok:
-            fail(msg)
-    try:
-        r = th.analyze(N, C_bps, R0_s, p, seg_size.value)
+        r = th.analyze(N, C_bps, R0_s, p, seg_bytes)
     except ValueError as e:
         fail(str(e))
     if as_json:
@@ -50,7 +42,7 @@ def dx(
 
     us = lambda s: fmt_time(s) if s is not None else "none"  # noqa: E731
     e, lin, t1, t2 = r["equilibrium"], r["linearization"], r["theorem1"], r["theorem2"]
-    head = f"N = {N:g} flows, C = {fmt_rate(C_bps)}, R0 = {fmt_time(R0_s)}, p = {p:g}, seg = {seg_size.value:g} B"
+    head = f"N = {N:g} flows, C = {fmt_rate(C_bps)}, R0 = {fmt_time(R0_s)}, p = {p:g}, seg = {seg_bytes:g} B"
 
     t = Table(title=f"DX equilibrium, eqs. (5)-(8) — {head}")
     t.add_column("quantity")
@@ -70,15 +62,21 @@ def dx(
     t.add_row("crossover omega_c (16)", f"{t1['omega_c_rad_s']:.6g} rad/s", "|G(j omega_c)| = 1")
     t.add_row("bound (17), corrected", fmt_time(t1["tau_bound_s"]), "phase of the zero taken with its true sign")
     t.add_row("bound (17), as printed", fmt_time(t1["tau_bound_paper_s"]), "sign error in (15); not a valid bound")
-    t.add_row("critical delay, numerical", fmt_time(t1["tau_critical_numerical_s"]),
-              f"rightmost characteristic root on Re s = 0; differs from corrected by {t1['rel_diff_bound_vs_numerical']:.1e}")
+    if t1["tau_critical_numerical_s"] is not None:
+        t.add_row("critical delay, numerical", fmt_time(t1["tau_critical_numerical_s"]),
+                  "rightmost characteristic root on Re s = 0; differs from corrected by "
+                  f"{t1['rel_diff_bound_vs_numerical']:.1e}")
+    else:
+        t.add_row("critical delay, numerical", "not found", escape(r["notes"].get("tau_critical_numerical_s", "")))
     t.add_row("tau = R0", f"{fmt_time(R0_s)}: {'stable' if t1['stable_tau_R0'] else 'not certified stable'}",
               "the reading that reproduces the paper's Sect. 4.3 numbers")
     t.add_row("tau = R0 + Q0", f"{fmt_time(e['rtt_s'])}: {'stable' if t1['stable_tau_R0_plus_Q0'] else 'not certified stable'}", "")
     n_min = t1["N_min_stable"]
     t.add_row(f"stable for N > (at R0 = {fmt_time(R0_s)})", f"{n_min:.4g} flows" if n_min is not None else "none",
-              "tau = R0; none: no threshold below the special state")
-    t.add_row(f"stable for R0 < (at N = {N:g})", us(t1["R0_max_stable_s"]), "tau = R0")
+              "tau = R0" + ("" if n_min is not None else "; " + escape(r["notes"].get("N_min_stable", ""))))
+    r0_max = t1["R0_max_stable_s"]
+    t.add_row(f"stable for R0 < (at N = {N:g})", us(r0_max),
+              "tau = R0" + ("" if r0_max is not None else "; " + escape(r["notes"].get("R0_max_stable_s", ""))))
     console.print(t)
 
     t = Table(title="Theorem 2: special stable state (window floor one segment)")
@@ -90,3 +88,4 @@ def dx(
     if t2["special_state"]:
         t.add_row("fixed point W*, Q*", f"{t2['W_star_pkt']:g} pkt, {fmt_time(t2['Q_star_s'])} = {t2['q_star_pkt']:.4g} pkt")
     console.print(t)
+

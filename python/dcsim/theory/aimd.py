@@ -41,18 +41,33 @@ ALPHA_TCP = 1.0
 ALPHA_DCTCP = 1.0
 
 
+def _show(x) -> str:
+    """Plain numbers for messages: 0.5 or [0.5, 1.2] (never np.float64(...) or array(...))."""
+    try:
+        a = np.asarray(x, dtype=float)
+    except (TypeError, ValueError):
+        return str(x)
+    return f"{float(a):g}" if a.ndim == 0 else "[" + ", ".join(f"{v:g}" for v in a.ravel()) + "]"
+
+
 def _check_beta(name: str, beta, *, allow_zero: bool = True) -> np.ndarray:
-    b = np.asarray(beta, dtype=float)
+    try:
+        b = np.asarray(beta, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a number or an array of numbers, got {beta!r}") from None
     lo_ok = b >= 0 if allow_zero else b > 0
     if not np.all(np.isfinite(b) & lo_ok & (b < 1)):
-        raise ValueError(f"{name}: multiplicative-decrease factor must satisfy 0 <= {name} < 1, got {beta!r}")
+        raise ValueError(f"{name}: multiplicative-decrease factor must satisfy 0 <= {name} < 1, got {_show(beta)}")
     return b
 
 
 def _check_alpha(name: str, alpha) -> float:
-    a = float(alpha)
+    try:
+        a = float(alpha)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}: expected a number (segments/RTT), got {alpha!r}") from None
     if not (math.isfinite(a) and a > 0):
-        raise ValueError(f"{name}: additive increase must be > 0 (segments/RTT), got {alpha!r}")
+        raise ValueError(f"{name}: additive increase must be > 0 (segments/RTT), got {_show(alpha)}")
     return a
 
 
@@ -60,7 +75,7 @@ def stationary_point(alpha, beta) -> np.ndarray:
     """Eq. (3): direction x_p of the AIMD stationary point, x_p,i = alpha_i / (1 - beta_i) (segments)."""
     a = np.asarray(alpha, dtype=float)
     if not np.all(np.isfinite(a) & (a > 0)):
-        raise ValueError(f"alpha: additive increases must all be > 0 (segments/RTT), got {alpha!r}")
+        raise ValueError(f"alpha: additive increases must all be > 0 (segments/RTT), got {_show(alpha)}")
     b = _check_beta("beta", beta)
     if a.shape != b.shape:
         raise ValueError(f"alpha and beta: need one value per flow, got shapes {a.shape} and {b.shape}")

@@ -30,6 +30,7 @@ Where the paper is wrong or only approximately right we say so next to the funct
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 from typing import Optional, Sequence
 
@@ -90,34 +91,42 @@ Q_MIN_PAPER = -0.15
 def _positive(name: str, x: float) -> float:
     x = float(x)
     if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{name} must be a finite number > 0, got {x!r}")
+        raise ValueError(f"{name} must be a finite number > 0, got {_plain(x)}")
     return x
 
 
 def _nonneg(name: str, x: float) -> float:
     x = float(x)
     if not (math.isfinite(x) and x >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {x!r}")
+        raise ValueError(f"{name} must be a finite number >= 0, got {_plain(x)}")
     return x
 
 
 def _g(g: float) -> float:
     g = float(g)
     if not (math.isfinite(g) and 0 < g <= 1):
-        raise ValueError(f"g must be in (0, 1] (EWMA weight of eq. 3), got {g!r}")
+        raise ValueError(f"g must be in (0, 1] (EWMA weight of eq. 3), got {_plain(g)}")
     return g
 
 
-def _N(N: int) -> int:
-    if isinstance(N, bool) or int(N) != N or N < 1:
-        raise ValueError(f"N must be an integer >= 1 (number of flows), got {N!r}")
-    return int(N)
+def _N(N: float) -> float:
+    """Number of flows: a real number >= 1 (the fluid model and the closed forms treat N as a parameter)."""
+    if isinstance(N, bool) or not isinstance(N, numbers.Real) or not (math.isfinite(N) and N >= 1):
+        raise ValueError(f"N must be a real number >= 1 (number of flows), got {_plain(N)}")
+    return int(N) if float(N).is_integer() else float(N)
+
+
+def _plain(x) -> str:
+    try:
+        return f"{float(x):g}"
+    except (TypeError, ValueError):
+        return str(x)
 
 
 def _wbar(wbar: float, lo: float = 0.0) -> float:
     wbar = float(wbar)
     if not (math.isfinite(wbar) and wbar > lo):
-        raise ValueError(f"wbar must be a finite number > {lo:g} packets, got {wbar!r}")
+        raise ValueError(f"wbar must be a finite number > {lo:g} packets, got {_plain(wbar)}")
     return wbar
 
 
@@ -139,7 +148,7 @@ def K_from_Q_min(Q_min: float, Cd_pkt: float) -> float:
     """
     a = abs(float(Q_min))
     if not a < 1:
-        raise ValueError(f"Q_min must be in (-1, 0], got {Q_min!r}")
+        raise ValueError(f"Q_min must be in (-1, 0], got {_plain(Q_min)}")
     return a / (1.0 - a) * _positive("Cd_pkt", Cd_pkt)
 
 
@@ -204,7 +213,7 @@ def fixed_point(wbar: float) -> tuple[float, float, float]:
     """
     wbar = _wbar(wbar)
     if wbar > 2:
-        raise ValueError(f"wbar must be <= 2 packets for the fixed point of eq. (15), got {wbar!r}: "
+        raise ValueError(f"wbar must be <= 2 packets for the fixed point of eq. (15), got {_plain(wbar)}: "
                          "for wbar > 2 the model has a limit cycle (use limit_cycle)")
     return 2.0, 1.0, 2.0 / wbar - 1.0
 
@@ -412,7 +421,7 @@ def hybrid_model(W0: Sequence[float], alpha0: Sequence[float], g: float, W_max: 
     if np.any((a < 0) | (a > 1)):
         raise ValueError("alpha0 must be in [0, 1]")
     if int(n_events) != n_events or n_events < 0:
-        raise ValueError(f"n_events must be an integer >= 0, got {n_events!r}")
+        raise ValueError(f"n_events must be an integer >= 0, got {_plain(n_events)}")
     N = W.size
     t0 = (W_max - W.sum()) / N
     W = W + t0
@@ -462,13 +471,13 @@ def alpha_star_bounds(W_star: float, g: float) -> tuple[float, float]:
     return 0.5 * s - g, s + g
 
 
-def hybrid_assumptions(N: int, W_max: float, g: float) -> list[str]:
+def hybrid_assumptions(N: float, W_max: float, g: float) -> list[str]:
     """Assumptions (22) of Theorem 2: N >= 2, W_max >= 2N, g <= 1/sqrt(W_max). Returns the violated ones."""
     bad = []
     if N < 2:
-        bad.append(f"N = {N} < 2")
+        bad.append(f"N = {N:g} < 2")
     if W_max < 2 * N:
-        bad.append(f"W_max = {W_max:g} pkt < 2N = {2 * N}")
+        bad.append(f"W_max = {W_max:g} pkt < 2N = {2 * N:g}")
     if g > 1 / math.sqrt(W_max):
         bad.append(f"g = {g:g} > 1/sqrt(W_max) = {1 / math.sqrt(W_max):.4g}")
     return bad
@@ -614,9 +623,24 @@ def limit_cycle(wbar: float, g: float, *, psi: Optional[float] = None, t_end: Op
                 dt: float = 1e-2, sample_dt: float = 1e-2) -> LimitCycle:
     """Integrate (11)-(14) with the Rust DDE integrator and extract the limit cycle (Section 3.3).
 
-    psi = None: eq. (13) without floor; a number: the floor q~ >= -psi/(1+psi) of Section 3.3.2.
+    psi = None: eq. (13) without floor; a number >= 0: the floor q~ >= -psi/(1+psi) of Section 3.3.2
+    (psi = 0, i.e. K = 0: the queue never goes below the threshold, q~ >= 0).
     """
     return limit_cycles([wbar], [g], psi=psi, t_end=t_end, dt=dt, sample_dt=sample_dt)[0]
+
+
+#: Largest psi = K/(Cd) the normalized integrator accepts (the floor -psi/(1+psi) is then within
+#: 1e-6 of -1, i.e. the floor no longer matters).
+PSI_MAX = 1e6
+
+
+def _check_psi(p: Optional[float]) -> Optional[float]:
+    if p is None:
+        return None
+    v = float(p)
+    if not (math.isfinite(v) and 0 <= v <= PSI_MAX):
+        raise ValueError(f"psi must be a number in [0, {PSI_MAX:g}] (psi = K/(Cd), Section 3.3.2), got {_plain(p)}")
+    return v
 
 
 def limit_cycles(wbar: Sequence[float], g: Sequence[float], *, psi=None, t_end: Optional[float] = None,
@@ -627,7 +651,9 @@ def limit_cycles(wbar: Sequence[float], g: Sequence[float], *, psi=None, t_end: 
     of dt = 0.001 to ~1e-6 (with and without the floor); the tests check against scipy.
 
     Points with the same horizon are integrated in one :func:`dcsim.fluid.dctcp_normalized_batch` call;
-    only the last part of each trajectory (enough for three periods) is sampled.
+    only the last part of each trajectory (enough for three periods) is sampled. psi = 0 (K = 0, the
+    left end of Fig. 9) is integrated as the physical model (5)-(8) with K = 0, which is the same
+    system (see :func:`_normalized_run`).
     """
     wbar = np.atleast_1d(np.asarray(wbar, dtype=float))
     g = np.atleast_1d(np.asarray(g, dtype=float))
@@ -640,9 +666,7 @@ def limit_cycles(wbar: Sequence[float], g: Sequence[float], *, psi=None, t_end: 
     psis = [psi] * wbar.size if (psi is None or np.isscalar(psi)) else list(psi)
     if len(psis) != wbar.size:
         raise ValueError(f"psi must be None, a number or one value per point, got {len(psis)} values")
-    for p in psis:
-        if p is not None:
-            _positive("psi", p)
+    psis = [_check_psi(p) for p in psis]
     fluid = _fluid()
     ends = [float(t_end) if t_end is not None else _t_end_for(w, gg) for w, gg in zip(wbar, g)]
     out: list[Optional[LimitCycle]] = [None] * wbar.size
@@ -653,28 +677,51 @@ def limit_cycles(wbar: Sequence[float], g: Sequence[float], *, psi=None, t_end: 
         # keep enough of the tail for three periods (period < ~ 4 sqrt(wbar) + 30 even at g = 1)
         tail = max(8.0 * (2.0 + 2.0 * math.sqrt(max(wbar[i] for i in idx))), 60.0)
         t_from = max(0.0, e - 3.0 * tail)
-        trajs = fluid.dctcp_normalized_batch([float(wbar[i]) for i in idx], [float(g[i]) for i in idx],
-                                             psi=None if p is None else [p] * len(idx),
-                                             t_end=e, dt=dt, sample_dt=sample_dt, t_from=t_from)
+        if p == 0:
+            trajs = [_normalized_run(float(wbar[i]), float(g[i]), p, e, dt, sample_dt, t_from) for i in idx]
+        else:
+            trajs = fluid.dctcp_normalized_batch([float(wbar[i]) for i in idx], [float(g[i]) for i in idx],
+                                                 psi=None if p is None else [p] * len(idx),
+                                                 t_end=e, dt=dt, sample_dt=sample_dt, t_from=t_from)
         for i, tr in zip(idx, trajs):
             try:
                 out[i] = limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar[i], g[i], p)
             except ValueError:
-                out[i] = _limit_cycle_long(fluid, wbar[i], g[i], p, e, dt, sample_dt)
+                out[i] = _limit_cycle_long(wbar[i], g[i], p, e, dt, sample_dt)
     return out  # type: ignore[return-value]
 
 
-def _limit_cycle_long(fluid, wbar: float, g: float, psi: Optional[float], t_end: float, dt: float,
+def _normalized_run(wbar: float, g: float, psi: Optional[float], t_end: float, dt: float, sample_dt: float,
+                    t_from: float) -> dict[str, np.ndarray]:
+    """One run of the normalized model (11)-(14) from the default history; arrays t, W, alpha, q.
+
+    psi = 0 is run as the physical model (5)-(8) with K = 0, N = 1, d = 1 ms and C d = wbar packets
+    (the normalized integrator takes psi > 0 only): with K = 0, R* = d, q~ = q/(C d), wbar = C d/N,
+    and the physical queue floor q >= 0 is the floor q~ >= -psi/(1+psi) = 0, so the two systems are
+    the same equations in other units (tests compare with psi -> 0).
+    """
+    if psi == 0:
+        from dcsim import _core
+
+        d_s = 1e-3
+        C_pps = wbar / d_s
+        r = _core.fluid_dctcp(C_pps, d_s, 0.0, g, 1.0, True, None, t_end * d_s, dt * d_s, sample_dt * d_s,
+                              t_from * d_s)
+        return {"t": np.asarray(r["t"]) / d_s, "W": np.asarray(r["W"]), "alpha": np.asarray(r["alpha"]),
+                "q": np.asarray(r["q"]) / (C_pps * d_s)}
+    tr = _fluid().dctcp_normalized(wbar, g, psi=psi, t_end=t_end, dt=dt, sample_dt=sample_dt, t_from=t_from)
+    return {k: tr[k].to_numpy() for k in ("t", "W", "alpha", "q")}
+
+
+def _limit_cycle_long(wbar: float, g: float, psi: Optional[float], t_end: float, dt: float,
                       sample_dt: float) -> LimitCycle:
     """Retry one point whose period is longer than guessed (near wbar = 2 the period grows without
     bound): keep the whole trajectory, and integrate up to 4x longer if it still has < 3 periods."""
     err: Optional[ValueError] = None
     for factor in (1.0, 4.0):
-        tr = fluid.dctcp_normalized(float(wbar), float(g), psi=psi, t_end=t_end * factor, dt=dt,
-                                    sample_dt=sample_dt, t_from=t_end * factor / 2)
+        tr = _normalized_run(float(wbar), float(g), psi, t_end * factor, dt, sample_dt, t_end * factor / 2)
         try:
-            return limit_cycle_from_trajectory(tr["t"].to_numpy(), tr["W"].to_numpy(), tr["alpha"].to_numpy(),
-                                               tr["q"].to_numpy(), wbar, g, psi)
+            return limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar, g, psi)
         except ValueError as e:
             err = e
     raise err  # type: ignore[misc]
@@ -816,49 +863,76 @@ def worst_case_throughput(psi: Sequence[float], g: float, wbar_grid: Sequence[fl
 G_DEFAULT = 1.0 / 16.0
 
 
-def analyze(C_bps: float, d_s: float, K_pkt: Optional[float] = None, N: int = 2, g: Optional[float] = None,
-            packet_bytes: int = DEFAULT_PACKET_BYTES, cycle: bool = True) -> dict:
+def analyze(C_bps: float, d_s: float, K_pkt: Optional[float] = None, N: float = 2, g: Optional[float] = None,
+            packet_bytes: float = DEFAULT_PACKET_BYTES, cycle: bool = True) -> dict:
     """Guidelines (1)-(2), regime (Section 3.1), hybrid-model alpha* (23), rates (25), bounds (46),
     and (if ``cycle`` and wbar > 2) the limit cycle with the psi = K/(Cd) queue floor, for one link.
 
+    Inputs must lie in the ranges of :mod:`dcsim.theory.limits` (CAPACITY, DELAY, MARKING_K,
+    N_FLOWS, EWMA_G, PACKET); a value outside raises ValueError naming the argument and the range.
     Keys carry their units (``_pkt``, ``_s``, ``_per_rtt``, ``_per_s``). Hybrid-model time is in RTTs
-    of R* = d + K/C (the queue stays near K), converted to seconds with R*.
+    of R* = d + K/C (the queue stays near K), converted to seconds with R*. What could not be
+    computed is None, with the reason under ``notes``:
+
+    * the limit cycle, if the integrator finds no converged cycle (e.g. the period near wbar = 2
+      grows without bound, or psi > PSI_MAX);
+    * the hybrid model of Section 4 (alpha*, rates, bounds (46)) in the fixed-point regime
+      wbar <= 2: there the windows do not saw-tooth (W = 2, alpha = 1, eq. (15)), assumption (22)
+      W_max >= 2N fails and Theorem 3's bounds (46) need W* >= 2.
     """
-    N = _N(N)
+    from dcsim.theory import limits as L
+
+    C_bps = L.CAPACITY.check(C_bps, "C_bps")
+    d_s = L.DELAY.check(d_s, "d_s")
+    if K_pkt is not None:
+        K_pkt = L.MARKING_K.check(K_pkt, "K_pkt")
+    N = _N(L.N_FLOWS.check(N, "N"))
+    if g is not None:
+        g = L.EWMA_G.check(g, "g")
+    packet_bytes = L.PACKET.check(packet_bytes, "packet_bytes")
     gl = guidelines(C_bps, d_s, K_pkt, packet_bytes)
     K = gl.K_pkt
     g_used = G_DEFAULT if g is None else _g(g)
     rg = regime(gl.C_pps, d_s, K, N)
+    notes: dict[str, str] = {}
     out: dict = {
         "C_bps": gl.C_bps, "C_pps": gl.C_pps, "d_s": d_s, "packet_bytes": gl.packet_bytes, "Cd_pkt": gl.Cd_pkt,
         "K_guideline_pkt": gl.K_guideline_pkt, "K_pkt": K, "K_given": gl.K_given, "W_max_pkt": gl.W_max_pkt,
         "g_min": gl.g_min, "g_max": gl.g_max, "g": g_used, "g_given": g is not None, "N": N,
         "R_star_s": rg.R_star_s, "psi": rg.psi, "wbar_pkt": rg.wbar, "regime": rg.kind,
-        "g_in_range": gl.g_min <= g_used <= gl.g_max,
+        "g_in_range": gl.g_min <= g_used <= gl.g_max, "notes": notes,
     }
     if rg.kind == "fixed point":
         out["fixed_point"] = {"W_pkt": rg.W_pkt, "alpha": rg.alpha, "q_pkt": rg.q_pkt, "rtt_s": rg.rtt_s}
-    elif cycle and K > 0:
-        c = limit_cycle(rg.wbar, g_used, psi=rg.psi)
-        scale = gl.C_pps * rg.R_star_s  # q = K + q~ C R*   (10)
-        out["limit_cycle"] = {
-            "period_s": c.T * rg.R_star_s, "period_rtt": c.T,
-            "q_min_pkt": K + c.Q_min * scale, "q_max_pkt": K + c.Q_max * scale,
-            "Q_min": c.Q_min, "Q_max": c.Q_max, "throughput": c.throughput, "drift": c.drift,
-        }
+        notes["hybrid"] = ("not applicable: wbar = (Cd + K)/N <= 2 pkt is the fixed-point regime (W = 2 pkt, "
+                           "alpha = 1, eq. (15)); the hybrid model of Section 4 needs W_max >= 2N (22) and the "
+                           "alpha* bounds (46) need W* >= 2")
+        return out
+    if cycle:
+        try:
+            c = limit_cycle(rg.wbar, g_used, psi=rg.psi)
+        except ValueError as e:
+            notes["limit_cycle"] = f"not computed: {e}"
+        else:
+            scale = gl.C_pps * rg.R_star_s  # q = K + q~ C R*   (10)
+            out["limit_cycle"] = {
+                "period_s": c.T * rg.R_star_s, "period_rtt": c.T,
+                "q_min_pkt": K + c.Q_min * scale, "q_max_pkt": K + c.Q_max * scale,
+                "Q_min": c.Q_min, "Q_max": c.Q_max, "throughput": c.throughput, "drift": c.drift,
+                "converged": c.converged,
+            }
     W_star = rg.wbar
-    if W_star > 0:
-        a = alpha_star(W_star, g_used)
-        gam = gamma_rate(W_star, a)
-        beta = min(g_used, gam)
-        bt = beta_tcp(W_star)
-        lo, hi = alpha_star_bounds(W_star, g_used)
-        out["hybrid"] = {
-            "W_star_pkt": W_star, "alpha_star": a, "alpha_star_lower": lo, "alpha_star_upper": hi,
-            "gamma_per_rtt": gam, "beta_dctcp_per_rtt": beta, "beta_tcp_per_rtt": bt,
-            "beta_dctcp_per_s": beta / rg.R_star_s, "beta_tcp_per_s": bt / rg.R_star_s,
-            "limited_by": "g (alpha convergence)" if g_used < gam else "gamma (window convergence)",
-            "beta_ratio_tcp_over_dctcp": bt / beta,
-            "assumptions_violated": hybrid_assumptions(N, gl.W_max_pkt, g_used),
-        }
+    a = alpha_star(W_star, g_used)
+    gam = gamma_rate(W_star, a)
+    beta = min(g_used, gam)
+    bt = beta_tcp(W_star)
+    lo, hi = alpha_star_bounds(W_star, g_used)
+    out["hybrid"] = {
+        "W_star_pkt": W_star, "alpha_star": a, "alpha_star_lower": lo, "alpha_star_upper": hi,
+        "gamma_per_rtt": gam, "beta_dctcp_per_rtt": beta, "beta_tcp_per_rtt": bt,
+        "beta_dctcp_per_s": beta / rg.R_star_s, "beta_tcp_per_s": bt / rg.R_star_s,
+        "limited_by": "g (alpha convergence)" if g_used < gam else "gamma (window convergence)",
+        "beta_ratio_tcp_over_dctcp": bt / beta,
+        "assumptions_violated": hybrid_assumptions(N, gl.W_max_pkt, g_used),
+    }
     return out

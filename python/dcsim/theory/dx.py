@@ -49,7 +49,7 @@ import numpy as np
 from scipy.linalg import eigvals
 from scipy.optimize import brentq
 
-from dcsim.units import capacity_pps
+from dcsim.units import capacity_pps, fmt_rate, fmt_time
 
 __all__ = [
     "DXEquilibrium",
@@ -95,7 +95,7 @@ def _check_positive(name: str, value: float, unit: str) -> float:
     except (TypeError, ValueError):
         raise ValueError(f"{name}: expected a number in {unit}, got {value!r}") from None
     if not math.isfinite(v) or v <= 0:
-        raise ValueError(f"{name}: must be finite and > 0 ({unit}), got {value!r}")
+        raise ValueError(f"{name}: must be finite and > 0 ({unit}), got {v:g}")
     return v
 
 
@@ -107,7 +107,7 @@ def _check_p(p: float, *, allow_one: bool) -> float:
     hi_ok = v <= 1 if allow_one else v < 1
     if not (math.isfinite(v) and v > 0 and hi_ok):
         rng = "0 < p <= 1" if allow_one else "0 < p < 1"
-        raise ValueError(f"p: probability of Q > 0 must satisfy {rng}, got {p!r}")
+        raise ValueError(f"p: probability of Q > 0 must satisfy {rng}, got {v:g}")
     return v
 
 
@@ -115,6 +115,19 @@ def _check_tau_mode(tau: str) -> str:
     if tau not in _TAU_MODES:
         raise ValueError(f"tau: which delay Theorem 1 bounds; allowed {_TAU_MODES}, got {tau!r}")
     return tau
+
+
+def _inputs(eq: "DXEquilibrium") -> str:
+    return (f"N = {eq.N:g} flows, C = {fmt_rate(eq.C_bps)}, R0 = {fmt_time(eq.R0_s)}, p = {eq.p:g}, "
+            f"seg = {eq.seg_bits / 8:g} B")
+
+
+def _representable(what: str, eq: "DXEquilibrium", **values: float) -> None:
+    """Raise ValueError (naming the inputs) if a derived quantity overflowed or is NaN."""
+    for k, v in values.items():
+        if not math.isfinite(v):
+            raise ValueError(f"{what}: {k} = {v:g} is not representable in double precision at {_inputs(eq)}; "
+                             "use inputs within the documented ranges (dcsim.theory.limits)")
 
 
 # ---------------------------------------------------------------------------- equilibrium (5)-(8)
@@ -166,9 +179,21 @@ def equilibrium(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P,
     p = _check_p(p, allow_one=True)
     seg = 8.0 * _check_positive("seg_bytes", seg_bytes, "bytes")
     Delta = (C * p * R0 - p * N * seg) ** 2 + 4.0 * C * p * N * R0 * seg * (1.0 - p)  # (8)
-    Q0 = (p * (N * seg - C * R0) + math.sqrt(Delta)) / (2.0 * C * p)  # (7)
+    # (7) is the positive root of p C Q^2 + p (C R0 - N seg) Q - N seg R0 (1 - p) = 0. Where
+    # C R0 > N seg the printed form subtracts two nearly equal numbers (all digits lost for few
+    # flows on a fast link), so we use the equivalent 2c / (-b + sqrt(Delta)) there.
+    b = p * (N * seg - C * R0)
+    if b >= 0:
+        Q0 = (b + math.sqrt(Delta)) / (2.0 * C * p)  # (7) as printed
+    else:
+        Q0 = 2.0 * N * seg * R0 * (1.0 - p) / (math.sqrt(Delta) - b)  # (7), rationalized
     W0 = C * (R0 + Q0) / N  # (6)
-    return DXEquilibrium(N, C, R0, p, seg, Delta, Q0, W0)
+    eq = DXEquilibrium(N, C, R0, p, seg, Delta, Q0, W0)
+    _representable("equilibrium (7)", eq, Q0=Q0, W0=W0, Delta=Delta)
+    if not Q0 > 0 and p < 1:
+        raise ValueError(f"equilibrium (7): Q0 = {Q0:g} s underflows to 0 at {_inputs(eq)}; "
+                         "use inputs within the documented ranges (dcsim.theory.limits)")
+    return eq
 
 
 # ------------------------------------------------------------------------ linearization (9)-(11)
@@ -200,13 +225,26 @@ def linearization(eq: DXEquilibrium) -> DXLinearization:
     a2 = (2.0 * p * seg - p * W0 - seg) / (Q0 + R0) ** 2
     b1 = eq.N / (eq.C_bps * (R0 + Q0))
     b2 = -eq.N * W0 / (eq.C_bps * (R0 + Q0) ** 2)
-    return DXLinearization(a1, a2, b1, b2)
+    lin = DXLinearization(a1, a2, b1, b2)
+    _representable("linearization (11)", eq, a1=a1, a2=a2, b1=b1, b2=b2, k=lin.k)
+    # Theorem 1's phase argument needs a1 < 0, b2 < 0 and k = a1 b2 - a2 b1 > 0 (true at every
+    # equilibrium with 0 < p < 1); an underflow to 0 would divide by zero in (17).
+    if not (a1 < 0 and b2 < 0 and lin.k > 0):
+        raise ValueError(f"linearization (11): a1 = {a1:g} 1/s, b2 = {b2:g} 1/s, k = {lin.k:g} 1/s^2 at {_inputs(eq)}; "
+                         "Theorem 1 needs a1 < 0, b2 < 0, k > 0 (lost to underflow?); use inputs within the "
+                         "documented ranges (dcsim.theory.limits)")
+    return lin
 
 
 def crossover_frequency(lin: DXLinearization) -> float:
     """Eq. (16): omega_c (rad/s), the unique omega > 0 with |G(j omega)| = 1, |G|^2 from (14)."""
     a1, b2, k = lin.a1, lin.b2, lin.k
-    return math.sqrt((b2**2 - a1**2 + math.sqrt((a1**2 - b2**2) ** 2 + 4.0 * k**2)) / 2.0)
+    B = b2**2 - a1**2
+    root = math.hypot(B, 2.0 * k)
+    # (16) as printed where B >= 0; where B < 0 the same root as 2 k^2 / (root - B), which does not
+    # cancel when |a1| >> |b2|, k (many flows: x = N seg/(C R0) >> 1)
+    wc2 = (B + root) / 2.0 if B >= 0 else 2.0 * k**2 / (root - B)
+    return math.sqrt(wc2)
 
 
 def phase(lin: DXLinearization, omega: float, tau_s: float) -> float:
@@ -317,26 +355,28 @@ def rightmost_root(lin: DXLinearization, tau_s: float, M: int = 40) -> complex:
 def critical_delay_numerical(lin: DXLinearization, tau_scale_s: float, M: int = 40) -> float:
     """Smallest tau (s) at which the rightmost root of (9) reaches Re s = 0; independent of (16)-(17).
 
-    Scans tau = tau_scale * 2^k (k = -4 ... 10) for the first unstable delay, then bisects
-    (brentq) on Re s_max(tau).  ``tau_scale_s`` only sets the scan's starting scale (e.g. R0).
+    At tau = 0 the characteristic polynomial s^2 - (a1 + b2) s + k is Hurwitz (a1, b2 < 0 < k), and
+    |G(j omega)| of (12) falls from infinity to 0, so a finite critical delay always exists. We step
+    from ``tau_scale_s`` (e.g. R0; it only sets where the search starts) by factors of 2, down while
+    the system is unstable and up while it is stable (at most 2^60 either way), then bisect (brentq)
+    on Re s_max(tau) between the last stable and the first unstable delay.
     """
     tau_scale_s = _check_positive("tau_scale_s", tau_scale_s, "seconds")
 
     def re(tau: float) -> float:
         return rightmost_root(lin, tau, M=M).real
 
-    lo = tau_scale_s / 16.0
-    if re(lo) >= 0:
-        raise ValueError(f"linearized DX system already unstable at tau = {lo:g} s; no delay margin")
-    hi = lo
-    for _ in range(15):
-        hi *= 2.0
-        if re(hi) > 0:
-            break
-        lo = hi
-    else:
-        raise ValueError("no critical delay found up to 1024 * tau_scale_s; system delay-independent stable?")
-    return brentq(re, lo, hi, xtol=1e-15, rtol=1e-12)
+    tau = tau_scale_s
+    unstable = re(tau) > 0
+    for _ in range(60):
+        nxt = tau / 2.0 if unstable else tau * 2.0
+        if (re(nxt) > 0) != unstable:
+            lo, hi = (nxt, tau) if unstable else (tau, nxt)
+            return brentq(re, lo, hi, xtol=1e-15 * lo, rtol=1e-12)
+        tau = nxt
+    raise ValueError(f"critical delay of (9): Re s_max keeps one sign for tau from {tau_scale_s:g} s "
+                     f"{'down' if unstable else 'up'} to {tau:g} s; the characteristic-root search failed "
+                     f"(a1 = {lin.a1:g} 1/s, b2 = {lin.b2:g} 1/s, k = {lin.k:g} 1/s^2)")
 
 
 # ------------------------------------------------------------------------------------- Theorem 1
@@ -460,20 +500,33 @@ def special_state(N: float, C_bps: float, R0_s: float, seg_bytes: float = DEFAUL
 
 def analyze(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_bytes: float = DEFAULT_SEG_BYTES) -> dict:
     """Everything ``dcsim theory dx`` prints: equilibrium (5)-(8), linearization (11), omega_c (16),
-    Theorem 1 (17) printed / corrected / numerical, stability thresholds, Theorem 2. Keys carry units."""
-    p = _check_p(p, allow_one=False)
+    Theorem 1 (17) printed / corrected / numerical, stability thresholds, Theorem 2. Keys carry units.
+
+    Inputs must lie in the ranges of :mod:`dcsim.theory.limits` (N_FLOWS, CAPACITY, DELAY, PROB_P,
+    PACKET); a value outside raises ValueError naming the argument and the range. A threshold or
+    the numerical check that cannot be found is reported as None with the reason under ``notes``.
+    """
+    from dcsim.theory import limits as L
+
+    N = L.N_FLOWS.check(N, "N")
+    C_bps = L.CAPACITY.check(C_bps, "C_bps")
+    R0_s = L.DELAY.check(R0_s, "R0_s")
+    p = L.PROB_P.check(p, "p")
+    seg_bytes = L.PACKET.check(seg_bytes, "seg_bytes")
     eq = equilibrium(N, C_bps, R0_s, p, seg_bytes)
     lin = linearization(eq)
     t1 = theorem1(N, C_bps, R0_s, p, seg_bytes, tau="R0")
-    tn = critical_delay_numerical(lin, R0_s)
     ss = special_state(N, C_bps, R0_s, seg_bytes)
+    notes: dict[str, str] = {}
 
-    def threshold(fn, *args):
+    def attempt(key, fn, *args):
         try:
-            return fn(*args, p, seg_bytes)
-        except ValueError:
-            return None  # no sign change in the bracket: reported as "none" by the caller
+            return fn(*args)
+        except ValueError as e:  # no sign change in the bracket, or no root found: say why
+            notes[key] = str(e)
+            return None
 
+    tn = attempt("tau_critical_numerical_s", critical_delay_numerical, lin, R0_s)
     return {
         "inputs": dict(N=eq.N, C_bps=eq.C_bps, R0_s=eq.R0_s, p=p, seg_bytes=float(seg_bytes)),
         "equilibrium": dict(Q0_s=eq.Q0_s, q0_pkt=eq.q0_pkt, W0_pkt=eq.W0_pkt, W0_bytes=eq.W0_bits / 8,
@@ -482,12 +535,13 @@ def analyze(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_bytes
                               k_per_s2=lin.k),
         "theorem1": dict(omega_c_rad_s=t1.omega_c_rad_s, tau_bound_s=t1.tau_bound_s,
                          tau_bound_paper_s=t1.tau_bound_paper_s, tau_critical_numerical_s=tn,
-                         rel_diff_bound_vs_numerical=abs(t1.tau_bound_s - tn) / tn,
+                         rel_diff_bound_vs_numerical=None if tn is None else abs(t1.tau_bound_s - tn) / tn,
                          stable_tau_R0=R0_s < t1.tau_bound_s, stable_tau_R0_plus_Q0=eq.rtt_s < t1.tau_bound_s,
-                         N_min_stable=threshold(stability_threshold_N, C_bps, R0_s),
-                         R0_max_stable_s=threshold(stability_threshold_R0, N, C_bps)),
+                         N_min_stable=attempt("N_min_stable", stability_threshold_N, C_bps, R0_s, p, seg_bytes),
+                         R0_max_stable_s=attempt("R0_max_stable_s", stability_threshold_R0, N, C_bps, p, seg_bytes)),
         "theorem2": dict(N_min_special=ss.N_threshold, R0_max_special_s=ss.R0_max_s, special_state=ss.active,
                          W_star_pkt=ss.W_star_pkt if ss.active else None,
                          Q_star_s=ss.Q_star_s if ss.active else None,
                          q_star_pkt=ss.q_star_pkt if ss.active else None),
+        "notes": notes,
     }

@@ -1,0 +1,133 @@
+"""Allowed ranges of the numeric inputs of the theory and fluid commands, in one place.
+
+Every user-facing entry point (``dcsim theory dctcp | dx``, ``dcsim fluid dctcp | dx``, and the
+Python functions they call: :func:`dcsim.theory.dx.analyze`, :func:`dcsim.theory.dctcp.analyze`)
+checks its inputs against these ranges *before* anything is computed, and a value outside names
+the field and the range, e.g. ``--C: 1e+27 Tbps is out of range; allowed 1 Mbps <= C <= 10 Tbps``.
+
+Why these ranges: they contain every setting of the four reference papers with a wide margin
+(1 Gbps .. 40 Gbps links, 20 us .. 480 us delays, 2 .. 100 flows, K = 4 .. 100 packets), and inside
+them every computation is checked to stay finite (tests/test_cli_theory_inputs.py sweeps the corners).
+Outside them the closed forms overflow or divide by zero in double precision (``--N 1e-300``,
+``--seg 1e300B``, ``--C 1e30Gbps``) or a fluid run would take hours.
+
+* N, the number of flows, is a real number >= 1 in every command: the fluid models and closed forms
+  treat N as a parameter (the DX thresholds are real numbers such as N* = 41.55).
+* p, DX's probability that Q > 0, excludes both ends: p = 0 leaves eq. (3) without decrease
+  (the window grows without bound), p = 1 without increase (the special state of Theorem 2); we
+  allow 1e-6 <= p <= 1 - 1e-6 (below 1e-6 the coefficients (11) underflow).
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from dcsim.units import fmt_rate, fmt_time
+
+__all__ = [
+    "Limit",
+    "N_FLOWS",
+    "CAPACITY",
+    "DELAY",
+    "MARKING_K",
+    "EWMA_G",
+    "PROB_P",
+    "PACKET",
+    "T_END",
+    "MAX_STEPS",
+    "plain",
+    "check_steps",
+]
+
+
+def plain(x: float) -> str:
+    """A number as a person writes it: 0.5, 1e-300, nan (never ``np.float64(...)``)."""
+    try:
+        return f"{float(x):g}"
+    except (TypeError, ValueError):
+        return str(x)
+
+
+@dataclass(frozen=True)
+class Limit:
+    """A closed or half-open interval [lo, hi] for one input, with its unit and a formatter."""
+
+    symbol: str  # the paper's symbol, used in "allowed 1 <= N <= 1e6 flows"
+    lo: float
+    hi: float
+    unit: str = ""  # appended by ``fmt`` = plain (e.g. "flows"); rate/time formatters carry their own
+    lo_open: bool = False
+    hi_open: bool = False
+    fmt: Optional[Callable[[float], str]] = None
+
+    def show(self, x: float) -> str:
+        if self.fmt is not None and isinstance(x, numbers.Real) and math.isfinite(x):
+            return self.fmt(float(x))
+        return plain(x) + (f" {self.unit}" if self.unit else "")
+
+    def text(self, symbol: Optional[str] = None) -> str:
+        """The range as printed in messages and help: ``1 Mbps <= C <= 10 Tbps``."""
+        lo = "<" if self.lo_open else "<="
+        hi = "<" if self.hi_open else "<="
+        sym = symbol or self.symbol
+        if self.fmt is not None:
+            show = lambda v: "0" if v == 0 else self.fmt(v)  # noqa: E731 - "0 < dt", not "0 ps < dt"
+            return f"{show(self.lo)} {lo} {sym} {hi} {show(self.hi)}"
+        return f"{plain(self.lo)} {lo} {sym} {hi} {plain(self.hi)}" + (f" {self.unit}" if self.unit else "")
+
+    def contains(self, x: float) -> bool:
+        lo_ok = x > self.lo if self.lo_open else x >= self.lo
+        hi_ok = x < self.hi if self.hi_open else x <= self.hi
+        return math.isfinite(x) and lo_ok and hi_ok
+
+    def check(self, x, field: Optional[str] = None, given: Optional[str] = None) -> float:
+        """Return ``float(x)`` if it lies in the range, else raise ValueError naming ``field``.
+
+        ``given`` is the user's own text (e.g. "1e30Gbps"), quoted in the message if present.
+        """
+        name = field or self.symbol
+        sym = name.lstrip("-") if field else self.symbol  # "--R0" -> "1 us <= R0 <= 1 s"
+        if isinstance(x, bool) or not isinstance(x, numbers.Real):
+            raise ValueError(f"{name}: expected a number, got {given if given is not None else plain(x)}; "
+                             f"allowed {self.text(sym)}")
+        v = float(x)
+        if not self.contains(v):
+            what = self.show(v)
+            if given is not None and (v == 0 or str(given).strip() in (what, plain(v))):
+                what = str(given).strip()
+            elif given is not None:
+                what = f"{given} = {what}"
+            raise ValueError(f"{name}: {what} is out of range; allowed {self.text(sym)}")
+        return v
+
+
+#: Number of long-lived flows (real: the models treat N as a parameter).
+N_FLOWS = Limit("N", 1.0, 1e6, "flows")
+#: Bottleneck capacity, bit/s.
+CAPACITY = Limit("C", 1e6, 1e13, fmt=fmt_rate)
+#: Delays: DCTCP's round-trip propagation delay d, DX's base RTT R0 and feedback delay tau, seconds.
+DELAY = Limit("delay", 1e-6, 1.0, fmt=fmt_time)
+#: DCTCP marking threshold K, packets (K = 0 marks every queued packet; psi = K/(Cd) = 0).
+MARKING_K = Limit("K", 0.0, 1e6, "pkt")
+#: DCTCP's EWMA weight g of eq. (3).
+EWMA_G = Limit("g", 0.0, 1.0, lo_open=True)
+#: DX's constant probability that Q > 0 (Section 3.1; the paper uses 0.95): 0 < p < 1, kept 1e-6 away
+#: from both ends, where the equilibrium (7) and the coefficients (11) under- or overflow.
+PROB_P = Limit("p", 1e-6, 1.0 - 1e-6)
+#: Packet (segment) size, bytes: at most an IPv4 datagram, as in scenario files.
+PACKET = Limit("packet size", 1.0, 65535.0, fmt=lambda b: f"{b:g} B")
+#: Length of a fluid run, seconds.
+T_END = Limit("t_end", 0.0, 1e4, lo_open=True, fmt=fmt_time)
+#: At most this many integration steps per fluid run (about a minute of RK4 on one core).
+MAX_STEPS = 1e8
+
+
+def check_steps(t_end_s: float, dt_s: float, field: str = "t_end") -> None:
+    """A fluid run of t_end_s with step dt_s must take at most MAX_STEPS steps."""
+    steps = t_end_s / dt_s
+    if not steps <= MAX_STEPS:
+        raise ValueError(f"{field}: {fmt_time(t_end_s)} is {steps:.3g} integration steps of {fmt_time(dt_s)}; "
+                         f"allowed at most {MAX_STEPS:g} steps, i.e. {field} <= {fmt_time(MAX_STEPS * dt_s)}")

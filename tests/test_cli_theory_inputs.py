@@ -1,0 +1,211 @@
+"""Hostile input to `dcsim theory dctcp | dx` and `dcsim fluid dctcp | dx | dctcp-fig2` (issue 6):
+every bad value exits with status 2 and a one-line message naming the option and its allowed range,
+never a traceback; output paths are checked before anything is computed; the commands agree on
+N (a real number in [1, 1e6]) and p (1e-6 <= p <= 1 - 1e-6)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import pytest
+from typer.testing import CliRunner
+
+from dcsim.cli import app
+from dcsim.theory import dctcp as th_dctcp
+from dcsim.theory import dx as th_dx
+from dcsim.theory import limits as L
+
+runner = CliRunner()
+
+BASE = {
+    "theory dctcp": ["theory", "dctcp", "--C", "10Gbps", "--d", "100us", "--no-cycle"],
+    "theory dx": ["theory", "dx", "--N", "50", "--C", "10Gbps", "--R0", "80us"],
+    "fluid dctcp": ["fluid", "dctcp", "--t-end", "1ms"],
+    "fluid dx": ["fluid", "dx", "--t-end", "1ms"],
+}
+
+
+def _run(args):
+    res = runner.invoke(app, args)
+    text = " ".join(res.output.split())  # Rich wraps long lines at the terminal width
+    return res, text
+
+
+def _bad(args, option):
+    res, text = _run(args)
+    assert res.exit_code == 2, (args, res.output)
+    assert option in text, (args, text)
+    assert "Traceback" not in res.output and "np.float64" not in text and "must have different signs" not in text
+    return text
+
+
+HOSTILE = {
+    "--N": ["0", "-1", "1e-300", "0.5", "nan", "inf", "1e7"],
+    "--C": ["1e30Gbps", "0Gbps", "-1Gbps", "1bps", "", "10GB", "nanGbps", "10"],
+    "--d": ["1e-300s", "1e300s", "0us", "-5us", "", "80 parsecs"],
+    "--R0": ["1e-300s", "1e300s", "0us", "-5us", "", "80 parsecs"],
+    "--tau": ["1e-300s", "2s", "0us"],
+    "--K": ["-1pkt", "1e300pkt", "", "5 elephants"],
+    "--g": ["0", "-0.1", "1.5", "nan", "inf"],
+    "--p": ["0", "1", "-0.5", "nan", "1e-300", "inf"],
+    "--seg": ["1e300B", "1e-300B", "0B", "1pkt", "", "1500"],
+    "--packet-size": ["1e300B", "0B", "1e-300B", "3pkt", ""],
+    "--t-end": ["0s", "-1ms", "1e300s", "nans", ""],
+    "--dt": ["0s", "-1us", "1s", "1e-300s"],
+}
+APPLIES = {
+    "theory dctcp": ["--C", "--d", "--K", "--N", "--g", "--packet-size"],
+    "theory dx": ["--N", "--C", "--R0", "--p", "--seg"],
+    "fluid dctcp": ["--C", "--d", "--K", "--N", "--g", "--packet-size", "--t-end", "--dt"],
+    "fluid dx": ["--N", "--C", "--R0", "--tau", "--p", "--packet-size", "--t-end", "--dt"],
+}
+CASES = [(cmd, opt, v) for cmd, opts in APPLIES.items() for opt in opts for v in HOSTILE[opt]]
+
+
+@pytest.mark.parametrize("cmd,option,value", CASES, ids=[f"{c}{o}={v}" for c, o, v in CASES])
+def test_hostile_value_exits_2_naming_the_option(cmd, option, value):
+    _bad([*BASE[cmd], option, value], option)
+
+
+def test_out_of_range_message_names_the_range():
+    text = _bad([*BASE["theory dx"][:2], "--N", "1e-300", "--C", "10Gbps", "--R0", "80us"], "--N")
+    assert "1 <= N <= 1e+06 flows" in text
+    text = _bad(["theory", "dx", "--N", "50", "--C", "1e30Gbps", "--R0", "80us"], "--C")
+    assert "1 Mbps <= C <= 10 Tbps" in text and "1e30Gbps" in text
+    text = _bad(["theory", "dx", "--N", "50", "--C", "10Gbps", "--R0", "80us", "--seg", "1e300B"], "--seg")
+    assert "1 B <= seg <= 65535 B" in text
+    text = _bad([*BASE["fluid dctcp"], "--t-end", "1e4s"], "--t-end")  # 1.1e10 steps: hours
+    assert "steps" in text
+
+
+# ------------------------------------------------------------------------- the commands agree
+
+
+@pytest.mark.parametrize("cmd", list(BASE))
+def test_N_is_a_real_number_in_every_command(cmd):
+    args = [a for a in BASE[cmd]]
+    if "--N" in args:
+        i = args.index("--N")
+        args = args[:i] + args[i + 2:]
+    res, text = _run([*args, "--N", "2.5", *(["--json"])])
+    assert res.exit_code == 0, text
+    text = _bad([*args, "--N", "0.5"], "--N")
+    assert L.N_FLOWS.text() in text
+
+
+@pytest.mark.parametrize("cmd", ["theory dx", "fluid dx"])
+@pytest.mark.parametrize("p", ["0", "1"])
+def test_p_range_is_the_same_in_both_dx_commands(cmd, p):
+    text = _bad([*BASE[cmd], "--p", p], "--p")
+    assert L.PROB_P.text() in text
+
+
+# --------------------------------------------------------------------------------- output paths
+
+
+@pytest.mark.parametrize("cmd", ["fluid dctcp", "fluid dx"])
+@pytest.mark.parametrize("option,path", [("--csv", "/nonexistent-dir/x.csv"), ("--plot", "/nonexistent-dir/q.png"),
+                                         ("--plot", "q.txt"), ("--csv", "q.parquet")])
+def test_bad_output_path_fails_before_the_run(cmd, option, path, monkeypatch):
+    from dcsim import fluid
+
+    def boom(*a, **k):  # the integrator must never be reached
+        raise AssertionError("integrated before checking the output path")
+
+    monkeypatch.setattr(fluid, "dctcp", boom)
+    monkeypatch.setattr(fluid, "dx", boom)
+    text = _bad([*BASE[cmd], option, path], option)
+    assert path in text
+
+
+def test_fig2_out_that_is_a_file(tmp_path):
+    f = tmp_path / "file"
+    f.write_text("x")
+    _bad(["fluid", "dctcp-fig2", "--out", str(f), "--t-end", "1ms"], "--out")
+
+
+def test_markup_in_a_path_is_printed_as_is(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    text = _bad([*BASE["fluid dctcp"], "--csv", "[[network.links]].txt"], "--csv")
+    assert "[[network.links]].txt" in text
+
+
+# ------------------------------------------------------------------------------ theory dx, N=1e5
+
+
+def test_theory_dx_prints_theorem2_when_N_is_huge():
+    """N = 1e5 (x = N seg/(C R0) = 1500): the critical delay is 188 ms, 2356 R0; the search used to
+    stop at 64 R0 and the command exited without printing Theorem 2."""
+    res, text = _run(["theory", "dx", "--N", "1e5", "--C", "10Gbps", "--R0", "80us"])
+    assert res.exit_code == 0, text
+    assert "Theorem 2" in text and "in the special state" in text and "critical delay, numerical" in text
+    res, _ = _run(["theory", "dx", "--N", "1e5", "--C", "10Gbps", "--R0", "80us", "--json"])
+    r = json.loads(res.output)
+    assert r["theorem2"]["special_state"] is True
+    t1 = r["theorem1"]
+    assert t1["tau_critical_numerical_s"] == pytest.approx(t1["tau_bound_s"], rel=1e-9)
+    # Theorem 2: Q* = (N seg - C R0)/C
+    assert r["theorem2"]["Q_star_s"] == pytest.approx((1e5 * 12000 - 10e9 * 80e-6) / 10e9)
+
+
+CORNERS = list(itertools.product([1.0, 1e6], [1e6, 1e13], [1e-6, 1.0], [1e-6, 1 - 1e-6], [1.0, 65535.0]))
+
+
+def test_dx_analyze_is_finite_and_consistent_at_the_corners_of_the_ranges():
+    """The corrected bound (17) and the characteristic-root search agree to 1e-9 everywhere in the
+    documented ranges (they are the same delay margin, found two independent ways)."""
+    for N, C, R0, p, seg in CORNERS:
+        r = th_dx.analyze(N, C, R0, p, seg)
+        t1 = r["theorem1"]
+        for sec in ("equilibrium", "linearization"):
+            assert all(math.isfinite(v) for v in r[sec].values()), (N, C, R0, p, seg, r[sec])
+        assert t1["tau_bound_s"] > 0 and math.isfinite(t1["tau_bound_s"])
+        assert t1["rel_diff_bound_vs_numerical"] < 1e-9, (N, C, R0, p, seg)
+        # (6) and (5) hold at the equilibrium: N W0 = C (R0 + Q0), seg R0 (1-p) = p Q0 (W0 - seg)
+        e = r["equilibrium"]
+        W0 = e["W0_bytes"] * 8
+        assert N * W0 == pytest.approx(C * (R0 + e["Q0_s"]), rel=1e-9)
+        # (W0 - seg) cancels when W0 ~ seg (special state): compare on the scale of p Q0 W0
+        assert abs(seg * 8 * R0 * (1 - p) - p * e["Q0_s"] * (W0 - seg * 8)) <= 1e-9 * p * e["Q0_s"] * W0
+
+
+def test_dx_equilibrium_few_flows_fast_link_keeps_its_digits():
+    """N seg << C R0: eq. (7) as printed subtracts two equal numbers; Q0 -> x (1-p)/p R0 as x -> 0."""
+    N, C, R0, p, seg = 1.0, 1e13, 1.0, 0.95, 1.0
+    x = N * seg * 8 / (C * R0)
+    eq = th_dx.equilibrium(N, C, R0, p, seg)
+    assert eq.Q0_s == pytest.approx(x * (1 - p) / p * R0, rel=1e-9)
+
+
+def test_python_api_names_the_argument_and_range():
+    with pytest.raises(ValueError, match=r"N: 1e-300 flows is out of range; allowed 1 <= N"):
+        th_dx.analyze(1e-300, 10e9, 80e-6)
+    with pytest.raises(ValueError, match=r"C_bps: .* allowed 1 Mbps <= C_bps <= 10 Tbps"):
+        th_dctcp.analyze(1e40, 100e-6)
+    with pytest.raises(ValueError, match=r"seg_bytes"):
+        th_dx.analyze(50, 10e9, 80e-6, 0.95, 1e300)
+
+
+# -------------------------------------------------------------------------- theory dctcp, wbar<=2
+
+
+def test_theory_dctcp_prints_no_alpha_star_bounds_at_the_fixed_point():
+    """wbar = (Cd + K)/N <= 2: the fixed point W = 2, alpha = 1 (eq. 15); the hybrid model and the
+    bounds (46) (which need W* >= 2) do not apply."""
+    res, text = _run(["theory", "dctcp", "--C", "10Gbps", "--d", "100us", "--K", "65pkt", "--N", "100"])
+    assert res.exit_code == 0, text
+    assert "fixed point" in text and "not applicable" in text and "alpha* (W* = wbar)" not in text
+    res, _ = _run(["theory", "dctcp", "--C", "10Gbps", "--d", "100us", "--K", "65pkt", "--N", "100", "--json"])
+    assert "alpha_star" not in res.output
+    r = th_dctcp.analyze(10e9, 100e-6, 65.0, 100)
+    assert "hybrid" not in r and "hybrid" in r["notes"]
+    # just above wbar = 2 the bounds are printed
+    r = th_dctcp.analyze(10e9, 100e-6, 65.0, 70, cycle=False)  # wbar = 148.3/70 = 2.12
+    assert r["hybrid"]["alpha_star_lower"] < r["hybrid"]["alpha_star"] < r["hybrid"]["alpha_star_upper"]
+
+
+def test_theory_dctcp_K0_gives_the_psi0_cycle():
+    r = th_dctcp.analyze(10e9, 100e-6, 0.0, 2)
+    assert r["psi"] == 0 and r["limit_cycle"]["q_min_pkt"] >= 0
