@@ -209,3 +209,18 @@ def test_theory_dctcp_prints_no_alpha_star_bounds_at_the_fixed_point():
 def test_theory_dctcp_K0_gives_the_psi0_cycle():
     r = th_dctcp.analyze(10e9, 100e-6, 0.0, 2)
     assert r["psi"] == 0 and r["limit_cycle"]["q_min_pkt"] >= 0
+
+
+@pytest.mark.parametrize("call", [
+    lambda: th_dx.equilibrium(1e300, 10e9, 80e-6),
+    lambda: th_dx.theorem1(50, 1e-300, 80e-6),
+    lambda: th_dx.stability_threshold_R0(50, 1e300),
+    lambda: th_dctcp.alpha_star(1e-300, 0.0625),  # root at 1 to double precision, not a brentq failure
+    lambda: th_dctcp.guidelines(float("nan"), 1e-4),
+    lambda: th_dctcp.alpha_star(None, 0.1),
+])
+def test_low_level_functions_raise_value_errors_in_plain_words(call):
+    try:
+        call()
+    except ValueError as e:
+        assert "np.float64" not in str(e) and "different signs" not in str(e)

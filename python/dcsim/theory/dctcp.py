@@ -88,22 +88,28 @@ Q_MIN_PAPER = -0.15
 # ---------------------------------------------------------------------------------------------
 
 
+def _real(name: str, x) -> float:
+    if isinstance(x, bool) or not isinstance(x, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {x!r}")
+    return float(x)
+
+
 def _positive(name: str, x: float) -> float:
-    x = float(x)
+    x = _real(name, x)
     if not (math.isfinite(x) and x > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {_plain(x)}")
     return x
 
 
 def _nonneg(name: str, x: float) -> float:
-    x = float(x)
+    x = _real(name, x)
     if not (math.isfinite(x) and x >= 0):
         raise ValueError(f"{name} must be a finite number >= 0, got {_plain(x)}")
     return x
 
 
 def _g(g: float) -> float:
-    g = float(g)
+    g = _real("g", g)
     if not (math.isfinite(g) and 0 < g <= 1):
         raise ValueError(f"g must be in (0, 1] (EWMA weight of eq. 3), got {_plain(g)}")
     return g
@@ -124,7 +130,7 @@ def _plain(x) -> str:
 
 
 def _wbar(wbar: float, lo: float = 0.0) -> float:
-    wbar = float(wbar)
+    wbar = _real("wbar", wbar)
     if not (math.isfinite(wbar) and wbar > lo):
         raise ValueError(f"wbar must be a finite number > {lo:g} packets, got {_plain(wbar)}")
     return wbar
@@ -146,7 +152,7 @@ def K_from_Q_min(Q_min: float, Cd_pkt: float) -> float:
     No underflow needs K > |Q_min| C R* = |Q_min| (Cd + K), i.e. K > |Q_min| / (1 - |Q_min|) Cd.
     With the paper's Q_min = -0.15 this gives 0.176 Cd, printed as 0.17 Cd.
     """
-    a = abs(float(Q_min))
+    a = abs(_real("Q_min", Q_min))
     if not a < 1:
         raise ValueError(f"Q_min must be in (-1, 0], got {_plain(Q_min)}")
     return a / (1.0 - a) * _positive("Cd_pkt", Cd_pkt)
@@ -185,7 +191,7 @@ def guidelines(C_bps: float, d_s: float, K_pkt: Optional[float] = None,
     The paper's example (Section 1.2): 10 Gbps, 300 us, 1500 B -> K ~ 42 pkt, 0.02 <~ g <~ 0.06.
     If K_pkt is None the g range uses the guideline K.
     """
-    C_pps = capacity_pps(C_bps, packet_bytes)
+    C_pps = capacity_pps(_positive("C_bps", C_bps), _positive("packet_bytes", packet_bytes))
     d_s = _positive("d_s", d_s)
     K_g = K_guideline(C_pps, d_s)
     K = K_g if K_pkt is None else _nonneg("K_pkt", K_pkt)
@@ -446,7 +452,10 @@ def alpha_star(W_star: float, g: float) -> float:
     def h(a: float) -> float:
         return math.exp(-g * (1.0 + W_star * a / 2.0)) * (math.expm1(g) + a) - a
 
-    # h(0) = 1 - e^-g > 0, h(1) = e^(-g W*/2) - 1 < 0
+    # h(0) = 1 - e^-g > 0, h(1) = e^(-g W*/2) - 1 < 0; for g W* below the rounding of exp the root
+    # is 1 to double precision (h(1) rounds to >= 0)
+    if h(1.0) >= 0:
+        return 1.0
     return brentq(h, 0.0, 1.0, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=200)
 
 
@@ -468,6 +477,7 @@ def beta_tcp(W_star: float) -> float:
 def alpha_star_bounds(W_star: float, g: float) -> tuple[float, float]:
     """Bounds (46) (Theorem 3, needs W* >= 2): (1/2) sqrt(2/W*) - g < alpha* < sqrt(2/W*) + g."""
     s = math.sqrt(2.0 / _positive("W_star", W_star))
+    g = _g(g)
     return 0.5 * s - g, s + g
 
 

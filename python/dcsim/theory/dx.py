@@ -130,6 +130,27 @@ def _representable(what: str, eq: "DXEquilibrium", **values: float) -> None:
                              "use inputs within the documented ranges (dcsim.theory.limits)")
 
 
+def _domain_errors(fn):
+    """Public functions: an overflow or a division by zero in double precision (inputs far outside the
+    ranges of dcsim.theory.limits, e.g. C = 1e300 bit/s) becomes a ValueError naming the inputs."""
+    import functools
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except (OverflowError, ZeroDivisionError) as e:
+            shown = ", ".join([_show(a) for a in args] + [f"{k}={_show(v)}" for k, v in kwargs.items()])
+            raise ValueError(f"{fn.__name__}({shown}): not representable in double precision ({e}); use inputs "
+                             "within the documented ranges (dcsim.theory.limits)") from None
+
+    return wrapper
+
+
+def _show(x) -> str:
+    return f"{x:g}" if isinstance(x, (int, float)) and not isinstance(x, bool) else type(x).__name__
+
+
 # ---------------------------------------------------------------------------- equilibrium (5)-(8)
 
 
@@ -167,6 +188,7 @@ class DXEquilibrium:
         return self.N * self.seg_bits / (self.C_bps * self.R0_s)
 
 
+@_domain_errors
 def equilibrium(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P,
                 seg_bytes: float = DEFAULT_SEG_BYTES) -> DXEquilibrium:
     """Equilibrium of the DX fluid model: Q0 by eq. (7) with Delta by eq. (8), W0 by eq. (6).
@@ -218,6 +240,7 @@ class DXLinearization:
         return self.a1 * self.b2 - self.a2 * self.b1
 
 
+@_domain_errors
 def linearization(eq: DXEquilibrium) -> DXLinearization:
     """Eq. (11): partial derivatives of (3)-(4) at (W0, Q0)."""
     R0, Q0, W0, p, seg = eq.R0_s, eq.Q0_s, eq.W0_bits, eq.p, eq.seg_bits
@@ -236,6 +259,7 @@ def linearization(eq: DXEquilibrium) -> DXLinearization:
     return lin
 
 
+@_domain_errors
 def crossover_frequency(lin: DXLinearization) -> float:
     """Eq. (16): omega_c (rad/s), the unique omega > 0 with |G(j omega)| = 1, |G|^2 from (14)."""
     a1, b2, k = lin.a1, lin.b2, lin.k
@@ -261,6 +285,7 @@ def phase_paper(lin: DXLinearization, omega: float, tau_s: float) -> float:
     return -math.pi / 2 - omega * tau_s + math.atan(omega / lin.a1) + math.atan(omega * lin.b2 / lin.k)
 
 
+@_domain_errors
 def tau_bound(lin: DXLinearization) -> float:
     """Theorem 1, eq. (17), corrected: tau < (pi/2 + arctan(wc/a1) + arctan(-wc b2/k)) / wc (seconds).
 
@@ -271,6 +296,7 @@ def tau_bound(lin: DXLinearization) -> float:
     return (math.atan(wc / lin.a1) + math.atan(-wc * lin.b2 / lin.k) + math.pi / 2) / wc
 
 
+@_domain_errors
 def tau_bound_paper(lin: DXLinearization) -> float:
     """Theorem 1, eq. (17) exactly as printed (seconds); negative over most of the paper's range."""
     wc = crossover_frequency(lin)
@@ -337,6 +363,7 @@ def rightmost_root_dde(A0: np.ndarray, A1: np.ndarray, tau_s: float, M: int = 40
     return s if abs(s - s0) <= 1e-3 * max(abs(s0), 1.0 / tau_s) else s0
 
 
+@_domain_errors
 def rightmost_root(lin: DXLinearization, tau_s: float, M: int = 40) -> complex:
     """Rightmost root (1/s) of the characteristic equation of (9) at feedback delay tau_s."""
     tau_s = _check_positive("tau_s", tau_s, "seconds")
@@ -352,6 +379,7 @@ def rightmost_root(lin: DXLinearization, tau_s: float, M: int = 40) -> complex:
     return rightmost_root_dde(A0, A1, tau_s, M=M, newton=newton)
 
 
+@_domain_errors
 def critical_delay_numerical(lin: DXLinearization, tau_scale_s: float, M: int = 40) -> float:
     """Smallest tau (s) at which the rightmost root of (9) reaches Re s = 0; independent of (16)-(17).
 
@@ -397,6 +425,7 @@ class Theorem1:
         return asdict(self)
 
 
+@_domain_errors
 def theorem1(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_bytes: float = DEFAULT_SEG_BYTES,
              tau: str = "R0") -> Theorem1:
     """Theorem 1 (eq. 17, corrected) at (N, C, R0, p, seg) with tau = R0 (default) or R0 + Q0."""
@@ -415,6 +444,7 @@ def _margin(N: float, C_bps: float, R0_s: float, p: float, seg_bytes: float, tau
     return t.tau_bound_s - t.tau_s
 
 
+@_domain_errors
 def stability_threshold_N(C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_bytes: float = DEFAULT_SEG_BYTES,
                           tau: str = "R0") -> float:
     """Smallest N (real) above which Theorem 1 (corrected) certifies stability at this C, R0.
@@ -434,6 +464,7 @@ def stability_threshold_N(C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_b
     return brentq(f, lo, hi, xtol=1e-10 * n1, rtol=1e-12)
 
 
+@_domain_errors
 def stability_threshold_R0(N: float, C_bps: float, p: float = DEFAULT_P, seg_bytes: float = DEFAULT_SEG_BYTES,
                            tau: str = "R0") -> float:
     """Largest base RTT R0 (s) below which Theorem 1 (corrected) certifies stability at this N, C.
@@ -455,6 +486,7 @@ def stability_threshold_R0(N: float, C_bps: float, p: float = DEFAULT_P, seg_byt
 # ------------------------------------------------------------------------------------- Theorem 2
 
 
+@_domain_errors
 def special_state_threshold_N(C_bps: float, R0_s: float, seg_bytes: float = DEFAULT_SEG_BYTES) -> float:
     """Theorem 2: the special stable state holds for N >= C R0 / seg (real number; flows)."""
     C = _check_positive("C_bps", C_bps, "bit/s")
@@ -462,6 +494,7 @@ def special_state_threshold_N(C_bps: float, R0_s: float, seg_bytes: float = DEFA
     return capacity_pps(C, _check_positive("seg_bytes", seg_bytes, "bytes")) * R0
 
 
+@_domain_errors
 def special_state_max_R0(N: float, C_bps: float, seg_bytes: float = DEFAULT_SEG_BYTES) -> float:
     """Theorem 2 solved for R0: the special stable state holds for R0 <= N seg / C (seconds)."""
     N = _check_positive("N", N, "flows")
@@ -484,6 +517,7 @@ class SpecialState:
         return asdict(self)
 
 
+@_domain_errors
 def special_state(N: float, C_bps: float, R0_s: float, seg_bytes: float = DEFAULT_SEG_BYTES) -> SpecialState:
     """Theorem 2: threshold N >= C R0/seg and fixed point W* = seg, Q* = (N seg - C R0)/C (Sect. 3.3)."""
     N = _check_positive("N", N, "flows")
