@@ -36,6 +36,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import re
 import sys
 from collections import deque
 from pathlib import Path
@@ -113,8 +114,9 @@ class ScenarioError(ValueError):
 # Errors: every check raises _err(field, msg); _format turns pydantic's errors into plain lines.
 
 
-def _err(field: str, msg: str) -> PydanticCustomError:
-    """An error about ``field`` (relative to the model being validated)."""
+def _err(field: Union[str, tuple], msg: str) -> PydanticCustomError:
+    """An error about ``field`` (relative to the model being validated): a dotted path such as
+    "links[2].rate", or a tuple of path parts (for keys that are not identifiers)."""
     # The message template is formatted with the context; escape braces in user text.
     return PydanticCustomError("dcsim", msg.replace("{", "{{").replace("}", "}}"), {"field": field})
 
@@ -129,13 +131,18 @@ _MISSING_HINTS = {
 }
 
 
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
 def _loc_path(loc: tuple) -> str:
+    """("flows", 0, "g") -> "flows[0].g"; a key that is not an identifier is quoted as in TOML."""
     out = ""
     for part in loc:
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part:
-            out += ("." if out else "") + str(part)
+        elif part != "":
+            text = str(part)
+            out += ("." if out else "") + (text if _IDENT.match(text) else json.dumps(text, ensure_ascii=False))
     return out
 
 
@@ -143,7 +150,8 @@ def _format_error(e: dict) -> str:
     loc = tuple(e.get("loc", ()))
     ctx = e.get("ctx") or {}
     if e.get("type") == "dcsim" and ctx.get("field"):
-        loc = loc + tuple(p for p in _split_field(ctx["field"]))
+        field = ctx["field"]
+        loc = loc + (tuple(field) if isinstance(field, (tuple, list)) else tuple(_split_field(field)))
     msg = e.get("msg", "")
     for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
@@ -198,8 +206,7 @@ def _exact(x: float, units: list[tuple[str, float]], parse, mul: bool) -> str:
                 s = f"{v:.{digits}g}"
                 if "e" not in s and parse(s + unit, "x") == x:
                     return s + unit
-            break
-    return repr(x) + units[-1][0] if mul else repr(x) + "s"
+    return repr(x) + units[-1][0]
 
 
 _RATE_FMT = [("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3), ("bps", 1.0)]
@@ -222,8 +229,7 @@ def time_str(s: float) -> str:
                 txt = f"{v:.{digits}g}"
                 if "e" not in txt and parse_time(txt + unit, "x") == s:
                     return txt + unit
-            break
-    return repr(s)  # plain number = seconds
+    return f"{s!r}s"  # exact: float repr round-trips
 
 
 def size_str(sz: Size) -> str:
@@ -378,7 +384,7 @@ class _Model(BaseModel):
             if key not in cls.model_fields:
                 close = difflib.get_close_matches(str(key), allowed, n=1)
                 hint = f"did you mean {close[0]!r}? " if close else ""
-                raise _err(str(key), f"unknown key; {hint}allowed keys: {', '.join(allowed)}")
+                raise _err((str(key),), f"unknown key; {hint}allowed keys: {', '.join(allowed)}")
         return data
 
 

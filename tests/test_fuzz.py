@@ -1,0 +1,310 @@
+"""Property-based fuzzing of the scenario layer and the engine (issue 6 §6).
+
+Random valid scenarios must run and keep the engine's invariants; random invalid ones must fail
+with a ``field: message`` error and nothing else. Two profiles:
+
+* the default (CI) profile runs a few hundred cases in well under two minutes;
+* ``pytest -m fuzz`` runs the long profile: 10 000 cases per property (the README's reliability
+  section gives the counts of its last run).
+
+Invariants (first principles, no tolerance tuned to results):
+
+* packet conservation: sent = delivered + dropped + in flight (whole run);
+* every queue's maximum <= its buffer; utilization in [0, 1] on every port;
+* bytes delivered to a host <= the capacity of the links into it x the run time (in-order delivery
+  may burst above the rate for a moment, never above the total);
+* a finished flow's FCT >= its ideal FCT (base RTT + serialisation of its bytes at the slowest link);
+* a replay with the same seed gives bit-identical tables.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+import dcsim
+from dcsim import Scenario, ScenarioError
+from dcsim.cli import app
+
+LONG = int(os.environ.get("DCSIM_FUZZ_EXAMPLES", "10000"))
+COMMON = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large], derandomize=False)
+CI_VALID = settings(max_examples=120, **COMMON)
+CI_INVALID = settings(max_examples=300, **COMMON)
+LONG_SETTINGS = settings(max_examples=LONG, **COMMON)
+
+# --- strategies ------------------------------------------------------------------------------------
+
+rates = st.sampled_from(["10Mbps", "100Mbps", "1Gbps", "2.5Gbps", "10Gbps", "40Gbps", "100Gbps", "133Gbps"])
+times_us = st.integers(min_value=1, max_value=800)
+
+
+@st.composite
+def aqms(draw, buffer_pkt: int) -> dict:
+    kind = draw(st.sampled_from(["droptail", "threshold", "red"]))
+    if kind == "droptail":
+        return {"kind": "droptail"}
+    if kind == "threshold":
+        return {"kind": "threshold", "K": f"{draw(st.integers(1, buffer_pkt))}pkt"}
+    lo = draw(st.integers(0, max(buffer_pkt - 1, 0)))
+    hi = draw(st.integers(lo + 1, buffer_pkt))
+    return {"kind": "red", "min_th": f"{lo}pkt", "max_th": f"{hi}pkt", "max_p": draw(st.sampled_from([0.01, 0.1, 0.5, 1.0])),
+            "w_q": draw(st.sampled_from([0.002, 0.1, 1.0])), "gentle": draw(st.booleans()), "ecn": draw(st.booleans()),
+            "wait": draw(st.booleans())}
+
+
+@st.composite
+def flow_groups(draw, senders: int | None, hosts: list[str] | None) -> list[dict]:
+    groups = []
+    for _ in range(draw(st.integers(1, 3))):
+        proto = draw(st.sampled_from(["dctcp", "newreno"]))
+        g = {"count": draw(st.integers(1, 4)), "protocol": proto,
+             "start": f"{draw(st.integers(0, 500))}us", "stagger": f"{draw(st.integers(0, 50))}us"}
+        if proto == "dctcp":
+            g["g"] = draw(st.sampled_from([1 / 16, 0.5, 1.0]))
+        else:
+            g["ecn"] = draw(st.booleans())
+        if draw(st.booleans()):
+            g["size"] = draw(st.sampled_from(["1B", "1000B", "1460B", "1461B", "20KB", "5pkt", "150KB"]))
+        if draw(st.booleans()):
+            g["min_rto"] = draw(st.sampled_from(["1us", "200us", "1ms", "10ms"]))
+        if draw(st.booleans()):
+            g["delayed_ack"] = draw(st.sampled_from([True, {"segments": 3, "timeout": "40us"}]))
+        if draw(st.booleans()):
+            g["init_cwnd"] = draw(st.sampled_from([1, 2, 10, 64]))
+            g["min_cwnd"] = draw(st.sampled_from([1, 2]))
+        if senders is not None and draw(st.booleans()):
+            g["senders"] = draw(st.lists(st.integers(0, senders - 1), min_size=1, max_size=3))
+        if hosts is not None:
+            src = draw(st.sampled_from(hosts))
+            dst = draw(st.sampled_from([h for h in hosts if h != src]))
+            g["src"], g["dst"] = src, dst
+        groups.append(g)
+    return groups
+
+
+@st.composite
+def valid_scenarios(draw) -> dict:
+    duration_us = draw(st.integers(100, 3000))
+    run = {"duration": f"{duration_us}us", "warmup": f"{draw(st.integers(0, duration_us - 1))}us",
+           "seed": draw(st.integers(0, 2**64 - 1))}
+    metrics = {"queue_interval": f"{draw(st.sampled_from([1, 7, 10, 100]))}us",
+               "throughput_interval": f"{draw(st.sampled_from([50, 100, 1000]))}us",
+               "cwnd_interval": f"{draw(st.sampled_from([5, 10, 100]))}us"}
+    pkt = draw(st.sampled_from([1500, 9000, 64]))
+    if draw(st.booleans()):
+        n = draw(st.integers(1, 6))
+        buf = draw(st.integers(1, 300))
+        net = {"topology": "dumbbell", "senders": n, "bottleneck": draw(rates), "access": draw(rates),
+               "rtt": [f"{draw(times_us)}us" for _ in range(n)] if draw(st.booleans()) else f"{draw(times_us)}us",
+               "buffer": f"{buf}pkt" if draw(st.booleans()) else f"{buf * pkt}B",
+               "aqm": draw(aqms(buf)), "packet_bytes": pkt}
+        flows = draw(flow_groups(n, None))
+        # the last start must fall inside the run
+        for f in flows:
+            f["start"], f["stagger"] = "0us", "0us"
+    else:
+        hosts = ["h0", "h1", "h2"]
+        nodes = [{"name": h, "kind": "host"} for h in hosts] + [{"name": "s0", "kind": "switch"},
+                                                               {"name": "s1", "kind": "switch"}]
+        links = [{"a": "h0", "b": "s0"}, {"a": "h1", "b": "s0"}, {"a": "h2", "b": "s1"}, {"a": "s0", "b": "s1"}]
+        if draw(st.booleans()):
+            links.append({"a": "h1", "b": "s1"})  # a multi-homed host
+        for link in links:
+            link["rate"], link["delay"] = draw(rates), f"{draw(st.integers(0, 200))}us"
+            if draw(st.booleans()):
+                buf = draw(st.integers(1, 300))
+                link["buffer"], link["aqm"] = f"{buf}pkt", draw(aqms(buf))
+        net = {"topology": "graph", "nodes": nodes, "links": links, "packet_bytes": pkt}
+        flows = draw(flow_groups(None, hosts))
+        for f in flows:
+            f["start"], f["stagger"] = "0us", "0us"
+    return {"network": net, "flows": flows, "run": run, "metrics": metrics}
+
+
+# --- invariants -------------------------------------------------------------------------------------
+
+
+def check_invariants(sc: Scenario, res) -> None:
+    c = res.counters.iloc[0]
+    assert c["sent_pkts"] == c["delivered_pkts"] + c["dropped_pkts"] + c["in_flight_pkts"], "conservation"
+    p = res.ports
+    u = p["utilization"].to_numpy(dtype=float)
+    assert np.all((u >= 0) & (u <= 1) | np.isnan(u)), f"utilization {u}"
+    spec = res.engine_spec
+    pb = spec["packet_bytes"]
+    # Queue <= buffer (the port knows its buffer through the spec).
+    caps = _capacities_pkt(spec, res)
+    qmax = p["q_max_pkt"].to_numpy(dtype=float)
+    for (src, dst), qm in zip(zip(p["src"], p["dst"]), qmax):
+        cap = caps.get((src, dst))
+        if cap is not None and np.isfinite(qm):
+            assert qm <= cap, f"{src}->{dst}: q_max {qm} > buffer {cap}"
+    # Bytes into a host <= capacity into it x run time (payload < wire bytes).
+    dur = spec["duration_ps"] / 1e12
+    into = p.groupby("dst")["rate_bps"].sum()
+    got = res.flows.groupby("dst")["delivered_bytes_whole_run"].sum()
+    for host, b in got.items():
+        assert b * 8 <= into[host] * dur * (1 + 1e-9), f"{host}: {b} B in {dur} s over {into[host]} bit/s"
+    # FCT >= ideal on a dumbbell: base RTT + every wire byte serialised at the slower of the links.
+    if spec["topology"]["kind"] == "dumbbell":
+        topo = spec["topology"]
+        slow = min(topo["bottleneck_bps"], topo["access_bps"])
+        rtts = topo["rtt_ps"]
+        payload = pb - spec["header_bytes"]
+        for _, f in res.flows.iterrows():
+            if math.isfinite(f["fct_s"]):
+                size = f["size_bytes"]
+                segs = math.ceil(size / payload)
+                wire = size + segs * spec["header_bytes"]
+                i = int(f["src"][1:])
+                rtt = (rtts[0] if len(rtts) == 1 else rtts[i]) / 1e12
+                ideal = rtt + wire * 8 / slow
+                assert f["fct_s"] >= ideal * (1 - 1e-9), f"FCT {f['fct_s']} < ideal {ideal}"
+
+
+def _capacities_pkt(spec: dict, res) -> dict:
+    """(src, dst) -> buffer in packets (a byte buffer holds at most bytes / smallest packet)."""
+    topo = spec["topology"]
+    smallest = spec["header_bytes"]
+
+    def pkts(q):
+        cap = q["capacity"]
+        return cap["packets"] if "packets" in cap else cap["bytes"] / smallest
+
+    out = {}
+    if topo["kind"] == "dumbbell":
+        out[("sw", "r")] = pkts(topo["bottleneck_queue"])
+        for s in range(topo["senders"]):
+            out[("sw", f"s{s}")] = pkts(topo.get("reverse_queue") or topo["bottleneck_queue"])
+    else:
+        kinds = {n["name"]: n["kind"] for n in topo["nodes"]}
+        for link in topo["links"]:
+            q = link.get("queue") or {"capacity": {"packets": 1000}}
+            for a, b in ((link["a"], link["b"]), (link["b"], link["a"])):
+                if kinds[a] == "switch":
+                    out[(a, b)] = pkts(q)
+    return out
+
+
+def _run_valid(d: dict, replay: bool) -> None:
+    try:
+        sc = Scenario.from_dict(copy.deepcopy(d))
+    except ScenarioError as e:
+        _check_error(str(e))
+        return
+    res = dcsim.simulate(sc)
+    check_invariants(sc, res)
+    if replay:
+        again = dcsim.simulate(Scenario.from_dict(copy.deepcopy(d)))
+        for t in res.tables:
+            pd.testing.assert_frame_equal(res.tables[t], again.tables[t], check_exact=True)
+
+
+# --- invalid input ------------------------------------------------------------------------------------
+
+JUNK = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12), st.sampled_from(["10GBPS", "100", "1e400s", "-5pkt", "0us", "1e30Gbps", "nan", "[[x]]",
+                                           "10 Gbps", "1e21", "µs", "5e-13s", "1Mb", "kind"]),
+    st.lists(st.integers(-3, 3), max_size=3), st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+)
+_SEG = r'(?:[A-Za-z_]\w*|"(?:[^"\\]|\\.)*")'
+LINE = re.compile(rf"^(scenario|{_SEG}(\[\d+\])*(\.{_SEG}(\[\d+\])*)*): \S")
+
+
+def _check_error(msg: str) -> None:
+    for line in msg.splitlines():
+        assert LINE.match(line), f"not a 'field: message' line: {line!r}"
+    for leak in ("function-after", "function-plain", "Value error", "np.float64", "Traceback", "[type="):
+        assert leak not in msg, f"internal detail {leak!r} in {msg!r}"
+
+
+def _paths(d, prefix=()):
+    if isinstance(d, dict):
+        for k, v in d.items():
+            yield prefix + (k,)
+            yield from _paths(v, prefix + (k,))
+    elif isinstance(d, list):
+        for i, v in enumerate(d):
+            yield prefix + (i,)
+            yield from _paths(v, prefix + (i,))
+
+
+@st.composite
+def mutated_scenarios(draw) -> dict:
+    d = draw(valid_scenarios())
+    for _ in range(draw(st.integers(1, 3))):
+        paths = list(_paths(d))
+        path = draw(st.sampled_from(paths))
+        node = d
+        for k in path[:-1]:
+            node = node[k]
+        if draw(st.integers(0, 9)) == 0 and isinstance(node, dict):
+            node[draw(st.sampled_from(["bogus", "gain", "K", "max_memory"]))] = draw(JUNK)
+        else:
+            node[path[-1]] = draw(JUNK)
+    return d
+
+
+def _run_invalid(d: dict) -> None:
+    try:
+        sc = Scenario.from_dict(d)
+        spec = sc.check_resources()
+    except ScenarioError as e:
+        _check_error(str(e))
+        return
+    # A mutation may still be valid: then it must run and keep the invariants (short runs only).
+    if spec["duration_ps"] <= 5_000_000_000:
+        check_invariants(sc, dcsim.simulate(sc))
+
+
+# --- the properties (CI profile) -------------------------------------------------------------------------
+
+
+@CI_VALID
+@given(valid_scenarios(), st.booleans())
+def test_valid_scenarios_run_and_keep_the_invariants(d, replay):
+    _run_valid(d, replay)
+
+
+@CI_INVALID
+@given(mutated_scenarios())
+def test_invalid_scenarios_fail_with_a_named_field(d):
+    _run_invalid(d)
+
+
+@settings(max_examples=40, **COMMON)
+@given(st.binary(max_size=200) | st.text(max_size=200).map(str.encode))
+def test_cli_never_prints_a_traceback_on_any_file(tmp_path_factory, content):
+    p = tmp_path_factory.mktemp("f") / "x.toml"
+    p.write_bytes(content)
+    r = CliRunner().invoke(app, ["run", str(p), "--out", str(p.parent / "o"), "--no-plots"])
+    assert r.exit_code in (0, 2), r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert "Traceback" not in r.output
+
+
+# --- the long profile: pytest -m fuzz ----------------------------------------------------------------------
+
+
+@pytest.mark.fuzz
+@LONG_SETTINGS
+@given(valid_scenarios(), st.booleans())
+def test_fuzz_long_valid(d, replay):
+    _run_valid(d, replay)
+
+
+@pytest.mark.fuzz
+@LONG_SETTINGS
+@given(mutated_scenarios())
+def test_fuzz_long_invalid(d):
+    _run_invalid(d)

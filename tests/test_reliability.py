@@ -1,0 +1,240 @@
+"""Issue 6: runs that end, statistics that mean what they say, and input that fails cleanly.
+
+Every expected number here comes from first principles (a link with a non-empty queue is busy;
+post-warm-up counts are whole-run counts minus those before warm-up) or by hand, not from an
+earlier run.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+import dcsim
+from dcsim import Scenario, ScenarioError
+from dcsim.cli import app
+
+runner = CliRunner()
+
+
+def dumbbell(**over) -> dict:
+    d = {
+        "network": {"senders": 10, "bottleneck": "1Gbps", "access": "10Gbps", "rtt": "100us",
+                    "buffer": "1000pkt", "aqm": {"kind": "threshold", "K": "65pkt"}},
+        "flows": [{"count": 10, "protocol": "dctcp"}],
+        "run": {"duration": "10ms", "warmup": "9.994ms", "seed": 1},
+    }
+    for path, v in over.items():
+        node = d
+        keys = path.split(".")
+        for k in keys[:-1]:
+            node = node[k]
+        node[keys[-1]] = v
+    return d
+
+
+# --- §3 warm-up and statistics -------------------------------------------------------------------
+
+
+def test_link_busy_through_a_short_window_reads_exactly_one():
+    """1 Gbps bottleneck, 10 ms run, 9.994 ms warm-up (issue 6's case; it read 0). Ten DCTCP flows
+    keep a standing queue around K = 65 at a 1 Gbps link, so the link is busy for the whole 6 us
+    window: utilization is 1 by definition (busy time / time), up to float rounding."""
+    res = dcsim.simulate(dumbbell())
+    port = res.monitored_ports().iloc[0]
+    assert port["q_min_pkt"] >= 1, "precondition: the queue never empties in the window"
+    assert port["utilization"] == pytest.approx(1.0, abs=1e-12)
+    assert port["idle_s"] == 0.0
+    assert port["busy_s"] == pytest.approx(6e-6, abs=1e-15)
+    # The level the queue already had at warm-up counts: min and max are real lengths.
+    assert 1 <= port["q_min_pkt"] <= port["q_mean_pkt"] <= port["q_max_pkt"] <= 1000
+
+
+def test_utilization_is_in_unit_interval_for_every_port():
+    res = dcsim.simulate(dumbbell(**{"run.warmup": "3.3333ms"}))
+    u = res.ports["utilization"].to_numpy()
+    assert np.all((u >= 0) & (u <= 1)), u
+    # busy + idle = the post-warm-up span on every port.
+    span = 10e-3 - 3.3333e-3
+    np.testing.assert_allclose(res.ports["busy_s"] + res.ports["idle_s"], span, rtol=1e-12)
+
+
+def test_counts_after_warmup_exclude_slow_start_losses():
+    """Ten DCTCP flows start together with 10-packet windows into a 30-packet buffer (K = 10): the
+    slow-start burst overflows the buffer in the first milliseconds. At 1 Gbps with K = 10 the
+    steady state needs N·2 = 20 < 30 packets (window floor 2), so nothing is dropped after a
+    20 ms warm-up. Post-warm-up counts must be 0 and whole-run counts positive."""
+    d = dumbbell(**{"network.buffer": "30pkt", "network.aqm": {"kind": "threshold", "K": "10pkt"},
+                    "run.duration": "60ms", "run.warmup": "20ms"})
+    res = dcsim.simulate(d)
+    p = res.monitored_ports().iloc[0]
+    assert p["drops_whole_run"] > 0, "precondition: slow start overflowed the buffer"
+    assert p["drops"] == 0
+    f = res.flows
+    assert f["retransmits_whole_run"].sum() > 0
+    assert f["retransmits"].sum() == 0
+    assert (f["timeouts"] <= f["timeouts_whole_run"]).all()
+    assert (f["marks"] <= f["marks_whole_run"]).all()
+    s = res.summary()
+    assert s["after_warmup"]["drops"] == 0 and s["whole_run"]["drops"] == p["drops_whole_run"]
+    # With no warm-up, post-warm-up and whole-run counts are the same numbers.
+    res0 = dcsim.simulate(dict(d, run={"duration": "60ms", "warmup": "0s", "seed": 1}))
+    p0 = res0.monitored_ports().iloc[0]
+    assert p0["drops"] == p0["drops_whole_run"] == p["drops_whole_run"]
+
+
+def test_queue_distribution_is_time_weighted_and_consistent():
+    res = dcsim.simulate(dumbbell(**{"run.duration": "40ms", "run.warmup": "10ms"}))
+    p = res.monitored_ports().iloc[0]
+    h = res.queue_hist[res.queue_hist["port"] == p["port"]]
+    assert h["frac"].sum() == pytest.approx(1.0, abs=1e-12)
+    assert h["time_s"].sum() == pytest.approx(30e-3, abs=1e-12)
+    # The time-weighted mean of the distribution is the exact mean.
+    assert (h["q_pkt"] * h["frac"]).sum() == pytest.approx(p["q_mean_pkt"], rel=1e-9)
+    assert h["q_pkt"].min() == p["q_min_pkt"] and h["q_pkt"].max() == p["q_max_pkt"]
+    cdf = h.sort_values("q_pkt")["frac"].cumsum().to_numpy()
+    q50 = h.sort_values("q_pkt")["q_pkt"].to_numpy()[np.searchsorted(cdf, 0.5 - 1e-12)]
+    assert p["q_p50_pkt"] == q50
+
+
+# --- §1 stopping ----------------------------------------------------------------------------------
+
+LONG = textwrap.dedent("""
+    [network]
+    senders = 10
+    bottleneck = "10Gbps"
+    rtt = "100us"
+    buffer = "1000pkt"
+    aqm = { kind = "threshold", K = "65pkt" }
+
+    [[flows]]
+    count = 10
+    protocol = "dctcp"
+
+    [run]
+    duration = "60s"
+""")
+
+
+def _sigint_after(cmd: list[str], wait_for: str, cwd: Path) -> tuple[int, str, float]:
+    """Start cmd, wait until `wait_for` appears on stderr, send SIGINT; (exit code, stderr, seconds to exit)."""
+    p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    buf = ""
+    deadline = time.monotonic() + 60
+    while wait_for not in buf and time.monotonic() < deadline:
+        line = p.stderr.readline()
+        if not line:
+            break
+        buf += line
+    time.sleep(0.5)  # well inside the run (60 simulated s take ~10 s)
+    t0 = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        pytest.fail("the process did not stop on Ctrl-C")
+    return p.returncode, buf + err, time.monotonic() - t0
+
+
+def test_ctrl_c_stops_the_cli_and_leaves_no_half_written_directory(tmp_path):
+    sc = tmp_path / "long.toml"
+    sc.write_text(LONG)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "old.txt").write_text("previous run")
+    rc, err, dt = _sigint_after([sys.executable, "-c", "import sys; from dcsim.cli import main; sys.exit(main())",
+                                 "run", str(sc), "--out", str(out), "--json"], "long.toml", tmp_path)
+    assert rc == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    # Issue 6 asks for < 1 s; 3 s here only guards against a hang on a loaded CI machine.
+    assert dt < 3.0, f"took {dt:.2f} s to stop"
+    assert sorted(p.name for p in out.iterdir()) == ["old.txt"], "the previous output was touched"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")], "a partial directory was left"
+
+
+def test_ctrl_c_stops_the_python_api(tmp_path):
+    sc = tmp_path / "long.toml"
+    sc.write_text(LONG)
+    code = ("import sys, dcsim\nprint('started', file=sys.stderr, flush=True)\n"
+            "try:\n    dcsim.simulate(sys.argv[1])\nexcept KeyboardInterrupt:\n    print('KI', file=sys.stderr); sys.exit(3)\n")
+    rc, err, dt = _sigint_after([sys.executable, "-c", code, str(sc)], "started", tmp_path)
+    assert rc == 3 and "KI" in err, err
+    assert dt < 3.0, f"took {dt:.2f} s to stop"
+
+
+# --- §4 input that fails cleanly ------------------------------------------------------------------
+
+
+def _cli(*args) -> tuple[int, str]:
+    r = runner.invoke(app, list(args))
+    return r.exit_code, r.output
+
+
+@pytest.mark.parametrize("content,words", [
+    (b"\x89PNG\r\n\x1a\n\x00\x00binary", "not a text file"),
+    (b"[network]\nsenders = 10\xff\n", "byte 0xff at offset 22 is not UTF-8"),
+    (b"[network\n", "not valid TOML"),
+])
+def test_bad_files_exit_2_with_a_plain_message(tmp_path, content, words):
+    p = tmp_path / "x.toml"
+    p.write_bytes(content)
+    code, out = _cli("run", str(p), "--out", str(tmp_path / "o"))
+    assert code == 2, out
+    assert words in " ".join(out.split()) and "Traceback" not in out
+    assert not (tmp_path / "o").exists()
+
+
+def test_error_text_is_shown_verbatim_not_as_markup(tmp_path):
+    d = dumbbell()
+    d["network"] = {"topology": "graph", "nodes": [{"name": "a"}, {"name": "b"}]}
+    p = tmp_path / "x.toml"
+    p.write_text(_toml(d))
+    code, out = _cli("run", str(p))
+    assert code == 2
+    assert "[[network.links]]" in " ".join(out.split()), out
+
+
+def _toml(d: dict) -> str:
+    from dcsim.scenario import _toml_dumps
+
+    return _toml_dumps(d)
+
+
+def test_units_follow_b_for_bit_and_B_for_byte():
+    from dcsim.units import parse_rate, parse_size
+
+    assert parse_rate("10Gbps") == 10e9
+    assert parse_rate("1.25GBps") == 10e9  # gigabytes per second = 10 Gbit/s
+    assert parse_size("1Mb").bytes() == 125_000  # a megabit
+    assert parse_size("1MB").bytes() == 1_000_000
+    assert parse_size("1MiB").bytes() == 2**20
+
+
+def test_validation_never_expands_a_huge_scenario(monkeypatch):
+    """count = 10^7 and senders = 2^32 are refused before any flow or node list is built."""
+    import dcsim.scenario as sc_mod
+
+    calls = []
+    monkeypatch.setattr(sc_mod.Scenario, "expanded_flows", lambda self: calls.append(1) or [])
+    for over in ({"flows": [{"count": 10_000_000, "protocol": "dctcp"}]}, {"network.senders": 2**32}):
+        d = dumbbell()
+        if "flows" in over:
+            d["flows"] = over["flows"]
+        else:
+            d["network"]["senders"] = over["network.senders"]
+        t0 = time.perf_counter()
+        with pytest.raises(ScenarioError, match="out of range"):
+            Scenario.from_dict(d)
+        assert time.perf_counter() - t0 < 5  # a hang guard, not a speed goal
+    assert not calls
