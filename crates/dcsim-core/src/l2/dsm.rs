@@ -488,6 +488,41 @@ mod tests {
         assert_eq!(cp.samples, 4);
     }
 
+    /// The CP closing the paper's discrete model, eq. (9): one sample per period T, every loop
+    /// delay m periods (ξ = 0), aggregate rate R(k+1) = R(k) + Fb(k-m), q(k+1) = q(k) + T (R - C).
+    /// With gains inside eq. (23) the ideal model slides to q = q0 (python tests: < 1e-6 B); here
+    /// the queue is rounded to whole bytes and Fb to whole bit/s, a perturbation of ~1 B per period
+    /// that the loop gain (8 c T / 8 = 0.8 B/B) keeps at the byte scale: accept |q - q0| <= 100 B.
+    #[test]
+    fn closed_loop_model_converges_to_q0() {
+        let (ha, hb, hc) = (20e3, 24e3, 20e3); // b = 2181.8 1/s inside (2083.3, 2272.7)
+        let p = Params { h_a_hz: ha, h_b_hz: hb, h_c_hz: hc, p: 1.0, ..Params::default() };
+        let c_bps = 10e9;
+        let mut cp = Cp::new(&p.controller(), 0, Rate(10_000_000_000));
+        let t_s = 80e-6;
+        let m = 4usize;
+        let mut fbs: Vec<i64> = Vec::new();
+        let (mut rate, mut q) = (c_bps, 0.0f64);
+        let mut tail_err = 0.0f64;
+        for k in 0..2000usize {
+            let fb = cp.sample(q.round() as u64).map_or(0, |f| match f.signal {
+                Signal::Rate { fb_bps } => fb_bps,
+                _ => unreachable!(),
+            });
+            fbs.push(fb);
+            if k >= m {
+                rate += fbs[k - m] as f64;
+            }
+            q = (q + t_s * (rate - c_bps) / 8.0).max(0.0);
+            if k >= 1900 {
+                tail_err = tail_err.max((q - 64_000.0).abs());
+            }
+        }
+        assert!(tail_err <= 100.0, "|q - q0| = {tail_err} B over the last 100 periods");
+        // and the sliding regions were used, not only the reaching law
+        assert!(fbs.iter().any(|&f| f < 0) && fbs.iter().any(|&f| f > 0));
+    }
+
     #[test]
     fn feedback_is_clipped_to_link_rate_eq27() {
         let ctl = Params { m: 0, ..Params::default() }.controller();
