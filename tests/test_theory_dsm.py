@@ -239,6 +239,10 @@ def test_cli_table_and_json(monkeypatch):
     # m below the delay bound is reported.
     r = _cli("--C", "10Gbps", "--delay", "300us", "--m", "2", "--json", "--no-simulate")
     assert json.loads(r.output)["m_below_delay_bound"] is True
+    # m = 0 with max Q_v = 0: eq. (31) does not bound b (1/(T (0 + 0))); JSON says null, not Infinity.
+    r = _cli("--C", "10Gbps", "--delay", "0us", "--m", "0", "--qv-max", "0B", "--json", "--no-simulate")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["ranges"]["b_max_eq31"] is None
 
 
 @pytest.mark.parametrize("args,opt", [

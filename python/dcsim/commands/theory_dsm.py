@@ -19,12 +19,23 @@ MAX_H_HZ = 1e15
 MAX_SAMPLES = 1_000_000
 
 
+def _json_safe(x):
+    """Non-finite floats (an unbounded eq. 31 bound) become null: strict JSON has no Infinity."""
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    if isinstance(x, dict):
+        return {k: _json_safe(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_json_safe(v) for v in x]
+    return x
+
+
 def _hz(x: float) -> str:
     return f"{x / 1e3:.4g} kHz" if abs(x) >= 1e3 else f"{x:.4g} Hz"
 
 
 def _per_s(x: float) -> str:
-    return "inf" if math.isinf(x) else f"{x:.5g} 1/s"
+    return "∞ 1/s (no bound)" if math.isinf(x) else f"{x:.5g} 1/s"
 
 
 def _kb(x: float) -> str:
@@ -97,7 +108,7 @@ def dsm(
     except ValueError as e:
         fail(str(e))
     if as_json:
-        typer.echo(json.dumps(r, indent=2))
+        typer.echo(json.dumps(_json_safe(r), indent=2, allow_nan=False))
         return
 
     rg, ck = r["ranges"], r["checks"]
