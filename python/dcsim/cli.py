@@ -92,6 +92,8 @@ from dcsim.commands import theory_dctcp  # noqa: E402
 theory_app.command("dctcp")(theory_dctcp.dctcp)
 from dcsim.commands import theory_dx  # noqa: E402
 theory_app.command("dx")(theory_dx.dx)
+from dcsim.commands import theory_dsm  # noqa: E402
+theory_app.command("dsm")(theory_dsm.dsm)
 from dcsim.commands import fluid as fluid_cmds  # noqa: E402
 fluid_app.command("dctcp")(fluid_cmds.dctcp)
 fluid_app.command("dx")(fluid_cmds.dx)

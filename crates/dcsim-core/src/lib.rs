@@ -3,6 +3,7 @@
 //! * a deterministic packet-level simulator of data-center networks (integer picosecond time,
 //!   one seeded RNG stream per component), with window transports (NewReno, DCTCP) over
 //!   drop-tail, threshold-ECN and RED queues;
+//! * layer-2 rate-based congestion control cores (`l2`: QCN, DSM, SMCC);
 //! * a DDE integrator and the papers' fluid models (`fluid`).
 //!
 //! The boundary is data: a [`scenario::Spec`] (serde/JSON) in, columnar [`metrics::Table`]s out.
@@ -11,6 +12,7 @@ pub mod aqm;
 pub mod cc;
 pub mod error;
 pub mod fluid;
+pub mod l2;
 pub mod metrics;
 pub mod net;
 pub mod packet;

@@ -7,7 +7,6 @@ are kept and the same command resumes.
 
 from __future__ import annotations
 
-import signal
 from pathlib import Path
 from typing import Optional
 
@@ -49,14 +48,6 @@ def sweep(
             + escape(f"{axes}{seeds} = {c['runs']} runs; {c['cached']} finished before, {c['to_compute']} to run on {where}{shared}; out: {out}")
         )
 
-    # SIGTERM (e.g. a batch scheduler's time limit) stops the sweep like Ctrl-C.
-    class _Term(KeyboardInterrupt):
-        pass
-
-    def on_term(signum, frame):  # noqa: ARG001
-        raise _Term()
-
-    old = signal.signal(signal.SIGTERM, on_term)
     try:
         spec = load_sweep(sweep_file)
         res = run_sweep(spec, out, jobs=jobs, dask=dask, tables=tables, force=force, yes=yes,
@@ -64,18 +55,12 @@ def sweep(
     except SweepError as e:
         fail(f"{sweep_file}: {e}")
         return
-    except KeyboardInterrupt as e:
-        term = isinstance(e, _Term) or isinstance(getattr(e, "__context__", None), _Term)
-        if isinstance(e, SweepInterrupted):
-            err_console.print(
-                f"[yellow]interrupted:[/] {e.done} of {e.total} runs finished and kept in {e.out}; "
-                f"run the same command again to resume"
-            )
-        else:
-            err_console.print("[yellow]interrupted[/] before any run started")
-        raise typer.Exit(code=143 if term else 130)
-    finally:
-        signal.signal(signal.SIGTERM, old)
+    except SweepInterrupted as e:  # Ctrl-C, or SIGTERM from a batch scheduler
+        err_console.print(
+            f"[yellow]interrupted:[/] {e.done} of {e.total} runs finished and kept in {escape(str(e.out))}; "
+            f"run the same command again to resume"
+        )
+        raise typer.Exit(code=128 + int(e.signum))
     if dry_run:
         return
     mean = f", {fmt_time(res.mean_run_wall_s)} per run" if res.mean_run_wall_s is not None else ""

@@ -66,11 +66,11 @@ RESERVED = ("run_id", "seed", "status", "error", "run_wall_s")
 
 
 class SweepInterrupted(KeyboardInterrupt):
-    """Ctrl-C (or SIGTERM in the CLI) during a sweep; finished runs are kept on disk."""
+    """Ctrl-C (SIGINT) or SIGTERM during a sweep; finished runs are kept on disk."""
 
-    def __init__(self, out: Path, done: int, total: int) -> None:
+    def __init__(self, out: Path, done: int, total: int, signum: int) -> None:
         super().__init__(f"sweep interrupted: {done} of {total} runs finished")
-        self.out, self.done, self.total = out, done, total
+        self.out, self.done, self.total, self.signum = out, done, total, signum
 
 
 @dataclass
@@ -270,7 +270,9 @@ def run_sweep(
     :class:`SweepInterrupted` on Ctrl-C (finished runs are kept).
     """
     from dcsim import __version__
-    from dcsim.sweep.execute import LocalPool, Stats, connect_dask, default_jobs, execute
+    import signal
+
+    from dcsim.sweep.execute import LocalPool, Stats, StopSignals, connect_dask, default_jobs, execute
     from dcsim.sweep.store import TABLE, RowBuffer, RunStore, SweepLock, write_table
 
     _check_jobs(jobs)
@@ -338,8 +340,10 @@ def run_sweep(
         close: Optional[Callable[[], None]] = None
         local: Optional[LocalPool] = None
         where = ""
+        stop = StopSignals()
         try:
             if todo:
+                stop.__enter__()
                 if executor is not None:
                     if hasattr(executor, "get_executor") and not isinstance(executor, cf.Executor):
                         nthreads = sum(executor.nthreads().values()) or 1
@@ -382,12 +386,15 @@ def run_sweep(
 
                 stats.started = time.perf_counter()
                 with _View(stats, progress, console, where) as view:
-                    try:
+                    if stop.received is None:
                         execute(plan, todo, executor=executor, local=local, max_in_flight=max_in_flight, tables=tables,
-                                on_result=on_result, on_tick=view.tick)
-                    except KeyboardInterrupt:
-                        raise SweepInterrupted(out, stats.done, stats.total) from None
+                                on_result=on_result, on_tick=view.tick, stop=stop)
+                if stop.received is not None:
+                    raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            raise SweepInterrupted(out, stats.done, stats.total, stop.received or signal.SIGINT) from None
         finally:
+            stop.__exit__(None, None, None)
             if local is not None:
                 local.close()
             if close is not None:

@@ -70,8 +70,42 @@ class Stats:
         return (time.perf_counter() - self.started) / n * max(self.to_compute - n, 0)
 
 
-def _ignore_sigint() -> None:
+def _worker_init() -> None:
+    """Local workers leave Ctrl-C and SIGTERM to the sweep, which stops them itself (SIGKILL)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+class StopSignals:
+    """While active (main thread only), SIGINT and SIGTERM only set :attr:`received`; the sweep
+    loop looks at it every :data:`WAIT_S` and stops at a safe point (an exception raised inside
+    the executor's code could leave one of its locks held). A second Ctrl-C stops at once."""
+
+    SIGNALS = ("SIGINT", "SIGTERM")
+
+    def __init__(self) -> None:
+        self.received: Optional[int] = None
+        self._old: dict = {}
+
+    def _handler(self, signum, frame) -> None:  # noqa: ARG002
+        if self.received is not None and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        self.received = signum
+
+    def __enter__(self) -> "StopSignals":
+        import threading
+
+        if threading.current_thread() is threading.main_thread():
+            for name in self.SIGNALS:
+                sig = getattr(signal, name, None)
+                if sig is not None:
+                    self._old[sig] = signal.signal(sig, self._handler)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for sig, old in self._old.items():
+            signal.signal(sig, old)
+        self._old = {}
 
 
 class LocalPool:
@@ -94,7 +128,7 @@ class LocalPool:
 
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") and "fork" in methods else None)
-        self.executor = cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_ignore_sigint)
+        self.executor = cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_worker_init)
         # With fork every worker starts at the first submit; elsewhere they start on demand.
         for f in [self.executor.submit(_noop) for _ in range(self.jobs)]:
             f.result()
@@ -108,7 +142,7 @@ class LocalPool:
         procs = list((getattr(ex, "_processes", None) or {}).values())
         for p in procs:
             try:
-                p.terminate()
+                p.kill()
             except Exception:
                 pass
         ex.shutdown(wait=False, cancel_futures=True)
@@ -210,6 +244,7 @@ def execute(
     tables: bool,
     on_result: Callable[[PlannedRun, dict], None],
     on_tick: Callable[[], None],
+    stop: Optional[StopSignals] = None,
 ) -> None:
     """Run ``todo`` on ``executor`` (or on ``local``'s pool).
 
@@ -218,8 +253,9 @@ def execute(
 
     If a local worker process dies (a crash, the OOM killer), every run in flight in that pool
     is lost; the pool is restarted and those runs are tried again one at a time, so that only
-    the run that kills its worker when alone is recorded as failed. KeyboardInterrupt cancels
-    the pending runs, kills local workers, and propagates.
+    the run that kills its worker when alone is recorded as failed. KeyboardInterrupt (or a
+    signal seen by ``stop``) cancels the pending runs, kills local workers, and propagates as
+    KeyboardInterrupt.
     """
     if local is not None:
         executor = local.executor
@@ -255,6 +291,10 @@ def execute(
                 break
             done, _ = cf.wait(list(in_flight), timeout=WAIT_S, return_when=cf.FIRST_COMPLETED)
             lost = _collect(done, in_flight, on_result, local is not None)
+            if lost and stop is not None:
+                time.sleep(0.05)  # workers killed by the same signal as the sweep are not failures
+            if stop is not None and stop.received is not None:
+                raise KeyboardInterrupt
             if lost:
                 # The dead pool fails every run still in it (promptly); collect those too.
                 rest, _ = cf.wait(list(in_flight), timeout=5.0)

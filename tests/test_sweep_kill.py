@@ -1,0 +1,141 @@
+"""A real `dcsim sweep` process killed (SIGKILL) or interrupted (SIGINT, SIGTERM) mid-run.
+
+SIGKILL at any moment, then the same command again: the sweep completes, no finished run is
+computed again, no row is corrupt or duplicated. Ctrl-C: the sweep stops promptly, keeps finished
+runs, prints no traceback and exits 130 (SIGTERM: 143), leaving no worker process behind.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from dcsim.sweep import sweep
+
+# 10 DCTCP flows for 40 ms: tens of ms per run, so that a kill lands while runs are in flight.
+BASE = {
+    "network": {"senders": 10, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "500pkt", "aqm": {"kind": "threshold", "K": "65pkt"}},
+    "flows": [{"count": 10, "protocol": "dctcp"}],
+    "run": {"duration": "40ms", "warmup": "10ms", "seed": 1},
+}
+KS = [f"{k}pkt" for k in (20, 30, 40, 50, 60, 70, 80, 90)]
+SEEDS = 4
+
+
+def sweep_file(tmp_path: Path, duration: str = "40ms") -> Path:
+    base = dict(BASE, run=dict(BASE["run"], duration=duration))
+    (tmp_path / "base.json").write_text(json.dumps(base))
+    f = tmp_path / "s.toml"
+    f.write_text(f'base = "base.json"\nseeds = {SEEDS}\n[axes]\n"network.aqm.K" = {json.dumps(KS)}\n')
+    return f
+
+
+def start(f: Path, out: Path, *extra: str) -> subprocess.Popen:
+    # Its own session: signals go to the sweep and its workers, as from a terminal's Ctrl-C.
+    return subprocess.Popen(
+        [sys.executable, "-m", "dcsim.cli", "sweep", str(f), "--out", str(out), "--jobs", "2", *extra],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+
+
+def finished(out: Path) -> dict[Path, tuple[int, int]]:
+    """row.json of every finished run: (inode, mtime) proves it was not written again."""
+    out_rows = {}
+    for p in (out / "runs").glob("*/row.json"):
+        st = p.stat()
+        out_rows[p] = (st.st_ino, st.st_mtime_ns)
+    return out_rows
+
+
+def wait_for_rows(out: Path, n: int, proc: subprocess.Popen, limit_s: float = 60.0) -> bool:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit_s:
+        if proc.poll() is not None:
+            return False
+        if len(list((out / "runs").glob("*/row.json"))) >= n:
+            return True
+        time.sleep(0.005)
+    return False
+
+
+def group_gone(pgid: int, limit_s: float = 5.0) -> bool:
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit_s:
+        try:
+            os.killpg(pgid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_sigkill_at_several_moments_then_resume(tmp_path):
+    f = sweep_file(tmp_path)
+    out = tmp_path / "out"
+    total = len(KS) * SEEDS
+    before: dict[Path, tuple[int, int]] = {}
+    kills = 0
+    for target in (3, 14):
+        proc = start(f, out)
+        running = wait_for_rows(out, target, proc)
+        if running:
+            os.killpg(proc.pid, signal.SIGKILL)  # the sweep and its workers, at once
+            kills += 1
+        proc.communicate(timeout=30)
+        group_gone(proc.pid)
+        now = finished(out)
+        # A finished run is never written again by a later (killed) sweep.
+        assert {p: now[p] for p in before} == before
+        before = now
+    assert kills >= 2, "the sweep finished before it could be killed: make the runs longer"
+
+    proc = start(f, out)
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 0, stderr
+    assert f"{total} runs: {total - len(before)} computed, {len(before)} cached, 0 failed" in stdout
+    after = finished(out)
+    assert {p: after[p] for p in before} == before and len(after) == total
+
+    df = pd.read_parquet(out / "sweep.parquet")
+    assert len(df) == total and df["run_id"].is_unique and set(df["status"]) == {"ok"}
+    assert list(df["network.aqm.K"]) == [k for k in KS for _ in range(SEEDS)] and list(df["seed"]) == list(range(1, SEEDS + 1)) * len(KS)
+    assert not list(out.rglob("*.tmp")), "a temporary file was left behind"
+    # No corrupt row: the table equals a sweep that was never killed (wall-clock columns aside).
+    ref = sweep(BASE, {"network.aqm.K": KS}, seeds=SEEDS, out=tmp_path / "ref", tables=False, progress=False).table
+    cols = [c for c in ref.columns if "wall" not in c]
+    pd.testing.assert_frame_equal(df[cols], ref[cols])
+    # Every run's tables are whole Parquet files.
+    for rid in df["run_id"]:
+        pd.read_parquet(out / "runs" / rid / "queue.parquet")
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_interrupt_stops_promptly_and_keeps_finished_runs(tmp_path, sig, code):
+    f = sweep_file(tmp_path, duration="300ms")  # runs of a few hundred ms: some are always in flight
+    out = tmp_path / "out"
+    proc = start(f, out)
+    assert wait_for_rows(out, 2, proc), proc.communicate()[1]
+    t0 = time.monotonic()
+    os.killpg(proc.pid, sig)
+    # A hang check, not a benchmark: the sweep must stop, not finish its 32 runs (~5 s of work).
+    _, stderr = proc.communicate(timeout=10)
+    stopped_s = time.monotonic() - t0
+    assert proc.returncode == code, stderr
+    assert "Traceback" not in stderr and "interrupted:" in stderr
+    assert group_gone(proc.pid), "a worker process outlived the sweep"
+    kept = finished(out)
+    assert 2 <= len(kept) < len(KS) * SEEDS, stopped_s
+    assert not (out / "sweep.parquet").exists()
+    # The next sweep counts them as finished.
+    proc2 = start(f, out, "--dry-run")
+    _, plan = proc2.communicate(timeout=30)
+    assert f"{len(kept)} finished before" in plan
