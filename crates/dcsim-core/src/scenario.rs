@@ -187,6 +187,31 @@ pub enum AqmSpec {
         #[serde(default = "default_true")]
         wait: bool,
     },
+    /// CHOKe on RED (Pan et al. 2000); `m` packets drawn per arrival, matched by `rule` (`all`:
+    /// the coexistence paper's modified CHOKe, Section IV-E). RED fields as for `Red`.
+    Choke {
+        min_th_pkt: f64,
+        max_th_pkt: f64,
+        max_p: f64,
+        w_q: f64,
+        #[serde(default)]
+        gentle: bool,
+        #[serde(default = "default_true")]
+        ecn: bool,
+        #[serde(default = "default_true")]
+        wait: bool,
+        #[serde(default = "default_choke_m")]
+        m: u32,
+        #[serde(default = "default_choke_rule")]
+        rule: crate::aqm::MatchRule,
+    },
+}
+
+fn default_choke_m() -> u32 {
+    1
+}
+fn default_choke_rule() -> crate::aqm::MatchRule {
+    crate::aqm::MatchRule::All
 }
 
 /// Network topology.
@@ -449,8 +474,22 @@ impl QueueSpec {
                     ));
                 }
             }
-            AqmSpec::Red { min_th_pkt, max_th_pkt, max_p, w_q, .. } => {
+            AqmSpec::Red { min_th_pkt, max_th_pkt, max_p, w_q, .. }
+            | AqmSpec::Choke { min_th_pkt, max_th_pkt, max_p, w_q, .. } => {
                 let f = |n: &str| format!("{field}.aqm.{n}");
+                if let AqmSpec::Choke { m, .. } = &self.aqm {
+                    // m draws from at most a buffer's worth of waiting packets.
+                    let cap_pkt = match self.capacity {
+                        Amount::Packets(n) => n,
+                        Amount::Bytes(b) => b / packet_bytes as u64,
+                    };
+                    if !(1..=cap_pkt).contains(&(*m as u64)) {
+                        return Err(invalid(
+                            f("m"),
+                            format!("{m} is out of range; allowed 1 <= m <= buffer ({cap_pkt} packets)"),
+                        ));
+                    }
+                }
                 if !(min_th_pkt.is_finite() && *min_th_pkt >= 0.0) {
                     return Err(invalid(f("min_th"), format!("{min_th_pkt} must be >= 0 packets")));
                 }

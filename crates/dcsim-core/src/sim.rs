@@ -371,6 +371,10 @@ impl Sim {
             Some(_) => {}
             None => self.counters.dropped_pkts += 1,
         }
+        // Queued packets the discipline dropped (CHOKe victims) leave the network here.
+        for _victim in port.take_evicted() {
+            self.counters.dropped_pkts += 1;
+        }
     }
 
     fn on_arrive(&mut self, node: NodeId, pkt: Packet) {

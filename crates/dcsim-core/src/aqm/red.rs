@@ -37,9 +37,14 @@ impl Red {
         Red { p, ptc: rate.bps() as f64 / (8.0 * mean_packet_bytes as f64), avg: 0.0, count: 0, old: false }
     }
 
+    /// The discipline's parameters.
+    pub fn params(&self) -> &Params {
+        &self.p
+    }
+
     /// Average update on arrival: avg <- avg (1-w)^m after m idle packet times, then
     /// avg <- (1-w) avg + w q.
-    fn update_avg(&mut self, q: QueueView, now: Time) {
+    pub fn update_avg(&mut self, q: QueueView, now: Time) {
         let w = self.p.w_q;
         if let Some(idle) = q.idle_since {
             let m = (self.ptc * (now - idle).secs_f64()).floor();
@@ -64,6 +69,13 @@ impl Red {
 
     pub fn admit(&mut self, q: QueueView, ect: bool, now: Time, rng: &mut Rng) -> Verdict {
         self.update_avg(q, now);
+        self.decide(q, ect, rng)
+    }
+
+    /// RED's decision on an arrival once the average is up to date (steps 2-6 of protocols.md §5):
+    /// the count-spaced probabilistic mark/drop between min_th and max_th, forced above max_th.
+    /// CHOKe (`choke.rs`) calls this for arrivals that do not match the packets it drew.
+    pub fn decide(&mut self, q: QueueView, ect: bool, rng: &mut Rng) -> Verdict {
         self.count += 1;
         if self.avg < self.p.min_th || q.packets <= 1 {
             self.old = false;

@@ -9,11 +9,18 @@
 //! sent, from which the queue length at any instant follows exactly, and a FIFO *pipe* of the
 //! accepted packets with their arrival times at the next node (end + propagation delay), which
 //! increase along the pipe. The simulator keeps one event per port, for the pipe's head, so the
-//! event heap stays as small as the number of ports and packets never move through it. (A
-//! discipline that removes queued packets, such as CHOKe, must also shift the later departures.)
+//! event heap stays as small as the number of ports and packets never move through it.
+//!
+//! CHOKe removes waiting packets ([`Port::enqueue`] evicts its victims): the packets behind a
+//! removed one are shifted forward by exactly its serialisation time (the carried remainder is
+//! kept per packet, so the shifted schedule equals the one the port would have had without the
+//! removed packet), and their arrival times in the pipe with them. A waiting packet is never the
+//! pipe's head (the packet on the wire, or one propagating, is ahead of it), so the simulator's
+//! one arrival event per port stays valid. Only packets not yet on the wire can be removed.
 
 use std::collections::VecDeque;
 
+use crate::aqm::choke::flow_key;
 use crate::aqm::{Aqm, QueueView, Verdict};
 use crate::packet::{NodeId, Packet};
 use crate::rng::Rng;
@@ -30,6 +37,8 @@ pub struct PortCounts {
     /// Packets and bytes whose serialisation ended.
     pub tx_pkts: u64,
     pub tx_bytes: u64,
+    /// Packets dropped after they had been queued (CHOKe victims); included in `drops`.
+    pub evictions: u64,
 }
 
 impl std::ops::Sub for PortCounts {
@@ -41,6 +50,7 @@ impl std::ops::Sub for PortCounts {
             marks: self.marks - o.marks,
             tx_pkts: self.tx_pkts - o.tx_pkts,
             tx_bytes: self.tx_bytes - o.tx_bytes,
+            evictions: self.evictions - o.evictions,
         }
     }
 }
@@ -68,6 +78,8 @@ struct Slot {
     start: Time,
     end: Time,
     size: u32,
+    /// Serialisation remainder at `end` (see [`Rate::tx_time_carry`]).
+    carry: u64,
 }
 
 pub struct Port {
@@ -98,6 +110,8 @@ pub struct Port {
     counts: PortCounts,
     counts_at_warmup: Option<PortCounts>,
     qstats: QueueTimeStats,
+    /// Queued packets dropped by the discipline (CHOKe victims) since the simulator last took them.
+    evicted: Vec<Packet>,
 }
 
 /// A port's statistics closed at some instant (see [`Port::stats_at`]).
@@ -145,6 +159,7 @@ impl Port {
             counts: PortCounts::default(),
             counts_at_warmup: None,
             qstats: QueueTimeStats::default(),
+            evicted: Vec::new(),
         }
     }
 
@@ -267,19 +282,104 @@ impl Port {
         self.pipe.pop_front().map(|(_, p)| p)
     }
 
-    /// An arriving packet at `now`: buffer limit (tail drop), then the discipline. An accepted
-    /// (possibly CE-marked) packet enters the pipe; returns its arrival time at the next node, or
-    /// None if it was dropped.
+    /// Queued packets the discipline dropped (CHOKe victims) since the last call; the simulator
+    /// counts them as dropped. They are no longer in the pipe.
+    pub fn take_evicted(&mut self) -> std::vec::Drain<'_, Packet> {
+        self.evicted.drain(..)
+    }
+
+    /// Index in the pipe of waiting packet `w` (0 = the next to start transmission).
+    #[inline]
+    fn pipe_index_of_waiting(&self, w: usize) -> usize {
+        self.pipe.len() - self.slots.len() + self.started + w
+    }
+
+    /// Remove waiting packet `w` (0 = the next to start) at the current instant: the packets
+    /// behind it move forward by its serialisation time, exactly, and so do their arrival times.
+    fn remove_waiting(&mut self, w: usize) -> Packet {
+        let j = self.started + w;
+        let pj = self.pipe_index_of_waiting(w);
+        let gone = self.slots.remove(j).expect("waiting packet index within the queue");
+        let (_, pkt) = self.pipe.remove(pj).expect("every unsent packet is in the pipe");
+        self.q_pkts -= 1;
+        self.q_bytes -= gone.size as u64;
+        // A waiting packet starts when its predecessor (on the wire or waiting) ends, so j >= 1.
+        let prev = self.slots[j - 1];
+        let (mut end, mut carry) = (prev.end, prev.carry);
+        for k in j..self.slots.len() {
+            let (tx, c) = self.rate.tx_time_carry(self.slots[k].size, carry);
+            let s = &mut self.slots[k];
+            s.start = end;
+            s.end = end + tx;
+            s.carry = c;
+            end = s.end;
+            carry = c;
+            self.pipe[pj + (k - j)].0 = end + self.delay;
+        }
+        self.last_end = end;
+        self.tx_carry = carry;
+        pkt
+    }
+
+    /// CHOKe on an arrival (before the buffer limit, as Linux `sch_choke` does): draws among the
+    /// waiting packets, penalises the victims of a match (CE-mark or evict), and returns the
+    /// verdict on the arrival.
+    fn choke_admit(&mut self, pkt: &Packet, view: QueueView, now: Time) -> Verdict {
+        let Aqm::Choke(c) = &mut self.aqm else { unreachable!("choke_admit on a CHOKe port only") };
+        let first = self.pipe.len() - self.slots.len() + self.started;
+        let pipe = &self.pipe;
+        let verdict = c.admit(view, flow_key(pkt), pkt.ect, now, &mut self.rng, |w| flow_key(&pipe[first + w].1));
+        let victims = c.take_victims();
+        // Decreasing order: removing one does not move the waiting packets in front of it.
+        for &w in &victims {
+            let i = self.pipe_index_of_waiting(w);
+            let Aqm::Choke(c) = &self.aqm else { unreachable!() };
+            match c.penalty(self.pipe[i].1.ect) {
+                Verdict::Mark => {
+                    let p = &mut self.pipe[i].1;
+                    if !p.ce {
+                        p.ce = true;
+                        self.counts.marks += 1;
+                    }
+                }
+                _ => {
+                    let p = self.remove_waiting(w);
+                    self.counts.drops += 1;
+                    self.counts.evictions += 1;
+                    self.evicted.push(p);
+                }
+            }
+        }
+        if let Aqm::Choke(c) = &mut self.aqm {
+            c.put_victims(victims);
+        }
+        verdict
+    }
+
+    /// An arriving packet at `now`: buffer limit (tail drop), then the discipline (CHOKe: the
+    /// discipline first, then the buffer limit). An accepted (possibly CE-marked) packet enters
+    /// the pipe; returns its arrival time at the next node, or None if it was dropped. Queued
+    /// packets CHOKe drops are handed over by [`Port::take_evicted`].
     pub fn enqueue(&mut self, mut pkt: Packet, now: Time) -> Option<Time> {
         self.advance(now);
         self.counts.arrivals += 1;
-        if !self.fits(pkt.size) {
-            self.counts.drops += 1;
-            return None;
-        }
         let idle = self.slots.is_empty();
         let view = QueueView { packets: self.q_pkts, bytes: self.q_bytes, idle_since: idle.then_some(self.last_end) };
-        match self.aqm.admit(view, pkt.ect, now, &mut self.rng) {
+        let verdict = if matches!(self.aqm, Aqm::Choke(_)) {
+            let v = self.choke_admit(&pkt, view, now);
+            if v != Verdict::Drop && !self.fits(pkt.size) {
+                Verdict::Drop
+            } else {
+                v
+            }
+        } else {
+            if !self.fits(pkt.size) {
+                self.counts.drops += 1;
+                return None;
+            }
+            self.aqm.admit(view, pkt.ect, now, &mut self.rng)
+        };
+        match verdict {
             Verdict::Drop => {
                 self.counts.drops += 1;
                 return None;
@@ -297,7 +397,7 @@ impl Port {
         let (tx, carry) = self.rate.tx_time_carry(pkt.size, carry);
         self.tx_carry = carry;
         let end = start + tx;
-        self.slots.push_back(Slot { start, end, size: pkt.size });
+        self.slots.push_back(Slot { start, end, size: pkt.size, carry });
         self.last_end = end;
         if start > now {
             self.q_pkts += 1;
@@ -430,5 +530,140 @@ mod tests {
         let st = p.stats_at(end);
         assert_eq!(st.queue.busy_ps as u128, exact_ps);
         assert_eq!(st.after_warmup.tx_bytes, 300 * 1501);
+    }
+    // ---- CHOKe: removing queued packets ----
+
+    use crate::aqm::red::Params;
+    use crate::aqm::{Choke, MatchRule};
+    use rand::Rng as _;
+
+    /// A CHOKe port whose average is the instantaneous queue (w_q = 1), drawing from any non-empty
+    /// queue (min_th = 0) and never marking by RED (max_p ~ 0, max_th far away).
+    fn choke_port(rate_bps: u64, cap: u64, m: u32, rule: MatchRule, ecn: bool) -> Port {
+        let p = Params { min_th: 0.0, max_th: 1e6, max_p: 1e-12, w_q: 1.0, gentle: false, ecn, wait: true };
+        let aqm = Aqm::Choke(Choke::new(p, m, rule, 1500, Rate(rate_bps)));
+        let rng = stream(7, Stream::Port, 3);
+        Port::new(0, 1, Rate(rate_bps), Time(5 * US), Amount::Packets(cap), aqm, rng, Time(0))
+    }
+
+    fn fpkt(flow: u32, seq: u64, size: u32, ect: bool) -> Packet {
+        Packet { flow, seq, size, ect, ..pkt(size) }
+    }
+
+    /// (arrival time, flow, seq, ce) of everything in the pipe, in order (empties it).
+    fn drain(p: &mut Port) -> Vec<(Time, u32, u64, bool)> {
+        let mut out = Vec::new();
+        while let Some(t) = p.next_arrival() {
+            let k = p.pop_arrival().unwrap();
+            out.push((t, k.flow, k.seq, k.ce));
+        }
+        out
+    }
+
+    #[test]
+    fn evicting_a_queued_packet_shifts_later_departures_exactly() {
+        // 3 Gbps: 1501 B take 4002.67 ns, so the carried remainder matters. At t = 0 packet 0 goes
+        // on the wire and packets 1..5 (flows 1..5, odd sizes) wait. At t = 3 us a packet of flow 3
+        // arrives; m = 200 draws with rule Any find flow 3's waiting packet (missed with probability
+        // (4/5)^200), and without ECN both are dropped.
+        let sizes = [1501u32, 1000, 1499, 1501, 777, 1333];
+        let mut p = choke_port(3_000_000_000, 100, 200, MatchRule::Any, false);
+        for (i, &sz) in sizes.iter().enumerate() {
+            p.enqueue(fpkt(i as u32 + 10 * (i == 0) as u32, i as u64, sz, false), Time(0)).unwrap();
+        }
+        assert_eq!(p.q_pkts(), 5);
+        let t = Time(3 * US);
+        assert!(p.enqueue(fpkt(3, 99, 1200, false), t).is_none(), "the matching arrival is dropped");
+        let gone: Vec<u64> = p.take_evicted().map(|k| k.seq).collect();
+        assert_eq!(gone, vec![3], "the waiting packet of flow 3 is the victim");
+        let c = p.counts();
+        assert_eq!((c.arrivals, c.drops, c.evictions), (7, 2, 1));
+        assert_eq!((p.q_pkts(), p.q_bytes()), (4, (1000 + 1499 + 777 + 1333) as u64));
+        assert_eq!(p.q_bytes(), p.waiting_bytes_recount());
+        // The schedule is exactly that of a port that never got packet 3.
+        let mut r = port(3_000_000_000, Amount::Packets(100), Time(0));
+        r.delay = Time(5 * US);
+        for (i, &sz) in sizes.iter().enumerate().filter(|(i, _)| *i != 3) {
+            r.enqueue(fpkt(i as u32 + 10 * (i == 0) as u32, i as u64, sz, false), Time(0)).unwrap();
+        }
+        let (a, b) = (drain(&mut p), drain(&mut r));
+        assert_eq!(a, b);
+        assert_eq!(a.iter().map(|x| x.2).collect::<Vec<_>>(), vec![0, 1, 2, 4, 5]);
+        // The link's busy time is that of the 5 packets sent, and the queue integral is exact:
+        // q = 5 on [0, 3 us) less the starts before 3 us (packet 0 ends at 4.0027 us, so none).
+        p.advance(Time(US * 1000));
+        let st = p.stats_at(Time(US * 1000));
+        let bits: u64 = [1501u64, 1000, 1499, 777, 1333].iter().sum::<u64>() * 8;
+        assert_eq!(st.queue.busy_ps, bits * 1_000_000_000_000 / 3_000_000_000);
+        assert_eq!(st.whole_run.tx_pkts + st.whole_run.drops, st.whole_run.arrivals);
+    }
+
+    #[test]
+    fn a_marked_victim_stays_queued_and_is_counted_once() {
+        // ECN on, ECN-capable packets: the matching arrival and its victim are CE-marked, nothing
+        // leaves the queue; a victim that already carried CE is not counted again.
+        let mut p = choke_port(1_000_000_000, 100, 200, MatchRule::Any, true);
+        p.enqueue(fpkt(9, 0, 1500, true), Time(0)).unwrap();
+        p.enqueue(fpkt(1, 1, 1500, true), Time(0)).unwrap();
+        p.enqueue(fpkt(2, 2, 1500, true), Time(0)).unwrap();
+        assert!(p.enqueue(fpkt(2, 3, 1500, true), Time(0)).is_some());
+        assert_eq!(p.take_evicted().count(), 0);
+        assert_eq!((p.counts().marks, p.counts().drops, p.q_pkts()), (2, 0, 3));
+        // The next arrival of flow 2 draws packets 2 or 3 (both CE already, so one new mark: its own).
+        assert!(p.enqueue(fpkt(2, 4, 1500, true), Time(0)).is_some());
+        assert_eq!(p.counts().marks, 3);
+        let out = drain(&mut p);
+        let ce: Vec<(u64, bool)> = out.iter().map(|x| (x.2, x.3)).collect();
+        assert_eq!(ce, vec![(0, false), (1, false), (2, true), (3, true), (4, true)]);
+        // A packet that is not ECN-capable is dropped instead, even with ECN on.
+        let mut p = choke_port(1_000_000_000, 100, 200, MatchRule::Any, true);
+        p.enqueue(fpkt(9, 0, 1500, true), Time(0)).unwrap();
+        p.enqueue(fpkt(5, 1, 1500, false), Time(0)).unwrap();
+        assert!(p.enqueue(fpkt(5, 2, 1500, true), Time(0)).is_some(), "the ECN-capable arrival is marked");
+        assert_eq!(p.take_evicted().map(|k| k.seq).collect::<Vec<_>>(), vec![1]);
+        assert_eq!((p.counts().marks, p.counts().evictions, p.q_pkts()), (1, 1, 1));
+    }
+
+    #[test]
+    fn random_choke_traffic_keeps_the_port_consistent() {
+        // 20 000 arrivals of 4 flows at random times into a 20-packet CHOKe queue (m = 3, rule Any,
+        // ECN on, half the packets ECN-capable). After every arrival: bytes = sum of the waiting
+        // packets, waiting packets back to back, arrivals = sent + dropped + unsent, and the pipe
+        // in time order. At the end: every packet was delivered, dropped at arrival or evicted,
+        // exactly once, and no evicted packet came out of the pipe.
+        let mut p = choke_port(1_000_000_000, 20, 3, MatchRule::Any, true);
+        let mut rng = stream(11, Stream::Flow, 0);
+        let mut now = Time(0);
+        let (mut delivered, mut evicted, mut refused) = (Vec::new(), Vec::new(), 0u64);
+        for seq in 0..20_000u64 {
+            now = now + Time(rng.random_range(0..14_000_000)); // mean 7 us: the 12 us link is overloaded
+            let flow = if rng.random::<f64>() < 0.6 { 0 } else { rng.random_range(1..4) };
+            let size = [1500u32, 40, 1000][rng.random_range(0..3)];
+            let k = fpkt(flow, seq, size, rng.random::<bool>());
+            while let Some(t) = p.next_arrival() {
+                if t > now {
+                    break;
+                }
+                delivered.push(p.pop_arrival().unwrap().seq);
+            }
+            if p.enqueue(k, now).is_none() {
+                refused += 1;
+            }
+            evicted.extend(p.take_evicted().map(|k| k.seq));
+            assert_eq!(p.q_bytes(), p.waiting_bytes_recount());
+            let w: Vec<Slot> = p.slots.iter().skip(p.started.saturating_sub(1)).copied().collect();
+            assert!(w.windows(2).all(|s| s[1].start == s[0].end), "waiting packets back to back");
+            let c = p.counts();
+            assert_eq!(c.arrivals, c.tx_pkts + c.drops + p.unsent());
+            assert!(p.pipe.iter().zip(p.pipe.iter().skip(1)).all(|(a, b)| a.0 <= b.0));
+        }
+        delivered.extend(drain(&mut p).into_iter().map(|x| x.2));
+        let c = p.counts();
+        assert!(c.evictions > 100, "CHOKe evicted {} packets", c.evictions);
+        assert_eq!(evicted.len() as u64, c.evictions);
+        assert_eq!(delivered.len() as u64 + refused + c.evictions, 20_000);
+        let d: std::collections::HashSet<u64> = delivered.iter().copied().collect();
+        assert_eq!(d.len(), delivered.len());
+        assert!(evicted.iter().all(|s| !d.contains(s)), "an evicted packet was delivered");
     }
 }
