@@ -34,6 +34,7 @@ fn spec(duration_s: f64) -> Spec {
             reverse_queue: None,
         },
         flows,
+        workloads: vec![],
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
     }

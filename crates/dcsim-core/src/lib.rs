@@ -3,6 +3,7 @@
 //! * a deterministic packet-level simulator of data-center networks (integer picosecond time,
 //!   one seeded RNG stream per component), with window transports (NewReno, DCTCP) over
 //!   drop-tail, threshold-ECN and RED queues;
+//! * workloads (`workload`): Poisson short flows with size distributions, incast rounds;
 //! * layer-2 rate-based congestion control cores (`l2`: QCN, DSM, SMCC);
 //! * a DDE integrator and the papers' fluid models (`fluid`).
 //!
@@ -22,6 +23,7 @@ pub mod sched;
 pub mod sim;
 pub mod transport;
 pub mod units;
+pub mod workload;
 
 pub use error::{Error, Result};
 pub use scenario::Spec;

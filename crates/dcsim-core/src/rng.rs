@@ -21,6 +21,8 @@ fn splitmix64(mut x: u64) -> u64 {
 pub enum Stream {
     Port = 1,
     Flow = 2,
+    /// Flow-arrival generators (`workload.rs`).
+    Workload = 3,
 }
 
 /// The RNG stream of component `id` of kind `kind` under scenario `seed`.

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{invalid, Error, Result};
 use crate::units::{MAX_RATE_BPS, MAX_TIME_PS, MIN_RATE_BPS};
+use crate::workload::{validate_classes, WorkloadSpec};
 
 fn default_packet_bytes() -> u32 {
     1500
@@ -124,6 +125,9 @@ pub struct Spec {
     pub header_bytes: u32,
     pub topology: TopologySpec,
     pub flows: Vec<FlowSpec>,
+    /// Generated flows: Poisson arrivals, incast rounds (see `workload.rs`).
+    #[serde(default)]
+    pub workloads: Vec<WorkloadSpec>,
     #[serde(default)]
     pub metrics: MetricsSpec,
     /// Host backpressure (like Linux TCP Small Queues): a flow hands new data to its host NIC only
@@ -234,6 +238,26 @@ pub enum TopologySpec {
     },
     /// Any graph of hosts and switches; shortest-path (hop count) routing.
     Graph { nodes: Vec<NodeSpec>, links: Vec<LinkSpec> },
+    /// A single-rooted tree (the coexistence paper's topology): hosts `h0..` rack by rack, each
+    /// rack's hosts on a top-of-rack switch `tor{i}`, the ToRs on one `root` switch (a single
+    /// rack has no root). Every link has `rtt_ps / 8` of propagation each way (`rtt_ps / 4` with
+    /// one rack), so hosts in different racks are `rtt_ps` apart and hosts of one rack half of it.
+    Tree {
+        /// Hosts per rack.
+        racks: Vec<u32>,
+        /// Host <-> ToR links.
+        host_bps: u64,
+        /// ToR <-> root links.
+        core_bps: u64,
+        /// Links of `bottleneck_hosts` to their ToR run at this rate instead of `host_bps`.
+        #[serde(default)]
+        bottleneck_bps: Option<u64>,
+        #[serde(default)]
+        bottleneck_hosts: Vec<String>,
+        rtt_ps: u64,
+        /// Egress queue of every switch port.
+        queue: QueueSpec,
+    },
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -456,6 +480,31 @@ fn check_window(field: &str, w: f64) -> Result<()> {
     }
 }
 
+/// The options of one flow (a listed flow or a workload class), `field(name)` naming each.
+pub fn validate_flow_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<()> {
+    check_window(&field("min_cwnd"), f.min_cwnd_pkt)?;
+    check_window(&field("init_cwnd"), f.init_cwnd_pkt)?;
+    check_time(&field("min_rto"), f.min_rto_ps, true)?;
+    check_time(&field("start"), f.start_ps, false)?;
+    if let Some(sz) = f.size_bytes {
+        if !(1..=MAX_FLOW_BYTES).contains(&sz) {
+            return Err(invalid(
+                field("size"),
+                format!("{sz} bytes is out of range; allowed 1 ..= {MAX_FLOW_BYTES} bytes, or omit it for a long-lived flow"),
+            ));
+        }
+    }
+    if let ProtocolSpec::Dctcp { g, alpha_init } = &f.protocol {
+        check_unit_interval(&field("g"), *g, true)?;
+        check_unit_interval(&field("alpha_init"), *alpha_init, false)?;
+    }
+    if let Some(d) = &f.delayed_ack {
+        check_count(&field("delayed_ack.segments"), d.segments as u64, MAX_COUNT)?;
+        check_time(&field("delayed_ack.timeout"), d.timeout_ps, true)?;
+    }
+    Ok(())
+}
+
 impl QueueSpec {
     fn validate(&self, field: &str, packet_bytes: u32) -> Result<()> {
         check_amount(&format!("{field}.capacity"), self.capacity)?;
@@ -519,11 +568,134 @@ impl TopologySpec {
         match self {
             TopologySpec::Dumbbell { senders, .. } => (*senders as u64 + 2, 2 * (*senders as u64 + 1)),
             TopologySpec::Graph { nodes, links } => (nodes.len() as u64, 2 * links.len() as u64),
+            TopologySpec::Tree { racks, .. } => {
+                let hosts: u64 = racks.iter().map(|&h| h as u64).sum();
+                let r = racks.len() as u64;
+                let core = if r > 1 { r } else { 0 };
+                (hosts + r + (r > 1) as u64, 2 * (hosts + core))
+            }
         }
     }
 }
 
+/// Name of host `i` (counted rack by rack) of a tree.
+pub fn tree_host_name(i: u64) -> String {
+    format!("h{i}")
+}
+
+/// Most flows the workloads of a run may generate (flow ids are 32-bit).
+pub const MAX_GENERATED_FLOWS: f64 = 1e9;
+
 impl Spec {
+    /// Rate of the egress port `from -> to`, if the topology has that link (before it is built).
+    pub fn port_rate(&self, r: &PortRef) -> Option<u64> {
+        let (a, b) = (r.from.as_str(), r.to.as_str());
+        match &self.topology {
+            TopologySpec::Dumbbell { senders, bottleneck_bps, access_bps, .. } => {
+                let sender = |n: &str| n.strip_prefix('s').and_then(|i| i.parse::<u32>().ok()).is_some_and(|i| i < *senders && format!("s{i}") == n);
+                match (a, b) {
+                    ("sw", "r") | ("r", "sw") => Some(*bottleneck_bps),
+                    ("sw", x) | (x, "sw") if sender(x) => Some(*access_bps),
+                    _ => None,
+                }
+            }
+            TopologySpec::Graph { links, .. } => {
+                links.iter().find(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a)).map(|l| l.rate_bps)
+            }
+            TopologySpec::Tree { racks, host_bps, core_bps, bottleneck_bps, bottleneck_hosts, .. } => {
+                let tor = |n: &str| n.strip_prefix("tor").and_then(|i| i.parse::<usize>().ok()).filter(|&i| i < racks.len() && format!("tor{i}") == n);
+                let host = |n: &str| n.strip_prefix('h').and_then(|i| i.parse::<u64>().ok()).filter(|&i| tree_host_name(i) == n);
+                let rack_of = |h: u64| {
+                    let mut first = 0u64;
+                    racks.iter().position(|&k| {
+                        first += k as u64;
+                        h < first
+                    })
+                };
+                let (x, y) = if a.starts_with("tor") { (b, a) } else { (a, b) };
+                match (x, tor(y)) {
+                    ("root", Some(_)) if racks.len() > 1 => Some(*core_bps),
+                    (h, Some(t)) => {
+                        let i = host(h)?;
+                        (rack_of(i)? == t).then(|| {
+                            if bottleneck_hosts.iter().any(|s| s == h) {
+                                bottleneck_bps.unwrap_or(*host_bps)
+                            } else {
+                                *host_bps
+                            }
+                        })
+                    }
+                    _ => None,
+                }
+            }
+        }
+    }
+
+    /// The numbers of every workload (host names are checked against the network when it is built).
+    fn validate_workloads(&self) -> Result<()> {
+        for (i, w) in self.workloads.iter().enumerate() {
+            let f = |n: &str| format!("workloads[{i}].{n}");
+            match w {
+                WorkloadSpec::Poisson { load, link, sizes, senders, receivers, start_ps, stop_ps, .. } => {
+                    if !(load.is_finite() && *load > 0.0 && *load < 1.0) {
+                        return Err(invalid(f("load"), format!("{load} is out of range; allowed 0 < load < 1 (a fraction of the link's capacity)")));
+                    }
+                    let Some(rate) = self.port_rate(link) else {
+                        return Err(invalid(f("link"), format!("no link {} -> {} in the network", link.from, link.to)));
+                    };
+                    sizes.validate(&f("sizes"))?;
+                    if senders.is_empty() {
+                        return Err(invalid(f("senders"), "give at least one sending host"));
+                    }
+                    if receivers.is_empty() {
+                        return Err(invalid(f("receivers"), "give at least one receiving host"));
+                    }
+                    for (j, s) in senders.iter().enumerate() {
+                        if receivers.iter().all(|r| r == s) {
+                            return Err(invalid(format!("{}[{j}]", f("senders")), format!("{s:?} has no receiver other than itself")));
+                        }
+                    }
+                    check_time(&f("start"), *start_ps, false)?;
+                    if let Some(stop) = stop_ps {
+                        check_time(&f("stop"), *stop, false)?;
+                        if stop <= start_ps {
+                            return Err(invalid(f("stop"), "must be later than start"));
+                        }
+                    }
+                    let n = w.max_flows(self.duration_ps, rate);
+                    if n > MAX_GENERATED_FLOWS {
+                        return Err(invalid(f("load"), format!("the run would generate up to {n:.3e} flows; allowed at most {MAX_GENERATED_FLOWS:.0e}: shorten run.duration or lower the load")));
+                    }
+                }
+                WorkloadSpec::Incast { client, servers, total_bytes, rounds, gap_ps, start_ps, .. } => {
+                    let n = servers.len() as u64;
+                    if n == 0 {
+                        return Err(invalid(f("n"), "0 servers; allowed n >= 1"));
+                    }
+                    if let Some(j) = servers.iter().position(|s| s == client) {
+                        return Err(invalid(format!("{}[{j}]", f("servers")), format!("{client:?} is the client; a server must be another host")));
+                    }
+                    for (j, s) in servers.iter().enumerate() {
+                        if servers[..j].contains(s) {
+                            return Err(invalid(format!("{}[{j}]", f("servers")), format!("{s:?} appears twice")));
+                        }
+                    }
+                    if *total_bytes < n || *total_bytes > MAX_FLOW_BYTES {
+                        return Err(invalid(f("total"), format!("{total_bytes} bytes is out of range; allowed n ({n}) ..= {MAX_FLOW_BYTES} bytes (every server sends at least one byte)")));
+                    }
+                    check_count(&f("rounds"), *rounds, MAX_COUNT)?;
+                    check_time(&f("gap"), *gap_ps, false)?;
+                    check_time(&f("start"), *start_ps, false)?;
+                    if (*rounds as f64) * (n as f64) > MAX_GENERATED_FLOWS {
+                        return Err(invalid(f("rounds"), format!("rounds x n = {} flows; allowed at most {MAX_GENERATED_FLOWS:.0e}", rounds * n)));
+                    }
+                }
+            }
+            validate_classes(&format!("workloads[{i}]"), w.classes())?;
+        }
+        Ok(())
+    }
+
     /// Parse a JSON spec; unknown fields are errors (they are usually typos). A parse error names
     /// the path of the offending field.
     pub fn from_json(s: &str) -> Result<Spec> {
@@ -621,10 +793,49 @@ impl Spec {
                     }
                 }
             }
+            TopologySpec::Tree { racks, host_bps, core_bps, bottleneck_bps, bottleneck_hosts, rtt_ps, queue } => {
+                if racks.is_empty() || racks.len() as u64 > MAX_NODES {
+                    return Err(invalid(
+                        "network.racks",
+                        format!("{} racks is out of range; allowed 1 ..= {MAX_NODES}", racks.len()),
+                    ));
+                }
+                let hosts: u64 = racks.iter().map(|&h| h as u64).sum();
+                if hosts == 0 {
+                    return Err(invalid("network.hosts", "a tree with no hosts; give at least one host per rack"));
+                }
+                if nodes > MAX_NODES {
+                    return Err(invalid(
+                        "network.hosts",
+                        format!("{nodes} nodes is out of range; allowed at most {MAX_NODES}"),
+                    ));
+                }
+                check_rate("network.host_link", *host_bps)?;
+                check_rate("network.core_link", *core_bps)?;
+                if let Some(b) = bottleneck_bps {
+                    check_rate("network.bottleneck", *b)?;
+                }
+                if !bottleneck_hosts.is_empty() && bottleneck_bps.is_none() {
+                    return Err(invalid("network.bottleneck", "required when network.bottleneck_hosts is given"));
+                }
+                for (i, h) in bottleneck_hosts.iter().enumerate() {
+                    let known = h.strip_prefix('h').and_then(|n| n.parse::<u64>().ok()).is_some_and(|n| {
+                        n < hosts && tree_host_name(n) == *h
+                    });
+                    if !known {
+                        return Err(invalid(
+                            format!("network.bottleneck_hosts[{i}]"),
+                            format!("{h:?} is not a host of the tree; allowed h0 .. h{}", hosts - 1),
+                        ));
+                    }
+                }
+                check_time("network.rtt", *rtt_ps, true)?;
+                queue.validate("network.buffer", self.packet_bytes)?;
+            }
         }
         check_count("host_backlog_pkt", self.host_backlog_pkt, MAX_COUNT)?;
-        if self.flows.is_empty() {
-            return Err(invalid("flows", "no flows: give at least one [[flows]] entry"));
+        if self.flows.is_empty() && self.workloads.is_empty() {
+            return Err(invalid("flows", "no flows: give at least one [[flows]] or [[workloads]] entry"));
         }
         if self.flows.len() as u64 > MAX_FLOWS {
             return Err(invalid(
@@ -637,27 +848,9 @@ impl Spec {
             if f.src == f.dst {
                 return Err(invalid(field("dst"), "a flow needs two different hosts"));
             }
-            check_window(&field("min_cwnd"), f.min_cwnd_pkt)?;
-            check_window(&field("init_cwnd"), f.init_cwnd_pkt)?;
-            check_time(&field("min_rto"), f.min_rto_ps, true)?;
-            check_time(&field("start"), f.start_ps, false)?;
-            if let Some(sz) = f.size_bytes {
-                if !(1..=MAX_FLOW_BYTES).contains(&sz) {
-                    return Err(invalid(
-                        field("size"),
-                        format!("{sz} bytes is out of range; allowed 1 ..= {MAX_FLOW_BYTES} bytes, or omit it for a long-lived flow"),
-                    ));
-                }
-            }
-            if let ProtocolSpec::Dctcp { g, alpha_init } = &f.protocol {
-                check_unit_interval(&field("g"), *g, true)?;
-                check_unit_interval(&field("alpha_init"), *alpha_init, false)?;
-            }
-            if let Some(d) = &f.delayed_ack {
-                check_count(&field("delayed_ack.segments"), d.segments as u64, MAX_COUNT)?;
-                check_time(&field("delayed_ack.timeout"), d.timeout_ps, true)?;
-            }
+            validate_flow_options(f, &field)?;
         }
+        self.validate_workloads()?;
         let m = &self.metrics;
         for (name, v) in [
             ("metrics.queue_interval", m.queue_interval_ps),

@@ -89,6 +89,7 @@ prop_compose! {
                 reverse_queue: None,
             },
             flows,
+            workloads: vec![],
             metrics: MetricsSpec { queue_interval_ps: queue_iv, ..MetricsSpec::default() },
             host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
         }

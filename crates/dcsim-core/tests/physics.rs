@@ -302,6 +302,7 @@ fn graph_topology_routes_over_shortest_path() {
             size_bytes: Some(3_000_000),
             ..FlowSpec::long_lived("h0", "h1", ProtocolSpec::Newreno { ecn: false })
         }],
+        workloads: vec![],
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
     };

@@ -1,11 +1,12 @@
-//! Topology builders: the papers' dumbbell (many-to-one) and any explicit graph.
+//! Topology builders: the papers' dumbbell (many-to-one), the coexistence paper's single-rooted
+//! tree, and any explicit graph.
 
 use super::{Network, Port, PortId};
 use crate::aqm::Aqm;
 use crate::error::{invalid, Result};
 use crate::packet::NodeId;
 use crate::rng::{stream, Stream};
-use crate::scenario::{Amount, AqmSpec, NodeKind, PortRef, QueueSpec, Spec, TopologySpec};
+use crate::scenario::{tree_host_name, Amount, AqmSpec, NodeKind, PortRef, QueueSpec, Spec, TopologySpec};
 use crate::units::{Rate, Time};
 
 /// Switch ports of a graph link without an explicit queue: drop-tail, 1000 packets.
@@ -92,6 +93,36 @@ pub fn build(spec: &Spec) -> Result<Network> {
                     }
                 }
             }
+        }
+        TopologySpec::Tree { racks, host_bps, core_bps, bottleneck_bps, bottleneck_hosts, rtt_ps, queue } => {
+            // Propagation: 8 links between hosts of different racks (4 each way), 4 within one.
+            let hop = Time(if racks.len() > 1 { rtt_ps / 8 } else { rtt_ps / 4 });
+            let host_q = QueueSpec::unbounded();
+            let root = (racks.len() > 1).then(|| b.node("root".into(), NodeKind::Switch));
+            let mut next_host = 0u64;
+            let mut slow_ports = Vec::new();
+            let mut switch_ports = Vec::new();
+            for (r, &n) in racks.iter().enumerate() {
+                let tor = b.node(format!("tor{r}"), NodeKind::Switch);
+                if let Some(root) = root {
+                    let (up, down) = b.link(tor, root, *core_bps, hop, queue, queue)?;
+                    switch_ports.extend([up, down]);
+                }
+                for _ in 0..n {
+                    let name = tree_host_name(next_host);
+                    next_host += 1;
+                    let slow = bottleneck_hosts.contains(&name);
+                    let h = b.node(name, NodeKind::Host);
+                    let rate = if slow { bottleneck_bps.unwrap_or(*host_bps) } else { *host_bps };
+                    let (_, down) = b.link(h, tor, rate, hop, &host_q, queue)?;
+                    switch_ports.push(down);
+                    if slow {
+                        slow_ports.push(down);
+                    }
+                }
+            }
+            // The queues towards the bottleneck hosts; without any, every switch port.
+            default_monitor = if slow_ports.is_empty() { switch_ports } else { slow_ports };
         }
     }
     let mut net = b.net;

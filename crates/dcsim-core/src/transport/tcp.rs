@@ -135,6 +135,9 @@ pub struct Sender {
     pub start: Time,
     pub finished_at: Option<Time>,
     pub stats: SenderStats,
+    /// Sum over ECN cuts of the fraction of the window removed (1 - after/before): the mean
+    /// back-off of DCTCP is alpha/2 per cut, NewReno's 1/2.
+    pub ecn_cut_frac_sum: f64,
 }
 
 impl Sender {
@@ -170,6 +173,7 @@ impl Sender {
             start: Time(spec.start_ps),
             finished_at: None,
             stats: SenderStats::default(),
+            ecn_cut_frac_sum: 0.0,
         }
     }
 
@@ -297,7 +301,9 @@ impl Sender {
             } else {
                 self.dupacks = 0;
                 if ack.ece && ack_no > self.ecn_recover {
+                    let before = self.cwnd;
                     self.cwnd = self.cc.ecn_cut(self.cwnd).max(self.min_cwnd);
+                    self.ecn_cut_frac_sum += (1.0 - self.cwnd / before).max(0.0);
                     self.ssthresh = self.cwnd;
                     self.ecn_recover = self.snd_nxt;
                     self.stats.ecn_cuts += 1;

@@ -38,6 +38,7 @@ pub fn dumbbell(
             reverse_queue: None,
         },
         flows,
+        workloads: vec![],
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
     }

@@ -1,0 +1,690 @@
+//! Flow arrivals: Poisson short flows at a target load with a size distribution, and incast rounds.
+//!
+//! A generator is family-neutral: it emits [`FlowRequest`]s (source, destination, size, class)
+//! and knows nothing of transports. The simulator turns a request into an endpoint of the class
+//! (a TCP flow with the class's controller today; a rate-based source can be another class kind)
+//! and tells the generator when a flow completes (incast rounds wait for their responses).
+//!
+//! * **Poisson**: flows arrive with exponential inter-arrival times of mean 1/lambda, where
+//!   lambda = load * C / (8 * E[S]) makes the offered payload rate `load` of the named link's
+//!   capacity C (S13 `traffic_gen.py`: mean gap = avg_size * 8 / (bandwidth * load)). Each arrival
+//!   draws its size from the distribution, its class by share, its source uniformly among the
+//!   senders and its destination uniformly among the receivers other than the source. Arrivals
+//!   fall in [start, stop). Sizes are payload bytes (headers add 40 B per 1460 B on the wire).
+//! * **Incast**: a client requests `total / n` bytes from each of n servers at once (the first
+//!   `total mod n` servers send one byte more, so the round moves exactly `total`); the next round
+//!   starts when the last response of this one has completed, plus `gap`. The request messages
+//!   themselves are not simulated: a round's responses all start at the round's start.
+//! * **Sizes**: fixed, uniform on [a, b] (whole bytes), or an empirical CDF given as points
+//!   (size_bytes, P(S <= size)), sampled by linear interpolation between the points on a uniform
+//!   percentile (S13 `custom_rand.py`); below the first point's probability the first size is
+//!   taken. Samples are rounded to whole bytes, at least 1.
+//!
+//! Each generator has its own RNG stream (`Stream::Workload`), so runs are bit-identical per seed
+//! and adding a workload does not change another's draws.
+
+use rand::Rng as _;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{invalid, Result};
+use crate::packet::NodeId;
+use crate::rng::{stream, Rng, Stream};
+use crate::scenario::{DelayedAckSpec, FlowSpec, PortRef, ProtocolSpec};
+use crate::units::Time;
+
+fn default_min_cwnd() -> f64 {
+    2.0
+}
+fn default_init_cwnd() -> f64 {
+    10.0
+}
+fn default_min_rto_ps() -> u64 {
+    10_000_000_000
+}
+
+/// A class of generated flows: its share of the arrivals (or of the incast servers) and the
+/// endpoint the simulator instantiates for it (a TCP flow: controller and options).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassSpec {
+    pub share: f64,
+    pub protocol: ProtocolSpec,
+    #[serde(default = "default_min_cwnd")]
+    pub min_cwnd_pkt: f64,
+    #[serde(default = "default_init_cwnd")]
+    pub init_cwnd_pkt: f64,
+    #[serde(default = "default_min_rto_ps")]
+    pub min_rto_ps: u64,
+    #[serde(default)]
+    pub delayed_ack: Option<DelayedAckSpec>,
+}
+
+impl ClassSpec {
+    /// The flow the simulator builds for a request of this class.
+    pub fn flow_spec(&self, src: String, dst: String, start_ps: u64, size_bytes: u64) -> FlowSpec {
+        FlowSpec {
+            src,
+            dst,
+            protocol: self.protocol.clone(),
+            start_ps,
+            size_bytes: Some(size_bytes),
+            min_cwnd_pkt: self.min_cwnd_pkt,
+            init_cwnd_pkt: self.init_cwnd_pkt,
+            min_rto_ps: self.min_rto_ps,
+            delayed_ack: self.delayed_ack.clone(),
+        }
+    }
+}
+
+/// Flow size distribution, payload bytes.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum SizeSpec {
+    Fixed { bytes: u64 },
+    /// Whole bytes, uniform on [min_bytes, max_bytes].
+    Uniform { min_bytes: u64, max_bytes: u64 },
+    /// Empirical CDF: (size_bytes, cumulative probability), both non-decreasing, ending at 1.
+    Cdf { points: Vec<(f64, f64)> },
+}
+
+/// Largest flow a workload may generate, bytes (as for listed flows).
+const MAX_SIZE_BYTES: f64 = crate::scenario::MAX_FLOW_BYTES as f64;
+
+impl SizeSpec {
+    /// Check the distribution (`field` = its path, e.g. "workloads[0].sizes").
+    pub fn validate(&self, field: &str) -> Result<()> {
+        let top = crate::scenario::MAX_FLOW_BYTES;
+        match self {
+            SizeSpec::Fixed { bytes } => {
+                if !(1..=top).contains(bytes) {
+                    return Err(invalid(format!("{field}.size"), format!("{bytes} bytes is out of range; allowed 1 ..= {top}")));
+                }
+            }
+            SizeSpec::Uniform { min_bytes, max_bytes } => {
+                if !(1..=top).contains(min_bytes) {
+                    return Err(invalid(format!("{field}.min"), format!("{min_bytes} bytes is out of range; allowed 1 ..= {top}")));
+                }
+                if !(*min_bytes..=top).contains(max_bytes) {
+                    return Err(invalid(
+                        format!("{field}.max"),
+                        format!("{max_bytes} bytes is out of range; allowed min ({min_bytes}) ..= {top}"),
+                    ));
+                }
+            }
+            SizeSpec::Cdf { points } => {
+                let f = |i: usize| format!("{field}.points[{i}]");
+                if points.is_empty() {
+                    return Err(invalid(format!("{field}.points"), "an empirical CDF needs at least one point"));
+                }
+                for (i, &(s, p)) in points.iter().enumerate() {
+                    if !(s.is_finite() && (0.0..=MAX_SIZE_BYTES).contains(&s)) {
+                        return Err(invalid(f(i), format!("size {s} is out of range; allowed 0 ..= {top} bytes")));
+                    }
+                    if !(p.is_finite() && (0.0..=1.0).contains(&p)) {
+                        return Err(invalid(f(i), format!("probability {p} is out of range; allowed [0, 1]")));
+                    }
+                    if i > 0 {
+                        let (s0, p0) = points[i - 1];
+                        if s < s0 || p < p0 {
+                            return Err(invalid(
+                                f(i),
+                                format!("({s}, {p}) after ({s0}, {p0}): the CDF is not monotone (sizes and probabilities must not decrease)"),
+                            ));
+                        }
+                    }
+                }
+                let last = points[points.len() - 1].1;
+                if (last - 1.0).abs() > 1e-9 {
+                    return Err(invalid(f(points.len() - 1), format!("the CDF ends at {last}, not at 1")));
+                }
+                if points.iter().all(|&(s, _)| s < 0.5) {
+                    return Err(invalid(format!("{field}.points"), "every size is below 1 byte"));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// E[S] of the distribution as sampled (before rounding to whole bytes), bytes.
+    pub fn mean_bytes(&self) -> f64 {
+        match self {
+            SizeSpec::Fixed { bytes } => *bytes as f64,
+            SizeSpec::Uniform { min_bytes, max_bytes } => (*min_bytes as f64 + *max_bytes as f64) / 2.0,
+            SizeSpec::Cdf { points } => {
+                // An atom at the first size, then each segment uniform between its end points.
+                let mut m = points[0].0 * points[0].1;
+                for w in points.windows(2) {
+                    m += (w[1].1 - w[0].1) * (w[0].0 + w[1].0) / 2.0;
+                }
+                m
+            }
+        }
+    }
+
+    /// E[S^2], bytes^2 (for the variance of the realised load).
+    pub fn second_moment(&self) -> f64 {
+        match self {
+            SizeSpec::Fixed { bytes } => (*bytes as f64).powi(2),
+            SizeSpec::Uniform { min_bytes, max_bytes } => {
+                let (a, b) = (*min_bytes as f64, *max_bytes as f64);
+                (a * a + a * b + b * b) / 3.0
+            }
+            SizeSpec::Cdf { points } => {
+                let mut m = points[0].0.powi(2) * points[0].1;
+                for w in points.windows(2) {
+                    let (a, b) = (w[0].0, w[1].0);
+                    m += (w[1].1 - w[0].1) * (a * a + a * b + b * b) / 3.0;
+                }
+                m
+            }
+        }
+    }
+
+    /// One size, whole bytes >= 1.
+    pub fn sample(&self, rng: &mut Rng) -> u64 {
+        match self {
+            SizeSpec::Fixed { bytes } => *bytes,
+            SizeSpec::Uniform { min_bytes, max_bytes } => rng.random_range(*min_bytes..=*max_bytes),
+            SizeSpec::Cdf { points } => {
+                let u: f64 = rng.random();
+                cdf_inverse(points, u).round().max(1.0) as u64
+            }
+        }
+    }
+}
+
+/// The size at percentile `u` of a piecewise-linear CDF (`points` validated).
+pub fn cdf_inverse(points: &[(f64, f64)], u: f64) -> f64 {
+    // First point whose probability exceeds u: u lies in the segment ending there.
+    let i = points.partition_point(|&(_, p)| p <= u);
+    if i == 0 {
+        return points[0].0;
+    }
+    if i >= points.len() {
+        return points[points.len() - 1].0;
+    }
+    let (s0, p0) = points[i - 1];
+    let (s1, p1) = points[i];
+    s0 + (s1 - s0) * (u - p0) / (p1 - p0)
+}
+
+/// A workload of the scenario.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum WorkloadSpec {
+    Poisson {
+        /// Offered load: the generated payload rate as a fraction of `link`'s capacity, in (0, 1).
+        load: f64,
+        /// The link (its egress port `from -> to`) whose capacity the load refers to.
+        link: PortRef,
+        sizes: SizeSpec,
+        senders: Vec<String>,
+        receivers: Vec<String>,
+        classes: Vec<ClassSpec>,
+        #[serde(default)]
+        start_ps: u64,
+        /// End of the arrivals (default: the end of the run).
+        #[serde(default)]
+        stop_ps: Option<u64>,
+    },
+    Incast {
+        client: String,
+        servers: Vec<String>,
+        /// Bytes per round, split over the servers.
+        total_bytes: u64,
+        rounds: u64,
+        #[serde(default)]
+        gap_ps: u64,
+        #[serde(default)]
+        start_ps: u64,
+        classes: Vec<ClassSpec>,
+    },
+}
+
+impl WorkloadSpec {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WorkloadSpec::Poisson { .. } => "poisson",
+            WorkloadSpec::Incast { .. } => "incast",
+        }
+    }
+
+    pub fn classes(&self) -> &[ClassSpec] {
+        match self {
+            WorkloadSpec::Poisson { classes, .. } | WorkloadSpec::Incast { classes, .. } => classes,
+        }
+    }
+
+    /// Most flows this workload can generate in a run of `duration_ps` whose link `rate_bps` it
+    /// loads (Poisson: the mean plus 6 standard deviations of the count; incast: rounds x n).
+    pub fn max_flows(&self, duration_ps: u64, rate_bps: u64) -> f64 {
+        match self {
+            WorkloadSpec::Poisson { load, sizes, start_ps, stop_ps, .. } => {
+                let end = stop_ps.unwrap_or(duration_ps).min(duration_ps);
+                let window_s = end.saturating_sub(*start_ps) as f64 / Time::PS_PER_S as f64;
+                let mean = load * rate_bps as f64 / (8.0 * sizes.mean_bytes()) * window_s;
+                mean + 6.0 * mean.sqrt() + 1.0
+            }
+            WorkloadSpec::Incast { servers, rounds, .. } => *rounds as f64 * servers.len() as f64,
+        }
+    }
+}
+
+/// Check the classes of workload `field`: shares in (0, 1] adding up to 1, TCP options in range.
+pub fn validate_classes(field: &str, classes: &[ClassSpec]) -> Result<()> {
+    if classes.is_empty() {
+        return Err(invalid(format!("{field}.mix"), "no classes: give a protocol, or a mix of protocols with shares"));
+    }
+    let mut sum = 0.0;
+    for (i, c) in classes.iter().enumerate() {
+        if !(c.share.is_finite() && c.share > 0.0 && c.share <= 1.0) {
+            return Err(invalid(format!("{field}.mix[{i}].share"), format!("{} is out of range; allowed (0, 1]", c.share)));
+        }
+        sum += c.share;
+        // The same checks as a listed flow's.
+        let probe = c.flow_spec("a".into(), "b".into(), 0, 1);
+        crate::scenario::validate_flow_options(&probe, &|n: &str| format!("{field}.mix[{i}].{n}"))?;
+    }
+    if (sum - 1.0).abs() > 1e-6 {
+        return Err(invalid(format!("{field}.mix"), format!("the shares add up to {sum}; they must add up to 1")));
+    }
+    Ok(())
+}
+
+/// What a generator asks the simulator to start now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowRequest {
+    pub src: NodeId,
+    pub dst: NodeId,
+    pub size_bytes: u64,
+    /// Index into the workload's classes.
+    pub class: u32,
+    /// Incast round (None for Poisson arrivals).
+    pub round: Option<u32>,
+}
+
+/// One incast round.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundRecord {
+    pub round: u32,
+    pub start: Time,
+    /// When its last response completed (None: still running at the end of the run).
+    pub end: Option<Time>,
+    pub responses: u32,
+    pub bytes: u64,
+}
+
+fn pick_class(cum_shares: &[f64], u: f64) -> u32 {
+    cum_shares.iter().position(|&c| u < c).unwrap_or(cum_shares.len() - 1) as u32
+}
+
+fn cumulative(classes: &[ClassSpec]) -> Vec<f64> {
+    let total: f64 = classes.iter().map(|c| c.share).sum();
+    let mut acc = 0.0;
+    classes
+        .iter()
+        .map(|c| {
+            acc += c.share / total;
+            acc
+        })
+        .collect()
+}
+
+pub struct Poisson {
+    /// Mean inter-arrival time, ps.
+    mean_gap_ps: f64,
+    sizes: SizeSpec,
+    senders: Vec<NodeId>,
+    receivers: Vec<NodeId>,
+    cum_shares: Vec<f64>,
+    stop: Time,
+    rng: Rng,
+    /// Arrivals so far and their payload bytes.
+    pub flows: u64,
+    pub bytes: u64,
+}
+
+impl Poisson {
+    /// Time of the next arrival after `now`, if before `stop`.
+    fn next_after(&mut self, now: Time) -> Option<Time> {
+        let u: f64 = self.rng.random();
+        let gap = -(1.0 - u).ln() * self.mean_gap_ps; // exponential, mean 1/lambda
+        let t = now + Time(gap.round().min(u64::MAX as f64 / 2.0) as u64);
+        (t < self.stop).then_some(t)
+    }
+
+    /// The arrival at `now`: the flow to start, and when the next one comes.
+    fn fire(&mut self, now: Time) -> (FlowRequest, Option<Time>) {
+        let size = self.sizes.sample(&mut self.rng);
+        let class = pick_class(&self.cum_shares, self.rng.random());
+        let src = self.senders[self.rng.random_range(0..self.senders.len())];
+        // Uniform among the receivers other than the source (validated: there is one).
+        let others = self.receivers.iter().filter(|&&r| r != src).count();
+        let k = self.rng.random_range(0..others);
+        let dst = *self.receivers.iter().filter(|&&r| r != src).nth(k).expect("k < others");
+        self.flows += 1;
+        self.bytes += size;
+        (FlowRequest { src, dst, size_bytes: size, class, round: None }, self.next_after(now))
+    }
+}
+
+pub struct Incast {
+    client: NodeId,
+    servers: Vec<NodeId>,
+    /// Response size and class of each server.
+    sizes: Vec<u64>,
+    classes: Vec<u32>,
+    rounds: u64,
+    gap: Time,
+    outstanding: u32,
+    pub log: Vec<RoundRecord>,
+}
+
+impl Incast {
+    fn start_round(&mut self, now: Time) -> Vec<FlowRequest> {
+        let round = self.log.len() as u32;
+        self.outstanding = self.servers.len() as u32;
+        self.log.push(RoundRecord {
+            round,
+            start: now,
+            end: None,
+            responses: self.servers.len() as u32,
+            bytes: self.sizes.iter().sum(),
+        });
+        (0..self.servers.len())
+            .map(|i| FlowRequest {
+                src: self.servers[i],
+                dst: self.client,
+                size_bytes: self.sizes[i],
+                class: self.classes[i],
+                round: Some(round),
+            })
+            .collect()
+    }
+
+    /// A response of `round` completed at `now`; returns when the next round starts, if one does.
+    pub fn on_done(&mut self, round: u32, now: Time) -> Option<Time> {
+        if round as usize + 1 != self.log.len() || self.outstanding == 0 {
+            return None;
+        }
+        self.outstanding -= 1;
+        if self.outstanding > 0 {
+            return None;
+        }
+        self.log[round as usize].end = Some(now);
+        ((self.log.len() as u64) < self.rounds).then_some(now + self.gap)
+    }
+}
+
+pub enum Generator {
+    Poisson(Poisson),
+    Incast(Incast),
+}
+
+impl Generator {
+    /// Build workload `index` of the scenario; `node` resolves a host name (the scenario was
+    /// validated against the network), `rate_bps` is the capacity of a Poisson workload's link.
+    /// Returns the generator and its first event time.
+    pub fn new(
+        spec: &WorkloadSpec,
+        index: usize,
+        seed: u64,
+        duration: Time,
+        node: &dyn Fn(&str, String) -> Result<NodeId>,
+        rate_bps: u64,
+    ) -> Result<(Generator, Option<Time>)> {
+        let field = |n: &str| format!("workloads[{index}].{n}");
+        let rng = stream(seed, Stream::Workload, index as u64);
+        match spec {
+            WorkloadSpec::Poisson { load, sizes, senders, receivers, classes, start_ps, stop_ps, .. } => {
+                let ids = |names: &[String], what: &str| -> Result<Vec<NodeId>> {
+                    names.iter().enumerate().map(|(i, n)| node(n, field(&format!("{what}[{i}]")))).collect()
+                };
+                let lambda_per_ps = load * rate_bps as f64 / (8.0 * sizes.mean_bytes()) / Time::PS_PER_S as f64;
+                let mut g = Poisson {
+                    mean_gap_ps: 1.0 / lambda_per_ps,
+                    sizes: sizes.clone(),
+                    senders: ids(senders, "senders")?,
+                    receivers: ids(receivers, "receivers")?,
+                    cum_shares: cumulative(classes),
+                    stop: Time(stop_ps.unwrap_or(duration.0).min(duration.0)),
+                    rng,
+                    flows: 0,
+                    bytes: 0,
+                };
+                let first = g.next_after(Time(*start_ps));
+                Ok((Generator::Poisson(g), first))
+            }
+            WorkloadSpec::Incast { client, servers, total_bytes, rounds, gap_ps, start_ps, classes } => {
+                let n = servers.len() as u64;
+                let client = node(client, field("client"))?;
+                let servers: Vec<NodeId> = servers
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| node(s, field(&format!("servers[{i}]"))))
+                    .collect::<Result<_>>()?;
+                let (base, extra) = (total_bytes / n, total_bytes % n);
+                let sizes = (0..n).map(|i| base + (i < extra) as u64).collect();
+                // Servers are assigned to classes by share, in order (largest remainder), so every
+                // round is the same.
+                let cum = cumulative(classes);
+                let class_of = (0..n).map(|i| pick_class(&cum, (i as f64 + 0.5) / n as f64)).collect();
+                let g = Incast {
+                    client,
+                    servers,
+                    sizes,
+                    classes: class_of,
+                    rounds: *rounds,
+                    gap: Time(*gap_ps),
+                    outstanding: 0,
+                    log: Vec::new(),
+                };
+                let first = (*start_ps < duration.0 && *rounds > 0).then_some(Time(*start_ps));
+                Ok((Generator::Incast(g), first))
+            }
+        }
+    }
+
+    /// The generator's event at `now`: flows to start and the time of its next event.
+    pub fn fire(&mut self, now: Time) -> (Vec<FlowRequest>, Option<Time>) {
+        match self {
+            Generator::Poisson(g) => {
+                let (r, next) = g.fire(now);
+                (vec![r], next)
+            }
+            Generator::Incast(g) => (g.start_round(now), None),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::stream;
+
+    fn web_search() -> Vec<(f64, f64)> {
+        // protocols.md §6, S13 WebSearch_distribution.txt (bytes, CDF %)
+        [
+            (0.0, 0.0),
+            (10000.0, 15.0),
+            (20000.0, 20.0),
+            (30000.0, 30.0),
+            (50000.0, 40.0),
+            (80000.0, 53.0),
+            (200000.0, 60.0),
+            (1000000.0, 70.0),
+            (2000000.0, 80.0),
+            (5000000.0, 90.0),
+            (10000000.0, 97.0),
+            (30000000.0, 100.0),
+        ]
+        .iter()
+        .map(|&(s, p)| (s, p / 100.0))
+        .collect()
+    }
+
+    #[test]
+    fn cdf_mean_matches_protocols_md() {
+        // protocols.md §6: the web-search mean is about 1.71 MB.
+        let m = SizeSpec::Cdf { points: web_search() }.mean_bytes();
+        assert!((m - 1.71e6).abs() < 0.01e6, "mean {m}");
+    }
+
+    #[test]
+    fn cdf_sampling_follows_the_cdf_within_the_dkw_bound() {
+        // Kolmogorov-Smirnov distance of n samples to the CDF they come from, checked at every
+        // breakpoint and at 9 points inside every segment. The Dvoretzky-Kiefer-Wolfowitz
+        // inequality bounds P(D_n > e) by 2 exp(-2 n e^2); with e = sqrt(ln(2/1e-6) / (2n)) that
+        // is 1e-6 (n = 200 000: e = 0.0085). Rounding to whole bytes moves a sample by <= 0.5 B,
+        // which shifts the CDF at a point by at most 0.5 B x the steepest density (0.15 / 10 kB
+        // here: 7.5e-6), negligible.
+        let pts = web_search();
+        let dist = SizeSpec::Cdf { points: pts.clone() };
+        let mut rng = stream(42, Stream::Workload, 0);
+        let n = 200_000usize;
+        let mut xs: Vec<u64> = (0..n).map(|_| dist.sample(&mut rng)).collect();
+        xs.sort_unstable();
+        let eps = ((2.0f64 / 1e-6).ln() / (2.0 * n as f64)).sqrt();
+        let mut worst = 0.0f64;
+        for w in pts.windows(2) {
+            for k in 0..10 {
+                let x = w[0].0 + (w[1].0 - w[0].0) * k as f64 / 10.0;
+                let f = w[0].1 + (w[1].1 - w[0].1) * k as f64 / 10.0;
+                let emp = xs.partition_point(|&s| (s as f64) <= x) as f64 / n as f64;
+                worst = worst.max((emp - f).abs());
+            }
+        }
+        assert!(worst < eps + 1e-4, "KS distance {worst}, DKW bound {eps}");
+        // The data-mining CDF's atom: half of all flows are exactly one 1460 B packet.
+        let dm = SizeSpec::Cdf { points: vec![(1460.0, 0.0), (1460.0, 0.5), (2920.0, 0.6), (973333820.0, 1.0)] };
+        let ones = (0..n).filter(|_| dm.sample(&mut rng) == 1460).count() as f64 / n as f64;
+        assert!((ones - 0.5).abs() < eps, "fraction at 1460 B: {ones}");
+    }
+
+    #[test]
+    fn uniform_and_fixed_sizes() {
+        let mut rng = stream(1, Stream::Workload, 0);
+        let u = SizeSpec::Uniform { min_bytes: 10_000, max_bytes: 50_000 };
+        let xs: Vec<u64> = (0..100_000).map(|_| u.sample(&mut rng)).collect();
+        assert!(xs.iter().all(|&x| (10_000..=50_000).contains(&x)));
+        // mean 30 000 B, sd of the mean 11 547 / sqrt(1e5) = 36.5 B: 5 sd
+        let m = xs.iter().sum::<u64>() as f64 / xs.len() as f64;
+        assert!((m - 30_000.0).abs() < 5.0 * 36.5, "mean {m}");
+        assert_eq!(SizeSpec::Fixed { bytes: 7 }.sample(&mut rng), 7);
+    }
+
+    #[test]
+    fn bad_cdfs_name_the_point() {
+        let err = |pts: Vec<(f64, f64)>| SizeSpec::Cdf { points: pts }.validate("workloads[0].sizes").unwrap_err();
+        let e = err(vec![(10.0, 0.2), (5.0, 0.5), (20.0, 1.0)]).to_string();
+        assert!(e.starts_with("workloads[0].sizes.points[1]:") && e.contains("not monotone"), "{e}");
+        let e = err(vec![(10.0, 0.5), (20.0, 0.4), (30.0, 1.0)]).to_string();
+        assert!(e.contains("points[1]") && e.contains("not monotone"), "{e}");
+        let e = err(vec![(10.0, 0.5), (20.0, 0.9)]).to_string();
+        assert!(e.contains("points[1]") && e.contains("not at 1"), "{e}");
+        let e = err(vec![(-1.0, 0.0), (20.0, 1.0)]).to_string();
+        assert!(e.contains("points[0]") && e.contains("out of range"), "{e}");
+    }
+
+    fn class(share: f64) -> ClassSpec {
+        ClassSpec {
+            share,
+            protocol: ProtocolSpec::Newreno { ecn: true },
+            min_cwnd_pkt: 2.0,
+            init_cwnd_pkt: 10.0,
+            min_rto_ps: 1,
+            delayed_ack: None,
+        }
+    }
+
+    #[test]
+    fn poisson_realised_load_is_the_target_within_the_compound_poisson_spread() {
+        // 20 % of 1 Gbps with uniform 10-50 KB flows over 20 s: lambda = 0.2e9 / (8 x 30 000) =
+        // 833 flows/s, 16 667 flows. The realised load L = 8 sum(S) / (C T) of a compound Poisson
+        // sum has sd = 8 sqrt(lambda T E[S^2]) / (C T) = 0.00163; allow 5 sd. The flow count is
+        // Poisson(lambda T): sd = 129, allow 5 sd. Shares 30/70: binomial sd 0.0035, allow 5 sd.
+        let spec = WorkloadSpec::Poisson {
+            load: 0.2,
+            link: PortRef { from: "sw".into(), to: "r".into() },
+            sizes: SizeSpec::Uniform { min_bytes: 10_000, max_bytes: 50_000 },
+            senders: vec!["a".into(), "b".into()],
+            receivers: vec!["a".into(), "r".into()],
+            classes: vec![class(0.3), class(0.7)],
+            start_ps: 0,
+            stop_ps: None,
+        };
+        let names = |n: &str, _f: String| -> Result<NodeId> { Ok(["a", "b", "r"].iter().position(|x| *x == n).unwrap() as NodeId) };
+        let c = 1e9;
+        let t_ps = 20 * Time::PS_PER_S;
+        let (mut g, mut next) = Generator::new(&spec, 0, 7, Time(t_ps), &names, c as u64).unwrap();
+        let (mut n, mut bytes, mut class1, mut last) = (0u64, 0u64, 0u64, Time(0));
+        while let Some(t) = next {
+            assert!(t >= last && t.0 < t_ps);
+            last = t;
+            let (reqs, nx) = g.fire(t);
+            for r in reqs {
+                assert_ne!(r.src, r.dst, "never to itself");
+                assert!(r.src <= 1 && (r.dst == 0 || r.dst == 2));
+                n += 1;
+                bytes += r.size_bytes;
+                class1 += r.class as u64;
+            }
+            next = nx;
+        }
+        let lambda = 0.2 * c / (8.0 * 30_000.0);
+        let t = 20.0;
+        let load = bytes as f64 * 8.0 / (c * t);
+        let sd_load = 8.0 * (lambda * t * spec_second_moment()).sqrt() / (c * t);
+        assert!((load - 0.2).abs() < 5.0 * sd_load, "realised load {load}, sd {sd_load}");
+        assert!((n as f64 - lambda * t).abs() < 5.0 * (lambda * t).sqrt(), "{n} flows");
+        let f1 = class1 as f64 / n as f64;
+        assert!((f1 - 0.7).abs() < 5.0 * (0.21 / n as f64).sqrt(), "class-1 share {f1}");
+        // Bit-identical per seed, different for another seed.
+        let (mut g2, n2) = Generator::new(&spec, 0, 7, Time(t_ps), &names, c as u64).unwrap();
+        let (mut g3, n3) = Generator::new(&spec, 0, 8, Time(t_ps), &names, c as u64).unwrap();
+        assert_eq!(n2, Generator::new(&spec, 0, 7, Time(t_ps), &names, c as u64).unwrap().1);
+        assert_ne!(n2, n3);
+        assert_eq!(g2.fire(n2.unwrap()).0, Generator::new(&spec, 0, 7, Time(t_ps), &names, c as u64).unwrap().0.fire(n2.unwrap()).0);
+        let _ = g3.fire(n3.unwrap());
+    }
+
+    fn spec_second_moment() -> f64 {
+        SizeSpec::Uniform { min_bytes: 10_000, max_bytes: 50_000 }.second_moment()
+    }
+
+    #[test]
+    fn incast_rounds_wait_for_the_last_response() {
+        let spec = WorkloadSpec::Incast {
+            client: "c".into(),
+            servers: vec!["s0".into(), "s1".into(), "s2".into()],
+            total_bytes: 1_000_000,
+            rounds: 2,
+            gap_ps: 5,
+            start_ps: 100,
+            classes: vec![class(0.5), class(0.5)],
+        };
+        let names = |n: &str, _f: String| -> Result<NodeId> { Ok(["c", "s0", "s1", "s2"].iter().position(|x| *x == n).unwrap() as NodeId) };
+        let (mut g, first) = Generator::new(&spec, 0, 1, Time(1_000_000), &names, 0).unwrap();
+        assert_eq!(first, Some(Time(100)));
+        let (reqs, next) = g.fire(Time(100));
+        assert_eq!(next, None);
+        // 1 000 000 = 3 x 333 333 + 1: the first server sends one byte more; the round moves exactly 1 MB.
+        assert_eq!(reqs.iter().map(|r| r.size_bytes).collect::<Vec<_>>(), vec![333_334, 333_333, 333_333]);
+        assert!(reqs.iter().all(|r| r.dst == 0 && r.round == Some(0)));
+        // 50/50 over 3 servers by position (midpoints 1/6, 1/2, 5/6): one of class 0, two of class 1.
+        assert_eq!(reqs.iter().map(|r| r.class).collect::<Vec<_>>(), vec![0, 1, 1]);
+        let Generator::Incast(inc) = &mut g else { panic!() };
+        assert_eq!(inc.on_done(0, Time(200)), None);
+        assert_eq!(inc.on_done(0, Time(300)), None);
+        assert_eq!(inc.on_done(0, Time(400)), Some(Time(405)), "the next round: last response + gap");
+        assert_eq!(inc.log[0].end, Some(Time(400)));
+        let (reqs, _) = g.fire(Time(405));
+        assert!(reqs.iter().all(|r| r.round == Some(1)));
+        let Generator::Incast(inc) = &mut g else { panic!() };
+        for t in [500, 600] {
+            assert_eq!(inc.on_done(1, Time(t)), None);
+        }
+        assert_eq!(inc.on_done(1, Time(700)), None, "two rounds only");
+        assert_eq!(inc.log.len(), 2);
+    }
+}
