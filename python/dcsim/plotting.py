@@ -45,6 +45,8 @@ def _zoom_window(result: Result) -> tuple[float, float]:
     net = result.scenario.network
     if net.topology == "dumbbell":
         rtt = max(net.rtt_list)
+    elif net.topology == "tree":
+        rtt = net.rtt
     else:  # twice the longest one-way link delay, a rough RTT
         rtt = 2 * max(link.delay for link in net.links) or 1e-4
     T = result.duration_s
@@ -97,12 +99,12 @@ def plot_queue(result: Result, path: Optional[Union[str, Path]] = None) -> Figur
         zx.plot(z["t_s"] * 1e3, z["q_pkt"], lw=0.9, color=line.get_color())
     top = float(q["q_pkt"].max()) if len(q) else 1.0
     net = result.scenario.network
-    if net.topology == "dumbbell" and net.aqm is not None:
+    if net.topology in ("dumbbell", "tree") and net.aqm is not None:
         pb = net.packet_bytes
         lines = []
         if net.aqm.kind == "threshold":
             lines.append((net.aqm.K.packets(pb), "k", "--", f"K = {net.aqm.K.packets(pb):g} pkt"))
-        elif net.aqm.kind == "red":
+        elif net.aqm.is_red_like:
             for name, th in (("min_th", net.aqm.min_th), ("max_th", net.aqm.max_th)):
                 lines.append((th.packets(pb), "k", ":", f"{name} = {th.packets(pb):g} pkt"))
         B = net.buffer.packets(pb)

@@ -24,6 +24,20 @@ warm-up counts for its remaining part). Columns ending in ``_whole_run`` cover [
   warm-up, and its fraction of that time (the exact queue-length distribution, for CDFs)
 * ``counters``: one row, whole run: events, sent_pkts, delivered_pkts, dropped_pkts,
   in_flight_pkts, now_s (packet conservation: sent = delivered + dropped + in flight)
+* ``workloads``: one row per [[workloads]] entry: workload, kind, link, link_bps, target_load,
+  realised_load (generated payload bits / (link rate x window); NaN for incast), window_s (the
+  part of [start, stop) that has passed), flows and bytes generated
+* ``rounds``: one row per incast round: workload, round, start_s, end_s, completion_s (end -
+  start: when the round's last response completed; NaN if it had not by the end), responses, bytes
+
+The flows table also has, per flow: drops (data packets of the flow dropped in the network, CHOKe
+evictions included) and drops_whole_run, ecn_cut_mean_frac (mean fraction of the window removed
+per ECN cut after warm-up: alpha/2 for DCTCP, 1/2 for NewReno), ideal_fct_s (the FCT on an empty
+network: propagation RTT + serialisation at the path's bottleneck + store-and-forward of one packet
+elsewhere; see ``crates/dcsim-core/src/sim.rs``), slowdown (fct_s / ideal_fct_s), workload and
+round (NaN for [[flows]] entries). Generated flows have one row each; their throughput and cwnd
+are not sampled. :meth:`Result.fct_stats` gives AFCT, p50/p99 FCT and slowdown per protocol and
+flow-size bucket.
 """
 
 from __future__ import annotations
@@ -38,10 +52,69 @@ import pandas as pd
 
 from dcsim.scenario import Scenario, load_scenario
 
-__all__ = ["Result", "jain_index", "TABLES"]
+__all__ = ["Result", "jain_index", "TABLES", "fct_stats", "bucket_labels"]
 
 #: The engine's tables, in the order they are written.
-TABLES = ("queue", "throughput", "cwnd", "flows", "ports", "queue_hist", "counters")
+TABLES = ("queue", "throughput", "cwnd", "flows", "ports", "queue_hist", "counters", "workloads", "rounds")
+#: Tables a result directory written by an older dcsim may lack (read back as empty).
+LATER_TABLES = ("workloads", "rounds")
+
+
+def _size_label(b: float) -> str:
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if b >= scale:
+            return f"{b / scale:g}{unit}"
+    return f"{b:g}B"
+
+
+def bucket_labels(edges_bytes: list[float]) -> list[str]:
+    """Labels of the size buckets (0, e1], (e1, e2], ..., (e_n, inf): "<=10KB", "10KB-100KB", ">10MB"."""
+    e = [float(x) for x in edges_bytes]
+    if not e:
+        return ["all sizes"]
+    return [f"<={_size_label(e[0])}"] + [f"{_size_label(a)}-{_size_label(b)}" for a, b in zip(e, e[1:])] + [
+        f">{_size_label(e[-1])}"
+    ]
+
+
+def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0.0) -> pd.DataFrame:
+    """Flow completion times per protocol and size bucket, plus "all" rows.
+
+    Counted: finite flows (size given) that started at or after warm-up. Columns: protocol,
+    bucket, flows, finished (the others were still running at the end: the statistics cover the
+    finished ones, so many unfinished flows bias them low), afct_s (mean FCT), fct_p50_s,
+    fct_p99_s (numpy's linear-interpolation percentiles), slowdown_mean, slowdown_p99.
+    """
+    cols = ["protocol", "bucket", "flows", "finished", "afct_s", "fct_p50_s", "fct_p99_s", "slowdown_mean", "slowdown_p99"]
+    f = flows[np.isfinite(flows["size_bytes"].to_numpy(dtype=float)) & (flows["start_s"] >= warmup_s - 1e-12)]
+    if f.empty:
+        return pd.DataFrame(columns=cols)
+    labels = bucket_labels(edges_bytes)
+    idx = np.searchsorted(np.asarray(edges_bytes, dtype=float), f["size_bytes"].to_numpy(dtype=float), side="left")
+    f = f.assign(bucket=[labels[i] for i in idx])
+    rows = []
+
+    def row(proto: str, bucket: str, d: pd.DataFrame) -> dict:
+        fct = d["fct_s"].to_numpy(dtype=float)
+        done = np.isfinite(fct)
+        sl = d["slowdown"].to_numpy(dtype=float)[done] if "slowdown" in d else np.array([])
+        ok = fct[done]
+        q = lambda x, p: float(np.percentile(x, p)) if x.size else float("nan")  # noqa: E731
+        return {
+            "protocol": proto, "bucket": bucket, "flows": int(len(d)), "finished": int(done.sum()),
+            "afct_s": float(ok.mean()) if ok.size else float("nan"), "fct_p50_s": q(ok, 50), "fct_p99_s": q(ok, 99),
+            "slowdown_mean": float(sl.mean()) if sl.size else float("nan"), "slowdown_p99": q(sl, 99),
+        }
+
+    for proto in sorted(f["protocol"].unique()):
+        d = f[f["protocol"] == proto]
+        for b in labels:
+            db = d[d["bucket"] == b]
+            if len(db):
+                rows.append(row(proto, b, db))
+        rows.append(row(proto, "all", d))
+    rows.append(row("all", "all", f))
+    return pd.DataFrame(rows, columns=cols)
 
 
 def jain_index(x: Any) -> float:
@@ -111,7 +184,13 @@ class Result:
         """Read back what :meth:`to_dir` wrote."""
         out = Path(out)
         scenario = load_scenario(out / "scenario.toml")
-        tables = {t: pd.read_parquet(out / f"{t}.parquet") for t in TABLES}
+        tables = {
+            t: pd.read_parquet(out / f"{t}.parquet")
+            for t in TABLES
+            if t not in LATER_TABLES or (out / f"{t}.parquet").exists()
+        }
+        for t in LATER_TABLES:
+            tables.setdefault(t, pd.DataFrame())
         spec_path = out / "engine_spec.json"
         spec = json.loads(spec_path.read_text()) if spec_path.exists() else None
         return cls(scenario, tables, engine_spec=spec)
@@ -171,7 +250,7 @@ class Result:
         (from the throughput series; only intervals lying wholly inside the window count).
         """
         if window is None:
-            return jain_index(self.flows["goodput_bps"].to_numpy(dtype=float))
+            return jain_index(self.listed_flows()["goodput_bps"].to_numpy(dtype=float))
         t0, t1 = (self.duration_s - float(window), self.duration_s) if np.isscalar(window) else map(float, window)
         if not (t1 > t0):
             raise ValueError(f"jain_index: window {window!r} is empty; allowed a length > 0 s or (t0, t1) with t0 < t1")
@@ -182,8 +261,27 @@ class Result:
         if inside.empty:
             raise ValueError(f"jain_index: no throughput samples in [{t0:g}, {t1:g}] s")
         means = inside.groupby("flow")["rate_bps"].mean()
-        per_flow = means.reindex(self.flows["flow"], fill_value=0.0)
+        per_flow = means.reindex(self.listed_flows()["flow"], fill_value=0.0)
         return jain_index(per_flow.to_numpy(dtype=float))
+
+    def listed_flows(self) -> pd.DataFrame:
+        """The scenario's [[flows]] (not the flows its workloads generated)."""
+        f = self.flows
+        return f[~np.isfinite(f["workload"].to_numpy(dtype=float))] if "workload" in f else f
+
+    @property
+    def workloads(self) -> pd.DataFrame:
+        return self.tables["workloads"]
+
+    @property
+    def rounds(self) -> pd.DataFrame:
+        return self.tables["rounds"]
+
+    def fct_stats(self) -> pd.DataFrame:
+        """AFCT, p50/p99 FCT and slowdown per protocol and flow-size bucket (metrics.fct_buckets),
+        flows that started after warm-up (see :func:`fct_stats`)."""
+        edges = [b.value for b in self.scenario.metrics.fct_buckets]
+        return fct_stats(self.flows, edges, self.warmup_s)
 
     def flow_means(self) -> pd.DataFrame:
         """Per flow: mean cwnd (packets) and mean alpha after warm-up, from the cwnd trace."""
@@ -197,7 +295,9 @@ class Result:
         f = self.flows
         means = self.flow_means()
         flows = []
-        for row in f.to_dict("records"):
+        # Generated flows (thousands) are summarised by their FCT statistics, not listed.
+        listed = self.listed_flows()
+        for row in listed.to_dict("records"):
             fm = means.loc[row["flow"]] if row["flow"] in means.index else None
             flows.append(
                 {
@@ -216,6 +316,9 @@ class Result:
                     "marks": row["marks"],
                     "ecn_cuts": row.get("ecn_cuts"),
                     "fct_s": row["fct_s"],
+                    "drops": row.get("drops"),
+                    "ecn_cut_mean_frac": row.get("ecn_cut_mean_frac"),
+                    "slowdown": row.get("slowdown"),
                     "cwnd_mean_pkt": None if fm is None else fm["cwnd_mean_pkt"],
                     "alpha_mean": None if fm is None else fm["alpha_mean"],
                 }
@@ -236,13 +339,14 @@ class Result:
                     "idle_s": row["idle_s"],
                     "drops": row["drops"],
                     "marks": row["marks"],
+                    "evictions": row.get("evictions"),
                     "tx_bytes": row["tx_bytes"],
                     "drops_whole_run": row["drops_whole_run"],
                     "marks_whole_run": row["marks_whole_run"],
                 }
             )
         c = {k: self.counters[k].iloc[0] for k in self.counters.columns} if len(self.counters) else {}
-        goodput = f["goodput_bps"].to_numpy(dtype=float)
+        goodput = listed["goodput_bps"].to_numpy(dtype=float)
         fin = f["fct_s"].to_numpy(dtype=float)
         out = {
             "scenario": self.scenario.describe(),
@@ -253,7 +357,7 @@ class Result:
             "events": c.get("events"),
             "events_per_wall_s": (c["events"] / self.wall_s) if (self.wall_s and "events" in c) else None,
             "packets": {k: c.get(k) for k in ("sent_pkts", "delivered_pkts", "dropped_pkts", "in_flight_pkts")},
-            "goodput_total_bps": float(np.nansum(goodput)),
+            "goodput_total_bps": float(np.nansum(f["goodput_bps"].to_numpy(dtype=float))),
             "goodput_mean_bps": float(np.nanmean(goodput)) if goodput.size else None,
             "jain_index": self.jain_index() if goodput.size else None,
             "flows_finished": int(np.sum(np.isfinite(fin))),
@@ -274,7 +378,29 @@ class Result:
             "ports": ports,
             "flows": flows,
         }
+        fs = self.fct_stats() if len(f) else pd.DataFrame()
+        if len(fs):
+            out["fct_groups"] = [
+                {"fct_group": "all" if r["protocol"] == r["bucket"] == "all" else f"{r['protocol']} {r['bucket']}", **{k: r[k] for k in fs.columns if k not in ("protocol", "bucket")}}
+                for r in fs.to_dict("records")
+            ]
+        if len(self.workloads):
+            out["workloads"] = [self._workload_summary(r) for r in self.workloads.to_dict("records")]
         return _jsonable(out)
+
+    def _workload_summary(self, r: dict) -> dict:
+        """One workload: offered vs realised load (Poisson), round completion times (incast)."""
+        w = int(r["workload"])
+        out = {"workload": w, "kind": r["kind"], "link": r["link"], "target_load": r["target_load"],
+               "realised_load": r["realised_load"], "flows": r["flows"], "bytes": r["bytes"]}
+        if r["kind"] == "incast":
+            rd = self.rounds[self.rounds["workload"] == w] if len(self.rounds) else self.rounds
+            comp = rd["completion_s"].to_numpy(dtype=float) if len(rd) else np.array([])
+            done = comp[np.isfinite(comp)]
+            out.update({"rounds": int(len(rd)), "rounds_completed": int(done.size),
+                        "round_completion_mean_s": float(done.mean()) if done.size else None,
+                        "round_completion_max_s": float(done.max()) if done.size else None})
+        return out
 
     # -- files ----------------------------------------------------------------------------------
     def to_dir(self, out: Union[str, Path]) -> list[Path]:

@@ -93,7 +93,9 @@ def print_summary(summary: dict, console: Console) -> None:
         mean = sum(g) / len(g) / 1e9 if g else None
         flows.add_row(f"+{len(rest)}", "more flows", "", _num(mean, ".3f") + " (mean)", "", "", "", "", "", "")
     flows.caption = "cwnd and alpha: means of the sampled trace after warm-up"
-    console.print(flows)
+    if rows:
+        console.print(flows)
+    print_fct(summary, console)
 
     pk = summary["packets"]
     aw, wr = summary["after_warmup"], summary["whole_run"]
@@ -110,6 +112,35 @@ def print_summary(summary: dict, console: Console) -> None:
     ]
     for line in lines:
         console.print(line)
+
+
+def print_fct(summary: dict, console: Console) -> None:
+    """Generated flows: offered vs realised load, incast rounds, FCT per protocol and size bucket."""
+    for w in summary.get("workloads", []):
+        if w["kind"] == "poisson":
+            console.print(
+                f"workload {w['workload']} (poisson on {w['link']}): offered load {_num(100 * w['target_load'], '.1f', '%')}, "
+                f"realised {_num(None if w['realised_load'] is None else 100 * w['realised_load'], '.2f', '%')}; "
+                f"{w['flows']} flows, {_num(w['bytes'] / 1e6, '.3f', 'MB')}"
+            )
+        else:
+            console.print(
+                f"workload {w['workload']} (incast): {w['rounds_completed']} of {w['rounds']} rounds completed, "
+                f"round completion mean {_time(w['round_completion_mean_s'])}, max {_time(w['round_completion_max_s'])}; "
+                f"{w['flows']} responses"
+            )
+    groups = summary.get("fct_groups", [])
+    if not groups:
+        return
+    t = Table(title="Flow completion times (finite flows started after warm-up)")
+    for col in ("protocol / size", "flows", "finished", "AFCT ms", "p50 ms", "p99 ms", "slowdown mean", "slowdown p99"):
+        t.add_column(col, justify="left" if col == "protocol / size" else "right")
+    ms = lambda x: _num(None if x is None else 1e3 * x, ".3f")  # noqa: E731
+    for g in groups:
+        t.add_row(g["fct_group"], _num(g["flows"], "d"), _num(g["finished"], "d"), ms(g["afct_s"]), ms(g["fct_p50_s"]),
+                  ms(g["fct_p99_s"]), _num(g["slowdown_mean"], ".2f"), _num(g["slowdown_p99"], ".2f"))
+    t.caption = "slowdown = FCT / FCT on an empty network (propagation RTT + serialisation at the path's bottleneck)"
+    console.print(t)
 
 
 def run_scenario_file(

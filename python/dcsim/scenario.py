@@ -36,6 +36,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import random
 import re
 import sys
 from collections import deque
@@ -74,6 +75,11 @@ __all__ = [
     "Run",
     "Metrics",
     "FlowInfo",
+    "Workload",
+    "Sizes",
+    "FlowClass",
+    "read_cdf",
+    "CDF_NAMES",
     "load_scenario",
     "PROTOCOLS",
     "AQM_KINDS",
@@ -91,8 +97,10 @@ def _s(key: str) -> float:
 
 
 PROTOCOLS = ("dctcp", "newreno")
-AQM_KINDS = ("droptail", "threshold", "red")
-TOPOLOGIES = ("dumbbell", "graph")
+AQM_KINDS = ("droptail", "threshold", "red", "choke", "modified_choke")
+TOPOLOGIES = ("dumbbell", "graph", "tree")
+#: CHOKe's rules for when the m drawn packets match the arrival (see crates/dcsim-core/src/aqm/choke.rs).
+CHOKE_MATCH = ("all", "any")
 NODE_KINDS = ("host", "switch")
 
 #: The engine's documented maxima (crates/dcsim-core/src/scenario.rs), checked here first so that
@@ -401,6 +409,13 @@ class Aqm(_Model):
     * ``red``: RED with ECN (Floyd & Jacobson 1993; ns-2 ``red.cc``): EWMA of the queue with weight
       ``w_q``, marking probability rising linearly from 0 at ``min_th`` to ``max_p`` at ``max_th``
       (coexistence paper, eq. (2)); thresholds in packets.
+    * ``choke``: CHOKe (Pan, Prabhakar, Psounis 2000) on RED: when q_avg > ``min_th`` an arrival
+      is compared with ``m`` packets drawn at random from the queue (default 1); if they match
+      (``match = "all"``: every drawn packet is of the arrival's flow; ``"any"``: one is), the
+      arrival and the matching queued packets are CE-marked (ECN-capable, ``ecn`` on) or dropped;
+      otherwise RED decides. RED parameters as for ``red``.
+    * ``modified_choke``: the coexistence paper's modified CHOKe (Section IV-E): ``choke`` with
+      ``m = 7`` and ``match = "all"`` by default.
     """
 
     kind: str = "droptail"
@@ -412,11 +427,20 @@ class Aqm(_Model):
     gentle: Optional[Bool] = None
     ecn: Optional[Bool] = None
     wait: Optional[Bool] = None
+    m: Optional[Int] = None
+    match: Optional[str] = None
 
     _PARAMS: ClassVar[dict[str, tuple[str, ...]]] = {
         "droptail": (),
         "threshold": ("K",),
         "red": ("min_th", "max_th", "max_p", "w_q", "gentle", "ecn", "wait"),
+        "choke": ("min_th", "max_th", "max_p", "w_q", "gentle", "ecn", "wait", "m", "match"),
+        "modified_choke": ("min_th", "max_th", "max_p", "w_q", "gentle", "ecn", "wait", "m", "match"),
+    }
+    #: CHOKe draws per arrival and match rule: classic CHOKe, and the paper's modified CHOKe (m = 7).
+    CHOKE_DEFAULTS: ClassVar[dict[str, dict[str, Any]]] = {
+        "choke": {"m": 1, "match": "all"},
+        "modified_choke": {"m": 7, "match": "all"},
     }
     #: RED defaults: the classic w_q (protocols.md §5), ECN on, ns-2 wait_ spacing, not gentle.
     RED_DEFAULTS: ClassVar[dict[str, Any]] = {"w_q": 0.002, "gentle": False, "ecn": True, "wait": True}
@@ -426,17 +450,17 @@ class Aqm(_Model):
         if self.kind not in AQM_KINDS:
             raise _err("kind", _one_of(self.kind, AQM_KINDS))
         params = self._PARAMS[self.kind]
-        for name in ("K", "min_th", "max_th", "max_p", "w_q", "gentle", "ecn", "wait"):
+        for name in ("K", "min_th", "max_th", "max_p", "w_q", "gentle", "ecn", "wait", "m", "match"):
             if getattr(self, name) is not None and name not in params:
                 allowed = ", ".join(params) if params else "no parameters"
                 raise _err(name, f"not a parameter of aqm kind {self.kind!r}; allowed: {allowed}")
         if self.kind == "threshold":
             if self.K is None:
                 raise _err("K", 'required for aqm kind "threshold", e.g. K = "65pkt"')
-        if self.kind == "red":
+        if self.kind in ("red", "choke", "modified_choke"):
             for name in ("min_th", "max_th", "max_p"):
                 if getattr(self, name) is None:
-                    raise _err(name, 'required for aqm kind "red" (min_th, max_th in packets; 0 < max_p <= 1)')
+                    raise _err(name, f'required for aqm kind "{self.kind}" (min_th, max_th in packets; 0 < max_p <= 1)')
             for name, value in self.RED_DEFAULTS.items():
                 if getattr(self, name) is None:
                     setattr(self, name, value)
@@ -444,7 +468,20 @@ class Aqm(_Model):
                 x = getattr(self, name)
                 if not (0 < x <= 1):
                     raise _err(name, f"{x} is out of range; allowed (0, 1]")
+        if self.kind in self.CHOKE_DEFAULTS:
+            for name, value in self.CHOKE_DEFAULTS[self.kind].items():
+                if getattr(self, name) is None:
+                    setattr(self, name, value)
+            if self.match not in CHOKE_MATCH:
+                raise _err("match", _one_of(str(self.match), CHOKE_MATCH))
+            if self.m < 1:
+                raise _err("m", f"{self.m} is out of range; allowed 1 <= m <= buffer (packets drawn per arrival)")
         return self
+
+    @property
+    def is_red_like(self) -> bool:
+        """RED or a CHOKe (RED's average, thresholds and probability)."""
+        return self.kind in ("red", "choke", "modified_choke")
 
     def check_against_buffer(self, buffer: Size, packet_bytes: int, field: str) -> None:
         """K and RED thresholds must fit in the buffer (``field`` = path of this aqm)."""
@@ -457,7 +494,14 @@ class Aqm(_Model):
                     f"marking threshold {size_str(self.K)} is larger than the buffer {size_str(buffer)}; "
                     f"allowed 0 < K <= buffer",
                 )
-        if self.kind == "red":
+        if self.kind in self.CHOKE_DEFAULTS:
+            cap_pkt = buffer.packets(packet_bytes)
+            if self.m > cap_pkt:
+                raise _err(
+                    f"{field}.m",
+                    f"{self.m} is out of range; allowed 1 <= m <= buffer ({size_str(buffer)}: {cap_pkt:g} packets)",
+                )
+        if self.is_red_like:
             lo, hi = self.min_th.packets(packet_bytes), self.max_th.packets(packet_bytes)
             if not lo >= 0:
                 raise _err(f"{field}.min_th", f"{size_str(self.min_th)} is out of range; allowed >= 0 packets")
@@ -471,8 +515,10 @@ class Aqm(_Model):
             return {"kind": "drop_tail"}
         if self.kind == "threshold":
             return {"kind": "threshold", "k": _amount("K", self.K, packet_bytes)}
+        extra = {"m": int(self.m), "rule": self.match} if self.kind in self.CHOKE_DEFAULTS else {}
         return {
-            "kind": "red",
+            "kind": "choke" if extra else "red",
+            **extra,
             "min_th_pkt": self.min_th.packets(packet_bytes),
             "max_th_pkt": self.max_th.packets(packet_bytes),
             "max_p": float(self.max_p),
@@ -523,13 +569,35 @@ class Link(_Model):
         return self
 
 
+def _hosts_v(v: Any) -> Union[int, list[int]]:
+    """Hosts per rack: one whole number for every rack, or a list with one per rack."""
+    if isinstance(v, (list, tuple)):
+        out = []
+        for i, x in enumerate(v):
+            try:
+                out.append(_int_v(x))
+            except ValueError as e:
+                raise _err(f"[{i}]", str(e)) from None
+        return out
+    return _int_v(v)
+
+
+HostsQ = Annotated[Union[int, list[int]], PlainValidator(_hosts_v)]
+
+
 class Network(_Model):
     """Topology. ``dumbbell``: senders s0..s{N-1}, each on its own access link to switch ``sw``,
     and one bottleneck link sw -> ``r`` (the receiver). ``graph``: explicit nodes and links with
-    shortest-path (hop count) routing."""
+    shortest-path (hop count) routing. ``tree``: the coexistence paper's single-rooted tree:
+    hosts ``h0..`` rack by rack (``hosts`` per rack, ``racks`` racks), each rack on a top-of-rack
+    switch ``tor{i}``, the ToRs on one switch ``root`` (no root with one rack); ``host_link`` and
+    ``core_link`` rates, ``bottleneck`` the rate of the links of ``bottleneck_hosts`` (default: the
+    last host); ``rtt`` the round-trip propagation between hosts of different racks (of any two
+    hosts with one rack; hosts of one rack see half of it); ``buffer`` and ``aqm`` on every switch
+    port."""
 
     topology: str = "dumbbell"
-    # dumbbell
+    # dumbbell (and tree: bottleneck, rtt, buffer, aqm)
     senders: Optional[Int] = None
     bottleneck: Optional[Rate] = None
     access: Optional[Rate] = None
@@ -540,12 +608,21 @@ class Network(_Model):
     # graph
     nodes: Optional[list[Node]] = None
     links: Optional[list[Link]] = None
-    # both
+    # tree
+    racks: Optional[Int] = None
+    hosts: Optional[HostsQ] = None
+    host_link: Optional[Rate] = None
+    core_link: Optional[Rate] = None
+    bottleneck_hosts: Optional[list[str]] = None
+    # all
     packet_bytes: Int = ENGINE_DEFAULTS["packet_bytes"]
     header_bytes: Int = ENGINE_DEFAULTS["header_bytes"]
 
     _DUMBBELL: ClassVar[tuple[str, ...]] = ("senders", "bottleneck", "access", "rtt", "rtts", "buffer", "aqm")
     _GRAPH: ClassVar[tuple[str, ...]] = ("nodes", "links")
+    _TREE: ClassVar[tuple[str, ...]] = (
+        "racks", "hosts", "host_link", "core_link", "bottleneck", "bottleneck_hosts", "rtt", "buffer", "aqm",
+    )
 
     @model_validator(mode="after")
     def _check(self) -> "Network":
@@ -558,7 +635,13 @@ class Network(_Model):
                 f"{self.packet_bytes} (header_bytes {self.header_bytes}) is out of range; "
                 f"allowed 1 <= header_bytes < packet_bytes <= {top}",
             )
-        if self.topology == "dumbbell":
+        if self.topology != "tree":
+            for name in [n for n in self._TREE if n not in self._DUMBBELL]:
+                if getattr(self, name) is not None:
+                    raise _err(name, 'only for topology = "tree"')
+        if self.topology == "tree":
+            self._check_tree()
+        elif self.topology == "dumbbell":
             for name in self._GRAPH:
                 if getattr(self, name) is not None:
                     raise _err(name, 'only for topology = "graph"')
@@ -624,6 +707,93 @@ class Network(_Model):
                     (link.aqm or Aqm()).check_against_buffer(link.buffer, self.packet_bytes, f"links[{i}].aqm")
         return self
 
+    def _check_tree(self) -> None:
+        for name in [n for n in self._DUMBBELL + self._GRAPH if n not in self._TREE]:
+            if getattr(self, name) is not None:
+                raise _err(name, 'not for topology = "tree"; a tree takes ' + ", ".join(self._TREE))
+        if self.hosts is None:
+            raise _err("hosts", "required for a tree: hosts per rack, e.g. hosts = 3 or hosts = [2, 1]")
+        if isinstance(self.hosts, list):
+            if self.racks is None:
+                self.racks = len(self.hosts)
+            elif self.racks != len(self.hosts):
+                raise _err("hosts", f"{len(self.hosts)} values for racks = {self.racks}; give one per rack, or one number")
+        elif self.racks is None:
+            self.racks = 1
+        top = LIMITS["max_nodes"]
+        if not (1 <= self.racks <= top):
+            raise _err("racks", f"{self.racks} is out of range; allowed 1 .. {top}")
+        per_rack = self.rack_sizes()
+        for i, n in enumerate(per_rack):
+            if not (0 <= n <= top):
+                f = f"hosts[{i}]" if isinstance(self.hosts, list) else "hosts"
+                raise _err(f, f"{n} is out of range; allowed 0 .. {top} hosts per rack")
+        total = sum(per_rack)
+        if total == 0:
+            raise _err("hosts", "a tree with no hosts; allowed at least one host in some rack")
+        if total + self.racks + 1 > top:
+            raise _err("hosts", f"{total} hosts and {self.racks} racks is out of range; allowed at most {top} nodes")
+        if self.host_link is None:
+            raise _err("host_link", 'required for a tree: the host <-> ToR rate, e.g. host_link = "10Gbps"')
+        _positive_rate("host_link", self.host_link)
+        if self.core_link is None:
+            self.core_link = self.host_link
+        _positive_rate("core_link", self.core_link)
+        if self.bottleneck is not None:
+            _positive_rate("bottleneck", self.bottleneck)
+            if self.bottleneck_hosts is None:
+                self.bottleneck_hosts = [f"h{total - 1}"]
+        elif self.bottleneck_hosts is not None:
+            raise _err("bottleneck", "required with bottleneck_hosts: the rate of their links, e.g. \"1Gbps\"")
+        names = set(self.hosts_list())
+        seen: set[str] = set()
+        for i, h in enumerate(self.bottleneck_hosts or []):
+            if h not in names:
+                raise _err(f"bottleneck_hosts[{i}]", f"{h!r} is not a host of the tree; allowed h0 .. h{total - 1}")
+            if h in seen:
+                raise _err(f"bottleneck_hosts[{i}]", f"{h!r} appears twice")
+            seen.add(h)
+        if self.rtt is None:
+            raise _err("rtt", 'required for a tree: round-trip propagation between racks, e.g. rtt = "250us"')
+        if isinstance(self.rtt, list):
+            raise _err("rtt", "a tree takes one RTT (all paths across the root have it)")
+        if not self.rtt > 0:
+            raise _err("rtt", f"{time_str(self.rtt)} is not positive; allowed > 0 s, e.g. \"250us\"")
+        if self.buffer is None:
+            raise _err("buffer", 'required for a tree: every switch port\'s buffer, e.g. buffer = "250pkt"')
+        _amount("buffer", self.buffer, self.packet_bytes)
+        if self.aqm is None:
+            self.aqm = Aqm(kind="droptail")
+        self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
+
+    def rack_sizes(self) -> list[int]:
+        """Hosts per rack (tree)."""
+        if isinstance(self.hosts, list):
+            return list(self.hosts)
+        return [int(self.hosts or 0)] * int(self.racks or 0)
+
+    def hosts_list(self) -> list[str]:
+        """Host names of a tree, rack by rack."""
+        return [f"h{i}" for i in range(sum(self.rack_sizes()))]
+
+    def rack_of(self) -> dict[str, int]:
+        """Tree: host name -> rack index."""
+        out, k = {}, 0
+        for r, n in enumerate(self.rack_sizes()):
+            for _ in range(n):
+                out[f"h{k}"] = r
+                k += 1
+        return out
+
+    def default_bottleneck_port(self) -> Optional[str]:
+        """The queue the papers watch: dumbbell sw->r; tree: ToR -> the first bottleneck host."""
+        if self.topology == "dumbbell":
+            return "sw->r"
+        if self.topology == "tree" and self.bottleneck_hosts:
+            h = self.bottleneck_hosts[0]
+            return f"tor{self.rack_of()[h]}->{h}"
+        return None
+
     # -- derived
     @property
     def rtt_list(self) -> list[float]:
@@ -633,14 +803,28 @@ class Network(_Model):
     def node_names(self) -> list[str]:
         if self.topology == "dumbbell":
             return [f"s{i}" for i in range(self.senders or 0)] + ["sw", "r"]
+        if self.topology == "tree":
+            return (["root"] if (self.racks or 0) > 1 else []) + [f"tor{i}" for i in range(self.racks or 0)] + self.hosts_list()
         return [n.name for n in self.nodes]
 
-    def hosts(self) -> list[str]:
+    def host_names(self) -> list[str]:
         if self.topology == "dumbbell":
             return [f"s{i}" for i in range(self.senders or 0)] + ["r"]
+        if self.topology == "tree":
+            return self.hosts_list()
         return [n.name for n in self.nodes if n.kind == "host"]
 
     def adjacency(self) -> dict[str, list[str]]:
+        if self.topology == "tree":
+            adj: dict[str, list[str]] = {n: [] for n in self.node_names()}
+            for h, r in self.rack_of().items():
+                adj[h].append(f"tor{r}")
+                adj[f"tor{r}"].append(h)
+            if (self.racks or 0) > 1:
+                for r in range(self.racks):
+                    adj[f"tor{r}"].append("root")
+                    adj["root"].append(f"tor{r}")
+            return adj
         if self.topology == "dumbbell":
             adj = {f"s{i}": ["sw"] for i in range(self.senders or 0)}
             adj["sw"] = [f"s{i}" for i in range(self.senders or 0)] + ["r"]
@@ -662,6 +846,17 @@ class Network(_Model):
                 "access_bps": int(round(self.access)),
                 "rtt_ps": [to_ps(r) for r in self.rtt_list],
                 "bottleneck_queue": _queue_engine(self.buffer, self.aqm, pb, "network"),
+            }
+        if self.topology == "tree":
+            return {
+                "kind": "tree",
+                "racks": self.rack_sizes(),
+                "host_bps": int(round(self.host_link)),
+                "core_bps": int(round(self.core_link)),
+                "bottleneck_bps": None if self.bottleneck is None else int(round(self.bottleneck)),
+                "bottleneck_hosts": list(self.bottleneck_hosts or []),
+                "rtt_ps": to_ps(self.rtt),
+                "queue": _queue_engine(self.buffer, self.aqm, pb, "network"),
             }
         links = []
         for i, link in enumerate(self.links):
@@ -687,6 +882,59 @@ class DelayedAck(_Model):
         return self
 
 
+#: DCTCP defaults: the analysis paper's g = 1/16 and alpha starting at 1 (RFC 8257).
+DCTCP_DEFAULTS: dict[str, float] = {
+    "g": ENGINE_DEFAULTS["dctcp_g"],
+    "alpha_init": ENGINE_DEFAULTS["dctcp_alpha_init"],
+}
+
+
+def _check_transport(m: Any) -> None:
+    """The protocol and TCP options of a flow group or a workload class (fields of ``m``)."""
+    if m.protocol not in PROTOCOLS:
+        raise _err("protocol", _one_of(m.protocol, PROTOCOLS))
+    if m.protocol == "dctcp":
+        if m.ecn is not None:
+            raise _err("ecn", "only for protocol = \"newreno\" (DCTCP is always ECN-capable)")
+        if m.g is None:
+            m.g = DCTCP_DEFAULTS["g"]
+        if m.alpha_init is None:
+            m.alpha_init = DCTCP_DEFAULTS["alpha_init"]
+        if not (0 < m.g <= 1):
+            raise _err("g", f"{m.g} is out of range; allowed 0 < g <= 1 (e.g. 0.0625 = 1/16)")
+        if not (0 <= m.alpha_init <= 1):
+            raise _err("alpha_init", f"{m.alpha_init} is out of range; allowed [0, 1]")
+    else:
+        for name in ("g", "alpha_init"):
+            if getattr(m, name) is not None:
+                raise _err(name, f"only for protocol = \"dctcp\"; {m.protocol} takes: ecn")
+        if m.ecn is None:
+            m.ecn = False
+    top = LIMITS["max_window_pkt"]
+    for name in ("min_cwnd", "init_cwnd"):
+        w = _whole_packets(name, getattr(m, name))
+        if not (math.isfinite(w) and 1 <= w <= top):
+            raise _err(name, f"{w:g} is out of range; allowed 1 .. {top:g} packets")
+    if not m.min_rto > 0:
+        raise _err("min_rto", f"{time_str(m.min_rto)} is not positive; allowed > 0 s, e.g. \"10ms\"")
+
+
+def _protocol_engine(m: Any) -> dict:
+    if m.protocol == "dctcp":
+        return {"kind": "dctcp", "g": float(m.g), "alpha_init": float(m.alpha_init)}
+    return {"kind": "newreno", "ecn": bool(m.ecn)}
+
+
+def _delayed_ack_form(v: Any) -> Any:
+    if v is True:
+        return {}
+    if v is False or v is None:
+        return None
+    if isinstance(v, (dict, DelayedAck)):
+        return v
+    raise ValueError(f"expected true, false or a table {{segments, timeout}}, got {v!r}")
+
+
 class FlowGroup(_Model):
     """``count`` identical flows (TCP connections). Flow i of the group starts at ``start + i*stagger``.
 
@@ -701,6 +949,9 @@ class FlowGroup(_Model):
     ecn: Optional[Bool] = None
     start: Time = 0.0
     stagger: Time = 0.0
+    #: Each flow starts a uniformly random time in [0, start_jitter) later (drawn from run.seed and
+    #: the group's index, so a seed gives the same starts): the papers' "randomized start times".
+    start_jitter: Time = 0.0
     size: Optional[SizeQ] = None
     min_cwnd: WindowQ = Size(ENGINE_DEFAULTS["min_cwnd_pkt"], "pkt")
     init_cwnd: WindowQ = Size(ENGINE_DEFAULTS["init_cwnd_pkt"], "pkt")
@@ -712,50 +963,24 @@ class FlowGroup(_Model):
     src: Optional[str] = None
     dst: Optional[str] = None
 
-    #: DCTCP defaults: the analysis paper's g = 1/16 and alpha starting at 1 (RFC 8257).
-    DCTCP_DEFAULTS: ClassVar[dict[str, float]] = {
-        "g": ENGINE_DEFAULTS["dctcp_g"],
-        "alpha_init": ENGINE_DEFAULTS["dctcp_alpha_init"],
-    }
+    DCTCP_DEFAULTS: ClassVar[dict[str, float]] = DCTCP_DEFAULTS
 
     @field_validator("delayed_ack", mode="before")
     @classmethod
     def _delayed_ack_form(cls, v: Any) -> Any:
-        if v is True:
-            return {}
-        if v is False or v is None:
-            return None
-        if isinstance(v, (dict, DelayedAck)):
-            return v
-        raise ValueError(f"expected true, false or a table {{segments, timeout}}, got {v!r}")
+        return _delayed_ack_form(v)
 
     @model_validator(mode="after")
     def _check(self) -> "FlowGroup":
         if not (1 <= self.count <= LIMITS["max_flows"]):
             raise _err("count", f"{self.count} is out of range; allowed 1 .. {LIMITS['max_flows']}")
-        if self.protocol not in PROTOCOLS:
-            raise _err("protocol", _one_of(self.protocol, PROTOCOLS))
-        if self.protocol == "dctcp":
-            if self.ecn is not None:
-                raise _err("ecn", "only for protocol = \"newreno\" (DCTCP is always ECN-capable)")
-            if self.g is None:
-                self.g = self.DCTCP_DEFAULTS["g"]
-            if self.alpha_init is None:
-                self.alpha_init = self.DCTCP_DEFAULTS["alpha_init"]
-            if not (0 < self.g <= 1):
-                raise _err("g", f"{self.g} is out of range; allowed 0 < g <= 1 (e.g. 0.0625 = 1/16)")
-            if not (0 <= self.alpha_init <= 1):
-                raise _err("alpha_init", f"{self.alpha_init} is out of range; allowed [0, 1]")
-        else:
-            for name in ("g", "alpha_init"):
-                if getattr(self, name) is not None:
-                    raise _err(name, f"only for protocol = \"dctcp\"; {self.protocol} takes: ecn")
-            if self.ecn is None:
-                self.ecn = False
+        _check_transport(self)
         if not self.start >= 0:
             raise _err("start", f"{time_str(self.start)} is negative; allowed >= 0 s")
         if not self.stagger >= 0:
             raise _err("stagger", f"{time_str(self.stagger)} is negative; allowed >= 0 s")
+        if not self.start_jitter >= 0:
+            raise _err("start_jitter", f"{time_str(self.start_jitter)} is negative; allowed >= 0 s")
         if self.size is not None:
             if not self.size.value > 0:
                 raise _err("size", f"{size_str(self.size)} must be positive, or omit size for a long-lived flow")
@@ -764,19 +989,10 @@ class FlowGroup(_Model):
             top = LIMITS["max_flow_bytes"]
             if self.size.bytes(1500) > top:  # packets count at most 1500 B each
                 raise _err("size", f"{size_str(self.size)} is out of range; allowed at most {top} bytes (1 PB)")
-        top = LIMITS["max_window_pkt"]
-        for name in ("min_cwnd", "init_cwnd"):
-            w = _whole_packets(name, getattr(self, name))
-            if not (math.isfinite(w) and 1 <= w <= top):
-                raise _err(name, f"{w:g} is out of range; allowed 1 .. {top:g} packets")
-        if not self.min_rto > 0:
-            raise _err("min_rto", f"{time_str(self.min_rto)} is not positive; allowed > 0 s, e.g. \"10ms\"")
         return self
 
     def protocol_engine(self) -> dict:
-        if self.protocol == "dctcp":
-            return {"kind": "dctcp", "g": float(self.g), "alpha_init": float(self.alpha_init)}
-        return {"kind": "newreno", "ecn": bool(self.ecn)}
+        return _protocol_engine(self)
 
     def size_bytes(self, packet_bytes: int, header_bytes: int) -> Optional[int]:
         """Payload bytes; a size in packets counts full packets of (packet_bytes - header_bytes) payload."""
@@ -785,6 +1001,398 @@ class FlowGroup(_Model):
         if self.size.unit == "pkt":
             return int(round(self.size.value * (packet_bytes - header_bytes)))
         return int(self.size.value)
+
+
+# --------------------------------------------------------------------------------------------
+# Workloads: generated flows (crates/dcsim-core/src/workload.rs)
+
+#: Flow-size CDFs shipped with dcsim (python/dcsim/data/<name>.cdf; protocols.md §6): the DCTCP
+#: web-search distribution (S13, mean 1.71 MB) and the VL2 data-mining one (S7, mean 7.47 MB).
+CDF_NAMES = ("web_search", "data_mining")
+WORKLOAD_KINDS = ("poisson", "incast")
+SIZE_KINDS = ("fixed", "uniform", "cdf")
+#: Most lines a CDF file may have.
+MAX_CDF_POINTS = 100_000
+
+
+def cdf_path(name: str) -> Path:
+    """The file of a shipped CDF."""
+    return Path(__file__).parent / "data" / f"{name}.cdf"
+
+
+def check_cdf(points: list, where) -> list[tuple[float, float]]:
+    """Validate CDF points (size_bytes, P(S <= size)): numbers, sizes >= 0, both non-decreasing,
+    probabilities in [0, 1], the last one 1. ``where(i)`` names point i in an error (a field or a
+    file line). Returns the points as float pairs."""
+    out: list[tuple[float, float]] = []
+    if not points:
+        raise ValueError("an empirical CDF needs at least one point (size_bytes, probability)")
+    top = float(LIMITS["max_flow_bytes"])
+    for i, pt in enumerate(points):
+        if not isinstance(pt, (list, tuple)) or len(pt) != 2:
+            raise ValueError(f"{where(i)}: expected two numbers (size_bytes, cumulative probability), got {pt!r}")
+        try:
+            sz, pr = _float_v(pt[0]), _float_v(pt[1])
+        except ValueError as e:
+            raise ValueError(f"{where(i)}: {e}") from None
+        if sz < 0:
+            raise ValueError(f"{where(i)}: size {sz:g} is negative; allowed sizes >= 0 bytes")
+        if sz > top:
+            raise ValueError(f"{where(i)}: size {sz:g} is out of range; allowed at most {top:g} bytes")
+        if not 0 <= pr <= 1:
+            raise ValueError(f"{where(i)}: probability {pr:g} is out of range; allowed [0, 1] (not percent)")
+        if out and (sz < out[-1][0] or pr < out[-1][1]):
+            raise ValueError(
+                f"{where(i)}: ({sz:g}, {pr:g}) after ({out[-1][0]:g}, {out[-1][1]:g}): the CDF is not monotone; "
+                "sizes and probabilities must not decrease"
+            )
+        out.append((sz, pr))
+    if abs(out[-1][1] - 1.0) > 1e-9:
+        raise ValueError(f"{where(len(out) - 1)}: the CDF ends at {out[-1][1]:g}, not at 1")
+    if all(sz < 0.5 for sz, _ in out):
+        raise ValueError(f"{where(len(out) - 1)}: every size is below 1 byte")
+    return out
+
+
+def read_cdf(path: Union[str, Path]) -> list[tuple[float, float]]:
+    """Read a CDF file: one point per line, ``size_bytes cumulative_probability`` (whitespace or a
+    comma between them), probabilities in [0, 1], ``#`` starts a comment. Raises ValueError naming
+    the file and line."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the CDF file ({e.strerror or e})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (a CDF file has lines 'size_bytes probability')") from None
+    rows, lines = [], []
+    for n, line in enumerate(text.splitlines(), start=1):
+        body = line.split("#", 1)[0].replace(",", " ").split()
+        if not body:
+            continue
+        if len(body) != 2:
+            raise ValueError(f"{path} line {n}: expected two numbers 'size_bytes probability', got {line.strip()!r}")
+        try:
+            rows.append((float(body[0]), float(body[1])))
+        except ValueError:
+            raise ValueError(f"{path} line {n}: {line.strip()!r} is not two numbers") from None
+        lines.append(n)
+        if len(rows) > MAX_CDF_POINTS:
+            raise ValueError(f"{path}: more than {MAX_CDF_POINTS} points")
+    if not rows:
+        raise ValueError(f"{path}: no points; a CDF file has lines 'size_bytes probability'")
+    return check_cdf(rows, lambda i: f"{path} line {lines[i]}")
+
+
+class Sizes(_Model):
+    """Flow sizes (payload bytes; a size in packets counts full packets of payload):
+    ``{kind = "fixed", size = "30KB"}``, ``{kind = "uniform", min = "10KB", max = "50KB"}`` (whole
+    bytes, uniform), or an empirical CDF ``{kind = "cdf", name = "web_search"}`` (shipped:
+    web_search, data_mining), ``{kind = "cdf", file = "my.cdf"}`` (lines "size_bytes probability";
+    relative to the scenario file) or ``{kind = "cdf", points = [[bytes, p], ...]}``. A CDF is
+    sampled by linear interpolation on a uniform percentile. A file is read when the scenario is
+    loaded and kept as its points (the scenario written with a run is self-contained)."""
+
+    kind: str
+    size: Optional[SizeQ] = None
+    min: Optional[SizeQ] = None
+    max: Optional[SizeQ] = None
+    name: Optional[str] = None
+    file: Optional[str] = None
+    points: Optional[list] = None
+
+    _PARAMS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "fixed": ("size",),
+        "uniform": ("min", "max"),
+        "cdf": ("name", "file", "points"),
+    }
+
+    @model_validator(mode="after")
+    def _check(self) -> "Sizes":
+        if self.kind not in SIZE_KINDS:
+            raise _err("kind", _one_of(self.kind, SIZE_KINDS))
+        params = self._PARAMS[self.kind]
+        for name in ("size", "min", "max", "name", "file", "points"):
+            if getattr(self, name) is not None and name not in params:
+                raise _err(name, f"not a parameter of sizes kind {self.kind!r}; allowed: {', '.join(params)}")
+        for name in ("size", "min", "max"):
+            v = getattr(self, name)
+            if v is not None and not v.value >= 1:
+                raise _err(name, f"{size_str(v)} is out of range; allowed >= 1 byte")
+            if v is not None and v.unit == "B" and not float(v.value).is_integer():
+                raise _err(name, f"{size_str(v)} is not a whole number of bytes")
+        if self.kind == "fixed" and self.size is None:
+            raise _err("size", 'required for sizes kind "fixed", e.g. size = "30KB"')
+        if self.kind == "uniform":
+            for name in ("min", "max"):
+                if getattr(self, name) is None:
+                    raise _err(name, 'required for sizes kind "uniform", e.g. min = "10KB", max = "50KB"')
+            if self.min.unit == self.max.unit and self.max.value < self.min.value:
+                raise _err("max", f"{size_str(self.max)} is smaller than min = {size_str(self.min)}")
+        if self.kind == "cdf":
+            given = [n for n in ("name", "file", "points") if getattr(self, n) is not None]
+            if len(given) != 1:
+                raise _err("name", f"give one of name ({', '.join(CDF_NAMES)}), file or points; got "
+                           + (", ".join(given) if given else "none"))
+            if self.name is not None and self.name not in CDF_NAMES:
+                raise _err("name", _one_of(self.name, CDF_NAMES))
+            if self.file is not None:
+                try:
+                    pts = read_cdf(self.file)
+                except ValueError as e:
+                    raise _err("file", str(e)) from None
+                self.points, self.file = [list(p) for p in pts], None
+            elif self.points is not None:
+                try:
+                    pts = check_cdf(self.points, lambda i: f"points[{i}]")
+                except ValueError as e:
+                    msg = str(e)
+                    if msg.startswith("points["):
+                        idx, rest = msg.split(": ", 1)
+                        raise _err(idx, rest) from None
+                    raise _err("points", msg) from None
+                self.points = [list(p) for p in pts]
+        return self
+
+    def cdf_points(self) -> list[tuple[float, float]]:
+        if self.name is not None:
+            return read_cdf(cdf_path(self.name))
+        return [tuple(p) for p in self.points]
+
+    def to_engine(self, packet_bytes: int, header_bytes: int) -> dict:
+        payload = packet_bytes - header_bytes
+
+        def nbytes(sz: Size) -> int:
+            return int(round(sz.value * payload)) if sz.unit == "pkt" else int(sz.value)
+
+        if self.kind == "fixed":
+            return {"kind": "fixed", "bytes": nbytes(self.size)}
+        if self.kind == "uniform":
+            return {"kind": "uniform", "min_bytes": nbytes(self.min), "max_bytes": nbytes(self.max)}
+        return {"kind": "cdf", "points": [[float(a), float(b)] for a, b in self.cdf_points()]}
+
+    def mean_bytes(self, packet_bytes: int, header_bytes: int) -> float:
+        """E[S] as the engine samples it (before rounding to whole bytes), bytes."""
+        e = self.to_engine(packet_bytes, header_bytes)
+        if e["kind"] == "fixed":
+            return float(e["bytes"])
+        if e["kind"] == "uniform":
+            return (e["min_bytes"] + e["max_bytes"]) / 2
+        pts = e["points"]
+        m = pts[0][0] * pts[0][1]
+        for (s0, p0), (s1, p1) in zip(pts, pts[1:]):
+            m += (p1 - p0) * (s0 + s1) / 2
+        return m
+
+
+class FlowClass(_Model):
+    """A class of generated flows: its ``share`` of the arrivals (of the incast servers) and its
+    transport (``protocol`` and the same options as a [[flows]] group)."""
+
+    protocol: str
+    share: Optional[Float] = None
+    g: Optional[Float] = None
+    alpha_init: Optional[Float] = None
+    ecn: Optional[Bool] = None
+    min_cwnd: WindowQ = Size(ENGINE_DEFAULTS["min_cwnd_pkt"], "pkt")
+    init_cwnd: WindowQ = Size(ENGINE_DEFAULTS["init_cwnd_pkt"], "pkt")
+    min_rto: Time = _s("min_rto_ps")
+    delayed_ack: Optional[DelayedAck] = None
+
+    @field_validator("delayed_ack", mode="before")
+    @classmethod
+    def _delayed_ack_form(cls, v: Any) -> Any:
+        return _delayed_ack_form(v)
+
+    @model_validator(mode="after")
+    def _check(self) -> "FlowClass":
+        _check_transport(self)
+        if self.share is None:
+            raise _err("share", "required in a mix: the fraction of the flows of this class, e.g. share = 0.5")
+        if not 0 < self.share <= 1:
+            raise _err("share", f"{self.share} is out of range; allowed (0, 1]")
+        return self
+
+    def to_engine(self) -> dict:
+        return {
+            "share": float(self.share),
+            "protocol": _protocol_engine(self),
+            "min_cwnd_pkt": float(self.min_cwnd.value),
+            "init_cwnd_pkt": float(self.init_cwnd.value),
+            "min_rto_ps": to_ps(self.min_rto),
+            "delayed_ack": (
+                None
+                if self.delayed_ack is None
+                else {"segments": int(self.delayed_ack.segments), "timeout_ps": to_ps(self.delayed_ack.timeout)}
+            ),
+        }
+
+
+class Workload(_Model):
+    """Generated flows ([[workloads]]); see crates/dcsim-core/src/workload.rs.
+
+    * ``poisson``: flows arrive with exponential gaps at an offered ``load`` (0 < load < 1) of the
+      capacity of ``link`` ("from->to"; default: the bottleneck), sizes from ``sizes``, a source
+      uniform among ``senders`` and a destination among ``receivers`` (defaults: dumbbell s0.. to
+      r; tree: the other hosts to the bottleneck hosts), in [``start``, ``stop``).
+    * ``incast``: a ``client`` requests ``total / n`` bytes from each of ``n`` servers (``servers``,
+      default: the first n hosts not in a [[flows]] entry and not the client) at once, ``rounds``
+      times; a round starts ``gap`` after the previous round's last response completed.
+
+    The transport: ``protocol`` (with the options of a [[flows]] group), or a ``mix`` of classes
+    ``[{protocol = "dctcp", share = 0.5}, {protocol = "newreno", ecn = true, share = 0.5}]``.
+    """
+
+    kind: str
+    # poisson
+    load: Optional[Float] = None
+    link: Optional[str] = None
+    sizes: Optional[Sizes] = None
+    senders: Optional[list[str]] = None
+    receivers: Optional[list[str]] = None
+    stop: Optional[Time] = None
+    # incast
+    client: Optional[str] = None
+    servers: Optional[list[str]] = None
+    n: Optional[Int] = None
+    total: Optional[SizeQ] = None
+    rounds: Optional[Int] = None
+    gap: Optional[Time] = None
+    # both
+    start: Time = 0.0
+    protocol: Optional[str] = None
+    g: Optional[Float] = None
+    alpha_init: Optional[Float] = None
+    ecn: Optional[Bool] = None
+    min_cwnd: Optional[WindowQ] = None
+    init_cwnd: Optional[WindowQ] = None
+    min_rto: Optional[Time] = None
+    delayed_ack: Optional[DelayedAck] = None
+    mix: Optional[list[FlowClass]] = None
+
+    _POISSON: ClassVar[tuple[str, ...]] = ("load", "link", "sizes", "senders", "receivers", "stop")
+    _INCAST: ClassVar[tuple[str, ...]] = ("client", "servers", "n", "total", "rounds", "gap")
+    _TRANSPORT: ClassVar[tuple[str, ...]] = ("g", "alpha_init", "ecn", "min_cwnd", "init_cwnd", "min_rto", "delayed_ack")
+
+    @field_validator("delayed_ack", mode="before")
+    @classmethod
+    def _delayed_ack_form(cls, v: Any) -> Any:
+        return _delayed_ack_form(v)
+
+    @model_validator(mode="after")
+    def _check(self) -> "Workload":
+        if self.kind not in WORKLOAD_KINDS:
+            raise _err("kind", _one_of(self.kind, WORKLOAD_KINDS))
+        other = self._INCAST if self.kind == "poisson" else self._POISSON
+        for name in other:
+            if getattr(self, name) is not None:
+                raise _err(name, f"not a parameter of a {self.kind} workload")
+        if not self.start >= 0:
+            raise _err("start", f"{time_str(self.start)} is negative; allowed >= 0 s")
+        if self.kind == "poisson":
+            if self.load is None:
+                raise _err("load", "required: the offered load, a fraction of the link's capacity, e.g. load = 0.2")
+            if not 0 < self.load < 1:
+                raise _err("load", f"{self.load} is out of range; allowed 0 < load < 1 (a fraction of the link's capacity)")
+            if self.sizes is None:
+                raise _err("sizes", 'required, e.g. sizes = { kind = "uniform", min = "10KB", max = "50KB" }')
+            if self.stop is not None and not self.stop > self.start:
+                raise _err("stop", f"{time_str(self.stop)} is not after start = {time_str(self.start)}")
+            if self.link is not None and (self.link.count("->") != 1 or not all(x.strip() for x in self.link.split("->"))):
+                raise _err("link", f"{self.link!r} is not a link; write \"from->to\", e.g. \"sw->r\"")
+        else:
+            if self.n is None and self.servers is None:
+                raise _err("n", "required for an incast: the number of servers (or give servers = [...])")
+            if self.n is not None and self.n < 1:
+                raise _err("n", f"{self.n} servers; allowed n >= 1")
+            if self.servers is not None:
+                if not self.servers:
+                    raise _err("servers", "empty; allowed at least one server host")
+                if self.n is not None and self.n != len(self.servers):
+                    raise _err("n", f"{self.n} does not match the {len(self.servers)} servers listed")
+                self.n = len(self.servers)
+            if self.client is None:
+                raise _err("client", "required for an incast: the host that requests the data")
+            if self.total is None:
+                raise _err("total", 'required for an incast: the bytes of one round, e.g. total = "1MB"')
+            if self.total.unit == "B" and not float(self.total.value).is_integer():
+                raise _err("total", f"{size_str(self.total)} is not a whole number of bytes")
+            if self.rounds is None:
+                self.rounds = 1
+            if not 1 <= self.rounds <= LIMITS["max_count"]:
+                raise _err("rounds", f"{self.rounds} is out of range; allowed 1 .. {LIMITS['max_count']}")
+            if self.gap is None:
+                self.gap = 0.0
+            if not self.gap >= 0:
+                raise _err("gap", f"{time_str(self.gap)} is negative; allowed >= 0 s")
+        if (self.protocol is None) == (self.mix is None):
+            raise _err("protocol", "give a protocol (dctcp, newreno), or a mix of protocols with shares")
+        if self.mix is not None:
+            for name in self._TRANSPORT:
+                if getattr(self, name) is not None:
+                    raise _err(name, "with a mix, give the options in each mix entry")
+            total = sum(c.share for c in self.mix)
+            if not self.mix:
+                raise _err("mix", "empty; give at least one {protocol, share}")
+            if abs(total - 1) > 1e-6:
+                raise _err("mix", f"the shares add up to {total:g}; they must add up to 1")
+        else:
+            opts = {k: getattr(self, k) for k in self._TRANSPORT if getattr(self, k) is not None}
+            try:
+                FlowClass(protocol=self.protocol, share=1.0, **opts)
+            except ValidationError as e:
+                err = e.errors()[0]
+                field = ".".join(str(x) for x in err.get("loc", ()) if x != "") or "protocol"
+                ctx = err.get("ctx") or {}
+                if ctx.get("field"):
+                    field = str(ctx["field"])
+                raise _err(field, _format_error(err).split(": ", 1)[-1]) from None
+        return self
+
+    def classes(self) -> list[FlowClass]:
+        if self.mix is not None:
+            return list(self.mix)
+        opts = {k: getattr(self, k) for k in self._TRANSPORT if getattr(self, k) is not None}
+        return [FlowClass(protocol=self.protocol, share=1.0, **opts)]
+
+    def total_bytes(self, packet_bytes: int, header_bytes: int) -> int:
+        t = self.total
+        return int(round(t.value * (packet_bytes - header_bytes))) if t.unit == "pkt" else int(t.value)
+
+    def to_engine(self, packet_bytes: int, header_bytes: int) -> dict:
+        classes = [c.to_engine() for c in self.classes()]
+        if self.kind == "poisson":
+            a, b = (x.strip() for x in self.link.split("->"))
+            return {
+                "kind": "poisson",
+                "load": float(self.load),
+                "link": {"from": a, "to": b},
+                "sizes": self.sizes.to_engine(packet_bytes, header_bytes),
+                "senders": list(self.senders),
+                "receivers": list(self.receivers),
+                "classes": classes,
+                "start_ps": to_ps(self.start),
+                "stop_ps": None if self.stop is None else to_ps(self.stop),
+            }
+        return {
+            "kind": "incast",
+            "client": self.client,
+            "servers": list(self.servers),
+            "total_bytes": self.total_bytes(packet_bytes, header_bytes),
+            "rounds": int(self.rounds),
+            "gap_ps": to_ps(self.gap),
+            "start_ps": to_ps(self.start),
+            "classes": classes,
+        }
+
+    def describe(self) -> str:
+        protos = "/".join(f"{c.protocol} {c.share:g}" if self.mix else c.protocol for c in self.classes())
+        if self.kind == "poisson":
+            return f"poisson {self.load:g} of {self.link} ({self.sizes.kind} sizes, {protos})"
+        return f"incast {self.n} servers x {self.rounds} rounds of {size_str(self.total)} to {self.client} ({protos})"
+
 
 
 class Run(_Model):
@@ -820,6 +1428,8 @@ class Metrics(_Model):
     #: columns and pandas' copy). A run that would need more is refused before it starts, with
     #: the sampling interval to lengthen.
     max_memory: SizeQ = Size(float(ENGINE_DEFAULTS["max_memory_bytes"]), "B")
+    #: Flow-size bucket edges for the FCT summary (per protocol and bucket): (0, e1], (e1, e2], ...
+    fct_buckets: list[SizeQ] = Field(default_factory=lambda: [Size(v, "B") for v in (10e3, 100e3, 1e6, 10e6)])
 
     @model_validator(mode="after")
     def _check(self) -> "Metrics":
@@ -829,6 +1439,11 @@ class Metrics(_Model):
                 raise _err(name, f"{time_str(v)} is not positive; allowed >= 1 ps")
         if self.max_memory.unit != "B" or not self.max_memory.value >= 1:
             raise _err("max_memory", f"{size_str(self.max_memory)}: give a positive size in bytes, e.g. \"1GB\"")
+        for i, e in enumerate(self.fct_buckets):
+            if e.unit != "B" or not e.value > 0:
+                raise _err(f"fct_buckets[{i}]", f"{size_str(e)}: give a positive size in bytes, e.g. \"100KB\"")
+            if i and not e.value > self.fct_buckets[i - 1].value:
+                raise _err(f"fct_buckets[{i}]", f"{size_str(e)} is not larger than the edge before it; edges must increase")
         seen: dict[tuple[str, str], int] = {}
         for i, m in enumerate(self.monitor or []):
             if not isinstance(m, str) or m.count("->") != 1 or not all(p.strip() for p in m.split("->")):
@@ -861,6 +1476,7 @@ class Scenario(_Model):
 
     network: Network
     flows: list[FlowGroup] = Field(default_factory=list)
+    workloads: list[Workload] = Field(default_factory=list)
     run: Run
     metrics: Metrics = Field(default_factory=Metrics)
 
@@ -881,18 +1497,22 @@ class Scenario(_Model):
     @model_validator(mode="after")
     def _check(self) -> "Scenario":
         net = self.network
-        if not self.flows:
-            raise _err("flows", "no flows: give at least one [[flows]] entry with count and protocol (dctcp, newreno)")
+        if not self.flows and not self.workloads:
+            raise _err("flows", "no flows: give at least one [[flows]] entry with count and protocol (dctcp, newreno), "
+                                "or a [[workloads]] entry")
         total = sum(f.count for f in self.flows)
         if total > LIMITS["max_flows"]:
             raise _err("flows", f"{total} flows in all is out of range; allowed at most {LIMITS['max_flows']}")
         if net.topology == "dumbbell":
             if net.senders is None:
+                if not self.flows:
+                    raise _err("network.senders", "required when there are no [[flows]]: the number of sending hosts")
                 net.senders = sum(f.count for f in self.flows)
             n = net.senders
             if isinstance(net.rtt, list) and len(net.rtt) != n:
                 raise _err("network.rtt", f"{len(net.rtt)} values given; allowed: one RTT, or one per sender ({n})")
-        hosts = set(net.hosts())
+        hosts = set(net.host_names())
+        self._check_workloads(hosts)
         adj = net.adjacency()
         for gi, f in enumerate(self.flows):
             fld = f"flows[{gi}]"
@@ -919,12 +1539,12 @@ class Scenario(_Model):
                     raise _err(f"{fld}.dst", "a flow needs two different hosts")
                 if not _reachable(adj, f.src, f.dst):
                     raise _err(f"{fld}.dst", f"no path from {f.src!r} to {f.dst!r} in network.links")
-            last_start = f.start + (f.count - 1) * f.stagger
+            last_start = f.start + (f.count - 1) * f.stagger + f.start_jitter
             if not last_start < self.run.duration:
                 raise _err(
                     f"{fld}.start",
                     f"flows start until {time_str(last_start)}, not before run.duration = {time_str(self.run.duration)}; "
-                    f"allowed start + (count-1)*stagger < duration",
+                    f"allowed start + (count-1)*stagger + start_jitter < duration",
                 )
         names = set(net.node_names())
         for i, (a, b) in enumerate(self.metrics.ports() or []):
@@ -934,6 +1554,77 @@ class Scenario(_Model):
             if b not in adj.get(a, []):
                 raise _err(f"metrics.monitor[{i}]", f"no link {a!r} -> {b!r}")
         return self
+
+    def _check_workloads(self, hosts: set) -> None:
+        """Workload fields that need the network: hosts, the loaded link, defaults."""
+        net, pb, hb = self.network, self.network.packet_bytes, self.network.header_bytes
+        adj = net.adjacency()
+        allowed = ", ".join(sorted(hosts))
+        used = {x for f in self.expanded_flows() for x in (f.src, f.dst)}
+        for wi, w in enumerate(self.workloads):
+            fld = f"workloads[{wi}]"
+
+            def host(name: str, field: str) -> None:
+                if name not in hosts:
+                    raise _err(f"{fld}.{field}", f"{name!r} is not a host; allowed: {allowed}")
+
+            if w.kind == "poisson":
+                if w.link is None:
+                    w.link = net.default_bottleneck_port()
+                    if w.link is None:
+                        raise _err(f"{fld}.link", 'required: the link whose capacity the load refers to, e.g. "sw->r"')
+                a, b = (x.strip() for x in w.link.split("->"))
+                if a not in adj or b not in adj.get(a, []):
+                    raise _err(f"{fld}.link", f"no link {a!r} -> {b!r} in the network")
+                if w.receivers is None:
+                    if net.topology == "dumbbell":
+                        w.receivers = ["r"]
+                    elif net.topology == "tree" and net.bottleneck_hosts:
+                        w.receivers = list(net.bottleneck_hosts)
+                    else:
+                        raise _err(f"{fld}.receivers", f"required for a {net.topology}: the receiving hosts")
+                if w.senders is None:
+                    if net.topology in ("dumbbell", "tree"):
+                        w.senders = [h for h in net.host_names() if h not in w.receivers]
+                    else:
+                        raise _err(f"{fld}.senders", "required for a graph: the sending hosts")
+                for what in ("senders", "receivers"):
+                    names = getattr(w, what)
+                    if not names:
+                        raise _err(f"{fld}.{what}", "empty; give at least one host")
+                    for j, h in enumerate(names):
+                        host(h, f"{what}[{j}]")
+                for j, h in enumerate(w.senders):
+                    if all(r == h for r in w.receivers):
+                        raise _err(f"{fld}.senders[{j}]", f"{h!r} has no receiver other than itself")
+                if w.sizes.kind == "uniform":
+                    e = w.sizes.to_engine(pb, hb)
+                    if e["max_bytes"] < e["min_bytes"]:
+                        raise _err(f"{fld}.sizes.max", f"{size_str(w.sizes.max)} is smaller than min = {size_str(w.sizes.min)}")
+            else:
+                host(w.client, "client")
+                if w.servers is None:
+                    pool = [h for h in net.host_names() if h != w.client and h not in used]
+                    if len(pool) < w.n:
+                        raise _err(f"{fld}.n", f"{w.n} servers, but only {len(pool)} hosts are free (not the client, "
+                                               "not in [[flows]]); give servers = [...] or add hosts")
+                    w.servers = pool[: w.n]
+                seen: set[str] = set()
+                for j, h in enumerate(w.servers):
+                    host(h, f"servers[{j}]")
+                    if h == w.client:
+                        raise _err(f"{fld}.servers[{j}]", f"{h!r} is the client; a server must be another host")
+                    if h in seen:
+                        raise _err(f"{fld}.servers[{j}]", f"{h!r} appears twice")
+                    seen.add(h)
+                nbytes = w.total_bytes(pb, hb)
+                if nbytes < w.n:
+                    raise _err(f"{fld}.total", f"{size_str(w.total)} is smaller than n = {w.n} bytes; allowed total >= n "
+                                               "bytes (every server sends at least one byte)")
+                if nbytes > LIMITS["max_flow_bytes"]:
+                    raise _err(f"{fld}.total", f"{size_str(w.total)} is out of range; allowed at most {LIMITS['max_flow_bytes']} bytes")
+            if not w.start < self.run.duration:
+                raise _err(f"{fld}.start", f"{time_str(w.start)} is not before run.duration = {time_str(self.run.duration)}")
 
     # -- construction -------------------------------------------------------------------------
 
@@ -958,7 +1649,12 @@ class Scenario(_Model):
         path = Path(path)
         text = _read_text(path)
         try:
-            return cls.from_toml_str(text)
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as e:
+            raise ScenarioError(f"scenario file: not valid TOML: {e}") from None
+        _resolve_cdf_files(data, path.parent)
+        try:
+            return cls.from_dict(data)
         except ScenarioError as e:
             raise ScenarioError(str(e)) from None
 
@@ -973,10 +1669,12 @@ class Scenario(_Model):
         return _toml_dumps(self.to_dict())
 
     def expanded_flows(self) -> list[FlowInfo]:
-        """The flows in engine order (group by group; within a group by index)."""
+        """The flows in engine order (group by group; within a group by index). Start times:
+        ``start + k*stagger``, plus ``U[0, start_jitter)`` drawn from a stream of (run.seed, group)."""
         out: list[FlowInfo] = []
         rr = 0  # round-robin over the dumbbell's senders, continued across groups
         for gi, f in enumerate(self.flows):
+            jitter = random.Random(f"dcsim start_jitter {self.run.seed} {gi}") if f.start_jitter > 0 else None
             for k in range(f.count):
                 if self.network.topology == "dumbbell":
                     if f.senders is not None:
@@ -987,7 +1685,8 @@ class Scenario(_Model):
                     dst = "r"
                 else:
                     src, dst = f.src, f.dst
-                out.append(FlowInfo(index=len(out), group=gi, src=src, dst=dst, protocol=f.protocol, start_s=f.start + k * f.stagger))
+                start = f.start + k * f.stagger + (jitter.random() * f.start_jitter if jitter else 0.0)
+                out.append(FlowInfo(index=len(out), group=gi, src=src, dst=dst, protocol=f.protocol, start_s=start))
         return out
 
     def to_engine_spec(self) -> dict:
@@ -1027,6 +1726,7 @@ class Scenario(_Model):
             "header_bytes": int(hb),
             "topology": net.to_engine(),
             "flows": flows,
+            "workloads": [w.to_engine(pb, hb) for w in sc.workloads],
             "metrics": {
                 "queue_interval_ps": to_ps(m.queue_interval),
                 "throughput_interval_ps": to_ps(m.throughput_interval),
@@ -1064,7 +1764,7 @@ class Scenario(_Model):
         counts: dict[str, int] = {}
         for f in self.flows:
             counts[f.protocol] = counts.get(f.protocol, 0) + f.count
-        groups = ", ".join(f"{n} x {p}" for p, n in counts.items())
+        groups = ", ".join([f"{n} x {p}" for p, n in counts.items()] + [w.describe() for w in self.workloads])
         if net.topology == "dumbbell":
             rtts = sorted(set(net.rtt_list))
             rtt = time_str(rtts[0]) if len(rtts) == 1 else f"{time_str(rtts[0])}..{time_str(rtts[-1])}"
@@ -1073,9 +1773,29 @@ class Scenario(_Model):
                 f"dumbbell, {net.senders} senders, bottleneck {rate_str(net.bottleneck)}, RTT {rtt}, "
                 f"buffer {size_str(net.buffer)}, {aqm}"
             )
+        elif net.topology == "tree":
+            aqm = net.aqm.kind + (f" K={size_str(net.aqm.K)}" if net.aqm.kind == "threshold" else "")
+            if net.aqm.is_red_like:
+                aqm += f" min_th={size_str(net.aqm.min_th)} max_th={size_str(net.aqm.max_th)}"
+                aqm += f" m={net.aqm.m}" if net.aqm.m is not None else ""
+            slow = f", {rate_str(net.bottleneck)} to {', '.join(net.bottleneck_hosts)}" if net.bottleneck else ""
+            where = (
+                f"tree, {net.racks} racks, hosts {net.rack_sizes()}, {rate_str(net.host_link)} links{slow}, "
+                f"RTT {time_str(net.rtt)}, buffer {size_str(net.buffer)}, {aqm}"
+            )
         else:
             where = f"graph, {len(net.nodes)} nodes, {len(net.links)} links"
         return f"{groups} over {where}; {time_str(self.run.duration)} (warm-up {time_str(self.run.warmup)}), seed {self.run.seed}"
+
+
+def _resolve_cdf_files(data: Any, base: Path) -> None:
+    """CDF files named in a scenario file are relative to that file's directory."""
+    if not isinstance(data, dict) or not isinstance(data.get("workloads"), list):
+        return
+    for w in data["workloads"]:
+        sizes = w.get("sizes") if isinstance(w, dict) else None
+        if isinstance(sizes, dict) and isinstance(sizes.get("file"), str) and not Path(sizes["file"]).is_absolute():
+            sizes["file"] = str(base / sizes["file"])
 
 
 def _reachable(adj: dict[str, list[str]], src: str, dst: str) -> bool:
