@@ -1,0 +1,250 @@
+"""Generated flows, the tree topology and CHOKe from the scenario layer: named-field errors before
+anything runs (TOML, Python API and CLI alike), the shipped CDFs, realised load against the
+target, FCT statistics against the flows table, bit-identical runs per seed."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from dcsim import simulate
+from dcsim.cli import app
+from dcsim.result import Result, bucket_labels, fct_stats
+from dcsim.scenario import Scenario, ScenarioError, Sizes, cdf_path, load_scenario, read_cdf
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def tree(**aqm) -> dict:
+    """The coexistence paper's tree: h0, h1 in rack 0, receiver h2 in rack 1 (1 Gbps), 250 us, 250 pkt."""
+    net = {"topology": "tree", "hosts": [2, 1], "host_link": "10Gbps", "bottleneck": "1Gbps", "rtt": "250us",
+           "buffer": "250pkt"}
+    if aqm:
+        net["aqm"] = aqm
+    return {
+        "network": net,
+        "flows": [{"protocol": "dctcp", "src": "h0", "dst": "h2"},
+                  {"protocol": "newreno", "ecn": True, "src": "h1", "dst": "h2"}],
+        "workloads": [{"kind": "poisson", "load": 0.2, "sizes": {"kind": "uniform", "min": "10KB", "max": "50KB"},
+                       "mix": [{"protocol": "dctcp", "share": 0.5}, {"protocol": "newreno", "ecn": True, "share": 0.5}]}],
+        "run": {"duration": "200ms", "warmup": "20ms", "seed": 2},
+    }
+
+
+def error(d: dict) -> str:
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d)
+    return str(e.value)
+
+
+def with_(d: dict, path: str, value) -> dict:
+    d = copy.deepcopy(d)
+    keys = path.split(".")
+    x = d
+    for k in keys[:-1]:
+        x = x[int(k)] if isinstance(x, list) else x[k]
+    last = keys[-1]
+    if isinstance(x, list):
+        x[int(last)] = value
+    elif value is None:
+        x.pop(last, None)
+    else:
+        x[last] = value
+    return d
+
+
+CHOKE = {"kind": "modified_choke", "min_th": "40pkt", "max_th": "100pkt", "max_p": 0.1}
+
+
+@pytest.mark.parametrize(
+    "path, value, field, words",
+    [
+        ("workloads.0.load", 1.0, "workloads[0].load", "0 < load < 1"),
+        ("workloads.0.load", 1.5, "workloads[0].load", "0 < load < 1"),
+        ("workloads.0.load", 0, "workloads[0].load", "0 < load < 1"),
+        ("workloads.0.load", -0.2, "workloads[0].load", "0 < load < 1"),
+        ("network.aqm", dict(CHOKE, m=0), "network.aqm.m", "1 <= m <= buffer"),
+        ("network.aqm", dict(CHOKE, m=251), "network.aqm.m", "1 <= m <= buffer (250pkt: 250 packets)"),
+        ("network.aqm", dict(CHOKE, match="some"), "network.aqm.match", "all, any"),
+        ("network.hosts", 0, "network.hosts", "a tree with no hosts"),
+        ("network.hosts", [0, 0], "network.hosts", "a tree with no hosts"),
+        ("workloads.0.sizes", {"kind": "uniform", "min": "50KB", "max": "10KB"}, "workloads[0].sizes.max", "smaller than min"),
+        ("workloads.0.sizes", {"kind": "cdf", "points": [[1000, 0.5], [500, 1.0]]}, "workloads[0].sizes.points[1]", "not monotone"),
+        ("workloads.0.sizes", {"kind": "cdf", "points": [[1000, 0.5], [5000, 0.9]]}, "workloads[0].sizes.points[1]", "not at 1"),
+        ("workloads.0.sizes", {"kind": "cdf", "points": [[-5, 0], [5000, 1]]}, "workloads[0].sizes.points[0]", "negative"),
+        ("workloads.0.sizes", {"kind": "cdf", "name": "websearch"}, "workloads[0].sizes.name", "web_search, data_mining"),
+        ("workloads.0.link", "tor0->h2", "workloads[0].link", "no link"),
+        ("workloads.0.mix", [{"protocol": "dctcp", "share": 0.5}], "workloads[0].mix", "add up to 0.5"),
+        ("workloads.0.senders", ["h9"], "workloads[0].senders[0]", "not a host"),
+        ("network.bottleneck_hosts", ["h7"], "network.bottleneck_hosts[0]", "not a host of the tree"),
+    ],
+)
+def test_bad_input_names_the_field(path, value, field, words):
+    msg = error(with_(tree(**CHOKE), path, value))
+    assert msg.startswith(f"{field}:"), msg
+    assert words in msg, msg
+
+
+def incast(**kw) -> dict:
+    d = tree()
+    d["network"]["hosts"] = [4, 1]
+    d["flows"] = []
+    d["workloads"] = [{"kind": "incast", "client": "h4", "protocol": "dctcp", **kw}]
+    return d
+
+
+def test_incast_errors_name_the_field():
+    assert error(incast(n=0, total="1MB")).startswith("workloads[0].n: 0 servers; allowed n >= 1")
+    msg = error(incast(n=3, total="2B"))
+    assert msg.startswith("workloads[0].total:") and "total >= n" in msg, msg
+    msg = error(incast(n=9, total="1MB"))
+    assert msg.startswith("workloads[0].n:") and "only 4 hosts are free" in msg, msg
+    msg = error(incast(servers=["h1", "h4"], total="1MB"))
+    assert msg.startswith("workloads[0].servers[1]:") and "client" in msg, msg
+    # Defaults: the first n free hosts; rounds 1, gap 0.
+    sc = Scenario.from_dict(incast(n=3, total="1MB"))
+    w = sc.to_engine_spec()["workloads"][0]
+    assert (w["servers"], w["rounds"], w["gap_ps"], w["total_bytes"]) == (["h0", "h1", "h2"], 1, 0, 1_000_000)
+
+
+def write_cdf(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "sizes.cdf"
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("1000 0.2\n500 0.6\n2000 1\n", "line 2: (500, 0.6) after (1000, 0.2): the CDF is not monotone"),
+        ("1000 0.2\n1500 0.1\n2000 1\n", "line 2"),
+        ("# comment\n1000 0.2\n2000 0.9\n", "line 3: the CDF ends at 0.9, not at 1"),
+        ("1000 20\n2000 100\n", "line 1: probability 20 is out of range; allowed [0, 1] (not percent)"),
+        ("-10 0\n2000 1\n", "line 1: size -10 is negative"),
+        ("1000 0.5 7\n", "line 1: expected two numbers"),
+    ],
+)
+def test_malformed_cdf_file_is_refused_before_anything_runs(tmp_path, text, words):
+    cdf = write_cdf(tmp_path, text)
+    d = tree()
+    d["workloads"][0]["sizes"] = {"kind": "cdf", "file": "sizes.cdf"}
+    scen = tmp_path / "s.toml"
+    scen.write_text(Scenario.from_dict(tree()).to_toml().replace(
+        'sizes = { kind = "uniform", min = "10000B", max = "50000B" }', 'sizes = { kind = "cdf", file = "sizes.cdf" }'))
+    assert 'file = "sizes.cdf"' in scen.read_text()
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(scen)
+    msg = str(e.value)
+    assert msg.startswith("workloads[0].sizes.file:") and str(cdf) in msg and words in msg, msg
+    # The CLI: exit 2, the message, no traceback, nothing written.
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(scen), "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert "workloads[0].sizes.file" in res.output and "Traceback" not in res.output
+    assert not out.exists()
+
+
+def test_a_good_cdf_file_is_relative_to_the_scenario_and_kept_inline(tmp_path):
+    write_cdf(tmp_path, "# bytes p\n1000 0\n1000 0.5\n20000 1\n")
+    scen = tmp_path / "s.toml"
+    scen.write_text(Scenario.from_dict(tree()).to_toml().replace(
+        'sizes = { kind = "uniform", min = "10000B", max = "50000B" }', 'sizes = { kind = "cdf", file = "sizes.cdf" }'))
+    sc = load_scenario(scen)
+    assert sc.workloads[0].sizes.points == [[1000.0, 0.0], [1000.0, 0.5], [20000.0, 1.0]]
+    assert "file" not in sc.to_toml()  # the written scenario is self-contained
+    assert Scenario.from_toml_str(sc.to_toml()) == sc
+
+
+def test_shipped_cdfs_have_the_means_of_protocols_md():
+    # protocols.md §6: web search mean about 1.71 MB; data mining 5117 packets of 1460 B, about 7.47 MB.
+    web, dm = (Sizes(kind="cdf", name=n).mean_bytes(1500, 40) for n in ("web_search", "data_mining"))
+    assert web == pytest.approx(1.71e6, rel=0.005)
+    assert dm == pytest.approx(5117 * 1460, rel=0.001)
+    assert read_cdf(cdf_path("data_mining"))[1] == (1460.0, 0.5)  # half of all flows are one packet
+
+
+def test_realised_load_and_fct_statistics():
+    # Uniform 10-50 KB at 20 % of 1 Gbps for 2 s: lambda = 0.2e9 / (8 x 30 000 B) = 833 flows/s;
+    # the realised load L = 8 sum(S) / (C T) of the compound Poisson sum has
+    # sd = 8 sqrt(lambda T E[S^2]) / (C T) = 0.0052 (E[S^2] = 1.033e9 B^2). Allow 5 sd.
+    d = tree(**CHOKE)
+    d["run"] = {"duration": "2s", "warmup": "100ms", "seed": 4}
+    res = simulate(d)
+    w = res.workloads.iloc[0]
+    lam, T, C = 0.2e9 / (8 * 30_000), 2.0, 1e9
+    ES2 = (10_000**2 + 10_000 * 50_000 + 50_000**2) / 3
+    sd = 8 * math.sqrt(lam * T * ES2) / (C * T)
+    assert abs(w.realised_load - 0.2) < 5 * sd, (w.realised_load, sd)
+    assert w.target_load == 0.2 and w.link == "tor1->h2" and w.window_s == 2.0
+    # The statistics are what the flows table says (recomputed here directly).
+    fs = res.fct_stats().set_index(["protocol", "bucket"])
+    f = res.flows
+    gen = f[np.isfinite(f.workload) & (f.start_s >= 0.1)]
+    for proto in ("dctcp", "newreno"):
+        g = gen[gen.protocol == proto]
+        done = g.fct_s.dropna()
+        row = fs.loc[(proto, "10KB-100KB")]
+        assert row.flows == len(g) and row.finished == len(done)
+        assert row.afct_s == pytest.approx(done.mean(), rel=1e-12)
+        assert row.fct_p99_s == pytest.approx(np.percentile(done, 99), rel=1e-12)
+        assert (g.slowdown.dropna() >= 1 - 1e-9).all()
+    assert fs.loc[("all", "all")].flows == len(gen)
+    # the summary carries them, labelled, and lists only the two [[flows]]
+    s = res.summary()
+    assert [x["flow"] for x in s["flows"]] == [0, 1]
+    groups = {g["fct_group"]: g for g in s["fct_groups"]}
+    assert groups["dctcp 10KB-100KB"]["afct_s"] == pytest.approx(fs.loc[("dctcp", "10KB-100KB")].afct_s)
+    assert s["workloads"][0]["realised_load"] == pytest.approx(w.realised_load)
+
+
+def test_runs_are_bit_identical_per_seed_and_start_jitter_draws_from_the_seed(tmp_path):
+    d = tree(**CHOKE)
+    d["flows"][0]["start_jitter"] = "5ms"
+    d["flows"][1]["start_jitter"] = "5ms"
+    a, b = simulate(d), simulate(d)
+    for t in ("flows", "ports", "workloads"):
+        assert a.tables[t].equals(b.tables[t]), t
+    starts = [f.start_s for f in Scenario.from_dict(d).expanded_flows()]
+    assert all(0 <= s < 5e-3 for s in starts) and starts[0] != starts[1]
+    d2 = with_(d, "run.seed", 3)
+    assert [f.start_s for f in Scenario.from_dict(d2).expanded_flows()] != starts
+    # written and read back with the new tables
+    a.to_dir(tmp_path / "r")
+    back = Result.from_dir(tmp_path / "r")
+    assert back.workloads.equals(a.workloads) and back.rounds.equals(a.rounds)
+
+
+def test_fct_buckets():
+    assert bucket_labels([10e3, 100e3, 1e6]) == ["<=10KB", "10KB-100KB", "100KB-1MB", ">1MB"]
+    import pandas as pd
+
+    flows = pd.DataFrame({"protocol": ["a", "a", "a", "b"], "size_bytes": [10e3, 10001, np.nan, 2e6],
+                          "start_s": [1.0, 1.0, 1.0, 0.0], "fct_s": [1.0, np.nan, 5.0, 3.0], "slowdown": [2.0, np.nan, 1, 1]})
+    st = fct_stats(flows, [10e3, 100e3], warmup_s=0.5).set_index(["protocol", "bucket"])
+    # the long-lived flow (no size) and the flow started before warm-up are not counted
+    assert list(st.index) == [("a", "<=10KB"), ("a", "10KB-100KB"), ("a", "all"), ("all", "all")]
+    assert (st.loc[("a", "10KB-100KB")].flows, st.loc[("a", "10KB-100KB")].finished) == (1, 0)
+    assert math.isnan(st.loc[("a", "10KB-100KB")].afct_s)
+
+
+def test_tree_example_runs_from_the_cli(tmp_path):
+    out = tmp_path / "tree"
+    ex = ROOT / "examples" / "coexist_tree.toml"
+    d = load_scenario(ex).to_dict()
+    d["run"]["duration"] = "300ms"
+    d["run"]["warmup"] = "50ms"
+    short = tmp_path / "tree.toml"
+    short.write_text(Scenario.from_dict(d).to_toml())
+    res = runner.invoke(app, ["run", str(short), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "Flow completion times" in res.output and "realised" in res.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["ports"][0]["port"] == "tor1->h2"
+    assert (out / "workloads.parquet").exists() and (out / "queue.png").exists()
