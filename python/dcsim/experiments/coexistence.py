@@ -103,4 +103,17 @@ def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
                         f"{aimd.throughput_ratio_time_average(b9):.3g} (closed form)", v,
                         f"{diff:.1%} higher: (4) is the ratio of the windows at congestion events; each sawtooth "
                         "averages (1 + beta_i)/2 of its peak, so throughput ratio = T_r (1 + beta_d)/(1 + beta_t)"))
+    # Section IV-E: "when the back-off factor is 0.215 (min_th = 40), T_r should be equal to 4.6".
+    # Read as DCTCP's alpha = 0.215, i.e. W <- W (1 - 0.215/2), beta_dctcp = 0.8925: T_r = 0.5/0.1075
+    # = 4.651. Read as the fraction removed (alpha/2 = 0.215, beta = 0.785), eq. (4) gives 2.33.
+    # Tolerance 2 %: the paper prints two digits (4.651 rounds to 4.7; printed 4.6 is truncated).
+    backoff = 0.215
+    t_alpha = float(aimd.throughput_ratio(1 - backoff / 2))
+    t_frac = float(aimd.throughput_ratio(1 - backoff))
+    v, diff = verdict(4.6, t_alpha, 0.02)
+    claims.append(Claim("eq. (4): when the back-off factor is 0.215 (min_th = 40), T_r should be equal to 4.6",
+                        "T_r = 4.6", f"T_r = {t_alpha:.3f} with alpha = 0.215 (beta_dctcp = {1 - backoff / 2:g})", v,
+                        f"{diff:.1%} from 4.6 (two printed digits, truncated). The paper's 'back-off factor' here is "
+                        f"DCTCP's alpha (the window is cut by alpha/2); read as the fraction removed (beta_dctcp = "
+                        f"{1 - backoff:g}) eq. (4) gives {t_frac:.2f}, not 4.6"))
     return ExperimentResult("coexist-fig1", TITLE, claims, [png, csv])
