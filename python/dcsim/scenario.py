@@ -36,7 +36,6 @@ from __future__ import annotations
 import difflib
 import json
 import math
-import random
 import re
 import sys
 from collections import deque
@@ -949,8 +948,8 @@ class FlowGroup(_Model):
     ecn: Optional[Bool] = None
     start: Time = 0.0
     stagger: Time = 0.0
-    #: Each flow starts a uniformly random time in [0, start_jitter) later (drawn from run.seed and
-    #: the group's index, so a seed gives the same starts): the papers' "randomized start times".
+    #: Each flow starts a uniformly random time in [0, start_jitter) later (drawn by the engine from
+    #: the flow's RNG stream, so a seed gives the same starts): the papers' "randomized start times".
     start_jitter: Time = 0.0
     size: Optional[SizeQ] = None
     min_cwnd: WindowQ = Size(ENGINE_DEFAULTS["min_cwnd_pkt"], "pkt")
@@ -1339,9 +1338,8 @@ class Workload(_Model):
             if abs(total - 1) > 1e-6:
                 raise _err("mix", f"the shares add up to {total:g}; they must add up to 1")
         else:
-            opts = {k: getattr(self, k) for k in self._TRANSPORT if getattr(self, k) is not None}
             try:
-                FlowClass(protocol=self.protocol, share=1.0, **opts)
+                FlowClass(protocol=self.protocol, share=1.0, **self._transport_options())
             except ValidationError as e:
                 err = e.errors()[0]
                 field = ".".join(str(x) for x in err.get("loc", ()) if x != "") or "protocol"
@@ -1351,11 +1349,15 @@ class Workload(_Model):
                 raise _err(field, _format_error(err).split(": ", 1)[-1]) from None
         return self
 
+    def _transport_options(self) -> dict:
+        """The protocol options given at the workload level, as written (units as strings)."""
+        d = self.model_dump(mode="json", include=set(self._TRANSPORT))
+        return {k: v for k, v in d.items() if v is not None}
+
     def classes(self) -> list[FlowClass]:
         if self.mix is not None:
             return list(self.mix)
-        opts = {k: getattr(self, k) for k in self._TRANSPORT if getattr(self, k) is not None}
-        return [FlowClass(protocol=self.protocol, share=1.0, **opts)]
+        return [FlowClass(protocol=self.protocol, share=1.0, **self._transport_options())]
 
     def total_bytes(self, packet_bytes: int, header_bytes: int) -> int:
         t = self.total
@@ -1670,11 +1672,10 @@ class Scenario(_Model):
 
     def expanded_flows(self) -> list[FlowInfo]:
         """The flows in engine order (group by group; within a group by index). Start times:
-        ``start + k*stagger``, plus ``U[0, start_jitter)`` drawn from a stream of (run.seed, group)."""
+        ``start + k*stagger`` (the engine adds ``U[0, start_jitter)``, drawn from the flow's stream)."""
         out: list[FlowInfo] = []
         rr = 0  # round-robin over the dumbbell's senders, continued across groups
         for gi, f in enumerate(self.flows):
-            jitter = random.Random(f"dcsim start_jitter {self.run.seed} {gi}") if f.start_jitter > 0 else None
             for k in range(f.count):
                 if self.network.topology == "dumbbell":
                     if f.senders is not None:
@@ -1685,7 +1686,7 @@ class Scenario(_Model):
                     dst = "r"
                 else:
                     src, dst = f.src, f.dst
-                start = f.start + k * f.stagger + (jitter.random() * f.start_jitter if jitter else 0.0)
+                start = f.start + k * f.stagger
                 out.append(FlowInfo(index=len(out), group=gi, src=src, dst=dst, protocol=f.protocol, start_s=start))
         return out
 
@@ -1705,6 +1706,7 @@ class Scenario(_Model):
                     "dst": info.dst,
                     "protocol": f.protocol_engine(),
                     "start_ps": to_ps(info.start_s),
+                    "start_jitter_ps": to_ps(f.start_jitter),
                     "size_bytes": f.size_bytes(pb, hb),
                     "min_cwnd_pkt": float(f.min_cwnd.value),
                     "init_cwnd_pkt": float(f.init_cwnd.value),

@@ -333,6 +333,10 @@ pub struct FlowSpec {
     pub protocol: ProtocolSpec,
     #[serde(default)]
     pub start_ps: u64,
+    /// The flow starts a uniformly random time in [0, start_jitter_ps) after start_ps, drawn from
+    /// the flow's RNG stream (randomized start times against phase effects), ps.
+    #[serde(default)]
+    pub start_jitter_ps: u64,
     /// Payload bytes to send; None = long-lived.
     #[serde(default)]
     pub size_bytes: Option<u64>,
@@ -356,6 +360,7 @@ impl FlowSpec {
             dst: dst.into(),
             protocol,
             start_ps: 0,
+            start_jitter_ps: 0,
             size_bytes: None,
             min_cwnd_pkt: default_min_cwnd(),
             init_cwnd_pkt: default_init_cwnd(),
@@ -486,6 +491,7 @@ pub fn validate_flow_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Re
     check_window(&field("init_cwnd"), f.init_cwnd_pkt)?;
     check_time(&field("min_rto"), f.min_rto_ps, true)?;
     check_time(&field("start"), f.start_ps, false)?;
+    check_time(&field("start_jitter"), f.start_jitter_ps, false)?;
     if let Some(sz) = f.size_bytes {
         if !(1..=MAX_FLOW_BYTES).contains(&sz) {
             return Err(invalid(

@@ -324,7 +324,12 @@ fn build_flow(
     f: &crate::scenario::FlowSpec,
     origin: Option<(u32, Option<u32>)>,
 ) -> Flow {
-    let sender = Sender::new(id, src, dst, f, spec.packet_bytes, spec.header_bytes);
+    let mut sender = Sender::new(id, src, dst, f, spec.packet_bytes, spec.header_bytes);
+    if f.start_jitter_ps > 0 {
+        use rand::Rng as _;
+        let mut rng = crate::rng::stream(spec.seed, crate::rng::Stream::Flow, id as u64);
+        sender.start = Time(f.start_ps) + Time(rng.random_range(0..f.start_jitter_ps));
+    }
     let delack = f.delayed_ack.as_ref().map(|d| DelayedAck::new(d.segments, Time(d.timeout_ps)));
     let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack);
     let nic = net.route(src, dst).expect("route checked by the caller");

@@ -67,6 +67,7 @@ impl ClassSpec {
             dst,
             protocol: self.protocol.clone(),
             start_ps,
+            start_jitter_ps: 0,
             size_bytes: Some(size_bytes),
             min_cwnd_pkt: self.min_cwnd_pkt,
             init_cwnd_pkt: self.init_cwnd_pkt,

@@ -52,6 +52,16 @@ impl Simulation {
         self.sim.end().0
     }
 
+    /// Flows holding transport state now (listed flows, and generated flows still running).
+    fn active_flows(&self) -> usize {
+        self.sim.active_flows()
+    }
+
+    /// Flow ids handed out so far (listed and generated flows).
+    fn flows_created(&self) -> usize {
+        self.sim.flows_created()
+    }
+
     /// Packets sent / delivered / dropped / in flight and events so far.
     fn counters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let c = self.sim.counters();

@@ -31,6 +31,7 @@ EXPERIMENT_MODULES = [
     "dcsim.experiments.dx_analysis",
     "dcsim.experiments.coexistence",
     "dcsim.experiments.dctcp_packet",
+    "dcsim.experiments.coexistence_packet",
 ]
 
 REPRODUCED = "reproduced"

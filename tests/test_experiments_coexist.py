@@ -1,0 +1,91 @@
+"""The coexistence paper's packet experiments (coexist-fig2 .. fig8) in quick mode: files written,
+and the claims physics decides (not the paper's exact numbers) come out as first principles say:
+drop-tail treats both protocols alike, threshold marking lets DCTCP dominate more as K grows,
+RED's T_r follows the equal-marking model, CHOKe and modified CHOKe penalise the dominant flow,
+incast rounds cannot beat the bottleneck, short flows see the offered load."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from dcsim.experiments.coexistence_packet import BOTTLENECK, base_rtt_s
+from dcsim.experiments.registry import get
+
+
+def run(id: str, out) -> dict:
+    res = get(id).run(out, True)
+    assert res.id == id and res.claims
+    for f in res.files:
+        assert f.exists() and f.stat().st_size > 0, f
+    names = [f.name for f in res.files]
+    assert any(n.endswith(".png") for n in names) and any(n.endswith(".csv") for n in names)
+    params = json.loads((out / "parameters.json").read_text())
+    assert params["rtt"] == "250us" and params["buffer"] == "250 pkt" and params["red_max_p"] == 0.1
+    json.dumps([c.as_dict() for c in res.claims])
+    return {c.statement: c for c in res.claims}
+
+
+def test_base_rtt_and_bdp_from_first_principles():
+    # 250 us + a 1500 B packet on three 10 Gbps hops (1.2 us each) and the 1 Gbps hop (12 us) + its
+    # 40 B ACK back (0.32 us + 3 x 0.032 us) = 266.016 us; BDP = 1 Gbps x 266.016 us / 1500 B = 22.2.
+    assert base_rtt_s() == pytest.approx(266.016e-6, rel=1e-12)
+
+
+def test_fig2_droptail_is_fair(tmp_path):
+    c = run("coexist-fig2", tmp_path)
+    assert c["both flows converge to the same throughput values (drops halve both windows)"].verdict == "reproduced"
+    assert c["RTT 250 us 'resulting in a BDP of ~22 packets'"].ours == "22.2 pkt"
+    df = pd.read_csv(tmp_path / "coexist_fig2_runs.csv")
+    assert (df[f"{BOTTLENECK}.utilization"] > 0.97).all()
+    assert (df[f"{BOTTLENECK}.marks"] == 0).all()  # drop-tail never marks
+
+
+def test_fig3_threshold_marking_lets_dctcp_dominate(tmp_path):
+    c = run("coexist-fig3", tmp_path)
+    assert c["as K increases, T_r increases"].verdict == "reproduced"
+    assert c["T_a remains at 1 Gbps"].verdict == "reproduced"
+    st = pd.read_csv(tmp_path / "coexist_fig3_Tr_vs_K.csv")
+    assert (st["mean"] > 3).all()  # DCTCP takes most of the link at every K
+
+
+def test_fig4_red_follows_the_equal_marking_model(tmp_path):
+    c = run("coexist-fig4", tmp_path)
+    assert c["(dcsim) RED's T_r follows from equal per-packet marking: T_r ~ 1.64 / sqrt(p)"].verdict == "reproduced"
+    assert c["increasing min_th (max_th = 100) increases T_r"].verdict == "reproduced"
+
+
+def test_fig5_and_fig6_choke_penalises_the_dominant_flow(tmp_path):
+    c5 = run("coexist-fig5", tmp_path / "5")
+    # CHOKe's draws find DCTCP's packets (most of the queue): DCTCP is marked more than under RED
+    assert c5["footnote 2: DCTCP's average alpha was larger under CHOKe than under RED"].verdict == "reproduced"
+    d5 = pd.read_csv(tmp_path / "5" / "coexist_fig5_runs.csv").groupby("aqm")["T_r"].mean()
+    assert d5["CHOKe"] < d5["RED"]
+    c6 = run("coexist-fig6", tmp_path / "6")
+    assert c6["modified CHOKe considerably improves fairness over RED"].verdict == "reproduced"
+    assert c6["T_r is lower than eq. (4) predicts at that back-off factor"].verdict == "reproduced"
+    d6 = pd.read_csv(tmp_path / "6" / "coexist_fig6_runs.csv")
+    m = d6[d6["aqm"] == "modified CHOKe"]
+    tcp = m["flow[1].ecn_cuts"] + m["flow[1].fast_retransmits"] + m["flow[1].timeouts"]
+    assert (m["flow[0].ecn_cuts"] > tcp).all()  # the flow that backs off less backs off more often
+
+
+def test_fig7_incast_rounds_cannot_beat_the_link(tmp_path):
+    c = run("coexist-fig7", tmp_path)
+    assert c["(setup) every run completed its rounds"].verdict == "reproduced"
+    df = pd.read_csv(tmp_path / "coexist_fig7_runs.csv")
+    # 1 MB of payload is 685 packets, 1 027 400 B on the wire: 8.22 ms at 1 Gbps at the least
+    assert (df["round_s"] >= 685 * 1500 * 8 / 1e9).all()
+    assert set(df["protocol"]) == {"DCTCP", "TCP"} and set(df["aqm"]) == {"RED", "modified CHOKe"}
+
+
+def test_fig8_short_flows(tmp_path):
+    c = run("coexist-fig8", tmp_path)
+    assert c["(setup) offered load of the short flows"].verdict == "reproduced"
+    for proto in ("DCTCP", "TCP"):
+        assert c[f"modified CHOKe: the AFCT of {proto} short flows decreases when min_th decreases"].verdict == "reproduced"
+    st = pd.read_csv(tmp_path / "coexist_fig8_afct_ms.csv")
+    # a 10-50 KB flow needs at least the 266 us RTT plus its serialisation at 1 Gbps (>= 82 us)
+    assert (st["mean"] > 0.35).all()
