@@ -81,11 +81,18 @@ impl ClassSpec {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum SizeSpec {
-    Fixed { bytes: u64 },
+    Fixed {
+        bytes: u64,
+    },
     /// Whole bytes, uniform on [min_bytes, max_bytes].
-    Uniform { min_bytes: u64, max_bytes: u64 },
+    Uniform {
+        min_bytes: u64,
+        max_bytes: u64,
+    },
     /// Empirical CDF: (size_bytes, cumulative probability), both non-decreasing, ending at 1.
-    Cdf { points: Vec<(f64, f64)> },
+    Cdf {
+        points: Vec<(f64, f64)>,
+    },
 }
 
 /// Largest flow a workload may generate, bytes (as for listed flows).
@@ -98,12 +105,18 @@ impl SizeSpec {
         match self {
             SizeSpec::Fixed { bytes } => {
                 if !(1..=top).contains(bytes) {
-                    return Err(invalid(format!("{field}.size"), format!("{bytes} bytes is out of range; allowed 1 ..= {top}")));
+                    return Err(invalid(
+                        format!("{field}.size"),
+                        format!("{bytes} bytes is out of range; allowed 1 ..= {top}"),
+                    ));
                 }
             }
             SizeSpec::Uniform { min_bytes, max_bytes } => {
                 if !(1..=top).contains(min_bytes) {
-                    return Err(invalid(format!("{field}.min"), format!("{min_bytes} bytes is out of range; allowed 1 ..= {top}")));
+                    return Err(invalid(
+                        format!("{field}.min"),
+                        format!("{min_bytes} bytes is out of range; allowed 1 ..= {top}"),
+                    ));
                 }
                 if !(*min_bytes..=top).contains(max_bytes) {
                     return Err(invalid(
@@ -279,7 +292,10 @@ pub fn validate_classes(field: &str, classes: &[ClassSpec]) -> Result<()> {
     let mut sum = 0.0;
     for (i, c) in classes.iter().enumerate() {
         if !(c.share.is_finite() && c.share > 0.0 && c.share <= 1.0) {
-            return Err(invalid(format!("{field}.mix[{i}].share"), format!("{} is out of range; allowed (0, 1]", c.share)));
+            return Err(invalid(
+                format!("{field}.mix[{i}].share"),
+                format!("{} is out of range; allowed (0, 1]", c.share),
+            ));
         }
         sum += c.share;
         // The same checks as a listed flow's.
@@ -614,7 +630,9 @@ mod tests {
             start_ps: 0,
             stop_ps: None,
         };
-        let names = |n: &str, _f: String| -> Result<NodeId> { Ok(["a", "b", "r"].iter().position(|x| *x == n).unwrap() as NodeId) };
+        let names = |n: &str, _f: String| -> Result<NodeId> {
+            Ok(["a", "b", "r"].iter().position(|x| *x == n).unwrap() as NodeId)
+        };
         let c = 1e9;
         let t_ps = 20 * Time::PS_PER_S;
         let (mut g, mut next) = Generator::new(&spec, 0, 7, Time(t_ps), &names, c as u64).unwrap();
@@ -645,7 +663,10 @@ mod tests {
         let (mut g3, n3) = Generator::new(&spec, 0, 8, Time(t_ps), &names, c as u64).unwrap();
         assert_eq!(n2, Generator::new(&spec, 0, 7, Time(t_ps), &names, c as u64).unwrap().1);
         assert_ne!(n2, n3);
-        assert_eq!(g2.fire(n2.unwrap()).0, Generator::new(&spec, 0, 7, Time(t_ps), &names, c as u64).unwrap().0.fire(n2.unwrap()).0);
+        assert_eq!(
+            g2.fire(n2.unwrap()).0,
+            Generator::new(&spec, 0, 7, Time(t_ps), &names, c as u64).unwrap().0.fire(n2.unwrap()).0
+        );
         let _ = g3.fire(n3.unwrap());
     }
 
@@ -664,7 +685,9 @@ mod tests {
             start_ps: 100,
             classes: vec![class(0.5), class(0.5)],
         };
-        let names = |n: &str, _f: String| -> Result<NodeId> { Ok(["c", "s0", "s1", "s2"].iter().position(|x| *x == n).unwrap() as NodeId) };
+        let names = |n: &str, _f: String| -> Result<NodeId> {
+            Ok(["c", "s0", "s1", "s2"].iter().position(|x| *x == n).unwrap() as NodeId)
+        };
         let (mut g, first) = Generator::new(&spec, 0, 1, Time(1_000_000), &names, 0).unwrap();
         assert_eq!(first, Some(Time(100)));
         let (reqs, next) = g.fire(Time(100));

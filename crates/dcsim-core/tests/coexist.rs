@@ -107,10 +107,8 @@ fn tree_paths_have_the_papers_rtt_and_a_lone_flow_completes_in_its_ideal_time() 
         assert_eq!(fl.f64("slowdown")[0], 1.0);
     }
     // Names and the default monitor: the ToR port towards the bottleneck host.
-    let (sim, t) = run_checked(
-        tree(AqmSpec::DropTail, vec![FlowSpec::long_lived("h0", "h2", dctcp(0.0625))], vec![], MS),
-        1,
-    );
+    let (sim, t) =
+        run_checked(tree(AqmSpec::DropTail, vec![FlowSpec::long_lived("h0", "h2", dctcp(0.0625))], vec![], MS), 1);
     let names: Vec<&str> = sim.network().nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names, vec!["root", "tor0", "h0", "h1", "tor1", "h2"]);
     let p = table(&t, "ports");
