@@ -351,3 +351,20 @@ def test_duckdb_reads_the_table(tmp_path):
     ).fetchall()
     expect = res.table.groupby("network.aqm.K_pkt")[q].mean()
     assert [r[0] for r in rows] == [20.0, 40.0] and [r[1] for r in rows] == pytest.approx(list(expect))
+
+
+class _OtherVersionExecutor(cf.ThreadPoolExecutor):
+    """Stands for a worker with another dcsim: its results carry another engine-spec key."""
+
+    def submit(self, fn, *args, **kwargs):
+        def other(*a, **kw):
+            return {**fn(*a, **kw), "key": "0" * 64, "version": "9.9.9"}
+
+        return super().submit(other, *args, **kwargs)
+
+
+def test_a_result_from_another_dcsim_is_refused(tmp_path):
+    res = sweep(BASE, {"network.aqm.K": ["20pkt"]}, out=tmp_path / "o", executor=_OtherVersionExecutor(1), progress=False)
+    assert (res.computed, res.failed) == (0, 1)
+    assert "worker dcsim 9.9.9" in res.failures[0]["error"] and "install the same dcsim on every worker" in res.failures[0]["error"]
+    assert not list((tmp_path / "o").glob("runs/*/row.json"))

@@ -355,6 +355,10 @@ def run_sweep(
                     nthreads = sum(client.nthreads().values()) or 1
                     executor = client.get_executor()
                     where = f" on {len(client.nthreads())} Dask workers"
+                    if progress:
+                        from rich.console import Console
+
+                        (console or Console(stderr=True)).print(f"Dask dashboard: {client.dashboard_link}", highlight=False)
                 else:
                     local = LocalPool(min(jobs or default_jobs(), len(todo)))
                     local.start()

@@ -175,7 +175,7 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
         if address == "local":
             n = jobs or default_jobs()
             cluster = distributed.LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
             )
             client = distributed.Client(cluster, timeout=timeout_s)
         else:
