@@ -343,7 +343,7 @@ def test_cli_runs_a_sweep_and_dry_run_plans_only(tmp_path):
 
 
 def test_duckdb_reads_the_table(tmp_path):
-    duckdb = pytest.importorskip("duckdb")
+    import duckdb  # a test dependency (pip install -e '.[test]'), not a core one
     res = sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt"]}, seeds=2, out=tmp_path / "o", executor=tpool(), progress=False)
     q = col(res.table, r"port\[sw->r\]\.q_mean_pkt")
     rows = duckdb.sql(

@@ -10,6 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import distributed  # the test extra: pip install -e '.[test]'
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -17,8 +18,6 @@ from typer.testing import CliRunner
 from dcsim.cli import app
 from dcsim.sweep import SweepError, sweep
 from dcsim.sweep.execute import DASK_INSTALL, connect_dask
-
-distributed = pytest.importorskip("distributed")
 
 BASE = {
     "network": {"senders": 2, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "200pkt", "aqm": {"kind": "threshold", "K": "20pkt"}},
