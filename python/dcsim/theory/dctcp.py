@@ -849,7 +849,9 @@ def worst_case_throughput(psi: Sequence[float], g: float, wbar_grid: Sequence[fl
                           sample_dt: float = 1e-2) -> pd.DataFrame:
     """Fig. 9: at each psi, the lowest limit-cycle throughput over wbar_grid (Section 3.3.2).
 
-    Returns one row per psi: psi, g, throughput (fraction of C), wbar_worst.
+    Returns one row per psi: psi, g, throughput (fraction of C), wbar_worst, drift (max over the
+    grid), floor_gap = min over the grid of Q_min + psi/(1+psi): > 0 means no cycle touches the
+    floor q = 0, and then the throughput is exactly 1 (integrate (13) over a period).
     """
     psi = [float(p) for p in psi]
     wb = [float(w) for w in wbar_grid]
@@ -861,7 +863,7 @@ def worst_case_throughput(psi: Sequence[float], g: float, wbar_grid: Sequence[fl
         cs = cycles[i * len(wb):(i + 1) * len(wb)]
         k = int(np.argmin([c.throughput for c in cs]))
         rows.append(dict(psi=p, g=g, throughput=cs[k].throughput, wbar_worst=cs[k].wbar,
-                         drift=max(c.drift for c in cs)))
+                         drift=max(c.drift for c in cs), floor_gap=min(c.Q_min + p / (1 + p) for c in cs)))
     return pd.DataFrame(rows)
 
 
