@@ -293,3 +293,12 @@ def test_psi_zero_is_the_limit_of_the_floored_cycle():
     assert c0.throughput < 0.95  # the floor binds: throughput is lost (Fig. 9 at psi = 0)
     with pytest.raises(ValueError, match="psi"):
         th.limit_cycle(14.0, 0.05, psi=-0.1)
+
+
+def test_psi_zero_cycle_counts_as_converged_within_its_sampling_resolution():
+    """At psi = 0 the Poincare section q~ = 0 is the floor: crossings are located to one sample only, so
+    the period-to-period drift is ~2 sample_dt / T; `converged` must not flag that as a transient."""
+    for w in (3.5, 14.0, 60.0):
+        c = th.limit_cycle(w, 0.05, psi=0.0)
+        assert c.drift_resolution == pytest.approx(2 * 0.01 / c.T, rel=0.01)
+        assert c.converged, (w, c.drift)
