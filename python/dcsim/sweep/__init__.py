@@ -273,7 +273,7 @@ def run_sweep(
     import signal
 
     from dcsim.sweep.execute import LocalPool, Stats, StopSignals, connect_dask, default_jobs, execute
-    from dcsim.sweep.store import TABLE, RowBuffer, RunStore, SweepLock, write_table
+    from dcsim.sweep.store import TABLE, RowBuffer, RunStore, SweepLock, run_record, write_table
 
     _check_jobs(jobs)
     if executor is not None and (jobs is not None or dask is not None):
@@ -376,9 +376,9 @@ def run_sweep(
                     if wall is not None:
                         stats.run_wall_s += wall
                     if error is None:
-                        rec = {"run_id": run.run_id, "key": run.key, "version": res["version"], "seed": run.seed,
-                               "tables": bool(tables), "run_wall_s": wall, "metrics": res["row"]}
-                        store.save_ok(run.run_id, rec, res.get("files") or {})
+                        rec = run_record(run.key, res["version"], run.seed, tables, wall, res["row"])
+                        if not res.get("saved"):
+                            store.save_ok(run.run_id, rec, res.get("files") or {})
                         stats.computed += 1
                         add_rows(run.key, rec, None, wall)
                     else:
@@ -392,7 +392,8 @@ def run_sweep(
                 with _View(stats, progress, console, where) as view:
                     if stop.received is None:
                         execute(plan, todo, executor=executor, local=local, max_in_flight=max_in_flight, tables=tables,
-                                on_result=on_result, on_tick=view.tick, stop=stop)
+                                on_result=on_result, on_tick=view.tick, stop=stop,
+                                save_to=str(out) if local is not None else None)
                 if stop.received is not None:
                     raise KeyboardInterrupt
         except KeyboardInterrupt:

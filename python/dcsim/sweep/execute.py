@@ -245,6 +245,7 @@ def execute(
     on_result: Callable[[PlannedRun, dict], None],
     on_tick: Callable[[], None],
     stop: Optional[StopSignals] = None,
+    save_to: Optional[str] = None,
 ) -> None:
     """Run ``todo`` on ``executor`` (or on ``local``'s pool).
 
@@ -256,6 +257,9 @@ def execute(
     the run that kills its worker when alone is recorded as failed. KeyboardInterrupt (or a
     signal seen by ``stop``) cancels the pending runs, kills local workers, and propagates as
     KeyboardInterrupt.
+
+    ``save_to``: the sweep's OUT, given only for local workers, which then write finished runs
+    themselves (in parallel) instead of sending the files back.
     """
     if local is not None:
         executor = local.executor
@@ -268,7 +272,7 @@ def execute(
     def submit(run: PlannedRun) -> None:
         payload = json.dumps(plan.scenario(run), separators=(",", ":"))
         try:
-            fut = executor.submit(run_one, payload, tables)
+            fut = executor.submit(run_one, payload, tables, save_to, run.key)
         except RuntimeError as e:  # an executor that was shut down or broke (BrokenExecutor included)
             raise SweepError(f"executor: cannot submit more runs ({type(e).__name__}: {e}); finished runs are kept, run the sweep again to resume") from None
         in_flight[fut] = run
