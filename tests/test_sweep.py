@@ -368,3 +368,22 @@ def test_a_result_from_another_dcsim_is_refused(tmp_path):
     assert (res.computed, res.failed) == (0, 1)
     assert "worker dcsim 9.9.9" in res.failures[0]["error"] and "install the same dcsim on every worker" in res.failures[0]["error"]
     assert not list((tmp_path / "o").glob("runs/*/row.json"))
+
+
+def test_base_as_scenario_or_file_and_bad_out(tmp_path):
+    by_dict = plan_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt", "20pkt"]}))
+    by_model = plan_sweep(make_spec(Scenario.from_dict(BASE), {"network.aqm.K": ["10pkt", "20pkt"]}))
+    (tmp_path / "b.json").write_text(json.dumps(BASE))
+    by_file = plan_sweep(make_spec(tmp_path / "b.json", {"network.aqm.K": ["10pkt", "20pkt"]}))
+    assert [r.key for r in by_dict.runs] == [r.key for r in by_model.runs] == [r.key for r in by_file.runs]
+    # A base that only the axes complete is fine: every combination is what gets validated.
+    partial = json.loads(json.dumps(BASE))
+    del partial["flows"][0]["protocol"]
+    assert len(plan_sweep(make_spec(partial, {"flows[0].protocol": ["dctcp"]})).runs) == 1
+    for Ks in (["10pkt", "20pkt"], ["10pkt"]):
+        with pytest.raises(SweepError) as e:
+            plan_sweep(make_spec(partial, {"network.aqm.K": Ks}))
+        assert str(e.value).startswith("every combination (the base with its set changes): flows[0].protocol: required")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SweepError, match=r"^out: cannot create the output directory"):
+        sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "file" / "o", executor=tpool(), progress=False)

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -241,6 +242,20 @@ class _View:
 # The sweep
 
 
+def _plan(spec: SweepSpec, yes: bool, progress: bool, console) -> Plan:
+    """plan_sweep, with a progress bar when validation takes a while (> 2000 combinations)."""
+    n_combos = count_runs(spec) // (len(spec.seeds) if spec.seeds else 1)
+    if not progress or n_combos <= 2000:
+        return plan_sweep(spec, yes=yes)
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("validating"), BarColumn(), TextColumn("{task.completed}/{task.total} combinations"),
+                  TimeRemainingColumn(), console=console or Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("validate", total=n_combos)
+        return plan_sweep(spec, yes=yes, progress=lambda done, total: bar.update(task, completed=done))
+
+
 def _check_jobs(jobs: Any) -> None:
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise SweepError(f"jobs: {jobs!r} is out of range; allowed an integer >= 1 (default: all cores)")
@@ -281,7 +296,7 @@ def run_sweep(
     if dask is not None and (not isinstance(dask, str) or not dask.strip()):
         raise SweepError(f"dask: {dask!r} is not a scheduler address; allowed \"local\" or tcp://HOST:PORT")
     t0 = time.perf_counter()
-    plan = plan_sweep(spec, yes=yes)
+    plan = _plan(spec, yes, progress, console)
     out = Path(out)
     store = RunStore(out)
     axis_cols = _AxisColumns(spec)
@@ -317,6 +332,12 @@ def run_sweep(
             if error:
                 failures.append({"run_id": r.run_id, "seed": r.seed, "axes": plan.label(r.combo), "error": error})
 
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise SweepError(f"out: cannot create the output directory {out} ({e.strerror or e})") from None
+    if not os.access(out, os.W_OK):
+        raise SweepError(f"out: the output directory {out} is not writable")
     with SweepLock(out):
         store.clean_tmp()
         todo: list[PlannedRun] = []
