@@ -234,8 +234,17 @@ class _Pair:
             vals = [r[k] for r in runs]
             spread = (max(vals) - min(vals)) if all(math.isfinite(v) for v in vals) else math.nan
             out["fluid"][k] = amb if math.isfinite(amb) else 0.0
-            # the simulated window moves by 1/W per ACK (congestion avoidance): its quantum
-            out["quant"][k] = 1.0 / self.sim_W if k == "W" else QUANT_PKT.get(k, 0.0)
+            # the simulated window moves by 1/W per ACK (congestion avoidance): its quantum; alpha remembers
+            # its start value as (1 - g)^n after n updates (one per RTT <= d' + q_max/C) since the last flow
+            # started, which bounds what is left of the start-up transient in the measured mean
+            if k == "W":
+                out["quant"][k] = 1.0 / self.sim_W
+            elif k == "alpha":
+                rtt_max = self.d_eff + self.sim_q["abs_max"] / C_PPS
+                n_upd = (self.warmup_s - (self.N - 1) * STAGGER_S) / rtt_max
+                out["quant"][k] = (1.0 - self.g) ** n_upd
+            else:
+                out["quant"][k] = QUANT_PKT.get(k, 0.0)
             out["spread"][k] = spread
             out["total"][k] = out["fluid"][k] + out["quant"][k] + (spread if math.isfinite(spread) else 0.0)
         self._tol = out
@@ -249,6 +258,7 @@ class _Pair:
         txt = (f"apart {_apart(k, f, s)}; allowed {_fmt_stat(k, t['total'][k])} = fluid K+-1 pkt, d'+-1/C "
                f"{_fmt_stat(k, t['fluid'][k])}"
                + (f" + window step 1/W {t['quant'][k]:.3f} pkt" if k == "W" else
+                  f" + EWMA start memory {t['quant'][k]:.1e}" if k == "alpha" else
                   f" + integer queue {t['quant'][k]:g} pkt" if t["quant"][k] else "")
                + f" + sim spread over staggers {_fmt_stat(k, t['spread'][k])}")
         return within, txt
