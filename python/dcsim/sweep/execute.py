@@ -36,6 +36,12 @@ DASK_TIMEOUT_S = 5.0
 WAIT_S = 0.2
 
 
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
 def default_jobs() -> int:
     """All cores this process may use."""
     try:
@@ -174,9 +180,17 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
     try:
         if address == "local":
             n = jobs or default_jobs()
-            cluster = distributed.LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
-            )
+            # Its worker processes start with Ctrl-C ignored (an ignored signal stays ignored in a
+            # new process): a terminal's Ctrl-C reaches the whole process group, and the sweep
+            # stops the cluster itself.
+            old = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+            try:
+                cluster = distributed.LocalCluster(
+                    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+                )
+            finally:
+                if old is not None:
+                    signal.signal(signal.SIGINT, old)
             client = distributed.Client(cluster, timeout=timeout_s)
         else:
             if jobs is not None:
@@ -187,6 +201,8 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
     except Exception as e:  # refused, timed out, or something else answered at that address
         if cluster is not None:
             cluster.close()
+        if address == "local":
+            raise SweepError(f"--dask local: cannot start a Dask LocalCluster ({type(e).__name__}: {e})") from None
         raise SweepError(
             f"--dask {address}: no Dask scheduler answered within {timeout_s:g} s ({type(e).__name__}: {e}); "
             f"give its address as tcp://HOST:PORT (the scheduler prints it), or --dask local"
