@@ -35,6 +35,7 @@ from typing import Any, Callable, Mapping, Optional, Union
 
 from dcsim.sweep.spec import (
     MAX_RUNS_WITHOUT_YES,
+    RUN_ID_HEX,
     Axis,
     Plan,
     PlannedRun,
@@ -284,9 +285,9 @@ def run_sweep(
     (the CLI prints it). Raises :class:`SweepError` for invalid input (nothing has run then) and
     :class:`SweepInterrupted` on Ctrl-C (finished runs are kept).
     """
-    from dcsim import __version__
     import signal
 
+    from dcsim import __version__
     from dcsim.sweep.execute import LocalPool, Stats, StopSignals, connect_dask, default_jobs, execute
     from dcsim.sweep.store import TABLE, RowBuffer, RunStore, SweepLock, run_record, write_table
 
@@ -307,11 +308,11 @@ def run_sweep(
     groups: dict[str, list[PlannedRun]] = {}
     for r in plan.runs:
         groups.setdefault(r.key, []).append(r)
-    ids = {}
+    ids: dict[str, str] = {}
     for key in groups:
-        other = ids.setdefault(key[:16], key)
-        if other != key:  # pragma: no cover - 64-bit prefix collision
-            raise SweepError(f"run ids: two runs share the id {key[:16]}; this needs a longer id")
+        other = ids.setdefault(key[:RUN_ID_HEX], key)
+        if other != key:  # pragma: no cover - a 64-bit prefix collision
+            raise SweepError(f"run ids: two runs share the id {key[:RUN_ID_HEX]}; this needs a longer id")
     shared = len(plan.runs) - len(groups)
 
     stats = Stats(total=len(plan.runs))

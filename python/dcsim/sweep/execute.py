@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import json
-import math
 import multiprocessing
 import os
 import signal
@@ -19,11 +18,9 @@ import time
 from collections import deque
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Optional
 
 from dcsim.sweep.spec import Plan, PlannedRun, SweepError
-from dcsim.sweep.store import RowBuffer, RunStore
 from dcsim.sweep.worker import _noop, run_one, worker_info
 
 __all__ = ["Stats", "LocalPool", "connect_dask", "execute", "default_jobs", "DASK_INSTALL", "DASK_TIMEOUT_S"]

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
-from dcsim.paths import PathError, format_path, get_path, model_path_error, parse_path, set_path
+from dcsim.paths import PathError, format_path, model_path_error, parse_path, set_path
 
 if sys.version_info >= (3, 11):
     import tomllib
