@@ -25,7 +25,7 @@ err_console = Console(stderr=True)
 def fail(msg: str) -> None:
     """Print a clear error and exit with status 2 (the message is shown as is, never as markup:
     "[[network.links]]" stays visible)."""
-    err_console.print(f"[bold red]error:[/] {escape(str(msg))}")
+    err_console.print(f"[bold red]error:[/] {escape(str(msg))}", soft_wrap=True)
     raise typer.Exit(code=2)
 
 
@@ -43,13 +43,22 @@ def run(
 
 
 def print_claims(result) -> None:
-    table = Table(title=f"{result.id}: {result.title}", show_lines=True)
-    for col in ("claim (paper)", "paper", "dcsim", "verdict", "detail"):
-        table.add_column(col, overflow="fold")
-    for c in result.claims:
-        style = "green" if c.verdict == "reproduced" else "yellow"
-        table.add_row(c.statement, c.paper, c.ours, f"[{style}]{c.verdict}[/]", c.detail)
-    console.print(table)
+    """The paper's claims, then dcsim's own checks (shown apart, never counted), then the tally."""
+    for rows, title, head in (
+        (result.paper_claims, f"{result.id}: {result.title}", "claim (paper)"),
+        (result.checks, f"{result.id}: checks (dcsim's own, not claims of the paper, not counted)", "check"),
+    ):
+        if not rows:
+            continue
+        table = Table(title=escape(title), show_lines=True)
+        for col in (head, "paper", "dcsim", "verdict", "detail"):
+            table.add_column(col, overflow="fold")
+        for c in rows:
+            style = "green" if c.verdict == "reproduced" else "yellow"
+            word = c.verdict if c.is_claim else ("passes" if c.verdict == "reproduced" else "fails")
+            table.add_row(escape(c.statement), escape(c.paper), escape(c.ours), f"[{style}]{word}[/]", escape(c.detail))
+        console.print(table)
+    console.print(escape(result.summary()))
 
 
 @app.command()
