@@ -118,6 +118,15 @@ def main() -> int:
     import signal
 
     import click
+    import typer.exceptions as typer_exc
+
+    click_errors: tuple = (click.ClickException,)
+    try:  # typer >= 0.20 vendors its own click, whose exceptions are distinct classes
+        from typer import _click as typer_click
+
+        click_errors += (typer_click.ClickException,)
+    except ImportError:  # pragma: no cover
+        pass
 
     interrupted = []
 
@@ -132,12 +141,12 @@ def main() -> int:
         if interrupted:
             raise KeyboardInterrupt
         return rv if isinstance(rv, int) else 0
-    except (KeyboardInterrupt, click.exceptions.Abort):
+    except (KeyboardInterrupt, click.exceptions.Abort, typer_exc.Abort):
         err_console.print("[bold red]interrupted[/] (Ctrl-C): stopped; no output directory was left half-written")
         return 130
-    except click.exceptions.Exit as e:
+    except (click.exceptions.Exit, typer_exc.Exit) as e:
         return e.exit_code
-    except click.ClickException as e:
+    except click_errors as e:
         e.show()
         return e.exit_code
     except Exception as e:  # a bug: one line, not a traceback
