@@ -8,7 +8,8 @@ Measured in this run, on this machine:
    (goal < 50 ms), next to the local pool's; and the one-off start-up of `--dask local`;
    next to the ceiling on this machine: the same runs without any sweep machinery, 1 vs 2 processes;
 3. resuming the finished sweep: `dcsim sweep` in a fresh process, start-up included (goal < 2 s);
-4. Ctrl-C: time from SIGINT to the exit of `dcsim sweep` while runs are in flight (goal ~1 s).
+4. an unreachable Dask scheduler: time until `dcsim sweep --dask ADDRESS` exits with its error (goal < 10 s);
+5. Ctrl-C: time from SIGINT to the exit of `dcsim sweep` while runs are in flight (goal ~1 s).
 
 Overhead per run = wall x workers / runs - mean worker wall time per run (the run itself:
 simulate, summary, Parquet encoding). Each sweep is timed `--repeat` times into a fresh
@@ -185,7 +186,19 @@ def main() -> None:
         p = subprocess.run([sys.executable, "-c", "import dcsim.cli"], capture_output=True)
         import_s = time.perf_counter() - t0
 
-        # 4. Ctrl-C while runs are in flight
+        # 4. an unreachable scheduler: the whole command, interpreter start-up included
+        import socket
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        t0 = time.perf_counter()
+        p = cli([str(f), "--out", str(root / "unreachable"), "--dask", f"tcp://127.0.0.1:{port}"])
+        p.communicate(timeout=60)
+        unreachable_s = time.perf_counter() - t0
+        assert p.returncode == 2, p.returncode
+
+        # 5. Ctrl-C while runs are in flight
         stops = []
         for i in range(args.repeat):
             out_dir = root / f"int-{i}"
@@ -220,6 +233,7 @@ def main() -> None:
         ("resume finished 64-run sweep, `dcsim sweep` process", f"{statistics.median(resume):.2f} s (max {max(resume):.2f} s)", "< 2 s"),
         ("  of which `import dcsim.cli` in a fresh process", f"{import_s:.2f} s", ""),
         ("Ctrl-C to exit, runs in flight", f"{statistics.median(stops):.2f} s (max {max(stops):.2f} s)", "~1 s"),
+        ("`dcsim sweep --dask <unreachable>` until its error", f"{unreachable_s:.2f} s", "< 10 s"),
     ]
     width = max(len(r[0]) for r in rows)
     print(f"sweep benchmark: {N_RUNS} runs of 50 ms DCTCP dumbbells (N = 10, 10 Gbps, 100 us), tables on; "
