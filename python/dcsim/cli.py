@@ -117,16 +117,22 @@ def main() -> int:
     import os
     import signal
 
-    import click
     import typer.exceptions as typer_exc
 
-    click_errors: tuple = (click.ClickException,)
-    try:  # typer >= 0.20 vendors its own click, whose exceptions are distinct classes
-        from typer import _click as typer_click
-
-        click_errors += (typer_click.ClickException,)
-    except ImportError:  # pragma: no cover
-        pass
+    # typer >= 0.20 vendors its own click (typer._click); older typers use click itself. Catch
+    # the usage errors of whichever is installed.
+    click_errors: tuple = ()
+    aborts: tuple = (KeyboardInterrupt, typer_exc.Abort)
+    exits: tuple = (typer_exc.Exit,)
+    for name in ("typer._click", "click"):
+        try:
+            mod = __import__(name, fromlist=["exceptions"])
+        except ImportError:
+            continue
+        exc = mod.exceptions
+        click_errors += (exc.ClickException,)
+        aborts += tuple(getattr(exc, n) for n in ("Abort",) if hasattr(exc, n))
+        exits += tuple(getattr(exc, n) for n in ("Exit",) if hasattr(exc, n))
 
     interrupted = []
 
@@ -141,10 +147,10 @@ def main() -> int:
         if interrupted:
             raise KeyboardInterrupt
         return rv if isinstance(rv, int) else 0
-    except (KeyboardInterrupt, click.exceptions.Abort, typer_exc.Abort):
+    except aborts:
         err_console.print("[bold red]interrupted[/] (Ctrl-C): stopped; no output directory was left half-written")
         return 130
-    except (click.exceptions.Exit, typer_exc.Exit) as e:
+    except exits as e:
         return e.exit_code
     except click_errors as e:
         e.show()
