@@ -60,7 +60,7 @@ def sweep(
             f"[yellow]interrupted:[/] {e.done} of {e.total} runs finished and kept in {escape(str(e.out))}; "
             f"run the same command again to resume"
         )
-        raise typer.Exit(code=128 + int(e.signum))
+        raise typer.Exit(code=128 + int(e.signum)) from None
     if dry_run:
         return
     mean = f", {fmt_time(res.mean_run_wall_s)} per run" if res.mean_run_wall_s is not None else ""
