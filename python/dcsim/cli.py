@@ -44,11 +44,21 @@ def run(
 
 def print_claims(result) -> None:
     table = Table(title=f"{result.id}: {result.title}", show_lines=True)
-    for col in ("claim (paper)", "paper", "dcsim", "verdict", "detail"):
+    # experiments that lay the packet simulation, the fluid model and the theory side by side get
+    # one column per instrument
+    split = any(c.packet or c.fluid or c.theory for c in result.claims)
+    ours_cols = ("packet sim", "fluid model", "theory") if split else ("dcsim",)
+    for col in ("claim (paper)", "paper", *ours_cols, "verdict", "detail"):
         table.add_column(col, overflow="fold")
     for c in result.claims:
         style = "green" if c.verdict == "reproduced" else "yellow"
-        table.add_row(c.statement, c.paper, c.ours, f"[{style}]{c.verdict}[/]", c.detail)
+        if not split:
+            ours = (c.ours,)
+        elif c.packet or c.fluid or c.theory:
+            ours = (c.packet or "—", c.fluid or "—", c.theory or "—")
+        else:
+            ours = (c.ours, "", "")
+        table.add_row(c.statement, c.paper, *ours, f"[{style}]{c.verdict}[/]", c.detail)
     console.print(table)
 
 
