@@ -39,6 +39,7 @@ EXPERIMENT_MODULES = [
     "dcsim.experiments.coexistence",
     "dcsim.experiments.dctcp_packet",
     "dcsim.experiments.dx_packet",
+    "dcsim.experiments.dctcp_convergence_fairness",
 ]
 
 REPRODUCED = "reproduced"
