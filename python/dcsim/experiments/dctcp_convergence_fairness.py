@@ -60,7 +60,10 @@ def _sweep(out_dir: Path, name: str, base: dict, axes: dict, *, tables: bool = F
 # ---------------------------------------------------------------------------------------------
 
 RTT1_US = 100
-FIG13_RTT2_US = (100, 150, 200, 300, 500, 700, 1000)
+#: RTT2 on a geometric grid (ratio ~1.26): the deterministic packet system shows resonances at
+#: particular RTT ratios (e.g. DCTCP's ratio is 3.7 at RTT2 = 200 us but 3.0 at 300 us, the same for
+#: any start pattern), so the slopes are fitted over many points rather than read from a few.
+FIG13_RTT2_US = (100, 125, 160, 200, 250, 320, 400, 500, 640, 800, 1000)
 FIG13_RTT2_US_QUICK = (100, 300, 1000)
 K13 = 35
 G13 = 1.0 / 16.0
@@ -102,11 +105,12 @@ def fit_slope(rtt_ratio, tput_ratio) -> float:
 
 
 def local_slope(rtt_ratio, tput_ratio, lo: float, hi: float) -> float:
-    """Slope of the log-log curve between the RTT ratios closest to lo and hi."""
+    """Least-squares slope (with intercept) of the log-log curve over the points with lo <= RTT ratio <= hi."""
     r = np.asarray(rtt_ratio, float)
-    y = np.log(np.asarray(tput_ratio, float))
-    i, j = int(np.argmin(np.abs(r - lo))), int(np.argmin(np.abs(r - hi)))
-    return float((y[j] - y[i]) / (math.log(r[j]) - math.log(r[i]))) if i != j else math.nan
+    m = (r >= lo * (1 - 1e-9)) & (r <= hi * (1 + 1e-9))
+    if m.sum() < 2:
+        return math.nan
+    return float(np.polyfit(np.log(r[m]), np.log(np.asarray(tput_ratio, float)[m]), 1)[0])
 
 
 @experiment("dctcp-fig13", "RTT-fairness of TCP, DCTCP and DCTCP-Improved Fairness (Fig. 13)", PAPER)
@@ -168,13 +172,17 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
         ok(sr < sd < sdt), packet=f"θ: TCP–RED {sr:.2f} < DCTCP {sd:.2f} < TCP–Drop-tail {sdt:.2f}",
         fluid="θ = 1 for DCTCP (the fluid model misses the discrete cuts, Sect. 5.2)"))
     d = df[df.scheme == "DCTCP"]
-    lo_s = local_slope(d.rtt_ratio, d.tput_ratio, 1.0, 3.0)
-    hi_s = local_slope(d.rtt_ratio, d.tput_ratio, 5.0 if not quick else 3.0, 10.0)
+    split = 3.2
+    lo_s = local_slope(d.rtt_ratio, d.tput_ratio, 1.0, split)
+    hi_s = local_slope(d.rtt_ratio, d.tput_ratio, split if not quick else 3.0, 10.0)
     claims.append(instruments(
         "Sect. 5.1: DCTCP is slightly worse than linear at moderate RTT ratios and tends to squared as the ratio "
         "grows", "slope rises from ~1 towards 2", ok(1.0 < lo_s < hi_s),
-        packet=f"local slope {lo_s:.2f} (ratio 1-3), {hi_s:.2f} (ratio {5 if not quick else 3}-10)",
-        detail="slopes between grid points of the log-log curve"))
+        packet=f"fitted slope {lo_s:.2f} for RTT ratios 1-{split:g}, {hi_s:.2f} for {split:g}-10",
+        detail="least-squares slopes of the log-log curve over each range. Our curves zig-zag by up to 2x between "
+               "neighbouring RTT ratios (the same for any start pattern): the deterministic packet system phase-locks "
+               "the long flows' feedback to the short flows' marking cycle at some RTTs; with no jitter in the "
+               "engine this local structure dominates the local slopes, while the overall fits above are robust"))
     si = slopes["DCTCP–Improved Fairness"]
     ri = float(df[df.scheme == "DCTCP–Improved Fairness"].tput_ratio.iloc[-1])
     rd = float(d.tput_ratio.iloc[-1])
