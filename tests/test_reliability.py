@@ -238,3 +238,13 @@ def test_validation_never_expands_a_huge_scenario(monkeypatch):
             Scenario.from_dict(d)
         assert time.perf_counter() - t0 < 5  # a hang guard, not a speed goal
     assert not calls
+
+
+@pytest.mark.parametrize("args", [["theory", "dctcp", "--N", "abc"], ["run"], ["nosuch"], ["theory", "dx", "--N", "1e-300"],
+                                  ["run", "/nonexistent/x.toml"]])
+def test_usage_errors_exit_2_without_traceback(args):
+    """Through the real entry point (not CliRunner): click/typer usage errors and our own."""
+    r = subprocess.run([sys.executable, "-c", "import sys; from dcsim.cli import main; sys.exit(main())", *args],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2, (r.returncode, r.stderr)
+    assert "Traceback" not in r.stderr + r.stdout

@@ -25,7 +25,7 @@ err_console = Console(stderr=True)
 def fail(msg: str) -> None:
     """Print a clear error and exit with status 2 (the message is shown as is, never as markup:
     "[[network.links]]" stays visible)."""
-    err_console.print(f"[bold red]error:[/] {escape(str(msg))}")
+    err_console.print(f"[bold red]error:[/] {escape(str(msg))}", soft_wrap=True)
     raise typer.Exit(code=2)
 
 
@@ -43,23 +43,34 @@ def run(
 
 
 def print_claims(result) -> None:
-    table = Table(title=f"{result.id}: {result.title}", show_lines=True)
-    # experiments that lay the packet simulation, the fluid model and the theory side by side get
-    # one column per instrument
-    split = any(c.packet or c.fluid or c.theory for c in result.claims)
-    ours_cols = ("packet sim", "fluid model", "theory") if split else ("dcsim",)
-    for col in ("claim (paper)", "paper", *ours_cols, "verdict", "detail"):
-        table.add_column(col, overflow="fold")
-    for c in result.claims:
-        style = "green" if c.verdict == "reproduced" else "yellow"
-        if not split:
-            ours = (c.ours,)
-        elif c.packet or c.fluid or c.theory:
-            ours = (c.packet or "—", c.fluid or "—", c.theory or "—")
-        else:
-            ours = (c.ours, "", "")
-        table.add_row(c.statement, c.paper, *ours, f"[{style}]{c.verdict}[/]", c.detail)
-    console.print(table)
+    """The paper's claims, then dcsim's own checks (shown apart, never counted), then the tally.
+
+    Experiments that lay the packet simulation, the fluid model and the theory side by side get one
+    column per instrument instead of one "dcsim" column."""
+    for rows, title, head in (
+        (result.paper_claims, f"{result.id}: {result.title}", "claim (paper)"),
+        (result.checks, f"{result.id}: checks (dcsim's own, not claims of the paper, not counted)", "check"),
+    ):
+        if not rows:
+            continue
+        split = any(c.packet or c.fluid or c.theory for c in rows)
+        ours_cols = ("packet sim", "fluid model", "theory") if split else ("dcsim",)
+        table = Table(title=escape(title), show_lines=True)
+        for col in (head, "paper", *ours_cols, "verdict", "detail"):
+            table.add_column(col, overflow="fold")
+        for c in rows:
+            style = "green" if c.verdict == "reproduced" else "yellow"
+            word = c.verdict if c.is_claim else ("passes" if c.verdict == "reproduced" else "fails")
+            if not split:
+                ours = (c.ours,)
+            elif c.packet or c.fluid or c.theory:
+                ours = (c.packet or "—", c.fluid or "—", c.theory or "—")
+            else:
+                ours = (c.ours, "", "")
+            table.add_row(escape(c.statement), escape(c.paper), *(escape(x) for x in ours), f"[{style}]{word}[/]",
+                          escape(c.detail))
+        console.print(table)
+    console.print(escape(result.summary()))
 
 
 @app.command()
@@ -119,6 +130,15 @@ def main() -> int:
     import signal
 
     import click
+    import typer.exceptions as typer_exc
+
+    click_errors: tuple = (click.ClickException,)
+    try:  # typer >= 0.20 vendors its own click, whose exceptions are distinct classes
+        from typer import _click as typer_click
+
+        click_errors += (typer_click.ClickException,)
+    except ImportError:  # pragma: no cover
+        pass
 
     interrupted = []
 
@@ -133,12 +153,12 @@ def main() -> int:
         if interrupted:
             raise KeyboardInterrupt
         return rv if isinstance(rv, int) else 0
-    except (KeyboardInterrupt, click.exceptions.Abort):
+    except (KeyboardInterrupt, click.exceptions.Abort, typer_exc.Abort):
         err_console.print("[bold red]interrupted[/] (Ctrl-C): stopped; no output directory was left half-written")
         return 130
-    except click.exceptions.Exit as e:
+    except (click.exceptions.Exit, typer_exc.Exit) as e:
         return e.exit_code
-    except click.ClickException as e:
+    except click_errors as e:
         e.show()
         return e.exit_code
     except Exception as e:  # a bug: one line, not a traceback

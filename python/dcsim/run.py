@@ -135,6 +135,7 @@ def run_scenario_file(
     """Validate ``scenario`` (exit 2 via ``fail`` if invalid), run it, print, write files into ``out``."""
     try:
         sc = load_scenario(scenario)
+        sc.check_resources()  # the engine's size and memory checks, before anything is printed
     except ScenarioError as e:
         fail(f"{scenario}: invalid scenario\n{e}")
         raise  # fail() exits; this keeps type checkers honest

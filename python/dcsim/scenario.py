@@ -138,6 +138,12 @@ _MISSING_HINTS = {
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+def _quote(text: str) -> str:
+    """A key as a quoted TOML key, with non-printable characters escaped (one line, always)."""
+    body = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text.replace("\\", "\\\\").replace('"', '\\"'))
+    return f'"{body}"'
+
+
 def _loc_path(loc: tuple) -> str:
     """("flows", 0, "g") -> "flows[0].g"; a key that is not an identifier is quoted as in TOML."""
     out = ""
@@ -146,7 +152,7 @@ def _loc_path(loc: tuple) -> str:
             out += f"[{part}]"
         elif part != "":
             text = str(part)
-            out += ("." if out else "") + (text if _IDENT.match(text) else json.dumps(text, ensure_ascii=False))
+            out += ("." if out else "") + (text if _IDENT.match(text) else _quote(text))
     return out
 
 
@@ -521,8 +527,11 @@ class Node(_Model):
     def _check(self) -> "Node":
         if self.kind not in NODE_KINDS:
             raise _err("kind", _one_of(self.kind, NODE_KINDS))
-        if not self.name or "->" in self.name:
-            raise _err("name", f"{self.name!r} is not a valid node name; allowed: non-empty, without '->'")
+        if not self.name.strip() or "->" in self.name or not self.name.isprintable() or len(self.name) > 64:
+            raise _err(
+                "name",
+                f"{self.name!r} is not a valid node name; allowed: 1 to 64 printable characters, not blank, without '->'",
+            )
         return self
 
 

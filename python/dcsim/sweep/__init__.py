@@ -6,7 +6,7 @@ From Python::
     res = dcsim.sweep.sweep(
         "examples/dctcp_dumbbell.toml",
         {"network.aqm.K": ["20pkt", "40pkt", "65pkt"], "flows[0].g": [0.0625, 0.125]},
-        seeds=3, set={"run.duration": "50ms"}, out="dcsim-out/k_sweep",
+        seeds=3, set={"run.duration": "50ms", "run.warmup": "10ms"}, out="dcsim-out/k_sweep",
     )
     res.table            # pandas DataFrame: one row per run (also OUT/sweep.parquet)
 

@@ -9,6 +9,7 @@ are cancelled, the local worker processes are terminated, finished runs stay on 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import gc
 import json
 import multiprocessing
 import os
@@ -133,8 +134,14 @@ class LocalPool:
         ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") and "fork" in methods else None)
         self.executor = cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_worker_init)
         # With fork every worker starts at the first submit; elsewhere they start on demand.
-        for f in [self.executor.submit(_noop) for _ in range(self.jobs)]:
-            f.result()
+        # gc.freeze: the workers' garbage collector leaves the inherited objects alone, so their
+        # memory pages stay shared instead of being copied into every worker.
+        gc.freeze()
+        try:
+            for f in [self.executor.submit(_noop) for _ in range(self.jobs)]:
+                f.result()
+        finally:
+            gc.unfreeze()
         return self.executor
 
     def kill(self) -> None:
