@@ -13,7 +13,8 @@ import pytest
 from dcsim import Scenario, ScenarioError, load_scenario
 from dcsim.result import jain_index
 
-EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.toml"))
+# scenario files only (sweep_*.toml are sweep files: base + axes)
+EXAMPLES = sorted(p for p in (Path(__file__).resolve().parent.parent / "examples").glob("*.toml") if not p.name.startswith("sweep"))
 simulate_module = importlib.import_module("dcsim.simulate")
 
 

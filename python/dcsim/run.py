@@ -71,10 +71,18 @@ def print_summary(summary: dict, console: Console) -> None:
 
     flows = Table(title="Flows (after warm-up)")
     heads = ("flow", "path", "protocol", "goodput Gbps", "cwnd pkt", "alpha", "retx pkt", "RTOs", "CE pkt", "FCT ms")
+    rows = summary["flows"]
+    # a controller deciding once per RTT (DX): the paper's p and its measured queueing delay Q
+    rounds = any(f.get("rtt_rounds") for f in rows)
+    if rounds:
+        heads += ("p", "Q us")
     for col in heads:
         flows.add_column(col, justify="left" if col in ("path", "protocol") else "right")
-    rows = summary["flows"]
     for f in rows[:MAX_FLOW_ROWS]:
+        extra = ()
+        if rounds:
+            q = f.get("q_delay_mean_s")
+            extra = (_num(f.get("p_decrease"), ".3f"), _num(None if q is None else q * 1e6, ".2f"))
         flows.add_row(
             str(f["flow"]),
             f"{f['src']}->{f['dst']}",
@@ -86,13 +94,16 @@ def print_summary(summary: dict, console: Console) -> None:
             _num(f["timeouts"], "d"),
             _num(f["marks"], "d"),
             _num(None if f["fct_s"] is None else f["fct_s"] * 1e3, ".3f"),
+            *extra,
         )
     if len(rows) > MAX_FLOW_ROWS:
         rest = rows[MAX_FLOW_ROWS:]
         g = [r["goodput_bps"] for r in rest if r["goodput_bps"] is not None]
         mean = sum(g) / len(g) / 1e9 if g else None
-        flows.add_row(f"+{len(rest)}", "more flows", "", _num(mean, ".3f") + " (mean)", "", "", "", "", "", "")
-    flows.caption = "cwnd and alpha: means of the sampled trace after warm-up"
+        flows.add_row(f"+{len(rest)}", "more flows", "", _num(mean, ".3f") + " (mean)", *[""] * (len(heads) - 4))
+    flows.caption = "cwnd and alpha: means of the sampled trace after warm-up" + (
+        "; p: fraction of RTT rounds with queueing delay Q > 0 (the window decreases), Q: DX's mean measured queueing delay"
+        if rounds else "")
     console.print(flows)
 
     pk = summary["packets"]

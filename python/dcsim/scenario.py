@@ -90,7 +90,11 @@ def _s(key: str) -> float:
     return ENGINE_DEFAULTS[key] / 1e12
 
 
-PROTOCOLS = ("dctcp", "newreno")
+PROTOCOLS = ("dctcp", "newreno", "dx", "dctcp-improved-fairness")
+#: Protocols with DCTCP's alpha estimator (parameters g and alpha_init).
+_DCTCP_LIKE = ("dctcp", "dctcp-improved-fairness")
+#: DX's R0 (base RTT): the minimum RTT sample seen, or the path's exact base RTT, or a time.
+DX_R0_MODES = ("min", "path")
 AQM_KINDS = ("droptail", "threshold", "red")
 TOPOLOGIES = ("dumbbell", "graph")
 NODE_KINDS = ("host", "switch")
@@ -341,6 +345,25 @@ SizeQ = Annotated[Size, PlainValidator(_size_v), PlainSerializer(size_str, retur
 """A size in packets or bytes; written "65pkt" or "256KB"."""
 WindowQ = Annotated[Size, PlainValidator(_window_v), PlainSerializer(size_str, return_type=str)]
 """A window in packets; written "2pkt" or 2."""
+
+
+def _r0_v(v: Any) -> Union[str, float]:
+    """DX's R0: "min", "path", or a time ("80us")."""
+    if isinstance(v, str) and v.strip() in DX_R0_MODES:
+        return v.strip()
+    try:
+        return _check_time_range(parse_time(v, "\0"), v)
+    except UnitError as e:
+        raise ValueError(f"{_strip_what(e)}; allowed \"min\" (the minimum RTT seen), \"path\" (the path's exact "
+                         f"base RTT) or a time > 0, e.g. \"80us\"") from None
+
+
+def _r0_s(v: Union[str, float]) -> str:
+    return v if isinstance(v, str) else time_str(v)
+
+
+BaseRttQ = Annotated[Union[str, float], PlainValidator(_r0_v), PlainSerializer(_r0_s, return_type=str)]
+"""DX's base RTT R0: "min", "path" or a time in seconds; written "min" or "80us"."""
 
 
 def _one_of(value: str, allowed: tuple[str, ...]) -> str:
@@ -699,8 +722,16 @@ class DelayedAck(_Model):
 class FlowGroup(_Model):
     """``count`` identical flows (TCP connections). Flow i of the group starts at ``start + i*stagger``.
 
+    Protocols: ``dctcp``, ``newreno``, ``dctcp-improved-fairness`` (the DCTCP analysis paper's
+    Section 5.2, eq. 36: DCTCP's alpha, W <- W + 1/W - alpha/2 per marked ACK) and ``dx`` (the DX
+    analysis paper's eqs. 1-2: once per RTT W + 1 if the queueing delay Q = 0, else
+    W (1 - Q/U), U = R0 W/(W - 1); see ``crates/dcsim-core/src/cc/dx.rs``).
+
     ``g`` is DCTCP's EWMA gain of eq. (3) of the DCTCP analysis paper, alpha <- (1-g) alpha + g F;
     the paper requires g in (0, 1), we also allow g = 1 (alpha = F of the last window).
+    ``R0`` (DX only) is DX's base RTT: ``"min"`` (default: the minimum RTT sample seen so far),
+    ``"path"`` (the exact base RTT of the flow's path, as a host that knows its topology) or a
+    time. ``min_cwnd`` defaults to the protocol's floor: 1 segment for DX, 2 for the others.
     """
 
     count: Int = 1
@@ -708,10 +739,11 @@ class FlowGroup(_Model):
     g: Optional[Float] = None
     alpha_init: Optional[Float] = None
     ecn: Optional[Bool] = None
+    R0: Optional[BaseRttQ] = None
     start: Time = 0.0
     stagger: Time = 0.0
     size: Optional[SizeQ] = None
-    min_cwnd: WindowQ = Size(ENGINE_DEFAULTS["min_cwnd_pkt"], "pkt")
+    min_cwnd: Optional[WindowQ] = None
     init_cwnd: WindowQ = Size(ENGINE_DEFAULTS["init_cwnd_pkt"], "pkt")
     min_rto: Time = _s("min_rto_ps")
     #: None: every packet is ACKed at once (the papers' ns-2 setting); ``true`` in a file means
@@ -721,10 +753,24 @@ class FlowGroup(_Model):
     src: Optional[str] = None
     dst: Optional[str] = None
 
-    #: DCTCP defaults: the analysis paper's g = 1/16 and alpha starting at 1 (RFC 8257).
+    #: DCTCP defaults: the analysis paper's g = 1/16 and alpha starting at 1 (RFC 8257), window
+    #: floor 2 packets (its ns-2 floor); also for DCTCP–Improved Fairness.
     DCTCP_DEFAULTS: ClassVar[dict[str, float]] = {
         "g": ENGINE_DEFAULTS["dctcp_g"],
         "alpha_init": ENGINE_DEFAULTS["dctcp_alpha_init"],
+        "min_cwnd": ENGINE_DEFAULTS["min_cwnd_pkt"],
+    }
+    #: NewReno defaults: not ECN-capable, window floor 2 packets.
+    NEWRENO_DEFAULTS: ClassVar[dict[str, Any]] = {"ecn": False, "min_cwnd": ENGINE_DEFAULTS["min_cwnd_pkt"]}
+    #: DX defaults: base RTT = the minimum RTT seen, window floor 1 segment (the DX paper's floor,
+    #: which creates the special stable state of its Theorem 2).
+    DX_DEFAULTS: ClassVar[dict[str, Any]] = {"R0": "min", "min_cwnd": ENGINE_DEFAULTS["dx_min_cwnd_pkt"]}
+    #: Protocol-specific parameters, for the error message of a misplaced one.
+    _PROTOCOL_PARAMS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "dctcp": ("g", "alpha_init"),
+        "dctcp-improved-fairness": ("g", "alpha_init"),
+        "newreno": ("ecn",),
+        "dx": ("R0",),
     }
 
     @field_validator("delayed_ack", mode="before")
@@ -744,23 +790,37 @@ class FlowGroup(_Model):
             raise _err("count", f"{self.count} is out of range; allowed 1 .. {LIMITS['max_flows']}")
         if self.protocol not in PROTOCOLS:
             raise _err("protocol", _one_of(self.protocol, PROTOCOLS))
-        if self.protocol == "dctcp":
-            if self.ecn is not None:
-                raise _err("ecn", "only for protocol = \"newreno\" (DCTCP is always ECN-capable)")
+        own = self._PROTOCOL_PARAMS[self.protocol]
+        for name in ("g", "alpha_init", "ecn", "R0"):
+            if getattr(self, name) is not None and name not in own:
+                users = [p for p, ps in self._PROTOCOL_PARAMS.items() if name in ps]
+                why = " (DCTCP is always ECN-capable; DX uses no ECN)" if name == "ecn" else ""
+                shown = " or ".join(f'"{u}"' for u in users)
+                raise _err(name, f"only for protocol = {shown}{why}; "
+                                 f"{self.protocol} takes: {', '.join(own)}")
+        if self.protocol in _DCTCP_LIKE:
+            defaults = self.DCTCP_DEFAULTS
             if self.g is None:
-                self.g = self.DCTCP_DEFAULTS["g"]
+                self.g = defaults["g"]
             if self.alpha_init is None:
-                self.alpha_init = self.DCTCP_DEFAULTS["alpha_init"]
+                self.alpha_init = defaults["alpha_init"]
             if not (0 < self.g <= 1):
                 raise _err("g", f"{self.g} is out of range; allowed 0 < g <= 1 (e.g. 0.0625 = 1/16)")
             if not (0 <= self.alpha_init <= 1):
                 raise _err("alpha_init", f"{self.alpha_init} is out of range; allowed [0, 1]")
+        elif self.protocol == "dx":
+            defaults = self.DX_DEFAULTS
+            if self.R0 is None:
+                self.R0 = defaults["R0"]
+            if not isinstance(self.R0, str) and not (self.R0 > 0 and to_ps(self.R0) >= 1):
+                raise _err("R0", f"{time_str(self.R0)} is not positive; allowed \"min\", \"path\" or a time > 0 "
+                                 f"(the base RTT of eq. 2), e.g. \"80us\"")
         else:
-            for name in ("g", "alpha_init"):
-                if getattr(self, name) is not None:
-                    raise _err(name, f"only for protocol = \"dctcp\"; {self.protocol} takes: ecn")
+            defaults = self.NEWRENO_DEFAULTS
             if self.ecn is None:
-                self.ecn = False
+                self.ecn = defaults["ecn"]
+        if self.min_cwnd is None:
+            self.min_cwnd = Size(float(defaults["min_cwnd"]), "pkt")
         if not self.start >= 0:
             raise _err("start", f"{time_str(self.start)} is negative; allowed >= 0 s")
         if not self.stagger >= 0:
@@ -783,8 +843,12 @@ class FlowGroup(_Model):
         return self
 
     def protocol_engine(self) -> dict:
-        if self.protocol == "dctcp":
-            return {"kind": "dctcp", "g": float(self.g), "alpha_init": float(self.alpha_init)}
+        if self.protocol in _DCTCP_LIKE:
+            kind = "dctcp" if self.protocol == "dctcp" else "dctcp_improved_fairness"
+            return {"kind": kind, "g": float(self.g), "alpha_init": float(self.alpha_init)}
+        if self.protocol == "dx":
+            r0 = self.R0 if isinstance(self.R0, str) else {"fixed_ps": to_ps(self.R0)}
+            return {"kind": "dx", "r0": r0}
         return {"kind": "newreno", "ecn": bool(self.ecn)}
 
     def size_bytes(self, packet_bytes: int, header_bytes: int) -> Optional[int]:
@@ -891,7 +955,7 @@ class Scenario(_Model):
     def _check(self) -> "Scenario":
         net = self.network
         if not self.flows:
-            raise _err("flows", "no flows: give at least one [[flows]] entry with count and protocol (dctcp, newreno)")
+            raise _err("flows", "no flows: give at least one [[flows]] entry with count and protocol (" + ", ".join(PROTOCOLS) + ")")
         total = sum(f.count for f in self.flows)
         if total > LIMITS["max_flows"]:
             raise _err("flows", f"{total} flows in all is out of range; allowed at most {LIMITS['max_flows']}")

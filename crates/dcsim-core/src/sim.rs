@@ -4,7 +4,7 @@ use crate::error::{invalid, Error, Result};
 use crate::metrics::{hist_quantile, Column, CwndProbe, QueueProbe, Table, ThroughputProbe};
 use crate::net::{topology, Network, Port, PortId};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
-use crate::scenario::{NodeKind, Spec, TopologySpec};
+use crate::scenario::{BaseRttSpec, NodeKind, ProtocolSpec, Spec, TopologySpec};
 use crate::sched::EventQueue;
 use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats};
 use crate::units::{fmt_ps, Time};
@@ -171,7 +171,17 @@ impl Sim {
                 return Err(invalid(field("dst"), format!("no path between {:?} and {:?}", f.src, f.dst)));
             }
             let id = i as FlowId;
-            let sender = Sender::new(id, src, dst, f, spec.packet_bytes, spec.header_bytes);
+            let sender = match f.protocol {
+                ProtocolSpec::Dx { r0: BaseRttSpec::Path } => {
+                    let rtt = path_rtt(&net, src, dst, spec.packet_bytes, spec.header_bytes);
+                    let resolved = crate::scenario::FlowSpec {
+                        protocol: ProtocolSpec::Dx { r0: BaseRttSpec::FixedPs(rtt.0) },
+                        ..f.clone()
+                    };
+                    Sender::new(id, src, dst, &resolved, spec.packet_bytes, spec.header_bytes)
+                }
+                _ => Sender::new(id, src, dst, f, spec.packet_bytes, spec.header_bytes),
+            };
             let delack = f.delayed_ack.as_ref().map(|d| DelayedAck::new(d.segments, Time(d.timeout_ps)));
             let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack);
             let nic = net.route(src, dst).expect("checked above");
@@ -402,8 +412,13 @@ impl Sim {
     /// Inject what the transport of flow `f` wants to send, and arm its timers.
     fn after_transport(&mut self, f: FlowId) {
         let mut out = std::mem::take(&mut self.out);
-        for pkt in out.drain(..) {
+        let nic_ts = self.flows[f as usize].sender.cc.nic_tx_timestamps();
+        for mut pkt in out.drain(..) {
             self.counters.sent_pkts += 1;
+            if nic_ts && pkt.kind == Kind::Data && pkt.src == self.flows[f as usize].sender.src {
+                // Hardware timestamp: when the packet's transmission starts on the sender's NIC.
+                pkt.ts = self.net.ports[self.flows[f as usize].nic as usize].next_start(self.now);
+            }
             self.forward(pkt.src, pkt);
         }
         self.out = out;
@@ -590,6 +605,18 @@ impl Sim {
             fl.fct_s.push(s.finished_at.map_or(f64::NAN, |t| (t - s.start).secs_f64()));
             fl.cwnd_pkt.push(s.cwnd);
             fl.alpha.push(s.cc.alpha());
+            fl.rtt_rounds.push(post.rtt_rounds);
+            fl.rtt_decreases.push(post.rtt_decreases);
+            let rounds = post.rtt_rounds as f64;
+            fl.p_decrease.push(if post.rtt_rounds > 0 { post.rtt_decreases as f64 / rounds } else { f64::NAN });
+            fl.q_delay_mean_s.push(if post.rtt_rounds > 0 {
+                post.rtt_q_sum_ps as f64 / rounds / Time::PS_PER_S as f64
+            } else {
+                f64::NAN
+            });
+            fl.base_rtt_s.push(s.cc.base_rtt_s());
+            fl.rtt_samples.push(post.rtt_samples);
+            fl.rtt_samples_queued.push(post.rtt_samples_queued);
         }
         let flows = fl.table();
 
@@ -651,6 +678,23 @@ impl Sim {
     }
 }
 
+/// Exact base RTT of the path `src -> dst -> src`: propagation plus the serialisation of a full
+/// data packet on every forward hop and of an ACK (`ack_bytes`) on every reverse hop (routes exist:
+/// checked by the world builder).
+fn path_rtt(net: &Network, src: NodeId, dst: NodeId, data_bytes: u32, ack_bytes: u32) -> Time {
+    let mut t = Time::ZERO;
+    for (from, to, bytes) in [(src, dst, data_bytes), (dst, src, ack_bytes)] {
+        let mut node = from;
+        while node != to {
+            let Some(p) = net.route(node, to) else { break };
+            let port = &net.ports[p as usize];
+            t += port.delay + port.rate.tx_time(bytes);
+            node = port.to;
+        }
+    }
+    t
+}
+
 #[derive(Default)]
 struct FlowCols {
     flow: Vec<u64>,
@@ -676,6 +720,13 @@ struct FlowCols {
     fct_s: Vec<f64>,
     cwnd_pkt: Vec<f64>,
     alpha: Vec<f64>,
+    rtt_rounds: Vec<u64>,
+    rtt_decreases: Vec<u64>,
+    p_decrease: Vec<f64>,
+    q_delay_mean_s: Vec<f64>,
+    base_rtt_s: Vec<f64>,
+    rtt_samples: Vec<u64>,
+    rtt_samples_queued: Vec<u64>,
 }
 
 impl FlowCols {
@@ -704,6 +755,13 @@ impl FlowCols {
             .col("fct_s", Column::F64(self.fct_s))
             .col("cwnd_pkt", Column::F64(self.cwnd_pkt))
             .col("alpha", Column::F64(self.alpha))
+            .col("rtt_rounds", Column::U64(self.rtt_rounds))
+            .col("rtt_decreases", Column::U64(self.rtt_decreases))
+            .col("p_decrease", Column::F64(self.p_decrease))
+            .col("q_delay_mean_s", Column::F64(self.q_delay_mean_s))
+            .col("base_rtt_s", Column::F64(self.base_rtt_s))
+            .col("rtt_samples", Column::U64(self.rtt_samples))
+            .col("rtt_samples_queued", Column::U64(self.rtt_samples_queued))
     }
 }
 

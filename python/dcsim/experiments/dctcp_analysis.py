@@ -526,3 +526,80 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
     csv2 = out_dir / "hybrid_beta_grid.csv"
     gd.to_csv(csv2, index=False)
     return ExperimentResult("dctcp-hybrid", "Hybrid model convergence (Section 4)", claims, [png, csv, csv2])
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 4: phase diagram of the normalized fluid model, orbits attracted to the limit cycle
+# ---------------------------------------------------------------------------------------------
+
+#: Fig. 4 setting (Section 3.1): wbar = 10, g = 1/16.
+WBAR_FIG4, G_FIG4 = 10.0, 1.0 / 16.0
+#: Initial points (W~, alpha~, q~), held for t <= 0: inside and outside the cycle, near and far.
+FIG4_INITS = ((10.0, 0.45, 0.0), (4.0, 0.1, -0.6), (20.0, 1.0, 0.8), (14.0, 0.05, 0.3), (7.0, 0.8, -0.2))
+#: "attracted" = the orbit ends within 1 % of the cycle (distance in units of the cycle's extent per
+#: coordinate, decided before the runs: the width of a plotted line at the figure's scale).
+TOL_ORBIT = 0.01
+
+
+def _orbit_distance(P: np.ndarray, X: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Distance of each point of P (n, 3) to the sampled orbit X (m, 3), coordinates divided by scale."""
+    A, B = P / scale, X / scale
+    d2 = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2 * A @ B.T
+    return np.sqrt(np.maximum(d2.min(axis=1), 0.0))
+
+
+@experiment("dctcp-fig4", "Phase diagram: orbits attracted to the limit cycle, wbar = 10, g = 1/16 (Fig. 4)", PAPER)
+def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
+    from dcsim import fluid
+
+    out_dir = Path(out_dir)
+    cycle = th.limit_cycle(WBAR_FIG4, G_FIG4)
+    rho = th.poincare_jacobian(cycle).rho
+    X = cycle.X
+    scale = X.max(axis=0) - X.min(axis=0)
+    t_end = 100.0 if quick else 200.0  # alpha relaxes at rate g: 6/g ~ 100 R*
+    inits = FIG4_INITS[:3] if quick else FIG4_INITS
+    rows, orbits = [], []
+    for i, x0 in enumerate(inits):
+        df = fluid.dctcp_normalized(WBAR_FIG4, G_FIG4, t_end=t_end, init=x0)
+        P = df[["W", "alpha", "q"]].to_numpy()
+        dist = _orbit_distance(P[::5], X, scale)
+        last = df.t.to_numpy()[::5] >= t_end - cycle.T
+        rows.append(dict(orbit=i, W0=x0[0], alpha0=x0[1], q0=x0[2], dist_start=float(dist[0]),
+                         dist_end=float(dist[last].max())))
+        orbits.append(df.assign(orbit=i))
+    stats = pd.DataFrame(rows)
+    csv = out_dir / "fig4_orbits.csv"
+    stats.to_csv(csv, index=False)
+    csv2 = out_dir / "fig4_limit_cycle.csv"
+    pd.DataFrame({"s": cycle.s, "W": X[:, 0], "alpha": X[:, 1], "q": X[:, 2]}).to_csv(csv2, index=False)
+
+    fig, ax = plt.subplots(figsize=(6, 4.8))
+    for df in orbits:
+        x0 = df.iloc[0]
+        ax.plot(df.q, df.W, lw=0.6, alpha=0.8)
+        ax.plot(x0.q, x0.W, "o", ms=4, color=ax.lines[-1].get_color())
+    ax.plot(np.r_[X[:, 2], X[0, 2]], np.r_[X[:, 0], X[0, 0]], "k", lw=2.2, label="limit cycle")
+    ax.axvline(0, color="gray", ls=":", lw=0.8)
+    ax.set_xlabel("q~  (normalized queue, (q − K)/(C R*))")
+    ax.set_ylabel("W~  [packets]")
+    ax.set_title(f"Fig. 4: phase diagram, w̄ = {WBAR_FIG4:g}, g = 1/16 (projection on the W~–q~ plane)", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    png = save_figure(fig, out_dir, "fig4_phase_diagram.png")
+
+    attracted = bool((stats.dist_end <= TOL_ORBIT).all())
+    claims = [
+        Claim("Sect. 3.1: for wbar > 2 the model has no fixed point but a limit cycle (wbar = 10, g = 1/16)",
+              "limit cycle", f"period T = {cycle.T:.3f} R*, q~ in [{cycle.Q_min:.4f}, {cycle.Q_max:.4f}], W~ in "
+              f"[{X[:, 0].min():.2f}, {X[:, 0].max():.2f}]", ok(cycle.Q_max - cycle.Q_min > 0.01 and cycle.converged),
+              f"the fixed-point equations (15) need wbar <= 2; the cycle's last two periods agree to {cycle.drift:.1e}"),
+        Claim("Fig. 4: all trajectories evolve toward the orbit of the limit cycle", "attracted",
+              f"{len(stats)} orbits: distance to the cycle {stats.dist_start.min():.2f}-{stats.dist_start.max():.2f} at "
+              f"the start, at most {stats.dist_end.max():.1e} over the last period (t = {t_end:g} R*)", ok(attracted),
+              f"distance in units of the cycle's extent in W~, alpha~, q~; tolerance {TOL_ORBIT}"),
+        Claim("Theorem 1: the limit cycle is locally asymptotically stable, rho(Z1 Z2) < 1", "rho < 1",
+              f"rho = {rho:.4f}", ok(rho < 1), "dcsim.theory.dctcp.poincare_jacobian (variational equation)"),
+    ]
+    return ExperimentResult("dctcp-fig4", "Phase diagram of the normalized fluid model (Fig. 4)", claims,
+                            [png, csv, csv2])

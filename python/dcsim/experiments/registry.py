@@ -19,6 +19,7 @@ __all__ = [
     "CLAIM",
     "CHECK",
     "check",
+    "instruments",
     "ExperimentResult",
     "Experiment",
     "experiment",
@@ -37,6 +38,8 @@ EXPERIMENT_MODULES = [
     "dcsim.experiments.dx_analysis",
     "dcsim.experiments.coexistence",
     "dcsim.experiments.dctcp_packet",
+    "dcsim.experiments.dx_packet",
+    "dcsim.experiments.dctcp_convergence_fairness",
 ]
 
 REPRODUCED = "reproduced"
@@ -107,6 +110,11 @@ class Claim:
     verdict: str  # "reproduced" or "differs"
     detail: str = ""  # by how much, or why
     kind: str = CLAIM  # "claim" (the paper's) or "check" (ours: numerics, setup, edges)
+    #: Optional split of ``ours`` by instrument, for experiments that put a packet simulation, the
+    #: fluid model and the closed-form theory side by side ("" = not applicable / not given).
+    packet: str = ""
+    fluid: str = ""
+    theory: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -119,13 +127,25 @@ class Claim:
         return self.kind == CLAIM
 
     def as_dict(self) -> dict:
-        return dict(statement=self.statement, paper=self.paper, ours=self.ours, verdict=self.verdict,
-                    detail=self.detail, kind=self.kind)
+        d = dict(statement=self.statement, paper=self.paper, ours=self.ours, verdict=self.verdict,
+                 detail=self.detail, kind=self.kind)
+        if self.packet or self.fluid or self.theory:
+            d.update(packet=self.packet, fluid=self.fluid, theory=self.theory)
+        return d
 
 
 def check(statement: str, ours: str, passed: bool, detail: str = "", paper: str = "—") -> Claim:
     """A row that is not a claim of the paper (numerics, setup, edges): shown apart, never counted."""
     return Claim(statement, paper, ours, ok(passed), detail, kind=CHECK)
+
+
+def instruments(statement: str, paper: str, verdict: str, *, packet: str = "", fluid: str = "", theory: str = "",
+                detail: str = "", kind: str = CLAIM) -> Claim:
+    """A row with our number per instrument: packet simulation, fluid model, closed-form theory
+    (``ours`` joins the ones given, for readers of the plain table)."""
+    parts = [f"{k}: {v}" for k, v in (("packet", packet), ("fluid", fluid), ("theory", theory)) if v]
+    return Claim(statement, paper, "; ".join(parts), verdict, detail, kind=kind, packet=packet, fluid=fluid,
+                 theory=theory)
 
 
 @dataclass
