@@ -387,3 +387,12 @@ def test_base_as_scenario_or_file_and_bad_out(tmp_path):
     (tmp_path / "file").write_text("")
     with pytest.raises(SweepError, match=r"^out: cannot create the output directory"):
         sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "file" / "o", executor=tpool(), progress=False)
+
+
+def test_two_sweeps_cannot_write_to_one_directory(tmp_path):
+    from dcsim.sweep.store import SweepLock
+
+    with SweepLock(tmp_path / "o"):
+        with pytest.raises(SweepError, match=r"^out: another dcsim sweep is writing to .* \(pid \d+\)"):
+            sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "o", executor=tpool(), progress=False)
+    assert sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "o", executor=tpool(), progress=False).computed == 1
