@@ -12,14 +12,38 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-app = typer.Typer(help="dcsim: data-center congestion-control laboratory.", no_args_is_help=True, add_completion=False)
-theory_app = typer.Typer(help="Closed-form theory of the reference papers.", no_args_is_help=True)
-fluid_app = typer.Typer(help="Integrate the papers' fluid (delay-differential) models.", no_args_is_help=True)
+# Plain help (rich_markup_mode=None): no "<bool>" placeholders, brackets shown as typed.
+_TYPER = dict(no_args_is_help=True, rich_markup_mode=None)
+app = typer.Typer(help="dcsim: data-center congestion-control laboratory.", add_completion=False, **_TYPER)
+theory_app = typer.Typer(help="Closed-form theory of the reference papers.", **_TYPER)
+fluid_app = typer.Typer(help="Integrate the papers' fluid (delay-differential) models.", **_TYPER)
 app.add_typer(theory_app, name="theory")
 app.add_typer(fluid_app, name="fluid")
 
-console = Console()
-err_console = Console(stderr=True)
+
+def _console(stderr: bool = False) -> Console:
+    """A console that never cuts tables at 80 columns when the output is not a terminal."""
+    c = Console(stderr=stderr)
+    return c if c.is_terminal else Console(stderr=stderr, width=250)
+
+
+console = _console()
+err_console = _console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        import dcsim
+
+        console.print(f"dcsim {dcsim.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """dcsim: data-center congestion-control laboratory."""
 
 
 def fail(msg: str) -> None:
@@ -32,14 +56,24 @@ def fail(msg: str) -> None:
 @app.command()
 def run(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: dcsim-out/<scenario name>)."),
-    plots: bool = typer.Option(True, help="Write PNG plots."),
-    json_: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout (progress on stderr)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory (default: dcsim-out/<scenario name>)."),
+    set_: list[str] = typer.Option(
+        [], "--set", "-s", metavar="PATH=VALUE",
+        help='Change a field before running, e.g. --set network.aqm.K=40pkt --set "flows[0].protocol=newreno" '
+             "(values as in the file; repeatable).",
+    ),
+    plots: bool = typer.Option(True, "--plots/--no-plots", help="Write PNG plots."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing output directory that is not a dcsim run."),
+    fmt: str = typer.Option("table", "--format", help="Summary on stdout: table, json or csv (csv: the flows table)."),
+    json_: bool = typer.Option(False, "--json", help="Same as --format json (progress goes to stderr)."),
 ) -> None:
     """Run a packet-level scenario: summary table, Parquet tables, summary.json, PNG plots."""
     from dcsim.run import run_scenario_file
 
-    run_scenario_file(scenario, out, plots=plots, console=console, fail=fail, json_out=json_)
+    if fmt not in ("table", "json", "csv"):
+        fail(f"--format: {fmt!r} is not one of table, json, csv")
+    run_scenario_file(scenario, out, plots=plots, console=console, fail=fail, fmt="json" if json_ else fmt,
+                      sets=set_, force=force)
 
 
 def print_claims(result) -> None:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import typer
 from rich.console import Console
@@ -20,6 +21,11 @@ from rich.table import Table
 
 from dcsim._files import atomic_dir
 from dcsim.result import Result
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 from dcsim.scenario import ScenarioError, load_scenario
 from dcsim.simulate import simulate
 from dcsim.units import fmt_time
@@ -123,6 +129,38 @@ def print_summary(summary: dict, console: Console) -> None:
         console.print(line)
 
 
+def parse_set(item: str) -> tuple[str, object]:
+    """``"network.aqm.K=40pkt"`` -> ("network.aqm.K", "40pkt"); the value is read as a TOML value
+    when it is one (``4``, ``true``, ``["100us", "200us"]``, ``"x"``), else as a plain string."""
+    if "=" not in item:
+        raise ValueError(f"--set {item!r}: write PATH=VALUE, e.g. --set network.aqm.K=40pkt")
+    path, text = (x.strip() for x in item.split("=", 1))
+    if not path:
+        raise ValueError(f"--set {item!r}: the path before '=' is empty")
+    try:
+        value = tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = text
+    return path, value
+
+
+def is_run_dir(path: Path) -> bool:
+    """A directory that a previous `dcsim run` wrote (it holds engine_spec.json)."""
+    return (path / "engine_spec.json").is_file()
+
+
+def check_out_dir(out: Path, force: bool) -> None:
+    """The output rule: a new directory, or a previous run's (replaced whole); anything else only
+    with --force. Raises ValueError naming --out."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out: {out} exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not is_run_dir(out) and not force:
+        raise ValueError(
+            f"--out: {out} exists and is not the output of a dcsim run; its files would be replaced. "
+            "Give another --out, or --force to replace it"
+        )
+
+
 def run_scenario_file(
     scenario: Path,
     out: Optional[Path],
@@ -130,19 +168,32 @@ def run_scenario_file(
     plots: bool = True,
     console: Console,
     fail: Callable[[str], None],
-    json_out: bool = False,
+    fmt: str = "table",
+    sets: Sequence[str] = (),
+    force: bool = False,
 ) -> Result:
-    """Validate ``scenario`` (exit 2 via ``fail`` if invalid), run it, print, write files into ``out``."""
+    """Validate ``scenario`` (exit 2 via ``fail`` if invalid), apply ``--set`` changes, run it,
+    print the summary (``fmt``: table, json or csv), and write everything into ``out``, which
+    replaces the previous run's directory whole (never a mix of old and new files)."""
     try:
         sc = load_scenario(scenario)
+        changes = dict(parse_set(item) for item in sets)
+        if changes:
+            sc = sc.replace(changes)
         sc.check_resources()  # the engine's size and memory checks, before anything is printed
-    except ScenarioError as e:
+    except (ScenarioError, ValueError) as e:
         fail(f"{scenario}: invalid scenario\n{e}")
         raise  # fail() exits; this keeps type checkers honest
     out = Path(out) if out is not None else default_out_dir(scenario)
-    # Progress and messages go to stderr when stdout carries JSON.
-    info = Console(stderr=True) if json_out else console
-    info.print(f"[bold]{Path(scenario).name}[/]: {sc.describe()}")
+    try:
+        check_out_dir(out, force)
+    except ValueError as e:
+        fail(str(e))
+    # Progress and messages go to stderr when stdout carries data.
+    info = Console(stderr=True) if fmt != "table" else console
+    info.print(f"[bold]{escape(Path(scenario).name)}[/]: {escape(sc.describe())}")
+    for w in sc.warnings():
+        info.print(f"[yellow]warning:[/] {escape(w)}")
     with Progress(
         TextColumn("simulating"),
         BarColumn(),
@@ -162,8 +213,10 @@ def run_scenario_file(
             fail(f"{scenario}: invalid scenario\n{e}")
             raise
     summary = result.summary()
-    if json_out:
+    if fmt == "json":
         console.print_json(json.dumps(summary))
+    elif fmt == "csv":
+        result.flows.to_csv(sys.stdout, index=False)
     else:
         print_summary(summary, console)
     plot_errors = []

@@ -64,6 +64,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
 
 __all__ = [
     "ScenarioError",
+    "ScenarioWarning",
     "Scenario",
     "Network",
     "Aqm",
@@ -108,6 +109,10 @@ MAX_TIME_S = LIMITS["max_time_ps"] / 1e12
 MAX_DURATION_S = MAX_TIME_S
 MIN_RATE_BPS = float(LIMITS["min_rate_bps"])
 MAX_RATE_BPS = float(LIMITS["max_rate_bps"])
+
+
+class ScenarioWarning(UserWarning):
+    """A plausible but suspicious setting (see :meth:`Scenario.warnings`); the run goes ahead."""
 
 
 class ScenarioError(ValueError):
@@ -163,6 +168,8 @@ def _format_error(e: dict) -> str:
         field = ctx["field"]
         loc = loc + (tuple(field) if isinstance(field, (tuple, list)) else tuple(_split_field(field)))
     msg = e.get("msg", "")
+    if e.get("type") == "extra_forbidden":
+        msg = "unknown key; " + _allowed_keys_hint(loc)
     for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
             msg = msg[len(prefix):]
@@ -170,6 +177,40 @@ def _format_error(e: dict) -> str:
         msg = "required but missing" + _MISSING_HINTS.get(str(loc[-1]) if loc else "", "")
     path = _loc_path(loc) or "scenario"
     return f"{path}: {msg}"
+
+
+def _model_at(loc: tuple) -> Optional[type]:
+    """The scenario table (model class) that holds the key at ``loc``, by walking the field types."""
+    import typing
+
+    cls: Any = Scenario
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = getattr(cls, "model_fields", {}).get(part)
+        if field is None:
+            return None
+        todo, found = [field.annotation], None
+        while todo:
+            t = todo.pop()
+            if isinstance(t, type) and issubclass(t, BaseModel):
+                found = t
+                break
+            todo.extend(typing.get_args(t))
+        if found is None:
+            return None
+        cls = found
+    return cls
+
+
+def _allowed_keys_hint(loc: tuple) -> str:
+    cls = _model_at(loc)
+    if cls is None or not loc:
+        return "see the scenario format in the README"
+    allowed = list(cls.model_fields)
+    close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"{hint}allowed keys: {', '.join(allowed)}"
 
 
 def _split_field(field: str) -> list:
@@ -397,24 +438,54 @@ def _whole_packets(field: str, sz: Size) -> float:
 
 
 class _Model(BaseModel):
-    """Base: unknown keys are errors (they are usually typos), with a did-you-mean hint."""
+    """Base of every scenario table.
+
+    * Unknown keys are errors (they are usually typos), reported together with every other error
+      of the table, with a did-you-mean hint (see :func:`_format_error`).
+    * A validated model is read-only: assigning an attribute raises a TypeError that points to
+      :meth:`Scenario.replace`, which returns a validated copy with changes. (Validators fill in
+      defaults with :meth:`_fill`.)
+    """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     @model_validator(mode="before")
     @classmethod
-    def _known_keys(cls, data: Any) -> Any:
+    def _a_table(cls, data: Any) -> Any:
         if isinstance(data, BaseModel):
             return data
         if not isinstance(data, dict):
             raise PydanticCustomError("dcsim", "expected a table of keys and values, got {got}", {"got": repr(data), "field": ""})
-        allowed = [k for k in cls.model_fields]
-        for key in data:
-            if key not in cls.model_fields:
-                close = difflib.get_close_matches(str(key), allowed, n=1)
-                hint = f"did you mean {close[0]!r}? " if close else ""
-                raise _err((str(key),), f"unknown key; {hint}allowed keys: {', '.join(allowed)}")
         return data
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_"):
+            return super().__setattr__(name, value)
+        raise TypeError(
+            f"{type(self).__name__}.{name}: a validated scenario is read-only; make a validated copy with "
+            f"changes instead, e.g. sc = sc.replace({{\"network.aqm.K\": \"40pkt\"}})"
+        )
+
+    def _fill(self, name: str, value: Any, *, given: bool = False) -> None:
+        """Set a field from a validator: a default (not written back by to_dict) or, with
+        ``given``, a normalised form of what the user wrote (written back)."""
+        self.__dict__[name] = value
+        if given:
+            self.__pydantic_fields_set__.add(name)
+        else:
+            self.__pydantic_fields_set__.discard(name)
+
+
+def _one_of_validator(field: str, allowed: tuple[str, ...]):
+    """A field validator that checks a name against ``allowed`` (so that it is reported together
+    with the table's other errors, such as unknown keys)."""
+
+    def check(cls, v: Any) -> Any:
+        if isinstance(v, str) and v not in allowed:
+            raise ValueError(_one_of(v, allowed))
+        return v
+
+    return field_validator(field)(check)
 
 
 # --------------------------------------------------------------------------------------------
@@ -442,6 +513,8 @@ class Aqm(_Model):
     ecn: Optional[Bool] = None
     wait: Optional[Bool] = None
 
+    _kind_ok = _one_of_validator("kind", AQM_KINDS)
+
     _PARAMS: ClassVar[dict[str, tuple[str, ...]]] = {
         "droptail": (),
         "threshold": ("K",),
@@ -468,7 +541,7 @@ class Aqm(_Model):
                     raise _err(name, 'required for aqm kind "red" (min_th, max_th in packets; 0 < max_p <= 1)')
             for name, value in self.RED_DEFAULTS.items():
                 if getattr(self, name) is None:
-                    setattr(self, name, value)
+                    self._fill(name, value)
             for name in ("max_p", "w_q"):
                 x = getattr(self, name)
                 if not (0 < x <= 1):
@@ -523,6 +596,8 @@ class Node(_Model):
     name: str
     kind: str = "host"
 
+    _kind_ok = _one_of_validator("kind", NODE_KINDS)
+
     @model_validator(mode="after")
     def _check(self) -> "Node":
         if self.kind not in NODE_KINDS:
@@ -576,6 +651,8 @@ class Network(_Model):
     packet_bytes: Int = ENGINE_DEFAULTS["packet_bytes"]
     header_bytes: Int = ENGINE_DEFAULTS["header_bytes"]
 
+    _topology_ok = _one_of_validator("topology", TOPOLOGIES)
+
     _DUMBBELL: ClassVar[tuple[str, ...]] = ("senders", "bottleneck", "access", "rtt", "rtts", "buffer", "aqm")
     _GRAPH: ClassVar[tuple[str, ...]] = ("nodes", "links")
 
@@ -601,12 +678,13 @@ class Network(_Model):
                 raise _err("bottleneck", 'required for a dumbbell, e.g. bottleneck = "10Gbps"')
             _positive_rate("bottleneck", self.bottleneck)
             if self.access is None:
-                self.access = self.bottleneck
+                self._fill("access", self.bottleneck)
             _positive_rate("access", self.access)
             if self.rtt is not None and self.rtts is not None:
                 raise _err("rtts", "give either rtt or rtts, not both")
             if self.rtts is not None:
-                self.rtt, self.rtts = list(self.rtts), None
+                self._fill("rtt", list(self.rtts), given=True)
+                self._fill("rtts", None)
             if self.rtt is None:
                 raise _err("rtt", 'required for a dumbbell: the base round-trip propagation delay, e.g. rtt = "100us"')
             rtts = self.rtt if isinstance(self.rtt, list) else [self.rtt]
@@ -620,7 +698,7 @@ class Network(_Model):
                 raise _err("buffer", 'required for a dumbbell: the bottleneck buffer, e.g. buffer = "1000pkt"')
             _amount("buffer", self.buffer, self.packet_bytes)
             if self.aqm is None:
-                self.aqm = Aqm(kind="droptail")
+                self._fill("aqm", Aqm(kind="droptail"))
             self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
         else:
             for name in self._DUMBBELL:
@@ -773,6 +851,8 @@ class FlowGroup(_Model):
         "dx": ("R0",),
     }
 
+    _protocol_ok = _one_of_validator("protocol", PROTOCOLS)
+
     @field_validator("delayed_ack", mode="before")
     @classmethod
     def _delayed_ack_form(cls, v: Any) -> Any:
@@ -801,9 +881,9 @@ class FlowGroup(_Model):
         if self.protocol in _DCTCP_LIKE:
             defaults = self.DCTCP_DEFAULTS
             if self.g is None:
-                self.g = defaults["g"]
+                self._fill("g", defaults["g"])
             if self.alpha_init is None:
-                self.alpha_init = defaults["alpha_init"]
+                self._fill("alpha_init", defaults["alpha_init"])
             if not (0 < self.g <= 1):
                 raise _err("g", f"{self.g} is out of range; allowed 0 < g <= 1 (e.g. 0.0625 = 1/16)")
             if not (0 <= self.alpha_init <= 1):
@@ -811,16 +891,16 @@ class FlowGroup(_Model):
         elif self.protocol == "dx":
             defaults = self.DX_DEFAULTS
             if self.R0 is None:
-                self.R0 = defaults["R0"]
+                self._fill("R0", defaults["R0"])
             if not isinstance(self.R0, str) and not (self.R0 > 0 and to_ps(self.R0) >= 1):
                 raise _err("R0", f"{time_str(self.R0)} is not positive; allowed \"min\", \"path\" or a time > 0 "
                                  f"(the base RTT of eq. 2), e.g. \"80us\"")
         else:
             defaults = self.NEWRENO_DEFAULTS
             if self.ecn is None:
-                self.ecn = defaults["ecn"]
+                self._fill("ecn", defaults["ecn"])
         if self.min_cwnd is None:
-            self.min_cwnd = Size(float(defaults["min_cwnd"]), "pkt")
+            self._fill("min_cwnd", Size(float(defaults["min_cwnd"]), "pkt"))
         if not self.start >= 0:
             raise _err("start", f"{time_str(self.start)} is negative; allowed >= 0 s")
         if not self.stagger >= 0:
@@ -961,7 +1041,7 @@ class Scenario(_Model):
             raise _err("flows", f"{total} flows in all is out of range; allowed at most {LIMITS['max_flows']}")
         if net.topology == "dumbbell":
             if net.senders is None:
-                net.senders = sum(f.count for f in self.flows)
+                net._fill("senders", sum(f.count for f in self.flows))
             n = net.senders
             if isinstance(net.rtt, list) and len(net.rtt) != n:
                 raise _err("network.rtt", f"{len(net.rtt)} values given; allowed: one RTT, or one per sender ({n})")
@@ -1037,13 +1117,50 @@ class Scenario(_Model):
 
     # -- output -------------------------------------------------------------------------------
 
-    def to_dict(self) -> dict:
-        """The TOML-shaped dict with unit strings ("10Gbps"); ``from_dict(to_dict())`` == self."""
-        return self.model_dump(mode="json", exclude_none=True)
+    def to_dict(self, *, resolved: bool = False) -> dict:
+        """The TOML-shaped dict with unit strings ("10Gbps"); ``from_dict(to_dict())`` == self.
 
-    def to_toml(self) -> str:
-        """The scenario as a TOML file (every default spelled out)."""
-        return _toml_dumps(self.to_dict())
+        Only what was given is written (defaults are filled in again on loading), so that a
+        change such as another protocol does not carry the defaults of the old one along;
+        ``resolved=True`` spells out every default as well.
+        """
+        return self.model_dump(mode="json", exclude_none=True, exclude_unset=not resolved)
+
+    def to_toml(self, *, resolved: bool = False) -> str:
+        """The scenario as a TOML file (what was given; ``resolved=True``: every default too)."""
+        return _toml_dumps(self.to_dict(resolved=resolved))
+
+    def replace(self, changes: Optional[dict] = None, /, **kw: Any) -> "Scenario":
+        """A validated copy with changes, addressed by dotted paths:
+
+        ``sc.replace({"network.aqm.K": "40pkt", "flows[0].protocol": "newreno"})``
+
+        Values are written as in a scenario file. Options of the old protocol (``g``,
+        ``alpha_init``, ...) that were not given explicitly are dropped when the protocol
+        changes. ``changes=None`` (keyword form): ``sc.replace(**{"run.seed": 2})``. Raises
+        :class:`ScenarioError` naming the field.
+        """
+        from dcsim.paths import PathError, set_path
+
+        updates = dict(changes or {}, **kw)
+        data = self.to_dict()
+        for path, value in updates.items():
+            try:
+                data = set_path(data, path, value)
+            except PathError as e:
+                raise ScenarioError(str(e)) from None
+            m = re.fullmatch(r"flows\[(\d+)\]\.protocol", path) if isinstance(path, str) else None
+            if m and isinstance(value, str) and value in PROTOCOLS:
+                # A new protocol: drop the old one's options, unless this change gives them too.
+                i = int(m.group(1))
+                own = FlowGroup._PROTOCOL_PARAMS[value]
+                foreign = {p for ps in FlowGroup._PROTOCOL_PARAMS.values() for p in ps} - set(own)
+                group = dict(data["flows"][i])
+                for key in foreign & set(group):
+                    if f"flows[{i}].{key}" not in updates:
+                        del group[key]
+                data["flows"] = [*data["flows"][:i], group, *data["flows"][i + 1:]]
+        return type(self).from_dict(data)
 
     def expanded_flows(self) -> list[FlowInfo]:
         """The flows in engine order (group by group; within a group by index)."""
@@ -1108,6 +1225,38 @@ class Scenario(_Model):
                 "max_memory_bytes": int(m.max_memory.value),
             },
         }
+
+    def warnings(self) -> list[str]:
+        """Plausible but suspicious settings, as ``field: message`` lines (the run goes ahead)."""
+        out: list[str] = []
+        net, run = self.network, self.run
+        marking = []  # (field, what) of queues that mark ECN at a threshold
+        if net.topology == "dumbbell":
+            if net.aqm.kind == "threshold" or (net.aqm.kind == "red" and net.aqm.ecn):
+                marking.append(("network.aqm", net.aqm.kind))
+        else:
+            for i, link in enumerate(net.links):
+                if link.aqm is not None and (link.aqm.kind == "threshold" or (link.aqm.kind == "red" and link.aqm.ecn)):
+                    marking.append((f"network.links[{i}].aqm", link.aqm.kind))
+        if marking:
+            where = ", ".join(f"{f} ({k})" for f, k in marking[:3]) + (" ..." if len(marking) > 3 else "")
+            for gi, f in enumerate(self.flows):
+                ect = f.protocol in _DCTCP_LIKE or (f.protocol == "newreno" and f.ecn)
+                if not ect:
+                    what = "a threshold queue drops them at K: it acts as a drop-tail queue of K packets"
+                    out.append(f"flows[{gi}]: {f.protocol} flows are not ECN-capable and cross an ECN-marking queue "
+                               f"({where}); {what}" + ("" if f.protocol != "newreno" else "; set ecn = true to mark them"))
+        if net.topology == "dumbbell":
+            rtt = max(net.rtt_list)
+            if rtt > run.duration:
+                out.append(f"network.rtt: {time_str(rtt)} is longer than run.duration = {time_str(run.duration)}")
+            elif run.duration - run.warmup < 10 * rtt:
+                out.append(f"run: only {(run.duration - run.warmup) / rtt:.1f} RTTs after warm-up "
+                           f"(RTT {time_str(rtt)}): statistics of so few round trips say little")
+            if rtt > 1.0:
+                out.append(f"network.rtt: {time_str(rtt)} is long for a data center (microseconds to milliseconds); "
+                           f"is the unit right?")
+        return out
 
     def to_engine_json(self) -> str:
         return json.dumps(self.to_engine_spec())
