@@ -224,3 +224,12 @@ def test_low_level_functions_raise_value_errors_in_plain_words(call):
         call()
     except ValueError as e:
         assert "np.float64" not in str(e) and "different signs" not in str(e)
+
+
+@pytest.mark.parametrize("args,option", [
+    (["fluid", "dx", "--tau", "1s", "--R0", "1us", "--t-end", "1ms"], "--tau"),  # 1e8 steps of history
+    (["fluid", "dctcp", "--d", "1s", "--dt", "1ns", "--t-end", "1us"], "--dt"),
+])
+def test_delay_longer_than_the_history_budget_names_the_option(args, option):
+    text = _bad(args, option)
+    assert "dt[0]" not in text and "steps" in text

@@ -33,7 +33,10 @@ def test_fig7_and_fig8(tmp_path):
     df = pd.read_csv(tmp_path / "fig7_queue.csv")
     assert df[df.g == 0.01].Q_min.min() >= -0.15
     claims8, _ = _run("dctcp-fig8", tmp_path)
-    assert claims8["period grows as sqrt(wbar) for small g; g = 0.01"].verdict == "reproduced"
+    c = claims8["period grows as sqrt(wbar) for small g; g = 0.01"]
+    assert c.verdict == "reproduced" and c.kind == "claim"
+    # at larger g the fitted exponent is not 0.5: shown as (edge) checks, not counted
+    assert all(v.kind == "check" for k, v in claims8.items() if k.startswith("(edge)"))
 
 
 def test_fig9(tmp_path):
@@ -49,3 +52,53 @@ def test_hybrid(tmp_path):
     assert claims["beta_DCTCP < beta_TCP"].verdict == "reproduced"
     # the paper's 1.4 factor does not hold at finite W*: we must say so
     assert claims["beta_TCP < 1.4 beta_DCTCP for g large enough (g >= gamma)"].verdict == "differs"
+
+
+def test_fig7_worst_wbar_is_a_refined_minimum_judged_by_rounding(tmp_path):
+    """(ii) used to pass with 10.82 pkt against a limit of 0.9 x 12 = 10.8 chosen after the fact. Now the
+    argmin is refined and the paper's whole-packet range 12-16 allows 11.5-16.5."""
+    from dcsim.experiments import dctcp_analysis as da
+    from dcsim.theory import dctcp as th
+
+    w, q = da._worst_wbar(0.01)
+    for f in (0.97, 1.03):  # a local minimum of Q_min, resolved to better than 3 %
+        assert th.limit_cycle(w * f, 0.01).Q_min >= q - 1e-6
+    claims, _ = _run("dctcp-fig7", tmp_path)
+    c = claims["(ii) worst-case wbar (largest undershoot) about 12-16 packets"]
+    ws = [float(x.split(": ")[1].split()[0]) for x in c.ours.split(", ")]
+    assert (c.verdict == "reproduced") == all(11.5 <= x <= 16.5 for x in ws)
+
+
+def test_fig9_starts_at_psi_zero(tmp_path):
+    claims, _ = _run("dctcp-fig9", tmp_path)
+    df = pd.read_csv(tmp_path / "fig9_throughput.csv")
+    assert df.psi.min() == 0.0
+    at0 = df[df.psi == 0]
+    # psi = 0: the queue floor is the threshold; the worst case still loses throughput, < 100 %
+    assert (at0.throughput < 1).all() and (at0.throughput > 0.9).all()
+    # 100 % where no cycle touches the floor, up to the trapezoid rule on 0.01 R* samples (O(h^2) ~ 1e-5)
+    assert (abs(df[df.floor_gap > 0].throughput - 1) < 1e-5).all()
+
+
+def test_hybrid_rate_tolerance_and_ns2_band(tmp_path):
+    claims, _ = _run("dctcp-hybrid", tmp_path)
+    df = pd.read_csv(tmp_path / "hybrid_rates.csv")
+    # the measured decay rate matches (25) to the fit's own resolution (rounding + neglected mode), < 1e-3
+    assert (df.rate_resolution < 1e-3).all()
+    assert (abs(df.measured_rate - df.beta) / df.beta <= df.rate_resolution).all()
+    # the ns2 times are judged against the hybrid model's band [T_(k-1) d, T_k R*] +- 0.5 ms
+    ns2 = {"1/sqrt(W_max)": 55e-3, "5/W_max": 67e-3, "1/W_max": 185e-3}
+    R = 200e-6 + 35 / (10e9 / 12000)
+    for r in df.itertuples():
+        c = claims[f"time to within 10 % of fair share, g = {r.g_name}: hybrid model vs ns2 (Fig. 12)"]
+        inside = r.conv_time_prev_event_rtt * 200e-6 - 5e-4 <= ns2[r.g_name] <= r.conv_time_rtt * R + 5e-4
+        assert (c.verdict == "reproduced") == inside
+
+
+def test_checks_are_shown_apart(tmp_path):
+    for id in ("dctcp-fig6", "dctcp-fig8"):
+        _, res = _run(id, tmp_path)
+        for c in res.claims:
+            if c.statement.startswith(("(edge)", "(setup)", "(dcsim)", "the cycle is reached")):
+                assert c.kind == "check", c.statement
+        assert res.all_reproduced == all(c.verdict == "reproduced" for c in res.paper_claims)

@@ -43,6 +43,7 @@ def test_fig2_fixed_point_n100(fig2):
               "N = 100: sending rate W/RTT = 100 Mbps per source (footnote 2)",
               "(setup) the buffer never overflows; the link stays busy"):
         assert claims[s].verdict == "reproduced", (s, claims[s].ours)
+    assert claims["(setup) the buffer never overflows; the link stays busy"].kind == "check"
     st = pd.read_csv(out / "fig2_stats.csv")
     sim = st[(st.N == 100) & (st.source == "packet sim")].iloc[0]
     q_fp = 2 * 100 - C_PPS * base_rtt_s(100e-6)  # 114.6 pkt: 100 sources x 2 pkt fill pipe + queue
@@ -52,16 +53,40 @@ def test_fig2_fixed_point_n100(fig2):
     assert base_rtt_s(100e-6) + q_fp / C_PPS == pytest.approx(240e-6, rel=1e-9)
 
 
-def test_fig2_fluid_matches_sim(fig2):
+def test_fig2_fluid_vs_sim_verdicts_follow_the_resolution(fig2):
+    """Each fluid-vs-sim row is reproduced exactly when the two differ by at most the comparison's
+    resolution (fluid K -+ 1 pkt / d' -+ 1/C ambiguity + integer queue + the simulation's spread over flow
+    start staggers), which fig2_resolution.csv lists; the period now has a verdict too."""
     claims, out = fig2
+    tol = pd.read_csv(out / "fig2_resolution.csv")
+    within = {(r.N, r.stat): abs(r.sim - r.fluid) <= r.tol_total * (1 + 1e-12) for r in tol.itertuples()}
     for N in (2, 10, 100):
-        for what in ("mean queue", "queue min / max / amplitude", "mean window W"):
-            c = claims[f"N = {N}: fluid model matches the simulation — {what}"]
-            assert c.verdict == "reproduced", (N, what, c.ours)
-    assert claims["N = 2: fluid model matches the simulation — mean alpha"].verdict == "reproduced"
+        assert claims[f"N = {N}: fluid model matches the simulation — mean queue"].verdict == \
+            ("reproduced" if within[(N, "mean")] else "differs")
+        ext = all(within[(N, k)] for k in ("cyc_min", "cyc_max", "amp"))
+        assert claims[f"N = {N}: fluid model matches the simulation — queue min / max / amplitude"].verdict == \
+            ("reproduced" if ext else "differs")
+    for N in (2, 10):
+        c = claims[f"N = {N}: fluid model matches the simulation — queue oscillation period"]
+        assert c.verdict == ("reproduced" if within[(N, "period_s")] else "differs")
+    # the resolution is physical: at least the one packet by which K is ambiguous, far below 10 %
+    mean = tol[tol.stat == "mean"]
+    assert (mean.tol_fluid > 0.5).all() and (mean.tol_total < 0.1 * mean.sim).all()
+    # N = 100 is a fixed point: the fluid model sits at 2N - C d' and the sim within a packet of it
+    assert claims["N = 100: fluid model matches the simulation — mean queue"].verdict == "reproduced"
     for name in ("fig2_sim_queue.csv", "fig2_sim_cwnd.csv", "fig2_fluid.csv"):
         df = pd.read_csv(out / name)
         assert set(df.N) == {2, 10, 100} and len(df) > 100
+
+
+def test_fig2_no_percentages_of_nothing(fig2):
+    """The N = 100 amplitude cell read '5069794249011 %' (1 pkt against a fluid amplitude of ~1e-13 pkt)."""
+    import re
+
+    claims, _ = fig2
+    for c in claims.values():
+        for pct in re.findall(r"([\d.]+) %", c.detail + c.ours):
+            assert float(pct) < 1000, (c.statement, c.detail)
 
 
 def test_fig3_sawtooth_vs_fluid(tmp_path):
@@ -88,7 +113,7 @@ def test_fig10_throughput_vs_K(tmp_path):
               "DCTCP throughput above the fluid model's worst-case bound (Fig. 9) at every K",
               "DCTCP gets lower throughput with N = 25 than with N = 2",
               "TCP loses much more throughput than DCTCP at small K (K = 4)",
-              "(setup) runs long enough, no drops"):
+              "(setup) no drops; resolution of the throughputs"):
         assert claims[s].verdict == "reproduced", (s, claims[s].ours)
     df = pd.read_csv(tmp_path / "fig10_throughput.csv")
     assert set(df.K_pkt) == {4, 20, 100} and (df.drops == 0).all()

@@ -20,9 +20,11 @@ Invariants (first principles, no tolerance tuned to results):
 from __future__ import annotations
 
 import copy
+import json
 import math
 import os
 import re
+from collections import Counter
 
 import numpy as np
 import pandas as pd
@@ -195,15 +197,31 @@ def _capacities_pkt(spec: dict, res) -> dict:
     return out
 
 
+#: Outcomes of this session's cases (written to $DCSIM_FUZZ_REPORT at the end, if set).
+COUNTS: Counter = Counter()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _report_counts():
+    yield
+    path = os.environ.get("DCSIM_FUZZ_REPORT")
+    if path:
+        with open(path, "w") as fh:
+            json.dump(dict(COUNTS), fh, indent=1, sort_keys=True)
+
+
 def _run_valid(d: dict, replay: bool) -> None:
     try:
         sc = Scenario.from_dict(copy.deepcopy(d))
     except ScenarioError as e:
         _check_error(str(e))
+        COUNTS["valid-strategy cases refused with a named field"] += 1
         return
     res = dcsim.simulate(sc)
     check_invariants(sc, res)
+    COUNTS["valid runs with invariants checked"] += 1
     if replay:
+        COUNTS["bit-identical replays"] += 1
         again = dcsim.simulate(Scenario.from_dict(copy.deepcopy(d)))
         for t in res.tables:
             pd.testing.assert_frame_equal(res.tables[t], again.tables[t], check_exact=True)
@@ -261,8 +279,10 @@ def _run_invalid(d: dict) -> None:
         spec = sc.check_resources()
     except ScenarioError as e:
         _check_error(str(e))
+        COUNTS["invalid cases refused with a named field"] += 1
         return
     # A mutation may still be valid: then it must run and keep the invariants (short runs only).
+    COUNTS["mutated cases still valid"] += 1
     if spec["duration_ps"] <= 5_000_000_000:
         check_invariants(sc, dcsim.simulate(sc))
 

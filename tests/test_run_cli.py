@@ -153,3 +153,74 @@ def test_jain_index_over_a_window_uses_the_throughput_series():
     assert r.jain_index((0.02, 0.04)) == pytest.approx(r.jain_index(0.02))
     with pytest.raises(ValueError, match="empty"):
         r.jain_index((0.03, 0.03))
+
+
+# --- issue 11: the CLI's manners ------------------------------------------------------------------
+
+
+def test_set_overrides_fields_before_the_run(tmp_path):
+    sc = tmp_path / "s.toml"
+    sc.write_text(Scenario.from_dict(short()).to_toml())
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["run", str(sc), "--out", str(out), "--no-plots", "--set", "network.aqm.K=40pkt",
+                              "--set", "flows[0].protocol=newreno", "--set", "flows[0].ecn=true", "--set", "run.seed=9"])
+    assert res.exit_code == 0, res.output
+    back = Scenario.from_toml(out / "scenario.toml")
+    assert back.network.aqm.K.value == 40 and back.flows[0].protocol == "newreno" and back.flows[0].ecn is True
+    assert back.run.seed == 9 and back.flows[0].g is None
+    bad = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "x"), "--set", "flows[0].g=3"])
+    assert bad.exit_code == 2 and "flows[0].g" in bad.output and not (tmp_path / "x").exists()
+    bad = runner.invoke(app, ["run", str(sc), "--set", "network.aqm.K"])
+    assert bad.exit_code == 2 and "PATH=VALUE" in bad.output
+
+
+def test_output_directory_rule(tmp_path):
+    sc = tmp_path / "s.toml"
+    sc.write_text(Scenario.from_dict(short()).to_toml())
+    out = tmp_path / "o"
+    assert runner.invoke(app, ["run", str(sc), "--out", str(out)]).exit_code == 0
+    assert (out / "queue.png").exists()
+    # A previous run's directory is replaced whole: no stale plot beside the new tables.
+    r = runner.invoke(app, ["run", str(sc), "--out", str(out), "--no-plots"])
+    assert r.exit_code == 0, r.output
+    assert not (out / "queue.png").exists() and (out / "flows.parquet").exists()
+    # Someone else's directory is refused without --force, and left alone.
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "notes.txt").write_text("keep me")
+    r = runner.invoke(app, ["run", str(sc), "--out", str(other), "--no-plots"])
+    assert r.exit_code == 2 and "--force" in r.output and (other / "notes.txt").exists()
+    r = runner.invoke(app, ["run", str(sc), "--out", str(other), "--no-plots", "--force"])
+    assert r.exit_code == 0 and not (other / "notes.txt").exists()
+
+
+def test_version_help_and_formats(tmp_path):
+    import dcsim
+
+    r = runner.invoke(app, ["--version"])
+    assert r.exit_code == 0 and r.output.strip() == f"dcsim {dcsim.__version__}"
+    h = runner.invoke(app, ["run", "--help"])
+    assert "<bool>" not in h.output and "--set" in h.output
+    sc = tmp_path / "s.toml"
+    sc.write_text(Scenario.from_dict(short()).to_toml())
+    r = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "o"), "--no-plots", "--format", "csv"])
+    assert r.exit_code == 0
+    rows = [line for line in r.stdout.splitlines() if line.count(",") > 5]
+    assert rows[0].startswith("flow,src,dst,protocol") and len(rows) == 1 + 4
+    r = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "o"), "--format", "yaml"])
+    assert r.exit_code == 2 and "--format" in r.output
+
+
+def test_tables_are_not_cut_when_not_a_terminal(tmp_path):
+    """Through a pipe (not a terminal) the summary table keeps every column header whole."""
+    import subprocess
+    import sys
+
+    sc = tmp_path / "s.toml"
+    sc.write_text(Scenario.from_dict(short()).to_toml())
+    r = subprocess.run([sys.executable, "-c", "import sys; from dcsim.cli import main; sys.exit(main())",
+                        "run", str(sc), "--out", str(tmp_path / "o"), "--no-plots"], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "…" not in r.stdout, r.stdout
+    assert "marks pkt" in r.stdout and "goodput Gbps" in r.stdout

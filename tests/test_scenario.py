@@ -12,8 +12,10 @@ import pytest
 
 from dcsim import Scenario, ScenarioError, load_scenario
 from dcsim.result import jain_index
+from dcsim.units import Size
 
-EXAMPLES = sorted((Path(__file__).resolve().parent.parent / "examples").glob("*.toml"))
+# scenario files only (sweep_*.toml are sweep files: base + axes)
+EXAMPLES = sorted(p for p in (Path(__file__).resolve().parent.parent / "examples").glob("*.toml") if not p.name.startswith("sweep"))
 simulate_module = importlib.import_module("dcsim.simulate")
 
 
@@ -257,11 +259,60 @@ def test_bad_toml_syntax_and_missing_file(tmp_path):
         Scenario.from_toml(tmp_path / "missing.toml")
 
 
-def test_changes_after_construction_are_validated_before_a_run():
+def test_a_validated_scenario_is_read_only_and_replace_validates():
+    """Issue 11: editing must validate or be impossible. Assignment is impossible (and says what to
+    do); replace() returns a validated copy; an invalid change names its field."""
     sc = Scenario.from_dict(fig2())
-    sc.flows[0].g = 2.0
-    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.g: .*0 < g <= 1"):
-        sc.to_engine_spec()
+    with pytest.raises(TypeError, match=r"FlowGroup\.g: a validated scenario is read-only.*replace"):
+        sc.flows[0].g = 2.0
+    with pytest.raises(TypeError, match=r"Aqm\.K"):
+        sc.network.aqm.K = "40pkt"
+    sc2 = sc.replace({"network.aqm.K": "40pkt", "run.seed": 7})
+    assert sc2.network.aqm.K == Size(40, "pkt") and sc2.run.seed == 7
+    assert sc.network.aqm.K == Size(65, "pkt"), "the original is unchanged"
+    assert sc2.to_engine_spec()["topology"]["bottleneck_queue"]["aqm"]["k"] == {"packets": 40}
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.g: 2\.0 is out of range"):
+        sc.replace({"flows[0].g": 2.0})
+    with pytest.raises(ScenarioError, match=r"^flows\[3\]: index out of range"):
+        sc.replace({"flows[3].protocol": "newreno"})
+
+
+def test_switching_protocol_drops_the_old_protocols_options():
+    sc = Scenario.from_dict(fig2())  # fig2() gives g = 0.0625 explicitly
+    nr = sc.replace({"flows[0].protocol": "newreno"})
+    assert nr.flows[0].protocol == "newreno" and nr.flows[0].g is None and nr.flows[0].ecn is False
+    back = nr.replace({"flows[0].protocol": "dctcp"})
+    assert back.flows[0].g == 1 / 16  # DCTCP's default again
+    # An option given in the same change is kept, and judged by the new protocol.
+    with pytest.raises(ScenarioError, match=r"^flows\[0\]\.g: only for protocol"):
+        sc.replace({"flows[0].protocol": "newreno", "flows[0].g": 0.5})
+    # Defaults are not written back: to_dict holds what was given.
+    assert "alpha_init" not in sc.to_dict()["flows"][0]
+    assert sc.to_dict(resolved=True)["flows"][0]["alpha_init"] == 1.0
+
+
+def test_all_errors_of_a_flow_group_are_reported_together():
+    d = fig2()
+    d["flows"][0]["protocol"] = "dctpc"
+    d["flows"][0]["gain"] = 0.1
+    with pytest.raises(ScenarioError) as exc:
+        Scenario.from_dict(d)
+    lines = str(exc.value).splitlines()
+    assert any(line.startswith("flows[0].protocol: 'dctpc' is not one of") for line in lines), lines
+    assert any(line.startswith("flows[0].gain: unknown key; allowed keys: count, protocol") for line in lines), lines
+
+
+def test_suspicious_settings_warn_but_run():
+    d = fig2()
+    d["flows"][0] = {"count": 10, "protocol": "newreno"}
+    d["run"] = {"duration": "1ms", "warmup": "0.9ms"}
+    w = Scenario.from_dict(d).warnings()
+    assert any(x.startswith("flows[0]: newreno flows are not ECN-capable and cross an ECN-marking queue") for x in w), w
+    assert any(x.startswith("run: only 1.0 RTTs after warm-up") for x in w), w
+    d["network"]["rtt"] = "2s"
+    w = Scenario.from_dict(d).warnings()
+    assert any(x.startswith("network.rtt: 2s is longer than run.duration") for x in w), w
+    assert not Scenario.from_dict(fig2()).warnings()
 
 
 def test_engine_errors_pass_through_unchanged(monkeypatch):

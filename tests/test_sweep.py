@@ -343,7 +343,7 @@ def test_cli_runs_a_sweep_and_dry_run_plans_only(tmp_path):
 
 
 def test_duckdb_reads_the_table(tmp_path):
-    duckdb = pytest.importorskip("duckdb")
+    import duckdb  # a test dependency (pip install -e '.[test]'), not a core one
     res = sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt"]}, seeds=2, out=tmp_path / "o", executor=tpool(), progress=False)
     q = col(res.table, r"port\[sw->r\]\.q_mean_pkt")
     rows = duckdb.sql(
@@ -351,3 +351,48 @@ def test_duckdb_reads_the_table(tmp_path):
     ).fetchall()
     expect = res.table.groupby("network.aqm.K_pkt")[q].mean()
     assert [r[0] for r in rows] == [20.0, 40.0] and [r[1] for r in rows] == pytest.approx(list(expect))
+
+
+class _OtherVersionExecutor(cf.ThreadPoolExecutor):
+    """Stands for a worker with another dcsim: its results carry another engine-spec key."""
+
+    def submit(self, fn, *args, **kwargs):
+        def other(*a, **kw):
+            return {**fn(*a, **kw), "key": "0" * 64, "version": "9.9.9"}
+
+        return super().submit(other, *args, **kwargs)
+
+
+def test_a_result_from_another_dcsim_is_refused(tmp_path):
+    res = sweep(BASE, {"network.aqm.K": ["20pkt"]}, out=tmp_path / "o", executor=_OtherVersionExecutor(1), progress=False)
+    assert (res.computed, res.failed) == (0, 1)
+    assert "worker dcsim 9.9.9" in res.failures[0]["error"] and "install the same dcsim on every worker" in res.failures[0]["error"]
+    assert not list((tmp_path / "o").glob("runs/*/row.json"))
+
+
+def test_base_as_scenario_or_file_and_bad_out(tmp_path):
+    by_dict = plan_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt", "20pkt"]}))
+    by_model = plan_sweep(make_spec(Scenario.from_dict(BASE), {"network.aqm.K": ["10pkt", "20pkt"]}))
+    (tmp_path / "b.json").write_text(json.dumps(BASE))
+    by_file = plan_sweep(make_spec(tmp_path / "b.json", {"network.aqm.K": ["10pkt", "20pkt"]}))
+    assert [r.key for r in by_dict.runs] == [r.key for r in by_model.runs] == [r.key for r in by_file.runs]
+    # A base that only the axes complete is fine: every combination is what gets validated.
+    partial = json.loads(json.dumps(BASE))
+    del partial["flows"][0]["protocol"]
+    assert len(plan_sweep(make_spec(partial, {"flows[0].protocol": ["dctcp"]})).runs) == 1
+    for Ks in (["10pkt", "20pkt"], ["10pkt"]):
+        with pytest.raises(SweepError) as e:
+            plan_sweep(make_spec(partial, {"network.aqm.K": Ks}))
+        assert str(e.value).startswith("every combination (the base with its set changes): flows[0].protocol: required")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(SweepError, match=r"^out: cannot create the output directory"):
+        sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "file" / "o", executor=tpool(), progress=False)
+
+
+def test_two_sweeps_cannot_write_to_one_directory(tmp_path):
+    from dcsim.sweep.store import SweepLock
+
+    with SweepLock(tmp_path / "o"):
+        with pytest.raises(SweepError, match=r"^out: another dcsim sweep is writing to .* \(pid \d+\)"):
+            sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "o", executor=tpool(), progress=False)
+    assert sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "o", executor=tpool(), progress=False).computed == 1

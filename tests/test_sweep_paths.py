@@ -26,6 +26,7 @@ parts_st = st.tuples(names).flatmap(
 )
 
 
+@settings(deadline=None)  # a loaded CI machine must not turn a slow example into a failure
 @given(parts_st)
 def test_parse_is_the_inverse_of_format(parts):
     assert parse_path(format_path(parts)) == parts
@@ -117,10 +118,8 @@ def test_set_then_get_gives_the_value_and_nothing_else_changes(data):
             assert get_path(new, other) == v
 
 
-@pytest.mark.parametrize("example", sorted((ROOT / "examples").glob("*.toml")))
+@pytest.mark.parametrize("example", sorted(p for p in (ROOT / "examples").glob("*.toml") if not p.name.startswith("sweep")))
 def test_every_field_of_a_real_scenario_is_a_model_path(example):
-    if example.name.startswith("sweep"):
-        pytest.skip("a sweep file, not a scenario")
     d = load_scenario(example).to_dict()
     for path, _ in _leaves(d):
         assert model_path_error(Scenario, path) is None, format_path(path)

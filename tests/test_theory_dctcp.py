@@ -277,3 +277,28 @@ def test_cli_json_and_errors():
     assert res.exit_code == 0 and "fixed point" in res.output and "pkt" in res.output
     res = runner.invoke(app, ["theory", "dctcp", "--C", "10Gbps", "--d", "300us", "--g", "1.5"])
     assert res.exit_code == 2 and "--g" in res.output
+
+
+def test_psi_zero_is_the_limit_of_the_floored_cycle():
+    """Fig. 9 starts at psi = 0 (K = 0): the floor -psi/(1+psi) is then the threshold itself. psi = 0 is
+    integrated as the physical model with K = 0; it must be the psi -> 0 limit of the floored model.
+    Tolerances: the period is located from crossings of q~ = 0, which at psi = 0 coincide with floor
+    contacts and are resolved only to the sample step (0.01 R*) at each end; the throughput integral
+    moves by the same relative amount (2 x 0.01 / T)."""
+    c0 = th.limit_cycle(14.0, 0.05, psi=0.0)
+    c1 = th.limit_cycle(14.0, 0.05, psi=1e-9)
+    assert c0.Q_min == 0.0 and c0.psi == 0.0
+    assert abs(c0.T - c1.T) <= 2 * 0.01
+    assert c0.throughput == pytest.approx(c1.throughput, rel=2 * 0.01 / c1.T)
+    assert c0.throughput < 0.95  # the floor binds: throughput is lost (Fig. 9 at psi = 0)
+    with pytest.raises(ValueError, match="psi"):
+        th.limit_cycle(14.0, 0.05, psi=-0.1)
+
+
+def test_psi_zero_cycle_counts_as_converged_within_its_sampling_resolution():
+    """At psi = 0 the Poincare section q~ = 0 is the floor: crossings are located to one sample only, so
+    the period-to-period drift is ~2 sample_dt / T; `converged` must not flag that as a transient."""
+    for w in (3.5, 14.0, 60.0):
+        c = th.limit_cycle(w, 0.05, psi=0.0)
+        assert c.drift_resolution == pytest.approx(2 * 0.01 / c.T, rel=0.01)
+        assert c.converged, (w, c.drift)

@@ -12,44 +12,99 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-app = typer.Typer(help="dcsim: data-center congestion-control laboratory.", no_args_is_help=True, add_completion=False)
-theory_app = typer.Typer(help="Closed-form theory of the reference papers.", no_args_is_help=True)
-fluid_app = typer.Typer(help="Integrate the papers' fluid (delay-differential) models.", no_args_is_help=True)
+# Plain help (rich_markup_mode=None): no "<bool>" placeholders, brackets shown as typed.
+_TYPER = dict(no_args_is_help=True, rich_markup_mode=None)
+app = typer.Typer(help="dcsim: data-center congestion-control laboratory.", add_completion=False, **_TYPER)
+theory_app = typer.Typer(help="Closed-form theory of the reference papers.", **_TYPER)
+fluid_app = typer.Typer(help="Integrate the papers' fluid (delay-differential) models.", **_TYPER)
 app.add_typer(theory_app, name="theory")
 app.add_typer(fluid_app, name="fluid")
 
-console = Console()
-err_console = Console(stderr=True)
+
+def _console(stderr: bool = False) -> Console:
+    """A console that never cuts tables at 80 columns when the output is not a terminal."""
+    c = Console(stderr=stderr)
+    return c if c.is_terminal else Console(stderr=stderr, width=250)
+
+
+console = _console()
+err_console = _console(stderr=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        import dcsim
+
+        console.print(f"dcsim {dcsim.__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version and exit."),
+) -> None:
+    """dcsim: data-center congestion-control laboratory."""
 
 
 def fail(msg: str) -> None:
     """Print a clear error and exit with status 2 (the message is shown as is, never as markup:
     "[[network.links]]" stays visible)."""
-    err_console.print(f"[bold red]error:[/] {escape(str(msg))}")
+    err_console.print(f"[bold red]error:[/] {escape(str(msg))}", soft_wrap=True)
     raise typer.Exit(code=2)
 
 
 @app.command()
 def run(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: dcsim-out/<scenario name>)."),
-    plots: bool = typer.Option(True, help="Write PNG plots."),
-    json_: bool = typer.Option(False, "--json", help="Print the summary as JSON on stdout (progress on stderr)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory (default: dcsim-out/<scenario name>)."),
+    set_: list[str] = typer.Option(
+        [], "--set", "-s", metavar="PATH=VALUE",
+        help='Change a field before running, e.g. --set network.aqm.K=40pkt --set "flows[0].protocol=newreno" '
+             "(values as in the file; repeatable).",
+    ),
+    plots: bool = typer.Option(True, "--plots/--no-plots", help="Write PNG plots."),
+    force: bool = typer.Option(False, "--force", help="Replace an existing output directory that is not a dcsim run."),
+    fmt: str = typer.Option("table", "--format", help="Summary on stdout: table, json or csv (csv: the flows table)."),
+    json_: bool = typer.Option(False, "--json", help="Same as --format json (progress goes to stderr)."),
 ) -> None:
     """Run a packet-level scenario: summary table, Parquet tables, summary.json, PNG plots."""
     from dcsim.run import run_scenario_file
 
-    run_scenario_file(scenario, out, plots=plots, console=console, fail=fail, json_out=json_)
+    if fmt not in ("table", "json", "csv"):
+        fail(f"--format: {fmt!r} is not one of table, json, csv")
+    run_scenario_file(scenario, out, plots=plots, console=console, fail=fail, fmt="json" if json_ else fmt,
+                      sets=set_, force=force)
 
 
 def print_claims(result) -> None:
-    table = Table(title=f"{result.id}: {result.title}", show_lines=True)
-    for col in ("claim (paper)", "paper", "dcsim", "verdict", "detail"):
-        table.add_column(col, overflow="fold")
-    for c in result.claims:
-        style = "green" if c.verdict == "reproduced" else "yellow"
-        table.add_row(c.statement, c.paper, c.ours, f"[{style}]{c.verdict}[/]", c.detail)
-    console.print(table)
+    """The paper's claims, then dcsim's own checks (shown apart, never counted), then the tally.
+
+    Experiments that lay the packet simulation, the fluid model and the theory side by side get one
+    column per instrument instead of one "dcsim" column."""
+    for rows, title, head in (
+        (result.paper_claims, f"{result.id}: {result.title}", "claim (paper)"),
+        (result.checks, f"{result.id}: checks (dcsim's own, not claims of the paper, not counted)", "check"),
+    ):
+        if not rows:
+            continue
+        split = any(c.packet or c.fluid or c.theory for c in rows)
+        ours_cols = ("packet sim", "fluid model", "theory") if split else ("dcsim",)
+        table = Table(title=escape(title), show_lines=True)
+        for col in (head, "paper", *ours_cols, "verdict", "detail"):
+            table.add_column(col, overflow="fold")
+        for c in rows:
+            style = "green" if c.verdict == "reproduced" else "yellow"
+            word = c.verdict if c.is_claim else ("passes" if c.verdict == "reproduced" else "fails")
+            if not split:
+                ours = (c.ours,)
+            elif c.packet or c.fluid or c.theory:
+                ours = (c.packet or "—", c.fluid or "—", c.theory or "—")
+            else:
+                ours = (c.ours, "", "")
+            table.add_row(escape(c.statement), escape(c.paper), *(escape(x) for x in ours), f"[{style}]{word}[/]",
+                          escape(c.detail))
+        console.print(table)
+    console.print(escape(result.summary()))
 
 
 @app.command()
@@ -108,7 +163,22 @@ def main() -> int:
     import os
     import signal
 
-    import click
+    import typer.exceptions as typer_exc
+
+    # typer >= 0.20 vendors its own click (typer._click); older typers use click itself. Catch
+    # the usage errors of whichever is installed.
+    click_errors: tuple = ()
+    aborts: tuple = (KeyboardInterrupt, typer_exc.Abort)
+    exits: tuple = (typer_exc.Exit,)
+    for name in ("typer._click", "click"):
+        try:
+            mod = __import__(name, fromlist=["exceptions"])
+        except ImportError:
+            continue
+        exc = mod.exceptions
+        click_errors += (exc.ClickException,)
+        aborts += tuple(getattr(exc, n) for n in ("Abort",) if hasattr(exc, n))
+        exits += tuple(getattr(exc, n) for n in ("Exit",) if hasattr(exc, n))
 
     interrupted = []
 
@@ -123,12 +193,12 @@ def main() -> int:
         if interrupted:
             raise KeyboardInterrupt
         return rv if isinstance(rv, int) else 0
-    except (KeyboardInterrupt, click.exceptions.Abort):
+    except aborts:
         err_console.print("[bold red]interrupted[/] (Ctrl-C): stopped; no output directory was left half-written")
         return 130
-    except click.exceptions.Exit as e:
+    except exits as e:
         return e.exit_code
-    except click.ClickException as e:
+    except click_errors as e:
         e.show()
         return e.exit_code
     except Exception as e:  # a bug: one line, not a traceback

@@ -208,7 +208,7 @@ def _arms(tp: Any) -> list:
     origin = typing.get_origin(tp)
     if origin is typing.Annotated:
         return _arms(typing.get_args(tp)[0])
-    if origin is Union or (hasattr(types, "UnionType") and origin is getattr(types, "UnionType")):
+    if origin is Union or origin is getattr(types, "UnionType", Union):
         out = []
         for a in typing.get_args(tp):
             out.extend(_arms(a))

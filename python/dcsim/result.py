@@ -13,7 +13,11 @@ warm-up counts for its remaining part). Columns ending in ``_whole_run`` cover [
   after warm-up: delivered_bytes, goodput_bps, sent_pkts, retransmits, timeouts, fast_retransmits,
   marks (CE-marked packets received), ecn_cuts; whole run: delivered_bytes_whole_run,
   sent_pkts_whole_run, retransmits_whole_run, timeouts_whole_run, marks_whole_run,
-  ecn_cuts_whole_run; fct_s (NaN = unfinished); cwnd_pkt and alpha at the end of the run
+  ecn_cuts_whole_run; fct_s (NaN = unfinished); cwnd_pkt and alpha at the end of the run;
+  for a controller that decides its window once per RTT (DX), after warm-up: rtt_rounds (decisions),
+  rtt_decreases (of them with queueing delay Q > 0), p_decrease (their ratio: the DX paper's p of
+  Table 1; NaN for the other protocols), q_delay_mean_s (mean of the rounds' Q), rtt_samples and
+  rtt_samples_queued (RTT samples, and those above the base RTT); base_rtt_s (the R0 in use)
 * ``ports``: one row per egress port: src, dst, monitored, rate_bps; after warm-up: utilization
   (busy time / time, in [0, 1]), busy_s, idle_s, tx_bytes and tx_pkts (packets whose transmission
   ended), arrivals, drops, marks, q_mean_pkt and q_mean_bytes (time averages), q_min_pkt and
@@ -321,6 +325,13 @@ class Result:
                     "slowdown": row.get("slowdown"),
                     "cwnd_mean_pkt": None if fm is None else fm["cwnd_mean_pkt"],
                     "alpha_mean": None if fm is None else fm["alpha_mean"],
+                    # once-per-RTT window decisions (DX): the paper's p, DX's measured Q and R0
+                    "rtt_rounds": row.get("rtt_rounds"),
+                    "p_decrease": row.get("p_decrease"),
+                    "q_delay_mean_s": row.get("q_delay_mean_s"),
+                    "base_rtt_s": row.get("base_rtt_s"),
+                    "p_queued_per_ack": (row["rtt_samples_queued"] / row["rtt_samples"]
+                                         if row.get("rtt_samples") else None),
                 }
             )
         ports = []

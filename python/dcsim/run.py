@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 import typer
 from rich.console import Console
@@ -20,6 +21,11 @@ from rich.table import Table
 
 from dcsim._files import atomic_dir
 from dcsim.result import Result
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
 from dcsim.scenario import ScenarioError, load_scenario
 from dcsim.simulate import simulate
 from dcsim.units import fmt_time
@@ -71,10 +77,18 @@ def print_summary(summary: dict, console: Console) -> None:
 
     flows = Table(title="Flows (after warm-up)")
     heads = ("flow", "path", "protocol", "goodput Gbps", "cwnd pkt", "alpha", "retx pkt", "RTOs", "CE pkt", "FCT ms")
+    rows = summary["flows"]
+    # a controller deciding once per RTT (DX): the paper's p and its measured queueing delay Q
+    rounds = any(f.get("rtt_rounds") for f in rows)
+    if rounds:
+        heads += ("p", "Q us")
     for col in heads:
         flows.add_column(col, justify="left" if col in ("path", "protocol") else "right")
-    rows = summary["flows"]
     for f in rows[:MAX_FLOW_ROWS]:
+        extra = ()
+        if rounds:
+            q = f.get("q_delay_mean_s")
+            extra = (_num(f.get("p_decrease"), ".3f"), _num(None if q is None else q * 1e6, ".2f"))
         flows.add_row(
             str(f["flow"]),
             f"{f['src']}->{f['dst']}",
@@ -86,13 +100,16 @@ def print_summary(summary: dict, console: Console) -> None:
             _num(f["timeouts"], "d"),
             _num(f["marks"], "d"),
             _num(None if f["fct_s"] is None else f["fct_s"] * 1e3, ".3f"),
+            *extra,
         )
     if len(rows) > MAX_FLOW_ROWS:
         rest = rows[MAX_FLOW_ROWS:]
         g = [r["goodput_bps"] for r in rest if r["goodput_bps"] is not None]
         mean = sum(g) / len(g) / 1e9 if g else None
-        flows.add_row(f"+{len(rest)}", "more flows", "", _num(mean, ".3f") + " (mean)", "", "", "", "", "", "")
-    flows.caption = "cwnd and alpha: means of the sampled trace after warm-up"
+        flows.add_row(f"+{len(rest)}", "more flows", "", _num(mean, ".3f") + " (mean)", *[""] * (len(heads) - 4))
+    flows.caption = "cwnd and alpha: means of the sampled trace after warm-up" + (
+        "; p: fraction of RTT rounds with queueing delay Q > 0 (the window decreases), Q: DX's mean measured queueing delay"
+        if rounds else "")
     if rows:
         console.print(flows)
     print_fct(summary, console)
@@ -143,6 +160,38 @@ def print_fct(summary: dict, console: Console) -> None:
     console.print(t)
 
 
+def parse_set(item: str) -> tuple[str, object]:
+    """``"network.aqm.K=40pkt"`` -> ("network.aqm.K", "40pkt"); the value is read as a TOML value
+    when it is one (``4``, ``true``, ``["100us", "200us"]``, ``"x"``), else as a plain string."""
+    if "=" not in item:
+        raise ValueError(f"--set {item!r}: write PATH=VALUE, e.g. --set network.aqm.K=40pkt")
+    path, text = (x.strip() for x in item.split("=", 1))
+    if not path:
+        raise ValueError(f"--set {item!r}: the path before '=' is empty")
+    try:
+        value = tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        value = text
+    return path, value
+
+
+def is_run_dir(path: Path) -> bool:
+    """A directory that a previous `dcsim run` wrote (it holds engine_spec.json)."""
+    return (path / "engine_spec.json").is_file()
+
+
+def check_out_dir(out: Path, force: bool) -> None:
+    """The output rule: a new directory, or a previous run's (replaced whole); anything else only
+    with --force. Raises ValueError naming --out."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out: {out} exists and is not a directory")
+    if out.is_dir() and any(out.iterdir()) and not is_run_dir(out) and not force:
+        raise ValueError(
+            f"--out: {out} exists and is not the output of a dcsim run; its files would be replaced. "
+            "Give another --out, or --force to replace it"
+        )
+
+
 def run_scenario_file(
     scenario: Path,
     out: Optional[Path],
@@ -150,18 +199,32 @@ def run_scenario_file(
     plots: bool = True,
     console: Console,
     fail: Callable[[str], None],
-    json_out: bool = False,
+    fmt: str = "table",
+    sets: Sequence[str] = (),
+    force: bool = False,
 ) -> Result:
-    """Validate ``scenario`` (exit 2 via ``fail`` if invalid), run it, print, write files into ``out``."""
+    """Validate ``scenario`` (exit 2 via ``fail`` if invalid), apply ``--set`` changes, run it,
+    print the summary (``fmt``: table, json or csv), and write everything into ``out``, which
+    replaces the previous run's directory whole (never a mix of old and new files)."""
     try:
         sc = load_scenario(scenario)
-    except ScenarioError as e:
+        changes = dict(parse_set(item) for item in sets)
+        if changes:
+            sc = sc.replace(changes)
+        sc.check_resources()  # the engine's size and memory checks, before anything is printed
+    except (ScenarioError, ValueError) as e:
         fail(f"{scenario}: invalid scenario\n{e}")
         raise  # fail() exits; this keeps type checkers honest
     out = Path(out) if out is not None else default_out_dir(scenario)
-    # Progress and messages go to stderr when stdout carries JSON.
-    info = Console(stderr=True) if json_out else console
-    info.print(f"[bold]{Path(scenario).name}[/]: {sc.describe()}")
+    try:
+        check_out_dir(out, force)
+    except ValueError as e:
+        fail(str(e))
+    # Progress and messages go to stderr when stdout carries data.
+    info = Console(stderr=True) if fmt != "table" else console
+    info.print(f"[bold]{escape(Path(scenario).name)}[/]: {escape(sc.describe())}")
+    for w in sc.warnings():
+        info.print(f"[yellow]warning:[/] {escape(w)}")
     with Progress(
         TextColumn("simulating"),
         BarColumn(),
@@ -181,8 +244,10 @@ def run_scenario_file(
             fail(f"{scenario}: invalid scenario\n{e}")
             raise
     summary = result.summary()
-    if json_out:
+    if fmt == "json":
         console.print_json(json.dumps(summary))
+    elif fmt == "csv":
+        result.flows.to_csv(sys.stdout, index=False)
     else:
         print_summary(summary, console)
     plot_errors = []

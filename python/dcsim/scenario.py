@@ -44,6 +44,7 @@ from typing import Annotated, Any, ClassVar, Optional, Union
 
 from pydantic import (
     BaseModel,
+    PrivateAttr,
     ConfigDict,
     Field,
     PlainSerializer,
@@ -64,6 +65,7 @@ else:  # pragma: no cover - exercised on Python < 3.11 only
 
 __all__ = [
     "ScenarioError",
+    "ScenarioWarning",
     "Scenario",
     "Network",
     "Aqm",
@@ -95,7 +97,11 @@ def _s(key: str) -> float:
     return ENGINE_DEFAULTS[key] / 1e12
 
 
-PROTOCOLS = ("dctcp", "newreno")
+PROTOCOLS = ("dctcp", "newreno", "dx", "dctcp-improved-fairness")
+#: Protocols with DCTCP's alpha estimator (parameters g and alpha_init).
+_DCTCP_LIKE = ("dctcp", "dctcp-improved-fairness")
+#: DX's R0 (base RTT): the minimum RTT sample seen, or the path's exact base RTT, or a time.
+DX_R0_MODES = ("min", "path")
 AQM_KINDS = ("droptail", "threshold", "red", "choke", "modified_choke")
 TOPOLOGIES = ("dumbbell", "graph", "tree")
 #: CHOKe's rules for when the m drawn packets match the arrival (see crates/dcsim-core/src/aqm/choke.rs).
@@ -111,6 +117,10 @@ MAX_TIME_S = LIMITS["max_time_ps"] / 1e12
 MAX_DURATION_S = MAX_TIME_S
 MIN_RATE_BPS = float(LIMITS["min_rate_bps"])
 MAX_RATE_BPS = float(LIMITS["max_rate_bps"])
+
+
+class ScenarioWarning(UserWarning):
+    """A plausible but suspicious setting (see :meth:`Scenario.warnings`); the run goes ahead."""
 
 
 class ScenarioError(ValueError):
@@ -141,6 +151,12 @@ _MISSING_HINTS = {
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
+def _quote(text: str) -> str:
+    """A key as a quoted TOML key, with non-printable characters escaped (one line, always)."""
+    body = "".join(c if c.isprintable() else f"\\u{ord(c):04x}" for c in text.replace("\\", "\\\\").replace('"', '\\"'))
+    return f'"{body}"'
+
+
 def _loc_path(loc: tuple) -> str:
     """("flows", 0, "g") -> "flows[0].g"; a key that is not an identifier is quoted as in TOML."""
     out = ""
@@ -149,7 +165,7 @@ def _loc_path(loc: tuple) -> str:
             out += f"[{part}]"
         elif part != "":
             text = str(part)
-            out += ("." if out else "") + (text if _IDENT.match(text) else json.dumps(text, ensure_ascii=False))
+            out += ("." if out else "") + (text if _IDENT.match(text) else _quote(text))
     return out
 
 
@@ -160,6 +176,8 @@ def _format_error(e: dict) -> str:
         field = ctx["field"]
         loc = loc + (tuple(field) if isinstance(field, (tuple, list)) else tuple(_split_field(field)))
     msg = e.get("msg", "")
+    if e.get("type") == "extra_forbidden":
+        msg = "unknown key; " + _allowed_keys_hint(loc)
     for prefix in ("Value error, ", "Assertion failed, "):
         if msg.startswith(prefix):
             msg = msg[len(prefix):]
@@ -167,6 +185,40 @@ def _format_error(e: dict) -> str:
         msg = "required but missing" + _MISSING_HINTS.get(str(loc[-1]) if loc else "", "")
     path = _loc_path(loc) or "scenario"
     return f"{path}: {msg}"
+
+
+def _model_at(loc: tuple) -> Optional[type]:
+    """The scenario table (model class) that holds the key at ``loc``, by walking the field types."""
+    import typing
+
+    cls: Any = Scenario
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = getattr(cls, "model_fields", {}).get(part)
+        if field is None:
+            return None
+        todo, found = [field.annotation], None
+        while todo:
+            t = todo.pop()
+            if isinstance(t, type) and issubclass(t, BaseModel):
+                found = t
+                break
+            todo.extend(typing.get_args(t))
+        if found is None:
+            return None
+        cls = found
+    return cls
+
+
+def _allowed_keys_hint(loc: tuple) -> str:
+    cls = _model_at(loc)
+    if cls is None or not loc:
+        return "see the scenario format in the README"
+    allowed = list(cls.model_fields)
+    close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    return f"{hint}allowed keys: {', '.join(allowed)}"
 
 
 def _split_field(field: str) -> list:
@@ -344,6 +396,25 @@ WindowQ = Annotated[Size, PlainValidator(_window_v), PlainSerializer(size_str, r
 """A window in packets; written "2pkt" or 2."""
 
 
+def _r0_v(v: Any) -> Union[str, float]:
+    """DX's R0: "min", "path", or a time ("80us")."""
+    if isinstance(v, str) and v.strip() in DX_R0_MODES:
+        return v.strip()
+    try:
+        return _check_time_range(parse_time(v, "\0"), v)
+    except UnitError as e:
+        raise ValueError(f"{_strip_what(e)}; allowed \"min\" (the minimum RTT seen), \"path\" (the path's exact "
+                         f"base RTT) or a time > 0, e.g. \"80us\"") from None
+
+
+def _r0_s(v: Union[str, float]) -> str:
+    return v if isinstance(v, str) else time_str(v)
+
+
+BaseRttQ = Annotated[Union[str, float], PlainValidator(_r0_v), PlainSerializer(_r0_s, return_type=str)]
+"""DX's base RTT R0: "min", "path" or a time in seconds; written "min" or "80us"."""
+
+
 def _one_of(value: str, allowed: tuple[str, ...]) -> str:
     return f"{value!r} is not one of {', '.join(allowed)}"
 
@@ -375,24 +446,54 @@ def _whole_packets(field: str, sz: Size) -> float:
 
 
 class _Model(BaseModel):
-    """Base: unknown keys are errors (they are usually typos), with a did-you-mean hint."""
+    """Base of every scenario table.
+
+    * Unknown keys are errors (they are usually typos), reported together with every other error
+      of the table, with a did-you-mean hint (see :func:`_format_error`).
+    * A validated model is read-only: assigning an attribute raises a TypeError that points to
+      :meth:`Scenario.replace`, which returns a validated copy with changes. (Validators fill in
+      defaults with :meth:`_fill`.)
+    """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     @model_validator(mode="before")
     @classmethod
-    def _known_keys(cls, data: Any) -> Any:
+    def _a_table(cls, data: Any) -> Any:
         if isinstance(data, BaseModel):
             return data
         if not isinstance(data, dict):
             raise PydanticCustomError("dcsim", "expected a table of keys and values, got {got}", {"got": repr(data), "field": ""})
-        allowed = [k for k in cls.model_fields]
-        for key in data:
-            if key not in cls.model_fields:
-                close = difflib.get_close_matches(str(key), allowed, n=1)
-                hint = f"did you mean {close[0]!r}? " if close else ""
-                raise _err((str(key),), f"unknown key; {hint}allowed keys: {', '.join(allowed)}")
         return data
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name.startswith("_"):
+            return super().__setattr__(name, value)
+        raise TypeError(
+            f"{type(self).__name__}.{name}: a validated scenario is read-only; make a validated copy with "
+            f"changes instead, e.g. sc = sc.replace({{\"network.aqm.K\": \"40pkt\"}})"
+        )
+
+    def _fill(self, name: str, value: Any, *, given: bool = False) -> None:
+        """Set a field from a validator: a default (not written back by to_dict) or, with
+        ``given``, a normalised form of what the user wrote (written back)."""
+        self.__dict__[name] = value
+        if given:
+            self.__pydantic_fields_set__.add(name)
+        else:
+            self.__pydantic_fields_set__.discard(name)
+
+
+def _one_of_validator(field: str, allowed: tuple[str, ...]):
+    """A field validator that checks a name against ``allowed`` (so that it is reported together
+    with the table's other errors, such as unknown keys)."""
+
+    def check(cls, v: Any) -> Any:
+        if isinstance(v, str) and v not in allowed:
+            raise ValueError(_one_of(v, allowed))
+        return v
+
+    return field_validator(field)(check)
 
 
 # --------------------------------------------------------------------------------------------
@@ -429,6 +530,8 @@ class Aqm(_Model):
     m: Optional[Int] = None
     match: Optional[str] = None
 
+    _kind_ok = _one_of_validator("kind", AQM_KINDS)
+
     _PARAMS: ClassVar[dict[str, tuple[str, ...]]] = {
         "droptail": (),
         "threshold": ("K",),
@@ -462,7 +565,7 @@ class Aqm(_Model):
                     raise _err(name, f'required for aqm kind "{self.kind}" (min_th, max_th in packets; 0 < max_p <= 1)')
             for name, value in self.RED_DEFAULTS.items():
                 if getattr(self, name) is None:
-                    setattr(self, name, value)
+                    self._fill(name, value)
             for name in ("max_p", "w_q"):
                 x = getattr(self, name)
                 if not (0 < x <= 1):
@@ -470,7 +573,7 @@ class Aqm(_Model):
         if self.kind in self.CHOKE_DEFAULTS:
             for name, value in self.CHOKE_DEFAULTS[self.kind].items():
                 if getattr(self, name) is None:
-                    setattr(self, name, value)
+                    self._fill(name, value)
             if self.match not in CHOKE_MATCH:
                 raise _err("match", _one_of(str(self.match), CHOKE_MATCH))
             if self.m < 1:
@@ -539,12 +642,17 @@ class Node(_Model):
     name: str
     kind: str = "host"
 
+    _kind_ok = _one_of_validator("kind", NODE_KINDS)
+
     @model_validator(mode="after")
     def _check(self) -> "Node":
         if self.kind not in NODE_KINDS:
             raise _err("kind", _one_of(self.kind, NODE_KINDS))
-        if not self.name or "->" in self.name:
-            raise _err("name", f"{self.name!r} is not a valid node name; allowed: non-empty, without '->'")
+        if not self.name.strip() or "->" in self.name or not self.name.isprintable() or len(self.name) > 64:
+            raise _err(
+                "name",
+                f"{self.name!r} is not a valid node name; allowed: 1 to 64 printable characters, not blank, without '->'",
+            )
         return self
 
 
@@ -617,6 +725,8 @@ class Network(_Model):
     packet_bytes: Int = ENGINE_DEFAULTS["packet_bytes"]
     header_bytes: Int = ENGINE_DEFAULTS["header_bytes"]
 
+    _topology_ok = _one_of_validator("topology", TOPOLOGIES)
+
     _DUMBBELL: ClassVar[tuple[str, ...]] = ("senders", "bottleneck", "access", "rtt", "rtts", "buffer", "aqm")
     _GRAPH: ClassVar[tuple[str, ...]] = ("nodes", "links")
     _TREE: ClassVar[tuple[str, ...]] = (
@@ -651,12 +761,13 @@ class Network(_Model):
                 raise _err("bottleneck", 'required for a dumbbell, e.g. bottleneck = "10Gbps"')
             _positive_rate("bottleneck", self.bottleneck)
             if self.access is None:
-                self.access = self.bottleneck
+                self._fill("access", self.bottleneck)
             _positive_rate("access", self.access)
             if self.rtt is not None and self.rtts is not None:
                 raise _err("rtts", "give either rtt or rtts, not both")
             if self.rtts is not None:
-                self.rtt, self.rtts = list(self.rtts), None
+                self._fill("rtt", list(self.rtts), given=True)
+                self._fill("rtts", None)
             if self.rtt is None:
                 raise _err("rtt", 'required for a dumbbell: the base round-trip propagation delay, e.g. rtt = "100us"')
             rtts = self.rtt if isinstance(self.rtt, list) else [self.rtt]
@@ -670,7 +781,7 @@ class Network(_Model):
                 raise _err("buffer", 'required for a dumbbell: the bottleneck buffer, e.g. buffer = "1000pkt"')
             _amount("buffer", self.buffer, self.packet_bytes)
             if self.aqm is None:
-                self.aqm = Aqm(kind="droptail")
+                self._fill("aqm", Aqm(kind="droptail"))
             self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
         else:
             for name in self._DUMBBELL:
@@ -714,11 +825,11 @@ class Network(_Model):
             raise _err("hosts", "required for a tree: hosts per rack, e.g. hosts = 3 or hosts = [2, 1]")
         if isinstance(self.hosts, list):
             if self.racks is None:
-                self.racks = len(self.hosts)
+                self._fill("racks", len(self.hosts))
             elif self.racks != len(self.hosts):
                 raise _err("hosts", f"{len(self.hosts)} values for racks = {self.racks}; give one per rack, or one number")
         elif self.racks is None:
-            self.racks = 1
+            self._fill("racks", 1)
         top = LIMITS["max_nodes"]
         if not (1 <= self.racks <= top):
             raise _err("racks", f"{self.racks} is out of range; allowed 1 .. {top}")
@@ -736,12 +847,12 @@ class Network(_Model):
             raise _err("host_link", 'required for a tree: the host <-> ToR rate, e.g. host_link = "10Gbps"')
         _positive_rate("host_link", self.host_link)
         if self.core_link is None:
-            self.core_link = self.host_link
+            self._fill("core_link", self.host_link)
         _positive_rate("core_link", self.core_link)
         if self.bottleneck is not None:
             _positive_rate("bottleneck", self.bottleneck)
             if self.bottleneck_hosts is None:
-                self.bottleneck_hosts = [f"h{total - 1}"]
+                self._fill("bottleneck_hosts", [f"h{total - 1}"])
         elif self.bottleneck_hosts is not None:
             raise _err("bottleneck", "required with bottleneck_hosts: the rate of their links, e.g. \"1Gbps\"")
         names = set(self.hosts_list())
@@ -762,7 +873,7 @@ class Network(_Model):
             raise _err("buffer", 'required for a tree: every switch port\'s buffer, e.g. buffer = "250pkt"')
         _amount("buffer", self.buffer, self.packet_bytes)
         if self.aqm is None:
-            self.aqm = Aqm(kind="droptail")
+            self._fill("aqm", Aqm(kind="droptail"))
         self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
 
     def rack_sizes(self) -> list[int]:
@@ -881,49 +992,6 @@ class DelayedAck(_Model):
         return self
 
 
-#: DCTCP defaults: the analysis paper's g = 1/16 and alpha starting at 1 (RFC 8257).
-DCTCP_DEFAULTS: dict[str, float] = {
-    "g": ENGINE_DEFAULTS["dctcp_g"],
-    "alpha_init": ENGINE_DEFAULTS["dctcp_alpha_init"],
-}
-
-
-def _check_transport(m: Any) -> None:
-    """The protocol and TCP options of a flow group or a workload class (fields of ``m``)."""
-    if m.protocol not in PROTOCOLS:
-        raise _err("protocol", _one_of(m.protocol, PROTOCOLS))
-    if m.protocol == "dctcp":
-        if m.ecn is not None:
-            raise _err("ecn", "only for protocol = \"newreno\" (DCTCP is always ECN-capable)")
-        if m.g is None:
-            m.g = DCTCP_DEFAULTS["g"]
-        if m.alpha_init is None:
-            m.alpha_init = DCTCP_DEFAULTS["alpha_init"]
-        if not (0 < m.g <= 1):
-            raise _err("g", f"{m.g} is out of range; allowed 0 < g <= 1 (e.g. 0.0625 = 1/16)")
-        if not (0 <= m.alpha_init <= 1):
-            raise _err("alpha_init", f"{m.alpha_init} is out of range; allowed [0, 1]")
-    else:
-        for name in ("g", "alpha_init"):
-            if getattr(m, name) is not None:
-                raise _err(name, f"only for protocol = \"dctcp\"; {m.protocol} takes: ecn")
-        if m.ecn is None:
-            m.ecn = False
-    top = LIMITS["max_window_pkt"]
-    for name in ("min_cwnd", "init_cwnd"):
-        w = _whole_packets(name, getattr(m, name))
-        if not (math.isfinite(w) and 1 <= w <= top):
-            raise _err(name, f"{w:g} is out of range; allowed 1 .. {top:g} packets")
-    if not m.min_rto > 0:
-        raise _err("min_rto", f"{time_str(m.min_rto)} is not positive; allowed > 0 s, e.g. \"10ms\"")
-
-
-def _protocol_engine(m: Any) -> dict:
-    if m.protocol == "dctcp":
-        return {"kind": "dctcp", "g": float(m.g), "alpha_init": float(m.alpha_init)}
-    return {"kind": "newreno", "ecn": bool(m.ecn)}
-
-
 def _delayed_ack_form(v: Any) -> Any:
     if v is True:
         return {}
@@ -937,8 +1005,16 @@ def _delayed_ack_form(v: Any) -> Any:
 class FlowGroup(_Model):
     """``count`` identical flows (TCP connections). Flow i of the group starts at ``start + i*stagger``.
 
+    Protocols: ``dctcp``, ``newreno``, ``dctcp-improved-fairness`` (the DCTCP analysis paper's
+    Section 5.2, eq. 36: DCTCP's alpha, W <- W + 1/W - alpha/2 per marked ACK) and ``dx`` (the DX
+    analysis paper's eqs. 1-2: once per RTT W + 1 if the queueing delay Q = 0, else
+    W (1 - Q/U), U = R0 W/(W - 1); see ``crates/dcsim-core/src/cc/dx.rs``).
+
     ``g`` is DCTCP's EWMA gain of eq. (3) of the DCTCP analysis paper, alpha <- (1-g) alpha + g F;
     the paper requires g in (0, 1), we also allow g = 1 (alpha = F of the last window).
+    ``R0`` (DX only) is DX's base RTT: ``"min"`` (default: the minimum RTT sample seen so far),
+    ``"path"`` (the exact base RTT of the flow's path, as a host that knows its topology) or a
+    time. ``min_cwnd`` defaults to the protocol's floor: 1 segment for DX, 2 for the others.
     """
 
     count: Int = 1
@@ -946,13 +1022,14 @@ class FlowGroup(_Model):
     g: Optional[Float] = None
     alpha_init: Optional[Float] = None
     ecn: Optional[Bool] = None
+    R0: Optional[BaseRttQ] = None
     start: Time = 0.0
     stagger: Time = 0.0
     #: Each flow starts a uniformly random time in [0, start_jitter) later (drawn by the engine from
     #: the flow's RNG stream, so a seed gives the same starts): the papers' "randomized start times".
     start_jitter: Time = 0.0
     size: Optional[SizeQ] = None
-    min_cwnd: WindowQ = Size(ENGINE_DEFAULTS["min_cwnd_pkt"], "pkt")
+    min_cwnd: Optional[WindowQ] = None
     init_cwnd: WindowQ = Size(ENGINE_DEFAULTS["init_cwnd_pkt"], "pkt")
     min_rto: Time = _s("min_rto_ps")
     #: None: every packet is ACKed at once (the papers' ns-2 setting); ``true`` in a file means
@@ -962,7 +1039,27 @@ class FlowGroup(_Model):
     src: Optional[str] = None
     dst: Optional[str] = None
 
-    DCTCP_DEFAULTS: ClassVar[dict[str, float]] = DCTCP_DEFAULTS
+    #: DCTCP defaults: the analysis paper's g = 1/16 and alpha starting at 1 (RFC 8257), window
+    #: floor 2 packets (its ns-2 floor); also for DCTCP–Improved Fairness.
+    DCTCP_DEFAULTS: ClassVar[dict[str, float]] = {
+        "g": ENGINE_DEFAULTS["dctcp_g"],
+        "alpha_init": ENGINE_DEFAULTS["dctcp_alpha_init"],
+        "min_cwnd": ENGINE_DEFAULTS["min_cwnd_pkt"],
+    }
+    #: NewReno defaults: not ECN-capable, window floor 2 packets.
+    NEWRENO_DEFAULTS: ClassVar[dict[str, Any]] = {"ecn": False, "min_cwnd": ENGINE_DEFAULTS["min_cwnd_pkt"]}
+    #: DX defaults: base RTT = the minimum RTT seen, window floor 1 segment (the DX paper's floor,
+    #: which creates the special stable state of its Theorem 2).
+    DX_DEFAULTS: ClassVar[dict[str, Any]] = {"R0": "min", "min_cwnd": ENGINE_DEFAULTS["dx_min_cwnd_pkt"]}
+    #: Protocol-specific parameters, for the error message of a misplaced one.
+    _PROTOCOL_PARAMS: ClassVar[dict[str, tuple[str, ...]]] = {
+        "dctcp": ("g", "alpha_init"),
+        "dctcp-improved-fairness": ("g", "alpha_init"),
+        "newreno": ("ecn",),
+        "dx": ("R0",),
+    }
+
+    _protocol_ok = _one_of_validator("protocol", PROTOCOLS)
 
     @field_validator("delayed_ack", mode="before")
     @classmethod
@@ -973,7 +1070,39 @@ class FlowGroup(_Model):
     def _check(self) -> "FlowGroup":
         if not (1 <= self.count <= LIMITS["max_flows"]):
             raise _err("count", f"{self.count} is out of range; allowed 1 .. {LIMITS['max_flows']}")
-        _check_transport(self)
+        if self.protocol not in PROTOCOLS:
+            raise _err("protocol", _one_of(self.protocol, PROTOCOLS))
+        own = self._PROTOCOL_PARAMS[self.protocol]
+        for name in ("g", "alpha_init", "ecn", "R0"):
+            if getattr(self, name) is not None and name not in own:
+                users = [p for p, ps in self._PROTOCOL_PARAMS.items() if name in ps]
+                why = " (DCTCP is always ECN-capable; DX uses no ECN)" if name == "ecn" else ""
+                shown = " or ".join(f'"{u}"' for u in users)
+                raise _err(name, f"only for protocol = {shown}{why}; "
+                                 f"{self.protocol} takes: {', '.join(own)}")
+        if self.protocol in _DCTCP_LIKE:
+            defaults = self.DCTCP_DEFAULTS
+            if self.g is None:
+                self._fill("g", defaults["g"])
+            if self.alpha_init is None:
+                self._fill("alpha_init", defaults["alpha_init"])
+            if not (0 < self.g <= 1):
+                raise _err("g", f"{self.g} is out of range; allowed 0 < g <= 1 (e.g. 0.0625 = 1/16)")
+            if not (0 <= self.alpha_init <= 1):
+                raise _err("alpha_init", f"{self.alpha_init} is out of range; allowed [0, 1]")
+        elif self.protocol == "dx":
+            defaults = self.DX_DEFAULTS
+            if self.R0 is None:
+                self._fill("R0", defaults["R0"])
+            if not isinstance(self.R0, str) and not (self.R0 > 0 and to_ps(self.R0) >= 1):
+                raise _err("R0", f"{time_str(self.R0)} is not positive; allowed \"min\", \"path\" or a time > 0 "
+                                 f"(the base RTT of eq. 2), e.g. \"80us\"")
+        else:
+            defaults = self.NEWRENO_DEFAULTS
+            if self.ecn is None:
+                self._fill("ecn", defaults["ecn"])
+        if self.min_cwnd is None:
+            self._fill("min_cwnd", Size(float(defaults["min_cwnd"]), "pkt"))
         if not self.start >= 0:
             raise _err("start", f"{time_str(self.start)} is negative; allowed >= 0 s")
         if not self.stagger >= 0:
@@ -988,10 +1117,23 @@ class FlowGroup(_Model):
             top = LIMITS["max_flow_bytes"]
             if self.size.bytes(1500) > top:  # packets count at most 1500 B each
                 raise _err("size", f"{size_str(self.size)} is out of range; allowed at most {top} bytes (1 PB)")
+        top = LIMITS["max_window_pkt"]
+        for name in ("min_cwnd", "init_cwnd"):
+            w = _whole_packets(name, getattr(self, name))
+            if not (math.isfinite(w) and 1 <= w <= top):
+                raise _err(name, f"{w:g} is out of range; allowed 1 .. {top:g} packets")
+        if not self.min_rto > 0:
+            raise _err("min_rto", f"{time_str(self.min_rto)} is not positive; allowed > 0 s, e.g. \"10ms\"")
         return self
 
     def protocol_engine(self) -> dict:
-        return _protocol_engine(self)
+        if self.protocol in _DCTCP_LIKE:
+            kind = "dctcp" if self.protocol == "dctcp" else "dctcp_improved_fairness"
+            return {"kind": kind, "g": float(self.g), "alpha_init": float(self.alpha_init)}
+        if self.protocol == "dx":
+            r0 = self.R0 if isinstance(self.R0, str) else {"fixed_ps": to_ps(self.R0)}
+            return {"kind": "dx", "r0": r0}
+        return {"kind": "newreno", "ecn": bool(self.ecn)}
 
     def size_bytes(self, packet_bytes: int, header_bytes: int) -> Optional[int]:
         """Payload bytes; a size in packets counts full packets of (packet_bytes - header_bytes) payload."""
@@ -1142,7 +1284,9 @@ class Sizes(_Model):
                     pts = read_cdf(self.file)
                 except ValueError as e:
                     raise _err("file", str(e)) from None
-                self.points, self.file = [list(p) for p in pts], None
+                # kept as its points (given: written back), so the scenario is self-contained
+                self._fill("points", [list(p) for p in pts], given=True)
+                self._fill("file", None)
             elif self.points is not None:
                 try:
                     pts = check_cdf(self.points, lambda i: f"points[{i}]")
@@ -1152,7 +1296,7 @@ class Sizes(_Model):
                         idx, rest = msg.split(": ", 1)
                         raise _err(idx, rest) from None
                     raise _err("points", msg) from None
-                self.points = [list(p) for p in pts]
+                self._fill("points", [list(p) for p in pts], given=True)
         return self
 
     def cdf_points(self) -> list[tuple[float, float]]:
@@ -1186,19 +1330,31 @@ class Sizes(_Model):
         return m
 
 
+def _reraise_nested(e: ValidationError) -> PydanticCustomError:
+    """The first error of a model validated inside a validator, as an error of the outer model
+    (its path relative to the inner model)."""
+    path, _, msg = _format_error(e.errors()[0]).partition(": ")
+    return _err("protocol" if path == "scenario" else path, msg)
+
+
 class FlowClass(_Model):
     """A class of generated flows: its ``share`` of the arrivals (of the incast servers) and its
-    transport (``protocol`` and the same options as a [[flows]] group)."""
+    transport: ``protocol`` and the options of a [[flows]] group (g, alpha_init, ecn, R0, min_cwnd,
+    init_cwnd, min_rto, delayed_ack), validated and defaulted exactly as there."""
 
     protocol: str
     share: Optional[Float] = None
     g: Optional[Float] = None
     alpha_init: Optional[Float] = None
     ecn: Optional[Bool] = None
-    min_cwnd: WindowQ = Size(ENGINE_DEFAULTS["min_cwnd_pkt"], "pkt")
-    init_cwnd: WindowQ = Size(ENGINE_DEFAULTS["init_cwnd_pkt"], "pkt")
-    min_rto: Time = _s("min_rto_ps")
+    R0: Optional[BaseRttQ] = None
+    min_cwnd: Optional[WindowQ] = None
+    init_cwnd: Optional[WindowQ] = None
+    min_rto: Optional[Time] = None
     delayed_ack: Optional[DelayedAck] = None
+
+    _TRANSPORT: ClassVar[tuple[str, ...]] = ("g", "alpha_init", "ecn", "R0", "min_cwnd", "init_cwnd", "min_rto", "delayed_ack")
+    _flow: Any = PrivateAttr(default=None)
 
     @field_validator("delayed_ack", mode="before")
     @classmethod
@@ -1207,7 +1363,11 @@ class FlowClass(_Model):
 
     @model_validator(mode="after")
     def _check(self) -> "FlowClass":
-        _check_transport(self)
+        opts = self.model_dump(mode="json", include=set(self._TRANSPORT), exclude_none=True)
+        try:
+            self._flow = FlowGroup(protocol=self.protocol, **opts)
+        except ValidationError as e:
+            raise _reraise_nested(e) from None
         if self.share is None:
             raise _err("share", "required in a mix: the fraction of the flows of this class, e.g. share = 0.5")
         if not 0 < self.share <= 1:
@@ -1215,16 +1375,17 @@ class FlowClass(_Model):
         return self
 
     def to_engine(self) -> dict:
+        f: FlowGroup = self._flow
         return {
             "share": float(self.share),
-            "protocol": _protocol_engine(self),
-            "min_cwnd_pkt": float(self.min_cwnd.value),
-            "init_cwnd_pkt": float(self.init_cwnd.value),
-            "min_rto_ps": to_ps(self.min_rto),
+            "protocol": f.protocol_engine(),
+            "min_cwnd_pkt": float(f.min_cwnd.value),
+            "init_cwnd_pkt": float(f.init_cwnd.value),
+            "min_rto_ps": to_ps(f.min_rto),
             "delayed_ack": (
                 None
-                if self.delayed_ack is None
-                else {"segments": int(self.delayed_ack.segments), "timeout_ps": to_ps(self.delayed_ack.timeout)}
+                if f.delayed_ack is None
+                else {"segments": int(f.delayed_ack.segments), "timeout_ps": to_ps(f.delayed_ack.timeout)}
             ),
         }
 
@@ -1265,6 +1426,7 @@ class Workload(_Model):
     g: Optional[Float] = None
     alpha_init: Optional[Float] = None
     ecn: Optional[Bool] = None
+    R0: Optional[BaseRttQ] = None
     min_cwnd: Optional[WindowQ] = None
     init_cwnd: Optional[WindowQ] = None
     min_rto: Optional[Time] = None
@@ -1273,7 +1435,7 @@ class Workload(_Model):
 
     _POISSON: ClassVar[tuple[str, ...]] = ("load", "link", "sizes", "senders", "receivers", "stop")
     _INCAST: ClassVar[tuple[str, ...]] = ("client", "servers", "n", "total", "rounds", "gap")
-    _TRANSPORT: ClassVar[tuple[str, ...]] = ("g", "alpha_init", "ecn", "min_cwnd", "init_cwnd", "min_rto", "delayed_ack")
+    _TRANSPORT: ClassVar[tuple[str, ...]] = FlowClass._TRANSPORT
 
     @field_validator("delayed_ack", mode="before")
     @classmethod
@@ -1311,7 +1473,7 @@ class Workload(_Model):
                     raise _err("servers", "empty; allowed at least one server host")
                 if self.n is not None and self.n != len(self.servers):
                     raise _err("n", f"{self.n} does not match the {len(self.servers)} servers listed")
-                self.n = len(self.servers)
+                self._fill("n", len(self.servers))
             if self.client is None:
                 raise _err("client", "required for an incast: the host that requests the data")
             if self.total is None:
@@ -1319,11 +1481,11 @@ class Workload(_Model):
             if self.total.unit == "B" and not float(self.total.value).is_integer():
                 raise _err("total", f"{size_str(self.total)} is not a whole number of bytes")
             if self.rounds is None:
-                self.rounds = 1
+                self._fill("rounds", 1)
             if not 1 <= self.rounds <= LIMITS["max_count"]:
                 raise _err("rounds", f"{self.rounds} is out of range; allowed 1 .. {LIMITS['max_count']}")
             if self.gap is None:
-                self.gap = 0.0
+                self._fill("gap", 0.0)
             if not self.gap >= 0:
                 raise _err("gap", f"{time_str(self.gap)} is negative; allowed >= 0 s")
         if (self.protocol is None) == (self.mix is None):
@@ -1341,18 +1503,12 @@ class Workload(_Model):
             try:
                 FlowClass(protocol=self.protocol, share=1.0, **self._transport_options())
             except ValidationError as e:
-                err = e.errors()[0]
-                field = ".".join(str(x) for x in err.get("loc", ()) if x != "") or "protocol"
-                ctx = err.get("ctx") or {}
-                if ctx.get("field"):
-                    field = str(ctx["field"])
-                raise _err(field, _format_error(err).split(": ", 1)[-1]) from None
+                raise _reraise_nested(e) from None
         return self
 
     def _transport_options(self) -> dict:
         """The protocol options given at the workload level, as written (units as strings)."""
-        d = self.model_dump(mode="json", include=set(self._TRANSPORT))
-        return {k: v for k, v in d.items() if v is not None}
+        return self.model_dump(mode="json", include=set(self._TRANSPORT), exclude_none=True)
 
     def classes(self) -> list[FlowClass]:
         if self.mix is not None:
@@ -1500,8 +1656,8 @@ class Scenario(_Model):
     def _check(self) -> "Scenario":
         net = self.network
         if not self.flows and not self.workloads:
-            raise _err("flows", "no flows: give at least one [[flows]] entry with count and protocol (dctcp, newreno), "
-                                "or a [[workloads]] entry")
+            raise _err("flows", "no flows: give at least one [[flows]] entry with count and protocol (" + ", ".join(PROTOCOLS)
+                       + "), or a [[workloads]] entry")
         total = sum(f.count for f in self.flows)
         if total > LIMITS["max_flows"]:
             raise _err("flows", f"{total} flows in all is out of range; allowed at most {LIMITS['max_flows']}")
@@ -1509,7 +1665,7 @@ class Scenario(_Model):
             if net.senders is None:
                 if not self.flows:
                     raise _err("network.senders", "required when there are no [[flows]]: the number of sending hosts")
-                net.senders = sum(f.count for f in self.flows)
+                net._fill("senders", sum(f.count for f in self.flows))
             n = net.senders
             if isinstance(net.rtt, list) and len(net.rtt) != n:
                 raise _err("network.rtt", f"{len(net.rtt)} values given; allowed: one RTT, or one per sender ({n})")
@@ -1572,7 +1728,7 @@ class Scenario(_Model):
 
             if w.kind == "poisson":
                 if w.link is None:
-                    w.link = net.default_bottleneck_port()
+                    w._fill("link", net.default_bottleneck_port())
                     if w.link is None:
                         raise _err(f"{fld}.link", 'required: the link whose capacity the load refers to, e.g. "sw->r"')
                 a, b = (x.strip() for x in w.link.split("->"))
@@ -1580,14 +1736,14 @@ class Scenario(_Model):
                     raise _err(f"{fld}.link", f"no link {a!r} -> {b!r} in the network")
                 if w.receivers is None:
                     if net.topology == "dumbbell":
-                        w.receivers = ["r"]
+                        w._fill("receivers", ["r"])
                     elif net.topology == "tree" and net.bottleneck_hosts:
-                        w.receivers = list(net.bottleneck_hosts)
+                        w._fill("receivers", list(net.bottleneck_hosts))
                     else:
                         raise _err(f"{fld}.receivers", f"required for a {net.topology}: the receiving hosts")
                 if w.senders is None:
                     if net.topology in ("dumbbell", "tree"):
-                        w.senders = [h for h in net.host_names() if h not in w.receivers]
+                        w._fill("senders", [h for h in net.host_names() if h not in w.receivers])
                     else:
                         raise _err(f"{fld}.senders", "required for a graph: the sending hosts")
                 for what in ("senders", "receivers"):
@@ -1610,7 +1766,7 @@ class Scenario(_Model):
                     if len(pool) < w.n:
                         raise _err(f"{fld}.n", f"{w.n} servers, but only {len(pool)} hosts are free (not the client, "
                                                "not in [[flows]]); give servers = [...] or add hosts")
-                    w.servers = pool[: w.n]
+                    w._fill("servers", pool[: w.n])
                 seen: set[str] = set()
                 for j, h in enumerate(w.servers):
                     host(h, f"servers[{j}]")
@@ -1662,13 +1818,50 @@ class Scenario(_Model):
 
     # -- output -------------------------------------------------------------------------------
 
-    def to_dict(self) -> dict:
-        """The TOML-shaped dict with unit strings ("10Gbps"); ``from_dict(to_dict())`` == self."""
-        return self.model_dump(mode="json", exclude_none=True)
+    def to_dict(self, *, resolved: bool = False) -> dict:
+        """The TOML-shaped dict with unit strings ("10Gbps"); ``from_dict(to_dict())`` == self.
 
-    def to_toml(self) -> str:
-        """The scenario as a TOML file (every default spelled out)."""
-        return _toml_dumps(self.to_dict())
+        Only what was given is written (defaults are filled in again on loading), so that a
+        change such as another protocol does not carry the defaults of the old one along;
+        ``resolved=True`` spells out every default as well.
+        """
+        return self.model_dump(mode="json", exclude_none=True, exclude_unset=not resolved)
+
+    def to_toml(self, *, resolved: bool = False) -> str:
+        """The scenario as a TOML file (what was given; ``resolved=True``: every default too)."""
+        return _toml_dumps(self.to_dict(resolved=resolved))
+
+    def replace(self, changes: Optional[dict] = None, /, **kw: Any) -> "Scenario":
+        """A validated copy with changes, addressed by dotted paths:
+
+        ``sc.replace({"network.aqm.K": "40pkt", "flows[0].protocol": "newreno"})``
+
+        Values are written as in a scenario file. Options of the old protocol (``g``,
+        ``alpha_init``, ...) that were not given explicitly are dropped when the protocol
+        changes. ``changes=None`` (keyword form): ``sc.replace(**{"run.seed": 2})``. Raises
+        :class:`ScenarioError` naming the field.
+        """
+        from dcsim.paths import PathError, set_path
+
+        updates = dict(changes or {}, **kw)
+        data = self.to_dict()
+        for path, value in updates.items():
+            try:
+                data = set_path(data, path, value)
+            except PathError as e:
+                raise ScenarioError(str(e)) from None
+            m = re.fullmatch(r"flows\[(\d+)\]\.protocol", path) if isinstance(path, str) else None
+            if m and isinstance(value, str) and value in PROTOCOLS:
+                # A new protocol: drop the old one's options, unless this change gives them too.
+                i = int(m.group(1))
+                own = FlowGroup._PROTOCOL_PARAMS[value]
+                foreign = {p for ps in FlowGroup._PROTOCOL_PARAMS.values() for p in ps} - set(own)
+                group = dict(data["flows"][i])
+                for key in foreign & set(group):
+                    if f"flows[{i}].{key}" not in updates:
+                        del group[key]
+                data["flows"] = [*data["flows"][:i], group, *data["flows"][i + 1:]]
+        return type(self).from_dict(data)
 
     def expanded_flows(self) -> list[FlowInfo]:
         """The flows in engine order (group by group; within a group by index). Start times:
@@ -1737,6 +1930,44 @@ class Scenario(_Model):
                 "max_memory_bytes": int(m.max_memory.value),
             },
         }
+
+    def warnings(self) -> list[str]:
+        """Plausible but suspicious settings, as ``field: message`` lines (the run goes ahead)."""
+        out: list[str] = []
+        net, run = self.network, self.run
+        marking = []  # (field, what) of queues that mark ECN at a threshold
+        if net.topology in ("dumbbell", "tree"):
+            if net.aqm.kind == "threshold" or (net.aqm.is_red_like and net.aqm.ecn):
+                marking.append(("network.aqm", net.aqm.kind))
+        else:
+            for i, link in enumerate(net.links):
+                if link.aqm is not None and (link.aqm.kind == "threshold" or (link.aqm.is_red_like and link.aqm.ecn)):
+                    marking.append((f"network.links[{i}].aqm", link.aqm.kind))
+        if marking:
+            where = ", ".join(f"{f} ({k})" for f, k in marking[:3]) + (" ..." if len(marking) > 3 else "")
+            for gi, f in enumerate(self.flows):
+                ect = f.protocol in _DCTCP_LIKE or (f.protocol == "newreno" and f.ecn)
+                if not ect:
+                    what = "a threshold queue drops them at K: it acts as a drop-tail queue of K packets"
+                    out.append(f"flows[{gi}]: {f.protocol} flows are not ECN-capable and cross an ECN-marking queue "
+                               f"({where}); {what}" + ("" if f.protocol != "newreno" else "; set ecn = true to mark them"))
+            for wi, w in enumerate(self.workloads):
+                for ci, c in enumerate(w.classes()):
+                    if c.protocol == "newreno" and not c._flow.ecn:
+                        field = f"workloads[{wi}]" + (f".mix[{ci}]" if w.mix is not None else "")
+                        out.append(f"{field}: newreno flows are not ECN-capable and cross an ECN-marking queue "
+                                   f"({where}); set ecn = true to mark them")
+        if net.topology == "dumbbell":
+            rtt = max(net.rtt_list)
+            if rtt > run.duration:
+                out.append(f"network.rtt: {time_str(rtt)} is longer than run.duration = {time_str(run.duration)}")
+            elif run.duration - run.warmup < 10 * rtt:
+                out.append(f"run: only {(run.duration - run.warmup) / rtt:.1f} RTTs after warm-up "
+                           f"(RTT {time_str(rtt)}): statistics of so few round trips say little")
+            if rtt > 1.0:
+                out.append(f"network.rtt: {time_str(rtt)} is long for a data center (microseconds to milliseconds); "
+                           f"is the unit right?")
+        return out
 
     def to_engine_json(self) -> str:
         return json.dumps(self.to_engine_spec())

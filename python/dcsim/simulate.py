@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import time
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional, Union
 
@@ -53,7 +54,7 @@ def simulate(
     the engine's own ``field: message`` errors pass through unchanged.
     """
     from dcsim.result import Result
-    from dcsim.scenario import Scenario, ScenarioError, load_scenario
+    from dcsim.scenario import Scenario, ScenarioError, ScenarioWarning, load_scenario
 
     if isinstance(scenario, (str, os.PathLike)):
         scenario = load_scenario(scenario)
@@ -64,6 +65,8 @@ def simulate(
     if not (isinstance(chunks, int) and chunks >= 1):
         raise ValueError(f"chunks: {chunks!r} is out of range; allowed an integer >= 1")
     spec = scenario.check_resources()
+    for line in scenario.warnings():
+        warnings.warn(line, ScenarioWarning, stacklevel=2)
     core = engine()
     t0 = time.perf_counter()
     try:

@@ -179,7 +179,8 @@ def capacity_pps(C_bps: float, packet_bytes: float = DEFAULT_PACKET_BYTES) -> fl
     """Link capacity in packets/s, the papers' C: C_bps / (8 packet_bytes)."""
     for name, v in (("C_bps", C_bps), ("packet_bytes", packet_bytes)):
         if isinstance(v, bool) or not (isinstance(v, numbers.Real) and math.isfinite(v) and v > 0):
-            raise ValueError(f"{name} = {v!r} is out of range: must be > 0")
+            shown = f"{float(v):g}" if isinstance(v, numbers.Real) and not isinstance(v, bool) else repr(v)
+            raise ValueError(f"{name} = {shown} is out of range: must be a finite number > 0")
     return C_bps / (8.0 * packet_bytes)
 
 

@@ -19,6 +19,10 @@ fn default_header_bytes() -> u32 {
 fn default_min_cwnd() -> f64 {
     2.0
 }
+/// DX's window floor: one segment (DX analysis paper, Section 3.3).
+fn default_dx_min_cwnd() -> f64 {
+    1.0
+}
 fn default_init_cwnd() -> f64 {
     10.0
 }
@@ -57,6 +61,7 @@ pub fn defaults() -> serde_json::Value {
         "packet_bytes": default_packet_bytes(),
         "header_bytes": default_header_bytes(),
         "min_cwnd_pkt": default_min_cwnd(),
+        "dx_min_cwnd_pkt": default_dx_min_cwnd(),
         "init_cwnd_pkt": default_init_cwnd(),
         "min_rto_ps": default_min_rto_ps(),
         "dctcp_g": default_dctcp_g(),
@@ -303,6 +308,35 @@ pub enum ProtocolSpec {
         #[serde(default = "default_alpha_init")]
         alpha_init: f64,
     },
+    /// "DCTCP–Improved Fairness" (DCTCP analysis paper §5.2, eq. 36): DCTCP's alpha, but
+    /// W <- W + 1/W - alpha/2 on every marked ACK instead of one cut per window.
+    DctcpImprovedFairness {
+        #[serde(default = "default_dctcp_g")]
+        g: f64,
+        #[serde(default = "default_alpha_init")]
+        alpha_init: f64,
+    },
+    /// DX (DX analysis paper, eqs. 1-2): once per RTT W + 1 if the queueing delay Q = 0, else
+    /// W (1 - Q/U), U = R0 W/(W - 1); no ECN, no loss signal; see `cc/dx.rs`.
+    Dx {
+        /// Base RTT R0: the minimum RTT seen (default), the path's exact base RTT, or a value.
+        #[serde(default)]
+        r0: BaseRttSpec,
+    },
+}
+
+/// Where a delay-based controller takes its base RTT R0 from.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum BaseRttSpec {
+    /// The minimum RTT sample seen so far.
+    #[default]
+    Min,
+    /// The exact base RTT of the flow's path (propagation plus the serialisation of a full data
+    /// packet and of an ACK on every hop), computed by the world builder.
+    Path,
+    /// A given value, ps.
+    FixedPs(u64),
 }
 
 impl ProtocolSpec {
@@ -310,6 +344,17 @@ impl ProtocolSpec {
         match self {
             ProtocolSpec::Newreno { .. } => "newreno",
             ProtocolSpec::Dctcp { .. } => "dctcp",
+            ProtocolSpec::DctcpImprovedFairness { .. } => "dctcp-improved-fairness",
+            ProtocolSpec::Dx { .. } => "dx",
+        }
+    }
+
+    /// The window floor of this protocol when a flow gives none, packets: 1 segment for DX (the
+    /// paper's floor), 2 for the TCPs (the DCTCP analysis paper's ns-2 floor).
+    pub fn default_min_cwnd_pkt(&self) -> f64 {
+        match self {
+            ProtocolSpec::Dx { .. } => default_dx_min_cwnd(),
+            _ => default_min_cwnd(),
         }
     }
 }
@@ -340,9 +385,10 @@ pub struct FlowSpec {
     /// Payload bytes to send; None = long-lived.
     #[serde(default)]
     pub size_bytes: Option<u64>,
-    /// Floor of cwnd after ECN / loss reductions, packets (ns-2 DCTCP floor: 2).
-    #[serde(default = "default_min_cwnd")]
-    pub min_cwnd_pkt: f64,
+    /// Floor of cwnd after ECN / loss / delay reductions, packets; None = the protocol's default
+    /// ([`ProtocolSpec::default_min_cwnd_pkt`]: 2 for NewReno and DCTCP, 1 for DX).
+    #[serde(default)]
+    pub min_cwnd_pkt: Option<f64>,
     #[serde(default = "default_init_cwnd")]
     pub init_cwnd_pkt: f64,
     #[serde(default = "default_min_rto_ps")]
@@ -353,6 +399,11 @@ pub struct FlowSpec {
 }
 
 impl FlowSpec {
+    /// The window floor in force, packets.
+    pub fn min_cwnd(&self) -> f64 {
+        self.min_cwnd_pkt.unwrap_or_else(|| self.protocol.default_min_cwnd_pkt())
+    }
+
     /// A long-lived flow from `src` to `dst` starting at time 0, with the engine's defaults.
     pub fn long_lived(src: impl Into<String>, dst: impl Into<String>, protocol: ProtocolSpec) -> Self {
         FlowSpec {
@@ -362,7 +413,7 @@ impl FlowSpec {
             start_ps: 0,
             start_jitter_ps: 0,
             size_bytes: None,
-            min_cwnd_pkt: default_min_cwnd(),
+            min_cwnd_pkt: None,
             init_cwnd_pkt: default_init_cwnd(),
             min_rto_ps: default_min_rto_ps(),
             delayed_ack: None,
@@ -487,7 +538,7 @@ fn check_window(field: &str, w: f64) -> Result<()> {
 
 /// The options of one flow (a listed flow or a workload class), `field(name)` naming each.
 pub fn validate_flow_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<()> {
-    check_window(&field("min_cwnd"), f.min_cwnd_pkt)?;
+    check_window(&field("min_cwnd"), f.min_cwnd())?;
     check_window(&field("init_cwnd"), f.init_cwnd_pkt)?;
     check_time(&field("min_rto"), f.min_rto_ps, true)?;
     check_time(&field("start"), f.start_ps, false)?;
@@ -500,9 +551,13 @@ pub fn validate_flow_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Re
             ));
         }
     }
-    if let ProtocolSpec::Dctcp { g, alpha_init } = &f.protocol {
-        check_unit_interval(&field("g"), *g, true)?;
-        check_unit_interval(&field("alpha_init"), *alpha_init, false)?;
+    match &f.protocol {
+        ProtocolSpec::Dctcp { g, alpha_init } | ProtocolSpec::DctcpImprovedFairness { g, alpha_init } => {
+            check_unit_interval(&field("g"), *g, true)?;
+            check_unit_interval(&field("alpha_init"), *alpha_init, false)?;
+        }
+        ProtocolSpec::Dx { r0: BaseRttSpec::FixedPs(ps) } => check_time(&field("R0"), *ps, true)?,
+        ProtocolSpec::Newreno { .. } | ProtocolSpec::Dx { .. } => {}
     }
     if let Some(d) = &f.delayed_ack {
         check_count(&field("delayed_ack.segments"), d.segments as u64, MAX_COUNT)?;

@@ -12,7 +12,7 @@ use crate::error::{invalid, Error, Result};
 use crate::metrics::{hist_quantile, Column, CwndProbe, QueueProbe, Table, ThroughputProbe};
 use crate::net::{topology, Network, Port, PortId};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
-use crate::scenario::{NodeKind, Spec, TopologySpec};
+use crate::scenario::{BaseRttSpec, NodeKind, ProtocolSpec, Spec, TopologySpec};
 use crate::workload::{Generator, RoundRecord, WorkloadSpec};
 use crate::sched::EventQueue;
 use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats};
@@ -105,6 +105,7 @@ impl Flow {
             finished_at: s.finished_at,
             cwnd: s.cwnd,
             alpha: s.cc.alpha(),
+            base_rtt_s: s.cc.base_rtt_s(),
         }
     }
 
@@ -131,6 +132,8 @@ struct FlowRow {
     finished_at: Option<Time>,
     cwnd: f64,
     alpha: f64,
+    /// The controller's base RTT (DX), s; NaN for the others.
+    base_rtt_s: f64,
 }
 
 /// A flow id's state: running (transport state), or finished and reduced to its row.
@@ -324,7 +327,14 @@ fn build_flow(
     f: &crate::scenario::FlowSpec,
     origin: Option<(u32, Option<u32>)>,
 ) -> Flow {
-    let mut sender = Sender::new(id, src, dst, f, spec.packet_bytes, spec.header_bytes);
+    let mut sender = match f.protocol {
+        ProtocolSpec::Dx { r0: BaseRttSpec::Path } => {
+            let rtt = path_rtt(net, src, dst, spec.packet_bytes, spec.header_bytes);
+            let resolved = crate::scenario::FlowSpec { protocol: ProtocolSpec::Dx { r0: BaseRttSpec::FixedPs(rtt.0) }, ..f.clone() };
+            Sender::new(id, src, dst, &resolved, spec.packet_bytes, spec.header_bytes)
+        }
+        _ => Sender::new(id, src, dst, f, spec.packet_bytes, spec.header_bytes),
+    };
     if f.start_jitter_ps > 0 {
         use rand::Rng as _;
         let mut rng = crate::rng::stream(spec.seed, crate::rng::Stream::Flow, id as u64);
@@ -771,8 +781,16 @@ impl Sim {
     /// Inject what the transport of flow `f` wants to send, and arm its timers.
     fn after_transport(&mut self, f: FlowId) {
         let mut out = std::mem::take(&mut self.out);
-        for pkt in out.drain(..) {
+        let (nic_ts, src, nic) = match &self.flows[f as usize] {
+            FlowSlot::Active(fl) => (fl.sender.cc.nic_tx_timestamps(), fl.sender.src, fl.nic),
+            FlowSlot::Done(_) => (false, 0, 0),
+        };
+        for mut pkt in out.drain(..) {
             self.counters.sent_pkts += 1;
+            if nic_ts && pkt.kind == Kind::Data && pkt.src == src {
+                // Hardware timestamp: when the packet's transmission starts on the sender's NIC.
+                pkt.ts = self.net.ports[nic as usize].next_start(self.now);
+            }
             self.forward(pkt.src, pkt);
         }
         self.out = out;
@@ -983,6 +1001,18 @@ impl Sim {
             });
             fl.workload.push(nan_or(r.origin.map(|(w, _)| w as f64)));
             fl.round.push(nan_or(r.origin.and_then(|(_, k)| k).map(|k| k as f64)));
+            fl.rtt_rounds.push(post.sender.rtt_rounds);
+            fl.rtt_decreases.push(post.sender.rtt_decreases);
+            let rounds = post.sender.rtt_rounds as f64;
+            fl.p_decrease.push(if post.sender.rtt_rounds > 0 { post.sender.rtt_decreases as f64 / rounds } else { f64::NAN });
+            fl.q_delay_mean_s.push(if post.sender.rtt_rounds > 0 {
+                post.sender.rtt_q_sum_ps as f64 / rounds / Time::PS_PER_S as f64
+            } else {
+                f64::NAN
+            });
+            fl.base_rtt_s.push(r.base_rtt_s);
+            fl.rtt_samples.push(post.sender.rtt_samples);
+            fl.rtt_samples_queued.push(post.sender.rtt_samples_queued);
         }
         let flows = fl.table();
 
@@ -1109,6 +1139,23 @@ impl Sim {
     }
 }
 
+/// Exact base RTT of the path `src -> dst -> src`: propagation plus the serialisation of a full
+/// data packet on every forward hop and of an ACK (`ack_bytes`) on every reverse hop (routes exist:
+/// checked by the world builder).
+fn path_rtt(net: &Network, src: NodeId, dst: NodeId, data_bytes: u32, ack_bytes: u32) -> Time {
+    let mut t = Time::ZERO;
+    for (from, to, bytes) in [(src, dst, data_bytes), (dst, src, ack_bytes)] {
+        let mut node = from;
+        while node != to {
+            let Some(p) = net.route(node, to) else { break };
+            let port = &net.ports[p as usize];
+            t += port.delay + port.rate.tx_time(bytes);
+            node = port.to;
+        }
+    }
+    t
+}
+
 #[derive(Default)]
 struct FlowCols {
     flow: Vec<u64>,
@@ -1134,6 +1181,13 @@ struct FlowCols {
     fct_s: Vec<f64>,
     cwnd_pkt: Vec<f64>,
     alpha: Vec<f64>,
+    rtt_rounds: Vec<u64>,
+    rtt_decreases: Vec<u64>,
+    p_decrease: Vec<f64>,
+    q_delay_mean_s: Vec<f64>,
+    base_rtt_s: Vec<f64>,
+    rtt_samples: Vec<u64>,
+    rtt_samples_queued: Vec<u64>,
     drops: Vec<u64>,
     drops_whole_run: Vec<u64>,
     ecn_cut_mean_frac: Vec<f64>,
@@ -1169,6 +1223,13 @@ impl FlowCols {
             .col("fct_s", Column::F64(self.fct_s))
             .col("cwnd_pkt", Column::F64(self.cwnd_pkt))
             .col("alpha", Column::F64(self.alpha))
+            .col("rtt_rounds", Column::U64(self.rtt_rounds))
+            .col("rtt_decreases", Column::U64(self.rtt_decreases))
+            .col("p_decrease", Column::F64(self.p_decrease))
+            .col("q_delay_mean_s", Column::F64(self.q_delay_mean_s))
+            .col("base_rtt_s", Column::F64(self.base_rtt_s))
+            .col("rtt_samples", Column::U64(self.rtt_samples))
+            .col("rtt_samples_queued", Column::U64(self.rtt_samples_queued))
             .col("drops", Column::U64(self.drops))
             .col("drops_whole_run", Column::U64(self.drops_whole_run))
             .col("ecn_cut_mean_frac", Column::F64(self.ecn_cut_mean_frac))

@@ -32,9 +32,6 @@ use crate::rng::{stream, Rng, Stream};
 use crate::scenario::{DelayedAckSpec, FlowSpec, PortRef, ProtocolSpec};
 use crate::units::Time;
 
-fn default_min_cwnd() -> f64 {
-    2.0
-}
 fn default_init_cwnd() -> f64 {
     10.0
 }
@@ -49,8 +46,9 @@ fn default_min_rto_ps() -> u64 {
 pub struct ClassSpec {
     pub share: f64,
     pub protocol: ProtocolSpec,
-    #[serde(default = "default_min_cwnd")]
-    pub min_cwnd_pkt: f64,
+    /// Window floor, packets (None: the protocol's default, see `ProtocolSpec::default_min_cwnd_pkt`).
+    #[serde(default)]
+    pub min_cwnd_pkt: Option<f64>,
     #[serde(default = "default_init_cwnd")]
     pub init_cwnd_pkt: f64,
     #[serde(default = "default_min_rto_ps")]
@@ -607,7 +605,7 @@ mod tests {
         ClassSpec {
             share,
             protocol: ProtocolSpec::Newreno { ecn: true },
-            min_cwnd_pkt: 2.0,
+            min_cwnd_pkt: Some(2.0),
             init_cwnd_pkt: 10.0,
             min_rto_ps: 1,
             delayed_ack: None,

@@ -122,3 +122,25 @@ fn a_finished_flow_never_waits_for_its_nic() {
     // Both finish: the 5-packet flow needs ~ 5 x 300 us serialisation + 800 us RTT < 5 ms.
     assert!(flows.f64("fct_s").iter().all(|x| x.is_finite()), "{:?}", flows.f64("fct_s"));
 }
+
+#[test]
+fn dx_inputs_name_their_field() {
+    assert!(Sim::from_json(&with(r#""kind":"dctcp""#, r#""kind":"dx""#)).is_ok());
+    assert!(Sim::from_json(&with(r#""kind":"dctcp""#, r#""kind":"dx","r0":"path""#)).is_ok());
+    assert!(Sim::from_json(&with(r#""kind":"dctcp""#, r#""kind":"dctcp_improved_fairness","g":0.1"#)).is_ok());
+    // R0 <= 0
+    let e = err(&with(r#""kind":"dctcp""#, r#""kind":"dx","r0":{"fixed_ps":0}"#)).to_string();
+    assert!(e.contains("flows[0].R0") && e.contains("positive"), "{e}");
+    // a DX window floor below one segment
+    let e =
+        err(&with(r#""protocol""#, r#""min_cwnd_pkt":0.5,"protocol""#).replace(r#""kind":"dctcp""#, r#""kind":"dx""#))
+            .to_string();
+    assert!(e.contains("flows[0].min_cwnd") && e.contains("allowed 1"), "{e}");
+    // DX's R0 is not a DCTCP parameter; unknown R0 modes are parse errors naming the path
+    assert!(matches!(err(&with(r#""kind":"dctcp""#, r#""kind":"dctcp","r0":"path""#)), Error::Parse(_)));
+    let e = err(&with(r#""kind":"dctcp""#, r#""kind":"dx","r0":"fastest""#)).to_string();
+    assert!(e.contains("flows[0].protocol.r0") || e.contains("flows[0].protocol"), "{e}");
+    // improved-fairness g out of range
+    let e = err(&with(r#""kind":"dctcp""#, r#""kind":"dctcp_improved_fairness","g":0"#)).to_string();
+    assert!(e.contains("flows[0].g"), "{e}");
+}

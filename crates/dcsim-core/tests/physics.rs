@@ -150,21 +150,6 @@ fn newreno_droptail_coexistence_setup() {
     }
 }
 
-fn bits(t: &[Table]) -> Vec<(String, String, Vec<u64>)> {
-    let mut out = Vec::new();
-    for tab in t {
-        for (name, col) in &tab.columns {
-            let v = match col {
-                Column::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
-                Column::U64(v) => v.clone(),
-                Column::Str(v) => v.iter().map(|s| s.len() as u64).collect(),
-            };
-            out.push((tab.name.to_string(), name.to_string(), v));
-        }
-    }
-    out
-}
-
 #[test]
 fn same_seed_bit_identical_different_seed_differs() {
     let red = AqmSpec::Red {

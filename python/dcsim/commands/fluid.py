@@ -211,7 +211,8 @@ def _check_outputs(csv: Optional[Path], plot: Optional[Path]) -> None:
         output_file(plot, "--plot", plot_suffixes())
 
 
-def _grid(t_end: str, dt: Optional[str], dt_max_s: float, default_dt_s: float) -> tuple[float, Optional[float]]:
+def _grid(t_end: str, dt: Optional[str], dt_max_s: float, default_dt_s: float,
+          delay: Optional[tuple[float, str]] = None) -> tuple[float, Optional[float]]:
     """--t-end and --dt: their ranges and the step budget (dcsim.theory.limits.MAX_STEPS).
 
     ``dt_max_s`` is half the delay (the integrator needs dt <= delay/2); ``default_dt_s`` the step
@@ -224,8 +225,14 @@ def _grid(t_end: str, dt: Optional[str], dt_max_s: float, default_dt_s: float) -
     t_end_s = quantity(t_end, "--t-end", parse_time, L.T_END)
     dt_s = None if dt is None else quantity(dt, "--dt", parse_time, L.Limit("dt", 0.0, dt_max_s, lo_open=True,
                                                                               fmt=fmt_time))
+    step = default_dt_s if dt_s is None else dt_s
+    if delay is not None:  # (delay in s, the option that sets it when --dt is not given)
+        try:
+            L.check_delay_steps(delay[0], step, "--dt" if dt_s is not None else delay[1], dt_given=dt_s is not None)
+        except ValueError as e:
+            fail(str(e))
     try:
-        L.check_steps(t_end_s, default_dt_s if dt_s is None else dt_s, "--t-end")
+        L.check_steps(t_end_s, step, "--t-end")
     except ValueError as e:
         fail(str(e) + ("" if dt_s is None else " (or a larger --dt)"))
     return t_end_s, dt_s
@@ -259,7 +266,7 @@ def dctcp(
     g = number(g, "--g", L.EWMA_G)
     N = number(N, "--N", L.N_FLOWS)
     R_star_s = d_s + K_pkt / capacity_pps(C_bps, pb)
-    t_end_s, dt_s = _grid(t_end, dt, R_star_s / 2, R_star_s / fluid.STEPS_PER_DELAY)
+    t_end_s, dt_s = _grid(t_end, dt, R_star_s / 2, R_star_s / fluid.STEPS_PER_DELAY, delay=(R_star_s, "--d"))
     _check_outputs(csv, plot)
     try:
         df = fluid.dctcp(C_bps, d_s, K_pkt, g, N, t_end_s=t_end_s, dt_s=dt_s, packet_bytes=pb,
@@ -306,7 +313,8 @@ def dx(
     p = number(p, "--p", L.PROB_P)
     pb = quantity(packet_size, "--packet-size", parse_bytes, L.PACKET)
     tau_used = R0_s if tau_s is None else tau_s
-    t_end_s, dt_s = _grid(t_end, dt, tau_used / 2, fluid._dx_dt(R0_s, tau_used))
+    t_end_s, dt_s = _grid(t_end, dt, tau_used / 2, fluid._dx_dt(R0_s, tau_used),
+                          delay=(tau_used, "--tau" if tau_s is not None else "--R0"))
     _check_outputs(csv, plot)
     try:
         df = fluid.dx(N, C_bps, R0_s, t_end_s=t_end_s, dt_s=dt_s, packet_bytes=pb,

@@ -18,10 +18,10 @@ def _default_out(sweep_file: Path) -> Path:
 
 
 def sweep(
-    sweep_file: Path = typer.Argument(..., help="Sweep file (TOML): base scenario, [axes], combine, seeds."),
+    sweep_file: Path = typer.Argument(..., help="Sweep file (TOML): base scenario, axes table, combine, seeds."),
     out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: dcsim-out/<sweep file name>)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Local worker processes (default: all cores); with --dask local, its workers."),
-    dask: Optional[str] = typer.Option(None, "--dask", help='Run on the Dask scheduler at ADDRESS (tcp://HOST:PORT), or "local" for a LocalCluster. Needs: pip install \'dcsim[dask]\'.'),
+    dask: Optional[str] = typer.Option(None, "--dask", help='Run on the Dask scheduler at ADDRESS (tcp://HOST:PORT), or "local" for a LocalCluster. Needs: pip install \'dcsim\\[dask]\'.'),
     tables: bool = typer.Option(True, "--tables/--no-tables", help="Write each run's tables to OUT/runs/<run_id>/."),
     force: bool = typer.Option(False, "--force", help="Recompute runs that are already finished."),
     yes: bool = typer.Option(False, "--yes", help="Allow more than 100 000 runs."),
@@ -60,7 +60,7 @@ def sweep(
             f"[yellow]interrupted:[/] {e.done} of {e.total} runs finished and kept in {escape(str(e.out))}; "
             f"run the same command again to resume"
         )
-        raise typer.Exit(code=128 + int(e.signum))
+        raise typer.Exit(code=128 + int(e.signum)) from None
     if dry_run:
         return
     mean = f", {fmt_time(res.mean_run_wall_s)} per run" if res.mean_run_wall_s is not None else ""

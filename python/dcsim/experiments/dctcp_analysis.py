@@ -21,10 +21,12 @@ import pandas as pd  # noqa: E402
 from dcsim.experiments.registry import (  # noqa: E402
     Claim,
     ExperimentResult,
+    check,
     experiment,
     ok,
     save_figure,
     verdict,
+    verdict_quoted,
 )
 from dcsim.theory import dctcp as th  # noqa: E402
 
@@ -34,6 +36,10 @@ G_LO, G_HI = 0.001, 1.0
 #: g values of the Fig. 7 / Fig. 8 curves (the paper does not list its values; all g <= 0.01 give
 #: one curve, footnote 4), and of Fig. 9.
 G_CURVES = (0.01, 0.05, 0.1)
+#: Tolerance of the "cycle is reached" checks: the last two periods differ by < 0.1 % in T and x_alpha
+#: (LimitCycle.converged). The claims read rho, Q_min, Q_max and throughputs to 3 significant digits
+#: (rho's margin below 1 is 0.012 at worst), so a transient of 0.1 % cannot change a verdict.
+DRIFT_TOL = 1e-3
 
 
 def _wbar_grid(n: int, lo: float = WBAR_LO, hi: float = WBAR_HI) -> np.ndarray:
@@ -96,8 +102,9 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
               ok(pmax < 1),
               "exp(int J) equals the transition matrix only if the J_F(s) commute; they do not, so the printed "
               "Z1 Z2 is not the Poincare Jacobian (conclusion rho < 1 still holds)"),
-        Claim("the cycle is reached (numerics)", "—", f"max drift over the last period = {df.drift.max():.2g}",
-              ok(float(df.drift.max()) < 1e-3), "relative change of T and x_alpha between the last two periods"),
+        check("the cycle is reached (numerics)", f"max drift over the last period = {df.drift.max():.2g}",
+              float(df.drift.max()) < DRIFT_TOL,
+              f"relative change of T and x_alpha between the last two periods; tolerance {DRIFT_TOL:g} (DRIFT_TOL)"),
     ]
     return ExperimentResult("dctcp-fig6", "Limit cycle stability (Fig. 6)", claims, [png, csv])
 
@@ -117,13 +124,26 @@ def fig7_curves(gs=G_CURVES, n_w: int = 40, wbar_hi: float = WBAR_HI) -> pd.Data
                               drift=c.drift) for c in cycles])
 
 
-def _worst_wbar(g: float, lo: float = 5.0, hi: float = 40.0, n: int = 36) -> tuple[float, float]:
-    """wbar in [lo, hi] with the lowest Q_min (finer grid than the figure), and that Q_min."""
+def _worst_wbar(g: float, lo: float = 8.0, hi: float = 20.0, n: int = 49) -> tuple[float, float]:
+    """The wbar of the largest undershoot (lowest Q_min) and that Q_min, for one g.
+
+    Q_min(wbar) is flat near its minimum (it varies by < 0.004 over 8-20 pkt), so a coarse grid cannot
+    place it: we evaluate 49 log-spaced points on [8, 20] pkt (2 % apart) and refine the minimum by
+    the parabola through the lowest sample and its neighbours (in log wbar).
+    """
     ws = _wbar_grid(n, lo, hi)
-    cs = th.limit_cycles(ws, [g] * len(ws))
-    q = np.array([c.Q_min for c in cs])
+    q = np.array([c.Q_min for c in th.limit_cycles(ws, [g] * len(ws))])
     k = int(np.argmin(q))
-    return float(ws[k]), float(q[k])
+    if not 0 < k < n - 1:
+        return float(ws[k]), float(q[k])  # minimum at an end of the interval: report the end
+    x = np.log(ws[k - 1:k + 2])
+    a, b, c = np.polyfit(x, q[k - 1:k + 2], 2)
+    x0 = -b / (2 * a)
+    return float(np.exp(x0)), float(c - b * b / (4 * a))
+
+
+#: Fig. 7 observation (ii): the worst-case wbar "about 12-16 packets" (Section 3.3.1).
+WORST_WBAR_PAPER = ("12", "16")
 
 
 @experiment("dctcp-fig7", "Queue undershoot and overshoot Q_min, Q_max vs wbar (Fig. 7)", PAPER)
@@ -133,19 +153,23 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     csv = out_dir / "fig7_queue.csv"
     df.to_csv(csv, index=False)
 
+    gs = sorted(df.g.unique())
+    worst = {g: _worst_wbar(g) for g in gs}
+
     fig, ax = plt.subplots(figsize=(6, 4.2))
     for g, d in df.groupby("g"):
         (line,) = ax.semilogx(d.wbar, d.Q_max, "-", label=f"g = {g:g}")
         ax.semilogx(d.wbar, d.Q_min, "--", color=line.get_color())
+        ax.plot(*worst[g], "v", color=line.get_color(), ms=5)
+    ax.axvspan(12, 16, color="gray", alpha=0.15, label="paper: worst w̄ 12-16")
     ax.axhline(th.Q_MIN_PAPER, color="gray", lw=0.8, ls=":")
     ax.axhline(0, color="k", lw=0.5)
     ax.set_xlabel("w̄ = (Cd+K)/N [packets]")
     ax.set_ylabel("normalized queue q̃ = (q−K)/(C R*)")
-    ax.set_title("Queue undershoot (Q_min, dashed) and overshoot (Q_max, solid)")
+    ax.set_title("Queue undershoot (Q_min, dashed; ▼ worst w̄) and overshoot (Q_max, solid)")
     ax.legend()
     png = save_figure(fig, out_dir, "fig7_queue.png")
 
-    gs = sorted(df.g.unique())
     def rel_spread(col: str) -> float:
         piv = df[df.wbar >= 3].pivot(index="wbar", columns="g", values=col)
         return float(((piv.max(axis=1) - piv.min(axis=1)) / piv.abs().max(axis=1)).max())
@@ -154,41 +178,57 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     mono = all(bool(np.all(np.diff(df[(df.g == g) & (df.wbar >= 3)].sort_values("wbar").Q_max.to_numpy()) < 0))
                for g in gs)
     w_peak = {g: float(df[df.g == g].sort_values("Q_max").wbar.iloc[-1]) for g in gs}
-    worst = {g: _worst_wbar(g, n=12 if quick else 36) for g in gs}
     worst_w = [w for w, _ in worst.values()]
+    # (ii): the paper prints whole packets, "12-16": our wbar must round into that range (+-0.5 pkt)
+    lo_tol, hi_tol = (float(x) for x in WORST_WBAR_PAPER)
+    w_lo, w_hi = lo_tol - 0.5, hi_tol + 0.5
+    q_at_12 = {g: float(th.limit_cycle(12.0, g).Q_min) for g in gs}
     g_small = gs[0]
-    qmin_small = float(df[df.g == g_small].Q_min.min())
-    qmin_small = min(qmin_small, worst[g_small][1])
+    qmin_small = min(float(df[df.g == g_small].Q_min.min()), worst[g_small][1])
     K_needed = th.K_from_Q_min(qmin_small, 1.0)  # as a fraction of Cd
     qmins = [min(float(df[df.g == g].Q_min.min()), worst[g][1]) for g in gs]
-    v_K, dK = verdict(th.K_COEFF, K_needed, 0.15)
     claims = [
+        # (i) "not sensitive to g" is the paper's contrast with (iii) "undershoot increases with g": no
+        # number is given, so the criterion is that contrast: a 10x change of g moves Q_max (relatively)
+        # less than it moves Q_min.
         Claim("(i) queue overshoot is not sensitive to g", "Q_max curves coincide",
               f"g = {', '.join(f'{g:g}' for g in gs)} changes Q_max by at most {100 * spread:.1f} % "
               f"(Q_min by up to {100 * spread_min:.0f} %), wbar >= 3 pkt",
-              ok(spread < 0.15 and spread < spread_min / 3),
-              "reproduced if a 10x change of g moves Q_max by < 15 % and by < 1/3 of the change of Q_min"),
+              ok(spread < spread_min),
+              "reproduced if Q_max changes less than Q_min across the g curves (the paper's contrast of (i) "
+              "with (iii))"),
+        # wbar in (2, 3) is where the cycle is born from the fixed point at wbar = 2 (its amplitude -> 0):
+        # the paper's trend is tested above it; the edge is a separate check below.
         Claim("(i) overshoot increases as wbar decreases", "Q_max decreasing in wbar",
-              ("monotone decreasing for wbar >= 3 pkt" if mono else "not monotone for wbar >= 3 pkt")
-              + "; peak at wbar = " + ", ".join(f"{w:.2f}" for w in w_peak.values()) + " pkt", ok(mono),
-              "as wbar -> 2 the cycle shrinks onto the fixed point (q~ = 2/wbar - 1 -> 0), so Q_max falls again "
-              "just above wbar = 2; the paper does not mention this edge"),
+              ("monotone decreasing for wbar >= 3 pkt" if mono else "not monotone for wbar >= 3 pkt"), ok(mono),
+              "on the figure's grid, wbar >= 3 pkt"),
+        check("(edge) overshoot as wbar -> 2", f"Q_max peaks at wbar = {', '.join(f'{w:.2f}' for w in w_peak.values())} "
+              "pkt and falls towards wbar = 2", all(w < 3 for w in w_peak.values()),
+              "as wbar -> 2 the cycle shrinks onto the fixed point (q~ = 2/wbar - 1 -> 0); the paper does not "
+              "mention this edge; passes if the peak lies below 3 pkt, outside the claim's range"),
         Claim("(ii) worst-case wbar (largest undershoot) about 12-16 packets", "12-16 pkt",
-              ", ".join(f"g={g:g}: {w:.1f} pkt (Q_min {q:.3f})" for g, (w, q) in worst.items()),
-              ok(all(0.9 * 12 <= w <= 1.1 * 16 for w in worst_w)),
-              "argmin of Q_min on a fine grid in [5, 40] pkt; tolerance 10 % around 12-16 (ours sits at the low end; "
-              "the minimum is flat: Q_min varies < 0.01 over 8-20 pkt)"),
+              ", ".join(f"g={g:g}: {w:.2f} pkt (Q_min {q:.4f})" for g, (w, q) in worst.items()),
+              ok(all(w_lo <= w <= w_hi for w in worst_w)),
+              f"argmin of Q_min on 49 points in [8, 20] pkt refined by a parabola; reproduced if it rounds into "
+              f"the paper's 12-16 (whole packets: {w_lo:g}-{w_hi:g}). The minimum is flat: Q_min at 12 pkt is "
+              + ", ".join(f"{q_at_12[g] - q:.4f}" for g, (_, q) in worst.items()) + " above it"),
         Claim("(iii) undershoot grows with g", "|Q_min| increasing in g",
               ", ".join(f"g={g:g}: {q:.3f}" for g, q in zip(gs, qmins)),
               ok(bool(np.all(np.diff(qmins) < 0)))),
+        # a bound, not a printed value: checked as stated
         Claim("Q_min >~ -0.15 for small g", ">= -0.15", f"min Q_min at g = {g_small:g}: {qmin_small:.4f}",
-              ok(qmin_small >= -0.15)),
-        Claim("K ~ 0.17 C d avoids underflow (eq. 17)", "0.17 C d",
-              f"K > |Q_min|/(1-|Q_min|) C d = {K_needed:.3f} C d at g = {g_small:g}; "
+              ok(qmin_small >= th.Q_MIN_PAPER)),
+        # (17) is derived from the bound Q_min >~ -0.15: the guideline is reproduced if it suffices, i.e. our
+        # K needed for no underflow at small g is at most 0.17 C d
+        Claim("K ~ 0.17 C d avoids underflow for small g (eq. 17)", "0.17 C d",
+              f"K > |Q_min|/(1-|Q_min|) C d = {K_needed:.3f} C d needed at g = {g_small:g}; "
               + ", ".join(f"g={g:g}: {th.K_from_Q_min(q, 1.0):.3f}" for g, q in zip(gs, qmins)),
-              v_K, f"{100 * dK:.0f} % from 0.17; the paper rounds Q_min up to -0.15 (-> 0.176 C d), a safe margin "
-                   "for g up to ~0.06"),
-        Claim("the cycle is reached (numerics)", "—", f"max drift = {df.drift.max():.2g}", ok(df.drift.max() < 1e-3)),
+              ok(K_needed <= th.K_COEFF),
+              f"reproduced if 0.17 C d suffices at g = {g_small:g}; the exact need is "
+              f"{100 * (th.K_COEFF - K_needed) / th.K_COEFF:.0f} % below 0.17 (the paper rounds Q_min to -0.15: "
+              "0.176 C d); 0.17 falls short for g above ~0.06"),
+        check("the cycle is reached (numerics)", f"max drift = {df.drift.max():.2g}", float(df.drift.max()) < DRIFT_TOL,
+              f"tolerance {DRIFT_TOL:g} (DRIFT_TOL)"),
     ]
     return ExperimentResult("dctcp-fig7", "Queue undershoot and overshoot (Fig. 7)", claims, [png, csv])
 
@@ -212,20 +252,29 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     ax.legend()
     png = save_figure(fig, out_dir, "fig8_period.png")
 
+    from scipy.optimize import curve_fit
+
     claims = []
     for g in sorted(df.g.unique()):
-        # "small g" in the sense of (18): g <~ 1/sqrt(wbar), i.e. wbar <~ 1/g^2
+        # "small g" in the sense of (18): g <~ 1/sqrt(wbar), i.e. wbar <~ 1/g^2; from wbar = 10 up (below,
+        # the two feedback delays of a period, T = 2 + h_alpha + h_beta, dominate)
         w_hi = min(WBAR_HI, 1.0 / g ** 2)
         d = df[(df.g == g) & (df.wbar >= 10) & (df.wbar <= w_hi * 1.0001)]
-        slope = float(np.polyfit(np.log(d.wbar), np.log(d["T"]), 1)[0])
-        b, a = np.polyfit(np.sqrt(d.wbar), d["T"], 1)
-        resid = float(np.max(np.abs(a + b * np.sqrt(d.wbar) - d["T"]) / d["T"]))
-        claims.append(Claim(f"period grows as sqrt(wbar) for small g; g = {g:g}", "T ~ sqrt(wbar)",
-                            f"T = {a:.2f} + {b:.3f} sqrt(wbar) R* fits wbar in [10, {w_hi:.0f}] pkt within "
-                            f"{100 * resid:.1f} %; pure power-law slope {slope:.3f}",
-                            ok(resid < 0.05),
-                            "fit where g <= 1/sqrt(wbar) (eq. 18's 'small g'); the offset (feedback delays) makes the "
-                            "log-log slope < 0.5, tending to 0.5 as wbar grows; Sawtooth [1]: T ~ 0.71 sqrt(wbar)"))
+        # T = a + b wbar^k with the exponent free: the paper's "sqrt" is an exponent printed to one
+        # decimal, 0.5, so it is reproduced if k rounds to it (|k - 0.5| <= 0.05)
+        (a, b, k), _ = curve_fit(lambda w, a, b, k: a + b * w ** k, d.wbar.to_numpy(), d["T"].to_numpy(),
+                                 p0=(3.0, 1.0, 0.5), maxfev=20000)
+        v, _ = verdict_quoted("0.5", float(k))
+        detail = (f"{len(d)} grid points; the offset a is the feedback delay; Sawtooth [1]: T ~ 0.71 sqrt(wbar). "
+                  "Reproduced if the fitted exponent rounds to 0.5 (+-0.05)")
+        row = dict(paper="T ~ sqrt(wbar)", ours=f"T = {a:.2f} + {b:.3f} wbar^{k:.3f} R* over wbar in [10, {w_hi:.0f}] pkt",
+                   passed=v == "reproduced")
+        if g == min(G_CURVES):  # the paper's "small g" (footnote 4: all g <= 0.01 give one curve)
+            claims.append(Claim(f"period grows as sqrt(wbar) for small g; g = {g:g}", row["paper"], row["ours"], v,
+                                detail))
+        else:
+            claims.append(check(f"(edge) period vs wbar at larger g = {g:g}", row["ours"], row["passed"],
+                                detail + f"; g = {g:g} is not 'small' up to wbar = 1/g^2", paper=row["paper"]))
     return ExperimentResult("dctcp-fig8", "Limit cycle period (Fig. 8)", claims, [png, csv])
 
 
@@ -237,8 +286,9 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
 @experiment("dctcp-fig9", "Worst-case throughput vs psi = K/(Cd) (Fig. 9)", PAPER)
 def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
     out_dir = Path(out_dir)
-    psis = np.array([0.001, 0.01, 0.05, 0.1, 0.17, 0.25]) if quick else np.concatenate(
-        [[0.001, 0.003], np.linspace(0.01, 0.3, 30)])
+    # Fig. 9's axis starts at psi = 0 (K = 0: the queue's floor is the marking threshold)
+    psis = np.array([0.0, 0.01, 0.05, 0.1, 0.17, 0.25]) if quick else np.concatenate(
+        [[0.0, 0.001, 0.003], np.linspace(0.01, 0.3, 30)])
     wb = _wbar_grid(8 if quick else 24, 3.0, 100.0)
     frames = [th.worst_case_throughput(psis, g, wb) for g in G_CURVES]
     df = pd.concat(frames, ignore_index=True)
@@ -249,6 +299,7 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
     for g, d in df.groupby("g"):
         ax.plot(d.psi, 100 * d.throughput, "-o", ms=3, label=f"g = {g:g}")
     ax.axhline(94, color="gray", ls=":", lw=0.8)
+    ax.set_xlim(left=0)
     ax.set_xlabel("ψ = K/(C d)  (≈ average queueing delay / d)")
     ax.set_ylabel("worst-case throughput [% of C]")
     ax.set_title("Worst case throughput vs delay")
@@ -259,26 +310,41 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
     d_small = df[df.g == g_small]
     full = d_small[d_small.psi >= 0.17]
     thr_full = float(full.throughput.min())
-    below = d_small[d_small.throughput < 0.9999]
-    psi_full = float(below.psi.max()) if len(below) else 0.0
+    touching = d_small[d_small.floor_gap <= 0]
+    psi_full = float(touching.psi.max()) if len(touching) else float("nan")
     below_g = df[df.g < 0.1]
     thr_min = float(below_g.throughput.min())
     j = int(below_g.throughput.idxmin())
     d01 = df[df.g == 0.1]
     w_small = {g: float(df[df.g == g].sort_values("psi").wbar_worst.iloc[0]) for g in G_CURVES}
+    # "at least 94 %" and "10-20 packets" are printed numbers: reproduced if ours rounds to them
+    # (94 % -> >= 93.5 %; 10-20 pkt -> 9.5-20.5 pkt); 100 % throughput is exact (see below)
+    v94 = "reproduced" if 100 * thr_min >= 94 - 0.5 else "differs"
+    thr01 = float(d01.throughput.min())
+    step = float(wb[1] / wb[0])
     claims = [
+        # Exact criterion: a cycle that never reaches the floor q = 0 has throughput exactly 1 (integrate
+        # (13) over a period); floor_gap = min over wbar of Q_min + psi/(1+psi) > 0 says it never does.
         Claim("100 % throughput for psi >~ 0.17 (small g)", ">= 100 % at psi >= 0.17",
-              f"g = {g_small:g}: min over psi >= 0.17 = {100 * thr_full:.3f} %; largest psi below 99.99 %: {psi_full:.3g}",
-              ok(thr_full >= 0.9999)),
+              f"g = {g_small:g}: min over psi >= 0.17 = {100 * thr_full:.3f} %; no cycle reaches the floor q = 0 for "
+              f"psi >= {float(d_small[d_small.psi > (psi_full if math.isfinite(psi_full) else -1)].psi.min()):.3g}",
+              ok(bool((full.floor_gap > 0).all())),
+              "reproduced if no limit cycle (wbar in [3, 100] pkt) touches the floor at psi >= 0.17: then the "
+              "throughput is exactly 100 % by (13); largest psi with floor contact: "
+              + (f"{psi_full:.3g}" if math.isfinite(psi_full) else "none")),
         Claim("throughput always >= 94 % for g < 0.1", ">= 94 %",
               f"min over psi in [{psis.min():g}, {psis.max():g}], wbar in [3, 100] pkt, g in "
               f"{{{', '.join(f'{g:g}' for g in G_CURVES if g < 0.1)}}}: {100 * thr_min:.2f} % "
-              f"(g = {df.g[j]:g}, psi = {df.psi[j]:g}, wbar = {df.wbar_worst[j]:.1f} pkt)", ok(thr_min >= 0.94)),
-        Claim("(edge) g = 0.1", "—", f"min throughput = {100 * float(d01.throughput.min()):.2f} %",
-              ok(float(d01.throughput.min()) >= 0.93), "the bound is stated for g < 0.1 only"),
+              f"(g = {df.g[j]:g}, psi = {df.psi[j]:g}, wbar = {df.wbar_worst[j]:.1f} pkt)", v94,
+              "reproduced if it rounds to >= 94 % (the paper prints whole percent)"),
+        check("(edge) g = 0.1, outside the claim's g < 0.1", f"min throughput = {100 * thr01:.2f} %",
+              100 * thr01 >= 94 - 0.5, "the 94 % bound is stated for g < 0.1 only; passes if it still rounds to 94 %",
+              paper="—"),
         Claim("worst case wbar is around 10-20 packets", "10-20 pkt (Section 3.3.3)",
-              "wbar_worst at the smallest psi: " + ", ".join(f"g={g:g}: {w:.1f}" for g, w in w_small.items()) + " pkt",
-              ok(all(8 <= w <= 22 for w in w_small.values()))),
+              "wbar_worst at psi = 0: " + ", ".join(f"g={g:g}: {w:.1f}" for g, w in w_small.items()) + " pkt",
+              ok(all(9.5 <= w <= 20.5 for w in w_small.values())),
+              f"reproduced if it rounds into 10-20 (whole packets: 9.5-20.5); grid of {len(wb)} points in [3, 100] "
+              f"pkt, neighbours {100 * (step - 1):.0f} % apart"),
     ]
     return ExperimentResult("dctcp-fig9", "Worst-case throughput vs psi (Fig. 9)", claims, [png, csv])
 
@@ -291,11 +357,42 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
 FIG12 = dict(C_bps=10e9, d_s=200e-6, K_pkt=35.0, N=2)
 
 
-def _conv_time(run: th.HybridRun, tol: float = 0.1) -> float:
-    """First T_k at which every window is within tol of the fair share W* (RTTs)."""
+def _conv_time(run: th.HybridRun, tol: float = 0.1) -> tuple[float, float]:
+    """First T_k at which every window is within tol of the fair share W* (RTTs), and T_{k-1}.
+
+    The hybrid model is evaluated only at congestion events, so the first time within 10 % lies in
+    (T_{k-1}, T_k]: that interval is the model's resolution of a convergence time.
+    """
     ok = np.all(np.abs(run.W - run.W_star) <= tol * run.W_star, axis=1)
-    k = int(np.argmax(ok)) if ok.any() else -1
-    return float(run.T[k]) if k >= 0 else math.inf
+    if not ok.any():
+        return math.inf, math.inf
+    k = int(np.argmax(ok))
+    return float(run.T[k]), float(run.T[k - 1]) if k > 0 else 0.0
+
+
+#: Window of max|W_i - W*|/W* over which the decay rate is fitted: from 1e-5 (well past the
+#: transient) down to 1e-11 (1e-11 W* = 1e-9 pkt, still 1e5 times the rounding of W ~ 100 pkt).
+RATE_FIT = (1e-11, 1e-5)
+
+
+def _rate_resolution(run: th.HybridRun, err: np.ndarray, beta: float, beta2: float) -> float:
+    """How well the fitted decay rate can match beta (relative), from the model and the arithmetic.
+
+    * rounding: each event rounds W_i to ~eps W_max; over the n events in the window this random walk
+      puts sqrt(n) eps W_max / (err W*) of noise on ln err at the window's bottom, spread over
+      ln(hi/lo) e-folds of the fit;
+    * the neglected mode: the slower of g and gamma sets beta, the faster (beta2) decays
+      e^{-(beta2 - beta) T} relative to it; from the window's first point on it bends the fitted
+      slope by at most (beta2 - beta)/beta e^{-(beta2 - beta) T_in} (amplitudes taken equal).
+    """
+    lo, hi = RATE_FIT
+    m = (err >= lo) & (err <= hi)
+    eps = np.finfo(float).eps
+    rounding = math.sqrt(int(m.sum())) * eps * run.W_max / (lo * run.W_star) / math.log(hi / lo)
+    T_in = float(run.T[m][0] - run.T[0])
+    gap = abs(beta2 - beta)
+    mode = gap / beta * math.exp(-gap * T_in)
+    return rounding + mode
 
 
 @experiment("dctcp-hybrid", "Hybrid model convergence: alpha*, beta_DCTCP vs beta_TCP, bounds (Section 4)", PAPER)
@@ -318,29 +415,43 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
         gam = th.gamma_rate(W_star, a_s)
         beta = min(g, gam)
         err = np.max(np.abs(run.W - W_star), axis=1) / W_star
-        rate = th.measured_rate(run.T, err, 1e-11, 1e-5)
-        v, diff = verdict(beta, rate, 0.02)
+        rate = th.measured_rate(run.T, err, *RATE_FIT)
+        tol = _rate_resolution(run, err, beta, max(g, gam))
+        v, diff = verdict(beta, rate, tol)
         claims.append(Claim(f"convergence rate beta = min(g, gamma) (25); g = {name} = {g:.4g}",
                             f"beta = {beta:.5g}/RTT ({'g' if g < gam else 'gamma'})",
-                            f"measured decay rate of max|W_i - W*|: {rate:.5g}/RTT", v, f"{100 * diff:.2f} % apart"))
+                            f"measured decay rate of max|W_i - W*|: {rate:.7g}/RTT", v,
+                            f"{diff:.1e} apart (relative); resolution of the fit {tol:.1e}: rounding of W_i over "
+                            f"the fit window {RATE_FIT[1]:g}..{RATE_FIT[0]:g} plus the bend from the faster mode "
+                            f"(rate {max(g, gam):.4g}/RTT)"))
+        # (21) contracts alpha errors by e^{-g dT*} per event (dT* = 1 + W* alpha*/2); the transient has
+        # decayed like e^{-beta T_n} (alpha is coupled to the windows through dT_k); each event adds ~4
+        # roundings of alpha, which the contraction keeps below 4 eps / (1 - e^{-g dT*})
+        dT_star = 1 + W_star * a_s / 2
+        a_tol = math.exp(-beta * (run.T[-1] - run.T[0])) + 4 * np.finfo(float).eps / -math.expm1(-g * dT_star)
         a_err = float(np.max(np.abs(run.alpha[-1] - a_s)))
         claims.append(Claim(f"alpha_i -> alpha* of (23); g = {name}", f"alpha* = {a_s:.6g}",
-                            f"alpha_i(T_n) = {run.alpha[-1, 0]:.6g} after {n_events} events", ok(a_err < 1e-8),
-                            f"|difference| = {a_err:.2g}"))
+                            f"alpha_i(T_n) = {run.alpha[-1, 0]:.6g} after {n_events} events", ok(a_err <= a_tol),
+                            f"|difference| = {a_err:.2g}; allowed {a_tol:.1g} (transient e^(-beta T_n) + rounding "
+                            "4 eps/(1 - e^(-g dT*)))"))
         # Theorem 2 bound (24) along the whole run
         T_P2 = math.log(2 * W_star / g ** 6) / g + 2 * (1 + W_star / 2)
         n = np.arange(len(run.T))
         bound = 2 * W_max * (1 + g ** 6 * n ** 2) * np.exp(-beta * (run.T - T_P2))
         e_abs = np.abs(run.W - W_star).max(axis=1)
-        resolved = e_abs > 1e-10 * W_star  # below this the error is floating-point rounding of W_i
+        # below 1e-10 W* the error is not resolved: rounding of W_i (~eps W_max per event, a random walk
+        # over <= 6000 events: ~2e-12 pkt = 2e-14 W*) is then within 4 orders of magnitude
+        resolved = e_abs > 1e-10 * W_star
         viol = int(np.sum((e_abs >= bound) & resolved))
         claims.append(Claim(f"bound (24) |W_i(T_n) - W*| < 2 W_max (1 + g^6 n^2) exp(-beta (T_n - T_P2)); g = {name}",
                             "holds for all n", f"violated at {viol} of {int(resolved.sum())} events "
                             f"(T_P2 = {T_P2:.0f} RTT)", ok(viol == 0),
                             "checked while |W_i - W*| > 1e-10 W* (above double rounding)"))
-        t10 = _conv_time(run)
+        t10, t10_prev = _conv_time(run)
         rows.append(dict(g_name=name, g=g, alpha_star=a_s, gamma=gam, beta=beta, measured_rate=rate,
-                         beta_tcp=th.beta_tcp(W_star), conv_time_rtt=t10, conv_time_s=t10 * R_s))
+                         rate_resolution=tol, beta_tcp=th.beta_tcp(W_star), conv_time_rtt=t10,
+                         conv_time_prev_event_rtt=t10_prev, conv_time_s_rtt_d=t10 * FIG12["d_s"],
+                         conv_time_s_rtt_Rstar=t10 * R_s))
         ax1.plot((run.T - run.T[0]) * R_s * 1e3, run.W[:, 1], label=f"g = {name}")
         ax2.semilogy(run.T - run.T[0], np.maximum(err, 1e-16), label=f"g = {name}: β = {beta:.4f}/RTT")
     ax1.set_xlabel("time since flow 2 starts [ms]")
@@ -389,18 +500,106 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
                         f"violated at {viol46} of {len(gd)} grid points; alpha* sqrt(W*/2) in "
                         f"[{float((gd.alpha_star * np.sqrt(gd.W_star / 2)).min()):.3f}, "
                         f"{float((gd.alpha_star * np.sqrt(gd.W_star / 2)).max()):.3f}]", ok(viol46 == 0)))
-    # the ns2 convergence times of Section 4.3 (different instrument: packet simulation)
-    ns2 = {"1/sqrt(W_max)": 55e-3, "5/W_max": 67e-3, "1/W_max": 185e-3}
+    # The ns2 convergence times of Section 4.3 (a different instrument: one packet simulation, read from the
+    # text to whole ms). The hybrid model counts time in RTTs and does not say how long an RTT is: its queue
+    # lies between empty (sum W = Cd, RTT = d) and K (sum W = W_max, RTT = R* = d + K/C). Its prediction is
+    # therefore the band [T_{k-1} d, T_k R*] (event resolution x RTT range); reproduced if the ns2 time lies
+    # in it, widened by the paper's rounding (+-0.5 ms).
+    d_s = FIG12["d_s"]
+    ns2 = {"1/sqrt(W_max)": "55", "5/W_max": "67", "1/W_max": "185"}
     for r in rows:
-        v, diff = verdict(ns2[r["g_name"]], r["conv_time_s"], 0.25)
+        t_ns2 = float(ns2[r["g_name"]]) * 1e-3
+        lo_s, hi_s = r["conv_time_prev_event_rtt"] * d_s, r["conv_time_rtt"] * R_s
+        inside = lo_s - 0.5e-3 <= t_ns2 <= hi_s + 0.5e-3
         claims.append(Claim(f"time to within 10 % of fair share, g = {r['g_name']}: hybrid model vs ns2 (Fig. 12)",
-                            f"{1e3 * ns2[r['g_name']]:.0f} ms (ns2)", f"{1e3 * r['conv_time_s']:.1f} ms (hybrid model, "
-                            f"RTT = R* = {1e6 * R_s:.0f} us)", v,
-                            f"{100 * diff:.0f} % apart (tolerance 25 %); the hybrid model is synchronized and fluid, "
-                            "ns2 is packets; g = 5/W_max per the caption (the text's 5/sqrt(W_max) is a typo: it is "
-                            "larger than 1/sqrt(W_max), not a reduction)"))
+                            f"{ns2[r['g_name']]} ms (ns2)",
+                            f"{1e3 * lo_s:.1f}-{1e3 * hi_s:.1f} ms (hybrid model: {r['conv_time_rtt']:.0f} RTT; "
+                            f"{1e3 * r['conv_time_s_rtt_d']:.1f} ms at RTT = d = {1e6 * d_s:.0f} us, "
+                            f"{1e3 * r['conv_time_s_rtt_Rstar']:.1f} ms at RTT = R* = {1e6 * R_s:.0f} us)", ok(inside),
+                            "reproduced if the ns2 time lies in the hybrid model's band: RTT between d (empty queue) "
+                            "and R* (queue at K), first event within 10 % (the model resolves events only), +-0.5 ms "
+                            f"(the paper's rounding); ns2 {'inside' if inside else 'outside'}. The hybrid model is "
+                            "synchronized and fluid, ns2 is packets; g = 5/W_max per the caption (the text's "
+                            "5/sqrt(W_max) is a typo: it is larger than 1/sqrt(W_max), not a reduction)"))
     csv = out_dir / "hybrid_rates.csv"
     pd.DataFrame(rows).to_csv(csv, index=False)
     csv2 = out_dir / "hybrid_beta_grid.csv"
     gd.to_csv(csv2, index=False)
     return ExperimentResult("dctcp-hybrid", "Hybrid model convergence (Section 4)", claims, [png, csv, csv2])
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 4: phase diagram of the normalized fluid model, orbits attracted to the limit cycle
+# ---------------------------------------------------------------------------------------------
+
+#: Fig. 4 setting (Section 3.1): wbar = 10, g = 1/16.
+WBAR_FIG4, G_FIG4 = 10.0, 1.0 / 16.0
+#: Initial points (W~, alpha~, q~), held for t <= 0: inside and outside the cycle, near and far.
+FIG4_INITS = ((10.0, 0.45, 0.0), (4.0, 0.1, -0.6), (20.0, 1.0, 0.8), (14.0, 0.05, 0.3), (7.0, 0.8, -0.2))
+#: "attracted" = the orbit ends within 1 % of the cycle (distance in units of the cycle's extent per
+#: coordinate, decided before the runs: the width of a plotted line at the figure's scale).
+TOL_ORBIT = 0.01
+
+
+def _orbit_distance(P: np.ndarray, X: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """Distance of each point of P (n, 3) to the sampled orbit X (m, 3), coordinates divided by scale."""
+    A, B = P / scale, X / scale
+    d2 = (A * A).sum(1)[:, None] + (B * B).sum(1)[None, :] - 2 * A @ B.T
+    return np.sqrt(np.maximum(d2.min(axis=1), 0.0))
+
+
+@experiment("dctcp-fig4", "Phase diagram: orbits attracted to the limit cycle, wbar = 10, g = 1/16 (Fig. 4)", PAPER)
+def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
+    from dcsim import fluid
+
+    out_dir = Path(out_dir)
+    cycle = th.limit_cycle(WBAR_FIG4, G_FIG4)
+    rho = th.poincare_jacobian(cycle).rho
+    X = cycle.X
+    scale = X.max(axis=0) - X.min(axis=0)
+    t_end = 100.0 if quick else 200.0  # alpha relaxes at rate g: 6/g ~ 100 R*
+    inits = FIG4_INITS[:3] if quick else FIG4_INITS
+    rows, orbits = [], []
+    for i, x0 in enumerate(inits):
+        df = fluid.dctcp_normalized(WBAR_FIG4, G_FIG4, t_end=t_end, init=x0)
+        P = df[["W", "alpha", "q"]].to_numpy()
+        dist = _orbit_distance(P[::5], X, scale)
+        last = df.t.to_numpy()[::5] >= t_end - cycle.T
+        rows.append(dict(orbit=i, W0=x0[0], alpha0=x0[1], q0=x0[2], dist_start=float(dist[0]),
+                         dist_end=float(dist[last].max())))
+        orbits.append(df.assign(orbit=i))
+    stats = pd.DataFrame(rows)
+    csv = out_dir / "fig4_orbits.csv"
+    stats.to_csv(csv, index=False)
+    csv2 = out_dir / "fig4_limit_cycle.csv"
+    pd.DataFrame({"s": cycle.s, "W": X[:, 0], "alpha": X[:, 1], "q": X[:, 2]}).to_csv(csv2, index=False)
+
+    fig, ax = plt.subplots(figsize=(6, 4.8))
+    for df in orbits:
+        x0 = df.iloc[0]
+        ax.plot(df.q, df.W, lw=0.6, alpha=0.8)
+        ax.plot(x0.q, x0.W, "o", ms=4, color=ax.lines[-1].get_color())
+    ax.plot(np.r_[X[:, 2], X[0, 2]], np.r_[X[:, 0], X[0, 0]], "k", lw=2.2, label="limit cycle")
+    ax.axvline(0, color="gray", ls=":", lw=0.8)
+    ax.set_xlabel("q~  (normalized queue, (q − K)/(C R*))")
+    ax.set_ylabel("W~  [packets]")
+    ax.set_title(f"Fig. 4: phase diagram, w̄ = {WBAR_FIG4:g}, g = 1/16 (projection on the W~–q~ plane)", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    png = save_figure(fig, out_dir, "fig4_phase_diagram.png")
+
+    attracted = bool((stats.dist_end <= TOL_ORBIT).all())
+    claims = [
+        Claim("Sect. 3.1: for wbar > 2 the model has no fixed point but a limit cycle (wbar = 10, g = 1/16)",
+              "limit cycle", f"period T = {cycle.T:.3f} R*, q~ in [{cycle.Q_min:.4f}, {cycle.Q_max:.4f}], W~ in "
+              f"[{X[:, 0].min():.2f}, {X[:, 0].max():.2f}]", ok(cycle.Q_max - cycle.Q_min > 0.01 and cycle.converged),
+              f"the fixed-point equations (15) need wbar <= 2; the cycle's last two periods agree to {cycle.drift:.1e}"),
+        Claim("Fig. 4: all trajectories evolve toward the orbit of the limit cycle", "attracted",
+              f"{len(stats)} orbits: distance to the cycle {stats.dist_start.min():.2f}-{stats.dist_start.max():.2f} at "
+              f"the start, at most {stats.dist_end.max():.1e} over the last period (t = {t_end:g} R*)", ok(attracted),
+              f"distance in units of the cycle's extent in W~, alpha~, q~; tolerance {TOL_ORBIT}"),
+        Claim("Theorem 1: the limit cycle is locally asymptotically stable, rho(Z1 Z2) < 1", "rho < 1",
+              f"rho = {rho:.4f}", ok(rho < 1), "dcsim.theory.dctcp.poincare_jacobian (variational equation)"),
+    ]
+    return ExperimentResult("dctcp-fig4", "Phase diagram of the normalized fluid model (Fig. 4)", claims,
+                            [png, csv, csv2])

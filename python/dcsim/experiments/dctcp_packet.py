@@ -34,10 +34,11 @@ from dcsim.experiments.registry import (  # noqa: E402
     REPRODUCED,
     Claim,
     ExperimentResult,
+    check,
     experiment,
     ok,
     save_figure,
-    verdict,
+    verdict_quoted,
 )
 from dcsim.theory import dctcp as th  # noqa: E402
 
@@ -62,13 +63,20 @@ N10 = (2, 25)
 K10_FULL = (4, 8, 12, 20, 30, 40, 60, 80, 100)
 K10_QUICK = (4, 20, 100)
 
-#: Tolerances of the fluid-vs-simulation comparison (Fig. 2), justified in the claims' details.
-TOL_QMEAN = 0.10
-TOL_QEXT = 0.10
-TOL_AMP = 0.25
-TOL_W = 0.10
-TOL_ALPHA = 0.15
-TOL_PKT = 2.0  # absolute slack, packets: the simulated queue is an integer and one packet is on the wire
+#: How the fluid-vs-simulation comparisons (Figs. 2, 3) are judged: no percentage is chosen. The fluid
+#: model is reproduced by the simulation if they differ by at most the resolution of the comparison,
+#: the sum of (see _Pair.tolerances):
+#: * the fluid model's own packet-level ambiguity: the simulated switch marks when an arriving packet
+#:   finds >= K packets while (8) marks at q > K, and the packet on the wire is not counted in the
+#:   simulated queue; so the fluid answer is uncertain by how much it moves when K moves by one packet
+#:   and the delay by one packet time (half the change between K -+ 1 pkt, plus half that between
+#:   d' -+ 1/C);
+#: * the integer queue of the simulation: a real queue extreme is seen as an integer (QUANT_PKT);
+#: * the run-to-run spread of the simulation: the range of each statistic over flow start staggers
+#:   STAGGERS_S (ns-2 starts flows at arbitrary times; dcsim is deterministic, so the stagger is the
+#:   run-to-run variation).
+QUANT_PKT = {"cyc_min": 1.0, "cyc_max": 1.0, "amp": 2.0}
+STAGGERS_S = (50e-6, 100e-6, 200e-6)
 #: Flow i starts at i * STAGGER_S: breaks the exact symmetry of identical sources in a deterministic
 #: simulator (ns-2 experiments start flows at random times); it changes Fig. 2's statistics by < 0.5 %.
 #: At g = 0.4 (Fig. 3) a simultaneous start keeps the two sources in lock-step and gives a shallower
@@ -124,8 +132,10 @@ def cycle_stats(t: np.ndarray, q: np.ndarray, min_swing: float = 1.5) -> dict:
     m = float(q.mean())
     out = dict(mean=m, abs_min=float(q.min()), abs_max=float(q.max()), p5=float(lo), p95=float(hi))
     ups: list[int] = []
+    # min_swing = 1.5 pkt: an integer queue flickering between two neighbours (a fixed point such as
+    # N = 100's 114/115) has a 5-95 % range of 1 pkt, a real oscillation more than 2
     if hi - lo >= min_swing:
-        h = 0.25 * (hi - lo)
+        h = 0.25 * (hi - lo)  # hysteresis: one packet of noise near the mean must not split a cycle
         lab = np.where(q < m - h, -1, np.where(q > m + h, 1, 0))
         idx = np.nonzero(lab)[0]
         labs = lab[idx]
@@ -142,10 +152,24 @@ def cycle_stats(t: np.ndarray, q: np.ndarray, min_swing: float = 1.5) -> dict:
     return out
 
 
-def _close(ref: float, x: float, rel: float, abs_pkt: float = 0.0) -> tuple[bool, float]:
-    """|x - ref| <= rel |ref| + abs_pkt; returns (ok, relative difference)."""
-    diff = abs(x - ref)
-    return diff <= rel * abs(ref) + abs_pkt, (diff / abs(ref) if ref else diff)
+#: The statistics compared between the fluid model and the simulation, with their units.
+STATS = {"mean": "pkt", "cyc_min": "pkt", "cyc_max": "pkt", "amp": "pkt", "period_s": "s", "W": "pkt",
+         "alpha": ""}
+
+
+def _fmt_stat(k: str, v: float) -> str:
+    if not math.isfinite(v):
+        return "none"
+    return f"{1e3 * v:.3f} ms" if k == "period_s" else (f"{v:.3f}" if k == "alpha" else f"{v:.2f} pkt")
+
+
+def _apart(k: str, ref: float, x: float) -> str:
+    """The difference in the statistic's unit, and in % only where the reference is not ~0 (a fixed
+    point has no amplitude: 1 pkt against 1e-12 pkt is not "5e14 %")."""
+    d = abs(x - ref)
+    txt = _fmt_stat(k, d)
+    floor = {"pkt": 1.0, "s": 1e-6, "": 1e-3}[STATS[k]]
+    return txt + (f" ({100 * d / abs(ref):.1f} %)" if abs(ref) >= floor else "")
 
 
 def _fluid_run(N: int, d_s: float, K: float, g: float, t_end_s: float) -> pd.DataFrame:
@@ -180,9 +204,64 @@ class _Pair:
         self.fl_W = float(self.fl.W_pkt.mean())
         self.sim_alpha = float(self.c.alpha.mean())
         self.fl_alpha = float(self.fl.alpha.mean())
+        self.sim = {**{k: self.sim_q[k] for k in ("mean", "cyc_min", "cyc_max", "amp", "period_s")},
+                    "W": self.sim_W, "alpha": self.sim_alpha}
+        self.fluid = _fluid_stats(self.fl)
         f = self.res.flows
         self.marked_frac = float(f.marks.sum() / max(f.sent_pkts.sum(), 1))
         self.srtt_s = float(self.c.srtt_s.mean())
+
+    def tolerances(self) -> dict[str, dict[str, float]]:
+        """Resolution of each fluid-vs-sim comparison (see STAGGERS_S, QUANT_PKT): fluid ambiguity of one
+        packet in K and one packet time in d', the integer queue, and the simulation's spread over flow
+        start staggers. Returns {"fluid": ..., "quant": ..., "spread": ..., "total": ...} per statistic."""
+        if hasattr(self, "_tol"):
+            return self._tol
+        dt_pkt = 1.0 / C_PPS  # one packet time on the bottleneck
+        T = self.duration_s
+
+        def fl(d_s: float, K: float) -> dict:
+            f = _fluid_run(self.N, d_s, K, self.g, T)
+            return _fluid_stats(f[f.t_s >= self.warmup_s])
+
+        kp, km = fl(self.d_eff, self.K + 1), fl(self.d_eff, self.K - 1)
+        dp, dm = fl(self.d_eff + dt_pkt, self.K), fl(self.d_eff - dt_pkt, self.K)
+        runs = [self.sim] + [_sim_stats(self.N, self.g, T, self.warmup_s, st, self.d_s, self.K)
+                             for st in STAGGERS_S if st != STAGGER_S]
+        out = {"fluid": {}, "quant": {}, "spread": {}, "total": {}}
+        for k in STATS:
+            amb = 0.5 * (abs(kp[k] - km[k]) + abs(dp[k] - dm[k]))
+            vals = [r[k] for r in runs]
+            spread = (max(vals) - min(vals)) if all(math.isfinite(v) for v in vals) else math.nan
+            out["fluid"][k] = amb if math.isfinite(amb) else 0.0
+            # the simulated window moves by 1/W per ACK (congestion avoidance): its quantum; alpha remembers
+            # its start value as (1 - g)^n after n updates (one per RTT <= d' + q_max/C) since the last flow
+            # started, which bounds what is left of the start-up transient in the measured mean
+            if k == "W":
+                out["quant"][k] = 1.0 / self.sim_W
+            elif k == "alpha":
+                rtt_max = self.d_eff + self.sim_q["abs_max"] / C_PPS
+                n_upd = (self.warmup_s - (self.N - 1) * STAGGER_S) / rtt_max
+                out["quant"][k] = (1.0 - self.g) ** n_upd
+            else:
+                out["quant"][k] = QUANT_PKT.get(k, 0.0)
+            out["spread"][k] = spread
+            out["total"][k] = out["fluid"][k] + out["quant"][k] + (spread if math.isfinite(spread) else 0.0)
+        self._tol = out
+        return out
+
+    def compare(self, k: str) -> tuple[bool, str]:
+        """(within the resolution?, "sim x, fluid y; apart z, allowed t (fluid a + integer b + spread c)")."""
+        t = self.tolerances()
+        s, f = self.sim[k], self.fluid[k]
+        within = abs(s - f) <= t["total"][k] * (1 + 1e-12)
+        txt = (f"apart {_apart(k, f, s)}; allowed {_fmt_stat(k, t['total'][k])} = fluid K+-1 pkt, d'+-1/C "
+               f"{_fmt_stat(k, t['fluid'][k])}"
+               + (f" + window step 1/W {t['quant'][k]:.3f} pkt" if k == "W" else
+                  f" + EWMA start memory {t['quant'][k]:.1e}" if k == "alpha" else
+                  f" + integer queue {t['quant'][k]:g} pkt" if t["quant"][k] else "")
+               + f" + sim spread over staggers {_fmt_stat(k, t['spread'][k])}")
+        return within, txt
 
     def stats_rows(self) -> list[dict]:
         rows = []
@@ -212,13 +291,25 @@ class _Pair:
         return q, c, f
 
 
-def _sim_queue_stats(N: int, g: float, duration_s: float, warmup_s: float, stagger_s: float) -> dict:
-    """Queue cycle statistics of one Fig. 2/3 simulation (robustness checks)."""
-    res = dcsim.simulate(scenario(N, D2_S, K2, g=g, duration_s=duration_s, warmup_s=warmup_s,
-                                  cwnd_interval_s=1e-3, stagger_s=stagger_s))
+def _fluid_stats(fl: pd.DataFrame) -> dict:
+    """The compared statistics of a fluid run (after warm-up)."""
+    qs = cycle_stats(fl.t_s.to_numpy(), fl.q_pkt.to_numpy())
+    return {**{k: qs[k] for k in ("mean", "cyc_min", "cyc_max", "amp", "period_s")},
+            "W": float(fl.W_pkt.mean()), "alpha": float(fl.alpha.mean())}
+
+
+def _sim_stats(N: int, g: float, duration_s: float, warmup_s: float, stagger_s: float, d_s: float = D2_S,
+               K: float = K2) -> dict:
+    """The compared statistics of one Fig. 2/3 simulation with flow start stagger ``stagger_s``."""
+    res = dcsim.simulate(scenario(N, d_s, K, g=g, duration_s=duration_s, warmup_s=warmup_s,
+                                  cwnd_interval_s=20e-6 if N <= 10 else 50e-6, stagger_s=stagger_s))
     q = res.queue
     q = q[q.t_s >= warmup_s]
-    return cycle_stats(q.t_s.to_numpy(), q.q_pkt.to_numpy())
+    c = res.cwnd
+    c = c[c.t_s >= warmup_s]
+    qs = cycle_stats(q.t_s.to_numpy(), q.q_pkt.to_numpy())
+    return {**{k: qs[k] for k in ("mean", "cyc_min", "cyc_max", "amp", "period_s")},
+            "W": float(c.cwnd_pkt.mean()), "alpha": float(c.alpha.mean())}
 
 
 def _plot_pair_column(axes, pr: _Pair, span_s: float, max_sources: int = 10, title: str = "") -> None:
@@ -286,48 +377,49 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
     png = save_figure(fig, out_dir, "fig2_fluid_vs_sim.png")
 
     claims: list[Claim] = []
+    tol_rows = []
     for p in pairs:
-        s, f = p.sim_q, p.fl_q
-        ok_m, dm = _close(f["mean"], s["mean"], TOL_QMEAN)
-        claims.append(Claim(f"N = {p.N}: fluid model matches the simulation — mean queue",
-                            "matches quite well", f"sim {s['mean']:.1f} pkt, fluid {f['mean']:.1f} pkt",
-                            ok(ok_m), f"{100 * dm:.1f} % apart (tolerance {100 * TOL_QMEAN:.0f} %: the mean is set "
-                                        "by K and the pipe, which both instruments share)"))
-        ok_lo, dlo = _close(f["cyc_min"], s["cyc_min"], TOL_QEXT, TOL_PKT)
-        ok_hi, dhi = _close(f["cyc_max"], s["cyc_max"], TOL_QEXT, TOL_PKT)
-        ok_a, da = _close(f["amp"], s["amp"], TOL_AMP, TOL_PKT)
-        periods = (f"; period sim {1e3 * s['period_s']:.2f} ms, fluid {1e3 * f['period_s']:.2f} ms"
-                   if s["n_cycles"] and f["n_cycles"] else "; no oscillation (fixed point)")
+        t = p.tolerances()
+        tol_rows += [dict(N=p.N, stat=k, sim=p.sim[k], fluid=p.fluid[k], **{f"tol_{n}": t[n][k] for n in t})
+                     for k in STATS]
+        ok_m, txt_m = p.compare("mean")
+        claims.append(Claim(f"N = {p.N}: fluid model matches the simulation — mean queue", "matches quite well",
+                            f"sim {p.sim['mean']:.1f} pkt, fluid {p.fluid['mean']:.1f} pkt", ok(ok_m), txt_m))
+        oks, txts = zip(*(p.compare(k) for k in ("cyc_min", "cyc_max", "amp")))
+        oscillates = p.sim_q["n_cycles"] > 0 and p.fl_q["n_cycles"] > 0
         claims.append(Claim(f"N = {p.N}: fluid model matches the simulation — queue min / max / amplitude",
                             "matches quite well",
-                            f"sim {s['cyc_min']:.1f} / {s['cyc_max']:.1f} / {s['amp']:.1f} pkt, fluid "
-                            f"{f['cyc_min']:.1f} / {f['cyc_max']:.1f} / {f['amp']:.1f} pkt",
-                            ok(ok_lo and ok_hi and ok_a),
-                            f"apart: min {100 * dlo:.0f} %, max {100 * dhi:.0f} %, amplitude {100 * da:.0f} % "
-                            f"({abs(s['amp'] - f['amp']):.1f} pkt){periods}; per-cycle extremes averaged over "
-                            f"{s['n_cycles']} (sim) and {f['n_cycles']} (fluid) cycles; absolute sim range "
-                            f"{s['abs_min']:.0f}-{s['abs_max']:.0f} pkt; tolerances: "
-                            f"min, max {100 * TOL_QEXT:.0f} %, amplitude {100 * TOL_AMP:.0f} % (an amplitude is a "
-                            f"difference of two numbers, and the sim's flows are not perfectly synchronized), each "
-                            f"+ {TOL_PKT:g} pkt (integer queue, one packet on the wire)"))
-        ok_w, dw = _close(p.fl_W, p.sim_W, TOL_W)
+                            f"sim {p.sim['cyc_min']:.1f} / {p.sim['cyc_max']:.1f} / {p.sim['amp']:.1f} pkt, fluid "
+                            f"{p.fluid['cyc_min']:.1f} / {p.fluid['cyc_max']:.1f} / {p.fluid['amp']:.1f} pkt",
+                            ok(all(oks)),
+                            "; ".join(f"{n}: {x}" for n, x in zip(("min", "max", "amplitude"), txts))
+                            + (f"; per-cycle extremes averaged over {p.sim_q['n_cycles']} (sim) and "
+                               f"{p.fl_q['n_cycles']} (fluid) cycles" if oscillates else
+                               "; no oscillation (fixed point): absolute extremes")
+                            + f"; absolute sim range {p.sim_q['abs_min']:.0f}-{p.sim_q['abs_max']:.0f} pkt"))
+        if oscillates:
+            ok_T, txt_T = p.compare("period_s")
+            claims.append(Claim(f"N = {p.N}: fluid model matches the simulation — queue oscillation period",
+                                "matches quite well (Fig. 2 shows the oscillations)",
+                                f"sim {1e3 * p.sim['period_s']:.3f} ms, fluid {1e3 * p.fluid['period_s']:.3f} ms",
+                                ok(ok_T), txt_T + ". The fluid's N identical sources cut together once per period; "
+                                "the simulated sources cut one at a time, so the queue sees more, smaller cuts"))
+        ok_w, txt_w = p.compare("W")
         claims.append(Claim(f"N = {p.N}: fluid model matches the simulation — mean window W",
                             "matches quite well", f"sim {p.sim_W:.2f} pkt (mean over sources), fluid {p.fl_W:.2f} pkt",
-                            ok(ok_w), f"{100 * dw:.1f} % apart (tolerance {100 * TOL_W:.0f} %: N W / RTT = C holds "
-                                       "in both, so W is pinned by the pipe and the mean queue)"))
-        ok_al, dal = _close(p.fl_alpha, p.sim_alpha, TOL_ALPHA)
-        det = (f"{100 * dal:.1f} % apart (tolerance {100 * TOL_ALPHA:.0f} %: alpha is the time average of the "
-               f"marking indicator, so it inherits the queue's ~10 % and its waveform's error)")
+                            ok(ok_w), txt_w))
+        ok_al, det = p.compare("alpha")
         if not ok_al:
             fq_above = float((p.fl.q_pkt > p.K).mean())
             sq_above = float((p.q.q_pkt >= p.K).mean())
             det += (f". Why: alpha averages the marked fraction, and the simulated queue spends less time at or "
                     f"above K ({100 * sq_above:.0f} % of the time; {100 * p.marked_frac:.0f} % of packets marked) "
                     f"than the fluid queue above K ({100 * fq_above:.0f} %): the fluid model's N flows are "
-                    f"identical and synchronized, the simulated ones are not, so the queue reaches the same extremes "
-                    f"with a different waveform")
+                    f"identical and synchronized, the simulated ones are not")
         claims.append(Claim(f"N = {p.N}: fluid model matches the simulation — mean alpha", "matches quite well",
                             f"sim {p.sim_alpha:.3f}, fluid {p.fl_alpha:.3f}", ok(ok_al), det))
+    csv_tol = out_dir / "fig2_resolution.csv"
+    pd.DataFrame(tol_rows).to_csv(csv_tol, index=False)
 
     # N = 100: the fixed point (Section 2.2, footnote 2; Section 3.1)
     p = next(x for x in pairs if x.N == 100)
@@ -335,50 +427,63 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
     q_fp = 2 * p.N - Cd_eff  # 2N - C d': N sources with W = 2 fill pipe + queue
     q_fp_paper = 2 * p.N - C_PPS * p.d_s
     s = p.sim_q
-    ok1, d1 = _close(q_fp, s["mean"], 0.10)
-    v_paper, d_paper = verdict(120.0, s["mean"], 0.10)
+    t = p.tolerances()
+    # (a) the physics: the simulated queue sits at 2N - C d' within the comparison's resolution (the fluid
+    # model's own K/d' ambiguity and the stagger spread, as above); (b) the paper's "about 120" is its own
+    # 2N - C d = 116.7 pkt printed to two digits (+-5 pkt)
+    ok_fp = abs(s["mean"] - q_fp) <= t["total"]["mean"] + 0.5  # + 0.5: a time-averaged integer queue
+    v_paper = ok(abs(q_fp_paper - 120.0) <= 5.0)  # "about 120": two significant digits, +-5 pkt
     claims.append(Claim("N = 100: the queue climbs to about 120 packets (K = 65)", "about 120 pkt",
                         f"sim mean {s['mean']:.1f} pkt (range {s['abs_min']:.0f}-{s['abs_max']:.0f}); 2N - C d' = "
                         f"{q_fp:.1f}; fluid {p.fl_q['mean']:.1f}",
-                        ok(ok1 and v_paper == REPRODUCED),
-                        f"{100 * d_paper:.1f} % from 120, {100 * d1:.2f} % from 2N - C d' (d' = {1e6 * p.d_eff:.2f} us "
-                        f"incl. serialisation); with the paper's d: 2N - C d = {q_fp_paper:.1f} pkt (footnote 2's "
-                        "q/C = 140 us is 116.7 pkt)"))
+                        ok(ok_fp and v_paper == REPRODUCED),
+                        f"sim {abs(s['mean'] - q_fp):.2f} pkt from 2N - C d' (d' = {1e6 * p.d_eff:.2f} us incl. "
+                        f"serialisation; allowed {t['total']['mean'] + 0.5:.2f} pkt); with the paper's d: 2N - C d = "
+                        f"{q_fp_paper:.1f} pkt, which rounds to 120 (two digits); footnote 2's q/C = 140 us is 116.7 pkt"))
     a_min = float(p.c.alpha.min())
+    # every packet marked: alpha -> 1 geometrically, 1 - alpha = (1 - g)^n (1 - alpha_0) after n updates (one
+    # per window, i.e. per RTT <= 240 us); the last flow starts (N - 1) STAGGER_S late, so each flow has had at
+    # least (warm-up - (N - 1) STAGGER_S) / 240 us updates before the measurement
+    a_tol = (1 - G2) ** ((p.warmup_s - (p.N - 1) * STAGGER_S) / 240e-6)
     claims.append(Claim("N = 100: every arriving packet is marked (alpha = 1)", "alpha = 1",
-                        f"sim alpha: min {a_min:.4f}, mean {p.sim_alpha:.4f} over all sources; "
-                        f"{100 * p.marked_frac:.2f} % "
-                        f"of packets marked; fluid {p.fl_alpha:.4f}", ok(a_min > 0.99),
-                        f"the queue never falls to K: min {s['abs_min']:.0f} > 65"))
+                        f"sim alpha: min {a_min:.6f}, mean {p.sim_alpha:.6f} over all sources; "
+                        f"{100 * p.marked_frac:.2f} % of packets marked; fluid {p.fl_alpha:.4f}", ok(1 - a_min <= a_tol),
+                        f"the queue never falls to K: min {s['abs_min']:.0f} > 65; allowed 1 - alpha <= (1 - g)^n = "
+                        f"{a_tol:.1e}, n = updates since the last flow started (the EWMA's memory of its start)"))
     W_max = float(p.c.cwnd_pkt.max())
+    W_min = float(p.c.cwnd_pkt.min())
+    # the floor is 2 pkt and an ECN cut comes every window: between cuts a window grows by less than 1 pkt,
+    # so "reduced to the minimum" means 2 <= W < 3 at all times (no tolerance)
     claims.append(Claim("N = 100: the window at each source is reduced to the minimum, 2 packets", "W = 2 pkt",
-                        f"sim: mean {p.sim_W:.3f}, max {W_max:.3f} pkt over all sources after warm-up; fluid "
-                        f"{p.fl_W:.3f}", ok(abs(p.sim_W - MIN_CWND) < 0.05 and W_max < MIN_CWND + 1),
-                        "fixed point W = 2 of (5)-(8) (Section 3.1; wbar = (C d' + K)/N = "
-                        f"{(Cd_eff + p.K) / p.N:.2f} < 2)"))
+                        f"sim: min {W_min:.3f}, mean {p.sim_W:.3f}, max {W_max:.3f} pkt over all sources after "
+                        f"warm-up; fluid {p.fl_W:.3f}", ok(W_min >= MIN_CWND and W_max < MIN_CWND + 1),
+                        "reproduced if 2 <= W < 3 pkt throughout (floor 2, less than one RTT of growth between cuts); "
+                        f"fixed point W = 2 of (5)-(8) (Section 3.1; wbar = (C d' + K)/N = {(Cd_eff + p.K) / p.N:.2f} < 2)"))
     rtt_fp = p.d_eff + q_fp / C_PPS
-    v_rtt, d_rtt = verdict(240e-6, p.srtt_s, 0.05)
+    # printed "240 us" (three digits: +-0.5 us); RTT = 2N/C is exact at W = 2 whatever d
+    v_rtt, d_rtt = verdict_quoted("240", 1e6 * p.srtt_s)
     claims.append(Claim("N = 100: RTT = d + q/C = 240 us (footnote 2)", "240 us",
-                        f"sim SRTT {1e6 * p.srtt_s:.1f} us (mean over sources); d' + (2N - C d')/C = "
-                        f"{1e6 * rtt_fp:.1f} us", v_rtt,
-                        f"{100 * d_rtt:.2f} % from 240 us; RTT = 2N/C exactly when W = 2: 200 pkt / C = 240 us, "
-                        "whatever d"))
+                        f"sim SRTT {1e6 * p.srtt_s:.2f} us (mean over sources); d' + (2N - C d')/C = "
+                        f"{1e6 * rtt_fp:.2f} us", v_rtt,
+                        f"{100 * d_rtt:.2f} % from 240 us (allowed: rounds to 240); RTT = 2N/C exactly when W = 2: "
+                        "200 pkt / C = 240 us, whatever d"))
     gp = p.res.flows.goodput_bps.to_numpy(dtype=float)
     wire = gp * PKT_BYTES / (PKT_BYTES - ACK_BYTES)
-    v_rate, d_rate = verdict(100e6, float(wire.mean()), 0.05)
+    v_rate, d_rate = verdict_quoted("100", 1e-6 * float(wire.mean()))  # printed "100 Mbps": +-0.5 Mbps
     claims.append(Claim("N = 100: sending rate W/RTT = 100 Mbps per source (footnote 2)", "100 Mbps",
                         f"sim: {1e-6 * wire.mean():.2f} Mbps per source on the wire (min {1e-6 * wire.min():.2f}, max "
                         f"{1e-6 * wire.max():.2f}); goodput {1e-6 * gp.mean():.2f} Mbps (1460 B payload of 1500); "
                         f"W/SRTT = {2 * PKT_BYTES * 8 / p.srtt_s * 1e-6:.1f} Mbps", v_rate,
-                        f"{100 * d_rate:.2f} % from 100 Mbps; Jain index {p.res.jain_index():.4f}"))
+                        f"{100 * d_rate:.2f} % from 100 Mbps (allowed: rounds to 100); Jain index "
+                        f"{p.res.jain_index():.4f}"))
     drops = int(sum(int(x.port["drops"]) for x in pairs))
-    claims.append(Claim("(setup) the buffer never overflows; the link stays busy", "no drops",
+    claims.append(check("(setup) the buffer never overflows; the link stays busy",
                         f"drops {drops}; bottleneck utilization "
                         + ", ".join(f"N={x.N}: {100 * float(x.port['utilization']):.2f} %" for x in pairs)
                         + f"; sim {1e3 * duration:g} ms (warm-up {1e3 * warmup:g} ms), wall "
-                        + ", ".join(f"{x.wall_s:.2f}" for x in pairs) + " s", ok(drops == 0)))
+                        + ", ".join(f"{x.wall_s:.2f}" for x in pairs) + " s", drops == 0, paper="no drops"))
     return ExperimentResult("dctcp-fig2", "Fluid model vs packet simulation (Fig. 2)", claims,
-                            [png, csv_stats, csv_q, csv_c, csv_f])
+                            [png, csv_stats, csv_q, csv_c, csv_f, csv_tol])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -400,6 +505,8 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
               cyc_max=saw.Q_max_pkt, amp=saw.Q_max_pkt - max(saw.Q_min_pkt, 0.0), period_s=saw_period_s)
 
     # alpha swings: per-source cycle statistics of alpha (sim), and of the fluid's alpha
+    # alpha is a continuous EWMA: min_swing 0.02 only rules out a constant series; the claim's scale is the
+    # Sawtooth's alpha (0.16), eight times larger
     a_sim = [cycle_stats(g.t_s.to_numpy(), g.alpha.to_numpy(), min_swing=0.02) for _, g in p.c.groupby("flow")]
     a_fl = cycle_stats(p.fl.t_s.to_numpy(), p.fl.alpha.to_numpy(), min_swing=0.02)
     sim_a_lo = float(np.mean([a["cyc_min"] for a in a_sim]))
@@ -461,13 +568,9 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
     fig.tight_layout()
     png = save_figure(fig, out_dir, "fig3_sawtooth.png")
 
-    # robustness: the same run with other start staggers (full mode only)
-    extra = [] if quick else [_sim_queue_stats(p.N, G3, duration, warmup, st) for st in (50e-6, 200e-6)]
-    spread = [s] + extra
-    rng = lambda k, sc=1.0: f"{min(x[k] for x in spread) * sc:.1f}-{max(x[k] for x in spread) * sc:.1f}"  # noqa: E731
-    robust = (f"; with flow starts staggered by 50 / 100 / 200 us the sim gives amplitude {rng('amp')} pkt, min "
-              f"{rng('cyc_min')} pkt, period {rng('period_s', 1e3)} ms" if extra else "")
-
+    # the resolution of a model-vs-sim comparison, as in Fig. 2 (fluid K/d' ambiguity, integer queue, the
+    # simulation's spread over flow start staggers 50 / 100 / 200 us)
+    tol = p.tolerances()
     keys = ("amp", "cyc_min", "cyc_max", "period_s")
     err = {name: {k: abs(m[k] - s[k]) for k in keys} for name, m in (("fluid", f), ("sawtooth", sw))}
     ratio = {k: err["fluid"][k] / err["sawtooth"][k] if err["sawtooth"][k] > 0 else math.inf for k in keys}
@@ -478,18 +581,24 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
             f"min {err['fluid']['cyc_min']:.1f} / {err['sawtooth']['cyc_min']:.1f} pkt, max "
             f"{err['fluid']['cyc_max']:.1f} / {err['sawtooth']['cyc_max']:.1f} pkt, period "
             f"{1e3 * err['fluid']['period_s']:.2f} / {1e3 * err['sawtooth']['period_s']:.2f} ms")
+    # "poor": the Sawtooth's amplitude and period both miss the simulation by more than the comparison
+    # resolves (the same yardstick that decides whether the fluid model "matches" in Fig. 2)
+    poor = err["sawtooth"]["amp"] > tol["total"]["amp"] and err["sawtooth"]["period_s"] > tol["total"]["period_s"]
     claims = [
         Claim("the Sawtooth model (constant alpha) predicts the queue oscillation poorly at g = 0.4",
               "very poor", f"amplitude: Sawtooth {sw['amp']:.1f} vs sim {s['amp']:.1f} pkt; min: "
               f"{sw['cyc_min']:.1f} vs {s['cyc_min']:.1f} pkt; period {1e3 * saw_period_s:.2f} vs "
-              f"{1e3 * s['period_s']:.2f} ms", ok(rel_saw_amp > TOL_AMP),
-              f"Sawtooth amplitude off by {100 * rel_saw_amp:.0f} %, period by {100 * rel_saw_T:.0f} % (poor = "
-              f"amplitude beyond the {100 * TOL_AMP:.0f} % we accept for the fluid model in Fig. 2); Sawtooth with "
-              f"d': alpha = sqrt(2/W*) = {saw.alpha:.3f}, Q_max = K + N = {saw.Q_max_pkt:.0f}, A = N (W*+1) alpha/2 "
-              f"= {saw.A_pkt:.1f} pkt, period (W*+1) alpha/2 RTTs" + robust),
+              f"{1e3 * s['period_s']:.2f} ms", ok(poor),
+              f"Sawtooth amplitude off by {err['sawtooth']['amp']:.1f} pkt ({100 * rel_saw_amp:.0f} %; resolution "
+              f"{tol['total']['amp']:.1f} pkt), period by {1e3 * err['sawtooth']['period_s']:.2f} ms "
+              f"({100 * rel_saw_T:.0f} %; resolution {1e3 * tol['total']['period_s']:.3f} ms); sim spread over "
+              f"staggers: amplitude {tol['spread']['amp']:.1f} pkt, period {1e3 * tol['spread']['period_s']:.3f} ms. "
+              f"Sawtooth with d': alpha = sqrt(2/W*) = {saw.alpha:.3f}, Q_max = K + N = {saw.Q_max_pkt:.0f}, "
+              f"A = N (W*+1) alpha/2 = {saw.A_pkt:.1f} pkt, period (W*+1) alpha/2 RTTs"),
         Claim("the fluid model, which captures alpha's fluctuations, is more accurate than the Sawtooth model",
               "more accurate", errs, ok(all(err["fluid"][k] < err["sawtooth"][k] for k in keys)),
               "reproduced if the fluid model's error is the smaller one in each of amplitude, min, max and period"),
+        # "much": read as "at least a factor of two" (a convention, fixed before any run and never moved)
         Claim("... and much more accurate", "much more accurate",
               f"fluid error / Sawtooth error: amplitude {ratio['amp']:.2f}, min {ratio['cyc_min']:.2f}, period "
               f"{ratio['period_s']:.2f}", ok(ratio["amp"] <= 0.5 and ratio["cyc_min"] <= 0.5),
@@ -498,16 +607,18 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
               f"{f['amp']:.1f} vs sim {s['amp']:.1f} pkt, {100 * abs(f['amp'] - s['amp']) / s['amp']:.0f} % apart; "
               f"the simulated sources cut at different times, one window each, the fluid's identical sources cut "
               f"together). Mean queue: sim {s['mean']:.1f}, fluid {f['mean']:.1f}, Sawtooth {sw['mean']:.1f} pkt"),
+        # the Sawtooth model's own alpha is the scale: a swing larger than alpha itself is not a small
+        # fluctuation around a constant
         Claim("alpha fluctuates at g = 0.4 (what the Sawtooth model leaves out)", "large fluctuations",
               f"per-cycle alpha min / max: sim {sim_a_lo:.3f} / {sim_a_hi:.3f}, fluid {a_fl['cyc_min']:.3f} / "
               f"{a_fl['cyc_max']:.3f}; Sawtooth constant {saw.alpha:.3f}",
               ok(sim_a_hi - sim_a_lo > saw.alpha and a_fl["cyc_max"] - a_fl["cyc_min"] > saw.alpha),
               "reproduced if alpha's swing exceeds the Sawtooth's alpha itself in both the sim and the fluid model; "
               f"mean alpha: sim {p.sim_alpha:.3f}, fluid {p.fl_alpha:.3f}"),
-        Claim("(setup) no drops, link busy", "—",
+        check("(setup) no drops, link busy",
               f"drops {int(p.port['drops'])}; utilization {100 * float(p.port['utilization']):.2f} %; sim "
               f"{1e3 * duration:g} ms (warm-up {1e3 * warmup:g} ms), wall {p.wall_s:.2f} s",
-              ok(int(p.port["drops"]) == 0)),
+              int(p.port["drops"]) == 0),
     ]
     return ExperimentResult("dctcp-fig3", "Fluid and Sawtooth models vs packet simulation (Fig. 3)", claims,
                             [png, csv_stats, csv_f, csv_q, csv_c])
@@ -608,16 +719,18 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
     dc_min = float(dc.throughput.min())
     at_k0 = {N: thr(dc, N, K0) for N in N10}
     b_of = dict(zip(bound.K_pkt, bound.throughput))
-    margins = [(r.N, r.K_pkt, r.throughput - b_of[r.K_pkt]) for r in dc.itertuples()]
-    worst = min(margins, key=lambda x: x[2])
-    tight = [m for m in margins if b_of[m[1]] < 0.9999]
+    # Resolution of one simulated throughput (the run-to-run spread within a run): half the difference
+    # of the two halves of its measured window. Every comparison below allows exactly this, no more.
+    noise = {(r.protocol, r.N, r.K_pkt): abs(r.throughput_half1 - r.throughput_half2) / 2 for r in sim.itertuples()}
+    margins = [(r.N, r.K_pkt, r.throughput - b_of[r.K_pkt], noise[("DCTCP", r.N, r.K_pkt)]) for r in dc.itertuples()]
+    worst = min(margins, key=lambda x: x[2] + x[3])
+    tight = [m for m in margins if b_of[m[1]] < 1.0 - 1e-5]  # the bound is 100 % up to its quadrature (1e-5)
     worst_tight = min(tight, key=lambda x: x[2]) if tight else None
-    # N = 25 below N = 2 wherever either loses throughput
-    lossy = [K for K in Ks if min(thr(dc, 2, K), thr(dc, 25, K)) < 0.999]
+    # N = 25 below N = 2 wherever the two differ by more than their resolutions
+    res_n = {K: noise[("DCTCP", 25, K)] + noise[("DCTCP", 2, K)] for K in Ks}
+    lossy = [K for K in Ks if abs(thr(dc, 25, K) - thr(dc, 2, K)) > res_n[K]]
     n25_lower = [K for K in lossy if thr(dc, 25, K) < thr(dc, 2, K)]
     loss_ratio = {N: (1 - thr(tcp, N, K0)) / max(1 - thr(dc, N, K0), 1e-6) for N in N10}
-    # resolution of one throughput number: half the difference of the two halves of its window
-    noise = {(r.protocol, r.N, r.K_pkt): abs(r.throughput_half1 - r.throughput_half2) / 2 for r in sim.itertuples()}
     tcp_diff = {K: thr(tcp, 25, K) - thr(tcp, 2, K) for K in Ks}
     tcp_res = {K: noise[("TCP", 25, K)] + noise[("TCP", 2, K)] for K in Ks}
     tcp_gain = [K for K in Ks if tcp_diff[K] > 0]
@@ -625,37 +738,49 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
     halves = (sim.throughput_half1 - sim.throughput_half2).abs()
     stat_dc = float(halves[sim.protocol == "DCTCP"].max())
     stat_tcp = float(halves[sim.protocol == "TCP"].max())
-    fl_err = []
+    # fluid model at the simulated wbar: its packet-level ambiguity is one packet of K (the simulated switch
+    # marks at >= K, (8) at > K), so its throughput is uncertain by half the change between K -+ 1 pkt
+    pts_pm = [(N, K, dK) for N, K in pts for dK in (-1.0, 1.0)]
+    cyc_pm = th.limit_cycles([(C_PPS * d_eff + K + dK) / N for N, K, dK in pts_pm], [G10] * len(pts_pm),
+                             psi=[(K + dK) / (C_PPS * d_eff) for _, K, dK in pts_pm])
+    amb = {(N, K): 0.0 for N, K in pts}
+    for (N, K, dK), c in zip(pts_pm, cyc_pm):
+        amb[(N, K)] += 0.5 * c.throughput * (1 if dK > 0 else -1)
+    fl_err, fl_tol = [], []
     for r in dc.itertuples():
         fe = float(fl[(fl.N == r.N) & (fl.K_pkt == r.K_pkt)].fluid_throughput.iloc[0])
         fl_err.append(r.throughput - fe)
-    fl_err = np.array(fl_err)
+        fl_tol.append(abs(amb[(r.N, r.K_pkt)]) + noise[("DCTCP", r.N, r.K_pkt)])
+    fl_err, fl_tol = np.array(fl_err), np.array(fl_tol)
     claims = [
         Claim(f"DCTCP throughput > 94 % even at K = {K0} pkt (1 % of BDP)", "> 94 %",
               ", ".join(f"N={N}: {100 * v:.2f} %" for N, v in at_k0.items())
               + f"; min over all K: {100 * dc_min:.2f} %", ok(min(at_k0.values()) > 0.94),
               f"bottleneck utilization after {1e3 * warmup:g} ms warm-up over "
               f"{1e3 * (durations['dctcp'] - warmup):g} ms "
-              "(wire bytes incl. 40 B headers / C)"),
+              "(wire bytes incl. 40 B headers / C); a bound of the paper, checked as stated"),
         Claim("DCTCP throughput above the fluid model's worst-case bound (Fig. 9) at every K", "always above",
               f"smallest margin {100 * worst[2]:+.2f} points (N = {worst[0]}, K = {worst[1]})"
               + (f"; where the bound is below 100 %: {100 * worst_tight[2]:+.2f} points (N = {worst_tight[0]}, "
                  f"K = {worst_tight[1]})" if worst_tight else "")
-              + f"; bound at K = {K0}: {100 * b_of[K0]:.2f} %", ok(worst[2] > -5e-4),
-              f"'above' = not below the bound by more than 0.05 points (both are 100 % where the bound is 100 %); "
+              + f"; bound at K = {K0}: {100 * b_of[K0]:.2f} %", ok(worst[2] >= -worst[3]),
+              f"'above' = not below the bound by more than the run's resolution ({100 * worst[3]:.2f} points at the "
+              f"smallest margin: half the difference of its two half-windows; both are 100 % where the bound is); "
               f"bound = min over wbar in [3, 100] pkt of the psi-floored limit cycle's throughput at psi = K/(C d), "
               f"C d = {Cd:.0f} pkt, g = {G10}"),
         Claim("DCTCP gets lower throughput with N = 25 than with N = 2", "N = 25 < N = 2",
               "at K = " + ", ".join(f"{K}: {100 * thr(dc, 25, K):.2f} vs {100 * thr(dc, 2, K):.2f} %" for K in lossy)
               + (f"; both 100 % at K >= {min(set(Ks) - set(lossy))}" if set(Ks) - set(lossy) else ""),
               ok(len(lossy) > 0 and n25_lower == lossy),
-              "compared wherever either is below 99.9 %; the fluid model's worst case wbar ~ 10-20 pkt: N = 25 gives "
+              "compared wherever the two differ by more than the sum of their resolutions (half-window "
+              "differences); the fluid model's worst case wbar ~ 10-20 pkt: N = 25 gives "
               f"wbar = {(Cd + K0) / 25:.1f} pkt, N = 2 gives {(Cd + K0) / 2:.0f}"),
         Claim(f"TCP loses much more throughput than DCTCP at small K (K = {K0})", "much worse",
               ", ".join(f"N={N}: TCP {100 * thr(tcp, N, K0):.1f} % vs DCTCP {100 * thr(dc, N, K0):.2f} % "
                         f"(loss {loss_ratio[N]:.1f}x)" for N in N10),
               ok(all(v >= 2 for v in loss_ratio.values())),
-              "'much' = at least twice DCTCP's loss; TCP = NewReno halving once per window on the same "
+              "'much' = at least twice DCTCP's loss (the convention of Fig. 3's 'much more accurate', fixed before "
+              "any run); TCP = NewReno halving once per window on the same "
               "threshold marks (ECN), no drops"),
         Claim("unlike DCTCP, TCP's throughput improves with the number of flows", "TCP N = 25 > N = 2",
               f"TCP N = 25 > N = 2 at {len(tcp_gain)} of {len(Ks)} K values, not below it beyond the "
@@ -666,18 +791,19 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
               "(sum of both runs' half-window differences / 2): "
               + ", ".join(f"K={K}: {100 * tcp_diff[K]:+.1f} +- {100 * tcp_res[K]:.1f}" for K in Ks)
               + " points; the halvings of 25 small windows are desynchronized, those of 2 large ones less so"),
-        Claim("(dcsim) fluid model at the simulated wbar vs packet sim, DCTCP", "— (not in the paper)",
+        check("(dcsim) fluid model at the simulated wbar vs packet sim, DCTCP",
               f"sim - fluid = {100 * fl_err.min():+.2f} to {100 * fl_err.max():+.2f} points over all N, K",
-              ok(float(np.abs(fl_err).max()) < 0.02),
-              "reproduced if within 2 points; limit cycle of (11)-(14) with the psi floor at wbar = (C d' + K)/N, "
-              f"psi = K/(C d'), d' = {1e6 * d_eff:.2f} us"),
-        Claim("(setup) runs long enough, no drops", "—",
+              bool(np.all(np.abs(fl_err) <= fl_tol)),
+              "passes if within the resolution at every N, K: fluid K -+ 1 pkt ambiguity + the run's half-window "
+              f"resolution (largest allowed {100 * fl_tol.max():.2f} points); limit cycle of (11)-(14) with the psi "
+              f"floor at wbar = (C d' + K)/N, psi = K/(C d'), d' = {1e6 * d_eff:.2f} us", paper="— (not in the paper)"),
+        check("(setup) no drops; resolution of the throughputs",
               f"max |throughput first half - second half|: DCTCP {100 * stat_dc:.2f}, TCP {100 * stat_tcp:.2f} points; "
               f"drops {int(sim.drops.sum())}, "
               f"timeouts {int(sim.timeouts.sum())}; {len(sim)} runs, engine wall {float(sim.wall_s.sum()):.1f} s",
-              ok(stat_dc < 0.005 and stat_tcp < 0.02 and int(sim.drops.sum()) == 0),
-              f"runs of {1e3 * durations['dctcp']:g} ms (DCTCP) and {1e3 * durations['newreno']:g} ms (TCP), "
-              f"{1e3 * warmup:g} ms warm-up; DCTCP's claims need its halves to agree within 0.5 points, TCP's "
-              f"(slow, ~50 ms cycles whose phases drift) within 2"),
+              int(sim.drops.sum()) == 0,
+              f"the paper's runs do not drop (a buffer larger than the queue); runs of {1e3 * durations['dctcp']:g} ms "
+              f"(DCTCP) and {1e3 * durations['newreno']:g} ms (TCP), {1e3 * warmup:g} ms warm-up; the half-window "
+              "differences are the resolution every comparison above allows", paper="no drops"),
     ]
     return ExperimentResult("dctcp-fig10", "Throughput vs K (Fig. 10)", claims, [png, csv_sim, csv_th])

@@ -18,7 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dcsim.experiments.registry import DIFFERS, REPRODUCED, Claim, ExperimentResult, experiment, verdict
+from dcsim.experiments.registry import (DIFFERS, REPRODUCED, Claim, ExperimentResult, experiment, verdict,
+                                        verdict_quoted)
 from dcsim.theory import dx
 
 PAPER = "Jiang et al., Modeling and Analysis of the Latency-Based Congestion Control Algorithm DX"
@@ -29,6 +30,11 @@ C_FIG1_BPS = 10e9
 N_FIG1 = 50
 R0_FIG1_S = 80e-6
 SEG_BYTES = 1500.0
+#: The corrected bound (17) and the characteristic-root search compute the same delay margin two ways;
+#: they must agree to the search's precision: brentq stops at rtol = 1e-12, and 41 Chebyshev nodes
+#: resolve the crossing root (|s tau| < 3 << M = 40) to machine precision (measured: 3e-12 over the
+#: Fig. 1 grid). 1e-9 leaves three orders of headroom and is far below any visible difference.
+REL_TOL_BOUND = 1e-9
 
 
 def _plt():
@@ -77,6 +83,9 @@ def _fluid_check(quick: bool) -> tuple[list[Claim], pd.DataFrame | None]:
                       "the Rust DDE integrator is not built in this checkout")], None
     R0_star = dx.stability_threshold_R0(N_FIG1, C_FIG1_BPS, P_FIG1, SEG_BYTES)
     t_end = 0.03 if quick else 0.05
+    # +-5 % around the bound: near enough for the nonlinear model to follow its linearization, far enough
+    # that the rightmost root changes the amplitude by > 10x over the run (printed: "linear prediction");
+    # the verdict is only the direction (decays below, grows above), no tolerance
     factors = (0.95, 1.05)
     R0s = [f * R0_star for f in factors]
     eqs = [dx.equilibrium(N_FIG1, C_FIG1_BPS, R0, P_FIG1, SEG_BYTES) for R0 in R0s]
@@ -157,14 +166,27 @@ def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
                         "decreasing in C",
                         f"{b.tau_bound_us.iloc[0]:.1f} us at 1 Gbps -> {b.tau_bound_us.iloc[-1]:.1f} us at 40 Gbps",
                         REPRODUCED if dec_C else DIFFERS, "monotone on the whole grid" if dec_C else "not monotone"))
+    # Fig. 1(c): "when C or R0 changes, similar results can be obtained" as for N in (a), where the text says
+    # Theorem 1 is not satisfied for small N and is satisfied for large N; the summary: "DX may become
+    # unstable ... when the base RTT is very large". So the claim is about Theorem 1's verdict along
+    # R0 (with tau = R0): satisfied at small R0, not at large R0, switching once. It is not a claim about the
+    # bound's direction (unlike (b), the bound itself rises with R0).
     R0_star = dx.stability_threshold_R0(N_FIG1, C_FIG1_BPS, P_FIG1, SEG_BYTES)
+    margin = (c.tau_bound_us - c.R0_s * 1e6).to_numpy()  # bound - tau at tau = R0
+    switches = int(np.sum(np.diff(np.sign(margin)) != 0))
+    fig1c = bool(margin[0] > 0 and margin[-1] < 0 and switches == 1)
+    rises = bool(np.all(np.diff(c.tau_bound_us) > 0))
     claims.append(Claim("Fig. 1(c) / Thm 1: DX may become unstable when the base RTT is very large (N=50, 10 Gbps)",
-                        "bound of tau < R0 for large R0",
-                        f"bound {c.tau_bound_us.iloc[0]:.1f} us at R0=20 us, {c.tau_bound_us.iloc[-1]:.1f} us "
-                        f"at R0=400 us; bound = R0 at R0 = {R0_star * 1e6:.1f} us",
-                        REPRODUCED, "with tau = R0; the bound grows with R0 but slower than R0"))
+                        "Theorem 1 satisfied for small R0, not for large R0",
+                        f"bound - R0 = {margin[0]:+.1f} us at R0 = 20 us, {margin[-1]:+.1f} us at R0 = 400 us; "
+                        f"changes sign {switches} time(s), at R0 = {R0_star * 1e6:.1f} us",
+                        REPRODUCED if fig1c else DIFFERS,
+                        "with tau = R0; reproduced if the bound exceeds R0 at the smallest R0, not at the largest, "
+                        f"and the sign changes once. The bound itself {'rises' if rises else 'does not rise monotonically'} "
+                        f"({c.tau_bound_us.iloc[0]:.0f} -> {c.tau_bound_us.iloc[-1]:.0f} us), slower than R0: 'similar' "
+                        "holds for the stability verdict, not for the direction of the bound (which falls with C in (b))"))
     d0 = _bound_row("default", N_FIG1, C_FIG1_BPS, R0_FIG1_S, True)
-    v, diff = verdict(d0["tau_critical_numerical_us"], d0["tau_bound_paper_us"], 0.01)
+    v, diff = verdict(d0["tau_critical_numerical_us"], d0["tau_bound_paper_us"], REL_TOL_BOUND)
     claims.append(Claim("Theorem 1, eq. (17) as printed, at N=50, C=10 Gbps, R0=80 us, p=0.95",
                         "tau < (1/wc)(atan(wc/a1) + atan(wc b2/(a1 b2 - a2 b1)) + pi/2)",
                         f"{d0['tau_bound_paper_us']:.2f} us (negative) vs critical delay "
@@ -174,10 +196,10 @@ def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
                            f"N < {_paper_formula_positive_N():.0f} at R0=80 us"))
     m = df.tau_critical_numerical_us.notna()
     worst = float(df.rel_diff[m].max())
-    v, _ = verdict(1.0, 1.0 + worst, 0.01)
+    v, _ = verdict(1.0, 1.0 + worst, REL_TOL_BOUND)
     claims.append(Claim("Theorem 1 (corrected sign) vs numerical critical delay, all Fig. 1 grid points",
                         "stable iff tau < bound (17)",
-                        f"max relative difference {worst:.1e} over {int(m.sum())} points "
+                        f"max relative difference {worst:.1e} over {int(m.sum())} points (tolerance {REL_TOL_BOUND:g}) "
                         f"(default point: {d0['tau_bound_us']:.3f} us vs {d0['tau_critical_numerical_us']:.3f} us)",
                         v, "numerical: rightmost root of s^2 - a1 s - e^{-s tau}(b2 s - k) by Chebyshev "
                            "collocation + Newton, bisection on Re s = 0; also crosses at omega_c of (16)"))
@@ -204,9 +226,18 @@ def _paper_formula_positive_N() -> float:
 # ---------------------------------------------------------------------------------- dx-thresholds
 
 
-def _threshold_claim(statement: str, paper_txt: str, paper_val: float, ours: float, unit: str, rel_tol: float,
-                     detail: str) -> Claim:
-    v, diff = verdict(paper_val, ours, rel_tol)
+def _threshold_claim(statement: str, paper_txt: str, printed: str, ours: float, unit: str, detail: str) -> Claim:
+    """A threshold the paper computed and printed (e.g. "42"): reproduced if ours rounds to it, i.e. within
+    half a unit of its last printed digit (registry.verdict_quoted)."""
+    v, diff = verdict_quoted(printed, ours)
+    return Claim(statement, paper_txt, f"{ours:.2f} {unit}", v,
+                 f"{diff:.1%} from the paper (allowed: rounds to {printed}); {detail}")
+
+
+def _exact_claim(statement: str, paper_txt: str, paper_val: float, ours: float, unit: str, detail: str) -> Claim:
+    """Theorem 2's thresholds are closed forms (C R0/seg, N seg/C) that the paper evaluates exactly; the
+    tolerance is double rounding (1e-9 relative)."""
+    v, diff = verdict(paper_val, ours, 1e-9)
     return Claim(statement, paper_txt, f"{ours:.2f} {unit}", v, f"{diff:.1%} from the paper; {detail}")
 
 
@@ -235,9 +266,9 @@ def run_thresholds(out_dir: Path, quick: bool) -> ExperimentResult:
         alt = nstar(R0_us * 1e-6, tau="R0+Q0")
         add("4.1", f"stability N* at R0={R0_us}us", paper_N, ours, "flows",
             _threshold_claim(f"Sect. 4.1: by Theorem 1 DX is stable for N > {paper_N} at R0 = {R0_us} us",
-                             f"N > {paper_N}", paper_N, ours, "flows", 0.02,
+                             f"N > {paper_N}", str(paper_N), ours, "flows",
                              f"tau = R0+Q0 would give {alt:.1f}"
-                             + (f"; {inv}" if abs(ours - paper_N) > 0.02 * paper_N else "")), alt)
+                             + (f"; {inv}" if abs(ours - paper_N) > 0.5 else "")), alt)
     # Section 4.1 -- special stable state for N > 70 at 80 us; N = 50, R0 = 20 us special
     thr80 = dx.special_state_threshold_N(C, 80e-6, seg)
     add("4.1", "special state at R0=80us for N>70", 70, thr80, "flows",
@@ -256,12 +287,12 @@ def run_thresholds(out_dir: Path, quick: bool) -> ExperimentResult:
               "seg = 1500 B = 12000 bit against C in bit/s; seg read as 1500 bit would give 533"))
     thr120 = dx.special_state_threshold_N(C, 120e-6, seg)
     add("4.2", "special state N at R0=120us", 100, thr120, "flows",
-        _threshold_claim("Sect. 4.2/Fig. 4(a): special stable state for N >= 100 at R0 = 120 us", "N >= 100", 100,
-                         thr120, "flows", 1e-9, "Theorem 2: N >= C R0 / seg"))
+        _exact_claim("Sect. 4.2/Fig. 4(a): special stable state for N >= 100 at R0 = 120 us", "N >= 100", 100,
+                     thr120, "flows", "Theorem 2: N >= C R0 / seg"))
     r0max = dx.special_state_max_R0(50, C, seg) * 1e6
     add("4.2", "special state R0 at N=50", 60, r0max, "us",
-        _threshold_claim("Sect. 4.2/Fig. 4(b): special stable state for R0 <= 60 us at N = 50", "R0 <= 60 us", 60,
-                         r0max, "us", 1e-9, "Theorem 2: R0 <= N seg / C"))
+        _exact_claim("Sect. 4.2/Fig. 4(b): special stable state for R0 <= 60 us at N = 50", "R0 <= 60 us", 60,
+                     r0max, "us", "Theorem 2: R0 <= N seg / C"))
     q_pkt = ss20.q_star_pkt
     add("4.2", "queue at N=50, R0=20us", 30, q_pkt, "pkt",
         Claim("Sect. 4.2/Fig. 6: at R0 = 20 us (N = 50) the queue is constantly larger than 30 packets", "q > 30 pkt",
@@ -272,13 +303,13 @@ def run_thresholds(out_dir: Path, quick: bool) -> ExperimentResult:
     r0alt = dx.stability_threshold_R0(50, C, p, seg, tau="R0+Q0") * 1e6
     add("4.3", "stability R0* at N=50", 145, r0star, "us",
         _threshold_claim("Sect. 4.3: by Theorem 1 the upper bound of R0 for stability is 145 us (N = 50)",
-                         "R0 < 145 us", 145, r0star, "us", 0.01, f"tau = R0+Q0 would give {r0alt:.1f} us"), r0alt)
+                         "R0 < 145 us", "145", r0star, "us", f"tau = R0+Q0 would give {r0alt:.1f} us"), r0alt)
     n120 = nstar(120e-6)
     n120alt = nstar(120e-6, tau="R0+Q0")
     add("4.3", "stability N* at R0=120us", 42, n120, "flows",
-        _threshold_claim("Sect. 4.3: by Theorem 1 DX is stable when N is larger than 42 (R0 = 120 us)", "N > 42", 42,
-                         n120, "flows", 0.02, f"smallest integer N: {math.ceil(n120)}; tau = R0+Q0 would give "
-                                              f"{n120alt:.1f}"), n120alt)
+        _threshold_claim("Sect. 4.3: by Theorem 1 DX is stable when N is larger than 42 (R0 = 120 us)", "N > 42", "42",
+                         n120, "flows", f"smallest integer N: {math.ceil(n120)}; tau = R0+Q0 would give "
+                                        f"{n120alt:.1f}"), n120alt)
     # Section 4.3 -- the simulated points and the classification our theorems give them
     cases = [("vary R0 (N=50, 10 Gbps)", [(50, C, r * 1e-6) for r in (20, 120, 320)], "99.91 %, 96.11 %, 89.1 %"),
              ("vary N (R0=120 us, 10 Gbps)", [(n, C, 120e-6) for n in (10, 50, 100)], "94.81 %, 96.11 %, 98.53 %"),

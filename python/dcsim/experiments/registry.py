@@ -9,18 +9,25 @@ from __future__ import annotations
 
 import importlib
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 __all__ = [
     "Claim",
+    "CLAIM",
+    "CHECK",
+    "check",
+    "instruments",
     "ExperimentResult",
     "Experiment",
     "experiment",
     "get",
     "all_experiments",
     "verdict",
+    "verdict_quoted",
+    "quoted_tolerance",
     "ok",
     "save_figure",
 ]
@@ -32,6 +39,8 @@ EXPERIMENT_MODULES = [
     "dcsim.experiments.coexistence",
     "dcsim.experiments.dctcp_packet",
     "dcsim.experiments.coexistence_packet",
+    "dcsim.experiments.dx_packet",
+    "dcsim.experiments.dctcp_convergence_fairness",
 ]
 
 REPRODUCED = "reproduced"
@@ -46,6 +55,27 @@ def verdict(paper: float, ours: float, rel_tol: float) -> tuple[str, float]:
         diff = abs(ours - paper) / abs(paper)
     ok = math.isfinite(ours) and diff <= rel_tol
     return (REPRODUCED if ok else DIFFERS), diff
+
+
+def quoted_tolerance(printed: str) -> float:
+    """Half a unit in the last digit of a number as the paper prints it: "0.15" -> 0.005, "42" -> 0.5,
+    "145" -> 0.5, "94" -> 0.5. A number printed with n digits claims no more than that; our value is
+    consistent with it if it rounds to it. (Used for values the paper computed and printed, never for
+    bounds it derives.)"""
+    txt = printed.strip().lstrip("+-")
+    if not re.fullmatch(r"\d+(\.\d+)?", txt):
+        raise ValueError(f"quoted_tolerance: {printed!r} is not a plain decimal number")
+    decimals = len(txt.split(".")[1]) if "." in txt else 0
+    return 0.5 * 10.0 ** (-decimals)
+
+
+def verdict_quoted(printed: str, ours: float) -> tuple[str, float]:
+    """Reproduced if ``ours`` rounds to the paper's printed number (see :func:`quoted_tolerance`);
+    returns (verdict, relative difference)."""
+    paper = float(printed)
+    tol = quoted_tolerance(printed)
+    ok_ = math.isfinite(ours) and abs(ours - paper) <= tol * (1 + 1e-12)
+    return (REPRODUCED if ok_ else DIFFERS), (abs(ours - paper) / abs(paper) if paper else abs(ours))
 
 
 def ok(cond: bool) -> str:
@@ -63,30 +93,99 @@ def save_figure(fig, out_dir: Path, name: str) -> Path:
     return path
 
 
+#: Kinds of rows in a claims table: a statement of the paper, or our own check (numerics converged,
+#: the setup behaved, an edge the paper does not state, a comparison the paper does not make).
+CLAIM = "claim"
+CHECK = "check"
+KINDS = (CLAIM, CHECK)
+
+
 @dataclass
 class Claim:
-    """One statement of a paper, checked numerically."""
+    """One row of a claims table: a statement of a paper checked numerically (``kind="claim"``),
+    or one of our own checks (``kind="check"``) that is shown apart and never counted as reproduced."""
 
     statement: str  # the paper's words, short
     paper: str  # the paper's number or condition, as printed
     ours: str  # our number, with units
     verdict: str  # "reproduced" or "differs"
     detail: str = ""  # by how much, or why
+    kind: str = CLAIM  # "claim" (the paper's) or "check" (ours: numerics, setup, edges)
+    #: Optional split of ``ours`` by instrument, for experiments that put a packet simulation, the
+    #: fluid model and the closed-form theory side by side ("" = not applicable / not given).
+    packet: str = ""
+    fluid: str = ""
+    theory: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"Claim.kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
+        if self.verdict not in (REPRODUCED, DIFFERS):
+            raise ValueError(f"Claim.verdict must be {REPRODUCED!r} or {DIFFERS!r}, got {self.verdict!r}")
+
+    @property
+    def is_claim(self) -> bool:
+        return self.kind == CLAIM
 
     def as_dict(self) -> dict:
-        return dict(statement=self.statement, paper=self.paper, ours=self.ours, verdict=self.verdict, detail=self.detail)
+        d = dict(statement=self.statement, paper=self.paper, ours=self.ours, verdict=self.verdict,
+                 detail=self.detail, kind=self.kind)
+        if self.packet or self.fluid or self.theory:
+            d.update(packet=self.packet, fluid=self.fluid, theory=self.theory)
+        return d
+
+
+def check(statement: str, ours: str, passed: bool, detail: str = "", paper: str = "—") -> Claim:
+    """A row that is not a claim of the paper (numerics, setup, edges): shown apart, never counted."""
+    return Claim(statement, paper, ours, ok(passed), detail, kind=CHECK)
+
+
+def instruments(statement: str, paper: str, verdict: str, *, packet: str = "", fluid: str = "", theory: str = "",
+                detail: str = "", kind: str = CLAIM) -> Claim:
+    """A row with our number per instrument: packet simulation, fluid model, closed-form theory
+    (``ours`` joins the ones given, for readers of the plain table)."""
+    parts = [f"{k}: {v}" for k, v in (("packet", packet), ("fluid", fluid), ("theory", theory)) if v]
+    return Claim(statement, paper, "; ".join(parts), verdict, detail, kind=kind, packet=packet, fluid=fluid,
+                 theory=theory)
 
 
 @dataclass
 class ExperimentResult:
     id: str
     title: str
-    claims: list[Claim] = field(default_factory=list)
+    claims: list[Claim] = field(default_factory=list)  # every row, claims and checks, in table order
     files: list[Path] = field(default_factory=list)
 
     @property
+    def paper_claims(self) -> list[Claim]:
+        """The rows that are statements of the paper (what "reproduced" counts)."""
+        return [c for c in self.claims if c.kind == CLAIM]
+
+    @property
+    def checks(self) -> list[Claim]:
+        """Our own checks (numerics, setup, edges): shown apart, not counted as reproduced."""
+        return [c for c in self.claims if c.kind == CHECK]
+
+    @property
+    def n_reproduced(self) -> int:
+        return sum(c.verdict == REPRODUCED for c in self.paper_claims)
+
+    @property
     def all_reproduced(self) -> bool:
-        return all(c.verdict == REPRODUCED for c in self.claims)
+        """Every claim of the paper reproduced (checks are not claims and do not count)."""
+        return all(c.verdict == REPRODUCED for c in self.paper_claims)
+
+    @property
+    def checks_pass(self) -> bool:
+        return all(c.verdict == REPRODUCED for c in self.checks)
+
+    def summary(self) -> str:
+        """One line: "5 of 7 claims of the paper reproduced; checks: 2 of 2 pass"."""
+        n, k = len(self.paper_claims), len(self.checks)
+        line = f"{self.n_reproduced} of {n} claims of the paper reproduced"
+        if k:
+            line += f"; checks (not claims of the paper): {sum(c.verdict == REPRODUCED for c in self.checks)} of {k} pass"
+        return line
 
 
 @dataclass

@@ -6,7 +6,7 @@ From Python::
     res = dcsim.sweep.sweep(
         "examples/dctcp_dumbbell.toml",
         {"network.aqm.K": ["20pkt", "40pkt", "65pkt"], "flows[0].g": [0.0625, 0.125]},
-        seeds=3, set={"run.duration": "50ms"}, out="dcsim-out/k_sweep",
+        seeds=3, set={"run.duration": "50ms", "run.warmup": "10ms"}, out="dcsim-out/k_sweep",
     )
     res.table            # pandas DataFrame: one row per run (also OUT/sweep.parquet)
 
@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import json
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +35,7 @@ from typing import Any, Callable, Mapping, Optional, Union
 
 from dcsim.sweep.spec import (
     MAX_RUNS_WITHOUT_YES,
+    RUN_ID_HEX,
     Axis,
     Plan,
     PlannedRun,
@@ -241,6 +243,20 @@ class _View:
 # The sweep
 
 
+def _plan(spec: SweepSpec, yes: bool, progress: bool, console) -> Plan:
+    """plan_sweep, with a progress bar when validation takes a while (> 2000 combinations)."""
+    n_combos = count_runs(spec) // (len(spec.seeds) if spec.seeds else 1)
+    if not progress or n_combos <= 2000:
+        return plan_sweep(spec, yes=yes)
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(TextColumn("validating"), BarColumn(), TextColumn("{task.completed}/{task.total} combinations"),
+                  TimeRemainingColumn(), console=console or Console(stderr=True), transient=True) as bar:
+        task = bar.add_task("validate", total=n_combos)
+        return plan_sweep(spec, yes=yes, progress=lambda done, total: bar.update(task, completed=done))
+
+
 def _check_jobs(jobs: Any) -> None:
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise SweepError(f"jobs: {jobs!r} is out of range; allowed an integer >= 1 (default: all cores)")
@@ -269,11 +285,11 @@ def run_sweep(
     (the CLI prints it). Raises :class:`SweepError` for invalid input (nothing has run then) and
     :class:`SweepInterrupted` on Ctrl-C (finished runs are kept).
     """
-    from dcsim import __version__
     import signal
 
+    from dcsim import __version__
     from dcsim.sweep.execute import LocalPool, Stats, StopSignals, connect_dask, default_jobs, execute
-    from dcsim.sweep.store import TABLE, RowBuffer, RunStore, SweepLock, write_table
+    from dcsim.sweep.store import TABLE, RowBuffer, RunStore, SweepLock, run_record, write_table
 
     _check_jobs(jobs)
     if executor is not None and (jobs is not None or dask is not None):
@@ -281,7 +297,7 @@ def run_sweep(
     if dask is not None and (not isinstance(dask, str) or not dask.strip()):
         raise SweepError(f"dask: {dask!r} is not a scheduler address; allowed \"local\" or tcp://HOST:PORT")
     t0 = time.perf_counter()
-    plan = plan_sweep(spec, yes=yes)
+    plan = _plan(spec, yes, progress, console)
     out = Path(out)
     store = RunStore(out)
     axis_cols = _AxisColumns(spec)
@@ -292,11 +308,11 @@ def run_sweep(
     groups: dict[str, list[PlannedRun]] = {}
     for r in plan.runs:
         groups.setdefault(r.key, []).append(r)
-    ids = {}
+    ids: dict[str, str] = {}
     for key in groups:
-        other = ids.setdefault(key[:16], key)
-        if other != key:  # pragma: no cover - 64-bit prefix collision
-            raise SweepError(f"run ids: two runs share the id {key[:16]}; this needs a longer id")
+        other = ids.setdefault(key[:RUN_ID_HEX], key)
+        if other != key:  # pragma: no cover - a 64-bit prefix collision
+            raise SweepError(f"run ids: two runs share the id {key[:RUN_ID_HEX]}; this needs a longer id")
     shared = len(plan.runs) - len(groups)
 
     stats = Stats(total=len(plan.runs))
@@ -317,6 +333,12 @@ def run_sweep(
             if error:
                 failures.append({"run_id": r.run_id, "seed": r.seed, "axes": plan.label(r.combo), "error": error})
 
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise SweepError(f"out: cannot create the output directory {out} ({e.strerror or e})") from None
+    if not os.access(out, os.W_OK):
+        raise SweepError(f"out: the output directory {out} is not writable")
     with SweepLock(out):
         store.clean_tmp()
         todo: list[PlannedRun] = []
@@ -355,6 +377,10 @@ def run_sweep(
                     nthreads = sum(client.nthreads().values()) or 1
                     executor = client.get_executor()
                     where = f" on {len(client.nthreads())} Dask workers"
+                    if progress:
+                        from rich.console import Console
+
+                        (console or Console(stderr=True)).print(f"Dask dashboard: {client.dashboard_link}", highlight=False)
                 else:
                     local = LocalPool(min(jobs or default_jobs(), len(todo)))
                     local.start()
@@ -372,9 +398,9 @@ def run_sweep(
                     if wall is not None:
                         stats.run_wall_s += wall
                     if error is None:
-                        rec = {"run_id": run.run_id, "key": run.key, "version": res["version"], "seed": run.seed,
-                               "tables": bool(tables), "run_wall_s": wall, "metrics": res["row"]}
-                        store.save_ok(run.run_id, rec, res.get("files") or {})
+                        rec = run_record(run.key, res["version"], run.seed, tables, wall, res["row"])
+                        if not res.get("saved"):
+                            store.save_ok(run.run_id, rec, res.get("files") or {})
                         stats.computed += 1
                         add_rows(run.key, rec, None, wall)
                     else:
@@ -388,7 +414,8 @@ def run_sweep(
                 with _View(stats, progress, console, where) as view:
                     if stop.received is None:
                         execute(plan, todo, executor=executor, local=local, max_in_flight=max_in_flight, tables=tables,
-                                on_result=on_result, on_tick=view.tick, stop=stop)
+                                on_result=on_result, on_tick=view.tick, stop=stop,
+                                save_to=str(out) if local is not None else None)
                 if stop.received is not None:
                     raise KeyboardInterrupt
         except KeyboardInterrupt:

@@ -9,8 +9,8 @@ are cancelled, the local worker processes are terminated, finished runs stay on 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import gc
 import json
-import math
 import multiprocessing
 import os
 import signal
@@ -19,11 +19,9 @@ import time
 from collections import deque
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Optional
 
 from dcsim.sweep.spec import Plan, PlannedRun, SweepError
-from dcsim.sweep.store import RowBuffer, RunStore
 from dcsim.sweep.worker import _noop, run_one, worker_info
 
 __all__ = ["Stats", "LocalPool", "connect_dask", "execute", "default_jobs", "DASK_INSTALL", "DASK_TIMEOUT_S"]
@@ -34,6 +32,12 @@ DASK_INSTALL = "pip install 'dcsim[dask]'"
 DASK_TIMEOUT_S = 5.0
 #: Longest time the loop waits for a result before it looks at Ctrl-C and the progress bar, s.
 WAIT_S = 0.2
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
 
 
 def default_jobs() -> int:
@@ -130,8 +134,14 @@ class LocalPool:
         ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") and "fork" in methods else None)
         self.executor = cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_worker_init)
         # With fork every worker starts at the first submit; elsewhere they start on demand.
-        for f in [self.executor.submit(_noop) for _ in range(self.jobs)]:
-            f.result()
+        # gc.freeze: the workers' garbage collector leaves the inherited objects alone, so their
+        # memory pages stay shared instead of being copied into every worker.
+        gc.freeze()
+        try:
+            for f in [self.executor.submit(_noop) for _ in range(self.jobs)]:
+                f.result()
+        finally:
+            gc.unfreeze()
         return self.executor
 
     def kill(self) -> None:
@@ -174,9 +184,17 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
     try:
         if address == "local":
             n = jobs or default_jobs()
-            cluster = distributed.LocalCluster(
-                n_workers=n, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
-            )
+            # Its worker processes start with Ctrl-C ignored (an ignored signal stays ignored in a
+            # new process): a terminal's Ctrl-C reaches the whole process group, and the sweep
+            # stops the cluster itself.
+            old = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
+            try:
+                cluster = distributed.LocalCluster(
+                    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+                )
+            finally:
+                if old is not None:
+                    signal.signal(signal.SIGINT, old)
             client = distributed.Client(cluster, timeout=timeout_s)
         else:
             if jobs is not None:
@@ -187,6 +205,8 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
     except Exception as e:  # refused, timed out, or something else answered at that address
         if cluster is not None:
             cluster.close()
+        if address == "local":
+            raise SweepError(f"--dask local: cannot start a Dask LocalCluster ({type(e).__name__}: {e})") from None
         raise SweepError(
             f"--dask {address}: no Dask scheduler answered within {timeout_s:g} s ({type(e).__name__}: {e}); "
             f"give its address as tcp://HOST:PORT (the scheduler prints it), or --dask local"
@@ -245,6 +265,7 @@ def execute(
     on_result: Callable[[PlannedRun, dict], None],
     on_tick: Callable[[], None],
     stop: Optional[StopSignals] = None,
+    save_to: Optional[str] = None,
 ) -> None:
     """Run ``todo`` on ``executor`` (or on ``local``'s pool).
 
@@ -256,6 +277,9 @@ def execute(
     the run that kills its worker when alone is recorded as failed. KeyboardInterrupt (or a
     signal seen by ``stop``) cancels the pending runs, kills local workers, and propagates as
     KeyboardInterrupt.
+
+    ``save_to``: the sweep's OUT, given only for local workers, which then write finished runs
+    themselves (in parallel) instead of sending the files back.
     """
     if local is not None:
         executor = local.executor
@@ -268,7 +292,7 @@ def execute(
     def submit(run: PlannedRun) -> None:
         payload = json.dumps(plan.scenario(run), separators=(",", ":"))
         try:
-            fut = executor.submit(run_one, payload, tables)
+            fut = executor.submit(run_one, payload, tables, save_to, run.key)
         except RuntimeError as e:  # an executor that was shut down or broke (BrokenExecutor included)
             raise SweepError(f"executor: cannot submit more runs ({type(e).__name__}: {e}); finished runs are kept, run the sweep again to resume") from None
         in_flight[fut] = run

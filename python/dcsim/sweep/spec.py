@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
-from dcsim.paths import PathError, format_path, get_path, model_path_error, parse_path, set_path
+from dcsim.paths import PathError, format_path, model_path_error, parse_path, set_path
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -209,7 +209,7 @@ def make_spec(
     path (relative to ``base_dir`` if given). ``axes`` maps a path (or a tuple of linked paths, or
     ``"path1, path2"``) to its list of values.
     """
-    from dcsim.scenario import Scenario, ScenarioError, load_scenario
+    from dcsim.scenario import Scenario
 
     base_name = "<inline>"
     if isinstance(base, Scenario):
@@ -228,11 +228,10 @@ def make_spec(
         try:
             base_d = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
         except (ValueError, tomllib.TOMLDecodeError) as e:
-            raise SweepError(f"base: {p} is not a valid scenario file: {e}") from None
-        try:
-            load_scenario(p)
-        except ScenarioError as e:
-            raise SweepError(f"base: {p} is an invalid scenario:\n{e}") from None
+            raise SweepError(f"base: {p} is not valid {'JSON' if p.suffix.lower() == '.json' else 'TOML'}: {e}") from None
+        if not isinstance(base_d, dict):
+            raise SweepError(f"base: {p} is not a table of the scenario's shape")
+        # Not validated alone: set and the axes may complete it; every combination is validated.
     else:
         raise SweepError(f"base: expected a scenario (Scenario, table or file path), got {type(base).__name__}")
     if combine not in COMBINE:
@@ -402,8 +401,8 @@ def _under(field: str, path: str) -> bool:
 def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
     """Expand and validate every combination; raises :class:`SweepError` listing the invalid ones.
 
-    ``progress(done, total)`` is called during validation (which is the slow part of very large
-    sweeps, about 0.5 ms per combination).
+    ``progress(done, total)`` is called during validation (the slow part of a very large sweep:
+    about 0.4 ms per combination, the seeds of a combination share one validation).
     """
     from dcsim import __version__
     from dcsim.scenario import Scenario, ScenarioError
@@ -430,7 +429,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
         combos = list(itertools.product(*[range(len(a)) for a in spec.axes]))
 
     scenarios: list[dict] = []
-    specs: list[dict] = []
+    runs: list[PlannedRun] = []
     invalid: dict[str, list[int]] = {}  # error text -> the combinations it hits
     for ci, combo in enumerate(combos):
         d = base
@@ -442,22 +441,19 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
                     raise SweepError(f"axis {a.name}: {e}") from None
         scenarios.append(d)
         try:
-            specs.append(Scenario.from_dict(d).to_engine_spec())
+            eng = Scenario.from_dict(d).to_engine_spec()
         except ScenarioError as e:
             for line in str(e).splitlines():  # one entry per distinct field error
                 invalid.setdefault(line, []).append(ci)
-            specs.append({})
-        if progress is not None and (ci % 256 == 0 or ci == len(combos) - 1):
+            continue
+        if not invalid:  # keys only while everything is valid (the plan is dropped otherwise)
+            # The seed is the engine spec's "seed" and nothing else: one validation per combination.
+            for s in spec.seeds if spec.seeds is not None else [eng["seed"]]:
+                runs.append(PlannedRun(index=len(runs), combo=ci, seed=int(s), key=run_key(dict(eng, seed=s), __version__)))
+        if progress is not None and (ci % 256 == 255 or ci == len(combos) - 1):
             progress(ci + 1, len(combos))
     if invalid:
         raise SweepError(_invalid_message(spec, combos, invalid))
-
-    seeds = spec.seeds
-    runs: list[PlannedRun] = []
-    for ci, eng in enumerate(specs):
-        for s in seeds if seeds is not None else [eng["seed"]]:
-            e = dict(eng, seed=s) if seeds is not None else eng
-            runs.append(PlannedRun(index=len(runs), combo=ci, seed=int(s), key=run_key(e, __version__)))
     return Plan(spec=spec, combos=combos, scenarios=scenarios, runs=runs)
 
 
@@ -475,7 +471,7 @@ def _blame(spec: SweepSpec, combos: list[tuple[int, ...]], msg: str, hits: list[
     for ai, a in enumerate(spec.axes):
         step = first[ai]
         if all(combos[ci][ai] == step for ci in hits) and sum(1 for c in combos if c[ai] == step) == len(hit_set):
-            if len(a) > 1 or len(hits) == len(combos):
+            if len(a) > 1:
                 return a.name, a.steps[step] if len(a.paths) > 1 else a.steps[step][0]
     return None
 
@@ -490,7 +486,7 @@ def _invalid_message(spec: SweepSpec, combos: list[tuple[int, ...]], invalid: di
             where = f"axis {blame[0]} = {_show(blame[1]) if not isinstance(blame[1], tuple) else list(blame[1])}"
             if len(hits) > 1:
                 where += f" (in {len(hits)} combinations)"
-        elif len(hits) == len(combos) and len(combos) > 1:
+        elif len(hits) == len(combos):
             where = "every combination (the base with its set changes)"
         else:
             where = f"combination {plan_label(spec, combos[hits[0]])}" + (f" (and {len(hits) - 1} more)" if len(hits) > 1 else "")

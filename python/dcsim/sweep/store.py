@@ -22,12 +22,20 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-__all__ = ["atomic_write", "RunStore", "SweepLock"]
+__all__ = ["atomic_write", "run_record", "RunStore", "SweepLock", "RowBuffer", "write_table"]
 
 ROW = "row.json"
 ERROR = "error.json"
 TABLE = "sweep.parquet"
 SPEC = "sweep.json"
+
+
+def run_record(key: str, version: str, seed: int, tables: bool, run_wall_s: Optional[float], metrics: dict) -> dict:
+    """The content of a finished run's row.json."""
+    from dcsim.sweep.spec import RUN_ID_HEX
+
+    return {"run_id": key[:RUN_ID_HEX], "key": key, "version": version, "seed": seed, "tables": bool(tables),
+            "run_wall_s": run_wall_s, "metrics": metrics}
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -38,11 +46,26 @@ def atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True
+    return True
+
+
 def _remove_tmp(d: Path) -> None:
+    """Remove temporary files left by processes that died while writing (not those of live ones:
+    after a kill, a worker of the old sweep may still be writing the same run)."""
     try:
         for p in d.iterdir():
-            if p.name.startswith(".") and p.name.endswith(".tmp"):
-                p.unlink(missing_ok=True)
+            name = p.name
+            if name.startswith(".") and name.endswith(".tmp"):
+                pid = name[:-4].rsplit(".", 1)[-1]
+                if not (pid.isdigit() and int(pid) != os.getpid() and _pid_alive(int(pid))):
+                    p.unlink(missing_ok=True)
     except FileNotFoundError:
         pass
 

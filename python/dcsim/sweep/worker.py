@@ -11,7 +11,7 @@ import io
 import json
 import time
 import traceback
-from typing import Any, Mapping
+from typing import Any, Mapping, Optional
 
 __all__ = ["run_one", "flatten_summary", "worker_info"]
 
@@ -57,20 +57,25 @@ def _parquet_bytes(df) -> bytes:
     return buf.getvalue()
 
 
-def run_one(scenario_json: str, tables: bool = True) -> dict:
+def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = None, expected_key: Optional[str] = None) -> dict:
     """Simulate one scenario; never raises for a failed run (the error is returned).
 
-    Returns ``{"key", "version", "seed", "row", "files", "wall_s", "error", "traceback"}``:
+    Returns ``{"key", "version", "seed", "row", "files", "wall_s", "error", "traceback", "saved"}``:
     ``key`` is :func:`~dcsim.sweep.spec.run_key` of the engine spec this worker built (the caller
     checks it against its own, which catches a worker running another dcsim version), ``row``
     the flattened summary, ``files`` the run's files (``<table>.parquet``, ``scenario.toml``,
     ``engine_spec.json``, ``summary.json``; empty without ``tables``), ``wall_s`` the worker's
-    wall time for the whole call.
+    wall time for the run (simulation, summary, encoding of the tables).
+
+    ``save_to`` (a local worker, which shares the sweep's filesystem): if the run succeeds and
+    its key is ``expected_key``, the worker writes the run into ``save_to/runs/<run_id>/`` itself
+    (:meth:`RunStore.save_ok`: tables, then row.json), returns no file bytes and ``saved = True``.
     """
     t0 = time.perf_counter()
     from dcsim import __version__
 
-    out: dict[str, Any] = {"key": None, "version": __version__, "seed": None, "row": None, "files": {}, "error": None, "traceback": None}
+    out: dict[str, Any] = {"key": None, "version": __version__, "seed": None, "row": None, "files": {}, "error": None,
+                           "traceback": None, "saved": False}
     try:
         from dcsim.scenario import Scenario
         from dcsim.simulate import simulate
@@ -93,6 +98,17 @@ def run_one(scenario_json: str, tables: bool = True) -> dict:
         out["error"] = f"{type(e).__name__}: {first}" if first else type(e).__name__
         out["traceback"] = traceback.format_exc()
     out["wall_s"] = time.perf_counter() - t0
+    if save_to is not None and out["error"] is None and out["key"] == expected_key:
+        from dcsim.sweep.store import RunStore, run_record
+
+        rec = run_record(out["key"], __version__, out["seed"], tables, out["wall_s"], out["row"])
+        try:
+            RunStore(save_to).save_ok(rec["run_id"], rec, out["files"])
+            out["files"], out["saved"] = {}, True
+        except OSError as e:  # e.g. a full disk: the run is recorded as failed, and tried again next time
+            out["error"] = f"{type(e).__name__}: writing the run's files: {e}"
+            out["traceback"] = traceback.format_exc()
+            out["files"] = {}
     return out
 
 

@@ -38,8 +38,10 @@ __all__ = [
     "PACKET",
     "T_END",
     "MAX_STEPS",
+    "MAX_DELAY_STEPS",
     "plain",
     "check_steps",
+    "check_delay_steps",
 ]
 
 
@@ -123,6 +125,26 @@ PACKET = Limit("packet size", 1.0, 65535.0, fmt=lambda b: f"{b:g} B")
 T_END = Limit("t_end", 0.0, 1e4, lo_open=True, fmt=fmt_time)
 #: At most this many integration steps per fluid run (about a minute of RK4 on one core).
 MAX_STEPS = 1e8
+
+
+#: At most this many integration steps per feedback delay: the integrator keeps the delayed history
+#: in memory (crates/dcsim-core/src/fluid/dde.rs, MAX_DELAY_STEPS).
+MAX_DELAY_STEPS = 5e7
+
+
+def check_delay_steps(delay_s: float, dt_s: float, field: str, dt_given: bool = False) -> None:
+    """The feedback delay must span at most MAX_DELAY_STEPS steps of dt_s. ``field`` names the delay's
+    option, or the step's if ``dt_given`` (then the allowed range is a lower bound on the step)."""
+    steps = delay_s / dt_s
+    if steps <= MAX_DELAY_STEPS:
+        return
+    if dt_given:
+        raise ValueError(f"{field}: {fmt_time(dt_s)} makes the delay {fmt_time(delay_s)} span {steps:.3g} steps; a "
+                         f"delay may span at most {MAX_DELAY_STEPS:g} (the history is kept in memory), i.e. "
+                         f"{field} >= {fmt_time(delay_s / MAX_DELAY_STEPS)}")
+    raise ValueError(f"{field}: {fmt_time(delay_s)} is {steps:.3g} integration steps of {fmt_time(dt_s)}; a "
+                     f"delay may span at most {MAX_DELAY_STEPS:g} steps (the history is kept in memory), i.e. "
+                     f"{field} <= {fmt_time(MAX_DELAY_STEPS * dt_s)} at this step")
 
 
 def check_steps(t_end_s: float, dt_s: float, field: str = "t_end") -> None:

@@ -265,6 +265,13 @@ impl Port {
         Some(self.slots[i].start)
     }
 
+    /// When a packet accepted at `now` would start its transmission (FIFO at a fixed rate):
+    /// the NIC hardware timestamp of a delay-based sender.
+    #[inline]
+    pub fn next_start(&self, now: Time) -> Time {
+        now.max(self.last_end)
+    }
+
     /// Packets accepted and not yet arrived at the next node (queued, on the wire, propagating).
     pub fn in_pipe(&self) -> u64 {
         self.pipe.len() as u64

@@ -20,7 +20,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::cc::Cc;
+use crate::cc::{Cc, EcnResponse};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
 use crate::scenario::FlowSpec;
 use crate::units::Time;
@@ -75,6 +75,15 @@ pub struct SenderStats {
     /// ACKs received with ECN-Echo.
     pub ece_acks: u64,
     pub ecn_cuts: u64,
+    /// Once-per-RTT window decisions of a controller that owns its window (DX), and how many of
+    /// them took the decrease branch (Q > 0); their ratio is the DX paper's p (Table 1).
+    pub rtt_rounds: u64,
+    pub rtt_decreases: u64,
+    /// Sum over those rounds of the measured queueing delay Q, ps.
+    pub rtt_q_sum_ps: u64,
+    /// RTT samples seen by a controller with a base RTT, and those above it (queueing).
+    pub rtt_samples: u64,
+    pub rtt_samples_queued: u64,
 }
 
 /// Counters since a snapshot (e.g. the warm-up instant).
@@ -88,6 +97,11 @@ impl std::ops::Sub for SenderStats {
             fast_retransmits: self.fast_retransmits - o.fast_retransmits,
             ece_acks: self.ece_acks - o.ece_acks,
             ecn_cuts: self.ecn_cuts - o.ecn_cuts,
+            rtt_rounds: self.rtt_rounds - o.rtt_rounds,
+            rtt_decreases: self.rtt_decreases - o.rtt_decreases,
+            rtt_q_sum_ps: self.rtt_q_sum_ps - o.rtt_q_sum_ps,
+            rtt_samples: self.rtt_samples - o.rtt_samples,
+            rtt_samples_queued: self.rtt_samples_queued - o.rtt_samples_queued,
         }
     }
 }
@@ -149,7 +163,7 @@ impl Sender {
             cc: Cc::new(&spec.protocol),
             cwnd: spec.init_cwnd_pkt,
             ssthresh: f64::INFINITY,
-            min_cwnd: spec.min_cwnd_pkt,
+            min_cwnd: spec.min_cwnd(),
             snd_una: 0,
             snd_nxt: 0,
             max_sent: 0,
@@ -276,6 +290,10 @@ impl Sender {
         }
         if now >= ack.ts {
             self.rtt_sample(now - ack.ts);
+            if let Some(queued) = self.cc.on_rtt_sample(now - ack.ts) {
+                self.stats.rtt_samples += 1;
+                self.stats.rtt_samples_queued += queued as u64;
+            }
         }
         if ack_no > self.snd_una {
             let acked = ack_no - self.snd_una;
@@ -285,18 +303,34 @@ impl Sender {
                 self.snd_nxt = self.snd_una; // after go-back-N, a late ACK may jump ahead
             }
             let mut restart_timer = true;
+            let loss_window = self.cc.reacts_to_loss();
             if self.in_recovery {
                 if ack_no >= self.recover {
                     // Full ACK: leave fast recovery (RFC 6582 "full" deflation).
-                    self.cwnd = self.ssthresh.min(self.flight() + 1.0).max(self.min_cwnd);
+                    if loss_window {
+                        self.cwnd = self.ssthresh.min(self.flight() + 1.0).max(self.min_cwnd);
+                    }
                     self.in_recovery = false;
                     self.dupacks = 0;
                 } else {
                     // Partial ACK: retransmit the next hole, deflate by the amount acked, plus one.
                     self.transmit(ack_no, now, out);
-                    self.cwnd = (self.cwnd - acked as f64 + 1.0).max(1.0);
+                    if loss_window {
+                        self.cwnd = (self.cwnd - acked as f64 + 1.0).max(1.0);
+                    }
                     self.partial_acks += 1;
                     restart_timer = self.partial_acks == 1; // Impatient variant
+                }
+            } else if self.cc.ecn_response() != EcnResponse::OncePerWindow {
+                // The window is the controller's (DX), or ECN acts per ACK (eq. 36).
+                self.dupacks = 0;
+                if ack.ece && self.cc.ecn_response() == EcnResponse::PerAck {
+                    self.cwnd = self.cc.per_ack_ecn_decrease(self.cwnd, acked).max(self.min_cwnd);
+                    self.ssthresh = self.ssthresh.min(self.cwnd);
+                    self.stats.ecn_cuts += 1;
+                }
+                if !self.cc.owns_window() {
+                    self.open_cwnd();
                 }
             } else {
                 self.dupacks = 0;
@@ -310,6 +344,12 @@ impl Sender {
                 } else if !ack.ece {
                     self.open_cwnd();
                 }
+            }
+            if let Some(r) = self.cc.window_round(self.cwnd, ack_no, self.snd_nxt, self.cwnd_limited) {
+                self.cwnd = r.cwnd.max(self.min_cwnd);
+                self.stats.rtt_rounds += 1;
+                self.stats.rtt_decreases += r.decrease as u64;
+                self.stats.rtt_q_sum_ps += r.q_ps;
             }
             if self.seg.total_segs.is_some_and(|n| self.snd_una >= n) {
                 self.finished_at = Some(now);
@@ -325,13 +365,18 @@ impl Sender {
             }
         } else if ack_no == self.snd_una && self.snd_una < self.max_sent {
             self.dupacks += 1;
+            let loss_window = self.cc.reacts_to_loss();
             if self.in_recovery {
-                self.cwnd += 1.0; // window inflation
+                if loss_window {
+                    self.cwnd += 1.0; // window inflation
+                }
             } else if self.dupacks == 3 && ack_no > self.recover.saturating_sub(1) {
                 // Fast retransmit (RFC 6582: only if this is not a loss of the last recovery's window).
                 self.stats.fast_retransmits += 1;
-                self.ssthresh = (self.flight() / 2.0).max(2.0).max(self.min_cwnd);
-                self.cwnd = self.ssthresh + 3.0;
+                if loss_window {
+                    self.ssthresh = (self.flight() / 2.0).max(2.0).max(self.min_cwnd);
+                    self.cwnd = self.ssthresh + 3.0;
+                }
                 self.recover = self.max_sent;
                 self.ecn_recover = self.ecn_recover.max(self.max_sent);
                 self.in_recovery = true;
@@ -596,6 +641,71 @@ mod tests {
             last = s.cwnd;
         }
         assert!((s.cwnd - 2.0).abs() < 1e-12, "cwnd {}", s.cwnd);
+    }
+
+    #[test]
+    fn dx_window_ignores_loss_and_ecn_but_recovery_retransmits() {
+        use crate::scenario::BaseRttSpec;
+        let mut spec = spec(ProtocolSpec::Dx { r0: BaseRttSpec::FixedPs(100_000_000) });
+        spec.init_cwnd_pkt = 8.0;
+        let mut s = Sender::new(0, 0, 1, &spec, 1500, 40);
+        assert!(!s.cc.ect(), "DX packets are not ECN-capable");
+        assert_eq!(s.min_cwnd, 1.0, "DX's default floor is one segment");
+        let mut out = Vec::new();
+        s.start(Time(0), &mut out);
+        assert_eq!(out.len(), 8);
+        out.clear();
+        // ACK 1 (RTT 100 us = R0, with ECE): no ECN cut, no congestion-avoidance increase.
+        let t = Time(100_000_000);
+        s.on_ack(&ack(1, true, Time(0)), t, &mut out);
+        assert_eq!((s.cwnd, s.stats.ecn_cuts), (8.0, 0));
+        // Segment 1 lost: three duplicate ACKs -> fast retransmit of segment 1, window unchanged.
+        for _ in 0..3 {
+            s.on_ack(&ack(1, false, Time(0)), t, &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1);
+        assert!(out.iter().any(|p| p.seq == 1), "the hole is retransmitted");
+        assert_eq!(s.cwnd, 8.0, "no halving, no inflation");
+        s.on_ack(&ack(1, false, Time(0)), t, &mut out);
+        assert_eq!(s.cwnd, 8.0);
+        // The full ACK leaves recovery; the window is still DX's.
+        let recover = s.max_sent;
+        s.on_ack(&ack(recover, false, Time(0)), t, &mut out);
+        assert!(!s.in_recovery);
+        // Every sample equalled R0: the round that just ended (ACK past the first round's end) is
+        // an increase, W + 1.
+        assert_eq!(s.stats.rtt_rounds, 1);
+        assert_eq!(s.stats.rtt_decreases, 0);
+        assert_eq!(s.cwnd, 9.0);
+    }
+
+    #[test]
+    fn improved_fairness_subtracts_alpha_over_2_per_marked_ack() {
+        let mut s = Sender::new(
+            0,
+            0,
+            1,
+            &spec(ProtocolSpec::DctcpImprovedFairness { g: 1.0 / 16.0, alpha_init: 1.0 }),
+            1500,
+            40,
+        );
+        s.ssthresh = 5.0; // congestion avoidance
+        let mut out = Vec::new();
+        s.start(Time(0), &mut out);
+        let t = Time(100_000_000);
+        // Marked ACK (alpha = 1 at first): W <- W + 1/W - 1/2 (eq. 36), every ACK, no once-per-window.
+        let w0 = s.cwnd;
+        s.on_ack(&ack(1, true, Time(0)), t, &mut out);
+        let w1 = w0 - 0.5;
+        assert!((s.cwnd - (w1 + 1.0 / w1)).abs() < 1e-12, "cwnd {}", s.cwnd);
+        let w = s.cwnd;
+        s.on_ack(&ack(2, true, Time(0)), t, &mut out);
+        assert!((s.cwnd - ((w - 0.5) + 1.0 / (w - 0.5))).abs() < 1e-12, "second marked ACK also decreases");
+        assert_eq!(s.stats.ecn_cuts, 2);
+        // An unmarked ACK: + 1/W only.
+        let w = s.cwnd;
+        s.on_ack(&ack(3, false, Time(0)), t, &mut out);
+        assert!((s.cwnd - (w + 1.0 / w)).abs() < 1e-12);
     }
 
     #[test]

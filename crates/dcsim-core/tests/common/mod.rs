@@ -1,7 +1,7 @@
 //! Scenario builders shared by the engine's integration tests.
 #![allow(dead_code)]
 
-use dcsim_core::metrics::Table;
+use dcsim_core::metrics::{Column, Table};
 use dcsim_core::scenario::*;
 use dcsim_core::Sim;
 
@@ -74,4 +74,21 @@ pub fn jain(x: &[f64]) -> f64 {
     let s: f64 = x.iter().sum();
     let s2: f64 = x.iter().map(|v| v * v).sum();
     s * s / (x.len() as f64 * s2)
+}
+
+/// Every column of every table as bit patterns (f64 by its bits, so NaN equals NaN; strings by
+/// length), for bit-identical replay checks.
+pub fn bits(t: &[Table]) -> Vec<(String, String, Vec<u64>)> {
+    let mut out = Vec::new();
+    for tab in t {
+        for (name, col) in &tab.columns {
+            let v = match col {
+                Column::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
+                Column::U64(v) => v.clone(),
+                Column::Str(v) => v.iter().map(|s| s.len() as u64).collect(),
+            };
+            out.push((tab.name.to_string(), name.to_string(), v));
+        }
+    }
+    out
 }

@@ -1,0 +1,951 @@
+"""DX in the packet simulator beside the fluid model and the theory: Section 4 of "Modeling and
+Analysis of the Latency-Based Congestion Control Algorithm DX" (Jiang et al.).
+
+* ``dx-table1``  Table 1: p, the fraction of RTTs in which the window decreases, for R0 = 80, 200,
+                 400 us and N = 10 .. 100.
+* ``dx-fig2``    Fig. 2: the queue over time, fluid model against packet simulation, (a) N = 50,
+                 R0 = 20 us (special stable state), (b) N = 50, R0 = 80 us.
+* ``dx-fig3``    Fig. 3: the three states, as utilization against R0 (N = 50) and against N
+                 (R0 = 80 us), with the Theorem 1 boundary and the Theorem 2 threshold.
+* ``dx-fig4``    Fig. 4: mean cwnd against N (R0 = 120 us) and against R0 (N = 50).
+* ``dx-fig5``    Fig. 5: queueing delay against N > 70 (R0 = 80 us) with Q* of Theorem 2.
+* ``dx-fig6``    Fig. 6: CDF of the queue size for several base RTTs (N = 50).
+* ``dx-sec4.3``  Section 4.3: the utilizations it quotes against R0, N and C, each one measured.
+
+Setting (Section 4): many-to-one dumbbell, 10 Gbps links, 256 KB drop-tail buffer, 1500-byte
+segments. The paper's ns-3 run lengths and start-up are not given; ours: flows start 100 us apart
+with a window of one segment (no losses at start-up), statistics after a warm-up (50 ms; 30 ms in
+quick mode) over the rest of the run.
+
+Base RTT. The engine's round trip adds to the propagation delay R0 the serialisation of a data
+packet and of its ACK on the two hops, R0' = R0 + 2 (1500 + 40) 8/C (2.464 us at 10 Gbps). It is the
+base RTT DX measures and the pipe the queue sees, so the fluid model is run with R0' (like with like)
+and Theorem 2's Q* is quoted for R0' beside the paper's R0.
+
+R0 of the controller. The analysis (eqs. 2-8, Theorems 1-2) assumes the sources know the base RTT R0.
+Our DX flows get it exactly (``R0 = "path"``): DX's own estimator (``R0 = "min"``, the smallest RTT
+seen) cannot find it when a flow starts into a standing queue, which is the special stable state
+itself; ``dx-fig4`` shows what that does.
+
+Every grid of packet runs goes through :mod:`dcsim.sweep` (both cores, progress, content-hash cache
+in ``out_dir/sweep-*``); DX runs are deterministic, so one run per point (seeds would give
+bit-identical copies).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from pathlib import Path
+from typing import Optional
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from dcsim import fluid  # noqa: E402
+from dcsim.experiments.dctcp_packet import cycle_stats  # noqa: E402
+from dcsim.experiments.dx_analysis import PAPER  # noqa: E402
+from dcsim.experiments.registry import (  # noqa: E402
+    CHECK,
+    Claim,
+    ExperimentResult,
+    experiment,
+    instruments,
+    ok,
+    save_figure,
+)
+from dcsim.scenario import ScenarioError, rate_str, time_str  # noqa: E402
+from dcsim.theory import dx as th  # noqa: E402
+from dcsim.units import capacity_pps  # noqa: E402
+
+C_BPS = 10e9
+SEG_BYTES = 1500
+ACK_BYTES = 40
+BUFFER = "256KB"
+#: Flow i starts at i * STAGGER_S with a window of one segment.
+STAGGER_S = 100e-6
+#: The fluid model's constant p (Section 4.1: "the average value 0.95").
+P_FLUID = th.DEFAULT_P
+#: Table 1 of the paper (rows R0 in us, columns N = 10 .. 100), as printed.
+TABLE1_N = tuple(range(10, 101, 10))
+TABLE1 = {
+    80: ("0.79599", "0.887787", "0.934742", "0.956067", "0.973239", "0.982844", "0.995288", "0.999902",
+         "0.999896", "0.999891"),
+    200: ("0.782627", "0.835583", "0.869653", "0.898591", "0.914323", "0.922147", "0.933485", "0.944501",
+          "0.953232", "0.960271"),
+    400: ("0.743014", "0.827145", "0.876389", "0.881062", "0.889631", "0.890585", "0.898752", "0.901909",
+          "0.913419", "0.920201"),
+}
+PORT = "port[sw->r]"
+
+
+# ---------------------------------------------------------------------------------------------
+# scenarios, sweeps, fluid runs
+# ---------------------------------------------------------------------------------------------
+
+
+def base_rtt_s(R0_s: float, C_bps: float = C_BPS) -> float:
+    """The engine's base RTT R0': propagation R0 plus a data packet and its ACK serialised on both hops."""
+    return R0_s + 2 * (SEG_BYTES + ACK_BYTES) * 8.0 / C_bps
+
+
+def durations(quick: bool) -> tuple[float, float]:
+    """(run length, warm-up), s: 50 ms warm-up covers the staggered start (N x 100 us <= 10 ms) and the
+    growth of W from one segment at +1 per RTT (<= 35 RTTs of <= 0.45 ms); 250 ms measured hold 550 to
+    3000 RTTs (~100 oscillation periods of 4-6 RTTs). Quick: 30 + 50 ms."""
+    return (0.08, 0.03) if quick else (0.3, 0.05)
+
+
+def scenario(N: int, R0_s: float, *, C_bps: float = C_BPS, duration_s: float, warmup_s: float, R0: str = "path",
+             queue_interval_s: float = 100e-6, cwnd_interval_s: float = 50e-6) -> dict:
+    """N long-lived DX flows through the paper's dumbbell (10 Gbps, 256 KB drop-tail buffer), base RTT
+    R0 (propagation), DX's base-RTT mode ``R0``; validated (ScenarioError names the field)."""
+    if isinstance(R0_s, bool) or not isinstance(R0_s, (int, float)) or not (R0_s > 0 and math.isfinite(R0_s)):
+        raise ScenarioError(f"network.rtt: R0 = {R0_s!r} s is not a positive time; allowed R0 > 0, e.g. 80e-6")
+    sc = dict(
+        network=dict(topology="dumbbell", senders=N, bottleneck=rate_str(C_bps), rtt=time_str(R0_s), buffer=BUFFER),
+        flows=[dict(count=N, protocol="dx", R0=R0, init_cwnd=1, stagger=time_str(STAGGER_S))],
+        run=dict(duration=time_str(duration_s), warmup=time_str(warmup_s)),
+        metrics=dict(queue_interval=time_str(queue_interval_s), cwnd_interval=time_str(cwnd_interval_s),
+                     throughput_interval="10ms"),
+    )
+    from dcsim.scenario import Scenario
+
+    Scenario.from_dict(sc)  # every mistake named before anything runs
+    return sc
+
+
+def run_sweep(out_dir: Path, name: str, base: dict, axes: dict, *, combine: str = "grid", tables: bool = False):
+    """The packet runs of one experiment through :func:`dcsim.sweep.sweep` (all cores, cached in
+    ``out_dir/sweep-<name>``). Returns (table, SweepResult); a failed run is an error here."""
+    from dcsim.sweep import sweep
+
+    res = sweep(base, axes, out=Path(out_dir) / f"sweep-{name}", combine=combine, tables=tables,
+                progress=sys.stderr.isatty())
+    if res.failed:
+        raise RuntimeError(f"{name}: {res.failed} packet run(s) failed: {res.failures[0]['error']}")
+    return res.table, res
+
+
+def flow_stat(table: pd.DataFrame, metric: str, how: str = "mean") -> np.ndarray:
+    """Per run (row) of a sweep table, the mean (or min / max) over flows of ``flow[i].<metric>``."""
+    cols = [c for c in table.columns if c.startswith("flow[") and c.endswith("]." + metric)]
+    if not cols:
+        raise KeyError(f"no per-flow column {metric!r} in the sweep table")
+    v = table[cols].to_numpy(dtype=float)
+    return {"mean": np.nanmean, "min": np.nanmin, "max": np.nanmax}[how](v, axis=1)
+
+
+def fluid_points(points: list[tuple[float, float, float]], duration_s: float, warmup_s: float,
+                 p: float = P_FLUID, series: bool = False) -> list[dict]:
+    """The DX fluid model (3)-(4) at (N, C_bps, R0_s) points, with R0' and tau = R0' (like the packet
+    runs), constant p, from W = 1 segment and an empty queue; statistics over [warmup, duration].
+
+    Returns per point: q_mean_pkt, W_mean_pkt, util (busy fraction: 1 while Q > 0, else the arrival
+    rate N W/(R0' + Q(t - tau)) over C), p5/p95 of q, period_s of the oscillation (cycle_stats; NaN
+    when it settles), and with ``series`` the trajectory after warm-up."""
+    R0p = [base_rtt_s(R0, C) for _, C, R0 in points]
+    sample = []
+    for R0 in R0p:
+        dt = fluid._dx_dt(R0, R0)
+        sample.append(dt * max(1, round(R0 / 40 / dt)))
+    runs = fluid.dx_batch([n for n, _, _ in points], [c for _, c, _ in points], R0p, t_end_s=duration_s, p=p,
+                          sample_dt_s=sample, t_from_s=warmup_s, packet_bytes=SEG_BYTES)
+    out = []
+    for (N, C, _), R0, r in zip(points, R0p, runs):
+        t, W, Q, q = (np.asarray(r[k]) for k in ("t_s", "W_pkt", "Q_s", "q_pkt"))
+        Qtau = np.interp(t - R0, t, Q, left=Q[0])
+        rate = N * W / (R0 + Qtau) / capacity_pps(C, SEG_BYTES)
+        busy = np.where(Q > 0, 1.0, np.minimum(rate, 1.0))
+        cs = cycle_stats(t, q)
+        d = dict(q_mean_pkt=float(q.mean()), W_mean_pkt=float(W.mean()), util=float(busy.mean()),
+                 q_p5_pkt=cs["p5"], q_p95_pkt=cs["p95"], period_s=cs["period_s"], q_min_pkt=float(q.min()),
+                 q_max_pkt=float(q.max()))
+        if series:
+            d["series"] = pd.DataFrame({"t_s": t, "q_pkt": q, "W_pkt": W})
+        out.append(d)
+    return out
+
+
+def linear_period_s(N: float, C_bps: float, R0_s: float, p: float = P_FLUID) -> tuple[float, float]:
+    """Period (s) and decay rate (1/s, > 0 = damped) of the rightmost characteristic root of the
+    linearized model (9) at (N, C, R0'), tau = R0'; (nan, nan) where the equilibrium is not defined."""
+    R0 = base_rtt_s(R0_s, C_bps)
+    try:
+        lin = th.linearization(th.equilibrium(N, C_bps, R0, p, SEG_BYTES))
+    except ValueError:
+        return math.nan, math.nan
+    s = th.rightmost_root(lin, R0)
+    return (2 * math.pi / abs(s.imag) if s.imag else math.inf), -s.real
+
+
+def theory_state(N: float, C_bps: float, R0_s: float) -> str:
+    """Theorem 2 (special) / Theorem 1 corrected (stable or not certified), tau = R0, p = 0.95."""
+    if th.special_state(N, C_bps, R0_s, SEG_BYTES).active:
+        return "special"
+    return "stable" if th.theorem1(N, C_bps, R0_s, P_FLUID, SEG_BYTES).stable else "unstable"
+
+
+def q_star_s(N: float, C_bps: float, R0_s: float) -> float:
+    """Theorem 2: Q* = (N seg - C R0)/C, s (negative below the threshold)."""
+    return th.special_state(N, C_bps, R0_s, SEG_BYTES).Q_star_s
+
+
+def _us(x: float, digits: int = 2) -> str:
+    return f"{x * 1e6:.{digits}f} us"
+
+
+def _pct(x: float, digits: int = 2) -> str:
+    return f"{100 * x:.{digits}f} %"
+
+
+# ---------------------------------------------------------------------------------------------
+# Table 1: p
+# ---------------------------------------------------------------------------------------------
+
+
+@experiment("dx-table1", "DX Table 1: probability p of decreasing windows, packet simulation", PAPER)
+def run_table1(out_dir: Path, quick: bool) -> ExperimentResult:
+    out_dir = Path(out_dir)
+    duration, warmup = durations(quick)
+    Ns = (10, 50, 100) if quick else TABLE1_N
+    R0s_us = tuple(TABLE1)
+    base = scenario(10, 80e-6, duration_s=duration, warmup_s=warmup, cwnd_interval_s=1e-3, queue_interval_s=1e-3)
+    table, _ = run_sweep(out_dir, "table1", base, {"network.rtt": [f"{r}us" for r in R0s_us],
+                                                   "network.senders, flows[0].count": [[n, n] for n in Ns]})
+    table = table.assign(R0_us=table["network.rtt_s"] * 1e6, N=table["network.senders"],
+                         p=flow_stat(table, "p_decrease"), p_min=flow_stat(table, "p_decrease", "min"),
+                         p_max=flow_stat(table, "p_decrease", "max"),
+                         p_per_ack=flow_stat(table, "p_queued_per_ack"),
+                         utilization=table[f"{PORT}.utilization"], q_mean_pkt=table[f"{PORT}.q_mean_pkt"])
+    rows = []
+    for r in table.itertuples():
+        R0, N = int(round(r.R0_us)), int(r.N)
+        paper = float(TABLE1[R0][TABLE1_N.index(N)])
+        rows.append(dict(R0_us=R0, N=N, p_paper=paper, p_packet=r.p, p_min=r.p_min, p_max=r.p_max,
+                         p_per_ack=r.p_per_ack, utilization=r.utilization, q_mean_pkt=r.q_mean_pkt,
+                         state=theory_state(N, C_BPS, R0 * 1e-6), p_fluid=P_FLUID))
+    df = pd.DataFrame(rows)
+    csv = out_dir / "dx_table1.csv"
+    df.to_csv(csv, index=False)
+    # the paper's layout: rows = RTT, columns = N
+    layout = df.pivot(index="R0_us", columns="N", values="p_packet")
+    csv2 = out_dir / "dx_table1_layout.csv"
+    layout.to_csv(csv2)
+
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    colors = {80: "tab:blue", 200: "tab:orange", 400: "tab:green"}
+    for R0 in R0s_us:
+        d = df[df.R0_us == R0]
+        ax.plot(d.N, d.p_packet, "o-", color=colors[R0], label=f"R0 = {R0} µs, dcsim packet sim")
+        ax.fill_between(d.N, d.p_min, d.p_max, color=colors[R0], alpha=0.12)
+        ax.plot(TABLE1_N, [float(x) for x in TABLE1[R0]], "s--", color=colors[R0], mfc="white", ms=4,
+                label=f"R0 = {R0} µs, paper (ns-3)")
+    ax.axhline(P_FLUID, color="k", ls=":", lw=1, label="fluid model's p = 0.95")
+    ax.axvline(th.special_state_threshold_N(C_BPS, 80e-6, SEG_BYTES), color=colors[80], ls=":", lw=0.8)
+    ax.set_xlabel("number of flows N")
+    ax.set_ylabel("p (fraction of RTTs in which W decreases)")
+    ax.set_title("Table 1: probability of decreasing windows (band: min-max over flows)", fontsize=10)
+    ax.set_ylim(0.5, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, ncol=2, loc="lower right")
+    png = save_figure(fig, out_dir, "dx_table1.png")
+
+    claims: list[Claim] = []
+    # Tolerance of a cell: 0.05, the one the issue sets for N = 50, R0 = 80 us; it is also the spread
+    # of the paper's own values around its 0.95 (0.90-0.9999 where it calls the system stable).
+    tol = 0.05
+    diff = (df.p_packet - df.p_paper).abs()
+    within = int((diff <= tol).sum())
+    worst = df.loc[diff.idxmax()]
+    claims.append(instruments(
+        "Table 1: p for R0 = 80, 200, 400 us and N = 10..100 (each cell)", "Table 1 (ns-3)",
+        ok(within == len(df)),
+        packet=f"{within} of {len(df)} cells within {tol} of the paper; mean p {df.p_packet.mean():.3f} (paper "
+               f"{df.p_paper.mean():.3f}); worst N = {int(worst.N)}, R0 = {int(worst.R0_us)} us: {worst.p_packet:.3f} "
+               f"vs {worst.p_paper:.3f}",
+        fluid=f"p is a constant input ({P_FLUID})",
+        detail="p = rtt_decreases / rtt_rounds per flow (rounds = DX's once-per-RTT decisions after warm-up), mean "
+               "over flows; tolerance 0.05 per cell. Where we are lower: in the packet system all N flows see "
+               "the empty queue in the same round and add one segment each (+N packets at once), so the queue "
+               "cycles every 4-6 RTTs with one increase round per cycle (p ~ 0.75-0.85); the paper's ns-3 DX "
+               "evidently saw Q = 0 far less often (implementation details the paper does not give: timestamp "
+               "precision, what counts as Q = 0). Counted per ACK instead (fraction of RTT samples above the "
+               f"base RTT) p would be {df.p_per_ack.mean():.3f} on average."))
+    stable = df[df.state == "stable"]
+    if len(stable):
+        claims.append(instruments(
+            "Sect. 4.1: all values of p are greater than 0.9 when the system is stable", "p > 0.9",
+            ok(bool((stable.p_packet > 0.9).all())),
+            packet=f"p in [{stable.p_packet.min():.3f}, {stable.p_packet.max():.3f}] over the {len(stable)} "
+                   f"cells Theorem 1 calls stable",
+            theory="stable (Theorem 1, corrected, tau = R0, p = 0.95): N > 27.7 at 80 us, > 69.3 at 200 us, "
+                   "> 139 at 400 us",
+            detail="below 0.9 in our packet runs (see the first row for why)"))
+    special = df[df.state == "special"]
+    if len(special):
+        claims.append(instruments(
+            "Sect. 4.1: in the special stable state p is even greater than 0.99", "p > 0.99",
+            ok(bool((special.p_packet > 0.99).all())),
+            packet=f"p in [{special.p_packet.min():.4f}, {special.p_packet.max():.4f}] (N = "
+                   f"{', '.join(str(int(n)) for n in special.N)} at {int(special.R0_us.iloc[0])} us)",
+            theory="special for N >= C R0/seg = 66.7 at 80 us (Theorem 2): Q > 0 in every round",
+            detail="every round sees the standing queue; the paper's 0.9999 = one round with Q = 0 per flow in ~1 s "
+                   "(the first, in an empty network: 1 - 1/10417 rounds at N = 80)"))
+    claims.append(instruments(
+        "Sect. 4.1: the average value 0.95 represents p in both states basically", "p ~ 0.95",
+        ok(abs(df.p_packet.mean() - P_FLUID) <= tol),
+        packet=f"mean over all cells {df.p_packet.mean():.3f} (paper's table: {df.p_paper.mean():.3f})",
+        fluid=f"{P_FLUID} (constant)", detail=f"tolerance {tol}"))
+    # Trends of the paper's table: p grows with N at each R0 (its rows are monotone) and falls with R0
+    # at each N (mostly). Criterion fixed before the runs: Spearman rank correlation with N >= 0.7 in
+    # every row; row means falling with R0.
+    rho = {R0: float(pd.Series(df[df.R0_us == R0].N.to_numpy()).corr(pd.Series(df[df.R0_us == R0].p_packet.to_numpy()),
+                                                                       method="spearman"))
+           for R0 in R0s_us}
+    claims.append(instruments(
+        "Table 1: p grows with N at every R0", "monotone rows", ok(all(r >= 0.7 for r in rho.values())),
+        packet="Spearman rank correlation of p with N: " + ", ".join(f"{R0} us: {r:+.2f}" for R0, r in rho.items()),
+        detail="criterion: >= 0.7 in every row"))
+    means = [float(df[df.R0_us == R0].p_packet.mean()) for R0 in R0s_us]
+    paper_means = [float(df[df.R0_us == R0].p_paper.mean()) for R0 in R0s_us]
+    claims.append(instruments(
+        "Table 1: p falls as R0 grows (row means)", " > ".join(f"{m:.3f}" for m in paper_means) + " (row means)",
+        ok(means[0] > means[1] > means[2]),
+        packet=" > ".join(f"{m:.3f}" for m in means) + " (80, 200, 400 us)"))
+    claims.append(Claim(
+        "(setup) no drops, runs after warm-up", "—",
+        f"drops {int(table[f'{PORT}.drops'].sum())}; {len(df)} runs of {1e3 * (duration - warmup):g} ms after "
+        f"{1e3 * warmup:g} ms", ok(int(table[f"{PORT}.drops"].sum()) == 0), kind=CHECK))
+    return ExperimentResult("dx-table1", "DX Table 1: probability p of decreasing windows", claims, [png, csv, csv2])
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 2: queue over time, fluid model against packet simulation
+# ---------------------------------------------------------------------------------------------
+
+FIG2 = ((50, 20e-6), (50, 80e-6))
+#: Tolerances of Fig. 2, fixed before the runs. (a) Theorem 2 acceptance: mean cwnd within 2 % of one
+#: segment, utilization >= 99.9 %, queueing delay within 10 % of Q*; the fluid model's mean queue
+#: within 10 % of the simulation's (at the fixed point both are set by N - C R0'/seg, p moves the
+#: fluid's by 5 %: (7) with p = 0.95 vs 1). (b) the issue's: mean queue within 20 % of the fluid
+#: model's, p within 0.05 of the fluid model's 0.95; the oscillation period within 20 % of the
+#: linearized model's (a check of ours: the paper does not quote periods).
+TOL_W_SPECIAL = 0.02
+UTIL_SPECIAL = 0.999
+TOL_Q_SPECIAL = 0.10
+TOL_Q_FIG2B = 0.20
+TOL_P = 0.05
+TOL_PERIOD = 0.20
+
+
+def _dx_flows(res) -> tuple[float, float, float]:
+    """(mean cwnd over flows after warm-up from the trace, mean p, mean DX-measured Q in s)."""
+    f = res.flows
+    means = res.flow_means()
+    return float(means.cwnd_mean_pkt.mean()), float(f.p_decrease.mean()), float(f.q_delay_mean_s.mean())
+
+
+@experiment("dx-fig2", "DX Fig. 2: queue over time, fluid model vs packet simulation", PAPER)
+def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
+    out_dir = Path(out_dir)
+    duration, warmup = durations(quick)
+    span = 0.003  # plotted: 3 ms after warm-up (6-7 oscillation periods in (b))
+    base = scenario(50, 20e-6, duration_s=duration, warmup_s=warmup, queue_interval_s=1e-6, cwnd_interval_s=10e-6)
+    table, sres = run_sweep(out_dir, "fig2", base, {"network.rtt": [time_str(r) for _, r in FIG2]}, tables=True)
+    results = [sres.result(rid) for rid in table.run_id]
+    C_pps = capacity_pps(C_BPS, SEG_BYTES)
+    sims = []
+    for (N, R0), res in zip(FIG2, results):
+        q = res.queue[res.queue.t_s >= warmup]
+        port = res.monitored_ports().iloc[0]
+        w, p, qd = _dx_flows(res)
+        cs = cycle_stats(q.t_s.to_numpy(), q.q_pkt.to_numpy().astype(float))
+        sims.append(dict(N=N, R0_us=R0 * 1e6, q=q, q_mean_pkt=float(port.q_mean_pkt), util=float(port.utilization),
+                         cwnd_mean=w, p=p, q_dx_s=qd, period_s=cs["period_s"], drops=int(port.drops)))
+    fl = fluid_points([(N, C_BPS, R0) for N, R0 in FIG2], duration, warmup, series=True)
+    fl_psim = fluid_points([(N, C_BPS, R0) for N, R0 in FIG2], duration, warmup, p=sims[1]["p"], series=True)
+
+    rows = []
+    for s, f, fp in zip(sims, fl, fl_psim):
+        lin_T, lin_decay = linear_period_s(s["N"], C_BPS, s["R0_us"] * 1e-6)
+        rows.append(dict(N=s["N"], R0_us=s["R0_us"], R0_eff_us=1e6 * base_rtt_s(s["R0_us"] * 1e-6),
+                         q_mean_packet_pkt=s["q_mean_pkt"], q_mean_fluid_pkt=f["q_mean_pkt"],
+                         q_mean_fluid_p_sim_pkt=fp["q_mean_pkt"], period_packet_s=s["period_s"],
+                         period_fluid_s=f["period_s"], period_linear_s=lin_T, linear_decay_per_s=lin_decay,
+                         util_packet=s["util"], util_fluid=f["util"], cwnd_mean_packet=s["cwnd_mean"],
+                         W_mean_fluid=f["W_mean_pkt"], p_packet=s["p"], p_fluid=P_FLUID,
+                         q_star_pkt=q_star_s(s["N"], C_BPS, base_rtt_s(s["R0_us"] * 1e-6)) * C_pps))
+    stats = pd.DataFrame(rows)
+    csv = out_dir / "dx_fig2_stats.csv"
+    stats.to_csv(csv, index=False)
+    series = []
+    for s, f in zip(sims, fl):
+        a = s["q"][s["q"].t_s <= warmup + span][["t_s", "q_pkt"]].assign(source="packet", R0_us=s["R0_us"])
+        b = f["series"][f["series"].t_s <= warmup + span][["t_s", "q_pkt"]].assign(source="fluid", R0_us=s["R0_us"])
+        series += [a, b]
+    csv2 = out_dir / "dx_fig2_series.csv"
+    pd.concat(series).to_csv(csv2, index=False)
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+    for ax, s, f, fp, tag in zip(axes, sims, fl, fl_psim, "ab"):
+        q = s["q"][s["q"].t_s <= warmup + span]
+        ff = f["series"][f["series"].t_s <= warmup + span]
+        ax.plot((q.t_s - warmup) * 1e3, q.q_pkt, color="tab:blue", lw=0.7, label="dcsim packet simulation")
+        ax.plot((ff.t_s - warmup) * 1e3, ff.q_pkt, "k", lw=1.6, label=f"fluid model (p = {P_FLUID})")
+        if tag == "b":
+            fs = fp["series"][fp["series"].t_s <= warmup + span]
+            ax.plot((fs.t_s - warmup) * 1e3, fs.q_pkt, "k--", lw=1, label=f"fluid model at the simulated p = {s['p']:.3f}")
+        if s["R0_us"] < 50:
+            qs = q_star_s(s["N"], C_BPS, base_rtt_s(s["R0_us"] * 1e-6)) * C_pps
+            ax.axhline(qs, color="tab:red", ls=":", lw=1, label=f"Q* (Theorem 2) = {qs:.1f} pkt")
+        ax.set_title(f"({tag}) N = {s['N']}, R0 = {s['R0_us']:g} µs", fontsize=10)
+        ax.set_xlabel(f"time after warm-up ({1e3 * warmup:g} ms) [ms]")
+        ax.set_ylabel("queue length [packets]")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8, loc="lower right")
+    fig.suptitle("Fig. 2: numerical results of the fluid model vs packet simulation (C = 10 Gbps)", fontsize=10)
+    fig.tight_layout()
+    png = save_figure(fig, out_dir, "dx_fig2.png")
+
+    a, b = sims
+    fa, fb = fl
+    r0a = base_rtt_s(20e-6)
+    qs_a = q_star_s(50, C_BPS, r0a)
+    claims: list[Claim] = []
+    dq = abs(a["q_mean_pkt"] - fa["q_mean_pkt"]) / a["q_mean_pkt"]
+    claims.append(instruments(
+        "Fig. 2(a), N = 50, R0 = 20 us (special stable state): the fluid model is close to the simulation",
+        "close", ok(dq <= TOL_Q_SPECIAL),
+        packet=f"mean queue {a['q_mean_pkt']:.2f} pkt", fluid=f"{fa['q_mean_pkt']:.2f} pkt (p = {P_FLUID})",
+        theory=f"Q* C = {qs_a * C_BPS / 12000:.2f} pkt (Theorem 2, R0' = {_us(r0a)})",
+        detail=f"{100 * dq:.1f} % apart (tolerance {100 * TOL_Q_SPECIAL:.0f} %)"))
+    claims.append(instruments(
+        "Theorem 2 at N = 50, R0 = 20 us: every window stays at one segment", "W = 1 segment",
+        ok(abs(a["cwnd_mean"] - 1) <= TOL_W_SPECIAL),
+        packet=f"mean cwnd {a['cwnd_mean']:.4f} pkt (time average over all flows after warm-up)",
+        fluid=f"W {fa['W_mean_pkt']:.3f} pkt (p = 0.95 keeps a small increase: (5)-(6) give W0 > 1)",
+        theory="W* = seg", detail=f"tolerance {100 * TOL_W_SPECIAL:.0f} %"))
+    claims.append(instruments(
+        "Theorem 2 at N = 50, R0 = 20 us: the link is fully utilized", ">= 99.9 % (Sect. 4.2)",
+        ok(a["util"] >= UTIL_SPECIAL), packet=_pct(a["util"], 3), fluid=_pct(fa["util"], 3), theory="100 %"))
+    dqs = abs(a["q_mean_pkt"] / C_pps - qs_a) / qs_a
+    claims.append(instruments(
+        "Theorem 2 at N = 50, R0 = 20 us: queueing delay Q* = (N seg - C R0)/C", "Q* = 40 us (with R0 = 20 us)",
+        ok(dqs <= TOL_Q_SPECIAL),
+        packet=f"{_us(a['q_mean_pkt'] / C_pps)} (time-averaged queue / C); DX measured {_us(a['q_dx_s'])}",
+        fluid=_us(fa["q_mean_pkt"] / C_pps),
+        theory=f"{_us(qs_a)} with R0' = {_us(r0a)}; {_us(q_star_s(50, C_BPS, 20e-6))} with R0",
+        detail=f"{100 * dqs:.1f} % from Q*(R0') (tolerance {100 * TOL_Q_SPECIAL:.0f} %); the engine's base RTT "
+               "R0' includes the serialisation of a packet and its ACK on both hops"))
+    dqb = abs(b["q_mean_pkt"] - fb["q_mean_pkt"]) / fb["q_mean_pkt"]
+    claims.append(instruments(
+        "Fig. 2(b), N = 50, R0 = 80 us: the fluid model is close to the simulation", "close",
+        ok(dqb <= TOL_Q_FIG2B),
+        packet=f"mean queue {b['q_mean_pkt']:.2f} pkt (oscillating {b['q'].q_pkt.quantile(0.05):.0f}-"
+               f"{b['q'].q_pkt.quantile(0.95):.0f} pkt, utilization {_pct(b['util'])})",
+        fluid=f"{fb['q_mean_pkt']:.2f} pkt at p = {P_FLUID} (settles; utilization {_pct(fb['util'])}); "
+              f"{fl_psim[1]['q_mean_pkt']:.2f} pkt at the simulated p = {b['p']:.3f}",
+        theory=f"q0 = {th.equilibrium(50, C_BPS, base_rtt_s(80e-6), P_FLUID).q0_pkt:.2f} pkt (eq. 7, p = 0.95)",
+        detail=f"{100 * dqb:.0f} % apart (tolerance {100 * TOL_Q_FIG2B:.0f} %). The packet system does not settle: "
+               f"all 50 flows see the queue empty in the same round and add one segment each (+50 packets), then "
+               f"decrease for a few rounds; the fluid model's constant p = 0.95 spreads that increase evenly and "
+               f"converges to its fixed point (stable by Theorem 1: R0 < 145 us)"))
+    claims.append(instruments(
+        "Sect. 4.1: p is close to the constant 0.95 of the model (N = 50, R0 = 80 us)", "0.973 (Table 1), 0.95 (model)",
+        ok(abs(b["p"] - P_FLUID) <= TOL_P), packet=f"p = {b['p']:.3f}", fluid=f"{P_FLUID} (input)",
+        detail=f"tolerance {TOL_P}"))
+    lin_T, lin_decay = linear_period_s(50, C_BPS, 80e-6)
+    dT = abs(b["period_s"] - lin_T) / lin_T if math.isfinite(b["period_s"]) else math.inf
+    claims.append(instruments(
+        "(dcsim) period of the oscillation, N = 50, R0 = 80 us", "— (not quoted)", ok(dT <= TOL_PERIOD),
+        packet=f"{1e3 * b['period_s']:.3f} ms (limit cycle; {b['period_s'] / (base_rtt_s(80e-6) + b['q_mean_pkt'] / C_pps):.1f} "
+               f"RTTs)",
+        fluid=("settles (no cycle)" if not math.isfinite(fb["period_s"]) else f"{1e3 * fb['period_s']:.3f} ms") +
+              f"; linearized (9): damped, period {1e3 * lin_T:.3f} ms, decay {lin_decay:.0f}/s",
+        detail=f"{100 * dT:.0f} % apart (tolerance {100 * TOL_PERIOD:.0f} %): the packet cycle runs at about the "
+               "linearized model's natural frequency", kind=CHECK))
+    claims.append(Claim("(setup) no drops", "—", f"drops {a['drops'] + b['drops']}", ok(a["drops"] + b["drops"] == 0),
+                        kind=CHECK))
+    return ExperimentResult("dx-fig2", "DX Fig. 2: queue, fluid model vs packet simulation", claims, [png, csv, csv2])
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 3: the three states (utilization against R0 and against N)
+# ---------------------------------------------------------------------------------------------
+
+FIG3_R0_US = (10, 20, 30, 40, 50, 60, 70, 80, 100, 120, 145, 160, 200, 250, 320, 400)
+FIG3_R0_US_QUICK = (20, 60, 120, 320)
+FIG3_N = (10, 20, 30, 40, 50, 60, 65, 67, 70, 80, 90, 100)
+FIG3_N_QUICK = (10, 50, 70)
+#: Criteria fixed before the runs: "99.9 %" is the paper's number for the special state; "smooth" =
+#: no step of more than 2 points between neighbouring R0 values of the grid outside the special
+#: state (the paper's own Sect. 4.3 numbers fall by 3.5 points per 100 us); the direction of
+#: Theorem 1 = Spearman rank correlation of utilization with R0 <= -0.5 (with N >= +0.5).
+SMOOTH_PTS = 2.0
+RANK = 0.5
+
+
+def _state_spans(ax, edges: list[tuple[float, float, str]]) -> None:
+    colors = {"special": "tab:orange", "stable": "tab:green", "unstable": "tab:red"}
+    for lo, hi, st in edges:
+        ax.axvspan(lo, hi, color=colors[st], alpha=0.10, lw=0)
+        ax.text((lo + hi) / 2, 0.95, st, transform=ax.get_xaxis_transform(), ha="center", va="top", fontsize=8,
+                color=colors[st])
+
+
+def _spearman(x, y) -> float:
+    return float(pd.Series(np.asarray(x, float)).corr(pd.Series(np.asarray(y, float)), method="spearman"))
+
+
+@experiment("dx-fig3", "DX Fig. 3: the three states, utilization vs R0 and vs N", PAPER)
+def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
+    out_dir = Path(out_dir)
+    duration, warmup = durations(quick)
+    R0s = FIG3_R0_US_QUICK if quick else FIG3_R0_US
+    Ns = FIG3_N_QUICK if quick else FIG3_N
+    base = scenario(50, 80e-6, duration_s=duration, warmup_s=warmup, queue_interval_s=1e-3, cwnd_interval_s=1e-3)
+    ta, _ = run_sweep(out_dir, "fig3a", base, {"network.rtt": [f"{r}us" for r in R0s]})
+    tb, _ = run_sweep(out_dir, "fig3b", base, {"network.senders, flows[0].count": [[n, n] for n in Ns]})
+    fa = fluid_points([(50, C_BPS, r * 1e-6) for r in R0s], duration, warmup)
+    fb = fluid_points([(n, C_BPS, 80e-6) for n in Ns], duration, warmup)
+    da = pd.DataFrame(dict(panel="a", N=50, R0_us=list(R0s), util_packet=ta[f"{PORT}.utilization"].to_numpy(),
+                           util_fluid=[f["util"] for f in fa], p_packet=flow_stat(ta, "p_decrease"),
+                           q_mean_pkt=ta[f"{PORT}.q_mean_pkt"].to_numpy(),
+                           state=[theory_state(50, C_BPS, r * 1e-6) for r in R0s],
+                           state_R0_eff=[theory_state(50, C_BPS, base_rtt_s(r * 1e-6)) for r in R0s]))
+    db = pd.DataFrame(dict(panel="b", N=list(Ns), R0_us=80, util_packet=tb[f"{PORT}.utilization"].to_numpy(),
+                           util_fluid=[f["util"] for f in fb], p_packet=flow_stat(tb, "p_decrease"),
+                           q_mean_pkt=tb[f"{PORT}.q_mean_pkt"].to_numpy(),
+                           state=[theory_state(n, C_BPS, 80e-6) for n in Ns],
+                           state_R0_eff=[theory_state(n, C_BPS, base_rtt_s(80e-6)) for n in Ns]))
+    df = pd.concat([da, db], ignore_index=True)
+    csv = out_dir / "dx_fig3.csv"
+    df.to_csv(csv, index=False)
+
+    r0_special = th.special_state_max_R0(50, C_BPS, SEG_BYTES) * 1e6
+    r0_stable = th.stability_threshold_R0(50, C_BPS, P_FLUID, SEG_BYTES) * 1e6
+    n_special = th.special_state_threshold_N(C_BPS, 80e-6, SEG_BYTES)
+    n_stable = th.stability_threshold_N(C_BPS, 80e-6, P_FLUID, SEG_BYTES)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.2))
+    _state_spans(ax1, [(0, r0_special, "special"), (r0_special, r0_stable, "stable"), (r0_stable, 420, "unstable")])
+    ax1.plot(da.R0_us, 100 * da.util_packet, "o-", color="tab:blue", label="dcsim packet simulation")
+    ax1.plot(da.R0_us, 100 * da.util_fluid, "k--", lw=1.2, label="fluid model (p = 0.95, τ = R0')")
+    ax1.axvline(r0_special, color="tab:orange", lw=1, label=f"Theorem 2: R0 ≤ {r0_special:.0f} µs")
+    ax1.axvline(r0_stable, color="tab:green", lw=1, label=f"Theorem 1 (corrected): R0 < {r0_stable:.0f} µs")
+    ax1.set_xlim(0, 420)
+    ax1.set_xlabel("base RTT R0 [µs]")
+    ax1.set_title("(a) N = 50, C = 10 Gbps", fontsize=10)
+    _state_spans(ax2, [(0, n_stable, "unstable"), (n_stable, n_special, "stable"), (n_special, 105, "special")])
+    ax2.plot(db.N, 100 * db.util_packet, "o-", color="tab:blue", label="dcsim packet simulation")
+    ax2.plot(db.N, 100 * db.util_fluid, "k--", lw=1.2, label="fluid model (p = 0.95, τ = R0')")
+    ax2.axvline(n_special, color="tab:orange", lw=1, label=f"Theorem 2: N ≥ {n_special:.1f}")
+    ax2.axvline(n_stable, color="tab:green", lw=1, label=f"Theorem 1 (corrected): N > {n_stable:.1f}")
+    ax2.set_xlim(0, 105)
+    ax2.set_xlabel("number of flows N")
+    ax2.set_title("(b) R0 = 80 µs, C = 10 Gbps", fontsize=10)
+    lo = min(90.0, 100 * float(df[["util_packet", "util_fluid"]].min().min()) - 1)
+    for ax in (ax1, ax2):
+        ax.set_ylabel("link utilization [%]")
+        ax.set_ylim(lo, 101.0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="lower right" if ax is ax1 else "lower left")
+    fig.suptitle("Fig. 3: the three states of DX", fontsize=10)
+    fig.tight_layout()
+    png = save_figure(fig, out_dir, "dx_fig3.png")
+
+    claims: list[Claim] = []
+    # Points are classified with the base RTT the packet flows see, R0' = R0 + 2.46 us (like with
+    # like): the paper's borderline cases R0 = 60 us (N = 50) and N = 67 (R0 = 80 us) are just below
+    # Theorem 2's threshold there (N = 50 < C R0'/seg = 52.0; 67 < 68.7).
+    sp = df[df.state_R0_eff == "special"]
+    r0e_special = th.special_state_max_R0(50, C_BPS, SEG_BYTES) * 1e6 - 1e6 * (base_rtt_s(0.0))
+    n_special_eff = th.special_state_threshold_N(C_BPS, base_rtt_s(80e-6), SEG_BYTES)
+    claims.append(instruments(
+        "Sect. 4.2/Fig. 3: in the special stable state the link utilization is 99.9 %", "99.9 %",
+        ok(bool((sp.util_packet >= 0.999).all())),
+        packet=f"min {_pct(sp.util_packet.min(), 3)} over the {len(sp)} special-state points",
+        fluid=f"min {_pct(sp.util_fluid.min(), 3)}",
+        theory=f"Theorem 2: R0 <= {r0_special:.0f} us (N = 50), N >= {n_special:.1f} (R0 = 80 us); with R0': "
+               f"R0 <= {r0e_special:.1f} us, N >= {n_special_eff:.1f}"))
+    outside = da[da.R0_us > r0_special].sort_values("R0_us")
+    steps = np.abs(np.diff(100 * outside.util_packet.to_numpy())) if len(outside) > 1 else np.array([0.0])
+    claims.append(instruments(
+        "Fig. 3(a): the transition from the stable to the unstable state is smooth", "smooth",
+        ok(float(steps.max()) <= SMOOTH_PTS),
+        packet=f"largest change between neighbouring R0 values: {steps.max():.2f} points",
+        fluid=f"min {_pct(outside.util_fluid.min())}",
+        theory=f"Theorem 1 boundary R0 = {r0_stable:.0f} us", detail=f"criterion: no step above {SMOOTH_PTS:g} points"))
+    rho_a = _spearman(outside.R0_us, outside.util_packet)
+    claims.append(instruments(
+        "Theorem 1 / Fig. 3(a): the larger R0, the lower the utilization (N = 50)", "decreasing",
+        ok(rho_a <= -RANK),
+        packet=f"Spearman rank correlation with R0 (R0 > {r0_special:.0f} us): {rho_a:+.2f}; "
+               + ", ".join(f"{int(r)} us: {100 * u:.2f} %" for r, u in zip(outside.R0_us, outside.util_packet)),
+        fluid=", ".join(f"{100 * u:.2f}" for u in outside.util_fluid) + " %",
+        detail=f"criterion: <= {-RANK}"))
+    above = db[db.N >= n_special_eff]
+    below = db[db.N < n_special]
+    claims.append(instruments(
+        "Fig. 3(b): when N exceeds the threshold (67) the system enters the special stable state (R0 = 80 us)",
+        "N >= 67", ok(len(above) > 0 and bool((above.util_packet >= 0.999).all())),
+        packet=f"utilization {', '.join(f'{100 * u:.3f}' for u in above.util_packet)} % at N = "
+               f"{', '.join(str(int(n)) for n in above.N)}; below N = 67: max "
+               f"{_pct(below.util_packet.max()) if len(below) else '—'}",
+        fluid=f"{_pct(above.util_fluid.min(), 3)} min above", theory=f"N >= C R0/seg = {n_special:.2f} "
+                                                                       f"({n_special_eff:.2f} with R0')",
+        detail="utilization >= 99.9 % above the threshold; the windows at one segment are checked in dx-fig4"))
+    rho_b = _spearman(below.N, below.util_packet) if len(below) > 1 else math.nan
+    claims.append(instruments(
+        "Theorem 1 / Fig. 3(b): the larger N, the more stable (higher utilization)", "increasing",
+        ok(rho_b >= RANK),
+        packet=f"Spearman rank correlation with N (N < 67): {rho_b:+.2f}; "
+               + ", ".join(f"N={int(n)}: {100 * u:.2f} %" for n, u in zip(below.N, below.util_packet)),
+        fluid=", ".join(f"{100 * u:.2f}" for u in below.util_fluid) + " %",
+        theory=f"stable for N > {n_stable:.1f} (Theorem 1, corrected)", detail=f"criterion: >= {RANK}"))
+    claims.append(Claim(
+        "(setup) no drops", "—", f"drops {int(ta[f'{PORT}.drops'].sum() + tb[f'{PORT}.drops'].sum())}",
+        ok(int(ta[f"{PORT}.drops"].sum() + tb[f"{PORT}.drops"].sum()) == 0), kind=CHECK))
+    return ExperimentResult("dx-fig3", "DX Fig. 3: the three states", claims, [png, csv])
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 4: mean cwnd against N (R0 = 120 us) and against R0 (N = 50)
+# ---------------------------------------------------------------------------------------------
+
+FIG4_N = (10, 20, 40, 60, 80, 90, 100, 105, 110, 120)
+FIG4_N_QUICK = (20, 110)
+FIG4_R0_US = (10, 20, 30, 40, 50, 60, 70, 80, 100, 120)
+FIG4_R0_US_QUICK = (20, 100)
+#: "indeed 1" = within 2 % of one segment (the issue's tolerance); the fluid model vs packet mean
+#: window, a check of ours, within 20 % (the issue's tolerance for the mean queue of Fig. 2(b)).
+TOL_W_FLUID = 0.20
+
+
+@experiment("dx-fig4", "DX Fig. 4: mean cwnd vs N (R0 = 120 us) and vs R0 (N = 50)", PAPER)
+def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
+    out_dir = Path(out_dir)
+    duration, warmup = durations(quick)
+    Ns = FIG4_N_QUICK if quick else FIG4_N
+    R0s = FIG4_R0_US_QUICK if quick else FIG4_R0_US
+    modes = ["path", "min"]
+    base = scenario(50, 120e-6, duration_s=duration, warmup_s=warmup, queue_interval_s=1e-3, cwnd_interval_s=20e-6)
+    ta, _ = run_sweep(out_dir, "fig4a", base, {"flows[0].R0": modes,
+                                               "network.senders, flows[0].count": [[n, n] for n in Ns]})
+    tb, _ = run_sweep(out_dir, "fig4b", base, {"flows[0].R0": modes, "network.rtt": [f"{r}us" for r in R0s]})
+    fa = fluid_points([(n, C_BPS, 120e-6) for n in Ns], duration, warmup)
+    fb = fluid_points([(50, C_BPS, r * 1e-6) for r in R0s], duration, warmup)
+    rows = []
+    for panel, t, pts, fl in (("a", ta, [(n, 120.0) for n in Ns], fa), ("b", tb, [(50, float(r)) for r in R0s], fb)):
+        w, wmax = flow_stat(t, "cwnd_mean_pkt"), flow_stat(t, "cwnd_mean_pkt", "max")
+        x = t["network.senders"] if panel == "a" else (t["network.rtt_s"] * 1e6).round()
+        for i, mode in enumerate(t["flows[0].R0"]):
+            k = [n if panel == "a" else r for n, r in pts].index(float(x.iloc[i]) if panel == "b" else int(x.iloc[i]))
+            N, R0_us = pts[k]
+            R0e = base_rtt_s(R0_us * 1e-6)
+            eq = th.equilibrium(N, C_BPS, R0e, P_FLUID, SEG_BYTES)
+            rows.append(dict(panel=panel, R0_mode=mode, N=N, R0_us=R0_us, cwnd_mean_pkt=w[i], cwnd_max_flow_pkt=wmax[i],
+                             utilization=float(t[f"{PORT}.utilization"].iloc[i]), W_fluid_pkt=fl[k]["W_mean_pkt"],
+                             W0_eq7_pkt=eq.W0_pkt, pipe_per_flow_pkt=capacity_pps(C_BPS, SEG_BYTES) * R0e / N,
+                             special_paper=th.special_state(N, C_BPS, R0_us * 1e-6, SEG_BYTES).active,
+                             special=th.special_state(N, C_BPS, R0e, SEG_BYTES).active))
+    df = pd.DataFrame(rows)
+    csv = out_dir / "dx_fig4.csv"
+    df.to_csv(csv, index=False)
+
+    n_thr = th.special_state_threshold_N(C_BPS, 120e-6, SEG_BYTES)
+    r0_thr = th.special_state_max_R0(50, C_BPS, SEG_BYTES) * 1e6
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.2))
+    for ax, panel, x, thr, xlabel, title in ((ax1, "a", "N", n_thr, "number of flows N", "(a) R0 = 120 µs"),
+                                             (ax2, "b", "R0_us", r0_thr, "base RTT R0 [µs]", "(b) N = 50")):
+        d = df[df.panel == panel]
+        p_, m_ = d[d.R0_mode == "path"], d[d.R0_mode == "min"]
+        ax.plot(p_[x], p_.cwnd_mean_pkt, "o-", color="tab:blue", label="packet sim, R0 known (path)")
+        ax.plot(m_[x], m_.cwnd_mean_pkt, "s--", color="tab:purple", ms=4, mfc="white",
+                label="packet sim, R0 = min RTT seen")
+        ax.plot(p_[x], p_.W_fluid_pkt, "k:", lw=1.2, label="fluid model (p = 0.95)")
+        ax.axvline(thr, color="tab:orange", lw=1, label=f"Theorem 2: {'N ≥ %.0f' % thr if panel == 'a' else 'R0 ≤ %.0f µs' % thr}")
+        ax.axhline(1, color="gray", lw=0.6)
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("average cwnd [segments]")
+        ax.set_title(title, fontsize=10)
+        ax.set_ylim(0, max(4.0, 1.1 * float(d.cwnd_mean_pkt.max())))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.suptitle("Fig. 4: the average congestion window (C = 10 Gbps)", fontsize=10)
+    fig.tight_layout()
+    png = save_figure(fig, out_dir, "dx_fig4.png")
+
+    claims: list[Claim] = []
+    path = df[df.R0_mode == "path"]
+    sp = path[path.special]
+    dev = float((sp.cwnd_mean_pkt - 1).abs().max()) if len(sp) else math.nan
+    claims.append(instruments(
+        "Fig. 4: the average window size is indeed 1 when N >= 100 (R0 = 120 us) / R0 <= 60 us (N = 50)",
+        "1 segment", ok(len(sp) > 0 and dev <= TOL_W_SPECIAL),
+        packet=f"max |mean cwnd - 1| = {dev:.4f} over {len(sp)} special-state points (largest flow mean "
+               f"{float(sp.cwnd_max_flow_pkt.max()):.3f})",
+        fluid=f"W in [{sp.W_fluid_pkt.min():.3f}, {sp.W_fluid_pkt.max():.3f}] (p = 0.95)",
+        theory=f"W* = seg for N >= {n_thr:.0f} at 120 us, R0 <= {r0_thr:.0f} us at N = 50 (with R0': N >= "
+               f"{th.special_state_threshold_N(C_BPS, base_rtt_s(120e-6), SEG_BYTES):.1f}, R0 <= "
+               f"{r0_thr - 1e6 * base_rtt_s(0):.1f} us)",
+        detail=f"tolerance {100 * TOL_W_SPECIAL:.0f} %; R0 known to the flows (the analysis' assumption); points "
+               "classified with the engine's base RTT R0' (N = 100 at 120 us is just below the threshold there)"))
+    ns = path[~path.special]
+    claims.append(Claim(
+        "(check) outside the special state the windows are larger than one segment", "—",
+        f"mean cwnd in [{ns.cwnd_mean_pkt.min():.3f}, {ns.cwnd_mean_pkt.max():.3f}] over {len(ns)} points",
+        ok(len(ns) > 0 and bool((ns.cwnd_mean_pkt > 1 + TOL_W_SPECIAL).all())), kind=CHECK))
+    mn = df[(df.R0_mode == "min") & df.special]
+    dev_min = float((mn.cwnd_mean_pkt - 1).abs().max()) if len(mn) else math.nan
+    claims.append(Claim(
+        "(dcsim) with DX's own estimator (R0 = min RTT seen) in the special state", "—",
+        f"max |mean cwnd - 1| = {dev_min:.3f} (largest flow mean {float(mn.cwnd_max_flow_pkt.max()):.2f} segments)",
+        ok(dev_min <= TOL_W_SPECIAL),
+        "flows that start into the standing queue take R0 + (queue at their start) for the base RTT, see Q ~ 0 and "
+        "hold W ~ 2-4 segments (the latecomer problem of delay-based control); Theorem 2 assumes R0 known",
+        kind=CHECK))
+    err = ((ns.cwnd_mean_pkt - ns.W_fluid_pkt).abs() / ns.W_fluid_pkt)
+    claims.append(Claim(
+        "(check) fluid model's window vs the packet simulation's outside the special state", "—",
+        f"relative difference up to {100 * float(err.max()):.0f} % (median {100 * float(err.median()):.0f} %)",
+        ok(float(err.max()) <= TOL_W_FLUID),
+        f"tolerance {100 * TOL_W_FLUID:.0f} %; the packet windows carry the queue of the +N increase cycles (p ~ 0.78, "
+        "not 0.95; see dx-fig2)", kind=CHECK))
+    return ExperimentResult("dx-fig4", "DX Fig. 4: average congestion window", claims, [png, csv])
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 5: queueing delay against N in the special stable state
+# ---------------------------------------------------------------------------------------------
+
+FIG5_N = (70, 75, 80, 85, 90, 95, 100)
+FIG5_N_QUICK = (70, 80, 100)
+#: Within 10 % of Q* (the issue's tolerance), or one packet's service time (1.2 us) where that is
+#: larger: the queue holds a whole number of packets (Q* = 1.5 us at N = 70 with R0').
+TOL_PKT_S = SEG_BYTES * 8 / C_BPS
+
+
+@experiment("dx-fig5", "DX Fig. 5: queueing delay vs N in the special stable state (R0 = 80 us)", PAPER)
+def run_fig5(out_dir: Path, quick: bool) -> ExperimentResult:
+    out_dir = Path(out_dir)
+    duration, warmup = durations(quick)
+    Ns = FIG5_N_QUICK if quick else FIG5_N
+    base = scenario(70, 80e-6, duration_s=duration, warmup_s=warmup, queue_interval_s=1e-3, cwnd_interval_s=100e-6)
+    t, _ = run_sweep(out_dir, "fig5", base, {"network.senders, flows[0].count": [[n, n] for n in Ns]})
+    C_pps = capacity_pps(C_BPS, SEG_BYTES)
+    fl = fluid_points([(n, C_BPS, 80e-6) for n in Ns], duration, warmup)
+    R0e = base_rtt_s(80e-6)
+    df = pd.DataFrame(dict(
+        N=list(Ns), q_delay_packet_s=t[f"{PORT}.q_mean_pkt"].to_numpy() / C_pps,
+        q_delay_dx_measured_s=flow_stat(t, "q_delay_mean_s"), q_delay_fluid_s=[f["q_mean_pkt"] / C_pps for f in fl],
+        q_star_s=[q_star_s(n, C_BPS, 80e-6) for n in Ns], q_star_R0_eff_s=[q_star_s(n, C_BPS, R0e) for n in Ns],
+        utilization=t[f"{PORT}.utilization"].to_numpy(), cwnd_mean_pkt=flow_stat(t, "cwnd_mean_pkt"),
+        p=flow_stat(t, "p_decrease")))
+    csv = out_dir / "dx_fig5.csv"
+    df.to_csv(csv, index=False)
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    ax.plot(df.N, 1e6 * df.q_delay_packet_s, "o-", color="tab:blue", label="dcsim packet simulation (queue / C)")
+    ax.plot(df.N, 1e6 * df.q_delay_dx_measured_s, "x", color="tab:cyan", label="measured by DX (mean Q per round)")
+    ax.plot(df.N, 1e6 * df.q_delay_fluid_s, "k:", lw=1.2, label="fluid model (p = 0.95)")
+    ax.plot(df.N, 1e6 * df.q_star_s, "r--", lw=1, label="Q* = (N seg - C R0)/C, Theorem 2")
+    ax.plot(df.N, 1e6 * df.q_star_R0_eff_s, "r-", lw=1, alpha=0.6, label="Q* with R0' = R0 + 2.46 µs")
+    ax.set_xlabel("number of flows N")
+    ax.set_ylabel("queueing delay [µs]")
+    ax.set_title("Fig. 5: queueing delay in the special stable state (R0 = 80 µs, C = 10 Gbps)", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    png = save_figure(fig, out_dir, "dx_fig5.png")
+
+    err = (df.q_delay_packet_s - df.q_star_R0_eff_s).abs()
+    allowed = np.maximum(0.10 * df.q_star_R0_eff_s, TOL_PKT_S)
+    worst = int(np.argmax(err / allowed))
+    claims = [
+        instruments(
+            "Fig. 5 / Theorem 2: in the special stable state the queueing delay is Q* = (N seg - C R0)/C",
+            "Q* (Theorem 2)", ok(bool((err <= allowed).all())),
+            packet=", ".join(f"N={n}: {1e6 * q:.2f}" for n, q in zip(df.N, df.q_delay_packet_s)) + " us",
+            fluid=", ".join(f"{1e6 * q:.2f}" for q in df.q_delay_fluid_s) + " us",
+            theory="Q*(R0') = " + ", ".join(f"{1e6 * q:.2f}" for q in df.q_star_R0_eff_s) + " us; Q*(R0) = "
+                   + ", ".join(f"{1e6 * q:.2f}" for q in df.q_star_s) + " us",
+            detail=f"largest miss at N = {int(df.N.iloc[worst])}: {1e6 * err.iloc[worst]:.2f} us (allowed "
+                   f"{1e6 * allowed.iloc[worst]:.2f} us = max(10 % of Q*, one packet 1.2 us)); R0' includes the "
+                   "serialisation of a packet and its ACK on both hops"),
+        instruments(
+            "Fig. 5: the queueing delay increases with the number of flows", "increasing",
+            ok(bool(np.all(np.diff(df.q_delay_packet_s) > 0))),
+            packet=f"{1e6 * df.q_delay_packet_s.iloc[0]:.2f} us at N = {Ns[0]} -> {1e6 * df.q_delay_packet_s.iloc[-1]:.2f} "
+                   f"us at N = {Ns[-1]}", theory=f"slope seg/C = {1e6 * TOL_PKT_S:.2f} us per flow"),
+        Claim("(check) the special stable state holds at every point: windows at one segment, link busy", "—",
+              f"mean cwnd {df.cwnd_mean_pkt.min():.4f}-{df.cwnd_mean_pkt.max():.4f}; utilization >= "
+              f"{_pct(df.utilization.min(), 3)}",
+              ok(bool(((df.cwnd_mean_pkt - 1).abs() <= TOL_W_SPECIAL).all() and (df.utilization >= UTIL_SPECIAL).all())),
+              kind=CHECK),
+    ]
+    return ExperimentResult("dx-fig5", "DX Fig. 5: queueing delay in the special stable state", claims, [png, csv])
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 6: CDF of the queue size for several base RTTs
+# ---------------------------------------------------------------------------------------------
+
+FIG6_R0_US = (20, 40, 60, 80, 120, 200)
+FIG6_R0_US_QUICK = (20, 80)
+
+
+@experiment("dx-fig6", "DX Fig. 6: CDF of the queue size for several base RTTs (N = 50)", PAPER)
+def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
+    out_dir = Path(out_dir)
+    duration, warmup = durations(quick)
+    R0s = FIG6_R0_US_QUICK if quick else FIG6_R0_US
+    base = scenario(50, 80e-6, duration_s=duration, warmup_s=warmup, queue_interval_s=1e-3, cwnd_interval_s=1e-3)
+    t, sres = run_sweep(out_dir, "fig6", base, {"network.rtt": [f"{r}us" for r in R0s]}, tables=True)
+    cdfs, rows = [], []
+    for R0, rid in zip(R0s, t.run_id):
+        res = sres.result(rid)
+        mon = res.monitored_ports().iloc[0]
+        h = res.queue_hist[res.queue_hist.port == mon.port].sort_values("q_pkt")
+        c = h.assign(R0_us=R0, cdf=h.frac.cumsum())[["R0_us", "q_pkt", "frac", "cdf"]]
+        cdfs.append(c)
+        qs = q_star_s(50, C_BPS, base_rtt_s(R0 * 1e-6)) * capacity_pps(C_BPS, SEG_BYTES)
+        rows.append(dict(R0_us=R0, q_min_pkt=float(mon.q_min_pkt), q_p50_pkt=float(mon.q_p50_pkt),
+                         q_p99_pkt=float(mon.q_p99_pkt), q_mean_pkt=float(mon.q_mean_pkt),
+                         frac_le_30=float(h[h.q_pkt <= 30].frac.sum()), q_star_pkt=qs,
+                         state=theory_state(50, C_BPS, base_rtt_s(R0 * 1e-6))))
+    cd = pd.concat(cdfs, ignore_index=True)
+    st = pd.DataFrame(rows)
+    csv = out_dir / "dx_fig6_cdf.csv"
+    cd.to_csv(csv, index=False)
+    csv2 = out_dir / "dx_fig6_stats.csv"
+    st.to_csv(csv2, index=False)
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    for R0, c in cd.groupby("R0_us"):
+        ax.step(np.r_[0, c.q_pkt], np.r_[0, c.cdf], where="post", label=f"R0 = {R0} µs")
+    ax.axvline(30, color="gray", ls=":", lw=0.8)
+    ax.set_xlabel("queue size [packets]")
+    ax.set_ylabel("CDF (fraction of time)")
+    ax.set_title("Fig. 6: CDF of the queue size, N = 50, C = 10 Gbps (packet simulation)", fontsize=10)
+    ax.set_xlim(0, max(45.0, float(cd.q_pkt.max()) + 2))
+    ax.set_ylim(0, 1.02)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    png = save_figure(fig, out_dir, "dx_fig6.png")
+
+    a = st[st.R0_us == 20].iloc[0]
+    # "the larger queue for small R0": medians ordered (non-increasing in R0) over the special-state
+    # points and from the special state to the others
+    sp, other = st[st.state == "special"], st[st.state != "special"]
+    ordered = bool(np.all(np.diff(sp.q_p50_pkt) <= 0)) and (len(other) == 0 or float(sp.q_p50_pkt.min()) >
+                                                             float(other.q_p50_pkt.max()))
+    claims = [
+        instruments("Fig. 6: the queue size is constantly larger than 30 packets when R0 = 20 us", "q > 30 pkt always",
+                    ok(a.frac_le_30 == 0.0),
+                    packet=f"time fraction with q <= 30 pkt: {a.frac_le_30:.4f}; minimum {a.q_min_pkt:.0f} pkt",
+                    theory=f"Q* C/seg = {a.q_star_pkt:.2f} pkt (R0' = {_us(base_rtt_s(20e-6))}); 33.3 with R0"),
+        instruments("Fig. 6: for smaller R0 (special stable state) DX has the larger queue size", "larger for small R0",
+                    ok(ordered),
+                    packet="median queue " + ", ".join(f"{int(r)} us: {q:.0f}" for r, q in zip(st.R0_us, st.q_p50_pkt))
+                           + " pkt",
+                    theory="Q* C/seg = " + ", ".join(f"{max(q, 0):.1f}" for q in st.q_star_pkt) + " pkt (0 = not special)"),
+    ]
+    return ExperimentResult("dx-fig6", "DX Fig. 6: CDF of the queue size", claims, [png, csv, csv2])
+
+
+# ---------------------------------------------------------------------------------------------
+# Section 4.3: the quoted utilizations, each one measured
+# ---------------------------------------------------------------------------------------------
+
+#: (case, N, R0 us, C bit/s, the paper's utilization as printed)
+SEC43 = (
+    ("vary R0", 50, 20, 10e9, "99.91"), ("vary R0", 50, 120, 10e9, "96.11"), ("vary R0", 50, 320, 10e9, "89.1"),
+    ("vary N", 10, 120, 10e9, "94.81"), ("vary N", 50, 120, 10e9, "96.11"), ("vary N", 100, 120, 10e9, "98.53"),
+    ("vary C", 50, 120, 1e9, "99.86"), ("vary C", 50, 120, 10e9, "96.11"), ("vary C", 50, 120, 40e9, "86.44"),
+)
+#: Start patterns (flow i starts at i x stagger) whose spread measures the run-to-run variation.
+SEC43_STAGGERS_US = (50, 100, 150)
+#: Tolerance fixed before the runs: max(1 percentage point, half the range over the start
+#: patterns). One point is the smallest difference the paper orders its cases by (94.81 vs 96.11).
+TOL_UTIL_PTS = 1.0
+
+
+@experiment("dx-sec4.3", "DX Section 4.3: utilization vs R0, N and C, measured", PAPER)
+def run_sec43(out_dir: Path, quick: bool) -> ExperimentResult:
+    out_dir = Path(out_dir)
+    duration, warmup = durations(quick)
+    points = sorted({(N, R0, C) for _, N, R0, C, _ in SEC43})
+    staggers = SEC43_STAGGERS_US[1:2] if quick else SEC43_STAGGERS_US
+    base = scenario(50, 120e-6, duration_s=duration, warmup_s=warmup, queue_interval_s=1e-3, cwnd_interval_s=1e-3)
+    axes = {"network.rtt, network.senders, flows[0].count, network.bottleneck":
+            [[f"{R0}us", N, N, rate_str(C)] for N, R0, C in points],
+            "flows[0].stagger": [f"{s}us" for s in staggers]}
+    t, _ = run_sweep(out_dir, "sec43", base, axes)
+    t = t.assign(util=t[f"{PORT}.utilization"], p=flow_stat(t, "p_decrease"))
+    fl = dict(zip(points, fluid_points(list((N, C, R0 * 1e-6) for N, R0, C in points), duration, warmup)))
+    meas = {}
+    for N, R0, C in points:
+        m = t[(t["network.senders"] == N) & ((t["network.rtt_s"] * 1e6).round() == R0) &
+              (t["network.bottleneck_bps"] == C)]
+        meas[(N, R0, C)] = (float(m.util.mean()), float(m.util.max() - m.util.min()), float(m.p.mean()))
+    rows = []
+    for case, N, R0, C, printed in SEC43:
+        u, spread, p = meas[(N, R0, C)]
+        rows.append(dict(case=case, N=N, R0_us=R0, C_Gbps=C / 1e9, util_paper=float(printed) / 100, util_packet=u,
+                         util_spread=spread, util_fluid=fl[(N, R0, C)]["util"], p_packet=p,
+                         state=theory_state(N, C, R0 * 1e-6), state_R0_eff=theory_state(N, C, base_rtt_s(R0 * 1e-6, C))))
+    df = pd.DataFrame(rows)
+    csv = out_dir / "dx_sec43.csv"
+    df.to_csv(csv, index=False)
+
+    fig, axes_ = plt.subplots(1, 3, figsize=(13, 3.8))
+    for ax, case, x, xl in zip(axes_, ("vary R0", "vary N", "vary C"), ("R0_us", "N", "C_Gbps"),
+                               ("base RTT R0 [µs] (N = 50, 10 Gbps)", "number of flows N (R0 = 120 µs, 10 Gbps)",
+                                "bottleneck C [Gbps] (N = 50, R0 = 120 µs)")):
+        d = df[df.case == case]
+        ax.errorbar(d[x], 100 * d.util_packet, yerr=50 * d.util_spread, fmt="o-", color="tab:blue", capsize=3,
+                    label="dcsim packet sim (bar: start patterns)")
+        ax.plot(d[x], 100 * d.util_paper, "s--", color="tab:red", mfc="white", label="paper (ns-3)")
+        ax.plot(d[x], 100 * d.util_fluid, "k:", label="fluid model (p = 0.95)")
+        ax.set_xlabel(xl)
+        ax.set_ylabel("link utilization [%]")
+        ax.set_xticks(list(d[x]))
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7, loc="lower left")
+    fig.suptitle("Section 4.3: utilization against R0, N and C", fontsize=10)
+    fig.tight_layout()
+    png = save_figure(fig, out_dir, "dx_sec43.png")
+
+    claims: list[Claim] = []
+    for r in df.itertuples():
+        tol = max(TOL_UTIL_PTS, 50 * r.util_spread)
+        d_pts = 100 * (r.util_packet - r.util_paper)
+        label = {"vary R0": f"R0 = {r.R0_us} us", "vary N": f"N = {r.N}", "vary C": f"C = {r.C_Gbps:g} Gbps"}[r.case]
+        claims.append(instruments(
+            f"Sect. 4.3 {r.case}: utilization at {label} (N = {r.N}, R0 = {r.R0_us} us, C = {r.C_Gbps:g} Gbps)",
+            f"{100 * r.util_paper:.4g} %", ok(abs(d_pts) <= tol),
+            packet=f"{100 * r.util_packet:.2f} % (range over start patterns {100 * r.util_spread:.2f} points; p = "
+                   f"{r.p_packet:.3f})",
+            fluid=_pct(r.util_fluid), theory=f"{r.state} (R0), {r.state_R0_eff} (R0')",
+            detail=f"{d_pts:+.2f} points (tolerance {tol:.2f})"))
+    orders = (("vary R0", "R0_us", -1, "the larger R0, the lower the utilization"),
+              ("vary N", "N", +1, "the larger N, the higher the utilization"),
+              ("vary C", "C_Gbps", -1, "the larger C, the lower the utilization"))
+    for case, x, sign, words in orders:
+        d = df[df.case == case].sort_values(x)
+        u = d.util_packet.to_numpy()
+        good = bool(np.all(sign * np.diff(u) > 0))
+        claims.append(instruments(
+            f"Sect. 4.3 {case}: {words} (Theorem 1)",
+            (" < " if sign > 0 else " > ").join(f"{100 * v:.4g}" for v in d.util_paper) + f" % (increasing {x})",
+            ok(good), packet=", ".join(f"{100 * v:.2f}" for v in u) + " %",
+            fluid=", ".join(f"{100 * v:.2f}" for v in d.util_fluid) + " %",
+            theory=", ".join(d.state),
+            detail="ordering of the measured means, in the paper's direction; compare the differences with the "
+                   "ranges over start patterns in the rows above"))
+    return ExperimentResult("dx-sec4.3", "DX Section 4.3: utilization vs R0, N, C", claims, [png, csv])

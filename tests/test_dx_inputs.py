@@ -1,0 +1,133 @@
+"""DX and DCTCP–Improved Fairness at the scenario layer: protocol defaults, the engine JSON, and a
+named-field error for every bad input (R0 <= 0, a DX window floor below one segment, an RTT list
+that does not match the senders, an empty sweep), in TOML, the Python API and the CLI (exit 2)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from typer.testing import CliRunner
+
+import dcsim
+from dcsim.cli import app
+from dcsim.scenario import Scenario, ScenarioError
+from dcsim.sweep import SweepError, make_spec
+
+runner = CliRunner()
+simulate_module = importlib.import_module("dcsim.simulate")
+
+C_PPS = 10e9 / 12000
+SER_S = 2 * (1500 + 40) * 8 / 10e9  # a data packet and its ACK on the two 10 Gbps hops
+
+
+def dx(n: int = 4, rtt="20us", **flow) -> dict:
+    return {
+        "network": {"senders": n, "bottleneck": "10Gbps", "rtt": rtt, "buffer": "256KB"},
+        "flows": [{"count": n, "protocol": "dx", **flow}],
+        "run": {"duration": "40ms", "warmup": "10ms"},
+    }
+
+
+TOML = """
+[network]
+senders = 4
+bottleneck = "10Gbps"
+rtt = "20us"
+buffer = "256KB"
+
+[[flows]]
+count = 4
+protocol = "dx"
+R0 = "path"
+
+[run]
+duration = "40ms"
+"""
+
+
+def test_dx_defaults_and_engine_json():
+    sc = Scenario.from_dict(dx())
+    f = sc.flows[0]
+    assert f.R0 == "min" and f.min_cwnd.value == 1.0  # DX's floor is one segment (Theorem 2)
+    spec = sc.to_engine_spec()["flows"][0]
+    assert spec["protocol"] == {"kind": "dx", "r0": "min"} and spec["min_cwnd_pkt"] == 1.0
+    assert Scenario.from_dict(dx(R0="80us")).to_engine_spec()["flows"][0]["protocol"]["r0"] == {"fixed_ps": 80_000_000}
+    # DCTCP keeps its floor of 2 packets; the improved-fairness variant shares DCTCP's parameters
+    d = dx()
+    d["flows"] = [{"count": 4, "protocol": "dctcp-improved-fairness", "g": 0.1}]
+    f = Scenario.from_dict(d).to_engine_spec()["flows"][0]
+    assert f["protocol"] == {"kind": "dctcp_improved_fairness", "g": 0.1, "alpha_init": 1.0}
+    assert f["min_cwnd_pkt"] == 2.0
+    # round trip through TOML keeps R0
+    sc = Scenario.from_toml_str(TOML)
+    assert Scenario.from_toml_str(sc.to_toml()) == sc and sc.flows[0].R0 == "path"
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ({"R0": "0us"}, 'flows[0].R0: 0s is not positive; allowed "min", "path" or a time > 0'),
+        ({"R0": "-5us"}, "flows[0].R0: -5us is not positive"),
+        ({"R0": "fast"}, 'flows[0].R0: cannot parse \'fast\''),
+        ({"min_cwnd": 0.5}, "flows[0].min_cwnd: 0.5 is out of range; allowed 1 .. 1e+07 packets"),
+        ({"g": 0.1}, 'flows[0].g: only for protocol = "dctcp" or "dctcp-improved-fairness"; dx takes: R0'),
+        ({"ecn": True}, 'flows[0].ecn: only for protocol = "newreno"'),
+    ],
+)
+def test_bad_dx_flow_names_the_field(change, message):
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(dx(**change))
+    assert message in str(e.value)
+
+
+def test_rtt_list_must_match_the_senders():
+    with pytest.raises(ScenarioError, match=r"network\.rtt: 3 values given; allowed: one RTT, or one per sender \(4\)"):
+        Scenario.from_dict(dx(rtt=["20us", "30us", "40us"]))
+
+
+def test_empty_sweep_names_the_axis():
+    with pytest.raises(SweepError, match=r"axis flows\[0\]\.R0: empty list of values"):
+        make_spec(dx(), {"flows[0].R0": []})
+    with pytest.raises(SweepError, match=r"^axes: no axes"):
+        make_spec(dx(), {})
+
+
+@pytest.mark.parametrize(
+    "old,new,message",
+    [
+        ('R0 = "path"', 'R0 = "0us"', "flows[0].R0: 0s is not positive"),
+        ('R0 = "path"', 'R0 = "path"\nmin_cwnd = 0.5', "flows[0].min_cwnd: 0.5 is out of range; allowed 1"),
+        ('rtt = "20us"', 'rtt = ["20us", "40us"]', "network.rtt: 2 values given; allowed: one RTT, or one per sender (4)"),
+    ],
+)
+def test_cli_exits_2_before_running(tmp_path, monkeypatch, old, new, message):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(TOML.replace(old, new))
+
+    def no_engine():
+        raise AssertionError("the engine was started for an invalid scenario")
+
+    monkeypatch.setattr(simulate_module, "engine", no_engine)
+    res = runner.invoke(app, ["run", str(bad), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2, res.output
+    assert message in " ".join(res.output.split())
+    assert "Traceback" not in res.output
+
+
+def test_special_stable_state_through_the_python_api():
+    """Theorem 2 at N = 50, R0 = 20 us (N >= C R0/seg = 16.7): W = 1, p = 1, Q = Q*(R0')."""
+    d = dx(n=50, R0="path", init_cwnd=1, stagger="100us")
+    d["run"] = {"duration": "60ms", "warmup": "20ms"}
+    res = dcsim.simulate(d)
+    f, port = res.flows, res.monitored_ports().iloc[0]
+    r0 = 20e-6 + SER_S
+    assert f.base_rtt_s.to_numpy() == pytest.approx(r0, rel=1e-12)  # the path's exact base RTT
+    assert (f.p_decrease == 1.0).all()  # every RTT round sees the standing queue
+    assert res.flow_means().cwnd_mean_pkt.mean() == pytest.approx(1.0, abs=0.02)
+    q_star = (50 - C_PPS * r0) / C_PPS  # 37.5 us
+    assert port.q_mean_pkt / C_PPS == pytest.approx(q_star, rel=0.10)
+    assert f.q_delay_mean_s.mean() == pytest.approx(q_star, rel=0.10)  # what DX itself measures
+    assert port.utilization >= 0.999
+    s = res.summary()["flows"][0]
+    assert s["p_decrease"] == 1.0 and s["rtt_rounds"] > 0 and s["base_rtt_s"] == pytest.approx(r0)

@@ -1,0 +1,63 @@
+"""Figs. 4, 12 and 13 of the DCTCP analysis paper (quick variants): the phase diagram of the
+normalized fluid model, convergence of 2 flows in the packet simulator beside the Hybrid model, and
+RTT-fairness with DCTCP–Improved Fairness (eq. 36)."""
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dcsim.experiments.dctcp_convergence_fairness import fit_slope, local_slope
+from dcsim.experiments.registry import REPRODUCED, get
+
+
+def _run(id, out):
+    res = get(id).run(out, True)
+    assert res.id == id and res.claims
+    for f in res.files:
+        assert f.exists() and f.stat().st_size > 0
+    json.dumps([c.as_dict() for c in res.claims])
+    return {c.statement: c for c in res.claims}
+
+
+def test_slope_fits():
+    r = np.array([1.0, 2.0, 4.0, 10.0])
+    assert fit_slope(r, r ** 2) == pytest.approx(2.0)
+    assert fit_slope(r, r) == pytest.approx(1.0)
+    assert local_slope(r, r ** 1.5, 2.0, 10.0) == pytest.approx(1.5)
+    assert math.isnan(local_slope(r, r, 20.0, 30.0))
+
+
+def test_fig4_orbits_attracted(tmp_path):
+    claims = _run("dctcp-fig4", tmp_path)
+    assert all(c.verdict == REPRODUCED for c in claims.values()), {s: c.ours for s, c in claims.items()}
+    st = pd.read_csv(tmp_path / "fig4_orbits.csv")
+    assert (st.dist_start > 10 * st.dist_end).all()
+
+
+def test_fig12_convergence(tmp_path):
+    claims = _run("dctcp-fig12", tmp_path)
+    df = pd.read_csv(tmp_path / "fig12_convergence.csv").set_index("case")
+    assert (df.drops == 0).all()
+    # every run converges within its horizon; smaller g is slower (Theorem 2: rate min(g, gamma))
+    assert np.isfinite(df.conv_time_packet_s).all()
+    assert df.loc["1/W_max"].conv_time_packet_s > df.loc["1/sqrt(W_max)"].conv_time_packet_s
+    # DCTCP cuts by alpha/2 < 1/2: it converges slower than TCP
+    assert (df.drop(index="TCP").conv_time_packet_s > df.loc["TCP"].conv_time_packet_s).all()
+    assert claims["Sect. 4.3: g = 1/W_max significantly increases the total convergence time"].verdict == REPRODUCED
+
+
+def test_fig13_rtt_fairness(tmp_path):
+    claims = _run("dctcp-fig13", tmp_path)
+    df = pd.read_csv(tmp_path / "fig13_rtt_fairness.csv")
+    assert set(df.scheme) == {"TCP–Drop-tail", "TCP–RED", "DCTCP", "DCTCP–Improved Fairness"}
+    # equal RTTs share equally (within 10 %)
+    assert (df[df.rtt_ratio == 1.0].tput_ratio.between(0.9, 1.1)).all()
+    theta = df.groupby("scheme").fitted_theta.first()
+    assert 0.5 < theta.min() and theta.max() < 2.5
+    # the per-ACK decrease (36) improves on DCTCP, and DCTCP on synchronized TCP
+    assert theta["DCTCP–Improved Fairness"] < theta["DCTCP"] < theta["TCP–Drop-tail"]
+    assert claims["Sect. 5: TCP–RED: approximately linear RTT-fairness"].verdict == REPRODUCED
+    assert claims["(setup) link busy, no drops, no timeouts"].verdict == REPRODUCED

@@ -1,0 +1,114 @@
+"""Sweeps on Dask: a real LocalCluster (2 worker processes) gives bit-identical results to the local
+process pool; an unreachable scheduler and a missing extra give clear errors, not hangs."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import distributed  # the test extra: pip install -e '.[test]'
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from dcsim.cli import app
+from dcsim.sweep import SweepError, sweep
+from dcsim.sweep.execute import DASK_INSTALL, connect_dask
+
+BASE = {
+    "network": {"senders": 2, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "200pkt", "aqm": {"kind": "threshold", "K": "20pkt"}},
+    "flows": [{"count": 2, "protocol": "dctcp", "g": 0.0625}],
+    "run": {"duration": "10ms", "warmup": "3ms", "seed": 1},
+}
+AXES = {"network.aqm.K": ["10pkt", "20pkt", "40pkt"], "flows[0].g": [0.0625, 0.25]}
+
+
+def wall_free(df: pd.DataFrame) -> pd.DataFrame:
+    return df[[c for c in df.columns if "wall" not in c]]
+
+
+def run_files(out: Path) -> dict[str, object]:
+    """Every per-run file by relative path: bytes, or for the JSON that holds wall times
+    (row.json, summary.json) the parsed content without them."""
+
+    def strip(d):
+        if isinstance(d, dict):
+            return {k: strip(v) for k, v in d.items() if "wall" not in k}
+        return d
+
+    files = {}
+    for p in sorted((out / "runs").rglob("*")):
+        if p.is_file():
+            files[str(p.relative_to(out))] = strip(json.loads(p.read_bytes())) if p.name in ("row.json", "summary.json") else p.read_bytes()
+    return files
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    import logging
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  silence_logs=logging.ERROR) as c:
+        yield c
+
+
+def test_local_cluster_is_bit_identical_to_the_local_pool(tmp_path, cluster):
+    local = sweep(BASE, AXES, seeds=2, out=tmp_path / "local", jobs=2, progress=False)
+    remote = sweep(BASE, AXES, seeds=2, out=tmp_path / "dask", dask=cluster.scheduler_address, progress=False)
+    assert (local.computed, remote.computed) == (12, 12)
+    pd.testing.assert_frame_equal(wall_free(local.table), wall_free(remote.table), check_exact=True)
+    a, b = run_files(tmp_path / "local"), run_files(tmp_path / "dask")
+    assert a.keys() == b.keys() and len(a) >= 12 * 10  # 12 runs: 7+ tables, scenario, engine spec, summary
+    assert [k for k in a if a[k] != b[k]] == []  # Parquet tables, scenario, engine spec: the same bytes
+
+    # The Python API takes a Client, or any concurrent.futures.Executor (here the Client's).
+    with distributed.Client(cluster) as client:
+        via_client = sweep(BASE, AXES, seeds=2, out=tmp_path / "client", executor=client, tables=False, progress=False)
+        via_exec = sweep(BASE, AXES, seeds=2, out=tmp_path / "exec", executor=client.get_executor(), tables=False, progress=False)
+    for r in (via_client, via_exec):
+        pd.testing.assert_frame_equal(wall_free(r.table), wall_free(local.table), check_exact=True)
+
+
+def test_cli_dask_local(tmp_path):
+    (tmp_path / "base.json").write_text(json.dumps(BASE))
+    f = tmp_path / "s.toml"
+    f.write_text('base = "base.json"\n[axes]\n"network.aqm.K" = ["10pkt", "20pkt"]\n')
+    res = CliRunner().invoke(app, ["sweep", str(f), "--out", str(tmp_path / "o"), "--dask", "local", "--jobs", "2"], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    assert "2 runs: 2 computed, 0 cached, 0 failed" in res.output
+    assert len(pd.read_parquet(tmp_path / "o" / "sweep.parquet")) == 2
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_unreachable_scheduler_is_a_clear_error_not_a_hang(tmp_path):
+    (tmp_path / "base.json").write_text(json.dumps(BASE))
+    f = tmp_path / "s.toml"
+    f.write_text('base = "base.json"\n[axes]\n"network.aqm.K" = ["10pkt"]\n')
+    address = f"tcp://127.0.0.1:{closed_port()}"
+    # The command gives up after DASK_TIMEOUT_S = 5 s (the message says so); the issue's 10 s for
+    # the whole command is measured by benchmarks/bench_sweep.py. The timeout here only turns a
+    # hang into a failure, with room for interpreter start-up on a loaded CI machine.
+    proc = subprocess.run([sys.executable, "-m", "dcsim.cli", "sweep", str(f), "--out", str(tmp_path / "o"), "--dask", address],
+                          capture_output=True, text=True, timeout=20, env={**os.environ, "COLUMNS": "300"})
+    assert proc.returncode == 2, proc.stderr
+    assert f"--dask {address}: no Dask scheduler answered within 5 s" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "o" / "runs").exists()
+
+
+def test_missing_extra_says_how_to_install_it(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    with pytest.raises(SweepError) as e:
+        connect_dask("local")
+    assert str(e.value) == f"--dask: Dask is an optional extra that is not installed; install it with: {DASK_INSTALL}"
+    assert DASK_INSTALL == "pip install 'dcsim[dask]'"
+    with pytest.raises(SweepError, match=r"pip install 'dcsim\[dask\]'"):
+        sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "o", dask="local", progress=False)
