@@ -178,8 +178,8 @@ def plot_throughput(result: Result, path: Optional[Union[str, Path]] = None) -> 
     protocols = dict(zip(result.flows["flow"], result.flows["protocol"]))
     for flow in shown:
         s = tp[tp["flow"] == flow]
-        ax.plot(s["t_s"] * scale, s["rate_bps"] / 1e9, lw=0.8, label=f"flow {flow} ({protocols.get(flow, '?')})" if len(shown) <= 6 else None)
-    total = tp.groupby("t_s")["rate_bps"].sum()
+        ax.plot(s["t_s"] * scale, s["goodput_bps"] / 1e9, lw=0.8, label=f"flow {flow} ({protocols.get(flow, '?')})" if len(shown) <= 6 else None)
+    total = tp.groupby("t_s")["goodput_bps"].sum()
     ax.plot(total.index * scale, total / 1e9, color="k", lw=1.4, label="aggregate")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("throughput (Gbps)")

@@ -6,7 +6,7 @@ use crate::net::{topology, Network, Port, PortId};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
 use crate::scenario::{BaseRttSpec, NodeKind, ProtocolSpec, Spec, TopologySpec};
 use crate::sched::EventQueue;
-use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats};
+use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats, WindowAreas};
 use crate::units::{fmt_ps, Time};
 
 enum Ev {
@@ -40,6 +40,7 @@ struct Flow {
 #[derive(Clone, Copy, Default)]
 struct FlowSnapshot {
     sender: SenderStats,
+    areas: WindowAreas,
     delivered_bytes: u64,
     ce_received: u64,
 }
@@ -48,6 +49,7 @@ impl Flow {
     fn snapshot(&self) -> FlowSnapshot {
         FlowSnapshot {
             sender: self.sender.stats,
+            areas: self.sender.areas,
             delivered_bytes: self.receiver.delivered_bytes,
             ce_received: self.receiver.ce_received,
         }
@@ -354,6 +356,7 @@ impl Sim {
             }
             Ev::Warmup => {
                 for f in &mut self.flows {
+                    f.sender.integrate(self.now);
                     f.at_warmup = Some(f.snapshot());
                 }
                 for p in &mut self.net.ports {
@@ -566,7 +569,7 @@ impl Sim {
         let throughput = Table::new("throughput")
             .col("t_s", Column::F64(tp.t_s))
             .col("flow", Column::U64(tp.flow))
-            .col("rate_bps", Column::F64(tp.rate_bps));
+            .col("goodput_bps", Column::F64(tp.rate_bps));
         let cp = std::mem::take(&mut self.cwnd_probe);
         let cwnd = Table::new("cwnd")
             .col("t_s", Column::F64(cp.t_s))
@@ -575,6 +578,9 @@ impl Sim {
             .col("alpha", Column::F64(cp.alpha))
             .col("srtt_s", Column::F64(cp.srtt_s));
 
+        for f in &mut self.flows {
+            f.sender.integrate(now);
+        }
         let mut fl = FlowCols::default();
         for (i, f) in self.flows.iter().enumerate() {
             let s = &f.sender;
@@ -603,8 +609,13 @@ impl Sim {
             fl.marks_whole_run.push(f.receiver.ce_received);
             fl.ecn_cuts_whole_run.push(s.stats.ecn_cuts);
             fl.fct_s.push(s.finished_at.map_or(f64::NAN, |t| (t - s.start).secs_f64()));
-            fl.cwnd_pkt.push(s.cwnd);
-            fl.alpha.push(s.cc.alpha());
+            fl.cwnd_final_pkt.push(s.cwnd);
+            fl.alpha_final.push(s.cc.alpha());
+            // Exact time-weighted means over the part of [warmup, now) in which the flow ran.
+            let a = s.areas - w.areas;
+            let per_time = |x: f64| if a.active_ps > 0 { x / a.active_ps as f64 } else { f64::NAN };
+            fl.cwnd_mean_pkt.push(per_time(a.cwnd_pkt_ps));
+            fl.alpha_mean.push(per_time(a.alpha_ps));
             fl.rtt_rounds.push(post.rtt_rounds);
             fl.rtt_decreases.push(post.rtt_decreases);
             let rounds = post.rtt_rounds as f64;
@@ -630,7 +641,7 @@ impl Sim {
             pc.port.push(pid as u64);
             pc.src.push(self.net.nodes[p.from as usize].name.clone());
             pc.dst.push(self.net.nodes[p.to as usize].name.clone());
-            pc.monitored.push(monitored as u64);
+            pc.monitored.push(monitored);
             pc.rate_bps.push(p.rate.bps() as f64);
             pc.utilization.push(per_span(q.busy_ps as f64));
             pc.busy_s.push(q.busy_ps as f64 / Time::PS_PER_S as f64);
@@ -718,8 +729,10 @@ struct FlowCols {
     marks_whole_run: Vec<u64>,
     ecn_cuts_whole_run: Vec<u64>,
     fct_s: Vec<f64>,
-    cwnd_pkt: Vec<f64>,
-    alpha: Vec<f64>,
+    cwnd_final_pkt: Vec<f64>,
+    alpha_final: Vec<f64>,
+    cwnd_mean_pkt: Vec<f64>,
+    alpha_mean: Vec<f64>,
     rtt_rounds: Vec<u64>,
     rtt_decreases: Vec<u64>,
     p_decrease: Vec<f64>,
@@ -753,8 +766,10 @@ impl FlowCols {
             .col("marks_whole_run", Column::U64(self.marks_whole_run))
             .col("ecn_cuts_whole_run", Column::U64(self.ecn_cuts_whole_run))
             .col("fct_s", Column::F64(self.fct_s))
-            .col("cwnd_pkt", Column::F64(self.cwnd_pkt))
-            .col("alpha", Column::F64(self.alpha))
+            .col("cwnd_mean_pkt", Column::F64(self.cwnd_mean_pkt))
+            .col("alpha_mean", Column::F64(self.alpha_mean))
+            .col("cwnd_final_pkt", Column::F64(self.cwnd_final_pkt))
+            .col("alpha_final", Column::F64(self.alpha_final))
             .col("rtt_rounds", Column::U64(self.rtt_rounds))
             .col("rtt_decreases", Column::U64(self.rtt_decreases))
             .col("p_decrease", Column::F64(self.p_decrease))
@@ -770,7 +785,7 @@ struct PortCols {
     port: Vec<u64>,
     src: Vec<String>,
     dst: Vec<String>,
-    monitored: Vec<u64>,
+    monitored: Vec<bool>,
     rate_bps: Vec<f64>,
     utilization: Vec<f64>,
     busy_s: Vec<f64>,
@@ -797,7 +812,7 @@ impl PortCols {
             .col("port", Column::U64(self.port))
             .col("src", Column::Str(self.src))
             .col("dst", Column::Str(self.dst))
-            .col("monitored", Column::U64(self.monitored))
+            .col("monitored", Column::Bool(self.monitored))
             .col("rate_bps", Column::F64(self.rate_bps))
             .col("utilization", Column::F64(self.utilization))
             .col("busy_s", Column::F64(self.busy_s))
