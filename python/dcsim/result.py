@@ -153,6 +153,17 @@ class Result:
         p = self.ports
         return {pid: f"{s}->{d}" for pid, s, d in zip(p["port"], p["src"], p["dst"])}
 
+    def plot(self, kind: str = "queue", path: Optional[Union[str, Path]] = None):
+        """Draw one table: "queue", "cwnd", "throughput", "queue_hist" (CDF), "flows" or "ports".
+
+        Returns the matplotlib Figure; with ``path`` it is also saved (PNG, PDF or SVG by suffix).
+        """
+        from dcsim.plotting import KINDS
+
+        if kind not in KINDS:
+            raise ValueError(f"plot: kind {kind!r} is not one of {', '.join(KINDS)}")
+        return KINDS[kind](self, path)
+
     def monitored_ports(self) -> pd.DataFrame:
         """The rows of ``ports`` whose queue is monitored."""
         p = self.ports

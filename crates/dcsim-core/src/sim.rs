@@ -78,6 +78,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         }
     };
     let flows = spec.flows.len() as u64;
+    let traced = spec.metrics.trace_flows.as_ref().map_or(flows, |t| t.len() as u64);
     let world = nodes as u128 * (std::mem::size_of::<crate::net::Node>() as u128 + 64)
         + ports as u128 * std::mem::size_of::<Port>() as u128
         + flows as u128 * (std::mem::size_of::<Flow>() as u128 + 64);
@@ -85,8 +86,8 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     let m = &spec.metrics;
     let series = [
         ("metrics.queue_interval", m.queue_interval_ps as u128, monitored as u128, QUEUE_ROW_BYTES),
-        ("metrics.throughput_interval", m.throughput_interval_ps as u128, flows as u128, THROUGHPUT_ROW_BYTES),
-        ("metrics.cwnd_interval", m.cwnd_interval_ps as u128, flows as u128, CWND_ROW_BYTES),
+        ("metrics.throughput_interval", m.throughput_interval_ps as u128, traced as u128, THROUGHPUT_ROW_BYTES),
+        ("metrics.cwnd_interval", m.cwnd_interval_ps as u128, traced as u128, CWND_ROW_BYTES),
     ];
     let bytes = |&(_, iv, n, rb): &(&str, u128, u128, u128)| if n == 0 { 0 } else { (d / iv + 1) * n * rb };
     let total: u128 = world + 2 * series.iter().map(bytes).sum::<u128>();
@@ -104,7 +105,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         fmt_ps(iv),
         d / iv + 1,
         mb(bytes(worst)),
-        if field == "metrics.queue_interval" { "monitored ports" } else { "flows" },
+        if field == "metrics.queue_interval" { "monitored ports" } else { "traced flows" },
         mb(total),
         mb(limit)
     );
@@ -115,7 +116,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         let need = d.div_ceil(room - 1) * 10_001 / 10_000 + 1;
         format!("lengthen {field} to at least {}, or raise metrics.max_memory", fmt_ps(need))
     } else {
-        "raise metrics.max_memory (or monitor fewer ports / run fewer flows)".to_string()
+        "raise metrics.max_memory (or monitor fewer ports / trace fewer flows: metrics.trace_flows)".to_string()
     };
     Err(invalid(field, format!("{head}; {advice}")))
 }
@@ -143,6 +144,8 @@ pub struct Sim {
     out: Vec<Packet>,
     queue_probe: QueueProbe,
     tp_probe: ThroughputProbe,
+    /// Flows whose goodput and window are traced (metrics.trace_flows; all by default).
+    traced: Vec<FlowId>,
     cwnd_probe: CwndProbe,
     /// Events handled at the current instant (a run that stops advancing is a bug: see `run_until`).
     same_instant: u64,
@@ -198,13 +201,18 @@ impl Sim {
                 dst_name: f.dst.clone(),
             });
         }
+        let traced: Vec<FlowId> = match &spec.metrics.trace_flows {
+            None => (0..flows.len() as FlowId).collect(),
+            Some(ids) => ids.iter().map(|&i| i as FlowId).collect(),
+        };
         let mut sim = Sim {
             now: Time::ZERO,
             end: Time(spec.duration_ps),
             warmup: Time(spec.warmup_ps),
             events: EventQueue::new(),
             queue_probe: QueueProbe::default(),
-            tp_probe: ThroughputProbe { last_bytes: vec![0; flows.len()], ..Default::default() },
+            tp_probe: ThroughputProbe { last_bytes: vec![0; traced.len()], ..Default::default() },
+            traced,
             cwnd_probe: CwndProbe::default(),
             net,
             flows,
@@ -461,13 +469,13 @@ impl Sim {
     fn sample_throughput(&mut self) {
         let dt = self.spec.metrics.throughput_interval_ps as f64 / Time::PS_PER_S as f64;
         let t = self.now.secs_f64();
-        for (i, f) in self.flows.iter().enumerate() {
-            let b = f.receiver.delivered_bytes;
+        for (k, &i) in self.traced.iter().enumerate() {
+            let b = self.flows[i as usize].receiver.delivered_bytes;
             let p = &mut self.tp_probe;
             p.t_s.push(t);
             p.flow.push(i as u64);
-            p.rate_bps.push((b - p.last_bytes[i]) as f64 * 8.0 / dt);
-            p.last_bytes[i] = b;
+            p.rate_bps.push((b - p.last_bytes[k]) as f64 * 8.0 / dt);
+            p.last_bytes[k] = b;
         }
         let next = self.now + Time(self.spec.metrics.throughput_interval_ps);
         if next <= self.end {
@@ -477,8 +485,8 @@ impl Sim {
 
     fn sample_cwnd(&mut self) {
         let t = self.now.secs_f64();
-        for (i, f) in self.flows.iter().enumerate() {
-            let s = &f.sender;
+        for &i in &self.traced {
+            let s = &self.flows[i as usize].sender;
             if !s.started || s.done() {
                 continue;
             }

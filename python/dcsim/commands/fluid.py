@@ -133,12 +133,13 @@ def plot_dx(df: pd.DataFrame, path: Path) -> Path:
 # ------------------------------------------------------------------------------------------------
 
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
-    """CSV with a commented header of the parameters (units in the column names)."""
+    """A plain CSV (one header row, units in the column names; ``pd.read_csv(path)`` reads it) and
+    the model's parameters beside it in ``<name>.params.json``."""
     path = Path(path)
-    with path.open("w") as fh:
-        for k, v in df.attrs.items():
-            fh.write(f"# {k} = {v}\n")
-        df.to_csv(fh, index=False, float_format="%.10g")
+    df.to_csv(path, index=False, float_format="%.10g")
+    if df.attrs:
+        params = {str(k): (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in df.attrs.items()}
+        path.with_suffix(".params.json").write_text(json.dumps(params, indent=2) + "\n")
     return path
 
 
