@@ -124,7 +124,7 @@ def test_special_stable_state_through_the_python_api():
     r0 = 20e-6 + SER_S
     assert f.base_rtt_s.to_numpy() == pytest.approx(r0, rel=1e-12)  # the path's exact base RTT
     assert (f.p_decrease == 1.0).all()  # every RTT round sees the standing queue
-    assert res.flow_means().cwnd_mean_pkt.mean() == pytest.approx(1.0, abs=0.02)
+    assert res.flows.cwnd_mean_pkt.mean() == pytest.approx(1.0, abs=0.02)
     q_star = (50 - C_PPS * r0) / C_PPS  # 37.5 us
     assert port.q_mean_pkt / C_PPS == pytest.approx(q_star, rel=0.10)
     assert f.q_delay_mean_s.mean() == pytest.approx(q_star, rel=0.10)  # what DX itself measures

@@ -14,7 +14,7 @@ CD = 10e9 / (8 * 1500) * 100e-6  # 83.33 packets
 
 
 def _csv(path):
-    return pd.read_csv(path, comment="#")
+    return pd.read_csv(path)  # a plain CSV: one header row, no comments
 
 
 def test_fig2_command_writes_csv_and_png_per_N(tmp_path):

@@ -26,3 +26,56 @@ def test_ci_runs_exactly_the_readme_commands():
     ci = (ROOT / ".ci" / "run").read_text()
     for cmd in blocks:
         assert cmd in ci, cmd
+
+
+def test_readme_schema_is_the_generated_one():
+    from dcsim.schema import markdown
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("<!-- schema:begin (generated from python/dcsim/schema.py; a test keeps it equal) -->\n")[1]
+    block = block.split("<!-- schema:end -->")[0]
+    assert block == markdown(), "README's Result tables differ from dcsim.schema: regenerate them"
+
+
+def test_every_engine_column_is_in_the_schema():
+    """The engine's tables have exactly the schema's columns, in order (labels come from dcsim)."""
+    import dcsim
+    from dcsim.schema import SCHEMA
+
+    res = dcsim.simulate({
+        "network": {"senders": 2, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "100pkt",
+                    "aqm": {"kind": "threshold", "K": "20pkt"}},
+        "flows": [{"count": 2, "protocol": "dctcp"}],
+        "run": {"duration": "2ms"},
+    })
+    assert set(res.tables) == set(SCHEMA)
+    for table, cols in SCHEMA.items():
+        assert list(res.tables[table].columns) == [c.name for c in cols], table
+    assert "Tables and their columns" in (res.__class__.__doc__ or "") and "cwnd_mean_pkt" in res.__class__.__doc__
+
+
+def test_readme_everyday_tasks_run(tmp_path, monkeypatch):
+    """The README's three tasks run as written (each block <= 5 lines of code), on a shorter run."""
+    import shutil
+
+    import dcsim
+
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("<!-- tasks:begin (a test runs these blocks) -->")[1].split("<!-- tasks:end -->")[0]
+    codes = [b.split("```")[0] for b in block.split("```python\n")[1:]]
+    assert len(codes) == 3
+    for code in codes:
+        lines = [ln for ln in code.splitlines() if ln.strip() and not ln.strip().startswith("#")]
+        statements = [ln for ln in lines if not ln.startswith(" ")]  # continuation lines belong to one
+        assert len(statements) <= 5, code
+    shutil.copytree(ROOT / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    real_load = dcsim.load_scenario
+    monkeypatch.setattr(dcsim, "load_scenario", lambda p: real_load(p).replace({"run.duration": "60ms", "run.warmup": "20ms"}))
+    env: dict = {}
+    for code in codes:
+        exec(compile(code, "README", "exec"), env)
+    assert (tmp_path / "queues.png").read_bytes()[:4] == b"\x89PNG"
+    assert env["res40"].scenario.network.aqm.K.value == 40
+    shown = eval('res40.flows[["flow_label", "cwnd_mean_pkt", "goodput_bps"]]', env)
+    assert list(shown.columns) == ["flow_label", "cwnd_mean_pkt", "goodput_bps"] and len(shown) == 10

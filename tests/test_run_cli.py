@@ -148,7 +148,7 @@ def test_jain_index_over_a_window_uses_the_throughput_series():
     r = simulate(short(duration="40ms", warmup="10ms"))
     tp = r.throughput
     last = tp[tp["t_s"] > 0.02 + 1e-12]  # 1 ms intervals wholly inside the last 20 ms
-    x = last.groupby("flow")["rate_bps"].mean().to_numpy()
+    x = last.groupby("flow")["goodput_bps"].mean().to_numpy()
     assert r.jain_index(0.02) == pytest.approx(x.sum() ** 2 / (len(x) * (x**2).sum()))
     assert r.jain_index((0.02, 0.04)) == pytest.approx(r.jain_index(0.02))
     with pytest.raises(ValueError, match="empty"):
@@ -206,7 +206,7 @@ def test_version_help_and_formats(tmp_path):
     r = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "o"), "--no-plots", "--format", "csv"])
     assert r.exit_code == 0
     rows = [line for line in r.stdout.splitlines() if line.count(",") > 5]
-    assert rows[0].startswith("flow,src,dst,protocol") and len(rows) == 1 + 4
+    assert rows[0].startswith("flow,flow_label,src,dst,protocol") and len(rows) == 1 + 4
     r = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "o"), "--format", "yaml"])
     assert r.exit_code == 2 and "--format" in r.output
 

@@ -9,6 +9,8 @@ from typing import Optional
 
 import typer
 from rich.console import Console
+
+from dcsim.units import fmt_time
 from rich.markup import escape
 from rich.table import Table
 
@@ -118,12 +120,16 @@ def reproduce(
     from dcsim.experiments.registry import all_experiments, get
 
     if list_ or id is None:
-        table = Table(title="experiments")
-        table.add_column("id")
-        table.add_column("paper")
-        table.add_column("what")
+        from dcsim.experiments.registry import runtimes
+
+        times = runtimes()
+        table = Table(title="experiments (runtime: last measured on this machine, full / --quick)")
+        for col in ("id", "paper", "what", "runtime"):
+            table.add_column(col, overflow="fold")
         for e in all_experiments():
-            table.add_row(e.id, e.paper, e.title)
+            full, quick_s = times.get(e.id), times.get(f"{e.id} --quick")
+            shown = " / ".join("—" if t is None else fmt_time(t) for t in (full, quick_s))
+            table.add_row(e.id, e.paper, e.title, shown)
         console.print(table)
         return
     try:
@@ -134,13 +140,42 @@ def reproduce(
     out_dir.mkdir(parents=True, exist_ok=True)
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
+    import time
+
+    from dcsim.experiments.registry import record_runtime
+
+    t0 = time.perf_counter()
     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console, transient=True) as bar:
         bar.add_task(f"reproducing {exp.id}: {exp.title}", total=None)
         result = exp.run(out_dir, quick)
+    record_runtime(exp.id, quick, time.perf_counter() - t0)
     print_claims(result)
-    claims_path = out_dir / "claims.json"
-    claims_path.write_text(json.dumps([c.as_dict() for c in result.claims], indent=2))
-    console.print("files: " + ", ".join(str(p) for p in [*result.files, claims_path]))
+    files = [*result.files, *write_claims(result, out_dir), *parquet_beside_csvs(result.files)]
+    console.print("files: " + ", ".join(str(p) for p in files))
+
+
+def write_claims(result, out_dir: Path) -> list[Path]:
+    """claims.json and claims.parquet (one row per claim or check)."""
+    import pandas as pd
+
+    rows = [c.as_dict() for c in result.claims]
+    js, pq = out_dir / "claims.json", out_dir / "claims.parquet"
+    js.write_text(json.dumps(rows, indent=2))
+    pd.DataFrame(rows).astype(str).to_parquet(pq, index=False)
+    return [js, pq]
+
+
+def parquet_beside_csvs(files) -> list[Path]:
+    """A Parquet copy of every CSV an experiment wrote (like `dcsim run`, tables as Parquet)."""
+    import pandas as pd
+
+    out = []
+    for p in map(Path, files):
+        if p.suffix.lower() == ".csv" and p.exists():
+            q = p.with_suffix(".parquet")
+            pd.read_csv(p).to_parquet(q, index=False)
+            out.append(q)
+    return out
 
 
 from dcsim.commands import theory_dctcp  # noqa: E402

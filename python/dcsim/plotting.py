@@ -2,15 +2,23 @@
 
 * :func:`plot_queue`: queue (packets) vs time at each monitored port, with K (or RED's
   min_th/max_th) drawn, like the queue panels of the DCTCP analysis paper's Fig. 2.
-* :func:`plot_cwnd_alpha`: window size (packets) and alpha vs time of each source, like the
-  DCTCP analysis paper's Fig. 2; with many flows a subset is drawn, plus the mean over all flows.
-* :func:`plot_throughput`: per-flow throughput (Gbps) vs time, like the coexistence paper's Figs. 2-4.
+* :func:`plot_cwnd_alpha`: window size (packets), and α when the flows have one, vs time of each
+  source, like the DCTCP analysis paper's Fig. 2; with many flows a subset is drawn, plus the mean.
+* :func:`plot_throughput`: per-flow goodput (Gbps) vs time, like the coexistence paper's Figs. 2-4.
+* :func:`plot_queue_cdf`, :func:`plot_flows`, :func:`plot_ports`: the queue-length distribution,
+  per-flow goodput and mean window, per-port utilization and mean queue.
+* :func:`compare`: several runs on one figure (``compare([a, b], "queue", labels=[...])``).
+
+Every figure names its scenario and the dcsim version in a small footer, so that a figure found
+in a slide deck can be traced. The zoom panels show the last few periods of the oscillation
+they plot (found from the signal), or the last 50 RTTs when there is no oscillation.
 """
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
-from typing import Callable, Optional, Union
+from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -18,15 +26,31 @@ from matplotlib.figure import Figure
 
 from dcsim.result import Result
 
-__all__ = ["plot_queue", "plot_cwnd_alpha", "plot_throughput", "PLOTS", "MAX_FLOWS_DRAWN"]
+__all__ = [
+    "plot_queue",
+    "plot_cwnd_alpha",
+    "plot_throughput",
+    "plot_queue_cdf",
+    "plot_flows",
+    "plot_ports",
+    "compare",
+    "oscillation_period",
+    "PLOTS",
+    "KINDS",
+    "MAX_FLOWS_DRAWN",
+]
 
-#: With more flows than this, plots draw an evenly spaced subset plus the mean over all flows.
+#: With more flows than this, plots draw an evenly spaced subset plus the mean over all traced flows.
 MAX_FLOWS_DRAWN = 8
+#: The zoom panel shows this many periods of the oscillation it plots.
+ZOOM_PERIODS = 4
+
+PathLike = Optional[Union[str, Path]]
 
 
 def _figure(rows: int = 1, height: float = 3.0, zoom: bool = True) -> tuple[Figure, list, list]:
-    """rows x (full run | zoom on the last RTTs) axes; each column shares its time axis."""
-    fig = Figure(figsize=(10.0 if zoom else 7.0, height * rows + 0.4), layout="constrained")
+    """rows x (full run | zoom) axes; each column shares its time axis."""
+    fig = Figure(figsize=(10.0 if zoom else 7.5, height * rows + 1.0), layout="constrained")
     FigureCanvasAgg(fig)
     grid = fig.add_gridspec(rows, 2 if zoom else 1, width_ratios=[2, 1] if zoom else [1])
     full = [fig.add_subplot(grid[i, 0]) for i in range(rows)]
@@ -40,22 +64,97 @@ def _figure(rows: int = 1, height: float = 3.0, zoom: bool = True) -> tuple[Figu
     return fig, full, zoomed
 
 
-def _zoom_window(result: Result) -> tuple[float, float]:
-    """The last 50 base RTTs of the run (at least 1 ms, at most the time after warm-up), s."""
+def oscillation_period(t: np.ndarray, y: np.ndarray) -> Optional[float]:
+    """The period of a sustained oscillation of y(t), s (None if y does not oscillate).
+
+    Upward crossings of the mean with hysteresis (y must go below mean - h and then above
+    mean + h, h = 0.2 standard deviations), so noise around the mean does not count; the period is
+    the median time between crossings, needing at least 3 of them.
+    """
+    t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
+    ok = np.isfinite(y)
+    t, y = t[ok], y[ok]
+    if len(y) < 8 or np.std(y) == 0:
+        return None
+    m, h = float(np.mean(y)), 0.2 * float(np.std(y))
+    ups, low = [], False
+    for ti, yi in zip(t, y):
+        if yi < m - h:
+            low = True
+        elif yi > m + h and low:
+            ups.append(ti)
+            low = False
+    if len(ups) < 3:
+        return None
+    return float(np.median(np.diff(ups)))
+
+
+def _rtt(result: Result) -> float:
     net = result.scenario.network
     if net.topology == "dumbbell":
-        rtt = max(net.rtt_list)
-    elif net.topology == "tree":
-        rtt = net.rtt
-    else:  # twice the longest one-way link delay, a rough RTT
-        rtt = 2 * max(link.delay for link in net.links) or 1e-4
-    T = result.duration_s
-    w = min(max(50 * rtt, 1e-3), T - result.warmup_s)
-    return T - w, T
+        return max(net.rtt_list)
+    if net.topology == "tree":
+        return net.rtt
+    return 2 * max((link.delay for link in net.links), default=0.0) or 1e-4
 
 
-def _title(fig: Figure, what: str, result: Result) -> None:
-    fig.suptitle(f"{what}\n{result.scenario.describe()}", fontsize=8)
+def _zoom_window(result: Result, t: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
+    """(start, end, title) of the zoom: the last ZOOM_PERIODS periods of y's oscillation after
+    warm-up, else the last 50 RTTs (at least 1 ms); never longer than the time after warm-up."""
+    T, w0 = result.duration_s, result.warmup_s
+    after = np.asarray(t) >= w0
+    period = oscillation_period(np.asarray(t)[after], np.asarray(y)[after]) if len(t) else None
+    if period is not None and ZOOM_PERIODS * period <= T - w0:
+        w = ZOOM_PERIODS * period
+        title = f"last {ZOOM_PERIODS} periods (period ≈ {_fmt_ms(period)})"
+    else:
+        w = min(max(50 * _rtt(result), 1e-3), T - w0)
+        title = "last 50 RTTs" if w == 50 * _rtt(result) else f"last {_fmt_ms(w)}"
+    return T - w, T, title
+
+
+def _fmt_ms(s: float) -> str:
+    return f"{s * 1e3:.3g} ms" if s < 1 else f"{s:.3g} s"
+
+
+def _version() -> str:
+    import dcsim
+
+    return dcsim.__version__
+
+
+def _title(fig: Figure, what: str) -> None:
+    fig.suptitle(what, fontsize=10)
+
+
+def _finish(fig: Figure, axes: Sequence, results: Sequence[Result], labels: Optional[Sequence[str]] = None) -> None:
+    """The legend and the footer, in a band below the plots that the layout keeps free.
+
+    The legend lists each label once, outside the axes (never over the data). The footer names
+    each scenario (wrapped, never cut) and the dcsim version, so a figure can be traced."""
+    width = int(fig.get_figwidth() * 17)  # characters of 6-pt text per line
+    lines = []
+    for i, r in enumerate(results):
+        head = f"{labels[i]}: " if labels else ""
+        lines += textwrap.wrap(head + r.scenario.describe(), width)
+    lines.append(f"dcsim {_version()}")
+    handles, names = [], []
+    for ax in axes:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            if lab not in names and not lab.startswith("_"):
+                handles.append(h)
+                names.append(lab)
+    ncol = min(len(names), 5) or 1
+    legend_rows = -(-len(names) // ncol) if names else 0
+    h_in = fig.get_figheight()
+    footer_in = 0.11 * len(lines) + 0.05
+    legend_in = 0.2 * legend_rows + (0.05 if names else 0)
+    band = (footer_in + legend_in) / h_in
+    fig.get_layout_engine().set(rect=(0, band, 1, 1 - band))
+    fig.text(0.01, 0.004, "\n".join(lines), fontsize=6, color="0.35", ha="left", va="bottom")
+    if names:
+        fig.legend(handles, names, loc="lower center", bbox_to_anchor=(0.5, footer_in / h_in), ncol=ncol,
+                   fontsize=7, frameon=False)
 
 
 def _time_axis(result: Result) -> tuple[float, str]:
@@ -75,22 +174,36 @@ def _mark_warmup(ax, result: Result, scale: float) -> None:
         ax.axvspan(0, result.warmup_s * scale, color="0.92", zorder=0, label="warm-up")
 
 
-def _save(fig: Figure, path: Optional[Union[str, Path]]) -> Figure:
+def _save(fig: Figure, path: PathLike) -> Figure:
     if path is not None:
         fig.savefig(path, dpi=120)
     return fig
 
 
-def plot_queue(result: Result, path: Optional[Union[str, Path]] = None) -> Figure:
-    """Queue length (packets) vs time at each monitored port; K drawn dashed (threshold AQM), RED thresholds dotted.
+def _aqm_lines(result: Result) -> list[tuple[float, str, str, str]]:
+    """(y, color, style, label) of K / RED (CHOKe) thresholds of a dumbbell or tree, in packets."""
+    net = result.scenario.network
+    if net.topology not in ("dumbbell", "tree") or net.aqm is None:
+        return []
+    pb = net.packet_bytes
+    lines = []
+    if net.aqm.kind == "threshold":
+        lines.append((net.aqm.K.packets(pb), "k", "--", f"K = {net.aqm.K.packets(pb):g} pkt"))
+    elif net.aqm.is_red_like:
+        for name, th in (("min_th", net.aqm.min_th), ("max_th", net.aqm.max_th)):
+            lines.append((th.packets(pb), "k", ":", f"{name} = {th.packets(pb):g} pkt"))
+    return lines
 
-    Left: the whole run (warm-up shaded); right: the last 50 RTTs.
-    """
+
+def plot_queue(result: Result, path: PathLike = None) -> Figure:
+    """Queue length (packets) vs time at each monitored port; K drawn dashed (threshold AQM),
+    RED thresholds dotted. Left: the whole run (warm-up shaded); right: the last few periods."""
     scale, xlabel = _time_axis(result)
     q = result.queue
     labels = result.port_labels()
     fig, (ax,), (zx,) = _figure()
-    z0, z1 = _zoom_window(result)
+    first = q[q["port"] == q["port"].iloc[0]] if len(q) else q
+    z0, z1, ztitle = _zoom_window(result, first["t_s"].to_numpy(), first["q_pkt"].to_numpy(dtype=float))
     _mark_warmup(ax, result, scale)
     for port in np.unique(q["port"]):
         s = q[q["port"] == port]
@@ -98,22 +211,16 @@ def plot_queue(result: Result, path: Optional[Union[str, Path]] = None) -> Figur
         z = s[(s["t_s"] >= z0) & (s["t_s"] <= z1)]
         zx.plot(z["t_s"] * 1e3, z["q_pkt"], lw=0.9, color=line.get_color())
     top = float(q["q_pkt"].max()) if len(q) else 1.0
+    lines = _aqm_lines(result)
     net = result.scenario.network
-    if net.topology in ("dumbbell", "tree") and net.aqm is not None:
-        pb = net.packet_bytes
-        lines = []
-        if net.aqm.kind == "threshold":
-            lines.append((net.aqm.K.packets(pb), "k", "--", f"K = {net.aqm.K.packets(pb):g} pkt"))
-        elif net.aqm.is_red_like:
-            for name, th in (("min_th", net.aqm.min_th), ("max_th", net.aqm.max_th)):
-                lines.append((th.packets(pb), "k", ":", f"{name} = {th.packets(pb):g} pkt"))
-        B = net.buffer.packets(pb)
+    if net.topology in ("dumbbell", "tree"):
+        B = net.buffer.packets(net.packet_bytes)
         if top >= 0.5 * B:  # draw the buffer only when the queue gets near it
             lines.append((B, "r", "-.", f"buffer = {B:g} pkt"))
-        for y, color, ls, label in lines:
-            ax.axhline(y, color=color, ls=ls, lw=1, label=label)
-            zx.axhline(y, color=color, ls=ls, lw=1)
-            top = max(top, y)
+    for y, color, ls, label in lines:
+        ax.axhline(y, color=color, ls=ls, lw=1, label=label)
+        zx.axhline(y, color=color, ls=ls, lw=1)
+        top = max(top, y)
     for a in (ax, zx):
         a.set_ylim(0, 1.15 * top + 1)
         a.set_ylabel("queue length (packets)")
@@ -121,27 +228,28 @@ def plot_queue(result: Result, path: Optional[Union[str, Path]] = None) -> Figur
     ax.set_xlim(0, result.duration_s * scale)
     zx.set_xlabel("time (ms)")
     zx.set_xlim(z0 * 1e3, z1 * 1e3)
-    zx.set_title("last 50 RTTs", fontsize=8)
-    ax.legend(fontsize=7, loc="upper right")
-    _title(fig, "Queue length", result)
+    zx.set_title(ztitle, fontsize=8)
+    _title(fig, "Queue length")
+    _finish(fig, [ax], [result])
     return _save(fig, path)
 
 
-def plot_cwnd_alpha(result: Result, path: Optional[Union[str, Path]] = None) -> Figure:
-    """Window size W (packets) and alpha vs time per source (DCTCP analysis paper, Fig. 2).
-
-    Left: the whole run, a subset of the flows plus the mean over all flows; right: the last 50 RTTs.
-    """
+def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
+    """Window size W (packets), and α when the flows have one, vs time per source (DCTCP analysis
+    paper, Fig. 2). Left: the whole run, a subset of the flows plus the mean over the traced flows;
+    right: the last few periods of the mean window's oscillation."""
     scale, xlabel = _time_axis(result)
     c = result.cwnd
     has_alpha = bool(np.isfinite(c["alpha"].to_numpy(dtype=float)).any()) if len(c) else False
     rows = 2 if has_alpha else 1
     fig, axes, zooms = _figure(rows=rows, height=2.6)
-    z0, z1 = _zoom_window(result)
     shown = _subset(c["flow"].to_numpy())
     n = len(np.unique(c["flow"]))
     mean = c.groupby("t_s")[["cwnd_pkt", "alpha"]].mean()
-    cols = [("cwnd_pkt", "window size (packets)"), ("alpha", "alpha")][:rows]
+    # The zoom follows one source's window (the mean of many smooths the sawtooth away).
+    one = c[c["flow"] == shown[0]] if len(shown) else c
+    z0, z1, ztitle = _zoom_window(result, one["t_s"].to_numpy(), one["cwnd_pkt"].to_numpy(dtype=float))
+    cols = [("cwnd_pkt", "window size (packets)"), ("alpha", "α")][:rows]
     for (col, ylabel), ax, zx in zip(cols, axes, zooms):
         _mark_warmup(ax, result, scale)
         for flow in shown:
@@ -150,7 +258,7 @@ def plot_cwnd_alpha(result: Result, path: Optional[Union[str, Path]] = None) -> 
             z = s[(s["t_s"] >= z0) & (s["t_s"] <= z1)]
             zx.plot(z["t_s"] * 1e3, z[col], lw=0.9, color=line.get_color())
         if n > 1:
-            ax.plot(mean.index * scale, mean[col], color="k", lw=0.8, label=f"mean of {n} flows")
+            ax.plot(mean.index * scale, mean[col], color="k", lw=0.8, label=f"mean of {n} traced flows")
             zm = mean[(mean.index >= z0) & (mean.index <= z1)]
             zx.plot(zm.index * 1e3, zm[col], color="k", lw=1.4)
         for a in (ax, zx):
@@ -159,19 +267,19 @@ def plot_cwnd_alpha(result: Result, path: Optional[Union[str, Path]] = None) -> 
                 a.set_ylim(0, 1.05)
             else:
                 a.set_ylim(bottom=0)
-        ax.legend(fontsize=7, loc="upper right")
     axes[-1].set_xlabel(xlabel)
     axes[0].set_xlim(0, result.duration_s * scale)
     zooms[-1].set_xlabel("time (ms)")
     zooms[0].set_xlim(z0 * 1e3, z1 * 1e3)
-    zooms[0].set_title("last 50 RTTs", fontsize=8)
-    drawn = f"{len(shown)} of {n} flows drawn" if len(shown) < n else f"{n} flows"
-    _title(fig, f"Window size and alpha of each source ({drawn})", result)
+    zooms[0].set_title(ztitle, fontsize=8)
+    drawn = f"{len(shown)} of {n} traced flows drawn" if len(shown) < n else f"{n} flows"
+    _title(fig, f"Window size{' and α' if has_alpha else ''} of each source ({drawn})")
+    _finish(fig, axes, [result])
     return _save(fig, path)
 
 
-def plot_throughput(result: Result, path: Optional[Union[str, Path]] = None) -> Figure:
-    """Per-flow receiver throughput (Gbps) vs time, with the aggregate."""
+def plot_throughput(result: Result, path: PathLike = None) -> Figure:
+    """Per-flow goodput (Gbps) vs time, with the aggregate of the traced flows."""
     scale, xlabel = _time_axis(result)
     tp = result.throughput
     fig, (ax,), _ = _figure(zoom=False)
@@ -180,21 +288,175 @@ def plot_throughput(result: Result, path: Optional[Union[str, Path]] = None) -> 
     protocols = dict(zip(result.flows["flow"], result.flows["protocol"]))
     for flow in shown:
         s = tp[tp["flow"] == flow]
-        ax.plot(s["t_s"] * scale, s["rate_bps"] / 1e9, lw=0.8, label=f"flow {flow} ({protocols.get(flow, '?')})" if len(shown) <= 6 else None)
-    total = tp.groupby("t_s")["rate_bps"].sum()
+        ax.plot(s["t_s"] * scale, s["goodput_bps"] / 1e9, lw=0.8,
+                label=f"flow {flow} ({protocols.get(flow, '?')})" if len(shown) <= 6 else None)
+    total = tp.groupby("t_s")["goodput_bps"].sum()
     ax.plot(total.index * scale, total / 1e9, color="k", lw=1.4, label="aggregate")
     ax.set_xlabel(xlabel)
-    ax.set_ylabel("throughput (Gbps)")
+    ax.set_ylabel("goodput (Gbps)")
     ax.set_xlim(0, result.duration_s * scale)
     ax.set_ylim(bottom=0)
-    ax.legend(fontsize=7, loc="lower right")
-    _title(fig, f"Throughput of each flow over {result.engine_spec['metrics']['throughput_interval_ps'] / 1e9:g} ms intervals", result)
+    iv = result.engine_spec["metrics"]["throughput_interval_ps"] / 1e12
+    _title(fig, f"Goodput of each flow over {_fmt_ms(iv)} intervals")
+    _finish(fig, [ax], [result])
     return _save(fig, path)
 
 
+def plot_queue_cdf(result: Result, path: PathLike = None) -> Figure:
+    """CDF of the time-weighted queue length of each monitored port after warm-up."""
+    fig, (ax,), _ = _figure(zoom=False)
+    _queue_cdf(ax, result, "")
+    ax.set_xlabel("queue length (packets)")
+    ax.set_ylabel("fraction of time (CDF)")
+    ax.set_ylim(0, 1.01)
+    _title(fig, "Queue-length distribution after warm-up")
+    _finish(fig, [ax], [result])
+    return _save(fig, path)
+
+
+def _queue_cdf(ax, result: Result, prefix: str) -> None:
+    h = result.queue_hist
+    labels = result.port_labels()
+    for port in np.unique(h["port"]):
+        s = h[h["port"] == port].sort_values("q_pkt")
+        ax.step(s["q_pkt"], s["frac"].cumsum(), where="post", label=f"{prefix}{labels.get(port, port)}")
+
+
+def plot_flows(result: Result, path: PathLike = None) -> Figure:
+    """Goodput and mean window of every flow after warm-up (bars colored by protocol)."""
+    f = result.flows
+    fig = Figure(figsize=(7.5, 5.0), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax1, ax2 = fig.subplots(2, 1, sharex=True)
+    protos = list(dict.fromkeys(f["protocol"]))
+    colors = {p: f"C{i}" for i, p in enumerate(protos)}
+    for p in protos:
+        s = f[f["protocol"] == p]
+        ax1.bar(s["flow"], s["goodput_bps"] / 1e9, color=colors[p], label=p)
+        ax2.bar(s["flow"], s["cwnd_mean_pkt"], color=colors[p])
+    ax1.set_ylabel("goodput (Gbps)")
+    ax2.set_ylabel("mean window (packets)")
+    ax2.set_xlabel("flow")
+    _title(fig, "Per flow, after warm-up")
+    _finish(fig, [ax1], [result])
+    return _save(fig, path)
+
+
+def plot_ports(result: Result, path: PathLike = None) -> Figure:
+    """Utilization and time-weighted mean queue of every monitored port after warm-up."""
+    p = result.monitored_ports()
+    fig = Figure(figsize=(7.5, 5.0), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax1, ax2 = fig.subplots(2, 1, sharex=True)
+    names = [f"{s}->{d}" for s, d in zip(p["src"], p["dst"])]
+    ax1.bar(names, 100 * p["utilization"])
+    ax2.bar(names, p["q_mean_pkt"])
+    ax1.set_ylabel("utilization (%)")
+    ax1.set_ylim(0, 105)
+    ax2.set_ylabel("mean queue (packets)")
+    for label in ax2.get_xticklabels():
+        label.set_rotation(30)
+    _title(fig, "Monitored ports, after warm-up")
+    _finish(fig, [], [result])
+    return _save(fig, path)
+
+
+#: Result.plot(kind) -> the function that draws it.
+KINDS: dict[str, Callable[[Result, PathLike], Figure]] = {
+    "queue": plot_queue,
+    "cwnd": plot_cwnd_alpha,
+    "throughput": plot_throughput,
+    "queue_hist": plot_queue_cdf,
+    "flows": plot_flows,
+    "ports": plot_ports,
+}
+
 #: File name -> plot function; ``dcsim run`` writes each into the output directory.
-PLOTS: dict[str, Callable[[Result, Optional[Union[str, Path]]], Figure]] = {
+PLOTS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "queue.png": plot_queue,
     "cwnd_alpha.png": plot_cwnd_alpha,
     "throughput.png": plot_throughput,
 }
+
+#: compare(): what each kind overlays, per run.
+COMPARE_KINDS = ("queue", "cwnd", "throughput", "queue_hist", "flows")
+
+
+def compare(results: Sequence[Result], kind: str = "queue", labels: Optional[Sequence[str]] = None,
+            path: PathLike = None) -> Figure:
+    """Several runs on one figure, e.g. ``compare([dctcp, reno], "queue", labels=["DCTCP", "NewReno"])``.
+
+    * ``queue``: the first monitored queue of each run vs time (and its last few periods);
+    * ``cwnd``: the mean window over each run's traced flows vs time;
+    * ``throughput``: each run's aggregate goodput vs time;
+    * ``queue_hist``: each run's queue-length CDF;
+    * ``flows``: each run's per-flow goodput after warm-up.
+    """
+    results = list(results)
+    if not results:
+        raise ValueError("compare: no results given")
+    if kind not in COMPARE_KINDS:
+        raise ValueError(f"compare: kind {kind!r} is not one of {', '.join(COMPARE_KINDS)}")
+    if labels is None:
+        labels = [f"run {i}" for i in range(len(results))]
+    labels = [str(x) for x in labels]
+    if len(labels) != len(results):
+        raise ValueError(f"compare: {len(labels)} labels for {len(results)} results")
+    scale, xlabel = _time_axis(max(results, key=lambda r: r.duration_s))
+    if kind == "queue_hist":
+        fig, (ax,), _ = _figure(zoom=False)
+        for r, lab in zip(results, labels):
+            _queue_cdf(ax, r, f"{lab}: ")
+        ax.set_xlabel("queue length (packets)")
+        ax.set_ylabel("fraction of time (CDF)")
+        ax.set_ylim(0, 1.01)
+        _title(fig, "Queue-length distribution after warm-up")
+        _finish(fig, [ax], results, labels)
+        return _save(fig, path)
+    if kind == "flows":
+        fig, (ax,), _ = _figure(zoom=False)
+        width = 0.8 / len(results)
+        for i, (r, lab) in enumerate(zip(results, labels)):
+            f = r.flows
+            ax.bar(f["flow"] + i * width, f["goodput_bps"] / 1e9, width=width, label=lab)
+        ax.set_xlabel("flow")
+        ax.set_ylabel("goodput after warm-up (Gbps)")
+        _title(fig, "Goodput of each flow")
+        _finish(fig, [ax], results, labels)
+        return _save(fig, path)
+    zoom = kind in ("queue", "cwnd")
+    fig, (ax,), zs = _figure(zoom=zoom)
+    series = []
+    for r in results:
+        if kind == "queue":
+            q = r.queue
+            s = q[q["port"] == q["port"].iloc[0]] if len(q) else q
+            series.append((s["t_s"].to_numpy(), s["q_pkt"].to_numpy(dtype=float)))
+        elif kind == "cwnd":
+            m = r.cwnd.groupby("t_s")["cwnd_pkt"].mean()
+            series.append((m.index.to_numpy(), m.to_numpy()))
+        else:
+            m = r.throughput.groupby("t_s")["goodput_bps"].sum() / 1e9
+            series.append((m.index.to_numpy(), m.to_numpy()))
+    for (t, y), lab in zip(series, labels):
+        ax.plot(t * scale, y, lw=0.8, label=lab)
+    ylabel = {"queue": "queue length (packets)", "cwnd": "mean window (packets)", "throughput": "aggregate goodput (Gbps)"}[kind]
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(bottom=0)
+    if zoom:
+        (zx,) = zs
+        # One window for all runs: the longest of their oscillation windows, so each shows whole periods.
+        windows = [_zoom_window(r, t, y) for r, (t, y) in zip(results, series)]
+        z0, z1, ztitle = min(windows, key=lambda w: w[0])
+        for (t, y), lab in zip(series, labels):
+            sel = (t >= z0) & (t <= z1)
+            zx.plot(t[sel] * 1e3, y[sel], lw=0.9)
+        zx.set_xlim(z0 * 1e3, z1 * 1e3)
+        zx.set_xlabel("time (ms)")
+        zx.set_ylabel(ylabel)
+        zx.set_ylim(bottom=0)
+        zx.set_title(ztitle, fontsize=8)
+    _title(fig, {"queue": "Queue length", "cwnd": "Mean window", "throughput": "Aggregate goodput"}[kind])
+    _finish(fig, [ax], results, labels)
+    return _save(fig, path)

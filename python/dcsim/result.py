@@ -1,46 +1,10 @@
 """Result of a packet-level run: the engine's tables as pandas DataFrames, a summary, files.
 
-Tables (every time in s, rate in bit/s, queue in packets unless the column name says bytes).
-"After warm-up" means over [run.warmup, end): events at or after the warm-up instant, and for
-time statistics the exact part of every interval that lies after it (a packet on the wire at
-warm-up counts for its remaining part). Columns ending in ``_whole_run`` cover [0, end).
+Every table, column, unit and window (after warm-up, whole run, sample, ...) is listed in
+:mod:`dcsim.schema`, which also makes the README's "Result tables" section and ``help(Result)``.
 
-* ``queue``: t_s, port, q_pkt, q_bytes: samples of the monitored ports every metrics.queue_interval
-  (for plots; the statistics in ``ports`` come from the exact trajectory, not from these samples)
-* ``throughput``: t_s, flow, rate_bps: receiver goodput of each flow over the interval ending at t_s
-* ``cwnd``: t_s, flow, cwnd_pkt, alpha (NaN for NewReno), srtt_s
-* ``flows``: one row per flow: src, dst, protocol, start_s, size_bytes (NaN = long-lived);
-  after warm-up: delivered_bytes, goodput_bps, sent_pkts, retransmits, timeouts, fast_retransmits,
-  marks (CE-marked packets received), ecn_cuts; whole run: delivered_bytes_whole_run,
-  sent_pkts_whole_run, retransmits_whole_run, timeouts_whole_run, marks_whole_run,
-  ecn_cuts_whole_run; fct_s (NaN = unfinished); cwnd_pkt and alpha at the end of the run;
-  for a controller that decides its window once per RTT (DX), after warm-up: rtt_rounds (decisions),
-  rtt_decreases (of them with queueing delay Q > 0), p_decrease (their ratio: the DX paper's p of
-  Table 1; NaN for the other protocols), q_delay_mean_s (mean of the rounds' Q), rtt_samples and
-  rtt_samples_queued (RTT samples, and those above the base RTT); base_rtt_s (the R0 in use)
-* ``ports``: one row per egress port: src, dst, monitored, rate_bps; after warm-up: utilization
-  (busy time / time, in [0, 1]), busy_s, idle_s, tx_bytes and tx_pkts (packets whose transmission
-  ended), arrivals, drops, marks, q_mean_pkt and q_mean_bytes (time averages), q_min_pkt and
-  q_max_pkt (over levels held for a positive time, including the level at warm-up), and for
-  monitored ports q_p50_pkt, q_p99_pkt, q_empty_frac (time-weighted); whole run: drops_whole_run,
-  marks_whole_run
-* ``queue_hist``: port, q_pkt, time_s, frac: time each monitored queue spent at each length after
-  warm-up, and its fraction of that time (the exact queue-length distribution, for CDFs)
-* ``counters``: one row, whole run: events, sent_pkts, delivered_pkts, dropped_pkts,
-  in_flight_pkts, now_s (packet conservation: sent = delivered + dropped + in flight)
-* ``workloads``: one row per [[workloads]] entry: workload, kind, link, link_bps, target_load,
-  realised_load (generated payload bits / (link rate x window); NaN for incast), window_s (the
-  part of [start, stop) that has passed), flows and bytes generated
-* ``rounds``: one row per incast round: workload, round, start_s, end_s, completion_s (end -
-  start: when the round's last response completed; NaN if it had not by the end), responses, bytes
-
-The flows table also has, per flow: drops (data packets of the flow dropped in the network, CHOKe
-evictions included) and drops_whole_run, ecn_cut_mean_frac (mean fraction of the window removed
-per ECN cut after warm-up: alpha/2 for DCTCP, 1/2 for NewReno), ideal_fct_s (the FCT on an empty
-network: propagation RTT + serialisation at the path's bottleneck + store-and-forward of one packet
-elsewhere; see ``crates/dcsim-core/src/sim.rs``), slowdown (fct_s / ideal_fct_s), workload and
-round (NaN for [[flows]] entries). Generated flows have one row each; their throughput and cwnd
-are not sampled. :meth:`Result.fct_stats` gives AFCT, p50/p99 FCT and slowdown per protocol and
+Generated flows (``[[workloads]]``) have one row each in ``flows`` (their throughput and window are
+not sampled); :meth:`Result.fct_stats` gives AFCT, p50/p99 FCT and slowdown per protocol and
 flow-size bucket.
 """
 
@@ -54,6 +18,7 @@ from typing import Any, Optional, Union
 import numpy as np
 import pandas as pd
 
+from dcsim import schema
 from dcsim.scenario import Scenario, load_scenario
 
 __all__ = ["Result", "jain_index", "TABLES", "fct_stats", "bucket_labels"]
@@ -153,7 +118,12 @@ def _jsonable(v: Any) -> Any:
 class Result:
     """Tables of one run plus the scenario that produced them.
 
-    Build with :func:`dcsim.simulate`, or read back with :meth:`Result.from_dir`.
+    Build with :func:`dcsim.simulate`, or read back with :meth:`Result.from_dir`. Each table is a
+    pandas DataFrame (``res.flows``, ``res.ports``, ...); ``res.plot("queue")`` draws one and
+    :func:`dcsim.plotting.compare` overlays several runs.
+
+    Tables and their columns (unit, window, meaning):
+
     """
 
     def __init__(
@@ -174,13 +144,16 @@ class Result:
 
     @classmethod
     def from_engine(cls, scenario: Scenario, raw: dict, **kw: Any) -> "Result":
-        """From ``_core.Simulation.results()``: a dict of tables, each a dict of equal-length columns."""
+        """From ``_core.Simulation.results()``: a dict of tables, each a dict of equal-length columns.
+
+        Adds the label columns of :mod:`dcsim.schema` ("sw->r", "s0->r #0") as categoricals."""
         tables = {}
         for name, cols in raw.items():
             lengths = {c: len(v) for c, v in cols.items()}
             if len(set(lengths.values())) > 1:
                 raise ValueError(f"result: table {name!r} has columns of different lengths {lengths}")
             tables[name] = pd.DataFrame({c: (np.asarray(v) if not isinstance(v, list) else v) for c, v in cols.items()})
+        _add_labels(tables)
         return cls(scenario, tables, **kw)
 
     @classmethod
@@ -202,30 +175,37 @@ class Result:
     # -- tables ---------------------------------------------------------------------------------
     @property
     def queue(self) -> pd.DataFrame:
+        """The ``queue`` table: samples of each monitored queue every metrics.queue_interval (for plots; statistics come from the exact trajectory in ports and queue_hist) (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["queue"]
 
     @property
     def throughput(self) -> pd.DataFrame:
+        """The ``throughput`` table: each flow's goodput over each metrics.throughput_interval (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["throughput"]
 
     @property
     def cwnd(self) -> pd.DataFrame:
+        """The ``cwnd`` table: each running flow's window, α and SRTT every metrics.cwnd_interval (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["cwnd"]
 
     @property
     def flows(self) -> pd.DataFrame:
+        """The ``flows`` table: one row per flow (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["flows"]
 
     @property
     def ports(self) -> pd.DataFrame:
+        """The ``ports`` table: one row per egress port (queue + link) (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["ports"]
 
     @property
     def queue_hist(self) -> pd.DataFrame:
+        """The ``queue_hist`` table: the exact distribution of each monitored queue's length over time after warm-up (for CDFs) (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["queue_hist"]
 
     @property
     def counters(self) -> pd.DataFrame:
+        """The ``counters`` table: packet conservation, one row: sent = delivered + dropped + in flight (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["counters"]
 
     # -- derived --------------------------------------------------------------------------------
@@ -242,7 +222,19 @@ class Result:
         p = self.ports
         return {pid: f"{s}->{d}" for pid, s, d in zip(p["port"], p["src"], p["dst"])}
 
+    def plot(self, kind: str = "queue", path: Optional[Union[str, Path]] = None):
+        """Draw one table: "queue", "cwnd", "throughput", "queue_hist" (CDF), "flows" or "ports".
+
+        Returns the matplotlib Figure; with ``path`` it is also saved (PNG, PDF or SVG by suffix).
+        """
+        from dcsim.plotting import KINDS
+
+        if kind not in KINDS:
+            raise ValueError(f"plot: kind {kind!r} is not one of {', '.join(KINDS)}")
+        return KINDS[kind](self, path)
+
     def monitored_ports(self) -> pd.DataFrame:
+        """The rows of ``ports`` whose queue is monitored."""
         p = self.ports
         return p[p["monitored"].astype(bool)]
 
@@ -264,7 +256,7 @@ class Result:
         inside = tp[(tp["t_s"] - dt >= t0 - eps) & (tp["t_s"] <= t1 + eps)]
         if inside.empty:
             raise ValueError(f"jain_index: no throughput samples in [{t0:g}, {t1:g}] s")
-        means = inside.groupby("flow")["rate_bps"].mean()
+        means = inside.groupby("flow")["goodput_bps"].mean()
         per_flow = means.reindex(self.listed_flows()["flow"], fill_value=0.0)
         return jain_index(per_flow.to_numpy(dtype=float))
 
@@ -275,10 +267,12 @@ class Result:
 
     @property
     def workloads(self) -> pd.DataFrame:
+        """The ``workloads`` table: offered and realised load of each [[workloads]] entry (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["workloads"]
 
     @property
     def rounds(self) -> pd.DataFrame:
+        """The ``rounds`` table: each incast round's start, end and completion time (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["rounds"]
 
     def fct_stats(self) -> pd.DataFrame:
@@ -287,22 +281,13 @@ class Result:
         edges = [b.value for b in self.scenario.metrics.fct_buckets]
         return fct_stats(self.flows, edges, self.warmup_s)
 
-    def flow_means(self) -> pd.DataFrame:
-        """Per flow: mean cwnd (packets) and mean alpha after warm-up, from the cwnd trace."""
-        c = self.cwnd
-        c = c[c["t_s"] >= self.warmup_s]
-        g = c.groupby("flow")
-        return pd.DataFrame({"cwnd_mean_pkt": g["cwnd_pkt"].mean(), "alpha_mean": g["alpha"].mean()})
-
     def summary(self) -> dict:
         """Per-port utilization and queue statistics, per-flow goodput, Jain's index, totals (JSON-ready)."""
         f = self.flows
-        means = self.flow_means()
         flows = []
         # Generated flows (thousands) are summarised by their FCT statistics, not listed.
         listed = self.listed_flows()
         for row in listed.to_dict("records"):
-            fm = means.loc[row["flow"]] if row["flow"] in means.index else None
             flows.append(
                 {
                     "flow": row["flow"],
@@ -323,8 +308,8 @@ class Result:
                     "drops": row.get("drops"),
                     "ecn_cut_mean_frac": row.get("ecn_cut_mean_frac"),
                     "slowdown": row.get("slowdown"),
-                    "cwnd_mean_pkt": None if fm is None else fm["cwnd_mean_pkt"],
-                    "alpha_mean": None if fm is None else fm["alpha_mean"],
+                    "cwnd_mean_pkt": row["cwnd_mean_pkt"],
+                    "alpha_mean": row["alpha_mean"],
                     # once-per-RTT window decisions (DX): the paper's p, DX's measured Q and R0
                     "rtt_rounds": row.get("rtt_rounds"),
                     "p_decrease": row.get("p_decrease"),
@@ -439,3 +424,24 @@ class Result:
     def __repr__(self) -> str:
         rows = ", ".join(f"{t}={len(self.tables[t])}" for t in TABLES)
         return f"Result({self.scenario.describe()!r}; rows: {rows})"
+
+
+def _add_labels(tables: dict[str, pd.DataFrame]) -> None:
+    """Insert the label columns of :mod:`dcsim.schema` (categoricals) next to the ids they name."""
+    ports, flows = tables.get("ports"), tables.get("flows")
+    port_names = {} if ports is None else dict(zip(ports["port"], ports["src"].astype(str) + "->" + ports["dst"].astype(str)))
+    flow_names = {} if flows is None else {
+        f: f"{s}->{d} #{f}" for f, s, d in zip(flows["flow"], flows["src"], flows["dst"])}
+    for table, labels in schema.LABEL_COLUMNS.items():
+        df = tables.get(table)
+        if df is None:
+            continue
+        for label in labels:
+            key, names = ("port", port_names) if label == "port_label" else ("flow", flow_names)
+            if key not in df.columns or label in df.columns:
+                continue
+            values = pd.Categorical(df[key].map(names), categories=sorted(set(names.values()), key=str))
+            df.insert(df.columns.get_loc(key) + 1, label, values)
+
+
+Result.__doc__ = (Result.__doc__ or "") + "\n".join("    " + line for line in schema.docstring().splitlines()) + "\n"

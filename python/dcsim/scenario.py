@@ -50,6 +50,7 @@ from pydantic import (
     PlainSerializer,
     PlainValidator,
     ValidationError,
+    field_serializer,
     field_validator,
     model_validator,
 )
@@ -116,6 +117,8 @@ LIMITS: dict = ENGINE_DEFAULTS["limits"]
 MAX_TIME_S = LIMITS["max_time_ps"] / 1e12
 MAX_DURATION_S = MAX_TIME_S
 MIN_RATE_BPS = float(LIMITS["min_rate_bps"])
+#: Flows whose time series are kept by default (every paper experiment has at most 100).
+DEFAULT_TRACE_FLOWS = 100
 MAX_RATE_BPS = float(LIMITS["max_rate_bps"])
 
 
@@ -1580,8 +1583,33 @@ class Metrics(_Model):
 
     queue_interval: Time = _s("queue_interval_ps")
     throughput_interval: Time = _s("throughput_interval_ps")
-    cwnd_interval: Time = _s("cwnd_interval_ps")
+    #: "auto" (the default): a tenth of the smallest base RTT, so that a zoom on a few periods of
+    #: the window's oscillation is not a staircase, but never finer than what keeps the window
+    #: traces within a quarter of max_memory (see :meth:`Metrics.cwnd_interval_s`).
+    cwnd_interval: Any = "auto"
+
+    @field_validator("cwnd_interval", mode="before")
+    @classmethod
+    def _cwnd_interval_form(cls, v: Any) -> Any:
+        return v if v == "auto" else _time_v(v)
+
+    @field_serializer("cwnd_interval")
+    def _cwnd_interval_out(self, v: Any) -> str:
+        return v if v == "auto" else time_str(v)
     monitor: Optional[list[str]] = None
+    #: Flows whose goodput and window are traced over time: the first k (an integer), a list of
+    #: flow indices, or "all". Every flow gets its summary row in `flows` either way; bounding the
+    #: traces keeps a run with thousands of flows within memory at the default sampling.
+    trace_flows: Any = DEFAULT_TRACE_FLOWS
+
+    @field_validator("trace_flows", mode="before")
+    @classmethod
+    def _trace_flows_form(cls, v: Any) -> Any:
+        ok = (isinstance(v, int) and not isinstance(v, bool)) or v == "all" or (
+            isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v))
+        if not ok:
+            raise ValueError(f"{v!r}: give a number of flows (the first k), a list of flow indices, or \"all\"")
+        return v
     #: Memory the run may use: the world plus the sampled series, counted twice (the engine's
     #: columns and pandas' copy). A run that would need more is refused before it starts, with
     #: the sampling interval to lengthen.
@@ -1593,10 +1621,23 @@ class Metrics(_Model):
     def _check(self) -> "Metrics":
         for name in ("queue_interval", "throughput_interval", "cwnd_interval"):
             v = getattr(self, name)
+            if v == "auto":
+                continue
             if not (v > 0 and to_ps(v) >= 1):
                 raise _err(name, f"{time_str(v)} is not positive; allowed >= 1 ps")
         if self.max_memory.unit != "B" or not self.max_memory.value >= 1:
             raise _err("max_memory", f"{size_str(self.max_memory)}: give a positive size in bytes, e.g. \"1GB\"")
+        tf = self.trace_flows
+        if isinstance(tf, str) and tf != "all":
+            raise _err("trace_flows", f"{tf!r}: give a number of flows (the first k), a list of flow indices, or \"all\"")
+        if isinstance(tf, int) and not tf >= 0:
+            raise _err("trace_flows", f"{tf} is out of range; allowed >= 0 (the first k flows)")
+        if isinstance(tf, list):
+            for i, x in enumerate(tf):
+                if x < 0:
+                    raise _err(f"trace_flows[{i}]", f"{x} is not a flow index; allowed >= 0")
+                if x in tf[:i]:
+                    raise _err(f"trace_flows[{i}]", f"flow {x} is listed twice")
         for i, e in enumerate(self.fct_buckets):
             if e.unit != "B" or not e.value > 0:
                 raise _err(f"fct_buckets[{i}]", f"{size_str(e)}: give a positive size in bytes, e.g. \"100KB\"")
@@ -1611,6 +1652,26 @@ class Metrics(_Model):
                 raise _err(f"monitor[{i}]", f"{m!r} is already monitored (monitor[{seen[key]}]); list each port once")
             seen[key] = i
         return self
+
+    def cwnd_interval_s(self, rtt_s: float, duration_s: float, traced: int) -> float:
+        """The window-trace interval, s: as given, or for "auto" rtt/10, lengthened until the
+        traces (40 B a row, counted twice: engine and pandas) take at most a quarter of max_memory."""
+        if self.cwnd_interval != "auto":
+            return float(self.cwnd_interval)
+        iv = max(rtt_s / 10.0, 1e-9)
+        budget_rows = 0.25 * self.max_memory.value / (2 * 40)
+        if traced > 0:
+            iv = max(iv, duration_s * traced / budget_rows)
+        return math.ceil(iv * 1e9) / 1e9  # whole ns
+
+    def traced_flows(self, n_flows: int) -> Optional[list[int]]:
+        """The engine's trace_flows for a scenario of ``n_flows`` flows (None: all)."""
+        tf = self.trace_flows
+        if tf == "all" or (isinstance(tf, int) and tf >= n_flows):
+            return None
+        if isinstance(tf, int):
+            return list(range(tf))
+        return list(tf)
 
     def ports(self) -> Optional[list[tuple[str, str]]]:
         if self.monitor is None:
@@ -1925,8 +1986,10 @@ class Scenario(_Model):
             "metrics": {
                 "queue_interval_ps": to_ps(m.queue_interval),
                 "throughput_interval_ps": to_ps(m.throughput_interval),
-                "cwnd_interval_ps": to_ps(m.cwnd_interval),
+                "cwnd_interval_ps": to_ps(m.cwnd_interval_s(sc.base_rtt_min_s(), sc.run.duration,
+                                                            _n_traced(m.traced_flows(len(flows)), len(flows)))),
                 "monitor": None if ports is None else [{"from": a, "to": b} for a, b in ports],
+                "trace_flows": m.traced_flows(len(flows)),
                 "max_memory_bytes": int(m.max_memory.value),
             },
         }
@@ -1984,6 +2047,17 @@ class Scenario(_Model):
 
     # -- convenience for reports ---------------------------------------------------------------
 
+    def base_rtt_min_s(self) -> float:
+        """The smallest base round-trip propagation delay of the network, s (a graph: twice the
+        smallest non-zero link delay; 100 us if every delay is 0)."""
+        net = self.network
+        if net.topology == "dumbbell":
+            return min(net.rtt_list)
+        if net.topology == "tree":  # hosts of one rack are half the across-racks RTT apart
+            return net.rtt / 2 if (net.racks or 1) > 1 else net.rtt
+        delays = [link.delay for link in net.links if link.delay > 0]
+        return 2 * min(delays) if delays else 100e-6
+
     def marking_threshold_pkt(self) -> Optional[float]:
         """K of a dumbbell with threshold marking, packets (None otherwise)."""
         aqm = self.network.aqm
@@ -2029,6 +2103,10 @@ def _resolve_cdf_files(data: Any, base: Path) -> None:
         sizes = w.get("sizes") if isinstance(w, dict) else None
         if isinstance(sizes, dict) and isinstance(sizes.get("file"), str) and not Path(sizes["file"]).is_absolute():
             sizes["file"] = str(base / sizes["file"])
+
+
+def _n_traced(ids: Optional[list[int]], n_flows: int) -> int:
+    return n_flows if ids is None else len(ids)
 
 
 def _reachable(adj: dict[str, list[str]], src: str, dst: str) -> bool:

@@ -79,7 +79,7 @@ fn main() {
     let tables = sim.results().expect("results");
     let c = sim.counters();
     let ports = tables.iter().find(|t| t.name == "ports").unwrap();
-    let b = ports.u64("monitored").iter().position(|&m| m == 1).unwrap();
+    let b = ports.bool("monitored").iter().position(|&m| m).unwrap();
     let data_pkts = ports.u64("tx_pkts").get(b).copied().unwrap_or(0);
     let _ = data_pkts;
     let base = bare_heap_loop(c.events, 64);

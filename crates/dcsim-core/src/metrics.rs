@@ -9,6 +9,7 @@ use crate::units::Time;
 pub enum Column {
     F64(Vec<f64>),
     U64(Vec<u64>),
+    Bool(Vec<bool>),
     Str(Vec<String>),
 }
 
@@ -17,6 +18,7 @@ impl Column {
         match self {
             Column::F64(v) => v.len(),
             Column::U64(v) => v.len(),
+            Column::Bool(v) => v.len(),
             Column::Str(v) => v.len(),
         }
     }
@@ -52,6 +54,12 @@ impl Table {
     pub fn u64(&self, name: &str) -> &[u64] {
         match self.get(name) {
             Some(Column::U64(v)) => v,
+            _ => &[],
+        }
+    }
+    pub fn bool(&self, name: &str) -> &[bool] {
+        match self.get(name) {
+            Some(Column::Bool(v)) => v,
             _ => &[],
         }
     }

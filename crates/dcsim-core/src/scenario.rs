@@ -36,7 +36,7 @@ fn default_throughput_interval_ps() -> u64 {
     1_000_000_000 // 1 ms
 }
 fn default_cwnd_interval_ps() -> u64 {
-    100_000_000 // 100 us
+    10_000_000 // 10 us: a tenth of the papers' 100 us RTT, so a zoom on a few periods is not a staircase
 }
 fn default_dctcp_g() -> f64 {
     1.0 / 16.0
@@ -442,6 +442,10 @@ pub struct MetricsSpec {
     /// Ports whose queue is sampled; None = the dumbbell bottleneck, or every switch port of a graph.
     #[serde(default)]
     pub monitor: Option<Vec<PortRef>>,
+    /// Flows (indices) whose goodput and window are traced over time; None = every flow. The
+    /// per-flow summary rows cover every flow either way.
+    #[serde(default)]
+    pub trace_flows: Option<Vec<u64>>,
     /// Memory the run may use, bytes: the world (ports, flows, routes) plus the sampled series
     /// counted twice (the engine's columns and the front end's copy). Checked before the run.
     #[serde(default = "default_max_memory_bytes")]
@@ -460,6 +464,7 @@ impl Default for MetricsSpec {
             throughput_interval_ps: default_throughput_interval_ps(),
             cwnd_interval_ps: default_cwnd_interval_ps(),
             monitor: None,
+            trace_flows: None,
             max_memory_bytes: default_max_memory_bytes(),
         }
     }
@@ -927,6 +932,20 @@ impl Spec {
                         format!("metrics.monitor[{i}]"),
                         format!("port {}->{} is already monitored (metrics.monitor[{j}]); list each port once", r.from, r.to),
                     ));
+                }
+            }
+        }
+        if let Some(ids) = &m.trace_flows {
+            let mut seen = std::collections::HashSet::new();
+            for (k, &i) in ids.iter().enumerate() {
+                if i >= self.flows.len() as u64 {
+                    return Err(invalid(
+                        format!("metrics.trace_flows[{k}]"),
+                        format!("flow {i} does not exist; allowed 0 .. {}", self.flows.len() - 1),
+                    ));
+                }
+                if !seen.insert(i) {
+                    return Err(invalid(format!("metrics.trace_flows[{k}]"), format!("flow {i} is listed twice")));
                 }
             }
         }

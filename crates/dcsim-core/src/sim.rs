@@ -15,7 +15,7 @@ use crate::packet::{FlowId, Kind, NodeId, Packet};
 use crate::scenario::{BaseRttSpec, NodeKind, ProtocolSpec, Spec, TopologySpec};
 use crate::workload::{Generator, RoundRecord, WorkloadSpec};
 use crate::sched::EventQueue;
-use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats};
+use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats, WindowAreas};
 use crate::units::{fmt_ps, Time};
 
 enum Ev {
@@ -57,6 +57,7 @@ struct Flow {
 #[derive(Clone, Copy, Default)]
 struct FlowSnapshot {
     sender: SenderStats,
+    areas: WindowAreas,
     delivered_bytes: u64,
     ce_received: u64,
     drops: u64,
@@ -68,6 +69,7 @@ impl FlowSnapshot {
     fn minus(self, o: FlowSnapshot) -> FlowSnapshot {
         FlowSnapshot {
             sender: self.sender - o.sender,
+            areas: self.areas - o.areas,
             delivered_bytes: self.delivered_bytes - o.delivered_bytes,
             ce_received: self.ce_received - o.ce_received,
             drops: self.drops - o.drops,
@@ -80,6 +82,7 @@ impl Flow {
     fn snapshot(&self) -> FlowSnapshot {
         FlowSnapshot {
             sender: self.sender.stats,
+            areas: self.sender.areas,
             delivered_bytes: self.receiver.delivered_bytes,
             ce_received: self.receiver.ce_received,
             drops: self.drops,
@@ -210,6 +213,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         }
     };
     let flows = spec.flows.len() as u64;
+    let traced = spec.metrics.trace_flows.as_ref().map_or(flows, |t| t.len() as u64);
     let world = nodes as u128 * (std::mem::size_of::<crate::net::Node>() as u128 + 64)
         + ports as u128 * std::mem::size_of::<Port>() as u128
         + flows as u128 * (std::mem::size_of::<Flow>() as u128 + 64);
@@ -217,8 +221,8 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     let m = &spec.metrics;
     let series = [
         ("metrics.queue_interval", m.queue_interval_ps as u128, monitored as u128, QUEUE_ROW_BYTES),
-        ("metrics.throughput_interval", m.throughput_interval_ps as u128, flows as u128, THROUGHPUT_ROW_BYTES),
-        ("metrics.cwnd_interval", m.cwnd_interval_ps as u128, flows as u128, CWND_ROW_BYTES),
+        ("metrics.throughput_interval", m.throughput_interval_ps as u128, traced as u128, THROUGHPUT_ROW_BYTES),
+        ("metrics.cwnd_interval", m.cwnd_interval_ps as u128, traced as u128, CWND_ROW_BYTES),
     ];
     let bytes = |&(_, iv, n, rb): &(&str, u128, u128, u128)| if n == 0 { 0 } else { (d / iv + 1) * n * rb };
     // Generated flows keep one row each (their series are not sampled): an upper bound of their
@@ -264,7 +268,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         fmt_ps(iv),
         d / iv + 1,
         mb(bytes(worst)),
-        if field == "metrics.queue_interval" { "monitored ports" } else { "flows" },
+        if field == "metrics.queue_interval" { "monitored ports" } else { "traced flows" },
         mb(total),
         mb(limit)
     );
@@ -275,7 +279,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         let need = d.div_ceil(room - 1) * 10_001 / 10_000 + 1;
         format!("lengthen {field} to at least {}, or raise metrics.max_memory", fmt_ps(need))
     } else {
-        "raise metrics.max_memory (or monitor fewer ports / run fewer flows)".to_string()
+        "raise metrics.max_memory (or monitor fewer ports / trace fewer flows: metrics.trace_flows)".to_string()
     };
     Err(invalid(field, format!("{head}; {advice}")))
 }
@@ -302,13 +306,13 @@ pub struct Sim {
     flows: Vec<FlowSlot>,
     /// Rows of finished generated flows.
     rows: Vec<FlowRow>,
-    /// Number of listed flows (the sampled series cover these).
-    listed: usize,
     workloads: Vec<Workload>,
     counters: Counters,
     out: Vec<Packet>,
     queue_probe: QueueProbe,
     tp_probe: ThroughputProbe,
+    /// Flows whose goodput and window are traced (metrics.trace_flows; all by default).
+    traced: Vec<FlowId>,
     cwnd_probe: CwndProbe,
     /// Events handled at the current instant (a run that stops advancing is a bug: see `run_until`).
     same_instant: u64,
@@ -430,7 +434,6 @@ impl Sim {
             }
             flows.push(FlowSlot::Active(Box::new(build_flow(&net, &spec, i as FlowId, src, dst, f, None))));
         }
-        let listed = flows.len();
         let mut workloads = Vec::with_capacity(spec.workloads.len());
         let mut first_events = Vec::new();
         for (i, w) in spec.workloads.iter().enumerate() {
@@ -476,18 +479,22 @@ impl Sim {
             }
             workloads.push(Workload { gen, link_bps, link, target_load, start: Time(start), stop: Time(stop) });
         }
+        let traced: Vec<FlowId> = match &spec.metrics.trace_flows {
+            None => (0..flows.len() as FlowId).collect(),
+            Some(ids) => ids.iter().map(|&i| i as FlowId).collect(),
+        };
         let mut sim = Sim {
             now: Time::ZERO,
             end: Time(spec.duration_ps),
             warmup: Time(spec.warmup_ps),
             events: EventQueue::new(),
             queue_probe: QueueProbe::default(),
-            tp_probe: ThroughputProbe { last_bytes: vec![0; flows.len()], ..Default::default() },
+            tp_probe: ThroughputProbe { last_bytes: vec![0; traced.len()], ..Default::default() },
+            traced,
             cwnd_probe: CwndProbe::default(),
             net,
             flows,
             rows: Vec::new(),
-            listed,
             workloads,
             counters: Counters::default(),
             out: Vec::new(),
@@ -665,6 +672,7 @@ impl Sim {
             Ev::Warmup => {
                 for f in &mut self.flows {
                     if let FlowSlot::Active(f) = f {
+                        f.sender.integrate(self.now);
                         f.at_warmup = Some(f.snapshot());
                     }
                 }
@@ -834,14 +842,15 @@ impl Sim {
     fn sample_throughput(&mut self) {
         let dt = self.spec.metrics.throughput_interval_ps as f64 / Time::PS_PER_S as f64;
         let t = self.now.secs_f64();
-        for (i, f) in self.flows[..self.listed].iter().enumerate() {
-            let FlowSlot::Active(f) = f else { continue };
+        for (k, &i) in self.traced.iter().enumerate() {
+            // traced flows are listed flows, which keep their state for the whole run
+            let FlowSlot::Active(f) = &self.flows[i as usize] else { continue };
             let b = f.receiver.delivered_bytes;
             let p = &mut self.tp_probe;
             p.t_s.push(t);
             p.flow.push(i as u64);
-            p.rate_bps.push((b - p.last_bytes[i]) as f64 * 8.0 / dt);
-            p.last_bytes[i] = b;
+            p.rate_bps.push((b - p.last_bytes[k]) as f64 * 8.0 / dt);
+            p.last_bytes[k] = b;
         }
         let next = self.now + Time(self.spec.metrics.throughput_interval_ps);
         if next <= self.end {
@@ -851,8 +860,8 @@ impl Sim {
 
     fn sample_cwnd(&mut self) {
         let t = self.now.secs_f64();
-        for (i, f) in self.flows[..self.listed].iter().enumerate() {
-            let FlowSlot::Active(f) = f else { continue };
+        for &i in &self.traced {
+            let FlowSlot::Active(f) = &self.flows[i as usize] else { continue };
             let s = &f.sender;
             if !s.started || s.done() {
                 continue;
@@ -944,7 +953,7 @@ impl Sim {
         let throughput = Table::new("throughput")
             .col("t_s", Column::F64(tp.t_s))
             .col("flow", Column::U64(tp.flow))
-            .col("rate_bps", Column::F64(tp.rate_bps));
+            .col("goodput_bps", Column::F64(tp.rate_bps));
         let cp = std::mem::take(&mut self.cwnd_probe);
         let cwnd = Table::new("cwnd")
             .col("t_s", Column::F64(cp.t_s))
@@ -953,6 +962,11 @@ impl Sim {
             .col("alpha", Column::F64(cp.alpha))
             .col("srtt_s", Column::F64(cp.srtt_s));
 
+        for f in &mut self.flows {
+            if let FlowSlot::Active(f) = f {
+                f.sender.integrate(now);
+            }
+        }
         let mut fl = FlowCols::default();
         let name = |n: NodeId| self.net.nodes[n as usize].name.clone();
         let nan_or = |x: Option<f64>| x.unwrap_or(f64::NAN);
@@ -985,8 +999,13 @@ impl Sim {
             fl.ecn_cuts_whole_run.push(whole.sender.ecn_cuts);
             let fct = r.finished_at.map(|t| t - r.start);
             fl.fct_s.push(nan_or(fct.map(|t| t.secs_f64())));
-            fl.cwnd_pkt.push(r.cwnd);
-            fl.alpha.push(r.alpha);
+            fl.cwnd_final_pkt.push(r.cwnd);
+            fl.alpha_final.push(r.alpha);
+            // Exact time-weighted means over the part of [warmup, end) in which the flow ran.
+            let a = post.areas;
+            let per_time = |x: f64| if a.active_ps > 0 { x / a.active_ps as f64 } else { f64::NAN };
+            fl.cwnd_mean_pkt.push(per_time(a.cwnd_pkt_ps));
+            fl.alpha_mean.push(per_time(a.alpha_ps));
             fl.drops.push(post.drops);
             fl.drops_whole_run.push(whole.drops);
             fl.ecn_cut_mean_frac.push(if post.sender.ecn_cuts > 0 {
@@ -1026,7 +1045,7 @@ impl Sim {
             pc.port.push(pid as u64);
             pc.src.push(self.net.nodes[p.from as usize].name.clone());
             pc.dst.push(self.net.nodes[p.to as usize].name.clone());
-            pc.monitored.push(monitored as u64);
+            pc.monitored.push(monitored);
             pc.rate_bps.push(p.rate.bps() as f64);
             pc.utilization.push(per_span(q.busy_ps as f64));
             pc.busy_s.push(q.busy_ps as f64 / Time::PS_PER_S as f64);
@@ -1179,8 +1198,10 @@ struct FlowCols {
     marks_whole_run: Vec<u64>,
     ecn_cuts_whole_run: Vec<u64>,
     fct_s: Vec<f64>,
-    cwnd_pkt: Vec<f64>,
-    alpha: Vec<f64>,
+    cwnd_final_pkt: Vec<f64>,
+    alpha_final: Vec<f64>,
+    cwnd_mean_pkt: Vec<f64>,
+    alpha_mean: Vec<f64>,
     rtt_rounds: Vec<u64>,
     rtt_decreases: Vec<u64>,
     p_decrease: Vec<f64>,
@@ -1221,8 +1242,10 @@ impl FlowCols {
             .col("marks_whole_run", Column::U64(self.marks_whole_run))
             .col("ecn_cuts_whole_run", Column::U64(self.ecn_cuts_whole_run))
             .col("fct_s", Column::F64(self.fct_s))
-            .col("cwnd_pkt", Column::F64(self.cwnd_pkt))
-            .col("alpha", Column::F64(self.alpha))
+            .col("cwnd_mean_pkt", Column::F64(self.cwnd_mean_pkt))
+            .col("alpha_mean", Column::F64(self.alpha_mean))
+            .col("cwnd_final_pkt", Column::F64(self.cwnd_final_pkt))
+            .col("alpha_final", Column::F64(self.alpha_final))
             .col("rtt_rounds", Column::U64(self.rtt_rounds))
             .col("rtt_decreases", Column::U64(self.rtt_decreases))
             .col("p_decrease", Column::F64(self.p_decrease))
@@ -1245,7 +1268,7 @@ struct PortCols {
     port: Vec<u64>,
     src: Vec<String>,
     dst: Vec<String>,
-    monitored: Vec<u64>,
+    monitored: Vec<bool>,
     rate_bps: Vec<f64>,
     utilization: Vec<f64>,
     busy_s: Vec<f64>,
@@ -1273,7 +1296,7 @@ impl PortCols {
             .col("port", Column::U64(self.port))
             .col("src", Column::Str(self.src))
             .col("dst", Column::Str(self.dst))
-            .col("monitored", Column::U64(self.monitored))
+            .col("monitored", Column::Bool(self.monitored))
             .col("rate_bps", Column::F64(self.rate_bps))
             .col("utilization", Column::F64(self.utilization))
             .col("busy_s", Column::F64(self.busy_s))

@@ -120,7 +120,7 @@ fn run(spec: Spec) -> Option<Vec<Table>> {
     if let TopologySpec::Dumbbell { bottleneck_queue: QueueSpec { capacity: Amount::Packets(cap), .. }, .. } =
         &spec.topology
     {
-        let b = ports.u64("monitored").iter().position(|&m| m == 1).unwrap();
+        let b = ports.bool("monitored").iter().position(|&m| m).unwrap();
         let q = ports.f64("q_max_pkt")[b];
         assert!(q.is_nan() || q <= *cap as f64, "q_max {q} > buffer {cap}");
     }

@@ -85,6 +85,7 @@ impl Simulation {
                 match col {
                     Column::F64(v) => cols.set_item(name, PyArray1::from_vec(py, v))?,
                     Column::U64(v) => cols.set_item(name, PyArray1::from_vec(py, v))?,
+                    Column::Bool(v) => cols.set_item(name, PyArray1::from_vec(py, v))?,
                     Column::Str(v) => cols.set_item(name, PyList::new(py, v)?)?,
                 }
             }

@@ -133,12 +133,13 @@ def plot_dx(df: pd.DataFrame, path: Path) -> Path:
 # ------------------------------------------------------------------------------------------------
 
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
-    """CSV with a commented header of the parameters (units in the column names)."""
+    """A plain CSV (one header row, units in the column names; ``pd.read_csv(path)`` reads it) and
+    the model's parameters beside it in ``<name>.params.json``."""
     path = Path(path)
-    with path.open("w") as fh:
-        for k, v in df.attrs.items():
-            fh.write(f"# {k} = {v}\n")
-        df.to_csv(fh, index=False, float_format="%.10g")
+    df.to_csv(path, index=False, float_format="%.10g")
+    if df.attrs:
+        params = {str(k): (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in df.attrs.items()}
+        path.with_suffix(".params.json").write_text(json.dumps(params, indent=2) + "\n")
     return path
 
 
@@ -239,11 +240,11 @@ def _grid(t_end: str, dt: Optional[str], dt_max_s: float, default_dt_s: float,
 
 
 def dctcp(
-    C: str = typer.Option("10Gbps", "--C", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
-    d: str = typer.Option("100us", "--d", help='Propagation delay d, e.g. "100us"; 1 us .. 1 s.'),
-    K: str = typer.Option("65pkt", "--K", help='Marking threshold, e.g. "65pkt" or "97.5KB"; 0 .. 1e6 pkt.'),
-    g: float = typer.Option(1 / 16, "--g", help="EWMA weight g in (0, 1]."),
-    N: float = typer.Option(10, "--N", help="Number of long-lived flows, a real number in [1, 1e6]."),
+    C: str = typer.Option("10Gbps", "--C", "--c", "--capacity", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
+    d: str = typer.Option("100us", "--d", "--rtt", help='Propagation delay d, e.g. "100us"; 1 us .. 1 s.'),
+    K: str = typer.Option("65pkt", "--K", "--k", "--threshold", help='Marking threshold, e.g. "65pkt" or "97.5KB"; 0 .. 1e6 pkt.'),
+    g: float = typer.Option(1 / 16, "--g", "--gain", help="EWMA weight g in (0, 1]."),
+    N: float = typer.Option(10, "--N", "--n", "--flows", help="Number of long-lived flows, a real number in [1, 1e6]."),
     t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms"; at most 1e4 s and 1e8 steps.'),
     dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, at most R*/2 (default R*/200)."),
     packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size (C in packets/s); 1 B .. 65535 B."),
@@ -285,10 +286,10 @@ def dctcp(
 
 
 def dx(
-    N: float = typer.Option(50, "--N", help="Number of flows, a real number in [1, 1e6]."),
-    C: str = typer.Option("10Gbps", "--C", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
-    R0: str = typer.Option("80us", "--R0", help='Base RTT R0, e.g. "80us"; 1 us .. 1 s.'),
-    tau: Optional[str] = typer.Option(None, "--tau", help="Feedback delay tau, 1 us .. 1 s (default R0; the paper is "
+    N: float = typer.Option(50, "--N", "--n", "--flows", help="Number of flows, a real number in [1, 1e6]."),
+    C: str = typer.Option("10Gbps", "--C", "--c", "--capacity", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
+    R0: str = typer.Option("80us", "--R0", "--r0", "--base-rtt", help='Base RTT R0, e.g. "80us"; 1 us .. 1 s.'),
+    tau: Optional[str] = typer.Option(None, "--tau", "--feedback-delay", help="Feedback delay tau, 1 us .. 1 s (default R0; the paper is "
                                       "ambiguous)."),
     p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, 1e-6 <= p <= 1 - 1e-6 (paper: 0.95)."),
     t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms"; at most 1e4 s and 1e8 steps.'),

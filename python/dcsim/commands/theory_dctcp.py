@@ -17,12 +17,12 @@ def _fmt_pkt(x: float) -> str:
 
 
 def dctcp(
-    C: str = typer.Option(..., "--C", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
-    d: str = typer.Option(..., "--d", help='Propagation round-trip delay d, e.g. "300us"; 1 us .. 1 s.'),
-    K: Optional[str] = typer.Option(None, "--K", help='Marking threshold, e.g. "65pkt" or "97.5KB"; 0 .. 1e6 pkt '
+    C: str = typer.Option(..., "--C", "--c", "--capacity", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
+    d: str = typer.Option(..., "--d", "--rtt", help='Propagation round-trip delay d, e.g. "300us"; 1 us .. 1 s.'),
+    K: Optional[str] = typer.Option(None, "--K", "--k", "--threshold", help='Marking threshold, e.g. "65pkt" or "97.5KB"; 0 .. 1e6 pkt '
                                     "(default: guideline 0.17 C d)."),
-    N: float = typer.Option(2, "--N", help="Number of long-lived flows, a real number in [1, 1e6] (default 2)."),
-    g: Optional[float] = typer.Option(None, "--g", help="EWMA weight g in (0, 1] (default 1/16)."),
+    N: float = typer.Option(2, "--N", "--n", "--flows", help="Number of long-lived flows, a real number in [1, 1e6] (default 2)."),
+    g: Optional[float] = typer.Option(None, "--g", "--gain", help="EWMA weight g in (0, 1] (default 1/16)."),
     packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size for C in packets/s, 1 B .. 65535 B "
                                     "(default 1500B)."),
     cycle: bool = typer.Option(True, "--cycle/--no-cycle", help="Compute the limit cycle (fluid model) when wbar > 2."),

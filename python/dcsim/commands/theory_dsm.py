@@ -43,16 +43,16 @@ def _kb(x: float) -> str:
 
 
 def dsm(
-    C: str = typer.Option(..., "--C", help='Bottleneck capacity C, e.g. "10Gbps".'),
+    C: str = typer.Option(..., "--C", "--c", "--capacity", help='Bottleneck capacity C, e.g. "10Gbps".'),
     q0: str = typer.Option("64KB", "--q0", help='Target queue q0 (> 0), e.g. "64KB" (paper §V: 64KB).'),
     p: float = typer.Option(0.01, "--p", help="Sampling probability p, 0 < p <= 1 (paper: 0.01)."),
     m: Optional[int] = typer.Option(None, "--m", help="Delay bound m used by the controller, integer >= 0 (default: eq. 6 from --delay)."),
     delay: str = typer.Option(..., "--delay", help='Largest feedback-loop delay tau (>= 0), e.g. "300us".'),
     frame: str = typer.Option("1000B", "--frame", help='Frame size that makes C a frame rate (paper: 1KB = 1000B).'),
     omega: float = typer.Option(5.0, "--omega", help="Switching-line weight omega > 0 (paper: 5)."),
-    Ha: float = typer.Option(20e3, "--Ha", help="H_a = (m²+4m+2) a in Hz (paper: 20000)."),
-    Hb: float = typer.Option(20e3, "--Hb", help="H_b = (2m+3) b in Hz (paper: 20000)."),
-    Hc: float = typer.Option(20e3, "--Hc", help="H_c = 2c in Hz (paper: 20000)."),
+    Ha: float = typer.Option(20e3, "--Ha", "--ha", help="H_a = (m²+4m+2) a in Hz (paper: 20000)."),
+    Hb: float = typer.Option(20e3, "--Hb", "--hb", help="H_b = (2m+3) b in Hz (paper: 20000)."),
+    Hc: float = typer.Option(20e3, "--Hc", "--hc", help="H_c = 2c in Hz (paper: 20000)."),
     qf_max: Optional[str] = typer.Option(None, "--qf-max", help="max |Q_f| for eq. (29)-(31), e.g. \"100KB\" (default: C T, our reading of §V)."),
     qv_max: Optional[str] = typer.Option(None, "--qv-max", help="max |Q_v| for eq. (29)-(31) (default: 1.5 C T, our reading of §V)."),
     simulate: bool = typer.Option(True, "--simulate/--no-simulate", help="Iterate the discrete model (eq. 9) and report convergence to q0."),

@@ -13,9 +13,9 @@ PAPER = "Jiang et al., Modeling and Analysis of the Latency-Based Congestion Con
 
 
 def dx(
-    N: float = typer.Option(..., "--N", help="Number of long-lived flows N, a real number in [1, 1e6]."),
-    C: str = typer.Option(..., "--C", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
-    R0: str = typer.Option(..., "--R0", help='Base RTT R0, e.g. "80us"; 1 us .. 1 s.'),
+    N: float = typer.Option(..., "--N", "--n", "--flows", help="Number of long-lived flows N, a real number in [1, 1e6]."),
+    C: str = typer.Option(..., "--C", "--c", "--capacity", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
+    R0: str = typer.Option(..., "--R0", "--r0", "--base-rtt", help='Base RTT R0, e.g. "80us"; 1 us .. 1 s.'),
     p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, 1e-6 <= p <= 1 - 1e-6 (paper: 0.95)."),
     seg: str = typer.Option("1500B", "--seg", help='Segment size seg in bytes, e.g. "1500B"; 1 B .. 65535 B.'),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON (SI units in the keys)."),

@@ -352,8 +352,8 @@ def throughput_panel(ax, sc: dict, title: str, window_s: float = 1.0) -> pd.Data
     tp = tp[tp["t_s"] > T - window_s]
     names = {0: "DCTCP", 1: "TCP"}
     for f, d in tp.groupby("flow"):
-        ax.plot(d["t_s"], d["rate_bps"] / 1e6, lw=0.8, color=COLORS[names[int(f)]], label=names[int(f)])
-    agg = tp.groupby("t_s")["rate_bps"].sum()
+        ax.plot(d["t_s"], d["goodput_bps"] / 1e6, lw=0.8, color=COLORS[names[int(f)]], label=names[int(f)])
+    agg = tp.groupby("t_s")["goodput_bps"].sum()
     ax.plot(agg.index, agg.to_numpy() / 1e6, lw=0.8, color="k", ls=":", label="aggregate T_a")
     ax.set_xlabel("time (s)")
     ax.set_ylabel("throughput (Mbps)")
@@ -361,7 +361,7 @@ def throughput_panel(ax, sc: dict, title: str, window_s: float = 1.0) -> pd.Data
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="center right")
     ax.grid(alpha=0.3)
-    out = tp.pivot_table(index="t_s", columns="flow", values="rate_bps").rename(columns=names)
+    out = tp.pivot_table(index="t_s", columns="flow", values="goodput_bps").rename(columns=names)
     return out.reset_index()
 
 

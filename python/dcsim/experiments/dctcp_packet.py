@@ -643,7 +643,7 @@ def fig10_runs(Ks, durations_s: dict, warmup_s: float) -> pd.DataFrame:
                 port = res.monitored_ports().iloc[0]
                 # stationarity: utilization in the two halves of the measured window (throughput series)
                 tp = res.throughput
-                agg = tp.groupby("t_s").rate_bps.sum() * PKT_BYTES / (PKT_BYTES - ACK_BYTES) / C_BPS
+                agg = tp.groupby("t_s").goodput_bps.sum() * PKT_BYTES / (PKT_BYTES - ACK_BYTES) / C_BPS
                 mid = (warmup_s + duration_s) / 2
                 h1 = float(agg[(agg.index > warmup_s + 1e-9) & (agg.index <= mid + 1e-9)].mean())
                 h2 = float(agg[agg.index > mid + 1e-9].mean())

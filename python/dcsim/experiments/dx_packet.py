@@ -344,10 +344,9 @@ TOL_PERIOD = 0.20
 
 
 def _dx_flows(res) -> tuple[float, float, float]:
-    """(mean cwnd over flows after warm-up from the trace, mean p, mean DX-measured Q in s)."""
+    """(mean over flows of the exact time-weighted cwnd after warm-up, mean p, mean DX-measured Q in s)."""
     f = res.flows
-    means = res.flow_means()
-    return float(means.cwnd_mean_pkt.mean()), float(f.p_decrease.mean()), float(f.q_delay_mean_s.mean())
+    return float(f.cwnd_mean_pkt.mean()), float(f.p_decrease.mean()), float(f.q_delay_mean_s.mean())
 
 
 @experiment("dx-fig2", "DX Fig. 2: queue over time, fluid model vs packet simulation", PAPER)

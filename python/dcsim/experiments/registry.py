@@ -199,6 +199,43 @@ class Experiment:
 _REGISTRY: dict[str, Experiment] = {}
 
 
+def _runtimes_path() -> Path:
+    """Where measured wall times of experiments are kept ($DCSIM_CACHE or ~/.cache/dcsim)."""
+    import os
+
+    root = Path(os.environ.get("DCSIM_CACHE") or Path.home() / ".cache" / "dcsim")
+    return root / "runtimes.json"
+
+
+def record_runtime(exp_id: str, quick: bool, wall_s: float) -> None:
+    """Remember how long an experiment took on this machine (shown by ``reproduce --list``)."""
+    import json
+
+    path = _runtimes_path()
+    try:
+        data = json.loads(path.read_text()) if path.exists() else {}
+    except (OSError, ValueError):
+        data = {}
+    data[f"{exp_id}{' --quick' if quick else ''}"] = round(float(wall_s), 2)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+        tmp.replace(path)
+    except OSError:
+        pass  # a read-only home: the listing just shows no time
+
+
+def runtimes() -> dict[str, float]:
+    """Measured wall times on this machine: {"dctcp-fig7": s, "dctcp-fig7 --quick": s}."""
+    import json
+
+    try:
+        return json.loads(_runtimes_path().read_text())
+    except (OSError, ValueError):
+        return {}
+
+
 def experiment(id: str, title: str, paper: str):
     """Decorator: register ``fn(out_dir, quick) -> ExperimentResult`` under ``id``."""
 

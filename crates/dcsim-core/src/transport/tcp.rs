@@ -86,6 +86,30 @@ pub struct SenderStats {
     pub rtt_samples_queued: u64,
 }
 
+/// Time integrals of the window and of DCTCP's alpha while the flow runs (from its start to its
+/// end), for exact time-weighted means: the window only changes when an ACK or a timeout is
+/// handled, so it is integrated just before each of those.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct WindowAreas {
+    /// Integral of cwnd, packet·ps.
+    pub cwnd_pkt_ps: f64,
+    /// Integral of alpha, ps (NaN for controllers without alpha).
+    pub alpha_ps: f64,
+    /// Time the flow ran, ps.
+    pub active_ps: u64,
+}
+
+impl std::ops::Sub for WindowAreas {
+    type Output = WindowAreas;
+    fn sub(self, o: WindowAreas) -> WindowAreas {
+        WindowAreas {
+            cwnd_pkt_ps: self.cwnd_pkt_ps - o.cwnd_pkt_ps,
+            alpha_ps: self.alpha_ps - o.alpha_ps,
+            active_ps: self.active_ps - o.active_ps,
+        }
+    }
+}
+
 /// Counters since a snapshot (e.g. the warm-up instant).
 impl std::ops::Sub for SenderStats {
     type Output = SenderStats;
@@ -149,6 +173,9 @@ pub struct Sender {
     pub start: Time,
     pub finished_at: Option<Time>,
     pub stats: SenderStats,
+    /// Window and alpha integrals up to `areas_at` (see [`Sender::integrate`]).
+    pub areas: WindowAreas,
+    areas_at: Time,
     /// Sum over ECN cuts of the fraction of the window removed (1 - after/before): the mean
     /// back-off of DCTCP is alpha/2 per cut, NewReno's 1/2.
     pub ecn_cut_frac_sum: f64,
@@ -187,6 +214,8 @@ impl Sender {
             start: Time(spec.start_ps),
             finished_at: None,
             stats: SenderStats::default(),
+            areas: WindowAreas::default(),
+            areas_at: Time::ZERO,
             ecn_cut_frac_sum: 0.0,
         }
     }
@@ -238,7 +267,21 @@ impl Sender {
 
     pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
         self.started = true;
+        self.areas_at = now;
         self.send_window(now, out);
+    }
+
+    /// Bring the window integrals up to `now` (the window held since the last call).
+    #[inline]
+    pub fn integrate(&mut self, now: Time) {
+        if !self.started || self.done() || now <= self.areas_at {
+            return;
+        }
+        let dt = (now - self.areas_at).0;
+        self.areas.cwnd_pkt_ps += self.cwnd * dt as f64;
+        self.areas.alpha_ps += self.cc.alpha() * dt as f64;
+        self.areas.active_ps += dt;
+        self.areas_at = now;
     }
 
     pub fn done(&self) -> bool {
@@ -284,6 +327,7 @@ impl Sender {
         if self.done() {
             return;
         }
+        self.integrate(now);
         let ack_no = ack.seq;
         if ack.ece {
             self.stats.ece_acks += 1;
@@ -394,6 +438,7 @@ impl Sender {
             self.rto_deadline = None;
             return;
         }
+        self.integrate(now);
         self.stats.timeouts += 1;
         self.ssthresh = (self.flight() / 2.0).max(2.0).max(self.min_cwnd);
         self.cwnd = 1.0;
@@ -706,6 +751,22 @@ mod tests {
         let w = s.cwnd;
         s.on_ack(&ack(3, false, Time(0)), t, &mut out);
         assert!((s.cwnd - (w + 1.0 / w)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn window_integral_is_exact_between_acks() {
+        // cwnd 10 from t = 0 to the first ACK at 100 us (slow start: 11 after it), then held to 300 us:
+        // the time-weighted mean is (10 x 100 + 11 x 200) / 300 packets.
+        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::Newreno { ecn: false }), 1500, 40);
+        let mut out = Vec::new();
+        s.start(Time(0), &mut out);
+        s.on_ack(&ack(1, false, Time(0)), Time(100_000_000), &mut out);
+        assert_eq!(s.cwnd, 11.0);
+        s.integrate(Time(300_000_000));
+        let a = s.areas;
+        assert_eq!(a.active_ps, 300_000_000);
+        assert!((a.cwnd_pkt_ps / a.active_ps as f64 - (10.0 * 100.0 + 11.0 * 200.0) / 300.0).abs() < 1e-12);
+        assert!(a.alpha_ps.is_nan(), "NewReno has no alpha");
     }
 
     #[test]

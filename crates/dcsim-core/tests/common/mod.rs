@@ -62,7 +62,7 @@ pub fn table<'a>(tables: &'a [Table], name: &str) -> &'a Table {
 /// Row index of the monitored bottleneck port in the ports table.
 pub fn bottleneck_row(tables: &[Table]) -> usize {
     let ports = table(tables, "ports");
-    ports.u64("monitored").iter().position(|&m| m == 1).expect("a monitored port")
+    ports.bool("monitored").iter().position(|&m| m).expect("a monitored port")
 }
 
 pub fn mean(v: &[f64]) -> f64 {
@@ -85,6 +85,7 @@ pub fn bits(t: &[Table]) -> Vec<(String, String, Vec<u64>)> {
             let v = match col {
                 Column::F64(v) => v.iter().map(|x| x.to_bits()).collect(),
                 Column::U64(v) => v.clone(),
+                Column::Bool(v) => v.iter().map(|&b| b as u64).collect(),
                 Column::Str(v) => v.iter().map(|s| s.len() as u64).collect(),
             };
             out.push((tab.name.to_string(), name.to_string(), v));

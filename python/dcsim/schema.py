@@ -1,0 +1,201 @@
+"""The schema of every result table, in one place: each column's unit, window and meaning.
+
+``help(dcsim.Result)`` and the README's "Result tables" section are generated from
+:data:`SCHEMA` (a test checks that the README holds exactly :func:`markdown`), and a test checks
+that the engine's tables have exactly these columns, so the three never drift apart.
+
+Windows: ``sample`` (a time series, one row per sampling instant), ``after warm-up``
+([run.warmup, end): events at or after the warm-up instant, and the exact part of every interval
+after it), ``whole run`` ([0, end)), ``end`` (the value when the run ended), ``setup``
+(fixed by the scenario), ``label`` (added by dcsim for reading, not by the engine).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Col", "SCHEMA", "TABLE_DOCS", "LABEL_COLUMNS", "markdown", "docstring"]
+
+
+@dataclass(frozen=True)
+class Col:
+    name: str
+    unit: str
+    window: str
+    meaning: str
+
+
+def _c(name: str, unit: str, window: str, meaning: str) -> Col:
+    return Col(name, unit, window, meaning)
+
+
+S, AW, WR, END, SET, LAB = "sample", "after warm-up", "whole run", "end", "setup", "label"
+
+TABLE_DOCS = {
+    "queue": "samples of each monitored queue every metrics.queue_interval (for plots; statistics come "
+             "from the exact trajectory in `ports` and `queue_hist`)",
+    "throughput": "each flow's goodput over each metrics.throughput_interval",
+    "cwnd": "each running flow's window, α and SRTT every metrics.cwnd_interval",
+    "flows": "one row per flow",
+    "ports": "one row per egress port (queue + link)",
+    "queue_hist": "the exact distribution of each monitored queue's length over time after warm-up (for CDFs)",
+    "counters": "packet conservation, one row: sent = delivered + dropped + in flight",
+    "workloads": "one row per [[workloads]] entry: offered and realised load, flows generated",
+    "rounds": "one row per incast round: when it started and when its last response completed",
+}
+
+SCHEMA: dict[str, list[Col]] = {
+    "queue": [
+        _c("t_s", "s", S, "sampling instant"),
+        _c("port", "id", SET, "port id (row of `ports`)"),
+        _c("port_label", "", LAB, 'the port as "from->to", e.g. "sw->r"'),
+        _c("q_pkt", "packets", S, "packets waiting (not counting the one on the wire)"),
+        _c("q_bytes", "bytes", S, "bytes waiting"),
+    ],
+    "throughput": [
+        _c("t_s", "s", S, "end of the interval"),
+        _c("flow", "id", SET, "flow id (row of `flows`)"),
+        _c("flow_label", "", LAB, 'the flow as "src->dst #id", e.g. "s0->r #0"'),
+        _c("goodput_bps", "bit/s", S, "payload delivered in order to the receiver over the interval"),
+    ],
+    "cwnd": [
+        _c("t_s", "s", S, "sampling instant"),
+        _c("flow", "id", SET, "flow id"),
+        _c("flow_label", "", LAB, "the flow, as in `throughput`"),
+        _c("cwnd_pkt", "packets", S, "congestion window"),
+        _c("alpha", "1", S, "DCTCP's α (NaN for controllers without one)"),
+        _c("srtt_s", "s", S, "smoothed RTT (RFC 6298; NaN before the first sample)"),
+    ],
+    "flows": [
+        _c("flow", "id", SET, "flow id"),
+        _c("flow_label", "", LAB, "the flow, as in `throughput`"),
+        _c("src", "", SET, "sending host"),
+        _c("dst", "", SET, "receiving host"),
+        _c("protocol", "", SET, "window controller"),
+        _c("start_s", "s", SET, "start time"),
+        _c("size_bytes", "bytes", SET, "payload to send (NaN: long-lived)"),
+        _c("delivered_bytes", "bytes", AW, "payload delivered in order"),
+        _c("goodput_bps", "bit/s", AW, "delivered_bytes x 8 / (end - warm-up)"),
+        _c("sent_pkts", "packets", AW, "data packets sent (retransmissions included)"),
+        _c("retransmits", "packets", AW, "data packets sent again (after a timeout go-back-N resends "
+                                          "packets that were not lost, so this can exceed the drops)"),
+        _c("timeouts", "count", AW, "retransmission timeouts"),
+        _c("fast_retransmits", "count", AW, "fast retransmits (3 duplicate ACKs)"),
+        _c("marks", "packets", AW, "data packets that arrived CE-marked"),
+        _c("ecn_cuts", "count", AW, "window reductions on ECN-Echo"),
+        _c("delivered_bytes_whole_run", "bytes", WR, "payload delivered in order"),
+        _c("sent_pkts_whole_run", "packets", WR, "data packets sent"),
+        _c("retransmits_whole_run", "packets", WR, "data packets sent again"),
+        _c("timeouts_whole_run", "count", WR, "retransmission timeouts"),
+        _c("marks_whole_run", "packets", WR, "data packets that arrived CE-marked"),
+        _c("ecn_cuts_whole_run", "count", WR, "window reductions on ECN-Echo"),
+        _c("fct_s", "s", WR, "flow completion time: last ACK - start (NaN: not finished)"),
+        _c("cwnd_mean_pkt", "packets", AW, "time-weighted mean window while the flow ran (exact, not sampled)"),
+        _c("alpha_mean", "1", AW, "time-weighted mean of DCTCP's α while the flow ran (NaN without α)"),
+        _c("cwnd_final_pkt", "packets", END, "window when the run ended"),
+        _c("alpha_final", "1", END, "α when the run ended (NaN without α)"),
+        _c("rtt_rounds", "count", AW, "once-per-RTT window decisions of a delay-based controller (DX)"),
+        _c("rtt_decreases", "count", AW, "of those, decisions that decreased the window (Q > 0)"),
+        _c("p_decrease", "1", AW, "rtt_decreases / rtt_rounds: the DX paper's p (Table 1); NaN without rounds"),
+        _c("q_delay_mean_s", "s", AW, "mean measured queueing delay Q over the rounds (DX)"),
+        _c("base_rtt_s", "s", END, "base RTT R0 in use (DX; NaN for the others)"),
+        _c("rtt_samples", "count", AW, "RTT samples taken by a delay-based controller"),
+        _c("rtt_samples_queued", "count", AW, "of those, samples above the base RTT"),
+        _c("drops", "packets", AW, "data packets of the flow dropped in the network (CHOKe evictions included)"),
+        _c("drops_whole_run", "packets", WR, "data packets of the flow dropped in the network"),
+        _c("ecn_cut_mean_frac", "1", AW, "mean fraction of the window removed per ECN cut (DCTCP: α/2; NaN without cuts)"),
+        _c("ideal_fct_s", "s", SET, "FCT on an empty network: propagation RTT + every wire byte at the path's slowest "
+                                    "link + one packet's store-and-forward elsewhere and the ACK back (NaN: long-lived)"),
+        _c("slowdown", "1", WR, "fct_s / ideal_fct_s (NaN: not finished or long-lived)"),
+        _c("workload", "index", SET, "the [[workloads]] entry that generated the flow (NaN: a [[flows]] entry)"),
+        _c("round", "index", SET, "incast round of a response (NaN otherwise)"),
+    ],
+    "ports": [
+        _c("port", "id", SET, "port id"),
+        _c("port_label", "", LAB, 'the port as "from->to"'),
+        _c("src", "", SET, "node the port belongs to"),
+        _c("dst", "", SET, "node at the other end of its link"),
+        _c("monitored", "bool", SET, "its queue is sampled and its distribution kept"),
+        _c("rate_bps", "bit/s", SET, "link rate"),
+        _c("utilization", "1", AW, "busy time / time, in [0, 1] (a packet on the wire at warm-up counts for its part after it)"),
+        _c("busy_s", "s", AW, "time spent serialising"),
+        _c("idle_s", "s", AW, "time not serialising"),
+        _c("tx_bytes", "bytes", AW, "bytes of the packets whose transmission ended"),
+        _c("tx_pkts", "packets", AW, "packets whose transmission ended"),
+        _c("arrivals", "packets", AW, "packets offered to the port"),
+        _c("drops", "packets", AW, "packets dropped (buffer full or by the discipline)"),
+        _c("marks", "packets", AW, "packets CE-marked"),
+        _c("drops_whole_run", "packets", WR, "packets dropped"),
+        _c("marks_whole_run", "packets", WR, "packets CE-marked"),
+        _c("evictions", "packets", AW, "queued packets dropped by the discipline (CHOKe victims; included in drops)"),
+        _c("q_mean_pkt", "packets", AW, "time-weighted mean queue"),
+        _c("q_mean_bytes", "bytes", AW, "time-weighted mean queue"),
+        _c("q_min_pkt", "packets", AW, "smallest queue held for a positive time (the level at warm-up counts)"),
+        _c("q_max_pkt", "packets", AW, "largest queue held for a positive time"),
+        _c("q_p50_pkt", "packets", AW, "time-weighted median queue (monitored ports; NaN otherwise)"),
+        _c("q_p99_pkt", "packets", AW, "time-weighted 99th percentile (monitored ports)"),
+        _c("q_empty_frac", "1", AW, "fraction of time with no packet waiting (monitored ports)"),
+    ],
+    "queue_hist": [
+        _c("port", "id", SET, "port id"),
+        _c("port_label", "", LAB, 'the port as "from->to"'),
+        _c("q_pkt", "packets", AW, "queue length"),
+        _c("time_s", "s", AW, "time spent at this length"),
+        _c("frac", "1", AW, "time_s / (end - warm-up)"),
+    ],
+    "counters": [
+        _c("events", "count", WR, "events handled by the engine"),
+        _c("sent_pkts", "packets", WR, "packets hosts handed to their NICs (data and ACKs)"),
+        _c("delivered_pkts", "packets", WR, "packets that reached their destination host"),
+        _c("dropped_pkts", "packets", WR, "packets dropped anywhere"),
+        _c("in_flight_pkts", "packets", END, "packets queued, on a wire or propagating"),
+        _c("now_s", "s", END, "simulated time reached"),
+    ],
+    "workloads": [
+        _c("workload", "index", SET, "[[workloads]] entry"),
+        _c("kind", "", SET, "poisson or incast"),
+        _c("link", "", SET, 'the link whose capacity the load refers to, "from->to" (poisson)'),
+        _c("link_bps", "bit/s", SET, "its rate (poisson)"),
+        _c("target_load", "1", SET, "offered load: generated payload rate / link rate (poisson; NaN for incast)"),
+        _c("realised_load", "1", WR, "generated payload bits / (link rate x window_s) (poisson)"),
+        _c("window_s", "s", WR, "the part of the arrival window [start, stop) that has passed"),
+        _c("flows", "count", WR, "flows generated"),
+        _c("bytes", "bytes", WR, "payload of the flows generated"),
+    ],
+    "rounds": [
+        _c("workload", "index", SET, "[[workloads]] entry (an incast)"),
+        _c("round", "index", WR, "round number"),
+        _c("start_s", "s", WR, "start: every response of the round starts then"),
+        _c("end_s", "s", WR, "when the round's last response completed (NaN: not by the end)"),
+        _c("completion_s", "s", WR, "end_s - start_s"),
+        _c("responses", "count", SET, "responses (servers) per round"),
+        _c("bytes", "bytes", SET, "payload of the round"),
+    ],
+}
+
+#: Columns dcsim adds for reading (not from the engine): table -> {column: (id column, kind)}.
+LABEL_COLUMNS = {t: [c.name for c in cols if c.window == LAB] for t, cols in SCHEMA.items()}
+
+
+def markdown() -> str:
+    """The schema as the README's tables (one per result table)."""
+    out = []
+    for table, cols in SCHEMA.items():
+        out.append(f"**`{table}`**: {TABLE_DOCS[table]}\n")
+        out.append("| column | unit | window | meaning |")
+        out.append("|---|---|---|---|")
+        for c in cols:
+            out.append(f"| `{c.name}` | {c.unit or '—'} | {c.window} | {c.meaning.replace('|', '/')} |")
+        out.append("")
+    return "\n".join(out).rstrip() + "\n"
+
+
+def docstring() -> str:
+    """The schema as plain text, for help(Result)."""
+    out = []
+    for table, cols in SCHEMA.items():
+        out.append(f"{table}: {TABLE_DOCS[table]}")
+        for c in cols:
+            unit = f" [{c.unit}]" if c.unit else ""
+            out.append(f"    {c.name}{unit} ({c.window}): {c.meaning}")
+    return "\n".join(out)

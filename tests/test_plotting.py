@@ -1,0 +1,100 @@
+"""Plots (issue 11 §4): Result.plot, compare, zoom on the oscillation, footer, no clipping/overlap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from matplotlib.figure import Figure
+
+import dcsim
+from dcsim.plotting import KINDS, compare, oscillation_period
+
+
+def _run(protocol: str = "dctcp", aqm: dict | None = None, duration: str = "30ms") -> dcsim.Result:
+    flows = {"count": 4, "protocol": protocol}
+    if protocol == "newreno":
+        flows["ecn"] = aqm is None
+    return dcsim.simulate({
+        "network": {"senders": 4, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "300pkt",
+                    "aqm": aqm or {"kind": "threshold", "K": "40pkt"}},
+        "flows": [flows],
+        "run": {"duration": duration, "warmup": "10ms"},
+    })
+
+
+@pytest.fixture(scope="module")
+def dctcp():
+    return _run()
+
+
+def test_oscillation_period_of_a_sawtooth():
+    # A sawtooth of period 0.17 s (a NewReno cycle) sampled every 1 ms, with noise 1 % of its swing.
+    t = np.arange(0, 2.0, 1e-3)
+    y = 100 + 50 * ((t / 0.17) % 1.0) + np.random.default_rng(1).normal(0, 0.5, t.size)
+    assert oscillation_period(t, y) == pytest.approx(0.17, abs=2e-3)  # one sample of resolution
+    assert oscillation_period(t, np.full_like(t, 3.0)) is None  # constant: no oscillation
+
+
+def _inside(fig: Figure) -> None:
+    """Every text (title, footer, legend) lies inside the figure: nothing is cut."""
+    fig.canvas.draw()
+    r = fig.canvas.get_renderer()
+    fb = fig.bbox
+    texts = list(fig.texts) + ([fig._suptitle] if fig._suptitle else [])
+    for lg in fig.legends:
+        texts.append(lg)
+    for t in texts:
+        bb = t.get_window_extent(r)
+        assert bb.x0 >= fb.x0 - 1 and bb.x1 <= fb.x1 + 1 and bb.y0 >= fb.y0 - 1 and bb.y1 <= fb.y1 + 1, t
+    # Legends never cover an axes.
+    for lg in fig.legends:
+        lb = lg.get_window_extent(r)
+        for ax in fig.axes:
+            assert not lb.overlaps(ax.get_window_extent(r)), "a legend covers data"
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_each_table_plots_with_footer_and_nothing_cut(dctcp, kind, tmp_path):
+    fig = dctcp.plot(kind, tmp_path / f"{kind}.png")
+    assert (tmp_path / f"{kind}.png").read_bytes()[:4] == b"\x89PNG"
+    footer = " ".join(t.get_text() for t in fig.texts)
+    assert f"dcsim {dcsim.__version__}" in footer and "4 x dctcp over dumbbell" in footer
+    _inside(fig)
+
+
+def test_plot_rejects_unknown_kinds(dctcp):
+    with pytest.raises(ValueError, match="kind 'counters' is not one of queue, cwnd"):
+        dctcp.plot("counters")
+
+
+def test_no_alpha_in_the_title_without_an_alpha_panel():
+    reno = _run("newreno")
+    fig = reno.plot("cwnd")
+    assert "α" not in fig._suptitle.get_text() and len(fig.axes) == 2  # window only: full + zoom
+    assert "α" in _run().plot("cwnd")._suptitle.get_text()
+
+
+def test_compare_overlays_runs_and_zooms_on_whole_periods(dctcp, tmp_path):
+    reno = _run("newreno", {"kind": "droptail"}, duration="120ms")
+    fig = compare([dctcp, reno], "queue", labels=["DCTCP", "NewReno"], path=tmp_path / "c.png")
+    ax, zx = fig.axes
+    assert [line.get_label() for line in ax.get_lines()] == ["DCTCP", "NewReno"]
+    footer = " ".join(t.get_text() for t in fig.texts)
+    assert "DCTCP: 4 x dctcp" in footer and "NewReno: 4 x newreno" in footer
+    _inside(fig)
+    for kind in ("cwnd", "throughput", "queue_hist", "flows"):
+        compare([dctcp, reno], kind, labels=["a", "b"])
+    with pytest.raises(ValueError, match="2 labels for 1 results"):
+        compare([dctcp], "queue", labels=["a", "b"])
+    with pytest.raises(ValueError, match="kind 'ports' is not one of"):
+        compare([dctcp], "ports")
+
+
+def test_zoom_follows_the_oscillation():
+    """A NewReno drop-tail cycle lasts tens of ms: the zoom shows whole periods, not 50 RTTs (5 ms)."""
+    reno = _run("newreno", {"kind": "droptail"}, duration="300ms")
+    fig = reno.plot("queue")
+    zx = fig.axes[1]
+    z0, z1 = zx.get_xlim()
+    assert "periods" in zx.get_title()
+    assert z1 - z0 > 10 * 5.0  # ms: far wider than 50 RTTs of 100 us
