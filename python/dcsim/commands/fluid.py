@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
-import numpy as np
-import pandas as pd
 import typer
+
+if TYPE_CHECKING:  # numpy and pandas load only when a command computes (fast --help)
+    import pandas as pd
 from rich.table import Table
 
 DCTCP_PAPER = "Alizadeh, Javanmard, Prabhakar, Analysis of DCTCP (SIGMETRICS 2011), eqs. (5)-(8)"
@@ -36,6 +37,7 @@ def dctcp_summary(df: pd.DataFrame, settle_frac: float = 0.5) -> dict:
     utilization = time average of min(1, N W / (R C)) where q = 0, 1 where q > 0 (the link is busy
     whenever the queue is not empty); marking_fraction = time average of p = 1{q > K}.
     """
+    import numpy as np
     a = df.attrs
     tail = df[df.t_s >= settle_frac * df.t_s.iloc[-1]]
     rate = a["N"] * tail.W_pkt / tail.R_s / a["C_pps"]
