@@ -55,7 +55,8 @@ measured one its statistical resolution):
 
 Where our numbers differ from the paper's (full runs, 10 seeds; the claims tables give every number):
 
-* Fig. 2 reproduces (T_r = 1.000, BDP 22.2 packets); the queue occupancy is 76 % against 71 %.
+* Fig. 2: T_r = 1.000 and the BDP of 22.2 packets reproduce; the queue occupancy is 76 % against
+  the paper's 71 % (two synchronized AIMD flows cycle a ~11-BDP buffer between about half and full).
 * Fig. 3 (DCTCP AQM): T_r grows from 8.8 (K = 20) to 16.4 (K = 150), the paper ~6 to ~12: the same
   doubling, ~40 % higher throughout (11.8 against ~8 at K = 65). Untested candidates: ns-2's
   emulation of the DCTCP AQM through RED (it marks only when more than one packet is queued and
@@ -74,9 +75,11 @@ Where our numbers differ from the paper's (full runs, 10 seeds; the claims table
   DCTCP is marked far more than under RED (alpha 0.12-0.17 against 0.03); a matched TCP packet
   costs TCP at most the one cut per window it would take anyway. The trends of Fig. 5 (T_r and the
   queue up, alpha down with min_th; alpha above RED's) reproduce.
-* Fig. 6 (modified CHOKe, m = 7): T_r 1.57 at min_th = 30 (paper ~1.5) rising to 2.76 at 90
-  (paper ~2); DCTCP backs off 4.7 times as often as TCP (paper 1600/400 = 4); the mean alpha at
-  DCTCP's cuts is 0.149 (paper 0.215); T_r stays far below eq. (4)'s prediction, as the paper says.
+* Fig. 6 (modified CHOKe, m = 7): T_r 1.57 at min_th = 30 (paper ~1.5: 0.07 above, just outside
+  its printed digits) rising to 2.76 at 90 (paper ~2), with a dip to 1.47 at 40; DCTCP backs off
+  4.7 times as often as TCP (paper 1600/400 = 4, which its printed counts allow up to 4.7); the
+  mean alpha at DCTCP's cuts is 0.149 (paper 0.215); T_r stays far below eq. (4)'s prediction, as
+  the paper says; modified CHOKe is far fairer than RED (T_r 1.5-2.8 against 10-12).
 * Fig. 7 (incast): DCTCP's and TCP's AFCTs are nearly equal (TCP / DCTCP = 1.03 at 90 senders,
   paper > 2). A round is dominated by one 10 ms retransmission timeout after the synchronized
   first windows (n x 2 packets) overflow the 250-packet buffer that the background flows keep
