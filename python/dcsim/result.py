@@ -24,9 +24,10 @@ from dcsim.scenario import Scenario, load_scenario
 __all__ = ["Result", "jain_index", "TABLES", "fct_stats", "bucket_labels"]
 
 #: The engine's tables, in the order they are written.
-TABLES = ("queue", "throughput", "cwnd", "flows", "ports", "queue_hist", "counters", "workloads", "rounds")
+TABLES = ("queue", "throughput", "cwnd", "flows", "ports", "queue_hist", "counters", "workloads", "rounds",
+          "sources", "rates", "cps")
 #: Tables a result directory written by an older dcsim may lack (read back as empty).
-LATER_TABLES = ("workloads", "rounds")
+LATER_TABLES = ("workloads", "rounds", "sources", "rates", "cps")
 
 
 def _size_label(b: float) -> str:
@@ -275,6 +276,21 @@ class Result:
         """The ``rounds`` table: each incast round's start, end and completion time (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["rounds"]
 
+    @property
+    def sources(self) -> pd.DataFrame:
+        """The ``sources`` table: one row per L2 rate source: rates, frames, drops, loop delays, FCT (columns: see :data:`dcsim.schema.SCHEMA`)."""
+        return self.tables["sources"]
+
+    @property
+    def rates(self) -> pd.DataFrame:
+        """The ``rates`` table: each L2 source's rate every l2.rate_interval (columns: see :data:`dcsim.schema.SCHEMA`)."""
+        return self.tables["rates"]
+
+    @property
+    def cps(self) -> pd.DataFrame:
+        """The ``cps`` table: one row per L2 congestion point: samples and feedback frames (columns: see :data:`dcsim.schema.SCHEMA`)."""
+        return self.tables["cps"]
+
     def fct_stats(self) -> pd.DataFrame:
         """AFCT, p50/p99 FCT and slowdown per protocol and flow-size bucket (metrics.fct_buckets),
         flows that started after warm-up (see :func:`fct_stats`)."""
@@ -428,16 +444,19 @@ class Result:
 
 def _add_labels(tables: dict[str, pd.DataFrame]) -> None:
     """Insert the label columns of :mod:`dcsim.schema` (categoricals) next to the ids they name."""
-    ports, flows = tables.get("ports"), tables.get("flows")
+    ports, flows, sources = tables.get("ports"), tables.get("flows"), tables.get("sources")
     port_names = {} if ports is None else dict(zip(ports["port"], ports["src"].astype(str) + "->" + ports["dst"].astype(str)))
     flow_names = {} if flows is None else {
         f: f"{s}->{d} #{f}" for f, s, d in zip(flows["flow"], flows["src"], flows["dst"])}
+    source_names = {} if sources is None or sources.empty else {
+        i: f"{s}->{d} #{i}" for i, s, d in zip(sources["source"], sources["src"], sources["dst"])}
     for table, labels in schema.LABEL_COLUMNS.items():
         df = tables.get(table)
         if df is None:
             continue
         for label in labels:
-            key, names = ("port", port_names) if label == "port_label" else ("flow", flow_names)
+            key, names = {"port_label": ("port", port_names), "source_label": ("source", source_names)}.get(
+                label, ("flow", flow_names))
             if key not in df.columns or label in df.columns:
                 continue
             values = pd.Categorical(df[key].map(names), categories=sorted(set(names.values()), key=str))

@@ -42,6 +42,9 @@ TABLE_DOCS = {
     "counters": "packet conservation, one row: sent = delivered + dropped + in flight",
     "workloads": "one row per [[workloads]] entry: offered and realised load, flows generated",
     "rounds": "one row per incast round: when it started and when its last response completed",
+    "sources": "one row per L2 rate source ([[l2.sources]]; empty without [l2])",
+    "rates": "each sending L2 source's rate every l2.rate_interval",
+    "cps": "one row per L2 congestion point (switch egress port with a CP)",
 }
 
 SCHEMA: dict[str, list[Col]] = {
@@ -170,6 +173,47 @@ SCHEMA: dict[str, list[Col]] = {
         _c("completion_s", "s", WR, "end_s - start_s"),
         _c("responses", "count", SET, "responses (servers) per round"),
         _c("bytes", "bytes", SET, "payload of the round"),
+    ],
+    "sources": [
+        _c("source", "id", SET, "source id (row of `sources`, `flow` of its frames)"),
+        _c("label", "", SET, 'the source as "src->dst", e.g. "S1->R1"'),
+        _c("src", "", SET, "sending host"),
+        _c("dst", "", SET, "receiving host"),
+        _c("scheme", "", SET, "L2 scheme of its reaction point: qcn, dsm or smcc"),
+        _c("start_s", "s", SET, "first frame"),
+        _c("stop_s", "s", SET, "no frame leaves at or after this time"),
+        _c("size_bytes", "bytes", SET, "payload of a finite source (NaN: long-lived)"),
+        _c("line_rate_bps", "bit/s", SET, "rate of the source's host link (the RP's ceiling)"),
+        _c("rate_final_bps", "bit/s", END, "the RP's rate when the run ended"),
+        _c("sent_frames", "frames", AW, "frames sent"),
+        _c("sent_bytes", "bytes", AW, "bytes sent"),
+        _c("delivered_bytes", "bytes", AW, "bytes that reached the destination"),
+        _c("dropped_frames", "frames", AW, "frames of this source dropped by a queue (no L2 retransmission)"),
+        _c("goodput_bps", "bit/s", AW, "delivered_bytes over the time after warm-up"),
+        _c("feedback_frames", "frames", AW, "feedback frames received from congestion points"),
+        _c("sent_frames_whole_run", "frames", WR, "frames sent"),
+        _c("dropped_frames_whole_run", "frames", WR, "frames dropped"),
+        _c("feedback_frames_whole_run", "frames", WR, "feedback frames received"),
+        _c("loop_delay_mean_s", "s", WR, "realised feedback loop delay: sampled frame's departure -> its feedback's "
+                                         "arrival at the source (forward + generation latency + backward)"),
+        _c("loop_delay_min_s", "s", WR, "smallest loop delay"),
+        _c("loop_delay_max_s", "s", WR, "largest loop delay"),
+        _c("fct_s", "s", WR, "finite source: start -> its last frame reached the destination (NaN: long-lived, "
+                             "or the last frame was dropped)"),
+    ],
+    "rates": [
+        _c("t_s", "s", S, "sampling instant"),
+        _c("source", "id", SET, "source id (row of `sources`)"),
+        _c("source_label", "", LAB, 'the source as "src->dst #id", e.g. "S1->R1 #0"'),
+        _c("rate_bps", "bit/s", S, "the reaction point's current rate (QCN: CR)"),
+    ],
+    "cps": [
+        _c("port", "id", SET, "port id (row of `ports`)"),
+        _c("label", "", SET, 'the port as "from->to", e.g. "C1->C2"'),
+        _c("samples", "frames", AW, "frames sampled"),
+        _c("feedback_frames", "frames", AW, "feedback frames sent (a sample with Fb = 0 sends none)"),
+        _c("samples_whole_run", "frames", WR, "frames sampled"),
+        _c("feedback_frames_whole_run", "frames", WR, "feedback frames sent"),
     ],
 }
 

@@ -37,6 +37,7 @@ fn spec(duration_s: f64) -> Spec {
         workloads: vec![],
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+        l2: None,
     }
 }
 

@@ -9,6 +9,11 @@ pub type FlowId = u32;
 pub enum Kind {
     Data,
     Ack,
+    /// A rate-based L2 source's data frame (`transport/rate.rs`); `flow` is the source's index.
+    Frame,
+    /// A congestion point's feedback frame to the source of a sampled frame (`l2/`); `seq`
+    /// carries the encoded signal, `aux` the CPID, `ts` the sampled frame's send time.
+    Feedback,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -29,4 +34,6 @@ pub struct Packet {
     pub ece: bool,
     /// Data: time the sender sent it. Ack: echo of the data packet's timestamp (RTT sample).
     pub ts: Time,
+    /// Feedback frames: the CPID of the congestion point that sent it; 0 otherwise.
+    pub aux: u32,
 }

@@ -23,6 +23,10 @@ pub enum Stream {
     Flow = 2,
     /// Flow-arrival generators (`workload.rs`).
     Workload = 3,
+    /// L2 rate sources (their reaction points' jitter).
+    L2Source = 4,
+    /// L2 congestion points (sampling, feedback latency), by port.
+    L2Cp = 5,
 }
 
 /// The RNG stream of component `id` of kind `kind` under scenario `seed`.

@@ -139,6 +139,9 @@ pub struct Spec {
     /// while fewer than this many packets wait there, so hosts never hold a standing queue.
     #[serde(default = "default_host_backlog_pkt")]
     pub host_backlog_pkt: u64,
+    /// Converged-Ethernet (L2) rate sources and congestion points (see `l2/world.rs`).
+    #[serde(default)]
+    pub l2: Option<crate::l2::world::L2Setup>,
 }
 
 /// Default host backpressure limit, packets waiting in a host NIC.
@@ -263,6 +266,32 @@ pub enum TopologySpec {
         /// Egress queue of every switch port.
         queue: QueueSpec,
     },
+    /// A chain of switches `C1 .. Cn` (the DSM paper's Fig. 4 parking lot; with two switches,
+    /// its Fig. 3 dumbbell S_i -> R_i): `Ci` is linked to `Ci+1` at `rate_bps` with `delay_ps` of
+    /// propagation each way, and every host has its own link to the switch it names.
+    ParkingLot {
+        switches: u32,
+        rate_bps: u64,
+        delay_ps: u64,
+        host_rate_bps: u64,
+        host_delay_ps: u64,
+        hosts: Vec<HostAt>,
+        /// Egress queue of every switch port.
+        queue: QueueSpec,
+    },
+}
+
+/// A host of a parking lot and the switch (`C1 ..`) it hangs off.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HostAt {
+    pub name: String,
+    pub at: String,
+}
+
+/// Name of switch `i` (0-based) of a parking lot: the paper's C1, C2, ...
+pub fn chain_switch_name(i: u32) -> String {
+    format!("C{}", i + 1)
 }
 
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
@@ -506,10 +535,7 @@ fn check_time(field: &str, ps: u64, positive: bool) -> Result<()> {
         return Err(invalid(field, "must be positive (> 0 s)"));
     }
     if ps > MAX_TIME_PS {
-        return Err(invalid(
-            field,
-            format!("{ps} ps is out of range; allowed at most {MAX_TIME_PS} ps (10^6 s)"),
-        ));
+        return Err(invalid(field, format!("{ps} ps is out of range; allowed at most {MAX_TIME_PS} ps (10^6 s)")));
     }
     Ok(())
 }
@@ -640,6 +666,10 @@ impl TopologySpec {
                 let core = if r > 1 { r } else { 0 };
                 (hosts + r + (r > 1) as u64, 2 * (hosts + core))
             }
+            TopologySpec::ParkingLot { switches, hosts, .. } => {
+                let n = *switches as u64;
+                (n + hosts.len() as u64, 2 * (n.saturating_sub(1) + hosts.len() as u64))
+            }
         }
     }
 }
@@ -658,7 +688,11 @@ impl Spec {
         let (a, b) = (r.from.as_str(), r.to.as_str());
         match &self.topology {
             TopologySpec::Dumbbell { senders, bottleneck_bps, access_bps, .. } => {
-                let sender = |n: &str| n.strip_prefix('s').and_then(|i| i.parse::<u32>().ok()).is_some_and(|i| i < *senders && format!("s{i}") == n);
+                let sender = |n: &str| {
+                    n.strip_prefix('s')
+                        .and_then(|i| i.parse::<u32>().ok())
+                        .is_some_and(|i| i < *senders && format!("s{i}") == n)
+                };
                 match (a, b) {
                     ("sw", "r") | ("r", "sw") => Some(*bottleneck_bps),
                     ("sw", x) | (x, "sw") if sender(x) => Some(*access_bps),
@@ -669,8 +703,14 @@ impl Spec {
                 links.iter().find(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a)).map(|l| l.rate_bps)
             }
             TopologySpec::Tree { racks, host_bps, core_bps, bottleneck_bps, bottleneck_hosts, .. } => {
-                let tor = |n: &str| n.strip_prefix("tor").and_then(|i| i.parse::<usize>().ok()).filter(|&i| i < racks.len() && format!("tor{i}") == n);
-                let host = |n: &str| n.strip_prefix('h').and_then(|i| i.parse::<u64>().ok()).filter(|&i| tree_host_name(i) == n);
+                let tor = |n: &str| {
+                    n.strip_prefix("tor")
+                        .and_then(|i| i.parse::<usize>().ok())
+                        .filter(|&i| i < racks.len() && format!("tor{i}") == n)
+                };
+                let host = |n: &str| {
+                    n.strip_prefix('h').and_then(|i| i.parse::<u64>().ok()).filter(|&i| tree_host_name(i) == n)
+                };
                 let rack_of = |h: u64| {
                     let mut first = 0u64;
                     racks.iter().position(|&k| {
@@ -694,6 +734,17 @@ impl Spec {
                     _ => None,
                 }
             }
+            TopologySpec::ParkingLot { switches, rate_bps, host_rate_bps, hosts, .. } => {
+                let sw = |n: &str| (0..*switches).find(|&i| chain_switch_name(i) == n);
+                match (sw(a), sw(b)) {
+                    (Some(i), Some(j)) if i.abs_diff(j) == 1 => Some(*rate_bps),
+                    (Some(_), None) | (None, Some(_)) => {
+                        let (h, c) = if sw(a).is_some() { (b, a) } else { (a, b) };
+                        hosts.iter().any(|x| x.name == h && x.at == c).then_some(*host_rate_bps)
+                    }
+                    _ => None,
+                }
+            }
         }
     }
 
@@ -704,7 +755,10 @@ impl Spec {
             match w {
                 WorkloadSpec::Poisson { load, link, sizes, senders, receivers, start_ps, stop_ps, .. } => {
                     if !(load.is_finite() && *load > 0.0 && *load < 1.0) {
-                        return Err(invalid(f("load"), format!("{load} is out of range; allowed 0 < load < 1 (a fraction of the link's capacity)")));
+                        return Err(invalid(
+                            f("load"),
+                            format!("{load} is out of range; allowed 0 < load < 1 (a fraction of the link's capacity)"),
+                        ));
                     }
                     let Some(rate) = self.port_rate(link) else {
                         return Err(invalid(f("link"), format!("no link {} -> {} in the network", link.from, link.to)));
@@ -718,7 +772,10 @@ impl Spec {
                     }
                     for (j, s) in senders.iter().enumerate() {
                         if receivers.iter().all(|r| r == s) {
-                            return Err(invalid(format!("{}[{j}]", f("senders")), format!("{s:?} has no receiver other than itself")));
+                            return Err(invalid(
+                                format!("{}[{j}]", f("senders")),
+                                format!("{s:?} has no receiver other than itself"),
+                            ));
                         }
                     }
                     check_time(&f("start"), *start_ps, false)?;
@@ -739,7 +796,10 @@ impl Spec {
                         return Err(invalid(f("n"), "0 servers; allowed n >= 1"));
                     }
                     if let Some(j) = servers.iter().position(|s| s == client) {
-                        return Err(invalid(format!("{}[{j}]", f("servers")), format!("{client:?} is the client; a server must be another host")));
+                        return Err(invalid(
+                            format!("{}[{j}]", f("servers")),
+                            format!("{client:?} is the client; a server must be another host"),
+                        ));
                     }
                     for (j, s) in servers.iter().enumerate() {
                         if servers[..j].contains(s) {
@@ -753,7 +813,10 @@ impl Spec {
                     check_time(&f("gap"), *gap_ps, false)?;
                     check_time(&f("start"), *start_ps, false)?;
                     if (*rounds as f64) * (n as f64) > MAX_GENERATED_FLOWS {
-                        return Err(invalid(f("rounds"), format!("rounds x n = {} flows; allowed at most {MAX_GENERATED_FLOWS:.0e}", rounds * n)));
+                        return Err(invalid(
+                            f("rounds"),
+                            format!("rounds x n = {} flows; allowed at most {MAX_GENERATED_FLOWS:.0e}", rounds * n),
+                        ));
                     }
                 }
             }
@@ -885,9 +948,10 @@ impl Spec {
                     return Err(invalid("network.bottleneck", "required when network.bottleneck_hosts is given"));
                 }
                 for (i, h) in bottleneck_hosts.iter().enumerate() {
-                    let known = h.strip_prefix('h').and_then(|n| n.parse::<u64>().ok()).is_some_and(|n| {
-                        n < hosts && tree_host_name(n) == *h
-                    });
+                    let known = h
+                        .strip_prefix('h')
+                        .and_then(|n| n.parse::<u64>().ok())
+                        .is_some_and(|n| n < hosts && tree_host_name(n) == *h);
                     if !known {
                         return Err(invalid(
                             format!("network.bottleneck_hosts[{i}]"),
@@ -898,10 +962,54 @@ impl Spec {
                 check_time("network.rtt", *rtt_ps, true)?;
                 queue.validate("network.buffer", self.packet_bytes)?;
             }
+            TopologySpec::ParkingLot { switches, rate_bps, delay_ps, host_rate_bps, host_delay_ps, hosts, queue } => {
+                if !(1..=MAX_NODES).contains(&(*switches as u64)) {
+                    return Err(invalid(
+                        "network.switches",
+                        format!("{switches} is out of range; allowed 1 ..= {MAX_NODES} switches"),
+                    ));
+                }
+                if hosts.is_empty() {
+                    return Err(invalid("network.hosts", "a parking lot with no hosts; give at least two"));
+                }
+                if nodes > MAX_NODES {
+                    return Err(invalid(
+                        "network.hosts",
+                        format!("{nodes} nodes is out of range; allowed at most {MAX_NODES}"),
+                    ));
+                }
+                check_rate("network.rate", *rate_bps)?;
+                check_rate("network.host_rate", *host_rate_bps)?;
+                check_time("network.delay", *delay_ps, false)?;
+                check_time("network.host_delay", *host_delay_ps, false)?;
+                let mut names = std::collections::HashSet::new();
+                for (i, h) in hosts.iter().enumerate() {
+                    let is_switch = |n: &str| (0..*switches).any(|k| chain_switch_name(k) == n);
+                    if is_switch(&h.name) || !names.insert(h.name.as_str()) {
+                        return Err(invalid(
+                            format!("network.hosts[{i}].name"),
+                            format!("{:?} is taken (switches are C1 .. C{switches})", h.name),
+                        ));
+                    }
+                    if !is_switch(&h.at) {
+                        return Err(invalid(
+                            format!("network.hosts[{i}].at"),
+                            format!("{:?} is not a switch; allowed C1 .. C{switches}", h.at),
+                        ));
+                    }
+                }
+                queue.validate("network.buffer", self.packet_bytes)?;
+            }
         }
         check_count("host_backlog_pkt", self.host_backlog_pkt, MAX_COUNT)?;
-        if self.flows.is_empty() && self.workloads.is_empty() {
-            return Err(invalid("flows", "no flows: give at least one [[flows]] or [[workloads]] entry"));
+        if self.flows.is_empty() && self.workloads.is_empty() && self.l2.is_none() {
+            return Err(invalid(
+                "flows",
+                "no flows: give at least one [[flows]], [[workloads]] or [[l2.sources]] entry",
+            ));
+        }
+        if let Some(l2) = &self.l2 {
+            l2.validate(self.duration_ps)?;
         }
         if self.flows.len() as u64 > MAX_FLOWS {
             return Err(invalid(
@@ -930,7 +1038,10 @@ impl Spec {
                 if let Some(j) = mon[..i].iter().position(|q| q == r) {
                     return Err(invalid(
                         format!("metrics.monitor[{i}]"),
-                        format!("port {}->{} is already monitored (metrics.monitor[{j}]); list each port once", r.from, r.to),
+                        format!(
+                            "port {}->{} is already monitored (metrics.monitor[{j}]); list each port once",
+                            r.from, r.to
+                        ),
                     ));
                 }
             }

@@ -9,14 +9,15 @@
 //! of one is added to its row, so per-flow counters stay exact.
 
 use crate::error::{invalid, Error, Result};
+use crate::l2::world::{L2Ev, L2World};
 use crate::metrics::{hist_quantile, Column, CwndProbe, QueueProbe, Table, ThroughputProbe};
 use crate::net::{topology, Network, Port, PortId};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
 use crate::scenario::{BaseRttSpec, NodeKind, ProtocolSpec, Spec, TopologySpec};
-use crate::workload::{Generator, RoundRecord, WorkloadSpec};
 use crate::sched::EventQueue;
 use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats, WindowAreas};
 use crate::units::{fmt_ps, Time};
+use crate::workload::{Generator, RoundRecord, WorkloadSpec};
 
 enum Ev {
     /// The head packet of a port's pipe reaches the next node.
@@ -32,6 +33,8 @@ enum Ev {
     SampleQueue,
     SampleThroughput,
     SampleCwnd,
+    /// An event of the L2 family (rate sources, RP timers, feedback emission).
+    L2(L2Ev),
 }
 
 struct Flow {
@@ -184,6 +187,7 @@ struct Workload {
 const QUEUE_ROW_BYTES: u128 = 32; // t_s, port, q_pkt, q_bytes
 const THROUGHPUT_ROW_BYTES: u128 = 24; // t_s, flow, goodput
 const CWND_ROW_BYTES: u128 = 40; // t_s, flow, cwnd, alpha, srtt
+const RATE_ROW_BYTES: u128 = 24; // t_s, source, rate
 /// Bytes of one generated flow's result: its row in the engine, its columns (about 30 of 8
 /// bytes) and the front end's copy of them with three short strings (src, dst, protocol).
 const GENERATED_FLOW_BYTES: u128 = std::mem::size_of::<FlowRow>() as u128 + 16 + 2 * (30 * 8 + 3 * 64);
@@ -211,10 +215,13 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
             let hosts: u64 = racks.iter().map(|&h| h as u64).sum();
             hosts + if racks.len() > 1 { 2 * racks.len() as u64 } else { 0 }
         }
+        (None, TopologySpec::ParkingLot { switches, .. }) => switches.saturating_sub(1) as u64,
     };
     let flows = spec.flows.len() as u64;
     let traced = spec.metrics.trace_flows.as_ref().map_or(flows, |t| t.len() as u64);
-    let world = nodes as u128 * (std::mem::size_of::<crate::net::Node>() as u128 + 64)
+    let (l2_sources, l2_interval) = spec.l2.as_ref().map_or((0, 1), |l| (l.source_count(), l.rate_interval_ps.max(1)));
+    let world = l2_sources as u128 * 512
+        + nodes as u128 * (std::mem::size_of::<crate::net::Node>() as u128 + 64)
         + ports as u128 * std::mem::size_of::<Port>() as u128
         + flows as u128 * (std::mem::size_of::<Flow>() as u128 + 64);
     let d = spec.duration_ps as u128;
@@ -223,6 +230,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         ("metrics.queue_interval", m.queue_interval_ps as u128, monitored as u128, QUEUE_ROW_BYTES),
         ("metrics.throughput_interval", m.throughput_interval_ps as u128, traced as u128, THROUGHPUT_ROW_BYTES),
         ("metrics.cwnd_interval", m.cwnd_interval_ps as u128, traced as u128, CWND_ROW_BYTES),
+        ("l2.rate_interval", l2_interval as u128, l2_sources as u128, RATE_ROW_BYTES),
     ];
     let bytes = |&(_, iv, n, rb): &(&str, u128, u128, u128)| if n == 0 { 0 } else { (d / iv + 1) * n * rb };
     // Generated flows keep one row each (their series are not sampled): an upper bound of their
@@ -259,16 +267,21 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
             ));
         }
     }
-    let worst = series.iter().max_by_key(|s| bytes(s)).expect("three series");
+    let worst = series.iter().max_by_key(|s| bytes(s)).expect("four series");
     let (field, iv, n, rb) = *worst;
-    let others: u128 = series.iter().filter(|s| s.0 != field).map(bytes).sum::<u128>() + generated.iter().sum::<u128>() / 2;
+    let others: u128 =
+        series.iter().filter(|s| s.0 != field).map(bytes).sum::<u128>() + generated.iter().sum::<u128>() / 2;
     let head = format!(
         "sampling every {} records up to {} rows ({}) for {n} {}; the run would need {} in all, more than \
          metrics.max_memory = {}",
         fmt_ps(iv),
         d / iv + 1,
         mb(bytes(worst)),
-        if field == "metrics.queue_interval" { "monitored ports" } else { "traced flows" },
+        match field {
+            "metrics.queue_interval" => "monitored ports",
+            "l2.rate_interval" => "L2 sources",
+            _ => "traced flows",
+        },
         mb(total),
         mb(limit)
     );
@@ -319,6 +332,10 @@ pub struct Sim {
     stall_limit: u64,
     /// The series were moved out by `results()`.
     taken: bool,
+    /// Rate-based L2 sources and congestion points, if the scenario has any.
+    l2: Option<Box<L2World>>,
+    /// An error raised inside an event handler; the run stops with it.
+    fault: Option<Error>,
 }
 
 /// The transport state of flow `id` from `src` to `dst` (hosts with a route both ways).
@@ -334,7 +351,10 @@ fn build_flow(
     let mut sender = match f.protocol {
         ProtocolSpec::Dx { r0: BaseRttSpec::Path } => {
             let rtt = path_rtt(net, src, dst, spec.packet_bytes, spec.header_bytes);
-            let resolved = crate::scenario::FlowSpec { protocol: ProtocolSpec::Dx { r0: BaseRttSpec::FixedPs(rtt.0) }, ..f.clone() };
+            let resolved = crate::scenario::FlowSpec {
+                protocol: ProtocolSpec::Dx { r0: BaseRttSpec::FixedPs(rtt.0) },
+                ..f.clone()
+            };
             Sender::new(id, src, dst, &resolved, spec.packet_bytes, spec.header_bytes)
         }
         _ => Sender::new(id, src, dst, f, spec.packet_bytes, spec.header_bytes),
@@ -447,8 +467,11 @@ impl Sim {
             let (link_bps, link, target_load, start, stop) = match w {
                 WorkloadSpec::Poisson { link, load, start_ps, stop_ps, .. } => {
                     let field = format!("workloads[{i}].link");
-                    let a = net.node_id(&link.from).ok_or_else(|| invalid(&field, format!("unknown node {:?}", link.from)))?;
-                    let b = net.node_id(&link.to).ok_or_else(|| invalid(&field, format!("unknown node {:?}", link.to)))?;
+                    let a = net
+                        .node_id(&link.from)
+                        .ok_or_else(|| invalid(&field, format!("unknown node {:?}", link.from)))?;
+                    let b =
+                        net.node_id(&link.to).ok_or_else(|| invalid(&field, format!("unknown node {:?}", link.to)))?;
                     let pid = net
                         .port_between(a, b)
                         .ok_or_else(|| invalid(&field, format!("no link {} -> {}", link.from, link.to)))?;
@@ -479,6 +502,10 @@ impl Sim {
             }
             workloads.push(Workload { gen, link_bps, link, target_load, start: Time(start), stop: Time(stop) });
         }
+        let l2 = match &spec.l2 {
+            Some(setup) => Some(Box::new(L2World::new(setup, &net, spec.seed, Time(spec.duration_ps))?)),
+            None => None,
+        };
         let traced: Vec<FlowId> = match &spec.metrics.trace_flows {
             None => (0..flows.len() as FlowId).collect(),
             Some(ids) => ids.iter().map(|&i| i as FlowId).collect(),
@@ -501,11 +528,14 @@ impl Sim {
             same_instant: 0,
             stall_limit: 0,
             taken: false,
+            l2,
+            fault: None,
             spec,
         };
         // No run needs more events at one instant than a few per flow and port; far more means
         // the engine stopped advancing (a bug), and the run stops with an error instead of hanging.
-        sim.stall_limit = 10_000_000 + 100 * (sim.flows.len() as u64 + sim.net.ports.len() as u64);
+        let sources = sim.l2.as_ref().map_or(0, |l| l.sources() as u64);
+        sim.stall_limit = 10_000_000 + 100 * (sim.flows.len() as u64 + sim.net.ports.len() as u64 + sources);
         // Warm-up first: everything at t >= warmup, including events at the warm-up instant
         // itself, counts as after warm-up.
         sim.events.push(sim.warmup, Ev::Warmup);
@@ -517,6 +547,7 @@ impl Sim {
         for (t, w) in first_events {
             sim.events.push(t, Ev::Workload(w));
         }
+        sim.l2_flush();
         // Only series that can record something are sampled.
         if !sim.net.monitored.is_empty() {
             sim.events.push(Time::ZERO, Ev::SampleQueue);
@@ -604,6 +635,9 @@ impl Sim {
             }
             self.now = te;
             self.handle(ev);
+            if let Some(e) = self.fault.take() {
+                return Err(e);
+            }
         }
         self.now = target;
         self.counters.events = self.events.popped();
@@ -680,10 +714,45 @@ impl Sim {
                     p.advance(self.now);
                     p.on_warmup();
                 }
+                if let Some(l2) = &mut self.l2 {
+                    l2.on_warmup();
+                }
             }
             Ev::SampleQueue => self.sample_queue(),
             Ev::SampleThroughput => self.sample_throughput(),
             Ev::SampleCwnd => self.sample_cwnd(),
+            Ev::L2(e) => {
+                if let Some(l2) = &mut self.l2 {
+                    if let Err(err) = l2.handle(e, self.now) {
+                        self.fault = Some(err);
+                    }
+                }
+                self.l2_flush();
+            }
+        }
+    }
+
+    /// Inject the packets the L2 family produced and schedule its events (a frame enqueued at a
+    /// congestion point may produce feedback at once, so this repeats until nothing is left).
+    fn l2_flush(&mut self) {
+        loop {
+            let Some(l2) = self.l2.as_deref_mut() else { return };
+            for (t, e) in l2.events.drain(..) {
+                self.events.push(t, Ev::L2(e));
+            }
+            if l2.out.is_empty() {
+                return;
+            }
+            let out = std::mem::take(&mut l2.out);
+            for (node, mut pkt) in out {
+                self.counters.sent_pkts += 1;
+                if pkt.kind == Kind::Frame {
+                    // Stamped when its transmission starts on the source's NIC (loop delays).
+                    let nic = self.l2.as_ref().map_or(0, |l| l.nic(pkt.flow));
+                    pkt.ts = self.net.ports[nic as usize].next_start(self.now);
+                }
+                self.forward(node, pkt);
+            }
         }
     }
 
@@ -698,13 +767,22 @@ impl Sim {
         let was_empty = port.in_pipe() == 0;
         let (flow, data) = (pkt.flow, pkt.kind == Kind::Data);
         let after_warmup = self.now >= self.warmup;
+        let copy = pkt;
         match port.enqueue(pkt, self.now) {
-            Some(arrival) if was_empty => self.events.push(arrival, Ev::Arrive(pid)),
-            Some(_) => {}
+            Some(arrival) => {
+                if was_empty {
+                    self.events.push(arrival, Ev::Arrive(pid));
+                }
+                if let Some(l2) = &mut self.l2 {
+                    l2.on_enqueue(pid, port.from, &copy, port.q_bytes(), self.now);
+                }
+            }
             None => {
                 self.counters.dropped_pkts += 1;
                 if data {
                     count_drop(&mut self.flows, &mut self.rows, flow, after_warmup);
+                } else if let Some(l2) = &mut self.l2 {
+                    l2.on_drop(&copy);
                 }
             }
         }
@@ -713,6 +791,8 @@ impl Sim {
             self.counters.dropped_pkts += 1;
             if victim.kind == Kind::Data {
                 count_drop(&mut self.flows, &mut self.rows, victim.flow, after_warmup);
+            } else if let Some(l2) = &mut self.l2 {
+                l2.on_drop(&victim);
             }
         }
     }
@@ -754,6 +834,15 @@ impl Sim {
             return;
         }
         self.counters.delivered_pkts += 1;
+        if matches!(pkt.kind, Kind::Frame | Kind::Feedback) {
+            if let Some(l2) = &mut self.l2 {
+                if let Err(e) = l2.on_deliver(&pkt, self.now) {
+                    self.fault = Some(e);
+                }
+            }
+            self.l2_flush();
+            return;
+        }
         let f = pkt.flow;
         if let Some(FlowSlot::Done(i)) = self.flows.get(f as usize) {
             // A late packet of a finished flow (a spurious retransmission or its ACK): nothing
@@ -774,6 +863,7 @@ impl Sim {
         match pkt.kind {
             Kind::Data => flow.receiver.on_data(&pkt, self.now, &mut self.out),
             Kind::Ack => flow.sender.on_ack(&pkt, self.now, &mut self.out),
+            Kind::Frame | Kind::Feedback => return, // the L2 family's, handled above
         }
         self.after_transport(f);
     }
@@ -1023,7 +1113,11 @@ impl Sim {
             fl.rtt_rounds.push(post.sender.rtt_rounds);
             fl.rtt_decreases.push(post.sender.rtt_decreases);
             let rounds = post.sender.rtt_rounds as f64;
-            fl.p_decrease.push(if post.sender.rtt_rounds > 0 { post.sender.rtt_decreases as f64 / rounds } else { f64::NAN });
+            fl.p_decrease.push(if post.sender.rtt_rounds > 0 {
+                post.sender.rtt_decreases as f64 / rounds
+            } else {
+                f64::NAN
+            });
             fl.q_delay_mean_s.push(if post.sender.rtt_rounds > 0 {
                 post.sender.rtt_q_sum_ps as f64 / rounds / Time::PS_PER_S as f64
             } else {
@@ -1091,7 +1185,11 @@ impl Sim {
             .col("in_flight_pkts", Column::U64(vec![self.in_flight()]))
             .col("now_s", Column::F64(vec![now.secs_f64()]));
         let (workloads, rounds) = self.workload_tables(now);
-        Ok(vec![queue, throughput, cwnd, flows, ports, queue_hist, counters, workloads, rounds])
+        let (sources, rates, cps) = match &mut self.l2 {
+            Some(l2) => l2.tables(&self.net, now, if reached_warmup { span_s } else { 0.0 }),
+            None => L2World::empty_tables(),
+        };
+        Ok(vec![queue, throughput, cwnd, flows, ports, queue_hist, counters, workloads, rounds, sources, rates, cps])
     }
 
     /// The `workloads` table (per workload: offered and realised load) and the `rounds` table
@@ -1099,7 +1197,8 @@ impl Sim {
     fn workload_tables(&self, now: Time) -> (Table, Table) {
         let (mut idx, mut kind, mut link, mut link_bps, mut target, mut realised, mut window, mut flows, mut bytes) =
             (vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
-        let (mut rw, mut rr, mut rs, mut re, mut rc, mut rn, mut rb) = (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
+        let (mut rw, mut rr, mut rs, mut re, mut rc, mut rn, mut rb) =
+            (vec![], vec![], vec![], vec![], vec![], vec![], vec![]);
         for (i, w) in self.workloads.iter().enumerate() {
             idx.push(i as u64);
             kind.push(self.spec.workloads[i].kind().to_string());

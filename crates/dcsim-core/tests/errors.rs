@@ -62,14 +62,49 @@ fn times_sizes_and_rates_are_range_checked_where_they_enter() {
     // Each case: (replace, by, field the error must name, maximum it must state).
     let cases = [
         // 18446744 s is the u64-ps wrap-around point (issue 6): named and bounded, not wrapped.
-        (r#""protocol":{"kind":"dctcp"}"#, r#""protocol":{"kind":"dctcp"},"min_rto_ps":18446744000000000000"#, "flows[0].min_rto", "1000000000000000000 ps"),
-        (r#""protocol":{"kind":"dctcp"}"#, r#""protocol":{"kind":"dctcp"},"delayed_ack":{"timeout_ps":18446744000000000000}"#, "flows[0].delayed_ack.timeout", "1000000000000000000 ps"),
+        (
+            r#""protocol":{"kind":"dctcp"}"#,
+            r#""protocol":{"kind":"dctcp"},"min_rto_ps":18446744000000000000"#,
+            "flows[0].min_rto",
+            "1000000000000000000 ps",
+        ),
+        (
+            r#""protocol":{"kind":"dctcp"}"#,
+            r#""protocol":{"kind":"dctcp"},"delayed_ack":{"timeout_ps":18446744000000000000}"#,
+            "flows[0].delayed_ack.timeout",
+            "1000000000000000000 ps",
+        ),
         (r#""rtt_ps":[100000000]"#, r#""rtt_ps":[18446744073709551615]"#, "network.rtt", "1000000000000000000 ps"),
-        (r#""duration_ps":1000000000"#, r#""duration_ps":18446744073709551615"#, "run.duration", "1000000000000000000 ps"),
-        (r#""protocol":{"kind":"dctcp"}"#, r#""protocol":{"kind":"dctcp"},"size_bytes":18446744073709551615"#, "flows[0].size", "1000000000000000 bytes"),
-        (r#""protocol":{"kind":"dctcp"}"#, r#""protocol":{"kind":"dctcp"},"init_cwnd_pkt":1e300"#, "flows[0].init_cwnd", "10000000 packets"),
-        (r#""access_bps":10000000000"#, r#""access_bps":18446744073709551615"#, "network.access", "10000000000000 bit/s"),
-        (r#""capacity":{"packets":100}"#, r#""capacity":{"packets":18446744073709551615}"#, "network.buffer.capacity", "1000000000 packets"),
+        (
+            r#""duration_ps":1000000000"#,
+            r#""duration_ps":18446744073709551615"#,
+            "run.duration",
+            "1000000000000000000 ps",
+        ),
+        (
+            r#""protocol":{"kind":"dctcp"}"#,
+            r#""protocol":{"kind":"dctcp"},"size_bytes":18446744073709551615"#,
+            "flows[0].size",
+            "1000000000000000 bytes",
+        ),
+        (
+            r#""protocol":{"kind":"dctcp"}"#,
+            r#""protocol":{"kind":"dctcp"},"init_cwnd_pkt":1e300"#,
+            "flows[0].init_cwnd",
+            "10000000 packets",
+        ),
+        (
+            r#""access_bps":10000000000"#,
+            r#""access_bps":18446744073709551615"#,
+            "network.access",
+            "10000000000000 bit/s",
+        ),
+        (
+            r#""capacity":{"packets":100}"#,
+            r#""capacity":{"packets":18446744073709551615}"#,
+            "network.buffer.capacity",
+            "1000000000 packets",
+        ),
         (r#""senders":1"#, r#""senders":4294967295"#, "network.senders", "199998"),
     ];
     for (from, to, field, max) in cases {

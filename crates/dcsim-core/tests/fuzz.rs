@@ -92,6 +92,7 @@ prop_compose! {
             workloads: vec![],
             metrics: MetricsSpec { queue_interval_ps: queue_iv, ..MetricsSpec::default() },
             host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+            l2: None,
         }
     }
 }

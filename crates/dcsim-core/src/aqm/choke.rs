@@ -40,10 +40,17 @@ pub enum MatchRule {
     Any,
 }
 
-/// The flow identity CHOKe compares: connection id and direction (data or ACK).
+/// The flow identity CHOKe compares: connection id and kind (TCP data or ACK, L2 frame or
+/// feedback), so an L2 source and a TCP flow with the same index never match.
 #[inline]
 pub fn flow_key(p: &Packet) -> u64 {
-    ((p.flow as u64) << 1) | (p.kind == Kind::Ack) as u64
+    let kind = match p.kind {
+        Kind::Data => 0,
+        Kind::Ack => 1,
+        Kind::Frame => 2,
+        Kind::Feedback => 3,
+    };
+    ((p.flow as u64) << 2) | kind
 }
 
 /// CHOKe counters (whole run).
@@ -264,6 +271,7 @@ mod tests {
             ce: false,
             ece: false,
             ts: Time(0),
+            aux: 0,
         };
         let a = Packet { kind: Kind::Ack, ..d };
         assert_ne!(flow_key(&d), flow_key(&a));

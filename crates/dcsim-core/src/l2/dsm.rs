@@ -140,16 +140,32 @@ pub fn gains_from_h(m: u32, h_a_hz: f64, h_b_hz: f64, h_c_hz: f64) -> (f64, f64,
 }
 
 /// Range checks shared by DSM and SMCC.
-pub(crate) fn validate_common(prefix: &str, q0_bytes: u64, p: f64, t_ps: u64, omega: f64, min_rate_bps: u64) -> Result<()> {
+pub(crate) fn validate_common(
+    prefix: &str,
+    q0_bytes: u64,
+    p: f64,
+    t_ps: u64,
+    omega: f64,
+    min_rate_bps: u64,
+) -> Result<()> {
     check_pos_u64(prefix, "q0_bytes", q0_bytes, "target queue q0")?;
     if q0_bytes > MAX_BYTES {
-        return Err(invalid(format!("{prefix}.q0_bytes"), format!("q0 = {q0_bytes} B is too large; allowed 0 < q0_bytes <= {MAX_BYTES}")));
+        return Err(invalid(
+            format!("{prefix}.q0_bytes"),
+            format!("q0 = {q0_bytes} B is too large; allowed 0 < q0_bytes <= {MAX_BYTES}"),
+        ));
     }
     if !(p.is_finite() && p > 0.0 && p <= 1.0) {
-        return Err(invalid(format!("{prefix}.p"), format!("sampling probability p = {p} is out of range; allowed 0 < p <= 1")));
+        return Err(invalid(
+            format!("{prefix}.p"),
+            format!("sampling probability p = {p} is out of range; allowed 0 < p <= 1"),
+        ));
     }
     if !(1..=Time::PS_PER_S * 3600).contains(&t_ps) {
-        return Err(invalid(format!("{prefix}.t_ps"), format!("sampling period T = {t_ps} ps is out of range; allowed 0 < t_ps <= 1 h")));
+        return Err(invalid(
+            format!("{prefix}.t_ps"),
+            format!("sampling period T = {t_ps} ps is out of range; allowed 0 < t_ps <= 1 h"),
+        ));
     }
     check_open(prefix, "omega", omega, 0.0, 1e12, "omega")?;
     check_pos_u64(prefix, "min_rate_bps", min_rate_bps, "minimum rate")
@@ -159,7 +175,10 @@ impl Params {
     pub fn validate(&self, prefix: &str) -> Result<()> {
         validate_common(prefix, self.q0_bytes, self.p, self.t_ps, self.omega, self.min_rate_bps)?;
         if self.m > MAX_M {
-            return Err(invalid(format!("{prefix}.m"), format!("m = {} is out of range; allowed 0 <= m <= {MAX_M} sampling periods", self.m)));
+            return Err(invalid(
+                format!("{prefix}.m"),
+                format!("m = {} is out of range; allowed 0 <= m <= {MAX_M} sampling periods", self.m),
+            ));
         }
         check_open(prefix, "h_a_hz", self.h_a_hz, 0.0, 1e15, "H_a")?;
         check_open(prefix, "h_b_hz", self.h_b_hz, 0.0, 1e15, "H_b")?;
@@ -169,7 +188,16 @@ impl Params {
     /// The controller these parameters define (a, b, c from H per §V).
     pub fn controller(&self) -> Controller {
         let (a, b, c) = gains_from_h(self.m, self.h_a_hz, self.h_b_hz, self.h_c_hz);
-        Controller { q0_bytes: self.q0_bytes, p: self.p, t_ps: self.t_ps, m: self.m.min(MAX_M), a_per_s: a, b_per_s: b, c_per_s: c, omega: self.omega }
+        Controller {
+            q0_bytes: self.q0_bytes,
+            p: self.p,
+            t_ps: self.t_ps,
+            m: self.m.min(MAX_M),
+            a_per_s: a,
+            b_per_s: b,
+            c_per_s: c,
+            omega: self.omega,
+        }
     }
 }
 
@@ -332,12 +360,14 @@ impl Cp {
         let qf = q as f64 - self.ctl.q0_bytes as f64;
         let qv = q as f64 - self.q_prev_bytes as f64;
         let (qf_hat, qv_hat) = self.predictor.estimate(qf, qv, self.t_s);
-        let (region, u_bytes_per_s) = sliding_rule(qf_hat, qv_hat, self.ctl.a_per_s, self.ctl.b_per_s, self.ctl.c_per_s, self.ctl.omega);
+        let (region, u_bytes_per_s) =
+            sliding_rule(qf_hat, qv_hat, self.ctl.a_per_s, self.ctl.b_per_s, self.ctl.c_per_s, self.ctl.omega);
         let fb_bps = (8.0 * u_bytes_per_s).round().clamp(-(self.fb_max_bps as f64), self.fb_max_bps as f64) as i64;
         self.predictor.push(fb_bps);
         self.q_prev_bytes = q;
         self.samples += 1;
-        self.last = Some(Sample { qf_bytes: qf, qv_bytes: qv, qf_hat_bytes: qf_hat, qv_hat_bytes: qv_hat, region, fb_bps });
+        self.last =
+            Some(Sample { qf_bytes: qf, qv_bytes: qv, qf_hat_bytes: qf_hat, qv_hat_bytes: qv_hat, region, fb_bps });
         (fb_bps != 0).then_some(Feedback { cpid: self.cpid, signal: Signal::Rate { fb_bps } })
     }
 }
@@ -358,7 +388,13 @@ impl Rp {
     pub fn new(min_rate_bps: u64, line_rate: Rate, initial_rate: Rate) -> Rp {
         let line = line_rate.bps();
         let min = min_rate_bps.min(line);
-        Rp { min_bps: min, line_bps: line, rate_bps: initial_rate.bps().clamp(min, line), cpid: None, ignored_increases: 0 }
+        Rp {
+            min_bps: min,
+            line_bps: line,
+            rate_bps: initial_rate.bps().clamp(min, line),
+            cpid: None,
+            ignored_increases: 0,
+        }
     }
 
     #[inline]
@@ -456,7 +492,16 @@ mod tests {
     /// by hand from eqs. (19), (24), (25).
     #[test]
     fn cp_switches_regions_with_delay_compensation() {
-        let ctl = Controller { q0_bytes: 10_000, p: 1.0, t_ps: 100_000_000, m: 2, a_per_s: 1000.0, b_per_s: 2000.0, c_per_s: 5000.0, omega: 5.0 };
+        let ctl = Controller {
+            q0_bytes: 10_000,
+            p: 1.0,
+            t_ps: 100_000_000,
+            m: 2,
+            a_per_s: 1000.0,
+            b_per_s: 2000.0,
+            c_per_s: 5000.0,
+            omega: 5.0,
+        };
         let mut cp = Cp::new(&ctl, 3, Rate(10_000_000_000));
         let fb = |f: Option<Feedback>| match f {
             Some(Feedback { cpid: 3, signal: Signal::Rate { fb_bps } }) => fb_bps,
@@ -472,7 +517,9 @@ mod tests {
         // u = -5000 * 1000 = -5e6 B/s -> Fb = -4e7.
         assert_eq!(fb(cp.sample(2_000)), -40_000_000);
         let s = cp.last.unwrap();
-        assert!((s.qf_hat_bytes - 1000.0).abs() < 1e-6 && (s.qv_hat_bytes - 7000.0).abs() < 1e-6 && s.region == Region::C);
+        assert!(
+            (s.qf_hat_bytes - 1000.0).abs() < 1e-6 && (s.qv_hat_bytes - 7000.0).abs() < 1e-6 && s.region == Region::C
+        );
         // k=3: q = 0: Q_f = -10000, Q_v = -2000; S1 = -4e7 + 4e8 = 3.6e8, S2 = -4e7 + 2*4e8 =
         // 7.6e8 -> T S1/8 = 4500, T S2/8 = 9500. Q̂_f = -10000 - 4000 + 9500 = -4500,
         // Q̂_v = -2000 + 4500 = 2500, δ = -4500 + 12500 > 0 -> StateB: the queue is empty but the

@@ -34,6 +34,7 @@
 pub mod dsm;
 pub mod qcn;
 pub mod smcc;
+pub mod world;
 
 use serde::{Deserialize, Serialize};
 
@@ -141,6 +142,14 @@ impl Cp {
         }
     }
 
+    /// Frames sampled so far.
+    pub fn samples_taken(&self) -> u64 {
+        match self {
+            Cp::Qcn(c) => c.samples,
+            Cp::Dsm(c) | Cp::Smcc(c) => c.samples,
+        }
+    }
+
     pub fn cpid(&self) -> CpId {
         match self {
             Cp::Qcn(c) => c.cpid,
@@ -186,7 +195,10 @@ impl Rp {
                 r.on_feedback(fb.cpid, fb_bps);
                 Ok(())
             }
-            (rp, s) => Err(Error::Run(format!("feedback {s:?} delivered to a reaction point of another scheme ({})", rp.name()))),
+            (rp, s) => Err(Error::Run(format!(
+                "feedback {s:?} delivered to a reaction point of another scheme ({})",
+                rp.name()
+            ))),
         }
     }
 

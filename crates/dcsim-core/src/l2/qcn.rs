@@ -129,14 +129,23 @@ impl Params {
     pub fn validate(&self, prefix: &str) -> Result<()> {
         check_pos_u64(prefix, "qeq_bytes", self.qeq_bytes, "Qeq")?;
         if self.qeq_bytes > MAX_BYTES {
-            return Err(invalid(format!("{prefix}.qeq_bytes"), format!("Qeq = {} B is too large; allowed 0 < qeq_bytes <= {MAX_BYTES}", self.qeq_bytes)));
+            return Err(invalid(
+                format!("{prefix}.qeq_bytes"),
+                format!("Qeq = {} B is too large; allowed 0 < qeq_bytes <= {MAX_BYTES}", self.qeq_bytes),
+            ));
         }
         if !(self.w.is_finite() && (0.0..=1e6).contains(&self.w)) {
-            return Err(invalid(format!("{prefix}.w"), format!("w = {} is out of range; allowed 0 <= w <= 1e6", self.w)));
+            return Err(invalid(
+                format!("{prefix}.w"),
+                format!("w = {} is out of range; allowed 0 <= w <= 1e6", self.w),
+            ));
         }
         // 63 Gd <= 1 keeps CR (1 - Gd qntz) >= 0.
         if !(self.gd.is_finite() && self.gd > 0.0 && 63.0 * self.gd <= 1.0) {
-            return Err(invalid(format!("{prefix}.gd"), format!("Gd = {} is out of range; allowed 0 < gd <= 1/63", self.gd)));
+            return Err(invalid(
+                format!("{prefix}.gd"),
+                format!("Gd = {} is out of range; allowed 0 < gd <= 1/63", self.gd),
+            ));
         }
         for (i, &b) in self.sample_table_bytes.iter().enumerate() {
             if b == 0 {
@@ -144,10 +153,19 @@ impl Params {
             }
         }
         if !(2..=MAX_BYTES).contains(&self.bc_limit_bytes) {
-            return Err(invalid(format!("{prefix}.bc_limit_bytes"), format!("BC_LIMIT = {} B is out of range; allowed 2 <= bc_limit_bytes <= {MAX_BYTES}", self.bc_limit_bytes)));
+            return Err(invalid(
+                format!("{prefix}.bc_limit_bytes"),
+                format!(
+                    "BC_LIMIT = {} B is out of range; allowed 2 <= bc_limit_bytes <= {MAX_BYTES}",
+                    self.bc_limit_bytes
+                ),
+            ));
         }
         if !(2..=Time::PS_PER_S * 3600).contains(&self.timer_ps) {
-            return Err(invalid(format!("{prefix}.timer_ps"), format!("timer T = {} ps is out of range; allowed 2 ps <= timer_ps <= 1 h", self.timer_ps)));
+            return Err(invalid(
+                format!("{prefix}.timer_ps"),
+                format!("timer T = {} ps is out of range; allowed 2 ps <= timer_ps <= 1 h", self.timer_ps),
+            ));
         }
         if self.fr_th == 0 {
             return Err(invalid(format!("{prefix}.fr_th"), "FR_TH must be >= 1 cycle, got 0"));
@@ -171,12 +189,22 @@ pub struct Cp {
     time_to_mark: i64,
     /// Queue length at the previous sample, bytes.
     qlen_old: u64,
+    /// Samples taken so far (feedback sent or not).
+    pub samples: u64,
 }
 
 impl Cp {
     pub fn new(p: &Params, cpid: CpId) -> Cp {
         // S1 starts the counter at table[0] without jitter.
-        Cp { cpid, qeq: p.qeq_bytes.min(MAX_BYTES) as i64, w: p.w, table: p.sample_table_bytes, time_to_mark: p.sample_table_bytes[0] as i64, qlen_old: 0 }
+        Cp {
+            cpid,
+            qeq: p.qeq_bytes.min(MAX_BYTES) as i64,
+            w: p.w,
+            table: p.sample_table_bytes,
+            time_to_mark: p.sample_table_bytes[0] as i64,
+            qlen_old: 0,
+            samples: 0,
+        }
     }
 
     /// Quantize a (clipped, non-positive) Fb to 6 bits: ⌊64 |Fb| / (Qeq (2w+1))⌋, at most 63.
@@ -192,6 +220,7 @@ impl Cp {
         if self.time_to_mark >= 0 {
             return None;
         }
+        self.samples += 1;
         let q = q_bytes.min(MAX_BYTES) as i64;
         let q_off = q - self.qeq;
         let q_delta = q - self.qlen_old as i64;
@@ -200,7 +229,10 @@ impl Cp {
         let qntz = self.quantize(fb);
         self.qlen_old = q as u64;
         self.time_to_mark = (self.table[(qntz >> 3) as usize] as f64 * jitter(rng)) as i64;
-        (qntz > 0).then_some(Feedback { cpid: self.cpid, signal: Signal::Qcn { qntz, q_off_bytes: q_off, q_delta_bytes: q_delta } })
+        (qntz > 0).then_some(Feedback {
+            cpid: self.cpid,
+            signal: Signal::Qcn { qntz, q_off_bytes: q_off, q_delta_bytes: q_delta },
+        })
     }
 }
 
@@ -376,7 +408,10 @@ mod tests {
         let fb = cp.on_arrival(60_000, 1500, &mut rng).expect("a CNM");
         // Qoff = 60000 - 33000 = 27000; Qδ = 60000 - 0 = 60000; Fb = -(27000 + 2*60000) = -147000;
         // qntz = floor(64 * 147000 / 165000) = floor(57.018...) = 57.
-        assert_eq!(fb, Feedback { cpid: 7, signal: Signal::Qcn { qntz: 57, q_off_bytes: 27_000, q_delta_bytes: 60_000 } });
+        assert_eq!(
+            fb,
+            Feedback { cpid: 7, signal: Signal::Qcn { qntz: 57, q_off_bytes: 27_000, q_delta_bytes: 60_000 } }
+        );
         assert_eq!(cp.qlen_old, 60_000);
         // time_to_mark reloads from table[57 >> 3 = 7] = 18500 B times the jitter.
         let j = jitter(&mut replay);
@@ -429,7 +464,7 @@ mod tests {
         for stage in 1..=5u32 {
             let mut replay = rng.clone();
             let limit = if stage < 5 { 150_000.0 } else { 75_000.0 }; // halved once stage >= FR_TH
-            // drain the counter: frames of 1000 B until BC < 0
+                                                                      // drain the counter: frames of 1000 B until BC < 0
             let mut sent = 0;
             while rp.byte_stage < stage {
                 rp.on_tx(Time(0), 1000, &mut rng);

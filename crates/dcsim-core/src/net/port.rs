@@ -164,6 +164,11 @@ impl Port {
     }
 
     /// Keep a histogram of the time spent at each queue length (monitored ports).
+    /// Buffer capacity.
+    pub fn capacity(&self) -> Amount {
+        self.capacity
+    }
+
     pub fn keep_histogram(&mut self) {
         self.qstats.hist_ps.get_or_insert_with(Vec::new);
     }
@@ -450,7 +455,19 @@ mod tests {
     }
 
     fn pkt(size: u32) -> Packet {
-        Packet { kind: Kind::Data, flow: 0, src: 0, dst: 1, size, seq: 0, ect: false, ce: false, ece: false, ts: Time(0) }
+        Packet {
+            kind: Kind::Data,
+            flow: 0,
+            src: 0,
+            dst: 1,
+            size,
+            seq: 0,
+            ect: false,
+            ce: false,
+            ece: false,
+            ts: Time(0),
+            aux: 0,
+        }
     }
 
     #[test]

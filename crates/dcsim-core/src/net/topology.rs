@@ -6,7 +6,9 @@ use crate::aqm::Aqm;
 use crate::error::{invalid, Result};
 use crate::packet::NodeId;
 use crate::rng::{stream, Stream};
-use crate::scenario::{tree_host_name, Amount, AqmSpec, NodeKind, PortRef, QueueSpec, Spec, TopologySpec};
+use crate::scenario::{
+    chain_switch_name, tree_host_name, Amount, AqmSpec, NodeKind, PortRef, QueueSpec, Spec, TopologySpec,
+};
 use crate::units::{Rate, Time};
 
 /// Switch ports of a graph link without an explicit queue: drop-tail, 1000 packets.
@@ -52,10 +54,7 @@ impl Builder<'_> {
 
 /// Build the network of `spec` (already validated).
 pub fn build(spec: &Spec) -> Result<Network> {
-    let mut b = Builder {
-        spec,
-        net: Network::default(),
-    };
+    let mut b = Builder { spec, net: Network::default() };
     let mut default_monitor = Vec::new();
     match &spec.topology {
         TopologySpec::Dumbbell { senders, bottleneck_bps, access_bps, rtt_ps, bottleneck_queue, reverse_queue } => {
@@ -123,6 +122,23 @@ pub fn build(spec: &Spec) -> Result<Network> {
             }
             // The queues towards the bottleneck hosts; without any, every switch port.
             default_monitor = if slow_ports.is_empty() { switch_ports } else { slow_ports };
+        }
+        TopologySpec::ParkingLot { switches, rate_bps, delay_ps, host_rate_bps, host_delay_ps, hosts, queue } => {
+            let sw: Vec<NodeId> = (0..*switches).map(|i| b.node(chain_switch_name(i), NodeKind::Switch)).collect();
+            for k in 1..sw.len() {
+                // C_k -> C_k+1 is the forward direction: its queue is a bottleneck of the chain.
+                let (fwd, _) = b.link(sw[k - 1], sw[k], *rate_bps, Time(*delay_ps), queue, queue)?;
+                default_monitor.push(fwd);
+            }
+            let host_q = QueueSpec::unbounded();
+            for (i, h) in hosts.iter().enumerate() {
+                let at = b
+                    .net
+                    .node_id(&h.at)
+                    .ok_or_else(|| invalid(format!("network.hosts[{i}].at"), format!("unknown switch {:?}", h.at)))?;
+                let id = b.node(h.name.clone(), NodeKind::Host);
+                b.link(id, at, *host_rate_bps, Time(*host_delay_ps), &host_q, queue)?;
+            }
         }
     }
     let mut net = b.net;

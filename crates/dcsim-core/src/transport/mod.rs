@@ -1,3 +1,5 @@
-//! Transports: the reliable window sender/receiver (`tcp.rs`).
+//! Transports: the reliable window sender/receiver (`tcp.rs`) and the paced rate source of the
+//! L2 family (`rate.rs`).
 
+pub mod rate;
 pub mod tcp;

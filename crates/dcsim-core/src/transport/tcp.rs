@@ -233,6 +233,7 @@ impl Sender {
             ce: false,
             ece: false,
             ts: now,
+            aux: 0,
         }
     }
 
@@ -542,6 +543,7 @@ impl Receiver {
             ce: false,
             ece,
             ts,
+            aux: 0,
         }
     }
 
@@ -617,7 +619,7 @@ mod tests {
     }
 
     fn ack(seq: u64, ece: bool, ts: Time) -> Packet {
-        Packet { kind: Kind::Ack, flow: 0, src: 1, dst: 0, size: 40, seq, ect: false, ce: false, ece, ts }
+        Packet { kind: Kind::Ack, flow: 0, src: 1, dst: 0, size: 40, seq, ect: false, ce: false, ece, ts, aux: 0 }
     }
 
     #[test]
@@ -789,7 +791,19 @@ mod tests {
     }
 
     fn data(seq: u64, ce: bool) -> Packet {
-        Packet { kind: Kind::Data, flow: 0, src: 0, dst: 1, size: 1500, seq, ect: true, ce, ece: false, ts: Time(seq) }
+        Packet {
+            kind: Kind::Data,
+            flow: 0,
+            src: 0,
+            dst: 1,
+            size: 1500,
+            seq,
+            ect: true,
+            ce,
+            ece: false,
+            ts: Time(seq),
+            aux: 0,
+        }
     }
 
     #[test]

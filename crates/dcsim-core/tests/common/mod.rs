@@ -41,6 +41,7 @@ pub fn dumbbell(
         workloads: vec![],
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+        l2: None,
     }
 }
 

@@ -1,0 +1,219 @@
+//! The L2 family in the event loop: rate sources, congestion points, delayed feedback (DSM
+//! paper, Section V settings: 1 KB frames, 128 KB buffer, N = 5 sources starting at line rate).
+mod common;
+use common::*;
+use dcsim_core::l2::world::{L2Setup, LatencySpec, SourceSpec};
+use dcsim_core::l2::{dsm, qcn, smcc, L2Spec};
+use dcsim_core::scenario::*;
+
+/// The DSM paper's Fig. 3 dumbbell as a two-switch chain: S_i at C1, R_i at C2, the CP on
+/// C1 -> C2. Host links carry 1 us each way, so the loop delay is 2 us + a frame's and a
+/// feedback frame's serialisation + the generation latency `extra_ps`.
+pub fn l2_dumbbell(
+    n: u32,
+    rate_bps: u64,
+    scheme: L2Spec,
+    latency: LatencySpec,
+    duration_ps: u64,
+    warmup_ps: u64,
+) -> Spec {
+    let mut hosts = vec![];
+    for i in 0..n {
+        hosts.push(HostAt { name: format!("S{}", i + 1), at: "C1".into() });
+        hosts.push(HostAt { name: format!("R{}", i + 1), at: "C2".into() });
+    }
+    let sources = (0..n)
+        .map(|i| SourceSpec {
+            src: format!("S{}", i + 1),
+            dst: format!("R{}", i + 1),
+            start_ps: 0,
+            stop_ps: None,
+            size_bytes: None,
+            initial_rate_bps: None,
+            count: 1,
+        })
+        .collect();
+    Spec {
+        seed: 1,
+        duration_ps,
+        warmup_ps,
+        packet_bytes: 1000,
+        header_bytes: 40,
+        topology: TopologySpec::ParkingLot {
+            switches: 2,
+            rate_bps,
+            delay_ps: US,
+            host_rate_bps: rate_bps,
+            host_delay_ps: US,
+            hosts,
+            queue: QueueSpec { capacity: Amount::Bytes(128_000), aqm: AqmSpec::DropTail },
+        },
+        flows: vec![],
+        workloads: vec![],
+        metrics: MetricsSpec::default(),
+        host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+        l2: Some(L2Setup {
+            scheme,
+            frame_bytes: 1000,
+            feedback_bytes: 64,
+            cps: None,
+            feedback_latency: latency,
+            sources,
+            rate_interval_ps: 100 * US,
+        }),
+    }
+}
+
+/// Exact loop delay of the two-switch chain with the CP on C1 -> C2: the sampled frame's
+/// serialisation at its NIC (1000 B at 10 Gbps = 800 ns) + 1 us to C1, then the feedback's
+/// generation latency, its serialisation on C1 -> S_i (64 B = 51.2 ns) and 1 us back.
+const BASE_LOOP_PS: u64 = 800_000 + 1_000_000 + 51_200 + 1_000_000;
+
+fn bottleneck(t: &[dcsim_core::metrics::Table]) -> usize {
+    bottleneck_row(t)
+}
+
+#[test]
+fn feedback_travels_the_links_and_the_loop_delay_is_exact() {
+    let extra = 97 * US;
+    let spec = l2_dumbbell(
+        5,
+        10 * GBPS,
+        L2Spec::Qcn(qcn::Params::default()),
+        LatencySpec::Fixed { ps: extra },
+        50 * MS,
+        10 * MS,
+    );
+    let (mut sim, t) = run(spec);
+    sim.check_invariants().expect("conservation and queue accounting");
+    let src = table(&t, "sources");
+    let want = (BASE_LOOP_PS + extra) as f64 / 1e12;
+    for k in 0..5 {
+        assert!(src.u64("feedback_frames")[k] > 0, "source {k} got no feedback");
+        for col in ["loop_delay_mean_s", "loop_delay_min_s", "loop_delay_max_s"] {
+            let got = src.f64(col)[k];
+            assert!((got - want).abs() < 1e-12, "{col} of source {k}: {got} s, expected {want} s");
+        }
+    }
+    // The CP's feedback count equals what the sources received (nothing lost on the way back).
+    let cps = table(&t, "cps");
+    assert_eq!(cps.rows(), 1);
+    let sent: u64 = cps.u64("feedback_frames_whole_run").iter().sum();
+    let got: u64 = src.u64("feedback_frames_whole_run").iter().sum();
+    assert_eq!(sent, got);
+}
+
+#[test]
+fn random_latency_stays_in_its_range_and_replays_bit_identically() {
+    let lat = LatencySpec::Uniform { lo_ps: 397 * US, hi_ps: 797 * US };
+    let spec = l2_dumbbell(5, 10 * GBPS, L2Spec::Smcc(smcc::Params::default()), lat, 40 * MS, 0);
+    let (_, a) = run(spec.clone());
+    let (_, b) = run(spec.clone());
+    assert_eq!(bits(&a), bits(&b), "same scenario and seed, different tables");
+    let src = table(&a, "sources");
+    for k in 0..5 {
+        let (lo, hi) = (src.f64("loop_delay_min_s")[k], src.f64("loop_delay_max_s")[k]);
+        assert!(lo >= (BASE_LOOP_PS + 397 * US) as f64 / 1e12 - 1e-12, "min {lo}");
+        assert!(hi <= (BASE_LOOP_PS + 797 * US) as f64 / 1e12 + 1e-12, "max {hi}");
+        assert!(hi - lo > 100e-6, "a uniform draw over 400 us spans more than 100 us: {lo}..{hi}");
+    }
+    let mut other = spec;
+    other.seed = 2;
+    let (_, c) = run(other);
+    assert_ne!(bits(&a), bits(&c), "another seed gives the same run");
+}
+
+#[test]
+fn drops_are_counted_per_source_and_conserved() {
+    // SMCC with a 500 us loop overflows the 128 KB buffer (DSM paper, Fig. 5(a)).
+    let lat = LatencySpec::Fixed { ps: 500 * US - BASE_LOOP_PS };
+    let spec = l2_dumbbell(5, 10 * GBPS, L2Spec::Smcc(smcc::Params::default()), lat, 100 * MS, 20 * MS);
+    let (mut sim, t) = run(spec);
+    sim.check_invariants().expect("conservation");
+    let ports = table(&t, "ports");
+    let b = bottleneck(&t);
+    let port_drops = ports.u64("drops_whole_run")[b];
+    let src = table(&t, "sources");
+    let src_drops: u64 = src.u64("dropped_frames_whole_run").iter().sum();
+    assert!(port_drops > 0, "this setting overflows the buffer");
+    assert_eq!(src_drops, port_drops, "every dropped frame is counted once at its source");
+    assert!(ports.f64("q_max_pkt")[b] <= 128.0, "queue above the 128 KB buffer");
+    let c = sim.counters();
+    assert_eq!(c.sent_pkts, c.delivered_pkts + c.dropped_pkts + sim.in_flight());
+}
+
+#[test]
+fn qcn_with_a_short_loop_fills_the_link_and_holds_its_queue_near_qeq() {
+    // 802.1Qau's design point (10 Gbps, loop 100 us, N = 5): QCN is stable (DSM paper,
+    // Fig. 5(a) "all the schemes are able to keep the queue stable"). The link never idles
+    // (utilization >= 99 %) and the time-averaged queue is within Qeq +- 50 %: QCN's own
+    // oscillation swings the queue by tens of KB (Alizadeh et al. 2011), not more.
+    let lat = LatencySpec::Fixed { ps: 100 * US - BASE_LOOP_PS };
+    let spec = l2_dumbbell(5, 10 * GBPS, L2Spec::Qcn(qcn::Params::default()), lat, 200 * MS, 50 * MS);
+    let (_, t) = run(spec);
+    let ports = table(&t, "ports");
+    let b = bottleneck(&t);
+    let (u, q) = (ports.f64("utilization")[b], ports.f64("q_mean_bytes")[b]);
+    assert!(u >= 0.99, "utilization {u}");
+    assert!((q - 33_000.0).abs() <= 16_500.0, "mean queue {q} B, Qeq 33 KB");
+    let src = table(&t, "sources");
+    let total: f64 = src.f64("goodput_bps").iter().sum();
+    assert!(total <= 10e9 * (1.0 + 1e-3), "goodput {total} above capacity");
+}
+
+#[test]
+fn finite_sources_stop_and_record_their_fct() {
+    // QCN sends no feedback while the queue stays below Qeq, so the lone source keeps line rate.
+    let mut spec =
+        l2_dumbbell(2, 10 * GBPS, L2Spec::Qcn(qcn::Params::default()), LatencySpec::Fixed { ps: 0 }, 20 * MS, 0);
+    let l2 = spec.l2.as_mut().unwrap();
+    // 1 MB alone at line rate (the other source starts after it finished): 1000 frames of 1000 B
+    // back to back, 800 ns each, the last one done at 800 us; then its three hops' delays
+    // (S1 -> C1, C1 -> C2, C2 -> R1: 1 us each) and its store-and-forward at C1 and C2
+    // (800 ns each): FCT = 800 + 3 + 1.6 = 804.6 us.
+    l2.sources[0].size_bytes = Some(1_000_000);
+    l2.sources[1].start_ps = 5 * MS;
+    l2.sources[1].stop_ps = Some(6 * MS);
+    let (_, t) = run(spec);
+    let src = table(&t, "sources");
+    assert_eq!(src.u64("sent_bytes")[0], 1_000_000);
+    let fct = src.f64("fct_s")[0];
+    assert!((fct - 804.6e-6).abs() < 1e-12, "FCT {fct}");
+    // The stopped source sent for exactly 1 ms at most line rate.
+    let b = src.u64("sent_bytes")[1] as f64;
+    assert!(b > 0.0 && b <= 10e9 / 8.0 * 1e-3 + 1000.0, "{b} bytes in 1 ms");
+}
+
+fn err(spec: Spec) -> String {
+    match dcsim_core::Sim::new(spec) {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn bad_l2_input_names_the_field() {
+    let base = || l2_dumbbell(2, 10 * GBPS, L2Spec::Dsm(dsm::Params::default()), LatencySpec::Fixed { ps: 0 }, MS, 0);
+    let mut s = base();
+    s.l2.as_mut().unwrap().feedback_latency = LatencySpec::Uniform { lo_ps: 800 * US, hi_ps: 400 * US };
+    assert!(err(s).starts_with("l2.feedback_latency:"));
+    let mut s = base();
+    s.l2.as_mut().unwrap().scheme = L2Spec::Dsm(dsm::Params { p: 0.0, ..Default::default() });
+    assert!(err(s).starts_with("l2.scheme.p:"));
+    let mut s = base();
+    s.l2.as_mut().unwrap().scheme = L2Spec::Dsm(dsm::Params { q0_bytes: 200_000, ..Default::default() });
+    let e = err(s);
+    assert!(e.starts_with("l2.scheme.q0:") && e.contains("buffer"), "{e}");
+    let mut s = base();
+    s.l2.as_mut().unwrap().cps = Some(vec![PortRef { from: "S1".into(), to: "C1".into() }]);
+    let e = err(s);
+    assert!(e.starts_with("l2.cps[0]:") && e.contains("host port"), "{e}");
+    let mut s = base();
+    s.l2.as_mut().unwrap().sources[0].initial_rate_bps = Some(0);
+    assert!(err(s).starts_with("l2.sources[0].initial_rate:"));
+    let mut s = base();
+    s.l2.as_mut().unwrap().sources[0].dst = "C2".into();
+    assert!(err(s).starts_with("l2.sources[0].dst:"));
+    let e = serde_json::from_str::<L2Spec>(r#"{"kind": "dcqcn"}"#).unwrap_err().to_string();
+    assert!(e.contains("qcn") && e.contains("dsm") && e.contains("smcc"), "{e}");
+}
