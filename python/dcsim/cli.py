@@ -111,15 +111,20 @@ def print_claims(result) -> None:
 
 @app.command()
 def reproduce(
-    id: Optional[str] = typer.Argument(None, help="Experiment id; see --list."),
+    ids: Optional[list[str]] = typer.Argument(None, help="Experiment ids; see --list.", show_default=False),
+    all_: bool = typer.Option(False, "--all", help="Every experiment, one after the other."),
     list_: bool = typer.Option(False, "--list", help="List experiment ids."),
     out: Path = typer.Option(Path("dcsim-out"), "--out", help="Output root; files go to OUT/ID/."),
-    quick: bool = typer.Option(False, "--quick", help="Coarser grids, for a fast look."),
+    quick: bool = typer.Option(False, "--quick", help="Coarser grids and fewer repetitions, for a fast look."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Local processes for the packet runs (default: all cores)."),
+    dask: Optional[str] = typer.Option(None, "--dask", help='Run the packet runs on a Dask scheduler: an address, or "local".'),
+    html_dir: Optional[Path] = typer.Option(None, "--html", help="Also write a static HTML report into this directory."),
 ) -> None:
-    """Reproduce a figure or table of a reference paper: PNG + CSV and a claims table."""
+    """Reproduce figures and tables of the reference papers: PNG + CSV + Parquet and a claims table
+    each; with --html, one report with every figure and claims table."""
     from dcsim.experiments.registry import all_experiments, get
 
-    if list_ or id is None:
+    if list_ or (not ids and not all_):
         from dcsim.experiments.registry import runtimes
 
         times = runtimes()
@@ -132,26 +137,84 @@ def reproduce(
             table.add_row(e.id, e.paper, e.title, shown)
         console.print(table)
         return
-    try:
-        exp = get(id)
-    except KeyError as e:
-        fail(str(e.args[0]))
-    out_dir = out / exp.id
-    out_dir.mkdir(parents=True, exist_ok=True)
+    if all_ and ids:
+        fail("give experiment ids or --all, not both")
+    if jobs is not None and jobs < 1:
+        fail(f"--jobs: {jobs} is out of range; allowed an integer >= 1")
+    if jobs is not None and dask is not None and dask != "local":
+        fail(f"--jobs: not with --dask {dask}; the cluster's workers decide (--dask local --jobs N sizes a local cluster)")
+    exps = all_experiments() if all_ else []
+    for i in ids or []:
+        try:
+            exps.append(get(i))
+        except KeyError as e:
+            fail(str(e.args[0]))
+    if html_dir is not None:
+        try:
+            html_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            fail(f"--html: cannot create {html_dir}: {e.strerror}")
+    import time
+    import traceback
+
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    import time
-
     from dcsim.experiments.registry import record_runtime
+    from dcsim.report import Entry, write_report
+    from dcsim.sweep import SweepError, execution
 
-    t0 = time.perf_counter()
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=err_console, transient=True) as bar:
-        bar.add_task(f"reproducing {exp.id}: {exp.title}", total=None)
-        result = exp.run(out_dir, quick)
-    record_runtime(exp.id, quick, time.perf_counter() - t0)
-    print_claims(result)
-    files = [*result.files, *write_claims(result, out_dir), *parquet_beside_csvs(result.files)]
-    console.print("files: " + ", ".join(str(p) for p in files))
+    close = None
+    executor = None
+    if dask is not None:
+        from dcsim.sweep.execute import connect_dask
+
+        try:
+            executor, close = connect_dask(dask, jobs)
+            jobs = None
+        except SweepError as e:
+            fail(str(e))
+    entries: list[Entry] = []
+    failed = 0
+    try:
+        with execution(jobs=jobs, executor=executor):
+            for k, exp in enumerate(exps, 1):
+                out_dir = out / exp.id
+                out_dir.mkdir(parents=True, exist_ok=True)
+                t0 = time.perf_counter()
+                what = f"[{k}/{len(exps)}] " if len(exps) > 1 else ""
+                try:
+                    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                                  console=err_console, transient=True) as bar:
+                        bar.add_task(f"{what}reproducing {exp.id}: {exp.title}", total=None)
+                        result = exp.run(out_dir, quick)
+                except KeyboardInterrupt:
+                    raise
+                except Exception as e:  # one failed experiment must not lose the others
+                    wall = time.perf_counter() - t0
+                    failed += 1
+                    msg = f"{type(e).__name__}: {e}"
+                    err_console.print(f"[bold red]error:[/] {escape(exp.id)} failed: {escape(msg)}", soft_wrap=True)
+                    entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, error=msg + "\n\n"
+                                         + "".join(traceback.format_exception(e))))
+                    if len(exps) == 1:
+                        raise typer.Exit(code=1)
+                    continue
+                wall = time.perf_counter() - t0
+                record_runtime(exp.id, quick, wall)
+                print_claims(result)
+                files = [*result.files, *write_claims(result, out_dir), *parquet_beside_csvs(result.files)]
+                console.print("files: " + ", ".join(str(p) for p in files))
+                entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, result=result, files=list(result.files)))
+    finally:
+        if close is not None:
+            close()
+        if html_dir is not None and entries:
+            import dcsim
+
+            index = write_report(entries, html_dir, quick=quick, version=dcsim.__version__)
+            console.print(f"report: {index}")
+    if failed:
+        raise typer.Exit(code=1)
 
 
 def write_claims(result, out_dir: Path) -> list[Path]:

@@ -20,6 +20,7 @@ the claims with our numbers.
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 import matplotlib
 
@@ -629,31 +630,40 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
 # ---------------------------------------------------------------------------------------------
 
 
-def fig10_runs(Ks, durations_s: dict, warmup_s: float) -> pd.DataFrame:
+def fig10_runs(Ks, durations_s: dict, warmup_s: float, out_dir: Path) -> pd.DataFrame:
     """Bottleneck throughput after warm-up for DCTCP and TCP (ECN NewReno), N = 2 and 25, each K;
-    ``durations_s`` = {"dctcp": s, "newreno": s}."""
+    ``durations_s`` = {"dctcp": s, "newreno": s}. The runs are one sweep per protocol (all cores,
+    cached in ``out_dir/sweep-fig10-<protocol>``, resumable, ``--jobs`` / ``--dask``)."""
+    from dcsim.sweep import sweep
+
     rows = []
     for proto in ("dctcp", "newreno"):
         duration_s = durations_s[proto]
-        for N in N10:
-            for K in Ks:
-                res = dcsim.simulate(scenario(N, D10_S, K, protocol=proto, g=G10, duration_s=duration_s,
-                                              warmup_s=warmup_s, queue_interval_s=50e-6, cwnd_interval_s=1e-3,
-                                              throughput_interval_s=5e-3, buffer_pkt=3000))
-                port = res.monitored_ports().iloc[0]
-                # stationarity: utilization in the two halves of the measured window (throughput series)
-                tp = res.throughput
-                agg = tp.groupby("t_s").goodput_bps.sum() * PKT_BYTES / (PKT_BYTES - ACK_BYTES) / C_BPS
-                mid = (warmup_s + duration_s) / 2
-                h1 = float(agg[(agg.index > warmup_s + 1e-9) & (agg.index <= mid + 1e-9)].mean())
-                h2 = float(agg[agg.index > mid + 1e-9].mean())
-                rows.append(dict(protocol="DCTCP" if proto == "dctcp" else "TCP", N=N, K_pkt=K,
-                                 K_pct_bdp=100 * K / (C_PPS * D10_S), throughput=float(port["utilization"]),
-                                 throughput_half1=h1, throughput_half2=h2, q_mean_pkt=float(port["q_mean_pkt"]),
-                                 idle_s=float(port["idle_s"]), drops=int(port["drops"]),
-                                 timeouts=int(res.flows.timeouts.sum()), duration_s=duration_s,
-                                 wall_s=res.wall_s))
-    return pd.DataFrame(rows)
+        base = scenario(N10[0], D10_S, Ks[0], protocol=proto, g=G10, duration_s=duration_s, warmup_s=warmup_s,
+                        queue_interval_s=50e-6, cwnd_interval_s=1e-3, throughput_interval_s=5e-3, buffer_pkt=3000)
+        axes = {"network.senders, flows[0].count": [[N, N] for N in N10], "network.aqm.K": [f"{K:g}pkt" for K in Ks]}
+        sres = sweep(base, axes, out=Path(out_dir) / f"sweep-fig10-{proto}", tables=True,
+                     progress=sys.stderr.isatty())
+        if sres.failed:
+            raise RuntimeError(f"fig10: {sres.failed} packet run(s) failed: {sres.failures[0]['error']}")
+        for rid, run_wall in zip(sres.table.run_id, sres.table.run_wall_s):
+            res = sres.result(rid)
+            N = int(res.scenario.network.senders)
+            K = float(res.scenario.network.aqm.K.value)
+            port = res.monitored_ports().iloc[0]
+            # stationarity: utilization in the two halves of the measured window (throughput series)
+            tp = res.throughput
+            agg = tp.groupby("t_s").goodput_bps.sum() * PKT_BYTES / (PKT_BYTES - ACK_BYTES) / C_BPS
+            mid = (warmup_s + duration_s) / 2
+            h1 = float(agg[(agg.index > warmup_s + 1e-9) & (agg.index <= mid + 1e-9)].mean())
+            h2 = float(agg[agg.index > mid + 1e-9].mean())
+            rows.append(dict(protocol="DCTCP" if proto == "dctcp" else "TCP", N=N, K_pkt=K,
+                             K_pct_bdp=100 * K / (C_PPS * D10_S), throughput=float(port["utilization"]),
+                             throughput_half1=h1, throughput_half2=h2, q_mean_pkt=float(port["q_mean_pkt"]),
+                             idle_s=float(port["idle_s"]), drops=int(port["drops"]),
+                             timeouts=int(res.flows.timeouts.sum()), duration_s=duration_s,
+                             wall_s=float(run_wall)))
+    return pd.DataFrame(rows).sort_values(["protocol", "N", "K_pkt"], ascending=[True, True, True]).reset_index(drop=True)
 
 
 @experiment("dctcp-fig10", "Throughput vs marking threshold K: packet simulation vs Fig. 9 bound (Fig. 10)", PAPER)
@@ -667,7 +677,7 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
     # slowly, so TCP gets 1.2 s (~24 periods). Quick: 200 ms / 400 ms measured.
     warmup = 0.1
     durations = {"dctcp": 0.3, "newreno": 0.5} if quick else {"dctcp": 0.6, "newreno": 1.3}
-    sim = fig10_runs(Ks, durations, warmup)
+    sim = fig10_runs(Ks, durations, warmup, out_dir)
     Cd = C_PPS * D10_S  # 400 pkt, the paper's BDP
     d_eff = base_rtt_s(D10_S)
     psis = [K / Cd for K in Ks]

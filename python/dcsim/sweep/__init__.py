@@ -25,6 +25,8 @@ are recorded (``status = "error"``) and tried again by the next sweep.
 
 from __future__ import annotations
 
+import contextlib
+
 import concurrent.futures as cf
 import json
 import os
@@ -51,6 +53,7 @@ from dcsim.sweep.spec import (
 __all__ = [
     "sweep",
     "run_sweep",
+    "execution",
     "load_sweep",
     "make_spec",
     "plan_sweep",
@@ -257,6 +260,27 @@ def _plan(spec: SweepSpec, yes: bool, progress: bool, console) -> Plan:
         return plan_sweep(spec, yes=yes, progress=lambda done, total: bar.update(task, completed=done))
 
 
+#: Where sweeps run when a caller names no executor (see :func:`execution`).
+_DEFAULTS: dict[str, Any] = {"executor": None, "jobs": None}
+
+
+@contextlib.contextmanager
+def execution(*, jobs: Optional[int] = None, executor: Optional[Any] = None):
+    """Within the block, sweeps that name no executor run on ``executor`` (e.g. a Dask client's)
+    or on a local pool of ``jobs`` processes: how ``dcsim reproduce --jobs / --dask`` sends every
+    experiment's packet runs to the same place."""
+    _check_jobs(jobs)
+    if executor is not None and jobs is not None:
+        raise SweepError("executor: give an executor or jobs, not both")
+    old = dict(_DEFAULTS)
+    _DEFAULTS.update(executor=executor, jobs=jobs)
+    try:
+        yield
+    finally:
+        _DEFAULTS.clear()
+        _DEFAULTS.update(old)
+
+
 def _check_jobs(jobs: Any) -> None:
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
         raise SweepError(f"jobs: {jobs!r} is out of range; allowed an integer >= 1 (default: all cores)")
@@ -291,6 +315,8 @@ def run_sweep(
     from dcsim.sweep.execute import LocalPool, Stats, StopSignals, connect_dask, default_jobs, execute
     from dcsim.sweep.store import TABLE, RowBuffer, RunStore, SweepLock, run_record, write_table
 
+    if executor is None and jobs is None and dask is None:
+        executor, jobs = _DEFAULTS["executor"], _DEFAULTS["jobs"]
     _check_jobs(jobs)
     if executor is not None and (jobs is not None or dask is not None):
         raise SweepError("executor: give an executor, or jobs / dask, not both")

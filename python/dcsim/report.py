@@ -1,0 +1,177 @@
+"""A static HTML report of reproduced experiments (``dcsim reproduce ... --html DIR``).
+
+``index.html`` lists every experiment with its verdict counts (claims of the paper reproduced /
+differing, dcsim's own checks passing), its wall time and a link to its page. Each page
+``ID.html`` shows the experiment's figures, its claims table (the paper's value, ours, the
+verdict, colour-coded; our own checks apart), the parameters it ran with, its wall time and the
+dcsim version and commit. A ``--quick`` run says so on every page. An experiment that failed gets
+a page with its error, and the others are still reported.
+
+The report is self-contained: figures are copied next to the pages, so the directory can be
+moved or served as it is.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+__all__ = ["Entry", "write_report", "commit"]
+
+CSS = """
+body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; width: 100%; }
+th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; font-size: 90%; }
+th { background: #f0f0f0; }
+td.reproduced { background: #d8f5d8; }
+td.differs { background: #f9d6d6; }
+td.failed { background: #f9d6d6; font-weight: bold; }
+.quick { background: #fff3c4; border: 1px solid #e0c000; padding: 0.5em 1em; }
+img { max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
+.meta { color: #555; font-size: 90%; }
+pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; }
+"""
+
+
+@dataclass
+class Entry:
+    """One experiment's outcome: its result (None if it failed), files and wall time."""
+
+    id: str
+    title: str
+    paper: str
+    out_dir: Path
+    wall_s: float
+    result: Optional[object] = None  # registry.ExperimentResult
+    error: Optional[str] = None
+    files: list[Path] = field(default_factory=list)
+
+
+def commit() -> str:
+    """The git commit of the dcsim sources, or a plain statement that there is none."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        p = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
+                           timeout=5)
+        if p.returncode == 0 and p.stdout.strip():
+            dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                                   capture_output=True, text=True, timeout=5).stdout.strip()
+            return p.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return "unknown (not run from a git checkout)"
+
+
+def _e(x: object) -> str:
+    return html.escape(str(x))
+
+
+def _page(title: str, body: str) -> str:
+    return (f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{_e(title)}</title>"
+            f"<style>{CSS}</style></head><body>\n{body}\n</body></html>\n")
+
+
+def _fmt_s(s: float) -> str:
+    return f"{s:.1f} s" if s < 120 else f"{s / 60:.1f} min"
+
+
+def _counts(e: Entry) -> tuple[int, int, int, int]:
+    """(claims reproduced, claims, checks passing, checks)."""
+    r = e.result
+    if r is None:
+        return 0, 0, 0, 0
+    claims, checks = r.paper_claims, r.checks
+    return (sum(c.verdict == "reproduced" for c in claims), len(claims),
+            sum(c.verdict == "reproduced" for c in checks), len(checks))
+
+
+def _claims_table(rows: list) -> str:
+    has_instr = any(c.packet or c.fluid or c.theory for c in rows)
+    head = ["statement", "paper", "dcsim"] + (["packet sim", "fluid model", "theory"] if has_instr else []) + [
+        "verdict", "detail"]
+    out = ["<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
+    for c in rows:
+        cells = [c.statement, c.paper, c.ours] + ([c.packet, c.fluid, c.theory] if has_instr else [])
+        out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in cells)
+                   + f"<td class=\"{_e(c.verdict)}\">{_e(c.verdict)}</td><td>{_e(c.detail)}</td></tr>")
+    out.append("</table>")
+    return "\n".join(out)
+
+
+def _parameters(out_dir: Path, files: list[Path]) -> str:
+    """The parameters an experiment printed (parameters.json), else the data files it wrote."""
+    p = out_dir / "parameters.json"
+    if p.exists():
+        try:
+            return f"<pre>{_e(json.dumps(json.loads(p.read_text()), indent=2))}</pre>"
+        except ValueError:
+            return f"<pre>{_e(p.read_text())}</pre>"
+    data = [f for f in files if f.suffix in (".csv", ".json") and f.name != "claims.json"]
+    if not data:
+        return "<p>The experiment states its parameters in its claims table and figures.</p>"
+    return ("<p>Its settings and data are in: " + ", ".join(f"<code>{_e(f.name)}</code>" for f in data)
+            + " (in the experiment's output directory).</p>")
+
+
+def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: str) -> Path:
+    """Write index.html and one page per experiment into ``html_dir``; returns the index."""
+    html_dir = Path(html_dir)
+    html_dir.mkdir(parents=True, exist_ok=True)
+    rev = commit()
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z")
+    meta = f"dcsim {_e(version)}, commit {_e(rev)}, written {_e(stamp)}"
+    quick_note = ("<p class=\"quick\">Quick run (<code>--quick</code>): coarser grids and fewer repetitions than "
+                  "the paper's; numbers and verdicts may differ from a full run.</p>") if quick else ""
+    rows = []
+    for e in entries:
+        page = f"{e.id}.html"
+        figs_dir = html_dir / e.id
+        figs = []
+        for f in e.files:
+            f = Path(f)
+            if f.suffix.lower() in (".png", ".svg") and f.exists():
+                figs_dir.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(f, figs_dir / f.name)
+                figs.append(f"{e.id}/{f.name}")
+        body = [f"<p><a href=\"index.html\">&larr; all experiments</a></p>",
+                f"<h1>{_e(e.id)}: {_e(e.title)}</h1>", f"<p class=\"meta\">{_e(e.paper)}</p>", quick_note,
+                f"<p class=\"meta\">wall time {_fmt_s(e.wall_s)}; {meta}</p>"]
+        if e.error is not None:
+            body.append(f"<h2>Failed</h2><pre>{_e(e.error)}</pre>")
+        else:
+            r = e.result
+            body.append(f"<p><b>{_e(r.summary())}</b></p>")
+            body.append("<h2>Figures</h2>" + ("".join(f"<p><img src=\"{_e(src)}\" alt=\"{_e(src)}\"></p>" for src in figs)
+                                             or "<p>This experiment draws no figure.</p>"))
+            body.append("<h2>Claims of the paper</h2>" + (_claims_table(r.paper_claims) if r.paper_claims
+                                                          else "<p>none</p>"))
+            if r.checks:
+                body.append("<h2>dcsim's own checks (not claims of the paper)</h2>" + _claims_table(r.checks))
+            body.append("<h2>Parameters</h2>" + _parameters(e.out_dir, e.files))
+        (html_dir / page).write_text(_page(f"{e.id}: {e.title}", "\n".join(body)))
+        n_rep, n_cl, n_ok, n_ch = _counts(e)
+        if e.error is not None:
+            verdict = "<td class=\"failed\">failed</td>"
+        else:
+            cls = "reproduced" if n_rep == n_cl else "differs"
+            verdict = f"<td class=\"{cls}\">{n_rep} of {n_cl} reproduced; {n_cl - n_rep} differ</td>"
+        checks = "" if e.error is not None else (f"{n_ok} of {n_ch} pass" if n_ch else "—")
+        rows.append(f"<tr><td><a href=\"{_e(page)}\">{_e(e.id)}</a></td><td>{_e(e.title)}</td><td>{_e(e.paper)}</td>"
+                    f"{verdict}<td>{checks}</td><td>{_fmt_s(e.wall_s)}</td></tr>")
+    tot = [_counts(e) for e in entries]
+    summary = (f"{sum(t[0] for t in tot)} of {sum(t[1] for t in tot)} claims of the papers reproduced over "
+               f"{len(entries)} experiments ({sum(e.error is not None for e in entries)} failed); total wall time "
+               f"{_fmt_s(sum(e.wall_s for e in entries))}")
+    index = [f"<h1>dcsim: reproduced experiments</h1>", f"<p class=\"meta\">{meta}</p>", quick_note,
+             f"<p><b>{_e(summary)}</b></p>",
+             "<table><tr><th>experiment</th><th>what</th><th>paper</th><th>claims of the paper</th>"
+             "<th>dcsim's checks</th><th>wall time</th></tr>", *rows, "</table>"]
+    out = html_dir / "index.html"
+    out.write_text(_page("dcsim: reproduced experiments", "\n".join(index)))
+    return out

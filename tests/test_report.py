@@ -1,0 +1,166 @@
+"""`dcsim reproduce ... --html DIR`: the static report, the shared executor, failures kept apart.
+
+The browser test opens the report in a real headless Chromium (Debian's chromium and
+chromium-driver, driven by selenium) and checks what a reader sees: every image loads, every
+table has rows, every link of the index opens a page of that experiment. It is skipped, with the
+reason, where no browser is installed; `.ci/run` installs one when it can.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from dcsim.cli import app
+from dcsim.experiments import registry
+from dcsim.sweep import SweepError, execution, sweep
+
+runner = CliRunner()
+# Two fast experiments (closed forms, < 1 s each): the report's plumbing, not the physics.
+FAST = ["dx-thresholds", "coexist-fig1"]
+
+
+@pytest.fixture(scope="module")
+def report(tmp_path_factory):
+    root = tmp_path_factory.mktemp("report")
+    res = runner.invoke(app, ["reproduce", *FAST, "--quick", "--out", str(root / "out"), "--html", str(root / "html")],
+                        env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    return root / "html"
+
+
+def test_index_lists_every_experiment_with_its_verdict_counts(report):
+    index = (report / "index.html").read_text()
+    for exp_id in FAST:
+        assert f'href="{exp_id}.html"' in index
+        page = (report / f"{exp_id}.html").read_text()
+        exp = registry.get(exp_id)
+        assert exp.title.split("(")[0].strip()[:30].replace("&", "&amp;") in page
+        assert "Quick run" in page, "a --quick page must say so"
+        assert "dcsim 0.1.0" in page and "commit" in page
+    # Counts in the index equal what the claims tables hold.
+    rows = re.findall(r"(\d+) of (\d+) reproduced; (\d+) differ", index)
+    assert len(rows) == len(FAST)
+    for rep, tot, diff in rows:
+        assert int(rep) + int(diff) == int(tot)
+
+
+def test_every_image_is_copied_beside_the_pages(report):
+    for exp_id in FAST:
+        page = (report / f"{exp_id}.html").read_text()
+        srcs = re.findall(r'<img src="([^"]+)"', page)
+        assert srcs, f"{exp_id}: no figure"
+        for s in srcs:
+            assert (report / s).stat().st_size > 1000, s
+
+
+def test_verdicts_are_colour_coded(report):
+    page = (report / "coexist-fig1.html").read_text()
+    assert '<td class="reproduced">reproduced</td>' in page
+    assert '<td class="differs">differs</td>' in page
+
+
+def test_a_failing_experiment_is_reported_and_the_others_still_run(tmp_path, monkeypatch):
+    def boom(out_dir, quick):
+        raise RuntimeError("simulated failure")
+
+    monkeypatch.setitem(registry._REGISTRY, "zz-broken", registry.Experiment("zz-broken", "broken", "none", boom))
+    res = runner.invoke(app, ["reproduce", "zz-broken", "dx-thresholds", "--out", str(tmp_path / "o"), "--html",
+                              str(tmp_path / "h")], env={"COLUMNS": "300"})
+    assert res.exit_code == 1, res.output
+    index = (tmp_path / "h" / "index.html").read_text()
+    assert 'class="failed"' in index and "dx-thresholds.html" in index
+    assert "simulated failure" in (tmp_path / "h" / "zz-broken.html").read_text()
+    assert (tmp_path / "o" / "dx-thresholds" / "claims.json").exists()
+
+
+def test_bad_options_exit_2_before_anything_runs(tmp_path):
+    for args, words in (
+        (["reproduce", "--all", "dx-fig1"], "not both"),
+        (["reproduce", "dx-fig1", "--jobs", "0"], "--jobs"),
+        (["reproduce", "dx-fig1", "--jobs", "2", "--dask", "tcp://127.0.0.1:1"], "--jobs"),
+        (["reproduce", "no-such-id"], "unknown experiment id"),
+    ):
+        res = runner.invoke(app, [*args, "--out", str(tmp_path / "o")], env={"COLUMNS": "300"})
+        assert res.exit_code == 2, (args, res.output)
+        assert words in res.output, (args, res.output)
+    assert not (tmp_path / "o").exists()
+
+
+class CountingPool(cf.ThreadPoolExecutor):
+    """An in-process executor that counts what it was given."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=2)
+        self.submitted = 0
+
+    def submit(self, *a, **kw):
+        self.submitted += 1
+        return super().submit(*a, **kw)
+
+
+def test_sweeps_inside_execution_use_its_executor(tmp_path):
+    base = {
+        "network": {"senders": 2, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "200pkt"},
+        "flows": [{"count": 2, "protocol": "dctcp"}],
+        "run": {"duration": "2ms"},
+    }
+    pool = CountingPool()
+    with execution(executor=pool):
+        sweep(base, {"network.buffer": ["100pkt", "200pkt"]}, out=tmp_path / "s", tables=False, progress=False)
+    assert pool.submitted == 2
+    # Outside the block the default (a local pool) is back; an explicit executor always wins.
+    other = CountingPool()
+    sweep(base, {"network.buffer": ["150pkt"]}, out=tmp_path / "t", tables=False, progress=False, executor=other)
+    assert other.submitted == 1
+    with pytest.raises(SweepError, match="jobs"):
+        with execution(jobs=0):
+            pass
+
+
+def _browser():
+    """A headless Chromium driven by selenium, or a skip with the reason."""
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.options import Options
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        pytest.skip("selenium is not installed (pip install -r tests/requirements.txt)")
+    chrome = shutil.which("chromium") or shutil.which("chromium-browser")
+    driver = shutil.which("chromedriver")
+    if not chrome or not driver:
+        pytest.skip("no headless browser: install Debian's chromium and chromium-driver (.ci/run does)")
+    opts = Options()
+    opts.binary_location = chrome
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        opts.add_argument(a)
+    try:
+        return webdriver.Chrome(service=Service(driver), options=opts)
+    except Exception as e:  # a browser that cannot start here is an environment problem, said plainly
+        pytest.skip(f"chromium is installed but did not start headless: {type(e).__name__}: {str(e)[:200]}")
+
+
+def test_report_in_a_real_browser(report):
+    from selenium.webdriver.common.by import By
+
+    drv = _browser()
+    try:
+        drv.get((report / "index.html").as_uri())
+        links = [a.get_attribute("href") for a in drv.find_elements(By.CSS_SELECTOR, "table a")]
+        assert len(links) == len(FAST)
+        assert drv.find_elements(By.CSS_SELECTOR, "table tr td"), "index table has no rows"
+        for href in links:
+            drv.get(href)
+            assert "File not found" not in drv.page_source and drv.title.split(":")[0] in FAST, drv.title
+            imgs = drv.execute_script(
+                "return Array.from(document.images).map(i => [i.getAttribute('src'), i.complete && i.naturalWidth > 0])")
+            assert imgs and all(ok for _, ok in imgs), imgs
+            for t in drv.find_elements(By.TAG_NAME, "table"):
+                assert len(t.find_elements(By.TAG_NAME, "tr")) > 1, f"{drv.title}: a table without rows"
+    finally:
+        drv.quit()
