@@ -237,7 +237,9 @@ def model_path_error(model: type, path: Union[str, Iterable[Part]]) -> Optional[
         nxt: list = []
         if isinstance(part, int):
             for a in arms:
-                if typing.get_origin(a) in (list, tuple) or a in (list, tuple):
+                if a is Any:  # a free-form value (e.g. one time, a list of times or {lo, hi})
+                    nxt.append(Any)
+                elif typing.get_origin(a) in (list, tuple) or a in (list, tuple):
                     args = typing.get_args(a)
                     nxt.extend(_arms(args[0]) if args else [Any])
             if not nxt:
@@ -245,6 +247,13 @@ def model_path_error(model: type, path: Union[str, Iterable[Part]]) -> Optional[
         else:
             names: list[str] = []
             for a in arms:
+                if a is Any:
+                    nxt.append(Any)
+                    continue
+                if typing.get_origin(a) is dict:  # a table of user-chosen keys (network.attach.S1)
+                    args = typing.get_args(a)
+                    nxt.extend(_arms(args[1]) if len(args) == 2 else [Any])
+                    continue
                 fields = _model_fields(a)
                 if fields is None:
                     continue

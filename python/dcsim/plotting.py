@@ -361,6 +361,42 @@ def plot_ports(result: Result, path: PathLike = None) -> Figure:
     return _save(fig, path)
 
 
+def plot_rates(result: Result, path: PathLike = None) -> Figure:
+    """Each L2 source's rate (its reaction point's current rate, Gbps) vs time, with their sum."""
+    scale, xlabel = _time_axis(result)
+    r = result.rates
+    fig, (ax,), _ = _figure(zoom=False)
+    _mark_warmup(ax, result, scale)
+    labels = dict(zip(result.sources["source"], result.sources["label"])) if len(result.sources) else {}
+    shown = _subset(r["source"].to_numpy()) if len(r) else []
+    for src in shown:
+        s = r[r["source"] == src]
+        ax.step(s["t_s"] * scale, s["rate_bps"] / 1e9, where="post", lw=0.8,
+                label=f"{labels.get(src, src)} #{src}" if len(shown) <= 6 else None)
+    if len(r):
+        total = r.groupby("t_s")["rate_bps"].sum()
+        ax.step(total.index * scale, total / 1e9, where="post", color="k", lw=1.4, label="sum")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("rate (Gbps)")
+    ax.set_xlim(0, result.duration_s * scale)
+    ax.set_ylim(bottom=0)
+    scheme = ", ".join(sorted(set(result.sources["scheme"]))) if len(result.sources) else "L2"
+    _title(fig, f"Sending rate of each {scheme} source")
+    _finish(fig, [ax], [result])
+    return _save(fig, path)
+
+
+def plots_for(result: Result) -> dict[str, Callable[[Result, PathLike], Figure]]:
+    """The figures ``dcsim run`` draws for this result: the queue always, windows and goodput when
+    it has TCP flows, the sources' rates when it has L2 sources."""
+    names = ["queue.png"]
+    if len(result.flows):
+        names += ["cwnd_alpha.png", "throughput.png"]
+    if len(result.sources):
+        names += ["rates.png"]
+    return {n: PLOTS[n] for n in names}
+
+
 #: Result.plot(kind) -> the function that draws it.
 KINDS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "queue": plot_queue,
@@ -369,6 +405,7 @@ KINDS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "queue_hist": plot_queue_cdf,
     "flows": plot_flows,
     "ports": plot_ports,
+    "rates": plot_rates,
 }
 
 #: File name -> plot function; ``dcsim run`` writes each into the output directory.
@@ -376,6 +413,7 @@ PLOTS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "queue.png": plot_queue,
     "cwnd_alpha.png": plot_cwnd_alpha,
     "throughput.png": plot_throughput,
+    "rates.png": plot_rates,
 }
 
 #: compare(): what each kind overlays, per run.

@@ -398,6 +398,16 @@ class Result:
             ]
         if len(self.workloads):
             out["workloads"] = [self._workload_summary(r) for r in self.workloads.to_dict("records")]
+        src = self.sources
+        if len(src):
+            keep = ("source", "label", "scheme", "rate_final_bps", "goodput_bps", "sent_frames", "sent_bytes",
+                    "delivered_bytes", "dropped_frames", "feedback_frames", "loop_delay_mean_s", "loop_delay_min_s",
+                    "loop_delay_max_s", "fct_s")
+            out["sources"] = [{k: r[k] for k in keep} for r in src.to_dict("records")]
+            sent, dropped = int(src["sent_frames"].sum()), int(src["dropped_frames"].sum())
+            out["l2_goodput_total_bps"] = float(np.nansum(src["goodput_bps"].to_numpy(dtype=float)))
+            out["l2_dropped_frames"] = dropped
+            out["l2_drop_pct"] = 100.0 * dropped / sent if sent else None
         return _jsonable(out)
 
     def _workload_summary(self, r: dict) -> dict:

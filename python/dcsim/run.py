@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+import warnings
 from pathlib import Path
 from typing import Callable, Optional, Sequence
 
@@ -26,7 +27,7 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
-from dcsim.scenario import ScenarioError, load_scenario
+from dcsim.scenario import ScenarioError, ScenarioWarning, load_scenario
 from dcsim.simulate import simulate
 from dcsim.units import fmt_time
 
@@ -113,12 +114,15 @@ def print_summary(summary: dict, console: Console) -> None:
     if rows:
         console.print(flows)
     print_fct(summary, console)
+    print_sources(summary, console)
 
     pk = summary["packets"]
     aw, wr = summary["after_warmup"], summary["whole_run"]
     lines = [
         f"aggregate goodput {_gbps(summary['goodput_total_bps'])}, mean per flow {_gbps(summary['goodput_mean_bps'])}, "
-        f"Jain's fairness index {_num(summary['jain_index'], '.4f')}",
+        f"Jain's fairness index {_num(summary['jain_index'], '.4f')}" if rows or not summary.get("sources") else
+        f"L2 sources: aggregate goodput {_gbps(summary['l2_goodput_total_bps'])}, "
+        f"{summary['l2_dropped_frames']} frames dropped ({_num(summary['l2_drop_pct'], '.2f', '%')} of those sent)",
         f"after warm-up: retransmitted {aw['retransmits']} pkt, timeouts {aw['timeouts']}, "
         f"drops {aw['drops']} pkt, ECN marks {aw['marks']} pkt",
         f"whole run: retransmitted {wr['retransmits']} pkt, timeouts {wr['timeouts']}, drops {wr['drops']} pkt, "
@@ -129,6 +133,31 @@ def print_summary(summary: dict, console: Console) -> None:
     ]
     for line in lines:
         console.print(line)
+
+
+def print_sources(summary: dict, console: Console) -> None:
+    """L2 rate sources: rate, goodput, drops, feedback and the realised loop delay."""
+    rows = summary.get("sources") or []
+    if not rows:
+        return
+    t = Table(title="L2 sources (after warm-up)")
+    heads = ("source", "path", "scheme", "rate end Gbps", "goodput Gbps", "sent frames", "dropped", "feedback",
+             "loop us mean", "loop us min..max", "FCT ms")
+    for col in heads:
+        t.add_column(col, justify="left" if col in ("path", "scheme") else "right")
+    us = lambda x: None if x is None else 1e6 * x  # noqa: E731
+    for r in rows[:MAX_FLOW_ROWS]:
+        t.add_row(str(r["source"]), r["label"], r["scheme"], _num(r["rate_final_bps"] / 1e9, ".3f"),
+                  _num(None if r["goodput_bps"] is None else r["goodput_bps"] / 1e9, ".3f"), _num(r["sent_frames"], "d"),
+                  _num(r["dropped_frames"], "d"), _num(r["feedback_frames"], "d"), _num(us(r["loop_delay_mean_s"]), ".1f"),
+                  f"{_num(us(r['loop_delay_min_s']), '.1f')}..{_num(us(r['loop_delay_max_s']), '.1f')}",
+                  _num(None if r["fct_s"] is None else 1e3 * r["fct_s"], ".3f"))
+    if len(rows) > MAX_FLOW_ROWS:
+        t.add_row(f"+{len(rows) - MAX_FLOW_ROWS}", "more sources", *[""] * (len(heads) - 2))
+    t.caption = ("loop: the sampled frame's departure -> its feedback's arrival at the source; "
+                 f"L2 drops after warm-up: {summary.get('l2_dropped_frames', 0)} frames, "
+                 f"{_num(summary.get('l2_drop_pct'), '.2f', '%')} of the frames sent")
+    console.print(t)
 
 
 def print_fct(summary: dict, console: Console) -> None:
@@ -239,7 +268,9 @@ def run_scenario_file(
             bar.update(task, completed=now_s / duration_s, now=fmt_time(now_s) if now_s > 0 else "0 s")
 
         try:
-            result = simulate(sc, progress=progress)
+            with warnings.catch_warnings():  # printed above already, once
+                warnings.simplefilter("ignore", ScenarioWarning)
+                result = simulate(sc, progress=progress)
         except ScenarioError as e:  # the engine's own validation (Python should have caught it first)
             fail(f"{scenario}: invalid scenario\n{e}")
             raise
@@ -256,9 +287,9 @@ def run_scenario_file(
     with atomic_dir(out) as tmp:
         files = result.to_dir(tmp)
         if plots:
-            from dcsim.plotting import PLOTS
+            from dcsim.plotting import plots_for
 
-            for name, fn in PLOTS.items():
+            for name, fn in plots_for(result).items():
                 try:
                     fn(result, tmp / name)
                     files.append(tmp / name)

@@ -91,6 +91,8 @@ __all__ = [
 #: The engine's defaults (crates/dcsim-core/src/scenario.rs), read from the engine so that each
 #: default lives in one place.
 ENGINE_DEFAULTS: dict = json.loads(_core.engine_defaults())
+#: The L2 schemes' target queues when not given (the engine's defaults: DSM q0, QCN Qeq).
+ENGINE_L2_DEFAULTS = {"q0_bytes": ENGINE_DEFAULTS["l2_dsm_q0_bytes"], "qcn_qeq_bytes": ENGINE_DEFAULTS["l2_qcn_qeq_bytes"]}
 
 
 def _s(key: str) -> float:
@@ -104,7 +106,7 @@ _DCTCP_LIKE = ("dctcp", "dctcp-improved-fairness")
 #: DX's R0 (base RTT): the minimum RTT sample seen, or the path's exact base RTT, or a time.
 DX_R0_MODES = ("min", "path")
 AQM_KINDS = ("droptail", "threshold", "red", "choke", "modified_choke")
-TOPOLOGIES = ("dumbbell", "graph", "tree")
+TOPOLOGIES = ("dumbbell", "graph", "tree", "parking_lot")
 #: CHOKe's rules for when the m drawn packets match the arrival (see crates/dcsim-core/src/aqm/choke.rs).
 CHOKE_MATCH = ("all", "any")
 NODE_KINDS = ("host", "switch")
@@ -704,7 +706,11 @@ class Network(_Model):
     ``core_link`` rates, ``bottleneck`` the rate of the links of ``bottleneck_hosts`` (default: the
     last host); ``rtt`` the round-trip propagation between hosts of different racks (of any two
     hosts with one rack; hosts of one rack see half of it); ``buffer`` and ``aqm`` on every switch
-    port."""
+    port. ``parking_lot``: the DSM paper's chain of switches ``C1 .. C{switches}`` (Fig. 4; with two
+    switches its Fig. 3 dumbbell), each linked to the next at ``link`` with ``delay`` of propagation
+    per hop; ``attach = {S1 = "C1", R1 = "C3"}`` hangs each host on its own ``host_link`` (default
+    ``link``, propagation ``host_delay``, default 1 us) off a switch; ``buffer`` and ``aqm`` on
+    every switch port; the monitored queues are the chain's forward ports C1->C2, C2->C3, ..."""
 
     topology: str = "dumbbell"
     # dumbbell (and tree: bottleneck, rtt, buffer, aqm)
@@ -724,6 +730,12 @@ class Network(_Model):
     host_link: Optional[Rate] = None
     core_link: Optional[Rate] = None
     bottleneck_hosts: Optional[list[str]] = None
+    # parking_lot (and host_link, buffer, aqm)
+    switches: Optional[Int] = None
+    link: Optional[Rate] = None
+    delay: Optional[Time] = None
+    host_delay: Optional[Time] = None
+    attach: Optional[dict[str, str]] = None
     # all
     packet_bytes: Int = ENGINE_DEFAULTS["packet_bytes"]
     header_bytes: Int = ENGINE_DEFAULTS["header_bytes"]
@@ -735,6 +747,7 @@ class Network(_Model):
     _TREE: ClassVar[tuple[str, ...]] = (
         "racks", "hosts", "host_link", "core_link", "bottleneck", "bottleneck_hosts", "rtt", "buffer", "aqm",
     )
+    _PARKING: ClassVar[tuple[str, ...]] = ("switches", "link", "delay", "host_link", "host_delay", "attach", "buffer", "aqm")
 
     @model_validator(mode="after")
     def _check(self) -> "Network":
@@ -747,6 +760,12 @@ class Network(_Model):
                 f"{self.packet_bytes} (header_bytes {self.header_bytes}) is out of range; "
                 f"allowed 1 <= header_bytes < packet_bytes <= {top}",
             )
+        if self.topology == "parking_lot":
+            self._check_parking_lot()
+            return self
+        for name in [n for n in self._PARKING if n not in self._DUMBBELL + self._TREE]:
+            if getattr(self, name) is not None:
+                raise _err(name, 'only for topology = "parking_lot"')
         if self.topology != "tree":
             for name in [n for n in self._TREE if n not in self._DUMBBELL]:
                 if getattr(self, name) is not None:
@@ -879,6 +898,49 @@ class Network(_Model):
             self._fill("aqm", Aqm(kind="droptail"))
         self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
 
+    def _check_parking_lot(self) -> None:
+        for name in [n for n in self._DUMBBELL + self._GRAPH + self._TREE if n not in self._PARKING]:
+            if getattr(self, name) is not None:
+                raise _err(name, 'not for topology = "parking_lot"; a parking lot takes ' + ", ".join(self._PARKING))
+        if self.switches is None:
+            raise _err("switches", "required for a parking lot: the switches of the chain, e.g. switches = 3")
+        top = LIMITS["max_nodes"]
+        if not (1 <= self.switches <= top):
+            raise _err("switches", f"{self.switches} is out of range; allowed 1 .. {top}")
+        if self.link is None:
+            raise _err("link", 'required for a parking lot: the rate of the links between switches, e.g. "10Gbps"')
+        _positive_rate("link", self.link)
+        if self.host_link is None:
+            self._fill("host_link", self.link)
+        _positive_rate("host_link", self.host_link)
+        if self.delay is None:
+            raise _err("delay", 'required for a parking lot: propagation per hop between switches, e.g. "50us"')
+        if self.host_delay is None:
+            self._fill("host_delay", 1e-6)
+        for name in ("delay", "host_delay"):
+            if not getattr(self, name) >= 0:
+                raise _err(name, f"{time_str(getattr(self, name))} is negative; allowed >= 0 s")
+        if not self.attach:
+            raise _err("attach", 'required for a parking lot: each host and its switch, e.g. attach = {S1 = "C1", R1 = "C3"}')
+        switches = self.switch_names()
+        if len(self.attach) + self.switches > top:
+            raise _err("attach", f"{len(self.attach)} hosts is out of range; allowed at most {top} nodes")
+        for h, at in self.attach.items():
+            if not isinstance(at, str) or at not in switches:
+                raise _err(f"attach.{h}", f"{at!r} is not a switch of the chain; allowed C1 .. C{self.switches}")
+            if h in switches:
+                raise _err(f"attach.{h}", f"{h!r} is the name of a switch; name hosts otherwise (e.g. S1, R1)")
+        if self.buffer is None:
+            raise _err("buffer", 'required for a parking lot: every switch port\'s buffer, e.g. buffer = "128KB"')
+        _amount("buffer", self.buffer, self.packet_bytes)
+        if self.aqm is None:
+            self._fill("aqm", Aqm(kind="droptail"))
+        self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
+
+    def switch_names(self) -> list[str]:
+        """Parking lot: C1 .. Cn."""
+        return [f"C{i + 1}" for i in range(int(self.switches or 0))]
+
     def rack_sizes(self) -> list[int]:
         """Hosts per rack (tree)."""
         if isinstance(self.hosts, list):
@@ -905,6 +967,8 @@ class Network(_Model):
         if self.topology == "tree" and self.bottleneck_hosts:
             h = self.bottleneck_hosts[0]
             return f"tor{self.rack_of()[h]}->{h}"
+        if self.topology == "parking_lot" and (self.switches or 0) > 1:
+            return "C1->C2"
         return None
 
     # -- derived
@@ -918,6 +982,8 @@ class Network(_Model):
             return [f"s{i}" for i in range(self.senders or 0)] + ["sw", "r"]
         if self.topology == "tree":
             return (["root"] if (self.racks or 0) > 1 else []) + [f"tor{i}" for i in range(self.racks or 0)] + self.hosts_list()
+        if self.topology == "parking_lot":
+            return self.switch_names() + list(self.attach or {})
         return [n.name for n in self.nodes]
 
     def host_names(self) -> list[str]:
@@ -925,6 +991,8 @@ class Network(_Model):
             return [f"s{i}" for i in range(self.senders or 0)] + ["r"]
         if self.topology == "tree":
             return self.hosts_list()
+        if self.topology == "parking_lot":
+            return list(self.attach or {})
         return [n.name for n in self.nodes if n.kind == "host"]
 
     def adjacency(self) -> dict[str, list[str]]:
@@ -937,6 +1005,16 @@ class Network(_Model):
                 for r in range(self.racks):
                     adj[f"tor{r}"].append("root")
                     adj["root"].append(f"tor{r}")
+            return adj
+        if self.topology == "parking_lot":
+            sw = self.switch_names()
+            adj = {n: [] for n in self.node_names()}
+            for a, b in zip(sw, sw[1:]):
+                adj[a].append(b)
+                adj[b].append(a)
+            for h, at in (self.attach or {}).items():
+                adj[h].append(at)
+                adj[at].append(h)
             return adj
         if self.topology == "dumbbell":
             adj = {f"s{i}": ["sw"] for i in range(self.senders or 0)}
@@ -959,6 +1037,17 @@ class Network(_Model):
                 "access_bps": int(round(self.access)),
                 "rtt_ps": [to_ps(r) for r in self.rtt_list],
                 "bottleneck_queue": _queue_engine(self.buffer, self.aqm, pb, "network"),
+            }
+        if self.topology == "parking_lot":
+            return {
+                "kind": "parking_lot",
+                "switches": int(self.switches),
+                "rate_bps": int(round(self.link)),
+                "delay_ps": to_ps(self.delay),
+                "host_rate_bps": int(round(self.host_link)),
+                "host_delay_ps": to_ps(self.host_delay),
+                "hosts": [{"name": h, "at": at} for h, at in self.attach.items()],
+                "queue": _queue_engine(self.buffer, self.aqm, pb, "network"),
             }
         if self.topology == "tree":
             return {
@@ -1679,6 +1768,237 @@ class Metrics(_Model):
         return [tuple(p.strip() for p in m.split("->")) for m in self.monitor]  # type: ignore[misc]
 
 
+# --------------------------------------------------------------------------------------------
+# Converged Ethernet (L2): rate sources, congestion points, QCN / DSM / SMCC
+
+
+L2_SCHEMES = ("qcn", "dsm", "smcc")
+#: Each scheme's parameters (names of the DSM paper and of 802.1Qau) -> the engine's field.
+L2_PARAMS: dict[str, dict[str, str]] = {
+    "dsm": {"q0": "q0_bytes", "p": "p", "T": "t_ps", "m": "m", "Ha": "h_a_hz", "Hb": "h_b_hz", "Hc": "h_c_hz",
+            "omega": "omega", "min_rate": "min_rate_bps"},
+    "smcc": {"q0": "q0_bytes", "p": "p", "T": "t_ps", "a": "a_per_s", "b": "b_per_s", "c": "c_per_s",
+             "omega": "omega", "min_rate": "min_rate_bps"},
+    "qcn": {"qeq": "qeq_bytes", "w": "w", "gd": "gd", "bc_limit": "bc_limit_bytes", "timer": "timer_ps",
+            "fr_th": "fr_th", "r_ai": "r_ai_bps", "r_hai": "r_hai_bps", "min_rate": "min_rate_bps"},
+}
+
+
+def _freq_v(v: Any) -> float:
+    """A frequency, Hz: a number (Hz) or a string such as "20kHz", "20000Hz"."""
+    if isinstance(v, str):
+        m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(Hz|kHz|MHz)\s*", v)
+        if not m:
+            raise ValueError(f"{v!r} is not a frequency; write a number in Hz or e.g. \"20kHz\"")
+        try:
+            x = float(m.group(1)) * {"Hz": 1.0, "kHz": 1e3, "MHz": 1e6}[m.group(2)]
+        except ValueError:
+            raise ValueError(f"{v!r} is not a frequency; write a number in Hz or e.g. \"20kHz\"") from None
+    else:
+        x = _float_v(v)
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError(f"{v!r} is out of range; allowed > 0 Hz")
+    return x
+
+
+Freq = Annotated[float, PlainValidator(_freq_v)]
+
+
+def _latency_v(v: Any) -> Any:
+    """The feedback generation latency: one time, one per source, or {lo, hi} (uniform per frame)."""
+    if isinstance(v, dict):
+        unknown = set(v) - {"lo", "hi"}
+        if unknown or not {"lo", "hi"} <= set(v):
+            raise ValueError("a range is written {lo = \"400us\", hi = \"800us\"}")
+        return {"lo": _time_v(v["lo"]), "hi": _time_v(v["hi"])}
+    if isinstance(v, list):
+        return [_time_v(x) for x in v]
+    return _time_v(v)
+
+
+def _latency_s(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: time_str(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [time_str(x) for x in v]
+    return time_str(v)
+
+
+Latency = Annotated[Any, PlainValidator(_latency_v), PlainSerializer(_latency_s)]
+
+
+class L2Source(_Model):
+    """A rate-based source ``src -> dst`` (or ``count`` identical ones): paced frames at the rate its
+    reaction point allows, starting at ``initial_rate`` (default: its host link's rate, as in the
+    DSM paper) at ``start``, until ``stop`` or, with ``size``, until it sent that many bytes."""
+
+    src: str
+    dst: str
+    start: Time = 0.0
+    stop: Optional[Time] = None
+    size: Optional[SizeQ] = None
+    initial_rate: Optional[Rate] = None
+    count: Int = 1
+
+
+class L2(_Model):
+    """Converged-Ethernet congestion control (IEEE 802.1Qau framework, DSM paper Section II.A):
+    congestion points on switch egress ports (``cps``, default the monitored switch ports) sample
+    arriving frames and send feedback frames back to each sampled frame's source over the links,
+    after an extra ``feedback_latency`` (one time, one per source, or {lo, hi} drawn per frame);
+    the sources' reaction points set their rates. ``scheme``: ``qcn`` (802.1Qau: qeq, w, gd,
+    bc_limit, timer, fr_th, r_ai, r_hai, min_rate), ``dsm`` (DSM paper eqs. 22-26: q0, p, T, m, Ha,
+    Hb, Hc, omega, min_rate) or ``smcc`` (DSM with m = 0 and its own gains a, b, c in 1/s; a
+    reconstruction, see crates/dcsim-core/src/l2/smcc.rs). Unset parameters take the papers'
+    defaults (DSM: q0 = 64KB, p = 0.01, T = 80us, m = 4, Ha = Hb = Hc = 20kHz, omega = 5).
+    Frames are ``frame`` bytes (1 KB = 1000 B, the paper's T = 80 us is 100 such frames at
+    10 Gbps); feedback frames ``feedback_frame`` bytes."""
+
+    scheme: str
+    # DSM / SMCC
+    q0: Optional[SizeQ] = None
+    p: Optional[Float] = None
+    T: Optional[Time] = None
+    m: Optional[Int] = None
+    Ha: Optional[Freq] = None
+    Hb: Optional[Freq] = None
+    Hc: Optional[Freq] = None
+    a: Optional[Float] = None
+    b: Optional[Float] = None
+    c: Optional[Float] = None
+    omega: Optional[Float] = None
+    # QCN
+    qeq: Optional[SizeQ] = None
+    w: Optional[Float] = None
+    gd: Optional[Float] = None
+    bc_limit: Optional[SizeQ] = None
+    timer: Optional[Time] = None
+    fr_th: Optional[Int] = None
+    r_ai: Optional[Rate] = None
+    r_hai: Optional[Rate] = None
+    # all
+    min_rate: Optional[Rate] = None
+    frame: SizeQ = Size(1000, "B")
+    feedback_frame: SizeQ = Size(64, "B")
+    cps: Optional[list[str]] = None
+    feedback_latency: Optional[Latency] = None
+    rate_interval: Time = 100e-6
+    sources: list[L2Source] = Field(default_factory=list)
+
+    _scheme_ok = _one_of_validator("scheme", L2_SCHEMES)
+
+    @model_validator(mode="after")
+    def _check(self) -> "L2":
+        if self.scheme not in L2_SCHEMES:
+            raise _err("scheme", _one_of(self.scheme, L2_SCHEMES))
+        mine = L2_PARAMS[self.scheme]
+        for other in {n for ps in L2_PARAMS.values() for n in ps} - set(mine):
+            if getattr(self, other) is not None:
+                raise _err(other, f"not a parameter of {self.scheme}; {self.scheme} takes {', '.join(mine)}")
+        if self.p is not None and not (0 < self.p <= 1):
+            raise _err("p", f"{self.p!r} is out of range; allowed 0 < p <= 1 (sampling probability per frame)")
+        for name in ("q0", "qeq", "bc_limit"):
+            v = getattr(self, name)
+            if v is not None and (v.unit == "pkt" or not v.value > 0):
+                raise _err(name, f"{size_str(v)}: give a positive size in bytes, e.g. \"64KB\"")
+        for name in ("T", "timer", "rate_interval"):
+            v = getattr(self, name)
+            if v is not None and not v > 0:
+                raise _err(name, f"{time_str(v)} is not positive; allowed > 0 s")
+        for name in ("omega", "w", "gd", "a", "b", "c"):
+            v = getattr(self, name)
+            if v is not None and not v > 0:
+                raise _err(name, f"{v!r} is out of range; allowed > 0")
+        if self.m is not None and self.m < 0:
+            raise _err("m", f"{self.m} is out of range; allowed m >= 0 sampling periods")
+        if self.fr_th is not None and self.fr_th < 1:
+            raise _err("fr_th", f"{self.fr_th} is out of range; allowed >= 1 cycle")
+        for name in ("min_rate", "r_ai", "r_hai"):
+            v = getattr(self, name)
+            if v is not None:
+                _positive_rate(name, v)
+        for name in ("frame", "feedback_frame"):
+            v = getattr(self, name)
+            lo = 64 if name == "frame" else 1
+            if v.unit == "pkt" or not (lo <= v.value <= LIMITS["max_packet_bytes"]) or not float(v.value).is_integer():
+                raise _err(name, f"{size_str(v)} is out of range; allowed {lo}B .. {LIMITS['max_packet_bytes']}B")
+        lat = self.feedback_latency
+        if isinstance(lat, dict) and lat["lo"] > lat["hi"]:
+            raise _err("feedback_latency", f"lo = {time_str(lat['lo'])} is larger than hi = {time_str(lat['hi'])}; "
+                                           "allowed lo <= hi")
+        for v in (lat["lo"], lat["hi"]) if isinstance(lat, dict) else (lat if isinstance(lat, list) else [lat]):
+            if v is not None and v < 0:
+                raise _err("feedback_latency", f"{time_str(v)} is negative; allowed >= 0 s")
+        if not self.sources:
+            raise _err("sources", "no sources: give at least one [[l2.sources]] entry with src and dst")
+        n = sum(src.count for src in self.sources)
+        if isinstance(lat, list) and len(lat) != n:
+            raise _err("feedback_latency", f"{len(lat)} values for {n} sources; give one per source, one time, "
+                                           "or {lo, hi}")
+        for i, src in enumerate(self.sources):
+            if src.count < 1:
+                raise _err(f"sources[{i}].count", f"{src.count} is out of range; allowed >= 1")
+            if src.initial_rate is not None:
+                _positive_rate(f"sources[{i}].initial_rate", src.initial_rate)
+            if src.size is not None and (src.size.unit == "pkt" or not src.size.value >= 1):
+                raise _err(f"sources[{i}].size", f"{size_str(src.size)}: give a size in bytes >= 1B, e.g. \"10MB\"")
+            if src.stop is not None and not src.stop > src.start:
+                raise _err(f"sources[{i}].stop", f"{time_str(src.stop)} is not later than start = {time_str(src.start)}")
+        return self
+
+    def target_bytes(self) -> tuple[str, float]:
+        """The queue the CPs aim at: ("q0", bytes) or ("qeq", bytes), with the engine's default."""
+        if self.scheme == "qcn":
+            return "qeq", self.qeq.value if self.qeq is not None else ENGINE_L2_DEFAULTS["qcn_qeq_bytes"]
+        return "q0", self.q0.value if self.q0 is not None else ENGINE_L2_DEFAULTS["q0_bytes"]
+
+    def scheme_engine(self) -> dict:
+        out: dict[str, Any] = {"kind": self.scheme}
+        for name, key in L2_PARAMS[self.scheme].items():
+            v = getattr(self, name)
+            if v is None:
+                continue
+            if key.endswith("_ps"):
+                v = to_ps(v)
+            elif key.endswith("_bytes"):
+                v = int(v.value)
+            elif key.endswith("_bps"):
+                v = int(round(v))
+            elif key in ("m", "fr_th"):
+                v = int(v)
+            else:
+                v = float(v)
+            out[key] = v
+        return out
+
+    def to_engine(self) -> dict:
+        lat = self.feedback_latency
+        if lat is None:
+            latency = {"kind": "fixed", "ps": 0}
+        elif isinstance(lat, dict):
+            latency = {"kind": "uniform", "lo_ps": to_ps(lat["lo"]), "hi_ps": to_ps(lat["hi"])}
+        elif isinstance(lat, list):
+            latency = {"kind": "per_source", "ps": [to_ps(x) for x in lat]}
+        else:
+            latency = {"kind": "fixed", "ps": to_ps(lat)}
+        return {
+            "scheme": self.scheme_engine(),
+            "frame_bytes": int(self.frame.value),
+            "feedback_bytes": int(self.feedback_frame.value),
+            "cps": None if self.cps is None else [
+                {"from": a.strip(), "to": b.strip()} for a, b in (c.split("->", 1) for c in self.cps)],
+            "feedback_latency": latency,
+            "sources": [
+                {"src": x.src, "dst": x.dst, "start_ps": to_ps(x.start), "stop_ps": None if x.stop is None else to_ps(x.stop),
+                 "size_bytes": None if x.size is None else int(math.ceil(x.size.value)),
+                 "initial_rate_bps": None if x.initial_rate is None else int(round(x.initial_rate)), "count": int(x.count)}
+                for x in self.sources
+            ],
+            "rate_interval_ps": to_ps(self.rate_interval),
+        }
+
+
+
 class FlowInfo(BaseModel):
     """One expanded flow: index in the engine, its group in the file, and its end points."""
 
@@ -1698,6 +2018,7 @@ class Scenario(_Model):
     workloads: list[Workload] = Field(default_factory=list)
     run: Run
     metrics: Metrics = Field(default_factory=Metrics)
+    l2: Optional[L2] = None
 
     def __init__(self, **data: Any) -> None:
         """Validate; raises :class:`ScenarioError` (one ``field: problem`` line per problem)."""
@@ -1716,9 +2037,9 @@ class Scenario(_Model):
     @model_validator(mode="after")
     def _check(self) -> "Scenario":
         net = self.network
-        if not self.flows and not self.workloads:
+        if not self.flows and not self.workloads and self.l2 is None:
             raise _err("flows", "no flows: give at least one [[flows]] entry with count and protocol (" + ", ".join(PROTOCOLS)
-                       + "), or a [[workloads]] entry")
+                       + "), a [[workloads]] entry or [l2] sources")
         total = sum(f.count for f in self.flows)
         if total > LIMITS["max_flows"]:
             raise _err("flows", f"{total} flows in all is out of range; allowed at most {LIMITS['max_flows']}")
@@ -1765,6 +2086,8 @@ class Scenario(_Model):
                     f"flows start until {time_str(last_start)}, not before run.duration = {time_str(self.run.duration)}; "
                     f"allowed start + (count-1)*stagger + start_jitter < duration",
                 )
+        if self.l2 is not None:
+            self._check_l2(hosts, adj)
         names = set(net.node_names())
         for i, (a, b) in enumerate(self.metrics.ports() or []):
             for end in (a, b):
@@ -1773,6 +2096,52 @@ class Scenario(_Model):
             if b not in adj.get(a, []):
                 raise _err(f"metrics.monitor[{i}]", f"no link {a!r} -> {b!r}")
         return self
+
+    def _check_l2(self, hosts: set, adj: dict) -> None:
+        """[l2] fields that need the network: source hosts and paths, congestion-point ports, and the
+        target queue against their buffers."""
+        l2, net = self.l2, self.network
+        allowed = ", ".join(sorted(hosts))
+        for i, src in enumerate(l2.sources):
+            for name in ("src", "dst"):
+                v = getattr(src, name)
+                if v not in hosts:
+                    raise _err(f"l2.sources[{i}].{name}", f"{v!r} is not a host; allowed: {allowed}")
+            if src.src == src.dst:
+                raise _err(f"l2.sources[{i}].dst", "a source needs two different hosts")
+            if not _reachable(adj, src.src, src.dst):
+                raise _err(f"l2.sources[{i}].dst", f"no path from {src.src!r} to {src.dst!r}")
+            if src.start >= self.run.duration:
+                raise _err(f"l2.sources[{i}].start", f"{time_str(src.start)} is not before run.duration = "
+                                                     f"{time_str(self.run.duration)}")
+        ports = l2.cps
+        if ports is None:
+            monitored = self.metrics.ports()
+            if monitored is None:
+                default = net.default_bottleneck_port()
+                monitored = [] if default is None else [tuple(default.split("->"))]
+            ports = [f"{a}->{b}" for a, b in monitored if a not in hosts]
+            if not ports:
+                raise _err("l2.cps", 'no congestion point: give cps = ["C1->C2", ...] (switch egress ports)')
+        seen = set()
+        for i, cp in enumerate(ports):
+            fld = f"l2.cps[{i}]" if l2.cps is not None else "l2.cps"
+            if not isinstance(cp, str) or cp.count("->") != 1:
+                raise _err(fld, f"{cp!r} is not a port; write \"FROM->TO\", e.g. \"C1->C2\"")
+            a, b = (x.strip() for x in cp.split("->"))
+            if a not in adj or b not in adj.get(a, []):
+                raise _err(fld, f"no link {a!r} -> {b!r} in the network")
+            if a in hosts:
+                raise _err(fld, f"{a}->{b} is a host port; congestion points sit on switch egress ports")
+            if (a, b) in seen:
+                raise _err(fld, f"{a}->{b} is listed twice")
+            seen.add((a, b))
+            buf = net.buffer if net.topology != "graph" else next(
+                (link.buffer for link in net.links if {link.a, link.b} == {a, b}), None)
+            name, target = l2.target_bytes()
+            if buf is not None and buf.unit != "pkt" and target > buf.value:
+                raise _err(f"l2.{name}", f"{target:g} B is larger than the buffer of congestion point {a}->{b} "
+                                         f"({size_str(buf)}); allowed {name} <= buffer")
 
     def _check_workloads(self, hosts: set) -> None:
         """Workload fields that need the network: hosts, the loaded link, defaults."""
@@ -1983,6 +2352,7 @@ class Scenario(_Model):
             "topology": net.to_engine(),
             "flows": flows,
             "workloads": [w.to_engine(pb, hb) for w in sc.workloads],
+            "l2": None if sc.l2 is None else sc.l2.to_engine(),
             "metrics": {
                 "queue_interval_ps": to_ps(m.queue_interval),
                 "throughput_interval_ps": to_ps(m.throughput_interval),
@@ -1999,7 +2369,7 @@ class Scenario(_Model):
         out: list[str] = []
         net, run = self.network, self.run
         marking = []  # (field, what) of queues that mark ECN at a threshold
-        if net.topology in ("dumbbell", "tree"):
+        if net.topology in ("dumbbell", "tree", "parking_lot"):
             if net.aqm.kind == "threshold" or (net.aqm.is_red_like and net.aqm.ecn):
                 marking.append(("network.aqm", net.aqm.kind))
         else:
@@ -2020,6 +2390,7 @@ class Scenario(_Model):
                         field = f"workloads[{wi}]" + (f".mix[{ci}]" if w.mix is not None else "")
                         out.append(f"{field}: newreno flows are not ECN-capable and cross an ECN-marking queue "
                                    f"({where}); set ecn = true to mark them")
+        out += self._l2_warnings()
         if net.topology == "dumbbell":
             rtt = max(net.rtt_list)
             if rtt > run.duration:
@@ -2031,6 +2402,48 @@ class Scenario(_Model):
                 out.append(f"network.rtt: {time_str(rtt)} is long for a data center (microseconds to milliseconds); "
                            f"is the unit right?")
         return out
+
+    def _l2_warnings(self) -> list[str]:
+        """DSM / SMCC gains outside the DSM paper's admissible ranges, eqs. (23) and (31): allowed
+        (instability is worth studying), but said, with the bound that is violated."""
+        l2, net = self.l2, self.network
+        if l2 is None or l2.scheme == "qcn":
+            return []
+        from dcsim.theory import dsm as dsm_theory
+
+        C = {"parking_lot": net.link, "dumbbell": net.bottleneck, "tree": net.core_link}.get(net.topology)
+        if C is None:
+            return []
+        d = dsm_theory.PAPER_DEFAULTS
+        p = l2.p if l2.p is not None else d["p"]
+        omega = l2.omega if l2.omega is not None else d["omega"]
+        if l2.scheme == "dsm":
+            m = l2.m if l2.m is not None else d["m"]
+            a, b, c = dsm_theory.gains_from_h(m, l2.Ha or d["H_a_hz"], l2.Hb or d["H_b_hz"], l2.Hc or d["H_c_hz"])
+            given = "from Ha, Hb, Hc"
+        else:
+            m = 0
+            a, b, c = (getattr(l2, x) for x in ("a", "b", "c"))
+            if None in (a, b, c):
+                return []
+            given = "as given"
+        try:
+            r = dsm_theory.admissible_ranges(C, p, m, omega, frame_bytes=float(l2.frame.value))
+        except ValueError:
+            return []
+        bounds = {
+            "a_eq23": f"a = {a:.4g} 1/s is outside eq. (23)'s 0 < a < 2/T = {r.a_max_eq23:.4g} 1/s",
+            "a_eq31": f"a = {a:.4g} 1/s is above eq. (31)'s bound {r.a_max_eq31:.4g} 1/s (|u|max <= C, eq. 27)",
+            "b_eq23_lower": f"b = {b:.4g} 1/s is below eq. (23)'s 1/((omega+1)T) = {r.b_min_eq23:.4g} 1/s",
+            "b_eq23_upper": f"b = {b:.4g} 1/s is above eq. (23)'s 1/T = {r.b_max_eq23:.4g} 1/s",
+            "b_eq31": f"b = {b:.4g} 1/s is above eq. (31)'s bound {r.b_max_eq31:.4g} 1/s (|u|max <= C)",
+            "c_eq23": f"c = {c:.4g} 1/s is outside eq. (23)'s 0 < c < 2/T = {r.c_max_eq23:.4g} 1/s",
+            "c_eq31": f"c = {c:.4g} 1/s is above eq. (31)'s bound {r.c_max_eq31:.4g} 1/s",
+            "omega_eq31": f"omega = {omega:g} is not above eq. (31)'s m + p max(Q_v) - 1 = {r.omega_min_eq31:.4g}",
+        }
+        ok = dsm_theory.check_parameters(r, a, b, c)
+        return [f"l2: {bounds[k]} (gains {given}; T = {1e6 * r.T_s:.4g} us at {rate_str(C)}); the run goes ahead"
+                for k, good in ok.items() if not good]
 
     def to_engine_json(self) -> str:
         return json.dumps(self.to_engine_spec())
@@ -2055,6 +2468,8 @@ class Scenario(_Model):
             return min(net.rtt_list)
         if net.topology == "tree":  # hosts of one rack are half the across-racks RTT apart
             return net.rtt / 2 if (net.racks or 1) > 1 else net.rtt
+        if net.topology == "parking_lot":  # two hosts on one switch
+            return 4 * net.host_delay if net.host_delay > 0 else 100e-6
         delays = [link.delay for link in net.links if link.delay > 0]
         return 2 * min(delays) if delays else 100e-6
 
@@ -2071,7 +2486,8 @@ class Scenario(_Model):
         counts: dict[str, int] = {}
         for f in self.flows:
             counts[f.protocol] = counts.get(f.protocol, 0) + f.count
-        groups = ", ".join([f"{n} x {p}" for p, n in counts.items()] + [w.describe() for w in self.workloads])
+        l2 = [] if self.l2 is None else [f"{sum(x.count for x in self.l2.sources)} x {self.l2.scheme} rate sources"]
+        groups = ", ".join([f"{n} x {p}" for p, n in counts.items()] + [w.describe() for w in self.workloads] + l2)
         if net.topology == "dumbbell":
             rtts = sorted(set(net.rtt_list))
             rtt = time_str(rtts[0]) if len(rtts) == 1 else f"{time_str(rtts[0])}..{time_str(rtts[-1])}"
@@ -2090,6 +2506,9 @@ class Scenario(_Model):
                 f"tree, {net.racks} racks, hosts {net.rack_sizes()}, {rate_str(net.host_link)} links{slow}, "
                 f"RTT {time_str(net.rtt)}, buffer {size_str(net.buffer)}, {aqm}"
             )
+        elif net.topology == "parking_lot":
+            where = (f"parking lot, {net.switches} switches at {rate_str(net.link)}, {time_str(net.delay)} per hop, "
+                     f"{len(net.attach)} hosts, buffer {size_str(net.buffer)}, {net.aqm.kind}")
         else:
             where = f"graph, {len(net.nodes)} nodes, {len(net.links)} links"
         return f"{groups} over {where}; {time_str(self.run.duration)} (warm-up {time_str(self.run.warmup)}), seed {self.run.seed}"

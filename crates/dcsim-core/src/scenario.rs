@@ -73,6 +73,8 @@ pub fn defaults() -> serde_json::Value {
         "cwnd_interval_ps": default_cwnd_interval_ps(),
         "max_memory_bytes": default_max_memory_bytes(),
         "host_backlog_pkt": default_host_backlog_pkt(),
+        "l2_dsm_q0_bytes": crate::l2::dsm::Params::default().q0_bytes,
+        "l2_qcn_qeq_bytes": crate::l2::qcn::Params::default().qeq_bytes,
         "limits": {
             "max_time_ps": MAX_TIME_PS,
             "min_rate_bps": MIN_RATE_BPS,

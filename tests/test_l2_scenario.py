@@ -1,0 +1,173 @@
+"""The L2 family in the scenario layer: `[l2]` (QCN, DSM, SMCC), rate sources, congestion points,
+feedback latency, and the parking-lot topology; named-field errors before anything runs; the
+numbers of a run checked from first principles."""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import dcsim
+from dcsim import Scenario
+from dcsim.cli import app
+from dcsim.scenario import ScenarioError, ScenarioWarning
+
+ROOT = Path(__file__).resolve().parent.parent
+runner = CliRunner()
+GBPS = 1e9
+#: The exact loop of a two-switch lot with 1 us host links at 10 Gbps, without the generation
+#: latency: the sampled frame's serialisation at its NIC (1000 B: 0.8 us) + 1 us to C1, and the
+#: feedback frame's serialisation on C1 -> S (64 B: 51.2 ns) + 1 us back.
+BASE_LOOP_S = 0.8e-6 + 1e-6 + 51.2e-9 + 1e-6
+
+
+def lot(n: int = 5, scheme: str = "qcn", latency="97us", duration: str = "50ms", **l2) -> dict:
+    attach = {**{f"S{i}": "C1" for i in range(1, n + 1)}, **{f"R{i}": "C2" for i in range(1, n + 1)}}
+    return {
+        "network": {"topology": "parking_lot", "switches": 2, "link": "10Gbps", "delay": "1us", "buffer": "128KB",
+                    "attach": attach},
+        "l2": {"scheme": scheme, "feedback_latency": latency,
+               "sources": [{"src": f"S{i}", "dst": f"R{i}"} for i in range(1, n + 1)], **l2},
+        "run": {"duration": duration, "warmup": "10ms"},
+    }
+
+
+def error(d: dict) -> str:
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d)
+    return str(e.value)
+
+
+def test_engine_spec_of_the_example_and_a_toml_round_trip():
+    sc = dcsim.load_scenario(ROOT / "examples" / "dsm_dumbbell.toml")
+    spec = sc.to_engine_spec()
+    top = spec["topology"]
+    assert top["kind"] == "parking_lot" and top["switches"] == 2 and top["rate_bps"] == 10_000_000_000
+    assert top["queue"]["capacity"] == {"bytes": 128_000}
+    assert [h["at"] for h in top["hosts"]] == ["C1"] * 5 + ["C2"] * 5
+    l2 = spec["l2"]
+    assert l2["scheme"] == {"kind": "dsm"}  # the paper's defaults live in the engine
+    assert l2["frame_bytes"] == 1000 and l2["feedback_latency"] == {"kind": "fixed", "ps": 297_148_800}
+    assert Scenario.from_toml_str(sc.to_toml()).to_engine_spec() == spec
+    # A parameter given is passed with its unit converted.
+    d = lot(scheme="dsm", q0="50KB", T="40us", Ha="15kHz", Hb=10000, m=2, min_rate="1Gbps")
+    s = Scenario.from_dict(d).to_engine_spec()["l2"]["scheme"]
+    assert s == {"kind": "dsm", "q0_bytes": 50_000, "t_ps": 40_000_000, "h_a_hz": 15_000.0, "h_b_hz": 10_000.0, "m": 2,
+                 "min_rate_bps": 1_000_000_000}
+    lat = Scenario.from_dict(lot(latency={"lo": "400us", "hi": "800us"})).to_engine_spec()["l2"]["feedback_latency"]
+    assert lat == {"kind": "uniform", "lo_ps": 400_000_000, "hi_ps": 800_000_000}
+
+
+@pytest.mark.parametrize(
+    "change, field, words",
+    [
+        ({"l2.feedback_latency": {"lo": "800us", "hi": "400us"}}, "l2.feedback_latency", "allowed lo <= hi"),
+        ({"l2.scheme": "dsm", "l2.p": 0}, "l2.p", "0 < p <= 1"),
+        ({"l2.scheme": "dsm", "l2.p": 1.5}, "l2.p", "0 < p <= 1"),
+        ({"l2.scheme": "dsm", "l2.q0": "200KB"}, "l2.q0", "larger than the buffer of congestion point C1->C2"),
+        ({"l2.qeq": "130KB"}, "l2.qeq", "larger than the buffer"),
+        ({"l2.cps": ["S1->C1"]}, "l2.cps[0]", "host port"),
+        ({"l2.cps": ["C1->C3"]}, "l2.cps[0]", "no link"),
+        ({"l2.sources[0].initial_rate": "0bps"}, "l2.sources[0].initial_rate", "out of range"),
+        ({"l2.scheme": "dcqcn"}, "l2.scheme", "qcn, dsm, smcc"),
+        ({"l2.q0": "64KB"}, "l2.q0", "not a parameter of qcn"),
+        ({"l2.scheme": "dsm", "l2.qeq": "33KB"}, "l2.qeq", "not a parameter of dsm"),
+        ({"l2.sources[0].src": "C1"}, "l2.sources[0].src", "not a host"),
+        ({"l2.sources[0].dst": "S1"}, "l2.sources[0].dst", "two different hosts"),
+        ({"l2.feedback_latency": ["1us", "2us"]}, "l2.feedback_latency", "one per source"),
+        ({"l2.frame": "10B"}, "l2.frame", "out of range"),
+        ({"network.attach.R5": "C7"}, "network.attach.R5", "not a switch of the chain"),
+        ({"network.switches": 0}, "network.switches", "out of range"),
+        ({"network.rtt": "100us"}, "network.rtt", 'not for topology = "parking_lot"'),
+        ({"l2.sources": []}, "l2.sources", "no sources"),
+    ],
+)
+def test_bad_input_names_the_field(change, field, words):
+    d = lot()
+    for path, value in change.items():
+        node, *keys = path.split(".")
+        target = d[node]
+        for k in keys[:-1]:
+            if "[" in k:
+                name, i = k[:-1].split("[")
+                target = target[name][int(i)]
+            else:
+                target = target.setdefault(k, {})
+        last = keys[-1]
+        if "[" in last:
+            name, i = last[:-1].split("[")
+            target[name][int(i)] = value
+        else:
+            target[last] = value
+    msg = error(d)
+    assert msg.startswith(f"{field}:"), msg
+    assert words in msg, msg
+
+
+def test_cli_refuses_bad_l2_input_with_exit_2_and_no_traceback(tmp_path):
+    text = (ROOT / "examples" / "dsm_dumbbell.toml").read_text().replace('scheme = "dsm"', 'scheme = "dsm"\np = 2')
+    f = tmp_path / "bad.toml"
+    f.write_text(text)
+    res = runner.invoke(app, ["run", str(f), "--out", str(tmp_path / "o")], env={"COLUMNS": "300"})
+    assert res.exit_code == 2, res.output
+    assert "l2.p:" in res.output and "Traceback" not in res.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_lone_source_below_qeq_gets_no_feedback_and_fills_the_link():
+    # One QCN source alone at line rate: its frames never wait (at most one at C1 while the previous
+    # is on the wire), far below Qeq = 33 KB, so the CP never sends feedback (QCN sends only for
+    # Fb < 0) and the source keeps 10 Gbps. Goodput after warm-up = C up to one frame at each end
+    # of the window: 2 x 8000 bit / 40 ms = 4e-7 of C.
+    res = dcsim.simulate(lot(n=1, latency="0us"))
+    s = res.sources.iloc[0]
+    assert s.feedback_frames_whole_run == 0 and s.dropped_frames_whole_run == 0
+    assert abs(s.goodput_bps - 10 * GBPS) <= 2 * 8000 / 0.040
+    assert s.rate_final_bps == 10 * GBPS
+    assert res.cps.feedback_frames_whole_run.iloc[0] == 0
+
+
+def test_realised_loop_delay_is_the_links_plus_the_latency_exactly():
+    # Five sources at line rate overload C1 -> C2 five times: QCN samples and sends feedback.
+    res = dcsim.simulate(lot(n=5, latency="97us"))
+    want = BASE_LOOP_S + 97e-6
+    src = res.sources
+    assert (src.feedback_frames > 0).all()
+    for col in ("loop_delay_mean_s", "loop_delay_min_s", "loop_delay_max_s"):
+        assert (abs(src[col] - want) < 1e-12).all(), (col, src[col].tolist(), want)
+    # Conservation: every frame sent is delivered, dropped or still in the network.
+    c = res.counters.iloc[0]
+    assert c.sent_pkts == c.delivered_pkts + c.dropped_pkts + c.in_flight_pkts
+    assert int(res.sources.dropped_frames_whole_run.sum()) == int(res.ports.drops_whole_run.sum())
+    assert (res.ports.q_max_pkt.dropna() <= 128).all()  # 128 KB of 1000 B frames
+
+
+def test_the_papers_defaults_break_eq23_and_a_warning_names_the_bound():
+    # Section V: m = 4, Hb = 20 kHz gives b = Hb/(2m+3) = 1818 1/s, but eq. (23) asks
+    # b > 1/((omega+1) T) = 1/(6 x 80 us) = 2083 1/s. Allowed (the paper ran it), but said.
+    sc = Scenario.from_dict(lot(scheme="dsm"))
+    ws = [w for w in sc.warnings() if w.startswith("l2:")]
+    assert any("eq. (23)" in w and "b = 1818" in w and "2083" in w for w in ws), ws
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        dcsim.simulate(copy.deepcopy(lot(scheme="dsm", duration="12ms")))
+    assert any(issubclass(w.category, ScenarioWarning) and "eq. (23)" in str(w.message) for w in got)
+    # QCN has no such bounds.
+    assert not [w for w in Scenario.from_dict(lot()).warnings() if w.startswith("l2:")]
+
+
+def test_tcp_flows_run_on_a_parking_lot():
+    d = lot(n=2)
+    del d["l2"]
+    d["flows"] = [{"count": 1, "protocol": "dctcp", "src": "S1", "dst": "R1"},
+                  {"count": 1, "protocol": "dctcp", "src": "S2", "dst": "R2"}]
+    d["network"]["aqm"] = {"kind": "threshold", "K": "30pkt"}
+    d["network"]["buffer"] = "300pkt"
+    res = dcsim.simulate(d)
+    p = res.monitored_ports().iloc[0]
+    assert f"{p.src}->{p.dst}" == "C1->C2"
+    assert p.utilization > 0.95 and len(res.sources) == 0
