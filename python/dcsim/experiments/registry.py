@@ -41,6 +41,7 @@ EXPERIMENT_MODULES = [
     "dcsim.experiments.coexistence_packet",
     "dcsim.experiments.dx_packet",
     "dcsim.experiments.dctcp_convergence_fairness",
+    "dcsim.experiments.dsm_packet",
 ]
 
 REPRODUCED = "reproduced"
