@@ -51,3 +51,12 @@ def test_fig9_parking_lot_shifts_its_bottleneck(tmp_path):
     early = df[(df.port == "C2->C3") & (df.second <= 1)]
     assert (early.q_mean_kb < 2.0).all(), early
     assert res.paper_claims
+
+
+def test_fig10_generates_short_flows_at_their_rate(tmp_path):
+    res = _run("dsm-fig10", tmp_path)
+    setup = [c for c in res.checks if c.statement.startswith("(setup) short flows")]
+    assert setup and setup[0].verdict == REPRODUCED, setup
+    df = pd.read_csv(tmp_path / "dsm_fig10.csv")
+    assert ((df.util >= 0) & (df.util <= 1)).all() and (df.q_mean_kb <= 128).all()
+    assert (df[df.rate_per_s == 0].short_flows == 0).all()

@@ -1841,6 +1841,19 @@ class L2Source(_Model):
     count: Int = 1
 
 
+class L2Poisson(_Model):
+    """Short flows ``src -> dst`` arriving as a Poisson process of ``rate`` arrivals per second
+    between ``start`` and ``stop``, each a finite rate source of an exponentially distributed size
+    with mean ``mean_size`` starting at line rate (the DSM paper's Fig. 10 mixed flows)."""
+
+    src: str
+    dst: str
+    rate: Float
+    mean_size: SizeQ
+    start: Time = 0.0
+    stop: Optional[Time] = None
+
+
 class L2(_Model):
     """Converged-Ethernet congestion control (IEEE 802.1Qau framework, DSM paper Section II.A):
     congestion points on switch egress ports (``cps``, default the monitored switch ports) sample
@@ -1884,6 +1897,7 @@ class L2(_Model):
     feedback_latency: Optional[Latency] = None
     rate_interval: Time = 100e-6
     sources: list[L2Source] = Field(default_factory=list)
+    poisson: list[L2Poisson] = Field(default_factory=list)
 
     _scheme_ok = _one_of_validator("scheme", L2_SCHEMES)
 
@@ -1929,8 +1943,15 @@ class L2(_Model):
         for v in (lat["lo"], lat["hi"]) if isinstance(lat, dict) else (lat if isinstance(lat, list) else [lat]):
             if v is not None and v < 0:
                 raise _err("feedback_latency", f"{time_str(v)} is negative; allowed >= 0 s")
-        if not self.sources:
-            raise _err("sources", "no sources: give at least one [[l2.sources]] entry with src and dst")
+        if not self.sources and not self.poisson:
+            raise _err("sources", "no sources: give at least one [[l2.sources]] or [[l2.poisson]] entry")
+        for i, w in enumerate(self.poisson):
+            if not (0 < w.rate <= 1e9):
+                raise _err(f"poisson[{i}].rate", f"{w.rate!r} arrivals/s is out of range; allowed 0 < rate <= 1e9")
+            if w.mean_size.unit == "pkt" or not w.mean_size.value >= 1:
+                raise _err(f"poisson[{i}].mean_size", f"{size_str(w.mean_size)}: give a size in bytes, e.g. \"1.25MB\" or \"10Mb\"")
+            if w.stop is not None and not w.stop > w.start:
+                raise _err(f"poisson[{i}].stop", f"{time_str(w.stop)} is not later than start = {time_str(w.start)}")
         n = sum(src.count for src in self.sources)
         if isinstance(lat, list) and len(lat) != n:
             raise _err("feedback_latency", f"{len(lat)} values for {n} sources; give one per source, one time, "
@@ -1993,6 +2014,11 @@ class L2(_Model):
                  "size_bytes": None if x.size is None else int(math.ceil(x.size.value)),
                  "initial_rate_bps": None if x.initial_rate is None else int(round(x.initial_rate)), "count": int(x.count)}
                 for x in self.sources
+            ],
+            "poisson": [
+                {"src": w.src, "dst": w.dst, "rate_per_s": float(w.rate), "mean_bytes": int(round(w.mean_size.value)),
+                 "start_ps": to_ps(w.start), "stop_ps": None if w.stop is None else to_ps(w.stop)}
+                for w in self.poisson
             ],
             "rate_interval_ps": to_ps(self.rate_interval),
         }
@@ -2114,6 +2140,15 @@ class Scenario(_Model):
             if src.start >= self.run.duration:
                 raise _err(f"l2.sources[{i}].start", f"{time_str(src.start)} is not before run.duration = "
                                                      f"{time_str(self.run.duration)}")
+        for i, w in enumerate(l2.poisson):
+            for name in ("src", "dst"):
+                v = getattr(w, name)
+                if v not in hosts:
+                    raise _err(f"l2.poisson[{i}].{name}", f"{v!r} is not a host; allowed: {allowed}")
+            if w.src == w.dst:
+                raise _err(f"l2.poisson[{i}].dst", "short flows need two different hosts")
+            if not _reachable(adj, w.src, w.dst):
+                raise _err(f"l2.poisson[{i}].dst", f"no path from {w.src!r} to {w.dst!r}")
         ports = l2.cps
         if ports is None:
             monitored = self.metrics.ports()

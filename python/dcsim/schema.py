@@ -43,7 +43,7 @@ TABLE_DOCS = {
     "workloads": "one row per [[workloads]] entry: offered and realised load, flows generated",
     "rounds": "one row per incast round: when it started and when its last response completed",
     "sources": "one row per L2 rate source ([[l2.sources]]; empty without [l2])",
-    "rates": "each sending L2 source's rate every l2.rate_interval",
+    "rates": "each sending listed L2 source's rate every l2.rate_interval (not the Poisson short flows)",
     "cps": "one row per L2 congestion point (switch egress port with a CP)",
 }
 
@@ -200,6 +200,7 @@ SCHEMA: dict[str, list[Col]] = {
         _c("loop_delay_max_s", "s", WR, "largest loop delay"),
         _c("fct_s", "s", WR, "finite source: start -> its last frame reached the destination (NaN: long-lived, "
                              "or the last frame was dropped)"),
+        _c("poisson", "index", SET, "the [[l2.poisson]] entry that generated this short flow (NaN: a listed source)"),
     ],
     "rates": [
         _c("t_s", "s", S, "sampling instant"),

@@ -27,6 +27,8 @@ pub enum Stream {
     L2Source = 4,
     /// L2 congestion points (sampling, feedback latency), by port.
     L2Cp = 5,
+    /// L2 Poisson arrivals of short flows, by `l2.poisson` entry.
+    L2Workload = 6,
 }
 
 /// The RNG stream of component `id` of kind `kind` under scenario `seed`.

@@ -219,8 +219,11 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     };
     let flows = spec.flows.len() as u64;
     let traced = spec.metrics.trace_flows.as_ref().map_or(flows, |t| t.len() as u64);
-    let (l2_sources, l2_interval) = spec.l2.as_ref().map_or((0, 1), |l| (l.source_count(), l.rate_interval_ps.max(1)));
-    let world = l2_sources as u128 * 512
+    // The rate series traces the listed L2 sources; every source (short flows too) costs its state.
+    let (l2_sources, l2_all, l2_interval) = spec.l2.as_ref().map_or((0, 0, 1), |l| {
+        (l.source_count(), l.max_sources(spec.duration_ps).ceil() as u64, l.rate_interval_ps.max(1))
+    });
+    let world = l2_all as u128 * 1024
         + nodes as u128 * (std::mem::size_of::<crate::net::Node>() as u128 + 64)
         + ports as u128 * std::mem::size_of::<Port>() as u128
         + flows as u128 * (std::mem::size_of::<Flow>() as u128 + 64);

@@ -2,7 +2,7 @@
 //! paper, Section V settings: 1 KB frames, 128 KB buffer, N = 5 sources starting at line rate).
 mod common;
 use common::*;
-use dcsim_core::l2::world::{L2Setup, LatencySpec, SourceSpec};
+use dcsim_core::l2::world::{L2Setup, LatencySpec, PoissonSpec, SourceSpec};
 use dcsim_core::l2::{dsm, qcn, smcc, L2Spec};
 use dcsim_core::scenario::*;
 
@@ -59,6 +59,7 @@ pub fn l2_dumbbell(
             cps: None,
             feedback_latency: latency,
             sources,
+            poisson: vec![],
             rate_interval_ps: 100 * US,
         }),
     }
@@ -216,4 +217,50 @@ fn bad_l2_input_names_the_field() {
     assert!(err(s).starts_with("l2.sources[0].dst:"));
     let e = serde_json::from_str::<L2Spec>(r#"{"kind": "dcqcn"}"#).unwrap_err().to_string();
     assert!(e.contains("qcn") && e.contains("dsm") && e.contains("smcc"), "{e}");
+}
+
+#[test]
+fn poisson_short_flows_arrive_at_their_rate_and_finish() {
+    // 200 arrivals/s for 1 s from S2 to R2 (mean 125 KB, exponential) beside one long-lived source;
+    // QCN at 10 Gbps. The count is Poisson(200): within 4 sd (4 x 14.1) of 200. Every short flow
+    // that finished took at least its bytes at line rate plus the path's 3 us of propagation.
+    let mut spec =
+        l2_dumbbell(2, 10 * GBPS, L2Spec::Qcn(qcn::Params::default()), LatencySpec::Fixed { ps: 0 }, 1_000 * MS, 0);
+    let l2 = spec.l2.as_mut().unwrap();
+    l2.sources.truncate(1);
+    l2.poisson = vec![PoissonSpec {
+        src: "S2".into(),
+        dst: "R2".into(),
+        rate_per_s: 200.0,
+        mean_bytes: 125_000,
+        start_ps: 0,
+        stop_ps: Some(1_000 * MS - 10 * MS),
+    }];
+    let (mut sim, t) = run(spec.clone());
+    sim.check_invariants().expect("conservation");
+    let src = table(&t, "sources");
+    let poisson = src.f64("poisson");
+    let n = poisson.iter().filter(|x| **x == 0.0).count() as f64;
+    let expect = 200.0 * 0.99;
+    assert!((n - expect).abs() <= 4.0 * expect.sqrt(), "{n} arrivals, expected {expect}");
+    let (sizes, fcts) = (src.f64("size_bytes"), src.f64("fct_s"));
+    let mut finished = 0;
+    for k in 0..src.rows() {
+        if poisson[k] == 0.0 && fcts[k].is_finite() {
+            finished += 1;
+            assert!(fcts[k] >= sizes[k] * 8.0 / 1e10 + 3e-6 - 1e-12, "flow {k}: FCT {} for {} B", fcts[k], sizes[k]);
+        }
+    }
+    assert!(finished as f64 >= 0.9 * n, "{finished} of {n} finished");
+    let mean: f64 = (0..src.rows()).filter(|&k| poisson[k] == 0.0).map(|k| sizes[k]).sum::<f64>() / n;
+    assert!((mean - 125_000.0).abs() <= 4.0 * 125_000.0 / n.sqrt(), "mean size {mean}");
+    // Only the listed source is traced in the rate series.
+    assert!(table(&t, "rates").u64("source").iter().all(|&s| s == 0));
+    // The same seed draws the same arrivals; another seed others.
+    let (_, again) = run(spec.clone());
+    assert_eq!(bits(&t), bits(&again));
+    let mut other = spec;
+    other.seed = 7;
+    let (_, o) = run(other);
+    assert_ne!(table(&o, "sources").f64("start_s"), src.f64("start_s"));
 }

@@ -10,6 +10,8 @@ Ethernet with Heterogeneous and Time-Varying Delays" (Cheng et al.), DSM against
                 runs, the queue CDF, throughput and drops.
 * ``dsm-fig9``  Fig. 9, multiple bottlenecks: the parking lot C1 - C2 - C3 with F1..F4 on the
                 paper's schedule; the queue at both bottlenecks.
+* ``dsm-fig10`` Fig. 10, mixed flows on the parking lot: 5 long-lived flows per source plus
+                Poisson short flows (0-200 per second, 10 Mbit on average).
 
 Setting (Section V-A): 1 KB frames (1000 B: T = 80 us is 100 frames at 10 Gbps with p = 0.01),
 128 KB drop-tail buffers, q0 = 64 KB, every source starting at line rate. The single bottleneck is
@@ -561,3 +563,111 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
     claims.append(check("(dcsim) DSM with Hc = 2 kHz: queue sd over the congested seconds", f"{sd('dsm-hc2k'):.1f} KB",
                         sd("dsm-hc2k") < min(sd("qcn"), sd("smcc")), "an exploration (module docstring)"))
     return ExperimentResult("dsm-fig9", "Parking lot, long-lived flows (Fig. 9)", claims, [png, csv])
+
+
+# ---------------------------------------------------------------------------------------------
+# Fig. 10: parking lot, mixed flows
+# ---------------------------------------------------------------------------------------------
+
+#: Short-flow arrival rates (per second) of Fig. 10; 10 Mbit each on average.
+FIG10_RATES = (0, 50, 100, 150, 200)
+FIG10_MEAN_BYTES = 1_250_000  # 10 Mbit
+
+
+def mixed(duration_s: float, rate_per_s: float) -> dict:
+    """Fig. 10's mixed traffic on the Fig. 4 parking lot. Each source holds 5 long-lived flows on
+    its Fig. 9 path (S1, S2: C1 -> C3; S3: C1 -> C2; S4: C2 -> C3). Short flows (exponential sizes,
+    mean 10 Mbit) arrive at ``rate_per_s`` from S1 to R1, so they cross both bottlenecks and take
+    rate x 10 Mbit = 0-20 % of each, the paper's "0 % to 20 % of the bottleneck bandwidth"."""
+    d = parking_lot(duration_s)
+    d["l2"]["sources"] = [{"src": f"S{i}", "dst": f"R{i}", "count": 5} for i in range(1, 5)]
+    if rate_per_s > 0:
+        d["l2"]["poisson"] = [{"src": "S1", "dst": "R1", "rate": float(rate_per_s), "mean_size": f"{FIG10_MEAN_BYTES}B"}]
+    d["run"]["warmup"] = us(duration_s / 5)
+    return d
+
+
+@experiment("dsm-fig10", "Multiple bottlenecks with mixed long-lived and Poisson short flows (Fig. 10)", PAPER)
+def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
+    out_dir = Path(out_dir)
+    duration = 0.25 if quick else 1.0
+    d_max = 2 * (HOST_DELAY_S + 2 * 50e-6) + 2 * base_loop_s(10e9)
+    rows = []
+    for key in SCHEMES:
+        ch = scheme_changes(key, 10e9, d_max) if SCHEMES[key]["scheme"] == "dsm" else {"l2.scheme": SCHEMES[key]["scheme"]}
+        results = []
+        t0, s0 = run_points(out_dir, f"fig10-{key}-0", mixed(duration, 0), [ch])
+        results.append((0, s0.result(t0.run_id.iloc[0])))
+        rates = [r for r in FIG10_RATES if r > 0]
+        pts = [{**ch, "l2.poisson[0].rate": float(r)} for r in rates]
+        t1, s1 = run_points(out_dir, f"fig10-{key}", mixed(duration, rates[0]), pts)
+        results += [(r, s1.result(rid)) for r, rid in zip(rates, t1.run_id)]
+        for rate, res in results:
+            src = res.sources
+            sent = float(src.sent_frames.sum())
+            for port in ("C1->C2", "C2->C3"):
+                p = res.ports[(res.ports.src + "->" + res.ports.dst) == port].iloc[0]
+                q = res.queue[(res.queue.port_label.astype(str) == port) & (res.queue.t_s >= res.warmup_s)]
+                rows.append(dict(scheme=key, rate_per_s=rate, port=port, q_mean_kb=float(q.q_bytes.mean()) / 1e3,
+                                 q_sd_kb=float(q.q_bytes.std()) / 1e3, util=float(p.utilization),
+                                 drop_pct=100.0 * float(src.dropped_frames.sum()) / sent if sent else float("nan"),
+                                 short_flows=int(src.poisson.notna().sum()),
+                                 short_finished=int((src.poisson.notna() & src.fct_s.notna()).sum())))
+    df = pd.DataFrame(rows)
+    csv = out_dir / "dsm_fig10.csv"
+    df.to_csv(csv, index=False)
+    fig, axes = plt.subplots(1, 3, figsize=(14, 4))
+    for key in SCHEMES:
+        for port, ls in (("C1->C2", "-"), ("C2->C3", "--")):
+            d = df[(df.scheme == key) & (df.port == port)]
+            axes[0].errorbar(d.rate_per_s, d.q_mean_kb, yerr=d.q_sd_kb, color=COLORS[key], ls=ls, marker="o", ms=3,
+                             capsize=2, label=f"{LABELS[key]} {port}")
+            axes[1].plot(d.rate_per_s, 100 * d.util, color=COLORS[key], ls=ls, marker="o", ms=3)
+        dd = df[(df.scheme == key) & (df.port == "C1->C2")]
+        axes[2].plot(dd.rate_per_s, dd.drop_pct, color=COLORS[key], marker="o", ms=3, label=LABELS[key])
+    axes[0].set_ylabel("queue mean +- sd (KB)")
+    axes[1].set_ylabel("utilization (%)")
+    axes[2].set_ylabel("drops (% of frames sent)")
+    for ax in axes:
+        ax.set_xlabel("short flows per second (10 Mbit each)")
+    axes[0].legend(fontsize=6)
+    fig.suptitle(f"DSM paper Fig. 10: parking lot, 5 long-lived flows per source + Poisson short flows ({duration:g} s runs)")
+    fig.tight_layout()
+    png = save_figure(fig, out_dir, "dsm_fig10.png")
+    g = {(r["scheme"], r["rate_per_s"], r["port"]): r for r in rows}
+
+    def sd_trend(key: str) -> bool:
+        return all(g[(key, FIG10_RATES[-1], p)]["q_sd_kb"] > g[(key, 0, p)]["q_sd_kb"] for p in ("C1->C2", "C2->C3"))
+
+    def mean_sd(key: str) -> float:
+        return float(np.mean([g[(key, r, p)]["q_sd_kb"] for r in FIG10_RATES for p in ("C1->C2", "C2->C3")]))
+
+    def worst(key: str, col: str, fn) -> float:
+        return fn(g[(key, r, p)][col] for r in FIG10_RATES for p in ("C1->C2", "C2->C3"))
+
+    claims = [
+        Claim("the heavier the short flows, the more violent the oscillation of the queue", "sd grows with the rate",
+              "; ".join(f"{LABELS[k]}: sd {g[(k, 0, 'C1->C2')]['q_sd_kb']:.1f} -> {g[(k, 200, 'C1->C2')]['q_sd_kb']:.1f} KB "
+                        "(C1->C2, 0 -> 200/s)" for k in ("dsm", "qcn", "smcc")),
+              ok(all(sd_trend(k) for k in ("dsm", "qcn", "smcc"))), "sd at 200/s above sd at 0/s at both bottlenecks"),
+        Claim("DSM is more robust than QCN and SMCC to bursts of short flows", "DSM's queue oscillates least",
+              "; ".join(f"{LABELS[k]}: mean sd {mean_sd(k):.1f} KB, highest mean queue "
+                        f"{worst(k, 'q_mean_kb', max):.1f} KB" for k in ("dsm", "qcn", "smcc")),
+              ok(mean_sd("dsm") < min(mean_sd("qcn"), mean_sd("smcc")) and worst("dsm", "q_mean_kb", max)
+                 < 0.9 * BUFFER_BYTES / 1e3),
+              "queue sd averaged over rates and bottlenecks, and the queue not pinned at the buffer (mean < 90 % of "
+              "128 KB at every point): a queue stuck full has sd 0 but is not under control"),
+        Claim("DSM achieves high utilization and loses fewer packets (100 % utilization, < 5 % drops)", ">= 99 %, < 5 %",
+              f"DSM: min utilization {100 * worst('dsm', 'util', min):.2f} %, max drops {worst('dsm', 'drop_pct', max):.2f} %",
+              ok(worst("dsm", "util", min) >= UTIL_HOLD and worst("dsm", "drop_pct", max) < 5.0), "over every rate and bottleneck"),
+    ]
+    claims.append(check("(dcsim) DSM with Hc = 2 kHz", f"min utilization {100 * worst('dsm-hc2k', 'util', min):.2f} %, "
+                        f"max drops {worst('dsm-hc2k', 'drop_pct', max):.2f} %, mean sd {mean_sd('dsm-hc2k'):.1f} KB",
+                        worst("dsm-hc2k", "util", min) >= UTIL_HOLD and worst("dsm-hc2k", "drop_pct", max) < 5.0,
+                        "an exploration (module docstring)"))
+    n = {r: g[("qcn", r, "C1->C2")]["short_flows"] for r in FIG10_RATES}
+    expect = {r: r * duration for r in FIG10_RATES}
+    claims.append(check("(setup) short flows generated at their rate", ", ".join(f"{r}/s: {n[r]}" for r in FIG10_RATES),
+                        all(abs(n[r] - expect[r]) <= 4 * math.sqrt(expect[r]) + 1 for r in FIG10_RATES),
+                        f"Poisson counts within 4 sd of rate x {duration:g} s"))
+    return ExperimentResult("dsm-fig10", "Parking lot, mixed flows (Fig. 10)", claims, [png, csv])
