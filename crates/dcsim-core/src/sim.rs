@@ -337,6 +337,8 @@ pub struct Sim {
     taken: bool,
     /// Rate-based L2 sources and congestion points, if the scenario has any.
     l2: Option<Box<L2World>>,
+    /// Spare buffer for the L2 family's packets (swapped with `L2World::out`).
+    l2_out: Vec<(NodeId, Packet)>,
     /// An error raised inside an event handler; the run stops with it.
     fault: Option<Error>,
 }
@@ -532,6 +534,7 @@ impl Sim {
             stall_limit: 0,
             taken: false,
             l2,
+            l2_out: Vec::new(),
             fault: None,
             spec,
         };
@@ -746,8 +749,10 @@ impl Sim {
             if l2.out.is_empty() {
                 return;
             }
-            let out = std::mem::take(&mut l2.out);
-            for (node, mut pkt) in out {
+            // Reuse one buffer: no allocation per frame.
+            let mut out = std::mem::take(&mut self.l2_out);
+            std::mem::swap(&mut out, &mut l2.out);
+            for (node, mut pkt) in out.drain(..) {
                 self.counters.sent_pkts += 1;
                 if pkt.kind == Kind::Frame {
                     // Stamped when its transmission starts on the source's NIC (loop delays).
@@ -756,6 +761,7 @@ impl Sim {
                 }
                 self.forward(node, pkt);
             }
+            self.l2_out = out;
         }
     }
 

@@ -110,6 +110,11 @@ def us(x: float) -> str:
     return f"{x * 1e6:.6g}us"
 
 
+def ps(x: float) -> str:
+    """A time to the picosecond (the generation latencies make the loop delay exact)."""
+    return f"{round(x * 1e12)}ps"
+
+
 def dumbbell(n: int, C_bps: float, *, duration_s: float, warmup_s: float, seed: int = 1) -> dict:
     """The Fig. 3 dumbbell as a chain C1 -> C2: S1..Sn on C1, R1..Rn on C2."""
     attach = {**{f"S{i}": "C1" for i in range(1, n + 1)}, **{f"R{i}": "C2" for i in range(1, n + 1)}}
@@ -185,7 +190,7 @@ def run_fig5(out_dir: Path, quick: bool) -> ExperimentResult:
         base = dumbbell(5, 10e9, duration_s=duration, warmup_s=warmup)
         pts = []
         for C, d in FIG5:
-            ch = {"network.link": f"{C / 1e9:g}Gbps", "l2.feedback_latency": us(d - base_loop_s(C))}
+            ch = {"network.link": f"{C / 1e9:g}Gbps", "l2.feedback_latency": ps(d - base_loop_s(C))}
             ch.update(scheme_changes(key, C, d))
             pts.append(ch)
         if SCHEMES[key]["scheme"] != "dsm":
@@ -269,7 +274,7 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
     sched = [(0.0, None), (0.0, None), (0.0, 0.4), (0.1, None), (0.2, 0.3)]
     base["l2"]["sources"] = [{"src": f"S{i + 1}", "dst": f"R{i + 1}", "start": us(a), **({"stop": us(b)} if b else {})}
                              for i, (a, b) in enumerate(sched)]
-    base["l2"]["feedback_latency"] = us(d - base_loop_s(C))
+    base["l2"]["feedback_latency"] = ps(d - base_loop_s(C))
     runs = {}
     for key in SCHEMES:
         table, sres = run_points(out_dir, f"fig6-{key}", base, [scheme_changes(key, C, d)] if SCHEMES[key]["scheme"] == "dsm"
@@ -342,11 +347,11 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
         pts, idx = [], []
         for C in FIG7_C:
             for d in FIG7_D:
-                ch = {"network.link": f"{C / 1e9:g}Gbps", "l2.feedback_latency": us(d - base_loop_s(C))}
+                ch = {"network.link": f"{C / 1e9:g}Gbps", "l2.feedback_latency": ps(d - base_loop_s(C))}
                 if SCHEMES[key]["scheme"] == "dsm":
                     ch.update(scheme_changes(key, C, d))
                 else:
-                    ch.update({"l2.scheme": SCHEMES[key]["scheme"], "l2.feedback_latency": us(d - base_loop_s(C))})
+                    ch.update({"l2.scheme": SCHEMES[key]["scheme"], "l2.feedback_latency": ps(d - base_loop_s(C))})
                 pts.append(ch)
                 idx.append((C, d))
         # ~100 k frames per run at least: 1 Gbps needs 0.8 s for that, 100 Gbps 8 ms; at least
@@ -407,7 +412,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     reps, duration = (4, 0.5) if quick else (100, 5.0)
     base = dumbbell(5, C, duration_s=duration, warmup_s=min(0.5, duration / 10))
     lo, hi = 400e-6 - base_loop_s(C), 800e-6 - base_loop_s(C)
-    base["l2"]["feedback_latency"] = {"lo": us(lo), "hi": us(hi)}
+    base["l2"]["feedback_latency"] = {"lo": ps(lo), "hi": ps(hi)}
     print(f"dsm-fig8: {len(SCHEMES)} schemes x {reps} runs of {duration:g} s at 10 Gbps "
           f"(~{len(SCHEMES) * reps * duration * 0.45:.0f} s of engine time; runs in parallel on all cores)", file=sys.stderr)
     rows, hists = [], {}

@@ -565,13 +565,17 @@ impl L2World {
                 if !s.tx.due(now) {
                     return Ok(()); // re-paced: a later (or earlier) event took its place
                 }
-                let (pkt, next) = s.tx.send(now, s.rp.rate());
+                let rate = s.rp.rate();
+                let (pkt, next) = s.tx.send(now, rate);
                 s.rp.on_tx(now, pkt.size, &mut s.rng);
                 self.out.push((pkt.src, pkt));
                 if let Some(t) = next {
                     self.events.push((t, L2Ev::Send(i)));
                 }
-                self.after_rp(i as usize, now);
+                // Only QCN's byte counter can change the rate or the timer on a transmission.
+                if s.rp.rate() != rate || s.rp.next_timer() != s.armed_timer {
+                    self.after_rp(i as usize, now);
+                }
             }
             L2Ev::Timer(i) => {
                 let s = &mut self.sources[i as usize];
