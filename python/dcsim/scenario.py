@@ -2128,27 +2128,18 @@ class Scenario(_Model):
         target queue against their buffers."""
         l2, net = self.l2, self.network
         allowed = ", ".join(sorted(hosts))
-        for i, src in enumerate(l2.sources):
+        for fld, x in [(f"l2.sources[{i}]", x) for i, x in enumerate(l2.sources)] + [
+                (f"l2.poisson[{i}]", x) for i, x in enumerate(l2.poisson)]:
             for name in ("src", "dst"):
-                v = getattr(src, name)
+                v = getattr(x, name)
                 if v not in hosts:
-                    raise _err(f"l2.sources[{i}].{name}", f"{v!r} is not a host; allowed: {allowed}")
-            if src.src == src.dst:
-                raise _err(f"l2.sources[{i}].dst", "a source needs two different hosts")
-            if not _reachable(adj, src.src, src.dst):
-                raise _err(f"l2.sources[{i}].dst", f"no path from {src.src!r} to {src.dst!r}")
-            if src.start >= self.run.duration:
-                raise _err(f"l2.sources[{i}].start", f"{time_str(src.start)} is not before run.duration = "
-                                                     f"{time_str(self.run.duration)}")
-        for i, w in enumerate(l2.poisson):
-            for name in ("src", "dst"):
-                v = getattr(w, name)
-                if v not in hosts:
-                    raise _err(f"l2.poisson[{i}].{name}", f"{v!r} is not a host; allowed: {allowed}")
-            if w.src == w.dst:
-                raise _err(f"l2.poisson[{i}].dst", "short flows need two different hosts")
-            if not _reachable(adj, w.src, w.dst):
-                raise _err(f"l2.poisson[{i}].dst", f"no path from {w.src!r} to {w.dst!r}")
+                    raise _err(f"{fld}.{name}", f"{v!r} is not a host; allowed: {allowed}")
+            if x.src == x.dst:
+                raise _err(f"{fld}.dst", "a source needs two different hosts")
+            if not _reachable(adj, x.src, x.dst):
+                raise _err(f"{fld}.dst", f"no path from {x.src!r} to {x.dst!r}")
+            if x.start >= self.run.duration:
+                raise _err(f"{fld}.start", f"{time_str(x.start)} is not before run.duration = {time_str(self.run.duration)}")
         ports = l2.cps
         if ports is None:
             monitored = self.metrics.ports()
