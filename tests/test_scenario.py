@@ -277,6 +277,61 @@ def test_a_validated_scenario_is_read_only_and_replace_validates():
         sc.replace({"flows[3].protocol": "newreno"})
 
 
+def test_list_fields_of_a_validated_scenario_cannot_be_edited_in_place():
+    """Issue 11 (audit): in-place edits of lists and tables must not bypass validation: they raise a
+    TypeError that names the field and points to replace(); serialisation, replace(), TOML,
+    pickling and copies still work."""
+    import pickle
+    import warnings
+
+    root = Path(__file__).resolve().parent.parent / "examples"
+    sc = load_scenario(root / "dctcp_dumbbell.toml").replace({"network.rtt": ["100us"] * 10})
+    assert isinstance(sc.network.rtt, list) and sc.network.rtt[0] == 100e-6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no pydantic serialisation warnings either
+        for edit in (
+            lambda: sc.network.rtt.__setitem__(0, "40pkt"),
+            lambda: sc.flows.append("junk"),
+            lambda: sc.flows.extend([]),
+            lambda: sc.network.rtt.sort(),
+            lambda: sc.metrics.fct_buckets.pop(),
+        ):
+            with pytest.raises(TypeError, match=r"cannot be changed in place.*sc\.replace\("):
+                edit()
+        with pytest.raises(TypeError, match=r"^network\.rtt: "):
+            sc.network.rtt[0] = "40pkt"
+        with pytest.raises(TypeError, match=r"^flows: "):
+            sc.flows += [sc.flows[0]]
+        assert len(sc.flows) == 1 and sc.network.rtt[0] == 100e-6
+        # still serialisable, replaceable, writable as TOML, picklable, copyable
+        d = sc.to_dict()
+        assert type(d["flows"]) is list and d["network"]["rtt"] == ["100us"] * 10
+        d["flows"].append({"count": 1, "protocol": "newreno"})  # the dict is the caller's own copy
+        assert len(sc.flows) == 1
+        assert Scenario.from_toml_str(sc.to_toml()) == sc
+        sc2 = sc.replace({"network.rtt[0]": "40us"})
+        assert sc2.network.rtt[0] == 40e-6 and sc.network.rtt[0] == 100e-6
+        assert pickle.loads(pickle.dumps(sc)) == sc and copy.deepcopy(sc) == sc
+        with pytest.raises(TypeError):
+            pickle.loads(pickle.dumps(sc)).flows.append(1)
+        sc.to_engine_spec()
+    pl = load_scenario(root / "dsm_dumbbell.toml")
+    with pytest.raises(TypeError, match=r"^network\.attach: a table .*replace"):
+        pl.network.attach["X"] = "C1"
+
+
+def test_error_messages_keep_single_braces():
+    d = {"network": {"topology": "graph", "nodes": [{"name": "a", "kind": "host"}]}, "run": {"duration": "1s"},
+         "flows": []}
+    with pytest.raises(ScenarioError) as exc:
+        Scenario.from_dict(d)
+    assert str(exc.value) == "network.links: a graph needs [[network.links]] entries {a, b, rate, delay}"
+    d = fig2()
+    d["flows"][0]["delayed_ack"] = 3
+    with pytest.raises(ScenarioError, match=r"a table \{segments, timeout\}"):
+        Scenario.from_dict(d)
+
+
 def test_switching_protocol_drops_the_old_protocols_options():
     sc = Scenario.from_dict(fig2())  # fig2() gives g = 0.0625 explicitly
     nr = sc.replace({"flows[0].protocol": "newreno"})
