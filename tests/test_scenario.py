@@ -370,6 +370,46 @@ def test_suspicious_settings_warn_but_run():
     assert not Scenario.from_dict(fig2()).warnings()
 
 
+def test_rtt_longer_than_the_run_warns_on_every_topology():
+    """Issue 11 (audit): the "RTT longer than the run" warning is not dumbbell-only: tree
+    (network.rtt), graph (the propagation RTT of each flow's shortest path) and parking lot."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+
+    def warned(sc, prefix):
+        w = sc.warnings()
+        return any(x.startswith(prefix) and "longer than run.duration" in x for x in w), w
+
+    # dumbbell: the RTT of the sender each flow uses (the longest one is 2 s)
+    sc = Scenario.from_dict(fig2()).replace({"network.rtt": ["100us"] * 9 + ["2s"], "run.duration": "1s",
+                                             "run.warmup": "0s"})
+    ok, w = warned(sc, "network.rtt: 2s ")
+    assert ok, w
+    # tree: network.rtt across racks
+    tree = load_scenario(root / "coexist_tree.toml")
+    assert not any("longer than run.duration" in x for x in tree.warnings())
+    ok, w = warned(tree.replace({"network.rtt": "20s"}), "network.rtt: 20s ")
+    assert ok, w
+    # graph: 2 x the delays along the path h0 -> tor0 -> tor1 -> h2
+    g = load_scenario(root / "graph.toml")
+    assert not any("longer than run.duration" in x for x in g.warnings())
+    paths = {f: r for f, _, r in g.path_rtts()}
+    delays = {(link.a, link.b): link.delay for link in g.network.links}
+    want = 2 * (delays[("h0", "tor0")] + delays[("tor0", "tor1")] + delays[("h2", "tor1")]
+                if ("h2", "tor1") in delays else delays[("h0", "tor0")] + delays[("tor0", "tor1")] + delays[("tor1", "h2")])
+    assert paths["flows[0]"] == pytest.approx(want)
+    i = next(k for k, link in enumerate(g.network.links) if {link.a, link.b} == {"tor0", "tor1"})
+    slow = g.replace({f"network.links[{i}].delay": "1s", "run.duration": "1.5s"})
+    ok, w = warned(slow, "flows[0]: the propagation RTT of its path h0 -> h2 ")
+    assert ok, w
+    # parking lot: 2 x (2 host_delay + hops x delay)
+    pl = load_scenario(root / "dsm_dumbbell.toml")
+    assert not any("longer than run.duration" in x for x in pl.warnings())
+    slow = pl.replace({"network.delay": "10s"})
+    ok, w = warned(slow, "network.delay: the propagation RTT of S1 -> R1 ")
+    assert ok, w
+    assert max(r for _, _, r in slow.path_rtts()) == pytest.approx(2 * (2 * slow.network.host_delay + 10.0))
+
+
 def test_engine_errors_pass_through_unchanged(monkeypatch):
     """If the Rust side rejects a spec, its "field: message" reaches the user as is."""
 

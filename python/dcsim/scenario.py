@@ -2498,16 +2498,61 @@ class Scenario(_Model):
                         out.append(f"{field}: newreno flows are not ECN-capable and cross an ECN-marking queue "
                                    f"({where}); set ecn = true to mark them")
         out += self._l2_warnings()
-        if net.topology == "dumbbell":
-            rtt = max(net.rtt_list)
+        paths = self.path_rtts()
+        if paths:
+            # The longest round trip of the flows: where it comes from (the field to change) and what.
+            field, what, rtt = max(paths, key=lambda p: p[2])
             if rtt > run.duration:
-                out.append(f"network.rtt: {time_str(rtt)} is longer than run.duration = {time_str(run.duration)}")
+                out.append(f"{field}: {what}{time_str(rtt)} is longer than run.duration = {time_str(run.duration)}")
             elif run.duration - run.warmup < 10 * rtt:
                 out.append(f"run: only {(run.duration - run.warmup) / rtt:.1f} RTTs after warm-up "
-                           f"(RTT {time_str(rtt)}): statistics of so few round trips say little")
+                           f"({what or 'RTT '}{time_str(rtt)}): statistics of so few round trips say little")
             if rtt > 1.0:
-                out.append(f"network.rtt: {time_str(rtt)} is long for a data center (microseconds to milliseconds); "
+                out.append(f"{field}: {what}{time_str(rtt)} is long for a data center (microseconds to milliseconds); "
                            f"is the unit right?")
+        return out
+
+    def path_rtts(self) -> list[tuple[str, str, float]]:
+        """The propagation round-trip time of each listed flow's path (``[[flows]]`` and
+        ``[[l2.sources]]``), as ``(field to change, what, RTT in s)``: dumbbell: ``network.rtt``
+        of the sender; tree: ``network.rtt`` across racks, half of it within one; parking lot:
+        2 x (two host links' ``host_delay`` + ``delay`` per hop of the chain); graph: 2 x the sum of
+        the link delays along the shortest path (hop count, as the engine routes; of several, the
+        one with the least delay)."""
+        net = self.network
+        out: list[tuple[str, str, float]] = []
+        if net.topology == "dumbbell":
+            rtts = net.rtt_list
+            for info in self.expanded_flows():
+                out.append(("network.rtt", "", rtts[int(info.src[1:])] if len(rtts) > 1 else rtts[0]))
+            if not out:
+                out = [("network.rtt", "", max(rtts))]
+            return out
+        pairs = [(f"flows[{gi}]", f.src, f.dst) for gi, f in enumerate(self.flows)]
+        if self.l2 is not None:
+            pairs += [(f"l2.sources[{i}]", x.src, x.dst) for i, x in enumerate(self.l2.sources)]
+        if net.topology == "tree":
+            rack = net.rack_of()
+            for field, a, b in pairs:
+                across = rack.get(a) != rack.get(b) or (net.racks or 1) == 1
+                out.append(("network.rtt", "" if across else "the RTT within a rack ", net.rtt if across else net.rtt / 2))
+            return out
+        if net.topology == "parking_lot":
+            at, sw = net.attach or {}, net.switch_names()
+            for field, a, b in pairs:
+                if a in at and b in at:
+                    hops = abs(sw.index(at[a]) - sw.index(at[b]))
+                    rtt = 2 * (2 * net.host_delay + hops * net.delay)
+                    out.append(("network.delay", f"the propagation RTT of {a} -> {b} ", rtt))
+            return out
+        delay: dict[tuple[str, str], float] = {}
+        for link in net.links or []:
+            delay[(link.a, link.b)] = delay[(link.b, link.a)] = link.delay
+        adj = net.adjacency()
+        for field, a, b in pairs:
+            d = _shortest_path_delay(adj, delay, a, b)
+            if d is not None:
+                out.append((field, f"the propagation RTT of its path {a} -> {b} ", 2 * d))
         return out
 
     def _l2_warnings(self) -> list[str]:
@@ -2633,6 +2678,28 @@ def _resolve_cdf_files(data: Any, base: Path) -> None:
 
 def _n_traced(ids: Optional[list[int]], n_flows: int) -> int:
     return n_flows if ids is None else len(ids)
+
+
+def _shortest_path_delay(adj: dict[str, list[str]], delay: dict[tuple[str, str], float], src: str,
+                         dst: str) -> Optional[float]:
+    """One-way propagation delay of the path the engine routes ``src -> dst`` on: fewest hops;
+    among those, the least delay (None: no path)."""
+    import heapq
+
+    best: dict[str, tuple[int, float]] = {src: (0, 0.0)}
+    todo = [(0, 0.0, src)]
+    while todo:
+        hops, d, node = heapq.heappop(todo)
+        if node == dst:
+            return d
+        if best.get(node, (hops, d)) < (hops, d):
+            continue
+        for nxt in adj.get(node, []):
+            key = (hops + 1, d + delay.get((node, nxt), 0.0))
+            if nxt not in best or key < best[nxt]:
+                best[nxt] = key
+                heapq.heappush(todo, (*key, nxt))
+    return None
 
 
 def _reachable(adj: dict[str, list[str]], src: str, dst: str) -> bool:
