@@ -35,6 +35,86 @@ def test_oscillation_period_of_a_sawtooth():
     assert oscillation_period(t, np.full_like(t, 3.0)) is None  # constant: no oscillation
 
 
+def _sawtooth(t, period, phase=0.0, spikes=False):
+    """A NewReno-like window: linear growth from 70 to 140 packets, halved once per period;
+    with ``spikes``, as in a real trace, the window is cut, inflated to 200 for 2 ms (fast
+    recovery of several losses), then cut again."""
+    x = ((t - phase) / period) % 1.0
+    y = 70 + 70 * x
+    if spikes:
+        y = np.where((x > 0.001 / period) & (x < 0.003 / period), 200.0, y)
+    return y
+
+
+def test_oscillation_period_is_not_halved_by_short_excursions_or_two_flows():
+    """Issue 11 (audit): NewReno's cwnd, with a fast-recovery spike at each cut, gave about half its
+    period; two flows in antiphase have each period P, and their sum, truly, P/2."""
+    P = 0.174
+    t = np.arange(0.1, 1.0, 250e-6)
+    a = _sawtooth(t, P, spikes=True)
+    b = _sawtooth(t, P, phase=P / 2, spikes=True)
+    assert oscillation_period(t, a) == pytest.approx(P, rel=0.01)
+    assert oscillation_period(t, b) == pytest.approx(P, rel=0.01)
+    assert oscillation_period(t, (a + b) / 2) == pytest.approx(P / 2, rel=0.01)
+    # not an oscillation: noise, a trend, fewer than 2 periods in the record
+    rng = np.random.default_rng(3)
+    assert oscillation_period(t, rng.normal(size=t.size)) is None
+    assert oscillation_period(t, t) is None
+    assert oscillation_period(t, _sawtooth(t, 0.6)) is None
+
+
+def _synthetic(tables: dict, duration: str = "1s", warmup: str = "100ms", protocol: str = "newreno") -> dcsim.Result:
+    """A Result holding given tables (the others empty), for plots of known signals."""
+    import pandas as pd
+
+    from dcsim.result import TABLES
+
+    sc = dcsim.Scenario.from_dict({
+        "network": {"senders": 2, "bottleneck": "1Gbps", "rtt": "250us", "buffer": "250pkt", "aqm": {"kind": "droptail"}},
+        "flows": [{"count": 2, "protocol": protocol}],
+        "run": {"duration": duration, "warmup": warmup},
+    })
+    full = {t: pd.DataFrame() for t in TABLES}
+    full.update(tables)
+    return dcsim.Result(sc, full)
+
+
+def test_cwnd_zoom_shows_whole_periods_of_each_flow():
+    """Two flows' windows in antiphase, period 174 ms: the zoom says 174 ms and spans 4 of them."""
+    import pandas as pd
+
+    P = 0.174
+    t = np.arange(0, 1.0, 250e-6)
+    rows = [pd.DataFrame({"t_s": t, "flow": f, "cwnd_pkt": _sawtooth(t, P, phase=f * P / 2, spikes=True),
+                          "alpha": np.nan, "srtt_s": 250e-6}) for f in (0, 1)]
+    res = _synthetic({"cwnd": pd.concat(rows, ignore_index=True)})
+    fig = res.plot("cwnd")
+    zx = fig.axes[1]
+    z0, z1 = zx.get_xlim()
+    assert "last 4 periods (period ≈ 174 ms)" in zx.get_title()
+    assert z1 - z0 == pytest.approx(4 * P * 1e3, rel=0.01)
+
+
+def test_compare_zoom_scales_to_the_slowest_run():
+    """Runs of very different periods (1 ms and 57 ms, 150 ms after warm-up: fewer than 4 slow
+    cycles): the zoom shows whole periods of the slow one and names each run's own period."""
+    import pandas as pd
+
+    t = np.arange(0, 0.2, 50e-6)
+    fast = _synthetic({"queue": pd.DataFrame({"t_s": t, "port": 0, "q_pkt": 50 + 20 * np.sin(2 * np.pi * t / 1e-3)})},
+                      duration="200ms", warmup="50ms", protocol="dctcp")
+    slow = _synthetic({"queue": pd.DataFrame({"t_s": t, "port": 0, "q_pkt": 500 + 500 * ((t / 0.057) % 1.0)})},
+                      duration="200ms", warmup="50ms")
+    fig = compare([fast, slow], "queue", labels=["fast", "slow"])
+    zx = fig.axes[1]
+    z0, z1 = zx.get_xlim()
+    assert z1 - z0 == pytest.approx(2 * 57, rel=0.02)  # ms: 2 whole slow periods fit in 150 ms
+    title = " ".join(zx.get_title().split())
+    assert "2 periods of slow" in title and "fast ≈ 1 ms" in title and "slow ≈ 57" in title
+    ys = [line.get_ydata() for line in zx.get_lines()]
+    assert np.ptp(ys[1]) > 400, "the slow run is not flat in the zoom"
+
+
 def _inside(fig: Figure) -> None:
     """Every text (title, footer, legend) lies inside the figure: nothing is cut."""
     fig.canvas.draw()

@@ -11,7 +11,8 @@
 
 Every figure names its scenario and the dcsim version in a small footer, so that a figure found
 in a slide deck can be traced. The zoom panels show the last few periods of the oscillation
-they plot (found from the signal), or the last 50 RTTs when there is no oscillation.
+they plot (found from the signal's autocorrelation, flow by flow for windows; in :func:`compare`, of
+the slowest run), or the last 50 RTTs when there is no oscillation.
 """
 
 from __future__ import annotations
@@ -64,29 +65,55 @@ def _figure(rows: int = 1, height: float = 3.0, zoom: bool = True) -> tuple[Figu
     return fig, full, zoomed
 
 
-def oscillation_period(t: np.ndarray, y: np.ndarray) -> Optional[float]:
+def oscillation_period(t: np.ndarray, y: np.ndarray, min_periods: float = 2.0) -> Optional[float]:
     """The period of a sustained oscillation of y(t), s (None if y does not oscillate).
 
-    Upward crossings of the mean with hysteresis (y must go below mean - h and then above
-    mean + h, h = 0.2 standard deviations), so noise around the mean does not count; the period is
-    the median time between crossings, needing at least 3 of them.
+    From the autocorrelation of y (resampled on a uniform grid, mean removed): the highest peak
+    after its first zero crossing, at a lag of at most 1/``min_periods`` of the record, refined
+    between samples by a parabola; None if that peak's correlation is below 0.2 (noise or a
+    trend, not an oscillation). Short excursions (a window inflated during fast recovery, noise)
+    barely move the autocorrelation, so they do not halve the period as counting crossings of the
+    mean does; a sum of sawtooths in antiphase has, correctly, half their period.
     """
     t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
-    ok = np.isfinite(y)
+    ok = np.isfinite(y) & np.isfinite(t)
     t, y = t[ok], y[ok]
     if len(y) < 8 or np.std(y) == 0:
         return None
-    m, h = float(np.mean(y)), 0.2 * float(np.std(y))
-    ups, low = [], False
-    for ti, yi in zip(t, y):
-        if yi < m - h:
-            low = True
-        elif yi > m + h and low:
-            ups.append(ti)
-            low = False
-    if len(ups) < 3:
+    order = np.argsort(t, kind="stable")
+    t, y = t[order], y[order]
+    span = t[-1] - t[0]
+    steps = np.diff(t)
+    steps = steps[steps > 0]
+    if span <= 0 or not steps.size:
         return None
-    return float(np.median(np.diff(ups)))
+    dt = max(float(np.median(steps)), span / 200_000)  # at most 200 000 grid points
+    n = int(span / dt) + 1
+    g = t[0] + dt * np.arange(n)
+    yy = np.interp(g, t, y)
+    yy = yy - yy.mean()
+    if not np.any(yy):
+        return None
+    f = np.fft.rfft(yy, 2 * n)
+    acf = np.fft.irfft(f * np.conj(f))[:n]
+    acf = acf / acf[0]
+    top = int(n / min_periods)
+    neg = np.nonzero(acf[:top] < 0)[0]
+    if not neg.size:
+        return None
+    k0 = int(neg[0])
+    if top - k0 < 2:
+        return None
+    k = k0 + int(np.argmax(acf[k0:top]))
+    if acf[k] < 0.2 or k >= top - 1 and acf[k] <= acf[k - 1]:
+        return None
+    shift = 0.0
+    if 0 < k < n - 1:
+        a, b, c = acf[k - 1], acf[k], acf[k + 1]
+        den = a - 2 * b + c
+        if den < 0:
+            shift = 0.5 * (a - c) / den
+    return float((k + shift) * dt)
 
 
 def _rtt(result: Result) -> float:
@@ -98,19 +125,37 @@ def _rtt(result: Result) -> float:
     return 2 * max((link.delay for link in net.links), default=0.0) or 1e-4
 
 
+def _after_warmup(result: Result, t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
+    after = t >= result.warmup_s
+    return t[after], y[after]
+
+
+def _zoom_width(result: Result, period: Optional[float]) -> tuple[float, int]:
+    """(width s, whole periods shown) of a zoom on an oscillation of ``period`` (None: no
+    oscillation: the last 50 RTTs, at least 1 ms, and 0 periods); never longer than the time after
+    warm-up. Up to ZOOM_PERIODS periods, fewer (at least 2) when the run holds fewer."""
+    room = result.duration_s - result.warmup_s
+    if period is not None and period > 0:
+        k = min(ZOOM_PERIODS, int(room / period + 1e-9))
+        if k >= 2:
+            return k * period, k
+    return min(max(50 * _rtt(result), 1e-3), room), 0
+
+
+def _zoom_title(result: Result, width: float, period: Optional[float], k: int) -> str:
+    if k:
+        return f"last {k} periods (period ≈ {_fmt_ms(period)})"
+    return "last 50 RTTs" if width == 50 * _rtt(result) else f"last {_fmt_ms(width)}"
+
+
 def _zoom_window(result: Result, t: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
     """(start, end, title) of the zoom: the last ZOOM_PERIODS periods of y's oscillation after
-    warm-up, else the last 50 RTTs (at least 1 ms); never longer than the time after warm-up."""
-    T, w0 = result.duration_s, result.warmup_s
-    after = np.asarray(t) >= w0
-    period = oscillation_period(np.asarray(t)[after], np.asarray(y)[after]) if len(t) else None
-    if period is not None and ZOOM_PERIODS * period <= T - w0:
-        w = ZOOM_PERIODS * period
-        title = f"last {ZOOM_PERIODS} periods (period ≈ {_fmt_ms(period)})"
-    else:
-        w = min(max(50 * _rtt(result), 1e-3), T - w0)
-        title = "last 50 RTTs" if w == 50 * _rtt(result) else f"last {_fmt_ms(w)}"
-    return T - w, T, title
+    warm-up (at least 2, fewer than 4 when the run is short), else the last 50 RTTs (at least 1 ms)."""
+    period = oscillation_period(*_after_warmup(result, t, y)) if len(t) else None
+    w, k = _zoom_width(result, period)
+    T = result.duration_s
+    return T - w, T, _zoom_title(result, w, period, k)
 
 
 def _fmt_ms(s: float) -> str:
@@ -246,9 +291,19 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
     shown = _subset(c["flow"].to_numpy())
     n = len(np.unique(c["flow"]))
     mean = c.groupby("t_s")[["cwnd_pkt", "alpha"]].mean()
-    # The zoom follows one source's window (the mean of many smooths the sawtooth away).
-    one = c[c["flow"] == shown[0]] if len(shown) else c
-    z0, z1, ztitle = _zoom_window(result, one["t_s"].to_numpy(), one["cwnd_pkt"].to_numpy(dtype=float))
+    # The zoom follows the sources' own windows, flow by flow (two flows in antiphase make a mean
+    # with half their period), and shows whole periods of the slowest one drawn.
+    periods = []
+    for flow in shown:
+        s = c[c["flow"] == flow]
+        p = oscillation_period(*_after_warmup(result, s["t_s"].to_numpy(), s["cwnd_pkt"].to_numpy(dtype=float)))
+        if p is not None:
+            periods.append(p)
+    period = max(periods) if periods else None
+    zw, zk = _zoom_width(result, period)
+    z0, z1, ztitle = result.duration_s - zw, result.duration_s, _zoom_title(result, zw, period, zk)
+    if zk and len(periods) > 1 and min(periods) < 0.8 * period:
+        ztitle += f"\nof the slowest window; others down to {_fmt_ms(min(periods))}"
     cols = [("cwnd_pkt", "window size (packets)"), ("alpha", "α")][:rows]
     for (col, ylabel), ax, zx in zip(cols, axes, zooms):
         _mark_warmup(ax, result, scale)
@@ -484,9 +539,17 @@ def compare(results: Sequence[Result], kind: str = "queue", labels: Optional[Seq
     ax.set_ylim(bottom=0)
     if zoom:
         (zx,) = zs
-        # One window for all runs: the longest of their oscillation windows, so each shows whole periods.
-        windows = [_zoom_window(r, t, y) for r, (t, y) in zip(results, series)]
-        z0, z1, ztitle = min(windows, key=lambda w: w[0])
+        # One window for all runs, scaled to the slowest oscillation shown: whole periods of the run
+        # that needs the widest window; the title names that run and gives every run's own period.
+        periods = [oscillation_period(*_after_warmup(r, t, y)) if len(t) else None for r, (t, y) in zip(results, series)]
+        widths = [_zoom_width(r, p) for r, p in zip(results, periods)]
+        i = max(range(len(results)), key=lambda j: widths[j][0])
+        (zw, zk), z1 = widths[i], max(r.duration_s for r in results)
+        zw = min(zw, max(r.duration_s - r.warmup_s for r in results))
+        z0 = z1 - zw
+        head = (f"last {_fmt_ms(zw)}: {zk} periods of {labels[i]}" if zk else _zoom_title(results[i], zw, None, 0))
+        own = [f"{lab} ≈ {_fmt_ms(p)}" for lab, p in zip(labels, periods) if p is not None]
+        ztitle = "\n".join([head] + (textwrap.wrap("periods: " + ", ".join(own), 52) if own else []))
         for (t, y), lab in zip(series, labels):
             sel = (t >= z0) & (t <= z1)
             zx.plot(t[sel] * 1e3, y[sel], lw=0.9)
