@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
 import dcsim
 from dcsim.plotting import KINDS, compare, oscillation_period
+from dcsim.scenario import ScenarioWarning
 
 
 def _run(protocol: str = "dctcp", aqm: dict | None = None, duration: str = "30ms") -> dcsim.Result:
@@ -133,18 +136,85 @@ def _inside(fig: Figure) -> None:
             assert not lb.overlaps(ax.get_window_extent(r)), "a legend covers data"
 
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.fixture(scope="module")
+def runs(dctcp):
+    """A result that fills each table: DCTCP (flows, ports, ...), incast (rounds), web search
+    (Poisson workload), and the DSM parking lot (L2 sources, rates, congestion points)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ScenarioWarning)
+        short = {"run.duration": "150ms", "run.warmup": "20ms"}
+        incast = dcsim.simulate(dcsim.load_scenario(EXAMPLES / "incast.toml").replace(
+            {"run.duration": "300ms", "run.warmup": "50ms"}))
+        web = dcsim.simulate(dcsim.load_scenario(EXAMPLES / "websearch.toml").replace(short))
+        l2 = dcsim.simulate(dcsim.load_scenario(EXAMPLES / "dsm_dumbbell.toml").replace(
+            {"run.duration": "30ms", "run.warmup": "10ms"}))
+    out = {k: dctcp for k in KINDS}
+    out.update(rounds=incast, workloads=web, rates=l2, sources=l2, cps=l2)
+    return out
+
+
+def _drawn(ax) -> bool:
+    return bool(ax.get_lines() or ax.patches or ax.collections)
+
+
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_each_table_plots_with_footer_and_nothing_cut(dctcp, kind, tmp_path):
-    fig = dctcp.plot(kind, tmp_path / f"{kind}.png")
+def test_each_table_plots_with_footer_units_and_nothing_cut(runs, kind, tmp_path):
+    """Issue 11 (audit): every table has a plot (counters, workloads, rounds, sources and cps too):
+    a file is written, the axes hold data and units, the standard footer names the scenario."""
+    res = runs[kind]
+    fig = res.plot(kind, tmp_path / f"{kind}.png")
+    assert (tmp_path / f"{kind}.png").stat().st_size > 1000
     assert (tmp_path / f"{kind}.png").read_bytes()[:4] == b"\x89PNG"
     footer = " ".join(t.get_text() for t in fig.texts)
-    assert f"dcsim {dcsim.__version__}" in footer and "4 x dctcp over dumbbell" in footer
+    assert f"dcsim {dcsim.__version__}" in footer and res.scenario.describe()[:30] in footer
+    assert any(_drawn(ax) for ax in fig.axes)
+    for ax in fig.axes:
+        if _drawn(ax):
+            label = ax.get_ylabel()
+            assert label and ("(" in label or label == "α"), f"{kind}: y axis without a unit: {label!r}"
     _inside(fig)
 
 
+def test_the_new_plots_show_what_they_say(runs):
+    c = runs["counters"].plot("counters").axes[0]
+    assert [t.get_text() for t in c.get_xticklabels()] == ["sent", "delivered", "dropped", "in flight"]
+    counters = runs["counters"].counters.iloc[0]
+    assert [p.get_height() for p in c.patches] == [counters["sent_pkts"], counters["delivered_pkts"],
+                                                    counters["dropped_pkts"], counters["in_flight_pkts"]]
+    w = runs["workloads"].plot("workloads").axes[0]
+    heights = [p.get_height() for p in w.patches]
+    row = runs["workloads"].workloads.iloc[0]
+    assert heights == pytest.approx([100 * row["target_load"], 100 * row["realised_load"]])
+    r = runs["rounds"].plot("rounds").axes[0]
+    comp = runs["rounds"].rounds["completion_s"].to_numpy(dtype=float)
+    assert r.get_lines()[0].get_ydata() == pytest.approx(1e3 * comp[np.isfinite(comp)])
+    cps = runs["cps"].plot("cps").axes[0]
+    assert [p.get_height() for p in cps.patches] == [float(x) for x in runs["cps"].cps["samples"]] + [
+        float(x) for x in runs["cps"].cps["feedback_frames"]]
+
+
+@pytest.mark.parametrize("kind", ["workloads", "rounds", "sources", "rates", "cps"])
+def test_an_empty_table_is_a_clear_error(dctcp, kind):
+    with pytest.raises(ValueError, match=rf"plot\('{kind}'\): the {kind} table of this run is empty"):
+        dctcp.plot(kind)
+
+
 def test_plot_rejects_unknown_kinds(dctcp):
-    with pytest.raises(ValueError, match="kind 'counters' is not one of queue, cwnd"):
-        dctcp.plot("counters")
+    with pytest.raises(ValueError, match="kind 'nope' is not one of queue, cwnd.*counters, workloads, rounds, sources, cps"):
+        dctcp.plot("nope")
+
+
+def test_the_window_plot_is_named_by_content():
+    """NewReno has no α: its window plot is cwnd.png, DCTCP's (with α) cwnd_alpha.png."""
+    from dcsim.plotting import plots_for
+
+    assert "cwnd.png" in plots_for(_run("newreno")) and "cwnd_alpha.png" not in plots_for(_run("newreno"))
+    assert "cwnd_alpha.png" in plots_for(_run()) and "cwnd.png" not in plots_for(_run())
 
 
 def test_no_alpha_in_the_title_without_an_alpha_panel():

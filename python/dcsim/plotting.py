@@ -7,6 +7,10 @@
 * :func:`plot_throughput`: per-flow goodput (Gbps) vs time, like the coexistence paper's Figs. 2-4.
 * :func:`plot_queue_cdf`, :func:`plot_flows`, :func:`plot_ports`: the queue-length distribution,
   per-flow goodput and mean window, per-port utilization and mean queue.
+* :func:`plot_rates`, :func:`plot_sources`, :func:`plot_cps`: L2 sources' rates vs time, their
+  goodput and feedback loop delay, the congestion points' samples and feedback frames.
+* :func:`plot_counters`, :func:`plot_workloads`, :func:`plot_rounds`: packet conservation, target
+  vs realised load of each workload, incast round completion times.
 * :func:`compare`: several runs on one figure (``compare([a, b], "queue", labels=[...])``).
 
 Every figure names its scenario and the dcsim version in a small footer, so that a figure found
@@ -34,6 +38,14 @@ __all__ = [
     "plot_queue_cdf",
     "plot_flows",
     "plot_ports",
+    "plot_rates",
+    "plot_counters",
+    "plot_workloads",
+    "plot_rounds",
+    "plot_sources",
+    "plot_cps",
+    "plots_for",
+    "has_alpha",
     "compare",
     "oscillation_period",
     "PLOTS",
@@ -285,8 +297,8 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
     right: the last few periods of the mean window's oscillation."""
     scale, xlabel = _time_axis(result)
     c = result.cwnd
-    has_alpha = bool(np.isfinite(c["alpha"].to_numpy(dtype=float)).any()) if len(c) else False
-    rows = 2 if has_alpha else 1
+    alpha = has_alpha(result)
+    rows = 2 if alpha else 1
     fig, axes, zooms = _figure(rows=rows, height=2.6)
     shown = _subset(c["flow"].to_numpy())
     n = len(np.unique(c["flow"]))
@@ -328,7 +340,7 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
     zooms[0].set_xlim(z0 * 1e3, z1 * 1e3)
     zooms[0].set_title(ztitle, fontsize=8)
     drawn = f"{len(shown)} of {n} traced flows drawn" if len(shown) < n else f"{n} flows"
-    _title(fig, f"Window size{' and α' if has_alpha else ''} of each source ({drawn})")
+    _title(fig, f"Window size{' and α' if alpha else ''} of each source ({drawn})")
     _finish(fig, axes, [result])
     return _save(fig, path)
 
@@ -441,12 +453,148 @@ def plot_rates(result: Result, path: PathLike = None) -> Figure:
     return _save(fig, path)
 
 
+def _bars(fig_h: float = 4.0, rows: int = 1) -> tuple[Figure, list]:
+    fig = Figure(figsize=(7.5, fig_h), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, 1, sharex=True, squeeze=False)[:, 0]
+    return fig, list(axes)
+
+
+def _label_bars(ax, rects, fmt: str = "{:,.0f}") -> None:
+    ax.bar_label(rects, labels=[fmt.format(r.get_height()) for r in rects], fontsize=7, padding=2)
+
+
+def plot_counters(result: Result, path: PathLike = None) -> Figure:
+    """Packet conservation over the whole run: packets sent, delivered, dropped and in flight at the
+    end (data and ACKs; sent = delivered + dropped + in flight)."""
+    c = result.counters.iloc[0]
+    fig, (ax,) = _bars()
+    names = ["sent", "delivered", "dropped", "in flight"]
+    values = [float(c[k]) for k in ("sent_pkts", "delivered_pkts", "dropped_pkts", "in_flight_pkts")]
+    rects = ax.bar(names, values, color=["C0", "C2", "C3", "C7"])
+    _label_bars(ax, rects)
+    ax.set_ylabel("packets (whole run)")
+    ax.set_ylim(0, 1.12 * max(values + [1.0]))
+    ok = values[0] == values[1] + values[2] + values[3]
+    _title(fig, "Packet conservation: sent = delivered + dropped + in flight" + ("" if ok else " (does NOT hold)"))
+    _finish(fig, [], [result])
+    return _save(fig, path)
+
+
+def plot_workloads(result: Result, path: PathLike = None) -> Figure:
+    """Offered (target) and realised load of each [[workloads]] entry (Poisson: % of its link's
+    capacity; an incast has no offered load), and the flows each generated."""
+    w = result.workloads
+    fig, (ax1, ax2) = _bars(5.0, rows=2)
+    x = np.arange(len(w))
+    names = [f"{int(i)}: {k}" + (f" on {lk}" if isinstance(lk, str) and lk else "")
+             for i, k, lk in zip(w["workload"], w["kind"], w["link"])]
+    target = 100 * w["target_load"].to_numpy(dtype=float)
+    real = 100 * w["realised_load"].to_numpy(dtype=float)
+    ax1.bar(x - 0.2, np.nan_to_num(target), width=0.4, label="target (offered) load")
+    ax1.bar(x + 0.2, np.nan_to_num(real), width=0.4, label="realised load")
+    for xi, t, r in zip(x, target, real):
+        if not np.isfinite(t) and not np.isfinite(r):
+            ax1.text(xi, 0, "no offered load\n(incast)", ha="center", va="bottom", fontsize=7, color="0.4")
+    ax1.set_ylabel("load (% of link capacity)")
+    ax1.set_ylim(0, max(5.0, 1.15 * np.nanmax(np.r_[target, real, 0.0])))
+    rects = ax2.bar(x, w["flows"].to_numpy(dtype=float), color="C2")
+    _label_bars(ax2, rects)
+    ax2.set_ylabel("flows generated (count)")
+    ax2.set_ylim(0, 1.15 * max(float(w["flows"].max()), 1.0))
+    ax2.set_xticks(x, names)
+    ax2.set_xlabel("workload")
+    _title(fig, "Workloads: target vs realised load")
+    _finish(fig, [ax1], [result])
+    return _save(fig, path)
+
+
+def plot_rounds(result: Result, path: PathLike = None) -> Figure:
+    """Completion time (ms) of each incast round (start -> its last response completed); rounds
+    that did not complete by the end are marked at the top."""
+    rd = result.rounds
+    fig, (ax,) = _bars()
+    for w in np.unique(rd["workload"]):
+        s = rd[rd["workload"] == w]
+        comp = s["completion_s"].to_numpy(dtype=float) * 1e3
+        done = np.isfinite(comp)
+        ax.plot(s["round"].to_numpy()[done], comp[done], "o-", ms=4, lw=1, label=f"workload {int(w)}")
+        if (~done).any():
+            top = np.nanmax(np.r_[comp[done], 1.0]) * 1.1
+            ax.plot(s["round"].to_numpy()[~done], np.full((~done).sum(), top), "x", color="C3",
+                    label="not completed by the end")
+    ax.set_xlabel("round")
+    ax.set_ylabel("round completion time (ms)")
+    ax.set_ylim(bottom=0)
+    _title(fig, "Incast rounds: completion time of each round")
+    _finish(fig, [ax], [result])
+    return _save(fig, path)
+
+
+def plot_sources(result: Result, path: PathLike = None) -> Figure:
+    """Each L2 source's goodput after warm-up (Gbps) and its realised feedback loop delay (mean,
+    with min..max, us)."""
+    src = result.sources
+    src = src[~np.isfinite(src["poisson"].to_numpy(dtype=float))] if "poisson" in src else src
+    if src.empty:
+        raise ValueError("plot('sources'): no listed L2 sources (only Poisson short flows)")
+    shown = src.iloc[np.unique(np.linspace(0, len(src) - 1, min(len(src), 24)).round().astype(int))]
+    fig, (ax1, ax2) = _bars(5.0, rows=2)
+    x = np.arange(len(shown))
+    ax1.bar(x, shown["goodput_bps"].to_numpy(dtype=float) / 1e9, color="C0")
+    ax1.set_ylabel("goodput (Gbps)")
+    mean = shown["loop_delay_mean_s"].to_numpy(dtype=float) * 1e6
+    lo = shown["loop_delay_min_s"].to_numpy(dtype=float) * 1e6
+    hi = shown["loop_delay_max_s"].to_numpy(dtype=float) * 1e6
+    ok = np.isfinite(mean)
+    ax2.errorbar(x[ok], mean[ok], yerr=[(mean - lo)[ok], (hi - mean)[ok]], fmt="o", ms=4, capsize=3, color="C1",
+                 label="mean (bars: min..max)")
+    if not ok.any():
+        ax2.text(0.5, 0.5, "no feedback received", transform=ax2.transAxes, ha="center", color="0.4")
+    ax2.set_ylabel("feedback loop delay (us)")
+    ax2.set_ylim(bottom=0)
+    ax2.set_xticks(x, [f"{lab} #{i}" for lab, i in zip(shown["label"], shown["source"])])
+    for label in ax2.get_xticklabels():
+        label.set_rotation(30)
+        label.set_ha("right")
+    ax2.set_xlabel("source")
+    drawn = f" ({len(shown)} of {len(src)} drawn)" if len(shown) < len(src) else ""
+    _title(fig, f"L2 sources: goodput after warm-up and realised feedback loop delay{drawn}")
+    _finish(fig, [ax2], [result])
+    return _save(fig, path)
+
+
+def plot_cps(result: Result, path: PathLike = None) -> Figure:
+    """Frames sampled and feedback frames sent by each L2 congestion point after warm-up."""
+    cps = result.cps
+    fig, (ax,) = _bars()
+    x = np.arange(len(cps))
+    r1 = ax.bar(x - 0.2, cps["samples"].to_numpy(dtype=float), width=0.4, label="frames sampled")
+    r2 = ax.bar(x + 0.2, cps["feedback_frames"].to_numpy(dtype=float), width=0.4, label="feedback frames sent")
+    _label_bars(ax, r1)
+    _label_bars(ax, r2)
+    ax.set_xticks(x, list(cps["label"]))
+    ax.set_xlabel("congestion point (port)")
+    ax.set_ylabel("frames (after warm-up)")
+    ax.set_ylim(0, 1.15 * max(float(cps["samples"].max()), 1.0))
+    _title(fig, "L2 congestion points: samples and feedback")
+    _finish(fig, [ax], [result])
+    return _save(fig, path)
+
+
+def has_alpha(result: Result) -> bool:
+    """Whether the window traces hold α (DCTCP-like flows): the window plot then has an α panel."""
+    c = result.cwnd
+    return bool(len(c)) and bool(np.isfinite(c["alpha"].to_numpy(dtype=float)).any())
+
+
 def plots_for(result: Result) -> dict[str, Callable[[Result, PathLike], Figure]]:
     """The figures ``dcsim run`` draws for this result: the queue always, windows and goodput when
     it has TCP flows, the sources' rates when it has L2 sources."""
     names = ["queue.png"]
     if len(result.flows):
-        names += ["cwnd_alpha.png", "throughput.png"]
+        # named by content: cwnd_alpha.png with an α panel (DCTCP), cwnd.png without (NewReno, DX)
+        names += ["cwnd_alpha.png" if has_alpha(result) else "cwnd.png", "throughput.png"]
     if len(result.sources):
         names += ["rates.png"]
     return {n: PLOTS[n] for n in names}
@@ -461,12 +609,18 @@ KINDS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "flows": plot_flows,
     "ports": plot_ports,
     "rates": plot_rates,
+    "counters": plot_counters,
+    "workloads": plot_workloads,
+    "rounds": plot_rounds,
+    "sources": plot_sources,
+    "cps": plot_cps,
 }
 
 #: File name -> plot function; ``dcsim run`` writes each into the output directory.
 PLOTS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "queue.png": plot_queue,
     "cwnd_alpha.png": plot_cwnd_alpha,
+    "cwnd.png": plot_cwnd_alpha,
     "throughput.png": plot_throughput,
     "rates.png": plot_rates,
 }
