@@ -37,6 +37,22 @@ def test_readme_schema_is_the_generated_one():
     assert block == markdown(), "README's Result tables differ from dcsim.schema: regenerate them"
 
 
+def test_every_summary_key_is_a_column_or_documented():
+    """summary.json's flows and ports entries: columns of those tables, or listed in SUMMARY_DERIVED."""
+    import dcsim
+    from dcsim.schema import SCHEMA, SUMMARY_DERIVED
+
+    res = dcsim.simulate(dcsim.load_scenario(ROOT / "examples" / "dx_special_state.toml").replace(
+        {"run.duration": "20ms", "run.warmup": "5ms"}))
+    summary = res.summary()
+    for table in ("flows", "ports"):
+        known = {c.name for c in SCHEMA[table]} | {c.name for c in SUMMARY_DERIVED[table]}
+        assert summary[table]
+        for entry in summary[table]:
+            assert set(entry) <= known, set(entry) - known
+    assert summary["flows"][0]["p_queued_per_ack"] is not None
+
+
 def test_every_engine_column_is_in_the_schema():
     """The engine's tables have exactly the schema's columns, in order (labels come from dcsim)."""
     import dcsim

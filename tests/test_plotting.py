@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from matplotlib.figure import Figure
 
 import dcsim
 from dcsim.plotting import KINDS, compare, oscillation_period
+from dcsim.scenario import ScenarioWarning
 
 
 def _run(protocol: str = "dctcp", aqm: dict | None = None, duration: str = "30ms") -> dcsim.Result:
@@ -35,6 +38,86 @@ def test_oscillation_period_of_a_sawtooth():
     assert oscillation_period(t, np.full_like(t, 3.0)) is None  # constant: no oscillation
 
 
+def _sawtooth(t, period, phase=0.0, spikes=False):
+    """A NewReno-like window: linear growth from 70 to 140 packets, halved once per period;
+    with ``spikes``, as in a real trace, the window is cut, inflated to 200 for 2 ms (fast
+    recovery of several losses), then cut again."""
+    x = ((t - phase) / period) % 1.0
+    y = 70 + 70 * x
+    if spikes:
+        y = np.where((x > 0.001 / period) & (x < 0.003 / period), 200.0, y)
+    return y
+
+
+def test_oscillation_period_is_not_halved_by_short_excursions_or_two_flows():
+    """Issue 11 (audit): NewReno's cwnd, with a fast-recovery spike at each cut, gave about half its
+    period; two flows in antiphase have each period P, and their sum, truly, P/2."""
+    P = 0.174
+    t = np.arange(0.1, 1.0, 250e-6)
+    a = _sawtooth(t, P, spikes=True)
+    b = _sawtooth(t, P, phase=P / 2, spikes=True)
+    assert oscillation_period(t, a) == pytest.approx(P, rel=0.01)
+    assert oscillation_period(t, b) == pytest.approx(P, rel=0.01)
+    assert oscillation_period(t, (a + b) / 2) == pytest.approx(P / 2, rel=0.01)
+    # not an oscillation: noise, a trend, fewer than 2 periods in the record
+    rng = np.random.default_rng(3)
+    assert oscillation_period(t, rng.normal(size=t.size)) is None
+    assert oscillation_period(t, t) is None
+    assert oscillation_period(t, _sawtooth(t, 0.6)) is None
+
+
+def _synthetic(tables: dict, duration: str = "1s", warmup: str = "100ms", protocol: str = "newreno") -> dcsim.Result:
+    """A Result holding given tables (the others empty), for plots of known signals."""
+    import pandas as pd
+
+    from dcsim.result import TABLES
+
+    sc = dcsim.Scenario.from_dict({
+        "network": {"senders": 2, "bottleneck": "1Gbps", "rtt": "250us", "buffer": "250pkt", "aqm": {"kind": "droptail"}},
+        "flows": [{"count": 2, "protocol": protocol}],
+        "run": {"duration": duration, "warmup": warmup},
+    })
+    full = {t: pd.DataFrame() for t in TABLES}
+    full.update(tables)
+    return dcsim.Result(sc, full)
+
+
+def test_cwnd_zoom_shows_whole_periods_of_each_flow():
+    """Two flows' windows in antiphase, period 174 ms: the zoom says 174 ms and spans 4 of them."""
+    import pandas as pd
+
+    P = 0.174
+    t = np.arange(0, 1.0, 250e-6)
+    rows = [pd.DataFrame({"t_s": t, "flow": f, "cwnd_pkt": _sawtooth(t, P, phase=f * P / 2, spikes=True),
+                          "alpha": np.nan, "srtt_s": 250e-6}) for f in (0, 1)]
+    res = _synthetic({"cwnd": pd.concat(rows, ignore_index=True)})
+    fig = res.plot("cwnd")
+    zx = fig.axes[1]
+    z0, z1 = zx.get_xlim()
+    assert "last 4 periods (period ≈ 174 ms)" in zx.get_title()
+    assert z1 - z0 == pytest.approx(4 * P * 1e3, rel=0.01)
+
+
+def test_compare_zoom_scales_to_the_slowest_run():
+    """Runs of very different periods (1 ms and 57 ms, 150 ms after warm-up: fewer than 4 slow
+    cycles): the zoom shows whole periods of the slow one and names each run's own period."""
+    import pandas as pd
+
+    t = np.arange(0, 0.2, 50e-6)
+    fast = _synthetic({"queue": pd.DataFrame({"t_s": t, "port": 0, "q_pkt": 50 + 20 * np.sin(2 * np.pi * t / 1e-3)})},
+                      duration="200ms", warmup="50ms", protocol="dctcp")
+    slow = _synthetic({"queue": pd.DataFrame({"t_s": t, "port": 0, "q_pkt": 500 + 500 * ((t / 0.057) % 1.0)})},
+                      duration="200ms", warmup="50ms")
+    fig = compare([fast, slow], "queue", labels=["fast", "slow"])
+    zx = fig.axes[1]
+    z0, z1 = zx.get_xlim()
+    assert z1 - z0 == pytest.approx(2 * 57, rel=0.02)  # ms: 2 whole slow periods fit in 150 ms
+    title = " ".join(zx.get_title().split())
+    assert "2 periods of slow" in title and "fast ≈ 1 ms" in title and "slow ≈ 57" in title
+    ys = [line.get_ydata() for line in zx.get_lines()]
+    assert np.ptp(ys[1]) > 400, "the slow run is not flat in the zoom"
+
+
 def _inside(fig: Figure) -> None:
     """Every text (title, footer, legend) lies inside the figure: nothing is cut."""
     fig.canvas.draw()
@@ -53,18 +136,85 @@ def _inside(fig: Figure) -> None:
             assert not lb.overlaps(ax.get_window_extent(r)), "a legend covers data"
 
 
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.fixture(scope="module")
+def runs(dctcp):
+    """A result that fills each table: DCTCP (flows, ports, ...), incast (rounds), web search
+    (Poisson workload), and the DSM parking lot (L2 sources, rates, congestion points)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ScenarioWarning)
+        short = {"run.duration": "150ms", "run.warmup": "20ms"}
+        incast = dcsim.simulate(dcsim.load_scenario(EXAMPLES / "incast.toml").replace(
+            {"run.duration": "300ms", "run.warmup": "50ms"}))
+        web = dcsim.simulate(dcsim.load_scenario(EXAMPLES / "websearch.toml").replace(short))
+        l2 = dcsim.simulate(dcsim.load_scenario(EXAMPLES / "dsm_dumbbell.toml").replace(
+            {"run.duration": "30ms", "run.warmup": "10ms"}))
+    out = {k: dctcp for k in KINDS}
+    out.update(rounds=incast, workloads=web, rates=l2, sources=l2, cps=l2)
+    return out
+
+
+def _drawn(ax) -> bool:
+    return bool(ax.get_lines() or ax.patches or ax.collections)
+
+
 @pytest.mark.parametrize("kind", list(KINDS))
-def test_each_table_plots_with_footer_and_nothing_cut(dctcp, kind, tmp_path):
-    fig = dctcp.plot(kind, tmp_path / f"{kind}.png")
+def test_each_table_plots_with_footer_units_and_nothing_cut(runs, kind, tmp_path):
+    """Issue 11 (audit): every table has a plot (counters, workloads, rounds, sources and cps too):
+    a file is written, the axes hold data and units, the standard footer names the scenario."""
+    res = runs[kind]
+    fig = res.plot(kind, tmp_path / f"{kind}.png")
+    assert (tmp_path / f"{kind}.png").stat().st_size > 1000
     assert (tmp_path / f"{kind}.png").read_bytes()[:4] == b"\x89PNG"
     footer = " ".join(t.get_text() for t in fig.texts)
-    assert f"dcsim {dcsim.__version__}" in footer and "4 x dctcp over dumbbell" in footer
+    assert f"dcsim {dcsim.__version__}" in footer and res.scenario.describe()[:30] in footer
+    assert any(_drawn(ax) for ax in fig.axes)
+    for ax in fig.axes:
+        if _drawn(ax):
+            label = ax.get_ylabel()
+            assert label and ("(" in label or label == "α"), f"{kind}: y axis without a unit: {label!r}"
     _inside(fig)
 
 
+def test_the_new_plots_show_what_they_say(runs):
+    c = runs["counters"].plot("counters").axes[0]
+    assert [t.get_text() for t in c.get_xticklabels()] == ["sent", "delivered", "dropped", "in flight"]
+    counters = runs["counters"].counters.iloc[0]
+    assert [p.get_height() for p in c.patches] == [counters["sent_pkts"], counters["delivered_pkts"],
+                                                    counters["dropped_pkts"], counters["in_flight_pkts"]]
+    w = runs["workloads"].plot("workloads").axes[0]
+    heights = [p.get_height() for p in w.patches]
+    row = runs["workloads"].workloads.iloc[0]
+    assert heights == pytest.approx([100 * row["target_load"], 100 * row["realised_load"]])
+    r = runs["rounds"].plot("rounds").axes[0]
+    comp = runs["rounds"].rounds["completion_s"].to_numpy(dtype=float)
+    assert r.get_lines()[0].get_ydata() == pytest.approx(1e3 * comp[np.isfinite(comp)])
+    cps = runs["cps"].plot("cps").axes[0]
+    assert [p.get_height() for p in cps.patches] == [float(x) for x in runs["cps"].cps["samples"]] + [
+        float(x) for x in runs["cps"].cps["feedback_frames"]]
+
+
+@pytest.mark.parametrize("kind", ["workloads", "rounds", "sources", "rates", "cps"])
+def test_an_empty_table_is_a_clear_error(dctcp, kind):
+    with pytest.raises(ValueError, match=rf"plot\('{kind}'\): the {kind} table of this run is empty"):
+        dctcp.plot(kind)
+
+
 def test_plot_rejects_unknown_kinds(dctcp):
-    with pytest.raises(ValueError, match="kind 'counters' is not one of queue, cwnd"):
-        dctcp.plot("counters")
+    with pytest.raises(ValueError, match="kind 'nope' is not one of queue, cwnd.*counters, workloads, rounds, sources, cps"):
+        dctcp.plot("nope")
+
+
+def test_the_window_plot_is_named_by_content():
+    """NewReno has no α: its window plot is cwnd.png, DCTCP's (with α) cwnd_alpha.png."""
+    from dcsim.plotting import plots_for
+
+    assert "cwnd.png" in plots_for(_run("newreno")) and "cwnd_alpha.png" not in plots_for(_run("newreno"))
+    assert "cwnd_alpha.png" in plots_for(_run()) and "cwnd.png" not in plots_for(_run())
 
 
 def test_no_alpha_in_the_title_without_an_alpha_panel():

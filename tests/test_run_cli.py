@@ -194,6 +194,78 @@ def test_output_directory_rule(tmp_path):
     assert r.exit_code == 0 and not (other / "notes.txt").exists()
 
 
+def test_a_users_file_in_a_previous_runs_directory_is_kept(tmp_path):
+    """Issue 11 (audit): a run's directory is replaced only if it holds nothing but what that run
+    wrote (its manifest); a user's notes.txt in it makes the next run refuse, naming the file."""
+    sc = tmp_path / "s.toml"
+    sc.write_text(Scenario.from_dict(short()).to_toml())
+    out = tmp_path / "o"
+    assert runner.invoke(app, ["run", str(sc), "--out", str(out), "--no-plots"]).exit_code == 0
+    manifest = json.loads((out / run_module.MANIFEST).read_text())
+    assert sorted(manifest["files"]) == sorted(p.name for p in out.iterdir() if p.name != run_module.MANIFEST)
+    assert run_module.is_run_dir(out) and run_module.unexpected_files(out) == []
+    (out / "notes.txt").write_text("keep me")
+    (out / "mine").mkdir()
+    assert run_module.unexpected_files(out) == ["mine", "notes.txt"] and not run_module.is_run_dir(out)
+    r = runner.invoke(app, ["run", str(sc), "--out", str(out), "--no-plots"])
+    text = " ".join(r.output.split())
+    assert r.exit_code == 2 and "--out" in text and "mine, notes.txt" in text and "--force" in text
+    assert (out / "notes.txt").read_text() == "keep me"
+    # A file the run did not list (a plot of another run, say) is unexpected too.
+    (out / "notes.txt").unlink()
+    (out / "mine").rmdir()
+    (out / "queue.png").write_bytes(b"x")
+    assert run_module.unexpected_files(out) == ["queue.png"]
+    (out / "queue.png").unlink()
+    # Only its own files: replaced whole.
+    assert runner.invoke(app, ["run", str(sc), "--out", str(out)]).exit_code == 0
+    assert (out / "queue.png").exists()
+    # A directory an older dcsim wrote (no manifest, engine_spec.json and known names) is replaced too.
+    (out / run_module.MANIFEST).unlink()
+    assert run_module.is_run_dir(out)
+    (out / "notes.txt").write_text("keep me")
+    assert not run_module.is_run_dir(out)
+
+
+@pytest.mark.parametrize("bad", ["/proc/nope/x", "FILE/sub"])
+def test_an_impossible_output_path_exits_2_before_running(tmp_path, monkeypatch, bad):
+    """Issue 11 (audit): -o under a missing unwritable place or under a file is refused before the
+    run (nothing simulated), exit 2 with a message naming --out."""
+    sc = tmp_path / "s.toml"
+    sc.write_text(Scenario.from_dict(short()).to_toml())
+    (tmp_path / "FILE").write_text("a file")
+    out = bad.replace("FILE", str(tmp_path / "FILE"))
+    ran = []
+    monkeypatch.setattr(run_module, "simulate", lambda *a, **k: ran.append(1))
+    r = runner.invoke(app, ["run", str(sc), "--out", out])
+    assert r.exit_code == 2, r.output
+    assert "--out" in r.output and "internal error" not in r.output and not ran
+
+
+def test_a_closed_pipe_still_writes_the_output_directory(tmp_path):
+    """`dcsim run ... --format csv | head -1`: the reader goes away; the run exits 0, quietly, and its
+    output directory is complete. Messages on stderr are not wrapped at 80 columns."""
+    import subprocess
+    import sys
+
+    sc = tmp_path / "s.toml"
+    sc.write_text(Scenario.from_dict(short(n=60)).to_toml())
+    out = tmp_path / "o"
+    code = "import sys; from dcsim.cli import main; sys.exit(main())"
+    p = subprocess.Popen([sys.executable, "-c", code, "run", str(sc), "--out", str(out), "--no-plots",
+                          "--format", "csv"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    first = p.stdout.readline()
+    p.stdout.close()  # like `head -1`
+    err = p.stderr.read().decode()
+    assert p.wait(timeout=120) == 0, err
+    assert first.startswith(b"flow,flow_label,")
+    assert "Traceback" not in err and "BrokenPipe" not in err
+    assert (out / "flows.parquet").exists() and (out / run_module.MANIFEST).exists()
+    # the scenario line on stderr is one line, however long
+    line = next(x for x in err.splitlines() if x.startswith("s.toml:"))
+    assert len(line) > 80 and line.rstrip().endswith("seed 3"), err
+
+
 def test_version_help_and_formats(tmp_path):
     import dcsim
 
@@ -224,3 +296,5 @@ def test_tables_are_not_cut_when_not_a_terminal(tmp_path):
     assert r.returncode == 0, r.stderr
     assert "…" not in r.stdout, r.stdout
     assert "marks pkt" in r.stdout and "goodput Gbps" in r.stdout
+    # the flows table's cwnd and alpha are the exact time-weighted means, and the caption says so
+    assert "exact time-weighted means after warm-up" in r.stdout and "sampled trace" not in r.stdout

@@ -277,6 +277,61 @@ def test_a_validated_scenario_is_read_only_and_replace_validates():
         sc.replace({"flows[3].protocol": "newreno"})
 
 
+def test_list_fields_of_a_validated_scenario_cannot_be_edited_in_place():
+    """Issue 11 (audit): in-place edits of lists and tables must not bypass validation: they raise a
+    TypeError that names the field and points to replace(); serialisation, replace(), TOML,
+    pickling and copies still work."""
+    import pickle
+    import warnings
+
+    root = Path(__file__).resolve().parent.parent / "examples"
+    sc = load_scenario(root / "dctcp_dumbbell.toml").replace({"network.rtt": ["100us"] * 10})
+    assert isinstance(sc.network.rtt, list) and sc.network.rtt[0] == 100e-6
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no pydantic serialisation warnings either
+        for edit in (
+            lambda: sc.network.rtt.__setitem__(0, "40pkt"),
+            lambda: sc.flows.append("junk"),
+            lambda: sc.flows.extend([]),
+            lambda: sc.network.rtt.sort(),
+            lambda: sc.metrics.fct_buckets.pop(),
+        ):
+            with pytest.raises(TypeError, match=r"cannot be changed in place.*sc\.replace\("):
+                edit()
+        with pytest.raises(TypeError, match=r"^network\.rtt: "):
+            sc.network.rtt[0] = "40pkt"
+        with pytest.raises(TypeError, match=r"^flows: "):
+            sc.flows += [sc.flows[0]]
+        assert len(sc.flows) == 1 and sc.network.rtt[0] == 100e-6
+        # still serialisable, replaceable, writable as TOML, picklable, copyable
+        d = sc.to_dict()
+        assert type(d["flows"]) is list and d["network"]["rtt"] == ["100us"] * 10
+        d["flows"].append({"count": 1, "protocol": "newreno"})  # the dict is the caller's own copy
+        assert len(sc.flows) == 1
+        assert Scenario.from_toml_str(sc.to_toml()) == sc
+        sc2 = sc.replace({"network.rtt[0]": "40us"})
+        assert sc2.network.rtt[0] == 40e-6 and sc.network.rtt[0] == 100e-6
+        assert pickle.loads(pickle.dumps(sc)) == sc and copy.deepcopy(sc) == sc
+        with pytest.raises(TypeError):
+            pickle.loads(pickle.dumps(sc)).flows.append(1)
+        sc.to_engine_spec()
+    pl = load_scenario(root / "dsm_dumbbell.toml")
+    with pytest.raises(TypeError, match=r"^network\.attach: a table .*replace"):
+        pl.network.attach["X"] = "C1"
+
+
+def test_error_messages_keep_single_braces():
+    d = {"network": {"topology": "graph", "nodes": [{"name": "a", "kind": "host"}]}, "run": {"duration": "1s"},
+         "flows": []}
+    with pytest.raises(ScenarioError) as exc:
+        Scenario.from_dict(d)
+    assert str(exc.value) == "network.links: a graph needs [[network.links]] entries {a, b, rate, delay}"
+    d = fig2()
+    d["flows"][0]["delayed_ack"] = 3
+    with pytest.raises(ScenarioError, match=r"a table \{segments, timeout\}"):
+        Scenario.from_dict(d)
+
+
 def test_switching_protocol_drops_the_old_protocols_options():
     sc = Scenario.from_dict(fig2())  # fig2() gives g = 0.0625 explicitly
     nr = sc.replace({"flows[0].protocol": "newreno"})
@@ -313,6 +368,46 @@ def test_suspicious_settings_warn_but_run():
     w = Scenario.from_dict(d).warnings()
     assert any(x.startswith("network.rtt: 2s is longer than run.duration") for x in w), w
     assert not Scenario.from_dict(fig2()).warnings()
+
+
+def test_rtt_longer_than_the_run_warns_on_every_topology():
+    """Issue 11 (audit): the "RTT longer than the run" warning is not dumbbell-only: tree
+    (network.rtt), graph (the propagation RTT of each flow's shortest path) and parking lot."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+
+    def warned(sc, prefix):
+        w = sc.warnings()
+        return any(x.startswith(prefix) and "longer than run.duration" in x for x in w), w
+
+    # dumbbell: the RTT of the sender each flow uses (the longest one is 2 s)
+    sc = Scenario.from_dict(fig2()).replace({"network.rtt": ["100us"] * 9 + ["2s"], "run.duration": "1s",
+                                             "run.warmup": "0s"})
+    ok, w = warned(sc, "network.rtt: 2s ")
+    assert ok, w
+    # tree: network.rtt across racks
+    tree = load_scenario(root / "coexist_tree.toml")
+    assert not any("longer than run.duration" in x for x in tree.warnings())
+    ok, w = warned(tree.replace({"network.rtt": "20s"}), "network.rtt: 20s ")
+    assert ok, w
+    # graph: 2 x the delays along the path h0 -> tor0 -> tor1 -> h2
+    g = load_scenario(root / "graph.toml")
+    assert not any("longer than run.duration" in x for x in g.warnings())
+    paths = {f: r for f, _, r in g.path_rtts()}
+    delays = {(link.a, link.b): link.delay for link in g.network.links}
+    want = 2 * (delays[("h0", "tor0")] + delays[("tor0", "tor1")] + delays[("h2", "tor1")]
+                if ("h2", "tor1") in delays else delays[("h0", "tor0")] + delays[("tor0", "tor1")] + delays[("tor1", "h2")])
+    assert paths["flows[0]"] == pytest.approx(want)
+    i = next(k for k, link in enumerate(g.network.links) if {link.a, link.b} == {"tor0", "tor1"})
+    slow = g.replace({f"network.links[{i}].delay": "1s", "run.duration": "1.5s"})
+    ok, w = warned(slow, "flows[0]: the propagation RTT of its path h0 -> h2 ")
+    assert ok, w
+    # parking lot: 2 x (2 host_delay + hops x delay)
+    pl = load_scenario(root / "dsm_dumbbell.toml")
+    assert not any("longer than run.duration" in x for x in pl.warnings())
+    slow = pl.replace({"network.delay": "10s"})
+    ok, w = warned(slow, "network.delay: the propagation RTT of S1 -> R1 ")
+    assert ok, w
+    assert max(r for _, _, r in slow.path_rtts()) == pytest.approx(2 * (2 * slow.network.host_delay + 10.0))
 
 
 def test_engine_errors_pass_through_unchanged(monkeypatch):

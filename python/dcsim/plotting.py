@@ -7,11 +7,16 @@
 * :func:`plot_throughput`: per-flow goodput (Gbps) vs time, like the coexistence paper's Figs. 2-4.
 * :func:`plot_queue_cdf`, :func:`plot_flows`, :func:`plot_ports`: the queue-length distribution,
   per-flow goodput and mean window, per-port utilization and mean queue.
+* :func:`plot_rates`, :func:`plot_sources`, :func:`plot_cps`: L2 sources' rates vs time, their
+  goodput and feedback loop delay, the congestion points' samples and feedback frames.
+* :func:`plot_counters`, :func:`plot_workloads`, :func:`plot_rounds`: packet conservation, target
+  vs realised load of each workload, incast round completion times.
 * :func:`compare`: several runs on one figure (``compare([a, b], "queue", labels=[...])``).
 
 Every figure names its scenario and the dcsim version in a small footer, so that a figure found
 in a slide deck can be traced. The zoom panels show the last few periods of the oscillation
-they plot (found from the signal), or the last 50 RTTs when there is no oscillation.
+they plot (found from the signal's autocorrelation, flow by flow for windows; in :func:`compare`, of
+the slowest run), or the last 50 RTTs when there is no oscillation.
 """
 
 from __future__ import annotations
@@ -33,6 +38,14 @@ __all__ = [
     "plot_queue_cdf",
     "plot_flows",
     "plot_ports",
+    "plot_rates",
+    "plot_counters",
+    "plot_workloads",
+    "plot_rounds",
+    "plot_sources",
+    "plot_cps",
+    "plots_for",
+    "has_alpha",
     "compare",
     "oscillation_period",
     "PLOTS",
@@ -64,29 +77,55 @@ def _figure(rows: int = 1, height: float = 3.0, zoom: bool = True) -> tuple[Figu
     return fig, full, zoomed
 
 
-def oscillation_period(t: np.ndarray, y: np.ndarray) -> Optional[float]:
+def oscillation_period(t: np.ndarray, y: np.ndarray, min_periods: float = 2.0) -> Optional[float]:
     """The period of a sustained oscillation of y(t), s (None if y does not oscillate).
 
-    Upward crossings of the mean with hysteresis (y must go below mean - h and then above
-    mean + h, h = 0.2 standard deviations), so noise around the mean does not count; the period is
-    the median time between crossings, needing at least 3 of them.
+    From the autocorrelation of y (resampled on a uniform grid, mean removed): the highest peak
+    after its first zero crossing, at a lag of at most 1/``min_periods`` of the record, refined
+    between samples by a parabola; None if that peak's correlation is below 0.2 (noise or a
+    trend, not an oscillation). Short excursions (a window inflated during fast recovery, noise)
+    barely move the autocorrelation, so they do not halve the period as counting crossings of the
+    mean does; a sum of sawtooths in antiphase has, correctly, half their period.
     """
     t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
-    ok = np.isfinite(y)
+    ok = np.isfinite(y) & np.isfinite(t)
     t, y = t[ok], y[ok]
     if len(y) < 8 or np.std(y) == 0:
         return None
-    m, h = float(np.mean(y)), 0.2 * float(np.std(y))
-    ups, low = [], False
-    for ti, yi in zip(t, y):
-        if yi < m - h:
-            low = True
-        elif yi > m + h and low:
-            ups.append(ti)
-            low = False
-    if len(ups) < 3:
+    order = np.argsort(t, kind="stable")
+    t, y = t[order], y[order]
+    span = t[-1] - t[0]
+    steps = np.diff(t)
+    steps = steps[steps > 0]
+    if span <= 0 or not steps.size:
         return None
-    return float(np.median(np.diff(ups)))
+    dt = max(float(np.median(steps)), span / 200_000)  # at most 200 000 grid points
+    n = int(span / dt) + 1
+    g = t[0] + dt * np.arange(n)
+    yy = np.interp(g, t, y)
+    yy = yy - yy.mean()
+    if not np.any(yy):
+        return None
+    f = np.fft.rfft(yy, 2 * n)
+    acf = np.fft.irfft(f * np.conj(f))[:n]
+    acf = acf / acf[0]
+    top = int(n / min_periods)
+    neg = np.nonzero(acf[:top] < 0)[0]
+    if not neg.size:
+        return None
+    k0 = int(neg[0])
+    if top - k0 < 2:
+        return None
+    k = k0 + int(np.argmax(acf[k0:top]))
+    if acf[k] < 0.2 or k >= top - 1 and acf[k] <= acf[k - 1]:
+        return None
+    shift = 0.0
+    if 0 < k < n - 1:
+        a, b, c = acf[k - 1], acf[k], acf[k + 1]
+        den = a - 2 * b + c
+        if den < 0:
+            shift = 0.5 * (a - c) / den
+    return float((k + shift) * dt)
 
 
 def _rtt(result: Result) -> float:
@@ -98,19 +137,37 @@ def _rtt(result: Result) -> float:
     return 2 * max((link.delay for link in net.links), default=0.0) or 1e-4
 
 
+def _after_warmup(result: Result, t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
+    after = t >= result.warmup_s
+    return t[after], y[after]
+
+
+def _zoom_width(result: Result, period: Optional[float]) -> tuple[float, int]:
+    """(width s, whole periods shown) of a zoom on an oscillation of ``period`` (None: no
+    oscillation: the last 50 RTTs, at least 1 ms, and 0 periods); never longer than the time after
+    warm-up. Up to ZOOM_PERIODS periods, fewer (at least 2) when the run holds fewer."""
+    room = result.duration_s - result.warmup_s
+    if period is not None and period > 0:
+        k = min(ZOOM_PERIODS, int(room / period + 1e-9))
+        if k >= 2:
+            return k * period, k
+    return min(max(50 * _rtt(result), 1e-3), room), 0
+
+
+def _zoom_title(result: Result, width: float, period: Optional[float], k: int) -> str:
+    if k:
+        return f"last {k} periods (period ≈ {_fmt_ms(period)})"
+    return "last 50 RTTs" if width == 50 * _rtt(result) else f"last {_fmt_ms(width)}"
+
+
 def _zoom_window(result: Result, t: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
     """(start, end, title) of the zoom: the last ZOOM_PERIODS periods of y's oscillation after
-    warm-up, else the last 50 RTTs (at least 1 ms); never longer than the time after warm-up."""
-    T, w0 = result.duration_s, result.warmup_s
-    after = np.asarray(t) >= w0
-    period = oscillation_period(np.asarray(t)[after], np.asarray(y)[after]) if len(t) else None
-    if period is not None and ZOOM_PERIODS * period <= T - w0:
-        w = ZOOM_PERIODS * period
-        title = f"last {ZOOM_PERIODS} periods (period ≈ {_fmt_ms(period)})"
-    else:
-        w = min(max(50 * _rtt(result), 1e-3), T - w0)
-        title = "last 50 RTTs" if w == 50 * _rtt(result) else f"last {_fmt_ms(w)}"
-    return T - w, T, title
+    warm-up (at least 2, fewer than 4 when the run is short), else the last 50 RTTs (at least 1 ms)."""
+    period = oscillation_period(*_after_warmup(result, t, y)) if len(t) else None
+    w, k = _zoom_width(result, period)
+    T = result.duration_s
+    return T - w, T, _zoom_title(result, w, period, k)
 
 
 def _fmt_ms(s: float) -> str:
@@ -240,15 +297,25 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
     right: the last few periods of the mean window's oscillation."""
     scale, xlabel = _time_axis(result)
     c = result.cwnd
-    has_alpha = bool(np.isfinite(c["alpha"].to_numpy(dtype=float)).any()) if len(c) else False
-    rows = 2 if has_alpha else 1
+    alpha = has_alpha(result)
+    rows = 2 if alpha else 1
     fig, axes, zooms = _figure(rows=rows, height=2.6)
     shown = _subset(c["flow"].to_numpy())
     n = len(np.unique(c["flow"]))
     mean = c.groupby("t_s")[["cwnd_pkt", "alpha"]].mean()
-    # The zoom follows one source's window (the mean of many smooths the sawtooth away).
-    one = c[c["flow"] == shown[0]] if len(shown) else c
-    z0, z1, ztitle = _zoom_window(result, one["t_s"].to_numpy(), one["cwnd_pkt"].to_numpy(dtype=float))
+    # The zoom follows the sources' own windows, flow by flow (two flows in antiphase make a mean
+    # with half their period), and shows whole periods of the slowest one drawn.
+    periods = []
+    for flow in shown:
+        s = c[c["flow"] == flow]
+        p = oscillation_period(*_after_warmup(result, s["t_s"].to_numpy(), s["cwnd_pkt"].to_numpy(dtype=float)))
+        if p is not None:
+            periods.append(p)
+    period = max(periods) if periods else None
+    zw, zk = _zoom_width(result, period)
+    z0, z1, ztitle = result.duration_s - zw, result.duration_s, _zoom_title(result, zw, period, zk)
+    if zk and len(periods) > 1 and min(periods) < 0.8 * period:
+        ztitle += f"\nof the slowest window; others down to {_fmt_ms(min(periods))}"
     cols = [("cwnd_pkt", "window size (packets)"), ("alpha", "α")][:rows]
     for (col, ylabel), ax, zx in zip(cols, axes, zooms):
         _mark_warmup(ax, result, scale)
@@ -273,7 +340,7 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
     zooms[0].set_xlim(z0 * 1e3, z1 * 1e3)
     zooms[0].set_title(ztitle, fontsize=8)
     drawn = f"{len(shown)} of {n} traced flows drawn" if len(shown) < n else f"{n} flows"
-    _title(fig, f"Window size{' and α' if has_alpha else ''} of each source ({drawn})")
+    _title(fig, f"Window size{' and α' if alpha else ''} of each source ({drawn})")
     _finish(fig, axes, [result])
     return _save(fig, path)
 
@@ -386,12 +453,148 @@ def plot_rates(result: Result, path: PathLike = None) -> Figure:
     return _save(fig, path)
 
 
+def _bars(fig_h: float = 4.0, rows: int = 1) -> tuple[Figure, list]:
+    fig = Figure(figsize=(7.5, fig_h), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(rows, 1, sharex=True, squeeze=False)[:, 0]
+    return fig, list(axes)
+
+
+def _label_bars(ax, rects, fmt: str = "{:,.0f}") -> None:
+    ax.bar_label(rects, labels=[fmt.format(r.get_height()) for r in rects], fontsize=7, padding=2)
+
+
+def plot_counters(result: Result, path: PathLike = None) -> Figure:
+    """Packet conservation over the whole run: packets sent, delivered, dropped and in flight at the
+    end (data and ACKs; sent = delivered + dropped + in flight)."""
+    c = result.counters.iloc[0]
+    fig, (ax,) = _bars()
+    names = ["sent", "delivered", "dropped", "in flight"]
+    values = [float(c[k]) for k in ("sent_pkts", "delivered_pkts", "dropped_pkts", "in_flight_pkts")]
+    rects = ax.bar(names, values, color=["C0", "C2", "C3", "C7"])
+    _label_bars(ax, rects)
+    ax.set_ylabel("packets (whole run)")
+    ax.set_ylim(0, 1.12 * max(values + [1.0]))
+    ok = values[0] == values[1] + values[2] + values[3]
+    _title(fig, "Packet conservation: sent = delivered + dropped + in flight" + ("" if ok else " (does NOT hold)"))
+    _finish(fig, [], [result])
+    return _save(fig, path)
+
+
+def plot_workloads(result: Result, path: PathLike = None) -> Figure:
+    """Offered (target) and realised load of each [[workloads]] entry (Poisson: % of its link's
+    capacity; an incast has no offered load), and the flows each generated."""
+    w = result.workloads
+    fig, (ax1, ax2) = _bars(5.0, rows=2)
+    x = np.arange(len(w))
+    names = [f"{int(i)}: {k}" + (f" on {lk}" if isinstance(lk, str) and lk else "")
+             for i, k, lk in zip(w["workload"], w["kind"], w["link"])]
+    target = 100 * w["target_load"].to_numpy(dtype=float)
+    real = 100 * w["realised_load"].to_numpy(dtype=float)
+    ax1.bar(x - 0.2, np.nan_to_num(target), width=0.4, label="target (offered) load")
+    ax1.bar(x + 0.2, np.nan_to_num(real), width=0.4, label="realised load")
+    for xi, t, r in zip(x, target, real):
+        if not np.isfinite(t) and not np.isfinite(r):
+            ax1.text(xi, 0, "no offered load\n(incast)", ha="center", va="bottom", fontsize=7, color="0.4")
+    ax1.set_ylabel("load (% of link capacity)")
+    ax1.set_ylim(0, max(5.0, 1.15 * np.nanmax(np.r_[target, real, 0.0])))
+    rects = ax2.bar(x, w["flows"].to_numpy(dtype=float), color="C2")
+    _label_bars(ax2, rects)
+    ax2.set_ylabel("flows generated (count)")
+    ax2.set_ylim(0, 1.15 * max(float(w["flows"].max()), 1.0))
+    ax2.set_xticks(x, names)
+    ax2.set_xlabel("workload")
+    _title(fig, "Workloads: target vs realised load")
+    _finish(fig, [ax1], [result])
+    return _save(fig, path)
+
+
+def plot_rounds(result: Result, path: PathLike = None) -> Figure:
+    """Completion time (ms) of each incast round (start -> its last response completed); rounds
+    that did not complete by the end are marked at the top."""
+    rd = result.rounds
+    fig, (ax,) = _bars()
+    for w in np.unique(rd["workload"]):
+        s = rd[rd["workload"] == w]
+        comp = s["completion_s"].to_numpy(dtype=float) * 1e3
+        done = np.isfinite(comp)
+        ax.plot(s["round"].to_numpy()[done], comp[done], "o-", ms=4, lw=1, label=f"workload {int(w)}")
+        if (~done).any():
+            top = np.nanmax(np.r_[comp[done], 1.0]) * 1.1
+            ax.plot(s["round"].to_numpy()[~done], np.full((~done).sum(), top), "x", color="C3",
+                    label="not completed by the end")
+    ax.set_xlabel("round")
+    ax.set_ylabel("round completion time (ms)")
+    ax.set_ylim(bottom=0)
+    _title(fig, "Incast rounds: completion time of each round")
+    _finish(fig, [ax], [result])
+    return _save(fig, path)
+
+
+def plot_sources(result: Result, path: PathLike = None) -> Figure:
+    """Each L2 source's goodput after warm-up (Gbps) and its realised feedback loop delay (mean,
+    with min..max, us)."""
+    src = result.sources
+    src = src[~np.isfinite(src["poisson"].to_numpy(dtype=float))] if "poisson" in src else src
+    if src.empty:
+        raise ValueError("plot('sources'): no listed L2 sources (only Poisson short flows)")
+    shown = src.iloc[np.unique(np.linspace(0, len(src) - 1, min(len(src), 24)).round().astype(int))]
+    fig, (ax1, ax2) = _bars(5.0, rows=2)
+    x = np.arange(len(shown))
+    ax1.bar(x, shown["goodput_bps"].to_numpy(dtype=float) / 1e9, color="C0")
+    ax1.set_ylabel("goodput (Gbps)")
+    mean = shown["loop_delay_mean_s"].to_numpy(dtype=float) * 1e6
+    lo = shown["loop_delay_min_s"].to_numpy(dtype=float) * 1e6
+    hi = shown["loop_delay_max_s"].to_numpy(dtype=float) * 1e6
+    ok = np.isfinite(mean)
+    ax2.errorbar(x[ok], mean[ok], yerr=[(mean - lo)[ok], (hi - mean)[ok]], fmt="o", ms=4, capsize=3, color="C1",
+                 label="mean (bars: min..max)")
+    if not ok.any():
+        ax2.text(0.5, 0.5, "no feedback received", transform=ax2.transAxes, ha="center", color="0.4")
+    ax2.set_ylabel("feedback loop delay (us)")
+    ax2.set_ylim(bottom=0)
+    ax2.set_xticks(x, [f"{lab} #{i}" for lab, i in zip(shown["label"], shown["source"])])
+    for label in ax2.get_xticklabels():
+        label.set_rotation(30)
+        label.set_ha("right")
+    ax2.set_xlabel("source")
+    drawn = f" ({len(shown)} of {len(src)} drawn)" if len(shown) < len(src) else ""
+    _title(fig, f"L2 sources: goodput after warm-up and realised feedback loop delay{drawn}")
+    _finish(fig, [ax2], [result])
+    return _save(fig, path)
+
+
+def plot_cps(result: Result, path: PathLike = None) -> Figure:
+    """Frames sampled and feedback frames sent by each L2 congestion point after warm-up."""
+    cps = result.cps
+    fig, (ax,) = _bars()
+    x = np.arange(len(cps))
+    r1 = ax.bar(x - 0.2, cps["samples"].to_numpy(dtype=float), width=0.4, label="frames sampled")
+    r2 = ax.bar(x + 0.2, cps["feedback_frames"].to_numpy(dtype=float), width=0.4, label="feedback frames sent")
+    _label_bars(ax, r1)
+    _label_bars(ax, r2)
+    ax.set_xticks(x, list(cps["label"]))
+    ax.set_xlabel("congestion point (port)")
+    ax.set_ylabel("frames (after warm-up)")
+    ax.set_ylim(0, 1.15 * max(float(cps["samples"].max()), 1.0))
+    _title(fig, "L2 congestion points: samples and feedback")
+    _finish(fig, [ax], [result])
+    return _save(fig, path)
+
+
+def has_alpha(result: Result) -> bool:
+    """Whether the window traces hold α (DCTCP-like flows): the window plot then has an α panel."""
+    c = result.cwnd
+    return bool(len(c)) and bool(np.isfinite(c["alpha"].to_numpy(dtype=float)).any())
+
+
 def plots_for(result: Result) -> dict[str, Callable[[Result, PathLike], Figure]]:
     """The figures ``dcsim run`` draws for this result: the queue always, windows and goodput when
     it has TCP flows, the sources' rates when it has L2 sources."""
     names = ["queue.png"]
     if len(result.flows):
-        names += ["cwnd_alpha.png", "throughput.png"]
+        # named by content: cwnd_alpha.png with an α panel (DCTCP), cwnd.png without (NewReno, DX)
+        names += ["cwnd_alpha.png" if has_alpha(result) else "cwnd.png", "throughput.png"]
     if len(result.sources):
         names += ["rates.png"]
     return {n: PLOTS[n] for n in names}
@@ -406,12 +609,18 @@ KINDS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "flows": plot_flows,
     "ports": plot_ports,
     "rates": plot_rates,
+    "counters": plot_counters,
+    "workloads": plot_workloads,
+    "rounds": plot_rounds,
+    "sources": plot_sources,
+    "cps": plot_cps,
 }
 
 #: File name -> plot function; ``dcsim run`` writes each into the output directory.
 PLOTS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "queue.png": plot_queue,
     "cwnd_alpha.png": plot_cwnd_alpha,
+    "cwnd.png": plot_cwnd_alpha,
     "throughput.png": plot_throughput,
     "rates.png": plot_rates,
 }
@@ -484,9 +693,17 @@ def compare(results: Sequence[Result], kind: str = "queue", labels: Optional[Seq
     ax.set_ylim(bottom=0)
     if zoom:
         (zx,) = zs
-        # One window for all runs: the longest of their oscillation windows, so each shows whole periods.
-        windows = [_zoom_window(r, t, y) for r, (t, y) in zip(results, series)]
-        z0, z1, ztitle = min(windows, key=lambda w: w[0])
+        # One window for all runs, scaled to the slowest oscillation shown: whole periods of the run
+        # that needs the widest window; the title names that run and gives every run's own period.
+        periods = [oscillation_period(*_after_warmup(r, t, y)) if len(t) else None for r, (t, y) in zip(results, series)]
+        widths = [_zoom_width(r, p) for r, p in zip(results, periods)]
+        i = max(range(len(results)), key=lambda j: widths[j][0])
+        (zw, zk), z1 = widths[i], max(r.duration_s for r in results)
+        zw = min(zw, max(r.duration_s - r.warmup_s for r in results))
+        z0 = z1 - zw
+        head = (f"last {_fmt_ms(zw)}: {zk} periods of {labels[i]}" if zk else _zoom_title(results[i], zw, None, 0))
+        own = [f"{lab} ≈ {_fmt_ms(p)}" for lab, p in zip(labels, periods) if p is not None]
+        ztitle = "\n".join([head] + (textwrap.wrap("periods: " + ", ".join(own), 52) if own else []))
         for (t, y), lab in zip(series, labels):
             sel = (t >= z0) & (t <= z1)
             zx.plot(t[sel] * 1e3, y[sel], lw=0.9)

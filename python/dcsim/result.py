@@ -224,14 +224,27 @@ class Result:
         return {pid: f"{s}->{d}" for pid, s, d in zip(p["port"], p["src"], p["dst"])}
 
     def plot(self, kind: str = "queue", path: Optional[Union[str, Path]] = None):
-        """Draw one table: "queue", "cwnd", "throughput", "queue_hist" (CDF), "flows" or "ports".
+        """Draw one table; ``kind`` is the table's name:
+
+        * "queue": queue length vs time (and a zoom on its last periods); "cwnd": window (and α)
+          of each source vs time; "throughput": goodput of each flow vs time; "queue_hist": the
+          queue-length CDF; "flows": goodput and mean window per flow; "ports": utilization and
+          mean queue per monitored port; "counters": packets sent, delivered, dropped, in flight;
+        * "workloads": target vs realised load per workload; "rounds": completion time per incast
+          round;
+        * "rates": each L2 source's rate vs time; "sources": goodput and realised feedback loop
+          delay per L2 source; "cps": samples and feedback frames per L2 congestion point.
 
         Returns the matplotlib Figure; with ``path`` it is also saved (PNG, PDF or SVG by suffix).
+        Raises ValueError for an unknown kind or an empty table (say, "rounds" without an incast).
         """
         from dcsim.plotting import KINDS
 
         if kind not in KINDS:
             raise ValueError(f"plot: kind {kind!r} is not one of {', '.join(KINDS)}")
+        if kind in self.tables and len(self.tables[kind]) == 0:
+            why = schema.TABLE_DOCS.get(kind, "")
+            raise ValueError(f"plot({kind!r}): the {kind} table of this run is empty, nothing to draw ({why})")
         return KINDS[kind](self, path)
 
     def monitored_ports(self) -> pd.DataFrame:

@@ -7,8 +7,10 @@ loses nothing computed (it is reported and the exit status is 1).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
 import sys
 import warnings
 from pathlib import Path
@@ -108,7 +110,7 @@ def print_summary(summary: dict, console: Console) -> None:
         g = [r["goodput_bps"] for r in rest if r["goodput_bps"] is not None]
         mean = sum(g) / len(g) / 1e9 if g else None
         flows.add_row(f"+{len(rest)}", "more flows", "", _num(mean, ".3f") + " (mean)", *[""] * (len(heads) - 4))
-    flows.caption = "cwnd and alpha: means of the sampled trace after warm-up" + (
+    flows.caption = "cwnd and alpha: exact time-weighted means after warm-up (cwnd_mean_pkt, alpha_mean)" + (
         "; p: fraction of RTT rounds with queueing delay Q > 0 (the window decreases), Q: DX's mean measured queueing delay"
         if rounds else "")
     if rows:
@@ -204,21 +206,91 @@ def parse_set(item: str) -> tuple[str, object]:
     return path, value
 
 
+#: The file in which a run lists the files it wrote (itself not included); see :func:`unexpected_files`.
+MANIFEST = "dcsim-manifest.json"
+
+
+def _run_file_names() -> set[str]:
+    """Every file name a `dcsim run` (of this or an older version) may write: for directories
+    written before the manifest existed."""
+    from dcsim.plotting import PLOTS
+    from dcsim.result import TABLES
+
+    return ({f"{t}.parquet" for t in TABLES} | {"scenario.toml", "engine_spec.json", "summary.json", MANIFEST}
+            | set(PLOTS) | {"cwnd_alpha.png", "cwnd.png"})
+
+
+def unexpected_files(path: Path) -> list[str]:
+    """The entries of directory ``path`` that a dcsim run did not write (sorted names; a
+    subdirectory counts): compared with the run's manifest, or, for a directory written before
+    manifests (it holds engine_spec.json), with the names a run writes. [] means that the
+    directory may be replaced whole."""
+    path = Path(path)
+    names = sorted(p.name for p in path.iterdir())
+    manifest = path / MANIFEST
+    if manifest.is_file():
+        try:
+            listed = set(json.loads(manifest.read_text(encoding="utf-8"))["files"]) | {MANIFEST}
+        except (OSError, ValueError, KeyError, TypeError):
+            return names  # an unreadable manifest proves nothing
+    elif (path / "engine_spec.json").is_file():
+        listed = _run_file_names()
+    else:
+        return names
+    return [n for n in names if n not in listed or not (path / n).is_file()]
+
+
 def is_run_dir(path: Path) -> bool:
-    """A directory that a previous `dcsim run` wrote (it holds engine_spec.json)."""
-    return (path / "engine_spec.json").is_file()
+    """A directory that holds nothing but the files a previous `dcsim run` wrote there."""
+    path = Path(path)
+    return path.is_dir() and ((path / MANIFEST).is_file() or (path / "engine_spec.json").is_file()) \
+        and not unexpected_files(path)
+
+
+def write_manifest(out: Path, files: Sequence[Path]) -> Path:
+    """List the files a run wrote into ``out`` (so that the next run may replace them, and only them)."""
+    import dcsim
+
+    path = Path(out) / MANIFEST
+    path.write_text(json.dumps({"written_by": f"dcsim {dcsim.__version__}",
+                                "files": sorted(Path(f).name for f in files)}, indent=2) + "\n", encoding="utf-8")
+    return path
 
 
 def check_out_dir(out: Path, force: bool) -> None:
-    """The output rule: a new directory, or a previous run's (replaced whole); anything else only
-    with --force. Raises ValueError naming --out."""
+    """The output rule, checked before the run: a new (creatable) directory, or an empty one, or a
+    previous run's that holds nothing but that run's files (replaced whole); any other directory
+    only with --force. Raises ValueError naming --out (and the files that would be lost)."""
+    out = Path(out)
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out: {out} exists and is not a directory")
-    if out.is_dir() and any(out.iterdir()) and not is_run_dir(out) and not force:
-        raise ValueError(
-            f"--out: {out} exists and is not the output of a dcsim run; its files would be replaced. "
-            "Give another --out, or --force to replace it"
-        )
+    anc = out.parent
+    while not anc.exists() and anc != anc.parent:
+        anc = anc.parent
+    if anc.exists() and not anc.is_dir():
+        raise ValueError(f"--out: {anc} is a file, not a directory, so {out} cannot be created; give another --out")
+    if out.is_dir() and any(out.iterdir()) and not force:
+        extra = unexpected_files(out)
+        if extra:
+            shown = ", ".join(extra[:8]) + (f" and {len(extra) - 8} more" if len(extra) > 8 else "")
+            raise ValueError(
+                f"--out: {out} holds files that a dcsim run did not write ({shown}); the run replaces the "
+                "directory whole, so they would be deleted. Give another --out, or --force to replace it"
+            )
+    # Can the directory be made there? (Before the run, not after it.)
+    probe = out.parent / f".{out.name}.probe-{os.getpid()}"
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        probe.mkdir()
+        probe.rmdir()
+    except OSError as e:
+        raise ValueError(f"--out: cannot create {out}: {e.strerror or e}") from None
+
+
+def _wide_console(stderr: bool) -> Console:
+    """A console that does not wrap at 80 columns when the output is not a terminal."""
+    c = Console(stderr=stderr)
+    return c if c.is_terminal else Console(stderr=stderr, width=250)
 
 
 def run_scenario_file(
@@ -250,7 +322,7 @@ def run_scenario_file(
     except ValueError as e:
         fail(str(e))
     # Progress and messages go to stderr when stdout carries data.
-    info = Console(stderr=True) if fmt != "table" else console
+    info = _wide_console(stderr=True) if fmt != "table" else console
     info.print(f"[bold]{escape(Path(scenario).name)}[/]: {escape(sc.describe())}")
     for w in sc.warnings():
         info.print(f"[yellow]warning:[/] {escape(w)}")
@@ -275,12 +347,19 @@ def run_scenario_file(
             fail(f"{scenario}: invalid scenario\n{e}")
             raise
     summary = result.summary()
-    if fmt == "json":
-        console.print_json(json.dumps(summary))
-    elif fmt == "csv":
-        result.flows.to_csv(sys.stdout, index=False)
-    else:
-        print_summary(summary, console)
+    try:
+        if fmt == "json":
+            console.print_json(json.dumps(summary))
+        elif fmt == "csv":
+            result.flows.to_csv(sys.stdout, index=False)
+        else:
+            print_summary(summary, console)
+        console.file.flush()
+    except BrokenPipeError:
+        # The reader went away (`dcsim run ... | head -1`): the output directory is still written.
+        # Further writes to stdout go nowhere, so that Python's exit does not fail on them.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     plot_errors = []
     # Everything is written into a temporary directory that replaces `out` only when complete:
     # Ctrl-C or a crash never leaves a half-written directory, nor stale files of an older run.
@@ -295,7 +374,8 @@ def run_scenario_file(
                     files.append(tmp / name)
                 except Exception as e:  # a plot must never lose the tables already written
                     plot_errors.append(f"{name}: {type(e).__name__}: {e}")
-    info.print(f"files in {out}/: " + ", ".join(p.name for p in files))
+        files.append(write_manifest(tmp, files))
+    info.print(f"files in {out}/: " + ", ".join(p.name for p in files), soft_wrap=True)
     if plot_errors:
         for msg in plot_errors:
             info.print(f"[bold red]plot failed:[/] {escape(msg)}")

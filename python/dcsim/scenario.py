@@ -139,8 +139,9 @@ class ScenarioError(ValueError):
 def _err(field: Union[str, tuple], msg: str) -> PydanticCustomError:
     """An error about ``field`` (relative to the model being validated): a dotted path such as
     "links[2].rate", or a tuple of path parts (for keys that are not identifiers)."""
-    # The message template is formatted with the context; escape braces in user text.
-    return PydanticCustomError("dcsim", msg.replace("{", "{{").replace("}", "}}"), {"field": field})
+    # pydantic fills "{name}" placeholders of the template from the context (it does not unescape
+    # "{{"), so the message goes in as a context value, shown as is: braces in it stay single.
+    return PydanticCustomError("dcsim", "{msg}", {"field": field, "msg": msg})
 
 
 _MISSING_HINTS = {
@@ -450,6 +451,86 @@ def _whole_packets(field: str, sz: Size) -> float:
     return float(sz.value)
 
 
+_READ_ONLY_HINT = 'make a validated copy with changes instead, e.g. sc = sc.replace({"network.aqm.K": "40pkt"})'
+
+
+def _read_only(where: str, what: str) -> TypeError:
+    return TypeError(f"{where}: {what} of a validated scenario cannot be changed in place; make a validated copy "
+                     f'with changes instead, e.g. sc = sc.replace({{"{where}": [...]}}) or sc.replace({{"{where}[0]": ...}})'
+                     if what == "a list" else
+                     f"{where}: {what} of a validated scenario cannot be changed in place; make a validated copy "
+                     f'with changes instead, e.g. sc = sc.replace({{"{where}": {{...}}}})')
+
+
+class FrozenList(list):
+    """A list field of a validated scenario: reads like a list (``isinstance(x, list)``, indexing,
+    equality, serialisation), but every in-place change raises a TypeError pointing to
+    :meth:`Scenario.replace`, so that nothing unvalidated reaches a run."""
+
+    __slots__ = ("_where",)
+
+    def __init__(self, items=(), where: str = "list") -> None:
+        list.__init__(self, items)
+        self._where = where
+
+    def _refuse(self, *args: Any, **kw: Any):
+        raise _read_only(self._where, "a list")
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+
+    def __reduce__(self):  # pickling and copy build it whole (the default would append item by item)
+        return (FrozenList, (list(self), self._where))
+
+    def __copy__(self) -> "FrozenList":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "FrozenList":
+        import copy
+
+        return FrozenList([copy.deepcopy(x, memo) for x in self], self._where)
+
+
+class FrozenDict(dict):
+    """A table field (``attach``) of a validated scenario: like :class:`FrozenList`, read-only."""
+
+    __slots__ = ("_where",)
+
+    def __init__(self, items=(), where: str = "table") -> None:
+        dict.__init__(self, items)
+        self._where = where
+
+    def _refuse(self, *args: Any, **kw: Any):
+        raise _read_only(self._where, "a table")
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    pop = popitem = clear = update = setdefault = _refuse
+
+    def __reduce__(self):
+        return (FrozenDict, (dict(self), self._where))
+
+    def __copy__(self) -> "FrozenDict":
+        return self
+
+    def __deepcopy__(self, memo: dict) -> "FrozenDict":
+        import copy
+
+        return FrozenDict({k: copy.deepcopy(v, memo) for k, v in self.items()}, self._where)
+
+
+def _freeze(value: Any, where: str) -> Any:
+    """Lists and dicts inside a validated scenario, recursively, as FrozenList / FrozenDict."""
+    if isinstance(value, BaseModel):
+        for name, v in list(value.__dict__.items()):
+            value.__dict__[name] = _freeze(v, f"{where}.{name}" if where else name)
+        return value
+    if isinstance(value, list):
+        return FrozenList([_freeze(v, f"{where}[{i}]") for i, v in enumerate(value)], where)
+    if isinstance(value, dict):
+        return FrozenDict({k: _freeze(v, f"{where}.{k}") for k, v in value.items()}, where)
+    return value
+
+
 class _Model(BaseModel):
     """Base of every scenario table.
 
@@ -457,7 +538,9 @@ class _Model(BaseModel):
       of the table, with a did-you-mean hint (see :func:`_format_error`).
     * A validated model is read-only: assigning an attribute raises a TypeError that points to
       :meth:`Scenario.replace`, which returns a validated copy with changes. (Validators fill in
-      defaults with :meth:`_fill`.)
+      defaults with :meth:`_fill`.) A validated :class:`Scenario` holds its lists and tables as
+      :class:`FrozenList` / :class:`FrozenDict`, so in-place edits (``sc.flows.append(...)``,
+      ``sc.network.rtt[0] = ...``) raise the same TypeError.
     """
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
@@ -474,10 +557,7 @@ class _Model(BaseModel):
     def __setattr__(self, name: str, value: Any) -> None:
         if name.startswith("_"):
             return super().__setattr__(name, value)
-        raise TypeError(
-            f"{type(self).__name__}.{name}: a validated scenario is read-only; make a validated copy with "
-            f"changes instead, e.g. sc = sc.replace({{\"network.aqm.K\": \"40pkt\"}})"
-        )
+        raise TypeError(f"{type(self).__name__}.{name}: a validated scenario is read-only; {_READ_ONLY_HINT}")
 
     def _fill(self, name: str, value: Any, *, given: bool = False) -> None:
         """Set a field from a validator: a default (not written back by to_dict) or, with
@@ -2052,11 +2132,12 @@ class Scenario(_Model):
             super().__init__(**data)
         except ValidationError as e:
             raise _scenario_error(e) from None
+        _freeze(self, "")
 
     @classmethod
     def model_validate(cls, obj: Any, **kwargs: Any) -> "Scenario":  # type: ignore[override]
         try:
-            return super().model_validate(obj, **kwargs)
+            return _freeze(super().model_validate(obj, **kwargs), "")
         except ValidationError as e:
             raise _scenario_error(e) from None
 
@@ -2417,16 +2498,61 @@ class Scenario(_Model):
                         out.append(f"{field}: newreno flows are not ECN-capable and cross an ECN-marking queue "
                                    f"({where}); set ecn = true to mark them")
         out += self._l2_warnings()
-        if net.topology == "dumbbell":
-            rtt = max(net.rtt_list)
+        paths = self.path_rtts()
+        if paths:
+            # The longest round trip of the flows: where it comes from (the field to change) and what.
+            field, what, rtt = max(paths, key=lambda p: p[2])
             if rtt > run.duration:
-                out.append(f"network.rtt: {time_str(rtt)} is longer than run.duration = {time_str(run.duration)}")
+                out.append(f"{field}: {what}{time_str(rtt)} is longer than run.duration = {time_str(run.duration)}")
             elif run.duration - run.warmup < 10 * rtt:
                 out.append(f"run: only {(run.duration - run.warmup) / rtt:.1f} RTTs after warm-up "
-                           f"(RTT {time_str(rtt)}): statistics of so few round trips say little")
+                           f"({what or 'RTT '}{time_str(rtt)}): statistics of so few round trips say little")
             if rtt > 1.0:
-                out.append(f"network.rtt: {time_str(rtt)} is long for a data center (microseconds to milliseconds); "
+                out.append(f"{field}: {what}{time_str(rtt)} is long for a data center (microseconds to milliseconds); "
                            f"is the unit right?")
+        return out
+
+    def path_rtts(self) -> list[tuple[str, str, float]]:
+        """The propagation round-trip time of each listed flow's path (``[[flows]]`` and
+        ``[[l2.sources]]``), as ``(field to change, what, RTT in s)``: dumbbell: ``network.rtt``
+        of the sender; tree: ``network.rtt`` across racks, half of it within one; parking lot:
+        2 x (two host links' ``host_delay`` + ``delay`` per hop of the chain); graph: 2 x the sum of
+        the link delays along the shortest path (hop count, as the engine routes; of several, the
+        one with the least delay)."""
+        net = self.network
+        out: list[tuple[str, str, float]] = []
+        if net.topology == "dumbbell":
+            rtts = net.rtt_list
+            for info in self.expanded_flows():
+                out.append(("network.rtt", "", rtts[int(info.src[1:])] if len(rtts) > 1 else rtts[0]))
+            if not out:
+                out = [("network.rtt", "", max(rtts))]
+            return out
+        pairs = [(f"flows[{gi}]", f.src, f.dst) for gi, f in enumerate(self.flows)]
+        if self.l2 is not None:
+            pairs += [(f"l2.sources[{i}]", x.src, x.dst) for i, x in enumerate(self.l2.sources)]
+        if net.topology == "tree":
+            rack = net.rack_of()
+            for field, a, b in pairs:
+                across = rack.get(a) != rack.get(b) or (net.racks or 1) == 1
+                out.append(("network.rtt", "" if across else "the RTT within a rack ", net.rtt if across else net.rtt / 2))
+            return out
+        if net.topology == "parking_lot":
+            at, sw = net.attach or {}, net.switch_names()
+            for field, a, b in pairs:
+                if a in at and b in at:
+                    hops = abs(sw.index(at[a]) - sw.index(at[b]))
+                    rtt = 2 * (2 * net.host_delay + hops * net.delay)
+                    out.append(("network.delay", f"the propagation RTT of {a} -> {b} ", rtt))
+            return out
+        delay: dict[tuple[str, str], float] = {}
+        for link in net.links or []:
+            delay[(link.a, link.b)] = delay[(link.b, link.a)] = link.delay
+        adj = net.adjacency()
+        for field, a, b in pairs:
+            d = _shortest_path_delay(adj, delay, a, b)
+            if d is not None:
+                out.append((field, f"the propagation RTT of its path {a} -> {b} ", 2 * d))
         return out
 
     def _l2_warnings(self) -> list[str]:
@@ -2552,6 +2678,28 @@ def _resolve_cdf_files(data: Any, base: Path) -> None:
 
 def _n_traced(ids: Optional[list[int]], n_flows: int) -> int:
     return n_flows if ids is None else len(ids)
+
+
+def _shortest_path_delay(adj: dict[str, list[str]], delay: dict[tuple[str, str], float], src: str,
+                         dst: str) -> Optional[float]:
+    """One-way propagation delay of the path the engine routes ``src -> dst`` on: fewest hops;
+    among those, the least delay (None: no path)."""
+    import heapq
+
+    best: dict[str, tuple[int, float]] = {src: (0, 0.0)}
+    todo = [(0, 0.0, src)]
+    while todo:
+        hops, d, node = heapq.heappop(todo)
+        if node == dst:
+            return d
+        if best.get(node, (hops, d)) < (hops, d):
+            continue
+        for nxt in adj.get(node, []):
+            key = (hops + 1, d + delay.get((node, nxt), 0.0))
+            if nxt not in best or key < best[nxt]:
+                best[nxt] = key
+                heapq.heappush(todo, (*key, nxt))
+    return None
 
 
 def _reachable(adj: dict[str, list[str]], src: str, dst: str) -> bool:

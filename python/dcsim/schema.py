@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Col", "SCHEMA", "TABLE_DOCS", "LABEL_COLUMNS", "markdown", "docstring"]
+__all__ = ["Col", "SCHEMA", "TABLE_DOCS", "LABEL_COLUMNS", "SUMMARY_DERIVED", "markdown", "docstring"]
 
 
 @dataclass(frozen=True)
@@ -218,6 +218,20 @@ SCHEMA: dict[str, list[Col]] = {
     ],
 }
 
+#: ``summary.json``: each entry of its ``flows`` list holds columns of ``flows`` under the same
+#: names, and each entry of ``ports`` columns of ``ports`` (``port`` there is the label "sw->r");
+#: these values are derived (a test checks that every key is a column or listed here).
+SUMMARY_DERIVED: dict[str, list[Col]] = {
+    "flows": [
+        _c("p_queued_per_ack", "1", AW, "rtt_samples_queued / rtt_samples: the fraction of RTT samples (one per "
+                                        "ACK) above the base RTT, i.e. that saw a queue (delay-based controllers; "
+                                        "null without samples)"),
+    ],
+    "ports": [
+        _c("port", "", LAB, 'the port as "from->to" (not the id of the `ports` table)'),
+    ],
+}
+
 #: Columns dcsim adds for reading (not from the engine): table -> {column: (id column, kind)}.
 LABEL_COLUMNS = {t: [c.name for c in cols if c.window == LAB] for t, cols in SCHEMA.items()}
 
@@ -232,6 +246,13 @@ def markdown() -> str:
         for c in cols:
             out.append(f"| `{c.name}` | {c.unit or '—'} | {c.window} | {c.meaning.replace('|', '/')} |")
         out.append("")
+    out.append("**`summary.json`**: `ports` lists the monitored ports and `flows` the [[flows]], with columns of "
+               "those tables under the same names, plus:\n")
+    out.append("| key | unit | window | meaning |")
+    out.append("|---|---|---|---|")
+    for table, cols in SUMMARY_DERIVED.items():
+        for c in cols:
+            out.append(f"| `{table}[].{c.name}` | {c.unit or '—'} | {c.window} | {c.meaning.replace('|', '/')} |")
     return "\n".join(out).rstrip() + "\n"
 
 
@@ -243,4 +264,9 @@ def docstring() -> str:
         for c in cols:
             unit = f" [{c.unit}]" if c.unit else ""
             out.append(f"    {c.name}{unit} ({c.window}): {c.meaning}")
+    out.append("summary.json (Result.summary()): flows and ports entries hold columns of those tables, plus")
+    for table, cols in SUMMARY_DERIVED.items():
+        for c in cols:
+            unit = f" [{c.unit}]" if c.unit else ""
+            out.append(f"    {table}[].{c.name}{unit} ({c.window}): {c.meaning}")
     return "\n".join(out)

@@ -1,0 +1,99 @@
+"""Issue 11 (audit): the CLI's manners, tested directly: option aliases of the theory and fluid
+commands, no "<bool>" on any help screen, `dcsim reproduce` writes Parquet, and the column names
+the issue asked for."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import dcsim
+from dcsim.cli import app
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _json(args: list[str]) -> dict:
+    r = runner.invoke(app, args)
+    assert r.exit_code == 0, (args, r.output)
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize(
+    "cmd,symbols,aliases",
+    [
+        (["theory", "dctcp"], ["--C", "10Gbps", "--d", "300us", "--K", "65pkt", "--N", "10", "--g", "0.0625"],
+         [["--c", "10Gbps", "--rtt", "300us", "--k", "65pkt", "--n", "10", "--gain", "0.0625"],
+          ["--capacity", "10Gbps", "--d", "300us", "--threshold", "65pkt", "--flows", "10", "--g", "0.0625"]]),
+        (["theory", "dx"], ["--N", "10", "--C", "10Gbps", "--R0", "80us"],
+         [["--n", "10", "--c", "10Gbps", "--r0", "80us"], ["--flows", "10", "--capacity", "10Gbps", "--base-rtt", "80us"]]),
+        (["theory", "dsm"], ["--C", "10Gbps", "--delay", "300us", "--Ha", "20000", "--Hb", "20000", "--Hc", "20000",
+                             "--samples", "100"],
+         [["--c", "10Gbps", "--delay", "300us", "--ha", "20000", "--hb", "20000", "--hc", "20000", "--samples", "100"],
+          ["--capacity", "10Gbps", "--delay", "300us", "--samples", "100"]]),
+        (["fluid", "dctcp"], ["--C", "10Gbps", "--d", "100us", "--K", "65pkt", "--N", "10", "--g", "0.0625",
+                              "--t-end", "2ms"],
+         [["--c", "10Gbps", "--rtt", "100us", "--k", "65pkt", "--n", "10", "--gain", "0.0625", "--t-end", "2ms"],
+          ["--capacity", "10Gbps", "--d", "100us", "--threshold", "65pkt", "--flows", "10", "--t-end", "2ms"]]),
+        (["fluid", "dx"], ["--N", "50", "--C", "10Gbps", "--R0", "80us", "--tau", "80us", "--t-end", "2ms"],
+         [["--n", "50", "--c", "10Gbps", "--r0", "80us", "--feedback-delay", "80us", "--t-end", "2ms"],
+          ["--flows", "50", "--capacity", "10Gbps", "--base-rtt", "80us", "--t-end", "2ms"]]),
+    ],
+    ids=["theory-dctcp", "theory-dx", "theory-dsm", "fluid-dctcp", "fluid-dx"],
+)
+def test_theory_and_fluid_aliases_give_the_same_answer(cmd, symbols, aliases):
+    """Lower-case and spelled-out names (--c, --capacity, --r0, --base-rtt, ...) are the paper's symbols."""
+    want = _json([*cmd, *symbols, "--json"])
+    for alt in aliases:
+        assert _json([*cmd, *alt, "--json"]) == want, alt
+
+
+def _commands(cmd, path=()):
+    """Every command path of the CLI (groups and leaves)."""
+    yield path
+    for name, sub in getattr(cmd, "commands", {}).items():
+        yield from _commands(sub, (*path, name))
+
+
+def test_no_bool_placeholder_on_any_help_screen():
+    import typer
+
+    paths = list(_commands(typer.main.get_command(app)))
+    assert len(paths) >= 10 and ("run",) in paths and ("theory", "dsm") in paths and ("fluid", "dx") in paths
+    for path in paths:
+        r = runner.invoke(app, [*path, "--help"])
+        assert r.exit_code == 0, (path, r.output)
+        assert "<bool>" not in r.output and "BOOLEAN" not in r.output, (path, r.output)
+
+
+def test_reproduce_writes_parquet_beside_every_csv(tmp_path, monkeypatch):
+    monkeypatch.setenv("DCSIM_CACHE", str(tmp_path / "cache"))
+    r = runner.invoke(app, ["reproduce", "dx-thresholds", "--quick", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 0, r.output
+    out = tmp_path / "o" / "dx-thresholds"
+    csvs = sorted(out.glob("*.csv"))
+    assert csvs
+    for csv in csvs:
+        pq = csv.with_suffix(".parquet")
+        assert pq.exists(), pq
+        pd.testing.assert_frame_equal(pd.read_parquet(pq), pd.read_csv(csv))
+    claims = pd.read_parquet(out / "claims.parquet")
+    assert len(claims) == len(json.loads((out / "claims.json").read_text()))
+
+
+def test_tables_have_the_names_the_issue_asked_for():
+    res = dcsim.simulate(dcsim.load_scenario(ROOT / "examples" / "dctcp_dumbbell.toml").replace(
+        {"run.duration": "60ms", "run.warmup": "20ms"}))
+    f = res.flows
+    for col in ("cwnd_final_pkt", "cwnd_mean_pkt", "alpha_final", "alpha_mean", "flow_label"):
+        assert col in f.columns, col
+    assert "cwnd_pkt" not in f.columns and "alpha" not in f.columns  # no ambiguous names
+    assert "goodput_bps" in res.throughput.columns and "rate_bps" not in res.throughput.columns
+    assert res.ports["monitored"].dtype == bool
+    assert "port_label" in res.ports.columns and "port_label" in res.queue.columns
+    assert set(res.summary()["flows"][0]) >= {"cwnd_mean_pkt", "alpha_mean", "goodput_bps"}
