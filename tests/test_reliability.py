@@ -249,3 +249,22 @@ def test_usage_errors_exit_2_without_traceback(args):
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2, (r.returncode, r.stderr)
     assert "Traceback" not in r.stderr + r.stdout
+
+
+# --- §1 no-op sampling ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("series", ["queue_interval", "throughput_interval", "cwnd_interval"])
+def test_a_series_with_nothing_to_record_fires_no_event(series):
+    """trace_flows = 0 and no monitored port: no sampling event fires, whatever the interval (at
+    1 ps over 1 us each would add 10^6 events). Bound from the link rate: one sender on a 10 Gbps
+    access link serialises at most 1 us / 1.2 us + 1 = 1 data packet in 1 us; each data packet
+    costs at most 6 events (2 hops, its ACK's 2 hops, a NIC wake-up, a timer), plus the flow's
+    start, the warm-up and a few to spare."""
+    d = dumbbell(**{"network.senders": 1, "flows": [{"count": 1, "protocol": "dctcp"}],
+                    "run": {"duration": "1us", "warmup": "0s", "seed": 1}})
+    d["metrics"] = {"trace_flows": 0, "monitor": [], series: "1ps"}
+    res = dcsim.simulate(d)
+    events = int(res.counters["events"].iloc[0])
+    max_data_pkts = int(1e-6 / (1500 * 8 / 10e9)) + 1
+    assert events <= 6 * max_data_pkts + 2 + 8, events

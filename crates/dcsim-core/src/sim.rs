@@ -554,12 +554,33 @@ impl Sim {
             sim.events.push(t, Ev::Workload(w));
         }
         sim.l2_flush();
-        // Only series that can record something are sampled.
+        // No sampling event fires that cannot record anything: the queue series needs a
+        // monitored port, the throughput and window series a traced flow (generated flows are
+        // never traced), and a window sample a traced flow that has started and not finished, so
+        // the window series starts at the first sampling instant at or after the earliest start
+        // of a traced flow and stops once every traced flow is done (see `sample_cwnd`).
         if !sim.net.monitored.is_empty() {
             sim.events.push(Time::ZERO, Ev::SampleQueue);
         }
-        sim.events.push(Time(sim.spec.metrics.throughput_interval_ps), Ev::SampleThroughput);
-        sim.events.push(Time::ZERO, Ev::SampleCwnd);
+        if !sim.traced.is_empty() {
+            sim.events.push(Time(sim.spec.metrics.throughput_interval_ps), Ev::SampleThroughput);
+        }
+        let first_start = sim
+            .traced
+            .iter()
+            .filter_map(|&i| match &sim.flows[i as usize] {
+                FlowSlot::Active(f) => Some(f.sender.start.0),
+                FlowSlot::Done(_) => None,
+            })
+            .min();
+        if let Some(t0) = first_start {
+            let iv = sim.spec.metrics.cwnd_interval_ps;
+            // The first multiple of the interval at or after t0 (u128: no overflow near u64::MAX).
+            let first = (t0 as u128).div_ceil(iv as u128) * iv as u128;
+            if first <= sim.end.0 as u128 {
+                sim.events.push(Time(first as u64), Ev::SampleCwnd);
+            }
+        }
         Ok(sim)
     }
 
@@ -959,10 +980,17 @@ impl Sim {
 
     fn sample_cwnd(&mut self) {
         let t = self.now.secs_f64();
+        // Whether a traced flow may still be sampled later (not finished yet); if none is, the
+        // series is complete and no further sampling event is scheduled.
+        let mut pending = false;
         for &i in &self.traced {
             let FlowSlot::Active(f) = &self.flows[i as usize] else { continue };
             let s = &f.sender;
-            if !s.started || s.done() {
+            if s.done() {
+                continue;
+            }
+            pending = true;
+            if !s.started {
                 continue;
             }
             let c = &mut self.cwnd_probe;
@@ -973,7 +1001,7 @@ impl Sim {
             c.srtt_s.push(s.srtt.map_or(f64::NAN, |x| x.secs_f64()));
         }
         let next = self.now + Time(self.spec.metrics.cwnd_interval_ps);
-        if next <= self.end {
+        if pending && next <= self.end {
             self.events.push(next, Ev::SampleCwnd);
         }
     }
