@@ -32,4 +32,20 @@ fn dumbbell_of_30000_senders_builds_and_runs() {
     assert!(flows.u64("sent_pkts").iter().all(|&s| s >= 1));
     // The nodes: n senders, the two switches' worth of the dumbbell, and the receiver.
     assert!(sim.network().nodes.len() > n as usize);
+    // The world is linear in n. A route table with an entry per (node, destination) pair (as
+    // before the fix) holds n^2 = 9e8 entries, 3.6 GB at 4 B each; linear state is a node, two
+    // ports, a sender and a receiver per flow, well under 8 KB per sender, plus 32 MB for the
+    // process itself: 272 MB.
+    let peak_bytes = peak_rss_bytes();
+    let bound = 32_000_000 + 8_000 * n as u64;
+    assert!(peak_bytes < bound, "peak RSS {peak_bytes} B >= {bound} B");
+}
+
+/// The process's peak resident set (VmHWM of /proc/self/status), bytes; this file holds one test
+/// so the process is that test's.
+fn peak_rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).expect("VmHWM");
+    let kb: u64 = line.split_whitespace().nth(1).and_then(|x| x.parse().ok()).expect("VmHWM in kB");
+    kb * 1024
 }
