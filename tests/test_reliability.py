@@ -268,3 +268,31 @@ def test_a_series_with_nothing_to_record_fires_no_event(series):
     events = int(res.counters["events"].iloc[0])
     max_data_pkts = int(1e-6 / (1500 * 8 / 10e9)) + 1
     assert events <= 6 * max_data_pkts + 2 + 8, events
+
+
+@pytest.mark.parametrize("value,ok", [("1e30B", False), ("999999B", False), ("1MB", True), ("1TB", True),
+                                      ("1.000001TB", False), ("0B", False)])
+def test_max_memory_has_a_documented_range(value, ok):
+    """metrics.max_memory: 1MB .. 1TB (README's maxima). 1e30B once reached the engine and failed
+    as "invalid type: floating point 1e+30, expected u64", naming no field."""
+    d = dumbbell(**{"run": {"duration": "1ms", "seed": 1}})
+    d["metrics"] = {"max_memory": value}
+    if ok:
+        Scenario.from_dict(d).check_resources()
+        return
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d).check_resources()
+    msg = str(e.value)
+    assert msg.startswith("metrics.max_memory:"), msg
+    if value != "0B":
+        assert "allowed 1MB .. 1TB" in msg, msg
+
+
+def test_max_memory_out_of_range_exits_2_in_the_cli(tmp_path):
+    p = tmp_path / "s.toml"
+    p.write_text('[network]\nsenders = 1\nbottleneck = "1Gbps"\naccess = "10Gbps"\nrtt = "100us"\nbuffer = "100pkt"\n'
+                 '[[flows]]\nprotocol = "dctcp"\n[run]\nduration = "1ms"\n[metrics]\nmax_memory = "1e30B"\n')
+    res = runner.invoke(app, ["run", str(p), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2, res.output
+    text = " ".join(res.output.split())
+    assert "metrics.max_memory" in text and "1MB .. 1TB" in text and "u64" not in text, text

@@ -1701,7 +1701,7 @@ class Metrics(_Model):
         return v
     #: Memory the run may use: the world plus the sampled series, counted twice (the engine's
     #: columns and pandas' copy). A run that would need more is refused before it starts, with
-    #: the sampling interval to lengthen.
+    #: the sampling interval to lengthen. Allowed 1MB .. 1TB (LIMITS min/max_memory_bytes).
     max_memory: SizeQ = Size(float(ENGINE_DEFAULTS["max_memory_bytes"]), "B")
     #: Flow-size bucket edges for the FCT summary (per protocol and bucket): (0, e1], (e1, e2], ...
     fct_buckets: list[SizeQ] = Field(default_factory=lambda: [Size(v, "B") for v in (10e3, 100e3, 1e6, 10e6)])
@@ -1716,6 +1716,8 @@ class Metrics(_Model):
                 raise _err(name, f"{time_str(v)} is not positive; allowed >= 1 ps")
         if self.max_memory.unit != "B" or not self.max_memory.value >= 1:
             raise _err("max_memory", f"{size_str(self.max_memory)}: give a positive size in bytes, e.g. \"1GB\"")
+        if not LIMITS["min_memory_bytes"] <= self.max_memory.value <= LIMITS["max_memory_bytes"]:
+            raise _err("max_memory", f"{size_str(self.max_memory)} is out of range; allowed 1MB .. 1TB")
         tf = self.trace_flows
         if isinstance(tf, str) and tf != "all":
             raise _err("trace_flows", f"{tf!r}: give a number of flows (the first k), a list of flow indices, or \"all\"")

@@ -179,3 +179,26 @@ fn dx_inputs_name_their_field() {
     let e = err(&with(r#""kind":"dctcp""#, r#""kind":"dctcp_improved_fairness","g":0"#)).to_string();
     assert!(e.contains("flows[0].g"), "{e}");
 }
+
+#[test]
+fn memory_bound_has_a_documented_range() {
+    // metrics.max_memory: 1 MB ..= 1 TB, both ends allowed, the error names the field and range.
+    for (bytes, ok) in [
+        (0u64, false),
+        (999_999, false),
+        (1_000_000, true),
+        (1_000_000_000_000, true),
+        (1_000_000_000_001, false),
+        (u64::MAX, false),
+    ] {
+        let s = with(r#""flows":["#, &format!(r#""metrics":{{"max_memory_bytes":{bytes}}},"flows":["#));
+        match dcsim_core::Spec::from_json(&s).and_then(|sp| sp.check()) {
+            Ok(()) => assert!(ok, "{bytes} B accepted"),
+            Err(e) => {
+                let e = e.to_string();
+                assert!(!ok, "{bytes} B refused: {e}");
+                assert!(e.starts_with("metrics.max_memory:") && e.contains("allowed 1MB .. 1TB"), "{e}");
+            }
+        }
+    }
+}
