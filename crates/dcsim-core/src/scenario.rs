@@ -484,8 +484,9 @@ pub struct MetricsSpec {
     /// per-flow summary rows cover every flow either way.
     #[serde(default)]
     pub trace_flows: Option<Vec<u64>>,
-    /// Memory the run may use, bytes: the world (ports, flows, routes) plus the sampled series
-    /// counted twice (the engine's columns and the front end's copy). Checked before the run.
+    /// Memory the run may use, bytes: the world (ports, flows, routes) plus the sampled series at
+    /// their peak cost (the engine's columns and the front end's transient copies, see
+    /// `sim::check_memory`). Checked before the run.
     #[serde(default = "default_max_memory_bytes")]
     pub max_memory_bytes: u64,
 }
