@@ -233,3 +233,113 @@ def test_low_level_functions_raise_value_errors_in_plain_words(call):
 def test_delay_longer_than_the_history_budget_names_the_option(args, option):
     text = _bad(args, option)
     assert "dt[0]" not in text and "steps" in text
+
+
+# --- theory dsm ----------------------------------------------------------------------------------
+
+DSM_BASE = {"--C": "10Gbps", "--delay": "300us"}
+DSM_HOSTILE = {
+    "--C": HOSTILE["--C"] + ["1e-300bps"],
+    "--q0": ["0B", "-5KB", "64pkt", "1e30KB", "1e-300B", "nanB", ""],
+    "--p": ["0", "-0.5", "1.5", "nan", "inf", "1e-300"],
+    "--m": ["-1", "100001"],
+    "--delay": ["-1us", "2s", "1e300s", "nans", "", "80 parsecs"],
+    "--frame": ["1e-300B", "0B", "1e300B", "1pkt", "1500", ""],
+    "--omega": ["0", "-1", "nan", "inf", "1e300"],
+    "--Ha": ["0", "-1", "1e-300", "nan", "inf", "1e300"],
+    "--Hb": ["0", "1e-300", "inf"],
+    "--Hc": ["0", "1e-300", "inf"],
+    "--qf-max": ["0B", "1e-300B", "1e300B", "3pkt"],
+    "--qv-max": ["-1B", "1e300B", "3pkt"],
+    "--samples": ["0", "-1", "1000001"],
+}
+DSM_CASES = [(opt, v) for opt, vs in DSM_HOSTILE.items() for v in vs]
+
+
+def _dsm(over: dict, *extra: str):
+    args = {**DSM_BASE, **over}
+    return _run(["theory", "dsm", *[x for kv in args.items() for x in kv], *extra])
+
+
+@pytest.mark.parametrize("option,value", DSM_CASES, ids=[f"dsm{o}={v}" for o, v in DSM_CASES])
+def test_theory_dsm_hostile_value_exits_2_naming_the_option(option, value):
+    res, text = _dsm({option: value}, "--no-simulate")
+    assert res.exit_code == 2, (option, value, res.output)
+    assert option in text, text
+    assert "Traceback" not in res.output and "internal error" not in text
+
+
+def test_theory_dsm_issue_cases_name_the_range():
+    """Issue 6 audit: --frame 1e-300B gave "internal error: ZeroDivisionError" (exit 1); --C 1e-300bps
+    exited 0 printing "2000 periods = inf s"."""
+    res, text = _dsm({"--frame": "1e-300B"})
+    assert res.exit_code == 2 and "--frame" in text and "1 B <= frame <= 65535 B" in text, text
+    res, text = _dsm({"--C": "1e-300bps"})
+    assert res.exit_code == 2 and "--C" in text and "1 Mbps <= C <= 10 Tbps" in text, text
+    assert "inf" not in text
+
+
+def _finite_except_unbounded_b(d: dict) -> list[str]:
+    from dcsim.commands.theory_dsm import UNBOUNDED_OK
+
+    bad = []
+
+    def walk(x, path):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                walk(v, f"{path}.{k}" if path else k)
+        elif x is None and path not in UNBOUNDED_OK and path != "simulation.settling_time_1pct_s":
+            bad.append(path)  # JSON null: a non-finite float
+        elif isinstance(x, float) and not math.isfinite(x):
+            bad.append(path)
+
+    walk(d, "")
+    return bad
+
+
+DSM_CORNERS = {
+    "--C": [f"{L.CAPACITY.lo:g}bps", f"{L.CAPACITY.hi:g}bps"],
+    "--p": [f"{L.DSM_P.lo:g}", f"{L.DSM_P.hi:g}"],
+    "--frame": [f"{L.PACKET.lo:g}B", f"{L.PACKET.hi:g}B"],
+    "--delay": ["0s", "1s"],
+    "--q0": ["1B", "1e12B"],
+    "--omega": ["1e-300", f"{L.DSM_OMEGA.hi:g}"],
+    "--Hb": [f"{L.DSM_H.lo:g}", f"{L.DSM_H.hi:g}"],
+}
+
+
+@pytest.mark.parametrize("combo", list(itertools.product(*DSM_CORNERS.values())),
+                         ids=lambda c: ",".join(c))
+def test_theory_dsm_is_finite_at_the_corners_of_the_ranges(combo):
+    """Every corner of the documented ranges either runs (exit 0, every number finite but eq. (31)'s
+    unbounded b) or is refused because the delay spans more than MAX_M sampling periods."""
+    res, text = _dsm(dict(zip(DSM_CORNERS, combo)), "--no-simulate", "--json")
+    if res.exit_code == 2:
+        assert "--delay" in text and "sampling periods" in text, text
+        return
+    assert res.exit_code == 0, res.output
+    d = json.loads(res.output)
+    assert not _finite_except_unbounded_b(d), d
+
+
+@pytest.mark.parametrize("C,p,frame", [("1Mbps", "1e-6", "65535B"), ("10Tbps", "1", "1B")])
+def test_theory_dsm_discrete_model_is_finite_at_the_extremes_of_T(C, p, frame):
+    """T = 8 frame / (p C) at its largest (5.2e5 s) and smallest (8e-13 s): the model's run is finite."""
+    res, text = _dsm({"--C": C, "--p": p, "--frame": frame, "--delay": "0s"}, "--json", "--samples", "2000")
+    assert res.exit_code == 0, res.output
+    assert not _finite_except_unbounded_b(json.loads(res.output))
+
+
+def test_theory_dsm_refuses_a_non_finite_result(monkeypatch):
+    from dcsim.theory import dsm as th
+
+    real = th.analyze
+
+    def with_inf(*a, **k):
+        r = real(*a, **k)
+        r["eq27"]["u_max_bps"] = float("inf")
+        return r
+
+    monkeypatch.setattr(th, "analyze", with_inf)
+    res, text = _dsm({}, "--no-simulate")
+    assert res.exit_code == 2 and "non-finite eq27.u_max_bps" in text, text

@@ -147,13 +147,18 @@ class Result:
     def from_engine(cls, scenario: Scenario, raw: dict, **kw: Any) -> "Result":
         """From ``_core.Simulation.results()``: a dict of tables, each a dict of equal-length columns.
 
-        Adds the label columns of :mod:`dcsim.schema` ("sw->r", "s0->r #0") as categoricals."""
+        Adds the label columns of :mod:`dcsim.schema` ("sw->r", "s0->r #0") as categoricals.
+
+        The numeric columns are not copied: the engine moved them into numpy arrays and the
+        DataFrames use those arrays (``copy=False``), so a sampled series is held once (the
+        memory bound, ``metrics.max_memory``, counts it so)."""
         tables = {}
         for name, cols in raw.items():
             lengths = {c: len(v) for c, v in cols.items()}
             if len(set(lengths.values())) > 1:
                 raise ValueError(f"result: table {name!r} has columns of different lengths {lengths}")
-            tables[name] = pd.DataFrame({c: (np.asarray(v) if not isinstance(v, list) else v) for c, v in cols.items()})
+            tables[name] = pd.DataFrame({c: (np.asarray(v) if not isinstance(v, list) else v) for c, v in cols.items()},
+                                        copy=False)
         _add_labels(tables)
         return cls(scenario, tables, **kw)
 
@@ -465,6 +470,29 @@ class Result:
         return f"Result({self.scenario.describe()!r}; rows: {rows})"
 
 
+def _labels(ids: np.ndarray, names: dict) -> pd.Categorical:
+    """The categorical of ``names[id]`` for each id (NaN where an id has no name), categories sorted.
+
+    Built from codes through a lookup table indexed by id, never through a column of Python
+    strings: a sampled series of 10^7 rows costs its int32 codes (and then pandas' int8/int16
+    ones), not 10^7 object pointers and a hash table (the memory bound counts these codes)."""
+    categories = sorted(set(names.values()), key=str)
+    if not len(ids):
+        return pd.Categorical([], categories=categories)
+    code_of = {c: i for i, c in enumerate(categories)}
+    keys = [k for k in names if isinstance(k, (int, np.integer)) and 0 <= k]
+    ids = np.asarray(ids)
+    if ids.dtype.kind not in "iu" or not keys:
+        values = pd.Series(ids).map(names)  # small tables (ids of another dtype): the plain way
+        return pd.Categorical(values, categories=categories)
+    top = int(max(max(keys), ids.max())) + 1
+    lut = np.full(top, -1, dtype=np.int32)
+    for k in keys:
+        lut[int(k)] = code_of[names[k]]
+    codes = lut[ids] if ids.min() >= 0 else np.where(ids >= 0, lut[np.clip(ids, 0, None)], -1).astype(np.int32)
+    return pd.Categorical.from_codes(codes, categories=categories)
+
+
 def _add_labels(tables: dict[str, pd.DataFrame]) -> None:
     """Insert the label columns of :mod:`dcsim.schema` (categoricals) next to the ids they name."""
     ports, flows, sources = tables.get("ports"), tables.get("flows"), tables.get("sources")
@@ -482,8 +510,7 @@ def _add_labels(tables: dict[str, pd.DataFrame]) -> None:
                 label, ("flow", flow_names))
             if key not in df.columns or label in df.columns:
                 continue
-            values = pd.Categorical(df[key].map(names), categories=sorted(set(names.values()), key=str))
-            df.insert(df.columns.get_loc(key) + 1, label, values)
+            df.insert(df.columns.get_loc(key) + 1, label, _labels(df[key].to_numpy(), names))
 
 
 Result.__doc__ = (Result.__doc__ or "") + "\n".join("    " + line for line in schema.docstring().splitlines()) + "\n"

@@ -1779,9 +1779,10 @@ class Metrics(_Model):
         if not ok:
             raise ValueError(f"{v!r}: give a number of flows (the first k), a list of flow indices, or \"all\"")
         return v
-    #: Memory the run may use: the world plus the sampled series, counted twice (the engine's
-    #: columns and pandas' copy). A run that would need more is refused before it starts, with
-    #: the sampling interval to lengthen.
+    #: Memory the run may use: the world plus the sampled series at their peak cost (the engine's
+    #: columns, shared with pandas, and the front end's transient copies: 160 B a row, measured,
+    #: see check_memory in crates/dcsim-core/src/sim.rs). A run that would need more is refused before it starts, with
+    #: the sampling interval to lengthen. Allowed 1MB .. 1TB (LIMITS min/max_memory_bytes).
     max_memory: SizeQ = Size(float(ENGINE_DEFAULTS["max_memory_bytes"]), "B")
     #: Flow-size bucket edges for the FCT summary (per protocol and bucket): (0, e1], (e1, e2], ...
     fct_buckets: list[SizeQ] = Field(default_factory=lambda: [Size(v, "B") for v in (10e3, 100e3, 1e6, 10e6)])
@@ -1796,6 +1797,8 @@ class Metrics(_Model):
                 raise _err(name, f"{time_str(v)} is not positive; allowed >= 1 ps")
         if self.max_memory.unit != "B" or not self.max_memory.value >= 1:
             raise _err("max_memory", f"{size_str(self.max_memory)}: give a positive size in bytes, e.g. \"1GB\"")
+        if not LIMITS["min_memory_bytes"] <= self.max_memory.value <= LIMITS["max_memory_bytes"]:
+            raise _err("max_memory", f"{size_str(self.max_memory)} is out of range; allowed 1MB .. 1TB")
         tf = self.trace_flows
         if isinstance(tf, str) and tf != "all":
             raise _err("trace_flows", f"{tf!r}: give a number of flows (the first k), a list of flow indices, or \"all\"")
@@ -1824,11 +1827,12 @@ class Metrics(_Model):
 
     def cwnd_interval_s(self, rtt_s: float, duration_s: float, traced: int) -> float:
         """The window-trace interval, s: as given, or for "auto" rtt/10, lengthened until the
-        traces (40 B a row, counted twice: engine and pandas) take at most a quarter of max_memory."""
+        traces (40 B a row and 160 B of front-end copies, as the engine's memory bound counts them)
+        take at most a quarter of max_memory."""
         if self.cwnd_interval != "auto":
             return float(self.cwnd_interval)
         iv = max(rtt_s / 10.0, 1e-9)
-        budget_rows = 0.25 * self.max_memory.value / (2 * 40)
+        budget_rows = 0.25 * self.max_memory.value / (40 + 160)
         if traced > 0:
             iv = max(iv, duration_s * traced / budget_rows)
         return math.ceil(iv * 1e9) / 1e9  # whole ns

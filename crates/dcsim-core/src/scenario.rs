@@ -88,6 +88,8 @@ pub fn defaults() -> serde_json::Value {
             "max_window_pkt": MAX_WINDOW_PKT,
             "max_count": MAX_COUNT,
             "max_packet_bytes": MAX_PACKET_BYTES,
+            "min_memory_bytes": MIN_MEMORY_BYTES,
+            "max_memory_bytes": MAX_MEMORY_BYTES,
         },
     })
 }
@@ -112,6 +114,11 @@ pub const MAX_WINDOW_PKT: f64 = 1e7;
 pub const MAX_COUNT: u64 = 1_000_000;
 /// Largest packet on the wire, bytes.
 pub const MAX_PACKET_BYTES: u32 = 65_535;
+/// Range of the memory bound `metrics.max_memory`, bytes: 1 MB (below it not even a small world
+/// with its default series fits) to 1 TB (beyond any machine that runs this; keeps every byte
+/// count of `check_memory` far from overflow).
+pub const MIN_MEMORY_BYTES: u64 = 1_000_000;
+pub const MAX_MEMORY_BYTES: u64 = 1_000_000_000_000;
 
 /// A whole simulation: topology, flows, metrics, run length and seed.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -477,8 +484,9 @@ pub struct MetricsSpec {
     /// per-flow summary rows cover every flow either way.
     #[serde(default)]
     pub trace_flows: Option<Vec<u64>>,
-    /// Memory the run may use, bytes: the world (ports, flows, routes) plus the sampled series
-    /// counted twice (the engine's columns and the front end's copy). Checked before the run.
+    /// Memory the run may use, bytes: the world (ports, flows, routes) plus the sampled series at
+    /// their peak cost (the engine's columns and the front end's transient copies, see
+    /// `sim::check_memory`). Checked before the run.
     #[serde(default = "default_max_memory_bytes")]
     pub max_memory_bytes: u64,
 }
@@ -1062,8 +1070,14 @@ impl Spec {
                 }
             }
         }
-        if m.max_memory_bytes == 0 {
-            return Err(invalid("metrics.max_memory", "must be positive (> 0 bytes)"));
+        if !(MIN_MEMORY_BYTES..=MAX_MEMORY_BYTES).contains(&m.max_memory_bytes) {
+            return Err(invalid(
+                "metrics.max_memory",
+                format!(
+                    "{} bytes is out of range; allowed 1MB .. 1TB ({MIN_MEMORY_BYTES} ..= {MAX_MEMORY_BYTES} bytes)",
+                    m.max_memory_bytes
+                ),
+            ));
         }
         Ok(())
     }

@@ -192,9 +192,20 @@ const RATE_ROW_BYTES: u128 = 24; // t_s, source, rate
 /// bytes) and the front end's copy of them with three short strings (src, dst, protocol).
 const GENERATED_FLOW_BYTES: u128 = std::mem::size_of::<FlowRow>() as u128 + 16 + 2 * (30 * 8 + 3 * 64);
 
+/// Memory a sampled row costs at the run's peak beyond its own columns (`*_ROW_BYTES`, held
+/// once: the engine moves them into numpy arrays that the front end's DataFrames use without a
+/// copy), bytes: the front end's transient copies of the series, i.e. pandas' per-flow / per-port
+/// selections and group-bys, the Parquet writer's encoding, and matplotlib's x / y arrays and
+/// paths of the plots `dcsim run` draws. Measured (peak RSS of `dcsim run` with plots, minus the
+/// same run with a tiny series) on a 10-flow dumbbell with 2.5 M rows of one series: 117 B a row
+/// for the queue, 99 for throughput and 107 for the window series (drawn twice: W and alpha);
+/// rounded up to 160 so the bound holds with a margin of at least 35 % of this overhead.
+const FRONT_END_ROW_BYTES: u128 = 160;
+
 /// Check, before anything is allocated, that the run fits in `metrics.max_memory_bytes`: the
-/// world (nodes, ports, flows) plus every sampled series counted twice (the engine's columns and
-/// the front end's copy). Row counts are upper bounds (a flow is sampled only while it runs);
+/// world (nodes, ports, flows) plus every sampled series at its peak cost, its columns once and
+/// [`FRONT_END_ROW_BYTES`] a row for the front end. Row counts are upper bounds (a flow is
+/// sampled only while it runs);
 /// all arithmetic is in u128 (10^18 ps x 10^6 entities cannot overflow it). The error names the
 /// sampling interval that dominates and how long it must be.
 pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
@@ -229,11 +240,12 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         + flows as u128 * (std::mem::size_of::<Flow>() as u128 + 64);
     let d = spec.duration_ps as u128;
     let m = &spec.metrics;
+    let f = FRONT_END_ROW_BYTES;
     let series = [
-        ("metrics.queue_interval", m.queue_interval_ps as u128, monitored as u128, QUEUE_ROW_BYTES),
-        ("metrics.throughput_interval", m.throughput_interval_ps as u128, traced as u128, THROUGHPUT_ROW_BYTES),
-        ("metrics.cwnd_interval", m.cwnd_interval_ps as u128, traced as u128, CWND_ROW_BYTES),
-        ("l2.rate_interval", l2_interval as u128, l2_sources as u128, RATE_ROW_BYTES),
+        ("metrics.queue_interval", m.queue_interval_ps as u128, monitored as u128, QUEUE_ROW_BYTES + f),
+        ("metrics.throughput_interval", m.throughput_interval_ps as u128, traced as u128, THROUGHPUT_ROW_BYTES + f),
+        ("metrics.cwnd_interval", m.cwnd_interval_ps as u128, traced as u128, CWND_ROW_BYTES + f),
+        ("l2.rate_interval", l2_interval as u128, l2_sources as u128, RATE_ROW_BYTES + f),
     ];
     let bytes = |&(_, iv, n, rb): &(&str, u128, u128, u128)| if n == 0 { 0 } else { (d / iv + 1) * n * rb };
     // Generated flows keep one row each (their series are not sampled): an upper bound of their
@@ -249,7 +261,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
             w.max_flows(spec.duration_ps, rate).ceil() as u128 * GENERATED_FLOW_BYTES
         })
         .collect();
-    let total: u128 = world + 2 * series.iter().map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
+    let total: u128 = world + series.iter().map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
     let limit = m.max_memory_bytes as u128;
     if total <= limit {
         return Ok(());
@@ -272,8 +284,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     }
     let worst = series.iter().max_by_key(|s| bytes(s)).expect("four series");
     let (field, iv, n, rb) = *worst;
-    let others: u128 =
-        series.iter().filter(|s| s.0 != field).map(bytes).sum::<u128>() + generated.iter().sum::<u128>() / 2;
+    let others: u128 = series.iter().filter(|s| s.0 != field).map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
     let head = format!(
         "sampling every {} records up to {} rows ({}) for {n} {}; the run would need {} in all, more than \
          metrics.max_memory = {}",
@@ -288,8 +299,8 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         mb(total),
         mb(limit)
     );
-    // Rows of this series that still fit: (limit - world - 2 others) / (2 n rb).
-    let room = limit.saturating_sub(world + 2 * others) / (2 * n * rb);
+    // Rows of this series that still fit: (limit - world - others) / (n rb).
+    let room = limit.saturating_sub(world + others) / (n * rb);
     let advice = if room >= 2 {
         // Shown with 5 significant digits: round up by 1e-4 so the value shown is enough.
         let need = d.div_ceil(room - 1) * 10_001 / 10_000 + 1;
@@ -554,12 +565,33 @@ impl Sim {
             sim.events.push(t, Ev::Workload(w));
         }
         sim.l2_flush();
-        // Only series that can record something are sampled.
+        // No sampling event fires that cannot record anything: the queue series needs a
+        // monitored port, the throughput and window series a traced flow (generated flows are
+        // never traced), and a window sample a traced flow that has started and not finished, so
+        // the window series starts at the first sampling instant at or after the earliest start
+        // of a traced flow and stops once every traced flow is done (see `sample_cwnd`).
         if !sim.net.monitored.is_empty() {
             sim.events.push(Time::ZERO, Ev::SampleQueue);
         }
-        sim.events.push(Time(sim.spec.metrics.throughput_interval_ps), Ev::SampleThroughput);
-        sim.events.push(Time::ZERO, Ev::SampleCwnd);
+        if !sim.traced.is_empty() {
+            sim.events.push(Time(sim.spec.metrics.throughput_interval_ps), Ev::SampleThroughput);
+        }
+        let first_start = sim
+            .traced
+            .iter()
+            .filter_map(|&i| match &sim.flows[i as usize] {
+                FlowSlot::Active(f) => Some(f.sender.start.0),
+                FlowSlot::Done(_) => None,
+            })
+            .min();
+        if let Some(t0) = first_start {
+            let iv = sim.spec.metrics.cwnd_interval_ps;
+            // The first multiple of the interval at or after t0 (u128: no overflow near u64::MAX).
+            let first = (t0 as u128).div_ceil(iv as u128) * iv as u128;
+            if first <= sim.end.0 as u128 {
+                sim.events.push(Time(first as u64), Ev::SampleCwnd);
+            }
+        }
         Ok(sim)
     }
 
@@ -959,10 +991,17 @@ impl Sim {
 
     fn sample_cwnd(&mut self) {
         let t = self.now.secs_f64();
+        // Whether a traced flow may still be sampled later (not finished yet); if none is, the
+        // series is complete and no further sampling event is scheduled.
+        let mut pending = false;
         for &i in &self.traced {
             let FlowSlot::Active(f) = &self.flows[i as usize] else { continue };
             let s = &f.sender;
-            if !s.started || s.done() {
+            if s.done() {
+                continue;
+            }
+            pending = true;
+            if !s.started {
                 continue;
             }
             let c = &mut self.cwnd_probe;
@@ -973,7 +1012,7 @@ impl Sim {
             c.srtt_s.push(s.srtt.map_or(f64::NAN, |x| x.secs_f64()));
         }
         let next = self.now + Time(self.spec.metrics.cwnd_interval_ps);
-        if next <= self.end {
+        if pending && next <= self.end {
             self.events.push(next, Ev::SampleCwnd);
         }
     }

@@ -125,12 +125,12 @@ fn parse_errors_name_the_field_path() {
 
 #[test]
 fn memory_is_bounded_in_bytes_with_the_interval_to_lengthen() {
-    // cwnd sampled every 1 ns over 1 ms: 10^6 rows x 40 B, twice: 80 MB > a 10 MB bound.
+    // cwnd sampled every 1 ns over 1 ms: 10^6 rows x (40 B + 160 B of front-end copies): 200 MB > a 10 MB bound.
     let s = with(r#""flows":["#, r#""metrics":{"cwnd_interval_ps":1000,"max_memory_bytes":10000000},"flows":["#);
     let e = err(&s).to_string();
     assert!(e.starts_with("metrics.cwnd_interval:") && e.contains("lengthen metrics.cwnd_interval"), "{e}");
-    // The suggested interval fits: 1 ms / need + 1 rows of 40 B, twice, plus the rest <= 10 MB.
-    let s = with(r#""flows":["#, r#""metrics":{"cwnd_interval_ps":10000,"max_memory_bytes":10000000},"flows":["#);
+    // Every 100 ns: 10^4 rows x 200 B = 2 MB, plus the rest, fits in 10 MB.
+    let s = with(r#""flows":["#, r#""metrics":{"cwnd_interval_ps":100000,"max_memory_bytes":10000000},"flows":["#);
     assert!(Sim::from_json(&s).is_ok());
     // Row arithmetic that would wrap in u64: 2^59 ps x 32 monitored ports is checked, not wrapped.
     let mon = (0..32).map(|_| r#"{"from":"sw","to":"r"}"#).collect::<Vec<_>>().join(",");
@@ -178,4 +178,27 @@ fn dx_inputs_name_their_field() {
     // improved-fairness g out of range
     let e = err(&with(r#""kind":"dctcp""#, r#""kind":"dctcp_improved_fairness","g":0"#)).to_string();
     assert!(e.contains("flows[0].g"), "{e}");
+}
+
+#[test]
+fn memory_bound_has_a_documented_range() {
+    // metrics.max_memory: 1 MB ..= 1 TB, both ends allowed, the error names the field and range.
+    for (bytes, ok) in [
+        (0u64, false),
+        (999_999, false),
+        (1_000_000, true),
+        (1_000_000_000_000, true),
+        (1_000_000_000_001, false),
+        (u64::MAX, false),
+    ] {
+        let s = with(r#""flows":["#, &format!(r#""metrics":{{"max_memory_bytes":{bytes}}},"flows":["#));
+        match dcsim_core::Spec::from_json(&s).and_then(|sp| sp.check()) {
+            Ok(()) => assert!(ok, "{bytes} B accepted"),
+            Err(e) => {
+                let e = e.to_string();
+                assert!(!ok, "{bytes} B refused: {e}");
+                assert!(e.starts_with("metrics.max_memory:") && e.contains("allowed 1MB .. 1TB"), "{e}");
+            }
+        }
+    }
 }

@@ -11,12 +11,24 @@ from rich.table import Table
 
 PAPER = "Cheng et al., Congestion Control in Converged Ethernet with Heterogeneous and Time-Varying Delays (DSM)"
 
-#: Limits that keep every quantity finite and meaningful (beyond them: exit 2 naming the option).
-MAX_C_BPS = 1e15        # 1 Pbit/s
-MAX_BYTES = 1e12        # 1 TB
-MAX_DELAY_S = 1e3
-MAX_H_HZ = 1e15
-MAX_SAMPLES = 1_000_000
+#: Every numeric option's range is in :mod:`dcsim.theory.limits` (C: CAPACITY, --frame: PACKET,
+#: the others DSM_*); a value outside exits 2 naming the option and the range, before anything is
+#: computed, and so does a non-finite result.
+
+
+#: Results that may be infinite by design: eq. (31) does not bound b when m = 0 and max Q_v = 0.
+UNBOUNDED_OK = {"ranges.b_max_eq31"}
+
+
+def _non_finite(x, path: str = "") -> list[str]:
+    """Dotted keys of the non-finite floats in a result of :func:`dcsim.theory.dsm.analyze`."""
+    if isinstance(x, float):
+        return [] if math.isfinite(x) else [path]
+    if isinstance(x, dict):
+        return [k for key, v in x.items() for k in _non_finite(v, f"{path}.{key}" if path else str(key))]
+    if isinstance(x, (list, tuple)):
+        return [k for i, v in enumerate(x) for k in _non_finite(v, f"{path}[{i}]")]
+    return []
 
 
 def _json_safe(x):
@@ -43,70 +55,57 @@ def _kb(x: float) -> str:
 
 
 def dsm(
-    C: str = typer.Option(..., "--C", "--c", "--capacity", help='Bottleneck capacity C, e.g. "10Gbps".'),
-    q0: str = typer.Option("64KB", "--q0", help='Target queue q0 (> 0), e.g. "64KB" (paper §V: 64KB).'),
-    p: float = typer.Option(0.01, "--p", help="Sampling probability p, 0 < p <= 1 (paper: 0.01)."),
-    m: Optional[int] = typer.Option(None, "--m", help="Delay bound m used by the controller, integer >= 0 (default: eq. 6 from --delay)."),
-    delay: str = typer.Option(..., "--delay", help='Largest feedback-loop delay tau (>= 0), e.g. "300us".'),
-    frame: str = typer.Option("1000B", "--frame", help='Frame size that makes C a frame rate (paper: 1KB = 1000B).'),
-    omega: float = typer.Option(5.0, "--omega", help="Switching-line weight omega > 0 (paper: 5)."),
-    Ha: float = typer.Option(20e3, "--Ha", "--ha", help="H_a = (m²+4m+2) a in Hz (paper: 20000)."),
-    Hb: float = typer.Option(20e3, "--Hb", "--hb", help="H_b = (2m+3) b in Hz (paper: 20000)."),
-    Hc: float = typer.Option(20e3, "--Hc", "--hc", help="H_c = 2c in Hz (paper: 20000)."),
-    qf_max: Optional[str] = typer.Option(None, "--qf-max", help="max |Q_f| for eq. (29)-(31), e.g. \"100KB\" (default: C T, our reading of §V)."),
-    qv_max: Optional[str] = typer.Option(None, "--qv-max", help="max |Q_v| for eq. (29)-(31) (default: 1.5 C T, our reading of §V)."),
+    C: str = typer.Option(..., "--C", "--c", "--capacity", help='Bottleneck capacity C, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
+    q0: str = typer.Option("64KB", "--q0", help='Target queue q0, e.g. "64KB"; 1 B .. 1e12 B (paper §V: 64KB).'),
+    p: float = typer.Option(0.01, "--p", help="Sampling probability p, 1e-6 <= p <= 1 (paper: 0.01)."),
+    m: Optional[int] = typer.Option(None, "--m", help="Delay bound m used by the controller, integer 0 .. 100000 (default: eq. 6 from --delay)."),
+    delay: str = typer.Option(..., "--delay", help='Largest feedback-loop delay tau, e.g. "300us"; 0 .. 1 s and at most 100000 sampling periods.'),
+    frame: str = typer.Option("1000B", "--frame", help='Frame size that makes C a frame rate; 1 B .. 65535 B (paper: 1KB = 1000B).'),
+    omega: float = typer.Option(5.0, "--omega", help="Switching-line weight omega, 0 < omega <= 1e6 (paper: 5)."),
+    Ha: float = typer.Option(20e3, "--Ha", "--ha", help="H_a = (m²+4m+2) a in Hz, 1 .. 1e15 (paper: 20000)."),
+    Hb: float = typer.Option(20e3, "--Hb", "--hb", help="H_b = (2m+3) b in Hz, 1 .. 1e15 (paper: 20000)."),
+    Hc: float = typer.Option(20e3, "--Hc", "--hc", help="H_c = 2c in Hz, 1 .. 1e15 (paper: 20000)."),
+    qf_max: Optional[str] = typer.Option(None, "--qf-max", help="max |Q_f| for eq. (29)-(31), e.g. \"100KB\"; 1 B .. 1e12 B (default: C T, our reading of §V)."),
+    qv_max: Optional[str] = typer.Option(None, "--qv-max", help="max |Q_v| for eq. (29)-(31); 0 .. 1e12 B (default: 1.5 C T, our reading of §V)."),
     simulate: bool = typer.Option(True, "--simulate/--no-simulate", help="Iterate the discrete model (eq. 9) and report convergence to q0."),
     samples: int = typer.Option(2000, "--samples", help="Sampling periods to iterate the model (1..1000000)."),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON (SI units in the keys)."),
 ) -> None:
     """Admissible a, b, c, omega (eq. 23, 31), H form (§V), |u|max <= C (27), delay bound m (6)."""
-    from dcsim.cli import console, fail
+    from dcsim.cli import console
+    from dcsim.commands.inputs import fail, number, parse_bytes, quantity
     from dcsim.theory import dsm as th
-    from dcsim.units import UnitError, fmt_rate, fmt_time, parse_rate, parse_size, parse_time
+    from dcsim.theory import limits as L
+    from dcsim.units import fmt_rate, fmt_time, parse_rate, parse_time
 
-    def size_bytes(value: str, opt: str, allow_zero: bool = False) -> float:
-        s = parse_size(value, opt)
-        if s.unit != "B":
-            raise UnitError(f"{opt} must be a size in bytes such as 64KB or 1000B, got {value!r}")
-        ok = (s.value >= 0 if allow_zero else s.value > 0) and s.value <= MAX_BYTES
-        if not ok:
-            raise UnitError(f"{opt} must be {'>= 0' if allow_zero else '> 0'} B and at most {MAX_BYTES:g} B, got {value!r}")
-        return s.value
-
-    try:
-        C_bps = parse_rate(C, "--C")
-        if not 0 < C_bps <= MAX_C_BPS:
-            raise UnitError(f"--C must be > 0 bit/s and at most {MAX_C_BPS:g} bit/s, got {C!r}")
-        q0_bytes = size_bytes(q0, "--q0")
-        frame_bytes = size_bytes(frame, "--frame")
-        delay_s = parse_time(delay, "--delay")
-        if not 0 <= delay_s <= MAX_DELAY_S:
-            raise UnitError(f"--delay must be >= 0 s and at most {MAX_DELAY_S:g} s, got {delay!r}")
-        qf_bytes = size_bytes(qf_max, "--qf-max") if qf_max is not None else None
-        qv_bytes = size_bytes(qv_max, "--qv-max", allow_zero=True) if qv_max is not None else None
-    except UnitError as e:
-        fail(str(e))
-    checks = [
-        (math.isfinite(p) and 0 < p <= 1, f"--p must satisfy 0 < p <= 1, got {p}"),
-        (m is None or 0 <= m <= th.MAX_M, f"--m must be an integer with 0 <= m <= {th.MAX_M}, got {m}"),
-        (math.isfinite(omega) and 0 < omega <= 1e12, f"--omega must be > 0 and finite, got {omega}"),
-        (math.isfinite(Ha) and 0 < Ha <= MAX_H_HZ, f"--Ha must be > 0 Hz and at most {MAX_H_HZ:g} Hz, got {Ha}"),
-        (math.isfinite(Hb) and 0 < Hb <= MAX_H_HZ, f"--Hb must be > 0 Hz and at most {MAX_H_HZ:g} Hz, got {Hb}"),
-        (math.isfinite(Hc) and 0 < Hc <= MAX_H_HZ, f"--Hc must be > 0 Hz and at most {MAX_H_HZ:g} Hz, got {Hc}"),
-        (1 <= samples <= MAX_SAMPLES, f"--samples must be an integer in [1, {MAX_SAMPLES}], got {samples}"),
-    ]
-    for ok, msg in checks:
-        if not ok:
-            fail(msg)
+    C_bps = quantity(C, "--C", parse_rate, L.CAPACITY)
+    q0_bytes = quantity(q0, "--q0", parse_bytes, L.DSM_QUEUE)
+    p = number(p, "--p", L.DSM_P)
+    if m is not None and not 0 <= m <= th.MAX_M:
+        fail(f"--m: {m} is out of range; allowed 0 <= m <= {th.MAX_M} (an integer)")
+    delay_s = quantity(delay, "--delay", parse_time, L.DSM_DELAY)
+    frame_bytes = quantity(frame, "--frame", parse_bytes, L.PACKET)
+    omega = number(omega, "--omega", L.DSM_OMEGA)
+    Ha = number(Ha, "--Ha", L.DSM_H)
+    Hb = number(Hb, "--Hb", L.DSM_H)
+    Hc = number(Hc, "--Hc", L.DSM_H)
+    qf_bytes = quantity(qf_max, "--qf-max", parse_bytes, L.DSM_QUEUE) if qf_max is not None else None
+    qv_bytes = quantity(qv_max, "--qv-max", parse_bytes, L.DSM_QV_MAX) if qv_max is not None else None
+    if not L.DSM_SAMPLES.lo <= samples <= L.DSM_SAMPLES.hi:
+        fail(f"--samples: {samples} is out of range; allowed {L.DSM_SAMPLES.lo:.0f} <= samples <= {L.DSM_SAMPLES.hi:.0f}")
     T_s = th.sampling_period_s(C_bps, p, frame_bytes)
     if delay_s / T_s > th.MAX_M:
-        fail(f"--delay {delay!r} is {delay_s / T_s:.4g} sampling periods T = {fmt_time(T_s)}; allowed at most m = {th.MAX_M}")
+        fail(f"--delay: {delay!r} is {delay_s / T_s:.4g} sampling periods T = {fmt_time(T_s)}; allowed at most m = {th.MAX_M}")
     try:
         r = th.analyze(C_bps, q0_bytes, p, delay_s, m, omega=omega, H_a_hz=Ha, H_b_hz=Hb, H_c_hz=Hc,
                        frame_bytes=frame_bytes, qf_max_bytes=qf_bytes, qv_max_bytes=qv_bytes,
                        simulate=simulate, n_samples=samples)
     except ValueError as e:
         fail(str(e))
+    bad = [k for k in _non_finite(r) if k not in UNBOUNDED_OK]
+    if bad:
+        fail(f"the inputs give a non-finite {', '.join(bad)} (C = {fmt_rate(C_bps)}, p = {p:g}, --frame {frame_bytes:g} B); "
+             "bring the inputs nearer the paper's setting (10 Gbps, p = 0.01, 1000 B frames)")
     if as_json:
         typer.echo(json.dumps(_json_safe(r), indent=2, allow_nan=False))
         return

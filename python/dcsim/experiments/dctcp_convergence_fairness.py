@@ -215,10 +215,23 @@ K12 = 35
 NS2_CONV_S = {"1/sqrt(W_max)": 55e-3, "5/W_max": 67e-3, "1/W_max": 185e-3}
 #: The paper's alpha-vs-window convergence ratios ("about 5x", "about twice", "about the same").
 NS2_ALPHA_RATIO = {"1/sqrt(W_max)": 5.0, "5/W_max": 2.0, "1/W_max": 1.0}
-#: Tolerances fixed before the runs: convergence times within 25 % of ns-2's (as dctcp-hybrid, whose
-#: hybrid model is synchronized and fluid); "about k times" = within a factor 1.5 of k; "up to about a
-#: factor of 2 longer than TCP" = 1 < t_DCTCP / t_TCP <= 2.5 for g in the range (27).
-TOL_CONV = 0.25
+#: Convergence time against ns-2's, TOL_CONV: the sum of what separates two honest measurements of
+#: the same quantity, rule fixed before measuring the spread (then rounded up to the next 5 %):
+#:   * the paper's printed precision: "55 ms", "67 ms", "185 ms", i.e. +-0.5 ms, <= 1 %;
+#:   * the definition's resolution: the windows are sampled every 50 us (cwnd_interval), 0.1 %;
+#:   * the model difference in the setting: our pipe W_max = C d' + K = 203.7 packets (d' includes
+#:     serialisation) against the paper's ~200; an AIMD convergence time scales with W_max, 2 %;
+#:   * twice the run-to-run spread: the convergence time depends on the phase of flow 1's sawtooth
+#:     at which flow 2 joins (ns-2's phase is arbitrary). Measured with this module's definition
+#:     over 8 join times T2 + k 0.25 ms, k = 0..7 (benchmarks/fig12_join_phase_spread.py): relative
+#:     sd 4.5 % (g = 1/sqrt(W_max)) and 3.5 % (5/W_max) with --quick (T2 = 0.1 s), 5.3 % and 3.7 %
+#:     in the full run (T2 = 0.3 s); the larger of each variant is taken (1/W_max, 185 ms, was not
+#:     measured; its spread is assumed alike).
+#: Full: 1 + 0.1 + 2 + 2 x 5.3 = 13.7 %; quick: 1 + 0.1 + 2 + 2 x 4.5 = 12.1 %: 15 % for both.
+#: (The earlier 25 % was borrowed from dctcp-hybrid, which no longer uses it.)
+#: "About k times" = within a factor 1.5 of k; "up to about a factor of 2 longer than TCP" =
+#: 1 < t_DCTCP / t_TCP <= 2.5 for g in the range (27).
+TOL_CONV = 0.15
 ALPHA_FACTOR = 1.5
 MAX_TCP_RATIO = 2.5
 

@@ -329,12 +329,24 @@ def run_table1(out_dir: Path, quick: bool) -> ExperimentResult:
 # ---------------------------------------------------------------------------------------------
 
 FIG2 = ((50, 20e-6), (50, 80e-6))
-#: Tolerances of Fig. 2, fixed before the runs. (a) Theorem 2 acceptance: mean cwnd within 2 % of one
-#: segment, utilization >= 99.9 %, queueing delay within 10 % of Q*; the fluid model's mean queue
-#: within 10 % of the simulation's (at the fixed point both are set by N - C R0'/seg, p moves the
-#: fluid's by 5 %: (7) with p = 0.95 vs 1). (b) the issue's: mean queue within 20 % of the fluid
-#: model's, p within 0.05 of the fluid model's 0.95; the oscillation period within 20 % of the
-#: linearized model's (a check of ours: the paper does not quote periods).
+#: Tolerances of Fig. 2, fixed before the runs. The 2 %, 10 % and 20 % below are the project's
+#: acceptance criteria for DX, stated in the DX issue (mean cwnd within 2 % of one segment,
+#: queueing delay within 10 % of Q*, simulated mean queue within 20 % of the fluid model's); they
+#: stay the criteria, and the model shows each is resolvable, i.e. wider than the granularity of
+#: what it judges:
+#: (a) Theorem 2: Q* = (N seg - C R0)/C = (50 x 12000 b - 10 Gbps x 20 us)/10 Gbps = 40 us, and one
+#: packet of queue is 1.2 us at 10 Gbps, 3 % of Q*: the 10 % band (TOL_Q_SPECIAL) is +-3.3 packets.
+#: The fluid model's mean queue within the same 10 % of the simulation's: at the fixed point both
+#: are set by N - C R0'/seg, and p moves the fluid's by 5 % ((7) with p = 0.95 vs 1), half the band.
+#: A window of one segment is the floor; a mean within 2 % of it (TOL_W_SPECIAL) allows a flow to
+#: leave the floor by one segment for 2 % of the time. Utilization >= 99.9 %: a standing queue of
+#: 33 packets never empties, so any idle time is a defect, 0.1 % the float and warm-up slack.
+#: (b) q0 = 7.0 packets (eq. 7, N = 50, R0' = 80 us, p = 0.95), so the 20 % band (TOL_Q_FIG2B) is
+#: +-1.4 packets: wider than one packet (14 % of q0), the finest difference the mean queue of a
+#: window-based system can be expected to resolve, so the criterion is meaningful and not loose.
+#: p within 0.05 of the fluid model's 0.95 (the paper's Table 1 spreads 0.78 .. 1.0 over N and R0);
+#: the oscillation period within 20 % of the linearized model's (a check of ours: the paper does
+#: not quote periods).
 TOL_W_SPECIAL = 0.02
 UTIL_SPECIAL = 0.999
 TOL_Q_SPECIAL = 0.10
@@ -621,9 +633,15 @@ FIG4_N = (10, 20, 40, 60, 80, 90, 100, 105, 110, 120)
 FIG4_N_QUICK = (20, 110)
 FIG4_R0_US = (10, 20, 30, 40, 50, 60, 70, 80, 100, 120)
 FIG4_R0_US_QUICK = (20, 100)
-#: "indeed 1" = within 2 % of one segment (the issue's tolerance); the fluid model vs packet mean
-#: window, a check of ours, within 20 % (the issue's tolerance for the mean queue of Fig. 2(b)).
-TOL_W_FLUID = 0.20
+#: "indeed 1" = within 2 % of one segment (the project's acceptance criterion for DX, see FIG2).
+#: The fluid model vs the packet mean window outside the special state, a check of ours, from the
+#: model: the fluid model uses a constant p = 0.95, while the packet system's p is whatever its
+#: dynamics give, and the paper's Table 1 measures 0.78 .. 1.0 at R0 = 80 and 200 us. Over that
+#: range of p the equilibrium window W0 of eqs. (5)-(7) moves by 2.4 % (N = 10, R0 = 120 us) to
+#: 24.5 % (N = 100, R0 = 120 us; N = 50, R0 = 60 us) of its p = 0.95 value on the Fig. 4 grid
+#: (W0 at p = 0.78 against p = 0.95), so a packet window that differs from the fluid's by up to
+#: that much is explained by p alone: 25 % (24.5 % rounded up), computed before the runs.
+TOL_W_FLUID = 0.25
 
 
 @experiment("dx-fig4", "DX Fig. 4: mean cwnd vs N (R0 = 120 us) and vs R0 (N = 50)", PAPER)

@@ -1,6 +1,6 @@
 """Allowed ranges of the numeric inputs of the theory and fluid commands, in one place.
 
-Every user-facing entry point (``dcsim theory dctcp | dx``, ``dcsim fluid dctcp | dx``, and the
+Every user-facing entry point (``dcsim theory dctcp | dx | dsm``, ``dcsim fluid dctcp | dx``, and the
 Python functions they call: :func:`dcsim.theory.dx.analyze`, :func:`dcsim.theory.dctcp.analyze`)
 checks its inputs against these ranges *before* anything is computed, and a value outside names
 the field and the range, e.g. ``--C: 1e+27 Tbps is out of range; allowed 1 Mbps <= C <= 10 Tbps``.
@@ -39,6 +39,13 @@ __all__ = [
     "T_END",
     "MAX_STEPS",
     "MAX_DELAY_STEPS",
+    "DSM_P",
+    "DSM_DELAY",
+    "DSM_QUEUE",
+    "DSM_QV_MAX",
+    "DSM_OMEGA",
+    "DSM_H",
+    "DSM_SAMPLES",
     "plain",
     "check_steps",
     "check_delay_steps",
@@ -123,6 +130,29 @@ PROB_P = Limit("p", 1e-6, 1.0 - 1e-6)
 PACKET = Limit("packet size", 1.0, 65535.0, fmt=lambda b: f"{b:g} B")
 #: Length of a fluid run, seconds.
 T_END = Limit("t_end", 0.0, 1e4, lo_open=True, fmt=fmt_time)
+#: `dcsim theory dsm` (Cheng et al., DSM; §V uses C = 10 Gbps, 1 KB frames, p = 0.01, q0 = 64 KB,
+#: loop delays up to 800 us, omega = 5, H = 20 kHz). C is :data:`CAPACITY` and the frame size
+#: :data:`PACKET`. Inside these ranges the sampling period T = 8 frame / (p C) lies in
+#: [8e-13 s, 5.3e5 s] (C = 10 Tbps, 1 B, p = 1 .. C = 1 Mbps, 65535 B, p = 1e-6), so T, 2/T, the
+#: gains a, b, c = H / (m^2+4m+2), H / (2m+3), H / 2 and the bounds of eqs. (23), (27)-(31) are
+#: finite (products such as a |Q_f|max stay below 1e15 Hz x 1e13 bit); the command also refuses
+#: any non-finite result except eq. (31)'s unbounded b (m = 0 and max Q_v = 0).
+#: QCN's sampling probability p of §III.A (0 < p <= 1; the paper 0.01): below 1e-6, T exceeds days.
+DSM_P = Limit("p", 1e-6, 1.0)
+#: Largest feedback-loop delay tau (0: no delay), seconds; further bounded by m = tau/T <= MAX_M.
+DSM_DELAY = Limit("tau", 0.0, 1.0, fmt=fmt_time)
+#: Target queue q0 and max |Q_f|, bytes: at least one byte, at most 1 TB (any switch buffer).
+DSM_QUEUE = Limit("queue", 1.0, 1e12, fmt=lambda b: f"{b:g} B")
+#: max |Q_v| of eqs. (29)-(31), bytes (0 allowed: a queue that never moves).
+DSM_QV_MAX = Limit("Q_v max", 0.0, 1e12, fmt=lambda b: f"{b:g} B")
+#: The switching line's weight omega (> 0; the paper 5); eq. (31) needs omega > about 1.
+DSM_OMEGA = Limit("omega", 0.0, 1e6, lo_open=True)
+#: §V's H_a, H_b, H_c, Hz (the paper 20 kHz; 2/T is 25 kHz at 10 Gbps and up to 2.5e12 Hz at
+#: 10 Tbps with 1 B frames and p = 1, hence the upper end).
+DSM_H = Limit("H", 1.0, 1e15, "Hz")
+#: Sampling periods the discrete model (eq. 9) is iterated (one Python step each: 1e6 take ~ 2 s).
+DSM_SAMPLES = Limit("samples", 1.0, 1e6)
+
 #: At most this many integration steps per fluid run (about a minute of RK4 on one core).
 MAX_STEPS = 1e8
 

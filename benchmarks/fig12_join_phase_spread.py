@@ -1,0 +1,39 @@
+"""Spread of dctcp-fig12's convergence time over the join phase of flow 2 (the measurement behind
+TOL_CONV in dcsim/experiments/dctcp_convergence_fairness.py). Usage: python fig12_join_phase_spread.py quick|full
+
+Flow 2 joins at T2 + k 0.25 ms, k = 0..7; the convergence time is the module's: the first window
+sample from which both windows are within 10 % of the fair share W* = W_max / 2.
+"""
+import math
+import sys
+
+import numpy as np
+
+import dcsim
+from dcsim.experiments import dctcp_convergence_fairness as m
+quick = sys.argv[1] == "quick"
+d_eff = m.base_rtt_s(m.D12_S)
+W_max = m.C_PPS * d_eff + m.K12
+W_star = W_max / 2
+T2, horizon = (0.1, 0.4) if quick else (0.3, 0.7)
+us = m.time_str
+for gname in ("1/sqrt(W_max)", "5/W_max"):
+    g = {"1/sqrt(W_max)": 1 / math.sqrt(W_max), "5/W_max": 5 / W_max}[gname]
+    ts = []
+    for k in range(8):  # join phases spread over 2 ms (a few sawtooth periods of flow 1 alone)
+        t2 = T2 + k * 0.25e-3
+        sc = dict(network=dict(topology="dumbbell", senders=2, bottleneck="10Gbps", rtt=us(m.D12_S), buffer="1000pkt",
+                               aqm=dict(kind="threshold", K=f"{m.K12}pkt")),
+                  flows=[dict(count=1, protocol="dctcp", g=g, alpha_init=0.0, senders=[0]),
+                         dict(count=1, protocol="dctcp", g=g, alpha_init=1.0, init_cwnd=1, start=us(t2), senders=[1])],
+                  run=dict(duration=us(t2 + horizon), warmup=us(t2)),
+                  metrics=dict(queue_interval="100us", cwnd_interval="50us", throughput_interval="5ms"))
+        c = dcsim.simulate(sc).cwnd
+        pw = c.pivot_table(index="t_s", columns="flow", values="cwnd_pkt")
+        pw = pw[pw.index >= t2].dropna()
+        t = pw.index.to_numpy() - t2
+        tw = m._first_time(t, np.all(np.abs(pw.to_numpy() - W_star) <= 0.1 * W_star, axis=1))
+        ts.append(tw)
+        print(gname, f"join {1e3*t2:.2f} ms: {1e3*tw:.2f} ms", flush=True)
+    a = np.array(ts)
+    print(gname, "mean", 1e3 * a.mean(), "sd", 1e3 * a.std(ddof=1), "rel sd", a.std(ddof=1) / a.mean(), "min", 1e3*a.min(), "max", 1e3*a.max())
