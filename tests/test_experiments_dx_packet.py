@@ -1,9 +1,9 @@
 """The DX paper's Section 4 as packet experiments (quick variants): files written, the claims the
 physics guarantees come out "reproduced", numbers checked from Theorem 2 and first principles.
 
-The packet flows know their base RTT exactly (R0 = "path"), so the special stable state must be
-exact: W = 1 segment, p = 1, and a queue of N - C R0'/seg packets (R0' = R0 + 2.464 us, the engine's
-base RTT at 10 Gbps)."""
+The experiments set the propagation delay so that the engine's base RTT is the paper's R0 exactly, and
+the packet flows know it (R0 = "path"), so the special stable state must be exact: W = 1 segment,
+p = 1, and a queue of N - C R0/seg packets."""
 
 import json
 import math
@@ -11,7 +11,10 @@ import math
 import pandas as pd
 import pytest
 
-from dcsim.experiments.dx_packet import TABLE1, base_rtt_s, flow_stat, q_star_s
+import dcsim
+from dcsim.experiments.dx_packet import (TABLE1, TOL_Q_SPECIAL, TOL_W_SPECIAL, UTIL_SPECIAL, flow_stat, propagation_s,
+                                         q_star_s, rtt_str, scenario)
+from dcsim.scenario import ScenarioError
 from dcsim.experiments.registry import REPRODUCED, get
 
 C_PPS = 10e9 / 12000
@@ -30,9 +33,23 @@ def _run(id, out):
 
 
 def test_base_rtt_and_q_star():
-    assert base_rtt_s(20e-6) == pytest.approx(22.464e-6, rel=1e-12)
+    # propagation = R0 - a data packet (1500 B) and its ACK (40 B) serialised on both hops
+    assert propagation_s(20e-6) == pytest.approx(17.536e-6, rel=1e-12)
+    assert rtt_str(80) == "77.536us" and rtt_str(120, 1e9) == "95.36us" and rtt_str(120, 40e9) == "119.384us"
+    with pytest.raises(ScenarioError, match="network.rtt"):
+        propagation_s(2e-6)  # not above the 2.464 us of serialisation
     # Theorem 2 at N = 50, R0 = 20 us: (50 x 12000 bit - 10 Gbps x 20 us) / 10 Gbps = 40 us
     assert q_star_s(50, 10e9, 20e-6) == pytest.approx(40e-6, rel=1e-12)
+
+
+@pytest.mark.parametrize("R0_us, C", [(20, 10e9), (80, 10e9), (120, 1e9), (120, 40e9)])
+def test_engine_base_rtt_is_r0(R0_us, C):
+    # the engine's exact base RTT of the path ("path" mode reports it) and the smallest RTT a lone
+    # flow measures ("min") are the paper's R0, to the picosecond
+    for mode in ("path", "min"):
+        sc = scenario(1, R0_us * 1e-6, C_bps=C, duration_s=2e-3, warmup_s=0.0, R0=mode)
+        f = dcsim.simulate(sc).flows
+        assert f.base_rtt_s.iloc[0] == pytest.approx(R0_us * 1e-6, rel=0, abs=1e-12), mode
 
 
 def test_table1(tmp_path):
@@ -58,11 +75,15 @@ def test_fig2_special_state_and_oscillation(tmp_path):
         assert claims[s].verdict == REPRODUCED, (s, claims[s].ours)
     st = pd.read_csv(tmp_path / "dx_fig2_stats.csv").set_index("R0_us")
     a, b = st.loc[20.0], st.loc[80.0]
-    assert a.q_mean_packet_pkt == pytest.approx(50 - C_PPS * base_rtt_s(20e-6), abs=1.0)  # 31.3 pkt
+    # Theorem 2's acceptance at N = 50, R0 = 20 us, from the numbers: windows, utilization, Q* = 40 us
+    assert abs(a.cwnd_mean_packet - 1) <= TOL_W_SPECIAL and a.util_packet >= UTIL_SPECIAL
+    assert abs(a.q_mean_packet_pkt / C_PPS - 40e-6) <= TOL_Q_SPECIAL * 40e-6
+    assert a.q_mean_packet_pkt == pytest.approx(50 - C_PPS * 20e-6, abs=1.0)  # 33.3 pkt
+    assert a.base_rtt_engine_us == pytest.approx(20.0, abs=1e-6)
     # (b): below the threshold the packet queue cycles (it empties, so p < 1) with a finite period of a
     # few RTTs; the linearized model's natural period is of the same order
     assert b.p_packet < 1.0 and 0 < b.util_packet < 1.0
-    rtt = base_rtt_s(80e-6)
+    rtt = 80e-6
     assert 2 * rtt < b.period_packet_s < 20 * rtt
     assert 2 * rtt < b.period_linear_s < 20 * rtt
 
@@ -72,7 +93,12 @@ def test_fig3_states(tmp_path):
     assert claims["Sect. 4.2/Fig. 3: in the special stable state the link utilization is 99.9 %"].verdict == REPRODUCED
     df = pd.read_csv(tmp_path / "dx_fig3.csv")
     assert set(df.panel) == {"a", "b"}
-    assert (df[df.state_R0_eff == "special"].util_packet >= 0.999).all()
+    assert (df[df.state == "special"].util_packet >= 0.999).all()
+    # a differing trend row carries its reason with the measured cycle of every point
+    for s in ("Theorem 1 / Fig. 3(a): the larger R0, the lower the utilization (N = 50)",
+              "Theorem 1 / Fig. 3(b): the larger N, the more stable (higher utilization)"):
+        if claims[s].verdict != REPRODUCED:
+            assert "limit cycle" in claims[s].detail and "RTTs, p = " in claims[s].detail
 
 
 def test_fig4_windows(tmp_path):
@@ -81,7 +107,7 @@ def test_fig4_windows(tmp_path):
     assert claims[s].verdict == REPRODUCED, claims[s].ours
     df = pd.read_csv(tmp_path / "dx_fig4.csv")
     assert set(df.R0_mode) == {"path", "min"}
-    # outside the special state the total window carries at least the pipe C R0'
+    # outside the special state the total window carries at least the pipe C R0
     ns = df[(~df.special) & (df.R0_mode == "path")]
     assert (ns.cwnd_mean_pkt >= 0.9 * ns.pipe_per_flow_pkt).all()
 
@@ -91,6 +117,18 @@ def test_fig5_queueing_delay(tmp_path):
     assert claims["Fig. 5 / Theorem 2: in the special stable state the queueing delay is Q* = (N seg - C R0)/C"].verdict \
         == REPRODUCED
     df = pd.read_csv(tmp_path / "dx_fig5.csv")
+    # Theorem 2's acceptance at N = 80, R0 = 80 us (Q* = 16 us), with R0 known and with DX's own estimator
+    r = df[df.N == 80].iloc[0]
+    assert claims["Theorem 2 at N = 80, R0 = 80 us: windows at one segment, link fully utilized, queueing delay Q*"] \
+        .verdict == REPRODUCED
+    assert abs(r.cwnd_mean_pkt - 1) <= TOL_W_SPECIAL and r.utilization >= UTIL_SPECIAL
+    assert abs(r.q_delay_packet_s - 16e-6) <= TOL_Q_SPECIAL * 16e-6
+    assert abs(r.cwnd_mean_min_pkt - 1) <= TOL_W_SPECIAL and r.utilization_min >= UTIL_SPECIAL
+    assert abs(r.q_delay_packet_min_s - 16e-6) <= TOL_Q_SPECIAL * 16e-6
+    assert list(df.base_rtt_engine_s) == pytest.approx([80e-6] * len(df), abs=1e-12)
+    # the fluid model at the simulated p (= 1 in the special state) gives Q*; at p = 0.95 eq. (7), above it
+    assert (df.q_delay_fluid_p_sim_s - df.q_star_s).abs().max() <= 1.2e-6
+    assert (df.q_delay_fluid_s > df.q_star_s + 5e-6).all()
     # one more flow, one more packet queued: slope seg/C = 1.2 us per flow
     slope = (df.q_delay_packet_s.iloc[-1] - df.q_delay_packet_s.iloc[0]) / (df.N.iloc[-1] - df.N.iloc[0])
     assert slope == pytest.approx(12000 / 10e9, rel=0.05)
@@ -102,6 +140,12 @@ def test_fig6_queue_cdf(tmp_path):
     cdf = pd.read_csv(tmp_path / "dx_fig6_cdf.csv")
     for _, c in cdf.groupby("R0_us"):
         assert c.cdf.iloc[-1] == pytest.approx(1.0, abs=1e-9)
+    # the fluid model's distribution beside the packet CDF (no "—" in the fluid column)
+    st = pd.read_csv(tmp_path / "dx_fig6_stats.csv")
+    assert st.fluid_q_p50_pkt.notna().all() and st.fluid_frac_empty.between(0, 1).all()
+    assert all(c.fluid for c in claims.values() if c.kind == "claim")
+    fc = pd.read_csv(tmp_path / "dx_fig6_fluid_cdf.csv")
+    assert set(fc.R0_us) == set(st.R0_us)
 
 
 def test_sec43_measured(tmp_path):
@@ -109,9 +153,14 @@ def test_sec43_measured(tmp_path):
     df = pd.read_csv(tmp_path / "dx_sec43.csv")
     assert len(df) == 9
     # the special-state points (R0 = 20 us at 10 Gbps; 1 Gbps at 120 us) keep the link busy
-    assert (df[df.state_R0_eff == "special"].util_packet >= 0.999).all()
+    assert (df[df.state == "special"].util_packet >= 0.999).all()
     assert claims["Sect. 4.3 vary R0: utilization at R0 = 20 us (N = 50, R0 = 20 us, C = 10 Gbps)"].verdict == REPRODUCED
     assert all(math.isfinite(x) for x in df.util_packet)
+    # every differing row says why, with this run's numbers
+    for c in claims.values():
+        if c.verdict != REPRODUCED:
+            assert "reason" in c.detail or "limit cycle" in c.detail, c.statement
+            assert "p = " in c.detail
 
 
 def test_flow_stat_means_over_flows():

@@ -21,9 +21,18 @@
 //! * **Base RTT R0**: by default the minimum RTT sample seen so far ([`BaseRtt::Min`]), which
 //!   includes the samples of the current round. A flow that starts while a standing queue exists
 //!   never sees the true base RTT and overestimates it (the classic latecomer problem of
-//!   delay-based control); [`BaseRtt::Path`] gives the flow the exact base RTT of its path (what a
-//!   host that knows its topology, or measured it idle, would use), [`BaseRtt::Fixed`] any value.
-//!   U of eq. (2) uses the same R0.
+//!   delay-based control). The scenario's `R0 = "path"`
+//!   ([`BaseRttSpec::Path`](crate::scenario::BaseRttSpec::Path)) gives the flow the exact base RTT
+//!   of its path (what a host that knows its topology, or measured it idle, would use): the world
+//!   builder computes it (propagation plus a data packet and its ACK serialised on every hop) and
+//!   hands it to DX as [`BaseRtt::Fixed`], which also takes any given value. U of eq. (2) uses the
+//!   same R0. Flows started one packet's service time apart see the empty network with `Min`
+//!   (the DX experiments' start-up for `"min"`).
+//! * **Readings we tested and did not adopt** (the paper says "once per RTT" and leaves the
+//!   implementation open): sending round(W) or ceil(W) packets instead of floor(W), +1/W per ACK
+//!   instead of +1 at the round's end, a round of floor(W) ACK samples, a threshold on Q = 0.
+//!   None brings the packet system at N = 50, R0 = 80 us to the fluid model's p = 0.95 and mean
+//!   queue; the numbers are in `python/dcsim/experiments/dx_packet.py`'s docstring.
 //! * **Once per RTT**: a round ends at the first ACK that acknowledges data sent after the
 //!   previous decision (the ACK passes `snd_nxt` of that moment, as DCTCP's alpha window). The
 //!   first round starts at the first ACK, so the first decision comes about two RTTs after the
