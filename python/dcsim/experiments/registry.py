@@ -23,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 __all__ = [
     "Claim",
@@ -249,6 +249,37 @@ def runtimes() -> dict[str, float]:
         return json.loads(_runtimes_path().read_text())
     except (OSError, ValueError):
         return {}
+
+
+#: Typical runtimes shipped with dcsim (written by benchmarks/ship_runtimes.py from a real
+#: ``reproduce --all`` and ``--all --quick``).
+SHIPPED_RUNTIMES = Path(__file__).resolve().parent.parent / "data" / "runtimes.json"
+
+
+def shipped_runtimes() -> dict:
+    """The shipped file: {"runtimes": {...}, "machine", "load", "date", "dcsim", ...} ({} if absent)."""
+    import json
+
+    try:
+        data = json.loads(SHIPPED_RUNTIMES.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) and isinstance(data.get("runtimes"), dict) else {}
+
+
+def runtime(exp_id: str, quick: bool, mine: Optional[dict] = None, shipped: Optional[dict] = None) -> tuple[Optional[float], str]:
+    """(seconds, source) for ``reproduce --list``: this machine's own last measurement
+    (source ``"here"``) if there is one, else the shipped typical time (``"shipped"``), else
+    (None, "")."""
+    key = f"{exp_id}{' --quick' if quick else ''}"
+    mine = runtimes() if mine is None else mine
+    if isinstance(mine.get(key), (int, float)):
+        return float(mine[key]), "here"
+    shipped = shipped_runtimes() if shipped is None else shipped
+    t = shipped.get("runtimes", {}).get(key)
+    if isinstance(t, (int, float)):
+        return float(t), "shipped"
+    return None, ""
 
 
 def experiment(id: str, title: str, paper: str):
