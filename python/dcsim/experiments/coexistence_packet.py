@@ -78,8 +78,35 @@ Where our numbers differ from the paper's (full runs, 10 seeds; the claims table
 * Fig. 6 (modified CHOKe, m = 7): T_r 1.57 at min_th = 30 (paper ~1.5: 0.07 above, just outside
   its printed digits) rising to 2.76 at 90 (paper ~2), with a dip to 1.47 at 40; DCTCP backs off
   4.7 times as often as TCP (paper 1600/400 = 4, which its printed counts allow up to 4.7); the
-  mean alpha at DCTCP's cuts is 0.149 (paper 0.215); T_r stays far below eq. (4)'s prediction, as
-  the paper says; modified CHOKe is far fairer than RED (T_r 1.5-2.8 against 10-12).
+  mean alpha at DCTCP's cuts is 0.149 (paper 0.215, 31 % below); T_r stays far below eq. (4)'s
+  prediction, as the paper says; modified CHOKe is far fairer than RED (T_r 1.5-2.8 against 10-12).
+  Differing: the back-off factor, T_r at min_th = 30 and 90, the T_r trend (dip at 40) and the
+  alpha trend (0.0959 at min_th = 80, 0.0967 at 90). None of it is noise: over the 10 seeds the sd
+  is 0.006-0.023 in T_r and 0.0003-0.0006 in alpha (a standard error ~sd/3), so every one of these
+  gaps is over 4 standard errors. Measured beside them (full run, min_th = 30 .. 90): the average
+  queue sits 1.6-4.5 packets below min_th; all marks at the bottleneck / packets falls from 13.5 %
+  to 7.1 % (min_th 80), then rises to 7.6 % (min_th 90); no drops; DCTCP's alpha at its cuts
+  (0.149 at 40) equals its time-averaged alpha (0.154) within 4 %, i.e. the fraction of its
+  packets marked. *Likely* reasons (not verified by a separate experiment):
+
+  - Back-off factor 0.149 vs 0.215: most marks are CHOKe matches, which need all m = 7 drawn
+    packets to be DCTCP's, probability f^7 for DCTCP's share f of the queue (the arrival and the
+    matched packets are marked). alpha then goes roughly as f^7, so 31 % less alpha needs only a
+    5 % smaller queue share (0.693^(1/7) = 0.95). Small differences from ns-2 in how packets are
+    drawn (with or without replacement, whether the packet in service counts) or in TCP details
+    would move alpha that much. The same sensitivity probably accounts for T_r = 1.57 against
+    ~1.5 at min_th = 30.
+  - The dip at min_th = 40: at min_th = 30 (1.3 BDPs) the average queue (28.4 pkts) is below
+    min_th more often, so fewer arrivals draw packets, and TCP is cut relatively more often
+    (TCP / DCTCP back-offs 0.30 at 30, 0.21 at 40, 0.18 at 50). That lowers TCP's share and
+    raises T_r at 30. From 40 on, the trend is monotone.
+  - The alpha reversal between 80 and 90, and T_r = 2.76 against ~2 at 90: with max_th fixed at
+    100, RED's ramp from min_th to max_th narrows from 70 packets (min_th 30) to 10 (min_th 90).
+    The queue then crosses a steep ramp (p_b rises by max_p / 10 = 1 % per packet), and RED's
+    own marks come back (total marking 7.1 -> 7.6 %, alpha up). RED's marks hit both flows
+    equally, which favours DCTCP (RED alone gives T_r 10-12 here), so T_r rises faster than in
+    the paper. The paper gives no max_th for Fig. 6; we use Fig. 4(b)'s 100, and a larger value
+    would widen the ramp.
 * Fig. 7 (incast): DCTCP's and TCP's AFCTs are nearly equal (TCP / DCTCP = 1.03 at 90 senders,
   paper > 2). A round is dominated by one 10 ms retransmission timeout after the synchronized
   first windows (n x 2 packets) overflow the 250-packet buffer that the background flows keep
