@@ -192,3 +192,20 @@ def test_every_registered_experiment_has_parameters():
         p = registry.experiment_parameters(fn, registry.ExperimentResult(e.id, e.title), True)
         assert p["mode"] == "quick" and p["source"].startswith("code")
         assert len(p) > 3, (e.id, p)  # experiment, mode, source, and at least one setting
+
+
+def test_commit_from_a_checkout_and_for_an_installed_package(tmp_path, monkeypatch):
+    """From this checkout: its commit. An installed copy (here: a site-packages inside some other
+    git repository) carries none: the version and "not recorded", never the other repository's commit."""
+    import subprocess
+
+    import dcsim.report as report_mod
+
+    assert re.fullmatch(r"[0-9a-f]{12}( \(with uncommitted changes\))?", report_mod.commit("0.1.0"))
+    other = tmp_path / "venv"
+    (other / "lib" / "dcsim").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    subprocess.run(["git", "-C", str(other), "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-q", "--allow-empty",
+                    "-m", "x"], check=True)
+    monkeypatch.setattr(report_mod, "__file__", str(other / "lib" / "dcsim" / "report.py"))
+    assert report_mod.commit("0.1.0") == "not recorded (installed package dcsim 0.1.0)"

@@ -54,19 +54,25 @@ class Entry:
     files: list[Path] = field(default_factory=list)
 
 
-def commit() -> str:
-    """The git commit of the dcsim sources, or a plain statement that there is none."""
+def commit(version: Optional[str] = None) -> str:
+    """The git commit of the dcsim sources when running from a checkout (an editable install
+    included); for an installed package, which carries no commit (maturin has no build step that
+    could record one), its version and a plain statement that the commit was not recorded."""
     root = Path(__file__).resolve().parents[2]
-    try:
-        p = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
-                           timeout=5)
-        if p.returncode == 0 and p.stdout.strip():
-            dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                                   capture_output=True, text=True, timeout=5).stdout.strip()
-            return p.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return "unknown (not run from a git checkout)"
+    if (root / "crates" / "dcsim-core").is_dir() and (root / "python" / "dcsim").is_dir():  # a dcsim checkout, not
+        try:  # a git repository that merely contains site-packages
+            p = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                               text=True, timeout=5)
+            if p.returncode == 0 and p.stdout.strip():
+                dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                                       capture_output=True, text=True, timeout=5).stdout.strip()
+                return p.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+        except (OSError, subprocess.SubprocessError):
+            pass
+        return "not recorded (a source tree without git)"
+    if version is None:
+        from dcsim import __version__ as version
+    return f"not recorded (installed package dcsim {version})"
 
 
 def _e(x: object) -> str:
@@ -148,7 +154,7 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
     """Write index.html and one page per experiment into ``html_dir``; returns the index."""
     html_dir = Path(html_dir)
     html_dir.mkdir(parents=True, exist_ok=True)
-    rev = commit()
+    rev = commit(version)
     stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     meta = f"dcsim {_e(version)}, commit {_e(rev)}, written {_e(stamp)}"
     quick_note = ("<p class=\"quick\">Quick run (<code>--quick</code>): coarser grids and fewer repetitions than "
