@@ -17,7 +17,11 @@ directory, --jobs 1 and --jobs 2 alternating; the best (least disturbed) and the
 reported, ratios are of values measured in this same run. The machine is shared: before and
 after each pair, a calibration measures how much parallelism it offers (two busy processes vs
 one; 2.0 = two free cores), the ceiling for the speed-up; the goal is judged on the pairs
-measured while two cores were free.
+measured while two cores were free. Every ratio is printed with the machine's load during its
+pair (1-min load average before and after, this benchmark's own processes included), and a
+pair whose ratio exceeds the number of cores is flagged as disturbed: no sweep can be more than
+cores-times faster, so its --jobs 1 baseline was slowed by other work and the pair says nothing
+about the sweep.
 
 Run: python benchmarks/bench_sweep.py [--repeat 3]
 """
@@ -146,7 +150,9 @@ def main() -> None:
         plan = plan_sweep(spec)
         payloads = [json.dumps(plan.scenario(r)) for r in plan.runs]
         w1s, w2s, m1s, m2s, pars, quiet, bare, bare_quiet = [], [], [], [], [], [], [], []
+        loads: list[tuple[float, float]] = []
         for i in range(args.repeat):
+            load0 = os.getloadavg()[0]
             before = machine_parallelism()
             w, m = timed_sweep(spec, root / f"j1-{i}", jobs=1)
             w1s.append(w), m1s.append(m)
@@ -154,6 +160,7 @@ def main() -> None:
             w2s.append(w), m2s.append(m)
             bare.append(bare_pool(payloads, 1) / bare_pool(payloads, 2))
             after = machine_parallelism()
+            loads.append((load0, os.getloadavg()[0]))
             pars.append(min(before, after))
             if min(before, after) >= QUIET:
                 quiet.append(w1s[-1] / w2s[-1])
@@ -235,9 +242,16 @@ def main() -> None:
         ("Ctrl-C to exit, runs in flight", f"{statistics.median(stops):.2f} s (max {max(stops):.2f} s)", "~1 s"),
         ("`dcsim sweep --dask <unreachable>` until its error", f"{unreachable_s:.2f} s", "< 10 s"),
     ]
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    for i, (r, b, par, (l0, l1)) in enumerate(zip(ratios, bare, pars, loads)):
+        flag = "  DISTURBED: a ratio above the core count means the --jobs 1 baseline was slowed by other work" \
+            if max(r, b) > cores * 1.02 else ""
+        rows.append((f"pair {i + 1}: speed-up / ceiling / parallelism / load", f"{r:.2f} x / {b:.2f} x / {par:.2f} / "
+                     f"{l0:.1f} -> {l1:.1f}{flag}", ""))
     width = max(len(r[0]) for r in rows)
     print(f"sweep benchmark: {N_RUNS} runs of 50 ms DCTCP dumbbells (N = 10, 10 Gbps, 100 us), tables on; "
-          f"{args.repeat} repeats; {os.cpu_count()} cores; load average before: {load_before:.2f}")
+          f"{args.repeat} repeats; {os.cpu_count()} cores; 1-min load average before: {load_before:.2f}, "
+          f"after: {os.getloadavg()[0]:.2f} (the speed-up is only meaningful with the load below the core count)")
     for name, value, goal in rows:
         print(f"  {name:<{width}}  {value:<28} {('goal ' + goal) if goal else ''}")
 

@@ -23,7 +23,8 @@ def run(id: str, out) -> dict:
     names = [f.name for f in res.files]
     assert any(n.endswith(".png") for n in names) and any(n.endswith(".csv") for n in names)
     params = json.loads((out / "parameters.json").read_text())
-    assert params["rtt"] == "250us" and params["buffer"] == "250 pkt" and params["red_max_p"] == 0.1
+    assert params["rtt"] == "250us" and params["buffer"] == "250pkt" and params["mode"] == "quick"
+    assert params["source"].startswith("as run")
     json.dumps([c.as_dict() for c in res.claims])
     return {c.statement: c for c in res.claims}
 
@@ -89,3 +90,52 @@ def test_fig8_short_flows(tmp_path):
     st = pd.read_csv(tmp_path / "coexist_fig8_afct_ms.csv")
     # a 10-50 KB flow needs at least the 266 us RTT plus its serialisation at 1 Gbps (>= 82 us)
     assert (st["mean"] > 0.35).all()
+
+
+def _seeds_per_combination(sweep_dir, axis_cols) -> set:
+    t = pd.read_parquet(sweep_dir / "sweep.parquet")
+    return set(t.groupby(axis_cols)["seed"].nunique())
+
+
+def test_fig7_prints_the_scenario_it_ran_and_the_repetitions_it_ran(tmp_path):
+    """The parameters (setup row, parameters.json) come from the scenarios run: one switch with
+    every link 1 Gbps (not the tree's "1 Gbps into h2, 10 Gbps elsewhere"), and in quick mode the
+    repetitions that ran (2), not the full mode's 10."""
+    from dcsim.experiments.coexistence_packet import INCAST_RUN_QUICK, N_QUICK, incast_scenario
+    from dcsim.scenario import Scenario
+
+    run("coexist-fig7", tmp_path)
+    params = json.loads((tmp_path / "parameters.json").read_text())
+    executed = set()
+    for proto in ("dctcp", "newreno"):
+        executed |= _seeds_per_combination(tmp_path / f"sweep-fig7-{proto}", ["network.aqm.kind", "workloads[0].n"])
+    assert executed == {2} and params["repetitions"] == 2
+    assert params["runs"] == 2 * 2 * len(N_QUICK) * 2
+    net = Scenario.from_dict(incast_scenario("dctcp", max(N_QUICK), INCAST_RUN_QUICK, 3)).to_dict(resolved=True)["network"]
+    assert net["host_link"] == "1Gbps" and net["racks"] == 1
+    assert params["links"] == "every link 1Gbps (one switch)"
+    assert params["topology"] == f"tree, 1 rack(s), {3 + max(N_QUICK)} hosts"
+    assert "10Gbps" not in json.dumps(params) and "10 Gbps" not in json.dumps(params)
+    assert params["long_lived_flows"] == ["dctcp h1 -> h0", "newreno + ECN h2 -> h0"]
+    assert params["run"]["duration"] == "450ms"
+    setup = [c for c in get("coexist-fig7").run(tmp_path, True).claims if c.statement.startswith("(setup)")][0]
+    assert "repetitions = 2;" in setup.detail and "every link 1Gbps (one switch)" in setup.detail
+
+
+def test_throughput_panels_run_through_the_sweep(tmp_path, monkeypatch):
+    """Fig. 3(a)'s long run goes through the sweep machinery (cache, progress, the executor of
+    reproduce --jobs/--dask), not a direct simulate() call; a second run reuses it."""
+    import dcsim
+
+    def boom(*a, **k):
+        raise AssertionError("simulate() called outside the sweep")
+
+    monkeypatch.setattr(dcsim, "simulate", boom)
+    run("coexist-fig3", tmp_path)
+    rows = list((tmp_path / "sweep-fig3-panel" / "runs").glob("*/row.json"))
+    assert len(rows) == 1 and (rows[0].parent / "throughput.parquet").exists()
+    before = rows[0].stat().st_mtime_ns
+    params = json.loads((tmp_path / "parameters.json").read_text())
+    assert params["repetitions"] == 2 and params["axes"] == {"network.aqm.K": ["20pkt", "65pkt", "150pkt"]}
+    get("coexist-fig3").run(tmp_path, True)
+    assert rows[0].stat().st_mtime_ns == before  # cached, not computed again

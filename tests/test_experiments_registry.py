@@ -37,3 +37,35 @@ def test_verdict_quoted():
     assert verdict_quoted("0.5", 0.507)[0] == REPRODUCED and verdict_quoted("0.5", 0.6)[0] == DIFFERS
     with pytest.raises(ValueError):
         quoted_tolerance("about 12")
+
+
+def test_shipped_runtimes_cover_every_experiment_and_say_where_they_come_from():
+    from dcsim.experiments import registry
+
+    shipped = registry.shipped_runtimes()
+    ids = [e.id for e in registry.all_experiments()]
+    for i in ids:
+        for q in (False, True):
+            t, src = registry.runtime(i, q, mine={}, shipped=shipped)
+            assert src == "shipped" and t is not None and t > 0, (i, q)
+    for key in ("machine", "load", "date", "dcsim"):
+        assert shipped[key], key
+    assert shipped["full_total_s"] == pytest.approx(sum(shipped["runtimes"][i] for i in ids), abs=0.1)
+
+
+def test_list_shows_typical_times_on_a_fresh_machine_and_own_times_once_measured(tmp_path, monkeypatch):
+    import json
+
+    from typer.testing import CliRunner
+
+    from dcsim.cli import app
+
+    monkeypatch.setenv("DCSIM_CACHE", str(tmp_path))
+    res = CliRunner().invoke(app, ["reproduce", "--list"], env={"COLUMNS": "400"})
+    assert res.exit_code == 0, res.output
+    row = next(line for line in res.output.splitlines() if "coexist-fig3 " in line)
+    assert "—" not in res.output and "*" in row and "* typical: measured on" in res.output
+    (tmp_path / "runtimes.json").write_text(json.dumps({"coexist-fig3": 12.5}))
+    res = CliRunner().invoke(app, ["reproduce", "--list"], env={"COLUMNS": "400"})
+    row = next(line for line in res.output.splitlines() if "coexist-fig3 " in line)
+    assert "12.5 s / " in row and "12.5 s*" not in row and row.count("*") == 1  # own full time; quick still shipped

@@ -164,3 +164,48 @@ def test_report_in_a_real_browser(report):
                 assert len(t.find_elements(By.TAG_NAME, "tr")) > 1, f"{drv.title}: a table without rows"
     finally:
         drv.quit()
+
+
+def test_every_page_shows_its_parameters_and_links_its_data(report):
+    """Every experiment page has a parameters table (from the parameters.json the registry writes
+    for every experiment) and links to its CSV files, copied into the report."""
+    for exp in FAST:
+        page = (report / f"{exp}.html").read_text()
+        params = page.split("<h2>Parameters</h2>", 1)[1].split("<h2>", 1)[0]
+        assert "<table>" in params and "<th>mode</th><td>quick</td>" in params, params[:500]
+        data = page.split("<h2>Data</h2>", 1)[1]
+        links = re.findall(r'href="([^"]+)"', data)
+        assert any(h.endswith(".csv") for h in links) and f"{exp}/parameters.json" in links, links
+        for h in links:
+            assert (report / h).is_file(), h
+    assert "P_FIG1" in (report / "dx-thresholds.html").read_text()  # settings read by its code
+    assert "synchronized_aimd() defaults" in (report / "coexist-fig1.html").read_text()
+
+
+def test_every_registered_experiment_has_parameters():
+    """What parameters.json would hold for each of the registered experiments, without running them:
+    the settings its code reads when it reports none itself."""
+    exps = registry.all_experiments()
+    assert len(exps) >= 34
+    for e in exps:
+        fn = e.run.__wrapped__
+        p = registry.experiment_parameters(fn, registry.ExperimentResult(e.id, e.title), True)
+        assert p["mode"] == "quick" and p["source"].startswith("code")
+        assert len(p) > 3, (e.id, p)  # experiment, mode, source, and at least one setting
+
+
+def test_commit_from_a_checkout_and_for_an_installed_package(tmp_path, monkeypatch):
+    """From this checkout: its commit. An installed copy (here: a site-packages inside some other
+    git repository) carries none: the version and "not recorded", never the other repository's commit."""
+    import subprocess
+
+    import dcsim.report as report_mod
+
+    assert re.fullmatch(r"[0-9a-f]{12}( \(with uncommitted changes\))?", report_mod.commit("0.1.0"))
+    other = tmp_path / "venv"
+    (other / "lib" / "dcsim").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(other)], check=True)
+    subprocess.run(["git", "-C", str(other), "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-q", "--allow-empty",
+                    "-m", "x"], check=True)
+    monkeypatch.setattr(report_mod, "__file__", str(other / "lib" / "dcsim" / "report.py"))
+    assert report_mod.commit("0.1.0") == "not recorded (installed package dcsim 0.1.0)"

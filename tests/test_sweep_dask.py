@@ -8,6 +8,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import distributed  # the test extra: pip install -e '.[test]'
@@ -100,8 +101,57 @@ def test_unreachable_scheduler_is_a_clear_error_not_a_hang(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "dcsim.cli", "sweep", str(f), "--out", str(tmp_path / "o"), "--dask", address],
                           capture_output=True, text=True, timeout=20, env={**os.environ, "COLUMNS": "300"})
     assert proc.returncode == 2, proc.stderr
-    assert f"--dask {address}: no Dask scheduler answered within 5 s" in proc.stderr and "Traceback" not in proc.stderr
+    msg = " ".join(proc.stderr.split())
+    assert f"--dask {address}: no Dask scheduler answered within 5 s; nothing accepted a connection there" in msg, msg
+    assert "Traceback" not in proc.stderr
     assert not (tmp_path / "o" / "runs").exists()
+
+
+def test_something_else_answering_is_said_so_not_a_timeout():
+    """A server that is not Dask: one that closes the connection at once is reported as having
+    answered (how fast), not as "nothing answered within 5 s"; one that accepts and never answers
+    (as an HTTP server waiting for a request line) is given up after the timeout instead of hanging."""
+    import threading
+
+    held: list = []
+
+    def listener(keep: bool) -> socket.socket:
+        ls = socket.socket()
+        ls.bind(("127.0.0.1", 0))
+        ls.listen()
+
+        def serve():
+            while True:
+                try:
+                    c, _ = ls.accept()
+                except OSError:
+                    return
+                held.append(c) if keep else c.close()
+
+        threading.Thread(target=serve, daemon=True).start()
+        return ls
+
+    closer, silent = listener(keep=False), listener(keep=True)
+    try:
+        address = f"tcp://127.0.0.1:{closer.getsockname()[1]}"
+        t0 = time.perf_counter()
+        with pytest.raises(SweepError) as e:
+            connect_dask(address, timeout_s=5.0)
+        msg = str(e.value)
+        assert msg.startswith(f"--dask {address}: something answered after ") and "not as a Dask scheduler" in msg, msg
+        assert "within" not in msg
+        assert time.perf_counter() - t0 < 5.0
+        address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
+        t0 = time.perf_counter()
+        with pytest.raises(SweepError) as e:
+            connect_dask(address, timeout_s=2.0)
+        assert "accepted the connection but is not a Dask scheduler" in str(e.value), str(e.value)
+        assert time.perf_counter() - t0 < 10.0
+        with pytest.raises(SweepError, match="not a Dask scheduler address"):
+            connect_dask("nonsense://x", timeout_s=2.0)
+    finally:
+        for s_ in (closer, silent, *held):
+            s_.close()
 
 
 def test_missing_extra_says_how_to_install_it(monkeypatch, tmp_path):

@@ -139,3 +139,51 @@ def test_interrupt_stops_promptly_and_keeps_finished_runs(tmp_path, sig, code):
     proc2 = start(f, out, "--dry-run")
     _, plan = proc2.communicate(timeout=30)
     assert f"{len(kept)} finished before" in plan, plan
+
+
+def _zombie() -> subprocess.Popen:
+    """A child that has exited but is not reaped: its pid still exists, as a worker's right after
+    a SIGKILL when the sweep is started again at once."""
+    p = subprocess.Popen(["true"])
+    for _ in range(500):
+        try:
+            state = Path(f"/proc/{p.pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            pytest.skip("no /proc")
+        if state == b"Z":
+            return p
+        time.sleep(0.01)
+    pytest.fail("the child did not exit")
+
+
+def test_stale_temp_files_of_cached_runs_are_removed_by_a_later_sweep(tmp_path):
+    """Temporary files in a finished run's directory (a writer killed mid-write) are removed by the
+    next sweep even though that run is cached and never written again: those of dead writers
+    (zombies included), and any older than STALE_TMP_S; a fresh one of a live writer is kept until
+    its writer is gone."""
+    from dcsim.sweep.store import STALE_TMP_S
+
+    base = dict(BASE, run=dict(BASE["run"], duration="15ms"))
+    first = sweep(base, {"network.aqm.K": ["20pkt"]}, out=tmp_path, tables=False, jobs=1, progress=False)
+    run_dir = first.run_dir(first.table["run_id"][0])
+    zombie = _zombie()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        dead = run_dir / f".row.json.{zombie.pid}.tmp"
+        old = run_dir / f".a.parquet.{sleeper.pid}.tmp"
+        fresh = run_dir / f".b.parquet.{sleeper.pid}.tmp"
+        top = tmp_path / f".sweep.json.{zombie.pid}.tmp"
+        for p in (dead, old, fresh, top):
+            p.write_bytes(b"partial")
+        t = time.time() - 2 * STALE_TMP_S
+        os.utime(old, (t, t))
+        again = sweep(base, {"network.aqm.K": ["20pkt"]}, out=tmp_path, tables=False, jobs=1, progress=False)
+        assert again.cached == 1 and again.computed == 0
+        assert not dead.exists() and not old.exists() and not top.exists()
+        assert fresh.exists()  # its writer may still be writing
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+        zombie.wait()
+    sweep(base, {"network.aqm.K": ["20pkt"]}, out=tmp_path, tables=False, jobs=1, progress=False)
+    assert not list(tmp_path.rglob("*.tmp"))

@@ -125,17 +125,22 @@ def reproduce(
     from dcsim.experiments.registry import all_experiments, get
 
     if list_ or (not ids and not all_):
-        from dcsim.experiments.registry import runtimes
+        from dcsim.experiments.registry import runtime, runtimes, shipped_runtimes
 
-        times = runtimes()
-        table = Table(title="experiments (runtime: last measured on this machine, full / --quick)")
+        mine, shipped = runtimes(), shipped_runtimes()
+        table = Table(title="experiments (runtime, full / --quick: last measured on this machine; * typical, shipped)")
         for col in ("id", "paper", "what", "runtime"):
             table.add_column(col, overflow="fold")
         for e in all_experiments():
-            full, quick_s = times.get(e.id), times.get(f"{e.id} --quick")
-            shown = " / ".join("—" if t is None else fmt_time(t) for t in (full, quick_s))
-            table.add_row(e.id, e.paper, e.title, shown)
+            shown = []
+            for q in (False, True):
+                t, src = runtime(e.id, q, mine, shipped)
+                shown.append("—" if t is None else fmt_time(t) + ("*" if src == "shipped" else ""))
+            table.add_row(e.id, e.paper, e.title, " / ".join(shown))
         console.print(table)
+        if shipped:
+            console.print(f"* typical: measured on {shipped.get('machine')} ({shipped.get('date')}, dcsim "
+                          f"{shipped.get('dcsim')}; {shipped.get('load')})", highlight=False)
         return
     if all_ and ids:
         fail("give experiment ids or --all, not both")

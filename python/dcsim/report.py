@@ -3,12 +3,13 @@
 ``index.html`` lists every experiment with its verdict counts (claims of the paper reproduced /
 differing, dcsim's own checks passing), its wall time and a link to its page. Each page
 ``ID.html`` shows the experiment's figures, its claims table (the paper's value, ours, the
-verdict, colour-coded; our own checks apart), the parameters it ran with, its wall time and the
-dcsim version and commit. A ``--quick`` run says so on every page. An experiment that failed gets
+verdict, colour-coded; our own checks apart), the parameters it ran with (its parameters.json,
+which the registry writes for every experiment), links to its data files (CSV, JSON; copied into
+the report), its wall time and the dcsim version and commit. A ``--quick`` run says so on every page. An experiment that failed gets
 a page with its error, and the others are still reported.
 
-The report is self-contained: figures are copied next to the pages, so the directory can be
-moved or served as it is.
+The report is self-contained: figures and data files are copied next to the pages (REPORT/ID/),
+so the directory can be moved or served as it is.
 """
 
 from __future__ import annotations
@@ -53,19 +54,25 @@ class Entry:
     files: list[Path] = field(default_factory=list)
 
 
-def commit() -> str:
-    """The git commit of the dcsim sources, or a plain statement that there is none."""
+def commit(version: Optional[str] = None) -> str:
+    """The git commit of the dcsim sources when running from a checkout (an editable install
+    included); for an installed package, which carries no commit (maturin has no build step that
+    could record one), its version and a plain statement that the commit was not recorded."""
     root = Path(__file__).resolve().parents[2]
-    try:
-        p = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True, text=True,
-                           timeout=5)
-        if p.returncode == 0 and p.stdout.strip():
-            dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                                   capture_output=True, text=True, timeout=5).stdout.strip()
-            return p.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        pass
-    return "unknown (not run from a git checkout)"
+    if (root / "crates" / "dcsim-core").is_dir() and (root / "python" / "dcsim").is_dir():  # a dcsim checkout, not
+        try:  # a git repository that merely contains site-packages
+            p = subprocess.run(["git", "-C", str(root), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                               text=True, timeout=5)
+            if p.returncode == 0 and p.stdout.strip():
+                dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                                       capture_output=True, text=True, timeout=5).stdout.strip()
+                return p.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+        except (OSError, subprocess.SubprocessError):
+            pass
+        return "not recorded (a source tree without git)"
+    if version is None:
+        from dcsim import __version__ as version
+    return f"not recorded (installed package dcsim {version})"
 
 
 def _e(x: object) -> str:
@@ -104,26 +111,50 @@ def _claims_table(rows: list) -> str:
     return "\n".join(out)
 
 
-def _parameters(out_dir: Path, files: list[Path]) -> str:
-    """The parameters an experiment printed (parameters.json), else the data files it wrote."""
+def _value(v: object) -> str:
+    if isinstance(v, (dict, list)):
+        return f"<pre>{_e(json.dumps(v, indent=1, default=str))}</pre>" if len(json.dumps(v, default=str)) > 80 else \
+            f"<code>{_e(json.dumps(v, default=str))}</code>"
+    return _e(v)
+
+
+def _parameters(out_dir: Path, e_id: str) -> str:
+    """The experiment's parameters.json (written by the registry for every experiment) as a table."""
     p = out_dir / "parameters.json"
-    if p.exists():
-        try:
-            return f"<pre>{_e(json.dumps(json.loads(p.read_text()), indent=2))}</pre>"
-        except ValueError:
-            return f"<pre>{_e(p.read_text())}</pre>"
-    data = [f for f in files if f.suffix in (".csv", ".json") and f.name != "claims.json"]
+    try:
+        params = json.loads(p.read_text())
+    except FileNotFoundError:
+        return "<p>No parameters.json was written (the experiment did not run through the registry).</p>"
+    except ValueError:
+        return f"<pre>{_e(p.read_text())}</pre>"
+    if not isinstance(params, dict):
+        return f"<pre>{_e(json.dumps(params, indent=2))}</pre>"
+    source = params.pop("source", "")
+    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_value(v)}</td></tr>" for k, v in params.items())
+    return (f"<p class=\"meta\">Source: {_e(source)}. File: <a href=\"{_e(e_id)}/parameters.json\">"
+            f"parameters.json</a></p><table>{rows}</table>")
+
+
+def _data_files(out_dir: Path, files: list[Path]) -> list[Path]:
+    """The experiment's data files: the CSV and JSON files it lists, and every CSV in its output
+    directory (tables it wrote without listing them), claims.json included."""
+    out = [Path(f) for f in files if Path(f).suffix.lower() in (".csv", ".json")]
+    if out_dir.is_dir():
+        out += sorted(f for f in out_dir.iterdir() if f.suffix.lower() == ".csv" or f.name in ("claims.json", "parameters.json"))
+    return [f for f in dict.fromkeys(out) if f.is_file()]
+
+
+def _data_section(e_id: str, data: list[Path]) -> str:
     if not data:
-        return "<p>The experiment states its parameters in its claims table and figures.</p>"
-    return ("<p>Its settings and data are in: " + ", ".join(f"<code>{_e(f.name)}</code>" for f in data)
-            + " (in the experiment's output directory).</p>")
+        return "<p>The experiment wrote no data file.</p>"
+    return "<ul>" + "".join(f"<li><a href=\"{_e(e_id)}/{_e(f.name)}\"><code>{_e(f.name)}</code></a></li>" for f in data) + "</ul>"
 
 
 def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: str) -> Path:
     """Write index.html and one page per experiment into ``html_dir``; returns the index."""
     html_dir = Path(html_dir)
     html_dir.mkdir(parents=True, exist_ok=True)
-    rev = commit()
+    rev = commit(version)
     stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     meta = f"dcsim {_e(version)}, commit {_e(rev)}, written {_e(stamp)}"
     quick_note = ("<p class=\"quick\">Quick run (<code>--quick</code>): coarser grids and fewer repetitions than "
@@ -139,6 +170,10 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
                 figs_dir.mkdir(parents=True, exist_ok=True)
                 shutil.copy2(f, figs_dir / f.name)
                 figs.append(f"{e.id}/{f.name}")
+        data = _data_files(Path(e.out_dir), e.files) if e.error is None else []
+        for f in data:  # copied beside the figures: the report stays self-contained
+            figs_dir.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(f, figs_dir / f.name)
         body = [f"<p><a href=\"index.html\">&larr; all experiments</a></p>",
                 f"<h1>{_e(e.id)}: {_e(e.title)}</h1>", f"<p class=\"meta\">{_e(e.paper)}</p>", quick_note,
                 f"<p class=\"meta\">wall time {_fmt_s(e.wall_s)}; {meta}</p>"]
@@ -153,7 +188,8 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
                                                           else "<p>none</p>"))
             if r.checks:
                 body.append("<h2>dcsim's own checks (not claims of the paper)</h2>" + _claims_table(r.checks))
-            body.append("<h2>Parameters</h2>" + _parameters(e.out_dir, e.files))
+            body.append("<h2>Parameters</h2>" + _parameters(Path(e.out_dir), e.id))
+            body.append("<h2>Data</h2>" + _data_section(e.id, data))
         (html_dir / page).write_text(_page(f"{e.id}: {e.title}", "\n".join(body)))
         n_rep, n_cl, n_ok, n_ch = _counts(e)
         if e.error is not None:

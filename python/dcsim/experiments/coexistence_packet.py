@@ -78,8 +78,35 @@ Where our numbers differ from the paper's (full runs, 10 seeds; the claims table
 * Fig. 6 (modified CHOKe, m = 7): T_r 1.57 at min_th = 30 (paper ~1.5: 0.07 above, just outside
   its printed digits) rising to 2.76 at 90 (paper ~2), with a dip to 1.47 at 40; DCTCP backs off
   4.7 times as often as TCP (paper 1600/400 = 4, which its printed counts allow up to 4.7); the
-  mean alpha at DCTCP's cuts is 0.149 (paper 0.215); T_r stays far below eq. (4)'s prediction, as
-  the paper says; modified CHOKe is far fairer than RED (T_r 1.5-2.8 against 10-12).
+  mean alpha at DCTCP's cuts is 0.149 (paper 0.215, 31 % below); T_r stays far below eq. (4)'s
+  prediction, as the paper says; modified CHOKe is far fairer than RED (T_r 1.5-2.8 against 10-12).
+  Differing: the back-off factor, T_r at min_th = 30 and 90, the T_r trend (dip at 40) and the
+  alpha trend (0.0959 at min_th = 80, 0.0967 at 90). None of it is noise: over the 10 seeds the sd
+  is 0.006-0.023 in T_r and 0.0003-0.0006 in alpha (a standard error ~sd/3), so every one of these
+  gaps is over 4 standard errors. Measured beside them (full run, min_th = 30 .. 90): the average
+  queue sits 1.6-4.5 packets below min_th; all marks at the bottleneck / packets falls from 13.5 %
+  to 7.1 % (min_th 80), then rises to 7.6 % (min_th 90); no drops; DCTCP's alpha at its cuts
+  (0.149 at 40) equals its time-averaged alpha (0.154) within 4 %, i.e. the fraction of its
+  packets marked. *Likely* reasons (not verified by a separate experiment):
+
+  - Back-off factor 0.149 vs 0.215: most marks are CHOKe matches, which need all m = 7 drawn
+    packets to be DCTCP's, probability f^7 for DCTCP's share f of the queue (the arrival and the
+    matched packets are marked). alpha then goes roughly as f^7, so 31 % less alpha needs only a
+    5 % smaller queue share (0.693^(1/7) = 0.95). Small differences from ns-2 in how packets are
+    drawn (with or without replacement, whether the packet in service counts) or in TCP details
+    would move alpha that much. The same sensitivity probably accounts for T_r = 1.57 against
+    ~1.5 at min_th = 30.
+  - The dip at min_th = 40: at min_th = 30 (1.3 BDPs) the average queue (28.4 pkts) is below
+    min_th more often, so fewer arrivals draw packets, and TCP is cut relatively more often
+    (TCP / DCTCP back-offs 0.30 at 30, 0.21 at 40, 0.18 at 50). That lowers TCP's share and
+    raises T_r at 30. From 40 on, the trend is monotone.
+  - The alpha reversal between 80 and 90, and T_r = 2.76 against ~2 at 90: with max_th fixed at
+    100, RED's ramp from min_th to max_th narrows from 70 packets (min_th 30) to 10 (min_th 90).
+    The queue then crosses a steep ramp (p_b rises by max_p / 10 = 1 % per packet), and RED's
+    own marks come back (total marking 7.1 -> 7.6 %, alpha up). RED's marks hit both flows
+    equally, which favours DCTCP (RED alone gives T_r 10-12 here), so T_r rises faster than in
+    the paper. The paper gives no max_th for Fig. 6; we use Fig. 4(b)'s 100, and a larger value
+    would widen the ramp.
 * Fig. 7 (incast): DCTCP's and TCP's AFCTs are nearly equal (TCP / DCTCP = 1.03 at 90 senders,
   paper > 2). A round is dominated by one 10 ms retransmission timeout after the synchronized
   first windows (n x 2 packets) overflow the 250-packet buffer that the background flows keep
@@ -91,7 +118,6 @@ Where our numbers differ from the paper's (full runs, 10 seeds; the claims table
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
@@ -194,14 +220,79 @@ def tree(aqm: dict, run: dict, *, seed: int = 1, throughput_interval: str = "10m
     }
 
 
-def parameters(extra: Optional[dict] = None) -> dict:
-    """What every experiment prints: the paper's setup and our choices for what it leaves open."""
-    p = {"topology": "single-rooted tree, senders h0 (DCTCP), h1 (TCP) in rack 0, receiver h2 in rack 1",
-         "bottleneck": "1 Gbps (into h2), 10 Gbps elsewhere", "rtt": RTT, "buffer": f"{BUFFER_PKT} pkt",
-         "packet": f"{PKT_BYTES} B (40 B headers)", "tcp": "NewReno + ECN", "dctcp_g": G, "dctcp_alpha_init": ALPHA_INIT, "init_cwnd_pkt": INIT_CWND,
-         "min_rto": MIN_RTO, "delayed_ack": "off", "red_max_p": MAX_P, "red_w_q": W_Q, "red_gentle": False,
-         "red_wait": True, "max_th_pkt_default": MAX_TH, "choke_m_modified": M_DRAWS, "choke_match": "all",
-         "repetitions": REPS, "start_jitter": JITTER}
+#: What the engine does that no scenario field shows (printed with the parameters).
+ENGINE_NOTES = {"tcp": "NewReno + ECN", "delayed_ack": "off",
+                "choke_match": "modified CHOKe: the arrival matches when all m drawn packets are of its flow"}
+
+
+def _flow_text(f: dict) -> str:
+    proto = f["protocol"] + (" + ECN" if f.get("ecn") else "")
+    return f"{proto} {f['src']} -> {f['dst']}"
+
+
+def _links_text(net: dict) -> str:
+    """The link rates of a resolved tree, as the engine builds them."""
+    if net.get("topology") != "tree":
+        return ", ".join(f"{k} = {net[k]}" for k in ("bottleneck", "host_link", "core_link") if k in net)
+    if net.get("bottleneck_hosts"):
+        return (f"{net['bottleneck']} into {', '.join(net['bottleneck_hosts'])} (the bottleneck), "
+                f"{net['host_link']} other host links, {net['core_link']} core links")
+    if net["racks"] == 1:
+        return f"every link {net['host_link']} (one switch)"
+    return f"{net['host_link']} host links, {net['core_link']} core links"
+
+
+def _transport(flows: list, workloads: list) -> dict:
+    """Per protocol, the transport settings the runs use (flows and workload mixes alike)."""
+    keys = ("g", "alpha_init", "ecn", "init_cwnd", "min_cwnd", "min_rto", "delayed_ack")
+    out: dict = {}
+    for f in [*flows, *[m for w in workloads for m in w.get("mix", [])], *[w for w in workloads if "protocol" in w]]:
+        d = out.setdefault(f["protocol"], {})
+        for k in keys:
+            if k in f:
+                d.setdefault(k, f[k])
+    return out
+
+
+def _combos(df: pd.DataFrame, axes: dict) -> pd.Series:
+    cols = [c for a in axes for c in (p.strip() for p in a.split(","))]
+    return df.groupby(cols)["seed"].nunique() if cols else pd.Series([df["seed"].nunique()])
+
+
+def parameters(dfs: Sequence[pd.DataFrame], extra: Optional[dict] = None) -> dict:
+    """What an experiment prints (setup row, ``parameters.json``): taken from the scenarios it ran
+    (the validated base scenario of each sweep, every default spelled out), the axes, and the runs
+    in the table (repetitions = seeds per combination), never from separate constants."""
+    from dcsim.scenario import Scenario
+
+    sweeps = [df.attrs["sweep"] for df in dfs]
+    sc = Scenario.from_dict(sweeps[0]["base"])
+    d = sc.to_dict(resolved=True)
+    net = d["network"]
+    n_hosts = net["hosts"] if isinstance(net.get("hosts"), int) else sum(net.get("hosts", []))
+    workloads = [{k: (f"{len(v)} hosts ({v[0]} .. {v[-1]})" if k == "servers" else v) for k, v in w.items()}
+                 for w in d.get("workloads", [])]
+    reps = sorted({int(n) for df, sw in zip(dfs, sweeps) for n in _combos(df, sw["axes"])})
+    p = {"scenario": sc.describe().rsplit(", seed ", 1)[0],  # the seeds are below
+         "topology": f"{net['topology']}, {net.get('racks', 1)} rack(s), {n_hosts} hosts",
+         "links": _links_text(net), "rtt": net["rtt"], "buffer": net["buffer"],
+         "packet": f"{net['packet_bytes']} B ({net['header_bytes']} B headers)",
+         "long_lived_flows": [_flow_text(f) for f in d.get("flows", [])],
+         "transport": _transport(d.get("flows", []), d.get("workloads", [])),
+         "aqm": net["aqm"]}
+    if workloads:
+        p["workloads"] = workloads
+    p["run"] = {k: v for k, v in d["run"].items() if k != "seed"}
+    p["start_jitter"] = sorted({f.get("start_jitter", "0s") for f in d.get("flows", [])})
+    if len(sweeps) == 1:
+        p["axes"] = sweeps[0]["axes"]
+    else:
+        p["sweeps"] = {sw["name"]: {"axes": sw["axes"], "base_aqm": Scenario.from_dict(sw["base"]).to_dict(resolved=True)["network"]["aqm"]}
+                       for sw in sweeps}
+    p["repetitions"] = reps[0] if len(reps) == 1 else reps
+    p["seeds"] = sorted({int(s) for df in dfs for s in df["seed"]})
+    p["runs"] = sum(len(df) for df in dfs)
+    p.update(ENGINE_NOTES)
     p.update(extra or {})
     return p
 
@@ -227,7 +318,21 @@ def runs(name: str, base: dict, axes: dict, out_dir: Path, reps: int, combine: s
     g0, g1 = f"{DCTCP_FLOW}.goodput_bps", f"{TCP_FLOW}.goodput_bps"
     if g0 in df and g1 in df:
         df["T_r"] = df[g0] / df[g1]
+    df.attrs["sweep"] = {"name": name, "base": base, "axes": {k: list(v) for k, v in axes.items()}}  # for parameters()
     return df
+
+
+def one_run(name: str, sc: dict, out_dir: Path):
+    """One run with its tables (the throughput panels), through the sweep machinery like every
+    other run: cached in OUT/sweep-NAME, on the executor of :func:`dcsim.sweep.execution`
+    (``reproduce --jobs / --dask``), with a progress bar. Returns its :class:`~dcsim.result.Result`."""
+    from dcsim.sweep import sweep
+
+    seed = int(sc.get("run", {}).get("seed", 1))
+    res = sweep(sc, {"run.seed": [seed]}, out=Path(out_dir) / f"sweep-{name}", tables=True, progress=True)
+    if res.failed:
+        raise RuntimeError(f"the run of {name} failed: {res.failures[0]['error']}")
+    return res.result(str(res.table["run_id"].iloc[0]))
 
 
 def stats(df: pd.DataFrame, by: Sequence[str], col: str) -> pd.DataFrame:
@@ -345,11 +450,10 @@ def errorbar(ax, st: pd.DataFrame, xcol: str, label: str, *, marker: str = "o", 
                 color=color or COLORS.get(label), label=label)
 
 
-def throughput_panel(ax, sc: dict, title: str, window_s: float = 1.0) -> pd.DataFrame:
-    """Throughput of the two long flows vs time in one run (the paper's panel (a)), last ``window_s``."""
-    from dcsim import simulate
-
-    res = simulate(sc)
+def throughput_panel(ax, sc: dict, title: str, out_dir: Path, name: str, window_s: float = 1.0) -> pd.DataFrame:
+    """Throughput of the two long flows vs time in one run (the paper's panel (a)), last ``window_s``;
+    the run goes through the sweep machinery (:func:`one_run`: cache, progress, Dask)."""
+    res = one_run(name, sc, out_dir)
     tp = res.throughput
     T = res.duration_s
     tp = tp[tp["t_s"] > T - window_s]
@@ -372,12 +476,6 @@ def _save_tables(out_dir: Path, name: str, df: pd.DataFrame, keep: Sequence[str]
     cols = [c for c in df.columns if c in keep or c.startswith(("network.", "workloads[")) or c == "seed"]
     path = Path(out_dir) / f"{name}_runs.csv"
     df[[c for c in dict.fromkeys(cols) if c in df]].to_csv(path, index=False)
-    return path
-
-
-def _write_params(out_dir: Path, params: dict) -> Path:
-    path = Path(out_dir) / "parameters.json"
-    path.write_text(json.dumps(params, indent=2, default=str))
     return path
 
 
@@ -423,15 +521,16 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
     run = _long(quick)
     base = tree({"kind": "droptail"}, run)
     df = runs("fig2", base, {"network.aqm.kind": ["droptail"]}, out_dir, _reps(quick))
-    params = parameters({"aqm": "drop-tail", "run": run})
+    params = parameters([df])
     tr = stats(df.assign(all=0), ["all"], "T_r").iloc[0]
     occ = stats(df.assign(all=0, occ=100 * df[f"{BOTTLENECK}.q_mean_pkt"] / BUFFER_PKT), ["all"], "occ").iloc[0]
     rtt = base_rtt_s()
     bdp = C_BPS * rtt / (8 * PKT_BYTES)
 
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6))
-    ts = throughput_panel(ax, tree({"kind": "droptail"}, run, throughput_interval="10ms"),
-                          "(Fig. 2) throughput over time, one run (10 ms bins)", window_s=min(3.0, run["duration"] - run["warmup"]))
+    panel = tree({"kind": "droptail"}, run, throughput_interval="10ms")
+    ts = throughput_panel(ax, panel, "(Fig. 2) throughput over time, one run (10 ms bins)", out_dir, "fig2-panel",
+                          window_s=min(3.0, run["duration"] - run["warmup"]))
     x = np.arange(len(df))
     bx.bar(x - 0.2, df[f"{DCTCP_FLOW}.goodput_bps"] / 1e6, 0.4, color=COLORS["DCTCP"], label="DCTCP")
     bx.bar(x + 0.2, df[f"{TCP_FLOW}.goodput_bps"] / 1e6, 0.4, color=COLORS["TCP"], label="TCP")
@@ -458,7 +557,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
                f"base RTT {rtt * 1e6:.3f} us incl. serialisation", unit="pkt"),
         _util_claim(df, params),
     ]
-    return ExperimentResult("coexist-fig2", "Drop-Tail (Fig. 2)", claims, [png, csv, _write_params(out_dir, params)])
+    return ExperimentResult("coexist-fig2", "Drop-Tail (Fig. 2)", claims, [png, csv], parameters=params)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -476,8 +575,7 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
     Ks = K_QUICK if quick else K_FULL
     df = runs("fig3", tree(threshold(K_FIG3A), run), {"network.aqm.K": [f"{k}pkt" for k in Ks]}, out_dir, _reps(quick))
     df["K"] = df["network.aqm.K_pkt"]
-    params = parameters({"aqm": "DCTCP threshold marking, K in packets", "K_values": list(Ks),
-                         "K_panel_a": K_FIG3A, "run": run})
+    params = parameters([df], {"K_panel_a_pkt": K_FIG3A})
     st = stats(df, ["K"], "T_r")
     at = st.set_index("K")
     tcp_share = (df[f"{TCP_FLOW}.goodput_bps"] / df["goodput_total_bps"]).groupby(df["K"]).mean()
@@ -485,7 +583,7 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
 
     fig, axs = plt.subplots(1, 3, figsize=(14, 3.6))
     ts = throughput_panel(axs[0], tree(threshold(K_FIG3A), run, throughput_interval="1ms"),
-                          f"(a) throughput, K = {K_FIG3A} pkt, one run (1 ms bins)")
+                          f"(a) throughput, K = {K_FIG3A} pkt, one run (1 ms bins)", out_dir, "fig3-panel")
     ua = stats(df.assign(ta=df["goodput_total_bps"] / 1e6), ["K"], "ta")
     errorbar(axs[1], ua, "K", "DCTCP AQM")
     axs[1].set_ylim(0, 1100)
@@ -517,7 +615,7 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
         trend("as K increases, T_r increases", "increasing in K", st, "K", True, xname="K", unit=""),
         _util_claim(df, params),
     ]
-    return ExperimentResult("coexist-fig3", "DCTCP AQM (Fig. 3)", claims, [png, csv, _write_params(out_dir, params)])
+    return ExperimentResult("coexist-fig3", "DCTCP AQM (Fig. 3)", claims, [png, csv], parameters=params)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -542,13 +640,12 @@ def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
     b["min_th"] = b["network.aqm.min_th_pkt"]
     c = runs("fig4c", tree(red(MINTH_FIG4C), run), {"network.aqm.max_th": [f"{m}pkt" for m in maxs]}, out_dir, reps)
     c["max_th"] = c["network.aqm.max_th_pkt"]
-    params = parameters({"aqm": "RED with ECN", "panel_a": "min_th 50, max_th 100", "panel_b": f"min_th {list(mins)}, max_th 100",
-                         "panel_c": f"max_th {list(maxs)}, min_th {MINTH_FIG4C}", "run": run})
+    params = parameters([b, c], {"panel_a": "one run of the fig4b base (RED min_th 50, max_th 100), seed 1"})
     sb, sc_ = stats(b, ["min_th"], "T_r"), stats(c, ["max_th"], "T_r")
 
     fig, axs = plt.subplots(1, 3, figsize=(14, 3.6))
     ts = throughput_panel(axs[0], tree(red(50), run, throughput_interval="1ms"),
-                          "(a) throughput, RED min_th 50, max_th 100, one run (1 ms bins)")
+                          "(a) throughput, RED min_th 50, max_th 100, one run (1 ms bins)", out_dir, "fig4-panel")
     errorbar(axs[1], sb, "min_th", "RED")
     axs[1].set_xlabel("min_th (packets), max_th = 100")
     axs[1].set_title("(b) T_r vs min_th", fontsize=9)
@@ -583,8 +680,7 @@ def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
                                              c.assign(setting="max_th " + c["max_th"].map("{:g}".format))])),
         _util_claim(pd.concat([b, c]), params),
     ]
-    files = [png, csv_b, csv_c, _write_params(out_dir, params)]
-    return ExperimentResult("coexist-fig4", "RED (Fig. 4)", claims, files)
+    return ExperimentResult("coexist-fig4", "RED (Fig. 4)", claims, [png, csv_b, csv_c], parameters=params)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -625,8 +721,7 @@ def _three_panels(df: pd.DataFrame, aqms: Sequence[str], cols: Sequence[tuple[st
 def run_fig5(out_dir: Path, quick: bool) -> ExperimentResult:
     out_dir = Path(out_dir)
     df, mins = _choke_vs_red("fig5", "choke", out_dir, quick)
-    params = parameters({"aqm": "CHOKe (m = 1) with ECN, and RED for comparison", "min_th": mins, "max_th": MAX_TH,
-                         "run": _long(quick)})
+    params = parameters([df])
     q, a = f"{BOTTLENECK}.q_mean_pkt", f"{DCTCP_FLOW}.alpha_mean"
     fig = _three_panels(df, ["CHOKe", "RED"], [("T_r", "(a) T_r = T_dctcp / T_tcp"), (q, "(b) average queue (packets)"),
                                               (a, "(c) DCTCP alpha (time average)")],
@@ -645,7 +740,7 @@ def run_fig5(out_dir: Path, quick: bool) -> ExperimentResult:
                _by(df, "CHOKe", a), _by(df, "RED", a), "min_th", a_name="CHOKe", b_name="RED", xname="min_th"),
         _util_claim(df, params),
     ]
-    return ExperimentResult("coexist-fig5", "CHOKe (Fig. 5)", claims, [png, csv, _write_params(out_dir, params)])
+    return ExperimentResult("coexist-fig5", "CHOKe (Fig. 5)", claims, [png, csv], parameters=params)
 
 
 @experiment("coexist-fig6", "Modified CHOKe (m = 7): T_r and alpha vs min_th, back-offs (Fig. 6, Section IV-E)", PAPER)
@@ -654,8 +749,7 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
     df, mins = _choke_vs_red("fig6", "modified_choke", out_dir, quick)
     run = _long(quick)
     measured_s = run["duration"] - run["warmup"]
-    params = parameters({"aqm": f"modified CHOKe (m = {M_DRAWS}, all drawn packets must match) with ECN, and RED",
-                         "min_th": mins, "max_th": MAX_TH, "run": run})
+    params = parameters([df])
     a = f"{DCTCP_FLOW}.alpha_mean"
     fig = _three_panels(df, ["modified CHOKe", "RED"], [("T_r", "(a) T_r = T_dctcp / T_tcp"), (a, "(b) DCTCP alpha (time average)")],
                         f"modified CHOKe (m = {M_DRAWS}) vs RED, mean +- sd over runs")
@@ -698,7 +792,7 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
               "back-offs, so feedback is not synchronized as the model assumes"),
         _util_claim(df, params),
     ]
-    return ExperimentResult("coexist-fig6", "Modified CHOKe (Fig. 6)", claims, [png, csv, _write_params(out_dir, params)])
+    return ExperimentResult("coexist-fig6", "Modified CHOKe (Fig. 6)", claims, [png, csv], parameters=params)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -754,11 +848,8 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
                                 df["fct_group[dctcp all].flows"] - df["fct_group[dctcp all].finished"],
                                 df["fct_group[newreno all].flows"] - df["fct_group[newreno all].finished"])
     df["round_s"] = df["workload[0].round_completion_mean_s"]
-    params = parameters({"topology": f"one switch, {3 + max(ns)} hosts, every link 1 Gbps (Section V-A)",
-                         "incast": f"client h0, n servers x {INCAST_BYTES} / n, {rounds} rounds back to back",
-                         "background": "one long-lived DCTCP (h1) and one TCP (h2) flow to the client",
-                         "aqm": f"RED and modified CHOKe, min_th = {MINTH_INCAST}, max_th = {MAX_TH}",
-                         "n": list(ns), "run": run})
+    params = parameters(parts, {"incast": f"client h0, n servers x {INCAST_BYTES} / n, {rounds} rounds back to back; "
+                                          "each sweep has all servers of one protocol"})
 
     fig, axs = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
     st = {}
@@ -797,7 +888,7 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     claims.append(setup_claim("every run completed its rounds", df, params, unfinished == 0 and bool(df["afct_s"].notna().all()),
                               f"{len(df)} runs, {unfinished} responses unfinished at the end; mean round completion "
                               f"{1e3 * df['round_s'].mean():.1f} ms (1 MB at 1 Gbps takes 8.2 ms)"))
-    return ExperimentResult("coexist-fig7", "Incast (Fig. 7)", claims, [png, csv, _write_params(out_dir, params)])
+    return ExperimentResult("coexist-fig7", "Incast (Fig. 7)", claims, [png, csv], parameters=params)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -829,9 +920,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     df = runs("fig8", short_flow_scenario(run), axes, out_dir, _reps(quick))
     df["min_th"] = df["network.aqm.min_th_pkt"]
     df["aqm"] = df["network.aqm.kind"].map({"red": "RED", "modified_choke": "modified CHOKe"})
-    params = parameters({"short_flows": f"Poisson, {LOAD:.0%} of the bottleneck, uniform 10-50 KB, 50 % DCTCP / 50 % TCP",
-                         "background": "one long-lived DCTCP (h0) and one TCP (h1) flow", "min_th": list(mins),
-                         "max_th": MAX_TH, "run": run})
+    params = parameters([df])
     cols = {"DCTCP": "fct_group[dctcp all].afct_s", "TCP": "fct_group[newreno all].afct_s"}
     fig, axs = plt.subplots(1, 2, figsize=(10, 3.8), sharey=True)
     st = {}
@@ -877,4 +966,4 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
                               f"5 sd of the Poisson spread = {100 * 5 * sd:.2f} points); short flows per run "
                               f"{df['workload[0].flows'].mean():.0f}; unfinished "
                               f"{int((df['fct_group[all].flows'] - df['fct_group[all].finished']).sum())}"))
-    return ExperimentResult("coexist-fig8", "Short flows (Fig. 8)", claims, [png, csv, _write_params(out_dir, params)])
+    return ExperimentResult("coexist-fig8", "Short flows (Fig. 8)", claims, [png, csv], parameters=params)

@@ -3,6 +3,17 @@
 An experiment is a function ``run(out_dir: Path, quick: bool) -> ExperimentResult`` registered
 under an id such as ``"dctcp-fig7"``. It writes PNG + CSV into ``out_dir`` and returns the list
 of the paper's claims with our numbers and a verdict.
+
+Parameters: the registry writes ``out_dir/parameters.json`` for every experiment it runs
+(:func:`write_parameters`, the one place that does): the parameters the experiment reports from
+what it ran (:attr:`ExperimentResult.parameters`: its scenarios, grids, repetitions) if it gives
+them, else the settings its code reads (:func:`code_settings`: the module-level constants used by
+the experiment's function and the helpers of its module it calls). The HTML report shows that file.
+
+Runtimes (``reproduce --list``): the user's own measured wall times (:func:`record_runtime`, in
+$DCSIM_CACHE or ~/.cache/dcsim) where they exist, else the typical times shipped in
+``dcsim/data/runtimes.json`` (measured by ``benchmarks/ship_runtimes.py`` from a real
+``reproduce --all`` and ``--all --quick``; see the README).
 """
 
 from __future__ import annotations
@@ -12,7 +23,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Optional
 
 __all__ = [
     "Claim",
@@ -156,6 +167,9 @@ class ExperimentResult:
     title: str
     claims: list[Claim] = field(default_factory=list)  # every row, claims and checks, in table order
     files: list[Path] = field(default_factory=list)
+    #: The parameters the experiment ran with, taken from what it ran (scenarios, grids, repetitions);
+    #: empty: the registry shows the settings its code reads instead (see :func:`write_parameters`).
+    parameters: dict = field(default_factory=dict)
 
     @property
     def paper_claims(self) -> list[Claim]:
@@ -237,16 +251,156 @@ def runtimes() -> dict[str, float]:
         return {}
 
 
+#: Typical runtimes shipped with dcsim (written by benchmarks/ship_runtimes.py from a real
+#: ``reproduce --all`` and ``--all --quick``).
+SHIPPED_RUNTIMES = Path(__file__).resolve().parent.parent / "data" / "runtimes.json"
+
+
+def shipped_runtimes() -> dict:
+    """The shipped file: {"runtimes": {...}, "machine", "load", "date", "dcsim", ...} ({} if absent)."""
+    import json
+
+    try:
+        data = json.loads(SHIPPED_RUNTIMES.read_text())
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) and isinstance(data.get("runtimes"), dict) else {}
+
+
+def runtime(exp_id: str, quick: bool, mine: Optional[dict] = None, shipped: Optional[dict] = None) -> tuple[Optional[float], str]:
+    """(seconds, source) for ``reproduce --list``: this machine's own last measurement
+    (source ``"here"``) if there is one, else the shipped typical time (``"shipped"``), else
+    (None, "")."""
+    key = f"{exp_id}{' --quick' if quick else ''}"
+    mine = runtimes() if mine is None else mine
+    if isinstance(mine.get(key), (int, float)):
+        return float(mine[key]), "here"
+    shipped = shipped_runtimes() if shipped is None else shipped
+    t = shipped.get("runtimes", {}).get(key)
+    if isinstance(t, (int, float)):
+        return float(t), "shipped"
+    return None, ""
+
+
 def experiment(id: str, title: str, paper: str):
-    """Decorator: register ``fn(out_dir, quick) -> ExperimentResult`` under ``id``."""
+    """Decorator: register ``fn(out_dir, quick) -> ExperimentResult`` under ``id``; the registered
+    ``run`` also writes the experiment's parameters.json (:func:`write_parameters`)."""
 
     def deco(fn: Callable[[Path, bool], ExperimentResult]):
         if id in _REGISTRY:
             raise ValueError(f"experiment id {id!r} registered twice")
-        _REGISTRY[id] = Experiment(id, title, paper, fn)
+
+        def run(out_dir: Path, quick: bool) -> ExperimentResult:
+            result = fn(out_dir, quick)
+            path = write_parameters(fn, result, Path(out_dir), quick)
+            if path not in result.files:
+                result.files.append(path)
+            return result
+
+        run.__wrapped__ = fn  # type: ignore[attr-defined]
+        run.__doc__ = fn.__doc__
+        _REGISTRY[id] = Experiment(id, title, paper, run)
         return fn
 
     return deco
+
+
+# --------------------------------------------------------------------------------------------
+# Parameters
+
+
+#: Module constants that describe no setting (the paper's name, plot colours, claim kinds).
+_NOT_SETTINGS = {"PAPER", "COLORS", "LABELS", "CLAIM", "CHECK", "KINDS", "REPRODUCED", "DIFFERS", "TITLE"}
+
+
+def _setting_value(v: object) -> object:
+    """``v`` as JSON if it is a plain setting (numbers, strings, tuples/lists/dicts of them), else None."""
+    import json
+
+    import numpy as np
+
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, (int, float, str, np.integer, np.floating)):
+        return v.item() if isinstance(v, (np.integer, np.floating)) else v
+    if isinstance(v, (tuple, list, dict)):
+        try:
+            text = json.dumps(v, default=lambda x: x.item() if isinstance(x, (np.integer, np.floating)) else repr(x))
+        except (TypeError, ValueError):
+            return None
+        if "<" in text or len(text) > 2000:  # objects, or not a setting one reads
+            return None
+        return json.loads(text)
+    return None
+
+
+def _defaults(f: Callable) -> dict:
+    """The keyword defaults of ``f`` that are plain settings."""
+    import inspect
+
+    out = {}
+    for name, par in inspect.signature(f).parameters.items():
+        if par.default is not inspect.Parameter.empty:
+            val = _setting_value(par.default)
+            if val is not None:
+                out[name] = val
+    return out
+
+
+def code_settings(fn: Callable) -> dict:
+    """The module-level constants (UPPER_CASE names with plain values) that ``fn`` reads, directly
+    or through the functions of its own module that it calls, in the order first read, and the
+    keyword defaults of those functions (``"helper() defaults"``); names ending in ``_QUICK`` are
+    the ``--quick`` variants."""
+    import types
+
+    mod = fn.__module__
+    out: dict = {}
+    seen: set = set()
+
+    def walk(code: types.CodeType, glb: dict) -> None:
+        if code in seen:
+            return
+        seen.add(code)
+        for name in code.co_names:
+            if name not in glb:
+                continue
+            v = glb[name]
+            if isinstance(v, types.FunctionType) and v.__module__ == mod:
+                if v.__code__ not in seen:
+                    defaults = _defaults(v)
+                    if defaults:
+                        out[f"{name}() defaults"] = defaults
+                walk(v.__code__, v.__globals__)
+            elif name.isupper() and name not in _NOT_SETTINGS and name not in out:
+                val = _setting_value(v)
+                if val is not None or v is None:
+                    out[name] = val
+        for c in code.co_consts:
+            if isinstance(c, types.CodeType):
+                walk(c, glb)
+
+    walk(fn.__code__, fn.__globals__)
+    return out
+
+
+def experiment_parameters(fn: Callable, result: ExperimentResult, quick: bool) -> dict:
+    """The content of parameters.json: the mode, and the experiment's parameters as run if it
+    reports them (``source = "as run"``), else the settings its code reads (``source = "code"``)."""
+    head = {"experiment": result.id, "mode": "quick" if quick else "full"}
+    if result.parameters:
+        return {**head, "source": "as run: the scenarios, grids and runs of this experiment", **result.parameters}
+    return {**head, "source": f"code: module constants read by {fn.__module__}.{fn.__name__} and the helpers of its "
+                              "module it calls (names ending in _QUICK apply to --quick)", **code_settings(fn)}
+
+
+def write_parameters(fn: Callable, result: ExperimentResult, out_dir: Path, quick: bool) -> Path:
+    """Write ``out_dir/parameters.json`` (:func:`experiment_parameters`); the only writer of that file."""
+    import json
+
+    path = Path(out_dir) / "parameters.json"
+    path.write_text(json.dumps(experiment_parameters(fn, result, quick), indent=2, default=str))
+    return path
 
 
 def _load() -> None:

@@ -169,8 +169,9 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
     """A Dask client: ``"local"`` starts a ``LocalCluster`` of ``jobs`` single-threaded worker
     processes; anything else is a scheduler address. Returns ``(client, close)``.
 
-    Fails within about ``timeout_s`` with a :class:`SweepError` if the scheduler cannot be
-    reached, has no worker, or its workers cannot run this dcsim.
+    Fails within about ``timeout_s`` with a :class:`SweepError` that says what happened if the
+    scheduler cannot be reached (nothing answered in time, or something that is not a Dask
+    scheduler answered), has no worker, or its workers cannot run this dcsim.
     """
     try:
         import distributed
@@ -199,18 +200,17 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
         else:
             if jobs is not None:
                 raise SweepError(f"--jobs: not with --dask {address}; the cluster's workers decide (use --dask local --jobs N for a local cluster)")
-            client = distributed.Client(address, timeout=timeout_s)
+            t0 = time.perf_counter()
+            try:
+                client = _client_within(distributed, address, timeout_s)
+            except Exception as e:
+                raise SweepError(_unreachable(address, e, time.perf_counter() - t0, timeout_s)) from None
     except SweepError:
         raise
-    except Exception as e:  # refused, timed out, or something else answered at that address
+    except Exception as e:  # the LocalCluster could not start
         if cluster is not None:
             cluster.close()
-        if address == "local":
-            raise SweepError(f"--dask local: cannot start a Dask LocalCluster ({type(e).__name__}: {e})") from None
-        raise SweepError(
-            f"--dask {address}: no Dask scheduler answered within {timeout_s:g} s ({type(e).__name__}: {e}); "
-            f"give its address as tcp://HOST:PORT (the scheduler prints it), or --dask local"
-        ) from None
+        raise SweepError(f"--dask local: cannot start a Dask LocalCluster ({type(e).__name__}: {e})") from None
 
     def close() -> None:
         try:
@@ -241,6 +241,50 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
         close()
         raise
     return client, close
+
+
+class NoHandshake(TimeoutError):
+    """Something accepted the connection but never answered as a Dask scheduler."""
+
+
+def _client_within(distributed, address: str, timeout_s: float):
+    """``distributed.Client(address)``, given up after ``timeout_s`` (+1 s) even when something at
+    the address accepts the connection and never answers (an HTTP server, say), where the
+    client's own timeout does not apply and it would wait for ever."""
+    import threading
+
+    box: dict = {}
+
+    def connect() -> None:
+        try:
+            box["client"] = distributed.Client(address, timeout=timeout_s)
+        except BaseException as e:  # handed to the caller
+            box["error"] = e
+
+    t = threading.Thread(target=connect, name="dcsim-dask-connect", daemon=True)
+    t.start()
+    t.join(timeout_s + 1.0)
+    if t.is_alive():
+        raise NoHandshake(f"the connection was accepted, but no Dask handshake came back within {timeout_s:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["client"]
+
+
+def _unreachable(address: str, e: BaseException, elapsed_s: float, timeout_s: float) -> str:
+    """What happened when connecting to ``address`` failed: nothing answered in time, something
+    that is not a Dask scheduler answered (and how fast), or the address is not one."""
+    hint = "give its address as tcp://HOST:PORT (the scheduler prints it), or --dask local"
+    detail = f"{type(e).__name__}: {e}"
+    if isinstance(e, NoHandshake):
+        what = f"something at this address accepted the connection but is not a Dask scheduler: {e}"
+    elif isinstance(e, ValueError):
+        what = f"not a Dask scheduler address ({detail})"
+    elif isinstance(e, TimeoutError) or "Timed out" in str(e):
+        what = f"no Dask scheduler answered within {timeout_s:g} s; nothing accepted a connection there ({detail})"
+    else:
+        what = f"something answered after {elapsed_s:.1f} s, but not as a Dask scheduler ({detail})"
+    return f"--dask {address}: {what}; {hint}"
 
 
 def _exc_error(e: BaseException) -> dict:

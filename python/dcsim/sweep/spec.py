@@ -16,6 +16,13 @@ A sweep file (TOML)::
 
 Every combination is validated (:class:`~dcsim.scenario.Scenario`) before anything runs; each
 run is keyed by :func:`run_key`, a content hash of its engine spec and the dcsim version.
+
+CDF files (``sizes = { kind = "cdf", file = "my.cdf" }``) are relative to the file that names
+them, as in ``dcsim run``: the base scenario file's folder for its own workloads, the sweep file's
+folder for an inline ``[base]``, ``[set]`` and the axes (the current directory for Python values
+without a file). The plan reads each file once and carries its points inline, so every planned
+scenario is self-contained: a worker with another current directory, or on another machine
+(Dask), needs no shared filesystem.
 """
 
 from __future__ import annotations
@@ -96,6 +103,9 @@ class SweepSpec:
     seeds: Optional[list[int]] = None
     set: dict = field(default_factory=dict)
     base_name: str = "<inline>"
+    #: Folder that relative CDF file paths in ``set`` / the axes (and an inline base) are read
+    #: from: the sweep file's; None = the current directory.
+    files_dir: Optional[Path] = None
 
     def to_dict(self) -> dict:
         """JSON-ready description (written to OUT/sweep.json for provenance)."""
@@ -209,7 +219,7 @@ def make_spec(
     path (relative to ``base_dir`` if given). ``axes`` maps a path (or a tuple of linked paths, or
     ``"path1, path2"``) to its list of values.
     """
-    from dcsim.scenario import Scenario
+    from dcsim.scenario import Scenario, _resolve_cdf_files
 
     base_name = "<inline>"
     if isinstance(base, Scenario):
@@ -231,6 +241,8 @@ def make_spec(
             raise SweepError(f"base: {p} is not valid {'JSON' if p.suffix.lower() == '.json' else 'TOML'}: {e}") from None
         if not isinstance(base_d, dict):
             raise SweepError(f"base: {p} is not a table of the scenario's shape")
+        # CDF files named in the base file are relative to its folder (as for `dcsim run`).
+        _resolve_cdf_files(base_d, p.parent.absolute())
         # Not validated alone: set and the axes may complete it; every combination is validated.
     else:
         raise SweepError(f"base: expected a scenario (Scenario, table or file path), got {type(base).__name__}")
@@ -274,7 +286,8 @@ def make_spec(
             if err:
                 what = f"axis {name}" if name != "set" else "set"
                 raise SweepError(f"{what}: no such scenario field: {err}")
-    return SweepSpec(base=base_d, axes=ax, combine=combine, seeds=seed_list, set=sets, base_name=base_name)
+    return SweepSpec(base=base_d, axes=ax, combine=combine, seeds=seed_list, set=sets, base_name=base_name,
+                     files_dir=Path(base_dir).absolute() if base_dir is not None else None)
 
 
 def _set_parts(p: str) -> tuple:
@@ -362,7 +375,8 @@ class Plan:
     seed_path: tuple = ("run", "seed")
 
     def scenario(self, run: PlannedRun) -> dict:
-        """The TOML-shaped scenario of ``run`` (base + set + axes + seed)."""
+        """The TOML-shaped scenario of ``run`` (base + set + axes + seed), self-contained: CDF
+        files are inline points, so it can be sent to a worker anywhere."""
         return set_path(self.scenarios[run.combo], self.seed_path, run.seed)
 
     def axis_values(self, combo: int) -> dict[str, Any]:
@@ -387,6 +401,41 @@ def count_runs(spec: SweepSpec) -> int:
     else:
         n = math.prod(len(a) for a in spec.axes)
     return n * (len(spec.seeds) if spec.seeds else 1)
+
+
+def _inline_cdf_files(d: dict, files_dir: Optional[Path], cache: dict) -> dict:
+    """``d`` with every ``workloads[i].sizes = {kind = "cdf", file = F}`` replaced by the file's
+    points (F relative to ``files_dir``, or the current directory), read once per file through
+    ``cache``. A file that cannot be read is left as an absolute path: validation then names the
+    field and the reason."""
+    from dcsim.scenario import read_cdf
+
+    works = d.get("workloads")
+    if not isinstance(works, list):
+        return d
+    new_works = None
+    for i, w in enumerate(works):
+        sizes = w.get("sizes") if isinstance(w, dict) else None
+        if not (isinstance(sizes, dict) and isinstance(sizes.get("file"), str)) or "points" in sizes or "name" in sizes:
+            continue  # no file, or a file with other sources: validation says so
+        f = Path(sizes["file"])
+        if not f.is_absolute():
+            f = (files_dir if files_dir is not None else Path.cwd()) / f
+        f = f.absolute()
+        if f not in cache:
+            try:
+                cache[f] = [list(pt) for pt in read_cdf(f)]
+            except ValueError:
+                cache[f] = None
+        new_sizes = {k: v for k, v in sizes.items() if k != "file"}
+        if cache[f] is None:
+            new_sizes["file"] = str(f)
+        else:
+            new_sizes["points"] = cache[f]
+        if new_works is None:
+            new_works = list(works)
+        new_works[i] = {**w, "sizes": new_sizes}
+    return d if new_works is None else {**d, "workloads": new_works}
 
 
 def _error_field(line: str) -> str:
@@ -430,6 +479,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
 
     scenarios: list[dict] = []
     runs: list[PlannedRun] = []
+    cdf_cache: dict = {}  # CDF file -> its points, read once per sweep
     invalid: dict[str, list[int]] = {}  # error text -> the combinations it hits
     for ci, combo in enumerate(combos):
         d = base
@@ -439,6 +489,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
                     d = set_path(d, p, v)
                 except PathError as e:
                     raise SweepError(f"axis {a.name}: {e}") from None
+        d = _inline_cdf_files(d, spec.files_dir, cdf_cache)
         scenarios.append(d)
         try:
             eng = Scenario.from_dict(d).to_engine_spec()

@@ -46,27 +46,52 @@ def atomic_write(path: Path, data: bytes) -> None:
     os.replace(tmp, path)
 
 
+#: A temporary file untouched for this long is stale whoever wrote it (a run's file is written in
+#: one go, in milliseconds; the writer's pid may be alive again as another process), s.
+STALE_TMP_S = 60.0
+
+
 def _pid_alive(pid: int) -> bool:
+    """Whether ``pid`` is a running process (a zombie, killed but not yet reaped, is not)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except (PermissionError, OSError):
         return True
-    return True
-
-
-def _remove_tmp(d: Path) -> None:
-    """Remove temporary files left by processes that died while writing (not those of live ones:
-    after a kill, a worker of the old sweep may still be writing the same run)."""
     try:
-        for p in d.iterdir():
-            name = p.name
-            if name.startswith(".") and name.endswith(".tmp"):
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            # "pid (comm) state ...": comm may hold spaces and parentheses, the state follows the last ")"
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except (OSError, IndexError):
+        return True  # no /proc (not Linux): alive as far as we can tell
+
+
+def _remove_tmp(d: Path, now: Optional[float] = None) -> None:
+    """Remove temporary files left by processes that died while writing, and any older than
+    :data:`STALE_TMP_S` (not fresh ones of live writers: after a kill, a worker of the old sweep
+    may still be writing the same run)."""
+    import time
+
+    now = time.time() if now is None else now
+    try:
+        with os.scandir(d) as it:
+            for p in it:
+                name = p.name
+                if not (name.startswith(".") and name.endswith(".tmp")):
+                    continue
                 pid = name[:-4].rsplit(".", 1)[-1]
-                if not (pid.isdigit() and int(pid) != os.getpid() and _pid_alive(int(pid))):
-                    p.unlink(missing_ok=True)
-    except FileNotFoundError:
+                live = pid.isdigit() and int(pid) != os.getpid() and _pid_alive(int(pid))
+                try:
+                    stale = now - p.stat(follow_symlinks=False).st_mtime > STALE_TMP_S
+                except FileNotFoundError:
+                    continue
+                if not live or stale:
+                    try:
+                        os.unlink(p.path)
+                    except FileNotFoundError:
+                        pass
+    except (FileNotFoundError, NotADirectoryError):
         pass
 
 
@@ -157,7 +182,19 @@ class RunStore:
         atomic_write(self.out / name, json.dumps(obj, indent=2, allow_nan=False, default=str).encode())
 
     def clean_tmp(self) -> None:
-        _remove_tmp(self.out)
+        """Remove stale temporary files in OUT and in every run's directory, finished (cached)
+        runs included: those are never written again, so nothing else would clean them."""
+        import time
+
+        now = time.time()
+        _remove_tmp(self.out, now)
+        try:
+            with os.scandir(self.runs) as it:
+                for e in it:
+                    if e.is_dir(follow_symlinks=False):
+                        _remove_tmp(Path(e.path), now)
+        except (FileNotFoundError, NotADirectoryError):
+            pass
 
 
 def rows_to_table(rows: Iterable[dict]):
