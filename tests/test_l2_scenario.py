@@ -79,6 +79,9 @@ def test_engine_spec_of_the_example_and_a_toml_round_trip():
         ({"l2.sources[0].src": "C1"}, "l2.sources[0].src", "not a host"),
         ({"l2.sources[0].dst": "S1"}, "l2.sources[0].dst", "two different hosts"),
         ({"l2.feedback_latency": ["1us", "2us"]}, "l2.feedback_latency", "one per source"),
+        # per-source latencies: a short flow's host must have a listed source to take it from
+        ({"l2.feedback_latency": ["1us"] * 5, "l2.poisson": [{"src": "R1", "dst": "S1", "rate": 10, "mean_size": "1MB"}]},
+         "l2.poisson[0].src", "no listed source"),
         ({"l2.frame": "10B"}, "l2.frame", "out of range"),
         ({"network.attach.R5": "C7"}, "network.attach.R5", "not a switch of the chain"),
         ({"network.switches": 0}, "network.switches", "out of range"),
@@ -171,3 +174,18 @@ def test_tcp_flows_run_on_a_parking_lot():
     p = res.monitored_ports().iloc[0]
     assert f"{p.src}->{p.dst}" == "C1->C2"
     assert p.utilization > 0.95 and len(res.sources) == 0
+
+
+def test_per_source_latency_with_poisson_flows_runs_and_short_flows_take_their_hosts_latency():
+    # Was an engine panic ("internal error"). S1's latency is 50 us, S2's 150 us; short flows
+    # from S1 take S1's, so their loop is BASE + 50 us (up to 0.8 us less when the sampled frame
+    # was a flow's last, shorter frame), 100 us away from S2's.
+    d = lot(n=2, scheme="dsm", latency=["50us", "150us"], duration="100ms")
+    d["l2"]["poisson"] = [{"src": "S1", "dst": "R1", "rate": 500, "mean_size": "125KB"}]
+    src = dcsim.simulate(d).sources
+    got = src[src.feedback_frames_whole_run > 0]
+    short = got[got.poisson.notna()]
+    assert len(short) > 5
+    for col in ("loop_delay_min_s", "loop_delay_max_s"):
+        assert ((short[col] <= BASE_LOOP_S + 50e-6 + 1e-12) & (short[col] >= BASE_LOOP_S + 50e-6 - 0.8e-6 - 1e-12)).all()
+        assert abs(src[src.source == 1][col].iloc[0] - (BASE_LOOP_S + 150e-6)) < 1e-12

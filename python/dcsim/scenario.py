@@ -1858,7 +1858,8 @@ class L2(_Model):
     """Converged-Ethernet congestion control (IEEE 802.1Qau framework, DSM paper Section II.A):
     congestion points on switch egress ports (``cps``, default the monitored switch ports) sample
     arriving frames and send feedback frames back to each sampled frame's source over the links,
-    after an extra ``feedback_latency`` (one time, one per source, or {lo, hi} drawn per frame);
+    after an extra ``feedback_latency`` (one time, one per source, or {lo, hi} drawn per frame; with
+    one per source, Poisson short flows take the latency of the first listed source on their host);
     the sources' reaction points set their rates. ``scheme``: ``qcn`` (802.1Qau: qeq, w, gd,
     bc_limit, timer, fr_th, r_ai, r_hai, min_rate), ``dsm`` (DSM paper eqs. 22-26: q0, p, T, m, Ha,
     Hb, Hc, omega, min_rate) or ``smcc`` (DSM with m = 0 and its own gains a, b, c in 1/s; a
@@ -1956,6 +1957,14 @@ class L2(_Model):
         if isinstance(lat, list) and len(lat) != n:
             raise _err("feedback_latency", f"{len(lat)} values for {n} sources; give one per source, one time, "
                                            "or {lo, hi}")
+        if isinstance(lat, list):
+            # A short flow takes the latency of the first listed source on its own host.
+            listed = {src.src for src in self.sources}
+            for i, w in enumerate(self.poisson):
+                if w.src not in listed:
+                    raise _err(f"poisson[{i}].src", f"{w.src!r} has no listed source, so a per-source feedback_latency "
+                                                    f"gives its short flows none; list a source on {w.src!r} (its short "
+                                                    "flows take that source's latency) or give one latency or {lo, hi}")
         for i, src in enumerate(self.sources):
             if src.count < 1:
                 raise _err(f"sources[{i}].count", f"{src.count} is out of range; allowed >= 1")

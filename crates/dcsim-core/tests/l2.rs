@@ -264,3 +264,52 @@ fn poisson_short_flows_arrive_at_their_rate_and_finish() {
     let (_, o) = run(other);
     assert_ne!(table(&o, "sources").f64("start_s"), src.f64("start_s"));
 }
+
+#[test]
+fn per_source_latency_with_poisson_flows_uses_the_hosts_listed_source() {
+    // Listed sources S1 -> R1 (latency 50 us) and S2 -> R2 (latency 150 us); short flows from S1
+    // take S1's 50 us (LatencySpec::PerSource), so every feedback frame reaching a short flow made
+    // the loop BASE_LOOP + 50 us (100 us away from S2's). DSM samples with p = 0.01 and answers every sample.
+    let lat = LatencySpec::PerSource { ps: vec![50 * US, 150 * US] };
+    let mut spec = l2_dumbbell(2, 10 * GBPS, L2Spec::Dsm(dsm::Params::default()), lat, 200 * MS, 0);
+    spec.l2.as_mut().unwrap().poisson = vec![PoissonSpec {
+        src: "S1".into(),
+        dst: "R1".into(),
+        rate_per_s: 500.0,
+        mean_bytes: 125_000,
+        start_ps: 0,
+        stop_ps: None,
+    }];
+    let (mut sim, t) = run(spec.clone());
+    sim.check_invariants().expect("conservation");
+    let src = table(&t, "sources");
+    let (poisson, fb) = (src.f64("poisson"), src.u64("feedback_frames_whole_run"));
+    let want = |lat: u64| (BASE_LOOP_PS + lat) as f64 / 1e12;
+    let mut short_fb = 0;
+    for k in 0..src.rows() {
+        if fb[k] == 0 {
+            continue;
+        }
+        let expect = if k == 1 { want(150 * US) } else { want(50 * US) };
+        // A short flow's last frame is shorter than 1000 B: its serialisation (and so the loop)
+        // is up to 800 ns shorter; listed sources send full frames only.
+        let slack = if poisson[k] == 0.0 { 800e-9 } else { 0.0 };
+        for col in ["loop_delay_min_s", "loop_delay_max_s"] {
+            let got = src.f64(col)[k];
+            assert!(
+                got >= expect - slack - 1e-12 && got <= expect + 1e-12,
+                "{col} of source {k}: {got} s, expected {expect} s (- {slack} s)"
+            );
+        }
+        if poisson[k] == 0.0 {
+            short_fb += 1;
+        }
+    }
+    assert!(short_fb > 10, "only {short_fb} short flows got feedback");
+    // Short flows from a host with no listed source: refused before anything runs, naming the field.
+    let mut bad = spec;
+    bad.l2.as_mut().unwrap().poisson[0].src = "R2".into();
+    bad.l2.as_mut().unwrap().poisson[0].dst = "S2".into();
+    let e = err(bad);
+    assert!(e.starts_with("l2.poisson[0].src:") && e.contains("feedback_latency"), "{e}");
+}
