@@ -189,3 +189,25 @@ def test_per_source_latency_with_poisson_flows_runs_and_short_flows_take_their_h
     for col in ("loop_delay_min_s", "loop_delay_max_s"):
         assert ((short[col] <= BASE_LOOP_S + 50e-6 + 1e-12) & (short[col] >= BASE_LOOP_S + 50e-6 - 0.8e-6 - 1e-12)).all()
         assert abs(src[src.source == 1][col].iloc[0] - (BASE_LOOP_S + 150e-6)) < 1e-12
+
+
+def test_parking_lot_buffer_defaults_to_the_papers_128KB_from_the_engine():
+    # The issue: "drop-tail at the buffer (128 KB by default)" (DSM paper Section V-A). Left out,
+    # the buffer is 128 000 B (KB = 1000 B, as for frames), drop-tail, in Python and in the engine.
+    d = lot(n=5, latency="0us", duration="20ms")
+    del d["network"]["buffer"]
+    sc = Scenario.from_dict(d)
+    assert sc.network.buffer.value == 128_000 and sc.network.buffer.unit == "B"
+    assert "buffer" not in sc.to_dict()["network"]  # a default, not written back
+    top = sc.to_engine_spec()["topology"]
+    assert top["queue"] == {"capacity": {"bytes": 128_000}, "aqm": {"kind": "drop_tail"}}
+    # Python reads the value from the engine (one place for the default).
+    import json
+    from dcsim import _core
+    assert json.loads(_core.engine_defaults())["parking_lot_buffer_bytes"] == 128_000
+    # A run: the queue never exceeds 128 frames of 1000 B.
+    res = dcsim.simulate(d)
+    assert (res.ports.q_max_pkt.dropna() <= 128).all()
+    # qeq / q0 are checked against the default buffer too.
+    d["l2"]["qeq"] = "130KB"
+    assert error(d).startswith("l2.qeq:")

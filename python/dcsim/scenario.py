@@ -709,8 +709,8 @@ class Network(_Model):
     port. ``parking_lot``: the DSM paper's chain of switches ``C1 .. C{switches}`` (Fig. 4; with two
     switches its Fig. 3 dumbbell), each linked to the next at ``link`` with ``delay`` of propagation
     per hop; ``attach = {S1 = "C1", R1 = "C3"}`` hangs each host on its own ``host_link`` (default
-    ``link``, propagation ``host_delay``, default 1 us) off a switch; ``buffer`` and ``aqm`` on
-    every switch port; the monitored queues are the chain's forward ports C1->C2, C2->C3, ..."""
+    ``link``, propagation ``host_delay``, default 1 us) off a switch; ``buffer`` (default 128 KB,
+    the DSM paper's) and ``aqm`` on every switch port; the monitored queues are the chain's forward ports C1->C2, C2->C3, ..."""
 
     topology: str = "dumbbell"
     # dumbbell (and tree: bottleneck, rtt, buffer, aqm)
@@ -930,8 +930,8 @@ class Network(_Model):
                 raise _err(f"attach.{h}", f"{at!r} is not a switch of the chain; allowed C1 .. C{self.switches}")
             if h in switches:
                 raise _err(f"attach.{h}", f"{h!r} is the name of a switch; name hosts otherwise (e.g. S1, R1)")
-        if self.buffer is None:
-            raise _err("buffer", 'required for a parking lot: every switch port\'s buffer, e.g. buffer = "128KB"')
+        if self.buffer is None:  # the DSM paper's 128 KB (the engine's default)
+            self._fill("buffer", Size(ENGINE_DEFAULTS["parking_lot_buffer_bytes"], "B"))
         _amount("buffer", self.buffer, self.packet_bytes)
         if self.aqm is None:
             self._fill("aqm", Aqm(kind="droptail"))

@@ -313,3 +313,17 @@ fn per_source_latency_with_poisson_flows_uses_the_hosts_listed_source() {
     let e = err(bad);
     assert!(e.starts_with("l2.poisson[0].src:") && e.contains("feedback_latency"), "{e}");
 }
+
+#[test]
+fn parking_lot_queue_defaults_to_128_kb_drop_tail() {
+    // DSM paper Section V-A (and the issue): drop-tail at a 128 KB buffer unless given.
+    let t: TopologySpec = serde_json::from_str(
+        r#"{"kind": "parking_lot", "switches": 2, "rate_bps": 10000000000, "delay_ps": 1000000,
+            "host_rate_bps": 10000000000, "host_delay_ps": 1000000, "hosts": [{"name": "S1", "at": "C1"}]}"#,
+    )
+    .unwrap();
+    let TopologySpec::ParkingLot { queue, .. } = t else { panic!("not a parking lot") };
+    assert!(matches!(queue.capacity, Amount::Bytes(128_000)), "{:?}", queue.capacity);
+    assert!(matches!(queue.aqm, AqmSpec::DropTail), "{:?}", queue.aqm);
+    assert_eq!(dcsim_core::scenario::defaults()["parking_lot_buffer_bytes"], 128_000);
+}
