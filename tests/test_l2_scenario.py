@@ -211,3 +211,32 @@ def test_parking_lot_buffer_defaults_to_the_papers_128KB_from_the_engine():
     # qeq / q0 are checked against the default buffer too.
     d["l2"]["qeq"] = "130KB"
     assert error(d).startswith("l2.qeq:")
+
+
+def test_smcc_with_only_some_gains_given_is_checked_with_the_defaults_for_the_rest():
+    # c = 30 000 1/s alone: T = 8 x 1000 B / (0.01 x 10 Gbps) = 80 us, and eq. (23) asks
+    # c < 2/T = 25 000 1/s. The unset a, b take SMCC's defaults (inside the ranges, so no word on them).
+    ws = [w for w in Scenario.from_dict(lot(scheme="smcc", c=30000)).warnings() if w.startswith("l2:")]
+    assert any("c = 3e+04" in w and "2/T = 2.5e+04" in w for w in ws), ws
+    assert not any(w.startswith("l2: a =") or w.startswith("l2: b =") for w in ws), ws
+    # The defaults alone are inside every bound.
+    assert not [w for w in Scenario.from_dict(lot(scheme="smcc")).warnings() if w.startswith("l2:")]
+
+
+def _graph(core: str) -> dict:
+    nodes = [{"name": n, "kind": "switch" if n.startswith("C") else "host"} for n in ("S1", "S2", "C1", "C2", "R1", "R2")]
+    links = [{"a": "S1", "b": "C1", "rate": "100Gbps", "delay": "1us"}, {"a": "S2", "b": "C1", "rate": "100Gbps", "delay": "1us"},
+             {"a": "C1", "b": "C2", "rate": core, "delay": "1us", "buffer": "1MB"},
+             {"a": "C2", "b": "R1", "rate": "100Gbps", "delay": "1us"}, {"a": "C2", "b": "R2", "rate": "100Gbps", "delay": "1us"}]
+    return {"network": {"topology": "graph", "nodes": nodes, "links": links},
+            "l2": {"scheme": "dsm", "cps": ["C1->C2"], "sources": [{"src": "S1", "dst": "R1"}, {"src": "S2", "dst": "R2"}]},
+            "run": {"duration": "10ms"}}
+
+
+def test_graph_topologies_get_the_eq23_warning_with_C_of_the_congestion_points_link():
+    # DSM's defaults give b = Hb / (2m + 3) = 20 kHz / 11 = 1818 1/s. Eq. (23) asks b > 1/((omega+1) T)
+    # with T = 8 frame / (p C): at C = 10 Gbps T = 80 us and the bound is 2083 1/s; at 100 Gbps
+    # T = 8 us and it is 20 833 1/s. C is the CP's link (C1->C2), not the 100 Gbps host links.
+    for core, bound in (("10Gbps", "2083"), ("100Gbps", "2.083e+04")):
+        ws = [w for w in Scenario.from_dict(_graph(core)).warnings() if w.startswith("l2:")]
+        assert any("b = 1818" in w and f"= {bound} 1/s" in w and core in w for w in ws), (core, ws)

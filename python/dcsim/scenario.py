@@ -960,6 +960,22 @@ class Network(_Model):
                 k += 1
         return out
 
+    def link_rate(self, a: str, b: str) -> Optional[float]:
+        """Rate of the link between nodes a and b, bit/s (None: no such link)."""
+        if b not in self.adjacency().get(a, []):
+            return None
+        if self.topology == "dumbbell":
+            return self.bottleneck if "r" in (a, b) else self.access
+        if self.topology == "tree":
+            host = a if a.startswith("h") else b if b.startswith("h") else None
+            if host is None:
+                return self.core_link
+            return self.bottleneck if host in (self.bottleneck_hosts or []) and self.bottleneck else self.host_link
+        if self.topology == "parking_lot":
+            switches = set(self.switch_names())
+            return self.link if a in switches and b in switches else self.host_link
+        return next((link.rate for link in self.links if {link.a, link.b} == {a, b}), None)
+
     def default_bottleneck_port(self) -> Optional[str]:
         """The queue the papers watch: dumbbell sw->r; tree: ToR -> the first bottleneck host."""
         if self.topology == "dumbbell":
@@ -2149,15 +2165,9 @@ class Scenario(_Model):
                 raise _err(f"{fld}.dst", f"no path from {x.src!r} to {x.dst!r}")
             if x.start >= self.run.duration:
                 raise _err(f"{fld}.start", f"{time_str(x.start)} is not before run.duration = {time_str(self.run.duration)}")
-        ports = l2.cps
-        if ports is None:
-            monitored = self.metrics.ports()
-            if monitored is None:
-                default = net.default_bottleneck_port()
-                monitored = [] if default is None else [tuple(default.split("->"))]
-            ports = [f"{a}->{b}" for a, b in monitored if a not in hosts]
-            if not ports:
-                raise _err("l2.cps", 'no congestion point: give cps = ["C1->C2", ...] (switch egress ports)')
+        ports = self._l2_cp_names(hosts)
+        if not ports:
+            raise _err("l2.cps", 'no congestion point: give cps = ["C1->C2", ...] (switch egress ports)')
         seen = set()
         for i, cp in enumerate(ports):
             fld = f"l2.cps[{i}]" if l2.cps is not None else "l2.cps"
@@ -2177,6 +2187,16 @@ class Scenario(_Model):
             if buf is not None and buf.unit != "pkt" and target > buf.value:
                 raise _err(f"l2.{name}", f"{target:g} B is larger than the buffer of congestion point {a}->{b} "
                                          f"({size_str(buf)}); allowed {name} <= buffer")
+
+    def _l2_cp_names(self, hosts: set) -> list:
+        """The congestion points as written ("A->B"): l2.cps, or the monitored switch ports."""
+        if self.l2.cps is not None:
+            return list(self.l2.cps)
+        monitored = self.metrics.ports()
+        if monitored is None:
+            default = self.network.default_bottleneck_port()
+            monitored = [] if default is None else [tuple(default.split("->"))]
+        return [f"{a}->{b}" for a, b in monitored if a not in hosts]
 
     def _check_workloads(self, hosts: set) -> None:
         """Workload fields that need the network: hosts, the loaded link, defaults."""
@@ -2446,24 +2466,33 @@ class Scenario(_Model):
             return []
         from dcsim.theory import dsm as dsm_theory
 
-        C = {"parking_lot": net.link, "dumbbell": net.bottleneck, "tree": net.core_link}.get(net.topology)
-        if C is None:
-            return []
-        d = dsm_theory.PAPER_DEFAULTS
+        # C: the link rate of each congestion point's port (eq. 31 depends on it).
+        rates = []
+        for cp in self._l2_cp_names(set(net.host_names())):
+            a_, b_ = (x.strip() for x in cp.split("->"))
+            C = net.link_rate(a_, b_)
+            if C is not None and C not in rates:
+                rates.append(C)
+        # Unset parameters take the engine's defaults (the engine's field names).
+        d = ENGINE_DEFAULTS["l2_scheme_defaults"][l2.scheme]
         p = l2.p if l2.p is not None else d["p"]
         omega = l2.omega if l2.omega is not None else d["omega"]
         if l2.scheme == "dsm":
             m = l2.m if l2.m is not None else d["m"]
-            a, b, c = dsm_theory.gains_from_h(m, l2.Ha or d["H_a_hz"], l2.Hb or d["H_b_hz"], l2.Hc or d["H_c_hz"])
+            a, b, c = dsm_theory.gains_from_h(m, l2.Ha or d["h_a_hz"], l2.Hb or d["h_b_hz"], l2.Hc or d["h_c_hz"])
             given = "from Ha, Hb, Hc"
         else:
             m = 0
-            a, b, c = (getattr(l2, x) for x in ("a", "b", "c"))
-            if None in (a, b, c):
-                return []
-            given = "as given"
+            a, b, c = (getattr(l2, x) if getattr(l2, x) is not None else d[f"{x}_per_s"] for x in ("a", "b", "c"))
+            given = "as given" if None not in (l2.a, l2.b, l2.c) else "as given, the others the defaults"
+        return [w for C in rates for w in self._eq31_warnings(C, p, m, omega, a, b, c, given)]
+
+    def _eq31_warnings(self, C: float, p: float, m: int, omega: float, a: float, b: float, c: float,
+                       given: str) -> list[str]:
+        from dcsim.theory import dsm as dsm_theory
+
         try:
-            r = dsm_theory.admissible_ranges(C, p, m, omega, frame_bytes=float(l2.frame.value))
+            r = dsm_theory.admissible_ranges(C, p, m, omega, frame_bytes=float(self.l2.frame.value))
         except ValueError:
             return []
         bounds = {
