@@ -240,3 +240,27 @@ def test_graph_topologies_get_the_eq23_warning_with_C_of_the_congestion_points_l
     for core, bound in (("10Gbps", "2083"), ("100Gbps", "2.083e+04")):
         ws = [w for w in Scenario.from_dict(_graph(core)).warnings() if w.startswith("l2:")]
         assert any("b = 1818" in w and f"= {bound} 1/s" in w and core in w for w in ws), (core, ws)
+
+
+def test_schemes_and_parameters_come_from_the_engines_table():
+    # One table in the engine (names, fields, units, defaults): every parameter of every scheme is a
+    # field of [l2], converted to the engine's unit and field; a scheme added to the engine needs
+    # no change here.
+    import json
+    from dcsim import _core
+    from dcsim.scenario import L2, L2_PARAMS, L2_SCHEMES
+
+    table = json.loads(_core.engine_defaults())["l2_schemes"]
+    assert L2_SCHEMES == tuple(s["name"] for s in table) == ("qcn", "dsm", "smcc")
+    as_written = {"bytes": lambda d: f"{d}B", "ps": lambda d: f"{d}ps", "bps": lambda d: f"{d}bps"}
+    for s in table:
+        assert set(L2_PARAMS[s["name"]]) == {p["name"] for p in s["params"]}
+        given = {p["name"]: as_written.get(p["unit"], lambda d: d)(p["default"]) for p in s["params"]}
+        sc = Scenario.from_dict(lot(scheme=s["name"], **given))
+        eng = sc.to_engine_spec()["l2"]["scheme"]
+        assert eng == {"kind": s["name"], **{p["field"]: p["default"] for p in s["params"]}}, eng
+        assert sc.l2.target_bytes() == (s["target"], next(p["default"] for p in s["params"] if p["name"] == s["target"]))
+        for p in s["params"]:
+            assert p["name"] in L2.model_fields
+    # A parameter of another scheme is refused, naming the field.
+    assert error(lot(scheme="smcc", Ha="10kHz")).startswith("l2.Ha:")

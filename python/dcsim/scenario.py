@@ -50,6 +50,7 @@ from pydantic import (
     PlainSerializer,
     PlainValidator,
     ValidationError,
+    create_model,
     field_serializer,
     field_validator,
     model_validator,
@@ -91,8 +92,6 @@ __all__ = [
 #: The engine's defaults (crates/dcsim-core/src/scenario.rs), read from the engine so that each
 #: default lives in one place.
 ENGINE_DEFAULTS: dict = json.loads(_core.engine_defaults())
-#: The L2 schemes' target queues when not given (the engine's defaults: DSM q0, QCN Qeq).
-ENGINE_L2_DEFAULTS = {"q0_bytes": ENGINE_DEFAULTS["l2_dsm_q0_bytes"], "qcn_qeq_bytes": ENGINE_DEFAULTS["l2_qcn_qeq_bytes"]}
 
 
 def _s(key: str) -> float:
@@ -1788,16 +1787,20 @@ class Metrics(_Model):
 # Converged Ethernet (L2): rate sources, congestion points, QCN / DSM / SMCC
 
 
-L2_SCHEMES = ("qcn", "dsm", "smcc")
-#: Each scheme's parameters (names of the DSM paper and of 802.1Qau) -> the engine's field.
+#: The L2 schemes as the engine describes them (crates/dcsim-core/src/l2/mod.rs, schemes_table): for
+#: each, the parameter naming its target queue, and its parameters (name, engine field, unit,
+#: default). A scheme added to the engine needs no change here.
+L2_SCHEME_TABLE: dict[str, dict] = {s["name"]: s for s in ENGINE_DEFAULTS["l2_schemes"]}
+L2_SCHEMES = tuple(L2_SCHEME_TABLE)
+#: Each scheme's parameters (names of the papers and of 802.1Qau) -> the engine's field.
 L2_PARAMS: dict[str, dict[str, str]] = {
-    "dsm": {"q0": "q0_bytes", "p": "p", "T": "t_ps", "m": "m", "Ha": "h_a_hz", "Hb": "h_b_hz", "Hc": "h_c_hz",
-            "omega": "omega", "min_rate": "min_rate_bps"},
-    "smcc": {"q0": "q0_bytes", "p": "p", "T": "t_ps", "a": "a_per_s", "b": "b_per_s", "c": "c_per_s",
-             "omega": "omega", "min_rate": "min_rate_bps"},
-    "qcn": {"qeq": "qeq_bytes", "w": "w", "gd": "gd", "bc_limit": "bc_limit_bytes", "timer": "timer_ps",
-            "fr_th": "fr_th", "r_ai": "r_ai_bps", "r_hai": "r_hai_bps", "min_rate": "min_rate_bps"},
-}
+    n: {p["name"]: p["field"] for p in s["params"]} for n, s in L2_SCHEME_TABLE.items()}
+#: Each parameter's unit (one per name across the schemes).
+L2_UNITS: dict[str, str] = {}
+for _s in L2_SCHEME_TABLE.values():
+    for _p in _s["params"]:
+        if L2_UNITS.setdefault(_p["name"], _p["unit"]) != _p["unit"]:  # pragma: no cover - engine bug
+            raise RuntimeError(f"L2 parameter {_p['name']!r} has two units: {L2_UNITS[_p['name']]}, {_p['unit']}")
 
 
 def _freq_v(v: Any) -> float:
@@ -1870,7 +1873,7 @@ class L2Poisson(_Model):
     stop: Optional[Time] = None
 
 
-class L2(_Model):
+class _L2Base(_Model):
     """Converged-Ethernet congestion control (IEEE 802.1Qau framework, DSM paper Section II.A):
     congestion points on switch egress ports (``cps``, default the monitored switch ports) sample
     arriving frames and send feedback frames back to each sampled frame's source over the links,
@@ -1880,41 +1883,14 @@ class L2(_Model):
     bc_limit, timer, fr_th, r_ai, r_hai, min_rate), ``dsm`` (DSM paper eqs. 22-26: q0, p, T, m, Ha,
     Hb, Hc, omega, min_rate) or ``smcc`` (DSM with m = 0 and its own gains a, b, c in 1/s; a
     reconstruction, see crates/dcsim-core/src/l2/smcc.rs). Unset parameters take the papers'
-    defaults (DSM: q0 = 64KB, p = 0.01, T = 80us, m = 4, Ha = Hb = Hc = 20kHz, omega = 5).
+    defaults (DSM: q0 = 64KB, p = 0.01, T = 80us, m = 4, Ha = Hb = Hc = 20kHz, omega = 5). The
+    schemes and their parameters (with units and defaults) come from the engine: ``L2_SCHEME_TABLE``.
     Frames are ``frame`` bytes (1 KB = 1000 B, the paper's T = 80 us is 100 such frames at
     10 Gbps); feedback frames ``feedback_frame`` bytes."""
 
     scheme: str
-    # DSM / SMCC
-    q0: Optional[SizeQ] = None
-    p: Optional[Float] = None
-    T: Optional[Time] = None
-    m: Optional[Int] = None
-    Ha: Optional[Freq] = None
-    Hb: Optional[Freq] = None
-    Hc: Optional[Freq] = None
-    a: Optional[Float] = None
-    b: Optional[Float] = None
-    c: Optional[Float] = None
-    omega: Optional[Float] = None
-    # QCN
-    qeq: Optional[SizeQ] = None
-    w: Optional[Float] = None
-    gd: Optional[Float] = None
-    bc_limit: Optional[SizeQ] = None
-    timer: Optional[Time] = None
-    fr_th: Optional[Int] = None
-    r_ai: Optional[Rate] = None
-    r_hai: Optional[Rate] = None
-    # all
-    min_rate: Optional[Rate] = None
-    frame: SizeQ = Size(1000, "B")
-    feedback_frame: SizeQ = Size(64, "B")
-    cps: Optional[list[str]] = None
-    feedback_latency: Optional[Latency] = None
-    rate_interval: Time = 100e-6
-    sources: list[L2Source] = Field(default_factory=list)
-    poisson: list[L2Poisson] = Field(default_factory=list)
+    # then each scheme's parameters, from the engine's table, and the fields of every scheme
+    # (see L2 below)
 
     _scheme_ok = _one_of_validator("scheme", L2_SCHEMES)
 
@@ -1926,28 +1902,27 @@ class L2(_Model):
         for other in {n for ps in L2_PARAMS.values() for n in ps} - set(mine):
             if getattr(self, other) is not None:
                 raise _err(other, f"not a parameter of {self.scheme}; {self.scheme} takes {', '.join(mine)}")
-        if self.p is not None and not (0 < self.p <= 1):
-            raise _err("p", f"{self.p!r} is out of range; allowed 0 < p <= 1 (sampling probability per frame)")
-        for name in ("q0", "qeq", "bc_limit"):
-            v = getattr(self, name)
-            if v is not None and (v.unit == "pkt" or not v.value > 0):
+        # Range checks by unit (the engine checks every field again, with its own bounds).
+        for name in mine:
+            v, unit = getattr(self, name), L2_UNITS[name]
+            if v is None:
+                continue
+            if unit == "probability" and not (0 < v <= 1):
+                raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1 (sampling probability per frame)")
+            if unit == "bytes" and (v.unit == "pkt" or not v.value > 0):
                 raise _err(name, f"{size_str(v)}: give a positive size in bytes, e.g. \"64KB\"")
-        for name in ("T", "timer", "rate_interval"):
-            v = getattr(self, name)
-            if v is not None and not v > 0:
+            if unit == "ps" and not v > 0:
                 raise _err(name, f"{time_str(v)} is not positive; allowed > 0 s")
-        for name in ("omega", "w", "gd", "a", "b", "c"):
-            v = getattr(self, name)
-            if v is not None and not v > 0:
+            if unit in ("number", "per_second") and not v > 0:
                 raise _err(name, f"{v!r} is out of range; allowed > 0")
-        if self.m is not None and self.m < 0:
-            raise _err("m", f"{self.m} is out of range; allowed m >= 0 sampling periods")
-        if self.fr_th is not None and self.fr_th < 1:
-            raise _err("fr_th", f"{self.fr_th} is out of range; allowed >= 1 cycle")
-        for name in ("min_rate", "r_ai", "r_hai"):
-            v = getattr(self, name)
-            if v is not None:
+            if unit == "count" and v < 0:
+                raise _err(name, f"{v} is out of range; allowed {name} >= 0")
+            if unit == "bps":
                 _positive_rate(name, v)
+        if self.scheme == "qcn" and self.fr_th is not None and self.fr_th < 1:
+            raise _err("fr_th", f"{self.fr_th} is out of range; allowed >= 1 cycle")
+        if not self.rate_interval > 0:
+            raise _err("rate_interval", f"{time_str(self.rate_interval)} is not positive; allowed > 0 s")
         for name in ("frame", "feedback_frame"):
             v = getattr(self, name)
             lo = 64 if name == "frame" else 1
@@ -1993,10 +1968,15 @@ class L2(_Model):
         return self
 
     def target_bytes(self) -> tuple[str, float]:
-        """The queue the CPs aim at: ("q0", bytes) or ("qeq", bytes), with the engine's default."""
-        if self.scheme == "qcn":
-            return "qeq", self.qeq.value if self.qeq is not None else ENGINE_L2_DEFAULTS["qcn_qeq_bytes"]
-        return "q0", self.q0.value if self.q0 is not None else ENGINE_L2_DEFAULTS["q0_bytes"]
+        """The queue the CPs aim at, (parameter name, bytes), e.g. ("q0", 64000.0), with the
+        engine's default."""
+        name = L2_SCHEME_TABLE[self.scheme]["target"]
+        v = getattr(self, name)
+        return name, v.value if v is not None else self.defaults()[name]
+
+    def defaults(self) -> dict[str, Any]:
+        """The engine's defaults of this scheme's parameters, by name (in the engine's units)."""
+        return {p["name"]: p["default"] for p in L2_SCHEME_TABLE[self.scheme]["params"]}
 
     def scheme_engine(self) -> dict:
         out: dict[str, Any] = {"kind": self.scheme}
@@ -2004,13 +1984,14 @@ class L2(_Model):
             v = getattr(self, name)
             if v is None:
                 continue
-            if key.endswith("_ps"):
+            unit = L2_UNITS[name]
+            if unit == "ps":
                 v = to_ps(v)
-            elif key.endswith("_bytes"):
+            elif unit == "bytes":
                 v = int(v.value)
-            elif key.endswith("_bps"):
+            elif unit == "bps":
                 v = int(round(v))
-            elif key in ("m", "fr_th"):
+            elif unit == "count":
                 v = int(v)
             else:
                 v = float(v)
@@ -2048,6 +2029,34 @@ class L2(_Model):
             "rate_interval_ps": to_ps(self.rate_interval),
         }
 
+
+
+#: Scenario types of the engine's parameter units.
+_L2_TYPES = {"bytes": SizeQ, "ps": Time, "bps": Rate, "hz": Freq, "per_second": Float, "count": Int,
+             "probability": Float, "number": Float}
+
+
+def _l2_param_order() -> list[str]:
+    """Every scheme's parameters in the engine's order; those every scheme has (min_rate) last."""
+    names = list(dict.fromkeys(p["name"] for s in L2_SCHEME_TABLE.values() for p in s["params"]))
+    common = [n for n in names if all(n in ps for ps in L2_PARAMS.values())]
+    return [n for n in names if n not in common] + common
+
+
+L2 = create_model(
+    "L2",
+    __base__=_L2Base,
+    __module__=__name__,
+    __doc__=_L2Base.__doc__,
+    **{name: (Optional[_L2_TYPES[L2_UNITS[name]]], None) for name in _l2_param_order()},
+    frame=(SizeQ, Size(1000, "B")),
+    feedback_frame=(SizeQ, Size(64, "B")),
+    cps=(Optional[list[str]], None),
+    feedback_latency=(Optional[Latency], None),
+    rate_interval=(Time, 100e-6),
+    sources=(list[L2Source], Field(default_factory=list)),
+    poisson=(list[L2Poisson], Field(default_factory=list)),
+)
 
 
 class FlowInfo(BaseModel):
@@ -2462,7 +2471,7 @@ class Scenario(_Model):
         """DSM / SMCC gains outside the DSM paper's admissible ranges, eqs. (23) and (31): allowed
         (instability is worth studying), but said, with the bound that is violated."""
         l2, net = self.l2, self.network
-        if l2 is None or l2.scheme == "qcn":
+        if l2 is None or l2.scheme not in ("dsm", "smcc"):  # the sliding-mode schemes' bounds
             return []
         from dcsim.theory import dsm as dsm_theory
 
@@ -2473,17 +2482,17 @@ class Scenario(_Model):
             C = net.link_rate(a_, b_)
             if C is not None and C not in rates:
                 rates.append(C)
-        # Unset parameters take the engine's defaults (the engine's field names).
-        d = ENGINE_DEFAULTS["l2_scheme_defaults"][l2.scheme]
+        # Unset parameters take the engine's defaults.
+        d = l2.defaults()
         p = l2.p if l2.p is not None else d["p"]
         omega = l2.omega if l2.omega is not None else d["omega"]
         if l2.scheme == "dsm":
             m = l2.m if l2.m is not None else d["m"]
-            a, b, c = dsm_theory.gains_from_h(m, l2.Ha or d["h_a_hz"], l2.Hb or d["h_b_hz"], l2.Hc or d["h_c_hz"])
+            a, b, c = dsm_theory.gains_from_h(m, l2.Ha or d["Ha"], l2.Hb or d["Hb"], l2.Hc or d["Hc"])
             given = "from Ha, Hb, Hc"
         else:
             m = 0
-            a, b, c = (getattr(l2, x) if getattr(l2, x) is not None else d[f"{x}_per_s"] for x in ("a", "b", "c"))
+            a, b, c = (getattr(l2, x) if getattr(l2, x) is not None else d[x] for x in ("a", "b", "c"))
             given = "as given" if None not in (l2.a, l2.b, l2.c) else "as given, the others the defaults"
         return [w for C in rates for w in self._eq31_warnings(C, p, m, omega, a, b, c, given)]
 

@@ -76,11 +76,7 @@ pub fn defaults() -> serde_json::Value {
         "l2_dsm_q0_bytes": crate::l2::dsm::Params::default().q0_bytes,
         "l2_qcn_qeq_bytes": crate::l2::qcn::Params::default().qeq_bytes,
         "parking_lot_buffer_bytes": DEFAULT_PARKING_LOT_BUFFER_BYTES,
-        "l2_scheme_defaults": {
-            "qcn": crate::l2::qcn::Params::default(),
-            "dsm": crate::l2::dsm::Params::default(),
-            "smcc": crate::l2::smcc::Params::default(),
-        },
+        "l2_schemes": crate::l2::schemes_table(),
         "limits": {
             "max_time_ps": MAX_TIME_PS,
             "min_rate_bps": MIN_RATE_BPS,

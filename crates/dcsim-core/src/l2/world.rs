@@ -25,7 +25,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Cp, CpId, Feedback, L2Spec, Rp, Signal};
+use super::{Cp, CpId, Feedback, L2Spec, Rp};
 use crate::error::{invalid, Error, Result};
 use crate::metrics::{Column, Table};
 use crate::net::{Network, PortId};
@@ -367,14 +367,6 @@ pub struct L2World {
     rates_bps: Vec<f64>,
 }
 
-/// Encode a feedback signal into a frame's `seq` (the CPID travels in `aux`).
-fn encode(s: Signal) -> u64 {
-    match s {
-        Signal::Qcn { qntz, .. } => qntz as u64,
-        Signal::Rate { fb_bps } => fb_bps as u64,
-    }
-}
-
 impl L2World {
     /// Build the sources and CPs on `net`; `monitored` are the default CP ports.
     pub fn new(setup: &L2Setup, net: &Network, seed: u64, end: Time) -> Result<L2World> {
@@ -542,11 +534,7 @@ impl L2World {
                 Amount::Bytes(b) => b,
                 Amount::Packets(n) => n.saturating_mul(setup.frame_bytes as u64),
             };
-            let (target, name) = match &setup.scheme {
-                L2Spec::Qcn(q) => (q.qeq_bytes, "qeq"),
-                L2Spec::Dsm(d) => (d.q0_bytes, "q0"),
-                L2Spec::Smcc(s) => (s.q0_bytes, "q0"),
-            };
+            let (name, target) = setup.scheme.target_queue();
             if target > cap {
                 return Err(invalid(
                     format!("l2.scheme.{name}"),
@@ -683,7 +671,7 @@ impl L2World {
             src: switch,
             dst: pkt.src,
             size: self.setup.feedback_bytes,
-            seq: encode(signal),
+            seq: self.setup.scheme.encode(&signal), // the CPID travels in `aux`
             ect: false,
             ce: false,
             ece: false,
@@ -713,10 +701,7 @@ impl L2World {
         match pkt.kind {
             Kind::Frame => self.sources[i].tx.on_delivered(pkt, now),
             Kind::Feedback => {
-                let signal = match self.setup.scheme {
-                    L2Spec::Qcn(_) => Signal::Qcn { qntz: pkt.seq as u8, q_off_bytes: 0, q_delta_bytes: 0 },
-                    L2Spec::Dsm(_) | L2Spec::Smcc(_) => Signal::Rate { fb_bps: pkt.seq as i64 },
-                };
+                let signal = self.setup.scheme.decode(pkt.seq);
                 let s = &mut self.sources[i];
                 s.tx.on_feedback(pkt.ts, now);
                 s.rp.on_feedback(now, &Feedback { cpid: pkt.aux, signal }, &mut s.rng)?;
