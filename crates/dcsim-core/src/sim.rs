@@ -659,6 +659,9 @@ impl Sim {
                     self.events.push(t, Ev::Arrive(pid));
                 }
                 self.on_arrive(node, pkt);
+                // A frame enqueued on its way may have made a congestion point send feedback:
+                // inject it (or schedule its emission) now, not at the next L2 event.
+                self.l2_flush();
             }
             Ev::FlowStart(f) => {
                 self.set_budget(f);
