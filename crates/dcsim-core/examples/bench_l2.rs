@@ -5,6 +5,7 @@
 //! bottleneck frame (the least any per-frame discrete-event simulator does).
 //!
 //! Run: cargo run --release -p dcsim-core --example bench_l2 -- [qcn|dsm|smcc] [rate_gbps] [seconds]
+//! (or `-- baseline N`: the bare loop alone with N events, best of 3).
 use std::collections::BinaryHeap;
 use std::hint::black_box;
 use std::time::Instant;
@@ -59,6 +60,13 @@ fn bare_heap_loop(n: u64, live: u64) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(|s| s.as_str()) == Some("baseline") {
+        // `bench_l2 baseline N`: the bare heap loop alone, N events (best of 3).
+        let n: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+        let best = (0..3).map(|_| bare_heap_loop(n, 32)).fold(f64::INFINITY, f64::min);
+        println!("baseline_bare_heap_s={best:.4}");
+        return;
+    }
     let scheme = args.get(1).map_or("qcn", |s| s.as_str()).to_string();
     let gbps: u64 = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(10);
     let duration_s: f64 = args.get(3).and_then(|a| a.parse().ok()).unwrap_or(1.0);
