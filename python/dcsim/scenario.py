@@ -92,6 +92,8 @@ __all__ = [
 #: The engine's defaults (crates/dcsim-core/src/scenario.rs), read from the engine so that each
 #: default lives in one place.
 ENGINE_DEFAULTS: dict = json.loads(_core.engine_defaults())
+#: The L2 schemes' target queues when not given (the engine's defaults: DSM q0, QCN Qeq).
+ENGINE_L2_DEFAULTS = {"q0_bytes": ENGINE_DEFAULTS["l2_dsm_q0_bytes"], "qcn_qeq_bytes": ENGINE_DEFAULTS["l2_qcn_qeq_bytes"]}
 
 
 def _s(key: str) -> float:
@@ -709,7 +711,8 @@ class Network(_Model):
     switches its Fig. 3 dumbbell), each linked to the next at ``link`` with ``delay`` of propagation
     per hop; ``attach = {S1 = "C1", R1 = "C3"}`` hangs each host on its own ``host_link`` (default
     ``link``, propagation ``host_delay``, default 1 us) off a switch; ``buffer`` (default 128 KB,
-    the DSM paper's) and ``aqm`` on every switch port; the monitored queues are the chain's forward ports C1->C2, C2->C3, ..."""
+    the DSM paper's) and ``aqm`` on every switch port; the monitored queues are the chain's
+    forward ports C1->C2, C2->C3, ..."""
 
     topology: str = "dumbbell"
     # dumbbell (and tree: bottleneck, rtt, buffer, aqm)

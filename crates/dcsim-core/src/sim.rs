@@ -342,7 +342,10 @@ pub struct Sim {
     /// Ports whose L2 frames to their destination host (the port's far end) are delivered without
     /// an arrival event ("silent"; see `drain_silent`): ports to a host, without evictions, in a
     /// scenario with L2 sources. A frame's delivery only adds to counters, so it is accounted when
-    /// something could observe it, with its exact arrival time.
+    /// something could observe it, with its exact arrival time. The other packets on such a port
+    /// keep their arrival events; one queued behind silent frames gets it when it is enqueued
+    /// rather than when the frame ahead arrives, so only its order among events of the very same
+    /// picosecond can differ from a run with an event per frame.
     silent_port: Vec<bool>,
     /// Per silent port: its packets in the pipe that do get an arrival event.
     loud: Vec<u32>,
