@@ -143,7 +143,7 @@ mod tests {
             x ^= x << 13;
             x ^= x >> 7;
             x ^= x << 17;
-            if x % 3 != 0 || reference.is_empty() {
+            if !x.is_multiple_of(3) || reference.is_empty() {
                 let t = now + x % 50; // many ties
                 q.push(Time(t), seq);
                 reference.push((t, seq));
