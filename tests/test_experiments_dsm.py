@@ -6,8 +6,9 @@ import json
 import pandas as pd
 import pytest
 
-from dcsim.experiments.dsm_packet import SCHEMES, base_loop_s, dsm_T_m
-from dcsim.experiments.registry import REPRODUCED, get
+from dcsim.experiments.dsm_packet import (FIG9_FLOWS, HEADLINE, SCHEMES, base_loop_s, dsm_T_m, fig9_ideal_util, headline,
+                                          max_min_load)
+from dcsim.experiments.registry import DIFFERS, REPRODUCED, get
 
 
 def test_parameters_follow_the_paper():
@@ -39,12 +40,49 @@ def test_fig5_runs_every_scheme_with_the_exact_loop_delays(tmp_path):
     assert (df.q_mean_bytes <= 128_000).all()  # the buffer
     assert (df.drop_pct >= 0).all() and (df.drop_pct < 100).all()
     # Every claim of the paper is judged (a verdict with our numbers), none silently skipped.
-    assert len(res.paper_claims) == 7 and all(c.ours for c in res.paper_claims)
+    assert len(res.paper_claims) == 8 and all(c.ours for c in res.paper_claims)
+    # The headline is judged on the worst DSM setting: >= 99 % utilization and < 5 % drops.
+    (h,) = [c for c in res.paper_claims if c.statement == HEADLINE]
+    dsm = df[df.scheme == "dsm"]
+    want = REPRODUCED if dsm.util.min() >= 0.99 and dsm.drop_pct.max() < 5 else DIFFERS
+    assert h.verdict == want, (h, dsm)
+
+
+def test_headline_verdict_is_computed_from_both_halves():
+    assert headline(0.995, 4.9, "", "").verdict == REPRODUCED
+    assert headline(0.98, 0.0, "", "").verdict == DIFFERS  # utilization below 99 %
+    assert headline(1.0, 5.0, "", "").verdict == DIFFERS  # not fewer than 5 % drops
+
+
+def test_fig9_max_min_loads_by_hand():
+    # Fig. 4 / Fig. 9 schedule, C = 1: [0,1) F1, F2 share C1->C2 (1/2 each) and both go on to
+    # C2->C3: both links full. [1,2) F3 joins C1->C2: 1/3 each, C2->C3 carries 2/3. [2,3) F4 joins
+    # C2->C3: C1->C2 gives F1, F2, F3 1/3 each, F4 takes the 1/3 left on C2->C3: both full.
+    # [3,4) F3 gone: C2->C3 is the bottleneck of F1, F2, F4 (1/3 each), C1->C2 carries 2/3.
+    # [4,5) F2 gone: F1 and F4 share C2->C3 (1/2 each), C1->C2 carries 1/2.
+    want = [(1, 1), (1, 2 / 3), (1, 1), (2 / 3, 1), (1 / 2, 1)]
+    for k, (a, b) in enumerate(want):
+        got = max_min_load(FIG9_FLOWS, k + 0.5, 1.0)
+        assert got["C1->C2"] == pytest.approx(a, abs=1e-12) and got["C2->C3"] == pytest.approx(b, abs=1e-12), (k, got)
+    u = fig9_ideal_util()
+    assert u["C1->C2"] == pytest.approx((3 + 2 / 3 + 1 / 2) / 5) and u["C2->C3"] == pytest.approx((4 + 2 / 3) / 5)
 
 
 def test_fig9_parking_lot_shifts_its_bottleneck(tmp_path):
     res = _run("dsm-fig9", tmp_path)
     df = pd.read_csv(tmp_path / "dsm_fig9.csv")
+    # Utilization can never exceed 1: relative to the fair load it is at most 1 / ideal.
+    ideal = fig9_ideal_util()
+    for port, x in ideal.items():
+        assert (df[df.port == port].util_of_ideal <= 1 / x + 1e-9).all()
+    # "More stable queues" needs a queue near q0 = 64 KB with the link busy: if DSM's queue is far
+    # from q0 (or empty >= 1 %) in a congested second, the claim cannot be reproduced on its sd alone.
+    (stab,) = [c for c in res.paper_claims if c.statement.startswith("DSM achieves more stable queues")]
+    congested = df[(df.scheme == "dsm") & (((df.port == "C1->C2") & (df.second <= 2)) | ((df.port == "C2->C3") & (df.second >= 2)))]
+    near = ((congested.q_mean_kb - 64).abs() <= 16) & (congested.q_empty < 0.01)
+    if not near.all():
+        assert stab.verdict == DIFFERS, (stab, congested)
+    assert any(c.statement == HEADLINE for c in res.paper_claims)
     # Before F4 starts (seconds 0-1 of the schedule) nothing crosses C2 -> C3 but F1 and F2, which
     # C1 -> C2 already limits to 10 Gbps in all: C2 -> C3 cannot build a standing queue, whatever
     # the scheme (first principles: its arrival rate is at most its capacity).

@@ -79,6 +79,9 @@ def test_engine_spec_of_the_example_and_a_toml_round_trip():
         ({"l2.sources[0].src": "C1"}, "l2.sources[0].src", "not a host"),
         ({"l2.sources[0].dst": "S1"}, "l2.sources[0].dst", "two different hosts"),
         ({"l2.feedback_latency": ["1us", "2us"]}, "l2.feedback_latency", "one per source"),
+        # per-source latencies: a short flow's host must have a listed source to take it from
+        ({"l2.feedback_latency": ["1us"] * 5, "l2.poisson": [{"src": "R1", "dst": "S1", "rate": 10, "mean_size": "1MB"}]},
+         "l2.poisson[0].src", "no listed source"),
         ({"l2.frame": "10B"}, "l2.frame", "out of range"),
         ({"network.attach.R5": "C7"}, "network.attach.R5", "not a switch of the chain"),
         ({"network.switches": 0}, "network.switches", "out of range"),
@@ -171,3 +174,93 @@ def test_tcp_flows_run_on_a_parking_lot():
     p = res.monitored_ports().iloc[0]
     assert f"{p.src}->{p.dst}" == "C1->C2"
     assert p.utilization > 0.95 and len(res.sources) == 0
+
+
+def test_per_source_latency_with_poisson_flows_runs_and_short_flows_take_their_hosts_latency():
+    # Was an engine panic ("internal error"). S1's latency is 50 us, S2's 150 us; short flows
+    # from S1 take S1's, so their loop is BASE + 50 us (up to 0.8 us less when the sampled frame
+    # was a flow's last, shorter frame), 100 us away from S2's.
+    d = lot(n=2, scheme="dsm", latency=["50us", "150us"], duration="100ms")
+    d["l2"]["poisson"] = [{"src": "S1", "dst": "R1", "rate": 500, "mean_size": "125KB"}]
+    src = dcsim.simulate(d).sources
+    got = src[src.feedback_frames_whole_run > 0]
+    short = got[got.poisson.notna()]
+    assert len(short) > 5
+    for col in ("loop_delay_min_s", "loop_delay_max_s"):
+        assert ((short[col] <= BASE_LOOP_S + 50e-6 + 1e-12) & (short[col] >= BASE_LOOP_S + 50e-6 - 0.8e-6 - 1e-12)).all()
+        assert abs(src[src.source == 1][col].iloc[0] - (BASE_LOOP_S + 150e-6)) < 1e-12
+
+
+def test_parking_lot_buffer_defaults_to_the_papers_128KB_from_the_engine():
+    # The issue: "drop-tail at the buffer (128 KB by default)" (DSM paper Section V-A). Left out,
+    # the buffer is 128 000 B (KB = 1000 B, as for frames), drop-tail, in Python and in the engine.
+    d = lot(n=5, latency="0us", duration="20ms")
+    del d["network"]["buffer"]
+    sc = Scenario.from_dict(d)
+    assert sc.network.buffer.value == 128_000 and sc.network.buffer.unit == "B"
+    assert "buffer" not in sc.to_dict()["network"]  # a default, not written back
+    top = sc.to_engine_spec()["topology"]
+    assert top["queue"] == {"capacity": {"bytes": 128_000}, "aqm": {"kind": "drop_tail"}}
+    # Python reads the value from the engine (one place for the default).
+    import json
+    from dcsim import _core
+    assert json.loads(_core.engine_defaults())["parking_lot_buffer_bytes"] == 128_000
+    # A run: the queue never exceeds 128 frames of 1000 B.
+    res = dcsim.simulate(d)
+    assert (res.ports.q_max_pkt.dropna() <= 128).all()
+    # qeq / q0 are checked against the default buffer too.
+    d["l2"]["qeq"] = "130KB"
+    assert error(d).startswith("l2.qeq:")
+
+
+def test_smcc_with_only_some_gains_given_is_checked_with_the_defaults_for_the_rest():
+    # c = 30 000 1/s alone: T = 8 x 1000 B / (0.01 x 10 Gbps) = 80 us, and eq. (23) asks
+    # c < 2/T = 25 000 1/s. The unset a, b take SMCC's defaults (inside the ranges, so no word on them).
+    ws = [w for w in Scenario.from_dict(lot(scheme="smcc", c=30000)).warnings() if w.startswith("l2:")]
+    assert any("c = 3e+04" in w and "2/T = 2.5e+04" in w for w in ws), ws
+    assert not any(w.startswith("l2: a =") or w.startswith("l2: b =") for w in ws), ws
+    # The defaults alone are inside every bound.
+    assert not [w for w in Scenario.from_dict(lot(scheme="smcc")).warnings() if w.startswith("l2:")]
+
+
+def _graph(core: str) -> dict:
+    nodes = [{"name": n, "kind": "switch" if n.startswith("C") else "host"} for n in ("S1", "S2", "C1", "C2", "R1", "R2")]
+    links = [{"a": "S1", "b": "C1", "rate": "100Gbps", "delay": "1us"}, {"a": "S2", "b": "C1", "rate": "100Gbps", "delay": "1us"},
+             {"a": "C1", "b": "C2", "rate": core, "delay": "1us", "buffer": "1MB"},
+             {"a": "C2", "b": "R1", "rate": "100Gbps", "delay": "1us"}, {"a": "C2", "b": "R2", "rate": "100Gbps", "delay": "1us"}]
+    return {"network": {"topology": "graph", "nodes": nodes, "links": links},
+            "l2": {"scheme": "dsm", "cps": ["C1->C2"], "sources": [{"src": "S1", "dst": "R1"}, {"src": "S2", "dst": "R2"}]},
+            "run": {"duration": "10ms"}}
+
+
+def test_graph_topologies_get_the_eq23_warning_with_C_of_the_congestion_points_link():
+    # DSM's defaults give b = Hb / (2m + 3) = 20 kHz / 11 = 1818 1/s. Eq. (23) asks b > 1/((omega+1) T)
+    # with T = 8 frame / (p C): at C = 10 Gbps T = 80 us and the bound is 2083 1/s; at 100 Gbps
+    # T = 8 us and it is 20 833 1/s. C is the CP's link (C1->C2), not the 100 Gbps host links.
+    for core, bound in (("10Gbps", "2083"), ("100Gbps", "2.083e+04")):
+        ws = [w for w in Scenario.from_dict(_graph(core)).warnings() if w.startswith("l2:")]
+        assert any("b = 1818" in w and f"= {bound} 1/s" in w and core in w for w in ws), (core, ws)
+
+
+def test_schemes_and_parameters_come_from_the_engines_table():
+    # One table in the engine (names, fields, units, defaults): every parameter of every scheme is a
+    # field of [l2], converted to the engine's unit and field; a scheme added to the engine needs
+    # no change here.
+    import json
+    from dcsim import _core
+    from dcsim.scenario import L2, L2_PARAMS, L2_SCHEMES
+
+    table = json.loads(_core.engine_defaults())["l2_schemes"]
+    assert L2_SCHEMES == tuple(s["name"] for s in table) == ("qcn", "dsm", "smcc")
+    as_written = {"bytes": lambda d: f"{d}B", "ps": lambda d: f"{d}ps", "bps": lambda d: f"{d}bps"}
+    for s in table:
+        assert set(L2_PARAMS[s["name"]]) == {p["name"] for p in s["params"]}
+        given = {p["name"]: as_written.get(p["unit"], lambda d: d)(p["default"]) for p in s["params"]}
+        sc = Scenario.from_dict(lot(scheme=s["name"], **given))
+        eng = sc.to_engine_spec()["l2"]["scheme"]
+        assert eng == {"kind": s["name"], **{p["field"]: p["default"] for p in s["params"]}}, eng
+        assert sc.l2.target_bytes() == (s["target"], next(p["default"] for p in s["params"] if p["name"] == s["target"]))
+        for p in s["params"]:
+            assert p["name"] in L2.model_fields
+    # A parameter of another scheme is refused, naming the field.
+    assert error(lot(scheme="smcc", Ha="10kHz")).startswith("l2.Ha:")

@@ -50,6 +50,7 @@ from pydantic import (
     PlainSerializer,
     PlainValidator,
     ValidationError,
+    create_model,
     field_serializer,
     field_validator,
     model_validator,
@@ -789,8 +790,9 @@ class Network(_Model):
     port. ``parking_lot``: the DSM paper's chain of switches ``C1 .. C{switches}`` (Fig. 4; with two
     switches its Fig. 3 dumbbell), each linked to the next at ``link`` with ``delay`` of propagation
     per hop; ``attach = {S1 = "C1", R1 = "C3"}`` hangs each host on its own ``host_link`` (default
-    ``link``, propagation ``host_delay``, default 1 us) off a switch; ``buffer`` and ``aqm`` on
-    every switch port; the monitored queues are the chain's forward ports C1->C2, C2->C3, ..."""
+    ``link``, propagation ``host_delay``, default 1 us) off a switch; ``buffer`` (default 128 KB,
+    the DSM paper's) and ``aqm`` on every switch port; the monitored queues are the chain's
+    forward ports C1->C2, C2->C3, ..."""
 
     topology: str = "dumbbell"
     # dumbbell (and tree: bottleneck, rtt, buffer, aqm)
@@ -1010,8 +1012,8 @@ class Network(_Model):
                 raise _err(f"attach.{h}", f"{at!r} is not a switch of the chain; allowed C1 .. C{self.switches}")
             if h in switches:
                 raise _err(f"attach.{h}", f"{h!r} is the name of a switch; name hosts otherwise (e.g. S1, R1)")
-        if self.buffer is None:
-            raise _err("buffer", 'required for a parking lot: every switch port\'s buffer, e.g. buffer = "128KB"')
+        if self.buffer is None:  # the DSM paper's 128 KB (the engine's default)
+            self._fill("buffer", Size(ENGINE_DEFAULTS["parking_lot_buffer_bytes"], "B"))
         _amount("buffer", self.buffer, self.packet_bytes)
         if self.aqm is None:
             self._fill("aqm", Aqm(kind="droptail"))
@@ -1039,6 +1041,22 @@ class Network(_Model):
                 out[f"h{k}"] = r
                 k += 1
         return out
+
+    def link_rate(self, a: str, b: str) -> Optional[float]:
+        """Rate of the link between nodes a and b, bit/s (None: no such link)."""
+        if b not in self.adjacency().get(a, []):
+            return None
+        if self.topology == "dumbbell":
+            return self.bottleneck if "r" in (a, b) else self.access
+        if self.topology == "tree":
+            host = a if a.startswith("h") else b if b.startswith("h") else None
+            if host is None:
+                return self.core_link
+            return self.bottleneck if host in (self.bottleneck_hosts or []) and self.bottleneck else self.host_link
+        if self.topology == "parking_lot":
+            switches = set(self.switch_names())
+            return self.link if a in switches and b in switches else self.host_link
+        return next((link.rate for link in self.links if {link.a, link.b} == {a, b}), None)
 
     def default_bottleneck_port(self) -> Optional[str]:
         """The queue the papers watch: dumbbell sw->r; tree: ToR -> the first bottleneck host."""
@@ -1856,16 +1874,20 @@ class Metrics(_Model):
 # Converged Ethernet (L2): rate sources, congestion points, QCN / DSM / SMCC
 
 
-L2_SCHEMES = ("qcn", "dsm", "smcc")
-#: Each scheme's parameters (names of the DSM paper and of 802.1Qau) -> the engine's field.
+#: The L2 schemes as the engine describes them (crates/dcsim-core/src/l2/mod.rs, schemes_table): for
+#: each, the parameter naming its target queue, and its parameters (name, engine field, unit,
+#: default). A scheme added to the engine needs no change here.
+L2_SCHEME_TABLE: dict[str, dict] = {s["name"]: s for s in ENGINE_DEFAULTS["l2_schemes"]}
+L2_SCHEMES = tuple(L2_SCHEME_TABLE)
+#: Each scheme's parameters (names of the papers and of 802.1Qau) -> the engine's field.
 L2_PARAMS: dict[str, dict[str, str]] = {
-    "dsm": {"q0": "q0_bytes", "p": "p", "T": "t_ps", "m": "m", "Ha": "h_a_hz", "Hb": "h_b_hz", "Hc": "h_c_hz",
-            "omega": "omega", "min_rate": "min_rate_bps"},
-    "smcc": {"q0": "q0_bytes", "p": "p", "T": "t_ps", "a": "a_per_s", "b": "b_per_s", "c": "c_per_s",
-             "omega": "omega", "min_rate": "min_rate_bps"},
-    "qcn": {"qeq": "qeq_bytes", "w": "w", "gd": "gd", "bc_limit": "bc_limit_bytes", "timer": "timer_ps",
-            "fr_th": "fr_th", "r_ai": "r_ai_bps", "r_hai": "r_hai_bps", "min_rate": "min_rate_bps"},
-}
+    n: {p["name"]: p["field"] for p in s["params"]} for n, s in L2_SCHEME_TABLE.items()}
+#: Each parameter's unit (one per name across the schemes).
+L2_UNITS: dict[str, str] = {}
+for _s in L2_SCHEME_TABLE.values():
+    for _p in _s["params"]:
+        if L2_UNITS.setdefault(_p["name"], _p["unit"]) != _p["unit"]:  # pragma: no cover - engine bug
+            raise RuntimeError(f"L2 parameter {_p['name']!r} has two units: {L2_UNITS[_p['name']]}, {_p['unit']}")
 
 
 def _freq_v(v: Any) -> float:
@@ -1938,50 +1960,24 @@ class L2Poisson(_Model):
     stop: Optional[Time] = None
 
 
-class L2(_Model):
+class _L2Base(_Model):
     """Converged-Ethernet congestion control (IEEE 802.1Qau framework, DSM paper Section II.A):
     congestion points on switch egress ports (``cps``, default the monitored switch ports) sample
     arriving frames and send feedback frames back to each sampled frame's source over the links,
-    after an extra ``feedback_latency`` (one time, one per source, or {lo, hi} drawn per frame);
+    after an extra ``feedback_latency`` (one time, one per source, or {lo, hi} drawn per frame; with
+    one per source, Poisson short flows take the latency of the first listed source on their host);
     the sources' reaction points set their rates. ``scheme``: ``qcn`` (802.1Qau: qeq, w, gd,
     bc_limit, timer, fr_th, r_ai, r_hai, min_rate), ``dsm`` (DSM paper eqs. 22-26: q0, p, T, m, Ha,
     Hb, Hc, omega, min_rate) or ``smcc`` (DSM with m = 0 and its own gains a, b, c in 1/s; a
     reconstruction, see crates/dcsim-core/src/l2/smcc.rs). Unset parameters take the papers'
-    defaults (DSM: q0 = 64KB, p = 0.01, T = 80us, m = 4, Ha = Hb = Hc = 20kHz, omega = 5).
+    defaults (DSM: q0 = 64KB, p = 0.01, T = 80us, m = 4, Ha = Hb = Hc = 20kHz, omega = 5). The
+    schemes and their parameters (with units and defaults) come from the engine: ``L2_SCHEME_TABLE``.
     Frames are ``frame`` bytes (1 KB = 1000 B, the paper's T = 80 us is 100 such frames at
     10 Gbps); feedback frames ``feedback_frame`` bytes."""
 
     scheme: str
-    # DSM / SMCC
-    q0: Optional[SizeQ] = None
-    p: Optional[Float] = None
-    T: Optional[Time] = None
-    m: Optional[Int] = None
-    Ha: Optional[Freq] = None
-    Hb: Optional[Freq] = None
-    Hc: Optional[Freq] = None
-    a: Optional[Float] = None
-    b: Optional[Float] = None
-    c: Optional[Float] = None
-    omega: Optional[Float] = None
-    # QCN
-    qeq: Optional[SizeQ] = None
-    w: Optional[Float] = None
-    gd: Optional[Float] = None
-    bc_limit: Optional[SizeQ] = None
-    timer: Optional[Time] = None
-    fr_th: Optional[Int] = None
-    r_ai: Optional[Rate] = None
-    r_hai: Optional[Rate] = None
-    # all
-    min_rate: Optional[Rate] = None
-    frame: SizeQ = Size(1000, "B")
-    feedback_frame: SizeQ = Size(64, "B")
-    cps: Optional[list[str]] = None
-    feedback_latency: Optional[Latency] = None
-    rate_interval: Time = 100e-6
-    sources: list[L2Source] = Field(default_factory=list)
-    poisson: list[L2Poisson] = Field(default_factory=list)
+    # then each scheme's parameters, from the engine's table, and the fields of every scheme
+    # (see L2 below)
 
     _scheme_ok = _one_of_validator("scheme", L2_SCHEMES)
 
@@ -1993,28 +1989,27 @@ class L2(_Model):
         for other in {n for ps in L2_PARAMS.values() for n in ps} - set(mine):
             if getattr(self, other) is not None:
                 raise _err(other, f"not a parameter of {self.scheme}; {self.scheme} takes {', '.join(mine)}")
-        if self.p is not None and not (0 < self.p <= 1):
-            raise _err("p", f"{self.p!r} is out of range; allowed 0 < p <= 1 (sampling probability per frame)")
-        for name in ("q0", "qeq", "bc_limit"):
-            v = getattr(self, name)
-            if v is not None and (v.unit == "pkt" or not v.value > 0):
+        # Range checks by unit (the engine checks every field again, with its own bounds).
+        for name in mine:
+            v, unit = getattr(self, name), L2_UNITS[name]
+            if v is None:
+                continue
+            if unit == "probability" and not (0 < v <= 1):
+                raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1 (sampling probability per frame)")
+            if unit == "bytes" and (v.unit == "pkt" or not v.value > 0):
                 raise _err(name, f"{size_str(v)}: give a positive size in bytes, e.g. \"64KB\"")
-        for name in ("T", "timer", "rate_interval"):
-            v = getattr(self, name)
-            if v is not None and not v > 0:
+            if unit == "ps" and not v > 0:
                 raise _err(name, f"{time_str(v)} is not positive; allowed > 0 s")
-        for name in ("omega", "w", "gd", "a", "b", "c"):
-            v = getattr(self, name)
-            if v is not None and not v > 0:
+            if unit in ("number", "per_second") and not v > 0:
                 raise _err(name, f"{v!r} is out of range; allowed > 0")
-        if self.m is not None and self.m < 0:
-            raise _err("m", f"{self.m} is out of range; allowed m >= 0 sampling periods")
-        if self.fr_th is not None and self.fr_th < 1:
-            raise _err("fr_th", f"{self.fr_th} is out of range; allowed >= 1 cycle")
-        for name in ("min_rate", "r_ai", "r_hai"):
-            v = getattr(self, name)
-            if v is not None:
+            if unit == "count" and v < 0:
+                raise _err(name, f"{v} is out of range; allowed {name} >= 0")
+            if unit == "bps":
                 _positive_rate(name, v)
+        if self.scheme == "qcn" and self.fr_th is not None and self.fr_th < 1:
+            raise _err("fr_th", f"{self.fr_th} is out of range; allowed >= 1 cycle")
+        if not self.rate_interval > 0:
+            raise _err("rate_interval", f"{time_str(self.rate_interval)} is not positive; allowed > 0 s")
         for name in ("frame", "feedback_frame"):
             v = getattr(self, name)
             lo = 64 if name == "frame" else 1
@@ -2040,6 +2035,14 @@ class L2(_Model):
         if isinstance(lat, list) and len(lat) != n:
             raise _err("feedback_latency", f"{len(lat)} values for {n} sources; give one per source, one time, "
                                            "or {lo, hi}")
+        if isinstance(lat, list):
+            # A short flow takes the latency of the first listed source on its own host.
+            listed = {src.src for src in self.sources}
+            for i, w in enumerate(self.poisson):
+                if w.src not in listed:
+                    raise _err(f"poisson[{i}].src", f"{w.src!r} has no listed source, so a per-source feedback_latency "
+                                                    f"gives its short flows none; list a source on {w.src!r} (its short "
+                                                    "flows take that source's latency) or give one latency or {lo, hi}")
         for i, src in enumerate(self.sources):
             if src.count < 1:
                 raise _err(f"sources[{i}].count", f"{src.count} is out of range; allowed >= 1")
@@ -2052,10 +2055,15 @@ class L2(_Model):
         return self
 
     def target_bytes(self) -> tuple[str, float]:
-        """The queue the CPs aim at: ("q0", bytes) or ("qeq", bytes), with the engine's default."""
-        if self.scheme == "qcn":
-            return "qeq", self.qeq.value if self.qeq is not None else ENGINE_L2_DEFAULTS["qcn_qeq_bytes"]
-        return "q0", self.q0.value if self.q0 is not None else ENGINE_L2_DEFAULTS["q0_bytes"]
+        """The queue the CPs aim at, (parameter name, bytes), e.g. ("q0", 64000.0), with the
+        engine's default."""
+        name = L2_SCHEME_TABLE[self.scheme]["target"]
+        v = getattr(self, name)
+        return name, v.value if v is not None else self.defaults()[name]
+
+    def defaults(self) -> dict[str, Any]:
+        """The engine's defaults of this scheme's parameters, by name (in the engine's units)."""
+        return {p["name"]: p["default"] for p in L2_SCHEME_TABLE[self.scheme]["params"]}
 
     def scheme_engine(self) -> dict:
         out: dict[str, Any] = {"kind": self.scheme}
@@ -2063,13 +2071,14 @@ class L2(_Model):
             v = getattr(self, name)
             if v is None:
                 continue
-            if key.endswith("_ps"):
+            unit = L2_UNITS[name]
+            if unit == "ps":
                 v = to_ps(v)
-            elif key.endswith("_bytes"):
+            elif unit == "bytes":
                 v = int(v.value)
-            elif key.endswith("_bps"):
+            elif unit == "bps":
                 v = int(round(v))
-            elif key in ("m", "fr_th"):
+            elif unit == "count":
                 v = int(v)
             else:
                 v = float(v)
@@ -2107,6 +2116,34 @@ class L2(_Model):
             "rate_interval_ps": to_ps(self.rate_interval),
         }
 
+
+
+#: Scenario types of the engine's parameter units.
+_L2_TYPES = {"bytes": SizeQ, "ps": Time, "bps": Rate, "hz": Freq, "per_second": Float, "count": Int,
+             "probability": Float, "number": Float}
+
+
+def _l2_param_order() -> list[str]:
+    """Every scheme's parameters in the engine's order; those every scheme has (min_rate) last."""
+    names = list(dict.fromkeys(p["name"] for s in L2_SCHEME_TABLE.values() for p in s["params"]))
+    common = [n for n in names if all(n in ps for ps in L2_PARAMS.values())]
+    return [n for n in names if n not in common] + common
+
+
+L2 = create_model(
+    "L2",
+    __base__=_L2Base,
+    __module__=__name__,
+    __doc__=_L2Base.__doc__,
+    **{name: (Optional[_L2_TYPES[L2_UNITS[name]]], None) for name in _l2_param_order()},
+    frame=(SizeQ, Size(1000, "B")),
+    feedback_frame=(SizeQ, Size(64, "B")),
+    cps=(Optional[list[str]], None),
+    feedback_latency=(Optional[Latency], None),
+    rate_interval=(Time, 100e-6),
+    sources=(list[L2Source], Field(default_factory=list)),
+    poisson=(list[L2Poisson], Field(default_factory=list)),
+)
 
 
 class FlowInfo(BaseModel):
@@ -2225,15 +2262,9 @@ class Scenario(_Model):
                 raise _err(f"{fld}.dst", f"no path from {x.src!r} to {x.dst!r}")
             if x.start >= self.run.duration:
                 raise _err(f"{fld}.start", f"{time_str(x.start)} is not before run.duration = {time_str(self.run.duration)}")
-        ports = l2.cps
-        if ports is None:
-            monitored = self.metrics.ports()
-            if monitored is None:
-                default = net.default_bottleneck_port()
-                monitored = [] if default is None else [tuple(default.split("->"))]
-            ports = [f"{a}->{b}" for a, b in monitored if a not in hosts]
-            if not ports:
-                raise _err("l2.cps", 'no congestion point: give cps = ["C1->C2", ...] (switch egress ports)')
+        ports = self._l2_cp_names(hosts)
+        if not ports:
+            raise _err("l2.cps", 'no congestion point: give cps = ["C1->C2", ...] (switch egress ports)')
         seen = set()
         for i, cp in enumerate(ports):
             fld = f"l2.cps[{i}]" if l2.cps is not None else "l2.cps"
@@ -2253,6 +2284,16 @@ class Scenario(_Model):
             if buf is not None and buf.unit != "pkt" and target > buf.value:
                 raise _err(f"l2.{name}", f"{target:g} B is larger than the buffer of congestion point {a}->{b} "
                                          f"({size_str(buf)}); allowed {name} <= buffer")
+
+    def _l2_cp_names(self, hosts: set) -> list:
+        """The congestion points as written ("A->B"): l2.cps, or the monitored switch ports."""
+        if self.l2.cps is not None:
+            return list(self.l2.cps)
+        monitored = self.metrics.ports()
+        if monitored is None:
+            default = self.network.default_bottleneck_port()
+            monitored = [] if default is None else [tuple(default.split("->"))]
+        return [f"{a}->{b}" for a, b in monitored if a not in hosts]
 
     def _check_workloads(self, hosts: set) -> None:
         """Workload fields that need the network: hosts, the loaded link, defaults."""
@@ -2563,28 +2604,37 @@ class Scenario(_Model):
         """DSM / SMCC gains outside the DSM paper's admissible ranges, eqs. (23) and (31): allowed
         (instability is worth studying), but said, with the bound that is violated."""
         l2, net = self.l2, self.network
-        if l2 is None or l2.scheme == "qcn":
+        if l2 is None or l2.scheme not in ("dsm", "smcc"):  # the sliding-mode schemes' bounds
             return []
         from dcsim.theory import dsm as dsm_theory
 
-        C = {"parking_lot": net.link, "dumbbell": net.bottleneck, "tree": net.core_link}.get(net.topology)
-        if C is None:
-            return []
-        d = dsm_theory.PAPER_DEFAULTS
+        # C: the link rate of each congestion point's port (eq. 31 depends on it).
+        rates = []
+        for cp in self._l2_cp_names(set(net.host_names())):
+            a_, b_ = (x.strip() for x in cp.split("->"))
+            C = net.link_rate(a_, b_)
+            if C is not None and C not in rates:
+                rates.append(C)
+        # Unset parameters take the engine's defaults.
+        d = l2.defaults()
         p = l2.p if l2.p is not None else d["p"]
         omega = l2.omega if l2.omega is not None else d["omega"]
         if l2.scheme == "dsm":
             m = l2.m if l2.m is not None else d["m"]
-            a, b, c = dsm_theory.gains_from_h(m, l2.Ha or d["H_a_hz"], l2.Hb or d["H_b_hz"], l2.Hc or d["H_c_hz"])
+            a, b, c = dsm_theory.gains_from_h(m, l2.Ha or d["Ha"], l2.Hb or d["Hb"], l2.Hc or d["Hc"])
             given = "from Ha, Hb, Hc"
         else:
             m = 0
-            a, b, c = (getattr(l2, x) for x in ("a", "b", "c"))
-            if None in (a, b, c):
-                return []
-            given = "as given"
+            a, b, c = (getattr(l2, x) if getattr(l2, x) is not None else d[x] for x in ("a", "b", "c"))
+            given = "as given" if None not in (l2.a, l2.b, l2.c) else "as given, the others the defaults"
+        return [w for C in rates for w in self._eq31_warnings(C, p, m, omega, a, b, c, given)]
+
+    def _eq31_warnings(self, C: float, p: float, m: int, omega: float, a: float, b: float, c: float,
+                       given: str) -> list[str]:
+        from dcsim.theory import dsm as dsm_theory
+
         try:
-            r = dsm_theory.admissible_ranges(C, p, m, omega, frame_bytes=float(l2.frame.value))
+            r = dsm_theory.admissible_ranges(C, p, m, omega, frame_bytes=float(self.l2.frame.value))
         except ValueError:
             return []
         bounds = {

@@ -75,6 +75,8 @@ pub fn defaults() -> serde_json::Value {
         "host_backlog_pkt": default_host_backlog_pkt(),
         "l2_dsm_q0_bytes": crate::l2::dsm::Params::default().q0_bytes,
         "l2_qcn_qeq_bytes": crate::l2::qcn::Params::default().qeq_bytes,
+        "parking_lot_buffer_bytes": DEFAULT_PARKING_LOT_BUFFER_BYTES,
+        "l2_schemes": crate::l2::schemes_table(),
         "limits": {
             "max_time_ps": MAX_TIME_PS,
             "min_rate_bps": MIN_RATE_BPS,
@@ -285,9 +287,17 @@ pub enum TopologySpec {
         host_rate_bps: u64,
         host_delay_ps: u64,
         hosts: Vec<HostAt>,
-        /// Egress queue of every switch port.
+        /// Egress queue of every switch port; default 128 KB drop-tail (the DSM paper's setting).
+        #[serde(default = "default_parking_lot_queue")]
         queue: QueueSpec,
     },
+}
+
+/// The DSM paper's switch buffer (Section V-A: 128 KB drop-tail), the parking lot's default.
+pub const DEFAULT_PARKING_LOT_BUFFER_BYTES: u64 = 128_000;
+
+fn default_parking_lot_queue() -> QueueSpec {
+    QueueSpec { capacity: Amount::Bytes(DEFAULT_PARKING_LOT_BUFFER_BYTES), aqm: AqmSpec::DropTail }
 }
 
 /// A host of a parking lot and the switch (`C1 ..`) it hangs off.

@@ -350,8 +350,24 @@ pub struct Sim {
     l2: Option<Box<L2World>>,
     /// Spare buffer for the L2 family's packets (swapped with `L2World::out`).
     l2_out: Vec<(NodeId, Packet)>,
+    /// Ports whose L2 frames to their destination host (the port's far end) are delivered without
+    /// an arrival event ("silent"; see `drain_silent`): ports to a host, without evictions, in a
+    /// scenario with L2 sources. A frame's delivery only adds to counters, so it is accounted when
+    /// something could observe it, with its exact arrival time. The other packets on such a port
+    /// keep their arrival events; one queued behind silent frames gets it when it is enqueued
+    /// rather than when the frame ahead arrives, so only its order among events of the very same
+    /// picosecond can differ from a run with an event per frame.
+    silent_port: Vec<bool>,
+    /// Per silent port: its packets in the pipe that do get an arrival event.
+    loud: Vec<u32>,
     /// An error raised inside an event handler; the run stops with it.
     fault: Option<Error>,
+}
+
+/// An L2 frame at the port to its destination host: delivered without an arrival event.
+#[inline]
+fn is_silent(pkt: &Packet, port_to: NodeId) -> bool {
+    pkt.kind == Kind::Frame && pkt.dst == port_to
 }
 
 /// The transport state of flow `id` from `src` to `dst` (hosts with a route both ways).
@@ -544,6 +560,8 @@ impl Sim {
             same_instant: 0,
             stall_limit: 0,
             taken: false,
+            silent_port: Vec::new(),
+            loud: Vec::new(),
             l2,
             l2_out: Vec::new(),
             fault: None,
@@ -553,6 +571,13 @@ impl Sim {
         // the engine stopped advancing (a bug), and the run stops with an error instead of hanging.
         let sources = sim.l2.as_ref().map_or(0, |l| l.sources() as u64);
         sim.stall_limit = 10_000_000 + 100 * (sim.flows.len() as u64 + sim.net.ports.len() as u64 + sources);
+        sim.silent_port = sim
+            .net
+            .ports
+            .iter()
+            .map(|p| sim.l2.is_some() && sim.net.nodes[p.to as usize].kind == NodeKind::Host && !p.evicts())
+            .collect();
+        sim.loud = vec![0; sim.net.ports.len()];
         // Warm-up first: everything at t >= warmup, including events at the warm-up instant
         // itself, counts as after warm-up.
         sim.events.push(sim.warmup, Ev::Warmup);
@@ -652,6 +677,7 @@ impl Sim {
             }
             if budget == 0 {
                 self.counters.events = self.events.popped();
+                self.drain_all_silent(self.now, true);
                 return Ok(false);
             }
             budget -= 1;
@@ -679,11 +705,27 @@ impl Sim {
         }
         self.now = target;
         self.counters.events = self.events.popped();
+        self.drain_all_silent(self.now, true);
         Ok(true)
     }
 
     fn handle(&mut self, ev: Ev) {
         match ev {
+            Ev::Arrive(pid) if self.silent_port[pid as usize] => {
+                // Silent frames ahead of this packet arrived no later than it.
+                self.drain_silent(pid as usize, self.now, true);
+                let port = &mut self.net.ports[pid as usize];
+                let (node, pkt) = (port.to, port.pop_arrival().expect("arrival event without packet"));
+                self.loud[pid as usize] -= 1;
+                if self.loud[pid as usize] > 0 {
+                    let to = port.to;
+                    if let Some(t) = port.first_arrival_where(|q| !is_silent(q, to)) {
+                        self.events.push(t, Ev::Arrive(pid));
+                    }
+                }
+                self.on_arrive(node, pkt);
+                self.l2_flush(); // as below
+            }
             Ev::Arrive(pid) => {
                 let port = &mut self.net.ports[pid as usize];
                 let (node, pkt) = (port.to, port.pop_arrival().expect("arrival event without packet"));
@@ -691,6 +733,9 @@ impl Sim {
                     self.events.push(t, Ev::Arrive(pid));
                 }
                 self.on_arrive(node, pkt);
+                // A frame enqueued on its way may have made a congestion point send feedback:
+                // inject it (or schedule its emission) now, not at the next L2 event.
+                self.l2_flush();
             }
             Ev::FlowStart(f) => {
                 self.set_budget(f);
@@ -742,6 +787,8 @@ impl Sim {
                 }
             }
             Ev::Warmup => {
+                // Frames that arrived before warm-up count before it (at the instant, after it).
+                self.drain_all_silent(self.now, false);
                 for f in &mut self.flows {
                     if let FlowSlot::Active(f) = f {
                         f.sender.integrate(self.now);
@@ -787,13 +834,44 @@ impl Sim {
             for (node, mut pkt) in out.drain(..) {
                 self.counters.sent_pkts += 1;
                 if pkt.kind == Kind::Frame {
-                    // Stamped when its transmission starts on the source's NIC (loop delays).
+                    // Stamped when its transmission starts on the source's NIC (loop delays); the
+                    // NIC is the source's route to its destination, found when it was built.
                     let nic = self.l2.as_ref().map_or(0, |l| l.nic(pkt.flow));
                     pkt.ts = self.net.ports[nic as usize].next_start(self.now);
+                    self.forward_on(nic, pkt);
+                } else {
+                    self.forward(node, pkt);
                 }
-                self.forward(node, pkt);
             }
             self.l2_out = out;
+        }
+    }
+
+    /// Deliver the silent frames at the head of port `pid`'s pipe that arrived before `t` (or at
+    /// `t`, with `inclusive`), each at its own arrival time.
+    fn drain_silent(&mut self, pid: usize, t: Time, inclusive: bool) {
+        loop {
+            let port = &mut self.net.ports[pid];
+            let Some(&(at, ref head)) = port.head() else { return };
+            if !is_silent(head, port.to) || at > t || (at == t && !inclusive) {
+                return;
+            }
+            let pkt = port.pop_arrival().expect("head");
+            self.counters.delivered_pkts += 1;
+            if let Some(l2) = &mut self.l2 {
+                if let Err(e) = l2.on_deliver(&pkt, at) {
+                    self.fault = Some(e);
+                }
+            }
+        }
+    }
+
+    /// [`Self::drain_silent`] on every silent port.
+    fn drain_all_silent(&mut self, t: Time, inclusive: bool) {
+        for pid in 0..self.silent_port.len() {
+            if self.silent_port[pid] {
+                self.drain_silent(pid, t, inclusive);
+            }
         }
     }
 
@@ -804,14 +882,27 @@ impl Sim {
             self.counters.dropped_pkts += 1;
             return;
         };
+        self.forward_on(pid, pkt);
+    }
+
+    /// Put a packet on port `pid` (its sender's route towards the packet's destination).
+    fn forward_on(&mut self, pid: PortId, pkt: Packet) {
+        let sp = self.silent_port[pid as usize];
+        if sp {
+            self.drain_silent(pid as usize, self.now, true); // keeps the pipe short
+        }
         let port = &mut self.net.ports[pid as usize];
-        let was_empty = port.in_pipe() == 0;
+        let silent = sp && is_silent(&pkt, port.to);
+        let was_empty = if sp { self.loud[pid as usize] == 0 } else { port.in_pipe() == 0 };
         let (flow, data) = (pkt.flow, pkt.kind == Kind::Data);
         let after_warmup = self.now >= self.warmup;
         let copy = pkt;
         match port.enqueue(pkt, self.now) {
             Some(arrival) => {
-                if was_empty {
+                if sp && !silent {
+                    self.loud[pid as usize] += 1;
+                }
+                if was_empty && !silent {
                     self.events.push(arrival, Ev::Arrive(pid));
                 }
                 if let Some(l2) = &mut self.l2 {
@@ -1044,10 +1135,24 @@ impl Sim {
                     p.in_pipe()
                 )));
             }
-            // Every pipe with packets has exactly one arrival event pending.
+            // Every pipe with packets has exactly one arrival event pending (silent frames
+            // excepted: they get none).
             let pending =
                 self.events.iter().filter(|e| matches!(e, Ev::Arrive(q) if *q as usize == pid)).count() as u64;
-            if pending != (p.in_pipe() > 0) as u64 {
+            let loud = if self.silent_port[pid] {
+                let to = p.to;
+                let n = p.count_where(|q| !is_silent(q, to));
+                if n != self.loud[pid] as u64 {
+                    return Err(Error::Run(format!(
+                        "port {pid}: {n} packets that need an arrival event, counted {}",
+                        self.loud[pid]
+                    )));
+                }
+                n
+            } else {
+                p.in_pipe()
+            };
+            if pending != (loud > 0) as u64 {
                 return Err(Error::Run(format!(
                     "port {pid}: {pending} arrival events for {} packets in the pipe",
                     p.in_pipe()

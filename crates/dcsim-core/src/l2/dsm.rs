@@ -51,7 +51,10 @@
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
-use super::{check_open, check_pos_u64, CpId, Feedback, Signal};
+use super::{
+    check_open, check_pos_u64, foreign_feedback, payload, CongestionPoint, CpId, Feedback, Param, ReactionPoint,
+    Scheme, Signal, Unit,
+};
 use crate::error::{invalid, Result};
 use crate::rng::Rng;
 use crate::units::{Rate, Time};
@@ -294,6 +297,78 @@ impl Predictor {
             s2 += i as i128 * fb;
         }
         (s1, s2)
+    }
+}
+
+impl Scheme for Params {
+    const NAME: &'static str = "dsm";
+    const PARAMS: &'static [Param] = &[
+        Param { name: "q0", field: "q0_bytes", unit: Unit::Bytes },
+        Param { name: "p", field: "p", unit: Unit::Probability },
+        Param { name: "T", field: "t_ps", unit: Unit::Ps },
+        Param { name: "m", field: "m", unit: Unit::Count },
+        Param { name: "Ha", field: "h_a_hz", unit: Unit::Hz },
+        Param { name: "Hb", field: "h_b_hz", unit: Unit::Hz },
+        Param { name: "Hc", field: "h_c_hz", unit: Unit::Hz },
+        Param { name: "omega", field: "omega", unit: Unit::Number },
+        Param { name: "min_rate", field: "min_rate_bps", unit: Unit::Bps },
+    ];
+    type Cp = Cp;
+    type Rp = Rp;
+
+    fn check(&self, prefix: &str) -> Result<()> {
+        self.validate(prefix)
+    }
+    fn min_rate_bps(&self) -> u64 {
+        self.min_rate_bps
+    }
+    fn target_queue(&self) -> (&'static str, u64) {
+        ("q0", self.q0_bytes)
+    }
+    fn cp(&self, cpid: CpId, link_rate: Rate) -> Cp {
+        Cp::new(&self.controller(), cpid, link_rate)
+    }
+    fn rp(&self, line_rate: Rate, initial_rate: Rate) -> Rp {
+        Rp::new(self.min_rate_bps, line_rate, initial_rate)
+    }
+    /// The signed rate adjustment Fb, bit/s (two's complement).
+    #[inline]
+    fn encode(signal: &Signal) -> u64 {
+        payload(signal)
+    }
+    #[inline]
+    fn decode(payload: u64) -> Signal {
+        Signal::Rate { fb_bps: payload as i64 }
+    }
+}
+
+impl CongestionPoint for Cp {
+    #[inline]
+    fn on_arrival(&mut self, now: Time, q_bytes: u64, _frame_bytes: u32, rng: &mut Rng) -> Option<Feedback> {
+        Cp::on_arrival(self, now, q_bytes, rng)
+    }
+    fn samples_taken(&self) -> u64 {
+        self.samples
+    }
+    fn cpid(&self) -> CpId {
+        self.cpid
+    }
+}
+
+impl ReactionPoint for Rp {
+    #[inline]
+    fn rate_bps(&self) -> f64 {
+        self.rate_bps as f64
+    }
+    #[inline]
+    fn on_feedback(&mut self, _now: Time, fb: &Feedback, _rng: &mut Rng) -> Result<()> {
+        match fb.signal {
+            Signal::Rate { fb_bps } => {
+                Rp::on_feedback(self, fb.cpid, fb_bps);
+                Ok(())
+            }
+            _ => Err(foreign_feedback(fb, "dsm/smcc")),
+        }
     }
 }
 

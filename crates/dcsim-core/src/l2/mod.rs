@@ -27,15 +27,28 @@
 //! * Randomness comes only from the `&mut Rng` arguments: pass the component's own stream
 //!   (crate::rng::stream) and runs stay bit-identical.
 //!
-//! Adding a scheme: a file with its `Params` (serde + `validate`), a CP and an RP struct with the
-//! methods dispatched below, a variant of [`L2Spec`], [`Cp`], [`Rp`] (and of [`Signal`] if its
-//! feedback carries something new), and one arm in each match.
+//! # Adding a scheme
+//!
+//! One file plus one line, as for `cc/` and `aqm/`:
+//!
+//! 1. `l2/<name>.rs` with its `Params` (serde, with defaults, `deny_unknown_fields`), a CP type
+//!    implementing [`CongestionPoint`], an RP type implementing [`ReactionPoint`] (the CP and RP
+//!    may be another scheme's, as SMCC reuses DSM's), and `impl Scheme for Params`: the name,
+//!    the parameter table for front ends ([`Param`]: name, engine field, unit), the range checks,
+//!    the target queue checked against each CP's buffer, and the feedback payload's encoding
+//!    (reuse a [`Signal`] variant, or carry a 64-bit word in [`Signal::Word`]);
+//! 2. `pub mod <name>;` and one line `Variant => <name>` in the [`l2_schemes!`] invocation below,
+//!    which generates [`L2Spec`], [`Cp`], [`Rp`], their dispatch and [`schemes_table`].
+//!
+//! The event loop (`world.rs`) and the Python front end (which reads [`schemes_table`] through
+//! `engine_defaults()`: names, parameters, units, defaults) need no change.
 
 pub mod dsm;
 pub mod qcn;
 pub mod smcc;
 pub mod world;
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{invalid, Error, Result};
@@ -61,35 +74,238 @@ pub enum Signal {
     Qcn { qntz: u8, q_off_bytes: i64, q_delta_bytes: i64 },
     /// Sliding-mode schemes (DSM, SMCC): the rate adjustment u = Fb, bit/s, signed (eq. 24, 26).
     Rate { fb_bps: i64 },
+    /// Any other scheme's 64-bit payload, read by its own RP.
+    Word(u64),
 }
 
-/// Which L2 scheme runs, with its parameters. Both halves of a scenario's CPs and RPs are built
-/// from the same spec, so a CP and an RP never disagree about the feedback format.
-#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum L2Spec {
-    Qcn(qcn::Params),
-    Dsm(dsm::Params),
-    Smcc(smcc::Params),
+/// The switch side of a scheme, called by the event loop (see the contract above).
+pub trait CongestionPoint: Clone + std::fmt::Debug {
+    /// A frame of `frame_bytes` arrived at `now` and was enqueued; `q_bytes` is the queue length
+    /// including it. Returns the feedback to send to the frame's source, if any.
+    fn on_arrival(&mut self, now: Time, q_bytes: u64, frame_bytes: u32, rng: &mut Rng) -> Option<Feedback>;
+    /// Frames sampled so far.
+    fn samples_taken(&self) -> u64;
+    fn cpid(&self) -> CpId;
+}
+
+/// The source side of a scheme: one rate limiter per source.
+pub trait ReactionPoint: Clone + std::fmt::Debug {
+    /// Current sending rate, bit/s (exact value; QCN's averaging makes it fractional).
+    fn rate_bps(&self) -> f64;
+    /// A feedback frame arrived at `now`. Errors if it carries another scheme's signal (which an
+    /// engine that builds both halves from one [`L2Spec`] never produces).
+    fn on_feedback(&mut self, now: Time, fb: &Feedback, rng: &mut Rng) -> Result<()>;
+    /// The source transmitted a data frame of `frame_bytes` at `now`.
+    #[inline]
+    fn on_tx(&mut self, _now: Time, _frame_bytes: u32, _rng: &mut Rng) {}
+    /// Time of the armed rate-increase timer, if any.
+    #[inline]
+    fn next_timer(&self) -> Option<Time> {
+        None
+    }
+    /// Timer event at `now`; acts (and returns true) only if `now` is the armed time.
+    #[inline]
+    fn on_timer(&mut self, _now: Time, _rng: &mut Rng) -> bool {
+        false
+    }
+}
+
+/// The unit of a scheme parameter, for front ends (how to parse and convert it).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// bytes (a size such as "64KB")
+    Bytes,
+    /// picoseconds (a time such as "80us")
+    Ps,
+    /// bit/s (a rate such as "100Mbps")
+    Bps,
+    /// Hz (a frequency such as "20kHz")
+    Hz,
+    /// 1/s (a gain)
+    PerSecond,
+    /// a whole number >= 0
+    Count,
+    /// a probability in (0, 1]
+    Probability,
+    /// a plain number
+    Number,
+}
+
+/// One user-facing parameter of a scheme: its name in scenarios (the papers'), its engine field
+/// in `Params`, and its unit.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Param {
+    pub name: &'static str,
+    pub field: &'static str,
+    pub unit: Unit,
+}
+
+/// A scheme: its parameters (this trait is implemented by the scheme's `Params`).
+pub trait Scheme: Clone + std::fmt::Debug + PartialEq + Default + Serialize + DeserializeOwned {
+    /// The scheme's name in scenarios (`[l2] scheme = "..."`), also the serde tag.
+    const NAME: &'static str;
+    /// The user-facing parameters, in the order front ends list them.
+    const PARAMS: &'static [Param];
+    type Cp: CongestionPoint;
+    type Rp: ReactionPoint;
+    /// Range checks of every field; errors name `{prefix}.{field}` and the allowed range.
+    fn check(&self, prefix: &str) -> Result<()>;
+    /// The RP's rate floor, bit/s (must not exceed a source's line rate).
+    fn min_rate_bps(&self) -> u64;
+    /// The queue the CP aims at, (parameter name, bytes): it must fit in each CP's buffer.
+    fn target_queue(&self) -> (&'static str, u64);
+    /// The congestion point of a queue drained at `link_rate`.
+    fn cp(&self, cpid: CpId, link_rate: Rate) -> Self::Cp;
+    /// The reaction point of a source with line rate `line_rate`, starting at `initial_rate`.
+    fn rp(&self, line_rate: Rate, initial_rate: Rate) -> Self::Rp;
+    /// The feedback frame's 64-bit payload (the CPID travels beside it) ...
+    fn encode(signal: &Signal) -> u64;
+    /// ... and the signal the RP gets back from it.
+    fn decode(payload: u64) -> Signal;
+}
+
+/// The schemes for front ends: for each, its name, the parameter naming its target queue, and
+/// its parameters (name, engine field, unit, default).
+fn describe<S: Scheme>() -> serde_json::Value {
+    let defaults = serde_json::to_value(S::default()).unwrap_or_default();
+    let params: Vec<serde_json::Value> = S::PARAMS
+        .iter()
+        .map(|p| {
+            serde_json::json!({"name": p.name, "field": p.field, "unit": p.unit,
+                               "default": defaults.get(p.field).cloned().unwrap_or_default()})
+        })
+        .collect();
+    serde_json::json!({"name": S::NAME, "target": S::default().target_queue().0, "params": params})
+}
+
+/// Generates the scheme enums and their dispatch, one match arm per scheme and method.
+macro_rules! l2_schemes {
+    ($($(#[$doc:meta])* $Variant:ident => $module:ident),+ $(,)?) => {
+        /// Which L2 scheme runs, with its parameters. Both halves of a scenario's CPs and RPs are
+        /// built from the same spec, so a CP and an RP never disagree about the feedback format.
+        #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+        #[serde(tag = "kind", rename_all = "snake_case")]
+        pub enum L2Spec {
+            $($(#[$doc])* $Variant($module::Params),)+
+        }
+
+        /// A congestion point (switch side).
+        #[derive(Clone, Debug)]
+        pub enum Cp {
+            $($Variant(<$module::Params as Scheme>::Cp),)+
+        }
+
+        /// A reaction point: one rate limiter per source (flow).
+        #[derive(Clone, Debug)]
+        pub enum Rp {
+            $($Variant(<$module::Params as Scheme>::Rp),)+
+        }
+
+        impl L2Spec {
+            pub fn name(&self) -> &'static str {
+                match self { $(L2Spec::$Variant(_) => <$module::Params as Scheme>::NAME,)+ }
+            }
+            /// Range checks of every field; errors name `{prefix}.{field}` and the allowed range.
+            pub fn validate(&self, prefix: &str) -> Result<()> {
+                match self { $(L2Spec::$Variant(p) => Scheme::check(p, prefix),)+ }
+            }
+            fn min_rate_bps(&self) -> u64 {
+                match self { $(L2Spec::$Variant(p) => Scheme::min_rate_bps(p),)+ }
+            }
+            /// The queue the CPs aim at, (parameter name, bytes).
+            pub fn target_queue(&self) -> (&'static str, u64) {
+                match self { $(L2Spec::$Variant(p) => Scheme::target_queue(p),)+ }
+            }
+            /// The congestion point of a queue drained at `link_rate`.
+            pub fn cp(&self, cpid: CpId, link_rate: Rate) -> Cp {
+                match self { $(L2Spec::$Variant(p) => Cp::$Variant(Scheme::cp(p, cpid, link_rate)),)+ }
+            }
+            /// The reaction point of a source with line rate `line_rate`, starting at `initial_rate`
+            /// (clamped to [min rate, line rate]; the DSM paper starts every flow at line rate).
+            pub fn rp(&self, line_rate: Rate, initial_rate: Rate) -> Rp {
+                match self { $(L2Spec::$Variant(p) => Rp::$Variant(Scheme::rp(p, line_rate, initial_rate)),)+ }
+            }
+            /// A feedback signal as the frame's payload.
+            #[inline]
+            pub fn encode(&self, signal: &Signal) -> u64 {
+                match self { $(L2Spec::$Variant(_) => <$module::Params as Scheme>::encode(signal),)+ }
+            }
+            /// The signal in a feedback frame's payload.
+            #[inline]
+            pub fn decode(&self, payload: u64) -> Signal {
+                match self { $(L2Spec::$Variant(_) => <$module::Params as Scheme>::decode(payload),)+ }
+            }
+        }
+
+        impl Cp {
+            /// A frame of `frame_bytes` arrived at `now` and was enqueued; `q_bytes` is the queue
+            /// length including it. Returns the feedback to send to the frame's source, if any.
+            #[inline]
+            pub fn on_arrival(&mut self, now: Time, q_bytes: u64, frame_bytes: u32, rng: &mut Rng) -> Option<Feedback> {
+                match self { $(Cp::$Variant(c) => CongestionPoint::on_arrival(c, now, q_bytes, frame_bytes, rng),)+ }
+            }
+            /// Frames sampled so far.
+            pub fn samples_taken(&self) -> u64 {
+                match self { $(Cp::$Variant(c) => CongestionPoint::samples_taken(c),)+ }
+            }
+            pub fn cpid(&self) -> CpId {
+                match self { $(Cp::$Variant(c) => CongestionPoint::cpid(c),)+ }
+            }
+        }
+
+        impl Rp {
+            /// Current sending rate, bit/s (exact value; QCN's averaging makes it fractional).
+            #[inline]
+            pub fn rate_bps(&self) -> f64 {
+                match self { $(Rp::$Variant(r) => ReactionPoint::rate_bps(r),)+ }
+            }
+            /// A feedback frame arrived at `now`. Errors only if the frame belongs to another
+            /// scheme, which an engine that builds both halves from one [`L2Spec`] never produces.
+            #[inline]
+            pub fn on_feedback(&mut self, now: Time, fb: &Feedback, rng: &mut Rng) -> Result<()> {
+                match self { $(Rp::$Variant(r) => ReactionPoint::on_feedback(r, now, fb, rng),)+ }
+            }
+            /// The source transmitted a data frame of `frame_bytes` at `now`.
+            #[inline]
+            pub fn on_tx(&mut self, now: Time, frame_bytes: u32, rng: &mut Rng) {
+                match self { $(Rp::$Variant(r) => ReactionPoint::on_tx(r, now, frame_bytes, rng),)+ }
+            }
+            /// Time of the armed rate-increase timer, if any.
+            #[inline]
+            pub fn next_timer(&self) -> Option<Time> {
+                match self { $(Rp::$Variant(r) => ReactionPoint::next_timer(r),)+ }
+            }
+            /// Timer event at `now`; acts (and returns true) only if `now` is the armed time.
+            #[inline]
+            pub fn on_timer(&mut self, now: Time, rng: &mut Rng) -> bool {
+                match self { $(Rp::$Variant(r) => ReactionPoint::on_timer(r, now, rng),)+ }
+            }
+            pub fn name(&self) -> &'static str {
+                match self { $(Rp::$Variant(_) => <$module::Params as Scheme>::NAME,)+ }
+            }
+        }
+
+        /// Every scheme for front ends (see [`describe`]), in registration order.
+        pub fn schemes_table() -> serde_json::Value {
+            serde_json::Value::Array(vec![$(describe::<$module::Params>(),)+])
+        }
+    };
+}
+
+l2_schemes! {
+    /// QCN, IEEE 802.1Qau ([`qcn`]).
+    Qcn => qcn,
+    /// DSM, the DSM paper's delay-tolerant sliding mode ([`dsm`]).
+    Dsm => dsm,
+    /// SMCC, reconstructed as DSM with m = 0 ([`smcc`]).
+    Smcc => smcc,
 }
 
 impl L2Spec {
-    /// Range checks of every field; errors name `{prefix}.{field}` and the allowed range.
-    pub fn validate(&self, prefix: &str) -> Result<()> {
-        match self {
-            L2Spec::Qcn(p) => p.validate(prefix),
-            L2Spec::Dsm(p) => p.validate(prefix),
-            L2Spec::Smcc(p) => p.validate(prefix),
-        }
-    }
-
     /// Checks that need a source's line rate (MinRate must be below it).
     pub fn validate_line_rate(&self, prefix: &str, line_rate: Rate) -> Result<()> {
-        let min = match self {
-            L2Spec::Qcn(p) => p.min_rate_bps,
-            L2Spec::Dsm(p) => p.min_rate_bps,
-            L2Spec::Smcc(p) => p.min_rate_bps,
-        };
+        let min = self.min_rate_bps();
         if line_rate.bps() == 0 || min > line_rate.bps() {
             return Err(invalid(
                 format!("{prefix}.min_rate_bps"),
@@ -101,141 +317,30 @@ impl L2Spec {
         }
         Ok(())
     }
-
-    /// The congestion point of a queue drained at `link_rate`.
-    pub fn cp(&self, cpid: CpId, link_rate: Rate) -> Cp {
-        match self {
-            L2Spec::Qcn(p) => Cp::Qcn(qcn::Cp::new(p, cpid)),
-            L2Spec::Dsm(p) => Cp::Dsm(dsm::Cp::new(&p.controller(), cpid, link_rate)),
-            L2Spec::Smcc(p) => Cp::Smcc(dsm::Cp::new(&p.controller(), cpid, link_rate)),
-        }
-    }
-
-    /// The reaction point of a source with line rate `line_rate`, starting at `initial_rate`
-    /// (clamped to [min rate, line rate]; the DSM paper starts every flow at line rate).
-    pub fn rp(&self, line_rate: Rate, initial_rate: Rate) -> Rp {
-        match self {
-            L2Spec::Qcn(p) => Rp::Qcn(qcn::Rp::new(p, line_rate, initial_rate)),
-            L2Spec::Dsm(p) => Rp::Dsm(dsm::Rp::new(p.min_rate_bps, line_rate, initial_rate)),
-            L2Spec::Smcc(p) => Rp::Smcc(dsm::Rp::new(p.min_rate_bps, line_rate, initial_rate)),
-        }
-    }
-}
-
-/// A congestion point (switch side).
-#[derive(Clone, Debug)]
-pub enum Cp {
-    Qcn(qcn::Cp),
-    Dsm(dsm::Cp),
-    /// SMCC is the DSM controller with m = 0 (see [`smcc`]).
-    Smcc(dsm::Cp),
-}
-
-impl Cp {
-    /// A frame of `frame_bytes` arrived at `now` and was enqueued; `q_bytes` is the queue length
-    /// including it. Returns the feedback to send to the frame's source, if any.
-    #[inline]
-    pub fn on_arrival(&mut self, now: Time, q_bytes: u64, frame_bytes: u32, rng: &mut Rng) -> Option<Feedback> {
-        match self {
-            Cp::Qcn(c) => c.on_arrival(q_bytes, frame_bytes, rng),
-            Cp::Dsm(c) | Cp::Smcc(c) => c.on_arrival(now, q_bytes, rng),
-        }
-    }
-
-    /// Frames sampled so far.
-    pub fn samples_taken(&self) -> u64 {
-        match self {
-            Cp::Qcn(c) => c.samples,
-            Cp::Dsm(c) | Cp::Smcc(c) => c.samples,
-        }
-    }
-
-    pub fn cpid(&self) -> CpId {
-        match self {
-            Cp::Qcn(c) => c.cpid,
-            Cp::Dsm(c) | Cp::Smcc(c) => c.cpid,
-        }
-    }
-}
-
-/// A reaction point: one rate limiter per source (flow).
-#[derive(Clone, Debug)]
-pub enum Rp {
-    Qcn(qcn::Rp),
-    Dsm(dsm::Rp),
-    Smcc(dsm::Rp),
 }
 
 impl Rp {
-    /// Current sending rate, bit/s (exact value; QCN's averaging makes it fractional).
-    #[inline]
-    pub fn rate_bps(&self) -> f64 {
-        match self {
-            Rp::Qcn(r) => r.rate_bps(),
-            Rp::Dsm(r) | Rp::Smcc(r) => r.rate_bps() as f64,
-        }
-    }
-
     /// Current sending rate for pacing, rounded to whole bit/s (always >= 1).
     #[inline]
     pub fn rate(&self) -> Rate {
         Rate((self.rate_bps().round() as u64).max(1))
     }
+}
 
-    /// A feedback frame arrived at `now`. Errors only if the frame belongs to another scheme,
-    /// which an engine that builds both halves from one [`L2Spec`] never produces.
-    #[inline]
-    pub fn on_feedback(&mut self, now: Time, fb: &Feedback, rng: &mut Rng) -> Result<()> {
-        match (self, fb.signal) {
-            (Rp::Qcn(r), Signal::Qcn { qntz, .. }) => {
-                r.on_cnm(now, qntz, rng);
-                Ok(())
-            }
-            (Rp::Dsm(r) | Rp::Smcc(r), Signal::Rate { fb_bps }) => {
-                r.on_feedback(fb.cpid, fb_bps);
-                Ok(())
-            }
-            (rp, s) => Err(Error::Run(format!(
-                "feedback {s:?} delivered to a reaction point of another scheme ({})",
-                rp.name()
-            ))),
-        }
+/// The payload of a signal as the schemes here write it: QCN's 6-bit quantized Fb, the sliding-mode
+/// schemes' signed Fb (two's complement), or the word itself.
+#[inline]
+pub(crate) fn payload(s: &Signal) -> u64 {
+    match *s {
+        Signal::Qcn { qntz, .. } => qntz as u64,
+        Signal::Rate { fb_bps } => fb_bps as u64,
+        Signal::Word(w) => w,
     }
+}
 
-    /// The source transmitted a data frame of `frame_bytes` at `now`.
-    #[inline]
-    pub fn on_tx(&mut self, now: Time, frame_bytes: u32, rng: &mut Rng) {
-        match self {
-            Rp::Qcn(r) => r.on_tx(now, frame_bytes, rng),
-            Rp::Dsm(_) | Rp::Smcc(_) => {}
-        }
-    }
-
-    /// Time of the armed rate-increase timer, if any.
-    #[inline]
-    pub fn next_timer(&self) -> Option<Time> {
-        match self {
-            Rp::Qcn(r) => r.next_timer(),
-            Rp::Dsm(_) | Rp::Smcc(_) => None,
-        }
-    }
-
-    /// Timer event at `now`; acts (and returns true) only if `now` is the armed time.
-    #[inline]
-    pub fn on_timer(&mut self, now: Time, rng: &mut Rng) -> bool {
-        match self {
-            Rp::Qcn(r) => r.on_timer(now, rng),
-            Rp::Dsm(_) | Rp::Smcc(_) => false,
-        }
-    }
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Rp::Qcn(_) => "qcn",
-            Rp::Dsm(_) => "dsm",
-            Rp::Smcc(_) => "smcc",
-        }
-    }
+/// The error of a reaction point handed another scheme's feedback.
+pub(crate) fn foreign_feedback(fb: &Feedback, rp: &'static str) -> Error {
+    Error::Run(format!("feedback {:?} delivered to a reaction point of another scheme ({rp})", fb.signal))
 }
 
 // ------------------------------------------------------------------------- shared helpers
@@ -291,6 +396,32 @@ mod tests {
             let j = serde_json::to_string(&s).unwrap();
             assert_eq!(serde_json::from_str::<L2Spec>(&j).unwrap(), s);
         }
+    }
+
+    #[test]
+    fn schemes_table_agrees_with_the_serde_tags_and_the_params() {
+        let t = schemes_table();
+        let names: Vec<&str> = t.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+        assert_eq!(names, ["qcn", "dsm", "smcc"]);
+        for s in t.as_array().unwrap() {
+            let name = s["name"].as_str().unwrap();
+            // NAME is the serde tag, and every listed field is a field of Params with a default.
+            let spec: L2Spec = serde_json::from_value(serde_json::json!({"kind": name})).unwrap();
+            assert_eq!(spec.name(), name);
+            let target = s["target"].as_str().unwrap();
+            assert_eq!(spec.target_queue().0, target);
+            for p in s["params"].as_array().unwrap() {
+                assert!(!p["default"].is_null(), "{name}.{p}: no default");
+                let mut j = serde_json::json!({"kind": name});
+                j[p["field"].as_str().unwrap()] = p["default"].clone();
+                assert_eq!(serde_json::from_value::<L2Spec>(j).unwrap(), spec, "{name}.{p}");
+            }
+            assert!(s["params"].as_array().unwrap().iter().any(|p| p["name"] == target), "{name}: target not a param");
+        }
+        // The papers' defaults (DSM paper §V, 802.1Qau) as the table gives them.
+        let dsm = &t[1]["params"];
+        assert_eq!(dsm[0], serde_json::json!({"name": "q0", "field": "q0_bytes", "unit": "bytes", "default": 64_000}));
+        assert_eq!(t[0]["params"][0]["default"], 33_000);
     }
 
     #[test]

@@ -31,7 +31,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{check_pos_u64, jitter, CpId, Feedback, Signal};
+use super::{
+    check_pos_u64, foreign_feedback, jitter, payload, CongestionPoint, CpId, Feedback, Param, ReactionPoint, Scheme,
+    Signal, Unit,
+};
 use crate::error::{invalid, Result};
 use crate::rng::Rng;
 use crate::units::{Rate, Time};
@@ -173,6 +176,90 @@ impl Params {
         check_pos_u64(prefix, "r_ai_bps", self.r_ai_bps, "R_AI")?;
         check_pos_u64(prefix, "r_hai_bps", self.r_hai_bps, "R_HAI")?;
         check_pos_u64(prefix, "min_rate_bps", self.min_rate_bps, "MinRate")
+    }
+}
+
+impl Scheme for Params {
+    const NAME: &'static str = "qcn";
+    const PARAMS: &'static [Param] = &[
+        Param { name: "qeq", field: "qeq_bytes", unit: Unit::Bytes },
+        Param { name: "w", field: "w", unit: Unit::Number },
+        Param { name: "gd", field: "gd", unit: Unit::Number },
+        Param { name: "bc_limit", field: "bc_limit_bytes", unit: Unit::Bytes },
+        Param { name: "timer", field: "timer_ps", unit: Unit::Ps },
+        Param { name: "fr_th", field: "fr_th", unit: Unit::Count },
+        Param { name: "r_ai", field: "r_ai_bps", unit: Unit::Bps },
+        Param { name: "r_hai", field: "r_hai_bps", unit: Unit::Bps },
+        Param { name: "min_rate", field: "min_rate_bps", unit: Unit::Bps },
+    ];
+    type Cp = Cp;
+    type Rp = Rp;
+
+    fn check(&self, prefix: &str) -> Result<()> {
+        self.validate(prefix)
+    }
+    fn min_rate_bps(&self) -> u64 {
+        self.min_rate_bps
+    }
+    fn target_queue(&self) -> (&'static str, u64) {
+        ("qeq", self.qeq_bytes)
+    }
+    fn cp(&self, cpid: CpId, _link_rate: Rate) -> Cp {
+        Cp::new(self, cpid)
+    }
+    fn rp(&self, line_rate: Rate, initial_rate: Rate) -> Rp {
+        Rp::new(self, line_rate, initial_rate)
+    }
+    /// A CNM carries only the 6-bit quantized Fb the RP uses.
+    #[inline]
+    fn encode(signal: &Signal) -> u64 {
+        payload(signal)
+    }
+    #[inline]
+    fn decode(payload: u64) -> Signal {
+        Signal::Qcn { qntz: payload as u8, q_off_bytes: 0, q_delta_bytes: 0 }
+    }
+}
+
+impl CongestionPoint for Cp {
+    #[inline]
+    fn on_arrival(&mut self, _now: Time, q_bytes: u64, frame_bytes: u32, rng: &mut Rng) -> Option<Feedback> {
+        Cp::on_arrival(self, q_bytes, frame_bytes, rng)
+    }
+    fn samples_taken(&self) -> u64 {
+        self.samples
+    }
+    fn cpid(&self) -> CpId {
+        self.cpid
+    }
+}
+
+impl ReactionPoint for Rp {
+    #[inline]
+    fn rate_bps(&self) -> f64 {
+        self.cr_bps
+    }
+    #[inline]
+    fn on_feedback(&mut self, now: Time, fb: &Feedback, rng: &mut Rng) -> Result<()> {
+        match fb.signal {
+            Signal::Qcn { qntz, .. } => {
+                self.on_cnm(now, qntz, rng);
+                Ok(())
+            }
+            _ => Err(foreign_feedback(fb, "qcn")),
+        }
+    }
+    #[inline]
+    fn on_tx(&mut self, now: Time, frame_bytes: u32, rng: &mut Rng) {
+        Rp::on_tx(self, now, frame_bytes, rng)
+    }
+    #[inline]
+    fn next_timer(&self) -> Option<Time> {
+        self.timer
+    }
+    #[inline]
+    fn on_timer(&mut self, now: Time, rng: &mut Rng) -> bool {
+        Rp::on_timer(self, now, rng)
     }
 }
 

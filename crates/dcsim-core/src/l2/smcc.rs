@@ -17,9 +17,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::check_open;
-use super::dsm::{default_min_rate_bps, validate_common, Controller};
+use super::dsm::{self, default_min_rate_bps, validate_common, Controller};
+use super::{check_open, payload, CpId, Param, Scheme, Signal, Unit};
 use crate::error::Result;
+use crate::units::Rate;
 
 fn default_q0_bytes() -> u64 {
     64_000 // as DSM (DSM paper §V)
@@ -111,12 +112,52 @@ impl Params {
     }
 }
 
+/// SMCC runs DSM's CP (with m = 0 and these gains) and DSM's RP.
+impl Scheme for Params {
+    const NAME: &'static str = "smcc";
+    const PARAMS: &'static [Param] = &[
+        Param { name: "q0", field: "q0_bytes", unit: Unit::Bytes },
+        Param { name: "p", field: "p", unit: Unit::Probability },
+        Param { name: "T", field: "t_ps", unit: Unit::Ps },
+        Param { name: "a", field: "a_per_s", unit: Unit::PerSecond },
+        Param { name: "b", field: "b_per_s", unit: Unit::PerSecond },
+        Param { name: "c", field: "c_per_s", unit: Unit::PerSecond },
+        Param { name: "omega", field: "omega", unit: Unit::Number },
+        Param { name: "min_rate", field: "min_rate_bps", unit: Unit::Bps },
+    ];
+    type Cp = dsm::Cp;
+    type Rp = dsm::Rp;
+
+    fn check(&self, prefix: &str) -> Result<()> {
+        self.validate(prefix)
+    }
+    fn min_rate_bps(&self) -> u64 {
+        self.min_rate_bps
+    }
+    fn target_queue(&self) -> (&'static str, u64) {
+        ("q0", self.q0_bytes)
+    }
+    fn cp(&self, cpid: CpId, link_rate: Rate) -> dsm::Cp {
+        dsm::Cp::new(&self.controller(), cpid, link_rate)
+    }
+    fn rp(&self, line_rate: Rate, initial_rate: Rate) -> dsm::Rp {
+        dsm::Rp::new(self.min_rate_bps, line_rate, initial_rate)
+    }
+    #[inline]
+    fn encode(signal: &Signal) -> u64 {
+        payload(signal)
+    }
+    #[inline]
+    fn decode(payload: u64) -> Signal {
+        Signal::Rate { fb_bps: payload as i64 }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::l2::dsm::{sliding_rule, Cp, Region};
     use crate::l2::{Feedback, L2Spec, Signal};
-    use crate::units::Rate;
 
     #[test]
     fn smcc_is_the_plain_sliding_rule_on_qf_qv() {

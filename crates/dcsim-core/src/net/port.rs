@@ -208,8 +208,10 @@ impl Port {
             let dt = (t - self.last_change.max(self.warmup)).0;
             let q = self.q_pkts;
             let st = &mut self.qstats;
-            st.area_pkt_ps += q as u128 * dt as u128;
-            st.area_bytes_ps += self.q_bytes as u128 * dt as u128;
+            if q > 0 {
+                st.area_pkt_ps += q as u128 * dt as u128;
+                st.area_bytes_ps += self.q_bytes as u128 * dt as u128;
+            }
             st.min_pkt = Some(st.min_pkt.map_or(q, |m| m.min(q)));
             st.max_pkt = Some(st.max_pkt.map_or(q, |m| m.max(q)));
             if let Some(h) = &mut st.hist_ps {
@@ -286,6 +288,28 @@ impl Port {
     #[inline]
     pub fn next_arrival(&self) -> Option<Time> {
         self.pipe.front().map(|(t, _)| *t)
+    }
+
+    /// The pipe's head and its arrival time.
+    #[inline]
+    pub fn head(&self) -> Option<&(Time, Packet)> {
+        self.pipe.front()
+    }
+
+    /// Arrival time of the first packet in the pipe for which `f` holds.
+    pub fn first_arrival_where(&self, f: impl Fn(&Packet) -> bool) -> Option<Time> {
+        self.pipe.iter().find(|(_, p)| f(p)).map(|(t, _)| *t)
+    }
+
+    /// Packets in the pipe for which `f` holds.
+    pub fn count_where(&self, f: impl Fn(&Packet) -> bool) -> u64 {
+        self.pipe.iter().filter(|(_, p)| f(p)).count() as u64
+    }
+
+    /// Whether the discipline may drop packets already queued (CHOKe), which moves the arrival
+    /// times of the packets behind them.
+    pub fn evicts(&self) -> bool {
+        matches!(self.aqm, Aqm::Choke(_))
     }
 
     /// Take the pipe's head (it has arrived at the next node).
