@@ -196,7 +196,8 @@ def test_every_registered_experiment_has_parameters():
 
 def test_commit_from_a_checkout_and_for_an_installed_package(tmp_path, monkeypatch):
     """From this checkout: its commit. An installed copy (here: a site-packages inside some other
-    git repository) carries none: the version and "not recorded", never the other repository's commit."""
+    git repository) says the commit its engine was built from, never the other repository's; built
+    outside a checkout, "not recorded"."""
     import subprocess
 
     import dcsim.report as report_mod
@@ -208,4 +209,16 @@ def test_commit_from_a_checkout_and_for_an_installed_package(tmp_path, monkeypat
     subprocess.run(["git", "-C", str(other), "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-q", "--allow-empty",
                     "-m", "x"], check=True)
     monkeypatch.setattr(report_mod, "__file__", str(other / "lib" / "dcsim" / "report.py"))
-    assert report_mod.commit("0.1.0") == "not recorded (installed package dcsim 0.1.0)"
+    # The engine records the commit it was built from (build.rs): this checkout's, never the
+    # other repository's.
+    from dcsim import _core
+
+    built = _core.__commit__
+    assert re.fullmatch(r"[0-9a-f]{12}( \(with uncommitted changes\))?", built), built
+    assert report_mod.commit("0.1.0") == f"{built} (recorded when this dcsim was built)"
+    head = subprocess.run(["git", "-C", str(other), "rev-parse", "--short=12", "HEAD"], capture_output=True,
+                          text=True).stdout.strip()
+    assert head not in report_mod.commit("0.1.0")
+    # Built outside a git checkout (an sdist): nothing recorded, and said so.
+    monkeypatch.setattr(report_mod, "_built_commit", lambda: "unknown")
+    assert report_mod.commit("0.1.0") == "not recorded (installed package dcsim 0.1.0, built outside a git checkout)"

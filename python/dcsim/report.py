@@ -56,8 +56,9 @@ class Entry:
 
 def commit(version: Optional[str] = None) -> str:
     """The git commit of the dcsim sources when running from a checkout (an editable install
-    included); for an installed package, which carries no commit (maturin has no build step that
-    could record one), its version and a plain statement that the commit was not recorded."""
+    included); for an installed package, the commit its engine was built from (recorded by
+    crates/dcsim-py/build.rs), or, built outside a git checkout, a plain statement that it was not
+    recorded."""
     root = Path(__file__).resolve().parents[2]
     if (root / "crates" / "dcsim-core").is_dir() and (root / "python" / "dcsim").is_dir():  # a dcsim checkout, not
         try:  # a git repository that merely contains site-packages
@@ -70,9 +71,21 @@ def commit(version: Optional[str] = None) -> str:
         except (OSError, subprocess.SubprocessError):
             pass
         return "not recorded (a source tree without git)"
+    built = _built_commit()
+    if built != "unknown":
+        return f"{built} (recorded when this dcsim was built)"
     if version is None:
         from dcsim import __version__ as version
-    return f"not recorded (installed package dcsim {version})"
+    return f"not recorded (installed package dcsim {version}, built outside a git checkout)"
+
+
+def _built_commit() -> str:
+    """The commit the installed engine was built from (crates/dcsim-py/build.rs), or "unknown"."""
+    try:
+        from dcsim import _core
+    except ImportError:
+        return "unknown"
+    return getattr(_core, "__commit__", "unknown")
 
 
 def _e(x: object) -> str:

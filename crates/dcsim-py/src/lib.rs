@@ -26,6 +26,8 @@ pub(crate) fn no_panic<T>(f: impl FnOnce() -> T) -> PyResult<T> {
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    // The git commit of the sources this extension was built from (build.rs), or "unknown".
+    m.add("__commit__", env!("DCSIM_GIT_COMMIT"))?;
     sim::register(m)?;
     fluid::register(m)?;
     Ok(())
