@@ -764,13 +764,17 @@ fn validate_tcp_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<
         let why = match &f.protocol {
             ProtocolSpec::Newreno { .. } => "newreno with ecn = false never sees ECN-Echo (set ecn = true)".to_string(),
             ProtocolSpec::DctcpImprovedFairness { .. } => {
-                "dctcp-improved-fairness decreases its window on every marked ACK (eq. 36), not once per window".to_string()
+                "dctcp-improved-fairness decreases its window on every marked ACK (eq. 36), not once per window"
+                    .to_string()
             }
             _ => format!("protocol = {name} never reduces its window on ECN"),
         };
         return Err(invalid(
             field("ecn_response"),
-            format!("\"prr\" cannot be combined with {} = {name}: {why}; allowed here: \"immediate\"", field("protocol")),
+            format!(
+                "\"prr\" cannot be combined with {} = {name}: {why}; allowed here: \"immediate\"",
+                field("protocol")
+            ),
         ));
     }
     if o.ecn_response == EcnReaction::Prr && !o.cwr_freeze {
@@ -806,16 +810,12 @@ fn validate_tcp_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<
         }
     }
     // Mechanisms still being built (issue 13): refused rather than silently ignored.
-    let pending = [
-        ("ecn_response", o.ecn_response == EcnReaction::Prr),
-        ("cwr_freeze", o.cwr_freeze),
-        ("sack", o.sack),
-        ("abc", o.abc),
-        ("ce_quickack", o.ce_quickack),
-        ("dctcp_fixed_point", o.dctcp_fixed_point),
-    ];
+    let pending = [("dctcp_fixed_point", o.dctcp_fixed_point)];
     if let Some((n, _)) = pending.iter().find(|(_, on)| *on) {
-        return Err(invalid(field(n), "not implemented yet in this build (issue 13 in progress); only the ns2 values are accepted"));
+        return Err(invalid(
+            field(n),
+            "not implemented yet in this build (issue 13 in progress); only the ns2 values are accepted",
+        ));
     }
     Ok(())
 }
