@@ -809,14 +809,6 @@ fn validate_tcp_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<
             }
         }
     }
-    // Mechanisms still being built (issue 13): refused rather than silently ignored.
-    let pending = [("dctcp_fixed_point", o.dctcp_fixed_point)];
-    if let Some((n, _)) = pending.iter().find(|(_, on)| *on) {
-        return Err(invalid(
-            field(n),
-            "not implemented yet in this build (issue 13 in progress); only the ns2 values are accepted",
-        ));
-    }
     Ok(())
 }
 

@@ -215,11 +215,15 @@ pub enum CaState {
 
 impl Sender {
     pub fn new(flow: FlowId, src: NodeId, dst: NodeId, spec: &FlowSpec, packet_bytes: u32, header_bytes: u32) -> Self {
+        let mut cc = Cc::new(&spec.protocol);
+        if spec.tcp_options().dctcp_fixed_point {
+            cc.use_linux_dctcp();
+        }
         Sender {
             flow,
             src,
             dst,
-            cc: Cc::new(&spec.protocol),
+            cc,
             cwnd: spec.init_cwnd_pkt,
             ssthresh: f64::INFINITY,
             min_cwnd: spec.min_cwnd(),
