@@ -107,7 +107,7 @@ mod tests {
                 let next = if prr.is_some() { sb.next_seg(0, true) } else { Some(NextSeg::New) };
                 match next {
                     Some(NextSeg::Retransmit(s)) => {
-                        sb.high_rxt = s + 1;
+                        sb.retransmitted(s, high_data);
                         sent.push("R");
                     }
                     Some(NextSeg::New) => {

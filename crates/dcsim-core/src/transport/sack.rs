@@ -19,7 +19,12 @@
 //!   segment, so this is RFC 6675's "DupAcks >= DupThresh" too. Linux >= 4.18 detects losses with
 //!   RACK-TLP by default (time-based); we model the DupThresh rule (Linux with tcp_recovery = 0).
 //! * **pipe** (RFC 6675 §4 SetPipe) and **NextSeg** rules 1-3 (§4); rule 4 (rescue retransmission)
-//!   is not modelled. Lost retransmissions are not detected (no RACK): they end in an RTO.
+//!   is not modelled. SetPipe's "retransmitted" is kept exactly (the retransmissions still out, as
+//!   Linux's `retrans_out`) rather than as "below HighRxt".
+//! * **Lost retransmissions** (Linux's SACK-based detection, `tcp_mark_lost_retrans`; RACK-TLP
+//!   has the same effect for this case): a retransmission is lost again when a segment first sent
+//!   after it is SACKed; it is then retransmitted again before anything else. RFC 6675 alone would
+//!   wait for the RTO.
 //! * **RTO after SACK recovery** (RFC 6675 §5.1): the SACKed marks are kept (our receiver never
 //!   reneges; Linux `tcp_enter_loss` keeps them too) and every unSACKed segment sent before the
 //!   timeout is marked lost and retransmitted in order, skipping SACKed ones; HighRxt restarts at
@@ -245,6 +250,10 @@ pub struct Scoreboard {
     rto_lost_below: u64,
     /// One past the highest retransmitted segment (RFC 6675 HighRxt).
     pub high_rxt: u64,
+    /// Retransmissions still out: (segment, first new segment sent after it), in sending order.
+    retx: VecDeque<(u64, u64)>,
+    /// Retransmissions found lost, to send again first.
+    relost: RangeSet,
 }
 
 impl Scoreboard {
@@ -260,7 +269,27 @@ impl Scoreboard {
         }
         self.high_rxt = self.high_rxt.max(una);
         self.lost_below = self.dupthresh_boundary().max(self.rto_lost_below);
+        self.relost.remove_below(una);
+        if !self.retx.is_empty() {
+            let top = self.sacked.end().unwrap_or(0);
+            let sacked = &self.sacked;
+            self.retx.retain(|&(s, _)| s >= una && !sacked.contains(s));
+            while let Some(&(s, after)) = self.retx.front() {
+                if top <= after {
+                    break;
+                }
+                self.retx.pop_front();
+                self.relost.insert(s);
+            }
+        }
         self.sacked.len() as i64 - before
+    }
+
+    /// A segment was retransmitted; `snd_nxt` is the next new segment (sent after it).
+    pub fn retransmitted(&mut self, seq: u64, snd_nxt: u64) {
+        self.high_rxt = self.high_rxt.max(seq + 1);
+        self.relost.remove_below(seq + 1); // the lowest relost one is the one resent
+        self.retx.push_back((seq, snd_nxt));
     }
 
     /// The DupThresh-th highest SACKed segment (0 if fewer are SACKed).
@@ -290,6 +319,8 @@ impl Scoreboard {
         self.rto_lost_below = high_data;
         self.lost_below = self.lost_below.max(high_data);
         self.high_rxt = una;
+        self.retx.clear();
+        self.relost = RangeSet::default();
     }
 
     /// Loss recovery (or the RTO's loss state) ended.
@@ -298,23 +329,28 @@ impl Scoreboard {
         self.lost_below = self.dupthresh_boundary();
     }
 
-    /// RFC 6675 SetPipe: segments in [una, high_data) not SACKed and not lost, plus those
-    /// retransmitted (below HighRxt, not SACKed).
+    /// RFC 6675 SetPipe: segments in [una, high_data) not SACKed and not lost, plus the
+    /// retransmissions still out (not SACKed, not found lost).
     pub fn pipe(&self, una: u64, high_data: u64) -> u64 {
         let out = high_data - una;
-        if self.sacked.is_empty() && self.lost_below <= una && self.high_rxt <= una {
+        if self.sacked.is_empty() && self.lost_below <= una && self.retx.is_empty() {
             return out;
         }
         let lb = self.lost_below.clamp(una, high_data);
         let lost = (lb - una) - self.sacked.count_in(una, lb);
-        let hr = self.high_rxt.clamp(una, high_data);
-        let retx = (hr - una) - self.sacked.count_in(una, hr);
+        // A retransmission of a segment not (or no longer) counted lost is counted once.
+        let retx = self.retx.iter().filter(|&&(s, _)| s < lb).count() as u64;
         out - self.sacked.len() - lost + retx
     }
 
     /// RFC 6675 NextSeg, rules 1-3: a lost segment above HighRxt, else new data, else an unsacked
     /// segment above HighRxt below the highest SACKed one.
     pub fn next_seg(&self, una: u64, can_send_new: bool) -> Option<NextSeg> {
+        if let Some(&(r, _)) = self.relost.ranges().first() {
+            if r >= una && !self.sacked.contains(r) {
+                return Some(NextSeg::Retransmit(r));
+            }
+        }
         let s = self.sacked.next_absent(self.high_rxt.max(una));
         if s < self.lost_below {
             return Some(NextSeg::Retransmit(s));
@@ -393,10 +429,10 @@ mod tests {
         // pipe: 10 sent - 3 SACKed - 2 lost.
         assert_eq!(sb.pipe(0, 10), 5);
         assert_eq!(sb.next_seg(0, true), Some(NextSeg::Retransmit(0)));
-        sb.high_rxt = 1;
+        sb.retransmitted(0, 10);
         assert_eq!(sb.pipe(0, 10), 6, "the retransmission is in the pipe");
         assert_eq!(sb.next_seg(0, true), Some(NextSeg::Retransmit(1)));
-        sb.high_rxt = 2;
+        sb.retransmitted(1, 10);
         assert_eq!(sb.next_seg(0, true), Some(NextSeg::New));
         // Rule 3: no new data, an unsacked segment below the highest SACKed one (none here: 2..5
         // are SACKed, 5.. above the top).
@@ -406,5 +442,21 @@ mod tests {
         // A partial ACK (cumulative 1): the SACKed count is unchanged, the lost one fewer.
         assert_eq!(sb.update(1, &[(2, 5)]), 0);
         assert!(sb.is_lost(1) && !sb.is_lost(5));
+    }
+
+    #[test]
+    fn a_lost_retransmission_is_found_when_later_data_is_sacked() {
+        let mut sb = Scoreboard::default();
+        // 0..10 sent; 0 lost; 1..4 SACKed -> 0 is lost, retransmitted while snd_nxt = 10.
+        sb.update(0, &[(1, 4)]);
+        sb.retransmitted(0, 10);
+        assert_eq!(sb.pipe(0, 10), 10 - 3 - 1 + 1);
+        // New segments 10, 11 go out; 10 is SACKed: sent after the retransmission of 0, which
+        // has not arrived, so it was lost too. pipe drops by one and 0 is next again.
+        sb.update(0, &[(10, 11), (1, 4)]);
+        assert_eq!(sb.pipe(0, 12), 12 - 4 - 1, "12 sent, 4 SACKed, 0 lost; its retransmission no longer counts");
+        assert_eq!(sb.next_seg(0, true), Some(NextSeg::Retransmit(0)));
+        sb.retransmitted(0, 12);
+        assert_ne!(sb.next_seg(0, true), Some(NextSeg::Retransmit(0)));
     }
 }

@@ -704,7 +704,7 @@ impl Sender {
             self.tx_budget -= 1;
             match next {
                 NextSeg::Retransmit(seq) => {
-                    sb.high_rxt = seq + 1;
+                    sb.retransmitted(seq, self.snd_nxt);
                     self.transmit(seq, now, out);
                 }
                 NextSeg::New => {
