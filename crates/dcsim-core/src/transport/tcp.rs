@@ -501,7 +501,7 @@ impl Sender {
                     self.ssthresh = self.cwnd;
                     self.ecn_recover = self.snd_nxt;
                     self.stats.ecn_cuts += 1;
-                } else if !ack.ece && !(self.opts.cwr_freeze && ack_no <= self.ecn_recover) {
+                } else if !ack.ece && (!self.opts.cwr_freeze || ack_no > self.ecn_recover) {
                     self.open_cwnd(acked);
                 }
             }
