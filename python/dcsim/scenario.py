@@ -52,6 +52,7 @@ from pydantic import (
     ValidationError,
     create_model,
     field_serializer,
+    model_serializer,
     field_validator,
     model_validator,
 )
@@ -104,6 +105,12 @@ def _s(key: str) -> float:
 PROTOCOLS = ("dctcp", "newreno", "dx", "dctcp-improved-fairness")
 #: Protocols with DCTCP's alpha estimator (parameters g and alpha_init).
 _DCTCP_LIKE = ("dctcp", "dctcp-improved-fairness")
+#: Which TCP the transport imitates (crates/dcsim-core/src/scenario.rs `Profile`; README "Which TCP?").
+TCP_PROFILES = ("ns2", "linux")
+#: ECN reactions of a controller that cuts once per window (NewReno-ECN, DCTCP).
+ECN_RESPONSES = ("immediate", "prr")
+#: The transport options a profile sets the defaults of (each can be given on its own).
+TCP_OPTIONS = ("ecn_response", "cwr_freeze", "sack", "abc", "ce_quickack", "dctcp_fixed_point")
 #: DX's R0 (base RTT): the minimum RTT sample seen, or the path's exact base RTT, or a time.
 DX_R0_MODES = ("min", "path")
 AQM_KINDS = ("droptail", "threshold", "red", "choke", "modified_choke")
@@ -1182,6 +1189,18 @@ class DelayedAck(_Model):
         return self
 
 
+class _KeepsDelayedAckOff:
+    """Writes ``delayed_ack = false`` back when it was given (under the linux profile it turns the
+    profile's delayed ACKs off, so it must survive ``to_dict``, which leaves out None)."""
+
+    @model_serializer(mode="wrap")
+    def _keep_off(self, handler):
+        d = handler(self)
+        if isinstance(d, dict) and "delayed_ack" in self.model_fields_set and self.delayed_ack is None:
+            d["delayed_ack"] = False
+        return d
+
+
 def _delayed_ack_form(v: Any) -> Any:
     if v is True:
         return {}
@@ -1192,7 +1211,7 @@ def _delayed_ack_form(v: Any) -> Any:
     raise ValueError(f"expected true, false or a table {{segments, timeout}}, got {v!r}")
 
 
-class FlowGroup(_Model):
+class FlowGroup(_KeepsDelayedAckOff, _Model):
     """``count`` identical flows (TCP connections). Flow i of the group starts at ``start + i*stagger``.
 
     Protocols: ``dctcp``, ``newreno``, ``dctcp-improved-fairness`` (the DCTCP analysis paper's
@@ -1221,10 +1240,21 @@ class FlowGroup(_Model):
     size: Optional[SizeQ] = None
     min_cwnd: Optional[WindowQ] = None
     init_cwnd: WindowQ = Size(ENGINE_DEFAULTS["init_cwnd_pkt"], "pkt")
-    min_rto: Time = _s("min_rto_ps")
+    #: The profile's default when not given: 10 ms (ns2), 200 ms (linux).
+    min_rto: Optional[Time] = None
     #: None: every packet is ACKed at once (the papers' ns-2 setting); ``true`` in a file means
-    #: the defaults (a table {segments, timeout}).
+    #: the defaults (a table {segments, timeout}). Not given: the profile's (ns2: off; linux: every
+    #: 2 segments or 40 ms).
     delayed_ack: Optional[DelayedAck] = None
+    #: Which TCP the transport imitates: "ns2" (default) or "linux"; it sets the defaults of the
+    #: options below (README "Which TCP?").
+    profile: str = "ns2"
+    ecn_response: Optional[str] = None
+    cwr_freeze: Optional[Bool] = None
+    sack: Optional[Bool] = None
+    abc: Optional[Bool] = None
+    ce_quickack: Optional[Bool] = None
+    dctcp_fixed_point: Optional[Bool] = None
     senders: Optional[list[Int]] = None
     src: Optional[str] = None
     dst: Optional[str] = None
@@ -1250,11 +1280,62 @@ class FlowGroup(_Model):
     }
 
     _protocol_ok = _one_of_validator("protocol", PROTOCOLS)
+    _profile_ok = _one_of_validator("profile", TCP_PROFILES)
+    _ecn_response_ok = _one_of_validator("ecn_response", ECN_RESPONSES)
 
     @field_validator("delayed_ack", mode="before")
     @classmethod
     def _delayed_ack_form(cls, v: Any) -> Any:
         return _delayed_ack_form(v)
+
+    def _cuts_on_ecn(self) -> bool:
+        return self.protocol == "dctcp" or (self.protocol == "newreno" and bool(self.ecn))
+
+    def _tcp_defaults(self) -> None:
+        """Fill the transport options the user left out from the profile (as the engine's
+        ``FlowSpec::tcp_options`` does), then refuse combinations the transport cannot honour,
+        naming both fields."""
+        linux = self.profile == "linux"
+        prof = ENGINE_DEFAULTS["profiles"][self.profile]
+        if self.ecn_response is None:
+            self._fill("ecn_response", "prr" if linux and self._cuts_on_ecn() else "immediate")
+        if self.cwr_freeze is None:
+            self._fill("cwr_freeze", linux or self.ecn_response == "prr")
+        for name in ("sack", "abc", "ce_quickack"):
+            if getattr(self, name) is None:
+                self._fill(name, bool(prof[name]))
+        if self.dctcp_fixed_point is None:
+            self._fill("dctcp_fixed_point", linux and self.protocol in _DCTCP_LIKE)
+        if self.min_rto is None:
+            self._fill("min_rto", prof["min_rto_ps"] / 1e12)
+        if "delayed_ack" not in self.model_fields_set and prof["delayed_ack"] is not None:
+            d = prof["delayed_ack"]
+            self._fill("delayed_ack", DelayedAck(segments=d["segments"], timeout=f"{d['timeout_ps']}ps"))
+        if self.ecn_response == "prr" and not self._cuts_on_ecn():
+            why = {
+                "newreno": "newreno with ecn = false never sees ECN-Echo (set ecn = true)",
+                "dctcp-improved-fairness": "dctcp-improved-fairness decreases its window on every marked ACK (eq. 36), "
+                                           "not once per window",
+            }.get(self.protocol, f"protocol = {self.protocol} never reduces its window on ECN")
+            raise _err("ecn_response", f'"prr" cannot be combined with protocol = {self.protocol}: {why}; '
+                                       f'allowed here: "immediate"')
+        if self.ecn_response == "prr" and not self.cwr_freeze:
+            raise _err("cwr_freeze", 'false cannot be combined with ecn_response = "prr": PRR sets the window on every '
+                                     'ACK of the CWR round trip, so it never grows there (Linux tcp_cong_control); '
+                                     'use ecn_response = "immediate" for growth on unmarked ACKs')
+        if self.dctcp_fixed_point:
+            if self.protocol not in _DCTCP_LIKE:
+                raise _err("dctcp_fixed_point", f"true cannot be combined with protocol = {self.protocol}: "
+                                                "only DCTCP has an alpha")
+            if not any(self.g == 2.0 ** -k for k in range(11)):
+                src = "dctcp_fixed_point = true" if "dctcp_fixed_point" in self.model_fields_set else \
+                    'dctcp_fixed_point = true (the default of profile = "linux")'
+                raise _err("g", f"{self.g} cannot be combined with {src}: Linux keeps g as a shift, g = 2^-k with "
+                                "k = 0 .. 10 (e.g. 0.0625 = 2^-4); set dctcp_fixed_point = false for another g")
+
+    def tcp_engine(self) -> dict:
+        """The engine's ``tcp`` table: the profile and every option, resolved."""
+        return {"profile": self.profile, **{n: getattr(self, n) for n in TCP_OPTIONS}}
 
     @model_validator(mode="after")
     def _check(self) -> "FlowGroup":
@@ -1291,8 +1372,14 @@ class FlowGroup(_Model):
             defaults = self.NEWRENO_DEFAULTS
             if self.ecn is None:
                 self._fill("ecn", defaults["ecn"])
+        if self.profile not in TCP_PROFILES:
+            raise _err("profile", _one_of(self.profile, TCP_PROFILES))
+        if self.ecn_response is not None and self.ecn_response not in ECN_RESPONSES:
+            raise _err("ecn_response", _one_of(self.ecn_response, ECN_RESPONSES))
         if self.min_cwnd is None:
-            self._fill("min_cwnd", Size(float(defaults["min_cwnd"]), "pkt"))
+            linux_floor = ENGINE_DEFAULTS["profiles"][self.profile]["min_cwnd_pkt"]
+            self._fill("min_cwnd", Size(float(linux_floor or defaults["min_cwnd"]), "pkt"))
+        self._tcp_defaults()
         if not self.start >= 0:
             raise _err("start", f"{time_str(self.start)} is negative; allowed >= 0 s")
         if not self.stagger >= 0:
@@ -1527,7 +1614,7 @@ def _reraise_nested(e: ValidationError) -> PydanticCustomError:
     return _err("protocol" if path == "scenario" else path, msg)
 
 
-class FlowClass(_Model):
+class FlowClass(_KeepsDelayedAckOff, _Model):
     """A class of generated flows: its ``share`` of the arrivals (of the incast servers) and its
     transport: ``protocol`` and the options of a [[flows]] group (g, alpha_init, ecn, R0, min_cwnd,
     init_cwnd, min_rto, delayed_ack), validated and defaulted exactly as there."""
@@ -1542,8 +1629,16 @@ class FlowClass(_Model):
     init_cwnd: Optional[WindowQ] = None
     min_rto: Optional[Time] = None
     delayed_ack: Optional[DelayedAck] = None
+    profile: Optional[str] = None
+    ecn_response: Optional[str] = None
+    cwr_freeze: Optional[Bool] = None
+    sack: Optional[Bool] = None
+    abc: Optional[Bool] = None
+    ce_quickack: Optional[Bool] = None
+    dctcp_fixed_point: Optional[Bool] = None
 
-    _TRANSPORT: ClassVar[tuple[str, ...]] = ("g", "alpha_init", "ecn", "R0", "min_cwnd", "init_cwnd", "min_rto", "delayed_ack")
+    _TRANSPORT: ClassVar[tuple[str, ...]] = ("g", "alpha_init", "ecn", "R0", "min_cwnd", "init_cwnd", "min_rto",
+                                             "delayed_ack", "profile") + TCP_OPTIONS
     _flow: Any = PrivateAttr(default=None)
 
     @field_validator("delayed_ack", mode="before")
@@ -1554,6 +1649,8 @@ class FlowClass(_Model):
     @model_validator(mode="after")
     def _check(self) -> "FlowClass":
         opts = self.model_dump(mode="json", include=set(self._TRANSPORT), exclude_none=True)
+        if "delayed_ack" in self.model_fields_set and self.delayed_ack is None:
+            opts["delayed_ack"] = False  # explicitly off (not the profile's default)
         try:
             self._flow = FlowGroup(protocol=self.protocol, **opts)
         except ValidationError as e:
@@ -1577,10 +1674,11 @@ class FlowClass(_Model):
                 if f.delayed_ack is None
                 else {"segments": int(f.delayed_ack.segments), "timeout_ps": to_ps(f.delayed_ack.timeout)}
             ),
+            "tcp": f.tcp_engine(),
         }
 
 
-class Workload(_Model):
+class Workload(_KeepsDelayedAckOff, _Model):
     """Generated flows ([[workloads]]); see crates/dcsim-core/src/workload.rs.
 
     * ``poisson``: flows arrive with exponential gaps at an offered ``load`` (0 < load < 1) of the
@@ -1621,6 +1719,13 @@ class Workload(_Model):
     init_cwnd: Optional[WindowQ] = None
     min_rto: Optional[Time] = None
     delayed_ack: Optional[DelayedAck] = None
+    profile: Optional[str] = None
+    ecn_response: Optional[str] = None
+    cwr_freeze: Optional[Bool] = None
+    sack: Optional[Bool] = None
+    abc: Optional[Bool] = None
+    ce_quickack: Optional[Bool] = None
+    dctcp_fixed_point: Optional[Bool] = None
     mix: Optional[list[FlowClass]] = None
 
     _POISSON: ClassVar[tuple[str, ...]] = ("load", "link", "sizes", "senders", "receivers", "stop")
@@ -1698,7 +1803,10 @@ class Workload(_Model):
 
     def _transport_options(self) -> dict:
         """The protocol options given at the workload level, as written (units as strings)."""
-        return self.model_dump(mode="json", include=set(self._TRANSPORT), exclude_none=True)
+        opts = self.model_dump(mode="json", include=set(self._TRANSPORT), exclude_none=True)
+        if "delayed_ack" in self.model_fields_set and self.delayed_ack is None:
+            opts["delayed_ack"] = False  # explicitly off (not the profile's default)
+        return opts
 
     def classes(self) -> list[FlowClass]:
         if self.mix is not None:
@@ -2491,6 +2599,7 @@ class Scenario(_Model):
                         if f.delayed_ack is None
                         else {"segments": int(f.delayed_ack.segments), "timeout_ps": to_ps(f.delayed_ack.timeout)}
                     ),
+                    "tcp": f.tcp_engine(),
                 }
             )
         m = sc.metrics

@@ -29,6 +29,15 @@ fn default_init_cwnd() -> f64 {
 fn default_min_rto_ps() -> u64 {
     10_000_000_000 // 10 ms, the DCTCP incast experiments' minimum RTO
 }
+/// The Linux profile's minimum RTO: 200 ms (Linux `TCP_RTO_MIN`).
+fn default_linux_min_rto_ps() -> u64 {
+    200_000_000_000
+}
+/// The Linux profile's delayed ACK: every 2 full segments, else after 40 ms (Linux
+/// `TCP_DELACK_MIN`); applied by front ends (the engine's `delayed_ack` is explicit).
+fn default_linux_delack_timeout_ps() -> u64 {
+    40_000_000_000
+}
 fn default_queue_interval_ps() -> u64 {
     10_000_000 // 10 us
 }
@@ -68,6 +77,10 @@ pub fn defaults() -> serde_json::Value {
         "dctcp_alpha_init": default_alpha_init(),
         "delack_segments": default_delack_segments(),
         "delack_timeout_ps": default_delack_timeout_ps(),
+        "profiles": {
+            "ns2": TcpOptions::profile_defaults(Profile::Ns2),
+            "linux": TcpOptions::profile_defaults(Profile::Linux),
+        },
         "queue_interval_ps": default_queue_interval_ps(),
         "throughput_interval_ps": default_throughput_interval_ps(),
         "cwnd_interval_ps": default_cwnd_interval_ps(),
@@ -439,17 +452,152 @@ pub struct FlowSpec {
     pub min_cwnd_pkt: Option<f64>,
     #[serde(default = "default_init_cwnd")]
     pub init_cwnd_pkt: f64,
-    #[serde(default = "default_min_rto_ps")]
-    pub min_rto_ps: u64,
-    /// None = every packet is ACKed at once (the papers' ns-2 setting).
+    /// Minimum retransmission timeout, ps; None = the profile's default (ns2: 10 ms, the DCTCP
+    /// incast experiments' value; linux: 200 ms).
+    #[serde(default)]
+    pub min_rto_ps: Option<u64>,
+    /// None = every packet is ACKed at once (the papers' ns-2 setting). Explicit in the engine
+    /// under every profile: front ends fill in the Linux profile's {2 segments, 40 ms}.
     #[serde(default)]
     pub delayed_ack: Option<DelayedAckSpec>,
+    /// Which TCP the transport imitates, and the individual options it sets (see [`TcpSpec`]).
+    #[serde(default)]
+    pub tcp: TcpSpec,
+}
+
+/// Which TCP implementation a flow's transport follows. The profile only sets the defaults of the
+/// options of [`TcpSpec`]; each can be flipped on its own.
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    /// ns-2's `tcp.cc` / `tcp-newreno.cc` (what the reference papers used).
+    #[default]
+    Ns2,
+    /// Linux (`tcp_input.c`, `tcp_dctcp.c`): CWR with PRR, SACK, delayed ACKs, 200 ms min RTO.
+    Linux,
+}
+
+/// How a window-based controller reacts to ECN-Echo (for NewReno-ECN and DCTCP; the others have
+/// their own rule and take only the default).
+#[derive(Clone, Copy, Debug, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EcnReaction {
+    /// ns-2: cut the window at once, at most once per window of data.
+    Immediate,
+    /// Linux: enter CWR and bring the window down to the new ssthresh over one RTT with
+    /// Proportional Rate Reduction (RFC 6937), without growth until CWR ends.
+    Prr,
+}
+
+/// The transport options of a flow: a profile and individual overrides (None: the profile's value).
+#[derive(Clone, Debug, Serialize, Deserialize, Default, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    #[serde(default)]
+    pub profile: Profile,
+    /// ECN reaction: "immediate" (ns2) or "prr" (linux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_response: Option<EcnReaction>,
+    /// No window growth for the whole round trip after an ECN reduction (linux: CWR state), not
+    /// only on ACKs with ECN-Echo (ns2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwr_freeze: Option<bool>,
+    /// Selective acknowledgments (RFC 2018) and SACK-based loss recovery (RFC 6675 with PRR);
+    /// false: NewReno (RFC 6582).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    /// Appropriate byte counting (RFC 3465, Linux): the window grows by the segments an ACK
+    /// acknowledges (slow start capped at ssthresh), not by one per ACK (ns-2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abc: Option<bool>,
+    /// Receiver: a change of the CE state also ACKs the packet that changed it at once (Linux
+    /// `tcp_dctcp.c`), besides flushing the pending delayed ACK with the old state (RFC 8257 §3.2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ce_quickack: Option<bool>,
+    /// DCTCP's alpha and cut in Linux's fixed-point arithmetic (`tcp_dctcp.c`): alpha in 1/1024,
+    /// g = 2^-k, the update when snd_una reaches the window end, ssthresh = max(cwnd -
+    /// floor(cwnd alpha / 2), 2) on whole segments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dctcp_fixed_point: Option<bool>,
+}
+
+/// The options of a flow's transport with the profile's defaults filled in.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq)]
+pub struct TcpOptions {
+    pub profile: Profile,
+    pub ecn_response: EcnReaction,
+    pub cwr_freeze: bool,
+    pub sack: bool,
+    pub abc: bool,
+    pub ce_quickack: bool,
+    pub dctcp_fixed_point: bool,
+}
+
+impl TcpOptions {
+    /// The options a profile sets (for the protocols that take each).
+    pub fn profile_defaults(p: Profile) -> serde_json::Value {
+        let linux = p == Profile::Linux;
+        serde_json::json!({
+            "ecn_response": if linux { "prr" } else { "immediate" },
+            "cwr_freeze": linux,
+            "sack": linux,
+            "abc": linux,
+            "ce_quickack": linux,
+            "dctcp_fixed_point": linux,
+            "min_cwnd_pkt": if linux { Some(1.0) } else { None },
+            "min_rto_ps": if linux { default_linux_min_rto_ps() } else { default_min_rto_ps() },
+            "delayed_ack": if linux {
+                Some(serde_json::json!({"segments": 2, "timeout_ps": default_linux_delack_timeout_ps()}))
+            } else {
+                None
+            },
+        })
+    }
+}
+
+impl ProtocolSpec {
+    /// Does this controller cut its window once per window of data on ECN-Echo (so that the ECN
+    /// reaction can be chosen)?
+    pub fn cuts_on_ecn(&self) -> bool {
+        matches!(self, ProtocolSpec::Newreno { ecn: true } | ProtocolSpec::Dctcp { .. })
+    }
 }
 
 impl FlowSpec {
-    /// The window floor in force, packets.
+    /// The window floor in force, packets: given, or 1 segment under the Linux profile (Linux's
+    /// general minimum; its ssthresh functions keep 2), else the protocol's floor.
     pub fn min_cwnd(&self) -> f64 {
-        self.min_cwnd_pkt.unwrap_or_else(|| self.protocol.default_min_cwnd_pkt())
+        self.min_cwnd_pkt.unwrap_or_else(|| match self.tcp.profile {
+            Profile::Linux => 1.0,
+            Profile::Ns2 => self.protocol.default_min_cwnd_pkt(),
+        })
+    }
+
+    /// The minimum RTO in force, ps.
+    pub fn min_rto(&self) -> u64 {
+        self.min_rto_ps.unwrap_or(match self.tcp.profile {
+            Profile::Linux => default_linux_min_rto_ps(),
+            Profile::Ns2 => default_min_rto_ps(),
+        })
+    }
+
+    /// The transport options with the profile's defaults filled in. The ECN reaction of a
+    /// controller that does not cut once per window stays "immediate" (its own rule applies).
+    pub fn tcp_options(&self) -> TcpOptions {
+        let t = &self.tcp;
+        let linux = t.profile == Profile::Linux;
+        let dctcp = matches!(self.protocol, ProtocolSpec::Dctcp { .. } | ProtocolSpec::DctcpImprovedFairness { .. });
+        let prr_default = if linux && self.protocol.cuts_on_ecn() { EcnReaction::Prr } else { EcnReaction::Immediate };
+        let ecn_response = t.ecn_response.unwrap_or(prr_default);
+        TcpOptions {
+            profile: t.profile,
+            ecn_response,
+            cwr_freeze: t.cwr_freeze.unwrap_or(linux || ecn_response == EcnReaction::Prr),
+            sack: t.sack.unwrap_or(linux),
+            abc: t.abc.unwrap_or(linux),
+            ce_quickack: t.ce_quickack.unwrap_or(linux),
+            dctcp_fixed_point: t.dctcp_fixed_point.unwrap_or(linux && dctcp),
+        }
     }
 
     /// A long-lived flow from `src` to `dst` starting at time 0, with the engine's defaults.
@@ -463,8 +611,9 @@ impl FlowSpec {
             size_bytes: None,
             min_cwnd_pkt: None,
             init_cwnd_pkt: default_init_cwnd(),
-            min_rto_ps: default_min_rto_ps(),
+            min_rto_ps: None,
             delayed_ack: None,
+            tcp: TcpSpec::default(),
         }
     }
 }
@@ -591,7 +740,7 @@ fn check_window(field: &str, w: f64) -> Result<()> {
 pub fn validate_flow_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<()> {
     check_window(&field("min_cwnd"), f.min_cwnd())?;
     check_window(&field("init_cwnd"), f.init_cwnd_pkt)?;
-    check_time(&field("min_rto"), f.min_rto_ps, true)?;
+    check_time(&field("min_rto"), f.min_rto(), true)?;
     check_time(&field("start"), f.start_ps, false)?;
     check_time(&field("start_jitter"), f.start_jitter_ps, false)?;
     if let Some(sz) = f.size_bytes {
@@ -614,7 +763,68 @@ pub fn validate_flow_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Re
         check_count(&field("delayed_ack.segments"), d.segments as u64, MAX_COUNT)?;
         check_time(&field("delayed_ack.timeout"), d.timeout_ps, true)?;
     }
+    validate_tcp_options(f, field)
+}
+
+/// Combinations of transport options the transport cannot honour; each error names both fields.
+fn validate_tcp_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<()> {
+    let o = f.tcp_options();
+    let name = f.protocol.name();
+    if o.ecn_response == EcnReaction::Prr && !f.protocol.cuts_on_ecn() {
+        let why = match &f.protocol {
+            ProtocolSpec::Newreno { .. } => "newreno with ecn = false never sees ECN-Echo (set ecn = true)".to_string(),
+            ProtocolSpec::DctcpImprovedFairness { .. } => {
+                "dctcp-improved-fairness decreases its window on every marked ACK (eq. 36), not once per window"
+                    .to_string()
+            }
+            _ => format!("protocol = {name} never reduces its window on ECN"),
+        };
+        return Err(invalid(
+            field("ecn_response"),
+            format!(
+                "\"prr\" cannot be combined with {} = {name}: {why}; allowed here: \"immediate\"",
+                field("protocol")
+            ),
+        ));
+    }
+    if o.ecn_response == EcnReaction::Prr && !o.cwr_freeze {
+        return Err(invalid(
+            field("cwr_freeze"),
+            format!(
+                "false cannot be combined with {} = \"prr\": PRR sets the window on every ACK of the CWR round trip, \
+                 so it never grows there (Linux tcp_cong_control); use ecn_response = \"immediate\" for growth on unmarked ACKs",
+                field("ecn_response")
+            ),
+        ));
+    }
+    if o.dctcp_fixed_point {
+        match &f.protocol {
+            ProtocolSpec::Dctcp { g, .. } | ProtocolSpec::DctcpImprovedFairness { g, .. } => {
+                if dctcp_shift_g(*g).is_none() {
+                    return Err(invalid(
+                        field("g"),
+                        format!(
+                            "{g} cannot be combined with {} = true (the linux profile's default): Linux keeps g as a shift, \
+                             g = 2^-k with k = 0 ..= 10 (e.g. 0.0625 = 2^-4); set dctcp_fixed_point = false for another g",
+                            field("dctcp_fixed_point")
+                        ),
+                    ));
+                }
+            }
+            _ => {
+                return Err(invalid(
+                    field("dctcp_fixed_point"),
+                    format!("true cannot be combined with {} = {name}: only DCTCP has an alpha", field("protocol")),
+                ))
+            }
+        }
+    }
     Ok(())
+}
+
+/// k with g = 2^-k, k in 0 ..= 10 (Linux's `dctcp_shift_g`), if g is such a power.
+pub fn dctcp_shift_g(g: f64) -> Option<u32> {
+    (0..=10u32).find(|&k| g == 1.0 / (1u64 << k) as f64)
 }
 
 impl QueueSpec {

@@ -397,7 +397,7 @@ fn build_flow(
         sender.start = Time(f.start_ps) + Time(rng.random_range(0..f.start_jitter_ps));
     }
     let delack = f.delayed_ack.as_ref().map(|d| DelayedAck::new(d.segments, Time(d.timeout_ps)));
-    let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack);
+    let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack).with_options(&sender.opts);
     let nic = net.route(src, dst).expect("route checked by the caller");
     let ideal_fct = f.size_bytes.map(|b| ideal_fct(net, spec.packet_bytes, spec.header_bytes, src, dst, b));
     Flow {
@@ -994,7 +994,10 @@ impl Sim {
         let Some(flow) = active(&mut self.flows, f) else { return };
         match pkt.kind {
             Kind::Data => flow.receiver.on_data(&pkt, self.now, &mut self.out),
-            Kind::Ack => flow.sender.on_ack(&pkt, self.now, &mut self.out),
+            Kind::Ack => {
+                let sack = flow.receiver.take_sack(pkt.aux);
+                flow.sender.on_ack_with_sack(&pkt, sack.as_slice(), self.now, &mut self.out)
+            }
             Kind::Frame | Kind::Feedback => return, // the L2 family's, handled above
         }
         self.after_transport(f);

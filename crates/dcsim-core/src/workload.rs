@@ -29,14 +29,11 @@ use serde::{Deserialize, Serialize};
 use crate::error::{invalid, Result};
 use crate::packet::NodeId;
 use crate::rng::{stream, Rng, Stream};
-use crate::scenario::{DelayedAckSpec, FlowSpec, PortRef, ProtocolSpec};
+use crate::scenario::{DelayedAckSpec, FlowSpec, PortRef, ProtocolSpec, TcpSpec};
 use crate::units::Time;
 
 fn default_init_cwnd() -> f64 {
     10.0
-}
-fn default_min_rto_ps() -> u64 {
-    10_000_000_000
 }
 
 /// A class of generated flows: its share of the arrivals (or of the incast servers) and the
@@ -51,10 +48,12 @@ pub struct ClassSpec {
     pub min_cwnd_pkt: Option<f64>,
     #[serde(default = "default_init_cwnd")]
     pub init_cwnd_pkt: f64,
-    #[serde(default = "default_min_rto_ps")]
-    pub min_rto_ps: u64,
+    #[serde(default)]
+    pub min_rto_ps: Option<u64>,
     #[serde(default)]
     pub delayed_ack: Option<DelayedAckSpec>,
+    #[serde(default)]
+    pub tcp: TcpSpec,
 }
 
 impl ClassSpec {
@@ -71,6 +70,7 @@ impl ClassSpec {
             init_cwnd_pkt: self.init_cwnd_pkt,
             min_rto_ps: self.min_rto_ps,
             delayed_ack: self.delayed_ack.clone(),
+            tcp: self.tcp.clone(),
         }
     }
 }
@@ -607,8 +607,9 @@ mod tests {
             protocol: ProtocolSpec::Newreno { ecn: true },
             min_cwnd_pkt: Some(2.0),
             init_cwnd_pkt: 10.0,
-            min_rto_ps: 1,
+            min_rto_ps: Some(1),
             delayed_ack: None,
+            tcp: TcpSpec::default(),
         }
     }
 

@@ -50,7 +50,15 @@ fn choke(min_th: f64, m: u32, ecn: bool) -> AqmSpec {
 }
 
 fn class(share: f64, protocol: ProtocolSpec) -> ClassSpec {
-    ClassSpec { share, protocol, min_cwnd_pkt: Some(2.0), init_cwnd_pkt: 2.0, min_rto_ps: 10 * MS, delayed_ack: None }
+    ClassSpec {
+        share,
+        protocol,
+        min_cwnd_pkt: Some(2.0),
+        init_cwnd_pkt: 2.0,
+        min_rto_ps: Some(10 * MS),
+        delayed_ack: None,
+        tcp: Default::default(),
+    }
 }
 
 fn poisson(load: f64, sizes: SizeSpec) -> WorkloadSpec {

@@ -202,3 +202,30 @@ fn memory_bound_has_a_documented_range() {
         }
     }
 }
+
+#[test]
+fn tcp_profile_and_options_are_checked_by_name() {
+    // An unknown profile or option: a parse error that lists the valid names.
+    let e = err(&with(r#""protocol":{"kind":"dctcp"}"#, r#""protocol":{"kind":"dctcp"},"tcp":{"profile":"bsd"}"#))
+        .to_string();
+    assert!(e.contains("bsd") && e.contains("ns2") && e.contains("linux"), "{e}");
+    let e =
+        err(&with(r#""protocol":{"kind":"dctcp"}"#, r#""protocol":{"kind":"dctcp"},"tcp":{"sak":true}"#)).to_string();
+    assert!(e.contains("sak") && e.contains("sack") && e.contains("ecn_response") && e.contains("profile"), "{e}");
+    // PRR for a controller that never cuts on ECN: both fields named.
+    let e = err(&with(r#""protocol":{"kind":"dctcp"}"#, r#""protocol":{"kind":"dx"},"tcp":{"ecn_response":"prr"}"#))
+        .to_string();
+    assert!(e.contains("flows[0].ecn_response") && e.contains("flows[0].protocol = dx"), "{e}");
+    let e = err(&with(
+        r#""protocol":{"kind":"dctcp"}"#,
+        r#""protocol":{"kind":"dctcp"},"tcp":{"ecn_response":"prr","cwr_freeze":false}"#,
+    ))
+    .to_string();
+    assert!(e.contains("flows[0].cwr_freeze") && e.contains("flows[0].ecn_response"), "{e}");
+    let e = err(&with(
+        r#""protocol":{"kind":"dctcp"}"#,
+        r#""protocol":{"kind":"dctcp","g":0.1},"tcp":{"profile":"linux"}"#,
+    ))
+    .to_string();
+    assert!(e.contains("flows[0].g") && e.contains("flows[0].dctcp_fixed_point"), "{e}");
+}

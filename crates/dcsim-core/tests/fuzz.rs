@@ -52,7 +52,7 @@ prop_compose! {
         let protocol = if dctcp { ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 } } else { ProtocolSpec::Newreno { ecn: true } };
         FlowSpec {
             size_bytes: size,
-            min_rto_ps: min_rto,
+            min_rto_ps: Some(min_rto),
             init_cwnd_pkt: init,
             delayed_ack: delack.then(|| DelayedAckSpec { segments: 2, timeout_ps: 40_000_000 }),
             ..FlowSpec::long_lived(format!("s{s}"), "r", protocol)

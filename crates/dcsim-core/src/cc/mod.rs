@@ -64,6 +64,15 @@ impl Cc {
         }
     }
 
+    /// Use Linux's fixed-point DCTCP arithmetic (`dctcp_fixed_point`; see `cc/dctcp.rs`).
+    pub fn use_linux_dctcp(&mut self) {
+        match self {
+            Cc::Dctcp(c) => c.use_linux_arithmetic(),
+            Cc::DctcpImprovedFairness(c) => c.dctcp.use_linux_arithmetic(),
+            _ => {}
+        }
+    }
+
     /// Does this sender mark its data packets ECN-capable (ECT)?
     #[inline]
     pub fn ect(&self) -> bool {

@@ -16,13 +16,23 @@
 //! * the window grows only when it limited the sender (RFC 7661 / Linux `is_cwnd_limited`);
 //! * NewReno's "Impatient" timer (RFC 6582 §4): in recovery only the first partial ACK restarts
 //!   the retransmission timer, so a window with many losses ends in a timeout after one RTO
-//!   instead of repairing one hole per RTT for hundreds of RTTs (there is no SACK).
-
-use std::collections::BTreeSet;
+//!   instead of repairing one hole per RTT for hundreds of RTTs (without SACK).
+//!
+//! The Linux profile's mechanisms (`TcpOptions`, see `scenario.rs`) enter through a few hooks:
+//! * `sack`: ACKs carry SACK blocks ([`SackReceiver`]) and the sender keeps a [`Scoreboard`]; its
+//!   ACKs go to [`Sender::sack_ack`] (RFC 6675 recovery with PRR, Linux's CA states Open / CWR /
+//!   Recovery / Loss) and it sends with [`Sender::send_sack`] (pipe < cwnd, NextSeg);
+//! * `ecn_response = "prr"`: ECN-Echo enters CWR ([`Sender::enter_cwr`]) and [`Prr`] brings the
+//!   window to the new ssthresh over one RTT, without growth until an ACK passes the CWR point;
+//! * `cwr_freeze` (with the immediate cut): no growth until an ACK passes the point of the cut;
+//! * `abc`: growth by the segments acknowledged (RFC 3465) in [`Sender::open_cwnd`];
+//! * `ce_quickack`: the receiver also ACKs at once the packet that changed the CE state.
 
 use crate::cc::{Cc, EcnResponse};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
-use crate::scenario::FlowSpec;
+use crate::scenario::{EcnReaction, FlowSpec, TcpOptions};
+use crate::transport::prr::{Bound, Prr};
+use crate::transport::sack::{NextSeg, RangeSet, SackBlocks, SackReceiver, Scoreboard};
 use crate::units::Time;
 
 /// Timer granularity G of RFC 6298 (1 us, data-center configuration).
@@ -179,15 +189,41 @@ pub struct Sender {
     /// Sum over ECN cuts of the fraction of the window removed (1 - after/before): the mean
     /// back-off of DCTCP is alpha/2 per cut, NewReno's 1/2.
     pub ecn_cut_frac_sum: f64,
+    /// Profile and options of the transport.
+    pub opts: TcpOptions,
+    /// Linux's congestion state, for the Linux mechanisms (always Open under ns-2 options).
+    pub ca: CaState,
+    /// End of the current CWR / recovery / loss episode (Linux `high_seq`).
+    high_seq: u64,
+    /// The rate reduction of the current CWR or SACK recovery.
+    prr: Prr,
+    /// SACK scoreboard (`sack = true`).
+    sb: Option<Box<Scoreboard>>,
+}
+
+/// Linux's congestion-avoidance states (`tcp_ca_state`) that the Linux mechanisms use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CaState {
+    Open,
+    /// ECN reduction with PRR until an ACK passes `high_seq`.
+    Cwr,
+    /// SACK loss recovery with PRR until `high_seq` is acknowledged.
+    Recovery,
+    /// After a retransmission timeout, until `high_seq` is acknowledged.
+    Loss,
 }
 
 impl Sender {
     pub fn new(flow: FlowId, src: NodeId, dst: NodeId, spec: &FlowSpec, packet_bytes: u32, header_bytes: u32) -> Self {
+        let mut cc = Cc::new(&spec.protocol);
+        if spec.tcp_options().dctcp_fixed_point {
+            cc.use_linux_dctcp();
+        }
         Sender {
             flow,
             src,
             dst,
-            cc: Cc::new(&spec.protocol),
+            cc,
             cwnd: spec.init_cwnd_pkt,
             ssthresh: f64::INFINITY,
             min_cwnd: spec.min_cwnd(),
@@ -203,8 +239,8 @@ impl Sender {
             ecn_recover: 0,
             srtt: None,
             rttvar: Time::ZERO,
-            rto: Time::from_ms(1).max(Time(spec.min_rto_ps)),
-            min_rto: Time(spec.min_rto_ps),
+            rto: Time::from_ms(1).max(Time(spec.min_rto())),
+            min_rto: Time(spec.min_rto()),
             rto_deadline: None,
             rto_event_at: None,
             started: false,
@@ -217,6 +253,11 @@ impl Sender {
             areas: WindowAreas::default(),
             areas_at: Time::ZERO,
             ecn_cut_frac_sum: 0.0,
+            opts: spec.tcp_options(),
+            ca: CaState::Open,
+            high_seq: 0,
+            prr: Prr::start(1, 1, Bound::SlowStart),
+            sb: spec.tcp_options().sack.then(Box::default),
         }
     }
 
@@ -241,6 +282,9 @@ impl Sender {
         if seq < self.max_sent {
             self.stats.retransmits += 1;
         }
+        if matches!(self.ca, CaState::Cwr | CaState::Recovery) {
+            self.prr.sent();
+        }
         self.stats.sent_pkts += 1;
         out.push(self.segment(seq, now));
         if self.rto_deadline.is_none() {
@@ -250,6 +294,9 @@ impl Sender {
 
     /// Send new segments while the window allows.
     pub fn send_window(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.sb.is_some() {
+            return self.send_sack(now, out);
+        }
         let wnd = self.cwnd.floor().max(1.0) as u64;
         self.blocked_on_nic = false;
         while self.snd_nxt < self.snd_una + wnd && self.seg.has(self.snd_nxt) {
@@ -310,21 +357,80 @@ impl Sender {
         self.rto = (s + TIMER_GRANULARITY.max(Time(4 * self.rttvar.0))).max(self.min_rto).min(MAX_RTO);
     }
 
-    /// Slow start or congestion avoidance increase for one new ACK.
+    /// Slow start or congestion avoidance increase for one new ACK acknowledging `acked` segments:
+    /// one segment per ACK in slow start, 1/cwnd in congestion avoidance (ns-2); with `abc`, by
+    /// the segments acknowledged (RFC 3465; Linux `tcp_slow_start` caps slow start at ssthresh and
+    /// carries the rest into congestion avoidance).
     #[inline]
-    fn open_cwnd(&mut self) {
+    fn open_cwnd(&mut self, acked: u64) {
         if !self.cwnd_limited {
             return;
         }
-        if self.cwnd < self.ssthresh {
+        if self.opts.abc {
+            let mut n = acked as f64;
+            if self.cwnd < self.ssthresh {
+                let ss = n.min(self.ssthresh - self.cwnd);
+                self.cwnd += ss;
+                n -= ss;
+            }
+            if n > 0.0 {
+                self.cwnd += n / self.cwnd;
+            }
+        } else if self.cwnd < self.ssthresh {
             self.cwnd += 1.0;
         } else {
             self.cwnd += 1.0 / self.cwnd;
         }
     }
 
-    /// Handle an ACK. New packets to send are pushed to `out`.
+    /// ECN-Echo under `ecn_response = "prr"`: enter CWR (Linux `tcp_enter_cwr`): ssthresh from the
+    /// controller (floored at 2, as Linux's ssthresh functions), PRR from the current window.
+    fn enter_cwr(&mut self) {
+        let before = self.cwnd;
+        self.ssthresh = self.cc.ecn_cut(before).max(2.0).max(self.min_cwnd);
+        self.prr = Prr::start(self.ssthresh.floor() as u64, before.floor() as u64, Bound::SlowStart);
+        self.high_seq = self.snd_nxt;
+        self.ca = CaState::Cwr;
+        self.ecn_cut_frac_sum += (1.0 - self.ssthresh / before).max(0.0);
+        self.stats.ecn_cuts += 1;
+    }
+
+    /// A CWR or recovery episode ended (Linux `tcp_end_cwnd_reduction`): the window is ssthresh.
+    fn end_reduction(&mut self) {
+        if matches!(self.ca, CaState::Cwr | CaState::Recovery) && self.cc.reacts_to_loss() {
+            self.cwnd = self.ssthresh;
+        }
+        self.ca = CaState::Open;
+        if let Some(sb) = &mut self.sb {
+            sb.end_recovery();
+        }
+    }
+
+    /// A new ACK under `ecn_response = "prr"` without SACK: CWR entry, PRR, exit (the ACK that
+    /// passes the CWR point ends it and may start the next one), growth only outside CWR.
+    fn cwr_ack(&mut self, ece: bool, acked: u64, ack_no: u64) {
+        if self.ca == CaState::Cwr && ack_no > self.high_seq {
+            self.end_reduction();
+        }
+        if self.ca == CaState::Open && ece {
+            self.enter_cwr();
+        }
+        if self.ca == CaState::Cwr {
+            let pipe = self.snd_nxt - self.snd_una;
+            let n = self.prr.on_ack(acked, pipe);
+            self.cwnd = ((pipe + n) as f64).max(1.0);
+        } else if !ece {
+            self.open_cwnd(acked);
+        }
+    }
+
+    /// Handle an ACK without SACK blocks. New packets to send are pushed to `out`.
     pub fn on_ack(&mut self, ack: &Packet, now: Time, out: &mut Vec<Packet>) {
+        self.on_ack_with_sack(ack, &[], now, out)
+    }
+
+    /// Handle an ACK and its SACK blocks (most recent first; ignored without `sack`).
+    pub fn on_ack_with_sack(&mut self, ack: &Packet, blocks: &[(u64, u64)], now: Time, out: &mut Vec<Packet>) {
         if self.done() {
             return;
         }
@@ -339,6 +445,12 @@ impl Sender {
                 self.stats.rtt_samples += 1;
                 self.stats.rtt_samples_queued += queued as u64;
             }
+        }
+        if self.sb.is_some() {
+            if self.sack_ack(ack, blocks, now) {
+                self.send_sack(now, out);
+            }
+            return;
         }
         if ack_no > self.snd_una {
             let acked = ack_no - self.snd_una;
@@ -375,8 +487,11 @@ impl Sender {
                     self.stats.ecn_cuts += 1;
                 }
                 if !self.cc.owns_window() {
-                    self.open_cwnd();
+                    self.open_cwnd(acked);
                 }
+            } else if self.opts.ecn_response == EcnReaction::Prr {
+                self.dupacks = 0;
+                self.cwr_ack(ack.ece, acked, ack_no);
             } else {
                 self.dupacks = 0;
                 if ack.ece && ack_no > self.ecn_recover {
@@ -386,8 +501,8 @@ impl Sender {
                     self.ssthresh = self.cwnd;
                     self.ecn_recover = self.snd_nxt;
                     self.stats.ecn_cuts += 1;
-                } else if !ack.ece {
-                    self.open_cwnd();
+                } else if !ack.ece && (!self.opts.cwr_freeze || ack_no > self.ecn_recover) {
+                    self.open_cwnd(acked);
                 }
             }
             if let Some(r) = self.cc.window_round(self.cwnd, ack_no, self.snd_nxt, self.cwnd_limited) {
@@ -424,6 +539,7 @@ impl Sender {
                 }
                 self.recover = self.max_sent;
                 self.ecn_recover = self.ecn_recover.max(self.max_sent);
+                self.ca = CaState::Open; // NewReno recovery replaces a CWR reduction
                 self.in_recovery = true;
                 self.partial_acks = 0;
                 self.transmit(ack_no, now, out);
@@ -443,6 +559,18 @@ impl Sender {
         self.stats.timeouts += 1;
         self.ssthresh = (self.flight() / 2.0).max(2.0).max(self.min_cwnd);
         self.cwnd = 1.0;
+        if let Some(sb) = &mut self.sb {
+            // RFC 6675 §5.1 / Linux tcp_enter_loss: SACKed marks kept, the rest lost.
+            sb.on_timeout(self.snd_una, self.max_sent);
+            self.ca = CaState::Loss;
+            self.high_seq = self.max_sent;
+            self.ecn_recover = self.max_sent;
+            self.rto = Time(self.rto.0.saturating_mul(2)).min(MAX_RTO);
+            self.rto_deadline = None;
+            self.send_sack(now, out);
+            self.rto_deadline = Some(now + self.rto);
+            return;
+        }
         self.recover = self.max_sent;
         self.ecn_recover = self.max_sent;
         self.in_recovery = false;
@@ -452,6 +580,143 @@ impl Sender {
         self.rto_deadline = None;
         self.send_window(now, out);
         self.rto_deadline = Some(now + self.rto);
+    }
+}
+
+/// SACK-based loss recovery (RFC 6675 with PRR, RFC 6937), Linux's CA states.
+impl Sender {
+    /// Process an ACK under `sack`; returns false when the flow finished with it.
+    fn sack_ack(&mut self, ack: &Packet, blocks: &[(u64, u64)], now: Time) -> bool {
+        let ack_no = ack.seq;
+        if ack_no < self.snd_una {
+            return true; // an old ACK (reordered behind a later one): nothing new
+        }
+        let acked = ack_no - self.snd_una;
+        let sb = self.sb.as_mut().expect("sack_ack needs the scoreboard");
+        let delivered = (acked as i64 + sb.update(ack_no, blocks)).max(0) as u64;
+        if acked > 0 {
+            self.cc.on_ack(acked, ack.ece, ack_no, self.snd_nxt);
+            self.snd_una = ack_no;
+        }
+        let loss_window = self.cc.reacts_to_loss();
+        // Ends of episodes: CWR when an ACK passes high_seq, recovery and loss when it reaches it.
+        match self.ca {
+            CaState::Cwr if ack_no > self.high_seq => self.end_reduction(),
+            CaState::Recovery | CaState::Loss if ack_no >= self.high_seq => self.end_reduction(),
+            _ => {}
+        }
+        // Loss detection: IsLost(HighACK + 1) starts recovery (a CWR reduction continues in it).
+        let lost = self.sb.as_ref().is_some_and(|sb| sb.is_lost(self.snd_una));
+        if matches!(self.ca, CaState::Open | CaState::Cwr) && lost && self.snd_una < self.max_sent {
+            self.stats.fast_retransmits += 1;
+            if self.ca == CaState::Open {
+                let prior = self.cwnd;
+                if loss_window {
+                    self.ssthresh = (self.flight() / 2.0).max(2.0).max(self.min_cwnd);
+                }
+                self.prr = Prr::start(self.ssthresh.min(prior).floor() as u64, prior.floor() as u64, Bound::SlowStart);
+            }
+            self.ca = CaState::Recovery;
+            self.high_seq = self.max_sent;
+            self.recover = self.max_sent;
+            self.ecn_recover = self.ecn_recover.max(self.max_sent);
+        }
+        // ECN-Echo, outside any reduction.
+        match self.cc.ecn_response() {
+            EcnResponse::OncePerWindow if ack.ece && self.ca == CaState::Open => match self.opts.ecn_response {
+                EcnReaction::Prr => self.enter_cwr(),
+                EcnReaction::Immediate if ack_no > self.ecn_recover => {
+                    let before = self.cwnd;
+                    self.cwnd = self.cc.ecn_cut(self.cwnd).max(self.min_cwnd);
+                    self.ecn_cut_frac_sum += (1.0 - self.cwnd / before).max(0.0);
+                    self.ssthresh = self.cwnd;
+                    self.ecn_recover = self.snd_nxt;
+                    self.stats.ecn_cuts += 1;
+                }
+                EcnReaction::Immediate => {}
+            },
+            EcnResponse::PerAck if ack.ece && acked > 0 && self.ca != CaState::Recovery => {
+                self.cwnd = self.cc.per_ack_ecn_decrease(self.cwnd, acked).max(self.min_cwnd);
+                self.ssthresh = self.ssthresh.min(self.cwnd);
+                self.stats.ecn_cuts += 1;
+            }
+            _ => {}
+        }
+        // The window: PRR during a reduction, else growth (not on ECN-Echo ACKs of a controller
+        // that cuts once per window, nor in the round trip after a cut with `cwr_freeze`).
+        match self.ca {
+            CaState::Cwr | CaState::Recovery => {
+                if self.ca == CaState::Cwr || loss_window {
+                    let pipe = self.sb.as_ref().map_or(0, |sb| sb.pipe(self.snd_una, self.max_sent));
+                    let n = self.prr.on_ack(delivered, pipe);
+                    self.cwnd = ((pipe + n) as f64).max(1.0);
+                }
+            }
+            CaState::Open | CaState::Loss => {
+                let once = self.cc.ecn_response() == EcnResponse::OncePerWindow;
+                let frozen = once && (ack.ece || (self.opts.cwr_freeze && ack_no <= self.ecn_recover));
+                if acked > 0 && !self.cc.owns_window() && !frozen {
+                    self.open_cwnd(acked);
+                }
+            }
+        }
+        if acked == 0 {
+            return true;
+        }
+        if let Some(r) = self.cc.window_round(self.cwnd, ack_no, self.snd_nxt, self.cwnd_limited) {
+            self.cwnd = r.cwnd.max(self.min_cwnd);
+            self.stats.rtt_rounds += 1;
+            self.stats.rtt_decreases += r.decrease as u64;
+            self.stats.rtt_q_sum_ps += r.q_ps;
+        }
+        if self.seg.total_segs.is_some_and(|n| self.snd_una >= n) {
+            self.finished_at = Some(now);
+            self.rto_deadline = None;
+            self.blocked_on_nic = false;
+            return false;
+        }
+        // RFC 6298 (5.3): restart the timer on an ACK of new data.
+        self.rto_deadline = if self.snd_una >= self.max_sent { None } else { Some(now + self.rto) };
+        true
+    }
+
+    /// Send while pipe < cwnd: in recovery and loss, RFC 6675's NextSeg (lost segments first),
+    /// else new data.
+    fn send_sack(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let mut sb = self.sb.take().expect("send_sack needs the scoreboard");
+        let wnd = self.cwnd.floor().max(1.0) as u64;
+        let recovering = matches!(self.ca, CaState::Recovery | CaState::Loss);
+        let mut pipe = sb.pipe(self.snd_una, self.max_sent);
+        self.blocked_on_nic = false;
+        self.cwnd_limited = false;
+        loop {
+            if pipe >= wnd {
+                self.cwnd_limited = true;
+                break;
+            }
+            let can_new = self.seg.has(self.snd_nxt);
+            let next = if recovering { sb.next_seg(self.snd_una, can_new) } else { can_new.then_some(NextSeg::New) };
+            let Some(next) = next else { break };
+            if self.tx_budget == 0 {
+                self.blocked_on_nic = true;
+                break;
+            }
+            self.tx_budget -= 1;
+            match next {
+                NextSeg::Retransmit(seq) => {
+                    sb.retransmitted(seq, self.snd_nxt);
+                    self.transmit(seq, now, out);
+                }
+                NextSeg::New => {
+                    let seq = self.snd_nxt;
+                    self.transmit(seq, now, out);
+                    self.snd_nxt += 1;
+                    self.max_sent = self.max_sent.max(self.snd_nxt);
+                }
+            }
+            pipe += 1;
+        }
+        self.sb = Some(sb);
     }
 }
 
@@ -497,7 +762,12 @@ pub struct Receiver {
     pub peer: NodeId,
     /// Next in-order segment expected (cumulative ACK).
     pub next_expected: u64,
-    ooo: BTreeSet<u64>,
+    /// Out-of-order segments held (all above `next_expected`).
+    ooo: RangeSet,
+    /// SACK block generation (`sack = true`).
+    sack: Option<SackReceiver>,
+    /// A CE-state change also ACKs the packet that changed it at once (`ce_quickack`).
+    ce_quickack: bool,
     seg: Segmenter,
     pub delivered_bytes: u64,
     pub delivered_pkts: u64,
@@ -521,7 +791,9 @@ impl Receiver {
             host,
             peer,
             next_expected: 0,
-            ooo: BTreeSet::new(),
+            ooo: RangeSet::default(),
+            sack: None,
+            ce_quickack: false,
             seg,
             delivered_bytes: 0,
             delivered_pkts: 0,
@@ -529,6 +801,29 @@ impl Receiver {
             ack_bytes,
             delack,
         }
+    }
+
+    /// The receiver side of the transport options: SACK blocks, the Linux CE quick ACK.
+    pub fn with_options(mut self, opts: &TcpOptions) -> Self {
+        self.sack = opts.sack.then(SackReceiver::default);
+        self.ce_quickack = opts.ce_quickack;
+        self
+    }
+
+    /// The SACK blocks of the ACK with `aux` id (when it reaches the sender).
+    pub fn take_sack(&mut self, aux: u32) -> SackBlocks {
+        self.sack.as_mut().map_or_else(SackBlocks::default, |s| s.take(aux))
+    }
+
+    /// An ACK sent after segment `seq` arrived, with SACK blocks when `sack` is on.
+    fn ack_after(&mut self, seq: u64, ece: bool, ts: Time) -> Packet {
+        let mut p = self.ack(ece, ts);
+        if let Some(sr) = &mut self.sack {
+            let b = sr.blocks(seq, &self.ooo);
+            p.size += b.option_bytes();
+            p.aux = sr.log(b);
+        }
+        p
     }
 
     fn ack(&self, ece: bool, ts: Time) -> Packet {
@@ -552,13 +847,17 @@ impl Receiver {
         if pkt.ce {
             self.ce_received += 1;
         }
-        // DCTCP state machine: a CE change flushes the pending delayed ACK with the old state.
+        // DCTCP state machine: a CE change flushes the pending delayed ACK with the old state
+        // (and, with `ce_quickack`, Linux's tcp_dctcp.c also ACKs this packet at once).
+        let mut quick = false;
         if let Some(d) = &mut self.delack {
             if pkt.ce != d.ce_state {
                 let flushed = d.flush();
                 d.ce_state = pkt.ce;
+                quick = self.ce_quickack;
                 if let Some((ce, ts)) = flushed {
-                    out.push(self.ack(ce, ts));
+                    let a = self.ack_after(pkt.seq, ce, ts);
+                    out.push(a);
                 }
             }
         }
@@ -566,8 +865,14 @@ impl Receiver {
         let had_holes = !self.ooo.is_empty();
         if in_order {
             self.deliver_next();
-            while self.ooo.remove(&self.next_expected) {
-                self.deliver_next();
+            while let Some(&(a, b)) = self.ooo.ranges().first() {
+                if a != self.next_expected {
+                    break;
+                }
+                for _ in a..b {
+                    self.deliver_next();
+                }
+                self.ooo.remove_below(b);
             }
         } else if pkt.seq > self.next_expected {
             self.ooo.insert(pkt.seq);
@@ -580,7 +885,7 @@ impl Receiver {
                 }
                 d.pending += 1;
                 // ACK at once when out of order, when filling a hole, or after `segments` packets.
-                if !in_order || had_holes || d.pending >= d.segments {
+                if quick || !in_order || had_holes || d.pending >= d.segments {
                     d.flush()
                 } else {
                     d.deadline.get_or_insert(now + d.timeout);
@@ -589,7 +894,8 @@ impl Receiver {
             }
         };
         if let Some((ce, ts)) = ack {
-            out.push(self.ack(ce, ts));
+            let a = self.ack_after(pkt.seq, ce, ts);
+            out.push(a);
         }
     }
 
@@ -834,5 +1140,284 @@ mod tests {
         r.on_data(&data(2, true), Time(0), &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!((out[1].seq, out[1].ece), (3, true));
+    }
+
+    /// A two-host path for hand-worked traces: one-way delay `D`, each data packet takes 1 us on
+    /// the sender's link (so a window's packets arrive 1 us apart), ACKs are small and never
+    /// lost. `drop`: segments whose first transmission is lost; `late`: extra delay of a segment's
+    /// first transmission, us.
+    struct Path {
+        s: Sender,
+        r: Receiver,
+        drop: Vec<u64>,
+        late: Vec<(u64, u64)>,
+        /// (time, order, packet, towards the receiver)
+        q: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64, u64)>>,
+        pkts: Vec<(Packet, bool)>,
+        link_free: u64,
+        sent_once: std::collections::HashSet<u64>,
+        /// Times (ps) at which the sender retransmitted, and the segment.
+        retx: Vec<(u64, u64)>,
+    }
+
+    const D: u64 = 50_000_000; // 50 us one way: RTT 100 us (+ 1 us per packet on the link)
+    const LINK: u64 = 1_000_000;
+
+    impl Path {
+        fn new(mut spec: FlowSpec, drop: &[u64], late: &[(u64, u64)]) -> Path {
+            spec.init_cwnd_pkt = 20.0;
+            spec.min_rto_ps = Some(10_000_000_000);
+            let s = Sender::new(0, 0, 1, &spec, 1500, 40);
+            let r = Receiver::new(0, 1, 0, Segmenter::new(None, 1460), 40, None).with_options(&s.opts);
+            Path {
+                s,
+                r,
+                drop: drop.to_vec(),
+                late: late.to_vec(),
+                q: Default::default(),
+                pkts: Vec::new(),
+                link_free: 0,
+                sent_once: Default::default(),
+                retx: Vec::new(),
+            }
+        }
+
+        fn push_data(&mut self, now: u64, out: Vec<Packet>) {
+            for p in out {
+                let first = self.sent_once.insert(p.seq);
+                if !first {
+                    self.retx.push((now, p.seq));
+                }
+                self.link_free = self.link_free.max(now) + LINK;
+                if first && self.drop.contains(&p.seq) {
+                    continue;
+                }
+                let extra =
+                    if first { self.late.iter().find(|l| l.0 == p.seq).map_or(0, |l| l.1 * 1_000_000) } else { 0 };
+                let n = self.pkts.len() as u64;
+                self.pkts.push((p, true));
+                self.q.push(std::cmp::Reverse((self.link_free + D + extra, n, n)));
+            }
+        }
+
+        /// Run until `until` ps; returns the time snd_una first reached `target`.
+        fn run(&mut self, until: u64, target: u64) -> Option<u64> {
+            let mut out = Vec::new();
+            self.s.start(Time(0), &mut out);
+            self.push_data(0, std::mem::take(&mut out));
+            let mut reached = None;
+            while let Some(std::cmp::Reverse((t, _, i))) = self.q.pop() {
+                if t > until {
+                    break;
+                }
+                if let Some(dl) = self.s.rto_deadline {
+                    if dl.0 <= t {
+                        self.s.on_timeout(dl, &mut out);
+                        self.push_data(dl.0, std::mem::take(&mut out));
+                    }
+                }
+                let (p, to_rx) = self.pkts[i as usize];
+                if to_rx {
+                    self.r.on_data(&p, Time(t), &mut out);
+                    for a in std::mem::take(&mut out) {
+                        let n = self.pkts.len() as u64;
+                        self.pkts.push((a, false));
+                        self.q.push(std::cmp::Reverse((t + D, n, n)));
+                    }
+                } else {
+                    let blocks = self.r.take_sack(p.aux);
+                    self.s.on_ack_with_sack(&p, blocks.as_slice(), Time(t), &mut out);
+                    self.push_data(t, std::mem::take(&mut out));
+                    if reached.is_none() && self.s.snd_una >= target {
+                        reached = Some(t);
+                    }
+                }
+            }
+            reached
+        }
+    }
+
+    fn flow(profile: crate::scenario::Profile, sack: bool) -> FlowSpec {
+        let mut f = spec(ProtocolSpec::Newreno { ecn: false });
+        f.tcp.profile = profile;
+        f.tcp.sack = Some(sack);
+        f.tcp.abc = Some(false);
+        f
+    }
+
+    #[test]
+    fn sack_recovers_three_losses_in_one_rtt_where_newreno_needs_three() {
+        use crate::scenario::Profile;
+        // Window of 20 (segments 0..19, in congestion avoidance), segments 5, 8 and 11 lost.
+        // The ACKs of the first window reach the sender from t = 2D + 1 us on; the third
+        // duplicate ACK (from segment 9) starts recovery.
+        for (sack, rtts) in [(true, 1u64), (false, 3)] {
+            let mut f = flow(Profile::Ns2, sack);
+            f.tcp.profile = if sack { Profile::Linux } else { Profile::Ns2 };
+            let mut p = Path::new(f, &[5, 8, 11], &[]);
+            p.s.ssthresh = 20.0;
+            let done = p.run(20 * 2 * D, 20).expect("all 20 segments acknowledged");
+            let first_retx = p.retx[0].0;
+            // SACK: the three holes are retransmitted in the first recovery RTT (each once it is
+            // IsLost), so their ACKs arrive one RTT (+ the link's per-packet time) after the first
+            // retransmission. NewReno: one hole per RTT, so three RTTs.
+            let took = done - first_retx;
+            assert!(
+                took > (rtts * 2 * D) && took < (rtts * 2 * D + 30 * LINK),
+                "sack {sack}: recovered in {} us after the first retransmission, want about {} RTT",
+                took / 1_000_000,
+                rtts
+            );
+            assert_eq!(p.s.stats.timeouts, 0, "sack {sack}: no RTO");
+            let holes: Vec<u64> = p.retx.iter().map(|r| r.1).collect();
+            assert_eq!(holes, [5, 8, 11], "sack {sack}: exactly the three lost segments are retransmitted");
+            if sack {
+                // All three retransmissions leave within the first RTT of recovery.
+                assert!(p.retx[2].0 - first_retx < 2 * D, "{:?}", p.retx);
+                assert_eq!(p.s.ca, CaState::Open, "recovery ended");
+                // FlightSize at the third duplicate ACK: 22 = 20 + the 2 new segments the first two
+                // duplicate ACKs let out (SACKed segments leave the pipe, like limited transmit).
+                assert_eq!(p.s.ssthresh, 11.0, "ssthresh = FlightSize / 2");
+            }
+        }
+    }
+
+    #[test]
+    fn sack_tolerates_reordering_below_dupthresh_and_handles_partial_acks() {
+        use crate::scenario::Profile;
+        // Segment 5 arrives 2.5 us late: after 6 and 7 (two SACKs above it, < DupThresh).
+        let mut p = Path::new(flow(Profile::Linux, true), &[], &[(5, 2)]);
+        p.late = vec![(5, 2)];
+        p.run(10 * 2 * D, 200);
+        assert_eq!((p.s.stats.retransmits, p.s.stats.fast_retransmits, p.s.stats.timeouts), (0, 0, 0));
+        // Three SACKs above it (4 us late: after 6, 7, 8): a spurious fast retransmit, as RFC 6675
+        // prescribes at DupThresh = 3.
+        let mut p = Path::new(flow(Profile::Linux, true), &[], &[(5, 4)]);
+        p.run(10 * 2 * D, 200);
+        assert_eq!(p.s.stats.fast_retransmits, 1);
+        // Partial ACKs: segments 5 and 15 lost. The retransmission of 5 is ACKed cumulatively up
+        // to 15 (a partial ACK): recovery goes on (15 was already retransmitted once IsLost),
+        // without a timeout, and ends when everything sent before it is acknowledged.
+        let mut p = Path::new(flow(Profile::Linux, true), &[5, 15], &[]);
+        p.s.ssthresh = 20.0;
+        let done = p.run(10 * 2 * D, 20).unwrap();
+        assert_eq!(p.s.stats.timeouts, 0);
+        assert_eq!(p.retx.iter().map(|r| r.1).collect::<Vec<_>>(), [5, 15]);
+        assert!(done - p.retx[0].0 < 2 * D + 30 * LINK, "one RTT");
+    }
+
+    #[test]
+    fn rto_after_sack_recovery_keeps_sacked_marks() {
+        use crate::scenario::Profile;
+        // Segment 5 lost and its retransmission lost too: an RTO. Afterwards only 5 is sent again
+        // (the SACKed 6..19 are not), and the flow recovers.
+        let mut p = Path::new(flow(Profile::Linux, true), &[5], &[]);
+        p.s.ssthresh = 20.0;
+        // Lose the first retransmission as well: drop it via a second entry handled below.
+        p.run(2 * D + 25 * LINK, u64::MAX);
+        assert_eq!(p.retx.iter().map(|r| r.1).collect::<Vec<_>>(), [5]);
+        // Take the retransmission out of the network (it is lost), then let the timer fire.
+        let lost: Vec<_> =
+            p.q.drain()
+                .filter(|e| {
+                    let (pk, to_rx) = p.pkts[(e.0).2 as usize];
+                    !(to_rx && pk.seq == 5)
+                })
+                .collect();
+        p.q.extend(lost);
+        let mut out = Vec::new();
+        let deadline = p.s.rto_deadline.unwrap();
+        // Deliver what is still in flight before the deadline, then time out.
+        while let Some(std::cmp::Reverse((t, _, i))) = p.q.pop() {
+            let (pk, to_rx) = p.pkts[i as usize];
+            if to_rx {
+                p.r.on_data(&pk, Time(t), &mut out);
+                for a in std::mem::take(&mut out) {
+                    let n = p.pkts.len() as u64;
+                    p.pkts.push((a, false));
+                    p.q.push(std::cmp::Reverse((t + D, n, n)));
+                }
+            } else {
+                let b = p.r.take_sack(pk.aux);
+                p.s.on_ack_with_sack(&pk, b.as_slice(), Time(t), &mut out);
+                out.clear(); // new data after this point is irrelevant here
+            }
+        }
+        assert!(deadline.0 > 0);
+        let before = p.s.stats.retransmits;
+        p.s.on_timeout(p.s.rto_deadline.unwrap(), &mut out);
+        assert_eq!(p.s.ca, CaState::Loss);
+        assert_eq!(out.len(), 1, "cwnd 1: one segment");
+        assert_eq!(out[0].seq, 5, "the lost segment, not the SACKed ones");
+        assert_eq!(p.s.stats.retransmits, before + 1);
+        assert_eq!(p.s.stats.timeouts, 1);
+    }
+
+    #[test]
+    fn cwr_with_prr_reduces_over_one_rtt_without_growth() {
+        use crate::scenario::EcnReaction;
+        // DCTCP with alpha = 1 (cut to half), window 20 in congestion avoidance, `ecn_response =
+        // "prr"` (CWR freeze implied). The first ACK carries ECN-Echo, the rest of the window not.
+        let mut f = spec(ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 });
+        f.init_cwnd_pkt = 20.0;
+        f.tcp.ecn_response = Some(EcnReaction::Prr);
+        let mut s = Sender::new(0, 0, 1, &f, 1500, 40);
+        s.ssthresh = 20.0;
+        let mut out = Vec::new();
+        s.start(Time(0), &mut out);
+        assert_eq!(out.len(), 20);
+        out.clear();
+        let t = Time(100_000_000);
+        s.on_ack(&ack(1, true, Time(0)), t, &mut out);
+        assert_eq!(s.ca, CaState::Cwr);
+        assert_eq!((s.ssthresh, s.stats.ecn_cuts), (10.0, 1));
+        let high_seq = s.high_seq;
+        assert_eq!(high_seq, 20);
+        // Over the rest of the round trip (ACKs 2..=20, no marks): one segment per two ACKs, the
+        // window never above its value before the cut, and never growing from one ACK to the next
+        // except by PRR's sends.
+        let mut sent = out.len();
+        for a in 2..=20u64 {
+            out.clear();
+            s.on_ack(&ack(a, false, Time(0)), t, &mut out);
+            sent += out.len();
+            assert_eq!(s.ca, CaState::Cwr, "ACK {a} does not pass high_seq = 20");
+            assert!(s.cwnd <= 20.0 - (a as f64) / 2.0 + 1.0, "ACK {a}: cwnd {}", s.cwnd);
+        }
+        assert_eq!(sent, 10, "PRR sent ssthresh = 10 segments for the 20 delivered");
+        assert_eq!(s.snd_nxt - s.snd_una, 10, "pipe = ssthresh at the end of the round trip");
+        // The first ACK beyond high_seq ends CWR: cwnd = ssthresh, and growth resumes.
+        out.clear();
+        s.on_ack(&ack(21, false, Time(0)), t, &mut out);
+        assert_eq!(s.ca, CaState::Open);
+        assert!((s.cwnd - (10.0 + 1.0 / 10.0)).abs() < 1e-12, "cwnd {}", s.cwnd);
+    }
+
+    #[test]
+    fn cwr_freeze_with_the_immediate_cut_blocks_growth_for_one_rtt() {
+        // ns-2's cut (at once, on the first ECE ACK), but with `cwr_freeze`: the unmarked ACKs of
+        // the round trip after the cut do not open the window; ns-2 (no freeze) grows on them.
+        for freeze in [true, false] {
+            let mut f = spec(ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 });
+            f.init_cwnd_pkt = 20.0;
+            f.tcp.cwr_freeze = Some(freeze);
+            let mut s = Sender::new(0, 0, 1, &f, 1500, 40);
+            s.ssthresh = 20.0;
+            let mut out = Vec::new();
+            s.start(Time(0), &mut out);
+            let t = Time(100_000_000);
+            s.on_ack(&ack(1, true, Time(0)), t, &mut out);
+            assert_eq!(s.cwnd, 10.0);
+            for a in 2..=20u64 {
+                s.on_ack(&ack(a, false, Time(0)), t, &mut out);
+            }
+            if freeze {
+                assert_eq!(s.cwnd, 10.0, "no growth before an ACK passes the cut's window end (20)");
+                s.on_ack(&ack(21, false, Time(0)), t, &mut out);
+                assert!(s.cwnd > 10.0, "growth resumes after one RTT");
+            } else {
+                assert!(s.cwnd > 10.0, "ns-2 grows on unmarked ACKs at once");
+            }
+        }
     }
 }

@@ -1,0 +1,69 @@
+"""The ns-2 profile (the default) stays bit-identical while the Linux TCP profile is added (issue 13).
+
+tests/data/ns2_profile_checksums.json holds the sha256 of the CSV form of each result table of six
+short runs, recorded on the commit before any Linux-profile code existed: DCTCP in the DCTCP
+analysis paper's Fig. 2 setting (10 Gbps, 100 us, K = 65, g = 1/16) with N = 2 and N = 10 (and
+N = 10 with delayed ACKs), two NewReno flows through a drop-tail queue
+(examples/newreno_droptail.toml), DCTCP + NewReno-ECN through RED (examples/red.toml) and 50 DX
+flows (examples/dx_special_state.toml). The hash covers the columns recorded then, so new columns
+may be added to a table but no recorded value may change.
+"""
+
+import hashlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+import dcsim
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLES = ("queue", "throughput", "cwnd", "flows", "ports", "queue_hist", "counters")
+
+FIG2 = """
+[network]
+topology = "dumbbell"
+senders = {n}
+bottleneck = "10Gbps"
+access = "40Gbps"
+rtt = "100us"
+buffer = "1000pkt"
+aqm = {{ kind = "threshold", K = "65pkt" }}
+[[flows]]
+count = {n}
+protocol = "dctcp"
+g = 0.0625
+start_jitter = "100us"
+{extra}
+[run]
+duration = "50ms"
+warmup = "10ms"
+seed = 3
+"""
+
+
+def _example(name: str, duration: str) -> str:
+    t = (ROOT / "examples" / name).read_text()
+    t = re.sub(r'duration = "[^"]*"', f'duration = "{duration}"', t, count=1)
+    return re.sub(r'warmup = "[^"]*"', 'warmup = "10ms"', t, count=1)
+
+
+CASES = {
+    "dctcp_n2": FIG2.format(n=2, extra=""),
+    "dctcp_n10": FIG2.format(n=10, extra=""),
+    "dctcp_delack_n10": FIG2.format(n=10, extra="delayed_ack = true"),
+    "newreno_droptail": _example("newreno_droptail.toml", "60ms"),
+    "red": _example("red.toml", "60ms"),
+    "dx": _example("dx_special_state.toml", "40ms"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_default_profile_tables_are_bit_identical(name):
+    want = json.loads((ROOT / "tests" / "data" / "ns2_profile_checksums.json").read_text())[name]
+    r = dcsim.simulate(dcsim.Scenario.from_toml_str(CASES[name]))
+    for t in TABLES:
+        df = getattr(r, t)[want[t]["columns"]]
+        got = hashlib.sha256(df.to_csv(index=False).encode()).hexdigest()
+        assert got == want[t]["sha256"], f"{name}: table {t} changed under the default (ns-2) profile"

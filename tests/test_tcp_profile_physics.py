@@ -1,0 +1,107 @@
+"""Issue 13: physics of the Linux TCP profile against the ns-2 one.
+
+1. The DCTCP analysis paper's Fig. 2 setting (10 Gbps, 100 us RTT, K = 65, g = 1/16, N = 2 and 10):
+   under the Linux profile (CWR with PRR, delayed ACKs with Linux's CE quick ACK, fixed-point
+   alpha, SACK) the queue's swing, p99 - min of the bottleneck queue after warm-up, is wider than
+   under ns-2, and the bottleneck stays >= 99.5 % utilized. Both profiles' numbers are printed side
+   by side (pytest -s).
+
+2. Two NewReno flows through 1 Gbps / 250 us / 250-packet drop-tail (examples/newreno_droptail.toml)
+   starting together: with SACK both reach their fair share within 50 ms of the end of slow start,
+   with no RTO.
+
+   "Fair share reached" at t: in the 10 ms goodput window starting at t (about 3 RTTs with the
+   buffer full: 250 us + 272 pkt / 83.3 pkt/ms = 3.5 ms), each flow's goodput lies within x = 1/3 of
+   C/2 (C the payload rate). Why 1/3: two AIMD flows (beta = 1/2) that fully use the link have
+   shares W_i / (W_1 + W_2); the most unequal healthy moment is one flow just halved while the other
+   is at its peak, shares 1/3 and 2/3, i.e. C/2 -+ C/6 = C/2 (1 -+ 1/3). A tighter x would fail on
+   ordinary sawtooth desynchronisation (the sawtooth period here is ~70 RTTs, far longer than the
+   window), a looser one would accept a flow starved by NewReno's one-hole-per-RTT recovery or by
+   an RTO. The end of slow start is the first sample at which either flow's window decreases (the
+   first loss reaction; cwnd sampled every 250 us).
+"""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dcsim
+
+sys.path.insert(0, str(Path(__file__).parent))
+from test_ns2_profile_unchanged import FIG2, ROOT  # noqa: E402
+
+WARMUP_S = 0.1
+
+
+def fig2(n: int, extra: str) -> dict:
+    t = FIG2.format(n=n, extra=extra).replace('duration = "50ms"', 'duration = "300ms"')
+    t = t.replace('warmup = "10ms"', f'warmup = "{int(WARMUP_S * 1000)}ms"')
+    r = dcsim.simulate(dcsim.Scenario.from_toml_str(t))
+    q = r.queue
+    q = q[(q.t_s >= WARMUP_S) & (q.port_label == "sw->r")]["q_pkt"].to_numpy(dtype=float)
+    bott = r.ports[r.ports.port_label == "sw->r"].iloc[0]
+    f = r.flows
+    return {
+        "q_min": q.min(), "q_p99": np.percentile(q, 99), "swing": np.percentile(q, 99) - q.min(),
+        "q_mean": q.mean(), "util": float(bott.utilization), "alpha": float(f.alpha_mean.mean()),
+        "mark_frac": float(bott.marks) / float(bott.arrivals), "cuts_per_flow": float(f.ecn_cuts.mean()),
+        "cwnd": float(f.cwnd_mean_pkt.mean()), "timeouts": int(f.timeouts.sum()),
+    }
+
+
+@pytest.mark.parametrize("n", [2, 10])
+def test_fig2_linux_profile_swings_wider_at_full_utilization(n):
+    ns2, linux = fig2(n, ""), fig2(n, 'profile = "linux"')
+    print(f"\nFig. 2 setting, N = {n} (10 Gbps, 100 us, K = 65, g = 1/16; 300 ms, after 100 ms warm-up)")
+    print(f"{'':24}{'ns2':>10}{'linux':>10}")
+    for k in ns2:
+        print(f"{k:24}{ns2[k]:>10.4g}{linux[k]:>10.4g}")
+    assert linux["swing"] > ns2["swing"], (ns2, linux)
+    for name, m in (("ns2", ns2), ("linux", linux)):
+        assert m["util"] >= 0.995, f"{name}: utilization {m['util']:.4f}"
+        assert m["timeouts"] == 0
+
+
+def newreno_run(extra: str) -> dict:
+    t = (ROOT / "examples" / "newreno_droptail.toml").read_text()
+    t = t.replace('stagger = "1ms"          # the paper randomises start times to avoid phase effects', "")
+    t = t.replace('duration = "1s"', 'duration = "200ms"').replace('warmup = "100ms"', 'warmup = "0s"')
+    assert "stagger" not in t
+    t = t.replace("ecn = false", "ecn = false\n" + extra)
+    r = dcsim.simulate(dcsim.Scenario.from_toml_str(t))
+    c = r.cwnd
+    ends = []
+    for f in (0, 1):
+        w = c[c.flow == f].cwnd_pkt.to_numpy()
+        ts = c[c.flow == f].t_s.to_numpy()
+        i = int(np.argmax(np.diff(w) < 0))
+        ends.append(ts[i + 1])
+    t_ss = min(ends)
+    tp = r.throughput.pivot(index="t_s", columns="flow", values="goodput_bps")
+    half = 1e9 * 1460 / 1500 / 2
+    ok = ((tp - half).abs() <= half / 3).all(axis=1)
+    # throughput rows are stamped at the end of their 10 ms window
+    starts = tp.index.to_numpy() - 0.01
+    after = [(s, o) for s, o in zip(starts, ok) if s >= t_ss - 1e-12]
+    reached = next((s for s, o in after if o), float("nan"))
+    return {"t_ss": t_ss, "reached": reached, "delay": reached - t_ss, "timeouts": int(r.flows.timeouts_whole_run.sum()),
+            "goodput_Mbps": [round(x / 1e6) for x in r.flows.goodput_bps], "retransmits": int(r.flows.retransmits_whole_run.sum())}
+
+
+def test_newreno_with_sack_reaches_fair_share_within_50ms_of_slow_start_without_rto():
+    rows = {
+        "ns2 (NewReno, no SACK)": newreno_run(""),
+        "ns2 + sack = true": newreno_run("sack = true"),
+        "linux": newreno_run('profile = "linux"'),
+    }
+    print("\nTwo NewReno flows, 1 Gbps / 250 us / 250 pkt drop-tail, starting together (200 ms)")
+    for k, v in rows.items():
+        print(f"{k:26} end of slow start {v['t_ss'] * 1e3:6.2f} ms, fair share from {v['reached'] * 1e3:6.1f} ms "
+              f"(+{v['delay'] * 1e3:5.1f} ms), RTOs {v['timeouts']}, retransmits {v['retransmits']}, "
+              f"goodput {v['goodput_Mbps']} Mbit/s")
+    for k in ("ns2 + sack = true", "linux"):
+        v = rows[k]
+        assert v["timeouts"] == 0, k
+        assert v["delay"] <= 0.05, (k, v)
