@@ -1200,6 +1200,25 @@ mod tests {
             }
         }
 
+        /// Deliver packet `i` at `t`: a data packet to the receiver (its ACKs go back on the
+        /// wire), an ACK (with its SACK blocks) to the sender, whose new data is left in `out`.
+        /// Returns whether it was a data packet.
+        fn deliver(&mut self, t: u64, i: u64, out: &mut Vec<Packet>) -> bool {
+            let (p, to_rx) = self.pkts[i as usize];
+            if to_rx {
+                self.r.on_data(&p, Time(t), out);
+                for a in std::mem::take(out) {
+                    let n = self.pkts.len() as u64;
+                    self.pkts.push((a, false));
+                    self.q.push(std::cmp::Reverse((t + D, n, n)));
+                }
+            } else {
+                let blocks = self.r.take_sack(p.aux);
+                self.s.on_ack_with_sack(&p, blocks.as_slice(), Time(t), out);
+            }
+            to_rx
+        }
+
         /// Run until `until` ps; returns the time snd_una first reached `target`.
         fn run(&mut self, until: u64, target: u64) -> Option<u64> {
             let mut out = Vec::new();
@@ -1216,17 +1235,7 @@ mod tests {
                         self.push_data(dl.0, std::mem::take(&mut out));
                     }
                 }
-                let (p, to_rx) = self.pkts[i as usize];
-                if to_rx {
-                    self.r.on_data(&p, Time(t), &mut out);
-                    for a in std::mem::take(&mut out) {
-                        let n = self.pkts.len() as u64;
-                        self.pkts.push((a, false));
-                        self.q.push(std::cmp::Reverse((t + D, n, n)));
-                    }
-                } else {
-                    let blocks = self.r.take_sack(p.aux);
-                    self.s.on_ack_with_sack(&p, blocks.as_slice(), Time(t), &mut out);
+                if !self.deliver(t, i, &mut out) {
                     self.push_data(t, std::mem::take(&mut out));
                     if reached.is_none() && self.s.snd_una >= target {
                         reached = Some(t);
@@ -1329,17 +1338,7 @@ mod tests {
         let deadline = p.s.rto_deadline.unwrap();
         // Deliver what is still in flight before the deadline, then time out.
         while let Some(std::cmp::Reverse((t, _, i))) = p.q.pop() {
-            let (pk, to_rx) = p.pkts[i as usize];
-            if to_rx {
-                p.r.on_data(&pk, Time(t), &mut out);
-                for a in std::mem::take(&mut out) {
-                    let n = p.pkts.len() as u64;
-                    p.pkts.push((a, false));
-                    p.q.push(std::cmp::Reverse((t + D, n, n)));
-                }
-            } else {
-                let b = p.r.take_sack(pk.aux);
-                p.s.on_ack_with_sack(&pk, b.as_slice(), Time(t), &mut out);
+            if !p.deliver(t, i, &mut out) {
                 out.clear(); // new data after this point is irrelevant here
             }
         }
