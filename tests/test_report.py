@@ -202,7 +202,12 @@ def test_commit_from_a_checkout_and_for_an_installed_package(tmp_path, monkeypat
 
     import dcsim.report as report_mod
 
-    assert re.fullmatch(r"[0-9a-f]{12}( \(with uncommitted changes\))?", report_mod.commit("0.1.0"))
+    # Run from this checkout (an editable install) or from a copy installed out of it (`pip install .`,
+    # as CI does): either way the commit is this checkout's HEAD.
+    here = subprocess.run(["git", "-C", str(Path(__file__).parent), "rev-parse", "--short=12", "HEAD"],
+                          capture_output=True, text=True).stdout.strip()
+    assert re.fullmatch(re.escape(here) + r"( \(with uncommitted changes\))?( \(recorded when this dcsim was built\))?",
+                        report_mod.commit("0.1.0")), (here, report_mod.commit("0.1.0"))
     other = tmp_path / "venv"
     (other / "lib" / "dcsim").mkdir(parents=True)
     subprocess.run(["git", "init", "-q", str(other)], check=True)
