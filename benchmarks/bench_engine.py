@@ -36,6 +36,7 @@ aqm = {{ kind = "threshold", K = "65pkt" }}
 count = 10
 protocol = "dctcp"
 g = 0.0625
+{extra}
 [run]
 duration = "{duration}s"
 warmup = "0s"
@@ -71,7 +72,7 @@ def main() -> None:
     print("== Rust engine ==")
     e = engine(a.duration)
     print("== Python API (dcsim.simulate, fresh process) ==")
-    py = json.loads(subprocess.run([sys.executable, "-c", CHILD, SCENARIO.format(duration=a.duration)],
+    py = json.loads(subprocess.run([sys.executable, "-c", CHILD, SCENARIO.format(duration=a.duration, extra="")],
                                    check=True, capture_output=True, text=True).stdout)
     print(f"wall_s={py['wall_s']:.3f} events={py['events']} peak_rss_mb={py['peak_rss_mb']:.1f} "
           f"(interpreter + numpy + pandas included)")

@@ -15,29 +15,15 @@ Run: python benchmarks/bench_tcp_profile.py [--duration 1.0] [--repeat 3]
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import dcsim
 
-SCENARIO = """
-[network]
-topology = "dumbbell"
-senders = 10
-bottleneck = "10Gbps"
-access = "40Gbps"
-rtt = "100us"
-buffer = "1000pkt"
-aqm = {{ kind = "threshold", K = "65pkt" }}
-[[flows]]
-count = 10
-protocol = "dctcp"
-g = 0.0625
-{extra}
-[run]
-duration = "{duration}s"
-warmup = "0s"
-seed = 1
-"""
+# The scenario of bench_engine.py, with the flow group's profile options in its {extra} slot.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_engine import SCENARIO  # noqa: E402
 
 VARIANTS = {"ns2": "", "linux": 'profile = "linux"', "linux, no delayed ACK": 'profile = "linux"\ndelayed_ack = false'}
 

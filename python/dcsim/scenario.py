@@ -462,68 +462,63 @@ def _whole_packets(field: str, sz: Size) -> float:
 _READ_ONLY_HINT = 'make a validated copy with changes instead, e.g. sc = sc.replace({"network.aqm.K": "40pkt"})'
 
 
-def _read_only(where: str, what: str) -> TypeError:
-    return TypeError(f"{where}: {what} of a validated scenario cannot be changed in place; make a validated copy "
-                     f'with changes instead, e.g. sc = sc.replace({{"{where}": [...]}}) or sc.replace({{"{where}[0]": ...}})'
-                     if what == "a list" else
-                     f"{where}: {what} of a validated scenario cannot be changed in place; make a validated copy "
-                     f'with changes instead, e.g. sc = sc.replace({{"{where}": {{...}}}})')
+class _ReadOnly:
+    """What :class:`FrozenList` and :class:`FrozenDict` share: the field path they hold (for the
+    error), the refusal of every in-place change, and copies / pickles built whole."""
+
+    __slots__ = ()
+    _what = ""  # "a list" | "a table"
+    _example = ""  # the replace() call to suggest, with {w} for the field path
+    _plain: type = object  # the builtin it extends (list | dict)
+
+    def _refuse(self, *args: Any, **kw: Any):
+        raise TypeError(f"{self._where}: {self._what} of a validated scenario cannot be changed in place; make a "
+                        f"validated copy with changes instead, e.g. sc = sc.replace({self._example.format(w=self._where)})")
+
+    def __reduce__(self):  # pickling builds it whole (the default would add item by item, refused)
+        return (type(self), (self._plain(self), self._where))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo: dict):
+        import copy
+
+        return type(self)(copy.deepcopy(self._plain(self), memo), self._where)
 
 
-class FrozenList(list):
+class FrozenList(_ReadOnly, list):
     """A list field of a validated scenario: reads like a list (``isinstance(x, list)``, indexing,
     equality, serialisation), but every in-place change raises a TypeError pointing to
     :meth:`Scenario.replace`, so that nothing unvalidated reaches a run."""
 
     __slots__ = ("_where",)
+    _what = "a list"
+    _plain = list
+    _example = '{{"{w}": [...]}}) or sc.replace({{"{w}[0]": ...}}'
 
     def __init__(self, items=(), where: str = "list") -> None:
         list.__init__(self, items)
         self._where = where
 
-    def _refuse(self, *args: Any, **kw: Any):
-        raise _read_only(self._where, "a list")
-
-    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
-    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
-
-    def __reduce__(self):  # pickling and copy build it whole (the default would append item by item)
-        return (FrozenList, (list(self), self._where))
-
-    def __copy__(self) -> "FrozenList":
-        return self
-
-    def __deepcopy__(self, memo: dict) -> "FrozenList":
-        import copy
-
-        return FrozenList([copy.deepcopy(x, memo) for x in self], self._where)
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _ReadOnly._refuse
+    append = extend = insert = pop = remove = clear = sort = reverse = _ReadOnly._refuse
 
 
-class FrozenDict(dict):
+class FrozenDict(_ReadOnly, dict):
     """A table field (``attach``) of a validated scenario: like :class:`FrozenList`, read-only."""
 
     __slots__ = ("_where",)
+    _what = "a table"
+    _plain = dict
+    _example = '{{"{w}": {{...}}}}'
 
     def __init__(self, items=(), where: str = "table") -> None:
         dict.__init__(self, items)
         self._where = where
 
-    def _refuse(self, *args: Any, **kw: Any):
-        raise _read_only(self._where, "a table")
-
-    __setitem__ = __delitem__ = __ior__ = _refuse
-    pop = popitem = clear = update = setdefault = _refuse
-
-    def __reduce__(self):
-        return (FrozenDict, (dict(self), self._where))
-
-    def __copy__(self) -> "FrozenDict":
-        return self
-
-    def __deepcopy__(self, memo: dict) -> "FrozenDict":
-        import copy
-
-        return FrozenDict({k: copy.deepcopy(v, memo) for k, v in self.items()}, self._where)
+    __setitem__ = __delitem__ = __ior__ = _ReadOnly._refuse
+    pop = popitem = clear = update = setdefault = _ReadOnly._refuse
 
 
 def _freeze(value: Any, where: str) -> Any:

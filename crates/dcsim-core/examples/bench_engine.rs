@@ -5,12 +5,14 @@
 //!
 //! Run: cargo run --release -p dcsim-core --example bench_engine [-- DURATION_S]
 
-use std::collections::BinaryHeap;
-use std::hint::black_box;
 use std::time::Instant;
 
 use dcsim_core::scenario::*;
 use dcsim_core::Sim;
+
+#[path = "common/bare_heap.rs"]
+mod bare_heap;
+use bare_heap::bare_heap_loop;
 
 fn spec(duration_s: f64) -> Spec {
     let flows = (0..10)
@@ -50,25 +52,6 @@ fn peak_rss_mb() -> f64 {
                 .map(|l| l.split_whitespace().nth(1).unwrap_or("0").parse::<f64>().unwrap_or(0.0))
         })
         .map_or(f64::NAN, |kb| kb / 1024.0)
-}
-
-/// Baseline: the cheapest possible discrete-event loop with `n` events on a heap of ~`live` entries.
-fn bare_heap_loop(n: u64, live: u64) -> f64 {
-    let t0 = Instant::now();
-    let mut h = BinaryHeap::with_capacity(live as usize);
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    for i in 0..live {
-        h.push(std::cmp::Reverse((i, i)));
-    }
-    for i in 0..n {
-        let std::cmp::Reverse((t, _)) = h.pop().unwrap();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        h.push(std::cmp::Reverse((t + 1 + (x % 2000), i)));
-    }
-    black_box(h.len());
-    t0.elapsed().as_secs_f64()
 }
 
 fn main() {

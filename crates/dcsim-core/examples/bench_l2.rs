@@ -6,12 +6,14 @@
 //!
 //! Run: cargo run --release -p dcsim-core --example bench_l2 -- [qcn|dsm|smcc] [rate_gbps] [seconds]
 //! (or `-- baseline N`: the bare loop alone with N events, best of 3).
-use std::collections::BinaryHeap;
-use std::hint::black_box;
 use std::time::Instant;
 
 use dcsim_core::scenario::Spec;
 use dcsim_core::Sim;
+
+#[path = "common/bare_heap.rs"]
+mod bare_heap;
+use bare_heap::bare_heap_loop;
 
 fn spec(scheme: &str, rate_bps: u64, duration_s: f64) -> Spec {
     let us = 1_000_000u64;
@@ -37,25 +39,6 @@ fn spec(scheme: &str, rate_bps: u64, duration_s: f64) -> Spec {
                "rate_interval_ps": 100 * us},
     });
     serde_json::from_value(j).expect("spec")
-}
-
-/// Baseline: the cheapest discrete-event loop, `n` pops and pushes on a heap of ~`live` entries.
-fn bare_heap_loop(n: u64, live: u64) -> f64 {
-    let t0 = Instant::now();
-    let mut h = BinaryHeap::with_capacity(live as usize);
-    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
-    for i in 0..live {
-        h.push(std::cmp::Reverse((i, i)));
-    }
-    for i in 0..n {
-        let std::cmp::Reverse((t, _)) = h.pop().unwrap();
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        h.push(std::cmp::Reverse((t + 1 + (x % 2000), i)));
-    }
-    black_box(h.len());
-    t0.elapsed().as_secs_f64()
 }
 
 fn main() {

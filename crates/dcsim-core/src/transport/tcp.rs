@@ -396,6 +396,45 @@ impl Sender {
     }
 
     /// A CWR or recovery episode ended (Linux `tcp_end_cwnd_reduction`): the window is ssthresh.
+    /// ECN-Echo with `ecn_response = "immediate"` (ns-2): cut at once with the controller's rule,
+    /// at most once per window of data (until `snd_nxt` of this moment is acknowledged).
+    fn ecn_cut_now(&mut self) {
+        let before = self.cwnd;
+        self.cwnd = self.cc.ecn_cut(self.cwnd).max(self.min_cwnd);
+        self.ecn_cut_frac_sum += (1.0 - self.cwnd / before).max(0.0);
+        self.ssthresh = self.cwnd;
+        self.ecn_recover = self.snd_nxt;
+        self.stats.ecn_cuts += 1;
+    }
+
+    /// ECN-Echo for a controller that reacts per marked ACK (DCTCP–Improved Fairness, eq. 36).
+    fn ecn_per_ack(&mut self, acked: u64) {
+        self.cwnd = self.cc.per_ack_ecn_decrease(self.cwnd, acked).max(self.min_cwnd);
+        self.ssthresh = self.ssthresh.min(self.cwnd);
+        self.stats.ecn_cuts += 1;
+    }
+
+    /// A delay-based controller's once-per-RTT window decision (DX eqs. 1-2), if this ACK ends a round.
+    fn window_round(&mut self, ack_no: u64) {
+        if let Some(r) = self.cc.window_round(self.cwnd, ack_no, self.snd_nxt, self.cwnd_limited) {
+            self.cwnd = r.cwnd.max(self.min_cwnd);
+            self.stats.rtt_rounds += 1;
+            self.stats.rtt_decreases += r.decrease as u64;
+            self.stats.rtt_q_sum_ps += r.q_ps;
+        }
+    }
+
+    /// A finite flow whose last segment is acknowledged is finished: no timer, no NIC wait.
+    fn finish_if_complete(&mut self, now: Time) -> bool {
+        if self.seg.total_segs.is_none_or(|n| self.snd_una < n) {
+            return false;
+        }
+        self.finished_at = Some(now);
+        self.rto_deadline = None;
+        self.blocked_on_nic = false;
+        true
+    }
+
     fn end_reduction(&mut self) {
         if matches!(self.ca, CaState::Cwr | CaState::Recovery) && self.cc.reacts_to_loss() {
             self.cwnd = self.ssthresh;
@@ -482,9 +521,7 @@ impl Sender {
                 // The window is the controller's (DX), or ECN acts per ACK (eq. 36).
                 self.dupacks = 0;
                 if ack.ece && self.cc.ecn_response() == EcnResponse::PerAck {
-                    self.cwnd = self.cc.per_ack_ecn_decrease(self.cwnd, acked).max(self.min_cwnd);
-                    self.ssthresh = self.ssthresh.min(self.cwnd);
-                    self.stats.ecn_cuts += 1;
+                    self.ecn_per_ack(acked);
                 }
                 if !self.cc.owns_window() {
                     self.open_cwnd(acked);
@@ -495,26 +532,13 @@ impl Sender {
             } else {
                 self.dupacks = 0;
                 if ack.ece && ack_no > self.ecn_recover {
-                    let before = self.cwnd;
-                    self.cwnd = self.cc.ecn_cut(self.cwnd).max(self.min_cwnd);
-                    self.ecn_cut_frac_sum += (1.0 - self.cwnd / before).max(0.0);
-                    self.ssthresh = self.cwnd;
-                    self.ecn_recover = self.snd_nxt;
-                    self.stats.ecn_cuts += 1;
+                    self.ecn_cut_now();
                 } else if !ack.ece && (!self.opts.cwr_freeze || ack_no > self.ecn_recover) {
                     self.open_cwnd(acked);
                 }
             }
-            if let Some(r) = self.cc.window_round(self.cwnd, ack_no, self.snd_nxt, self.cwnd_limited) {
-                self.cwnd = r.cwnd.max(self.min_cwnd);
-                self.stats.rtt_rounds += 1;
-                self.stats.rtt_decreases += r.decrease as u64;
-                self.stats.rtt_q_sum_ps += r.q_ps;
-            }
-            if self.seg.total_segs.is_some_and(|n| self.snd_una >= n) {
-                self.finished_at = Some(now);
-                self.rto_deadline = None;
-                self.blocked_on_nic = false;
+            self.window_round(ack_no);
+            if self.finish_if_complete(now) {
                 return;
             }
             // Restart the retransmission timer for the remaining outstanding data.
@@ -625,20 +649,11 @@ impl Sender {
         match self.cc.ecn_response() {
             EcnResponse::OncePerWindow if ack.ece && self.ca == CaState::Open => match self.opts.ecn_response {
                 EcnReaction::Prr => self.enter_cwr(),
-                EcnReaction::Immediate if ack_no > self.ecn_recover => {
-                    let before = self.cwnd;
-                    self.cwnd = self.cc.ecn_cut(self.cwnd).max(self.min_cwnd);
-                    self.ecn_cut_frac_sum += (1.0 - self.cwnd / before).max(0.0);
-                    self.ssthresh = self.cwnd;
-                    self.ecn_recover = self.snd_nxt;
-                    self.stats.ecn_cuts += 1;
-                }
+                EcnReaction::Immediate if ack_no > self.ecn_recover => self.ecn_cut_now(),
                 EcnReaction::Immediate => {}
             },
             EcnResponse::PerAck if ack.ece && acked > 0 && self.ca != CaState::Recovery => {
-                self.cwnd = self.cc.per_ack_ecn_decrease(self.cwnd, acked).max(self.min_cwnd);
-                self.ssthresh = self.ssthresh.min(self.cwnd);
-                self.stats.ecn_cuts += 1;
+                self.ecn_per_ack(acked);
             }
             _ => {}
         }
@@ -663,16 +678,8 @@ impl Sender {
         if acked == 0 {
             return true;
         }
-        if let Some(r) = self.cc.window_round(self.cwnd, ack_no, self.snd_nxt, self.cwnd_limited) {
-            self.cwnd = r.cwnd.max(self.min_cwnd);
-            self.stats.rtt_rounds += 1;
-            self.stats.rtt_decreases += r.decrease as u64;
-            self.stats.rtt_q_sum_ps += r.q_ps;
-        }
-        if self.seg.total_segs.is_some_and(|n| self.snd_una >= n) {
-            self.finished_at = Some(now);
-            self.rto_deadline = None;
-            self.blocked_on_nic = false;
+        self.window_round(ack_no);
+        if self.finish_if_complete(now) {
             return false;
         }
         // RFC 6298 (5.3): restart the timer on an ACK of new data.
