@@ -471,6 +471,10 @@ class _ReadOnly:
     _example = ""  # the replace() call to suggest, with {w} for the field path
     _plain: type = object  # the builtin it extends (list | dict)
 
+    def __init__(self, items=(), where: str = "") -> None:
+        self._plain.__init__(self, items)
+        self._where = where  # a slot of each subclass (a list or dict base cannot share one)
+
     def _refuse(self, *args: Any, **kw: Any):
         raise TypeError(f"{self._where}: {self._what} of a validated scenario cannot be changed in place; make a "
                         f"validated copy with changes instead, e.g. sc = sc.replace({self._example.format(w=self._where)})")
@@ -497,10 +501,6 @@ class FrozenList(_ReadOnly, list):
     _plain = list
     _example = '{{"{w}": [...]}}) or sc.replace({{"{w}[0]": ...}}'
 
-    def __init__(self, items=(), where: str = "list") -> None:
-        list.__init__(self, items)
-        self._where = where
-
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _ReadOnly._refuse
     append = extend = insert = pop = remove = clear = sort = reverse = _ReadOnly._refuse
 
@@ -512,10 +512,6 @@ class FrozenDict(_ReadOnly, dict):
     _what = "a table"
     _plain = dict
     _example = '{{"{w}": {{...}}}}'
-
-    def __init__(self, items=(), where: str = "table") -> None:
-        dict.__init__(self, items)
-        self._where = where
 
     __setitem__ = __delitem__ = __ior__ = _ReadOnly._refuse
     pop = popitem = clear = update = setdefault = _ReadOnly._refuse
