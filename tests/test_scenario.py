@@ -173,6 +173,8 @@ BAD = [
     ("zero buffer", "network.buffer", "0pkt", "network.buffer", ["positive"]),
     ("fractional buffer", "network.buffer", "10.5pkt", "network.buffer", ["whole number"]),
     ("zero senders", "network.senders", 0, "network.senders", ["allowed 1 .. 199998"]),
+    # Found by the fuzz suite: an empty sender list reached the flow placement (modulo by zero).
+    ("empty sender list", "flows.0.senders", [], "flows[0].senders", ["empty list"]),
     ("rtt count", "network.rtt", ["100us", "200us"], "network.rtt", ["one per sender (10)"]),
     ("zero rtt", "network.rtt", "0us", "network.rtt", ["> 0 s"]),
     ("g on newreno", "flows.0.protocol", "newreno", "flows[0].g", ["only for protocol = \"dctcp\""]),

@@ -2299,7 +2299,6 @@ class Scenario(_Model):
             if isinstance(net.rtt, list) and len(net.rtt) != n:
                 raise _err("network.rtt", f"{len(net.rtt)} values given; allowed: one RTT, or one per sender ({n})")
         hosts = set(net.host_names())
-        self._check_workloads(hosts)
         adj = net.adjacency()
         for gi, f in enumerate(self.flows):
             fld = f"flows[{gi}]"
@@ -2333,6 +2332,8 @@ class Scenario(_Model):
                     f"flows start until {time_str(last_start)}, not before run.duration = {time_str(self.run.duration)}; "
                     f"allowed start + (count-1)*stagger + start_jitter < duration",
                 )
+        # After the flow groups: it places them (expanded_flows), which needs them valid.
+        self._check_workloads(hosts)
         if self.l2 is not None:
             self._check_l2(hosts, adj)
         names = set(net.node_names())
