@@ -203,10 +203,10 @@ def test_a_users_file_in_a_previous_runs_directory_is_kept(tmp_path):
     assert runner.invoke(app, ["run", str(sc), "--out", str(out), "--no-plots"]).exit_code == 0
     manifest = json.loads((out / run_module.MANIFEST).read_text())
     assert sorted(manifest["files"]) == sorted(p.name for p in out.iterdir() if p.name != run_module.MANIFEST)
-    assert run_module.is_run_dir(out) and run_module.unexpected_files(out) == []
+    assert run_module.unexpected_files(out) == []
     (out / "notes.txt").write_text("keep me")
     (out / "mine").mkdir()
-    assert run_module.unexpected_files(out) == ["mine", "notes.txt"] and not run_module.is_run_dir(out)
+    assert run_module.unexpected_files(out) == ["mine", "notes.txt"]
     r = runner.invoke(app, ["run", str(sc), "--out", str(out), "--no-plots"])
     text = " ".join(r.output.split())
     assert r.exit_code == 2 and "--out" in text and "mine, notes.txt" in text and "--force" in text
@@ -222,9 +222,9 @@ def test_a_users_file_in_a_previous_runs_directory_is_kept(tmp_path):
     assert (out / "queue.png").exists()
     # A directory an older dcsim wrote (no manifest, engine_spec.json and known names) is replaced too.
     (out / run_module.MANIFEST).unlink()
-    assert run_module.is_run_dir(out)
+    assert run_module.unexpected_files(out) == []
     (out / "notes.txt").write_text("keep me")
-    assert not run_module.is_run_dir(out)
+    assert run_module.unexpected_files(out) == ["notes.txt"]
 
 
 @pytest.mark.parametrize("bad", ["/proc/nope/x", "FILE/sub"])

@@ -240,13 +240,6 @@ def unexpected_files(path: Path) -> list[str]:
     return [n for n in names if n not in listed or not (path / n).is_file()]
 
 
-def is_run_dir(path: Path) -> bool:
-    """A directory that holds nothing but the files a previous `dcsim run` wrote there."""
-    path = Path(path)
-    return path.is_dir() and ((path / MANIFEST).is_file() or (path / "engine_spec.json").is_file()) \
-        and not unexpected_files(path)
-
-
 def write_manifest(out: Path, files: Sequence[Path]) -> Path:
     """List the files a run wrote into ``out`` (so that the next run may replace them, and only them)."""
     import dcsim
