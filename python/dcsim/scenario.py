@@ -1867,20 +1867,24 @@ class Run(_Model):
 class Metrics(_Model):
     """What the engine records; every series is sampled at a fixed interval (bounded memory)."""
 
-    queue_interval: Time = _s("queue_interval_ps")
-    throughput_interval: Time = _s("throughput_interval_ps")
-    #: "auto" (the default): a tenth of the smallest base RTT, so that a zoom on a few periods of
-    #: the window's oscillation is not a staircase, but never finer than what keeps the window
-    #: traces within a quarter of max_memory (see :meth:`Metrics.cwnd_interval_s`).
+    #: Sampling intervals: a time, or "auto" (the default). "auto" samples at the preferred
+    #: interval (queue 10us, throughput 1ms, window a tenth of the smallest base RTT, so that a
+    #: zoom on a few periods of the oscillation is not a staircase) when the run fits in
+    #: max_memory, and else at the shortest longer interval that fits (the engine's fit_sampling:
+    #: the memory left beside the world and the chosen intervals is shared out, smallest need
+    #: first), never coarser than 1 000 samples over the run. An interval written out is used as
+    #: is, and a run it cannot fit is refused naming it.
+    queue_interval: Any = "auto"
+    throughput_interval: Any = "auto"
     cwnd_interval: Any = "auto"
 
-    @field_validator("cwnd_interval", mode="before")
+    @field_validator("queue_interval", "throughput_interval", "cwnd_interval", mode="before")
     @classmethod
-    def _cwnd_interval_form(cls, v: Any) -> Any:
+    def _interval_form(cls, v: Any) -> Any:
         return v if v == "auto" else _time_v(v)
 
-    @field_serializer("cwnd_interval")
-    def _cwnd_interval_out(self, v: Any) -> str:
+    @field_serializer("queue_interval", "throughput_interval", "cwnd_interval")
+    def _interval_out(self, v: Any) -> str:
         return v if v == "auto" else time_str(v)
     monitor: Optional[list[str]] = None
     #: Flows whose goodput and window are traced over time: the first k (an integer), a list of
@@ -1942,17 +1946,17 @@ class Metrics(_Model):
             seen[key] = i
         return self
 
-    def cwnd_interval_s(self, rtt_s: float, duration_s: float, traced: int) -> float:
-        """The window-trace interval, s: as given, or for "auto" rtt/10, lengthened until the
-        traces (40 B a row and 160 B of front-end copies, as the engine's memory bound counts them)
-        take at most a quarter of max_memory."""
-        if self.cwnd_interval != "auto":
-            return float(self.cwnd_interval)
-        iv = max(rtt_s / 10.0, 1e-9)
-        budget_rows = 0.25 * self.max_memory.value / (40 + 160)
-        if traced > 0:
-            iv = max(iv, duration_s * traced / budget_rows)
-        return math.ceil(iv * 1e9) / 1e9  # whole ns
+    def preferred_intervals_s(self, rtt_s: float) -> dict[str, float]:
+        """Each sampling interval as given, or for "auto" the preferred one, s (see above)."""
+        d = ENGINE_DEFAULTS
+        pref = {"queue_interval": d["queue_interval_ps"] / 1e12, "throughput_interval": d["throughput_interval_ps"] / 1e12,
+                "cwnd_interval": math.ceil(max(rtt_s / 10.0, 1e-9) * 1e9) / 1e9}  # whole ns
+        return {k: pref[k] if getattr(self, k) == "auto" else float(getattr(self, k)) for k in pref}
+
+    def auto_fields(self) -> list[str]:
+        """The engine fields of the intervals left "auto" (e.g. "metrics.queue_interval")."""
+        return [f"metrics.{k}" for k in ("queue_interval", "throughput_interval", "cwnd_interval")
+                if getattr(self, k) == "auto"]
 
     def traced_flows(self, n_flows: int) -> Optional[list[int]]:
         """The engine's trace_flows for a scenario of ``n_flows`` flows (None: all)."""
@@ -2596,7 +2600,8 @@ class Scenario(_Model):
             )
         m = sc.metrics
         ports = m.ports()
-        return {
+        iv = m.preferred_intervals_s(sc.base_rtt_min_s())
+        spec = {
             "seed": int(sc.run.seed),
             "duration_ps": to_ps(sc.run.duration),
             "warmup_ps": to_ps(sc.run.warmup),
@@ -2607,15 +2612,25 @@ class Scenario(_Model):
             "workloads": [w.to_engine(pb, hb) for w in sc.workloads],
             "l2": None if sc.l2 is None else sc.l2.to_engine(),
             "metrics": {
-                "queue_interval_ps": to_ps(m.queue_interval),
-                "throughput_interval_ps": to_ps(m.throughput_interval),
-                "cwnd_interval_ps": to_ps(m.cwnd_interval_s(sc.base_rtt_min_s(), sc.run.duration,
-                                                            _n_traced(m.traced_flows(len(flows)), len(flows)))),
+                "queue_interval_ps": to_ps(iv["queue_interval"]),
+                "throughput_interval_ps": to_ps(iv["throughput_interval"]),
+                "cwnd_interval_ps": to_ps(iv["cwnd_interval"]),
                 "monitor": None if ports is None else [{"from": a, "to": b} for a, b in ports],
                 "trace_flows": m.traced_flows(len(flows)),
                 "max_memory_bytes": int(m.max_memory.value),
             },
         }
+        auto = m.auto_fields()
+        if auto:
+            # The engine lengthens the "auto" intervals that do not fit max_memory (or refuses a
+            # budget too small for even the coarsest, naming metrics.max_memory).
+            try:
+                fitted = json.loads(_core.fit_sampling(json.dumps(spec), auto))
+            except ValueError as e:
+                raise ScenarioError(str(e)) from None
+            for field, ps in fitted.items():
+                spec["metrics"][field.split(".", 1)[1] + "_ps"] = ps
+        return spec
 
     def warnings(self) -> list[str]:
         """Plausible but suspicious settings, as ``field: message`` lines (the run goes ahead)."""
@@ -2829,10 +2844,6 @@ def _resolve_cdf_files(data: Any, base: Path) -> None:
         sizes = w.get("sizes") if isinstance(w, dict) else None
         if isinstance(sizes, dict) and isinstance(sizes.get("file"), str) and not Path(sizes["file"]).is_absolute():
             sizes["file"] = str(base / sizes["file"])
-
-
-def _n_traced(ids: Optional[list[int]], n_flows: int) -> int:
-    return n_flows if ids is None else len(ids)
 
 
 def _shortest_path_delay(adj: dict[str, list[str]], delay: dict[tuple[str, str], float], src: str,

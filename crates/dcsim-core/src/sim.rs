@@ -202,13 +202,154 @@ const GENERATED_FLOW_BYTES: u128 = std::mem::size_of::<FlowRow>() as u128 + 16 +
 /// rounded up to 160 so the bound holds with a margin of at least 35 % of this overhead.
 const FRONT_END_ROW_BYTES: u128 = 160;
 
-/// Check, before anything is allocated, that the run fits in `metrics.max_memory_bytes`: the
-/// world (nodes, ports, flows) plus every sampled series at its peak cost, its columns once and
-/// [`FRONT_END_ROW_BYTES`] a row for the front end. Row counts are upper bounds (a flow is
-/// sampled only while it runs);
-/// all arithmetic is in u128 (10^18 ps x 10^6 entities cannot overflow it). The error names the
-/// sampling interval that dominates and how long it must be.
-pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
+/// Fewest samples an automatic sampling interval keeps per traced entity (port, flow, source)
+/// over the run: a figure's width, so that a min/max envelope per pixel column still shows every
+/// excursion. A budget that cannot hold even this many rows of the automatic series is refused.
+pub const MIN_AUTO_SAMPLES: u128 = 1000;
+
+/// One sampled series' memory: the field naming its interval, the interval, how many entities
+/// it samples and what one row costs at the run's peak (its columns and the front end's copies).
+#[derive(Clone, Copy, Debug)]
+struct SeriesCost {
+    field: &'static str,
+    what: &'static str,
+    interval_ps: u128,
+    n: u128,
+    row_bytes: u128,
+}
+
+/// What a run would keep at its peak, bytes: the world, each workload's generated flows (upper
+/// bounds) and the sampled series at their intervals.
+struct MemoryPlan {
+    duration_ps: u128,
+    world: u128,
+    generated: Vec<u128>,
+    series: [SeriesCost; 4],
+}
+
+impl MemoryPlan {
+    /// Rows of a series sampled every `iv` ps: at most d / iv + 1 for each entity.
+    fn bytes_at(&self, s: &SeriesCost, iv: u128) -> u128 {
+        if s.n == 0 {
+            0
+        } else {
+            (self.duration_ps / iv.max(1) + 1) * s.n * s.row_bytes
+        }
+    }
+    fn bytes(&self, s: &SeriesCost) -> u128 {
+        self.bytes_at(s, s.interval_ps)
+    }
+    /// The coarsest automatic interval of a series: its preferred one, or longer so that it keeps
+    /// about [`MIN_AUTO_SAMPLES`] rows per entity.
+    fn coarsest(&self, s: &SeriesCost) -> u128 {
+        s.interval_ps.max(self.duration_ps.div_ceil(MIN_AUTO_SAMPLES))
+    }
+}
+
+/// An interval rounded up to two significant digits (10.42 us -> 11 us), ps.
+fn round_up_2sig(ps: u128) -> u128 {
+    let mut scale = 1u128;
+    while ps / scale >= 100 {
+        scale *= 10;
+    }
+    ps.div_ceil(scale) * scale
+}
+
+/// Resolve the automatic sampling intervals of `spec` (the fields named in `auto`, e.g.
+/// "metrics.queue_interval"; their value in `spec` is the preferred, finest interval): each is
+/// kept, or lengthened just enough that every series fits in `metrics.max_memory_bytes` beside
+/// the world, the generated flows and the series with intervals the user chose. The memory left
+/// is shared out smallest need first, each series taking at most an equal share of what is
+/// left. A budget that cannot hold the automatic series even at their coarsest
+/// ([`MIN_AUTO_SAMPLES`] rows per port / flow / source) is refused, naming `metrics.max_memory`
+/// and the size it needs. The result always passes [`check_memory`].
+pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
+    for a in auto {
+        if !["metrics.queue_interval", "metrics.throughput_interval", "metrics.cwnd_interval", "l2.rate_interval"]
+            .contains(&a.as_str())
+        {
+            return Err(invalid("auto", format!("{a:?} is not a sampling interval")));
+        }
+    }
+    let plan = memory_plan(spec);
+    let limit = spec.metrics.max_memory_bytes as u128;
+    let is_auto = |s: &SeriesCost| s.n > 0 && auto.iter().any(|a| a == s.field);
+    let fixed: u128 = plan.world
+        + plan.generated.iter().sum::<u128>()
+        + plan.series.iter().filter(|s| !is_auto(s)).map(|s| plan.bytes(s)).sum::<u128>();
+    let mut todo: Vec<SeriesCost> = plan.series.iter().copied().filter(is_auto).collect();
+    if todo.is_empty() {
+        return check_memory(spec);
+    }
+    let least: u128 = todo.iter().map(|s| plan.bytes_at(s, plan.coarsest(s))).sum();
+    if fixed < limit && fixed + least > limit {
+        let mb = |b: u128| format!("{:.1} MB", b as f64 / 1e6);
+        let parts: Vec<String> = todo
+            .iter()
+            .map(|s| {
+                let iv = plan.coarsest(s);
+                format!("{} {} x {} samples ({})", s.n, s.what, plan.duration_ps / iv + 1, mb(plan.bytes_at(s, iv)))
+            })
+            .collect();
+        // The port series alone overflows: say so (the issue's "too small to hold even the port series").
+        let port_series = todo
+            .iter()
+            .any(|s| s.field == "metrics.queue_interval" && fixed + plan.bytes_at(s, plan.coarsest(s)) > limit);
+        return Err(invalid(
+            "metrics.max_memory",
+            format!(
+                "{} is too small to hold even the {}: {} at the coarsest automatic sampling, beside {} for the \
+                 world, the flows' summary rows and the series with a chosen interval; allowed >= {} (or monitor \
+                 fewer ports: metrics.monitor; trace fewer flows: metrics.trace_flows)",
+                mb(limit),
+                if port_series { "port series" } else { "sampled series" },
+                parts.join(", "),
+                mb(fixed),
+                mb(fixed + least)
+            ),
+        ));
+    }
+    if fixed >= limit {
+        // The world, generated flows or a chosen interval alone overflow: check_memory names them.
+        for s in &todo {
+            set_interval(spec, s.field, plan.coarsest(s));
+        }
+        return check_memory(spec);
+    }
+    let mut left = limit.saturating_sub(fixed);
+    todo.sort_by_key(|s| (plan.bytes(s), s.field));
+    let k = todo.len() as u128;
+    for (i, s) in todo.iter().enumerate() {
+        let share = left / (k - i as u128);
+        let mut iv = s.interval_ps;
+        if plan.bytes_at(s, iv) > share {
+            // d / iv + 1 rows per entity within the share: iv >= d / (rows - 1).
+            let rows = (share / (s.n * s.row_bytes)).max(2);
+            iv = round_up_2sig(plan.duration_ps.div_ceil(rows - 1).max(s.interval_ps));
+            iv = iv.min(round_up_2sig(plan.coarsest(s)));
+        }
+        left = left.saturating_sub(plan.bytes_at(s, iv));
+        set_interval(spec, s.field, iv);
+    }
+    check_memory(spec)
+}
+
+fn set_interval(spec: &mut Spec, field: &str, iv_ps: u128) {
+    let iv = iv_ps.min(u64::MAX as u128) as u64;
+    match field {
+        "metrics.queue_interval" => spec.metrics.queue_interval_ps = iv,
+        "metrics.throughput_interval" => spec.metrics.throughput_interval_ps = iv,
+        "metrics.cwnd_interval" => spec.metrics.cwnd_interval_ps = iv,
+        _ => {
+            if let Some(l2) = spec.l2.as_mut() {
+                l2.rate_interval_ps = iv
+            }
+        }
+    }
+}
+
+/// What `spec` would keep at its peak (see [`check_memory`]).
+fn memory_plan(spec: &Spec) -> MemoryPlan {
     let (nodes, ports) = spec.topology.size();
     let monitored = match (&spec.metrics.monitor, &spec.topology) {
         (Some(m), _) => m.len() as u64,
@@ -238,16 +379,21 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         + nodes as u128 * (std::mem::size_of::<crate::net::Node>() as u128 + 64)
         + ports as u128 * std::mem::size_of::<Port>() as u128
         + flows as u128 * (std::mem::size_of::<Flow>() as u128 + 64);
-    let d = spec.duration_ps as u128;
     let m = &spec.metrics;
     let f = FRONT_END_ROW_BYTES;
+    let cost = |field, what, iv: u64, n: u64, row: u128| SeriesCost {
+        field,
+        what,
+        interval_ps: iv as u128,
+        n: n as u128,
+        row_bytes: row + f,
+    };
     let series = [
-        ("metrics.queue_interval", m.queue_interval_ps as u128, monitored as u128, QUEUE_ROW_BYTES + f),
-        ("metrics.throughput_interval", m.throughput_interval_ps as u128, traced as u128, THROUGHPUT_ROW_BYTES + f),
-        ("metrics.cwnd_interval", m.cwnd_interval_ps as u128, traced as u128, CWND_ROW_BYTES + f),
-        ("l2.rate_interval", l2_interval as u128, l2_sources as u128, RATE_ROW_BYTES + f),
+        cost("metrics.queue_interval", "monitored ports", m.queue_interval_ps, monitored, QUEUE_ROW_BYTES),
+        cost("metrics.throughput_interval", "traced flows", m.throughput_interval_ps, traced, THROUGHPUT_ROW_BYTES),
+        cost("metrics.cwnd_interval", "traced flows", m.cwnd_interval_ps, traced, CWND_ROW_BYTES),
+        cost("l2.rate_interval", "L2 sources", l2_interval, l2_sources, RATE_ROW_BYTES),
     ];
-    let bytes = |&(_, iv, n, rb): &(&str, u128, u128, u128)| if n == 0 { 0 } else { (d / iv + 1) * n * rb };
     // Generated flows keep one row each (their series are not sampled): an upper bound of their
     // number (Poisson: mean + 6 sd of the count; incast: rounds x servers).
     let generated: Vec<u128> = spec
@@ -261,6 +407,20 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
             w.max_flows(spec.duration_ps, rate).ceil() as u128 * GENERATED_FLOW_BYTES
         })
         .collect();
+    MemoryPlan { duration_ps: spec.duration_ps as u128, world, generated, series }
+}
+
+/// Check, before anything is allocated, that the run fits in `metrics.max_memory_bytes`: the
+/// world (nodes, ports, flows) plus every sampled series at its peak cost, its columns once and
+/// [`FRONT_END_ROW_BYTES`] a row for the front end. Row counts are upper bounds (a flow is
+/// sampled only while it runs);
+/// all arithmetic is in u128 (10^18 ps x 10^6 entities cannot overflow it). The error names the
+/// sampling interval that dominates and how long it must be.
+pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
+    let plan = memory_plan(spec);
+    let MemoryPlan { duration_ps: d, world, ref generated, ref series } = plan;
+    let m = &spec.metrics;
+    let bytes = |s: &SeriesCost| plan.bytes(s);
     let total: u128 = world + series.iter().map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
     let limit = m.max_memory_bytes as u128;
     if total <= limit {
@@ -283,19 +443,15 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         }
     }
     let worst = series.iter().max_by_key(|s| bytes(s)).expect("four series");
-    let (field, iv, n, rb) = *worst;
-    let others: u128 = series.iter().filter(|s| s.0 != field).map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
+    let SeriesCost { field, what, interval_ps: iv, n, row_bytes: rb } = *worst;
+    let others: u128 =
+        series.iter().filter(|s| s.field != field).map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
     let head = format!(
-        "sampling every {} records up to {} rows ({}) for {n} {}; the run would need {} in all, more than \
+        "sampling every {} records up to {} rows ({}) for {n} {what}; the run would need {} in all, more than \
          metrics.max_memory = {}",
         fmt_ps(iv),
         d / iv + 1,
         mb(bytes(worst)),
-        match field {
-            "metrics.queue_interval" => "monitored ports",
-            "l2.rate_interval" => "L2 sources",
-            _ => "traced flows",
-        },
         mb(total),
         mb(limit)
     );
