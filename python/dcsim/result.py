@@ -247,8 +247,8 @@ class Result:
 
     def port_labels(self) -> dict[Any, str]:
         """Port id -> "src->dst"."""
-        p = self.ports
-        return {pid: f"{s}->{d}" for pid, s, d in zip(p["port"], p["src"], p["dst"])}
+        ids, src, dst = (self._col("ports", c).tolist() for c in ("port", "src", "dst"))
+        return {pid: f"{s}->{d}" for pid, s, d in zip(ids, src, dst)}
 
     def plot(self, kind: str = "queue", path: Optional[Union[str, Path]] = None):
         """Draw one table; ``kind`` is the table's name:
