@@ -18,6 +18,7 @@ import json
 import pickle
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Optional
 
@@ -29,6 +30,7 @@ class PlotWorker:
     args: tuple[str, ...] = ("-m", "dcsim._plot_worker")
 
     def __init__(self) -> None:
+        self._writer: Optional[threading.Thread] = None
         self.proc: Optional[subprocess.Popen] = subprocess.Popen(
             [sys.executable, *self.args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
@@ -39,15 +41,24 @@ class PlotWorker:
         msg = {"dir": str(out_dir), "scenario": result.scenario, "tables": tables,
                "engine_spec": result.engine_spec, "wall_s": result.wall_s}
         assert self.proc is not None and self.proc.stdin is not None
-        try:
-            pickle.dump(msg, self.proc.stdin, protocol=5)
-            self.proc.stdin.flush()  # communicate() in finish() closes it
-        except OSError:
-            pass  # the worker died (a broken pipe): finish() reports it
+        stdin = self.proc.stdin
+
+        def write() -> None:
+            try:
+                pickle.dump(msg, stdin, protocol=5)
+                stdin.close()
+            except (OSError, ValueError):
+                pass  # the worker died (a broken pipe), or stop() closed the pipe: finish() reports it
+
+        # In a thread: the pipe holds 64 KB, and the worker reads only once its imports are done;
+        # meanwhile this process prints the summary and writes the tables.
+        self._writer = threading.Thread(target=write, name="dcsim-plot-data", daemon=True)
+        self._writer.start()
 
     def finish(self) -> tuple[list[str], list[str]]:
         """Wait for the plots: (file names written, "name: error" lines)."""
         assert self.proc is not None
+        self._join_writer(self.proc)
         out, err = self.proc.communicate()
         rc, self.proc = self.proc.returncode, None
         try:
@@ -65,7 +76,15 @@ class PlotWorker:
         proc, self.proc = self.proc, None
         if proc.poll() is None:
             proc.kill()
+        self._join_writer(proc)
         proc.communicate()
+
+    def _join_writer(self, proc: subprocess.Popen) -> None:
+        """Wait for the data to be written; the writer closed stdin (communicate() must not)."""
+        if self._writer is not None:
+            self._writer.join()
+            self._writer = None
+            proc.stdin = None
 
 
 def main() -> int:

@@ -314,16 +314,18 @@ def run_scenario_file(
     fmt: str = "table",
     sets: Sequence[str] = (),
     force: bool = False,
+    plot_worker=None,
 ) -> Result:
     """Validate ``scenario`` (exit 2 via ``fail`` if invalid), apply ``--set`` changes, run it,
     print the summary (``fmt``: table, json or csv), and write everything into ``out``, which
     replaces the previous run's directory whole (never a mix of old and new files).
 
-    With ``plots``, a separate process draws them (:mod:`dcsim._plot_worker`): started first, it
-    imports matplotlib while this one validates and runs, and draws while this one prints the
-    summary and writes the tables."""
-    worker = None
-    if plots:
+    With ``plots``, a separate process draws them (:mod:`dcsim._plot_worker`; ``plot_worker``: one
+    the caller started already, as the CLI does before importing this module): it imports
+    matplotlib while this one validates and runs, and draws while this one prints the summary and
+    writes the tables."""
+    worker = plot_worker
+    if plots and worker is None:
         from dcsim._plot_worker import PlotWorker
 
         worker = PlotWorker()
