@@ -193,13 +193,15 @@ const RATE_ROW_BYTES: u128 = 24; // t_s, source, rate
 const GENERATED_FLOW_BYTES: u128 = std::mem::size_of::<FlowRow>() as u128 + 16 + 2 * (30 * 8 + 3 * 64);
 
 /// Memory a sampled row costs at the run's peak beyond its own columns (`*_ROW_BYTES`, held
-/// once: the engine moves them into numpy arrays that the front end's DataFrames use without a
-/// copy), bytes: the front end's transient copies of the series, i.e. pandas' per-flow / per-port
-/// selections and group-bys, the Parquet writer's encoding, and matplotlib's x / y arrays and
-/// paths of the plots `dcsim run` draws. Measured (peak RSS of `dcsim run` with plots, minus the
-/// same run with a tiny series) on a 10-flow dumbbell with 2.5 M rows of one series: 117 B a row
-/// for the queue, 99 for throughput and 107 for the window series (drawn twice: W and alpha);
-/// rounded up to 160 so the bound holds with a margin of at least 35 % of this overhead.
+/// once: the engine moves them into numpy arrays, which the front end reads without a copy and
+/// builds DataFrames on without one), bytes: the front end's transient copies of the series, i.e.
+/// the Parquet writer's encoding and the pickled copy `dcsim run` sends to its plot process,
+/// which holds the columns once more plus its per-flow selections, time group-bys and envelopes.
+/// Measured (peak RSS of `dcsim run` with plots, the command and its plot process added up, minus
+/// the same run with a tiny series) on a 10-flow dumbbell with 1.0 M rows of the window series
+/// (40 B columns): 154 B a row in all, 114 B beyond the columns (21 B in the command, 93 B in the
+/// plot process); 160 B keeps a margin of 40 % of this overhead. (Before the plot process, with
+/// pandas in one process: 117 B for the queue, 99 for throughput, 107 for the window series.)
 const FRONT_END_ROW_BYTES: u128 = 160;
 
 /// Fewest samples an automatic sampling interval keeps per traced entity (port, flow, source)
