@@ -203,17 +203,17 @@ class Result:
     # -- tables ---------------------------------------------------------------------------------
     @property
     def queue(self) -> pd.DataFrame:
-        """The ``queue`` table: samples of each monitored queue every metrics.queue_interval (for plots; statistics come from the exact trajectory in ports and queue_hist) (columns: see :data:`dcsim.schema.SCHEMA`)."""
+        """The ``queue`` table: samples of each monitored queue every metrics.queue_interval (for plots; statistics come from the exact trajectory in ports and queue_hist; an "auto" interval, the default, is lengthened to fit metrics.max_memory: the one used is in engine_spec.json) (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["queue"]
 
     @property
     def throughput(self) -> pd.DataFrame:
-        """The ``throughput`` table: each flow's goodput over each metrics.throughput_interval (columns: see :data:`dcsim.schema.SCHEMA`)."""
+        """The ``throughput`` table: each traced flow's goodput over each metrics.throughput_interval (traced: metrics.trace_flows, the first 100 by default) (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["throughput"]
 
     @property
     def cwnd(self) -> pd.DataFrame:
-        """The ``cwnd`` table: each running flow's window, α and SRTT every metrics.cwnd_interval (columns: see :data:`dcsim.schema.SCHEMA`)."""
+        """The ``cwnd`` table: each running traced flow's window, α and SRTT every metrics.cwnd_interval (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["cwnd"]
 
     @property
