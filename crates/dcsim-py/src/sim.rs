@@ -75,7 +75,8 @@ impl Simulation {
     }
 
     /// All result tables: {table: {column: numpy array | list[str]}}. The columns are moved out
-    /// of the engine (no copy): call it once, at the end.
+    /// of the engine (no copy): call it once, at the end; a second call raises ValueError ("the
+    /// results were already taken"), and the run cannot go on after it.
     fn results<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let tables = guarded(|| self.sim.results())?;
         let out = PyDict::new(py);
