@@ -208,3 +208,13 @@ def test_results_moves_the_columns_out_and_a_second_call_is_an_error():
     assert rss1 - rss0 < 0.05 * series and peak1 - peak0 < 0.05 * series, (rss1 - rss0, peak1 - peak0, series)
     with pytest.raises(ValueError, match="results were already taken"):
         sim.results()
+
+
+def test_tables_can_be_read_while_iterating_over_them():
+    """Result.tables builds each DataFrame when first read: iterating and reading at once works,
+    and every table (columns, order, labels) is what the engine returned."""
+    r = dcsim.simulate(Scenario.from_toml_str(dumbbell(2, "2ms")))
+    frames = {name: r.tables[name] for name in r.tables}
+    assert list(frames) == list(r.tables) and len(frames) == 12
+    assert list(frames["queue"].columns) == ["t_s", "port", "port_label", "q_pkt", "q_bytes"]
+    assert str(frames["queue"]["port_label"].dtype) == "category"

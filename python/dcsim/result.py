@@ -614,8 +614,8 @@ class _Tables(MutableMapping):
         self._frames.pop(name, None)
 
     def __iter__(self) -> Iterator[str]:
-        yield from self._frames
-        yield from (n for n in self._raw if n not in self._frames)
+        # A snapshot: reading a table while iterating moves it from the columns to the frames.
+        return iter([*self._frames, *(n for n in self._raw if n not in self._frames)])
 
     def __len__(self) -> int:
         return len(set(self._frames) | set(self._raw))
