@@ -95,6 +95,7 @@ pub fn defaults() -> serde_json::Value {
             "min_rate_bps": MIN_RATE_BPS,
             "max_rate_bps": MAX_RATE_BPS,
             "max_nodes": MAX_NODES,
+            "max_fat_tree_k": max_fat_tree_k(),
             "max_links": MAX_LINKS,
             "max_flows": MAX_FLOWS,
             "max_buffer_pkt": MAX_BUFFER_PKT,
