@@ -214,6 +214,15 @@ impl Network {
                 ),
             ));
         }
+        // The searches cross a switch's incoming links only towards nodes that keep a table row
+        // (switches, multi-homed hosts): a host with one link relays nothing and needs no entry,
+        // so its uplink is dropped from the scan (in a fabric, most links are such uplinks).
+        for v in 0..n {
+            if self.nodes[v].kind == NodeKind::Switch {
+                let row = &self.row;
+                incoming[v].retain(|&p| row[self.ports[p as usize].from as usize] != NONE);
+            }
+        }
         self.table = vec![NO_ROUTE; entries as usize];
         self.ecmp_sets.clear();
         self.ecmp_ports.clear();
