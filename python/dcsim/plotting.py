@@ -134,6 +134,8 @@ def _rtt(result: Result) -> float:
         return max(net.rtt_list)
     if net.topology == "tree":
         return net.rtt
+    if net.links is None:  # parking lot, fabrics: the smallest base RTT of the network
+        return result.scenario.base_rtt_min_s()
     return 2 * max((link.delay for link in net.links), default=0.0) or 1e-4
 
 

@@ -182,12 +182,14 @@ def print_fct(summary: dict, console: Console) -> None:
     if not groups:
         return
     t = Table(title="Flow completion times (finite flows started after warm-up)")
-    for col in ("protocol / size", "flows", "finished", "AFCT ms", "p50 ms", "p99 ms", "slowdown mean", "slowdown p99"):
+    for col in ("protocol / size", "flows", "finished", "AFCT ms", "p50 ms", "p99 ms", "p99.9 ms", "slowdown mean",
+                "slowdown p50", "slowdown p99", "slowdown p99.9"):
         t.add_column(col, justify="left" if col == "protocol / size" else "right")
     ms = lambda x: _num(None if x is None else 1e3 * x, ".3f")  # noqa: E731
     for g in groups:
         t.add_row(g["fct_group"], _num(g["flows"], "d"), _num(g["finished"], "d"), ms(g["afct_s"]), ms(g["fct_p50_s"]),
-                  ms(g["fct_p99_s"]), _num(g["slowdown_mean"], ".2f"), _num(g["slowdown_p99"], ".2f"))
+                  ms(g["fct_p99_s"]), ms(g["fct_p999_s"]), _num(g["slowdown_mean"], ".2f"),
+                  _num(g["slowdown_p50"], ".2f"), _num(g["slowdown_p99"], ".2f"), _num(g["slowdown_p999"], ".2f"))
     t.caption = "slowdown = FCT / FCT on an empty network (propagation RTT + serialisation at the path's bottleneck)"
     console.print(t)
 

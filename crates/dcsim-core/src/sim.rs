@@ -356,7 +356,7 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
     let monitored = match (&spec.metrics.monitor, &spec.topology) {
         (Some(m), _) => m.len() as u64,
         (None, TopologySpec::Dumbbell { .. }) => 1,
-        (None, TopologySpec::Graph { nodes, links }) => {
+        (None, TopologySpec::Graph { nodes, links, .. }) => {
             let switch: std::collections::HashSet<&str> =
                 nodes.iter().filter(|n| n.kind == NodeKind::Switch).map(|n| n.name.as_str()).collect();
             links.iter().map(|l| switch.contains(l.a.as_str()) as u64 + switch.contains(l.b.as_str()) as u64).sum()
@@ -370,6 +370,9 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
             hosts + if racks.len() > 1 { 2 * racks.len() as u64 } else { 0 }
         }
         (None, TopologySpec::ParkingLot { switches, .. }) => switches.saturating_sub(1) as u64,
+        // leaf0 -> h0 and leaf0's uplinks; edge0 -> h0, edge0's and agg0's uplinks (`topology.rs`)
+        (None, TopologySpec::LeafSpine { spines, .. }) => 1 + *spines as u64,
+        (None, TopologySpec::FatTree { k, .. }) => 1 + *k as u64,
     };
     let flows = spec.flows.len() as u64;
     let traced = spec.metrics.trace_flows.as_ref().map_or(flows, |t| t.len() as u64);
@@ -403,7 +406,7 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
         .iter()
         .map(|w| {
             let rate = match w {
-                WorkloadSpec::Poisson { link, .. } => spec.port_rate(link).unwrap_or(0),
+                WorkloadSpec::Poisson { link, senders, .. } => spec.load_capacity_bps(link, senders).unwrap_or(0),
                 WorkloadSpec::Incast { .. } => 0,
             };
             w.max_flows(spec.duration_ps, rate).ceil() as u128 * GENERATED_FLOW_BYTES
@@ -540,7 +543,7 @@ fn build_flow(
 ) -> Flow {
     let mut sender = match f.protocol {
         ProtocolSpec::Dx { r0: BaseRttSpec::Path } => {
-            let rtt = path_rtt(net, src, dst, spec.packet_bytes, spec.header_bytes);
+            let rtt = path_rtt(net, src, dst, id, spec.packet_bytes, spec.header_bytes);
             let resolved = crate::scenario::FlowSpec {
                 protocol: ProtocolSpec::Dx { r0: BaseRttSpec::FixedPs(rtt.0) },
                 ..f.clone()
@@ -557,7 +560,7 @@ fn build_flow(
     let delack = f.delayed_ack.as_ref().map(|d| DelayedAck::new(d.segments, Time(d.timeout_ps)));
     let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack).with_options(&sender.opts);
     let nic = net.route(src, dst).expect("route checked by the caller");
-    let ideal_fct = f.size_bytes.map(|b| ideal_fct(net, spec.packet_bytes, spec.header_bytes, src, dst, b));
+    let ideal_fct = f.size_bytes.map(|b| ideal_fct(net, spec.packet_bytes, spec.header_bytes, src, dst, id, b));
     Flow {
         sender,
         nic,
@@ -573,12 +576,12 @@ fn build_flow(
     }
 }
 
-/// The ports from `src` to `dst` (a route exists).
-fn path(net: &Network, src: NodeId, dst: NodeId) -> Vec<PortId> {
+/// The ports flow `flow`'s packets from `src` to `dst` take (a route exists).
+fn path(net: &Network, src: NodeId, dst: NodeId, flow: FlowId) -> Vec<PortId> {
     let mut out = Vec::new();
     let mut at = src;
     while at != dst && out.len() <= net.nodes.len() {
-        let Some(p) = net.route(at, dst) else { break };
+        let Some(p) = net.route_flow(at, dst, src, flow) else { break };
         out.push(p);
         at = net.ports[p as usize].to;
     }
@@ -596,13 +599,22 @@ fn path(net: &Network, src: NodeId, dst: NodeId) -> Vec<PortId> {
 /// of one packet elsewhere. It is a lower bound for any window and retransmission schedule (the
 /// bottleneck must send every byte at least once, after the first packet reached it), and exact
 /// for a window-unlimited flow of equal packets. The bottleneck is the slowest hop of the path.
-fn ideal_fct(net: &Network, packet_bytes: u32, header_bytes: u32, src: NodeId, dst: NodeId, size_bytes: u64) -> Time {
+#[allow(clippy::too_many_arguments)]
+fn ideal_fct(
+    net: &Network,
+    packet_bytes: u32,
+    header_bytes: u32,
+    src: NodeId,
+    dst: NodeId,
+    flow: FlowId,
+    size_bytes: u64,
+) -> Time {
     let payload = (packet_bytes - header_bytes) as u64;
     let n = size_bytes.div_ceil(payload);
     let last = size_bytes - (n - 1) * payload;
     let smallest = (last.min(payload) + header_bytes as u64) as u32;
     let wire_bits = (size_bytes + n * header_bytes as u64) as u128 * 8;
-    let fwd = path(net, src, dst);
+    let fwd = path(net, src, dst, flow);
     let rate = |p: PortId| net.ports[p as usize].rate;
     let delay = |p: PortId| net.ports[p as usize].delay.0 as u128;
     let b = (0..fwd.len()).min_by_key(|&k| rate(fwd[k]).bps()).unwrap_or(0);
@@ -615,7 +627,7 @@ fn ideal_fct(net: &Network, packet_bytes: u32, header_bytes: u32, src: NodeId, d
             rate(p).tx_time_carry(smallest, 0).0 .0 as u128
         };
     }
-    for p in path(net, dst, src) {
+    for p in path(net, dst, src, flow) {
         t += delay(p) + rate(p).tx_time_carry(header_bytes, 0).0 .0 as u128;
     }
     Time(t.min(u64::MAX as u128) as u64)
@@ -655,33 +667,50 @@ impl Sim {
                 Ok(id)
             };
             let (link_bps, link, target_load, start, stop) = match w {
-                WorkloadSpec::Poisson { link, load, start_ps, stop_ps, .. } => {
-                    let field = format!("workloads[{i}].link");
-                    let a = net
-                        .node_id(&link.from)
-                        .ok_or_else(|| invalid(&field, format!("unknown node {:?}", link.from)))?;
-                    let b =
-                        net.node_id(&link.to).ok_or_else(|| invalid(&field, format!("unknown node {:?}", link.to)))?;
-                    let pid = net
-                        .port_between(a, b)
-                        .ok_or_else(|| invalid(&field, format!("no link {} -> {}", link.from, link.to)))?;
+                WorkloadSpec::Poisson { link, load, start_ps, stop_ps, senders, .. } => {
                     let stop = stop_ps.unwrap_or(spec.duration_ps).min(spec.duration_ps);
-                    (net.ports[pid as usize].rate.bps(), format!("{}->{}", link.from, link.to), *load, *start_ps, stop)
+                    let (bps, name) = match link {
+                        Some(link) => {
+                            let field = format!("workloads[{i}].link");
+                            let a = net
+                                .node_id(&link.from)
+                                .ok_or_else(|| invalid(&field, format!("unknown node {:?}", link.from)))?;
+                            let b = net
+                                .node_id(&link.to)
+                                .ok_or_else(|| invalid(&field, format!("unknown node {:?}", link.to)))?;
+                            let pid = net
+                                .port_between(a, b)
+                                .ok_or_else(|| invalid(&field, format!("no link {} -> {}", link.from, link.to)))?;
+                            (net.ports[pid as usize].rate.bps(), format!("{}->{}", link.from, link.to))
+                        }
+                        // The senders' host links: the sum of their egress rates.
+                        None => {
+                            let mut bps = 0u64;
+                            for (j, name) in senders.iter().enumerate() {
+                                let h = host(name, format!("workloads[{i}].senders[{j}]"))?;
+                                bps += net.nodes[h as usize]
+                                    .ports
+                                    .iter()
+                                    .map(|&p| net.ports[p as usize].rate.bps())
+                                    .sum::<u64>();
+                            }
+                            (bps, "hosts".to_string())
+                        }
+                    };
+                    (bps, name, *load, *start_ps, stop)
                 }
                 WorkloadSpec::Incast { start_ps, .. } => (0, String::new(), f64::NAN, *start_ps, spec.duration_ps),
             };
             let (gen, first) = Generator::new(w, i, spec.seed, Time(spec.duration_ps), &host, link_bps)?;
-            // Every pair a generator may pick must be connected.
-            let pairs: Vec<(String, String)> = match w {
-                WorkloadSpec::Poisson { senders, receivers, .. } => senders
-                    .iter()
-                    .flat_map(|a| receivers.iter().filter(move |b| *b != a).map(move |b| (a.clone(), b.clone())))
-                    .collect(),
-                WorkloadSpec::Incast { client, servers, .. } => {
-                    servers.iter().map(|sv| (sv.clone(), client.clone())).collect()
-                }
+            // Every pair a generator may pick must be connected (the first 10 000 pairs are
+            // checked; enumerated lazily, so all-to-all over many hosts costs nothing more).
+            let pairs: Box<dyn Iterator<Item = (&String, &String)>> = match w {
+                WorkloadSpec::Poisson { senders, receivers, .. } => Box::new(
+                    senders.iter().flat_map(move |a| receivers.iter().filter(move |b| *b != a).map(move |b| (a, b))),
+                ),
+                WorkloadSpec::Incast { client, servers, .. } => Box::new(servers.iter().map(move |sv| (sv, client))),
             };
-            for (a, b) in pairs.iter().take(10_000) {
+            for (a, b) in pairs.take(10_000) {
                 let (x, y) = (net.node_id(a).expect("resolved"), net.node_id(b).expect("resolved"));
                 if net.route(x, y).is_none() || net.route(y, x).is_none() {
                     return Err(invalid(format!("workloads[{i}]"), format!("no path between {a:?} and {b:?}")));
@@ -1035,7 +1064,7 @@ impl Sim {
 
     /// Put a packet on `node`'s egress port towards its destination.
     fn forward(&mut self, node: NodeId, pkt: Packet) {
-        let Some(pid) = self.net.route(node, pkt.dst) else {
+        let Some(pid) = self.net.route_flow(node, pkt.dst, pkt.src, pkt.flow) else {
             // Routes were checked for every flow at build time; count it as a drop anyway.
             self.counters.dropped_pkts += 1;
             return;
@@ -1574,12 +1603,12 @@ impl Sim {
 /// Exact base RTT of the path `src -> dst -> src`: propagation plus the serialisation of a full
 /// data packet on every forward hop and of an ACK (`ack_bytes`) on every reverse hop (routes exist:
 /// checked by the world builder).
-fn path_rtt(net: &Network, src: NodeId, dst: NodeId, data_bytes: u32, ack_bytes: u32) -> Time {
+fn path_rtt(net: &Network, src: NodeId, dst: NodeId, flow: FlowId, data_bytes: u32, ack_bytes: u32) -> Time {
     let mut t = Time::ZERO;
     for (from, to, bytes) in [(src, dst, data_bytes), (dst, src, ack_bytes)] {
         let mut node = from;
         while node != to {
-            let Some(p) = net.route(node, to) else { break };
+            let Some(p) = net.route_flow(node, to, from, flow) else { break };
             let port = &net.ports[p as usize];
             t += port.delay + port.rate.tx_time(bytes);
             node = port.to;
