@@ -93,6 +93,27 @@ seed = 1
 """
 
 
+FAT_TREE_WEB_SEARCH = """
+[network]
+topology = "fat_tree"
+k = 16
+host_link = "10Gbps"
+delay = "1us"
+buffer = "300pkt"
+aqm = { kind = "threshold", K = "65pkt" }
+[[workloads]]
+kind = "poisson"
+load = 0.5
+sizes = { kind = "cdf", name = "web_search" }
+protocol = "dctcp"
+[run]
+duration = "1s"
+seed = 1
+[metrics]
+monitor = [%s]
+""" % ", ".join(f'"edge{i}->h{8 * i}"' for i in range(128))
+
+
 def rows_bound(spec: dict, n_ports: int, n_traced: int) -> int:
     """Bytes of the sampled series the spec's intervals allow at most (the bound's own arithmetic)."""
     d, m = spec["duration_ps"], spec["metrics"]
@@ -105,14 +126,16 @@ def rows_bound(spec: dict, n_ports: int, n_traced: int) -> int:
     ("5000-flow dumbbell", 1, 100),
     ("tree with 1 680 monitored switch ports", 1600 + 80, 3),
     ("large workload (300 000 short flows)", 1, 64),
+    ("k = 16 fat-tree, web search at 50 %, 128 monitored ports", 128, 0),
 ])
 def test_no_one_second_scenario_is_rejected_for_its_default_sampling(case, n_ports, n_traced):
     text = {"5000-flow dumbbell": dumbbell(5000), "tree with 1 680 monitored switch ports": TREE_MANY_PORTS,
-            "large workload (300 000 short flows)": LARGE_WORKLOAD}[case]
+            "large workload (300 000 short flows)": LARGE_WORKLOAD,
+            "k = 16 fat-tree, web search at 50 %, 128 monitored ports": FAT_TREE_WEB_SEARCH}[case]
     sc = Scenario.from_toml_str(text)
     spec = sc.check_resources()  # raises ScenarioError if the engine refused it
     m = spec["metrics"]
-    assert m["trace_flows"] is None or len(m["trace_flows"]) == n_traced
+    assert m["trace_flows"] is None and len(spec["flows"]) == n_traced or len(m["trace_flows"]) == n_traced
     # The series fit the default 1 GB (the engine's check passed; recomputed here independently).
     assert rows_bound(spec, n_ports, n_traced) <= 1e9, case
     # And each keeps at least ~1 000 samples over the second (coarsest automatic interval 1 ms,
