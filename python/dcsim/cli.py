@@ -65,6 +65,11 @@ def run(
              "(values as in the file; repeatable).",
     ),
     plots: bool = typer.Option(True, "--plots/--no-plots", help="Write PNG plots."),
+    wait_plots: bool = typer.Option(
+        False, "--wait-plots",
+        help="Wait for the plots, list them, and exit 1 if one fails. By default they are drawn in the background "
+             "after the command returns: plots.json appears in the output directory when they are complete, "
+             "naming any that failed."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output directory that is not a dcsim run."),
     fmt: str = typer.Option("table", "--format", help="Summary on stdout: table, json or csv (csv: the flows table)."),
     json_: bool = typer.Option(False, "--json", help="Same as --format json (progress goes to stderr)."),
@@ -73,14 +78,14 @@ def run(
     if fmt not in ("table", "json", "csv"):
         fail(f"--format: {fmt!r} is not one of table, json, csv")
     worker = None
-    if plots:  # first of all: the plot process imports matplotlib while this one imports the rest
+    if plots and wait_plots:  # first of all: the plot process imports matplotlib while this one imports the rest
         from dcsim._plot_worker import PlotWorker
 
         worker = PlotWorker()
     try:
         from dcsim.run import run_scenario_file
 
-        run_scenario_file(scenario, out, plots=plots, console=console, fail=fail, fmt="json" if json_ else fmt,
+        run_scenario_file(scenario, out, plots=plots, wait_plots=wait_plots, console=console, fail=fail, fmt="json" if json_ else fmt,
                           sets=set_, force=force, plot_worker=worker)
     finally:
         if worker is not None:

@@ -29,6 +29,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+from dcsim._plot_worker import has_alpha, plot_names
 from dcsim.result import Result
 
 __all__ = [
@@ -650,21 +651,9 @@ def plot_cps(result: Result, path: PathLike = None) -> Figure:
     return _save(fig, path)
 
 
-def has_alpha(result: Result) -> bool:
-    """Whether the window traces hold α (DCTCP-like flows): the window plot then has an α panel."""
-    return bool(np.isfinite(result._col("cwnd", "alpha").astype(float)).any())
-
-
 def plots_for(result: Result) -> dict[str, Callable[[Result, PathLike], Figure]]:
-    """The figures ``dcsim run`` draws for this result: the queue always, windows and goodput when
-    it has TCP flows, the sources' rates when it has L2 sources."""
-    names = ["queue.png"]
-    if result._rows("flows"):
-        # named by content: cwnd_alpha.png with an α panel (DCTCP), cwnd.png without (NewReno, DX)
-        names += ["cwnd_alpha.png" if has_alpha(result) else "cwnd.png", "throughput.png"]
-    if result._rows("sources"):
-        names += ["rates.png"]
-    return {n: PLOTS[n] for n in names}
+    """The figures ``dcsim run`` draws for this result (:func:`dcsim._plot_worker.plot_names`)."""
+    return {n: PLOTS[n] for n in plot_names(result)}
 
 
 #: Result.plot(kind) -> the function that draws it.

@@ -2,8 +2,11 @@
 
 Order matters: the scenario is validated before anything runs (exit 2 on a bad file); after the
 run every table is written as Parquet plus summary.json by this process, the plots by another
-one (:mod:`dcsim._plot_worker`) at the same time, so a plot failure loses nothing computed (it is
-reported and the exit status is 1).
+one (:mod:`dcsim._plot_worker`), so a plot failure loses nothing computed. By default (the CLI)
+that process draws in the background and the command returns once the tables are written; the
+plotter records its outcome in plots.json. With ``wait_plots`` (``--wait-plots``, the Python
+API's default) the plots are drawn while the tables are written and waited for; a failure is
+reported and the exit status is 1.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import json
 import math
 import os
 import sys
+import uuid
 import warnings
 from pathlib import Path
 from typing import Callable, Optional, Sequence
@@ -23,7 +27,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from dcsim._files import atomic_dir
+from dcsim._files import atomic_dir, atomic_write_bytes
 from dcsim.result import Result
 
 if sys.version_info >= (3, 11):
@@ -240,18 +244,28 @@ def _run_file_names() -> set[str]:
             | set(PLOTS) | {"cwnd_alpha.png", "cwnd.png"})
 
 
+def read_manifest(path: Path) -> Optional[dict]:
+    """Directory ``path``'s manifest, or None (none, or unreadable)."""
+    try:
+        m = json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return m if isinstance(m, dict) else None
+
+
 def unexpected_files(path: Path) -> list[str]:
     """The entries of directory ``path`` that a dcsim run did not write (sorted names; a
-    subdirectory counts): compared with the run's manifest, or, for a directory written before
+    subdirectory counts): compared with the run's manifest (the files it wrote, and those its
+    background plotter writes: "drawn_in_background"), or, for a directory written before
     manifests (it holds engine_spec.json), with the names a run writes. [] means that the
     directory may be replaced whole."""
     path = Path(path)
     names = sorted(p.name for p in path.iterdir())
-    manifest = path / MANIFEST
-    if manifest.is_file():
+    if (path / MANIFEST).is_file():
+        m = read_manifest(path)
         try:
-            listed = set(json.loads(manifest.read_text(encoding="utf-8"))["files"]) | {MANIFEST}
-        except (OSError, ValueError, KeyError, TypeError):
+            listed = set(m["files"]) | set(m.get("drawn_in_background", ())) | {MANIFEST}
+        except (KeyError, TypeError):
             return names  # an unreadable manifest proves nothing
     elif (path / "engine_spec.json").is_file():
         listed = _run_file_names()
@@ -260,14 +274,30 @@ def unexpected_files(path: Path) -> list[str]:
     return [n for n in names if n not in listed or not (path / n).is_file()]
 
 
-def write_manifest(out: Path, files: Sequence[Path]) -> Path:
-    """List the files a run wrote into ``out`` (so that the next run may replace them, and only them)."""
+def write_manifest(out: Path, files: Sequence[Path], *, run_id: Optional[str] = None,
+                   background: Sequence[str] = (), plotter_pid: Optional[int] = None) -> Path:
+    """List the files a run wrote into ``out`` (so that the next run may replace them, and only
+    them), with the run's id; ``background``: the files its background plotter (``plotter_pid``)
+    is to write there, plots.json last."""
     import dcsim
 
+    doc = {"written_by": f"dcsim {dcsim.__version__}", "run_id": run_id or uuid.uuid4().hex,
+           "files": sorted(Path(f).name for f in files)}
+    if background:
+        doc["drawn_in_background"] = list(background)
+        doc["plotter"] = {"pid": plotter_pid}
     path = Path(out) / MANIFEST
-    path.write_text(json.dumps({"written_by": f"dcsim {dcsim.__version__}",
-                                "files": sorted(Path(f).name for f in files)}, indent=2) + "\n", encoding="utf-8")
+    atomic_write_bytes(path, (json.dumps(doc, indent=2) + "\n").encode("utf-8"))
     return path
+
+
+def _stop_previous_plotter(out: Path) -> None:
+    """End the background plotter of the run whose directory ``out`` is (if any still draws)."""
+    manifest = read_manifest(out) if Path(out).is_dir() else None
+    if manifest and manifest.get("plotter"):
+        from dcsim._plot_worker import stop_background
+
+        stop_background(out, manifest)
 
 
 def check_out_dir(out: Path, force: bool) -> None:
@@ -311,6 +341,7 @@ def run_scenario_file(
     out: Optional[Path],
     *,
     plots: bool = True,
+    wait_plots: bool = True,
     console: Console,
     fail: Callable[[str], None],
     fmt: str = "table",
@@ -322,24 +353,26 @@ def run_scenario_file(
     print the summary (``fmt``: table, json or csv), and write everything into ``out``, which
     replaces the previous run's directory whole (never a mix of old and new files).
 
-    With ``plots``, a separate process draws them (:mod:`dcsim._plot_worker`; ``plot_worker``: one
-    the caller started already, as the CLI does before importing this module): it imports
-    matplotlib while this one validates and runs, and draws while this one prints the summary and
-    writes the tables."""
+    With ``plots``, a separate process draws them (:mod:`dcsim._plot_worker`). With
+    ``wait_plots`` (``plot_worker``: one the caller started already, as the CLI does before
+    importing this module) it imports matplotlib while this one validates and runs, and draws
+    while this one prints the summary and writes the tables; this one waits for it and exits 1 if
+    a plot failed. Without, it is started once the directory is in place and draws in the
+    background, after this function returns: the PNGs, then plots.json, appear in ``out``."""
     worker = plot_worker
-    if plots and worker is None:
+    if plots and wait_plots and worker is None:
         from dcsim._plot_worker import PlotWorker
 
         worker = PlotWorker()
     try:
-        return _run_scenario_file(scenario, out, worker=worker, console=console, fail=fail, fmt=fmt, sets=sets,
-                                  force=force)
+        return _run_scenario_file(scenario, out, worker=worker, background=plots and not wait_plots,
+                                  console=console, fail=fail, fmt=fmt, sets=sets, force=force)
     finally:
         if worker is not None:
             worker.stop()
 
 
-def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, console: Console,
+def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, background: bool, console: Console,
                        fail: Callable[[str], None], fmt: str, sets: Sequence[str], force: bool) -> Result:
     try:
         sc = load_scenario(scenario)
@@ -382,6 +415,12 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, console: 
             raise
     summary = result.summary()
     plot_errors: list[str] = []
+    run_id = uuid.uuid4().hex
+    planned: list[str] = []
+    if background:
+        from dcsim._plot_worker import PLOTS_RECORD, plot_names
+
+        planned = [*plot_names(result), PLOTS_RECORD]
     # Everything is written into a temporary directory that replaces `out` only when complete:
     # Ctrl-C or a crash never leaves a half-written directory, nor stale files of an older run.
     with atomic_dir(out) as tmp:
@@ -392,8 +431,21 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, console: 
         if worker is not None:
             drawn, plot_errors = worker.finish()
             files += [tmp / name for name in drawn]
-        files.append(write_manifest(tmp, files))
-    info.print(f"files in {out}/: " + ", ".join(p.name for p in files), soft_wrap=True)
+        files.append(write_manifest(tmp, files, run_id=run_id, background=planned))
+        _stop_previous_plotter(out)  # a plotter still drawing into the directory about to be replaced
+    shown = ", ".join(p.name for p in files)
+    if background:
+        from dcsim._plot_worker import start_background
+
+        try:
+            pid = start_background(result, out, run_id)
+        except OSError as e:
+            plot_errors.append(f"plots: cannot start the plotting process: {e.strerror or e}")
+        else:
+            write_manifest(out, files[:-1], run_id=run_id, background=planned, plotter_pid=pid)
+            shown += (f"; {', '.join(planned[:-1])} being drawn in the background (pid {pid}): complete when "
+                      f"{planned[-1]} appears, which names any plot that failed")
+    info.print(f"files in {out}/: {shown}", soft_wrap=True)
     if plot_errors:
         for msg in plot_errors:
             info.print(f"[bold red]plot failed:[/] {escape(msg)}")
