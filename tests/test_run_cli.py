@@ -36,7 +36,7 @@ def short(duration: str = "30ms", warmup: str = "10ms", n: int = 4) -> dict:
 
 def test_demo_run_writes_tables_summary_and_plots(tmp_path):
     out = tmp_path / "out"
-    res = runner.invoke(app, ["run", str(DEMO), "--out", str(out)])
+    res = runner.invoke(app, ["run", str(DEMO), "--out", str(out), "--wait-plots"])
     assert res.exit_code == 0, res.output
     for t in TABLES:
         assert (out / f"{t}.parquet").stat().st_size > 0
@@ -134,7 +134,7 @@ def test_a_failing_plot_keeps_the_tables_and_exits_1(tmp_path, monkeypatch):
     monkeypatch.setattr(PlotWorker, "args", ("-c", BROKEN_QUEUE_PLOT))
     sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
     out = tmp_path / "o"
-    res = runner.invoke(app, ["run", str(sc), "--out", str(out)])
+    res = runner.invoke(app, ["run", str(sc), "--out", str(out), "--wait-plots"])
     assert res.exit_code == 1
     assert "queue.png: RuntimeError: no ink" in " ".join(res.output.split())
     for t in TABLES:
@@ -149,7 +149,7 @@ def test_a_plot_process_that_dies_keeps_the_tables_and_exits_1(tmp_path, monkeyp
     monkeypatch.setattr(PlotWorker, "args", ("-c", "import os; os._exit(3)"))
     sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
     out = tmp_path / "o"
-    res = runner.invoke(app, ["run", str(sc), "--out", str(out)])
+    res = runner.invoke(app, ["run", str(sc), "--out", str(out), "--wait-plots"])
     assert res.exit_code == 1
     assert "the plotting process ended with status 3" in " ".join(res.output.split())
     for t in TABLES:
@@ -165,7 +165,7 @@ def test_plots_from_the_plot_process_are_those_drawn_in_process(tmp_path):
 
     sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
     out = tmp_path / "o"
-    res = runner.invoke(app, ["run", str(sc), "--out", str(out)])
+    res = runner.invoke(app, ["run", str(sc), "--out", str(out), "--wait-plots"])
     assert res.exit_code == 0, res.output
     r = simulate(Scenario.from_dict(short()))
     names = plots_for(r)
@@ -221,7 +221,7 @@ def test_output_directory_rule(tmp_path):
     sc = tmp_path / "s.toml"
     sc.write_text(Scenario.from_dict(short()).to_toml())
     out = tmp_path / "o"
-    assert runner.invoke(app, ["run", str(sc), "--out", str(out)]).exit_code == 0
+    assert runner.invoke(app, ["run", str(sc), "--out", str(out), "--wait-plots"]).exit_code == 0
     assert (out / "queue.png").exists()
     # A previous run's directory is replaced whole: no stale plot beside the new tables.
     r = runner.invoke(app, ["run", str(sc), "--out", str(out), "--no-plots"])
@@ -261,7 +261,7 @@ def test_a_users_file_in_a_previous_runs_directory_is_kept(tmp_path):
     assert run_module.unexpected_files(out) == ["queue.png"]
     (out / "queue.png").unlink()
     # Only its own files: replaced whole.
-    assert runner.invoke(app, ["run", str(sc), "--out", str(out)]).exit_code == 0
+    assert runner.invoke(app, ["run", str(sc), "--out", str(out), "--wait-plots"]).exit_code == 0
     assert (out / "queue.png").exists()
     # A directory an older dcsim wrote (no manifest, engine_spec.json and known names) is replaced too.
     (out / run_module.MANIFEST).unlink()

@@ -242,7 +242,7 @@ def test_tree_example_runs_from_the_cli(tmp_path):
     d["run"]["warmup"] = "50ms"
     short = tmp_path / "tree.toml"
     short.write_text(Scenario.from_dict(d).to_toml())
-    res = runner.invoke(app, ["run", str(short), "--out", str(out)])
+    res = runner.invoke(app, ["run", str(short), "--out", str(out), "--wait-plots"])
     assert res.exit_code == 0, res.output
     assert "Flow completion times" in res.output and "realised" in res.output
     summary = json.loads((out / "summary.json").read_text())
