@@ -203,7 +203,7 @@ def test_fabric_examples_run_from_the_cli(name, tmp_path):
     short = tmp_path / name
     short.write_text(Scenario.from_dict(d).to_toml())
     out = tmp_path / "out"
-    res = runner.invoke(app, ["run", str(short), "--out", str(out)])
+    res = runner.invoke(app, ["run", str(short), "--out", str(out), "--wait-plots"])
     assert res.exit_code == 0, res.output
     assert "p99.9" in res.output and "ECMP" in res.output
     summary = json.loads((out / "summary.json").read_text())

@@ -328,7 +328,8 @@ max_memory = "200MB"
 def _peak_rss_bytes(args: list[str]) -> tuple[int, str]:
     """Peak RSS of `dcsim ARGS` (plots and Parquet files included), bytes: the command's own peak
     plus its plot process's (they run at the same time, so their sum bounds what the run takes),
-    each from getrusage (ru_maxrss, kB on Linux) in the process that runs the command."""
+    each from getrusage (ru_maxrss, kB on Linux) in the process that runs the command; the callers
+    pass --wait-plots, so that the plot process is a waited-for child."""
     cli = ("import io, resource, sys\n"
            "from dcsim.cli import main\n"
            "out = io.StringIO(); real = sys.stdout; sys.stdout = out\n"
@@ -361,8 +362,8 @@ def test_memory_bound_holds_near_the_bound(tmp_path):
     assert res.exit_code == 2
     text = " ".join(res.output.split())
     suggested = text.split("lengthen metrics.cwnd_interval to at least ")[1].split(",")[0].replace(" ", "")
-    base, _ = _peak_rss_bytes(["run", str(sc), "--out", str(tmp_path / "base"), "--set", "metrics.cwnd_interval=100us"])
-    peak, out = _peak_rss_bytes(["run", str(sc), "--out", str(tmp_path / "near"), "--set",
+    base, _ = _peak_rss_bytes(["run", str(sc), "--wait-plots", "--out", str(tmp_path / "base"), "--set", "metrics.cwnd_interval=100us"])
+    peak, out = _peak_rss_bytes(["run", str(sc), "--wait-plots", "--out", str(tmp_path / "near"), "--set",
                                  f"metrics.cwnd_interval={suggested}"])
     import pandas as pd
 
