@@ -19,6 +19,7 @@ use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats, WindowAre
 use crate::units::{fmt_ps, Time};
 use crate::workload::{Generator, RoundRecord, WorkloadSpec};
 
+#[derive(Clone, Copy)]
 enum Ev {
     /// The head packet of a port's pipe reaches the next node.
     Arrive(PortId),
@@ -41,6 +42,8 @@ struct Flow {
     sender: Sender,
     /// The sender host's egress port towards the receiver.
     nic: PortId,
+    /// The receiver host's egress port towards the sender (its ACKs' first hop).
+    rnic: Option<PortId>,
     wake_pending: bool,
     receiver: Receiver,
     /// Counters at the warm-up instant (None before it): post-warm-up = now - these.
@@ -399,10 +402,12 @@ fn build_flow(
     let delack = f.delayed_ack.as_ref().map(|d| DelayedAck::new(d.segments, Time(d.timeout_ps)));
     let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack).with_options(&sender.opts);
     let nic = net.route(src, dst).expect("route checked by the caller");
+    let rnic = net.route(dst, src);
     let ideal_fct = f.size_bytes.map(|b| ideal_fct(net, spec.packet_bytes, spec.header_bytes, src, dst, b));
     Flow {
         sender,
         nic,
+        rnic,
         wake_pending: false,
         receiver,
         at_warmup: None,
@@ -1007,24 +1012,32 @@ impl Sim {
     fn set_budget(&mut self, f: FlowId) {
         let Some(flow) = active(&mut self.flows, f) else { return };
         let nic = &mut self.net.ports[flow.nic as usize];
-        nic.advance(self.now);
+        nic.sync(self.now);
         flow.sender.tx_budget = self.spec.host_backlog_pkt.saturating_sub(nic.q_pkts());
     }
 
     /// Inject what the transport of flow `f` wants to send, and arm its timers.
     fn after_transport(&mut self, f: FlowId) {
         let mut out = std::mem::take(&mut self.out);
-        let (nic_ts, src, nic) = match &self.flows[f as usize] {
-            FlowSlot::Active(fl) => (fl.sender.cc.nic_tx_timestamps(), fl.sender.src, fl.nic),
-            FlowSlot::Done(_) => (false, 0, 0),
+        let (nic_ts, src, nic, dst, rnic) = match &self.flows[f as usize] {
+            FlowSlot::Active(fl) => (fl.sender.cc.nic_tx_timestamps(), fl.sender.src, fl.nic, fl.dst, fl.rnic),
+            FlowSlot::Done(_) => (false, 0, 0, 0, None),
         };
         for mut pkt in out.drain(..) {
             self.counters.sent_pkts += 1;
-            if nic_ts && pkt.kind == Kind::Data && pkt.src == src {
-                // Hardware timestamp: when the packet's transmission starts on the sender's NIC.
-                pkt.ts = self.net.ports[nic as usize].next_start(self.now);
+            // The first hop of the flow's packets was found when it was built (the route of
+            // `forward`, without its lookup per packet).
+            if pkt.src == src && pkt.dst == dst {
+                if nic_ts && pkt.kind == Kind::Data {
+                    // Hardware timestamp: when the packet's transmission starts on the sender's NIC.
+                    pkt.ts = self.net.ports[nic as usize].next_start(self.now);
+                }
+                self.forward_on(nic, pkt);
+            } else if let (Some(rnic), true) = (rnic, pkt.src == dst && pkt.dst == src) {
+                self.forward_on(rnic, pkt);
+            } else {
+                self.forward(pkt.src, pkt);
             }
-            self.forward(pkt.src, pkt);
         }
         self.out = out;
         let Some(flow) = active(&mut self.flows, f) else { return };

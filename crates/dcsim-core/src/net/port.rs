@@ -231,8 +231,20 @@ impl Port {
     }
 
     /// Bring the port to time `now`: packets whose transmission started leave the queue (at
-    /// their exact start times), packets whose transmission ended leave the port.
+    /// their exact start times), packets whose transmission ended leave the port, and the queue
+    /// statistics are closed at `now`.
     pub fn advance(&mut self, now: Time) {
+        self.sync(now);
+        self.integrate_to(now);
+    }
+
+    /// [`Self::advance`] without closing the queue statistics at `now`: they are accounted up to
+    /// the last change of the queue length, and the interval since then (at the same length) is
+    /// added at the next change or the next `advance`. The sums are exact integers, so splitting
+    /// an interval or not gives the same totals; this only saves work on the hot path (a host
+    /// reading its NIC's backlog, an arrival that goes straight onto an idle wire).
+    #[inline]
+    pub fn sync(&mut self, now: Time) {
         while self.started < self.slots.len() && self.slots[self.started].start <= now {
             let s = self.slots[self.started];
             self.integrate_to(s.start);
@@ -251,7 +263,6 @@ impl Port {
             self.slots.pop_front();
             self.started -= 1;
         }
-        self.integrate_to(now);
     }
 
     #[inline]
@@ -397,11 +408,12 @@ impl Port {
     /// the pipe; returns its arrival time at the next node, or None if it was dropped. Queued
     /// packets CHOKe drops are handed over by [`Port::take_evicted`].
     pub fn enqueue(&mut self, mut pkt: Packet, now: Time) -> Option<Time> {
-        self.advance(now);
+        self.sync(now);
         self.counts.arrivals += 1;
         let idle = self.slots.is_empty();
         let view = QueueView { packets: self.q_pkts, bytes: self.q_bytes, idle_since: idle.then_some(self.last_end) };
         let verdict = if matches!(self.aqm, Aqm::Choke(_)) {
+            self.integrate_to(now); // victims leave the queue at `now`
             let v = self.choke_admit(&pkt, view, now);
             if v != Verdict::Drop && !self.fits(pkt.size) {
                 Verdict::Drop
@@ -436,6 +448,7 @@ impl Port {
         self.slots.push_back(Slot { start, end, size: pkt.size, carry });
         self.last_end = end;
         if start > now {
+            self.integrate_to(now);
             self.q_pkts += 1;
             self.q_bytes += pkt.size as u64;
         } else {
