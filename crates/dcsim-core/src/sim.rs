@@ -336,6 +336,9 @@ pub struct Sim {
     flows: Vec<FlowSlot>,
     /// Rows of finished generated flows.
     rows: Vec<FlowRow>,
+    /// Flows with transport state now (`FlowSlot::Active`), and the most there were at once.
+    live_flows: usize,
+    peak_live_flows: usize,
     workloads: Vec<Workload>,
     counters: Counters,
     out: Vec<Packet>,
@@ -557,6 +560,8 @@ impl Sim {
             traced,
             cwnd_probe: CwndProbe::default(),
             net,
+            live_flows: flows.len(),
+            peak_live_flows: flows.len(),
             flows,
             rows: Vec::new(),
             workloads,
@@ -644,9 +649,20 @@ impl Sim {
     pub fn counters(&self) -> Counters {
         self.counters
     }
-    /// Flows with transport state now (listed flows and generated flows still running).
+    /// Flows with transport state now (listed flows and generated flows still running): the
+    /// per-flow state the run holds; a finished generated flow keeps only its result row.
     pub fn active_flows(&self) -> usize {
-        self.flows.iter().filter(|f| matches!(f, FlowSlot::Active(_))).count()
+        self.live_flows
+    }
+    /// The most flows with transport state at any instant so far.
+    pub fn peak_active_flows(&self) -> usize {
+        self.peak_live_flows
+    }
+    /// Bytes of one running flow's transport state (sender, receiver and bookkeeping; its
+    /// reorder and SACK buffers come on top, bounded by its window), and of one finished
+    /// generated flow's result row.
+    pub fn flow_state_bytes() -> (usize, usize) {
+        (std::mem::size_of::<Flow>(), std::mem::size_of::<FlowRow>() + std::mem::size_of::<FlowSlot>())
     }
     /// Flow ids handed out so far (listed and generated).
     pub fn flows_created(&self) -> usize {
@@ -945,6 +961,8 @@ impl Sim {
             flow.at_warmup = Some(FlowSnapshot::default()); // all of it is after warm-up
         }
         self.flows.push(FlowSlot::Active(Box::new(flow)));
+        self.live_flows += 1;
+        self.peak_live_flows = self.peak_live_flows.max(self.live_flows);
         self.events.push(self.now, Ev::FlowStart(id));
     }
 
@@ -956,6 +974,7 @@ impl Sim {
             return;
         };
         self.rows.push(flow.row(f));
+        self.live_flows -= 1;
         if let Some((w, Some(round))) = flow.origin {
             if let Generator::Incast(g) = &mut self.workloads[w as usize].gen {
                 if let Some(t) = g.on_done(round, self.now) {
@@ -1184,6 +1203,10 @@ impl Sim {
         }
         if self.now > self.end {
             return Err(Error::Run(format!("now {} ps is past the end {} ps", self.now.0, self.end.0)));
+        }
+        let live = self.flows.iter().filter(|f| matches!(f, FlowSlot::Active(_))).count();
+        if live != self.live_flows {
+            return Err(Error::Run(format!("{live} flows hold transport state, counted {}", self.live_flows)));
         }
         Ok(())
     }
