@@ -8,7 +8,11 @@
 //! each repeated REPEAT times, interleaved, and the best of each is kept: the ratio of the bests
 //! is what the load disturbs least.
 //!
-//! Run: cargo run --release -p dcsim-core --example bench_engine [-- DURATION_S [FLOWS [REPEAT]]]
+//! TRACE = `default` keeps the default metrics; a number k traces only the first k flows' goodput
+//! and window series (`metrics.trace_flows`), so that the engine's own cost can be told from the
+//! cost of sampling every flow every 10 us.
+//!
+//! Run: cargo run --release -p dcsim-core --example bench_engine [-- DURATION_S [FLOWS [REPEAT [TRACE]]]]
 
 use std::time::Instant;
 
@@ -19,7 +23,7 @@ use dcsim_core::Sim;
 mod bare_heap;
 use bare_heap::bare_heap_loop;
 
-fn spec(duration_s: f64, n: usize) -> Spec {
+fn spec(duration_s: f64, n: usize, trace: Option<usize>) -> Spec {
     let flows = (0..n)
         .map(|i| FlowSpec::long_lived(format!("s{i}"), "r", ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 }))
         .collect();
@@ -42,7 +46,7 @@ fn spec(duration_s: f64, n: usize) -> Spec {
         },
         flows,
         workloads: vec![],
-        metrics: MetricsSpec::default(),
+        metrics: MetricsSpec { trace_flows: trace.map(|k| (0..k.min(n) as u64).collect()), ..MetricsSpec::default() },
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
         l2: None,
     }
@@ -64,11 +68,12 @@ fn main() {
     let duration_s: f64 = arg(1).and_then(|a| a.parse().ok()).unwrap_or(1.0);
     let n: usize = arg(2).and_then(|a| a.parse().ok()).unwrap_or(10);
     let repeat: usize = arg(3).and_then(|a| a.parse().ok()).unwrap_or(1).max(1);
+    let trace: Option<usize> = arg(4).and_then(|a| a.parse().ok());
     let (mut wall, mut base) = (f64::INFINITY, f64::INFINITY);
     let mut last = None;
     for _ in 0..repeat {
         let t0 = Instant::now();
-        let mut sim = match Sim::new(spec(duration_s, n)) {
+        let mut sim = match Sim::new(spec(duration_s, n, trace)) {
             Ok(s) => s,
             Err(e) => {
                 println!("rejected={e}");
@@ -89,6 +94,7 @@ fn main() {
         "scenario: DCTCP N={n}, 10 Gbps bottleneck, 40 Gbps access, RTT 100 us, K=65, g=1/16, {duration_s} s simulated, best of {repeat}"
     );
     println!("flows={n}");
+    println!("traced_flows={}", trace.map_or(n, |k| k.min(n)));
     println!("wall_s={wall:.4}");
     println!("events={}", c.events);
     println!("ns_per_event={:.2}", wall * 1e9 / c.events as f64);

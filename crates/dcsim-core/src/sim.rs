@@ -720,8 +720,8 @@ impl Sim {
             }
             self.now = te;
             self.handle(ev);
-            if let Some(e) = self.fault.take() {
-                return Err(e);
+            if self.fault.is_some() {
+                return Err(self.fault.take().expect("checked"));
             }
         }
         self.now = target;
