@@ -72,7 +72,7 @@ fn main() {
     let (mut wall, mut base) = (f64::INFINITY, f64::INFINITY);
     let mut last = None;
     for _ in 0..repeat {
-        last = None; // one world in memory at a time (peak RSS is the run's own)
+        drop(last.take()); // one world in memory at a time (peak RSS is the run's own)
         let t0 = Instant::now();
         let mut sim = match Sim::new(spec(duration_s, n, trace)) {
             Ok(s) => s,

@@ -619,15 +619,47 @@ impl Sim {
                 FlowSlot::Done(_) => None,
             })
             .min();
+        let mut cwnd_from = None;
         if let Some(t0) = first_start {
             let iv = sim.spec.metrics.cwnd_interval_ps;
             // The first multiple of the interval at or after t0 (u128: no overflow near u64::MAX).
             let first = (t0 as u128).div_ceil(iv as u128) * iv as u128;
             if first <= sim.end.0 as u128 {
                 sim.events.push(Time(first as u64), Ev::SampleCwnd);
+                cwnd_from = Some(first as u64);
             }
         }
+        sim.reserve_series(cwnd_from);
         Ok(sim)
+    }
+
+    /// Reserve the sampled series' columns at their largest row counts (the bounds
+    /// `check_memory` accepted), so that they never grow by reallocation and copying while the
+    /// run goes. Only what is written is touched: the rest stays address space, not memory.
+    fn reserve_series(&mut self, cwnd_from_ps: Option<u64>) {
+        let m = &self.spec.metrics;
+        let end = self.end.0;
+        let rows =
+            |from: u64, iv: u64, n: usize| ((end.saturating_sub(from) / iv.max(1) + 1) as usize).saturating_mul(n);
+        // Samples at from, from + iv, ... up to the end.
+        let q = rows(0, m.queue_interval_ps, self.net.monitored.len());
+        let qp = &mut self.queue_probe;
+        for c in [&mut qp.port, &mut qp.q_pkt, &mut qp.q_bytes] {
+            c.reserve_exact(q);
+        }
+        qp.t_s.reserve_exact(q);
+        let t = rows(m.throughput_interval_ps, m.throughput_interval_ps, self.traced.len());
+        let tp = &mut self.tp_probe;
+        for c in [&mut tp.t_s, &mut tp.rate_bps] {
+            c.reserve_exact(t);
+        }
+        tp.flow.reserve_exact(t);
+        let w = cwnd_from_ps.map_or(0, |from| rows(from, m.cwnd_interval_ps, self.traced.len()));
+        let cp = &mut self.cwnd_probe;
+        for c in [&mut cp.t_s, &mut cp.cwnd_pkt, &mut cp.alpha, &mut cp.srtt_s] {
+            c.reserve_exact(w);
+        }
+        cp.flow.reserve_exact(w);
     }
 
     pub fn from_json(json: &str) -> Result<Sim> {
