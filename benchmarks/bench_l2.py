@@ -10,9 +10,8 @@ The engine is driven directly through ``dcsim._core`` with an engine spec (the s
 not timed, nor the one-time import of numpy, whose arrays ``results()`` returns: about 50 ms of
 process start-up, which bench_engine.py leaves out too). Each case runs in a fresh process; the
 best and the median of --repeat runs are printed, with events/s and frames/s. QCN is the case
-the goal describes (it keeps the link full:
-~1.25 M frames per second at 10 Gbps); DSM with the paper's gains leaves it partly idle (fewer
-frames), so it is shown beside it, not instead of it.
+the goal describes (it keeps the link full: ~1.25 M frames per second at 10 Gbps); DSM with the
+paper's gains leaves it partly idle (fewer frames), so it is shown beside it, not instead of it.
 
 Baseline, measured in the same run (the machine is shared, so wall times move with its load): the
 bare binary-heap event loop of ``crates/dcsim-core/examples/bench_l2.rs`` (as bench_engine.py's),
