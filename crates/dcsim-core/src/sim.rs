@@ -160,6 +160,14 @@ fn active(flows: &mut [FlowSlot], f: FlowId) -> Option<&mut Flow> {
     }
 }
 
+/// How many new segments `flow`'s host NIC accepts at `now`: the host backlog less what waits.
+#[inline]
+fn set_nic_budget(flow: &mut Flow, ports: &mut [Port], now: Time, backlog_pkt: u64) {
+    let nic = &mut ports[flow.nic as usize];
+    nic.sync(now);
+    flow.sender.tx_budget = backlog_pkt.saturating_sub(nic.q_pkts());
+}
+
 /// Count a dropped data packet of flow `f` (running, or finished: then on its row).
 fn count_drop(flows: &mut [FlowSlot], rows: &mut [FlowRow], f: FlowId, after_warmup: bool) {
     match flows.get_mut(f as usize) {
@@ -356,6 +364,8 @@ pub struct Sim {
     l2: Option<Box<L2World>>,
     /// Spare buffer for the L2 family's packets (swapped with `L2World::out`).
     l2_out: Vec<(NodeId, Packet)>,
+    /// Spare buffer for the packets a discipline evicted from a queue.
+    victims: Vec<Packet>,
     /// Ports whose L2 frames to their destination host (the port's far end) are delivered without
     /// an arrival event ("silent"; see `drain_silent`): ports to a host, without evictions, in a
     /// scenario with L2 sources. A frame's delivery only adds to counters, so it is accounted when
@@ -574,6 +584,7 @@ impl Sim {
             loud: Vec::new(),
             l2,
             l2_out: Vec::new(),
+            victims: Vec::new(),
             fault: None,
             spec,
         };
@@ -872,7 +883,15 @@ impl Sim {
 
     /// Inject the packets the L2 family produced and schedule its events (a frame enqueued at a
     /// congestion point may produce feedback at once, so this repeats until nothing is left).
+    #[inline]
     fn l2_flush(&mut self) {
+        if self.l2.is_some() {
+            self.l2_flush_pending();
+        }
+    }
+
+    #[inline(never)]
+    fn l2_flush_pending(&mut self) {
         loop {
             let Some(l2) = self.l2.as_deref_mut() else { return };
             for (t, e) in l2.events.drain(..) {
@@ -939,7 +958,29 @@ impl Sim {
     }
 
     /// Put a packet on port `pid` (its sender's route towards the packet's destination).
+    #[inline]
     fn forward_on(&mut self, pid: PortId, pkt: Packet) {
+        if self.l2.is_some() {
+            self.forward_on_l2(pid, pkt);
+            return;
+        }
+        // Without L2 sources no port is silent and nothing is told of enqueues and drops.
+        let port = &mut self.net.ports[pid as usize];
+        let was_empty = port.in_pipe() == 0;
+        let evicts = port.evicts();
+        match port.enqueue(pkt, self.now) {
+            Some(arrival) if was_empty => self.events.push(arrival, Ev::Arrive(pid)),
+            Some(_) => {}
+            None => self.count_dropped(&pkt),
+        }
+        if evicts {
+            self.count_evicted(pid);
+        }
+    }
+
+    /// [`Self::forward_on`] in a scenario with L2 sources: silent ports, and the L2 family told
+    /// of every enqueue (its congestion points sample there) and drop.
+    fn forward_on_l2(&mut self, pid: PortId, pkt: Packet) {
         let sp = self.silent_port[pid as usize];
         if sp {
             self.drain_silent(pid as usize, self.now, true); // keeps the pipe short
@@ -947,8 +988,6 @@ impl Sim {
         let port = &mut self.net.ports[pid as usize];
         let silent = sp && is_silent(&pkt, port.to);
         let was_empty = if sp { self.loud[pid as usize] == 0 } else { port.in_pipe() == 0 };
-        let (flow, data) = (pkt.flow, pkt.kind == Kind::Data);
-        let after_warmup = self.now >= self.warmup;
         let copy = pkt;
         match port.enqueue(pkt, self.now) {
             Some(arrival) => {
@@ -962,24 +1001,30 @@ impl Sim {
                     l2.on_enqueue(pid, port.from, &copy, port.q_bytes(), self.now);
                 }
             }
-            None => {
-                self.counters.dropped_pkts += 1;
-                if data {
-                    count_drop(&mut self.flows, &mut self.rows, flow, after_warmup);
-                } else if let Some(l2) = &mut self.l2 {
-                    l2.on_drop(&copy);
-                }
-            }
+            None => self.count_dropped(&copy),
         }
-        // Queued packets the discipline dropped (CHOKe victims) leave the network here.
-        for victim in port.take_evicted() {
-            self.counters.dropped_pkts += 1;
-            if victim.kind == Kind::Data {
-                count_drop(&mut self.flows, &mut self.rows, victim.flow, after_warmup);
-            } else if let Some(l2) = &mut self.l2 {
-                l2.on_drop(&victim);
-            }
+        self.count_evicted(pid);
+    }
+
+    /// A packet left the network by a drop: count it (data: on its flow; L2: told to the family).
+    fn count_dropped(&mut self, pkt: &Packet) {
+        self.counters.dropped_pkts += 1;
+        if pkt.kind == Kind::Data {
+            let after_warmup = self.now >= self.warmup;
+            count_drop(&mut self.flows, &mut self.rows, pkt.flow, after_warmup);
+        } else if let Some(l2) = &mut self.l2 {
+            l2.on_drop(pkt);
         }
+    }
+
+    /// Queued packets the discipline of port `pid` dropped (CHOKe victims) leave the network here.
+    fn count_evicted(&mut self, pid: PortId) {
+        let mut victims = std::mem::take(&mut self.victims);
+        victims.extend(self.net.ports[pid as usize].take_evicted());
+        for v in victims.drain(..) {
+            self.count_dropped(&v);
+        }
+        self.victims = victims;
     }
 
     /// Start a flow a workload asked for: a new flow id, the class's transport, now.
@@ -1032,22 +1077,25 @@ impl Sim {
             return;
         }
         let f = pkt.flow;
-        if let Some(FlowSlot::Done(i)) = self.flows.get(f as usize) {
-            // A late packet of a finished flow (a spurious retransmission or its ACK): nothing
-            // to deliver, but its CE mark counts.
-            if pkt.kind == Kind::Data && pkt.ce {
-                let r = &mut self.rows[*i as usize];
-                r.whole.ce_received += 1;
-                if self.now >= self.warmup {
-                    r.post.ce_received += 1;
+        let flow = match self.flows.get_mut(f as usize) {
+            Some(FlowSlot::Active(flow)) => flow,
+            Some(FlowSlot::Done(i)) => {
+                // A late packet of a finished flow (a spurious retransmission or its ACK): nothing
+                // to deliver, but its CE mark counts.
+                if pkt.kind == Kind::Data && pkt.ce {
+                    let r = &mut self.rows[*i as usize];
+                    r.whole.ce_received += 1;
+                    if self.now >= self.warmup {
+                        r.post.ce_received += 1;
+                    }
                 }
+                return;
             }
-            return;
-        }
+            None => return,
+        };
         if pkt.kind == Kind::Ack {
-            self.set_budget(f);
+            set_nic_budget(flow, &mut self.net.ports, self.now, self.spec.host_backlog_pkt);
         }
-        let Some(flow) = active(&mut self.flows, f) else { return };
         match pkt.kind {
             Kind::Data => flow.receiver.on_data(&pkt, self.now, &mut self.out),
             Kind::Ack => {
@@ -1062,9 +1110,7 @@ impl Sim {
     /// How many new segments flow `f`'s host NIC accepts now.
     fn set_budget(&mut self, f: FlowId) {
         let Some(flow) = active(&mut self.flows, f) else { return };
-        let nic = &mut self.net.ports[flow.nic as usize];
-        nic.sync(self.now);
-        flow.sender.tx_budget = self.spec.host_backlog_pkt.saturating_sub(nic.q_pkts());
+        set_nic_budget(flow, &mut self.net.ports, self.now, self.spec.host_backlog_pkt);
     }
 
     /// Inject what the transport of flow `f` wants to send, and arm its timers.
