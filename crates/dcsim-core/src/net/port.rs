@@ -416,6 +416,7 @@ impl Port {
     /// CHOKe on an arrival (before the buffer limit, as Linux `sch_choke` does): draws among the
     /// waiting packets, penalises the victims of a match (CE-mark or evict), and returns the
     /// verdict on the arrival.
+    #[inline(never)] // off the hot path of the other disciplines
     fn choke_admit(&mut self, pkt: &Packet, view: QueueView, now: Time) -> Verdict {
         let Aqm::Choke(c) = &mut self.aqm else { unreachable!("choke_admit on a CHOKe port only") };
         let first = self.pipe.len() - self.slots.len() + self.started;
