@@ -1003,7 +1003,9 @@ impl Sim {
             }
             None => self.count_dropped(&copy),
         }
-        self.count_evicted(pid);
+        if self.net.ports[pid as usize].evicts() {
+            self.count_evicted(pid);
+        }
     }
 
     /// A packet left the network by a drop: count it (data: on its flow; L2: told to the family).
