@@ -58,10 +58,13 @@ impl<T: Copy> Ring<T> {
         self.len += 1;
     }
 
-    /// Double the capacity (at least 8), entries laid out from index 0; `fill` pads the rest.
+    /// Double the capacity (at least 2), entries laid out from index 0; `fill` pads the rest.
+    /// Starting small matters with thousands of ports: a host's NIC rarely holds more than a
+    /// few packets, and a ring no larger than its contents keeps its head within a cache line
+    /// or two instead of cycling through many.
     #[cold]
     fn grow(&mut self, fill: T) {
-        let cap = (2 * self.buf.len()).max(8);
+        let cap = (2 * self.buf.len()).max(2);
         let mut buf = Vec::with_capacity(cap);
         buf.extend((0..self.len).map(|i| self[i]));
         buf.resize(cap, fill);
