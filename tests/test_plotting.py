@@ -248,3 +248,37 @@ def test_zoom_follows_the_oscillation():
     z0, z1 = zx.get_xlim()
     assert "periods" in zx.get_title()
     assert z1 - z0 > 10 * 5.0  # ms: far wider than 50 RTTs of 100 us
+
+
+def test_envelope_keeps_every_extreme_in_at_most_two_points_per_bin():
+    """Issue 12 §5: plotted series are decimated to what a figure can show. The envelope keeps,
+    per time bin, the bin's min and max (so each pixel column is covered as by the full series):
+    a one-sample spike of 10^6 samples survives, and the result has at most 2 x bins points."""
+    from dcsim.plotting import ENVELOPE_BINS, envelope
+
+    rng = np.random.default_rng(1)
+    t = np.arange(1_000_000) * 1e-6
+    y = rng.normal(50, 5, t.size)
+    y[123_457] = 1e4  # a spike of one sample
+    y[876_543] = -1e4
+    y[500_000:500_010] = np.nan
+    tt, yy = envelope(t, y)
+    assert len(tt) <= 2 * ENVELOPE_BINS and np.all(np.diff(tt) >= 0)
+    assert np.nanmax(yy) == 1e4 and np.nanmin(yy) == -1e4
+    # Bin by bin: the envelope's min and max are the series' own (exact, no interpolation).
+    edges = np.linspace(t[0], t[-1], ENVELOPE_BINS + 1)
+    k = 417
+    inside = (t >= edges[k]) & (t < edges[k + 1])
+    assert yy[2 * k] == np.nanmin(y[inside]) and yy[2 * k + 1] == np.nanmax(y[inside])
+    short_t, short_y = t[:2 * ENVELOPE_BINS], y[:2 * ENVELOPE_BINS]
+    a, b = envelope(short_t, short_y)
+    assert np.array_equal(a, short_t) and np.array_equal(b, short_y)  # small series: unchanged
+
+
+def test_a_drawn_series_has_the_envelope_of_the_samples(dctcp):
+    """The queue line drawn over the whole run spans exactly the sampled minimum and maximum."""
+    fig = dctcp.plot("queue")
+    line = fig.axes[0].get_lines()[0]
+    q = dctcp.queue["q_pkt"].to_numpy(dtype=float)
+    assert len(line.get_ydata()) <= 2 * 800 < len(q) or len(q) <= 1600
+    assert np.nanmax(line.get_ydata()) == q.max() and np.nanmin(line.get_ydata()) == q.min()

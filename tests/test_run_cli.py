@@ -6,6 +6,7 @@ import importlib
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 from typer.testing import CliRunner
@@ -115,13 +116,22 @@ def test_json_summary_and_no_plots(tmp_path):
     assert not list((tmp_path / "o").glob("*.png"))
 
 
+#: The plot process with a queue plot that fails (the worker's own main() otherwise).
+BROKEN_QUEUE_PLOT = """
+import sys
+import dcsim.plotting
+def broken(result, path):
+    raise RuntimeError("no ink")
+dcsim.plotting.PLOTS["queue.png"] = broken
+from dcsim._plot_worker import main
+sys.exit(main())
+"""
+
+
 def test_a_failing_plot_keeps_the_tables_and_exits_1(tmp_path, monkeypatch):
-    import dcsim.plotting
+    from dcsim._plot_worker import PlotWorker
 
-    def broken(result, path):
-        raise RuntimeError("no ink")
-
-    monkeypatch.setitem(dcsim.plotting.PLOTS, "queue.png", broken)
+    monkeypatch.setattr(PlotWorker, "args", ("-c", BROKEN_QUEUE_PLOT))
     sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
     out = tmp_path / "o"
     res = runner.invoke(app, ["run", str(sc), "--out", str(out)])
@@ -130,6 +140,39 @@ def test_a_failing_plot_keeps_the_tables_and_exits_1(tmp_path, monkeypatch):
     for t in TABLES:
         assert (out / f"{t}.parquet").exists()
     assert (out / "summary.json").exists() and (out / "cwnd_alpha.png").exists()
+    assert "queue.png" not in json.loads((out / "dcsim-manifest.json").read_text())["files"]
+
+
+def test_a_plot_process_that_dies_keeps_the_tables_and_exits_1(tmp_path, monkeypatch):
+    from dcsim._plot_worker import PlotWorker
+
+    monkeypatch.setattr(PlotWorker, "args", ("-c", "import os; os._exit(3)"))
+    sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["run", str(sc), "--out", str(out)])
+    assert res.exit_code == 1
+    assert "the plotting process ended with status 3" in " ".join(res.output.split())
+    for t in TABLES:
+        assert (out / f"{t}.parquet").exists()
+    assert (out / "summary.json").exists() and not list(out.glob("*.png"))
+
+
+def test_plots_from_the_plot_process_are_those_drawn_in_process(tmp_path):
+    """The worker draws, from the columns it is sent, the very pixels Result.plot draws in process."""
+    from matplotlib.image import imread
+
+    from dcsim.plotting import plots_for
+
+    sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["run", str(sc), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    r = simulate(Scenario.from_dict(short()))
+    names = plots_for(r)
+    assert set(names) == {"queue.png", "cwnd_alpha.png", "throughput.png"}
+    for name, fn in names.items():
+        fn(r, tmp_path / f"here-{name}")
+        assert np.array_equal(imread(out / name), imread(tmp_path / f"here-{name}")), name
 
 
 def test_progress_is_reported_up_to_the_end_and_runs_are_deterministic():

@@ -70,12 +70,21 @@ def run(
     json_: bool = typer.Option(False, "--json", help="Same as --format json (progress goes to stderr)."),
 ) -> None:
     """Run a packet-level scenario: summary table, Parquet tables, summary.json, PNG plots."""
-    from dcsim.run import run_scenario_file
-
     if fmt not in ("table", "json", "csv"):
         fail(f"--format: {fmt!r} is not one of table, json, csv")
-    run_scenario_file(scenario, out, plots=plots, console=console, fail=fail, fmt="json" if json_ else fmt,
-                      sets=set_, force=force)
+    worker = None
+    if plots:  # first of all: the plot process imports matplotlib while this one imports the rest
+        from dcsim._plot_worker import PlotWorker
+
+        worker = PlotWorker()
+    try:
+        from dcsim.run import run_scenario_file
+
+        run_scenario_file(scenario, out, plots=plots, console=console, fail=fail, fmt="json" if json_ else fmt,
+                          sets=set_, force=force, plot_worker=worker)
+    finally:
+        if worker is not None:
+            worker.stop()
 
 
 def print_claims(result) -> None:

@@ -134,6 +134,8 @@ def _rtt(result: Result) -> float:
         return max(net.rtt_list)
     if net.topology == "tree":
         return net.rtt
+    if net.links is None:  # parking lot, fabrics: the smallest base RTT of the network
+        return result.scenario.base_rtt_min_s()
     return 2 * max((link.delay for link in net.links), default=0.0) or 1e-4
 
 
@@ -226,14 +228,75 @@ def _subset(flows: np.ndarray, k: int = MAX_FLOWS_DRAWN) -> np.ndarray:
     return flows[np.linspace(0, len(flows) - 1, k).round().astype(int)]
 
 
+#: A panel draws at most twice this many points per series: the minimum and the maximum in each
+#: of 800 equal time bins, at least the pixel columns of the widest panel (two thirds of 10 in
+#: at the 120 dpi the files are written at), so the line covers the same pixels as the full
+#: series: every spike and every dip stays visible, and drawing costs the same for 10^3 or 10^8
+#: samples.
+ENVELOPE_BINS = 800
+
+
+def envelope(t: np.ndarray, y: np.ndarray, bins: int = ENVELOPE_BINS) -> tuple[np.ndarray, np.ndarray]:
+    """(t, y) of a series sampled in time order, reduced to its min/max envelope: for each of
+    ``bins`` equal time bins that holds samples, the bin's first time with its minimum and its
+    last time with its maximum (NaN samples are skipped; a bin of NaN only stays NaN, a gap).
+    A series of at most 2 x bins samples is returned as it is."""
+    t, y = np.asarray(t, dtype=float), np.asarray(y, dtype=float)
+    if len(t) <= 2 * bins:
+        return t, y
+    edges = np.linspace(t[0], t[-1], bins + 1)[1:-1]
+    starts = np.unique(np.concatenate(([0], np.searchsorted(t, edges, side="left"))))
+    starts = starts[starts < len(t)]
+    ends = np.append(starts[1:], len(t)) - 1
+    with np.errstate(all="ignore"):
+        lo, hi = np.fmin.reduceat(y, starts), np.fmax.reduceat(y, starts)
+    tt = np.empty(2 * len(starts))
+    yy = np.empty(2 * len(starts))
+    tt[0::2], tt[1::2] = t[starts], t[ends]
+    yy[0::2], yy[1::2] = lo, hi
+    return tt, yy
+
+
+def _by_time(t: np.ndarray, y: np.ndarray, how: str) -> tuple[np.ndarray, np.ndarray]:
+    """The mean (NaN skipped; NaN where none) or the sum of y over the rows of each distinct time."""
+    times, inv = np.unique(t, return_inverse=True)
+    y = np.asarray(y, dtype=float)
+    ok = np.isfinite(y)
+    sums = np.bincount(inv[ok], weights=y[ok], minlength=len(times))
+    if how == "sum":
+        return times, sums
+    counts = np.bincount(inv[ok], minlength=len(times))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return times, np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def _plot(ax, t: np.ndarray, y: np.ndarray, **kw):
+    """ax.plot of a series' envelope (see :func:`envelope`)."""
+    return ax.plot(*envelope(t, y), **kw)
+
+
 def _mark_warmup(ax, result: Result, scale: float) -> None:
     if result.warmup_s > 0:
         ax.axvspan(0, result.warmup_s * scale, color="0.92", zorder=0, label="warm-up")
 
 
+#: Resolution of the files the plots are written to.
+DPI = 120
+
+
 def _save(fig: Figure, path: PathLike) -> Figure:
-    if path is not None:
-        fig.savefig(path, dpi=120)
+    """Write ``fig`` at :data:`DPI`. A PNG is drawn once and its pixels encoded as they are
+    (savefig would lay the figure out twice: a pass without rendering, then the drawing)."""
+    if path is None:
+        return fig
+    if Path(path).suffix.lower() != ".png":
+        fig.savefig(path, dpi=DPI)
+        return fig
+    from PIL import Image  # matplotlib's own PNG writer
+
+    fig.set_dpi(DPI)
+    fig.canvas.draw()
+    Image.fromarray(np.asarray(fig.canvas.buffer_rgba())).save(path, format="png")
     return fig
 
 
@@ -256,18 +319,20 @@ def plot_queue(result: Result, path: PathLike = None) -> Figure:
     """Queue length (packets) vs time at each monitored port; K drawn dashed (threshold AQM),
     RED thresholds dotted. Left: the whole run (warm-up shaded); right: the last few periods."""
     scale, xlabel = _time_axis(result)
-    q = result.queue
+    qt, qport, qpkt = (result._col("queue", c) for c in ("t_s", "port", "q_pkt"))
+    qpkt = qpkt.astype(float)
     labels = result.port_labels()
     fig, (ax,), (zx,) = _figure()
-    first = q[q["port"] == q["port"].iloc[0]] if len(q) else q
-    z0, z1, ztitle = _zoom_window(result, first["t_s"].to_numpy(), first["q_pkt"].to_numpy(dtype=float))
+    first = qport == qport[0] if len(qport) else np.zeros(0, dtype=bool)
+    z0, z1, ztitle = _zoom_window(result, qt[first], qpkt[first])
     _mark_warmup(ax, result, scale)
-    for port in np.unique(q["port"]):
-        s = q[q["port"] == port]
-        line, = ax.plot(s["t_s"] * scale, s["q_pkt"], lw=0.7, label=f"queue {labels.get(port, port)}")
-        z = s[(s["t_s"] >= z0) & (s["t_s"] <= z1)]
-        zx.plot(z["t_s"] * 1e3, z["q_pkt"], lw=0.9, color=line.get_color())
-    top = float(q["q_pkt"].max()) if len(q) else 1.0
+    for port in np.unique(qport):
+        mine = qport == port
+        t, y = qt[mine], qpkt[mine]
+        line, = _plot(ax, t * scale, y, lw=0.7, label=f"queue {labels.get(port, port)}")
+        z = (t >= z0) & (t <= z1)
+        _plot(zx, t[z] * 1e3, y[z], lw=0.9, color=line.get_color())
+    top = float(qpkt.max()) if len(qpkt) else 1.0
     lines = _aqm_lines(result)
     net = result.scenario.network
     if net.topology in ("dumbbell", "tree"):
@@ -296,19 +361,19 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
     paper, Fig. 2). Left: the whole run, a subset of the flows plus the mean over the traced flows;
     right: the last few periods of the mean window's oscillation."""
     scale, xlabel = _time_axis(result)
-    c = result.cwnd
+    ct, cflow = result._col("cwnd", "t_s"), result._col("cwnd", "flow")
+    values = {k: result._col("cwnd", k).astype(float) for k in ("cwnd_pkt", "alpha")}
     alpha = has_alpha(result)
     rows = 2 if alpha else 1
     fig, axes, zooms = _figure(rows=rows, height=2.6)
-    shown = _subset(c["flow"].to_numpy())
-    n = len(np.unique(c["flow"]))
-    mean = c.groupby("t_s")[["cwnd_pkt", "alpha"]].mean()
+    shown = _subset(cflow)
+    n = len(np.unique(cflow))
     # The zoom follows the sources' own windows, flow by flow (two flows in antiphase make a mean
     # with half their period), and shows whole periods of the slowest one drawn.
     periods = []
     for flow in shown:
-        s = c[c["flow"] == flow]
-        p = oscillation_period(*_after_warmup(result, s["t_s"].to_numpy(), s["cwnd_pkt"].to_numpy(dtype=float)))
+        mine = cflow == flow
+        p = oscillation_period(*_after_warmup(result, ct[mine], values["cwnd_pkt"][mine]))
         if p is not None:
             periods.append(p)
     period = max(periods) if periods else None
@@ -320,14 +385,16 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
     for (col, ylabel), ax, zx in zip(cols, axes, zooms):
         _mark_warmup(ax, result, scale)
         for flow in shown:
-            s = c[c["flow"] == flow]
-            line, = ax.plot(s["t_s"] * scale, s[col], lw=0.5, alpha=0.7, label=f"flow {flow}" if len(shown) <= 4 else None)
-            z = s[(s["t_s"] >= z0) & (s["t_s"] <= z1)]
-            zx.plot(z["t_s"] * 1e3, z[col], lw=0.9, color=line.get_color())
+            mine = cflow == flow
+            t, y = ct[mine], values[col][mine]
+            line, = _plot(ax, t * scale, y, lw=0.5, alpha=0.7, label=f"flow {flow}" if len(shown) <= 4 else None)
+            z = (t >= z0) & (t <= z1)
+            _plot(zx, t[z] * 1e3, y[z], lw=0.9, color=line.get_color())
         if n > 1:
-            ax.plot(mean.index * scale, mean[col], color="k", lw=0.8, label=f"mean of {n} traced flows")
-            zm = mean[(mean.index >= z0) & (mean.index <= z1)]
-            zx.plot(zm.index * 1e3, zm[col], color="k", lw=1.4)
+            mt, my = _by_time(ct, values[col], "mean")
+            _plot(ax, mt * scale, my, color="k", lw=0.8, label=f"mean of {n} traced flows")
+            z = (mt >= z0) & (mt <= z1)
+            _plot(zx, mt[z] * 1e3, my[z], color="k", lw=1.4)
         for a in (ax, zx):
             a.set_ylabel(ylabel)
             if col == "alpha":
@@ -348,17 +415,18 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
 def plot_throughput(result: Result, path: PathLike = None) -> Figure:
     """Per-flow goodput (Gbps) vs time, with the aggregate of the traced flows."""
     scale, xlabel = _time_axis(result)
-    tp = result.throughput
+    tt, tflow, tg = (result._col("throughput", c) for c in ("t_s", "flow", "goodput_bps"))
+    tg = tg.astype(float)
     fig, (ax,), _ = _figure(zoom=False)
     _mark_warmup(ax, result, scale)
-    shown = _subset(tp["flow"].to_numpy())
-    protocols = dict(zip(result.flows["flow"], result.flows["protocol"]))
+    shown = _subset(tflow)
+    protocols = dict(zip(result._col("flows", "flow").tolist(), result._col("flows", "protocol").tolist()))
     for flow in shown:
-        s = tp[tp["flow"] == flow]
-        ax.plot(s["t_s"] * scale, s["goodput_bps"] / 1e9, lw=0.8,
-                label=f"flow {flow} ({protocols.get(flow, '?')})" if len(shown) <= 6 else None)
-    total = tp.groupby("t_s")["goodput_bps"].sum()
-    ax.plot(total.index * scale, total / 1e9, color="k", lw=1.4, label="aggregate")
+        mine = tflow == flow
+        _plot(ax, tt[mine] * scale, tg[mine] / 1e9, lw=0.8,
+              label=f"flow {flow} ({protocols.get(flow, '?')})" if len(shown) <= 6 else None)
+    total_t, total = _by_time(tt, tg, "sum")
+    _plot(ax, total_t * scale, total / 1e9, color="k", lw=1.4, label="aggregate")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("goodput (Gbps)")
     ax.set_xlim(0, result.duration_s * scale)
@@ -584,18 +652,17 @@ def plot_cps(result: Result, path: PathLike = None) -> Figure:
 
 def has_alpha(result: Result) -> bool:
     """Whether the window traces hold α (DCTCP-like flows): the window plot then has an α panel."""
-    c = result.cwnd
-    return bool(len(c)) and bool(np.isfinite(c["alpha"].to_numpy(dtype=float)).any())
+    return bool(np.isfinite(result._col("cwnd", "alpha").astype(float)).any())
 
 
 def plots_for(result: Result) -> dict[str, Callable[[Result, PathLike], Figure]]:
     """The figures ``dcsim run`` draws for this result: the queue always, windows and goodput when
     it has TCP flows, the sources' rates when it has L2 sources."""
     names = ["queue.png"]
-    if len(result.flows):
+    if result._rows("flows"):
         # named by content: cwnd_alpha.png with an α panel (DCTCP), cwnd.png without (NewReno, DX)
         names += ["cwnd_alpha.png" if has_alpha(result) else "cwnd.png", "throughput.png"]
-    if len(result.sources):
+    if result._rows("sources"):
         names += ["rates.png"]
     return {n: PLOTS[n] for n in names}
 

@@ -4,7 +4,7 @@ Every table, column, unit and window (after warm-up, whole run, sample, ...) is 
 :mod:`dcsim.schema`, which also makes the README's "Result tables" section and ``help(Result)``.
 
 Generated flows (``[[workloads]]``) have one row each in ``flows`` (their throughput and window are
-not sampled); :meth:`Result.fct_stats` gives AFCT, p50/p99 FCT and slowdown per protocol and
+not sampled); :meth:`Result.fct_stats` gives AFCT, p50/p99/p99.9 FCT and slowdown per protocol and
 flow-size bucket.
 """
 
@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import MutableMapping
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Union
 
 import numpy as np
-import pandas as pd
 
 from dcsim import schema
 from dcsim.scenario import Scenario, load_scenario
+
+if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (`dcsim run` needs none)
+    import pandas as pd
 
 __all__ = ["Result", "jain_index", "TABLES", "fct_stats", "bucket_labels"]
 
@@ -53,9 +56,15 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
     Counted: finite flows (size given) that started at or after warm-up. Columns: protocol,
     bucket, flows, finished (the others were still running at the end: the statistics cover the
     finished ones, so many unfinished flows bias them low), afct_s (mean FCT), fct_p50_s,
-    fct_p99_s (numpy's linear-interpolation percentiles), slowdown_mean, slowdown_p99.
+    fct_p99_s, fct_p999_s (numpy's linear-interpolation percentiles 50, 99, 99.9), slowdown_mean,
+    slowdown_p50, slowdown_p99, slowdown_p999 (slowdown = FCT / the flow's ideal FCT on an empty
+    network, the ``flows`` column; a p99.9 of fewer than 1000 flows interpolates between the
+    largest ones).
     """
-    cols = ["protocol", "bucket", "flows", "finished", "afct_s", "fct_p50_s", "fct_p99_s", "slowdown_mean", "slowdown_p99"]
+    import pandas as pd
+
+    cols = ["protocol", "bucket", "flows", "finished", "afct_s", "fct_p50_s", "fct_p99_s", "fct_p999_s",
+            "slowdown_mean", "slowdown_p50", "slowdown_p99", "slowdown_p999"]
     f = flows[np.isfinite(flows["size_bytes"].to_numpy(dtype=float)) & (flows["start_s"] >= warmup_s - 1e-12)]
     if f.empty:
         return pd.DataFrame(columns=cols)
@@ -73,7 +82,8 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
         return {
             "protocol": proto, "bucket": bucket, "flows": int(len(d)), "finished": int(done.sum()),
             "afct_s": float(ok.mean()) if ok.size else float("nan"), "fct_p50_s": q(ok, 50), "fct_p99_s": q(ok, 99),
-            "slowdown_mean": float(sl.mean()) if sl.size else float("nan"), "slowdown_p99": q(sl, 99),
+            "fct_p999_s": q(ok, 99.9), "slowdown_mean": float(sl.mean()) if sl.size else float("nan"),
+            "slowdown_p50": q(sl, 50), "slowdown_p99": q(sl, 99), "slowdown_p999": q(sl, 99.9),
         }
 
     for proto in sorted(f["protocol"].unique()):
@@ -130,7 +140,7 @@ class Result:
     def __init__(
         self,
         scenario: Scenario,
-        tables: dict[str, pd.DataFrame],
+        tables: "Union[dict[str, pd.DataFrame], _Tables]",
         *,
         wall_s: Optional[float] = None,
         engine_spec: Optional[dict] = None,
@@ -139,7 +149,7 @@ class Result:
         if missing:
             raise ValueError(f"result: the engine returned no table(s) {', '.join(missing)}; got {', '.join(tables)}")
         self.scenario = scenario
-        self.tables = tables
+        self.tables = tables if isinstance(tables, _Tables) else _Tables({}, dict(tables))
         self.wall_s = wall_s
         self.engine_spec = engine_spec if engine_spec is not None else scenario.to_engine_spec()
 
@@ -147,24 +157,25 @@ class Result:
     def from_engine(cls, scenario: Scenario, raw: dict, **kw: Any) -> "Result":
         """From ``_core.Simulation.results()``: a dict of tables, each a dict of equal-length columns.
 
-        Adds the label columns of :mod:`dcsim.schema` ("sw->r", "s0->r #0") as categoricals.
+        Each table becomes a DataFrame, with the label columns of :mod:`dcsim.schema` ("sw->r",
+        "s0->r #0") as categoricals, when it is first asked for: summaries and files need no
+        pandas (`dcsim run` does not import it).
 
         The numeric columns are not copied: the engine moved them into numpy arrays and the
         DataFrames use those arrays (``copy=False``), so a sampled series is held once (the
         memory bound, ``metrics.max_memory``, counts it so)."""
-        tables = {}
         for name, cols in raw.items():
             lengths = {c: len(v) for c, v in cols.items()}
             if len(set(lengths.values())) > 1:
                 raise ValueError(f"result: table {name!r} has columns of different lengths {lengths}")
-            tables[name] = pd.DataFrame({c: (np.asarray(v) if not isinstance(v, list) else v) for c, v in cols.items()},
-                                        copy=False)
-        _add_labels(tables)
-        return cls(scenario, tables, **kw)
+        return cls(scenario, _Tables({n: {c: v if isinstance(v, list) else np.asarray(v) for c, v in cols.items()}
+                                      for n, cols in raw.items()}, {}), **kw)
 
     @classmethod
     def from_dir(cls, out: Union[str, Path]) -> "Result":
         """Read back what :meth:`to_dir` wrote."""
+        import pandas as pd
+
         out = Path(out)
         scenario = load_scenario(out / "scenario.toml")
         tables = {
@@ -178,20 +189,36 @@ class Result:
         spec = json.loads(spec_path.read_text()) if spec_path.exists() else None
         return cls(scenario, tables, engine_spec=spec)
 
+    def _col(self, table: str, column: str) -> np.ndarray:
+        """One column as a numpy array, without building the DataFrame (strings: an object array)."""
+        return self.tables.column(table, column)
+
+    def _rows(self, table: str) -> int:
+        return self.tables.rows(table)
+
+    def _records(self, table: str, mask: Optional[np.ndarray] = None) -> list[dict]:
+        """The rows of ``table`` (where ``mask``) as dicts of Python values, without pandas."""
+        cols = self.tables.columns(table)
+        data = {c: self._col(table, c) for c in cols}
+        if mask is not None:
+            data = {c: v[mask] for c, v in data.items()}
+        lists = {c: v.tolist() for c, v in data.items()}
+        return [dict(zip(lists, vals)) for vals in zip(*lists.values())]
+
     # -- tables ---------------------------------------------------------------------------------
     @property
     def queue(self) -> pd.DataFrame:
-        """The ``queue`` table: samples of each monitored queue every metrics.queue_interval (for plots; statistics come from the exact trajectory in ports and queue_hist) (columns: see :data:`dcsim.schema.SCHEMA`)."""
+        """The ``queue`` table: samples of each monitored queue every metrics.queue_interval (for plots; statistics come from the exact trajectory in ports and queue_hist; an "auto" interval, the default, is lengthened to fit metrics.max_memory: the one used is in engine_spec.json) (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["queue"]
 
     @property
     def throughput(self) -> pd.DataFrame:
-        """The ``throughput`` table: each flow's goodput over each metrics.throughput_interval (columns: see :data:`dcsim.schema.SCHEMA`)."""
+        """The ``throughput`` table: each traced flow's goodput over each metrics.throughput_interval (traced: metrics.trace_flows, the first 100 by default) (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["throughput"]
 
     @property
     def cwnd(self) -> pd.DataFrame:
-        """The ``cwnd`` table: each running flow's window, α and SRTT every metrics.cwnd_interval (columns: see :data:`dcsim.schema.SCHEMA`)."""
+        """The ``cwnd`` table: each running traced flow's window, α and SRTT every metrics.cwnd_interval (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["cwnd"]
 
     @property
@@ -225,8 +252,8 @@ class Result:
 
     def port_labels(self) -> dict[Any, str]:
         """Port id -> "src->dst"."""
-        p = self.ports
-        return {pid: f"{s}->{d}" for pid, s, d in zip(p["port"], p["src"], p["dst"])}
+        ids, src, dst = (self._col("ports", c).tolist() for c in ("port", "src", "dst"))
+        return {pid: f"{s}->{d}" for pid, s, d in zip(ids, src, dst)}
 
     def plot(self, kind: str = "queue", path: Optional[Union[str, Path]] = None):
         """Draw one table; ``kind`` is the table's name:
@@ -310,18 +337,28 @@ class Result:
         return self.tables["cps"]
 
     def fct_stats(self) -> pd.DataFrame:
-        """AFCT, p50/p99 FCT and slowdown per protocol and flow-size bucket (metrics.fct_buckets),
+        """AFCT, p50/p99/p99.9 FCT and slowdown per protocol and flow-size bucket (metrics.fct_buckets),
         flows that started after warm-up (see :func:`fct_stats`)."""
         edges = [b.value for b in self.scenario.metrics.fct_buckets]
         return fct_stats(self.flows, edges, self.warmup_s)
 
+    def _listed_mask(self) -> np.ndarray:
+        """Rows of ``flows`` that are the scenario's [[flows]] (not generated by a workload)."""
+        n = self._rows("flows")
+        if "workload" not in self.tables.columns("flows"):
+            return np.ones(n, dtype=bool)
+        return ~np.isfinite(self._col("flows", "workload").astype(float))
+
     def summary(self) -> dict:
-        """Per-port utilization and queue statistics, per-flow goodput, Jain's index, totals (JSON-ready)."""
-        f = self.flows
+        """Per-port utilization and queue statistics, per-flow goodput, Jain's index, totals (JSON-ready).
+
+        Computed from the columns with numpy (no DataFrame is built; pandas is imported only for
+        the FCT groups of finite flows)."""
+        col = self._col
+        listed = self._listed_mask()
         flows = []
         # Generated flows (thousands) are summarised by their FCT statistics, not listed.
-        listed = self.listed_flows()
-        for row in listed.to_dict("records"):
+        for row in self._records("flows", listed):
             flows.append(
                 {
                     "flow": row["flow"],
@@ -354,7 +391,8 @@ class Result:
                 }
             )
         ports = []
-        for row in self.monitored_ports().to_dict("records"):
+        monitored = col("ports", "monitored").astype(bool)
+        for row in self._records("ports", monitored):
             ports.append(
                 {
                     "port": f"{row['src']}->{row['dst']}",
@@ -375,9 +413,11 @@ class Result:
                     "marks_whole_run": row["marks_whole_run"],
                 }
             )
-        c = {k: self.counters[k].iloc[0] for k in self.counters.columns} if len(self.counters) else {}
-        goodput = listed["goodput_bps"].to_numpy(dtype=float)
-        fin = f["fct_s"].to_numpy(dtype=float)
+        c = self._records("counters")[0] if self._rows("counters") else {}
+        f_goodput = col("flows", "goodput_bps").astype(float)
+        goodput = f_goodput[listed]
+        fin = col("flows", "fct_s").astype(float)
+        total = lambda t, k: int(np.sum(col(t, k))) if self._rows(t) else 0  # noqa: E731
         out = {
             "scenario": self.scenario.describe(),
             "duration_s": self.duration_s,
@@ -387,43 +427,46 @@ class Result:
             "events": c.get("events"),
             "events_per_wall_s": (c["events"] / self.wall_s) if (self.wall_s and "events" in c) else None,
             "packets": {k: c.get(k) for k in ("sent_pkts", "delivered_pkts", "dropped_pkts", "in_flight_pkts")},
-            "goodput_total_bps": float(np.nansum(f["goodput_bps"].to_numpy(dtype=float))),
+            "goodput_total_bps": float(np.nansum(f_goodput)),
             "goodput_mean_bps": float(np.nanmean(goodput)) if goodput.size else None,
-            "jain_index": self.jain_index() if goodput.size else None,
+            "jain_index": jain_index(goodput) if goodput.size else None,
             "flows_finished": int(np.sum(np.isfinite(fin))),
             "after_warmup": {
-                "delivered_bytes": int(f["delivered_bytes"].sum()),
-                "retransmits": int(f["retransmits"].sum()),
-                "timeouts": int(f["timeouts"].sum()),
-                "drops": int(self.ports["drops"].sum()),
-                "marks": int(self.ports["marks"].sum()),
+                "delivered_bytes": total("flows", "delivered_bytes"),
+                "retransmits": total("flows", "retransmits"),
+                "timeouts": total("flows", "timeouts"),
+                "drops": total("ports", "drops"),
+                "marks": total("ports", "marks"),
             },
             "whole_run": {
-                "delivered_bytes": int(f["delivered_bytes_whole_run"].sum()),
-                "retransmits": int(f["retransmits_whole_run"].sum()),
-                "timeouts": int(f["timeouts_whole_run"].sum()),
-                "drops": int(self.ports["drops_whole_run"].sum()),
-                "marks": int(self.ports["marks_whole_run"].sum()),
+                "delivered_bytes": total("flows", "delivered_bytes_whole_run"),
+                "retransmits": total("flows", "retransmits_whole_run"),
+                "timeouts": total("flows", "timeouts_whole_run"),
+                "drops": total("ports", "drops_whole_run"),
+                "marks": total("ports", "marks_whole_run"),
             },
             "ports": ports,
             "flows": flows,
         }
-        fs = self.fct_stats() if len(f) else pd.DataFrame()
-        if len(fs):
+        # FCT groups: only finite flows that started after warm-up count (see fct_stats); pandas
+        # is imported only when there are some.
+        sizes = col("flows", "size_bytes").astype(float)
+        timed = np.isfinite(sizes) & (col("flows", "start_s").astype(float) >= self.warmup_s - 1e-12)
+        fs = self.fct_stats() if timed.any() else None
+        if fs is not None and len(fs):
             out["fct_groups"] = [
                 {"fct_group": "all" if r["protocol"] == r["bucket"] == "all" else f"{r['protocol']} {r['bucket']}", **{k: r[k] for k in fs.columns if k not in ("protocol", "bucket")}}
                 for r in fs.to_dict("records")
             ]
-        if len(self.workloads):
-            out["workloads"] = [self._workload_summary(r) for r in self.workloads.to_dict("records")]
-        src = self.sources
-        if len(src):
+        if self._rows("workloads"):
+            out["workloads"] = [self._workload_summary(r) for r in self._records("workloads")]
+        if self._rows("sources"):
             keep = ("source", "label", "scheme", "rate_final_bps", "goodput_bps", "sent_frames", "sent_bytes",
                     "delivered_bytes", "dropped_frames", "feedback_frames", "loop_delay_mean_s", "loop_delay_min_s",
                     "loop_delay_max_s", "fct_s")
-            out["sources"] = [{k: r[k] for k in keep} for r in src.to_dict("records")]
-            sent, dropped = int(src["sent_frames"].sum()), int(src["dropped_frames"].sum())
-            out["l2_goodput_total_bps"] = float(np.nansum(src["goodput_bps"].to_numpy(dtype=float)))
+            out["sources"] = [{k: r[k] for k in keep} for r in self._records("sources")]
+            sent, dropped = total("sources", "sent_frames"), total("sources", "dropped_frames")
+            out["l2_goodput_total_bps"] = float(np.nansum(col("sources", "goodput_bps").astype(float)))
             out["l2_dropped_frames"] = dropped
             out["l2_drop_pct"] = 100.0 * dropped / sent if sent else None
         return _jsonable(out)
@@ -434,10 +477,13 @@ class Result:
         out = {"workload": w, "kind": r["kind"], "link": r["link"], "target_load": r["target_load"],
                "realised_load": r["realised_load"], "flows": r["flows"], "bytes": r["bytes"]}
         if r["kind"] == "incast":
-            rd = self.rounds[self.rounds["workload"] == w] if len(self.rounds) else self.rounds
-            comp = rd["completion_s"].to_numpy(dtype=float) if len(rd) else np.array([])
+            if self._rows("rounds"):
+                mine = self._col("rounds", "workload") == w
+                comp = self._col("rounds", "completion_s").astype(float)[mine]
+            else:
+                mine, comp = np.zeros(0, dtype=bool), np.array([])
             done = comp[np.isfinite(comp)]
-            out.update({"rounds": int(len(rd)), "rounds_completed": int(done.size),
+            out.update({"rounds": int(mine.sum()), "rounds_completed": int(done.size),
                         "round_completion_mean_s": float(done.mean()) if done.size else None,
                         "round_completion_max_s": float(done.max()) if done.size else None})
         return out
@@ -453,7 +499,7 @@ class Result:
         files = []
         for name in TABLES:
             path = out / f"{name}.parquet"
-            self.tables[name].to_parquet(path, index=False)
+            self.tables.write_parquet(name, path)
             files.append(path)
         for name, text in (
             ("scenario.toml", self.scenario.to_toml()),
@@ -466,51 +512,186 @@ class Result:
         return files
 
     def __repr__(self) -> str:
-        rows = ", ".join(f"{t}={len(self.tables[t])}" for t in TABLES)
+        rows = ", ".join(f"{t}={self._rows(t)}" for t in TABLES)
         return f"Result({self.scenario.describe()!r}; rows: {rows})"
 
 
-def _labels(ids: np.ndarray, names: dict) -> pd.Categorical:
-    """The categorical of ``names[id]`` for each id (NaN where an id has no name), categories sorted.
+class _Label:
+    """A label column as codes into sorted categories (-1: no name): a pandas Categorical or an
+    Arrow dictionary array without a column of Python strings."""
+
+    __slots__ = ("codes", "categories")
+
+    def __init__(self, codes: np.ndarray, categories: list) -> None:
+        self.codes, self.categories = codes, categories
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def categorical(self):
+        import pandas as pd
+
+        return pd.Categorical.from_codes(self.codes, categories=self.categories)
+
+    def arrow(self):
+        import pyarrow as pa
+
+        codes = np.ascontiguousarray(self.codes, dtype=np.int32)
+        valid = codes >= 0
+        bitmap = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
+        idx = pa.Array.from_buffers(pa.int32(), len(codes), [bitmap, pa.py_buffer(codes)])
+        return pa.DictionaryArray.from_arrays(idx, _arrow_array([str(c) for c in self.categories]))
+
+
+def _arrow_array(v: Union[np.ndarray, list]):
+    """An engine column as an Arrow array, built from its buffers: ``pyarrow.array()`` would
+    import pandas (0.3 s) to ask whether ``v`` is a pandas object. Strings (a list) become
+    large_string, NaN becomes null (as pandas writes them), bool is bit-packed."""
+    import pyarrow as pa
+
+    if isinstance(v, list):
+        enc = [x.encode("utf-8") for x in v]
+        offsets = np.zeros(len(enc) + 1, dtype=np.int64)
+        np.cumsum([len(b) for b in enc], out=offsets[1:])
+        return pa.Array.from_buffers(pa.large_string(), len(enc), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(enc))])
+    v = np.ascontiguousarray(v)
+    if v.dtype == np.bool_:
+        return pa.Array.from_buffers(pa.bool_(), len(v), [None, pa.py_buffer(np.packbits(v, bitorder="little"))])
+    valid = ~np.isnan(v) if v.dtype.kind == "f" else None
+    bitmap = None if valid is None or valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    return pa.Array.from_buffers(pa.from_numpy_dtype(v.dtype), len(v), [bitmap, pa.py_buffer(v)])
+
+
+def _labels(ids: np.ndarray, names: dict) -> _Label:
+    """The label ``names[id]`` of each id (none where an id has no name), categories sorted.
 
     Built from codes through a lookup table indexed by id, never through a column of Python
     strings: a sampled series of 10^7 rows costs its int32 codes (and then pandas' int8/int16
     ones), not 10^7 object pointers and a hash table (the memory bound counts these codes)."""
     categories = sorted(set(names.values()), key=str)
-    if not len(ids):
-        return pd.Categorical([], categories=categories)
     code_of = {c: i for i, c in enumerate(categories)}
-    keys = [k for k in names if isinstance(k, (int, np.integer)) and 0 <= k]
     ids = np.asarray(ids)
+    if not len(ids):
+        return _Label(np.zeros(0, dtype=np.int32), categories)
+    keys = [k for k in names if isinstance(k, (int, np.integer)) and 0 <= k]
     if ids.dtype.kind not in "iu" or not keys:
-        values = pd.Series(ids).map(names)  # small tables (ids of another dtype): the plain way
-        return pd.Categorical(values, categories=categories)
+        # small tables (ids of another dtype): the plain way
+        return _Label(np.array([code_of.get(names.get(i), -1) for i in ids.tolist()], dtype=np.int32), categories)
     top = int(max(max(keys), ids.max())) + 1
     lut = np.full(top, -1, dtype=np.int32)
     for k in keys:
         lut[int(k)] = code_of[names[k]]
     codes = lut[ids] if ids.min() >= 0 else np.where(ids >= 0, lut[np.clip(ids, 0, None)], -1).astype(np.int32)
-    return pd.Categorical.from_codes(codes, categories=categories)
+    return _Label(codes, categories)
 
 
-def _add_labels(tables: dict[str, pd.DataFrame]) -> None:
-    """Insert the label columns of :mod:`dcsim.schema` (categoricals) next to the ids they name."""
-    ports, flows, sources = tables.get("ports"), tables.get("flows"), tables.get("sources")
-    port_names = {} if ports is None else dict(zip(ports["port"], ports["src"].astype(str) + "->" + ports["dst"].astype(str)))
-    flow_names = {} if flows is None else {
-        f: f"{s}->{d} #{f}" for f, s, d in zip(flows["flow"], flows["src"], flows["dst"])}
-    source_names = {} if sources is None or sources.empty else {
-        i: f"{s}->{d} #{i}" for i, s, d in zip(sources["source"], sources["src"], sources["dst"])}
-    for table, labels in schema.LABEL_COLUMNS.items():
-        df = tables.get(table)
-        if df is None:
-            continue
-        for label in labels:
-            key, names = {"port_label": ("port", port_names), "source_label": ("source", source_names)}.get(
-                label, ("flow", flow_names))
-            if key not in df.columns or label in df.columns:
-                continue
-            df.insert(df.columns.get_loc(key) + 1, label, _labels(df[key].to_numpy(), names))
+class _Tables(MutableMapping):
+    """The result tables by name. Engine columns (numpy arrays; strings as lists) become a pandas
+    DataFrame, with the label columns of :mod:`dcsim.schema` inserted next to the ids they name,
+    when a table is first asked for; :meth:`column`, :meth:`rows` and :meth:`write_parquet`
+    need no pandas."""
+
+    def __init__(self, raw: dict[str, dict], frames: dict) -> None:
+        self._raw = raw
+        self._frames = frames
+        self._names: Optional[dict] = None
+
+    # -- mapping
+    def __getitem__(self, name: str) -> "pd.DataFrame":
+        if name not in self._frames:
+            if name not in self._raw:
+                raise KeyError(name)
+            import pandas as pd
+
+            cols = {c: (v.categorical() if isinstance(v, _Label) else v) for c, v in self._labelled(name).items()}
+            self._frames[name] = pd.DataFrame(cols, copy=False)
+            del self._raw[name]  # the DataFrame uses the same arrays: the columns are held once
+        return self._frames[name]
+
+    def __setitem__(self, name: str, df: "pd.DataFrame") -> None:
+        self._raw.pop(name, None)
+        self._frames[name] = df
+
+    def __delitem__(self, name: str) -> None:
+        if name not in self._frames and name not in self._raw:
+            raise KeyError(name)
+        self._raw.pop(name, None)
+        self._frames.pop(name, None)
+
+    def __iter__(self) -> Iterator[str]:
+        # A snapshot: reading a table while iterating moves it from the columns to the frames.
+        return iter([*self._frames, *(n for n in self._raw if n not in self._frames)])
+
+    def __len__(self) -> int:
+        return len(set(self._frames) | set(self._raw))
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._frames or name in self._raw
+
+    def frames(self) -> dict:
+        """The tables already built as DataFrames."""
+        return self._frames
+
+    # -- columns without pandas
+    def columns(self, name: str) -> list[str]:
+        """The engine's columns of ``name`` (without the label columns), or a DataFrame's."""
+        return list(self._frames[name].columns) if name in self._frames else list(self._raw[name])
+
+    def column(self, name: str, col: str) -> np.ndarray:
+        if name in self._frames:
+            return self._frames[name][col].to_numpy()
+        v = self._raw[name][col]
+        return np.array(v, dtype=object) if isinstance(v, list) else v
+
+    def rows(self, name: str) -> int:
+        if name in self._frames:
+            return len(self._frames[name])
+        return len(next(iter(self._raw[name].values()), ()))
+
+    def write_parquet(self, name: str, path: Path) -> None:
+        """Write one table; an unbuilt one straight from its columns with pyarrow (label columns as
+        dictionary arrays, read back by pandas as the same categoricals)."""
+        if name in self._frames:
+            self._frames[name].to_parquet(path, index=False)
+            return
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        cols = self._labelled(name)
+        arrays = [v.arrow() if isinstance(v, _Label) else _arrow_array(v) for v in cols.values()]
+        pq.write_table(pa.table(arrays, names=list(cols)), path)
+
+    # -- labels
+    def _label_names(self) -> dict[str, dict]:
+        """Port id -> "src->dst", flow id -> "src->dst #id", L2 source id -> "src->dst #id"."""
+        if self._names is None:
+            def triples(table: str, key: str) -> list:
+                if table not in self or not self.rows(table):
+                    return []
+                return list(zip(*(self.column(table, c).tolist() for c in (key, "src", "dst"))))
+
+            self._names = {
+                "port_label": {p: f"{s}->{d}" for p, s, d in triples("ports", "port")},
+                "flow_label": {f: f"{s}->{d} #{f}" for f, s, d in triples("flows", "flow")},
+                "source_label": {i: f"{s}->{d} #{i}" for i, s, d in triples("sources", "source")},
+            }
+        return self._names
+
+    def _labelled(self, name: str) -> dict:
+        """The engine's columns of ``name`` with its label columns (:class:`_Label`) inserted."""
+        cols = dict(self._raw[name])
+        labels = schema.LABEL_COLUMNS.get(name, [])
+        if not labels:
+            return cols
+        names = self._label_names()
+        out: dict = {}
+        for c, v in cols.items():
+            out[c] = v
+            for label in labels:
+                key = {"port_label": "port", "source_label": "source"}.get(label, "flow")
+                if key == c and label not in cols:
+                    out[label] = _labels(v, names.get(label, names["flow_label"]))
+        return out
 
 
 Result.__doc__ = (Result.__doc__ or "") + "\n".join("    " + line for line in schema.docstring().splitlines()) + "\n"

@@ -1,8 +1,9 @@
 """``dcsim run FILE.toml``: validate, simulate with a progress bar, print a summary, write files.
 
 Order matters: the scenario is validated before anything runs (exit 2 on a bad file); after the
-run every table is written as Parquet plus summary.json first, then the plots, so a plot failure
-loses nothing computed (it is reported and the exit status is 1).
+run every table is written as Parquet plus summary.json by this process, the plots by another
+one (:mod:`dcsim._plot_worker`) at the same time, so a plot failure loses nothing computed (it is
+reported and the exit status is 1).
 """
 
 from __future__ import annotations
@@ -181,14 +182,33 @@ def print_fct(summary: dict, console: Console) -> None:
     if not groups:
         return
     t = Table(title="Flow completion times (finite flows started after warm-up)")
-    for col in ("protocol / size", "flows", "finished", "AFCT ms", "p50 ms", "p99 ms", "slowdown mean", "slowdown p99"):
+    for col in ("protocol / size", "flows", "finished", "AFCT ms", "p50 ms", "p99 ms", "p99.9 ms", "slowdown mean",
+                "slowdown p50", "slowdown p99", "slowdown p99.9"):
         t.add_column(col, justify="left" if col == "protocol / size" else "right")
     ms = lambda x: _num(None if x is None else 1e3 * x, ".3f")  # noqa: E731
     for g in groups:
         t.add_row(g["fct_group"], _num(g["flows"], "d"), _num(g["finished"], "d"), ms(g["afct_s"]), ms(g["fct_p50_s"]),
-                  ms(g["fct_p99_s"]), _num(g["slowdown_mean"], ".2f"), _num(g["slowdown_p99"], ".2f"))
+                  ms(g["fct_p99_s"]), ms(g["fct_p999_s"]), _num(g["slowdown_mean"], ".2f"),
+                  _num(g["slowdown_p50"], ".2f"), _num(g["slowdown_p99"], ".2f"), _num(g["slowdown_p999"], ".2f"))
     t.caption = "slowdown = FCT / FCT on an empty network (propagation RTT + serialisation at the path's bottleneck)"
     console.print(t)
+
+
+def _print_summary(result: Result, summary: dict, console: Console, fmt: str) -> None:
+    """The summary on stdout as a table, JSON or CSV (the flows table)."""
+    try:
+        if fmt == "json":
+            console.print_json(json.dumps(summary))
+        elif fmt == "csv":
+            result.flows.to_csv(sys.stdout, index=False)
+        else:
+            print_summary(summary, console)
+        console.file.flush()
+    except BrokenPipeError:
+        # The reader went away (`dcsim run ... | head -1`): the output directory is still written.
+        # Further writes to stdout go nowhere, so that Python's exit does not fail on them.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def parse_set(item: str) -> tuple[str, object]:
@@ -296,10 +316,31 @@ def run_scenario_file(
     fmt: str = "table",
     sets: Sequence[str] = (),
     force: bool = False,
+    plot_worker=None,
 ) -> Result:
     """Validate ``scenario`` (exit 2 via ``fail`` if invalid), apply ``--set`` changes, run it,
     print the summary (``fmt``: table, json or csv), and write everything into ``out``, which
-    replaces the previous run's directory whole (never a mix of old and new files)."""
+    replaces the previous run's directory whole (never a mix of old and new files).
+
+    With ``plots``, a separate process draws them (:mod:`dcsim._plot_worker`; ``plot_worker``: one
+    the caller started already, as the CLI does before importing this module): it imports
+    matplotlib while this one validates and runs, and draws while this one prints the summary and
+    writes the tables."""
+    worker = plot_worker
+    if plots and worker is None:
+        from dcsim._plot_worker import PlotWorker
+
+        worker = PlotWorker()
+    try:
+        return _run_scenario_file(scenario, out, worker=worker, console=console, fail=fail, fmt=fmt, sets=sets,
+                                  force=force)
+    finally:
+        if worker is not None:
+            worker.stop()
+
+
+def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, console: Console,
+                       fail: Callable[[str], None], fmt: str, sets: Sequence[str], force: bool) -> Result:
     try:
         sc = load_scenario(scenario)
         changes = dict(parse_set(item) for item in sets)
@@ -340,33 +381,17 @@ def run_scenario_file(
             fail(f"{scenario}: invalid scenario\n{e}")
             raise
     summary = result.summary()
-    try:
-        if fmt == "json":
-            console.print_json(json.dumps(summary))
-        elif fmt == "csv":
-            result.flows.to_csv(sys.stdout, index=False)
-        else:
-            print_summary(summary, console)
-        console.file.flush()
-    except BrokenPipeError:
-        # The reader went away (`dcsim run ... | head -1`): the output directory is still written.
-        # Further writes to stdout go nowhere, so that Python's exit does not fail on them.
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    plot_errors = []
+    plot_errors: list[str] = []
     # Everything is written into a temporary directory that replaces `out` only when complete:
     # Ctrl-C or a crash never leaves a half-written directory, nor stale files of an older run.
     with atomic_dir(out) as tmp:
-        files = result.to_dir(tmp)
-        if plots:
-            from dcsim.plotting import plots_for
-
-            for name, fn in plots_for(result).items():
-                try:
-                    fn(result, tmp / name)
-                    files.append(tmp / name)
-                except Exception as e:  # a plot must never lose the tables already written
-                    plot_errors.append(f"{name}: {type(e).__name__}: {e}")
+        if worker is not None:
+            worker.send(result, tmp)  # it draws while the summary is printed and the tables written
+        _print_summary(result, summary, console, fmt)
+        files = result.to_dir(tmp)  # tables first: a plot failure never loses them
+        if worker is not None:
+            drawn, plot_errors = worker.finish()
+            files += [tmp / name for name in drawn]
         files.append(write_manifest(tmp, files))
     info.print(f"files in {out}/: " + ", ".join(p.name for p in files), soft_wrap=True)
     if plot_errors:

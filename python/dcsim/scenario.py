@@ -74,6 +74,7 @@ __all__ = [
     "Aqm",
     "Node",
     "Link",
+    "Tier",
     "FlowGroup",
     "DelayedAck",
     "Run",
@@ -114,7 +115,11 @@ TCP_OPTIONS = ("ecn_response", "cwr_freeze", "sack", "abc", "ce_quickack", "dctc
 #: DX's R0 (base RTT): the minimum RTT sample seen, or the path's exact base RTT, or a time.
 DX_R0_MODES = ("min", "path")
 AQM_KINDS = ("droptail", "threshold", "red", "choke", "modified_choke")
-TOPOLOGIES = ("dumbbell", "graph", "tree", "parking_lot")
+TOPOLOGIES = ("dumbbell", "graph", "tree", "parking_lot", "leaf_spine", "fat_tree")
+#: Data-center fabrics (built with ECMP), and the tiers of links each has ([network.tiers.NAME]).
+FABRIC_TIERS = {"leaf_spine": ("host", "leaf_spine"), "fat_tree": ("host", "edge_agg", "agg_core")}
+#: One-way propagation delay of every fabric link when neither network.delay nor a tier gives one, s.
+DEFAULT_FABRIC_DELAY_S = 1e-6
 #: CHOKe's rules for when the m drawn packets match the arrival (see crates/dcsim-core/src/aqm/choke.rs).
 CHOKE_MATCH = ("all", "any")
 NODE_KINDS = ("host", "switch")
@@ -760,6 +765,18 @@ class Link(_Model):
         return self
 
 
+class Tier(_Model):
+    """One tier of a fabric's links ([network.tiers.host], [network.tiers.leaf_spine], ...): any of
+    ``rate``, ``delay`` (one-way propagation), ``buffer`` and ``aqm`` of the switch egress ports of
+    its links, each overriding the network-wide value (``host_link`` / the derived leaf-spine rate,
+    ``delay``, ``buffer``, ``aqm``)."""
+
+    rate: Optional[Rate] = None
+    delay: Optional[Time] = None
+    buffer: Optional[SizeQ] = None
+    aqm: Optional[Aqm] = None
+
+
 def _hosts_v(v: Any) -> Union[int, list[int]]:
     """Hosts per rack: one whole number for every rack, or a list with one per rack."""
     if isinstance(v, (list, tuple)):
@@ -790,7 +807,22 @@ class Network(_Model):
     per hop; ``attach = {S1 = "C1", R1 = "C3"}`` hangs each host on its own ``host_link`` (default
     ``link``, propagation ``host_delay``, default 1 us) off a switch; ``buffer`` (default 128 KB,
     the DSM paper's) and ``aqm`` on every switch port; the monitored queues are the chain's
-    forward ports C1->C2, C2->C3, ..."""
+    forward ports C1->C2, C2->C3, ...
+
+    ``leaf_spine``: ``leaves`` leaf switches ``leaf0..``, ``spines`` spine switches ``spine0..``,
+    each leaf linked to every spine, ``hosts_per_leaf`` hosts ``h0..`` leaf by leaf (host i on leaf
+    i // hosts_per_leaf) on ``host_link``; the leaf-spine links run at hosts_per_leaf x host_link /
+    (spines x ``oversubscription``) (default 1: full bisection), or at ``tiers.leaf_spine.rate``.
+    ``fat_tree``: the k-ary fat-tree (Al-Fares et al. 2008; ``k`` even >= 2): k pods of k/2 edge
+    switches ``edge{e}`` and k/2 aggregation switches ``agg{a}`` (numbered pod by pod), (k/2)^2 core
+    switches ``core{c}``, k^3/4 hosts ``h0..`` (k/2 per edge switch, edge by edge); every link at
+    ``host_link`` unless a tier says otherwise. In both, every link has ``delay`` of one-way
+    propagation (default 1 us), every switch port ``buffer`` and ``aqm``; ``[network.tiers.NAME]``
+    (leaf_spine: ``host``, ``leaf_spine``; fat_tree: ``host``, ``edge_agg``, ``agg_core``) overrides
+    ``rate``, ``delay``, ``buffer`` and ``aqm`` for the links of one tier. Switches spread flows over
+    equal-cost next hops by a seeded 5-tuple hash (ECMP): ``ecmp_seed`` (an integer; default the
+    run's seed). A ``graph`` uses ECMP only when ``ecmp_seed`` is given (else the first shortest
+    path found, as before)."""
 
     topology: str = "dumbbell"
     # dumbbell (and tree: bottleneck, rtt, buffer, aqm)
@@ -816,6 +848,15 @@ class Network(_Model):
     delay: Optional[Time] = None
     host_delay: Optional[Time] = None
     attach: Optional[dict[str, str]] = None
+    # leaf_spine / fat_tree (and host_link, delay, buffer, aqm)
+    leaves: Optional[Int] = None
+    spines: Optional[Int] = None
+    hosts_per_leaf: Optional[Int] = None
+    oversubscription: Optional[Float] = None
+    k: Optional[Int] = None
+    tiers: Optional[dict[str, Tier]] = None
+    # graph, leaf_spine, fat_tree
+    ecmp_seed: Optional[Int] = None
     # all
     packet_bytes: Int = ENGINE_DEFAULTS["packet_bytes"]
     header_bytes: Int = ENGINE_DEFAULTS["header_bytes"]
@@ -828,6 +869,12 @@ class Network(_Model):
         "racks", "hosts", "host_link", "core_link", "bottleneck", "bottleneck_hosts", "rtt", "buffer", "aqm",
     )
     _PARKING: ClassVar[tuple[str, ...]] = ("switches", "link", "delay", "host_link", "host_delay", "attach", "buffer", "aqm")
+    _FABRIC: ClassVar[dict[str, tuple[str, ...]]] = {
+        "leaf_spine": ("leaves", "spines", "hosts_per_leaf", "oversubscription", "host_link", "delay", "buffer", "aqm",
+                       "tiers", "ecmp_seed"),
+        "fat_tree": ("k", "host_link", "delay", "buffer", "aqm", "tiers", "ecmp_seed"),
+    }
+    _FABRIC_ONLY: ClassVar[tuple[str, ...]] = ("leaves", "spines", "hosts_per_leaf", "oversubscription", "k", "tiers")
 
     @model_validator(mode="after")
     def _check(self) -> "Network":
@@ -840,6 +887,17 @@ class Network(_Model):
                 f"{self.packet_bytes} (header_bytes {self.header_bytes}) is out of range; "
                 f"allowed 1 <= header_bytes < packet_bytes <= {top}",
             )
+        if self.topology in FABRIC_TIERS:
+            self._check_fabric()
+            return self
+        for name in self._FABRIC_ONLY:
+            if getattr(self, name) is not None:
+                raise _err(name, 'only for topology = "leaf_spine" or "fat_tree"')
+        if self.ecmp_seed is not None:
+            if self.topology != "graph":
+                raise _err("ecmp_seed", f'not for topology = "{self.topology}" (it has one path between any two hosts); '
+                                        'allowed with "graph", "leaf_spine" and "fat_tree"')
+            self._check_ecmp_seed()
         if self.topology == "parking_lot":
             self._check_parking_lot()
             return self
@@ -1017,6 +1075,128 @@ class Network(_Model):
             self._fill("aqm", Aqm(kind="droptail"))
         self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
 
+    def _check_ecmp_seed(self) -> None:
+        if self.ecmp_seed is not None and not (0 <= self.ecmp_seed < 2**64):
+            raise _err("ecmp_seed", f"{self.ecmp_seed} is out of range; allowed 0 .. 2^64-1")
+
+    def _check_fabric(self) -> None:
+        """leaf_spine / fat_tree: sizes, rates (the derived leaf-spine rate too), delays, queues."""
+        own = self._FABRIC[self.topology]
+        known = set(self._DUMBBELL + self._GRAPH + self._TREE + self._PARKING + self._FABRIC_ONLY)
+        for name in sorted(known - set(own)):
+            if getattr(self, name) is not None:
+                raise _err(name, f'not for topology = "{self.topology}"; it takes ' + ", ".join(own))
+        self._check_ecmp_seed()
+        top_nodes, top_links = LIMITS["max_nodes"], LIMITS["max_links"]
+        if self.topology == "leaf_spine":
+            for name in ("leaves", "spines", "hosts_per_leaf"):
+                v = getattr(self, name)
+                if v is None:
+                    raise _err(name, f"required for a leaf-spine, e.g. {name} = 4")
+                if not (1 <= v <= top_nodes):
+                    raise _err(name, f"{v} is out of range; allowed 1 .. {top_nodes}")
+            nodes = self.leaves * self.hosts_per_leaf + self.leaves + self.spines
+            links = self.leaves * self.hosts_per_leaf + self.leaves * self.spines
+            if nodes > top_nodes or links > top_links:
+                raise _err("hosts_per_leaf", f"{self.leaves} leaves x {self.hosts_per_leaf} hosts and {self.spines} spines "
+                                             f"make {nodes} nodes and {links} links; allowed at most {top_nodes} nodes "
+                                             f"and {top_links} links")
+        else:
+            kmax = LIMITS["max_fat_tree_k"]
+            if self.k is None:
+                raise _err("k", "required for a fat-tree: the switch port count, an even number, e.g. k = 4")
+            if not (2 <= self.k <= kmax) or self.k % 2:
+                raise _err("k", f"{self.k} is out of range; allowed an even k in 2 .. {kmax} (k pods of k/2 edge and "
+                                f"k/2 aggregation switches, k^3/4 hosts)")
+        if self.host_link is None:
+            raise _err("host_link", 'required for a fabric: the host link rate, e.g. host_link = "10Gbps"')
+        _positive_rate("host_link", self.host_link)
+        if self.delay is None:
+            self._fill("delay", DEFAULT_FABRIC_DELAY_S)
+        if not self.delay >= 0:
+            raise _err("delay", f"{time_str(self.delay)} is negative; allowed >= 0 s")
+        if self.buffer is None:
+            raise _err("buffer", 'required for a fabric: every switch port\'s buffer, e.g. buffer = "200pkt" '
+                                 '(a tier may override it)')
+        _amount("buffer", self.buffer, self.packet_bytes)
+        if self.aqm is None:
+            self._fill("aqm", Aqm(kind="droptail"))
+        self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
+        allowed = FABRIC_TIERS[self.topology]
+        tiers = self.tiers or {}
+        for name, t in tiers.items():
+            if name not in allowed:
+                raise _err(f"tiers.{name}", f"{name!r} is not a tier of a {self.topology}; allowed: {', '.join(allowed)}")
+            f = f"tiers.{name}"
+            if t.rate is not None:
+                _positive_rate(f"{f}.rate", t.rate)
+            if t.delay is not None and not t.delay >= 0:
+                raise _err(f"{f}.delay", f"{time_str(t.delay)} is negative; allowed >= 0 s")
+            if t.buffer is not None:
+                _amount(f"{f}.buffer", t.buffer, self.packet_bytes)
+            if t.aqm is not None or t.buffer is not None:
+                (t.aqm or self.aqm).check_against_buffer(t.buffer or self.buffer, self.packet_bytes, f"{f}.aqm")
+        if self.topology == "leaf_spine":
+            fixed = tiers.get("leaf_spine") is not None and tiers["leaf_spine"].rate is not None
+            if fixed and self.oversubscription is not None:
+                raise _err("oversubscription", "give either oversubscription or tiers.leaf_spine.rate, not both (the "
+                                               "ratio sets the leaf-spine rate)")
+            if self.oversubscription is None:
+                self._fill("oversubscription", 1.0)
+            o = self.oversubscription
+            if not o > 0:
+                raise _err("oversubscription", f"{o!r} is out of range; allowed > 0 (hosts_per_leaf x host_link / "
+                                               "(spines x leaf-spine rate), e.g. 1 for full bisection, 3 for 3:1)")
+            if not fixed:
+                rate = self.tier_rate("leaf_spine")
+                if not (MIN_RATE_BPS <= rate <= MAX_RATE_BPS):
+                    shown = rate_str(rate) if rate >= 1 else f"{rate:.3g} bit/s"
+                    raise _err("oversubscription", f"{o:g} leaves the leaf-spine links at {shown} (= {self.hosts_per_leaf} "
+                                                   f"x {rate_str(self.host_link)} / ({self.spines} x {o:g})); allowed a "
+                                                   f"ratio that keeps them in 1Kbps .. 10Tbps")
+
+    def tier(self, name: str) -> "Tier":
+        """The given overrides of fabric tier ``name`` (an empty Tier if none)."""
+        return (self.tiers or {}).get(name) or Tier()
+
+    def tier_rate(self, name: str) -> float:
+        """Rate of fabric tier ``name``, bit/s: its override, else the leaf-spine rule, else host_link."""
+        t = self.tier(name)
+        if t.rate is not None:
+            return t.rate
+        if name == "leaf_spine":
+            return self.hosts_per_leaf * self.host_link / (self.spines * (self.oversubscription or 1.0))
+        return self.host_link
+
+    def tier_delay(self, name: str) -> float:
+        t = self.tier(name)
+        return t.delay if t.delay is not None else self.delay
+
+    def tier_queue(self, name: str) -> tuple[Size, "Aqm"]:
+        t = self.tier(name)
+        return (t.buffer or self.buffer, t.aqm or self.aqm)
+
+    def fabric_hosts(self) -> int:
+        if self.topology == "leaf_spine":
+            return int(self.leaves) * int(self.hosts_per_leaf)
+        return int(self.k) ** 3 // 4
+
+    def fabric_hops(self, a: str, b: str) -> Optional[list[str]]:
+        """The tiers of the links on a shortest path between fabric hosts a and b (None: not hosts)."""
+        try:
+            i, j = int(a[1:]), int(b[1:])
+        except ValueError:
+            return None
+        if self.topology == "leaf_spine":
+            same = i // self.hosts_per_leaf == j // self.hosts_per_leaf
+            return ["host", "host"] if same else ["host", "leaf_spine", "leaf_spine", "host"]
+        half = self.k // 2
+        if i // half == j // half:
+            return ["host", "host"]
+        if i // (half * half) == j // (half * half):
+            return ["host", "edge_agg", "edge_agg", "host"]
+        return ["host", "edge_agg", "agg_core", "agg_core", "edge_agg", "host"]
+
     def switch_names(self) -> list[str]:
         """Parking lot: C1 .. Cn."""
         return [f"C{i + 1}" for i in range(int(self.switches or 0))]
@@ -1054,6 +1234,9 @@ class Network(_Model):
         if self.topology == "parking_lot":
             switches = set(self.switch_names())
             return self.link if a in switches and b in switches else self.host_link
+        if self.topology in FABRIC_TIERS:
+            tier = next(t for x, y, t in self.fabric_links() if {x, y} == {a, b})
+            return self.tier_rate(tier)
         return next((link.rate for link in self.links if {link.a, link.b} == {a, b}), None)
 
     def default_bottleneck_port(self) -> Optional[str]:
@@ -1073,7 +1256,30 @@ class Network(_Model):
         """Base RTT per sender, s (dumbbell)."""
         return list(self.rtt) if isinstance(self.rtt, list) else [self.rtt]
 
+    def fabric_switches(self) -> list[str]:
+        """Switch names of a leaf-spine or fat-tree, in the engine's order."""
+        if self.topology == "leaf_spine":
+            return [f"leaf{i}" for i in range(self.leaves)] + [f"spine{j}" for j in range(self.spines)]
+        e, c = self.k * self.k // 2, (self.k // 2) ** 2
+        return [f"edge{i}" for i in range(e)] + [f"agg{i}" for i in range(e)] + [f"core{i}" for i in range(c)]
+
+    def fabric_links(self) -> list[tuple[str, str, str]]:
+        """The links of a leaf-spine or fat-tree as (a, b, tier), in the engine's order."""
+        out = []
+        if self.topology == "leaf_spine":
+            h = self.hosts_per_leaf
+            out += [(f"h{i}", f"leaf{i // h}", "host") for i in range(self.fabric_hosts())]
+            out += [(f"leaf{i}", f"spine{j}", "leaf_spine") for i in range(self.leaves) for j in range(self.spines)]
+            return out
+        half = self.k // 2
+        out += [(f"h{i}", f"edge{i // half}", "host") for i in range(self.fabric_hosts())]
+        out += [(f"edge{e}", f"agg{(e // half) * half + j}", "edge_agg") for e in range(self.k * half) for j in range(half)]
+        out += [(f"agg{a}", f"core{(a % half) * half + j}", "agg_core") for a in range(self.k * half) for j in range(half)]
+        return out
+
     def node_names(self) -> list[str]:
+        if self.topology in FABRIC_TIERS:
+            return [f"h{i}" for i in range(self.fabric_hosts())] + self.fabric_switches()
         if self.topology == "dumbbell":
             return [f"s{i}" for i in range(self.senders or 0)] + ["sw", "r"]
         if self.topology == "tree":
@@ -1083,6 +1289,8 @@ class Network(_Model):
         return [n.name for n in self.nodes]
 
     def host_names(self) -> list[str]:
+        if self.topology in FABRIC_TIERS:
+            return [f"h{i}" for i in range(self.fabric_hosts())]
         if self.topology == "dumbbell":
             return [f"s{i}" for i in range(self.senders or 0)] + ["r"]
         if self.topology == "tree":
@@ -1092,6 +1300,12 @@ class Network(_Model):
         return [n.name for n in self.nodes if n.kind == "host"]
 
     def adjacency(self) -> dict[str, list[str]]:
+        if self.topology in FABRIC_TIERS:
+            adj = {n: [] for n in self.node_names()}
+            for a, b, _ in self.fabric_links():
+                adj[a].append(b)
+                adj[b].append(a)
+            return adj
         if self.topology == "tree":
             adj: dict[str, list[str]] = {n: [] for n in self.node_names()}
             for h, r in self.rack_of().items():
@@ -1125,6 +1339,19 @@ class Network(_Model):
 
     def to_engine(self) -> dict:
         pb = self.packet_bytes
+        if self.topology in FABRIC_TIERS:
+            def tier(name: str) -> dict:
+                buf, aqm = self.tier_queue(name)
+                return {"rate_bps": int(round(self.tier_rate(name))), "delay_ps": to_ps(self.tier_delay(name)),
+                        "queue": _queue_engine(buf, aqm, pb, f"network.tiers.{name}")}
+            out: dict = {"kind": self.topology}
+            if self.topology == "leaf_spine":
+                out.update(leaves=int(self.leaves), spines=int(self.spines), hosts_per_leaf=int(self.hosts_per_leaf))
+            else:
+                out["k"] = int(self.k)
+            out.update({name: tier(name) for name in FABRIC_TIERS[self.topology]})
+            out["ecmp_seed"] = None if self.ecmp_seed is None else int(self.ecmp_seed)
+            return out
         if self.topology == "dumbbell":
             return {
                 "kind": "dumbbell",
@@ -1162,7 +1389,10 @@ class Network(_Model):
             if link.buffer is not None:
                 d["queue"] = _queue_engine(link.buffer, link.aqm or Aqm(), pb, f"network.links[{i}]")
             links.append(d)
-        return {"kind": "graph", "nodes": [{"name": n.name, "kind": n.kind} for n in self.nodes], "links": links}
+        out = {"kind": "graph", "nodes": [{"name": n.name, "kind": n.kind} for n in self.nodes], "links": links}
+        if self.ecmp_seed is not None:
+            out["ecmp_seed"] = int(self.ecmp_seed)
+        return out
 
 
 class DelayedAck(_Model):
@@ -1418,6 +1648,8 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
 #: Flow-size CDFs shipped with dcsim (python/dcsim/data/<name>.cdf; protocols.md §6): the DCTCP
 #: web-search distribution (S13, mean 1.71 MB) and the VL2 data-mining one (S7, mean 7.47 MB).
 CDF_NAMES = ("web_search", "data_mining")
+#: A Poisson workload's ``link`` that refers the load to the senders' host links.
+HOST_LINKS = "hosts"
 WORKLOAD_KINDS = ("poisson", "incast")
 SIZE_KINDS = ("fixed", "uniform", "cdf")
 #: Most lines a CDF file may have.
@@ -1675,7 +1907,11 @@ class Workload(_KeepsDelayedAckOff, _Model):
     * ``poisson``: flows arrive with exponential gaps at an offered ``load`` (0 < load < 1) of the
       capacity of ``link`` ("from->to"; default: the bottleneck), sizes from ``sizes``, a source
       uniform among ``senders`` and a destination among ``receivers`` (defaults: dumbbell s0.. to
-      r; tree: the other hosts to the bottleneck hosts), in [``start``, ``stop``).
+      r; tree: the other hosts to the bottleneck hosts), in [``start``, ``stop``). ``link =
+      "hosts"`` (the default on a leaf_spine or fat_tree) refers the load to the senders' host
+      links: arrivals at rate load x (summed host-link rate of the senders) / (8 E[S]), so each
+      host link carries ``load`` on average; there the senders and receivers default to every host
+      (all-to-all).
     * ``incast``: a ``client`` requests ``total / n`` bytes from each of ``n`` servers (``servers``,
       default: the first n hosts not in a [[flows]] entry and not the client) at once, ``rounds``
       times; a round starts ``gap`` after the previous round's last response completed.
@@ -1747,8 +1983,10 @@ class Workload(_KeepsDelayedAckOff, _Model):
                 raise _err("sizes", 'required, e.g. sizes = { kind = "uniform", min = "10KB", max = "50KB" }')
             if self.stop is not None and not self.stop > self.start:
                 raise _err("stop", f"{time_str(self.stop)} is not after start = {time_str(self.start)}")
-            if self.link is not None and (self.link.count("->") != 1 or not all(x.strip() for x in self.link.split("->"))):
-                raise _err("link", f"{self.link!r} is not a link; write \"from->to\", e.g. \"sw->r\"")
+            if self.link is not None and self.link != HOST_LINKS and (
+                    self.link.count("->") != 1 or not all(x.strip() for x in self.link.split("->"))):
+                raise _err("link", f"{self.link!r} is not a link; write \"from->to\", e.g. \"sw->r\", or \"{HOST_LINKS}\" "
+                                   "(the senders' host links)")
         else:
             if self.n is None and self.servers is None:
                 raise _err("n", "required for an incast: the number of servers (or give servers = [...])")
@@ -1811,11 +2049,14 @@ class Workload(_KeepsDelayedAckOff, _Model):
     def to_engine(self, packet_bytes: int, header_bytes: int) -> dict:
         classes = [c.to_engine() for c in self.classes()]
         if self.kind == "poisson":
-            a, b = (x.strip() for x in self.link.split("->"))
+            link = None
+            if self.link != HOST_LINKS:
+                a, b = (x.strip() for x in self.link.split("->"))
+                link = {"from": a, "to": b}
             return {
                 "kind": "poisson",
                 "load": float(self.load),
-                "link": {"from": a, "to": b},
+                "link": link,
                 "sizes": self.sizes.to_engine(packet_bytes, header_bytes),
                 "senders": list(self.senders),
                 "receivers": list(self.receivers),
@@ -1837,7 +2078,8 @@ class Workload(_KeepsDelayedAckOff, _Model):
     def describe(self) -> str:
         protos = "/".join(f"{c.protocol} {c.share:g}" if self.mix else c.protocol for c in self.classes())
         if self.kind == "poisson":
-            return f"poisson {self.load:g} of {self.link} ({self.sizes.kind} sizes, {protos})"
+            of = "every host link" if self.link == HOST_LINKS else self.link
+            return f"poisson {self.load:g} of {of} ({self.sizes.kind} sizes, {protos})"
         return f"incast {self.n} servers x {self.rounds} rounds of {size_str(self.total)} to {self.client} ({protos})"
 
 
@@ -1867,20 +2109,24 @@ class Run(_Model):
 class Metrics(_Model):
     """What the engine records; every series is sampled at a fixed interval (bounded memory)."""
 
-    queue_interval: Time = _s("queue_interval_ps")
-    throughput_interval: Time = _s("throughput_interval_ps")
-    #: "auto" (the default): a tenth of the smallest base RTT, so that a zoom on a few periods of
-    #: the window's oscillation is not a staircase, but never finer than what keeps the window
-    #: traces within a quarter of max_memory (see :meth:`Metrics.cwnd_interval_s`).
+    #: Sampling intervals: a time, or "auto" (the default). "auto" samples at the preferred
+    #: interval (queue 10us, throughput 1ms, window a tenth of the smallest base RTT, so that a
+    #: zoom on a few periods of the oscillation is not a staircase) when the run fits in
+    #: max_memory, and else at the shortest longer interval that fits (the engine's fit_sampling:
+    #: the memory left beside the world and the chosen intervals is shared out, smallest need
+    #: first), never coarser than 1 000 samples over the run. An interval written out is used as
+    #: is, and a run it cannot fit is refused naming it.
+    queue_interval: Any = "auto"
+    throughput_interval: Any = "auto"
     cwnd_interval: Any = "auto"
 
-    @field_validator("cwnd_interval", mode="before")
+    @field_validator("queue_interval", "throughput_interval", "cwnd_interval", mode="before")
     @classmethod
-    def _cwnd_interval_form(cls, v: Any) -> Any:
+    def _interval_form(cls, v: Any) -> Any:
         return v if v == "auto" else _time_v(v)
 
-    @field_serializer("cwnd_interval")
-    def _cwnd_interval_out(self, v: Any) -> str:
+    @field_serializer("queue_interval", "throughput_interval", "cwnd_interval")
+    def _interval_out(self, v: Any) -> str:
         return v if v == "auto" else time_str(v)
     monitor: Optional[list[str]] = None
     #: Flows whose goodput and window are traced over time: the first k (an integer), a list of
@@ -1942,17 +2188,17 @@ class Metrics(_Model):
             seen[key] = i
         return self
 
-    def cwnd_interval_s(self, rtt_s: float, duration_s: float, traced: int) -> float:
-        """The window-trace interval, s: as given, or for "auto" rtt/10, lengthened until the
-        traces (40 B a row and 160 B of front-end copies, as the engine's memory bound counts them)
-        take at most a quarter of max_memory."""
-        if self.cwnd_interval != "auto":
-            return float(self.cwnd_interval)
-        iv = max(rtt_s / 10.0, 1e-9)
-        budget_rows = 0.25 * self.max_memory.value / (40 + 160)
-        if traced > 0:
-            iv = max(iv, duration_s * traced / budget_rows)
-        return math.ceil(iv * 1e9) / 1e9  # whole ns
+    def preferred_intervals_s(self, rtt_s: float) -> dict[str, float]:
+        """Each sampling interval as given, or for "auto" the preferred one, s (see above)."""
+        d = ENGINE_DEFAULTS
+        pref = {"queue_interval": d["queue_interval_ps"] / 1e12, "throughput_interval": d["throughput_interval_ps"] / 1e12,
+                "cwnd_interval": math.ceil(max(rtt_s / 10.0, 1e-9) * 1e9) / 1e9}  # whole ns
+        return {k: pref[k] if getattr(self, k) == "auto" else float(getattr(self, k)) for k in pref}
+
+    def auto_fields(self) -> list[str]:
+        """The engine fields of the intervals left "auto" (e.g. "metrics.queue_interval")."""
+        return [f"metrics.{k}" for k in ("queue_interval", "throughput_interval", "cwnd_interval")
+                if getattr(self, k) == "auto"]
 
     def traced_flows(self, n_flows: int) -> Optional[list[int]]:
         """The engine's trace_flows for a scenario of ``n_flows`` flows (None: all)."""
@@ -2409,13 +2655,20 @@ class Scenario(_Model):
                     raise _err(f"{fld}.{field}", f"{name!r} is not a host; allowed: {allowed}")
 
             if w.kind == "poisson":
+                fabric = net.topology in FABRIC_TIERS
                 if w.link is None:
-                    w._fill("link", net.default_bottleneck_port())
+                    w._fill("link", HOST_LINKS if fabric else net.default_bottleneck_port())
                     if w.link is None:
-                        raise _err(f"{fld}.link", 'required: the link whose capacity the load refers to, e.g. "sw->r"')
-                a, b = (x.strip() for x in w.link.split("->"))
-                if a not in adj or b not in adj.get(a, []):
-                    raise _err(f"{fld}.link", f"no link {a!r} -> {b!r} in the network")
+                        raise _err(f"{fld}.link", f'required: the link whose capacity the load refers to, e.g. "sw->r", '
+                                                  f'or "{HOST_LINKS}" (the senders\' host links)')
+                if w.link != HOST_LINKS:
+                    a, b = (x.strip() for x in w.link.split("->"))
+                    if a not in adj or b not in adj.get(a, []):
+                        raise _err(f"{fld}.link", f"no link {a!r} -> {b!r} in the network")
+                if fabric and w.receivers is None:
+                    w._fill("receivers", net.host_names())
+                if fabric and w.senders is None:
+                    w._fill("senders", net.host_names())
                 if w.receivers is None:
                     if net.topology == "dumbbell":
                         w._fill("receivers", ["r"])
@@ -2596,7 +2849,8 @@ class Scenario(_Model):
             )
         m = sc.metrics
         ports = m.ports()
-        return {
+        iv = m.preferred_intervals_s(sc.base_rtt_min_s())
+        spec = {
             "seed": int(sc.run.seed),
             "duration_ps": to_ps(sc.run.duration),
             "warmup_ps": to_ps(sc.run.warmup),
@@ -2607,15 +2861,25 @@ class Scenario(_Model):
             "workloads": [w.to_engine(pb, hb) for w in sc.workloads],
             "l2": None if sc.l2 is None else sc.l2.to_engine(),
             "metrics": {
-                "queue_interval_ps": to_ps(m.queue_interval),
-                "throughput_interval_ps": to_ps(m.throughput_interval),
-                "cwnd_interval_ps": to_ps(m.cwnd_interval_s(sc.base_rtt_min_s(), sc.run.duration,
-                                                            _n_traced(m.traced_flows(len(flows)), len(flows)))),
+                "queue_interval_ps": to_ps(iv["queue_interval"]),
+                "throughput_interval_ps": to_ps(iv["throughput_interval"]),
+                "cwnd_interval_ps": to_ps(iv["cwnd_interval"]),
                 "monitor": None if ports is None else [{"from": a, "to": b} for a, b in ports],
                 "trace_flows": m.traced_flows(len(flows)),
                 "max_memory_bytes": int(m.max_memory.value),
             },
         }
+        auto = m.auto_fields()
+        if auto:
+            # The engine lengthens the "auto" intervals that do not fit max_memory (or refuses a
+            # budget too small for even the coarsest, naming metrics.max_memory).
+            try:
+                fitted = json.loads(_core.fit_sampling(json.dumps(spec), auto))
+            except ValueError as e:
+                raise ScenarioError(str(e)) from None
+            for field, ps in fitted.items():
+                spec["metrics"][field.split(".", 1)[1] + "_ps"] = ps
+        return spec
 
     def warnings(self) -> list[str]:
         """Plausible but suspicious settings, as ``field: message`` lines (the run goes ahead)."""
@@ -2625,6 +2889,12 @@ class Scenario(_Model):
         if net.topology in ("dumbbell", "tree", "parking_lot"):
             if net.aqm.kind == "threshold" or (net.aqm.is_red_like and net.aqm.ecn):
                 marking.append(("network.aqm", net.aqm.kind))
+        elif net.topology in FABRIC_TIERS:
+            for name in FABRIC_TIERS[net.topology]:
+                aqm = net.tier_queue(name)[1]
+                if aqm.kind == "threshold" or (aqm.is_red_like and aqm.ecn):
+                    given = net.tier(name).aqm is not None
+                    marking.append((f"network.tiers.{name}.aqm" if given else "network.aqm", aqm.kind))
         else:
             for i, link in enumerate(net.links):
                 if link.aqm is not None and (link.aqm.kind == "threshold" or (link.aqm.is_red_like and link.aqm.ecn)):
@@ -2682,6 +2952,13 @@ class Scenario(_Model):
             for field, a, b in pairs:
                 across = rack.get(a) != rack.get(b) or (net.racks or 1) == 1
                 out.append(("network.rtt", "" if across else "the RTT within a rack ", net.rtt if across else net.rtt / 2))
+            return out
+        if net.topology in FABRIC_TIERS:
+            for field, a, b in pairs:
+                hops = net.fabric_hops(a, b)
+                if hops is not None:
+                    rtt = 2 * sum(net.tier_delay(t) for t in hops)
+                    out.append(("network.delay", f"the propagation RTT of {a} -> {b} ", rtt))
             return out
         if net.topology == "parking_lot":
             at, sw = net.attach or {}, net.switch_names()
@@ -2777,6 +3054,9 @@ class Scenario(_Model):
             return net.rtt / 2 if (net.racks or 1) > 1 else net.rtt
         if net.topology == "parking_lot":  # two hosts on one switch
             return 4 * net.host_delay if net.host_delay > 0 else 100e-6
+        if net.topology in FABRIC_TIERS:  # two hosts on one leaf / edge switch
+            d = net.tier_delay("host")
+            return 4 * d if d > 0 else 100e-6
         delays = [link.delay for link in net.links if link.delay > 0]
         return 2 * min(delays) if delays else 100e-6
 
@@ -2813,6 +3093,17 @@ class Scenario(_Model):
                 f"tree, {net.racks} racks, hosts {net.rack_sizes()}, {rate_str(net.host_link)} links{slow}, "
                 f"RTT {time_str(net.rtt)}, buffer {size_str(net.buffer)}, {aqm}"
             )
+        elif net.topology in FABRIC_TIERS:
+            buf, aqm = net.tier_queue("host")
+            if net.topology == "leaf_spine":
+                shape = (f"leaf-spine, {net.leaves} leaves x {net.hosts_per_leaf} hosts, {net.spines} spines, "
+                         f"{rate_str(net.tier_rate('host'))} hosts, {rate_str(net.tier_rate('leaf_spine'))} uplinks "
+                         f"({net.oversubscription:g}:1)" if net.tier("leaf_spine").rate is None else
+                         f"leaf-spine, {net.leaves} leaves x {net.hosts_per_leaf} hosts, {net.spines} spines, "
+                         f"{rate_str(net.tier_rate('host'))} hosts, {rate_str(net.tier_rate('leaf_spine'))} uplinks")
+            else:
+                shape = f"fat-tree k={net.k}, {net.fabric_hosts()} hosts, {rate_str(net.tier_rate('host'))} hosts"
+            where = f"{shape}, ECMP, buffer {size_str(buf)}, {aqm.kind}"
         elif net.topology == "parking_lot":
             where = (f"parking lot, {net.switches} switches at {rate_str(net.link)}, {time_str(net.delay)} per hop, "
                      f"{len(net.attach)} hosts, buffer {size_str(net.buffer)}, {net.aqm.kind}")
@@ -2829,10 +3120,6 @@ def _resolve_cdf_files(data: Any, base: Path) -> None:
         sizes = w.get("sizes") if isinstance(w, dict) else None
         if isinstance(sizes, dict) and isinstance(sizes.get("file"), str) and not Path(sizes["file"]).is_absolute():
             sizes["file"] = str(base / sizes["file"])
-
-
-def _n_traced(ids: Optional[list[int]], n_flows: int) -> int:
-    return n_flows if ids is None else len(ids)
 
 
 def _shortest_path_delay(adj: dict[str, list[str]], delay: dict[tuple[str, str], float], src: str,

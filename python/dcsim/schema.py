@@ -33,9 +33,11 @@ S, AW, WR, END, SET, LAB = "sample", "after warm-up", "whole run", "end", "setup
 
 TABLE_DOCS = {
     "queue": "samples of each monitored queue every metrics.queue_interval (for plots; statistics come "
-             "from the exact trajectory in `ports` and `queue_hist`)",
-    "throughput": "each flow's goodput over each metrics.throughput_interval",
-    "cwnd": "each running flow's window, α and SRTT every metrics.cwnd_interval",
+             "from the exact trajectory in `ports` and `queue_hist`; an \"auto\" interval, the default, is "
+             "lengthened to fit metrics.max_memory: the one used is in engine_spec.json)",
+    "throughput": "each traced flow's goodput over each metrics.throughput_interval (traced: metrics.trace_flows, "
+                  "the first 100 by default)",
+    "cwnd": "each running traced flow's window, α and SRTT every metrics.cwnd_interval",
     "flows": "one row per flow",
     "ports": "one row per egress port (queue + link)",
     "queue_hist": "the exact distribution of each monitored queue's length over time after warm-up (for CDFs)",
@@ -157,8 +159,9 @@ SCHEMA: dict[str, list[Col]] = {
     "workloads": [
         _c("workload", "index", SET, "[[workloads]] entry"),
         _c("kind", "", SET, "poisson or incast"),
-        _c("link", "", SET, 'the link whose capacity the load refers to, "from->to" (poisson)'),
-        _c("link_bps", "bit/s", SET, "its rate (poisson)"),
+        _c("link", "", SET, 'the link whose capacity the load refers to, "from->to", or "hosts": the senders\' '
+                            'host links, each loaded by target_load on average (poisson)'),
+        _c("link_bps", "bit/s", SET, "its rate; with \"hosts\", the senders' host-link rates summed (poisson)"),
         _c("target_load", "1", SET, "offered load: generated payload rate / link rate (poisson; NaN for incast)"),
         _c("realised_load", "1", WR, "generated payload bits / (link rate x window_s) (poisson)"),
         _c("window_s", "s", WR, "the part of the arrival window [start, stop) that has passed"),

@@ -8,11 +8,13 @@
 //! each repeated REPEAT times, interleaved, and the best of each is kept: the ratio of the bests
 //! is what the load disturbs least.
 //!
-//! TRACE = `default` keeps the default metrics; a number k traces only the first k flows' goodput
-//! and window series (`metrics.trace_flows`), so that the engine's own cost can be told from the
-//! cost of sampling every flow every 10 us.
+//! TRACE, a number k, traces only the first k flows' goodput and window series
+//! (`metrics.trace_flows`); without it every flow is traced (or as the given spec says). FLOWS may instead be the
+//! path of an engine spec (`.json`, e.g. `dcsim.Scenario.to_engine_json()`, which carries the
+//! scenario layer's default metrics: the first 100 flows traced, intervals fitted to the memory
+//! budget); DURATION_S is then the spec's.
 //!
-//! Run: cargo run --release -p dcsim-core --example bench_engine [-- DURATION_S [FLOWS [REPEAT [TRACE]]]]
+//! Run: cargo run --release -p dcsim-core --example bench_engine [-- DURATION_S [FLOWS|SPEC.json [REPEAT [TRACE]]]]
 
 use std::time::Instant;
 
@@ -66,7 +68,16 @@ fn peak_rss_mb() -> f64 {
 fn main() {
     let arg = |i: usize| std::env::args().nth(i);
     let duration_s: f64 = arg(1).and_then(|a| a.parse().ok()).unwrap_or(1.0);
-    let n: usize = arg(2).and_then(|a| a.parse().ok()).unwrap_or(10);
+    let spec_file: Option<String> = arg(2).filter(|a| a.ends_with(".json"));
+    let given: Option<Spec> = spec_file.map(|path| {
+        let json = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        Spec::from_json(&json).unwrap_or_else(|e| panic!("{path}: {e}"))
+    });
+    let n: usize = match &given {
+        Some(g) => g.flows.len(),
+        None => arg(2).and_then(|a| a.parse().ok()).unwrap_or(10),
+    };
+    let duration_s = given.as_ref().map_or(duration_s, |g| g.duration_ps as f64 / 1e12);
     let repeat: usize = arg(3).and_then(|a| a.parse().ok()).unwrap_or(1).max(1);
     let trace: Option<usize> = arg(4).and_then(|a| a.parse().ok());
     let (mut wall, mut base) = (f64::INFINITY, f64::INFINITY);
@@ -74,7 +85,16 @@ fn main() {
     for _ in 0..repeat {
         drop(last.take()); // one world in memory at a time (peak RSS is the run's own)
         let t0 = Instant::now();
-        let mut sim = match Sim::new(spec(duration_s, n, trace)) {
+        let s = match (&given, trace) {
+            (Some(g), Some(k)) => {
+                let mut g = g.clone();
+                g.metrics.trace_flows = Some((0..k.min(n) as u64).collect());
+                g
+            }
+            (Some(g), None) => g.clone(),
+            (None, _) => spec(duration_s, n, trace),
+        };
+        let mut sim = match Sim::new(s) {
             Ok(s) => s,
             Err(e) => {
                 println!("rejected={e}");
@@ -95,7 +115,9 @@ fn main() {
         "scenario: DCTCP N={n}, 10 Gbps bottleneck, 40 Gbps access, RTT 100 us, K=65, g=1/16, {duration_s} s simulated, best of {repeat}"
     );
     println!("flows={n}");
-    println!("traced_flows={}", trace.map_or(n, |k| k.min(n)));
+    let traced = sim.spec().metrics.trace_flows.as_ref().map_or(n, |t| t.len());
+    println!("traced_flows={traced}");
+    println!("cwnd_interval_ps={}", sim.spec().metrics.cwnd_interval_ps);
     println!("wall_s={wall:.4}");
     println!("events={}", c.events);
     println!("ns_per_event={:.2}", wall * 1e9 / c.events as f64);

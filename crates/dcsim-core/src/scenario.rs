@@ -95,6 +95,7 @@ pub fn defaults() -> serde_json::Value {
             "min_rate_bps": MIN_RATE_BPS,
             "max_rate_bps": MAX_RATE_BPS,
             "max_nodes": MAX_NODES,
+            "max_fat_tree_k": max_fat_tree_k(),
             "max_links": MAX_LINKS,
             "max_flows": MAX_FLOWS,
             "max_buffer_pkt": MAX_BUFFER_PKT,
@@ -268,8 +269,48 @@ pub enum TopologySpec {
         #[serde(default)]
         reverse_queue: Option<QueueSpec>,
     },
-    /// Any graph of hosts and switches; shortest-path (hop count) routing.
-    Graph { nodes: Vec<NodeSpec>, links: Vec<LinkSpec> },
+    /// Any graph of hosts and switches; shortest-path (hop count) routing. Of several equal-cost
+    /// next hops a switch takes the first found (see `net::Network::compute_routes`), unless
+    /// `ecmp_seed` is given: then it hashes each flow's 5-tuple over all of them (ECMP).
+    Graph {
+        nodes: Vec<NodeSpec>,
+        links: Vec<LinkSpec>,
+        #[serde(default)]
+        ecmp_seed: Option<u64>,
+    },
+    /// A two-tier Clos (leaf-spine): `leaves` leaf switches `leaf0..`, `spines` spine switches
+    /// `spine0..`, every leaf linked to every spine, `hosts_per_leaf` hosts on each leaf (hosts
+    /// `h0..` leaf by leaf: host i hangs off leaf i / hosts_per_leaf). Every switch spreads flows
+    /// over its equal-cost next hops by a 5-tuple hash (ECMP) seeded by `ecmp_seed` (default: the
+    /// scenario seed).
+    LeafSpine {
+        leaves: u32,
+        spines: u32,
+        hosts_per_leaf: u32,
+        /// Host <-> leaf links (the queue: leaf ports towards hosts; host NICs are unbounded).
+        host: TierSpec,
+        /// Leaf <-> spine links (queues of both ends).
+        leaf_spine: TierSpec,
+        #[serde(default)]
+        ecmp_seed: Option<u64>,
+    },
+    /// The k-ary fat-tree (Al-Fares et al., SIGCOMM 2008): k pods of k/2 edge and k/2 aggregation
+    /// switches, (k/2)^2 core switches, k/2 hosts per edge switch (k^3/4 hosts, 5k^2/4 switches).
+    /// Edge switch `edge{e}` and aggregation switch `agg{a}` are numbered pod by pod (pod p has
+    /// e, a in p k/2 .. (p+1) k/2); edge e links to every aggregation switch of its pod and to
+    /// hosts `h{e k/2} .. h{e k/2 + k/2 - 1}`; core `core{c}` links to aggregation switch
+    /// p k/2 + c / (k/2) of every pod p. ECMP as for the leaf-spine.
+    FatTree {
+        k: u32,
+        /// Host <-> edge links.
+        host: TierSpec,
+        /// Edge <-> aggregation links.
+        edge_agg: TierSpec,
+        /// Aggregation <-> core links.
+        agg_core: TierSpec,
+        #[serde(default)]
+        ecmp_seed: Option<u64>,
+    },
     /// A single-rooted tree (the coexistence paper's topology): hosts `h0..` rack by rack, each
     /// rack's hosts on a top-of-rack switch `tor{i}`, the ToRs on one `root` switch (a single
     /// rack has no root). Every link has `rtt_ps / 8` of propagation each way (`rtt_ps / 4` with
@@ -304,6 +345,47 @@ pub enum TopologySpec {
         #[serde(default = "default_parking_lot_queue")]
         queue: QueueSpec,
     },
+}
+
+/// One tier of a fabric's links: the rate and one-way propagation delay of each link, and the
+/// egress queue of its switch ports (a host's own NIC queue is unbounded, as everywhere).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TierSpec {
+    pub rate_bps: u64,
+    pub delay_ps: u64,
+    pub queue: QueueSpec,
+}
+
+impl TierSpec {
+    fn validate(&self, field: &str, packet_bytes: u32) -> Result<()> {
+        check_rate(&format!("{field}.rate"), self.rate_bps)?;
+        check_time(&format!("{field}.delay"), self.delay_ps, false)?;
+        self.queue.validate(field, packet_bytes)
+    }
+}
+
+/// Fabric sizes (nodes, links) of a leaf-spine, u64 so that no product of u32 counts overflows.
+pub fn leaf_spine_size(leaves: u32, spines: u32, hosts_per_leaf: u32) -> (u64, u64) {
+    let (l, s, h) = (leaves as u64, spines as u64, hosts_per_leaf as u64);
+    ((l * h).saturating_add(l + s), (l * h).saturating_add(l * s))
+}
+
+/// Fabric sizes (nodes, links) of a k-ary fat-tree: k^3/4 hosts, 5k^2/4 switches; k^3/4 links in
+/// each of the three tiers.
+pub fn fat_tree_size(k: u32) -> (u64, u64) {
+    let k = k as u128;
+    let sat = |x: u128| x.min(u64::MAX as u128) as u64;
+    (sat(k * k * k / 4 + 5 * k * k / 4), sat(3 * k * k * k / 4))
+}
+
+/// Largest k of a fat-tree within [`MAX_NODES`] (even).
+pub fn max_fat_tree_k() -> u32 {
+    let mut k = 2;
+    while fat_tree_size(k + 2).0 <= MAX_NODES {
+        k += 2;
+    }
+    k
 }
 
 /// The DSM paper's switch buffer (Section V-A: 128 KB drop-tail), the parking lot's default.
@@ -889,7 +971,15 @@ impl TopologySpec {
     pub fn size(&self) -> (u64, u64) {
         match self {
             TopologySpec::Dumbbell { senders, .. } => (*senders as u64 + 2, 2 * (*senders as u64 + 1)),
-            TopologySpec::Graph { nodes, links } => (nodes.len() as u64, 2 * links.len() as u64),
+            TopologySpec::Graph { nodes, links, .. } => (nodes.len() as u64, 2 * links.len() as u64),
+            TopologySpec::LeafSpine { leaves, spines, hosts_per_leaf, .. } => {
+                let (n, l) = leaf_spine_size(*leaves, *spines, *hosts_per_leaf);
+                (n, 2 * l)
+            }
+            TopologySpec::FatTree { k, .. } => {
+                let (n, l) = fat_tree_size(*k);
+                (n, 2 * l)
+            }
             TopologySpec::Tree { racks, .. } => {
                 let hosts: u64 = racks.iter().map(|&h| h as u64).sum();
                 let r = racks.len() as u64;
@@ -932,6 +1022,7 @@ impl Spec {
             TopologySpec::Graph { links, .. } => {
                 links.iter().find(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a)).map(|l| l.rate_bps)
             }
+            TopologySpec::LeafSpine { .. } | TopologySpec::FatTree { .. } => self.fabric_tier(a, b).map(|t| t.rate_bps),
             TopologySpec::Tree { racks, host_bps, core_bps, bottleneck_bps, bottleneck_hosts, .. } => {
                 let tor = |n: &str| {
                     n.strip_prefix("tor")
@@ -978,6 +1069,98 @@ impl Spec {
         }
     }
 
+    /// The tier of the fabric link between nodes `a` and `b` (either order), if the fabric has it.
+    pub fn fabric_tier(&self, a: &str, b: &str) -> Option<&TierSpec> {
+        let index = |n: &str, prefix: &str| -> Option<u64> {
+            n.strip_prefix(prefix).and_then(|i| i.parse::<u64>().ok()).filter(|i| format!("{prefix}{i}") == n)
+        };
+        let linked = |x: &str, y: &str| -> Option<&TierSpec> {
+            match &self.topology {
+                TopologySpec::LeafSpine { leaves, spines, hosts_per_leaf, host, leaf_spine, .. } => {
+                    let (l, s, h) = (*leaves as u64, *spines as u64, *hosts_per_leaf as u64);
+                    if let (Some(i), Some(j)) = (index(x, "h"), index(y, "leaf")) {
+                        return (i < l * h && i / h == j).then_some(host);
+                    }
+                    let (i, j) = (index(x, "leaf")?, index(y, "spine")?);
+                    (i < l && j < s).then_some(leaf_spine)
+                }
+                TopologySpec::FatTree { k, host, edge_agg, agg_core, .. } => {
+                    let half = *k as u64 / 2;
+                    let (edges, cores) = (*k as u64 * half, half * half);
+                    if let (Some(i), Some(e)) = (index(x, "h"), index(y, "edge")) {
+                        return (i < edges * half && i / half == e).then_some(host);
+                    }
+                    if let (Some(e), Some(a)) = (index(x, "edge"), index(y, "agg")) {
+                        return (e < edges && a < edges && e / half == a / half).then_some(edge_agg);
+                    }
+                    let (a, c) = (index(x, "agg")?, index(y, "core")?);
+                    (a < edges && c < cores && a % half == c / half).then_some(agg_core)
+                }
+                _ => None,
+            }
+        };
+        linked(a, b).or_else(|| linked(b, a))
+    }
+
+    /// The capacity a Poisson workload's load refers to, bit/s: its `link`'s rate, or without a
+    /// link the sum of the senders' host-link rates (each sender's links in all; a listed name
+    /// that is not a host adds nothing, and the network build names it). None: no such link.
+    pub fn load_capacity_bps(&self, link: &Option<PortRef>, senders: &[String]) -> Option<u64> {
+        if let Some(l) = link {
+            return self.port_rate(l);
+        }
+        let mut total = 0u64;
+        match &self.topology {
+            TopologySpec::Graph { links, .. } => {
+                let mut rate: std::collections::HashMap<&str, u64> = std::collections::HashMap::new();
+                for l in links {
+                    for end in [&l.a, &l.b] {
+                        *rate.entry(end.as_str()).or_default() += l.rate_bps;
+                    }
+                }
+                for s in senders {
+                    total = total.saturating_add(rate.get(s.as_str()).copied().unwrap_or(0));
+                }
+            }
+            TopologySpec::LeafSpine { hosts_per_leaf, .. } => {
+                for s in senders {
+                    let leaf =
+                        s.strip_prefix('h').and_then(|i| i.parse::<u64>().ok()).map(|i| i / *hosts_per_leaf as u64);
+                    total += leaf.and_then(|j| self.fabric_tier(s, &format!("leaf{j}"))).map_or(0, |t| t.rate_bps);
+                }
+            }
+            TopologySpec::FatTree { k, .. } => {
+                for s in senders {
+                    let edge = s.strip_prefix('h').and_then(|i| i.parse::<u64>().ok()).map(|i| i / (*k as u64 / 2));
+                    total += edge.and_then(|e| self.fabric_tier(s, &format!("edge{e}"))).map_or(0, |t| t.rate_bps);
+                }
+            }
+            TopologySpec::Dumbbell { .. } => {
+                for s in senders {
+                    total += self.port_rate(&PortRef { from: s.clone(), to: "sw".into() }).unwrap_or(0);
+                }
+            }
+            TopologySpec::Tree { racks, host_bps, bottleneck_bps, bottleneck_hosts, .. } => {
+                let hosts: u64 = racks.iter().map(|&h| h as u64).sum();
+                for s in senders {
+                    let known = s.strip_prefix('h').and_then(|i| i.parse::<u64>().ok()).is_some_and(|i| i < hosts);
+                    if known {
+                        let slow = bottleneck_hosts.contains(s);
+                        total += if slow { bottleneck_bps.unwrap_or(*host_bps) } else { *host_bps };
+                    }
+                }
+            }
+            TopologySpec::ParkingLot { host_rate_bps, hosts, .. } => {
+                for s in senders {
+                    if hosts.iter().any(|h| &h.name == s) {
+                        total += host_rate_bps;
+                    }
+                }
+            }
+        }
+        Some(total)
+    }
+
     /// The numbers of every workload (host names are checked against the network when it is built).
     fn validate_workloads(&self) -> Result<()> {
         for (i, w) in self.workloads.iter().enumerate() {
@@ -990,8 +1173,9 @@ impl Spec {
                             format!("{load} is out of range; allowed 0 < load < 1 (a fraction of the link's capacity)"),
                         ));
                     }
-                    let Some(rate) = self.port_rate(link) else {
-                        return Err(invalid(f("link"), format!("no link {} -> {} in the network", link.from, link.to)));
+                    let Some(rate) = self.load_capacity_bps(link, senders) else {
+                        let l = link.as_ref().expect("only a named link can be missing");
+                        return Err(invalid(f("link"), format!("no link {} -> {} in the network", l.from, l.to)));
                     };
                     sizes.validate(&f("sizes"))?;
                     if senders.is_empty() {
@@ -1114,7 +1298,7 @@ impl Spec {
                     q.validate("network.reverse_queue", self.packet_bytes)?;
                 }
             }
-            TopologySpec::Graph { nodes: node_specs, links } => {
+            TopologySpec::Graph { nodes: node_specs, links, .. } => {
                 if node_specs.is_empty() {
                     return Err(invalid("network.nodes", "at least one node is needed"));
                 }
@@ -1151,6 +1335,37 @@ impl Spec {
                         q.validate(&format!("network.links[{i}].queue"), self.packet_bytes)?;
                     }
                 }
+            }
+            TopologySpec::LeafSpine { leaves, spines, hosts_per_leaf, host, leaf_spine, .. } => {
+                for (field, v) in
+                    [("network.leaves", leaves), ("network.spines", spines), ("network.hosts_per_leaf", hosts_per_leaf)]
+                {
+                    check_count(field, *v as u64, MAX_NODES)?;
+                }
+                let (_, links) = leaf_spine_size(*leaves, *spines, *hosts_per_leaf);
+                if nodes > MAX_NODES || links > MAX_LINKS {
+                    return Err(invalid(
+                        "network.hosts_per_leaf",
+                        format!(
+                            "{leaves} leaves x {hosts_per_leaf} hosts and {spines} spines make {nodes} nodes and {links} \
+                             links; allowed at most {MAX_NODES} nodes and {MAX_LINKS} links"
+                        ),
+                    ));
+                }
+                host.validate("network.tiers.host", self.packet_bytes)?;
+                leaf_spine.validate("network.tiers.leaf_spine", self.packet_bytes)?;
+            }
+            TopologySpec::FatTree { k, host, edge_agg, agg_core, .. } => {
+                let top = max_fat_tree_k();
+                if *k < 2 || *k % 2 == 1 || *k > top {
+                    return Err(invalid(
+                        "network.k",
+                        format!("{k} is out of range; allowed an even k in 2 ..= {top} (k pods of k/2 edge and k/2 aggregation switches)"),
+                    ));
+                }
+                host.validate("network.tiers.host", self.packet_bytes)?;
+                edge_agg.validate("network.tiers.edge_agg", self.packet_bytes)?;
+                agg_core.validate("network.tiers.agg_core", self.packet_bytes)?;
             }
             TopologySpec::Tree { racks, host_bps, core_bps, bottleneck_bps, bottleneck_hosts, rtt_ps, queue } => {
                 if racks.is_empty() || racks.len() as u64 > MAX_NODES {

@@ -42,7 +42,9 @@ struct Flow {
     sender: Sender,
     /// The sender host's egress port towards the receiver.
     nic: PortId,
-    /// The receiver host's egress port towards the sender (its ACKs' first hop).
+    /// The first hop of the flow's data packets, and of its ACKs (from the receiver host): the
+    /// routes `forward` takes, ECMP included, found when the flow was built.
+    first_hop: Option<PortId>,
     rnic: Option<PortId>,
     wake_pending: bool,
     receiver: Receiver,
@@ -204,27 +206,170 @@ const RATE_ROW_BYTES: u128 = 24; // t_s, source, rate
 const GENERATED_FLOW_BYTES: u128 = std::mem::size_of::<FlowRow>() as u128 + 16 + 2 * (30 * 8 + 3 * 64);
 
 /// Memory a sampled row costs at the run's peak beyond its own columns (`*_ROW_BYTES`, held
-/// once: the engine moves them into numpy arrays that the front end's DataFrames use without a
-/// copy), bytes: the front end's transient copies of the series, i.e. pandas' per-flow / per-port
-/// selections and group-bys, the Parquet writer's encoding, and matplotlib's x / y arrays and
-/// paths of the plots `dcsim run` draws. Measured (peak RSS of `dcsim run` with plots, minus the
-/// same run with a tiny series) on a 10-flow dumbbell with 2.5 M rows of one series: 117 B a row
-/// for the queue, 99 for throughput and 107 for the window series (drawn twice: W and alpha);
-/// rounded up to 160 so the bound holds with a margin of at least 35 % of this overhead.
+/// once: the engine moves them into numpy arrays, which the front end reads without a copy and
+/// builds DataFrames on without one), bytes: the front end's transient copies of the series, i.e.
+/// the Parquet writer's encoding and the pickled copy `dcsim run` sends to its plot process,
+/// which holds the columns once more plus its per-flow selections, time group-bys and envelopes.
+/// Measured (peak RSS of `dcsim run` with plots, the command and its plot process added up, minus
+/// the same run with a tiny series) on a 10-flow dumbbell with 1.0 M rows of the window series
+/// (40 B columns): 154 B a row in all, 114 B beyond the columns (21 B in the command, 93 B in the
+/// plot process); 160 B keeps a margin of 40 % of this overhead. (Before the plot process, with
+/// pandas in one process: 117 B for the queue, 99 for throughput, 107 for the window series.)
 const FRONT_END_ROW_BYTES: u128 = 160;
 
-/// Check, before anything is allocated, that the run fits in `metrics.max_memory_bytes`: the
-/// world (nodes, ports, flows) plus every sampled series at its peak cost, its columns once and
-/// [`FRONT_END_ROW_BYTES`] a row for the front end. Row counts are upper bounds (a flow is
-/// sampled only while it runs);
-/// all arithmetic is in u128 (10^18 ps x 10^6 entities cannot overflow it). The error names the
-/// sampling interval that dominates and how long it must be.
-pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
+/// Fewest samples an automatic sampling interval keeps per traced entity (port, flow, source)
+/// over the run: a figure's width, so that a min/max envelope per pixel column still shows every
+/// excursion. A budget that cannot hold even this many rows of the automatic series is refused.
+pub const MIN_AUTO_SAMPLES: u128 = 1000;
+
+/// One sampled series' memory: the field naming its interval, the interval, how many entities
+/// it samples and what one row costs at the run's peak (its columns and the front end's copies).
+#[derive(Clone, Copy, Debug)]
+struct SeriesCost {
+    field: &'static str,
+    what: &'static str,
+    interval_ps: u128,
+    n: u128,
+    row_bytes: u128,
+}
+
+/// What a run would keep at its peak, bytes: the world, each workload's generated flows (upper
+/// bounds) and the sampled series at their intervals.
+struct MemoryPlan {
+    duration_ps: u128,
+    world: u128,
+    generated: Vec<u128>,
+    series: [SeriesCost; 4],
+}
+
+impl MemoryPlan {
+    /// Rows of a series sampled every `iv` ps: at most d / iv + 1 for each entity.
+    fn bytes_at(&self, s: &SeriesCost, iv: u128) -> u128 {
+        if s.n == 0 {
+            0
+        } else {
+            (self.duration_ps / iv.max(1) + 1) * s.n * s.row_bytes
+        }
+    }
+    fn bytes(&self, s: &SeriesCost) -> u128 {
+        self.bytes_at(s, s.interval_ps)
+    }
+    /// The coarsest automatic interval of a series: its preferred one, or longer so that it keeps
+    /// about [`MIN_AUTO_SAMPLES`] rows per entity.
+    fn coarsest(&self, s: &SeriesCost) -> u128 {
+        s.interval_ps.max(self.duration_ps.div_ceil(MIN_AUTO_SAMPLES))
+    }
+}
+
+/// An interval rounded up to two significant digits (10.42 us -> 11 us), ps.
+fn round_up_2sig(ps: u128) -> u128 {
+    let mut scale = 1u128;
+    while ps / scale >= 100 {
+        scale *= 10;
+    }
+    ps.div_ceil(scale) * scale
+}
+
+/// Resolve the automatic sampling intervals of `spec` (the fields named in `auto`, e.g.
+/// "metrics.queue_interval"; their value in `spec` is the preferred, finest interval): each is
+/// kept, or lengthened just enough that every series fits in `metrics.max_memory_bytes` beside
+/// the world, the generated flows and the series with intervals the user chose. The memory left
+/// is shared out smallest need first, each series taking at most an equal share of what is
+/// left. A budget that cannot hold the automatic series even at their coarsest
+/// ([`MIN_AUTO_SAMPLES`] rows per port / flow / source) is refused, naming `metrics.max_memory`
+/// and the size it needs. The result always passes [`check_memory`].
+pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
+    for a in auto {
+        if !["metrics.queue_interval", "metrics.throughput_interval", "metrics.cwnd_interval", "l2.rate_interval"]
+            .contains(&a.as_str())
+        {
+            return Err(invalid("auto", format!("{a:?} is not a sampling interval")));
+        }
+    }
+    let plan = memory_plan(spec);
+    let limit = spec.metrics.max_memory_bytes as u128;
+    let is_auto = |s: &SeriesCost| s.n > 0 && auto.iter().any(|a| a == s.field);
+    let fixed: u128 = plan.world
+        + plan.generated.iter().sum::<u128>()
+        + plan.series.iter().filter(|s| !is_auto(s)).map(|s| plan.bytes(s)).sum::<u128>();
+    let mut todo: Vec<SeriesCost> = plan.series.iter().copied().filter(is_auto).collect();
+    if todo.is_empty() {
+        return check_memory(spec);
+    }
+    let least: u128 = todo.iter().map(|s| plan.bytes_at(s, plan.coarsest(s))).sum();
+    if fixed < limit && fixed + least > limit {
+        let mb = |b: u128| format!("{:.1} MB", b as f64 / 1e6);
+        let parts: Vec<String> = todo
+            .iter()
+            .map(|s| {
+                let iv = plan.coarsest(s);
+                format!("{} {} x {} samples ({})", s.n, s.what, plan.duration_ps / iv + 1, mb(plan.bytes_at(s, iv)))
+            })
+            .collect();
+        // The port series alone overflows: say so (the issue's "too small to hold even the port series").
+        let port_series = todo
+            .iter()
+            .any(|s| s.field == "metrics.queue_interval" && fixed + plan.bytes_at(s, plan.coarsest(s)) > limit);
+        return Err(invalid(
+            "metrics.max_memory",
+            format!(
+                "{} is too small to hold even the {}: {} at the coarsest automatic sampling, beside {} for the \
+                 world, the flows' summary rows and the series with a chosen interval; allowed >= {} (or monitor \
+                 fewer ports: metrics.monitor; trace fewer flows: metrics.trace_flows)",
+                mb(limit),
+                if port_series { "port series" } else { "sampled series" },
+                parts.join(", "),
+                mb(fixed),
+                mb(fixed + least)
+            ),
+        ));
+    }
+    if fixed >= limit {
+        // The world, generated flows or a chosen interval alone overflow: check_memory names them.
+        for s in &todo {
+            set_interval(spec, s.field, plan.coarsest(s));
+        }
+        return check_memory(spec);
+    }
+    let mut left = limit.saturating_sub(fixed);
+    todo.sort_by_key(|s| (plan.bytes(s), s.field));
+    let k = todo.len() as u128;
+    for (i, s) in todo.iter().enumerate() {
+        let share = left / (k - i as u128);
+        let mut iv = s.interval_ps;
+        if plan.bytes_at(s, iv) > share {
+            // d / iv + 1 rows per entity within the share: iv >= d / (rows - 1).
+            let rows = (share / (s.n * s.row_bytes)).max(2);
+            iv = round_up_2sig(plan.duration_ps.div_ceil(rows - 1).max(s.interval_ps));
+            iv = iv.min(round_up_2sig(plan.coarsest(s)));
+        }
+        left = left.saturating_sub(plan.bytes_at(s, iv));
+        set_interval(spec, s.field, iv);
+    }
+    check_memory(spec)
+}
+
+fn set_interval(spec: &mut Spec, field: &str, iv_ps: u128) {
+    let iv = iv_ps.min(u64::MAX as u128) as u64;
+    match field {
+        "metrics.queue_interval" => spec.metrics.queue_interval_ps = iv,
+        "metrics.throughput_interval" => spec.metrics.throughput_interval_ps = iv,
+        "metrics.cwnd_interval" => spec.metrics.cwnd_interval_ps = iv,
+        _ => {
+            if let Some(l2) = spec.l2.as_mut() {
+                l2.rate_interval_ps = iv
+            }
+        }
+    }
+}
+
+/// What `spec` would keep at its peak (see [`check_memory`]).
+fn memory_plan(spec: &Spec) -> MemoryPlan {
     let (nodes, ports) = spec.topology.size();
     let monitored = match (&spec.metrics.monitor, &spec.topology) {
         (Some(m), _) => m.len() as u64,
         (None, TopologySpec::Dumbbell { .. }) => 1,
-        (None, TopologySpec::Graph { nodes, links }) => {
+        (None, TopologySpec::Graph { nodes, links, .. }) => {
             let switch: std::collections::HashSet<&str> =
                 nodes.iter().filter(|n| n.kind == NodeKind::Switch).map(|n| n.name.as_str()).collect();
             links.iter().map(|l| switch.contains(l.a.as_str()) as u64 + switch.contains(l.b.as_str()) as u64).sum()
@@ -238,6 +383,9 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
             hosts + if racks.len() > 1 { 2 * racks.len() as u64 } else { 0 }
         }
         (None, TopologySpec::ParkingLot { switches, .. }) => switches.saturating_sub(1) as u64,
+        // leaf0 -> h0 and leaf0's uplinks; edge0 -> h0, edge0's and agg0's uplinks (`topology.rs`)
+        (None, TopologySpec::LeafSpine { spines, .. }) => 1 + *spines as u64,
+        (None, TopologySpec::FatTree { k, .. }) => 1 + *k as u64,
     };
     let flows = spec.flows.len() as u64;
     let traced = spec.metrics.trace_flows.as_ref().map_or(flows, |t| t.len() as u64);
@@ -249,16 +397,21 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         + nodes as u128 * (std::mem::size_of::<crate::net::Node>() as u128 + 64)
         + ports as u128 * std::mem::size_of::<Port>() as u128
         + flows as u128 * (std::mem::size_of::<Flow>() as u128 + 64);
-    let d = spec.duration_ps as u128;
     let m = &spec.metrics;
     let f = FRONT_END_ROW_BYTES;
+    let cost = |field, what, iv: u64, n: u64, row: u128| SeriesCost {
+        field,
+        what,
+        interval_ps: iv as u128,
+        n: n as u128,
+        row_bytes: row + f,
+    };
     let series = [
-        ("metrics.queue_interval", m.queue_interval_ps as u128, monitored as u128, QUEUE_ROW_BYTES + f),
-        ("metrics.throughput_interval", m.throughput_interval_ps as u128, traced as u128, THROUGHPUT_ROW_BYTES + f),
-        ("metrics.cwnd_interval", m.cwnd_interval_ps as u128, traced as u128, CWND_ROW_BYTES + f),
-        ("l2.rate_interval", l2_interval as u128, l2_sources as u128, RATE_ROW_BYTES + f),
+        cost("metrics.queue_interval", "monitored ports", m.queue_interval_ps, monitored, QUEUE_ROW_BYTES),
+        cost("metrics.throughput_interval", "traced flows", m.throughput_interval_ps, traced, THROUGHPUT_ROW_BYTES),
+        cost("metrics.cwnd_interval", "traced flows", m.cwnd_interval_ps, traced, CWND_ROW_BYTES),
+        cost("l2.rate_interval", "L2 sources", l2_interval, l2_sources, RATE_ROW_BYTES),
     ];
-    let bytes = |&(_, iv, n, rb): &(&str, u128, u128, u128)| if n == 0 { 0 } else { (d / iv + 1) * n * rb };
     // Generated flows keep one row each (their series are not sampled): an upper bound of their
     // number (Poisson: mean + 6 sd of the count; incast: rounds x servers).
     let generated: Vec<u128> = spec
@@ -266,12 +419,26 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         .iter()
         .map(|w| {
             let rate = match w {
-                WorkloadSpec::Poisson { link, .. } => spec.port_rate(link).unwrap_or(0),
+                WorkloadSpec::Poisson { link, senders, .. } => spec.load_capacity_bps(link, senders).unwrap_or(0),
                 WorkloadSpec::Incast { .. } => 0,
             };
             w.max_flows(spec.duration_ps, rate).ceil() as u128 * GENERATED_FLOW_BYTES
         })
         .collect();
+    MemoryPlan { duration_ps: spec.duration_ps as u128, world, generated, series }
+}
+
+/// Check, before anything is allocated, that the run fits in `metrics.max_memory_bytes`: the
+/// world (nodes, ports, flows) plus every sampled series at its peak cost, its columns once and
+/// [`FRONT_END_ROW_BYTES`] a row for the front end. Row counts are upper bounds (a flow is
+/// sampled only while it runs);
+/// all arithmetic is in u128 (10^18 ps x 10^6 entities cannot overflow it). The error names the
+/// sampling interval that dominates and how long it must be.
+pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
+    let plan = memory_plan(spec);
+    let MemoryPlan { duration_ps: d, world, ref generated, ref series } = plan;
+    let m = &spec.metrics;
+    let bytes = |s: &SeriesCost| plan.bytes(s);
     let total: u128 = world + series.iter().map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
     let limit = m.max_memory_bytes as u128;
     if total <= limit {
@@ -294,19 +461,15 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         }
     }
     let worst = series.iter().max_by_key(|s| bytes(s)).expect("four series");
-    let (field, iv, n, rb) = *worst;
-    let others: u128 = series.iter().filter(|s| s.0 != field).map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
+    let SeriesCost { field, what, interval_ps: iv, n, row_bytes: rb } = *worst;
+    let others: u128 =
+        series.iter().filter(|s| s.field != field).map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
     let head = format!(
-        "sampling every {} records up to {} rows ({}) for {n} {}; the run would need {} in all, more than \
+        "sampling every {} records up to {} rows ({}) for {n} {what}; the run would need {} in all, more than \
          metrics.max_memory = {}",
         fmt_ps(iv),
         d / iv + 1,
         mb(bytes(worst)),
-        match field {
-            "metrics.queue_interval" => "monitored ports",
-            "l2.rate_interval" => "L2 sources",
-            _ => "traced flows",
-        },
         mb(total),
         mb(limit)
     );
@@ -398,7 +561,7 @@ fn build_flow(
 ) -> Flow {
     let mut sender = match f.protocol {
         ProtocolSpec::Dx { r0: BaseRttSpec::Path } => {
-            let rtt = path_rtt(net, src, dst, spec.packet_bytes, spec.header_bytes);
+            let rtt = path_rtt(net, src, dst, id, spec.packet_bytes, spec.header_bytes);
             let resolved = crate::scenario::FlowSpec {
                 protocol: ProtocolSpec::Dx { r0: BaseRttSpec::FixedPs(rtt.0) },
                 ..f.clone()
@@ -415,11 +578,15 @@ fn build_flow(
     let delack = f.delayed_ack.as_ref().map(|d| DelayedAck::new(d.segments, Time(d.timeout_ps)));
     let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack).with_options(&sender.opts);
     let nic = net.route(src, dst).expect("route checked by the caller");
-    let rnic = net.route(dst, src);
-    let ideal_fct = f.size_bytes.map(|b| ideal_fct(net, spec.packet_bytes, spec.header_bytes, src, dst, b));
+    // The first hops of the flow's data and of its ACKs: the ports `forward` would pick (ECMP
+    // included), found once.
+    let first_hop = net.route_flow(src, dst, src, id);
+    let rnic = net.route_flow(dst, src, dst, id);
+    let ideal_fct = f.size_bytes.map(|b| ideal_fct(net, spec.packet_bytes, spec.header_bytes, src, dst, id, b));
     Flow {
         sender,
         nic,
+        first_hop,
         rnic,
         wake_pending: false,
         receiver,
@@ -433,12 +600,12 @@ fn build_flow(
     }
 }
 
-/// The ports from `src` to `dst` (a route exists).
-fn path(net: &Network, src: NodeId, dst: NodeId) -> Vec<PortId> {
+/// The ports flow `flow`'s packets from `src` to `dst` take (a route exists).
+fn path(net: &Network, src: NodeId, dst: NodeId, flow: FlowId) -> Vec<PortId> {
     let mut out = Vec::new();
     let mut at = src;
     while at != dst && out.len() <= net.nodes.len() {
-        let Some(p) = net.route(at, dst) else { break };
+        let Some(p) = net.route_flow(at, dst, src, flow) else { break };
         out.push(p);
         at = net.ports[p as usize].to;
     }
@@ -456,13 +623,22 @@ fn path(net: &Network, src: NodeId, dst: NodeId) -> Vec<PortId> {
 /// of one packet elsewhere. It is a lower bound for any window and retransmission schedule (the
 /// bottleneck must send every byte at least once, after the first packet reached it), and exact
 /// for a window-unlimited flow of equal packets. The bottleneck is the slowest hop of the path.
-fn ideal_fct(net: &Network, packet_bytes: u32, header_bytes: u32, src: NodeId, dst: NodeId, size_bytes: u64) -> Time {
+#[allow(clippy::too_many_arguments)]
+fn ideal_fct(
+    net: &Network,
+    packet_bytes: u32,
+    header_bytes: u32,
+    src: NodeId,
+    dst: NodeId,
+    flow: FlowId,
+    size_bytes: u64,
+) -> Time {
     let payload = (packet_bytes - header_bytes) as u64;
     let n = size_bytes.div_ceil(payload);
     let last = size_bytes - (n - 1) * payload;
     let smallest = (last.min(payload) + header_bytes as u64) as u32;
     let wire_bits = (size_bytes + n * header_bytes as u64) as u128 * 8;
-    let fwd = path(net, src, dst);
+    let fwd = path(net, src, dst, flow);
     let rate = |p: PortId| net.ports[p as usize].rate;
     let delay = |p: PortId| net.ports[p as usize].delay.0 as u128;
     let b = (0..fwd.len()).min_by_key(|&k| rate(fwd[k]).bps()).unwrap_or(0);
@@ -475,7 +651,7 @@ fn ideal_fct(net: &Network, packet_bytes: u32, header_bytes: u32, src: NodeId, d
             rate(p).tx_time_carry(smallest, 0).0 .0 as u128
         };
     }
-    for p in path(net, dst, src) {
+    for p in path(net, dst, src, flow) {
         t += delay(p) + rate(p).tx_time_carry(header_bytes, 0).0 .0 as u128;
     }
     Time(t.min(u64::MAX as u128) as u64)
@@ -515,33 +691,50 @@ impl Sim {
                 Ok(id)
             };
             let (link_bps, link, target_load, start, stop) = match w {
-                WorkloadSpec::Poisson { link, load, start_ps, stop_ps, .. } => {
-                    let field = format!("workloads[{i}].link");
-                    let a = net
-                        .node_id(&link.from)
-                        .ok_or_else(|| invalid(&field, format!("unknown node {:?}", link.from)))?;
-                    let b =
-                        net.node_id(&link.to).ok_or_else(|| invalid(&field, format!("unknown node {:?}", link.to)))?;
-                    let pid = net
-                        .port_between(a, b)
-                        .ok_or_else(|| invalid(&field, format!("no link {} -> {}", link.from, link.to)))?;
+                WorkloadSpec::Poisson { link, load, start_ps, stop_ps, senders, .. } => {
                     let stop = stop_ps.unwrap_or(spec.duration_ps).min(spec.duration_ps);
-                    (net.ports[pid as usize].rate.bps(), format!("{}->{}", link.from, link.to), *load, *start_ps, stop)
+                    let (bps, name) = match link {
+                        Some(link) => {
+                            let field = format!("workloads[{i}].link");
+                            let a = net
+                                .node_id(&link.from)
+                                .ok_or_else(|| invalid(&field, format!("unknown node {:?}", link.from)))?;
+                            let b = net
+                                .node_id(&link.to)
+                                .ok_or_else(|| invalid(&field, format!("unknown node {:?}", link.to)))?;
+                            let pid = net
+                                .port_between(a, b)
+                                .ok_or_else(|| invalid(&field, format!("no link {} -> {}", link.from, link.to)))?;
+                            (net.ports[pid as usize].rate.bps(), format!("{}->{}", link.from, link.to))
+                        }
+                        // The senders' host links: the sum of their egress rates.
+                        None => {
+                            let mut bps = 0u64;
+                            for (j, name) in senders.iter().enumerate() {
+                                let h = host(name, format!("workloads[{i}].senders[{j}]"))?;
+                                bps += net.nodes[h as usize]
+                                    .ports
+                                    .iter()
+                                    .map(|&p| net.ports[p as usize].rate.bps())
+                                    .sum::<u64>();
+                            }
+                            (bps, "hosts".to_string())
+                        }
+                    };
+                    (bps, name, *load, *start_ps, stop)
                 }
                 WorkloadSpec::Incast { start_ps, .. } => (0, String::new(), f64::NAN, *start_ps, spec.duration_ps),
             };
             let (gen, first) = Generator::new(w, i, spec.seed, Time(spec.duration_ps), &host, link_bps)?;
-            // Every pair a generator may pick must be connected.
-            let pairs: Vec<(String, String)> = match w {
-                WorkloadSpec::Poisson { senders, receivers, .. } => senders
-                    .iter()
-                    .flat_map(|a| receivers.iter().filter(move |b| *b != a).map(move |b| (a.clone(), b.clone())))
-                    .collect(),
-                WorkloadSpec::Incast { client, servers, .. } => {
-                    servers.iter().map(|sv| (sv.clone(), client.clone())).collect()
-                }
+            // Every pair a generator may pick must be connected (the first 10 000 pairs are
+            // checked; enumerated lazily, so all-to-all over many hosts costs nothing more).
+            let pairs: Box<dyn Iterator<Item = (&String, &String)>> = match w {
+                WorkloadSpec::Poisson { senders, receivers, .. } => Box::new(
+                    senders.iter().flat_map(move |a| receivers.iter().filter(move |b| *b != a).map(move |b| (a, b))),
+                ),
+                WorkloadSpec::Incast { client, servers, .. } => Box::new(servers.iter().map(move |sv| (sv, client))),
             };
-            for (a, b) in pairs.iter().take(10_000) {
+            for (a, b) in pairs.take(10_000) {
                 let (x, y) = (net.node_id(a).expect("resolved"), net.node_id(b).expect("resolved"));
                 if net.route(x, y).is_none() || net.route(y, x).is_none() {
                     return Err(invalid(format!("workloads[{i}]"), format!("no path between {a:?} and {b:?}")));
@@ -949,7 +1142,7 @@ impl Sim {
 
     /// Put a packet on `node`'s egress port towards its destination.
     fn forward(&mut self, node: NodeId, pkt: Packet) {
-        let Some(pid) = self.net.route(node, pkt.dst) else {
+        let Some(pid) = self.net.route_flow(node, pkt.dst, pkt.src, pkt.flow) else {
             // Routes were checked for every flow at build time; count it as a drop anyway.
             self.counters.dropped_pkts += 1;
             return;
@@ -1118,24 +1311,24 @@ impl Sim {
     /// Inject what the transport of flow `f` wants to send, and arm its timers.
     fn after_transport(&mut self, f: FlowId) {
         let mut out = std::mem::take(&mut self.out);
-        let (nic_ts, src, nic, dst, rnic) = match &self.flows[f as usize] {
-            FlowSlot::Active(fl) => (fl.sender.cc.nic_tx_timestamps(), fl.sender.src, fl.nic, fl.dst, fl.rnic),
-            FlowSlot::Done(_) => (false, 0, 0, 0, None),
+        let (nic_ts, src, nic, dst, hop, rnic) = match &self.flows[f as usize] {
+            FlowSlot::Active(fl) => {
+                (fl.sender.cc.nic_tx_timestamps(), fl.sender.src, fl.nic, fl.dst, fl.first_hop, fl.rnic)
+            }
+            FlowSlot::Done(_) => (false, 0, 0, 0, None, None),
         };
         for mut pkt in out.drain(..) {
             self.counters.sent_pkts += 1;
-            // The first hop of the flow's packets was found when it was built (the route of
-            // `forward`, without its lookup per packet).
-            if pkt.src == src && pkt.dst == dst {
-                if nic_ts && pkt.kind == Kind::Data {
-                    // Hardware timestamp: when the packet's transmission starts on the sender's NIC.
-                    pkt.ts = self.net.ports[nic as usize].next_start(self.now);
-                }
-                self.forward_on(nic, pkt);
-            } else if let (Some(rnic), true) = (rnic, pkt.src == dst && pkt.dst == src) {
-                self.forward_on(rnic, pkt);
-            } else {
-                self.forward(pkt.src, pkt);
+            if nic_ts && pkt.kind == Kind::Data && pkt.src == src {
+                // Hardware timestamp: when the packet's transmission starts on the sender's NIC.
+                pkt.ts = self.net.ports[nic as usize].next_start(self.now);
+            }
+            // The first hops of the flow's packets were found when it was built (the routes of
+            // `forward`, without a lookup per packet).
+            match (hop, rnic) {
+                (Some(p), _) if pkt.src == src && pkt.dst == dst => self.forward_on(p, pkt),
+                (_, Some(p)) if pkt.src == dst && pkt.dst == src => self.forward_on(p, pkt),
+                _ => self.forward(pkt.src, pkt),
             }
         }
         self.out = out;
@@ -1532,12 +1725,12 @@ impl Sim {
 /// Exact base RTT of the path `src -> dst -> src`: propagation plus the serialisation of a full
 /// data packet on every forward hop and of an ACK (`ack_bytes`) on every reverse hop (routes exist:
 /// checked by the world builder).
-fn path_rtt(net: &Network, src: NodeId, dst: NodeId, data_bytes: u32, ack_bytes: u32) -> Time {
+fn path_rtt(net: &Network, src: NodeId, dst: NodeId, flow: FlowId, data_bytes: u32, ack_bytes: u32) -> Time {
     let mut t = Time::ZERO;
     for (from, to, bytes) in [(src, dst, data_bytes), (dst, src, ack_bytes)] {
         let mut node = from;
         while node != to {
-            let Some(p) = net.route(node, to) else { break };
+            let Some(p) = net.route_flow(node, to, from, flow) else { break };
             let port = &net.ports[p as usize];
             t += port.delay + port.rate.tx_time(bytes);
             node = port.to;

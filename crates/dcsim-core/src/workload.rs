@@ -227,8 +227,11 @@ pub enum WorkloadSpec {
     Poisson {
         /// Offered load: the generated payload rate as a fraction of `link`'s capacity, in (0, 1).
         load: f64,
-        /// The link (its egress port `from -> to`) whose capacity the load refers to.
-        link: PortRef,
+        /// The link (its egress port `from -> to`) whose capacity the load refers to; None: the
+        /// senders' host links (all-to-all on a fabric: lambda = load x the senders' summed
+        /// host-link rate / (8 E[S]), so each host link carries `load` on average).
+        #[serde(default)]
+        link: Option<PortRef>,
         sizes: SizeSpec,
         senders: Vec<String>,
         receivers: Vec<String>,
@@ -621,7 +624,7 @@ mod tests {
         // Poisson(lambda T): sd = 129, allow 5 sd. Shares 30/70: binomial sd 0.0035, allow 5 sd.
         let spec = WorkloadSpec::Poisson {
             load: 0.2,
-            link: PortRef { from: "sw".into(), to: "r".into() },
+            link: Some(PortRef { from: "sw".into(), to: "r".into() }),
             sizes: SizeSpec::Uniform { min_bytes: 10_000, max_bytes: 50_000 },
             senders: vec!["a".into(), "b".into()],
             receivers: vec!["a".into(), "r".into()],

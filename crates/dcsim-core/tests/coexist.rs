@@ -64,7 +64,7 @@ fn class(share: f64, protocol: ProtocolSpec) -> ClassSpec {
 fn poisson(load: f64, sizes: SizeSpec) -> WorkloadSpec {
     WorkloadSpec::Poisson {
         load,
-        link: PortRef { from: "tor1".into(), to: "h2".into() },
+        link: Some(PortRef { from: "tor1".into(), to: "h2".into() }),
         sizes,
         senders: vec!["h0".into(), "h1".into()],
         receivers: vec!["h2".into()],
@@ -331,7 +331,7 @@ fn bad_workloads_and_trees_name_the_field() {
     let m = e(s);
     assert!(m.starts_with("workloads[0].sizes.points[1]:") && m.contains("not monotone"), "{m}");
     let mut s = base();
-    if let WorkloadSpec::Poisson { link, .. } = &mut s.workloads[0] {
+    if let WorkloadSpec::Poisson { link: Some(link), .. } = &mut s.workloads[0] {
         link.to = "h1".into();
     }
     assert!(e(s).starts_with("workloads[0].link:"));

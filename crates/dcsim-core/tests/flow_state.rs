@@ -25,7 +25,7 @@ fn poisson_dumbbell(load: f64, duration_ps: u64) -> Spec {
     spec.flows.clear();
     spec.workloads = vec![WorkloadSpec::Poisson {
         load,
-        link: PortRef { from: "sw".into(), to: "r".into() },
+        link: Some(PortRef { from: "sw".into(), to: "r".into() }),
         sizes: SizeSpec::Uniform { min_bytes: 10_000, max_bytes: 50_000 },
         senders: (0..4).map(|i| format!("s{i}")).collect(),
         receivers: vec!["r".into()],

@@ -282,6 +282,7 @@ fn graph_topology_routes_over_shortest_path() {
                 link("sw0", "sw1"),
                 link("sw1", "h1"),
             ],
+            ecmp_seed: None,
         },
         flows: vec![FlowSpec {
             size_bytes: Some(3_000_000),

@@ -75,7 +75,8 @@ impl Simulation {
     }
 
     /// All result tables: {table: {column: numpy array | list[str]}}. The columns are moved out
-    /// of the engine (no copy): call it once, at the end.
+    /// of the engine (no copy): call it once, at the end; a second call raises ValueError ("the
+    /// results were already taken"), and the run cannot go on after it.
     fn results<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let tables = guarded(|| self.sim.results())?;
         let out = PyDict::new(py);
@@ -102,6 +103,32 @@ fn validate_spec(spec_json: &str) -> PyResult<()> {
     guarded(|| dcsim_core::Spec::from_json(spec_json)?.check())
 }
 
+/// Resolve the automatic sampling intervals named in `auto` (e.g. "metrics.queue_interval"; the
+/// spec holds their preferred, finest value): each kept or lengthened so that the run fits in
+/// metrics.max_memory (see dcsim_core::sim::fit_sampling). Returns {field: interval_ps} as JSON
+/// for the fields in `auto`. Raises ValueError("field: message") when the spec is invalid or the
+/// budget cannot hold it.
+#[pyfunction]
+fn fit_sampling(spec_json: &str, auto: Vec<String>) -> PyResult<String> {
+    guarded(|| {
+        let mut spec = dcsim_core::Spec::from_json(spec_json)?;
+        spec.validate()?;
+        dcsim_core::sim::fit_sampling(&mut spec, &auto)?;
+        let m = &spec.metrics;
+        let mut out = serde_json::Map::new();
+        for a in &auto {
+            let iv = match a.as_str() {
+                "metrics.queue_interval" => m.queue_interval_ps,
+                "metrics.throughput_interval" => m.throughput_interval_ps,
+                "metrics.cwnd_interval" => m.cwnd_interval_ps,
+                _ => spec.l2.as_ref().map_or(0, |l| l.rate_interval_ps),
+            };
+            out.insert(a.clone(), iv.into());
+        }
+        Ok(serde_json::Value::Object(out).to_string())
+    })
+}
+
 /// The engine's defaults as JSON (packet sizes, TCP and metrics defaults).
 #[pyfunction]
 fn engine_defaults() -> String {
@@ -112,5 +139,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(engine_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(validate_spec, m)?)?;
+    m.add_function(wrap_pyfunction!(fit_sampling, m)?)?;
     Ok(())
 }

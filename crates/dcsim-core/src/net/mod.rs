@@ -7,6 +7,15 @@
 //! the hosts that hang off the same set of neighbours (one group for a whole dumbbell, one per
 //! rack of a fabric), not by host. The last hop to a host is found from the host's own (few)
 //! incoming links. Node names are looked up through a hash map.
+//!
+//! **ECMP.** With an ECMP seed, a switch keeps every equal-cost next hop towards a group (the
+//! ports to neighbours one hop closer), and picks one per flow by hashing the packet's 5-tuple:
+//! (source, destination, the flow id standing for the connection's port pair, TCP), salted with
+//! the switch's id so that the tiers of a fabric choose independently (no hash polarisation). A
+//! flow's packets thus keep one path (no reordering); its ACKs hash their own, reversed tuple and
+//! may take another path back, as in real fabrics. A table entry is one port, or an index into
+//! the distinct equal-cost sets, each stored once (a leaf's uplinks serve every remote group).
+//! Without a seed the first port found is used, as before ECMP existed.
 
 pub mod port;
 pub mod topology;
@@ -14,7 +23,7 @@ pub mod topology;
 use std::collections::{HashMap, VecDeque};
 
 use crate::error::{invalid, Result};
-use crate::packet::NodeId;
+use crate::packet::{FlowId, NodeId};
 use crate::scenario::NodeKind;
 
 /// Most routing-table entries a network may need (4 bytes each: 256 MiB).
@@ -25,6 +34,20 @@ pub use port::Port;
 pub type PortId = u32;
 const NO_ROUTE: PortId = PortId::MAX;
 const NONE: u32 = u32::MAX;
+/// A table entry with this bit is an index into `ecmp_sets` (port ids stay below 2^31: at most
+/// 2 x `MAX_LINKS` ports).
+const ECMP_BIT: u32 = 1 << 31;
+/// The protocol field of the hashed 5-tuple (IP protocol number of TCP).
+const PROTO_TCP: u64 = 6;
+
+/// SplitMix64's finaliser (Steele, Lea and Flood 2014): a bijective 64-bit mix whose output bits
+/// each depend on every input bit.
+#[inline]
+fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
 
 pub struct Node {
     pub name: String,
@@ -47,8 +70,14 @@ pub struct Network {
     /// Per node: its row in `table` (switches and multi-homed hosts; NONE for hosts with one link).
     row: Vec<u32>,
     groups: usize,
-    /// table[row * groups + group]: the egress port towards that group, or NO_ROUTE.
-    table: Vec<PortId>,
+    /// table[row * groups + group]: the egress port towards that group, NO_ROUTE, or (with
+    /// `ECMP_BIT`) the index of its equal-cost set.
+    table: Vec<u32>,
+    /// Distinct equal-cost port sets: (offset, count) into `ecmp_ports`.
+    ecmp_sets: Vec<(u32, u32)>,
+    ecmp_ports: Vec<PortId>,
+    /// Seed of the ECMP hash; None: no ECMP (the first equal-cost port, no hashing).
+    pub ecmp_seed: Option<u64>,
 }
 
 impl Network {
@@ -73,9 +102,37 @@ impl Network {
         self.table.len()
     }
 
-    /// Egress port of `node` on the way to host `dst`, if `dst` is reachable.
+    /// Distinct equal-cost port sets the routes use, and the ports they hold in all.
+    pub fn ecmp_set_sizes(&self) -> (usize, usize) {
+        (self.ecmp_sets.len(), self.ecmp_ports.len())
+    }
+
+    /// Egress port of `node` on the way to host `dst`, if `dst` is reachable: of several
+    /// equal-cost ports, the first (see [`Self::route_flow`] for the one a flow takes).
     #[inline]
     pub fn route(&self, node: NodeId, dst: NodeId) -> Option<PortId> {
+        self.route_with(node, dst, |_| 0)
+    }
+
+    /// Egress port of `node` for a packet of flow `flow` from `src` to `dst`: with ECMP, the
+    /// equal-cost port its 5-tuple hashes to at this switch.
+    #[inline]
+    pub fn route_flow(&self, node: NodeId, dst: NodeId, src: NodeId, flow: FlowId) -> Option<PortId> {
+        self.route_with(node, dst, |count| self.ecmp_pick(node, src, dst, flow, count))
+    }
+
+    /// Which of `count` equal-cost ports switch `node` gives the 5-tuple (src, dst, flow, TCP):
+    /// a seeded hash of the tuple, salted with the node, mapped to 0..count by multiply-shift.
+    #[inline]
+    pub fn ecmp_pick(&self, node: NodeId, src: NodeId, dst: NodeId, flow: FlowId, count: u32) -> u32 {
+        let seed = self.ecmp_seed.unwrap_or(0);
+        let tuple = mix64(((src as u64) << 32 | dst as u64) ^ mix64((flow as u64) << 8 | PROTO_TCP));
+        let h = mix64(seed ^ tuple ^ mix64((node as u64).wrapping_add(0x9e37_79b9_7f4a_7c15)));
+        ((h as u128 * count as u128) >> 64) as u32
+    }
+
+    #[inline]
+    fn route_with(&self, node: NodeId, dst: NodeId, pick: impl Fn(u32) -> u32) -> Option<PortId> {
         let d = dst as usize;
         for &p in &self.last_hops[d] {
             if self.ports[p as usize].from == node {
@@ -84,8 +141,15 @@ impl Network {
         }
         let row = self.row[node as usize];
         if row != NONE {
-            let p = self.table[row as usize * self.groups + self.group[d] as usize];
-            return (p != NO_ROUTE).then_some(p);
+            let e = self.table[row as usize * self.groups + self.group[d] as usize];
+            if e == NO_ROUTE {
+                return None;
+            }
+            if e & ECMP_BIT == 0 {
+                return Some(e);
+            }
+            let (offset, count) = self.ecmp_sets[(e & !ECMP_BIT) as usize];
+            return Some(self.ecmp_ports[(offset + pick(count)) as usize]);
         }
         // A host with one link: its uplink, if the switch at the other end has a route (switches
         // always have a table row, so this recursion is one level deep).
@@ -98,7 +162,9 @@ impl Network {
     /// Shortest-path (hop count) routes to every host. Hosts are grouped by the set of nodes
     /// their links come from; one breadth-first search per group over the reversed links, where
     /// only switches relay. Ties go to the port found first, scanning neighbours in node order
-    /// and ports in id order, so routes are deterministic.
+    /// and ports in id order, so routes are deterministic. With an ECMP seed, a switch also keeps
+    /// the other ports to neighbours one hop closer (found while the search finishes the level
+    /// before it), the first found first. Cost: O(groups x (nodes + links)).
     pub fn compute_routes(&mut self) -> Result<()> {
         let n = self.nodes.len();
         let mut incoming: Vec<Vec<PortId>> = vec![Vec::new(); n];
@@ -148,24 +214,48 @@ impl Network {
                 ),
             ));
         }
+        // The searches cross a switch's incoming links only towards nodes that keep a table row
+        // (switches, multi-homed hosts): a host with one link relays nothing and needs no entry,
+        // so its uplink is dropped from the scan (in a fabric, most links are such uplinks).
+        for v in 0..n {
+            if self.nodes[v].kind == NodeKind::Switch {
+                let row = &self.row;
+                incoming[v].retain(|&p| row[self.ports[p as usize].from as usize] != NONE);
+            }
+        }
         self.table = vec![NO_ROUTE; entries as usize];
+        self.ecmp_sets.clear();
+        self.ecmp_ports.clear();
+        let ecmp = self.ecmp_seed.is_some();
         let mut seen = vec![NONE; n];
+        let mut level = vec![0u32; n];
         let mut frontier = VecDeque::new();
+        // ECMP: (table entry, further equal-cost port) found in this group's search, and the
+        // distinct sets so far.
+        let mut extra: Vec<(usize, PortId)> = Vec::new();
+        let mut set_index: HashMap<Vec<PortId>, u32> = HashMap::new();
         for (g, seeds) in group_seeds.iter().enumerate() {
             // Distance 1: the group's neighbours reach its hosts by their last hop.
             for &s in seeds {
                 seen[s as usize] = g as u32;
+                level[s as usize] = 1;
                 if self.nodes[s as usize].kind == NodeKind::Switch {
                     frontier.push_back(s);
                 }
             }
             while let Some(v) = frontier.pop_front() {
+                let lv = level[v as usize];
                 for &pid in &incoming[v as usize] {
                     let u = self.ports[pid as usize].from as usize;
                     if seen[u] == g as u32 {
+                        // Another neighbour one hop closer: an equal-cost next hop of switch u.
+                        if ecmp && level[u] == lv + 1 && self.nodes[u].kind == NodeKind::Switch {
+                            extra.push((self.row[u] as usize * self.groups + g, pid));
+                        }
                         continue;
                     }
                     seen[u] = g as u32;
+                    level[u] = lv + 1;
                     let row = self.row[u];
                     if row != NONE {
                         self.table[row as usize * self.groups + g] = pid;
@@ -175,6 +265,28 @@ impl Network {
                     }
                 }
             }
+            if extra.is_empty() {
+                continue;
+            }
+            // Entries in order, each entry's ports in the order found (stable sort).
+            extra.sort_by_key(|&(e, _)| e);
+            let mut i = 0;
+            while i < extra.len() {
+                let e = extra[i].0;
+                let mut set = vec![self.table[e]];
+                while i < extra.len() && extra[i].0 == e {
+                    set.push(extra[i].1);
+                    i += 1;
+                }
+                let next = self.ecmp_sets.len() as u32;
+                let id = *set_index.entry(set).or_insert_with_key(|set| {
+                    self.ecmp_sets.push((self.ecmp_ports.len() as u32, set.len() as u32));
+                    self.ecmp_ports.extend_from_slice(set);
+                    next
+                });
+                self.table[e] = ECMP_BIT | id;
+            }
+            extra.clear();
         }
         Ok(())
     }

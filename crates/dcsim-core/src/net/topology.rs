@@ -1,5 +1,6 @@
 //! Topology builders: the papers' dumbbell (many-to-one), the coexistence paper's single-rooted
-//! tree, and any explicit graph.
+//! tree, the DSM paper's parking lot, data-center fabrics (leaf-spine, k-ary fat-tree) and any
+//! explicit graph.
 
 use super::{Network, Port, PortId};
 use crate::aqm::Aqm;
@@ -7,7 +8,7 @@ use crate::error::{invalid, Result};
 use crate::packet::NodeId;
 use crate::rng::{stream, Stream};
 use crate::scenario::{
-    chain_switch_name, tree_host_name, Amount, AqmSpec, NodeKind, PortRef, QueueSpec, Spec, TopologySpec,
+    chain_switch_name, tree_host_name, Amount, AqmSpec, NodeKind, PortRef, QueueSpec, Spec, TierSpec, TopologySpec,
 };
 use crate::units::{Rate, Time};
 
@@ -50,6 +51,11 @@ impl Builder<'_> {
     ) -> Result<(PortId, PortId)> {
         Ok((self.port(a, b, rate_bps, delay, q_ab)?, self.port(b, a, rate_bps, delay, q_ba)?))
     }
+
+    /// A fabric link of tier `t` (the tier's queue on both ends; a host end gets its NIC queue).
+    fn tier_link(&mut self, a: NodeId, b: NodeId, t: &TierSpec) -> Result<(PortId, PortId)> {
+        self.link(a, b, t.rate_bps, Time(t.delay_ps), &t.queue, &t.queue)
+    }
 }
 
 /// Build the network of `spec` (already validated).
@@ -76,7 +82,8 @@ pub fn build(spec: &Spec) -> Result<Network> {
             let (bott, _) = b.link(sw, r, *bottleneck_bps, d_bottleneck, bottleneck_queue, &host_q)?;
             default_monitor.push(bott);
         }
-        TopologySpec::Graph { nodes, links } => {
+        TopologySpec::Graph { nodes, links, ecmp_seed } => {
+            b.net.ecmp_seed = *ecmp_seed;
             for n in nodes {
                 b.node(n.name.clone(), n.kind);
             }
@@ -89,6 +96,62 @@ pub fn build(spec: &Spec) -> Result<Network> {
                     let from = b.net.ports[p as usize].from;
                     if b.net.nodes[from as usize].kind == NodeKind::Switch {
                         default_monitor.push(p);
+                    }
+                }
+            }
+        }
+        TopologySpec::LeafSpine { leaves, spines, hosts_per_leaf, host, leaf_spine, ecmp_seed } => {
+            b.net.ecmp_seed = Some(ecmp_seed.unwrap_or(spec.seed));
+            let hosts: Vec<NodeId> = (0..*leaves as u64 * *hosts_per_leaf as u64)
+                .map(|i| b.node(tree_host_name(i), NodeKind::Host))
+                .collect();
+            let leaf: Vec<NodeId> = (0..*leaves).map(|i| b.node(format!("leaf{i}"), NodeKind::Switch)).collect();
+            let spine: Vec<NodeId> = (0..*spines).map(|j| b.node(format!("spine{j}"), NodeKind::Switch)).collect();
+            for (i, &h) in hosts.iter().enumerate() {
+                let (_, down) = b.tier_link(h, leaf[i / *hosts_per_leaf as usize], host)?;
+                if i == 0 {
+                    default_monitor.push(down);
+                }
+            }
+            for (i, &l) in leaf.iter().enumerate() {
+                for &s in &spine {
+                    let (up, _) = b.tier_link(l, s, leaf_spine)?;
+                    if i == 0 {
+                        default_monitor.push(up);
+                    }
+                }
+            }
+        }
+        TopologySpec::FatTree { k, host, edge_agg, agg_core, ecmp_seed } => {
+            b.net.ecmp_seed = Some(ecmp_seed.unwrap_or(spec.seed));
+            let half = *k as usize / 2;
+            let (edges, cores) = (*k as usize * half, half * half);
+            let hosts: Vec<NodeId> =
+                (0..edges * half).map(|i| b.node(tree_host_name(i as u64), NodeKind::Host)).collect();
+            let edge: Vec<NodeId> = (0..edges).map(|e| b.node(format!("edge{e}"), NodeKind::Switch)).collect();
+            let agg: Vec<NodeId> = (0..edges).map(|a| b.node(format!("agg{a}"), NodeKind::Switch)).collect();
+            let core: Vec<NodeId> = (0..cores).map(|c| b.node(format!("core{c}"), NodeKind::Switch)).collect();
+            for (i, &h) in hosts.iter().enumerate() {
+                let (_, down) = b.tier_link(h, edge[i / half], host)?;
+                if i == 0 {
+                    default_monitor.push(down);
+                }
+            }
+            for (e, &x) in edge.iter().enumerate() {
+                let pod = e / half;
+                for &a in &agg[pod * half..(pod + 1) * half] {
+                    let (up, _) = b.tier_link(x, a, edge_agg)?;
+                    if e == 0 {
+                        default_monitor.push(up);
+                    }
+                }
+            }
+            for (a, &y) in agg.iter().enumerate() {
+                let j = a % half;
+                for &c in &core[j * half..(j + 1) * half] {
+                    let (up, _) = b.tier_link(y, c, agg_core)?;
+                    if a == 0 {
+                        default_monitor.push(up);
                     }
                 }
             }

@@ -1,0 +1,97 @@
+"""`dcsim` command latency (issue 12, section 5; not a test): whole-process wall time of
+
+* ``python -c pass`` (the interpreter's own start-up, the baseline of this run),
+* ``dcsim --version`` and ``dcsim --help`` (goal < 0.3 s),
+* ``dcsim run examples/dctcp_dumbbell.toml`` with plots (goal < 0.6 s) and with ``--no-plots``
+  (goal < 0.35 s),
+
+each the median of ``--repeat`` runs (after one warm-up run each), printed in seconds and as a
+ratio to the baseline measured in the same run, with the machine's load average (the goals are
+for an otherwise idle machine; on 2 cores, other work shows directly in these numbers). Also
+checks what ``import dcsim.cli`` loads: matplotlib, pandas and pyarrow must not be among it.
+
+The package's bytecode is compiled first (``compileall``), as ``pip install`` does for an
+installed wheel: an editable install run with PYTHONDONTWRITEBYTECODE would otherwise compile
+dcsim's sources on every start.
+
+Run: python benchmarks/bench_cli.py [--repeat 7] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import compileall
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "examples" / "dctcp_dumbbell.toml"
+GOALS_S = {"dcsim --version": 0.3, "dcsim --help": 0.3, "dcsim run (plots)": 0.6, "dcsim run --no-plots": 0.35}
+HEAVY = ("matplotlib", "pandas", "pyarrow")
+
+
+def wall_s(cmd: list[str], cwd: Path) -> float:
+    t0 = time.perf_counter()
+    r = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    t = time.perf_counter() - t0
+    if r.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} failed ({r.returncode}): {r.stderr.decode()[-500:]}")
+    return t
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeat", type=int, default=7)
+    ap.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    args = ap.parse_args()
+    import dcsim
+
+    compileall.compile_dir(str(Path(dcsim.__file__).parent), quiet=1)
+    py = sys.executable
+    dcsim_cmd = [py, "-c", "import sys; from dcsim.cli import main; sys.exit(main())"]
+    work = Path(tempfile.mkdtemp(prefix="bench-cli-"))
+    cases = {
+        "python -c pass": [py, "-c", "pass"],
+        "dcsim --version": [*dcsim_cmd, "--version"],
+        "dcsim --help": [*dcsim_cmd, "--help"],
+        "dcsim run (plots)": [*dcsim_cmd, "run", str(DEMO), "--out", str(work / "plots")],
+        "dcsim run --no-plots": [*dcsim_cmd, "run", str(DEMO), "--no-plots", "--out", str(work / "noplots")],
+    }
+    try:
+        times: dict[str, list[float]] = {k: [] for k in cases}
+        for k, cmd in cases.items():
+            wall_s(cmd, work)  # warm-up: file cache, font cache
+        for _ in range(args.repeat):  # interleaved, so that a burst of load hits every case alike
+            for k, cmd in cases.items():
+                times[k].append(wall_s(cmd, work))
+        loaded = subprocess.run([py, "-c", "import sys, dcsim.cli; print(' '.join(m for m in %r if m in sys.modules))"
+                                 % (HEAVY,)], capture_output=True, text=True, check=True).stdout.split()
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    base = statistics.median(times["python -c pass"])
+    rows = {k: {"median_s": statistics.median(v), "min_s": min(v), "ratio_to_python": statistics.median(v) / base,
+                "goal_s": GOALS_S.get(k)} for k, v in times.items()}
+    out = {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "repeat": args.repeat, "cases": rows,
+           "import_dcsim_cli_loads": loaded}
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return
+    print(f"load average {out['load_average'][0]:.2f} on {out['cpus']} CPUs; medians of {args.repeat} runs")
+    print(f"{'case':<24}{'median s':>10}{'min s':>9}{'x python':>10}{'goal s':>8}  met")
+    for k, r in rows.items():
+        goal = r["goal_s"]
+        met = "" if goal is None else ("yes" if r["median_s"] < goal else "NO")
+        print(f"{k:<24}{r['median_s']:>10.3f}{r['min_s']:>9.3f}{r['ratio_to_python']:>10.1f}"
+              f"{'' if goal is None else f'{goal:.2f}':>8}  {met}")
+    print("import dcsim.cli loads: " + (", ".join(loaded) if loaded else f"none of {', '.join(HEAVY)}"))
+
+
+if __name__ == "__main__":
+    main()

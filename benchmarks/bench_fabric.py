@@ -1,0 +1,153 @@
+"""Fabric benchmark (issue 12; not a test). Two cases, each in a fresh process so that its peak
+memory is its own:
+
+(a) setup of a 20 000-host leaf-spine (500 leaves x 40 hosts, 16 spines, 10 Gbps hosts, ECMP):
+    the scenario model (validation, engine JSON) and the engine's world build (`_core.Simulation(spec)`:
+    nodes, ports, routes), nothing run. Goals: < 1 s, < 200 MB. The same build of a 5 000-host
+    leaf-spine (125 leaves) in the same run gives the scaling exponent of setup time in hosts
+    (1 = linear; the old dense route table was 2).
+(b) a k = 16 fat-tree (1 024 hosts, 10 Gbps everywhere), all-to-all web-search flows at 50 % of
+    every host link, DCTCP (K = 65 pkt, 300-packet buffers), 100 ms simulated: wall time and peak
+    RSS (goals < 60 s, < 1 GB), events per wall second, FCT slowdown percentiles.
+
+Peak RSS is the process's high-water mark (ru_maxrss), interpreter and imports included; the
+figure after imports is printed beside it so that the part the case adds can be read off.
+
+Run: python benchmarks/bench_fabric.py [--case a|b|both] [--duration 0.1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+
+LEAF_SPINE = """
+[network]
+topology = "leaf_spine"
+leaves = {leaves}
+spines = 16
+hosts_per_leaf = 40
+host_link = "10Gbps"
+buffer = "300pkt"
+aqm = {{ kind = "threshold", K = "65pkt" }}
+[[flows]]
+protocol = "dctcp"
+src = "h0"
+dst = "h{last}"
+[run]
+duration = "1ms"
+"""
+
+FAT_TREE = """
+[network]
+topology = "fat_tree"
+k = 16
+host_link = "10Gbps"
+delay = "1us"
+buffer = "300pkt"
+aqm = {{ kind = "threshold", K = "65pkt" }}
+[[workloads]]
+kind = "poisson"
+load = 0.5
+sizes = {{ kind = "cdf", name = "web_search" }}
+protocol = "dctcp"
+[run]
+duration = "{duration}s"
+seed = 1
+"""
+
+SETUP_CHILD = r"""
+import json, resource, sys, time
+import dcsim
+from dcsim import _core
+rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+t0 = time.perf_counter()
+sc = dcsim.Scenario.from_toml_str(sys.argv[1])
+spec = sc.to_engine_json()
+t1 = time.perf_counter()
+sim = _core.Simulation(spec)
+t2 = time.perf_counter()
+print(json.dumps(dict(model_s=t1 - t0, build_s=t2 - t1, rss_after_imports_mb=rss0,
+                      peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+"""
+
+RUN_CHILD = r"""
+import json, resource, sys, time
+import numpy as np
+import dcsim, dcsim.result
+rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+sc = dcsim.Scenario.from_toml_str(sys.argv[1])
+t0 = time.perf_counter()
+r = dcsim.simulate(sc)
+wall = time.perf_counter() - t0
+c = r.counters.iloc[0]
+f = r.flows
+done = f[np.isfinite(f["fct_s"].to_numpy(dtype=float))]
+sl = done["slowdown"].to_numpy(dtype=float)
+small = done[done["size_bytes"] <= 100e3]["slowdown"].to_numpy(dtype=float)
+q = lambda x, p: float(np.percentile(x, p)) if x.size else float("nan")
+w = r.workloads.iloc[0]
+print(json.dumps(dict(
+    wall_s=wall, events=int(c.events), sent_pkts=int(c.sent_pkts), flows=int(len(f)), finished=int(len(done)),
+    target_load=float(w.target_load), realised_load=float(w.realised_load),
+    slowdown_p50=q(sl, 50), slowdown_p99=q(sl, 99), slowdown_p999=q(sl, 99.9),
+    small_p50=q(small, 50), small_p99=q(small, 99), small_p999=q(small, 99.9),
+    rss_after_imports_mb=rss0, peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+"""
+
+
+def child(code: str, scenario: str) -> dict:
+    out = subprocess.run([sys.executable, "-c", code, scenario], check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def setup_case() -> None:
+    print("== (a) setup of a leaf-spine: scenario model + engine build, fresh process ==")
+    res = {}
+    for leaves in (125, 500):
+        hosts = leaves * 40
+        r = child(SETUP_CHILD, LEAF_SPINE.format(leaves=leaves, last=hosts - 1))
+        res[hosts] = r
+        print(f"{hosts:6d} hosts: model {r['model_s']:.3f} s, engine build {r['build_s']:.3f} s, "
+              f"total {r['model_s'] + r['build_s']:.3f} s; peak RSS {r['peak_rss_mb']:.1f} MB "
+              f"({r['rss_after_imports_mb']:.1f} MB after imports)")
+    big, small = res[20000], res[5000]
+    tot = lambda r: r["model_s"] + r["build_s"]  # noqa: E731
+    exp = math.log(tot(big) / tot(small)) / math.log(4)
+    exp_build = math.log(big["build_s"] / small["build_s"]) / math.log(4)
+    print(f"20 000 hosts: {tot(big):.3f} s (goal < 1 s: {'met' if tot(big) < 1 else 'MISSED'}), "
+          f"peak {big['peak_rss_mb']:.0f} MB (goal < 200 MB: {'met' if big['peak_rss_mb'] < 200 else 'MISSED'})")
+    print(f"setup time ratio 20 000 / 5 000 hosts: {tot(big) / tot(small):.2f} (exponent {exp:.2f}; "
+          f"engine build alone {exp_build:.2f})")
+
+
+def run_case(duration: float) -> None:
+    print(f"== (b) k = 16 fat-tree, web search at 50 % of every host link, DCTCP, {duration * 1e3:g} ms ==")
+    r = child(RUN_CHILD, FAT_TREE.format(duration=duration))
+    print(f"wall {r['wall_s']:.2f} s (goal < 60 s: {'met' if r['wall_s'] < 60 else 'MISSED'}); "
+          f"peak RSS {r['peak_rss_mb']:.0f} MB (goal < 1 GB: {'met' if r['peak_rss_mb'] < 1000 else 'MISSED'}; "
+          f"{r['rss_after_imports_mb']:.0f} MB after imports)")
+    print(f"{r['events']:,} events, {r['events'] / r['wall_s']:,.0f} events/s; {r['sent_pkts']:,} packets sent; "
+          f"{r['flows']:,} flows, {r['finished']:,} finished; load offered {r['target_load']:.2f}, "
+          f"realised {r['realised_load']:.3f}")
+    print(f"slowdown (FCT / ideal FCT), finished flows: p50 {r['slowdown_p50']:.2f}, p99 {r['slowdown_p99']:.2f}, "
+          f"p99.9 {r['slowdown_p999']:.2f}; flows <= 100 KB: p50 {r['small_p50']:.2f}, p99 {r['small_p99']:.2f}, "
+          f"p99.9 {r['small_p999']:.2f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--case", choices=("a", "b", "both"), default="both")
+    ap.add_argument("--duration", type=float, default=0.1, help="simulated seconds of case (b) (default 0.1)")
+    a = ap.parse_args()
+    if a.case in ("a", "both"):
+        setup_case()
+    if a.case in ("b", "both"):
+        run_case(a.duration)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,121 @@
+//! Metrics with a budget (issue 12, section 3): automatic sampling intervals are lengthened just
+//! enough to fit `metrics.max_memory`, never below the preferred resolution when that fits; a
+//! budget that cannot hold even the port series is refused by name; `results()` moves the columns
+//! out once and says so on a second call.
+
+mod common;
+
+use common::*;
+use dcsim_core::scenario::*;
+use dcsim_core::sim::{fit_sampling, MIN_AUTO_SAMPLES};
+use dcsim_core::Sim;
+
+fn auto_all() -> Vec<String> {
+    ["metrics.queue_interval", "metrics.throughput_interval", "metrics.cwnd_interval"].map(String::from).to_vec()
+}
+
+fn dctcp_dumbbell(n: u32, duration_ps: u64) -> Spec {
+    dumbbell(
+        n,
+        10 * GBPS,
+        10 * GBPS,
+        100 * US,
+        1000,
+        AqmSpec::Threshold { k: Amount::Packets(65) },
+        dctcp(1.0 / 16.0),
+        duration_ps,
+        0,
+    )
+}
+
+#[test]
+fn preferred_intervals_are_kept_when_they_fit() {
+    // 10 flows for 200 ms: queue 20 001 rows, window 200 010 rows: a few tens of MB << 1 GB.
+    let mut s = dctcp_dumbbell(10, 200 * MS);
+    let before = (s.metrics.queue_interval_ps, s.metrics.throughput_interval_ps, s.metrics.cwnd_interval_ps);
+    fit_sampling(&mut s, &auto_all()).unwrap();
+    assert_eq!((s.metrics.queue_interval_ps, s.metrics.throughput_interval_ps, s.metrics.cwnd_interval_ps), before);
+}
+
+#[test]
+fn five_thousand_flows_for_one_second_fit_the_default_budget() {
+    // 5 000 flows, the first 100 traced (the front end's default, metrics.trace_flows): at 10 us
+    // for 1 s the window series alone would be 10^7 rows x 200 B = 2 GB; the window and goodput
+    // intervals grow until every series fits in 1 GB, and the run is accepted.
+    let mut s = dctcp_dumbbell(5000, 1_000 * MS);
+    s.metrics.trace_flows = Some((0..100).collect());
+    assert!(s.check().is_err(), "the preferred sampling alone overflows 1 GB");
+    fit_sampling(&mut s, &auto_all()).unwrap();
+    s.check().unwrap();
+    let m = &s.metrics;
+    assert_eq!(m.queue_interval_ps, 10 * US, "one monitored port at 10 us (100 001 rows) fits its share");
+    assert!(m.cwnd_interval_ps > 10 * US, "{}", m.cwnd_interval_ps);
+    // Each series keeps at least MIN_AUTO_SAMPLES rows per flow: the interval is at most d / 1000.
+    assert!(m.cwnd_interval_ps as u128 <= 1_000 * MS as u128 / MIN_AUTO_SAMPLES * 11 / 10, "{}", m.cwnd_interval_ps);
+    // And not coarser than needed: twice as fine would not fit (it rounds up to 2 significant digits).
+    let mut finer = s.clone();
+    finer.metrics.cwnd_interval_ps /= 2;
+    assert!(finer.check().is_err(), "the window interval {} ps was lengthened more than needed", m.cwnd_interval_ps);
+}
+
+#[test]
+fn tracing_every_one_of_5000_flows_names_trace_flows() {
+    // Every flow traced: even 1 001 window rows per flow (5 000 x 1 001 x 200 B = 1 GB) do not fit.
+    let mut s = dctcp_dumbbell(5000, 1_000 * MS);
+    let e = fit_sampling(&mut s, &auto_all()).unwrap_err().to_string();
+    assert!(e.starts_with("metrics.max_memory:") && e.contains("5000 traced flows"), "{e}");
+    assert!(e.contains("sampled series") && e.contains("metrics.trace_flows"), "{e}");
+}
+
+#[test]
+fn a_long_run_lengthens_the_queue_interval_instead_of_failing() {
+    // 60 s of 10 us queue samples with 10 flows: 6 x 10^6 rows x 192 B = 1.15 GB > 1 GB at the
+    // preferred interval; fitted, it is accepted with a somewhat longer interval.
+    let mut s = dctcp_dumbbell(10, 60_000 * MS);
+    s.metrics.cwnd_interval_ps = 1_000 * US;
+    assert!(s.check().is_err());
+    fit_sampling(&mut s, &["metrics.queue_interval".to_string()]).unwrap();
+    s.check().unwrap();
+    assert!(s.metrics.queue_interval_ps > 10 * US && s.metrics.queue_interval_ps < 100 * US, "{:?}", s.metrics);
+}
+
+#[test]
+fn a_chosen_interval_that_overflows_is_still_refused_by_name() {
+    let mut s = dctcp_dumbbell(10, 60_000 * MS);
+    s.metrics.cwnd_interval_ps = US;
+    let e = fit_sampling(&mut s, &["metrics.queue_interval".to_string()]).unwrap_err().to_string();
+    assert!(e.starts_with("metrics.cwnd_interval:") && e.contains("lengthen metrics.cwnd_interval"), "{e}");
+}
+
+#[test]
+fn a_budget_too_small_for_the_port_series_is_refused_naming_max_memory() {
+    // 256 monitored ports (every switch port of a 256-host tree would be more): even at the
+    // coarsest automatic sampling (1 001 rows each) the queue series needs 256 x 1 001 x 192 B =
+    // 49 MB, more than a 10 MB budget.
+    let mut s = dctcp_dumbbell(256, 1_000 * MS);
+    s.metrics.monitor = Some((0..256).map(|i| PortRef { from: format!("s{i}"), to: "sw".into() }).collect());
+    s.metrics.trace_flows = Some(vec![]);
+    s.metrics.max_memory_bytes = 10_000_000;
+    s.validate().unwrap();
+    let e = fit_sampling(&mut s, &auto_all()).unwrap_err().to_string();
+    assert!(e.starts_with("metrics.max_memory:"), "{e}");
+    assert!(e.contains("too small to hold even the port series") && e.contains("256 monitored ports"), "{e}");
+    // The size it names suffices (rounded to 0.1 MB: add one).
+    let need: f64 = e.split("allowed >= ").nth(1).unwrap().split(" MB").next().unwrap().parse().unwrap();
+    s.metrics.max_memory_bytes = ((need + 0.1) * 1e6) as u64;
+    fit_sampling(&mut s, &auto_all()).unwrap();
+    s.check().unwrap();
+}
+
+#[test]
+fn results_are_moved_out_once_and_a_second_call_says_so() {
+    let mut sim = Sim::new(dctcp_dumbbell(2, 2 * MS)).unwrap();
+    sim.run_until(dcsim_core::units::Time(MS)).unwrap();
+    let t = sim.results().unwrap();
+    assert!(table(&t, "queue").rows() > 50);
+    let e = sim.results().unwrap_err().to_string();
+    assert!(e.contains("already taken"), "{e}");
+    // Running on after the results were taken is refused too (the series are gone).
+    let e = sim.run().unwrap_err().to_string();
+    assert!(e.contains("already taken"), "{e}");
+}

@@ -1,0 +1,368 @@
+//! Data-center fabrics: the leaf-spine and k-ary fat-tree builders, ECMP, and all-to-all
+//! workloads on them. Expected values come from the topologies' definitions (Al-Fares et al.,
+//! SIGCOMM 2008, for the fat-tree) and from binomial / compound-Poisson statistics, with the
+//! tolerance fixed before the run.
+
+mod common;
+use common::*;
+use dcsim_core::metrics::{Column, Table};
+use dcsim_core::net::topology;
+use dcsim_core::net::Network;
+use dcsim_core::packet::NodeId;
+use dcsim_core::scenario::*;
+use dcsim_core::workload::{ClassSpec, SizeSpec, WorkloadSpec};
+use dcsim_core::Sim;
+
+fn tier(rate_bps: u64) -> TierSpec {
+    TierSpec {
+        rate_bps,
+        delay_ps: US,
+        queue: QueueSpec { capacity: Amount::Packets(200), aqm: AqmSpec::Threshold { k: Amount::Packets(65) } },
+    }
+}
+
+fn spec_with(topology: TopologySpec) -> Spec {
+    Spec {
+        seed: 1,
+        duration_ps: 10 * MS,
+        warmup_ps: 0,
+        packet_bytes: 1500,
+        header_bytes: 40,
+        topology,
+        flows: vec![FlowSpec::long_lived("h0", "h1", dctcp(1.0 / 16.0))],
+        workloads: vec![],
+        metrics: MetricsSpec::default(),
+        host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+        l2: None,
+    }
+}
+
+fn leaf_spine(leaves: u32, spines: u32, hosts_per_leaf: u32, seed: Option<u64>) -> TopologySpec {
+    TopologySpec::LeafSpine {
+        leaves,
+        spines,
+        hosts_per_leaf,
+        host: tier(10 * GBPS),
+        leaf_spine: tier(40 * GBPS),
+        ecmp_seed: seed,
+    }
+}
+
+fn fat_tree(k: u32, seed: Option<u64>) -> TopologySpec {
+    TopologySpec::FatTree {
+        k,
+        host: tier(10 * GBPS),
+        edge_agg: tier(10 * GBPS),
+        agg_core: tier(10 * GBPS),
+        ecmp_seed: seed,
+    }
+}
+
+fn build(t: TopologySpec) -> Network {
+    let spec = spec_with(t);
+    spec.validate().expect("valid");
+    topology::build(&spec).expect("built")
+}
+
+fn id(net: &Network, name: &str) -> NodeId {
+    net.node_id(name).unwrap_or_else(|| panic!("no node {name}"))
+}
+
+/// The nodes flow `flow`'s packets visit from `src` to `dst` (both ends included).
+fn walk(net: &Network, src: NodeId, dst: NodeId, flow: u32) -> Vec<NodeId> {
+    let mut at = src;
+    let mut out = vec![src];
+    while at != dst {
+        let p = net.route_flow(at, dst, src, flow).expect("a route");
+        at = net.ports[p as usize].to;
+        out.push(at);
+        assert!(out.len() <= net.nodes.len(), "routing loop");
+    }
+    out
+}
+
+#[test]
+fn fat_tree_k4_has_16_hosts_20_switches_and_the_right_hop_counts() {
+    // Al-Fares et al.: k^3/4 = 16 hosts, k^2 = 16 pod switches + (k/2)^2 = 4 cores; every switch
+    // has k = 4 ports. Shortest paths: 2 links within an edge switch, 4 within a pod, 6 across.
+    let net = build(fat_tree(4, None));
+    let hosts: Vec<usize> = (0..net.nodes.len()).filter(|&i| net.nodes[i].kind == NodeKind::Host).collect();
+    let switches: Vec<usize> = (0..net.nodes.len()).filter(|&i| net.nodes[i].kind == NodeKind::Switch).collect();
+    assert_eq!(hosts.len(), 16);
+    assert_eq!(switches.len(), 20);
+    for &s in &switches {
+        assert_eq!(net.nodes[s].ports.len(), 4, "{} has k ports", net.nodes[s].name);
+    }
+    let edge_of = |h: usize| h / 2; // k/2 = 2 hosts per edge switch
+    let pod_of = |h: usize| h / 4; // k^2/4 = 4 hosts per pod
+    for a in 0..16usize {
+        for b in 0..16usize {
+            if a == b {
+                continue;
+            }
+            let (x, y) = (id(&net, &format!("h{a}")), id(&net, &format!("h{b}")));
+            let want = if edge_of(a) == edge_of(b) {
+                2
+            } else if pod_of(a) == pod_of(b) {
+                4
+            } else {
+                6
+            };
+            for flow in 0..8 {
+                let path = walk(&net, x, y, flow);
+                assert_eq!(path.len() - 1, want, "h{a} -> h{b} flow {flow}: {path:?}");
+                // Up then down: names of the tiers visited are those of a valley-free path.
+                let names: Vec<&str> = path.iter().map(|&n| net.nodes[n as usize].name.as_str()).collect();
+                if want == 6 {
+                    assert!(names[3].starts_with("core"), "{names:?}");
+                }
+            }
+        }
+    }
+    // Setup stays O(switches x destination groups): one group per edge switch (8).
+    assert_eq!(net.route_entries(), 20 * 8);
+}
+
+#[test]
+fn ecmp_spreads_flows_over_the_spines_within_the_binomial_bound() {
+    // 2 leaves, 4 spines; n = 4000 flows h0 -> h_x (leaf 1). Each flow's leaf-0 uplink is one of
+    // 4 equal-cost ports; a fair hash makes each spine's count Binomial(n, 1/4): mean 1000, sd
+    // sqrt(4000 x 1/4 x 3/4) = 27.4. Allowed: 5 sd (137 flows) per spine, two-sided probability
+    // of a false failure < 2.3e-6 for 4 spines.
+    let net = build(leaf_spine(2, 4, 8, Some(3)));
+    let leaf0 = id(&net, "leaf0");
+    let n = 4000u32;
+    let mut count = [0u32; 4];
+    for flow in 0..n {
+        let dst = id(&net, &format!("h{}", 8 + flow % 8));
+        let src = id(&net, &format!("h{}", flow % 8));
+        let p = net.route_flow(leaf0, dst, src, flow).unwrap();
+        let to = &net.nodes[net.ports[p as usize].to as usize].name;
+        let j: usize = to.strip_prefix("spine").expect("an uplink").parse().unwrap();
+        count[j] += 1;
+    }
+    let sd = (n as f64 * 0.25 * 0.75).sqrt();
+    for (j, &c) in count.iter().enumerate() {
+        assert!((c as f64 - n as f64 / 4.0).abs() < 5.0 * sd, "spine{j}: {c} of {n} flows; {count:?}");
+    }
+    // The leaf's uplinks are stored once, as one equal-cost set (each spine has one way down).
+    assert_eq!(net.ecmp_set_sizes(), (2, 8));
+}
+
+#[test]
+fn ecmp_tiers_choose_independently_no_polarisation() {
+    // k = 4 fat-tree, flows from pod 0 to pod 1: the edge switch picks one of 2 aggregation
+    // switches, that one one of its 2 cores. Salted per switch, the 4 (agg, core) combinations
+    // are equally likely: each count Binomial(n, 1/4). With one unsalted hash at both tiers the
+    // choices would be correlated (polarised) and two combinations would stay empty. n = 4000:
+    // sd 27.4 flows, allowed 5 sd.
+    let net = build(fat_tree(4, Some(11)));
+    let n = 4000u32;
+    let mut combos = std::collections::HashMap::new();
+    for flow in 0..n {
+        let path = walk(&net, id(&net, "h0"), id(&net, &format!("h{}", 4 + flow % 4)), flow);
+        let key = (net.nodes[path[2] as usize].name.clone(), net.nodes[path[3] as usize].name.clone());
+        *combos.entry(key).or_insert(0u32) += 1;
+    }
+    assert_eq!(combos.len(), 4, "{combos:?}");
+    let sd = (n as f64 * 0.25 * 0.75).sqrt();
+    for (k, &c) in &combos {
+        assert!((c as f64 - 1000.0).abs() < 5.0 * sd, "{k:?}: {c}");
+    }
+}
+
+#[test]
+fn same_ecmp_seed_same_paths_other_seed_other_paths() {
+    // 4 spines: another seed re-draws each flow's uplink, equal by chance with probability 1/4;
+    // of 2000 flows about 1500 move (sd 19); at least 1000 must.
+    let paths = |seed: u64| {
+        let net = build(leaf_spine(2, 4, 8, Some(seed)));
+        (0..2000u32).map(|f| walk(&net, id(&net, "h0"), id(&net, "h9"), f)).collect::<Vec<_>>()
+    };
+    let (a, b, c) = (paths(5), paths(5), paths(6));
+    assert_eq!(a, b, "same seed, same paths");
+    let moved = a.iter().zip(&c).filter(|(x, y)| x != y).count();
+    assert!(moved >= 1000, "only {moved} of 2000 flows changed path with another seed");
+    // Without a given seed a fabric hashes with the scenario seed.
+    let mut s = spec_with(leaf_spine(2, 4, 8, None));
+    s.seed = 5;
+    let net = topology::build(&s).unwrap();
+    let d: Vec<_> = (0..2000u32).map(|f| walk(&net, id(&net, "h0"), id(&net, "h9"), f)).collect();
+    assert_eq!(a, d);
+}
+
+#[test]
+fn graphs_keep_their_single_next_hop_unless_ecmp_is_asked() {
+    // A diamond h0 - s0 - {s1, s2} - s3 - h1: two equal-cost paths. Without ecmp_seed every flow
+    // takes the first found (s1, the lower node id); with it, both are used.
+    let node = |n: &str, k| NodeSpec { name: n.into(), kind: k };
+    let link = |a: &str, b: &str| LinkSpec { a: a.into(), b: b.into(), rate_bps: GBPS, delay_ps: US, queue: None };
+    let graph = |seed| TopologySpec::Graph {
+        nodes: vec![
+            node("h0", NodeKind::Host),
+            node("h1", NodeKind::Host),
+            node("s0", NodeKind::Switch),
+            node("s1", NodeKind::Switch),
+            node("s2", NodeKind::Switch),
+            node("s3", NodeKind::Switch),
+        ],
+        links: vec![
+            link("h0", "s0"),
+            link("s0", "s1"),
+            link("s0", "s2"),
+            link("s1", "s3"),
+            link("s2", "s3"),
+            link("s3", "h1"),
+        ],
+        ecmp_seed: seed,
+    };
+    let via = |net: &Network| {
+        let mut seen = std::collections::BTreeSet::new();
+        for f in 0..200 {
+            seen.insert(net.nodes[walk(net, id(net, "h0"), id(net, "h1"), f)[2] as usize].name.clone());
+        }
+        seen.into_iter().collect::<Vec<_>>()
+    };
+    let plain = build(graph(None));
+    assert_eq!(via(&plain), vec!["s1"]);
+    assert_eq!(plain.ecmp_set_sizes(), (0, 0));
+    assert_eq!(via(&build(graph(Some(1)))), vec!["s1", "s2"]);
+}
+
+#[test]
+fn a_20000_host_leaf_spine_routes_in_switches_x_groups() {
+    // 500 leaves x 40 hosts, 16 spines: 516 switches x 500 destination groups of routing state,
+    // one equal-cost set per leaf (its 16 uplinks).
+    let net = build(leaf_spine(500, 16, 40, Some(1)));
+    assert_eq!(net.nodes.len(), 20_000 + 516);
+    assert_eq!(net.route_entries(), 516 * 500);
+    assert_eq!(net.ecmp_set_sizes(), (500, 500 * 16));
+    let p = walk(&net, id(&net, "h0"), id(&net, "h19999"), 7);
+    assert_eq!(p.len() - 1, 4, "host - leaf - spine - leaf - host");
+}
+
+#[test]
+fn bad_fabrics_name_the_field() {
+    let err = |t: TopologySpec| spec_with(t).validate().unwrap_err().to_string();
+    for k in [0, 1, 3, 5] {
+        let e = err(fat_tree(k, None));
+        assert!(e.starts_with("network.k:") && e.contains("even"), "{e}");
+    }
+    let e = err(fat_tree(200, None));
+    assert!(e.starts_with("network.k:") && e.contains("out of range"), "{e}");
+    let e = err(leaf_spine(2, 2, 0, None));
+    assert!(e.starts_with("network.hosts_per_leaf:"), "{e}");
+    let e = err(leaf_spine(0, 2, 4, None));
+    assert!(e.starts_with("network.leaves:"), "{e}");
+    let e = err(leaf_spine(2, 0, 4, None));
+    assert!(e.starts_with("network.spines:"), "{e}");
+    let e = err(leaf_spine(1000, 2, 1000, None));
+    assert!(e.starts_with("network.hosts_per_leaf:") && e.contains("nodes"), "{e}");
+    let mut t = leaf_spine(2, 2, 4, None);
+    if let TopologySpec::LeafSpine { leaf_spine, .. } = &mut t {
+        leaf_spine.rate_bps = 0;
+    }
+    let e = err(t);
+    assert!(e.starts_with("network.tiers.leaf_spine.rate:"), "{e}");
+    let mut t = fat_tree(4, None);
+    if let TopologySpec::FatTree { agg_core, .. } = &mut t {
+        agg_core.queue.capacity = Amount::Packets(0);
+    }
+    let e = err(t);
+    assert!(e.starts_with("network.tiers.agg_core.capacity:"), "{e}");
+    // A seed that is not an unsigned integer is a parse error (serde reports the topology table
+    // and the wrong type: inside an internally tagged enum it loses the key; the front end names
+    // network.ecmp_seed before the engine sees it).
+    let mut v = serde_json::to_value(spec_with(leaf_spine(2, 2, 4, None))).unwrap();
+    for bad in [serde_json::json!("one"), serde_json::json!(-1), serde_json::json!(1.5)] {
+        v["topology"]["ecmp_seed"] = bad;
+        let e = Spec::from_json(&v.to_string()).unwrap_err().to_string();
+        assert!(e.contains("topology") && e.contains("expected u64"), "{e}");
+    }
+}
+
+fn strs<'a>(t: &'a Table, name: &str) -> &'a [String] {
+    match t.get(name) {
+        Some(Column::Str(v)) => v,
+        _ => panic!("no string column {name}"),
+    }
+}
+
+#[test]
+fn all_to_all_at_load_rho_loads_every_host_link_by_rho() {
+    // 4 leaves x 4 hosts at 10 Gbps (16 hosts), 2 spines at 40 Gbps (no oversubscription), all
+    // hosts send to all others: load rho = 0.3 of the host links, uniform 10-50 KB flows for
+    // T = 20 ms. lambda = rho C N / (8 E[S]) = 0.3 x 10e9 x 16 / (8 x 30 kB) = 200 000 flows/s.
+    // Offered load of the sum, a compound Poisson sum: sd = 8 sqrt(lambda T E[S^2]) / (N C T) =
+    // 0.0051; allowed 5 sd. Per host link (lambda / 16 each way): sd 0.0203, allowed 5 sd.
+    let c = 10 * GBPS;
+    let hosts: Vec<String> = (0..16).map(|i| format!("h{i}")).collect();
+    let mut spec = spec_with(TopologySpec::LeafSpine {
+        leaves: 4,
+        spines: 2,
+        hosts_per_leaf: 4,
+        host: tier(c),
+        leaf_spine: tier(40 * GBPS),
+        ecmp_seed: None,
+    });
+    spec.duration_ps = 20 * MS;
+    spec.flows = vec![];
+    let rho = 0.3;
+    let sizes = SizeSpec::Uniform { min_bytes: 10_000, max_bytes: 50_000 };
+    spec.workloads = vec![WorkloadSpec::Poisson {
+        load: rho,
+        link: None,
+        sizes: sizes.clone(),
+        senders: hosts.clone(),
+        receivers: hosts.clone(),
+        classes: vec![ClassSpec {
+            share: 1.0,
+            protocol: dctcp(1.0 / 16.0),
+            min_cwnd_pkt: None,
+            init_cwnd_pkt: 10.0,
+            min_rto_ps: Some(10 * MS),
+            delayed_ack: None,
+            tcp: Default::default(),
+        }],
+        start_ps: 0,
+        stop_ps: None,
+    }];
+    let mut sim = Sim::new(spec).expect("valid");
+    for k in 1..=4 {
+        sim.run_until(dcsim_core::units::Time(5 * MS * k)).unwrap();
+        sim.check_invariants().expect("conservation and queue accounting");
+    }
+    let t = sim.results().unwrap();
+    let cnt = table(&t, "counters");
+    assert_eq!(
+        cnt.u64("sent_pkts")[0],
+        cnt.u64("delivered_pkts")[0] + cnt.u64("dropped_pkts")[0] + cnt.u64("in_flight_pkts")[0]
+    );
+    let f = table(&t, "flows");
+    let (src, dst, size) = (strs(f, "src"), strs(f, "dst"), f.f64("size_bytes"));
+    let n = 16.0;
+    let t_s = 0.02;
+    let lambda = rho * c as f64 * n / (8.0 * sizes.mean_bytes());
+    let m2 = sizes.second_moment();
+    let sd_all = 8.0 * (lambda * t_s * m2).sqrt() / (n * c as f64 * t_s);
+    let sd_one = 8.0 * (lambda / n * t_s * m2).sqrt() / (c as f64 * t_s);
+    let total: f64 = size.iter().sum();
+    let load_all = total * 8.0 / (n * c as f64 * t_s);
+    assert!((load_all - rho).abs() < 5.0 * sd_all, "realised load {load_all}, sd {sd_all}");
+    for h in &hosts {
+        let up: f64 = (0..size.len()).filter(|&i| &src[i] == h).map(|i| size[i]).sum();
+        let down: f64 = (0..size.len()).filter(|&i| &dst[i] == h).map(|i| size[i]).sum();
+        for (dir, b) in [("up", up), ("down", down)] {
+            let l = b * 8.0 / (c as f64 * t_s);
+            assert!((l - rho).abs() < 5.0 * sd_one, "{h} {dir}link load {l}, sd {sd_one}");
+        }
+    }
+    // The workloads table reports the same realised load against the summed host links.
+    let w = table(&t, "workloads");
+    assert_eq!(strs(w, "link")[0], "hosts");
+    assert!((w.f64("realised_load")[0] - load_all).abs() < 1e-9);
+    // Most flows finish (0.3 load, 20 ms): FCTs and slowdowns are there, slowdown >= 1.
+    let sl: Vec<f64> = f.f64("slowdown").iter().copied().filter(|x| x.is_finite()).collect();
+    assert!(sl.len() as f64 > 0.8 * size.len() as f64, "{} of {} finished", sl.len(), size.len());
+    assert!(sl.iter().all(|&x| x >= 1.0 - 1e-9), "slowdown below 1");
+}

@@ -1,0 +1,217 @@
+"""Data-center fabrics from the scenario layer: leaf-spine and k-ary fat-tree, ECMP, all-to-all
+workloads, FCT/slowdown percentiles; named-field errors before anything runs (TOML, Python API and
+CLI alike). Expected values come from the topologies' definitions and binomial statistics, with
+tolerances fixed before the run (written beside each assertion)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from dcsim import simulate
+from dcsim.cli import app
+from dcsim.result import fct_stats
+from dcsim.scenario import Scenario, ScenarioError, load_scenario
+
+runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def leaf_spine(**net) -> dict:
+    """2 leaves x 8 hosts at 10 Gbps, 4 spines (full bisection: 20 Gbps uplinks); fixed 14 600 B
+    flows (10 segments) from leaf 0's hosts to leaf 1's at 10 % of their host links for 20 ms."""
+    base = {"topology": "leaf_spine", "leaves": 2, "spines": 4, "hosts_per_leaf": 8, "host_link": "10Gbps",
+            "buffer": "300pkt", "aqm": {"kind": "threshold", "K": "65pkt"}, "ecmp_seed": 1}
+    base.update(net)
+    return {
+        "network": {k: v for k, v in base.items() if v is not None},
+        "workloads": [{"kind": "poisson", "load": 0.1, "sizes": {"kind": "fixed", "size": "14600B"},
+                       "senders": [f"h{i}" for i in range(8)], "receivers": [f"h{i}" for i in range(8, 16)],
+                       "protocol": "dctcp"}],
+        "run": {"duration": "20ms", "seed": 3},
+    }
+
+
+def fat_tree(**net) -> dict:
+    base = {"topology": "fat_tree", "k": 4, "host_link": "10Gbps", "buffer": "300pkt", "delay": "1us"}
+    base.update(net)
+    return {"network": {k: v for k, v in base.items() if v is not None},
+            "flows": [{"protocol": "dctcp", "src": "h0", "dst": "h15"}], "run": {"duration": "5ms"}}
+
+
+def error(d: dict) -> str:
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d)
+    return str(e.value)
+
+
+def uplink_shares(res) -> np.ndarray:
+    p = res.ports
+    up = p[(p["src"] == "leaf0") & p["dst"].astype(str).str.startswith("spine")].sort_values("dst")
+    tx = up["tx_bytes"].to_numpy(dtype=float)
+    return tx / tx.sum()
+
+
+def test_ecmp_spreads_flows_over_the_spines_within_the_binomial_bound():
+    # Every flow crosses leaf0 -> spine_j for one j drawn by the hash: given n flows, spine j's
+    # count is Binomial(n, 1/4), its share of the (equal-size) flows' bytes sd sqrt(3/16 / n).
+    # lambda = 0.1 x 8 x 10 Gbps / (8 x 14 600 B) = 68 493 /s: n ~ 1370 in 20 ms, sd 0.0117.
+    # Allowed: 5 sd. (Flows still running at the end move the shares by a few flows' worth, well
+    # inside the bound.)
+    res = simulate(Scenario.from_dict(leaf_spine()))
+    n = int(res.workloads["flows"].iloc[0])
+    assert 1200 < n < 1550, n  # Poisson(1370): sd 37, 5 sd
+    shares = uplink_shares(res)
+    assert len(shares) == 4
+    sd = np.sqrt(0.25 * 0.75 / n)
+    assert np.all(np.abs(shares - 0.25) < 5 * sd), (shares, sd)
+    # Packet conservation on the fabric.
+    c = res.counters.iloc[0]
+    assert c["sent_pkts"] == c["delivered_pkts"] + c["dropped_pkts"] + c["in_flight_pkts"]
+
+
+def test_same_ecmp_seed_same_paths_another_seed_other_paths():
+    a = uplink_shares(simulate(Scenario.from_dict(leaf_spine())))
+    b = uplink_shares(simulate(Scenario.from_dict(leaf_spine())))
+    c = uplink_shares(simulate(Scenario.from_dict(leaf_spine(ecmp_seed=2))))
+    assert np.array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_fat_tree_k4_sizes_and_hop_counts_from_the_ideal_fct():
+    # k = 4: 16 hosts, 20 switches, 48 links (96 ports). A one-segment flow's ideal FCT is, per
+    # hop, the delay and the data packet's serialisation forward and the delay and the ACK's
+    # serialisation back: hops x (2 d + 1500 B / C + 40 B / C). Hops: 2 within an edge switch
+    # (h0 -> h1), 4 within a pod (h0 -> h2), 6 across pods (h0 -> h4).
+    d = fat_tree()
+    d["flows"] = [{"protocol": "dctcp", "src": "h0", "dst": dst, "size": "1460B"} for dst in ("h1", "h2", "h4")]
+    sc = Scenario.from_dict(d)
+    names = sc.network.node_names()
+    assert len(sc.network.host_names()) == 16 and len(names) - 16 == 20
+    res = simulate(sc)
+    assert len(res.ports) == 96
+    per_hop = 2e-6 + 1500 * 8 / 10e9 + 40 * 8 / 10e9
+    ideal = res.flows["ideal_fct_s"].to_numpy(dtype=float)
+    np.testing.assert_allclose(ideal, [2 * per_hop, 4 * per_hop, 6 * per_hop], rtol=1e-9)
+    # The scenario layer's propagation RTTs agree (used for warnings and plots).
+    rtts = [r for _, _, r in sc.path_rtts()]
+    np.testing.assert_allclose(rtts, [4e-6, 8e-6, 12e-6], rtol=1e-12)
+
+
+def test_leaf_spine_oversubscription_sets_the_uplink_rate_and_tiers_override():
+    sc = Scenario.from_dict(leaf_spine(oversubscription=2.0))
+    topo = sc.to_engine_spec()["topology"]
+    # 8 hosts x 10 Gbps / (4 spines x 2) = 10 Gbps per uplink.
+    assert topo["leaf_spine"]["rate_bps"] == 10_000_000_000
+    assert topo["host"]["rate_bps"] == 10_000_000_000
+    d = leaf_spine(tiers={"leaf_spine": {"rate": "40Gbps", "delay": "2us", "buffer": "1000pkt",
+                                         "aqm": {"kind": "threshold", "K": "200pkt"}}})
+    topo = Scenario.from_dict(d).to_engine_spec()["topology"]
+    assert topo["leaf_spine"] == {"rate_bps": 40_000_000_000, "delay_ps": 2_000_000,
+                                  "queue": {"capacity": {"packets": 1000}, "aqm": {"kind": "threshold", "k": {"packets": 200}}}}
+    assert topo["host"]["delay_ps"] == 1_000_000 and topo["host"]["queue"]["capacity"] == {"packets": 300}
+
+
+BAD = [
+    (fat_tree(k=3), "network.k", "even"),
+    (fat_tree(k=1), "network.k", "even"),
+    (fat_tree(k=0), "network.k", "even"),
+    (fat_tree(k=-2), "network.k", "even"),
+    (fat_tree(k=4.0), "network.k", "whole number"),
+    (leaf_spine(hosts_per_leaf=0), "network.hosts_per_leaf", "allowed 1 .."),
+    (leaf_spine(oversubscription=0), "network.oversubscription", "allowed > 0"),
+    (leaf_spine(oversubscription=-1.5), "network.oversubscription", "allowed > 0"),
+    (leaf_spine(oversubscription=1e12), "network.oversubscription", "leaves the leaf-spine links at"),
+    (leaf_spine(oversubscription=2, tiers={"leaf_spine": {"rate": "10Gbps"}}), "network.oversubscription", "not both"),
+    (leaf_spine(ecmp_seed="one"), "network.ecmp_seed", "whole number"),
+    (leaf_spine(ecmp_seed=1.5), "network.ecmp_seed", "whole number"),
+    (leaf_spine(ecmp_seed=True), "network.ecmp_seed", "whole number"),
+    (leaf_spine(ecmp_seed=-1), "network.ecmp_seed", "out of range"),
+    (leaf_spine(tiers={"core": {"rate": "1Gbps"}}), "network.tiers.core", "allowed: host, leaf_spine"),
+    (leaf_spine(tiers={"host": {"rate": "0Gbps"}}), "network.tiers.host.rate", "out of range"),
+    (fat_tree(oversubscription=2), "network.oversubscription", "not for topology"),
+    (fat_tree(host_link=None), "network.host_link", "required"),
+]
+
+
+@pytest.mark.parametrize("d,field,words", BAD, ids=[f"{b[1]}-{i}" for i, b in enumerate(BAD)])
+def test_bad_fabrics_name_the_field_in_the_python_api_and_toml(d, field, words, tmp_path):
+    msg = error(d)
+    assert msg.startswith(f"{field}:") and words in msg, msg
+    # The same from a TOML file (written by hand: the model cannot write an invalid scenario).
+    path = tmp_path / "bad.toml"
+    path.write_text(_toml(d))
+    with pytest.raises(ScenarioError) as e:
+        load_scenario(path)
+    assert str(e.value).startswith(f"{field}:") and words in str(e.value)
+
+
+def test_bad_fabrics_name_the_field_on_the_cli(tmp_path):
+    for d, field, words in [BAD[0], BAD[5], BAD[8], BAD[10]]:
+        path = tmp_path / "bad.toml"
+        path.write_text(_toml(d))
+        out = tmp_path / "out"
+        res = runner.invoke(app, ["run", str(path), "--out", str(out)])
+        assert res.exit_code == 2, res.output
+        assert field in res.output and "Traceback" not in res.output
+        assert not out.exists()
+
+
+def test_ecmp_seed_only_where_there_are_equal_cost_paths():
+    d = {"network": {"topology": "dumbbell", "bottleneck": "1Gbps", "rtt": "100us", "buffer": "100pkt", "ecmp_seed": 1},
+         "flows": [{"count": 1, "protocol": "dctcp"}], "run": {"duration": "1ms"}}
+    msg = error(d)
+    assert msg.startswith("network.ecmp_seed:") and "graph" in msg, msg
+
+
+def test_all_to_all_default_and_fct_percentiles():
+    # On a fabric a Poisson workload defaults to link = "hosts", every host sending to every other.
+    d = fat_tree()
+    d.pop("flows")
+    d["workloads"] = [{"kind": "poisson", "load": 0.2, "sizes": {"kind": "uniform", "min": "10KB", "max": "50KB"},
+                       "protocol": "dctcp"}]
+    d["run"] = {"duration": "10ms"}
+    sc = Scenario.from_dict(d)
+    w = sc.to_engine_spec()["workloads"][0]
+    assert w["link"] is None and len(w["senders"]) == len(w["receivers"]) == 16
+    res = simulate(sc)
+    assert res.workloads["link"].iloc[0] == "hosts"
+    assert res.workloads["link_bps"].iloc[0] == 16 * 10e9
+    # lambda = 0.2 x 16 x 10 Gbps / (8 x 30 kB) = 133 333 /s, 1333 flows in 10 ms: the realised
+    # load's sd (compound Poisson) = 8 sqrt(lambda T E[S^2]) / (16 C T) = 0.0057; allowed 5 sd.
+    e2 = (10e3**2 + 10e3 * 50e3 + 50e3**2) / 3
+    sd = 8 * np.sqrt(133_333 * 0.01 * e2) / (16 * 10e9 * 0.01)
+    assert abs(res.workloads["realised_load"].iloc[0] - 0.2) < 5 * sd
+    fs = fct_stats(res.flows, [20e3], 0.0)
+    allrow = fs[(fs["protocol"] == "all") & (fs["bucket"] == "all")].iloc[0]
+    done = res.flows[np.isfinite(res.flows["fct_s"].to_numpy(dtype=float))]
+    assert allrow["fct_p999_s"] == pytest.approx(np.percentile(done["fct_s"], 99.9), rel=1e-12)
+    assert allrow["slowdown_p50"] == pytest.approx(np.percentile(done["slowdown"], 50), rel=1e-12)
+    assert allrow["slowdown_p999"] == pytest.approx(np.percentile(done["slowdown"], 99.9), rel=1e-12)
+    assert allrow["slowdown_p50"] >= 1.0 and allrow["slowdown_p999"] >= allrow["slowdown_p99"] >= allrow["slowdown_p50"]
+
+
+@pytest.mark.parametrize("name", ["leaf_spine.toml", "fat_tree.toml"])
+def test_fabric_examples_run_from_the_cli(name, tmp_path):
+    d = load_scenario(ROOT / "examples" / name).to_dict()
+    d["run"]["duration"] = "2ms"
+    short = tmp_path / name
+    short.write_text(Scenario.from_dict(d).to_toml())
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(short), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "p99.9" in res.output and "ECMP" in res.output
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["workloads"][0]["link"] == "hosts"
+
+
+def _toml(d: dict) -> str:
+    """A scenario dict as TOML, without validation (for invalid ones)."""
+    from dcsim.scenario import _toml_dumps
+
+    return _toml_dumps(copy.deepcopy(d))
