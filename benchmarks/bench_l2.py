@@ -7,10 +7,11 @@ rate. One simulated second at 10 Gbps is about 1.25 M frames through the bottlen
 bounded (peak RSS of the 5 s run against the 1 s run, same process kind).
 
 The engine is driven directly through ``dcsim._core`` with an engine spec (the scenario layer is
-not timed). Each case runs in a fresh process; the best and the median of --repeat runs are
-printed, with events/s and frames/s. QCN is the case the goal describes (it keeps the link full:
-~1.25 M frames per second at 10 Gbps); DSM with the paper's gains leaves it partly idle (fewer
-frames), so it is shown beside it, not instead of it.
+not timed, nor the one-time import of numpy, whose arrays ``results()`` returns: about 50 ms of
+process start-up, which bench_engine.py leaves out too). Each case runs in a fresh process; the
+best and the median of --repeat runs are printed, with events/s and frames/s. QCN is the case
+the goal describes (it keeps the link full: ~1.25 M frames per second at 10 Gbps); DSM with the
+paper's gains leaves it partly idle (fewer frames), so it is shown beside it, not instead of it.
 
 Baseline, measured in the same run (the machine is shared, so wall times move with its load): the
 bare binary-heap event loop of ``crates/dcsim-core/examples/bench_l2.rs`` (as bench_engine.py's),
@@ -32,6 +33,7 @@ from pathlib import Path
 
 CHILD = r"""
 import json, resource, sys, time
+import numpy  # results() hands numpy arrays over: its one-time import is not the run's (as in bench_engine.py)
 from dcsim.simulate import engine
 spec = json.loads(sys.argv[1])
 core = engine()

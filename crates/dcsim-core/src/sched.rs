@@ -6,13 +6,22 @@ use crate::units::Time;
 /// A min-priority queue of events keyed by (time, sequence number): a 4-ary heap on one packed
 /// 128-bit key (time in the high half, the sequence in the low half), so one comparison orders two
 /// entries and a pop touches about half the levels of a binary heap.
-pub struct EventQueue<E> {
+///
+/// A pop leaves a *hole* at the root instead of sifting the last entry down at once: a discrete-
+/// event loop nearly always pushes right after it pops (the handled event schedules its
+/// successor), and that push then fills the hole with one sift-down from the root ("replace-top")
+/// instead of a sift-down of the last entry followed by a sift-up of the new one. Keys are unique
+/// (the sequence number breaks every tie), so the order in which events leave does not depend on
+/// the heap's shape: it is the (time, insertion) order either way.
+pub struct EventQueue<E: Copy> {
     heap: Vec<(u128, E)>,
+    /// heap[0] was popped and is stale: the entries in heap[1..] still form a heap below it.
+    hole: bool,
     next_seq: u64,
     popped: u64,
 }
 
-impl<E> Default for EventQueue<E> {
+impl<E: Copy> Default for EventQueue<E> {
     fn default() -> Self {
         Self::new()
     }
@@ -20,59 +29,55 @@ impl<E> Default for EventQueue<E> {
 
 const ARITY: usize = 4;
 
-impl<E> EventQueue<E> {
+#[inline]
+fn time_of(key: u128) -> Time {
+    Time((key >> 64) as u64)
+}
+
+impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
-        EventQueue { heap: Vec::with_capacity(1024), next_seq: 0, popped: 0 }
+        EventQueue { heap: Vec::with_capacity(1024), hole: false, next_seq: 0, popped: 0 }
     }
 
     #[inline]
     pub fn push(&mut self, t: Time, event: E) {
         let key = ((t.0 as u128) << 64) | self.next_seq as u128;
         self.next_seq += 1;
+        if self.hole {
+            // Replace-top: the new entry goes where the popped root was.
+            self.hole = false;
+            self.sift_down_from_root((key, event));
+            return;
+        }
         // Sift up with a hole: parents move down until the key fits.
         let mut i = self.heap.len();
         self.heap.push((key, event));
-        if i == 0 {
-            return;
-        }
         let h = self.heap.as_mut_ptr();
-        // SAFETY: every index used is < len; the element at the hole is moved out once and
-        // written back once (no drop or copy of E in between).
+        // SAFETY: every index used is < len (i starts at len - 1 after the push); E is Copy, so
+        // the bitwise moves below neither drop nor duplicate anything that owns resources.
         unsafe {
-            let item = std::ptr::read(h.add(i));
             while i > 0 {
                 let parent = (i - 1) / ARITY;
                 if (*h.add(parent)).0 <= key {
                     break;
                 }
-                std::ptr::copy_nonoverlapping(h.add(parent), h.add(i), 1);
+                *h.add(i) = *h.add(parent);
                 i = parent;
             }
-            std::ptr::write(h.add(i), item);
+            *h.add(i) = (key, event);
         }
     }
 
-    /// Time of the next event, if any.
+    /// Put `item` at the root (whose old entry is gone) and sift it down to its place.
     #[inline]
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|e| Time((e.0 >> 64) as u64))
-    }
-
-    #[inline]
-    pub fn pop(&mut self) -> Option<(Time, E)> {
-        let last = self.heap.pop()?;
-        self.popped += 1;
+    fn sift_down_from_root(&mut self, item: (u128, E)) {
         let n = self.heap.len();
-        if n == 0 {
-            return Some((Time((last.0 >> 64) as u64), last.1));
-        }
-        // The root leaves; the last entry sifts down from the root with a hole.
+        debug_assert!(n > 0);
         let h = self.heap.as_mut_ptr();
-        // SAFETY: indices < n; the root is moved out once, `last` is written once.
+        let key = item.0;
+        let mut i = 0;
+        // SAFETY: every index used is < n = len.
         unsafe {
-            let top = std::ptr::read(h);
-            let key = last.0;
-            let mut i = 0;
             loop {
                 let first = ARITY * i + 1;
                 if first >= n {
@@ -91,12 +96,39 @@ impl<E> EventQueue<E> {
                 if key <= best_key {
                     break;
                 }
-                std::ptr::copy_nonoverlapping(h.add(best), h.add(i), 1);
+                *h.add(i) = *h.add(best);
                 i = best;
             }
-            std::ptr::write(h.add(i), last);
-            Some((Time((top.0 >> 64) as u64), top.1))
+            *h.add(i) = item;
         }
+    }
+
+    /// Close a pending hole: the last entry takes the root's place and sifts down.
+    #[inline]
+    fn fill_hole(&mut self) {
+        if self.hole {
+            self.hole = false;
+            let last = self.heap.pop().expect("a hole is an entry");
+            if !self.heap.is_empty() {
+                self.sift_down_from_root(last);
+            }
+        }
+    }
+
+    /// Time of the next event, if any.
+    #[inline]
+    pub fn peek_time(&mut self) -> Option<Time> {
+        self.fill_hole();
+        self.heap.first().map(|e| time_of(e.0))
+    }
+
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        self.fill_hole();
+        let &(key, event) = self.heap.first()?;
+        self.hole = true;
+        self.popped += 1;
+        Some((time_of(key), event))
     }
 
     /// Number of events handled so far.
@@ -106,15 +138,15 @@ impl<E> EventQueue<E> {
 
     /// Pending events, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().map(|e| &e.1)
+        self.heap[self.hole as usize..].iter().map(|e| &e.1)
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.heap.len() - self.hole as usize
     }
 
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 

@@ -19,6 +19,7 @@ use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats, WindowAre
 use crate::units::{fmt_ps, Time};
 use crate::workload::{Generator, RoundRecord, WorkloadSpec};
 
+#[derive(Clone, Copy)]
 enum Ev {
     /// The head packet of a port's pipe reaches the next node.
     Arrive(PortId),
@@ -41,6 +42,10 @@ struct Flow {
     sender: Sender,
     /// The sender host's egress port towards the receiver.
     nic: PortId,
+    /// The first hop of the flow's data packets, and of its ACKs (from the receiver host): the
+    /// routes `forward` takes, ECMP included, found when the flow was built.
+    first_hop: Option<PortId>,
+    rnic: Option<PortId>,
     wake_pending: bool,
     receiver: Receiver,
     /// Counters at the warm-up instant (None before it): post-warm-up = now - these.
@@ -155,6 +160,14 @@ fn active(flows: &mut [FlowSlot], f: FlowId) -> Option<&mut Flow> {
         Some(FlowSlot::Active(fl)) => Some(fl),
         _ => None,
     }
+}
+
+/// How many new segments `flow`'s host NIC accepts at `now`: the host backlog less what waits.
+#[inline]
+fn set_nic_budget(flow: &mut Flow, ports: &mut [Port], now: Time, backlog_pkt: u64) {
+    let nic = &mut ports[flow.nic as usize];
+    nic.sync(now);
+    flow.sender.tx_budget = backlog_pkt.saturating_sub(nic.q_pkts());
 }
 
 /// Count a dropped data packet of flow `f` (running, or finished: then on its row).
@@ -494,6 +507,9 @@ pub struct Sim {
     flows: Vec<FlowSlot>,
     /// Rows of finished generated flows.
     rows: Vec<FlowRow>,
+    /// Flows with transport state now (`FlowSlot::Active`), and the most there were at once.
+    live_flows: usize,
+    peak_live_flows: usize,
     workloads: Vec<Workload>,
     counters: Counters,
     out: Vec<Packet>,
@@ -511,6 +527,8 @@ pub struct Sim {
     l2: Option<Box<L2World>>,
     /// Spare buffer for the L2 family's packets (swapped with `L2World::out`).
     l2_out: Vec<(NodeId, Packet)>,
+    /// Spare buffer for the packets a discipline evicted from a queue.
+    victims: Vec<Packet>,
     /// Ports whose L2 frames to their destination host (the port's far end) are delivered without
     /// an arrival event ("silent"; see `drain_silent`): ports to a host, without evictions, in a
     /// scenario with L2 sources. A frame's delivery only adds to counters, so it is accounted when
@@ -560,10 +578,16 @@ fn build_flow(
     let delack = f.delayed_ack.as_ref().map(|d| DelayedAck::new(d.segments, Time(d.timeout_ps)));
     let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack).with_options(&sender.opts);
     let nic = net.route(src, dst).expect("route checked by the caller");
+    // The first hops of the flow's data and of its ACKs: the ports `forward` would pick (ECMP
+    // included), found once.
+    let first_hop = net.route_flow(src, dst, src, id);
+    let rnic = net.route_flow(dst, src, dst, id);
     let ideal_fct = f.size_bytes.map(|b| ideal_fct(net, spec.packet_bytes, spec.header_bytes, src, dst, id, b));
     Flow {
         sender,
         nic,
+        first_hop,
+        rnic,
         wake_pending: false,
         receiver,
         at_warmup: None,
@@ -739,6 +763,8 @@ impl Sim {
             traced,
             cwnd_probe: CwndProbe::default(),
             net,
+            live_flows: flows.len(),
+            peak_live_flows: flows.len(),
             flows,
             rows: Vec::new(),
             workloads,
@@ -751,6 +777,7 @@ impl Sim {
             loud: Vec::new(),
             l2,
             l2_out: Vec::new(),
+            victims: Vec::new(),
             fault: None,
             spec,
         };
@@ -796,15 +823,47 @@ impl Sim {
                 FlowSlot::Done(_) => None,
             })
             .min();
+        let mut cwnd_from = None;
         if let Some(t0) = first_start {
             let iv = sim.spec.metrics.cwnd_interval_ps;
             // The first multiple of the interval at or after t0 (u128: no overflow near u64::MAX).
             let first = (t0 as u128).div_ceil(iv as u128) * iv as u128;
             if first <= sim.end.0 as u128 {
                 sim.events.push(Time(first as u64), Ev::SampleCwnd);
+                cwnd_from = Some(first as u64);
             }
         }
+        sim.reserve_series(cwnd_from);
         Ok(sim)
+    }
+
+    /// Reserve the sampled series' columns at their largest row counts (the bounds
+    /// `check_memory` accepted), so that they never grow by reallocation and copying while the
+    /// run goes. Only what is written is touched: the rest stays address space, not memory.
+    fn reserve_series(&mut self, cwnd_from_ps: Option<u64>) {
+        let m = &self.spec.metrics;
+        let end = self.end.0;
+        let rows =
+            |from: u64, iv: u64, n: usize| ((end.saturating_sub(from) / iv.max(1) + 1) as usize).saturating_mul(n);
+        // Samples at from, from + iv, ... up to the end.
+        let q = rows(0, m.queue_interval_ps, self.net.monitored.len());
+        let qp = &mut self.queue_probe;
+        for c in [&mut qp.port, &mut qp.q_pkt, &mut qp.q_bytes] {
+            c.reserve_exact(q);
+        }
+        qp.t_s.reserve_exact(q);
+        let t = rows(m.throughput_interval_ps, m.throughput_interval_ps, self.traced.len());
+        let tp = &mut self.tp_probe;
+        for c in [&mut tp.t_s, &mut tp.rate_bps] {
+            c.reserve_exact(t);
+        }
+        tp.flow.reserve_exact(t);
+        let w = cwnd_from_ps.map_or(0, |from| rows(from, m.cwnd_interval_ps, self.traced.len()));
+        let cp = &mut self.cwnd_probe;
+        for c in [&mut cp.t_s, &mut cp.cwnd_pkt, &mut cp.alpha, &mut cp.srtt_s] {
+            c.reserve_exact(w);
+        }
+        cp.flow.reserve_exact(w);
     }
 
     pub fn from_json(json: &str) -> Result<Sim> {
@@ -826,9 +885,20 @@ impl Sim {
     pub fn counters(&self) -> Counters {
         self.counters
     }
-    /// Flows with transport state now (listed flows and generated flows still running).
+    /// Flows with transport state now (listed flows and generated flows still running): the
+    /// per-flow state the run holds; a finished generated flow keeps only its result row.
     pub fn active_flows(&self) -> usize {
-        self.flows.iter().filter(|f| matches!(f, FlowSlot::Active(_))).count()
+        self.live_flows
+    }
+    /// The most flows with transport state at any instant so far.
+    pub fn peak_active_flows(&self) -> usize {
+        self.peak_live_flows
+    }
+    /// Bytes of one running flow's transport state (sender, receiver and bookkeeping; its
+    /// reorder and SACK buffers come on top, bounded by its window), and of one finished
+    /// generated flow's result row.
+    pub fn flow_state_bytes() -> (usize, usize) {
+        (std::mem::size_of::<Flow>(), std::mem::size_of::<FlowRow>() + std::mem::size_of::<FlowSlot>())
     }
     /// Flow ids handed out so far (listed and generated).
     pub fn flows_created(&self) -> usize {
@@ -886,8 +956,8 @@ impl Sim {
             }
             self.now = te;
             self.handle(ev);
-            if let Some(e) = self.fault.take() {
-                return Err(e);
+            if self.fault.is_some() {
+                return Err(self.fault.take().expect("checked"));
             }
         }
         self.now = target;
@@ -1006,7 +1076,15 @@ impl Sim {
 
     /// Inject the packets the L2 family produced and schedule its events (a frame enqueued at a
     /// congestion point may produce feedback at once, so this repeats until nothing is left).
+    #[inline]
     fn l2_flush(&mut self) {
+        if self.l2.is_some() {
+            self.l2_flush_pending();
+        }
+    }
+
+    #[inline(never)]
+    fn l2_flush_pending(&mut self) {
         loop {
             let Some(l2) = self.l2.as_deref_mut() else { return };
             for (t, e) in l2.events.drain(..) {
@@ -1073,7 +1151,29 @@ impl Sim {
     }
 
     /// Put a packet on port `pid` (its sender's route towards the packet's destination).
+    #[inline]
     fn forward_on(&mut self, pid: PortId, pkt: Packet) {
+        if self.l2.is_some() {
+            self.forward_on_l2(pid, pkt);
+            return;
+        }
+        // Without L2 sources no port is silent and nothing is told of enqueues and drops.
+        let port = &mut self.net.ports[pid as usize];
+        let was_empty = port.in_pipe() == 0;
+        let evicts = port.evicts();
+        match port.enqueue(pkt, self.now) {
+            Some(arrival) if was_empty => self.events.push(arrival, Ev::Arrive(pid)),
+            Some(_) => {}
+            None => self.count_dropped(&pkt),
+        }
+        if evicts {
+            self.count_evicted(pid);
+        }
+    }
+
+    /// [`Self::forward_on`] in a scenario with L2 sources: silent ports, and the L2 family told
+    /// of every enqueue (its congestion points sample there) and drop.
+    fn forward_on_l2(&mut self, pid: PortId, pkt: Packet) {
         let sp = self.silent_port[pid as usize];
         if sp {
             self.drain_silent(pid as usize, self.now, true); // keeps the pipe short
@@ -1081,8 +1181,6 @@ impl Sim {
         let port = &mut self.net.ports[pid as usize];
         let silent = sp && is_silent(&pkt, port.to);
         let was_empty = if sp { self.loud[pid as usize] == 0 } else { port.in_pipe() == 0 };
-        let (flow, data) = (pkt.flow, pkt.kind == Kind::Data);
-        let after_warmup = self.now >= self.warmup;
         let copy = pkt;
         match port.enqueue(pkt, self.now) {
             Some(arrival) => {
@@ -1096,24 +1194,32 @@ impl Sim {
                     l2.on_enqueue(pid, port.from, &copy, port.q_bytes(), self.now);
                 }
             }
-            None => {
-                self.counters.dropped_pkts += 1;
-                if data {
-                    count_drop(&mut self.flows, &mut self.rows, flow, after_warmup);
-                } else if let Some(l2) = &mut self.l2 {
-                    l2.on_drop(&copy);
-                }
-            }
+            None => self.count_dropped(&copy),
         }
-        // Queued packets the discipline dropped (CHOKe victims) leave the network here.
-        for victim in port.take_evicted() {
-            self.counters.dropped_pkts += 1;
-            if victim.kind == Kind::Data {
-                count_drop(&mut self.flows, &mut self.rows, victim.flow, after_warmup);
-            } else if let Some(l2) = &mut self.l2 {
-                l2.on_drop(&victim);
-            }
+        if self.net.ports[pid as usize].evicts() {
+            self.count_evicted(pid);
         }
+    }
+
+    /// A packet left the network by a drop: count it (data: on its flow; L2: told to the family).
+    fn count_dropped(&mut self, pkt: &Packet) {
+        self.counters.dropped_pkts += 1;
+        if pkt.kind == Kind::Data {
+            let after_warmup = self.now >= self.warmup;
+            count_drop(&mut self.flows, &mut self.rows, pkt.flow, after_warmup);
+        } else if let Some(l2) = &mut self.l2 {
+            l2.on_drop(pkt);
+        }
+    }
+
+    /// Queued packets the discipline of port `pid` dropped (CHOKe victims) leave the network here.
+    fn count_evicted(&mut self, pid: PortId) {
+        let mut victims = std::mem::take(&mut self.victims);
+        victims.extend(self.net.ports[pid as usize].take_evicted());
+        for v in victims.drain(..) {
+            self.count_dropped(&v);
+        }
+        self.victims = victims;
     }
 
     /// Start a flow a workload asked for: a new flow id, the class's transport, now.
@@ -1127,6 +1233,8 @@ impl Sim {
             flow.at_warmup = Some(FlowSnapshot::default()); // all of it is after warm-up
         }
         self.flows.push(FlowSlot::Active(Box::new(flow)));
+        self.live_flows += 1;
+        self.peak_live_flows = self.peak_live_flows.max(self.live_flows);
         self.events.push(self.now, Ev::FlowStart(id));
     }
 
@@ -1138,6 +1246,7 @@ impl Sim {
             return;
         };
         self.rows.push(flow.row(f));
+        self.live_flows -= 1;
         if let Some((w, Some(round))) = flow.origin {
             if let Generator::Incast(g) = &mut self.workloads[w as usize].gen {
                 if let Some(t) = g.on_done(round, self.now) {
@@ -1163,22 +1272,25 @@ impl Sim {
             return;
         }
         let f = pkt.flow;
-        if let Some(FlowSlot::Done(i)) = self.flows.get(f as usize) {
-            // A late packet of a finished flow (a spurious retransmission or its ACK): nothing
-            // to deliver, but its CE mark counts.
-            if pkt.kind == Kind::Data && pkt.ce {
-                let r = &mut self.rows[*i as usize];
-                r.whole.ce_received += 1;
-                if self.now >= self.warmup {
-                    r.post.ce_received += 1;
+        let flow = match self.flows.get_mut(f as usize) {
+            Some(FlowSlot::Active(flow)) => flow,
+            Some(FlowSlot::Done(i)) => {
+                // A late packet of a finished flow (a spurious retransmission or its ACK): nothing
+                // to deliver, but its CE mark counts.
+                if pkt.kind == Kind::Data && pkt.ce {
+                    let r = &mut self.rows[*i as usize];
+                    r.whole.ce_received += 1;
+                    if self.now >= self.warmup {
+                        r.post.ce_received += 1;
+                    }
                 }
+                return;
             }
-            return;
-        }
+            None => return,
+        };
         if pkt.kind == Kind::Ack {
-            self.set_budget(f);
+            set_nic_budget(flow, &mut self.net.ports, self.now, self.spec.host_backlog_pkt);
         }
-        let Some(flow) = active(&mut self.flows, f) else { return };
         match pkt.kind {
             Kind::Data => flow.receiver.on_data(&pkt, self.now, &mut self.out),
             Kind::Ack => {
@@ -1193,17 +1305,17 @@ impl Sim {
     /// How many new segments flow `f`'s host NIC accepts now.
     fn set_budget(&mut self, f: FlowId) {
         let Some(flow) = active(&mut self.flows, f) else { return };
-        let nic = &mut self.net.ports[flow.nic as usize];
-        nic.advance(self.now);
-        flow.sender.tx_budget = self.spec.host_backlog_pkt.saturating_sub(nic.q_pkts());
+        set_nic_budget(flow, &mut self.net.ports, self.now, self.spec.host_backlog_pkt);
     }
 
     /// Inject what the transport of flow `f` wants to send, and arm its timers.
     fn after_transport(&mut self, f: FlowId) {
         let mut out = std::mem::take(&mut self.out);
-        let (nic_ts, src, nic) = match &self.flows[f as usize] {
-            FlowSlot::Active(fl) => (fl.sender.cc.nic_tx_timestamps(), fl.sender.src, fl.nic),
-            FlowSlot::Done(_) => (false, 0, 0),
+        let (nic_ts, src, nic, dst, hop, rnic) = match &self.flows[f as usize] {
+            FlowSlot::Active(fl) => {
+                (fl.sender.cc.nic_tx_timestamps(), fl.sender.src, fl.nic, fl.dst, fl.first_hop, fl.rnic)
+            }
+            FlowSlot::Done(_) => (false, 0, 0, 0, None, None),
         };
         for mut pkt in out.drain(..) {
             self.counters.sent_pkts += 1;
@@ -1211,7 +1323,13 @@ impl Sim {
                 // Hardware timestamp: when the packet's transmission starts on the sender's NIC.
                 pkt.ts = self.net.ports[nic as usize].next_start(self.now);
             }
-            self.forward(pkt.src, pkt);
+            // The first hops of the flow's packets were found when it was built (the routes of
+            // `forward`, without a lookup per packet).
+            match (hop, rnic) {
+                (Some(p), _) if pkt.src == src && pkt.dst == dst => self.forward_on(p, pkt),
+                (_, Some(p)) if pkt.src == dst && pkt.dst == src => self.forward_on(p, pkt),
+                _ => self.forward(pkt.src, pkt),
+            }
         }
         self.out = out;
         let Some(flow) = active(&mut self.flows, f) else { return };
@@ -1358,6 +1476,10 @@ impl Sim {
         }
         if self.now > self.end {
             return Err(Error::Run(format!("now {} ps is past the end {} ps", self.now.0, self.end.0)));
+        }
+        let live = self.flows.iter().filter(|f| matches!(f, FlowSlot::Active(_))).count();
+        if live != self.live_flows {
+            return Err(Error::Run(format!("{live} flows hold transport state, counted {}", self.live_flows)));
         }
         Ok(())
     }

@@ -1,0 +1,83 @@
+//! Memory of generated flows: a finished flow's transport state is freed (one result row stays),
+//! so the state a long run holds is bounded by the flows running at once, not by the flows it
+//! generated.
+
+mod common;
+use common::*;
+use dcsim_core::scenario::*;
+use dcsim_core::workload::{ClassSpec, SizeSpec, WorkloadSpec};
+use dcsim_core::Sim;
+
+/// A Poisson workload of DCTCP flows (uniform 10-50 KB) from 4 senders to `r` at `load` of the
+/// 1 Gbps bottleneck of a dumbbell (10 Gbps access links, 100 us RTT, K = 20), no listed flows.
+fn poisson_dumbbell(load: f64, duration_ps: u64) -> Spec {
+    let mut spec = dumbbell(
+        4,
+        GBPS,
+        10 * GBPS,
+        100 * US,
+        250,
+        AqmSpec::Threshold { k: Amount::Packets(20) },
+        ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 },
+        duration_ps,
+        0,
+    );
+    spec.flows.clear();
+    spec.workloads = vec![WorkloadSpec::Poisson {
+        load,
+        link: Some(PortRef { from: "sw".into(), to: "r".into() }),
+        sizes: SizeSpec::Uniform { min_bytes: 10_000, max_bytes: 50_000 },
+        senders: (0..4).map(|i| format!("s{i}")).collect(),
+        receivers: vec!["r".into()],
+        classes: vec![ClassSpec {
+            share: 1.0,
+            protocol: ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 },
+            min_cwnd_pkt: None,
+            init_cwnd_pkt: 2.0,
+            min_rto_ps: Some(10 * MS),
+            delayed_ack: None,
+            tcp: Default::default(),
+        }],
+        start_ps: 0,
+        stop_ps: None,
+    }];
+    spec
+}
+
+#[test]
+fn peak_flow_state_is_bounded_by_the_flows_in_the_system_not_by_the_flows_generated() {
+    // 50 % of 1 Gbps with a 30 KB mean: lambda ~ 2 080 flows/s, ~6 000 flows in 3 s.
+    let duration_ps = 3_000 * MS;
+    let mut sim = Sim::new(poisson_dumbbell(0.5, duration_ps)).unwrap();
+    sim.run().unwrap();
+    sim.check_invariants().unwrap(); // includes: the live counter equals the flows with state
+    let created = sim.flows_created();
+    let peak = sim.peak_active_flows();
+    let t = sim.results().unwrap();
+    let fl = table(&t, "flows");
+    let fct = fl.f64("fct_s");
+    let finished: Vec<f64> = fct.iter().copied().filter(|x| x.is_finite()).collect();
+    assert!(finished.len() as f64 > 0.95 * created as f64, "{} of {created} finished", finished.len());
+
+    // Little's law: the mean number of flows in the system is L = lambda x W, with lambda the
+    // measured arrival rate and W the measured mean FCT.
+    let lambda = created as f64 / (duration_ps as f64 * 1e-12);
+    let w = finished.iter().sum::<f64>() / finished.len() as f64;
+    let l = lambda * w;
+    // Bound on the peak (decided before the run): take the number in the system as geometric
+    // with mean L (the M/M/1 processor-sharing law, whose tail is heavier than the Poisson law of
+    // flows that do not interact), P(N >= k) = (L / (1 + L))^k, and ask that none of the
+    // duration / W roughly independent looks at it reaches k with probability above 1e-3:
+    // k = ln(looks / 1e-3) / ln((1 + L) / L).
+    let looks = duration_ps as f64 * 1e-12 / w;
+    let bound = ((looks / 1e-3).ln() / ((1.0 + l) / l).ln()).ceil() as usize;
+    assert!(peak >= 1 && peak <= bound, "peak {peak} flows with state; Little's law L = {l:.2}, bound {bound}");
+    // The bound is far below what keeping every flow's state would hold (the test can fail).
+    assert!(created > 20 * bound, "{created} flows created, bound {bound}");
+    assert_eq!(fl.rows(), created, "one result row per flow");
+    assert_eq!(sim.active_flows(), created - finished.len(), "state of unfinished flows only");
+    // Each flow's state is a fixed size (plus its window's buffers); a finished flow keeps a row.
+    let (state_bytes, row_bytes) = Sim::flow_state_bytes();
+    assert!(2 * row_bytes <= state_bytes, "a row ({row_bytes} B) against a flow's state ({state_bytes} B)");
+    println!("peak {peak} flows with state (L = {l:.2}, bound {bound}) of {created}; {state_bytes} B a flow, {row_bytes} B a row");
+}
