@@ -65,8 +65,11 @@ pub struct Network {
     names: HashMap<String, NodeId>,
     /// Per host node: its destination group (NONE for switches).
     group: Vec<u32>,
-    /// Per host node: the ports whose link ends at it (the last hop towards it).
-    last_hops: Vec<Vec<PortId>>,
+    /// The last hops towards each host: node v's are `last_hops[last_hop_start[v]..last_hop_start[v + 1]]`,
+    /// each (the node it leaves from, the port), in port order. Flat, with the sending node beside
+    /// the port, so that forwarding reads neither a per-host allocation nor the (large) port.
+    last_hop_start: Vec<u32>,
+    last_hops: Vec<(NodeId, PortId)>,
     /// Per node: its row in `table` (switches and multi-homed hosts; NONE for hosts with one link).
     row: Vec<u32>,
     groups: usize,
@@ -134,8 +137,9 @@ impl Network {
     #[inline]
     fn route_with(&self, node: NodeId, dst: NodeId, pick: impl Fn(u32) -> u32) -> Option<PortId> {
         let d = dst as usize;
-        for &p in &self.last_hops[d] {
-            if self.ports[p as usize].from == node {
+        let hops = &self.last_hops[self.last_hop_start[d] as usize..self.last_hop_start[d + 1] as usize];
+        for &(from, p) in hops {
+            if from == node {
                 return Some(p);
             }
         }
@@ -175,8 +179,10 @@ impl Network {
         let mut key_to_group: HashMap<Vec<NodeId>, u32> = HashMap::new();
         let mut group_seeds: Vec<Vec<NodeId>> = Vec::new();
         self.group = vec![NONE; n];
-        self.last_hops = vec![Vec::new(); n];
+        self.last_hop_start = Vec::with_capacity(n + 1);
+        self.last_hops.clear();
         for v in 0..n {
+            self.last_hop_start.push(self.last_hops.len() as u32);
             if self.nodes[v].kind != NodeKind::Host {
                 continue;
             }
@@ -189,8 +195,9 @@ impl Network {
                 next
             });
             self.group[v] = g;
-            self.last_hops[v] = incoming[v].clone();
+            self.last_hops.extend(incoming[v].iter().map(|&p| (self.ports[p as usize].from, p)));
         }
+        self.last_hop_start.push(self.last_hops.len() as u32);
         self.groups = group_seeds.len();
         let mut rows = 0u32;
         self.row = (0..n)
