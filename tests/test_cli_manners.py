@@ -97,3 +97,33 @@ def test_tables_have_the_names_the_issue_asked_for():
     assert res.ports["monitored"].dtype == bool
     assert "port_label" in res.ports.columns and "port_label" in res.queue.columns
     assert set(res.summary()["flows"][0]) >= {"cwnd_mean_pkt", "alpha_mean", "goodput_bps"}
+
+
+_BLAS_PROBE = """
+import os, sys
+from dcsim.cli import _blas_single_threaded
+with _blas_single_threaded():
+    inside = os.environ.get("OPENBLAS_NUM_THREADS")
+    import numpy
+tasks = len(os.listdir("/proc/self/task")) if os.path.isdir("/proc/self/task") else None
+print(inside, os.environ.get("OPENBLAS_NUM_THREADS"), tasks)
+"""
+
+
+@pytest.mark.parametrize("user_value", [None, "2"])
+def test_run_imports_numpy_with_one_blas_thread_and_leaves_the_environment_as_it_was(user_value):
+    """`dcsim run` imports numpy with one OpenBLAS thread (the thread pool's start cost 0.06 s with
+    the other core busy) unless the user chose a number, and children see the user's environment."""
+    import os
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if user_value is not None:
+        env["OPENBLAS_NUM_THREADS"] = user_value
+    out = subprocess.run([sys.executable, "-c", _BLAS_PROBE], env=env, capture_output=True, text=True, check=True)
+    inside, after, tasks = out.stdout.split()
+    assert inside == (user_value or "1")
+    assert after == (user_value or "None")
+    if user_value is None and tasks != "None":
+        assert tasks == "1", "numpy started threads besides the main one"
