@@ -40,11 +40,10 @@ enum Ev {
 
 struct Flow {
     sender: Sender,
-    /// The sender host's egress port towards the receiver.
+    /// The sender host's egress port towards the receiver: the first hop of the flow's data
+    /// packets, the route `forward` takes (ECMP included), found when the flow was built.
     nic: PortId,
-    /// The first hop of the flow's data packets, and of its ACKs (from the receiver host): the
-    /// routes `forward` takes, ECMP included, found when the flow was built.
-    first_hop: Option<PortId>,
+    /// The first hop of the flow's ACKs (from the receiver host), likewise.
     rnic: Option<PortId>,
     wake_pending: bool,
     receiver: Receiver,
@@ -577,16 +576,14 @@ fn build_flow(
     }
     let delack = f.delayed_ack.as_ref().map(|d| DelayedAck::new(d.segments, Time(d.timeout_ps)));
     let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack).with_options(&sender.opts);
-    let nic = net.route(src, dst).expect("route checked by the caller");
     // The first hops of the flow's data and of its ACKs: the ports `forward` would pick (ECMP
     // included), found once.
-    let first_hop = net.route_flow(src, dst, src, id);
+    let nic = net.route_flow(src, dst, src, id).expect("route checked by the caller");
     let rnic = net.route_flow(dst, src, dst, id);
     let ideal_fct = f.size_bytes.map(|b| ideal_fct(net, spec.packet_bytes, spec.header_bytes, src, dst, id, b));
     Flow {
         sender,
         nic,
-        first_hop,
         rnic,
         wake_pending: false,
         receiver,
@@ -1311,21 +1308,19 @@ impl Sim {
     /// Inject what the transport of flow `f` wants to send, and arm its timers.
     fn after_transport(&mut self, f: FlowId) {
         let mut out = std::mem::take(&mut self.out);
-        let (nic_ts, src, nic, dst, hop, rnic) = match &self.flows[f as usize] {
-            FlowSlot::Active(fl) => {
-                (fl.sender.cc.nic_tx_timestamps(), fl.sender.src, fl.nic, fl.dst, fl.first_hop, fl.rnic)
-            }
-            FlowSlot::Done(_) => (false, 0, 0, 0, None, None),
+        let (nic_ts, src, nic, dst, rnic) = match &self.flows[f as usize] {
+            FlowSlot::Active(fl) => (fl.sender.cc.nic_tx_timestamps(), fl.sender.src, Some(fl.nic), fl.dst, fl.rnic),
+            FlowSlot::Done(_) => (false, 0, None, 0, None),
         };
         for mut pkt in out.drain(..) {
             self.counters.sent_pkts += 1;
             if nic_ts && pkt.kind == Kind::Data && pkt.src == src {
                 // Hardware timestamp: when the packet's transmission starts on the sender's NIC.
-                pkt.ts = self.net.ports[nic as usize].next_start(self.now);
+                pkt.ts = self.net.ports[nic.expect("a running flow") as usize].next_start(self.now);
             }
             // The first hops of the flow's packets were found when it was built (the routes of
             // `forward`, without a lookup per packet).
-            match (hop, rnic) {
+            match (nic, rnic) {
                 (Some(p), _) if pkt.src == src && pkt.dst == dst => self.forward_on(p, pkt),
                 (_, Some(p)) if pkt.src == dst && pkt.dst == src => self.forward_on(p, pkt),
                 _ => self.forward(pkt.src, pkt),
@@ -1726,17 +1721,13 @@ impl Sim {
 /// data packet on every forward hop and of an ACK (`ack_bytes`) on every reverse hop (routes exist:
 /// checked by the world builder).
 fn path_rtt(net: &Network, src: NodeId, dst: NodeId, flow: FlowId, data_bytes: u32, ack_bytes: u32) -> Time {
-    let mut t = Time::ZERO;
-    for (from, to, bytes) in [(src, dst, data_bytes), (dst, src, ack_bytes)] {
-        let mut node = from;
-        while node != to {
-            let Some(p) = net.route_flow(node, to, from, flow) else { break };
+    let hops = |from, to, bytes| {
+        path(net, from, to, flow).into_iter().map(move |p| {
             let port = &net.ports[p as usize];
-            t += port.delay + port.rate.tx_time(bytes);
-            node = port.to;
-        }
-    }
-    t
+            port.delay + port.rate.tx_time(bytes)
+        })
+    };
+    hops(src, dst, data_bytes).chain(hops(dst, src, ack_bytes)).fold(Time::ZERO, |t, h| t + h)
 }
 
 #[derive(Default)]
