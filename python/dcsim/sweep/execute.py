@@ -155,9 +155,15 @@ class LocalPool:
                 p.kill()
             except Exception:
                 pass
+        # The executor's manager thread closes its wake-up pipe when it sees the workers gone.
+        # Joined here, that has happened before the interpreter's exit hook for executors writes
+        # to the pipe; otherwise the two race and the hook can print an OSError traceback.
+        manager = getattr(ex, "_executor_manager_thread", None)
         ex.shutdown(wait=False, cancel_futures=True)
         for p in procs:
             p.join(timeout=1.0)
+        if manager is not None:
+            manager.join(timeout=2.0)
 
     def close(self) -> None:
         ex, self.executor = self.executor, None
