@@ -8,6 +8,8 @@
 //! of a finished flow still in the network are delivered or dropped as usual; a drop or a CE mark
 //! of one is added to its row, so per-flow counters stay exact.
 
+use std::collections::VecDeque;
+
 use crate::error::{invalid, Error, Result};
 use crate::l2::world::{L2Ev, L2World};
 use crate::metrics::{hist_quantile, Column, CwndProbe, QueueProbe, Table, ThroughputProbe};
@@ -25,8 +27,8 @@ enum Ev {
     Arrive(PortId),
     FlowStart(FlowId),
     Rto(FlowId),
-    /// The sender's host NIC has room again (host backpressure).
-    NicWake(FlowId),
+    /// A host NIC has room again (host backpressure): the flows waiting for it send in turn.
+    NicWake(PortId),
     DelAck(FlowId),
     /// A workload's next arrival (Poisson) or round (incast).
     Workload(u32),
@@ -45,7 +47,8 @@ struct Flow {
     nic: PortId,
     /// The first hop of the flow's ACKs (from the receiver host), likewise.
     rnic: Option<PortId>,
-    wake_pending: bool,
+    /// In its NIC's wait list ([`NicWait`]).
+    nic_waiting: bool,
     receiver: Receiver,
     /// Counters at the warm-up instant (None before it): post-warm-up = now - these.
     at_warmup: Option<FlowSnapshot>,
@@ -495,6 +498,18 @@ pub struct Counters {
     pub dropped_pkts: u64,
 }
 
+/// The flows waiting for room in one host NIC (host backpressure, see `Spec::host_backlog_pkt`),
+/// served in turn like the per-flow queues of Linux's default `fq_codel` qdisc: when the NIC has
+/// room, the flow at the front sends, and goes to the back if it is still blocked. Several flows
+/// of one host therefore share its NIC packet by packet, instead of the first one holding it for
+/// as long as it has data.
+#[derive(Default)]
+struct NicWait {
+    flows: VecDeque<FlowId>,
+    /// A `NicWake` for this NIC is scheduled.
+    armed: bool,
+}
+
 pub struct Sim {
     spec: Spec,
     now: Time,
@@ -512,6 +527,8 @@ pub struct Sim {
     workloads: Vec<Workload>,
     counters: Counters,
     out: Vec<Packet>,
+    /// Per port: the flows waiting for room in it (host NICs only ever have any).
+    nic_wait: Vec<NicWait>,
     queue_probe: QueueProbe,
     tp_probe: ThroughputProbe,
     /// Flows whose goodput and window are traced (metrics.trace_flows; all by default).
@@ -585,7 +602,7 @@ fn build_flow(
         sender,
         nic,
         rnic,
-        wake_pending: false,
+        nic_waiting: false,
         receiver,
         at_warmup: None,
         protocol: f.protocol.name(),
@@ -767,6 +784,7 @@ impl Sim {
             workloads,
             counters: Counters::default(),
             out: Vec::new(),
+            nic_wait: Vec::new(),
             same_instant: 0,
             stall_limit: 0,
             taken: false,
@@ -782,6 +800,7 @@ impl Sim {
         // the engine stopped advancing (a bug), and the run stops with an error instead of hanging.
         let sources = sim.l2.as_ref().map_or(0, |l| l.sources() as u64);
         sim.stall_limit = 10_000_000 + 100 * (sim.flows.len() as u64 + sim.net.ports.len() as u64 + sources);
+        sim.nic_wait = (0..sim.net.ports.len()).map(|_| NicWait::default()).collect();
         sim.silent_port = sim
             .net
             .ports
@@ -997,17 +1016,36 @@ impl Sim {
                 fl.sender.start(self.now, &mut self.out);
                 self.after_transport(f);
             }
-            Ev::NicWake(f) => {
-                // Timers of a finished (freed) generated flow find nothing to do.
-                let Some(fl) = active(&mut self.flows, f) else { return };
-                fl.wake_pending = false;
-                self.set_budget(f);
-                let Some(fl) = active(&mut self.flows, f) else { return };
-                let s = &mut fl.sender;
-                if s.started && !s.done() {
-                    s.send_window(self.now, &mut self.out);
+            Ev::NicWake(nic) => {
+                self.nic_wait[nic as usize].armed = false;
+                // The flows waiting now, each at most once, while the NIC has room. One that sent
+                // and is blocked again goes to the back of the list (by `after_transport`).
+                for _ in 0..self.nic_wait[nic as usize].flows.len() {
+                    let Some(&f) = self.nic_wait[nic as usize].flows.front() else { break };
+                    // A flow that finished (and was freed) while it waited leaves the list.
+                    let Some(fl) = active(&mut self.flows, f) else {
+                        self.nic_wait[nic as usize].flows.pop_front();
+                        continue;
+                    };
+                    set_nic_budget(fl, &mut self.net.ports, self.now, self.spec.host_backlog_pkt);
+                    let room = fl.sender.tx_budget > 0;
+                    let s = &mut fl.sender;
+                    if s.started && !s.done() {
+                        // Without room it sends nothing, but learns whether it still waits for
+                        // the NIC (or now for its window).
+                        s.send_window(self.now, &mut self.out);
+                    }
+                    let keeps_place = !room && fl.sender.blocked_on_nic;
+                    if !keeps_place {
+                        fl.nic_waiting = false;
+                        self.nic_wait[nic as usize].flows.pop_front();
+                    }
+                    self.after_transport(f);
+                    if keeps_place {
+                        break; // it sends first at the next wake
+                    }
                 }
-                self.after_transport(f);
+                self.arm_nic_wake(nic);
             }
             Ev::Rto(f) => {
                 self.set_budget(f);
@@ -1333,12 +1371,13 @@ impl Sim {
             return;
         }
         // A finished flow never waits for its NIC (a wake-up for it would re-arm itself forever).
-        if flow.sender.blocked_on_nic && !flow.wake_pending && !flow.sender.done() {
-            let nic = &self.net.ports[flow.nic as usize];
-            let at = nic.time_waiting_below(self.spec.host_backlog_pkt).unwrap_or(self.now).max(self.now);
-            flow.wake_pending = true;
-            self.events.push(at, Ev::NicWake(f));
+        if flow.sender.blocked_on_nic && !flow.nic_waiting && !flow.sender.done() {
+            flow.nic_waiting = true;
+            let nic = flow.nic;
+            self.nic_wait[nic as usize].flows.push_back(f);
+            self.arm_nic_wake(nic);
         }
+        let Some(flow) = active(&mut self.flows, f) else { return };
         let s = &mut flow.sender;
         if let (Some(d), None) = (s.rto_deadline, s.rto_event_at) {
             s.rto_event_at = Some(d);
@@ -1350,6 +1389,19 @@ impl Sim {
                 self.events.push(dl, Ev::DelAck(f));
             }
         }
+    }
+
+    /// Schedule a wake-up of host NIC `nic` for when fewer than `host_backlog_pkt` packets wait
+    /// in it, if flows wait for it and none is scheduled.
+    fn arm_nic_wake(&mut self, nic: PortId) {
+        let w = &mut self.nic_wait[nic as usize];
+        if w.armed || w.flows.is_empty() {
+            return;
+        }
+        w.armed = true;
+        let port = &self.net.ports[nic as usize];
+        let at = port.time_waiting_below(self.spec.host_backlog_pkt).unwrap_or(self.now).max(self.now);
+        self.events.push(at, Ev::NicWake(nic));
     }
 
     fn sample_queue(&mut self) {
