@@ -157,6 +157,72 @@ def test_a_plot_process_that_dies_keeps_the_tables_and_exits_1(tmp_path, monkeyp
     assert (out / "summary.json").exists() and not list(out.glob("*.png"))
 
 
+def _disk_full_for(table: str, monkeypatch) -> None:
+    """pyarrow's write_table fails for ``table`` after writing part of it (as a full disk would)."""
+    import errno
+
+    import pyarrow.parquet as pq
+
+    real = pq.write_table
+
+    def write_table(t, where, **kw):
+        if Path(where).name == f"{table}.parquet":
+            Path(where).write_bytes(b"PAR1 half a file")
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(t, where, **kw)
+
+    monkeypatch.setattr(pq, "write_table", write_table)
+
+
+def test_a_table_that_cannot_be_written_loses_none_of_the_others_and_exits_1(tmp_path, monkeypatch):
+    """The tables are written by several threads: one that fails must not stop or lose the others
+    (each is compared with a normal run's), its partial file is removed, and the error names it."""
+    sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
+    good = tmp_path / "good"
+    assert runner.invoke(app, ["run", str(sc), "--out", str(good), "--no-plots"]).exit_code == 0
+    _disk_full_for("cwnd", monkeypatch)
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["run", str(sc), "--out", str(out), "--no-plots"])
+    text = " ".join(res.output.split())
+    assert res.exit_code == 1, res.output
+    assert "could not write cwnd.parquet: OSError: [Errno 28] No space left on device" in text, text
+    assert "Traceback" not in res.output and "internal error" not in text
+    assert not (out / "cwnd.parquet").exists()
+    for t in TABLES:
+        if t != "cwnd":
+            pd.testing.assert_frame_equal(pd.read_parquet(out / f"{t}.parquet"), pd.read_parquet(good / f"{t}.parquet"))
+    for name in ("scenario.toml", "engine_spec.json"):
+        assert (out / name).read_text() == (good / name).read_text()
+    assert json.loads((out / "summary.json").read_text())["flows"] == json.loads((good / "summary.json").read_text())["flows"]
+    listed = json.loads((out / "dcsim-manifest.json").read_text())["files"]
+    assert "cwnd.parquet" not in listed and "queue.parquet" in listed and "summary.json" in listed
+    # the summary was printed all the same
+    assert "Flows (after warm-up)" in res.output
+
+
+def test_to_dir_reports_every_file_that_failed_after_writing_the_rest(tmp_path, monkeypatch):
+    from dcsim.result import WriteError
+
+    res = simulate(short())
+    _disk_full_for("queue", monkeypatch)
+    real_write_text = Path.write_text
+
+    def write_text(self, *a, **kw):
+        if self.name == "engine_spec.json":
+            raise PermissionError(13, "Permission denied")
+        return real_write_text(self, *a, **kw)
+
+    monkeypatch.setattr(Path, "write_text", write_text)
+    with pytest.raises(WriteError) as e:
+        res.to_dir(tmp_path / "r")
+    assert e.value.errors == ["queue.parquet: OSError: [Errno 28] No space left on device",
+                              "engine_spec.json: PermissionError: [Errno 13] Permission denied"]
+    names = [p.name for p in e.value.written]
+    assert names == [f"{t}.parquet" for t in TABLES if t != "queue"] + ["scenario.toml", "summary.json"]
+    assert sorted(p.name for p in (tmp_path / "r").iterdir()) == sorted(names)
+    assert isinstance(e.value, OSError) and "queue.parquet" in str(e.value)
+
+
 def test_plots_from_the_plot_process_are_those_drawn_in_process(tmp_path):
     """The worker draws, from the columns it is sent, the very pixels Result.plot draws in process."""
     from matplotlib.image import imread

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections.abc import MutableMapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Union
 
 import numpy as np
 
@@ -24,7 +25,7 @@ from dcsim.scenario import Scenario, load_scenario
 if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (`dcsim run` needs none)
     import pandas as pd
 
-__all__ = ["Result", "jain_index", "TABLES", "fct_stats", "bucket_labels"]
+__all__ = ["Result", "jain_index", "TABLES", "fct_stats", "bucket_labels", "WriteError"]
 
 #: The engine's tables, in the order they are written.
 TABLES = ("queue", "throughput", "cwnd", "flows", "ports", "queue_hist", "counters", "workloads", "rounds",
@@ -489,31 +490,105 @@ class Result:
         return out
 
     # -- files ----------------------------------------------------------------------------------
-    def to_dir(self, out: Union[str, Path]) -> list[Path]:
-        """Write every table as Parquet, then summary.json, scenario.toml and engine_spec.json.
+    def to_dir(self, out: Union[str, Path], *, summary: Optional[dict] = None,
+               meanwhile: Optional[Callable[[], None]] = None) -> list[Path]:
+        """Write every table as Parquet, and scenario.toml, engine_spec.json and summary.json
+        (``summary``: :meth:`summary` when the caller has it already). Returns the files, tables first.
 
-        Tables go first, each in its own file, so that nothing computed is lost if a later step fails.
+        The tables are written by :data:`WRITER_THREADS` threads (pyarrow encodes and writes them
+        without the GIL) while this one writes the other files and calls ``meanwhile()`` (`dcsim
+        run` prints its summary then). Each file is written on its own: one that fails stops none
+        of the others, its partial file is removed, and then :class:`WriteError` names every file
+        that failed and lists those written, so nothing computed is lost to one failed write.
         """
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
-        files = []
-        for name in TABLES:
-            path = out / f"{name}.parquet"
-            self.tables.write_parquet(name, path)
-            files.append(path)
+        tables = [(out / f"{name}.parquet", self.tables.parquet_writer(name)) for name in TABLES]  # snapshots, here
+        done = _write_in_threads(tables, WRITER_THREADS, lambda: self._write_text_files(out, summary, meanwhile))
+        files = [p for p, err in done.items() if err is None]
+        failed = [f"{p.name}: {err}" for p, err in done.items() if err is not None]
+        if failed:
+            raise WriteError(files, failed)
+        return files
+
+    def _write_text_files(self, out: Path, summary: Optional[dict],
+                          meanwhile: Optional[Callable[[], None]]) -> dict[Path, Optional[str]]:
+        """``meanwhile()``, then scenario.toml, engine_spec.json and summary.json: {path: None, or why it failed}."""
+        if meanwhile is not None:
+            meanwhile()
+        done: dict[Path, Optional[str]] = {}
         for name, text in (
-            ("scenario.toml", self.scenario.to_toml()),
-            ("engine_spec.json", json.dumps(self.engine_spec, indent=2)),
-            ("summary.json", json.dumps(self.summary(), indent=2, allow_nan=False)),
+            ("scenario.toml", self.scenario.to_toml),
+            ("engine_spec.json", lambda: json.dumps(self.engine_spec, indent=2)),
+            ("summary.json", lambda: json.dumps(self.summary() if summary is None else summary, indent=2,
+                                                allow_nan=False)),
         ):
             path = out / name
-            path.write_text(text, encoding="utf-8")
-            files.append(path)
-        return files
+            done[path] = _attempt(lambda: path.write_text(text(), encoding="utf-8"), path)
+        return done
 
     def __repr__(self) -> str:
         rows = ", ".join(f"{t}={self._rows(t)}" for t in TABLES)
         return f"Result({self.scenario.describe()!r}; rows: {rows})"
+
+
+#: Threads writing the Parquet tables (the machine this was measured on has 2 cores; more gave nothing).
+WRITER_THREADS = 2
+
+
+class WriteError(OSError):
+    """Some files of a result could not be written; all the others were. ``written``: those files;
+    ``errors``: one line per file that failed ("cwnd.parquet: OSError: [Errno 28] No space left")."""
+
+    def __init__(self, written: list[Path], errors: list[str]) -> None:
+        super().__init__("could not write " + "; ".join(errors))
+        self.written, self.errors = written, errors
+
+
+def _attempt(write: Callable[[], Any], path: Path) -> Optional[str]:
+    """Run ``write`` (which writes ``path``); None, or why it failed (and the partial file removed)."""
+    try:
+        write()
+        return None
+    except Exception as e:  # noqa: BLE001 - any failure of one file is reported, the others go on
+        try:
+            path.unlink(missing_ok=True)
+        except OSError:
+            pass
+        return f"{type(e).__name__}: {e}"
+
+
+def _write_in_threads(jobs: list[tuple[Path, Callable[[Path], None]]], threads: int,
+                      here: Callable[[], dict[Path, Optional[str]]]) -> dict[Path, Optional[str]]:
+    """Run the ``jobs`` (path, writer) in ``threads`` threads while this thread runs ``here()``;
+    returns {path: None, or why it failed} of both. Each job is tried whatever the others do; if
+    ``here`` raises (Ctrl-C), the threads start no further job and are waited for before it
+    propagates, so no thread writes into a directory being removed."""
+    results: dict[Path, Optional[str]] = {}
+    pending = list(reversed(jobs))
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            with lock:
+                if not pending:
+                    return
+                path, write = pending.pop()
+            results[path] = _attempt(lambda: write(path), path)
+
+    workers = [threading.Thread(target=work, name=f"dcsim-write-{i}") for i in range(max(1, threads))]
+    for w in workers:
+        w.start()
+    try:
+        mine = here()
+    except BaseException:
+        stop.set()
+        raise
+    finally:
+        for w in workers:
+            w.join()
+    return {**{p: results[p] for p, _ in jobs}, **mine}
 
 
 class _Label:
@@ -648,22 +723,31 @@ class _Tables(MutableMapping):
             return len(self._frames[name])
         return len(next(iter(self._raw[name].values()), ()))
 
-    def write_parquet(self, name: str, path: Path) -> None:
-        """Write one table; an unbuilt one straight from its columns with pyarrow (label columns as
-        dictionary arrays, read back by pandas as the same categoricals)."""
+    def parquet_writer(self, name: str) -> Callable[[Path], None]:
+        """A function that writes table ``name`` as it is now to a Parquet file, in any thread:
+        what it reads is taken here (the table's columns and its labels' names; reading a table
+        as a DataFrame meanwhile moves it to the frames). An unbuilt table is written straight from
+        its columns with pyarrow (label columns as dictionary arrays, read back by pandas as the
+        same categoricals), a DataFrame with pandas."""
         if name in self._frames:
-            self._frames[name].to_parquet(path, index=False)
-            return
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+            df = self._frames[name]
+            return lambda path: df.to_parquet(path, index=False)
+        cols = dict(self._raw[name])
+        names = self._label_names() if schema.LABEL_COLUMNS.get(name) else {}
 
-        cols = self._labelled(name)
-        arrays = [v.arrow() if isinstance(v, _Label) else _arrow_array(v) for v in cols.values()]
-        # Parquet dictionary pages only for the label columns (few distinct values): for the
-        # numbers they cost time and no space (cwnd table of the demo: 21.0 -> 13.5 ms, 1.38 ->
-        # 1.34 MB). The values read back are the same.
-        labels = [c for c, v in cols.items() if isinstance(v, _Label)]
-        pq.write_table(pa.table(arrays, names=list(cols)), path, use_dictionary=labels or False)
+        def write(path: Path) -> None:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            labelled = _with_labels(name, cols, names)
+            arrays = [v.arrow() if isinstance(v, _Label) else _arrow_array(v) for v in labelled.values()]
+            # Parquet dictionary pages only for the label columns (few distinct values): for the
+            # numbers they cost time and no space (cwnd table of the demo: 21.0 -> 13.5 ms, 1.38 ->
+            # 1.34 MB). The values read back are the same.
+            labels = [c for c, v in labelled.items() if isinstance(v, _Label)]
+            pq.write_table(pa.table(arrays, names=list(labelled)), path, use_dictionary=labels or False)
+
+        return write
 
     # -- labels
     def _label_names(self) -> dict[str, dict]:
@@ -683,19 +767,24 @@ class _Tables(MutableMapping):
 
     def _labelled(self, name: str) -> dict:
         """The engine's columns of ``name`` with its label columns (:class:`_Label`) inserted."""
-        cols = dict(self._raw[name])
-        labels = schema.LABEL_COLUMNS.get(name, [])
-        if not labels:
-            return cols
-        names = self._label_names()
-        out: dict = {}
-        for c, v in cols.items():
-            out[c] = v
-            for label in labels:
-                key = {"port_label": "port", "source_label": "source"}.get(label, "flow")
-                if key == c and label not in cols:
-                    out[label] = _labels(v, names.get(label, names["flow_label"]))
-        return out
+        labels = schema.LABEL_COLUMNS.get(name)
+        return _with_labels(name, dict(self._raw[name]), self._label_names() if labels else {})
+
+
+def _with_labels(name: str, cols: dict, names: dict[str, dict]) -> dict:
+    """Table ``name``'s engine columns ``cols`` with its label columns (:class:`_Label`) inserted
+    next to the ids they name (``names``: :meth:`_Tables._label_names`)."""
+    labels = schema.LABEL_COLUMNS.get(name, [])
+    if not labels:
+        return cols
+    out: dict = {}
+    for c, v in cols.items():
+        out[c] = v
+        for label in labels:
+            key = {"port_label": "port", "source_label": "source"}.get(label, "flow")
+            if key == c and label not in cols:
+                out[label] = _labels(v, names.get(label, names["flow_label"]))
+    return out
 
 
 Result.__doc__ = (Result.__doc__ or "") + "\n".join("    " + line for line in schema.docstring().splitlines()) + "\n"

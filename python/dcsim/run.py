@@ -19,7 +19,7 @@ import sys
 import uuid
 import warnings
 from pathlib import Path
-from typing import Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 import typer
 from rich.console import Console
@@ -28,7 +28,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from dcsim._files import atomic_dir, atomic_write_bytes
-from dcsim.result import Result
+from dcsim._preload import import_in_background
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -37,6 +37,9 @@ else:  # pragma: no cover
 from dcsim.scenario import ScenarioError, ScenarioWarning, load_scenario
 from dcsim.simulate import simulate
 from dcsim.units import fmt_time
+
+if TYPE_CHECKING:  # numpy: imported while the engine runs (dcsim._preload)
+    from dcsim.result import Result
 
 __all__ = ["run_scenario_file", "default_out_dir", "print_summary"]
 
@@ -406,6 +409,7 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
         def progress(now_s: float, duration_s: float) -> None:
             bar.update(task, completed=now_s / duration_s, now=fmt_time(now_s) if now_s > 0 else "0 s")
 
+        importing = import_in_background()  # on the other core while the engine runs
         try:
             with warnings.catch_warnings():  # printed above already, once
                 warnings.simplefilter("ignore", ScenarioWarning)
@@ -413,21 +417,31 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
         except ScenarioError as e:  # the engine's own validation (Python should have caught it first)
             fail(f"{scenario}: invalid scenario\n{e}")
             raise
+        finally:
+            if importing is not None:
+                importing.join()
     summary = result.summary()
     plot_errors: list[str] = []
+    write_errors: list[str] = []
     run_id = uuid.uuid4().hex
     planned: list[str] = []
     if background:
         from dcsim._plot_worker import PLOTS_RECORD, plot_names
 
         planned = [*plot_names(result), PLOTS_RECORD]
+    from dcsim.result import WriteError  # imported already (dcsim._preload)
+
     # Everything is written into a temporary directory that replaces `out` only when complete:
     # Ctrl-C or a crash never leaves a half-written directory, nor stale files of an older run.
     with atomic_dir(out) as tmp:
         if worker is not None:
             worker.send(result, tmp)  # it draws while the summary is printed and the tables written
-        _print_summary(result, summary, console, fmt)
-        files = result.to_dir(tmp)  # tables first: a plot failure never loses them
+        # The tables are written (other threads; pyarrow releases the GIL) while the summary is
+        # printed; a file that cannot be written loses none of the others (reported below, exit 1).
+        try:
+            files = result.to_dir(tmp, summary=summary, meanwhile=lambda: _print_summary(result, summary, console, fmt))
+        except WriteError as e:
+            files, write_errors = list(e.written), e.errors
         if worker is not None:
             drawn, plot_errors = worker.finish()
             files += [tmp / name for name in drawn]
@@ -446,8 +460,10 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
             shown += (f"; {', '.join(planned[:-1])} being drawn in the background (pid {pid}): complete when "
                       f"{planned[-1]} appears, which names any plot that failed")
     info.print(f"files in {out}/: {shown}", soft_wrap=True)
-    if plot_errors:
-        for msg in plot_errors:
-            info.print(f"[bold red]plot failed:[/] {escape(msg)}")
+    for msg in write_errors:
+        info.print(f"[bold red]error:[/] could not write {escape(msg)}", soft_wrap=True)
+    for msg in plot_errors:
+        info.print(f"[bold red]plot failed:[/] {escape(msg)}")
+    if write_errors or plot_errors:
         raise typer.Exit(code=1)
     return result

@@ -53,7 +53,6 @@ def simulate(
     progress bar). Raises :class:`ScenarioError` for an invalid scenario before anything runs;
     the engine's own ``field: message`` errors pass through unchanged.
     """
-    from dcsim.result import Result
     from dcsim.scenario import Scenario, ScenarioError, ScenarioWarning, load_scenario
 
     if isinstance(scenario, (str, os.PathLike)):
@@ -81,6 +80,9 @@ def simulate(
                 progress(int(sim.now_ps) / 1e12, duration_ps / 1e12)
         if progress is not None:
             progress(int(sim.now_ps) / 1e12, duration_ps / 1e12)
+    # Imported only now: `dcsim run` imports it (numpy) in another thread while the engine runs.
+    from dcsim.result import Result
+
     raw = sim.results()
     wall_s = time.perf_counter() - t0
     return Result.from_engine(scenario, raw, wall_s=wall_s, engine_spec=spec)
