@@ -322,6 +322,7 @@ def main() -> int:
         signal.signal(signal.SIGINT, on_sigint)
     threshold = gc.get_threshold()
     gc.set_threshold(GC_THRESHOLD_0, *threshold[1:])
+    atexit.unregister(gc.freeze)  # once per process, however often main() is called
     atexit.register(gc.freeze)  # see GC_THRESHOLD_0
     try:
         rv = app(standalone_mode=False)
