@@ -2,6 +2,8 @@
 //! engine's counters and wall time: the engine alone, for profilers (perf, cachegrind) and A/B
 //! timing of engine changes. Not a test.
 //!
+//! DCSIM_HEAP_ONLY=1 puts every event through the heap (no time wheel), for A/B timing.
+//!
 //! Run: cargo run --release -p dcsim-core --example run_spec -- SPEC.json
 
 use std::time::Instant;
@@ -19,7 +21,11 @@ fn main() {
     let spec = Spec::from_json(&json).unwrap_or_else(|e| panic!("{path}: {e}"));
     let t0 = Instant::now();
     let mut sim = Sim::new(spec).unwrap_or_else(|e| panic!("{path}: {e}"));
+    if std::env::var_os("DCSIM_HEAP_ONLY").is_some() {
+        sim.use_heap_only();
+    }
     let built = t0.elapsed().as_secs_f64();
+    println!("time_wheel={}", sim.uses_time_wheel());
     sim.run().expect("run");
     let wall = t0.elapsed().as_secs_f64() - built;
     let c = sim.counters();
