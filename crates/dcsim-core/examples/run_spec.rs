@@ -28,6 +28,7 @@ fn main() {
     println!("time_wheel={}", sim.uses_time_wheel());
     sim.run().expect("run");
     let wall = t0.elapsed().as_secs_f64() - built;
+    println!("time_wheel_at_end={}", sim.uses_time_wheel());
     let c = sim.counters();
     println!("build_s={built:.4}");
     println!("wall_s={wall:.4}");

@@ -9,6 +9,13 @@
 
 use crate::units::Time;
 
+/// Events after which a wheel is kept only if it proved dense (see below).
+pub const WHEEL_TRIAL_EVENTS: u64 = 1 << 20;
+/// Fewest events per opened bucket, on average over the trial, for a wheel to stay: a sparse
+/// wheel opens a bucket for nearly every event, which costs about what the heap costs (a
+/// 5 000-sender dumbbell at 10 Gbps: 0.5 events per bucket, 1.4 % slower than the heap).
+pub const WHEEL_MIN_EVENTS_PER_BUCKET: u64 = 4;
+
 /// An event queue: a heap, or a time wheel with the heap holding the events beyond its horizon.
 pub struct EventQueue<E: Copy> {
     /// Every event (no wheel), or those beyond the wheel's horizon when they were pushed.
@@ -40,6 +47,14 @@ impl<E: Copy> EventQueue<E> {
     /// Whether this queue has a time wheel.
     pub fn has_wheel(&self) -> bool {
         self.wheel.is_some()
+    }
+
+    /// The `i`-th next event of the wheel's current bucket (0 = the next to leave, unless an event
+    /// pushed meanwhile comes first), for prefetching what it will touch; None without a wheel.
+    #[inline]
+    pub fn upcoming(&self, i: usize) -> Option<&E> {
+        let w = self.wheel.as_deref()?;
+        w.cur.len().checked_sub(i + 1).map(|j| &w.cur[j].1)
     }
 
     /// Drop the time wheel: its events move into the heap with their keys, so the order in which
@@ -80,7 +95,21 @@ impl<E: Copy> EventQueue<E> {
             Some(w) => w.pop(&mut self.heap)?,
         };
         self.popped += 1;
+        if self.popped == WHEEL_TRIAL_EVENTS {
+            self.keep_wheel_if_dense();
+        }
         Some((time_of(key), event))
+    }
+
+    /// After [`WHEEL_TRIAL_EVENTS`] events: a wheel whose buckets held fewer than
+    /// [`WHEEL_MIN_EVENTS_PER_BUCKET`] events each on average goes (its events into the heap).
+    #[cold]
+    fn keep_wheel_if_dense(&mut self) {
+        if let Some(w) = &self.wheel {
+            if w.opened * WHEEL_MIN_EVENTS_PER_BUCKET > self.popped {
+                self.remove_wheel();
+            }
+        }
     }
 
     /// Number of events handled so far.
@@ -263,6 +292,8 @@ pub struct Wheel<E: Copy> {
     cur_n: u64,
     /// Events in `buckets` (not counting `cur`).
     in_buckets: usize,
+    /// Buckets made current so far.
+    opened: u64,
 }
 
 impl<E: Copy> Wheel<E> {
@@ -276,6 +307,7 @@ impl<E: Copy> Wheel<E> {
             cur: Vec::new(),
             cur_n: 0,
             in_buckets: 0,
+            opened: 0,
         }
     }
 
@@ -358,6 +390,7 @@ impl<E: Copy> Wheel<E> {
             self.cur.push(heap.pop().expect("peeked"));
         }
         self.cur_n = n;
+        self.opened += 1;
         self.cur.sort_unstable_by_key(|e| std::cmp::Reverse(e.0));
         true
     }
@@ -439,6 +472,35 @@ mod tests {
             }
             assert!(w.pop().is_none() && w.is_empty());
             assert_eq!(w.popped(), h.popped());
+        }
+    }
+
+    /// After the trial a sparse wheel (about one event per bucket) goes and a dense one stays;
+    /// either way the order in which events leave is the heap's, before and after.
+    #[test]
+    fn sparse_wheel_goes_after_the_trial_dense_stays_same_order() {
+        for (gap, keeps) in [(1u64 << 10, false), (1 << 4, true)] {
+            // 64 buckets of 2^8 ps; a steady stream of 100 pending events `gap` ps apart.
+            let mut w: EventQueue<u64> = EventQueue::with_wheel(64, 8);
+            let mut h: EventQueue<u64> = EventQueue::new();
+            for i in 0..100u64 {
+                w.push(Time(i * gap), i);
+                h.push(Time(i * gap), i);
+            }
+            let mut next = 100u64;
+            while w.popped() < WHEEL_TRIAL_EVENTS + 1000 {
+                let (a, b) = (w.pop().unwrap(), h.pop().unwrap());
+                assert_eq!((a.0, a.1), (b.0, b.1));
+                w.push(Time(next * gap), next);
+                h.push(Time(next * gap), next);
+                next += 1;
+            }
+            assert_eq!(w.has_wheel(), keeps, "gap {gap}");
+            assert_eq!(w.len(), h.len());
+            while let Some(b) = h.pop() {
+                let a = w.pop().unwrap();
+                assert_eq!((a.0, a.1), (b.0, b.1));
+            }
         }
     }
 

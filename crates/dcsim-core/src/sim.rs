@@ -679,10 +679,12 @@ const WHEEL_BUCKETS: usize = 1024;
 /// The event queue for a world: a heap, or for a world of at least [`WHEEL_MIN_PORTS`] ports a
 /// time wheel in front of it whose span is at least twice the farthest a port's next arrival can
 /// be (its propagation delay plus the serialisation of a full packet), so that nearly every
-/// pending event but the timers sits in a bucket. Either queue releases events in the same order
-/// (results are identical); the wheel only spares a large world's deep heap, whose pushes and pops
-/// missed the cache several times each (k = 16 fat-tree: about 1.4 x the events per second, see
-/// the README).
+/// pending event but the timers sits in a bucket. A wheel whose buckets prove sparse over the
+/// first events goes again (see [`crate::sched::WHEEL_TRIAL_EVENTS`]). Either queue releases
+/// events in the same order (results are identical); the wheel spares a large, busy world's deep
+/// heap, whose pushes and pops missed the cache several times each, and shows the next events,
+/// whose data [`Sim::prefetch_upcoming`] then brings into the cache ahead of them (k = 16
+/// fat-tree: see the README's Fabrics).
 fn event_queue_for(net: &Network, packet_bytes: u32) -> EventQueue<Ev> {
     if net.ports.len() < WHEEL_MIN_PORTS {
         return EventQueue::new();
@@ -991,6 +993,9 @@ impl Sim {
             }
             budget -= 1;
             let (te, ev) = self.events.pop().expect("peeked");
+            if self.events.has_wheel() {
+                self.prefetch_upcoming();
+            }
             if te < self.now {
                 return Err(Error::Run(format!("time went back from {} ps to {} ps", self.now.0, te.0)));
             }
@@ -1016,6 +1021,43 @@ impl Sim {
         self.counters.events = self.events.popped();
         self.drain_all_silent(self.now, true);
         Ok(true)
+    }
+
+    /// Prefetch, in stages, what the next arrivals will touch (large worlds, whose data is mostly
+    /// out of cache): for the arrival `PF_FAR` events ahead its port's fields, for the one
+    /// `PF_MID` ahead its pipe's head entry (the fields are in cache by then), for the next ones
+    /// the port its packet goes on to (fields, then ring entries) or, at its destination, the
+    /// flow's state. Hints only: what the events do, and in which order, does not change.
+    #[inline]
+    fn prefetch_upcoming(&self) {
+        const PF_FAR: usize = 4;
+        const PF_MID: usize = 2;
+        let ports = &self.net.ports;
+        if let Some(&Ev::Arrive(p)) = self.events.upcoming(PF_FAR) {
+            ports[p as usize].prefetch_fields();
+        }
+        if let Some(&Ev::Arrive(p)) = self.events.upcoming(PF_MID) {
+            ports[p as usize].prefetch_head();
+        }
+        for (i, rings) in [(1, false), (0, true)] {
+            let Some(&Ev::Arrive(p)) = self.events.upcoming(i) else { continue };
+            let port = &ports[p as usize];
+            let Some((_, pkt)) = port.head() else { continue };
+            if port.to != pkt.dst {
+                if let Some(q) = self.net.route_flow(port.to, pkt.dst, pkt.src, pkt.flow) {
+                    let next = &ports[q as usize];
+                    if rings {
+                        next.prefetch_rings();
+                    } else {
+                        next.prefetch_fields();
+                    }
+                }
+            } else if !rings {
+                if let Some(FlowSlot::Active(f)) = self.flows.get(pkt.flow as usize) {
+                    crate::prefetch::bytes(&**f as *const Flow, std::mem::size_of::<Flow>());
+                }
+            }
+        }
     }
 
     fn handle(&mut self, ev: Ev) {

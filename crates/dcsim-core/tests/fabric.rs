@@ -404,6 +404,7 @@ fn time_wheel_gives_the_heaps_results_bit_for_bit() {
     assert!(!heap.uses_time_wheel());
     wheel.run().unwrap();
     heap.run().unwrap();
+    assert!(wheel.uses_time_wheel(), "a busy fabric keeps its wheel after the trial");
     assert!(wheel.counters().events > 1_000_000, "a busy fabric: {} events", wheel.counters().events);
     let (a, b) = (wheel.results().unwrap(), heap.results().unwrap());
     let f = table(&a, "flows");

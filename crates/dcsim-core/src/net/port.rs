@@ -340,6 +340,38 @@ impl Port {
         self.pipe.len() as u64
     }
 
+    /// Prefetch the port's fields (every cache line of the struct).
+    #[inline]
+    pub fn prefetch_fields(&self) {
+        crate::prefetch::bytes(self as *const Port, std::mem::size_of::<Port>());
+    }
+
+    /// Prefetch the pipe's head entry (what an arrival reads).
+    #[inline]
+    pub fn prefetch_head(&self) {
+        if let Some(p) = self.pipe.ptr(0) {
+            crate::prefetch::value(p);
+        }
+    }
+
+    /// Prefetch the ring entries an enqueue reads and writes: the oldest unsent packet's slot, the
+    /// next to start, and where the new packet's slot and pipe entry go.
+    #[inline]
+    pub fn prefetch_rings(&self) {
+        if let Some(p) = self.slots.ptr(0) {
+            crate::prefetch::value(p);
+        }
+        if let Some(p) = self.slots.ptr(self.started) {
+            crate::prefetch::value(p);
+        }
+        if let Some(p) = self.slots.back_ptr() {
+            crate::prefetch::value(p);
+        }
+        if let Some(p) = self.pipe.back_ptr() {
+            crate::prefetch::value(p);
+        }
+    }
+
     /// Arrival time of the pipe's head at the next node.
     #[inline]
     pub fn next_arrival(&self) -> Option<Time> {

@@ -48,6 +48,18 @@ impl<T: Copy> Ring<T> {
         }
     }
 
+    /// Address of entry `i`, if any (for a prefetch).
+    #[inline]
+    pub fn ptr(&self, i: usize) -> Option<*const T> {
+        (i < self.len).then(|| self.buf[self.slot(i)..].as_ptr())
+    }
+
+    /// Address the next `push_back` writes, if it needs no growth (for a prefetch).
+    #[inline]
+    pub fn back_ptr(&self) -> Option<*const T> {
+        (self.len < self.buf.len()).then(|| self.buf[self.slot(self.len)..].as_ptr())
+    }
+
     #[inline]
     pub fn push_back(&mut self, item: T) {
         if self.len == self.buf.len() {
