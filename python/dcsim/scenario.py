@@ -131,6 +131,8 @@ LIMITS: dict = ENGINE_DEFAULTS["limits"]
 #: picosecond clock reaches 1.8e7 s, so sums of a few such times never wrap.
 MAX_TIME_S = LIMITS["max_time_ps"] / 1e12
 MAX_DURATION_S = MAX_TIME_S
+#: Most parts a run may be split into (the engine's MAX_PARTITIONS).
+MAX_PARTITIONS = 64
 MIN_RATE_BPS = float(LIMITS["min_rate_bps"])
 #: Flows whose time series are kept by default (every paper experiment has at most 100).
 DEFAULT_TRACE_FLOWS = 100
@@ -2085,9 +2087,15 @@ class Workload(_KeepsDelayedAckOff, _Model):
 
 
 class Run(_Model):
+    """``[run]``: how long, the seed, and ``partitions``: the number of parts a fat_tree (by pods) or
+    leaf_spine (by leaves) is split into, each simulated by its own world on its own core (the
+    engine's ``sim/partition.rs``). Results depend on ``partitions`` like on the seed, never on the
+    number of cores; they are the one-world run's physics (tests/test_fabric.py), not bit for bit."""
+
     duration: Time
     warmup: Time = 0.0
     seed: Int = 1
+    partitions: Int = 1
 
     @model_validator(mode="after")
     def _check(self) -> "Run":
@@ -2103,6 +2111,8 @@ class Run(_Model):
             )
         if not (0 <= self.seed < 2**64):
             raise _err("seed", f"{self.seed} is out of range; allowed 0 .. 2^64-1")
+        if not (1 <= self.partitions <= MAX_PARTITIONS):
+            raise _err("partitions", f"{self.partitions} is out of range; allowed 1 .. {MAX_PARTITIONS}")
         return self
 
 
@@ -2582,6 +2592,7 @@ class Scenario(_Model):
         self._check_workloads(hosts)
         if self.l2 is not None:
             self._check_l2(hosts, adj)
+        self._check_partitions()
         names = set(net.node_names())
         for i, (a, b) in enumerate(self.metrics.ports() or []):
             for end in (a, b):
@@ -2590,6 +2601,29 @@ class Scenario(_Model):
             if b not in adj.get(a, []):
                 raise _err(f"metrics.monitor[{i}]", f"no link {a!r} -> {b!r}")
         return self
+
+    def _check_partitions(self) -> None:
+        """run.partitions > 1 only where the engine splits a run exactly: a fat_tree (at most k parts)
+        or a leaf_spine (at most one per leaf), without L2 sources, CHOKe queues or incast."""
+        p, net = self.run.partitions, self.network
+        if p == 1:
+            return
+        if net.topology not in FABRIC_TIERS:
+            raise _err("run.partitions", f"{p} partitions need a fat_tree or leaf_spine topology (split by pods or "
+                                         f"leaves), not {net.topology}; use 1")
+        most, what = (int(net.k), "pods (k)") if net.topology == "fat_tree" else (int(net.leaves), "leaves")
+        if p > most:
+            raise _err("run.partitions", f"{p} is out of range; allowed 1 .. {most}, the number of {what}")
+        if self.l2 is not None:
+            raise _err("run.partitions", f"{p} partitions cannot carry L2 sources ([l2]); use 1")
+        for name in FABRIC_TIERS[net.topology]:
+            if net.tier_queue(name)[1].kind in ("choke", "modified_choke"):
+                raise _err("run.partitions", f"{p} partitions cannot run CHOKe queues (network.tiers.{name}.aqm), which "
+                                             f"drop packets already queued; use 1")
+        for i, w in enumerate(self.workloads):
+            if w.kind == "incast":
+                raise _err("run.partitions", f"{p} partitions cannot run incast workloads (workloads[{i}]), whose rounds "
+                                             f"wait on every flow; use 1")
 
     def _check_l2(self, hosts: set, adj: dict) -> None:
         """[l2] fields that need the network: source hosts and paths, congestion-point ports, and the
@@ -2860,6 +2894,7 @@ class Scenario(_Model):
             "flows": flows,
             "workloads": [w.to_engine(pb, hb) for w in sc.workloads],
             "l2": None if sc.l2 is None else sc.l2.to_engine(),
+            "partitions": int(sc.run.partitions),
             "metrics": {
                 "queue_interval_ps": to_ps(iv["queue_interval"]),
                 "throughput_interval_ps": to_ps(iv["throughput_interval"]),

@@ -51,6 +51,7 @@ fn spec(duration_s: f64, n: usize, trace: Option<usize>) -> Spec {
         metrics: MetricsSpec { trace_flows: trace.map(|k| (0..k.min(n) as u64).collect()), ..MetricsSpec::default() },
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
         l2: None,
+        partitions: 1,
     }
 }
 

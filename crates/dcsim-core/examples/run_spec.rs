@@ -2,7 +2,8 @@
 //! engine's counters and wall time: the engine alone, for profilers (perf, cachegrind) and A/B
 //! timing of engine changes. Not a test.
 //!
-//! DCSIM_HEAP_ONLY=1 puts every event through the heap (no time wheel), for A/B timing.
+//! DCSIM_HEAP_ONLY=1 puts every event through the heap (no time wheel), for A/B timing;
+//! DCSIM_THREADS=n runs a partitioned spec's worlds on n threads (the results are the same).
 //!
 //! Run: cargo run --release -p dcsim-core --example run_spec -- SPEC.json
 
@@ -24,6 +25,10 @@ fn main() {
     if std::env::var_os("DCSIM_HEAP_ONLY").is_some() {
         sim.use_heap_only();
     }
+    if let Some(n) = std::env::var("DCSIM_THREADS").ok().and_then(|v| v.parse().ok()) {
+        sim.set_threads(n);
+    }
+    println!("partitions={} threads={}", sim.partitions(), sim.threads());
     let built = t0.elapsed().as_secs_f64();
     println!("time_wheel={}", sim.uses_time_wheel());
     sim.run().expect("run");

@@ -167,6 +167,17 @@ pub struct Spec {
     /// Converged-Ethernet (L2) rate sources and congestion points (see `l2/world.rs`).
     #[serde(default)]
     pub l2: Option<crate::l2::world::L2Setup>,
+    /// Parts the network is split into, each simulated by its own world side by side on its own
+    /// core (`sim/partition.rs`); 1: one world. Fat-trees split by pods, leaf-spines by leaves.
+    #[serde(default = "default_partitions")]
+    pub partitions: u32,
+}
+
+/// Most partitions a run may have.
+pub const MAX_PARTITIONS: u32 = 64;
+
+fn default_partitions() -> u32 {
+    1
 }
 
 /// Default host backpressure limit, packets waiting in a host NIC.
@@ -967,6 +978,18 @@ impl QueueSpec {
 }
 
 impl TopologySpec {
+    /// The topology's kind as written in a scenario (`topology = "..."`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            TopologySpec::Dumbbell { .. } => "dumbbell",
+            TopologySpec::Graph { .. } => "graph",
+            TopologySpec::LeafSpine { .. } => "leaf_spine",
+            TopologySpec::FatTree { .. } => "fat_tree",
+            TopologySpec::Tree { .. } => "tree",
+            TopologySpec::ParkingLot { .. } => "parking_lot",
+        }
+    }
+
     /// Nodes and egress ports the topology builds (for the size checks before building).
     pub fn size(&self) -> (u64, u64) {
         match self {
@@ -1512,6 +1535,67 @@ impl Spec {
                     "{} bytes is out of range; allowed 1MB .. 1TB ({MIN_MEMORY_BYTES} ..= {MAX_MEMORY_BYTES} bytes)",
                     m.max_memory_bytes
                 ),
+            ));
+        }
+        self.validate_partitions()
+    }
+
+    /// `partitions`: 1 ..= `MAX_PARTITIONS`; more than 1 only where a split is defined and exact
+    /// (see `sim/partition.rs`): a fat-tree (at most k parts, by pods) or a leaf-spine (at most one
+    /// part per leaf), without L2 sources, CHOKe queues (which take back packets already sent on)
+    /// or incast workloads (whose next round waits for the last flow of the round, anywhere).
+    fn validate_partitions(&self) -> Result<()> {
+        let p = self.partitions;
+        if !(1..=MAX_PARTITIONS).contains(&p) {
+            return Err(invalid("run.partitions", format!("{p} is out of range; allowed 1 ..= {MAX_PARTITIONS}")));
+        }
+        if p == 1 {
+            return Ok(());
+        }
+        let (most, tiers): (u32, Vec<(&str, &TierSpec)>) = match &self.topology {
+            TopologySpec::FatTree { k, host, edge_agg, agg_core, .. } => (
+                *k,
+                vec![
+                    ("network.tiers.host", host),
+                    ("network.tiers.edge_agg", edge_agg),
+                    ("network.tiers.agg_core", agg_core),
+                ],
+            ),
+            TopologySpec::LeafSpine { leaves, host, leaf_spine, .. } => {
+                (*leaves, vec![("network.tiers.host", host), ("network.tiers.leaf_spine", leaf_spine)])
+            }
+            other => {
+                return Err(invalid(
+                    "run.partitions",
+                    format!(
+                    "{p} partitions need a fat_tree or leaf_spine topology (split by pods or leaves), not {}; use 1",
+                    other.kind()
+                ),
+                ))
+            }
+        };
+        if p > most {
+            let what = if matches!(self.topology, TopologySpec::FatTree { .. }) { "pods (k)" } else { "leaves" };
+            return Err(invalid(
+                "run.partitions",
+                format!("{p} is out of range; allowed 1 ..= {most}, the number of {what}"),
+            ));
+        }
+        if self.l2.is_some() {
+            return Err(invalid("run.partitions", format!("{p} partitions cannot carry L2 sources ([l2]); use 1")));
+        }
+        for (field, t) in tiers {
+            if matches!(t.queue.aqm, AqmSpec::Choke { .. }) {
+                return Err(invalid(
+                    "run.partitions",
+                    format!("{p} partitions cannot run CHOKe queues ({field}.aqm), which drop packets already queued; use 1"),
+                ));
+            }
+        }
+        if let Some(i) = self.workloads.iter().position(|w| matches!(w, WorkloadSpec::Incast { .. })) {
+            return Err(invalid(
+                "run.partitions",
+                format!("{p} partitions cannot run incast workloads (workloads[{i}]), whose rounds wait on every flow; use 1"),
             ));
         }
         Ok(())

@@ -32,6 +32,7 @@ fn tree(aqm: AqmSpec, flows: Vec<FlowSpec>, workloads: Vec<WorkloadSpec>, durati
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
         l2: None,
+        partitions: 1,
     }
 }
 

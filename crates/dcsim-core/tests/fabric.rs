@@ -34,6 +34,7 @@ fn spec_with(topology: TopologySpec) -> Spec {
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
         l2: None,
+        partitions: 1,
     }
 }
 

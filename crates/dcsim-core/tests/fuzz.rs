@@ -93,6 +93,7 @@ prop_compose! {
             metrics: MetricsSpec { queue_interval_ps: queue_iv, ..MetricsSpec::default() },
             host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
             l2: None,
+            partitions: 1,
         }
     }
 }

@@ -62,6 +62,7 @@ pub fn l2_dumbbell(
             poisson: vec![],
             rate_interval_ps: 100 * US,
         }),
+        partitions: 1,
     }
 }
 

@@ -292,6 +292,7 @@ fn graph_topology_routes_over_shortest_path() {
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
         l2: None,
+        partitions: 1,
     };
     let t = run_checked(spec);
     let p = table(&t, "ports");

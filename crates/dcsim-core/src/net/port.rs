@@ -406,6 +406,21 @@ impl Port {
         self.pipe.pop_front().map(|(_, p)| p)
     }
 
+    /// Take back the packet just accepted (the pipe's last) with its arrival time: a partitioned
+    /// run hands it to the world that owns the next node (`sim/partition.rs`).
+    #[inline]
+    pub fn pop_back_arrival(&mut self) -> (Time, Packet) {
+        self.pipe.pop_back().expect("a packet was just accepted")
+    }
+
+    /// A packet another world sent over this link, arriving at `to` at `arrival` (after those in
+    /// the pipe): the pipe alone carries it (its queueing was the sender world's).
+    #[inline]
+    pub fn push_arrival(&mut self, arrival: Time, pkt: Packet) {
+        debug_assert!(self.pipe.back().is_none_or(|&(t, _)| t <= arrival));
+        self.pipe.push_back((arrival, pkt));
+    }
+
     /// Queued packets the discipline dropped (CHOKe victims) since the last call; the simulator
     /// counts them as dropped. They are no longer in the pipe.
     pub fn take_evicted(&mut self) -> std::vec::Drain<'_, Packet> {

@@ -95,6 +95,20 @@ impl<T: Copy> Ring<T> {
         Some(item)
     }
 
+    #[inline]
+    pub fn back(&self) -> Option<&T> {
+        (self.len > 0).then(|| &self.buf[self.slot(self.len - 1)])
+    }
+
+    #[inline]
+    pub fn pop_back(&mut self) -> Option<T> {
+        if self.len == 0 {
+            return None;
+        }
+        self.len -= 1;
+        Some(self.buf[self.slot(self.len)])
+    }
+
     /// Remove entry `i`; the entries behind it move forward by one.
     pub fn remove(&mut self, i: usize) -> Option<T> {
         if i >= self.len {

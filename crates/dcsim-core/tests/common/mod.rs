@@ -42,6 +42,7 @@ pub fn dumbbell(
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
         l2: None,
+        partitions: 1,
     }
 }
 
