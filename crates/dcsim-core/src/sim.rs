@@ -431,7 +431,7 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
         * (l2_all as u128 * 1024
             + nodes as u128 * (std::mem::size_of::<crate::net::Node>() as u128 + 64)
             + ports as u128 * std::mem::size_of::<Port>() as u128
-            + flows as u128 * (std::mem::size_of::<Flow>() as u128 + 64));
+            + flows as u128 * (std::mem::size_of::<Flow>() as u128 + std::mem::size_of::<FlowPath>() as u128 + 64));
     let m = &spec.metrics;
     let f = FRONT_END_ROW_BYTES;
     let merged = parts > 1;
@@ -458,7 +458,8 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
                 WorkloadSpec::Poisson { link, senders, .. } => spec.load_capacity_bps(link, senders).unwrap_or(0),
                 WorkloadSpec::Incast { .. } => 0,
             };
-            w.max_flows(spec.duration_ps, rate).ceil() as u128 * GENERATED_FLOW_BYTES * if merged { 3 } else { 1 }
+            w.max_flows(spec.duration_ps, rate).ceil() as u128
+                * (GENERATED_FLOW_BYTES * if merged { 3 } else { 1 } + parts * std::mem::size_of::<FlowPath>() as u128)
         })
         .collect();
     MemoryPlan { duration_ps: spec.duration_ps as u128, world, generated, series }
@@ -599,6 +600,9 @@ pub struct World {
     /// Per port (worlds that prefetch, see `prefetch_upcoming`): the port its pipe's head packet
     /// goes on to at the next node, once the prefetching has routed it; `NO_PORT` otherwise.
     head_next: Vec<PortId>,
+    /// Per flow id: its data and ACK paths (every flow id, also those elsewhere, whose packets
+    /// may cross this world's switches).
+    paths: Vec<FlowPath>,
 }
 
 /// No port (see `World::head_next`).
@@ -660,6 +664,47 @@ fn build_flow(
 }
 
 /// The ports flow `flow`'s packets from `src` to `dst` take (a route exists).
+/// Most ports of a path a flow keeps ([`FlowPath`]; a fat-tree's longest has 6); a flow with a
+/// longer path is routed hop by hop.
+const PATH_PORTS: usize = 8;
+
+/// A flow's ports in order, for its data packets (source to destination) and its ACKs (back), as
+/// `forward` would pick them (ECMP included): a switch forwards a packet of the flow on the port
+/// after the one it arrived on, reading one cache line instead of the routing tables. `NO_PORT`
+/// pads a path, and fills one too long to keep (routed hop by hop then).
+#[derive(Clone, Copy)]
+#[repr(align(64))]
+struct FlowPath {
+    data: [PortId; PATH_PORTS],
+    ack: [PortId; PATH_PORTS],
+}
+
+impl FlowPath {
+    fn new(net: &Network, src: NodeId, dst: NodeId, flow: FlowId) -> FlowPath {
+        let keep = |p: Vec<PortId>| {
+            let mut a = [NO_PORT; PATH_PORTS];
+            if p.len() <= PATH_PORTS {
+                a[..p.len()].copy_from_slice(&p);
+            }
+            a
+        };
+        FlowPath { data: keep(path(net, src, dst, flow)), ack: keep(path(net, dst, src, flow)) }
+    }
+
+    /// The port a packet of `kind` (data or ACK) that arrived over port `arrived` leaves on;
+    /// `NO_PORT` if unknown (route it).
+    #[inline]
+    fn next(&self, kind: Kind, arrived: PortId) -> PortId {
+        let p = if kind == Kind::Ack { &self.ack } else { &self.data };
+        for i in 0..PATH_PORTS - 1 {
+            if p[i] == arrived {
+                return p[i + 1];
+            }
+        }
+        NO_PORT
+    }
+}
+
 fn path(net: &Network, src: NodeId, dst: NodeId, flow: FlowId) -> Vec<PortId> {
     let mut out = Vec::new();
     let mut at = src;
@@ -873,8 +918,18 @@ impl World {
             fault: None,
             part,
             head_next: Vec::new(),
+            paths: Vec::new(),
             spec,
         };
+        sim.paths = sim
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| match f {
+                FlowSlot::Active(f) => FlowPath::new(&sim.net, f.src, f.dst, i as FlowId),
+                _ => unreachable!("listed flows are built in every world"),
+            })
+            .collect();
         // No run needs more events at one instant than a few per flow and port; far more means
         // the engine stopped advancing (a bug), and the run stops with an error instead of hanging.
         let sources = sim.l2.as_ref().map_or(0, |l| l.sources() as u64);
@@ -1105,7 +1160,14 @@ impl World {
             let port = &ports[p as usize];
             if let Some((_, pkt)) = port.head() {
                 if port.to != pkt.dst {
-                    if let Some(q) = self.net.route_flow(port.to, pkt.dst, pkt.src, pkt.flow) {
+                    let mut q = NO_PORT;
+                    if matches!(pkt.kind, Kind::Data | Kind::Ack) {
+                        q = self.paths[pkt.flow as usize].next(pkt.kind, p);
+                    }
+                    if q == NO_PORT {
+                        q = self.net.route_flow(port.to, pkt.dst, pkt.src, pkt.flow).unwrap_or(NO_PORT);
+                    }
+                    if q != NO_PORT {
                         ports[q as usize].prefetch_fields();
                         self.head_next[p as usize] = q;
                     }
@@ -1145,14 +1207,15 @@ impl World {
                 if let Some(t) = port.next_arrival() {
                     self.events.push(t, Ev::Arrive(pid));
                 }
-                // The next hop of this packet, if the prefetching found it already.
-                if let Some(next) = self.head_next.get_mut(pid as usize) {
-                    let q = std::mem::replace(next, NO_PORT);
-                    if q != NO_PORT {
-                        self.forward_on(q, pkt);
-                        self.l2_flush();
-                        return;
-                    }
+                // The next hop of this packet: found already by the prefetching, or on its flow's path.
+                let mut q = self.head_next.get_mut(pid as usize).map_or(NO_PORT, |h| std::mem::replace(h, NO_PORT));
+                if q == NO_PORT && node != pkt.dst && matches!(pkt.kind, Kind::Data | Kind::Ack) {
+                    q = self.paths[pkt.flow as usize].next(pkt.kind, pid);
+                }
+                if q != NO_PORT {
+                    self.forward_on(q, pkt);
+                    self.l2_flush();
+                    return;
                 }
                 self.on_arrive(node, pkt);
                 // A frame enqueued on its way may have made a congestion point send feedback:
@@ -1416,6 +1479,7 @@ impl World {
     fn spawn(&mut self, w: u32, r: crate::workload::FlowRequest) {
         let id = self.flows.len() as FlowId;
         let (sends, receives) = self.part.as_ref().map_or((true, true), |p| (p.owns(r.src), p.owns(r.dst)));
+        self.paths.push(FlowPath::new(&self.net, r.src, r.dst, id));
         if !sends && !receives {
             // Both ends in other partitions: the id is taken, this world only counts drops.
             self.flows.push(FlowSlot::Elsewhere(Drops::default()));
