@@ -244,6 +244,70 @@ def test_fabric_examples_run_from_the_cli(name, tmp_path):
     assert summary["workloads"][0]["link"] == "hosts"
 
 
+def partitioned(parts, **run) -> dict:
+    """A k = 4 fat-tree split into ``parts`` (by pods) with all-to-all 10-50 KB DCTCP flows."""
+    d = fat_tree()
+    d.pop("flows")
+    d["workloads"] = [{"kind": "poisson", "load": 0.3, "sizes": {"kind": "uniform", "min": "10KB", "max": "50KB"},
+                       "protocol": "dctcp"}]
+    d["run"] = {"duration": "10ms", "seed": 2, "partitions": parts, **run}
+    return d
+
+
+BAD_PARTITIONS = [
+    (partitioned(0), "allowed 1 .. 64"),
+    (partitioned(65), "allowed 1 .. 64"),
+    (partitioned(5), "allowed 1 .. 4, the number of pods (k)"),
+    (partitioned(1.5), "whole number"),
+    ({**leaf_spine(), "run": {"duration": "20ms", "partitions": 3}}, "allowed 1 .. 2, the number of leaves"),
+    ({"network": {"topology": "dumbbell", "bottleneck": "1Gbps", "rtt": "100us", "buffer": "100pkt"},
+      "flows": [{"count": 2, "protocol": "dctcp"}], "run": {"duration": "1ms", "partitions": 2}}, "fat_tree or leaf_spine"),
+    ({**partitioned(2), "network": {**partitioned(2)["network"], "aqm": {"kind": "modified_choke", "min_th": "5pkt",
+                                                                           "max_th": "15pkt", "max_p": 0.1, "w_q": 0.002}}},
+     "CHOKe"),
+]
+
+
+@pytest.mark.parametrize("d,words", BAD_PARTITIONS, ids=range(len(BAD_PARTITIONS)))
+def test_bad_partitions_name_the_field_before_anything_runs(d, words, tmp_path):
+    msg = error(d)
+    assert msg.startswith("run.partitions:") and words in msg, msg
+    path = tmp_path / "bad.toml"
+    path.write_text(_toml(d))
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(path), "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert "run.partitions" in res.output and words in res.output and "Traceback" not in res.output
+    assert not out.exists()
+
+
+def test_partitioned_run_keeps_the_flows_and_physics_of_one_world():
+    # The same generated flows (every world draws them alike), packets conserved over the worlds,
+    # and each flow finished in both runs delivers exactly its size in both; the partitioned run
+    # is reproducible (same scenario, same tables).
+    one = simulate(Scenario.from_dict(partitioned(1)))
+    two = simulate(Scenario.from_dict(partitioned(2)))
+    again = simulate(Scenario.from_dict(partitioned(2)))
+    f1, f2 = one.flows, two.flows
+    assert len(f1) == len(f2) > 500
+    for col in ("src", "dst", "start_s", "size_bytes", "ideal_fct_s"):
+        assert f1[col].tolist() == f2[col].tolist(), col
+    done = np.isfinite(f1["fct_s"].to_numpy(dtype=float)) & np.isfinite(f2["fct_s"].to_numpy(dtype=float))
+    assert done.sum() > 0.9 * len(f1)
+    assert np.array_equal(f2["delivered_bytes_whole_run"].to_numpy()[done], f2["size_bytes"].to_numpy()[done])
+    c = two.counters.iloc[0]
+    assert c.sent_pkts == c.delivered_pkts + c.dropped_pkts + c.in_flight_pkts
+    for name in ("flows", "ports", "queue", "counters"):
+        a, b = getattr(two, name), getattr(again, name)
+        assert a.equals(b), name
+    # Median slowdown within the one-world run's 40th .. 60th percentiles (the band is over 6
+    # standard errors of a median's quantile either way for n > 500; see the engine's test).
+    s1 = f1["slowdown"].to_numpy(dtype=float)
+    s1 = s1[np.isfinite(s1)]
+    m2 = np.nanmedian(f2["slowdown"].to_numpy(dtype=float))
+    assert np.percentile(s1, 40) <= m2 <= np.percentile(s1, 60)
+
+
 def _toml(d: dict) -> str:
     """A scenario dict as TOML, without validation (for invalid ones)."""
     from dcsim.scenario import _toml_dumps

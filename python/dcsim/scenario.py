@@ -3144,7 +3144,9 @@ class Scenario(_Model):
                      f"{len(net.attach)} hosts, buffer {size_str(net.buffer)}, {net.aqm.kind}")
         else:
             where = f"graph, {len(net.nodes)} nodes, {len(net.links)} links"
-        return f"{groups} over {where}; {time_str(self.run.duration)} (warm-up {time_str(self.run.warmup)}), seed {self.run.seed}"
+        parts = f", {self.run.partitions} partitions" if self.run.partitions > 1 else ""
+        return (f"{groups} over {where}; {time_str(self.run.duration)} (warm-up {time_str(self.run.warmup)}), "
+                f"seed {self.run.seed}{parts}")
 
 
 def _resolve_cdf_files(data: Any, base: Path) -> None:
