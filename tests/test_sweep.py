@@ -396,3 +396,34 @@ def test_two_sweeps_cannot_write_to_one_directory(tmp_path):
         with pytest.raises(SweepError, match=r"^out: another dcsim sweep is writing to .* \(pid \d+\)"):
             sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "o", executor=tpool(), progress=False)
     assert sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "o", executor=tpool(), progress=False).computed == 1
+
+
+def test_partitioned_runs_take_their_cores_from_the_default_jobs(tmp_path, monkeypatch):
+    # A run of 2 partitions keeps 2 cores busy: on a 4-core machine the local pool runs 2 at once
+    # by default (an explicit --jobs is kept), and the rows are the runs' own results.
+    import dcsim.sweep.execute as sw
+
+    seen = []
+    real = sw.LocalPool.__init__
+
+    def spy(self, jobs):
+        seen.append(jobs)
+        real(self, jobs)
+
+    monkeypatch.setattr(sw.LocalPool, "__init__", spy)
+    monkeypatch.setattr(sw, "default_jobs", lambda: 4)
+    base = {
+        "network": {"topology": "fat_tree", "k": 4, "host_link": "10Gbps", "buffer": "100pkt", "delay": "1us"},
+        "workloads": [{"kind": "poisson", "load": 0.3, "sizes": {"kind": "uniform", "min": "10KB", "max": "30KB"},
+                       "protocol": "dctcp"}],
+        "run": {"duration": "2ms", "seed": 1, "partitions": 2},
+    }
+    res = sweep(base, {"workloads[0].load": [0.2, 0.3, 0.4]}, out=tmp_path / "o", progress=False)
+    assert seen == [2] and res.failed == 0 and res.computed == 3
+    for _, row in res.table.iterrows():
+        sc = json.loads(json.dumps(base))
+        sc["workloads"][0]["load"] = row["workloads[0].load"]
+        direct = flatten_summary(simulate(sc).summary())
+        assert row[col(res.table, "goodput_total_bps")] == direct["goodput_total_bps"]
+    sweep(base, {"workloads[0].load": [0.25]}, out=tmp_path / "p", jobs=3, progress=False)
+    assert seen[-1] == 1  # min(jobs, runs to compute)
