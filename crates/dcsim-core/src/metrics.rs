@@ -86,6 +86,47 @@ impl QueueProbe {
     }
 }
 
+/// A sampled series whose rows are (time, entity, values...): what merging the series of a
+/// partitioned run's worlds needs.
+pub(crate) trait Series: Default {
+    fn t_s(&self) -> &[f64];
+    /// The sampled entity of each row (port or flow).
+    fn entity(&self) -> &[u64];
+    /// Append row `i` of `other`.
+    fn push_row(&mut self, other: &Self, i: usize);
+}
+
+/// The rows of `parts` in one series, ordered by time, then by the entity's place `order[entity]`
+/// (the order one world samples them in).
+pub(crate) fn interleave<S: Series>(parts: &[S], order: &std::collections::HashMap<u64, usize>) -> S {
+    let mut keys: Vec<(usize, usize)> =
+        parts.iter().enumerate().flat_map(|(w, p)| (0..p.t_s().len()).map(move |i| (w, i))).collect();
+    keys.sort_by(|&(a, i), &(b, j)| {
+        let (pa, pb) = (&parts[a], &parts[b]);
+        pa.t_s()[i].total_cmp(&pb.t_s()[j]).then(order[&pa.entity()[i]].cmp(&order[&pb.entity()[j]]))
+    });
+    let mut out = S::default();
+    for (w, i) in keys {
+        out.push_row(&parts[w], i);
+    }
+    out
+}
+
+impl Series for QueueProbe {
+    fn t_s(&self) -> &[f64] {
+        &self.t_s
+    }
+    fn entity(&self) -> &[u64] {
+        &self.port
+    }
+    fn push_row(&mut self, o: &Self, i: usize) {
+        self.t_s.push(o.t_s[i]);
+        self.port.push(o.port[i]);
+        self.q_pkt.push(o.q_pkt[i]);
+        self.q_bytes.push(o.q_bytes[i]);
+    }
+}
+
 /// Quantile (0..1) of a histogram indexed by value (weights: counts or time); NaN if empty.
 pub fn hist_quantile(h: &[u64], q: f64) -> f64 {
     let total: u64 = h.iter().sum();
@@ -112,6 +153,20 @@ pub struct ThroughputProbe {
     pub last_bytes: Vec<u64>,
 }
 
+impl Series for ThroughputProbe {
+    fn t_s(&self) -> &[f64] {
+        &self.t_s
+    }
+    fn entity(&self) -> &[u64] {
+        &self.flow
+    }
+    fn push_row(&mut self, o: &Self, i: usize) {
+        self.t_s.push(o.t_s[i]);
+        self.flow.push(o.flow[i]);
+        self.rate_bps.push(o.rate_bps[i]);
+    }
+}
+
 /// Per-flow window and alpha traces.
 #[derive(Default)]
 pub struct CwndProbe {
@@ -120,6 +175,22 @@ pub struct CwndProbe {
     pub cwnd_pkt: Vec<f64>,
     pub alpha: Vec<f64>,
     pub srtt_s: Vec<f64>,
+}
+
+impl Series for CwndProbe {
+    fn t_s(&self) -> &[f64] {
+        &self.t_s
+    }
+    fn entity(&self) -> &[u64] {
+        &self.flow
+    }
+    fn push_row(&mut self, o: &Self, i: usize) {
+        self.t_s.push(o.t_s[i]);
+        self.flow.push(o.flow[i]);
+        self.cwnd_pkt.push(o.cwnd_pkt[i]);
+        self.alpha.push(o.alpha[i]);
+        self.srtt_s.push(o.srtt_s[i]);
+    }
 }
 
 #[cfg(test)]

@@ -191,6 +191,20 @@ fn physics_match_the_one_world_run() {
     for i in 0..2 {
         assert!((g1[i] - g2[i]).abs() < 0.15 * g1[i], "flow {i}: goodput {} vs {}", g1[i], g2[i]);
     }
+    // The sampled series, merged from the worlds, have the one-world rows: the same instants and
+    // entities in the same order (by time, then the monitored / traced order).
+    for (name, id) in [("queue", "port"), ("throughput", "flow"), ("cwnd", "flow")] {
+        let (a, b) = (table(&one, name), table(&two, name));
+        assert!(a.rows() >= 12, "{name}: {} rows", a.rows());
+        let first_diff = a.u64(id).iter().zip(b.u64(id)).position(|(x, y)| x != y);
+        assert!(
+            a.rows() == b.rows() && first_diff.is_none(),
+            "{name}.{id}: rows {} / {}, first difference at {first_diff:?}",
+            a.rows(),
+            b.rows()
+        );
+        assert!(a.f64("t_s").iter().zip(b.f64("t_s")).all(|(x, y)| x.to_bits() == y.to_bits()), "{name}.t_s");
+    }
     // Ports: each from its owner, utilizations within [0, 1]; the whole-run bytes sent on the
     // host links (edge -> host) match within the bytes of the flows unfinished in either run.
     let (p1, p2) = (table(&one, "ports"), table(&two, "ports"));

@@ -517,54 +517,9 @@ impl Sim {
             ts.push(std::mem::take(&mut w.tp_probe));
             cs.push(std::mem::take(&mut w.cwnd_probe));
         }
-        let order = |t: &[&[f64]], id: &[&[u64]], index: &std::collections::HashMap<u64, usize>| {
-            let mut keys: Vec<(usize, usize)> =
-                t.iter().enumerate().flat_map(|(w, v)| (0..v.len()).map(move |i| (w, i))).collect();
-            keys.sort_by(|&(a, i), &(b, j)| t[a][i].total_cmp(&t[b][j]).then(index[&id[a][i]].cmp(&index[&id[b][j]])));
-            keys
-        };
-        let keys = order(
-            &qs.iter().map(|q| q.t_s.as_slice()).collect::<Vec<_>>(),
-            &qs.iter().map(|q| q.port.as_slice()).collect::<Vec<_>>(),
-            &mon_index,
-        );
-        let mut q = QueueProbe::default();
-        for (w, i) in keys {
-            let s = &qs[w];
-            q.t_s.push(s.t_s[i]);
-            q.port.push(s.port[i]);
-            q.q_pkt.push(s.q_pkt[i]);
-            q.q_bytes.push(s.q_bytes[i]);
-        }
-        w0.queue_probe = q;
-        let keys = order(
-            &ts.iter().map(|q| q.t_s.as_slice()).collect::<Vec<_>>(),
-            &ts.iter().map(|q| q.flow.as_slice()).collect::<Vec<_>>(),
-            &traced_index,
-        );
-        let mut tp = ThroughputProbe::default();
-        for (w, i) in keys {
-            let s = &ts[w];
-            tp.t_s.push(s.t_s[i]);
-            tp.flow.push(s.flow[i]);
-            tp.rate_bps.push(s.rate_bps[i]);
-        }
-        w0.tp_probe = tp;
-        let keys = order(
-            &cs.iter().map(|q| q.t_s.as_slice()).collect::<Vec<_>>(),
-            &cs.iter().map(|q| q.flow.as_slice()).collect::<Vec<_>>(),
-            &traced_index,
-        );
-        let mut cp = CwndProbe::default();
-        for (w, i) in keys {
-            let s = &cs[w];
-            cp.t_s.push(s.t_s[i]);
-            cp.flow.push(s.flow[i]);
-            cp.cwnd_pkt.push(s.cwnd_pkt[i]);
-            cp.alpha.push(s.alpha[i]);
-            cp.srtt_s.push(s.srtt_s[i]);
-        }
-        w0.cwnd_probe = cp;
+        w0.queue_probe = crate::metrics::interleave(&qs, &mon_index);
+        w0.tp_probe = crate::metrics::interleave(&ts, &traced_index);
+        w0.cwnd_probe = crate::metrics::interleave(&cs, &traced_index);
         w0.flows = (0..n as u32).map(FlowSlot::Done).collect();
         w0.rows = rows;
         for w in rest.iter_mut() {
