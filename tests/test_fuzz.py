@@ -14,7 +14,9 @@ Invariants (first principles, no tolerance tuned to results):
 * bytes delivered to a host <= the capacity of the links into it x the run time (in-order delivery
   may burst above the rate for a moment, never above the total);
 * a finished flow's FCT >= its ideal FCT (base RTT + serialisation of its bytes at the slowest link);
-* a replay with the same seed gives bit-identical tables.
+* a replay with the same seed gives bit-identical tables;
+* the same holds for fabrics split into partitions (``run.partitions``), conservation over the
+  worlds included.
 """
 
 from __future__ import annotations
@@ -132,6 +134,36 @@ def valid_scenarios(draw) -> dict:
     return {"network": net, "flows": flows, "run": run, "metrics": metrics}
 
 
+@st.composite
+def partitioned_fabrics(draw) -> dict:
+    """A small fat-tree (k = 2 or 4) or leaf-spine split into 1 .. (pods or leaves) partitions, with
+    listed flows between random hosts and, or, a Poisson workload of short flows."""
+    duration_us = draw(st.integers(100, 1500))
+    pkt = draw(st.sampled_from([1500, 9000, 64]))
+    buf = draw(st.integers(2, 200))
+    common = {"host_link": draw(rates), "delay": f"{draw(st.integers(0, 20))}us", "buffer": f"{buf}pkt",
+              "aqm": draw(aqms(buf)), "packet_bytes": pkt}
+    if draw(st.booleans()):
+        k = draw(st.sampled_from([2, 4]))
+        net, hosts, most = {"topology": "fat_tree", "k": k, **common}, k**3 // 4, k
+    else:
+        leaves, per = draw(st.integers(2, 4)), draw(st.integers(1, 3))
+        net = {"topology": "leaf_spine", "leaves": leaves, "spines": draw(st.integers(1, 3)), "hosts_per_leaf": per,
+               **common}
+        hosts, most = leaves * per, leaves
+    names = [f"h{i}" for i in range(hosts)]
+    d = {"network": net, "run": {"duration": f"{duration_us}us", "seed": draw(st.integers(0, 2**64 - 1)),
+                                 "partitions": draw(st.integers(1, most))},
+         "metrics": {"queue_interval": f"{draw(st.sampled_from([1, 10, 100]))}us"}}
+    if draw(st.booleans()):
+        d["flows"] = [{**f, "start": "0us", "stagger": "0us"} for f in draw(flow_groups(None, names))]
+    if "flows" not in d or draw(st.booleans()):
+        d["workloads"] = [{"kind": "poisson", "load": draw(st.sampled_from([0.1, 0.5, 0.9])),
+                           "sizes": {"kind": "uniform", "min": "1KB", "max": draw(st.sampled_from(["2KB", "50KB"]))},
+                           "protocol": draw(st.sampled_from(["dctcp", "newreno"]))}]
+    return d
+
+
 # --- invariants -------------------------------------------------------------------------------------
 
 
@@ -183,7 +215,13 @@ def _capacities_pkt(spec: dict, res) -> dict:
         return cap["packets"] if "packets" in cap else cap["bytes"] / smallest
 
     out = {}
-    if topo["kind"] == "dumbbell":
+    if topo["kind"] in ("fat_tree", "leaf_spine"):
+        # every switch port has its tier's buffer (these cases give no tier its own)
+        caps = pkts(topo["host"]["queue"])
+        for src, dst in zip(res.ports["src"], res.ports["dst"]):
+            if not str(src).startswith("h"):
+                out[(src, dst)] = caps
+    elif topo["kind"] == "dumbbell":
         out[("sw", "r")] = pkts(topo["bottleneck_queue"])
         for s in range(topo["senders"]):
             out[("sw", f"s{s}")] = pkts(topo.get("reverse_queue") or topo["bottleneck_queue"])
@@ -296,6 +334,14 @@ def test_valid_scenarios_run_and_keep_the_invariants(d, replay):
     _run_valid(d, replay)
 
 
+@settings(max_examples=40, **COMMON)
+@given(partitioned_fabrics(), st.booleans())
+def test_partitioned_fabrics_run_and_keep_the_invariants(d, replay):
+    # Packets conserved over the worlds, queues within buffers, utilization in [0, 1], bytes into a
+    # host within its links' capacity, and the same tables on a replay, whatever the split.
+    _run_valid(d, replay)
+
+
 @CI_INVALID
 @given(mutated_scenarios())
 def test_invalid_scenarios_fail_with_a_named_field(d):
@@ -320,6 +366,13 @@ def test_cli_never_prints_a_traceback_on_any_file(tmp_path_factory, content):
 @LONG_SETTINGS
 @given(valid_scenarios(), st.booleans())
 def test_fuzz_long_valid(d, replay):
+    _run_valid(d, replay)
+
+
+@pytest.mark.fuzz
+@LONG_SETTINGS
+@given(partitioned_fabrics(), st.booleans())
+def test_fuzz_long_partitioned(d, replay):
     _run_valid(d, replay)
 
 
