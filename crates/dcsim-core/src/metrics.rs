@@ -112,20 +112,28 @@ pub(crate) fn interleave<S: Series>(parts: &[S], order: &std::collections::HashM
     out
 }
 
-impl Series for QueueProbe {
-    fn t_s(&self) -> &[f64] {
-        &self.t_s
-    }
-    fn entity(&self) -> &[u64] {
-        &self.port
-    }
-    fn push_row(&mut self, o: &Self, i: usize) {
-        self.t_s.push(o.t_s[i]);
-        self.port.push(o.port[i]);
-        self.q_pkt.push(o.q_pkt[i]);
-        self.q_bytes.push(o.q_bytes[i]);
-    }
+/// `impl Series` for a probe: its time column, its entity column, then its value columns.
+macro_rules! series {
+    ($probe:ty, $entity:ident, [$($col:ident),*]) => {
+        impl Series for $probe {
+            fn t_s(&self) -> &[f64] {
+                &self.t_s
+            }
+            fn entity(&self) -> &[u64] {
+                &self.$entity
+            }
+            fn push_row(&mut self, o: &Self, i: usize) {
+                self.t_s.push(o.t_s[i]);
+                self.$entity.push(o.$entity[i]);
+                $(self.$col.push(o.$col[i]);)*
+            }
+        }
+    };
 }
+
+series!(QueueProbe, port, [q_pkt, q_bytes]);
+series!(ThroughputProbe, flow, [rate_bps]);
+series!(CwndProbe, flow, [cwnd_pkt, alpha, srtt_s]);
 
 /// Quantile (0..1) of a histogram indexed by value (weights: counts or time); NaN if empty.
 pub fn hist_quantile(h: &[u64], q: f64) -> f64 {
@@ -153,20 +161,6 @@ pub struct ThroughputProbe {
     pub last_bytes: Vec<u64>,
 }
 
-impl Series for ThroughputProbe {
-    fn t_s(&self) -> &[f64] {
-        &self.t_s
-    }
-    fn entity(&self) -> &[u64] {
-        &self.flow
-    }
-    fn push_row(&mut self, o: &Self, i: usize) {
-        self.t_s.push(o.t_s[i]);
-        self.flow.push(o.flow[i]);
-        self.rate_bps.push(o.rate_bps[i]);
-    }
-}
-
 /// Per-flow window and alpha traces.
 #[derive(Default)]
 pub struct CwndProbe {
@@ -175,22 +169,6 @@ pub struct CwndProbe {
     pub cwnd_pkt: Vec<f64>,
     pub alpha: Vec<f64>,
     pub srtt_s: Vec<f64>,
-}
-
-impl Series for CwndProbe {
-    fn t_s(&self) -> &[f64] {
-        &self.t_s
-    }
-    fn entity(&self) -> &[u64] {
-        &self.flow
-    }
-    fn push_row(&mut self, o: &Self, i: usize) {
-        self.t_s.push(o.t_s[i]);
-        self.flow.push(o.flow[i]);
-        self.cwnd_pkt.push(o.cwnd_pkt[i]);
-        self.alpha.push(o.alpha[i]);
-        self.srtt_s.push(o.srtt_s[i]);
-    }
 }
 
 #[cfg(test)]
