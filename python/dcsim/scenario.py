@@ -131,8 +131,8 @@ LIMITS: dict = ENGINE_DEFAULTS["limits"]
 #: picosecond clock reaches 1.8e7 s, so sums of a few such times never wrap.
 MAX_TIME_S = LIMITS["max_time_ps"] / 1e12
 MAX_DURATION_S = MAX_TIME_S
-#: Most parts a run may be split into (the engine's MAX_PARTITIONS).
-MAX_PARTITIONS = 64
+#: Most parts a run may be split into (run.partitions).
+MAX_PARTITIONS = LIMITS["max_partitions"]
 MIN_RATE_BPS = float(LIMITS["min_rate_bps"])
 #: Flows whose time series are kept by default (every paper experiment has at most 100).
 DEFAULT_TRACE_FLOWS = 100

@@ -14,21 +14,24 @@ pub fn line<T>(p: *const T) {
     let _ = p;
 }
 
-/// Prefetch every cache line of the value at `p` (its first and last byte: values up to 64 B).
+/// Prefetch every cache line of the value at `p`.
 #[inline(always)]
 pub fn value<T>(p: *const T) {
-    line(p);
-    line((p as *const u8).wrapping_add(std::mem::size_of::<T>() - 1));
+    bytes(p, std::mem::size_of::<T>());
 }
 
-/// Prefetch `bytes` bytes from `p` on.
+/// Prefetch every cache line of the `bytes` bytes from `p` on.
 #[inline(always)]
 pub fn bytes<T>(p: *const T, bytes: usize) {
+    if bytes == 0 {
+        return;
+    }
     let p = p as *const u8;
     let mut off = 0;
     while off < bytes {
         line(p.wrapping_add(off));
         off += 64;
     }
+    // The last line, when `p` is not aligned to a line.
     line(p.wrapping_add(bytes - 1));
 }

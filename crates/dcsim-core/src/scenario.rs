@@ -106,6 +106,7 @@ pub fn defaults() -> serde_json::Value {
             "max_packet_bytes": MAX_PACKET_BYTES,
             "min_memory_bytes": MIN_MEMORY_BYTES,
             "max_memory_bytes": MAX_MEMORY_BYTES,
+            "max_partitions": MAX_PARTITIONS,
         },
     })
 }

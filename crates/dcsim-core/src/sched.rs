@@ -272,16 +272,14 @@ impl<E: Copy> Heap<E> {
 /// A time wheel: `buckets` buckets of 2^`shift` ps, bucket b holding (unsorted) the events due
 /// in absolute bucket n = time >> shift with n = b (mod buckets), for the n within `buckets` of the
 /// current bucket. The current bucket's events are sorted by key when it becomes current and leave
-/// from the front (events are mostly pushed in time order, so the sort meets nearly sorted input:
-/// sorting largest first, to leave from the back, reversed it and made the sort ~10 % of a
-/// fat-tree run). Events beyond the span stay in the
-/// caller's heap, which is merged in bucket by bucket: the next bucket opened is the smaller of
-/// the wheel's next non-empty bucket and the heap's smallest key's bucket, and it takes the
-/// heap's events of that bucket too. So events leave in key order, exactly as from a heap.
+/// from the front. Events beyond the span stay in the caller's heap, which is merged in bucket by
+/// bucket: the next bucket opened is the smaller of the wheel's next non-empty bucket and the
+/// heap's smallest key's bucket, and it takes the heap's events of that bucket too. So events
+/// leave in key order, exactly as from a heap.
 ///
 /// Suited to worlds whose pending events are mostly near (each port's next arrival is within a
 /// serialisation time and a propagation delay): a push writes the end of one bucket, a pop reads
-/// the end of a small sorted vector.
+/// the next entry of a small sorted vector.
 pub struct Wheel<E: Copy> {
     shift: u32,
     mask: u64,

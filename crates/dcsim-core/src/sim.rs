@@ -547,7 +547,7 @@ struct NicWait {
 
 /// One world: a network, its flows and workloads, and an event queue. A [`Sim`] runs one world,
 /// or (`partitions` > 1) one per partition of the network side by side (see `partition.rs`).
-pub struct World {
+pub(crate) struct World {
     spec: Spec,
     now: Time,
     end: Time,
@@ -597,8 +597,9 @@ pub struct World {
     /// A partitioned run: the part of the network this world owns, and its mail to the others
     /// (see `partition.rs`). None: the world owns everything.
     part: Option<Box<partition::Part>>,
-    /// Per port (worlds that prefetch, see `prefetch_upcoming`): the port its pipe's head packet
-    /// goes on to at the next node, once the prefetching has routed it; `NO_PORT` otherwise.
+    /// Per port, in worlds that prefetch (`prefetch_upcoming`; empty otherwise): the port its
+    /// pipe's head packet goes on to at the next node, once the prefetching has routed it;
+    /// `NO_PORT` otherwise.
     head_next: Vec<PortId>,
     /// Per flow id: its data and ACK paths (every flow id, also those elsewhere, whose packets
     /// may cross this world's switches).
@@ -663,7 +664,6 @@ fn build_flow(
     }
 }
 
-/// The ports flow `flow`'s packets from `src` to `dst` take (a route exists).
 /// Most ports of a path a flow keeps ([`FlowPath`]; a fat-tree's longest has 6); a flow with a
 /// longer path is routed hop by hop.
 const PATH_PORTS: usize = 8;
@@ -705,6 +705,7 @@ impl FlowPath {
     }
 }
 
+/// The ports flow `flow`'s packets from `src` to `dst` take (a route exists).
 fn path(net: &Network, src: NodeId, dst: NodeId, flow: FlowId) -> Vec<PortId> {
     let mut out = Vec::new();
     let mut at = src;
@@ -921,6 +922,10 @@ impl World {
             paths: Vec::new(),
             spec,
         };
+        if sim.events.has_wheel() && sim.l2.is_none() {
+            // It prefetches (an L2 world's silent frames leave pipes without arrival events).
+            sim.head_next = vec![NO_PORT; sim.net.ports.len()];
+        }
         sim.paths = sim
             .flows
             .iter()
@@ -1018,10 +1023,6 @@ impl World {
         cp.flow.reserve_exact(w);
     }
 
-    pub fn from_json(json: &str) -> Result<World> {
-        World::new(Spec::from_json(json)?)
-    }
-
     pub fn now(&self) -> Time {
         self.now
     }
@@ -1069,17 +1070,6 @@ impl World {
         self.events.remove_wheel();
     }
 
-    /// Run to the end.
-    pub fn run(&mut self) -> Result<()> {
-        self.run_until(self.end)
-    }
-
-    /// Handle every event up to and including `t` (capped at the end of the run).
-    pub fn run_until(&mut self, t: Time) -> Result<()> {
-        while !self.run_until_budget(t, u64::MAX)? {}
-        Ok(())
-    }
-
     /// Handle events up to and including `t` (capped at the end of the run), but at most
     /// `max_events` of them, so that a front end gets control back often (Ctrl-C, progress).
     /// Returns true when `t` was reached. Errors if the engine stops advancing in time.
@@ -1103,10 +1093,7 @@ impl World {
             }
             budget -= 1;
             let (te, ev) = self.events.pop().expect("peeked");
-            if self.events.has_wheel() && self.l2.is_none() {
-                if self.head_next.is_empty() {
-                    self.head_next = vec![NO_PORT; self.net.ports.len()];
-                }
+            if self.events.has_wheel() && !self.head_next.is_empty() {
                 self.prefetch_upcoming();
             }
             if te < self.now {
@@ -1160,13 +1147,7 @@ impl World {
             let port = &ports[p as usize];
             if let Some((_, pkt)) = port.head() {
                 if port.to != pkt.dst {
-                    let mut q = NO_PORT;
-                    if matches!(pkt.kind, Kind::Data | Kind::Ack) {
-                        q = self.paths[pkt.flow as usize].next(pkt.kind, p);
-                    }
-                    if q == NO_PORT {
-                        q = self.net.route_flow(port.to, pkt.dst, pkt.src, pkt.flow).unwrap_or(NO_PORT);
-                    }
+                    let q = self.next_hop(p, port.to, pkt);
                     if q != NO_PORT {
                         ports[q as usize].prefetch_fields();
                         self.head_next[p as usize] = q;
@@ -1182,6 +1163,20 @@ impl World {
                 ports[q as usize].prefetch_rings();
             }
         }
+    }
+
+    /// The port a packet that arrived over port `arrived` at `node` (not its destination) leaves
+    /// on: the next on its flow's path (data and ACKs), else by the routing tables (`forward`'s
+    /// choice either way); `NO_PORT` if there is no route (`forward` counts the drop).
+    #[inline]
+    fn next_hop(&self, arrived: PortId, node: NodeId, pkt: &Packet) -> PortId {
+        if matches!(pkt.kind, Kind::Data | Kind::Ack) {
+            let q = self.paths[pkt.flow as usize].next(pkt.kind, arrived);
+            if q != NO_PORT {
+                return q;
+            }
+        }
+        self.net.route_flow(node, pkt.dst, pkt.src, pkt.flow).unwrap_or(NO_PORT)
     }
 
     fn handle(&mut self, ev: Ev) {
@@ -1207,10 +1202,10 @@ impl World {
                 if let Some(t) = port.next_arrival() {
                     self.events.push(t, Ev::Arrive(pid));
                 }
-                // The next hop of this packet: found already by the prefetching, or on its flow's path.
+                // The next hop of this packet: found already by the prefetching, or now.
                 let mut q = self.head_next.get_mut(pid as usize).map_or(NO_PORT, |h| std::mem::replace(h, NO_PORT));
-                if q == NO_PORT && node != pkt.dst && matches!(pkt.kind, Kind::Data | Kind::Ack) {
-                    q = self.paths[pkt.flow as usize].next(pkt.kind, pid);
+                if q == NO_PORT && node != pkt.dst {
+                    q = self.next_hop(pid, node, &pkt);
                 }
                 if q != NO_PORT {
                     self.forward_on(q, pkt);
@@ -2046,9 +2041,11 @@ impl Sim {
     }
 
     /// Threads that run a partitioned run's worlds (the least of the partitions and the cores,
-    /// unless set): any number gives the same results.
+    /// unless set; fewer when the worlds do not split evenly: 6 worlds on 4 threads take 3 threads
+    /// of 2 worlds each): any number gives the same results.
     pub fn threads(&self) -> usize {
-        self.par.as_ref().map_or(1, |d| d.threads())
+        let parts = self.worlds.len();
+        self.par.as_ref().map_or(1, |d| parts.div_ceil(parts.div_ceil(d.threads())))
     }
 
     /// Run a partitioned run's worlds on `n` threads (at least 1, at most one per partition).

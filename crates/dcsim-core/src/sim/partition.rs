@@ -133,12 +133,13 @@ fn assign(spec: &Spec, net: &Network, parts: u32) -> Result<Vec<u16>> {
             let (k, half) = (*k as u64, *k as u64 / 2);
             for pod in 0..k {
                 let part = group(pod, k);
-                for j in 0..half {
-                    let (e, a) = (pod * half + j, pod * half + j);
-                    set(format!("edge{e}"), part)?;
-                    set(format!("agg{a}"), part)?;
+                // The pod's edge and aggregation switches share their numbers; each edge switch
+                // has half hosts.
+                for i in pod * half..(pod + 1) * half {
+                    set(format!("edge{i}"), part)?;
+                    set(format!("agg{i}"), part)?;
                     for h in 0..half {
-                        set(crate::scenario::tree_host_name(e * half + h), part)?;
+                        set(crate::scenario::tree_host_name(i * half + h), part)?;
                     }
                 }
             }
@@ -223,8 +224,9 @@ pub(super) fn build(spec: Spec) -> Result<Sim> {
 /// on the window just ended (computed once, by the last thread to arrive). A thread spins briefly
 /// (windows last microseconds), then yields its core at every check: with more threads than cores
 /// (two partitioned runs of a sweep on two cores) the thread it waits for needs that core. The
-/// k = 16 fat-tree (10 ms of the benchmark), 2 partitions, alone / two runs at once on 2 cores: 256 spins 1.45-1.49 s /
-/// 2.9-3.6 s, 4 096 spins 1.64 s / 4.7 s (two one-world runs at once: 3.3 s).
+/// k = 16 fat-tree (10 ms of the benchmark), 2 partitions, alone / two runs at once on 2 cores:
+/// 256 spins 1.45-1.49 s / 2.9-3.6 s, 4 096 spins 1.64 s / 4.7 s (two one-world runs at once:
+/// 3.3 s).
 struct Barrier {
     n: usize,
     arrived: AtomicUsize,
@@ -327,15 +329,24 @@ fn run_share(w: &mut World, upto: Time) -> Result<u64> {
     let before = w.events.popped();
     match catch_unwind(AssertUnwindSafe(|| w.run_until_budget(upto, u64::MAX))) {
         Ok(r) => r.map(|_| w.events.popped() - before),
-        Err(p) => {
-            let what = p
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| p.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            Err(Error::Run(format!("internal error in a partition's world: {what} (a bug in dcsim, please report it)")))
-        }
+        Err(p) => Err(internal_error(p)),
     }
+}
+
+/// A panic's message as the error that stops the run.
+fn internal_error(p: Box<dyn std::any::Any + Send>) -> Error {
+    let what = p
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| p.downcast_ref::<String>().cloned())
+        .unwrap_or_default();
+    Error::Run(format!("internal error in a partition's world: {what} (a bug in dcsim, please report it)"))
+}
+
+/// Record world `me`'s error (the first stays) and stop every thread at the next barrier.
+fn fail(sh: &Shared, me: u16, e: Error) {
+    sh.errors[me as usize].lock().expect("error slot").get_or_insert(e);
+    sh.failed.store(true, Ordering::Relaxed);
 }
 
 /// The windows one thread runs for its worlds, in step with the other threads, from the window
@@ -351,14 +362,11 @@ fn run_thread(
     loop {
         let upto = (window_end - 1).min(target);
         let mut handled = 0;
-        for w in worlds.iter_mut() {
+        // After a failure the worlds stand still; the threads meet at the barrier, which stops all.
+        for w in worlds.iter_mut().filter(|_| !sh.failed.load(Ordering::Relaxed)) {
             match run_share(w, Time(upto)) {
                 Ok(n) => handled += n,
-                Err(e) => {
-                    let me = w.part_mut().me as usize;
-                    *sh.errors[me].lock().expect("error slot") = Some(e);
-                    sh.failed.store(true, Ordering::Relaxed);
-                }
+                Err(e) => fail(sh, w.part_mut().me, e),
             }
         }
         if upto < window_end - 1 {
@@ -385,16 +393,21 @@ fn run_thread(
             !sh.failed.load(Ordering::Relaxed) && window_end <= target && sh.events.load(Ordering::Relaxed) < max_events
         });
         for w in worlds.iter_mut() {
-            let me = w.part_mut().me as usize;
-            for from in 0..sh.parts {
-                let msgs = std::mem::take(&mut *sh.mail[sh.slot(parity, from, me)].lock().expect("mail"));
-                for m in msgs {
-                    w.deliver(m);
+            let me = w.part_mut().me;
+            let taken = catch_unwind(AssertUnwindSafe(|| {
+                for from in 0..sh.parts {
+                    let msgs = std::mem::take(&mut *sh.mail[sh.slot(parity, from, me as usize)].lock().expect("mail"));
+                    for m in msgs {
+                        w.deliver(m);
+                    }
+                    let done = std::mem::take(&mut *sh.done[sh.slot(parity, from, me as usize)].lock().expect("mail"));
+                    for f in done {
+                        w.receiver_done(f);
+                    }
                 }
-                let done = std::mem::take(&mut *sh.done[sh.slot(parity, from, me)].lock().expect("mail"));
-                for f in done {
-                    w.receiver_done(f);
-                }
+            }));
+            if let Err(p) = taken {
+                fail(sh, me, internal_error(p));
             }
         }
         window_end += sh.window_ps;
@@ -419,27 +432,30 @@ impl Sim {
         }
         let d = self.par.as_deref().expect("a partitioned run");
         let parts = self.worlds.len();
+        // Contiguous groups of worlds, one per thread (this thread runs the first): as many
+        // groups as threads allow, which can be fewer than the threads (6 worlds on 4 threads:
+        // groups of 2, so 3 threads), and the barrier counts the groups.
+        let per = parts.div_ceil(d.threads);
+        let groups = parts.div_ceil(per);
         let sh = Shared {
             parts,
             window_ps: d.window_ps,
-            barrier: Barrier::new(d.threads),
+            barrier: Barrier::new(groups),
             mail: (0..2 * parts * parts).map(|_| Mutex::new(Vec::new())).collect(),
             done: (0..2 * parts * parts).map(|_| Mutex::new(Vec::new())).collect(),
             events: AtomicU64::new(0),
             failed: AtomicBool::new(false),
             errors: (0..parts).map(|_| Mutex::new(None)).collect(),
         };
-        let (start, windows, threads) = (d.window_end, d.windows, d.threads);
-        // Contiguous groups of worlds, one per thread; this thread runs the first.
-        let per = parts.div_ceil(threads);
+        let (start, windows) = (d.window_end, d.windows);
         let (end, windows) = std::thread::scope(|s| {
-            let mut groups = self.worlds.chunks_mut(per);
-            let mine = groups.next().expect("a world");
+            let mut chunks = self.worlds.chunks_mut(per);
+            let mine = chunks.next().expect("a world");
             let others: Vec<_> =
-                groups.map(|g| s.spawn(|| run_thread(g, &sh, start, windows, target.0, max_events))).collect();
+                chunks.map(|g| s.spawn(|| run_thread(g, &sh, start, windows, target.0, max_events))).collect();
             let r = run_thread(mine, &sh, start, windows, target.0, max_events);
+            // Every thread returns at the same window (run_thread catches panics and stops all).
             for h in others {
-                // run_thread catches the worlds' panics; a panic here would be in the exchange.
                 let _ = h.join();
             }
             r
