@@ -161,3 +161,44 @@ def test_run_imports_numpy_with_one_blas_thread_and_leaves_the_environment_as_it
     assert after == (user_value or "None")
     if user_value is None and tasks != "None":
         assert tasks == "1", "numpy started threads besides the main one"
+
+
+_ENTRY_PROBE = """
+import atexit, sys, threading, time
+from pathlib import Path
+out = Path(sys.argv[1])
+def late():
+    time.sleep(0.3)
+    (out / "thread.txt").write_text("joined")
+threading.Thread(target=late).start()  # not a daemon: the exit waits for it
+atexit.register(lambda: sys.stdout.write("exit handler ran\\n"))  # buffered: flushed on the way out
+sys.stdout.write("x" * 100000)  # more than a buffer's worth, partly unflushed
+sys.argv = ["dcsim", *sys.argv[2:]]
+from dcsim.cli import entry
+entry()
+"""
+
+
+@pytest.mark.parametrize("args,status", [(["--version"], 0), (["run", "missing.toml"], 2), (["nosuchcommand"], 2)])
+def test_console_script_exits_with_the_status_after_threads_exit_handlers_and_flushing(tmp_path, args, status):
+    """`dcsim` (dcsim.cli:entry) skips only the interpreter's module teardown: a thread that is not
+    a daemon is waited for, exit handlers run, stdout is flushed whole, and the status is main()'s."""
+    import subprocess
+    import sys
+
+    r = subprocess.run([sys.executable, "-c", _ENTRY_PROBE, str(tmp_path), *args], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=60)
+    assert r.returncode == status, r.stderr
+    assert r.stdout.startswith("x" * 100000)
+    assert r.stdout.endswith("exit handler ran\n")
+    assert (tmp_path / "thread.txt").read_text() == "joined"
+    if status == 0:
+        assert f"dcsim {dcsim.__version__}" in r.stdout
+
+
+def test_the_console_script_is_entry():
+    """The installed `dcsim` command runs dcsim.cli:entry (the packaging metadata says so)."""
+    from importlib.metadata import entry_points
+
+    (ep,) = [e for e in entry_points(group="console_scripts") if e.name == "dcsim"]
+    assert ep.value == "dcsim.cli:entry"
