@@ -351,9 +351,12 @@ def test_an_impossible_output_path_exits_2_before_running(tmp_path, monkeypatch,
     assert "--out" in r.output and "internal error" not in r.output and not ran
 
 
-def test_a_closed_pipe_still_writes_the_output_directory(tmp_path):
-    """`dcsim run ... --format csv | head -1`: the reader goes away; the run exits 0, quietly, and its
-    output directory is complete. Messages on stderr are not wrapped at 80 columns."""
+@pytest.mark.parametrize("fmt", ["csv", "table"])
+def test_a_closed_pipe_still_writes_the_output_directory(tmp_path, fmt):
+    """`dcsim run ... | head -1`: the reader goes away; the run exits 0, quietly, and its output
+    directory is complete (the summary table is printed by rich, whose own reaction to a closed
+    pipe was to exit with status 1 and discard the directory). Messages on stderr are not wrapped
+    at 80 columns."""
     import subprocess
     import sys
 
@@ -362,17 +365,43 @@ def test_a_closed_pipe_still_writes_the_output_directory(tmp_path):
     out = tmp_path / "o"
     code = "import sys; from dcsim.cli import main; sys.exit(main())"
     p = subprocess.Popen([sys.executable, "-c", code, "run", str(sc), "--out", str(out), "--no-plots",
-                          "--format", "csv"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                          "--format", fmt], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     first = p.stdout.readline()
     p.stdout.close()  # like `head -1`
     err = p.stderr.read().decode()
     assert p.wait(timeout=120) == 0, err
-    assert first.startswith(b"flow,flow_label,")
-    assert "Traceback" not in err and "BrokenPipe" not in err
+    assert first.startswith(b"flow,flow_label," if fmt == "csv" else b"s.toml: 60 x dctcp")
+    assert "Traceback" not in err and "BrokenPipe" not in err and "error" not in err
     assert (out / "flows.parquet").exists() and (out / run_module.MANIFEST).exists()
-    # the scenario line on stderr is one line, however long
-    line = next(x for x in err.splitlines() if x.startswith("s.toml:"))
-    assert len(line) > 80 and line.rstrip().endswith("seed 3"), err
+    if fmt == "csv":  # the scenario line on stderr is one line, however long
+        line = next(x for x in err.splitlines() if x.startswith("s.toml:"))
+        assert len(line) > 80 and line.rstrip().endswith("seed 3"), err
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full (Linux)")
+@pytest.mark.parametrize("fmt", ["json", "table"])
+def test_stdout_on_a_full_disk_is_an_error_of_the_environment_not_a_bug(tmp_path, fmt):
+    """`dcsim run ... > /dev/full`: exit 1 with one line on stderr that says why, never "internal
+    error"; with --format json (the scenario line goes to stderr) the run is done and its output
+    directory is written, and only the summary is missing."""
+    import subprocess
+    import sys
+
+    sc = tmp_path / "s.toml"
+    sc.write_text(Scenario.from_dict(short()).to_toml())
+    out = tmp_path / "o"
+    code = "import sys; from dcsim.cli import main; sys.exit(main())"
+    with open("/dev/full", "w") as full:
+        r = subprocess.run([sys.executable, "-c", code, "run", str(sc), "--out", str(out), "--no-plots",
+                            "--format", fmt], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert r.returncode == 1, r.stderr
+    assert "internal error" not in r.stderr and "Traceback" not in r.stderr
+    assert "No space left on device" in r.stderr, r.stderr
+    if fmt == "json":
+        assert "could not write the summary to stdout" in r.stderr
+        assert (out / "flows.parquet").exists() and (out / "summary.json").exists()
+        listed = json.loads((out / run_module.MANIFEST).read_text())["files"]
+        assert "summary.json" in listed and "cwnd.parquet" in listed
 
 
 def test_version_help_and_formats(tmp_path):

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.console import Console
 
+from dcsim._console import wide_console
 from dcsim.units import fmt_time
 from rich.markup import escape
 from rich.table import Table
@@ -23,14 +23,8 @@ app.add_typer(theory_app, name="theory")
 app.add_typer(fluid_app, name="fluid")
 
 
-def _console(stderr: bool = False) -> Console:
-    """A console that never cuts tables at 80 columns when the output is not a terminal."""
-    c = Console(stderr=stderr)
-    return c if c.is_terminal else Console(stderr=stderr, width=250)
-
-
-console = _console()
-err_console = _console(stderr=True)
+console = wide_console()
+err_console = wide_console(stderr=True)
 
 
 def _version(value: bool) -> None:
@@ -340,6 +334,12 @@ def main() -> int:
     except Exception as e:  # a bug: one line, not a traceback
         if os.environ.get("DCSIM_DEBUG"):
             raise
+        if isinstance(e, OSError) and e.errno is not None:
+            # The system refused a file or a stream (stdout on a full disk, a file without
+            # permission): the environment's doing, not a bug, and said so in one line.
+            where = f": {e.filename}" if e.filename else " (writing the output)"
+            err_console.print(f"[bold red]error:[/] {escape(e.strerror or str(e))}{escape(where)}", soft_wrap=True)
+            return 1
         err_console.print(
             f"[bold red]internal error[/] (please report it with the command and scenario): "
             f"{escape(type(e).__name__)}: {escape(str(e))}. Set DCSIM_DEBUG=1 for the traceback."

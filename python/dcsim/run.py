@@ -27,6 +27,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from dcsim._console import wide_console
 from dcsim._files import atomic_dir, atomic_write_bytes
 from dcsim._preload import import_in_background
 
@@ -201,8 +202,12 @@ def print_fct(summary: dict, console: Console) -> None:
     console.print(t)
 
 
-def _print_summary(result: Result, summary: dict, console: Console, fmt: str) -> None:
-    """The summary on stdout as a table, JSON or CSV (the flows table)."""
+def _print_summary(result: Result, summary: dict, console: Console, fmt: str) -> Optional[str]:
+    """The summary on stdout as a table, JSON or CSV (the flows table); None, or why stdout could
+    not take it. Either way the output directory is written: a reader that went away (`dcsim run
+    ... | head -1`) is no error, and stdout on a full disk (`> /dev/full`) is reported by the
+    caller (exit 1), not taken for a bug. Further writes to stdout then go nowhere, so that
+    Python's exit does not fail on them."""
     try:
         if fmt == "json":
             console.print_json(json.dumps(summary))
@@ -211,11 +216,11 @@ def _print_summary(result: Result, summary: dict, console: Console, fmt: str) ->
         else:
             print_summary(summary, console)
         console.file.flush()
-    except BrokenPipeError:
-        # The reader went away (`dcsim run ... | head -1`): the output directory is still written.
-        # Further writes to stdout go nowhere, so that Python's exit does not fail on them.
+        return None
+    except OSError as e:
         with contextlib.suppress(OSError, ValueError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return None if isinstance(e, BrokenPipeError) else f"the summary to stdout: {type(e).__name__}: {e}"
 
 
 def parse_set(item: str) -> tuple[str, object]:
@@ -333,12 +338,6 @@ def check_out_dir(out: Path, force: bool) -> None:
         raise ValueError(f"--out: cannot create {out}: {e.strerror or e}") from None
 
 
-def _wide_console(stderr: bool) -> Console:
-    """A console that does not wrap at 80 columns when the output is not a terminal."""
-    c = Console(stderr=stderr)
-    return c if c.is_terminal else Console(stderr=stderr, width=250)
-
-
 def run_scenario_file(
     scenario: Path,
     out: Optional[Path],
@@ -392,7 +391,7 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
     except ValueError as e:
         fail(str(e))
     # Progress and messages go to stderr when stdout carries data.
-    info = _wide_console(stderr=True) if fmt != "table" else console
+    info = wide_console(stderr=True) if fmt != "table" else console
     info.print(f"[bold]{escape(Path(scenario).name)}[/]: {escape(sc.describe())}")
     for w in sc.warnings():
         info.print(f"[yellow]warning:[/] {escape(w)}")
@@ -423,6 +422,7 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
     summary = result.summary()
     plot_errors: list[str] = []
     write_errors: list[str] = []
+    stdout_error: list[Optional[str]] = []
     run_id = uuid.uuid4().hex
     planned: list[str] = []
     if background:
@@ -439,7 +439,8 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
         # The tables are written (other threads; pyarrow releases the GIL) while the summary is
         # printed; a file that cannot be written loses none of the others (reported below, exit 1).
         try:
-            files = result.to_dir(tmp, summary=summary, meanwhile=lambda: _print_summary(result, summary, console, fmt))
+            files = result.to_dir(tmp, summary=summary, meanwhile=lambda: stdout_error.append(
+                _print_summary(result, summary, console, fmt)))
         except WriteError as e:
             files, write_errors = list(e.written), e.errors
         if worker is not None:
@@ -462,6 +463,10 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
     info.print(f"files in {out}/: {shown}", soft_wrap=True)
     for msg in write_errors:
         info.print(f"[bold red]error:[/] could not write {escape(msg)}", soft_wrap=True)
+    for msg in filter(None, stdout_error):  # on stderr: stdout failed
+        write_errors.append(msg)
+        wide_console(stderr=True).print(f"[bold red]error:[/] could not write {escape(msg)}; the files are written",
+                                         soft_wrap=True)
     for msg in plot_errors:
         info.print(f"[bold red]plot failed:[/] {escape(msg)}")
     if write_errors or plot_errors:
