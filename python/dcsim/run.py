@@ -412,7 +412,11 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
         try:
             with warnings.catch_warnings():  # printed above already, once
                 warnings.simplefilter("ignore", ScenarioWarning)
-                result = simulate(sc, progress=progress)
+                # One step of simulated time: the bar moves each time the engine returns to
+                # Python (every EVENTS_PER_CALL events, ~0.1 s). 100 steps made a short run
+                # return 100 times, each waiting for the GIL from the importing thread (the
+                # demo: ~7 ms more, alternated runs of benchmarks/bench_cli.py's command).
+                result = simulate(sc, progress=progress, chunks=1)
         except ScenarioError as e:  # the engine's own validation (Python should have caught it first)
             fail(f"{scenario}: invalid scenario\n{e}")
             raise
