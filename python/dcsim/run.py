@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Callable, Optional, Sequence
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
 from dcsim._console import wide_console
@@ -400,6 +400,8 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
         BarColumn(),
         TextColumn("{task.fields[now]} / {task.fields[total_s]}"),
         TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
         console=info,
         transient=True,
     ) as bar:
