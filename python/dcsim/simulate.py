@@ -61,7 +61,7 @@ def simulate(
         scenario = Scenario.from_dict(scenario)
     elif not isinstance(scenario, Scenario):
         raise TypeError(f"simulate: expected a Scenario, dict or path, got {type(scenario).__name__}")
-    if not (isinstance(chunks, int) and chunks >= 1):
+    if not (isinstance(chunks, int) and not isinstance(chunks, bool) and chunks >= 1):
         raise ValueError(f"chunks: {chunks!r} is out of range; allowed an integer >= 1")
     spec = scenario.check_resources()
     for line in scenario.warnings():
