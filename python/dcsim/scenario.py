@@ -549,10 +549,7 @@ class _Model(BaseModel):
       ``sc.network.rtt[0] = ...``) raise the same TypeError.
     """
 
-    # defer_build: the validators are built when a scenario is first validated, as one schema
-    # from the root table down, instead of once per table at import as well (import + first
-    # validation of the demo take ~8 ms less: 10 alternated runs each, CPU time, min 158 -> 150 ms).
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     @model_validator(mode="before")
     @classmethod
