@@ -362,10 +362,13 @@ def entry() -> None:
     import threading
 
     code = main()
+    run_exit_handlers = getattr(atexit, "_run_exitfuncs", None)  # CPython's; elsewhere exit as usual
+    if run_exit_handlers is None:
+        sys.exit(code)
     for t in threading.enumerate():
         if t is not threading.main_thread() and not t.daemon:
             t.join()
-    atexit._run_exitfuncs()
+    run_exit_handlers()
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
