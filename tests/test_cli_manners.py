@@ -171,6 +171,9 @@ def late():
     time.sleep(0.3)
     (out / "thread.txt").write_text("joined")
 threading.Thread(target=late).start()  # not a daemon: the exit waits for it
+import concurrent.futures
+pool = concurrent.futures.ThreadPoolExecutor(1)  # never shut down: its idle worker waits for work
+pool.submit(lambda: (out / "pool.txt").write_text("done"))  # until threading's exit callback stops it
 atexit.register(lambda: sys.stdout.write("exit handler ran\\n"))  # buffered: flushed on the way out
 sys.stdout.write("x" * 100000)  # more than a buffer's worth, partly unflushed
 sys.argv = ["dcsim", *sys.argv[2:]]
@@ -182,7 +185,8 @@ entry()
 @pytest.mark.parametrize("args,status", [(["--version"], 0), (["run", "missing.toml"], 2), (["nosuchcommand"], 2)])
 def test_console_script_exits_with_the_status_after_threads_exit_handlers_and_flushing(tmp_path, args, status):
     """`dcsim` (dcsim.cli:entry) skips only the interpreter's module teardown: a thread that is not
-    a daemon is waited for, exit handlers run, stdout is flushed whole, and the status is main()'s."""
+    a daemon is waited for, an executor never shut down does not hang the exit, exit handlers run,
+    stdout is flushed whole, and the status is main()'s."""
     import subprocess
     import sys
 
@@ -192,6 +196,7 @@ def test_console_script_exits_with_the_status_after_threads_exit_handlers_and_fl
     assert r.stdout.startswith("x" * 100000)
     assert r.stdout.endswith("exit handler ran\n")
     assert (tmp_path / "thread.txt").read_text() == "joined"
+    assert (tmp_path / "pool.txt").read_text() == "done"
     if status == 0:
         assert f"dcsim {dcsim.__version__}" in r.stdout
 
