@@ -293,11 +293,20 @@ impl Sender {
     }
 
     /// Send new segments while the window allows.
+    /// The window in whole segments, at least one: floor(cwnd) max 1. The float-to-integer cast
+    /// truncates toward zero and saturates (NaN to 0), which is the floor for every cwnd that
+    /// can occur and the same integer in every other case, without a call to libm's `floor`
+    /// (not inlined without SSE4.1; 1.3 % of the engine's time at N = 10).
+    #[inline]
+    fn whole_window(&self) -> u64 {
+        (self.cwnd as u64).max(1)
+    }
+
     pub fn send_window(&mut self, now: Time, out: &mut Vec<Packet>) {
         if self.sb.is_some() {
             return self.send_sack(now, out);
         }
-        let wnd = self.cwnd.floor().max(1.0) as u64;
+        let wnd = self.whole_window();
         self.blocked_on_nic = false;
         while self.snd_nxt < self.snd_una + wnd && self.seg.has(self.snd_nxt) {
             if self.tx_budget == 0 {
@@ -691,7 +700,7 @@ impl Sender {
     /// else new data.
     fn send_sack(&mut self, now: Time, out: &mut Vec<Packet>) {
         let mut sb = self.sb.take().expect("send_sack needs the scoreboard");
-        let wnd = self.cwnd.floor().max(1.0) as u64;
+        let wnd = self.whole_window();
         let recovering = matches!(self.ca, CaState::Recovery | CaState::Loss);
         let mut pipe = sb.pipe(self.snd_una, self.max_sent);
         self.blocked_on_nic = false;
