@@ -17,6 +17,7 @@ pub mod l2;
 pub mod metrics;
 pub mod net;
 pub mod packet;
+pub mod pages;
 pub mod prefetch;
 pub mod rng;
 pub mod scenario;

@@ -2,6 +2,7 @@
 //! (its size is known before the run and checked against `metrics.max_memory_bytes`), and the
 //! queue distribution is a time-weighted histogram kept by the port itself.
 
+use crate::pages::Resident;
 use crate::units::Time;
 
 /// One column of a result table.
@@ -75,6 +76,7 @@ pub struct QueueProbe {
     pub port: Vec<u64>,
     pub q_pkt: Vec<u64>,
     pub q_bytes: Vec<u64>,
+    pub(crate) resident: Resident,
 }
 
 impl QueueProbe {
@@ -112,9 +114,22 @@ pub(crate) fn interleave<S: Series>(parts: &[S], order: &std::collections::HashM
     out
 }
 
-/// `impl Series` for a probe: its time column, its entity column, then its value columns.
+/// `impl Series` for a probe: its time column, its entity column, then its value columns; and
+/// its `keep_resident`, which keeps the memory of those columns resident a chunk ahead of the
+/// rows written (see [`crate::pages`]; called once the columns are reserved and after each sample).
 macro_rules! series {
     ($probe:ty, $entity:ident, [$($col:ident),*]) => {
+        impl $probe {
+            #[inline]
+            pub fn keep_resident(&mut self) {
+                let [t, entity, values @ ..] = &mut self.resident.0;
+                t.keep(&self.t_s);
+                entity.keep(&self.$entity);
+                let mut values = values.iter_mut();
+                $(values.next().expect("a probe has at most 4 value columns").keep(&self.$col);)*
+            }
+        }
+
         impl Series for $probe {
             fn t_s(&self) -> &[f64] {
                 &self.t_s
@@ -159,6 +174,7 @@ pub struct ThroughputProbe {
     pub flow: Vec<u64>,
     pub rate_bps: Vec<f64>,
     pub last_bytes: Vec<u64>,
+    pub(crate) resident: Resident,
 }
 
 /// Per-flow window and alpha traces.
@@ -169,6 +185,7 @@ pub struct CwndProbe {
     pub cwnd_pkt: Vec<f64>,
     pub alpha: Vec<f64>,
     pub srtt_s: Vec<f64>,
+    pub(crate) resident: Resident,
 }
 
 #[cfg(test)]

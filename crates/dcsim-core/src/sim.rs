@@ -1021,6 +1021,9 @@ impl World {
             c.reserve_exact(w);
         }
         cp.flow.reserve_exact(w);
+        self.queue_probe.keep_resident();
+        self.tp_probe.keep_resident();
+        self.cwnd_probe.keep_resident();
     }
 
     pub fn now(&self) -> Time {
@@ -1639,6 +1642,7 @@ impl World {
             p.advance(self.now);
             self.queue_probe.record(self.now, pid, p.q_pkts(), p.q_bytes());
         }
+        self.queue_probe.keep_resident();
         let next = self.now + Time(self.spec.metrics.queue_interval_ps);
         if next <= self.end {
             self.events.push(next, Ev::SampleQueue);
@@ -1661,6 +1665,7 @@ impl World {
             p.rate_bps.push((b - p.last_bytes[k]) as f64 * 8.0 / dt);
             p.last_bytes[k] = b;
         }
+        self.tp_probe.keep_resident();
         let next = self.now + Time(self.spec.metrics.throughput_interval_ps);
         if next <= self.end {
             self.events.push(next, Ev::SampleThroughput);
@@ -1692,6 +1697,7 @@ impl World {
             c.alpha.push(s.cc.alpha());
             c.srtt_s.push(s.srtt.map_or(f64::NAN, |x| x.secs_f64()));
         }
+        self.cwnd_probe.keep_resident();
         let next = self.now + Time(self.spec.metrics.cwnd_interval_ps);
         if pending && next <= self.end {
             self.events.push(next, Ev::SampleCwnd);
