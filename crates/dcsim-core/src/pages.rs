@@ -7,11 +7,16 @@
 //! ~10 000 faults. Asking the kernel to make the next chunk resident in one call
 //! (`madvise(MADV_POPULATE_WRITE)`, Linux >= 5.14) does the same zeroing without a fault per
 //! page. At most [`CHUNK`] bytes per column are made resident ahead of the rows written, within
-//! the reserved (memory-checked) capacity. A hint only: where the call is missing or refused, the
-//! pages fault in as before, and no result depends on it.
+//! the reserved (memory-checked) capacity, so the peak memory stays what the written rows take.
+//! A hint only: where the call is missing or refused, the pages fault in as before, and no result
+//! depends on it. Measured (1 s of DCTCP; page faults, and median wall time of interleaved runs
+//! against the code before): N = 10 10 751 -> 153 faults, 0.2233 -> ~0.207 s; 5 000 flows with
+//! the default metrics 53 757 -> ~8 000 faults, 0.558 -> 0.524 s.
 
-/// Bytes made resident at a time, ahead of the rows written.
-pub const CHUNK: usize = 2 << 20;
+/// Bytes made resident at a time, ahead of the rows written. Larger calls cost less per page
+/// (N = 10, 11 interleaved runs each, median: 512 KiB 0.2189 s, 2 MiB 0.2153-0.2164 s, 8 MiB
+/// 0.2066 s, 32 MiB 0.2057 s); 8 MiB per column bounds what is resident ahead of the rows.
+pub const CHUNK: usize = 8 << 20;
 
 /// How far one column's buffer is resident (bytes from its start).
 #[derive(Clone, Copy, Default, Debug)]
@@ -69,11 +74,13 @@ mod tests {
 
     #[test]
     fn keeps_a_chunk_ahead_within_the_capacity_and_leaves_the_values_alone() {
-        let mut v: Vec<f64> = Vec::with_capacity(1 << 20); // 8 MiB
+        let rows = 4 * CHUNK / 8; // f64 rows: a capacity of four chunks
+        let half = CHUNK / 8 / 2;
+        let mut v: Vec<f64> = Vec::with_capacity(rows);
         let mut a = Ahead::default();
         a.keep(&v);
         assert_eq!(a.done, CHUNK);
-        for i in 0..(CHUNK / 8 / 2 - 1) {
+        for i in 0..half - 1 {
             v.push(i as f64);
         }
         a.keep(&v); // still more than half a chunk ahead
@@ -82,11 +89,12 @@ mod tests {
         v.push(0.25);
         a.keep(&v);
         assert_eq!(a.done, 2 * CHUNK);
-        v.resize(1 << 20, 7.0);
+        v.resize(rows, 7.0);
         a.keep(&v); // at the capacity: nothing beyond it
-        assert_eq!(a.done, 8 << 20);
-        assert_eq!(v[CHUNK / 8 / 2 - 2], (CHUNK / 8 / 2 - 2) as f64);
-        assert_eq!(v[(1 << 20) - 1], 7.0);
+        assert_eq!(a.done, 4 * CHUNK);
+        assert_eq!(v[half - 2], (half - 2) as f64);
+        assert_eq!(v[half], 0.25);
+        assert_eq!(v[rows - 1], 7.0);
         let empty: Vec<u64> = Vec::new();
         let mut e = Ahead::default();
         e.keep(&empty);
