@@ -67,7 +67,8 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
-    #[inline]
+    /// Always inlined into the handlers (out of line it was a call per event: N = 10 3.5 % slower).
+    #[inline(always)]
     pub fn push(&mut self, t: Time, event: E) {
         let key = ((t.0 as u128) << 64) | self.next_seq as u128;
         self.next_seq += 1;

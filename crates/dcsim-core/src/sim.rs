@@ -1399,7 +1399,8 @@ impl World {
     }
 
     /// Put a packet on port `pid` (its sender's route towards the packet's destination).
-    #[inline]
+    /// Always inlined (see `Port::sync`: measured with it).
+    #[inline(always)]
     fn forward_on(&mut self, pid: PortId, pkt: Packet) {
         if self.l2.is_some() {
             self.forward_on_l2(pid, pkt);

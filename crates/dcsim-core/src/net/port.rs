@@ -263,7 +263,9 @@ impl Port {
     /// added at the next change or the next `advance`. The sums are exact integers, so splitting
     /// an interval or not gives the same totals; this only saves work on the hot path (a host
     /// reading its NIC's backlog, an arrival that goes straight onto an idle wire).
-    #[inline]
+    // Always inlined, like `forward_on` and `EventQueue::push` (the compiler left all three out of
+    // line): N = 10 1 s 0.207 -> 0.190 s together (9 interleaved runs, medians), tables the same.
+    #[inline(always)]
     pub fn sync(&mut self, now: Time) {
         while self.started < self.slots.len() && self.slots[self.started].start <= now {
             let s = self.slots[self.started];
