@@ -188,9 +188,94 @@ pub struct CwndProbe {
     pub(crate) resident: Resident,
 }
 
+impl CwndProbe {
+    /// A writer of up to `n` rows (room for them is made first).
+    #[inline]
+    pub(crate) fn rows(&mut self, n: usize) -> CwndRows<'_> {
+        for c in [&mut self.t_s, &mut self.cwnd_pkt, &mut self.alpha, &mut self.srtt_s] {
+            c.reserve(n);
+        }
+        self.flow.reserve(n);
+        CwndRows { probe: self, n: 0, room: n }
+    }
+}
+
+/// Rows being appended to a [`CwndProbe`]: written into the columns' spare capacity, made part
+/// of the columns by [`CwndRows::finish`] (rows written and not finished are not kept).
+pub(crate) struct CwndRows<'a> {
+    probe: &'a mut CwndProbe,
+    /// Rows written so far.
+    n: usize,
+    /// Rows there is room for in every column.
+    room: usize,
+}
+
+impl CwndRows<'_> {
+    #[inline]
+    pub(crate) fn push(&mut self, t_s: f64, flow: u64, cwnd_pkt: f64, alpha: f64, srtt_s: f64) {
+        assert!(self.n < self.room, "more rows than announced");
+        let p = &mut *self.probe;
+        // SAFETY: every column has room for `room` more values past its length (reserved in
+        // `rows`), and n < room, so each write lands inside the column's allocation, past its
+        // initialised part.
+        unsafe {
+            p.t_s.as_mut_ptr().add(p.t_s.len() + self.n).write(t_s);
+            p.flow.as_mut_ptr().add(p.flow.len() + self.n).write(flow);
+            p.cwnd_pkt.as_mut_ptr().add(p.cwnd_pkt.len() + self.n).write(cwnd_pkt);
+            p.alpha.as_mut_ptr().add(p.alpha.len() + self.n).write(alpha);
+            p.srtt_s.as_mut_ptr().add(p.srtt_s.len() + self.n).write(srtt_s);
+        }
+        self.n += 1;
+    }
+
+    /// Make the rows written part of the columns.
+    #[inline]
+    pub(crate) fn finish(self) {
+        let p = self.probe;
+        // SAFETY: the first n values past each column's length were written by `push`.
+        unsafe {
+            p.t_s.set_len(p.t_s.len() + self.n);
+            p.flow.set_len(p.flow.len() + self.n);
+            p.cwnd_pkt.set_len(p.cwnd_pkt.len() + self.n);
+            p.alpha.set_len(p.alpha.len() + self.n);
+            p.srtt_s.set_len(p.srtt_s.len() + self.n);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    #[test]
+    fn window_rows_are_appended_in_order_and_only_when_finished() {
+        let mut p = CwndProbe::default();
+        let mut rows = p.rows(3);
+        rows.push(0.5, 7, 10.0, 0.25, 1e-4);
+        rows.push(0.5, 9, 12.0, f64::NAN, f64::NAN);
+        rows.finish(); // two of the three announced
+        assert_eq!((p.t_s.clone(), p.flow.clone(), p.cwnd_pkt.clone()), (vec![0.5, 0.5], vec![7, 9], vec![10.0, 12.0]));
+        assert_eq!(p.alpha[0], 0.25);
+        assert!(p.alpha[1].is_nan() && p.srtt_s[1].is_nan());
+        let mut rows = p.rows(1);
+        rows.push(0.75, 7, 11.0, 0.5, 2e-4);
+        drop(rows); // not finished: not kept
+        assert_eq!(p.t_s.len(), 2);
+        let mut rows = p.rows(1);
+        rows.push(0.75, 7, 11.0, 0.5, 2e-4);
+        rows.finish();
+        assert_eq!((p.t_s[2], p.flow[2], p.cwnd_pkt[2], p.alpha[2], p.srtt_s[2]), (0.75, 7, 11.0, 0.5, 2e-4));
+        assert!([p.t_s.len(), p.flow.len(), p.cwnd_pkt.len(), p.alpha.len(), p.srtt_s.len()].iter().all(|&n| n == 3));
+    }
+
+    #[test]
+    #[should_panic(expected = "more rows than announced")]
+    fn window_rows_beyond_the_room_made_are_refused() {
+        let mut p = CwndProbe::default();
+        let mut rows = p.rows(1);
+        rows.push(0.0, 0, 1.0, 0.0, 0.0);
+        rows.push(0.0, 1, 1.0, 0.0, 0.0);
+    }
+
     #[test]
     fn quantiles_of_histogram() {
         // values 0..=9 once each
