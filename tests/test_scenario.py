@@ -437,3 +437,29 @@ def test_jain_index_limits():
     assert jain_index(x) == pytest.approx(36.0 / (3 * 14.0))
     with pytest.raises(ValueError):
         jain_index([])
+
+
+def test_messages_show_computed_times_and_rates_without_float_noise():
+    """A round trip summed from link delays, or an uplink rate divided by the oversubscription,
+    is shown as a reader would write it (a fuzz run's warnings read "131.99999999999997us" and
+    "0.00010400000000000001s", and `dcsim run` described a 3:1 leaf-spine with
+    "13.333333333333334Gbps uplinks"). Values the user wrote are still shown exactly."""
+    from dcsim.scenario import time_str
+
+    root = Path(__file__).resolve().parent.parent / "examples"
+    # graph: flows[0] goes h0 -> tor0 -> tor1 -> h2 (links 0, 4, 2): RTT 2 x (33 + 0.1 + 33) us.
+    g = load_scenario(root / "graph.toml").replace({
+        "network.links[0].delay": "33us", "network.links[4].delay": "0.1us", "network.links[2].delay": "33us",
+        "run.duration": "100us", "run.warmup": "0s"})
+    rtt = 2 * (33e-6 + 0.1e-6 + 33e-6)
+    assert time_str(rtt) != "132.2us"  # the float sum is noisy: the check below can fail
+    w = g.warnings()
+    assert "flows[0]: the propagation RTT of its path h0 -> h2 132.2us is longer than run.duration = 100us" in w, w
+    # leaf-spine: 16 hosts x 10 Gbps / (4 spines x 3) = 13.33... Gbps per uplink, 6 digits shown.
+    ls = load_scenario(root / "leaf_spine.toml").replace({"network.oversubscription": 3})
+    assert "10Gbps hosts, 13.3333Gbps uplinks (3:1)" in ls.describe(), ls.describe()
+    # A rate the user wrote is shown as written, all its digits.
+    ls = ls.replace({"network.oversubscription": None, "network.tiers.leaf_spine.rate": "13.3333333Gbps"})
+    assert "13.3333333Gbps uplinks" in ls.describe(), ls.describe()
+    # The TOML written back keeps exact values (time_str, not the rounding of messages).
+    assert Scenario.from_toml_str(g.to_toml()).network.links[4].delay == g.network.links[4].delay

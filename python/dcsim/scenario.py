@@ -312,6 +312,14 @@ def time_str(s: float) -> str:
     return f"{s!r}s"  # exact: float repr round-trips
 
 
+def approx(x: float, digits: int = 12) -> float:
+    """``x`` rounded to ``digits`` significant digits, for showing a *computed* quantity in a
+    message (a sum of delays, a rate divided by a ratio): its floating-point noise means nothing
+    to a reader. ``time_str(2 * (66e-6 + 0.1e-6))`` is "132.20000000000002us";
+    ``time_str(approx(...))`` is "132.2us". Values a user wrote are shown exactly, without it."""
+    return float(f"{x:.{digits}g}") if math.isfinite(x) else x
+
+
 def size_str(sz: Size) -> str:
     """Size -> "65pkt" / "256000B" (exact)."""
     v = sz.value
@@ -2585,7 +2593,7 @@ class Scenario(_Model):
             if not last_start < self.run.duration:
                 raise _err(
                     f"{fld}.start",
-                    f"flows start until {time_str(last_start)}, not before run.duration = {time_str(self.run.duration)}; "
+                    f"flows start until {time_str(approx(last_start))}, not before run.duration = {time_str(self.run.duration)}; "
                     f"allowed start + (count-1)*stagger + start_jitter < duration",
                 )
         # After the flow groups: it places them (expanded_flows), which needs them valid.
@@ -2954,12 +2962,12 @@ class Scenario(_Model):
             # The longest round trip of the flows: where it comes from (the field to change) and what.
             field, what, rtt = max(paths, key=lambda p: p[2])
             if rtt > run.duration:
-                out.append(f"{field}: {what}{time_str(rtt)} is longer than run.duration = {time_str(run.duration)}")
+                out.append(f"{field}: {what}{time_str(approx(rtt))} is longer than run.duration = {time_str(run.duration)}")
             elif run.duration - run.warmup < 10 * rtt:
                 out.append(f"run: only {(run.duration - run.warmup) / rtt:.1f} RTTs after warm-up "
-                           f"({what or 'RTT '}{time_str(rtt)}): statistics of so few round trips say little")
+                           f"({what or 'RTT '}{time_str(approx(rtt))}): statistics of so few round trips say little")
             if rtt > 1.0:
-                out.append(f"{field}: {what}{time_str(rtt)} is long for a data center (microseconds to milliseconds); "
+                out.append(f"{field}: {what}{time_str(approx(rtt))} is long for a data center (microseconds to milliseconds); "
                            f"is the unit right?")
         return out
 
@@ -3132,8 +3140,8 @@ class Scenario(_Model):
             buf, aqm = net.tier_queue("host")
             if net.topology == "leaf_spine":
                 shape = (f"leaf-spine, {net.leaves} leaves x {net.hosts_per_leaf} hosts, {net.spines} spines, "
-                         f"{rate_str(net.tier_rate('host'))} hosts, {rate_str(net.tier_rate('leaf_spine'))} uplinks "
-                         f"({net.oversubscription:g}:1)" if net.tier("leaf_spine").rate is None else
+                         f"{rate_str(net.tier_rate('host'))} hosts, {rate_str(approx(net.tier_rate('leaf_spine'), 6))} "
+                         f"uplinks ({net.oversubscription:g}:1)" if net.tier("leaf_spine").rate is None else
                          f"leaf-spine, {net.leaves} leaves x {net.hosts_per_leaf} hosts, {net.spines} spines, "
                          f"{rate_str(net.tier_rate('host'))} hosts, {rate_str(net.tier_rate('leaf_spine'))} uplinks")
             else:
