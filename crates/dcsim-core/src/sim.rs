@@ -334,7 +334,9 @@ pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
             .iter()
             .map(|s| {
                 let iv = plan.coarsest(s);
-                format!("{} {} x {} samples ({})", s.n, s.what, plan.duration_ps / iv + 1, mb(plan.bytes_at(s, iv)))
+                // The field too: the goodput and window series both sample the traced flows.
+                let (n, samples, size) = (s.n, plan.duration_ps / iv + 1, mb(plan.bytes_at(s, iv)));
+                format!("{n} {} x {samples} samples ({size}, {})", s.what, s.field)
             })
             .collect();
         // The port series alone overflows: say so (the "too small to hold even the port series").

@@ -88,6 +88,21 @@ fn a_chosen_interval_that_overflows_is_still_refused_by_name() {
 }
 
 #[test]
+fn a_budget_too_small_for_the_sampled_series_names_each_series_field() {
+    // 100 traced flows: the goodput and the window series sample the same flows; the message must
+    // tell them apart. At the coarsest automatic sampling each needs 100 x 1 001 rows, far more
+    // than 1 MB.
+    let mut s = dctcp_dumbbell(100, 1_000 * MS);
+    s.metrics.max_memory_bytes = 1_000_000;
+    s.validate().unwrap();
+    let e = fit_sampling(&mut s, &auto_all()).unwrap_err().to_string();
+    assert!(e.starts_with("metrics.max_memory:") && e.contains("too small to hold even the sampled series"), "{e}");
+    for field in ["metrics.queue_interval", "metrics.throughput_interval", "metrics.cwnd_interval"] {
+        assert!(e.contains(&format!(" MB, {field})")), "{field} not named: {e}");
+    }
+}
+
+#[test]
 fn a_budget_too_small_for_the_port_series_is_refused_naming_max_memory() {
     // 256 monitored ports (every switch port of a 256-host tree would be more): even at the
     // coarsest automatic sampling (1 001 rows each) the queue series needs 256 x 1 001 x 192 B =
