@@ -461,5 +461,11 @@ def test_messages_show_computed_times_and_rates_without_float_noise():
     # A rate the user wrote is shown as written, all its digits.
     ls = ls.replace({"network.oversubscription": None, "network.tiers.leaf_spine.rate": "13.3333333Gbps"})
     assert "13.3333333Gbps uplinks" in ls.describe(), ls.describe()
+    assert any(x == "run: only 3.7 RTTs after warm-up (the propagation RTT of its path h0 -> h2 132.2us): "
+               "statistics of so few round trips say little" for x in g.replace({"run.duration": "490us"}).warnings())
+    # Less than a tenth of a round trip after warm-up: its two digits, not "0.0 RTTs".
+    short = g.replace({"run.duration": "200us", "run.warmup": "199us"})  # 1 us / 132.2 us = 0.0076
+    assert any(x.startswith("run: only 0.0076 RTTs after warm-up (the propagation RTT of its path h0 -> h2 132.2us)")
+               for x in short.warnings()), short.warnings()
     # The TOML written back keeps exact values (time_str, not the rounding of messages).
     assert Scenario.from_toml_str(g.to_toml()).network.links[4].delay == g.network.links[4].delay

@@ -2964,7 +2964,9 @@ class Scenario(_Model):
             if rtt > run.duration:
                 out.append(f"{field}: {what}{time_str(approx(rtt))} is longer than run.duration = {time_str(run.duration)}")
             elif run.duration - run.warmup < 10 * rtt:
-                out.append(f"run: only {(run.duration - run.warmup) / rtt:.1f} RTTs after warm-up "
+                rounds = (run.duration - run.warmup) / rtt
+                shown = f"{rounds:.1f}" if rounds >= 0.1 else f"{rounds:.2g}"  # not "0.0"
+                out.append(f"run: only {shown} RTTs after warm-up "
                            f"({what or 'RTT '}{time_str(approx(rtt))}): statistics of so few round trips say little")
             if rtt > 1.0:
                 out.append(f"{field}: {what}{time_str(approx(rtt))} is long for a data center (microseconds to milliseconds); "
