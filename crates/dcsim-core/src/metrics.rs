@@ -3,7 +3,6 @@
 //! queue distribution is a time-weighted histogram kept by the port itself.
 
 use crate::pages::Resident;
-use crate::units::Time;
 
 /// One column of a result table.
 #[derive(Clone, Debug, PartialEq)]
@@ -79,15 +78,6 @@ pub struct QueueProbe {
     pub(crate) resident: Resident,
 }
 
-impl QueueProbe {
-    pub fn record(&mut self, now: Time, port: u32, q_pkt: u64, q_bytes: u64) {
-        self.t_s.push(now.secs_f64());
-        self.port.push(port as u64);
-        self.q_pkt.push(q_pkt);
-        self.q_bytes.push(q_bytes);
-    }
-}
-
 /// A sampled series whose rows are (time, entity, values...): what merging the series of a
 /// partitioned run's worlds needs.
 pub(crate) trait Series: Default {
@@ -114,11 +104,63 @@ pub(crate) fn interleave<S: Series>(parts: &[S], order: &std::collections::HashM
     out
 }
 
-/// `impl Series` for a probe: its time column, its entity column, then its value columns; and
-/// its `keep_resident`, which keeps the memory of those columns resident a chunk ahead of the
-/// rows written (see [`crate::pages`]; called once the columns are reserved and after each sample).
+/// `impl Series` for a probe: its time column, its entity column, then its value columns; its
+/// `keep_resident`, which keeps the memory of those columns resident a chunk ahead of the rows
+/// written (see [`crate::pages`]; called once the columns are reserved and after each sample);
+/// and its row writer `$rows`, through which a sample appends its rows: `rows(n)` makes room for
+/// up to n rows once (the columns were reserved for the whole run, so this never reallocates),
+/// `push` writes a row without a capacity check per value, `finish` makes the rows written part
+/// of the columns (rows written and not finished are not kept).
 macro_rules! series {
-    ($probe:ty, $entity:ident, [$($col:ident),*]) => {
+    ($probe:ty, $rows:ident, $entity:ident, [$($col:ident: $ty:ty),*]) => {
+        pub(crate) struct $rows<'a> {
+            probe: &'a mut $probe,
+            /// Rows written so far.
+            n: usize,
+            /// Rows there is room for in every column.
+            room: usize,
+        }
+
+        impl $probe {
+            /// A writer of up to `n` rows (room for them is made first).
+            #[inline]
+            pub(crate) fn rows(&mut self, n: usize) -> $rows<'_> {
+                self.t_s.reserve(n);
+                self.$entity.reserve(n);
+                $(self.$col.reserve(n);)*
+                $rows { probe: self, n: 0, room: n }
+            }
+        }
+
+        impl $rows<'_> {
+            #[inline]
+            pub(crate) fn push(&mut self, t_s: f64, $entity: u64, $($col: $ty),*) {
+                assert!(self.n < self.room, "more rows than announced");
+                let p = &mut *self.probe;
+                // SAFETY: every column has room for `room` more values past its length (reserved
+                // in `rows`; the lengths do not change while the writer lives), and n < room, so
+                // each write lands inside the column's allocation, past its initialised part.
+                unsafe {
+                    p.t_s.as_mut_ptr().add(p.t_s.len() + self.n).write(t_s);
+                    p.$entity.as_mut_ptr().add(p.$entity.len() + self.n).write($entity);
+                    $(p.$col.as_mut_ptr().add(p.$col.len() + self.n).write($col);)*
+                }
+                self.n += 1;
+            }
+
+            /// Make the rows written part of the columns.
+            #[inline]
+            pub(crate) fn finish(self) {
+                let p = self.probe;
+                // SAFETY: the first n values past each column's length were written by `push`.
+                unsafe {
+                    p.t_s.set_len(p.t_s.len() + self.n);
+                    p.$entity.set_len(p.$entity.len() + self.n);
+                    $(p.$col.set_len(p.$col.len() + self.n);)*
+                }
+            }
+        }
+
         impl $probe {
             #[inline]
             pub fn keep_resident(&mut self) {
@@ -146,9 +188,9 @@ macro_rules! series {
     };
 }
 
-series!(QueueProbe, port, [q_pkt, q_bytes]);
-series!(ThroughputProbe, flow, [rate_bps]);
-series!(CwndProbe, flow, [cwnd_pkt, alpha, srtt_s]);
+series!(QueueProbe, QueueRows, port, [q_pkt: u64, q_bytes: u64]);
+series!(ThroughputProbe, ThroughputRows, flow, [rate_bps: f64]);
+series!(CwndProbe, CwndRows, flow, [cwnd_pkt: f64, alpha: f64, srtt_s: f64]);
 
 /// Quantile (0..1) of a histogram indexed by value (weights: counts or time); NaN if empty.
 pub fn hist_quantile(h: &[u64], q: f64) -> f64 {
@@ -186,61 +228,6 @@ pub struct CwndProbe {
     pub alpha: Vec<f64>,
     pub srtt_s: Vec<f64>,
     pub(crate) resident: Resident,
-}
-
-impl CwndProbe {
-    /// A writer of up to `n` rows (room for them is made first).
-    #[inline]
-    pub(crate) fn rows(&mut self, n: usize) -> CwndRows<'_> {
-        for c in [&mut self.t_s, &mut self.cwnd_pkt, &mut self.alpha, &mut self.srtt_s] {
-            c.reserve(n);
-        }
-        self.flow.reserve(n);
-        CwndRows { probe: self, n: 0, room: n }
-    }
-}
-
-/// Rows being appended to a [`CwndProbe`]: written into the columns' spare capacity, made part
-/// of the columns by [`CwndRows::finish`] (rows written and not finished are not kept).
-pub(crate) struct CwndRows<'a> {
-    probe: &'a mut CwndProbe,
-    /// Rows written so far.
-    n: usize,
-    /// Rows there is room for in every column.
-    room: usize,
-}
-
-impl CwndRows<'_> {
-    #[inline]
-    pub(crate) fn push(&mut self, t_s: f64, flow: u64, cwnd_pkt: f64, alpha: f64, srtt_s: f64) {
-        assert!(self.n < self.room, "more rows than announced");
-        let p = &mut *self.probe;
-        // SAFETY: every column has room for `room` more values past its length (reserved in
-        // `rows`), and n < room, so each write lands inside the column's allocation, past its
-        // initialised part.
-        unsafe {
-            p.t_s.as_mut_ptr().add(p.t_s.len() + self.n).write(t_s);
-            p.flow.as_mut_ptr().add(p.flow.len() + self.n).write(flow);
-            p.cwnd_pkt.as_mut_ptr().add(p.cwnd_pkt.len() + self.n).write(cwnd_pkt);
-            p.alpha.as_mut_ptr().add(p.alpha.len() + self.n).write(alpha);
-            p.srtt_s.as_mut_ptr().add(p.srtt_s.len() + self.n).write(srtt_s);
-        }
-        self.n += 1;
-    }
-
-    /// Make the rows written part of the columns.
-    #[inline]
-    pub(crate) fn finish(self) {
-        let p = self.probe;
-        // SAFETY: the first n values past each column's length were written by `push`.
-        unsafe {
-            p.t_s.set_len(p.t_s.len() + self.n);
-            p.flow.set_len(p.flow.len() + self.n);
-            p.cwnd_pkt.set_len(p.cwnd_pkt.len() + self.n);
-            p.alpha.set_len(p.alpha.len() + self.n);
-            p.srtt_s.set_len(p.srtt_s.len() + self.n);
-        }
-    }
 }
 
 #[cfg(test)]

@@ -1637,14 +1637,17 @@ impl World {
     }
 
     fn sample_queue(&mut self) {
+        let t = self.now.secs_f64();
+        let mut rows = self.queue_probe.rows(self.net.monitored.len());
         for &pid in &self.net.monitored {
             let p = &mut self.net.ports[pid as usize];
             if self.part.as_ref().is_some_and(|part| !part.owns(p.from)) {
                 continue; // sampled by its owner
             }
             p.advance(self.now);
-            self.queue_probe.record(self.now, pid, p.q_pkts(), p.q_bytes());
+            rows.push(t, pid as u64, p.q_pkts(), p.q_bytes());
         }
+        rows.finish();
         self.queue_probe.keep_resident();
         let next = self.now + Time(self.spec.metrics.queue_interval_ps);
         if next <= self.end {
@@ -1655,6 +1658,8 @@ impl World {
     fn sample_throughput(&mut self) {
         let dt = self.spec.metrics.throughput_interval_ps as f64 / Time::PS_PER_S as f64;
         let t = self.now.secs_f64();
+        let mut last_bytes = std::mem::take(&mut self.tp_probe.last_bytes);
+        let mut rows = self.tp_probe.rows(self.traced.len());
         for (k, &i) in self.traced.iter().enumerate() {
             // traced flows are listed flows, which keep their state for the whole run
             let FlowSlot::Active(f) = &self.flows[i as usize] else { continue };
@@ -1662,12 +1667,11 @@ impl World {
                 continue; // sampled where its receiver runs
             }
             let b = f.receiver.delivered_bytes;
-            let p = &mut self.tp_probe;
-            p.t_s.push(t);
-            p.flow.push(i as u64);
-            p.rate_bps.push((b - p.last_bytes[k]) as f64 * 8.0 / dt);
-            p.last_bytes[k] = b;
+            rows.push(t, i as u64, (b - last_bytes[k]) as f64 * 8.0 / dt);
+            last_bytes[k] = b;
         }
+        rows.finish();
+        self.tp_probe.last_bytes = last_bytes;
         self.tp_probe.keep_resident();
         let next = self.now + Time(self.spec.metrics.throughput_interval_ps);
         if next <= self.end {
@@ -1680,9 +1684,7 @@ impl World {
         // Whether a traced flow may still be sampled later (not finished yet); if none is, the
         // series is complete and no further sampling event is scheduled.
         let mut pending = false;
-        // One row per traced flow at most: room for all of them is made once (the columns were
-        // reserved for the whole run, so this never reallocates), and the rows are written into
-        // it without a capacity check per value (the default traces 100 flows every ~20 us).
+        // One row per traced flow at most (the default traces 100 flows every ~20 us).
         let mut rows = self.cwnd_probe.rows(self.traced.len());
         for &i in &self.traced {
             let FlowSlot::Active(f) = &self.flows[i as usize] else { continue };
