@@ -343,3 +343,12 @@ def test_theory_dsm_refuses_a_non_finite_result(monkeypatch):
     monkeypatch.setattr(th, "analyze", with_inf)
     res, text = _dsm({}, "--no-simulate")
     assert res.exit_code == 2 and "non-finite eq27.u_max_bps" in text, text
+
+
+def test_theory_dx_title_keeps_each_quantity_on_one_line():
+    """The equilibrium table's title lists the inputs; the table was narrower than it, so the
+    title wrapped inside a quantity ("R0 = 80" / "us"). The table is now as wide as its title."""
+    res = runner.invoke(app, ["theory", "dx", "--N", "10", "--C", "10Gbps", "--R0", "80us"], terminal_width=200)
+    assert res.exit_code == 0, res.output
+    title = next(line for line in res.output.splitlines() if "DX equilibrium" in line)
+    assert "R0 = 80 us, p = 0.95, seg = 1500 B" in title, res.output

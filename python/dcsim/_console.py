@@ -1,4 +1,5 @@
-"""The command line's consoles (rich), made in one place: :func:`wide_console`."""
+"""The command line's consoles and titled tables (rich), made in one place: :func:`wide_console`,
+:func:`titled_table`."""
 
 from __future__ import annotations
 
@@ -6,8 +7,9 @@ import contextlib
 import os
 
 from rich.console import Console
+from rich.table import Table
 
-__all__ = ["wide_console"]
+__all__ = ["titled_table", "wide_console"]
 
 
 class _Console(Console):
@@ -27,3 +29,9 @@ def wide_console(stderr: bool = False) -> Console:
     a terminal."""
     c = _Console(stderr=stderr)
     return c if c.is_terminal else _Console(stderr=stderr, width=250)
+
+
+def titled_table(title: str, **kwargs) -> Table:
+    """A table at least as wide as its title (the terminal permitting), so that a title listing
+    the inputs is not wrapped inside a quantity ("R0 = 80" / "us") when the columns are narrow."""
+    return Table(title=title, min_width=len(title), **kwargs)

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 
+from dcsim._console import titled_table
+
 if TYPE_CHECKING:  # numpy and pandas load only when a command computes (fast --help)
     import pandas as pd
-from rich.table import Table
 
 DCTCP_PAPER = "Alizadeh, Javanmard, Prabhakar, Analysis of DCTCP (SIGMETRICS 2011), eqs. (5)-(8)"
 DX_PAPER = "Jiang et al., Modeling and Analysis of the Latency-Based Congestion Control Algorithm DX, eqs. (3)-(4)"
@@ -172,7 +173,7 @@ def _print_dctcp(s: dict) -> None:
     from dcsim.cli import console
     from dcsim.units import fmt_rate, fmt_time
 
-    t = Table(title=f"DCTCP fluid model, N = {s['N']:g} ({s['regime']})")
+    t = titled_table(f"DCTCP fluid model, N = {s['N']:g} ({s['regime']})")
     t.add_column("quantity")
     t.add_column("value")
     t.add_row("C, d, K, g", f"{fmt_rate(s['C_bps'])}, {fmt_time(s['d_s'])}, {s['K_pkt']:g} pkt, {s['g']:g}")
@@ -191,7 +192,7 @@ def _print_dx(s: dict) -> None:
     from dcsim.cli import console
     from dcsim.units import fmt_rate, fmt_time
 
-    t = Table(title=f"DX fluid model, N = {s['N']:g}")
+    t = titled_table(f"DX fluid model, N = {s['N']:g}")
     t.add_column("quantity")
     t.add_column("value")
     t.add_row("C, R0, tau, p", f"{fmt_rate(s['C_bps'])}, {fmt_time(s['R0_s'])}, {fmt_time(s['tau_s'])}, {s['p']:g}")

@@ -7,7 +7,8 @@ from typing import Optional
 
 import typer
 from rich.markup import escape
-from rich.table import Table
+
+from dcsim._console import titled_table
 
 PAPER = "Alizadeh, Javanmard, Prabhakar, Analysis of DCTCP (SIGMETRICS 2011)"
 
@@ -49,7 +50,7 @@ def dctcp(
         typer.echo(json.dumps(r, indent=2))
         return
 
-    t = Table(title=f"DCTCP theory — {PAPER}", show_lines=False)
+    t = titled_table(f"DCTCP theory — {PAPER}", show_lines=False)
     t.add_column("quantity")
     t.add_column("value", justify="right")
     t.add_column("source")

@@ -7,7 +7,8 @@ import math
 from typing import Optional
 
 import typer
-from rich.table import Table
+
+from dcsim._console import titled_table
 
 PAPER = "Cheng et al., Congestion Control in Converged Ethernet with Heterogeneous and Time-Varying Delays (DSM)"
 
@@ -112,7 +113,7 @@ def dsm(
 
     rg, ck = r["ranges"], r["checks"]
     mark = lambda ok: "[green]yes[/]" if ok else "[bold red]no[/]"  # noqa: E731
-    t = Table(title=f"DSM setting — {PAPER}")
+    t = titled_table(f"DSM setting — {PAPER}")
     t.add_column("quantity")
     t.add_column("value", justify="right")
     t.add_column("source")
@@ -129,7 +130,7 @@ def dsm(
               "given" if r["qf_qv_max_source"] == "given" else "§V reading: C T and 1.5 C T")
     console.print(t)
 
-    t = Table(title=f"Admissible gains (ξ = 0, constant delays), m = {r['m']}, ω = {omega:g}")
+    t = titled_table(f"Admissible gains (ξ = 0, constant delays), m = {r['m']}, ω = {omega:g}")
     t.add_column("gain")
     t.add_column("lower bound")
     t.add_column("upper, eq. (23)")
@@ -152,7 +153,7 @@ def dsm(
                       f"does this; b inside needs H_b in ({_hz(rg['b_min_eq23'] * (2 * r['m'] + 3))}, {_hz(rg['H_b_max_hz'])}).)[/]")
 
     e = r["eq27"]
-    t = Table(title="Eq. (27): one adjustment |u| must not exceed C (bounds of eq. 29)")
+    t = titled_table("Eq. (27): one adjustment |u| must not exceed C (bounds of eq. 29)")
     t.add_column("region")
     t.add_column("|u| max", justify="right")
     t.add_column("from")
@@ -164,7 +165,7 @@ def dsm(
 
     if simulate:
         s = r["simulation"]
-        t = Table(title=f"Discrete model, eq. (9), closed by DSM: constant loop delay {s['delay_samples']} T, "
+        t = titled_table(f"Discrete model, eq. (9), closed by DSM: constant loop delay {s['delay_samples']} T, "
                         "start with an empty queue and aggregate rate C")
         t.add_column("quantity")
         t.add_column("value", justify="right")

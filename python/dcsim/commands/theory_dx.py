@@ -7,7 +7,8 @@ import math
 
 import typer
 from rich.markup import escape
-from rich.table import Table
+
+from dcsim._console import titled_table
 
 PAPER = "Jiang et al., Modeling and Analysis of the Latency-Based Congestion Control Algorithm DX"
 
@@ -44,7 +45,7 @@ def dx(
     e, lin, t1, t2 = r["equilibrium"], r["linearization"], r["theorem1"], r["theorem2"]
     head = f"N = {N:g} flows, C = {fmt_rate(C_bps)}, R0 = {fmt_time(R0_s)}, p = {p:g}, seg = {seg_bytes:g} B"
 
-    t = Table(title=f"DX equilibrium, eqs. (5)-(8) — {head}")
+    t = titled_table(f"DX equilibrium, eqs. (5)-(8) — {head}")
     t.add_column("quantity")
     t.add_column("value", justify="right")
     t.add_row("queueing delay Q0 (7)", f"{fmt_time(e['Q0_s'])}  = {e['q0_pkt']:.4g} pkt")
@@ -55,7 +56,7 @@ def dx(
     t.add_row("a2, b1 (11)", f"{lin['a2_bit_per_s2']:.5g} bit/s², {lin['b1_per_bit']:.5g} 1/bit")
     console.print(t)
 
-    t = Table(title="Theorem 1: the DX system is stable if tau < bound (17)")
+    t = titled_table("Theorem 1: the DX system is stable if tau < bound (17)")
     t.add_column("quantity")
     t.add_column("value", justify="right")
     t.add_column("note")
@@ -79,7 +80,7 @@ def dx(
               "tau = R0" + ("" if r0_max is not None else "; " + escape(r["notes"].get("R0_max_stable_s", ""))))
     console.print(t)
 
-    t = Table(title="Theorem 2: special stable state (window floor one segment)")
+    t = titled_table("Theorem 2: special stable state (window floor one segment)")
     t.add_column("quantity")
     t.add_column("value", justify="right")
     t.add_row(f"N >= C R0 / seg (at R0 = {fmt_time(R0_s)})", f"{t2['N_min_special']:.4g} flows (integer {math.ceil(t2['N_min_special'] - 1e-9)})")
