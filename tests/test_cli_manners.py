@@ -207,3 +207,30 @@ def test_the_console_script_is_entry():
 
     (ep,) = [e for e in entry_points(group="console_scripts") if e.name == "dcsim"]
     assert ep.value == "dcsim.cli:entry"
+
+
+def test_every_output_directory_option_is_spelled_alike():
+    """`dcsim run -o DIR` worked, `dcsim sweep -o DIR` and `dcsim reproduce -o DIR` were refused
+    ("No such option: -o"): every command that takes an output directory takes -o and --out."""
+    import typer
+
+    root = typer.main.get_command(app)
+    with_out = []
+    for path in _commands(root):
+        cmd = root
+        for name in path:
+            cmd = cmd.commands[name]
+        for p in cmd.params:
+            if "--out" in p.opts:
+                with_out.append(path)
+                assert "-o" in p.opts, (path, p.opts)
+    assert {("run",), ("sweep",), ("reproduce",)} <= set(with_out), with_out
+
+def test_a_dry_run_of_a_sweep_creates_nothing(tmp_path):
+    """`dcsim sweep --dry-run` validates and prints the plan; it used to create the output
+    directory (and its lock file) on the way. It takes -o like every command with an output."""
+    out = tmp_path / "never"
+    r = runner.invoke(app, ["sweep", str(ROOT / "examples" / "sweep_k.toml"), "-o", str(out), "--dry-run"])
+    assert r.exit_code == 0, r.output
+    assert "20 runs" in " ".join(r.output.split()), r.output  # 5 K x 2 g x 2 seeds, none cached
+    assert not out.exists(), sorted(p.name for p in out.iterdir())

@@ -122,7 +122,7 @@ def reproduce(
     ids: Optional[list[str]] = typer.Argument(None, help="Experiment ids; see --list.", show_default=False),
     all_: bool = typer.Option(False, "--all", help="Every experiment, one after the other."),
     list_: bool = typer.Option(False, "--list", help="List experiment ids."),
-    out: Path = typer.Option(Path("dcsim-out"), "--out", help="Output root; files go to OUT/ID/."),
+    out: Path = typer.Option(Path("dcsim-out"), "--out", "-o", help="Output root; files go to OUT/ID/."),
     quick: bool = typer.Option(False, "--quick", help="Coarser grids and fewer repetitions, for a fast look."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Local processes for the packet runs (default: all cores)."),
     dask: Optional[str] = typer.Option(None, "--dask", help='Run the packet runs on a Dask scheduler: an address, or "local".'),

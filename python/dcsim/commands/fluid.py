@@ -337,7 +337,7 @@ def dx(
 
 
 def dctcp_fig2(
-    out: Path = typer.Option(Path("dcsim-out/fluid-fig2"), "--out", help="Output directory (created if missing)."),
+    out: Path = typer.Option(Path("dcsim-out/fluid-fig2"), "--out", "-o", help="Output directory (created if missing)."),
     t_end: str = typer.Option("30ms", "--t-end", help='Simulated time per run, e.g. "30ms"; at most 1e4 s and 1e8 '
                               "steps."),
     as_json: bool = typer.Option(False, "--json", help="Print the summaries as JSON."),

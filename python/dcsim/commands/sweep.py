@@ -19,7 +19,7 @@ def _default_out(sweep_file: Path) -> Path:
 
 def sweep(
     sweep_file: Path = typer.Argument(..., help="Sweep file (TOML): base scenario, axes table, combine, seeds."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Output directory (default: dcsim-out/<sweep file name>)."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory (default: dcsim-out/<sweep file name>)."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Local worker processes (default: all cores); with --dask local, its workers."),
     dask: Optional[str] = typer.Option(None, "--dask", help='Run on the Dask scheduler at ADDRESS (tcp://HOST:PORT), or "local" for a LocalCluster. Needs: pip install \'dcsim[dask]\'.'),
     tables: bool = typer.Option(True, "--tables/--no-tables", help="Write each run's tables to OUT/runs/<run_id>/."),

@@ -359,6 +359,19 @@ def run_sweep(
             if error:
                 failures.append({"run_id": r.run_id, "seed": r.seed, "axes": plan.label(r.combo), "error": error})
 
+    def report_plan(cached: int, to_compute: int) -> None:
+        if on_plan is not None:
+            on_plan(plan, {"runs": len(plan.runs), "combinations": len(plan.combos), "cached": cached,
+                           "to_compute": to_compute, "shared": shared})
+
+    def planned(cached: int, to_compute: int) -> SweepResult:
+        """Report the plan and return the result of a dry run."""
+        report_plan(cached, to_compute)
+        return SweepResult(out=out, table_path=out / TABLE, runs=len(plan.runs), computed=0, cached=cached,
+                           failed=0, wall_s=time.perf_counter() - t0, mean_run_wall_s=None, shared=shared)
+
+    if dry_run and not out.exists():
+        return planned(0, len(groups))  # nothing is cached where nothing was written: create nothing
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -376,13 +389,9 @@ def run_sweep(
                 stats.cached += len(runs)
                 add_rows(key, rec, None, rec.get("run_wall_s"))
         stats.to_compute = len(todo)
-        counts = {"runs": len(plan.runs), "combinations": len(plan.combos), "cached": stats.cached,
-                  "to_compute": len(todo), "shared": shared}
-        if on_plan is not None:
-            on_plan(plan, counts)
         if dry_run:
-            return SweepResult(out=out, table_path=out / TABLE, runs=len(plan.runs), computed=0, cached=stats.cached,
-                               failed=0, wall_s=time.perf_counter() - t0, mean_run_wall_s=None, shared=shared)
+            return planned(stats.cached, len(todo))
+        report_plan(stats.cached, len(todo))
         store.write_json("sweep.json", {**spec.to_dict(), "dcsim_version": __version__, "tables": tables})
 
         close: Optional[Callable[[], None]] = None
