@@ -104,6 +104,10 @@ def test_missing_file_exits_2(tmp_path):
     res = runner.invoke(app, ["run", str(tmp_path / "nope.toml")])
     assert res.exit_code == 2
     assert "cannot read the scenario file" in " ".join(res.output.split())
+    # One line naming the file: not "invalid scenario" (it was never read).
+    assert "invalid scenario" not in res.output, res.output
+    assert res.output.strip().splitlines() == [f"error: {tmp_path / 'nope.toml'}: cannot read the scenario file "
+                                               "(No such file or directory)"], res.output
 
 
 def test_json_summary_and_no_plots(tmp_path):

@@ -383,7 +383,10 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
             sc = sc.replace(changes)
         sc.check_resources()  # the engine's size and memory checks, before anything is printed
     except (ScenarioError, ValueError) as e:
-        fail(f"{scenario}: invalid scenario\n{e}")
+        # The file itself (missing, binary, too large) is one line that names it; a scenario that
+        # was read but is wrong gets the header and one line per field.
+        msg = str(e)
+        fail(msg if msg.startswith(f"{scenario}: ") else f"{scenario}: invalid scenario\n{msg}")
         raise  # fail() exits; this keeps type checkers honest
     out = Path(out) if out is not None else default_out_dir(scenario)
     try:
