@@ -234,3 +234,16 @@ def test_a_dry_run_of_a_sweep_creates_nothing(tmp_path):
     assert r.exit_code == 0, r.output
     assert "20 runs" in " ".join(r.output.split()), r.output  # 5 K x 2 g x 2 seeds, none cached
     assert not out.exists(), sorted(p.name for p in out.iterdir())
+
+
+def test_a_mistyped_experiment_id_gets_the_nearest_one_and_a_missing_sweep_file_one_line(tmp_path):
+    code = runner.invoke(app, ["reproduce", "dx-tabel1"])
+    text = " ".join(code.output.split())
+    assert code.exit_code == 2 and "unknown experiment id 'dx-tabel1' (did you mean dx-table1?); known ids:" in text, text
+    far = runner.invoke(app, ["reproduce", "zzz"])
+    assert far.exit_code == 2 and "did you mean" not in far.output, far.output
+    nope = tmp_path / "nope.toml"
+    r = runner.invoke(app, ["sweep", str(nope)])
+    assert r.exit_code == 2, r.output
+    # The path once, not "nope.toml: nope.toml: cannot read ...".
+    assert " ".join(r.output.split()) == f"error: {nope}: cannot read the sweep file (No such file or directory)", r.output

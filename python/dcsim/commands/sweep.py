@@ -53,7 +53,8 @@ def sweep(
         res = run_sweep(spec, out, jobs=jobs, dask=dask, tables=tables, force=force, yes=yes,
                         console=err_console, dry_run=dry_run, on_plan=on_plan)
     except SweepError as e:
-        fail(f"{sweep_file}: {e}")
+        msg = str(e)  # errors about the file itself name it already
+        fail(msg if msg.startswith(f"{sweep_file}: ") else f"{sweep_file}: {msg}")
         return
     except SweepInterrupted as e:  # Ctrl-C, or SIGTERM from a batch scheduler
         err_console.print(

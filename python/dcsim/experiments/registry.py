@@ -416,6 +416,10 @@ def all_experiments() -> list[Experiment]:
 def get(id: str) -> Experiment:
     _load()
     if id not in _REGISTRY:
+        import difflib
+
         known = ", ".join(sorted(_REGISTRY))
-        raise KeyError(f"unknown experiment id {id!r}; known ids: {known}")
+        close = difflib.get_close_matches(id, sorted(_REGISTRY), n=1, cutoff=0.75)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise KeyError(f"unknown experiment id {id!r}{hint}; known ids: {known}")
     return _REGISTRY[id]
