@@ -469,3 +469,11 @@ def test_messages_show_computed_times_and_rates_without_float_noise():
                for x in short.warnings()), short.warnings()
     # The TOML written back keeps exact values (time_str, not the rounding of messages).
     assert Scenario.from_toml_str(g.to_toml()).network.links[4].delay == g.network.links[4].delay
+
+
+def test_display_of_a_zero_time_has_the_plain_unit():
+    """`dcsim run` printed "simulated 20 ms (warm-up 0 ps)": zero is "0 s" in the displayed forms."""
+    from dcsim.units import fmt_time
+
+    assert fmt_time(0.0) == "0 s"
+    assert (fmt_time(2e-3), fmt_time(5e-12), fmt_time(1.5)) == ("2 ms", "5 ps", "1.5 s")

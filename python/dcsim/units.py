@@ -197,6 +197,8 @@ def fmt_rate(bps: float) -> str:
 
 
 def fmt_time(s: float) -> str:
+    if s == 0:
+        return "0 s"  # not "0 ps": no unit is more right than another for nothing
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
         if abs(s) >= scale:
             return f"{s / scale:.4g} {unit}"
