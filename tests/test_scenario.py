@@ -477,3 +477,15 @@ def test_display_of_a_zero_time_has_the_plain_unit():
 
     assert fmt_time(0.0) == "0 s"
     assert (fmt_time(2e-3), fmt_time(5e-12), fmt_time(1.5)) == ("2 ms", "5 ps", "1.5 s")
+
+
+def test_the_description_shows_byte_sizes_in_the_largest_exact_unit():
+    """`dcsim run`'s first line read "incast 32 servers x 5 rounds of 1000000B"; the TOML written
+    back keeps plain bytes (exact), the description says 1MB."""
+    from dcsim.scenario import size_shown, size_str
+
+    sc = load_scenario(Path(__file__).resolve().parent.parent / "examples" / "leaf_spine.toml")
+    assert "incast 32 servers x 5 rounds of 1MB to h0" in sc.describe(), sc.describe()
+    assert size_str(Size(1e6, "B")) == "1000000B"
+    assert [size_shown(Size(v, u)) for v, u in [(1e6, "B"), (97500, "B"), (1234567, "B"), (123, "B"), (65, "pkt")]] == \
+        ["1MB", "97.5KB", "1.234567MB", "123B", "65pkt"]

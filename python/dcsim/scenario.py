@@ -290,6 +290,7 @@ def _exact(x: float, units: list[tuple[str, float]], parse, mul: bool) -> str:
 
 
 _RATE_FMT = [("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3), ("bps", 1.0)]
+_BYTES_FMT = [("GB", 1e9), ("MB", 1e6), ("KB", 1e3), ("B", 1.0)]
 _TIME_FMT = [("s", 1.0), ("ms", 1e3), ("us", 1e6), ("ns", 1e9), ("ps", 1e12)]
 
 
@@ -318,6 +319,14 @@ def approx(x: float, digits: int = 12) -> float:
     to a reader. ``time_str(2 * (66e-6 + 0.1e-6))`` is "132.20000000000002us";
     ``time_str(approx(...))`` is "132.2us". Values a user wrote are shown exactly, without it."""
     return float(f"{x:.{digits}g}") if math.isfinite(x) else x
+
+
+def size_shown(sz: Size) -> str:
+    """Size -> "1MB" / "65pkt": like size_str, but bytes in the largest decimal unit that keeps
+    the value exact (for descriptions; size_str's plain bytes, "1000000B", stay for TOML)."""
+    if sz.unit == "pkt":
+        return size_str(sz)
+    return _exact(float(sz.value), _BYTES_FMT, lambda t, what: float(parse_size(t, what).value), mul=True)
 
 
 def size_str(sz: Size) -> str:
@@ -2090,7 +2099,7 @@ class Workload(_KeepsDelayedAckOff, _Model):
         if self.kind == "poisson":
             of = "every host link" if self.link == HOST_LINKS else self.link
             return f"poisson {self.load:g} of {of} ({self.sizes.kind} sizes, {protos})"
-        return f"incast {self.n} servers x {self.rounds} rounds of {size_str(self.total)} to {self.client} ({protos})"
+        return f"incast {self.n} servers x {self.rounds} rounds of {size_shown(self.total)} to {self.client} ({protos})"
 
 
 
@@ -3123,20 +3132,20 @@ class Scenario(_Model):
         if net.topology == "dumbbell":
             rtts = sorted(set(net.rtt_list))
             rtt = time_str(rtts[0]) if len(rtts) == 1 else f"{time_str(rtts[0])}..{time_str(rtts[-1])}"
-            aqm = net.aqm.kind + (f" K={size_str(net.aqm.K)}" if net.aqm.kind == "threshold" else "")
+            aqm = net.aqm.kind + (f" K={size_shown(net.aqm.K)}" if net.aqm.kind == "threshold" else "")
             where = (
                 f"dumbbell, {net.senders} senders, bottleneck {rate_str(net.bottleneck)}, RTT {rtt}, "
-                f"buffer {size_str(net.buffer)}, {aqm}"
+                f"buffer {size_shown(net.buffer)}, {aqm}"
             )
         elif net.topology == "tree":
-            aqm = net.aqm.kind + (f" K={size_str(net.aqm.K)}" if net.aqm.kind == "threshold" else "")
+            aqm = net.aqm.kind + (f" K={size_shown(net.aqm.K)}" if net.aqm.kind == "threshold" else "")
             if net.aqm.is_red_like:
-                aqm += f" min_th={size_str(net.aqm.min_th)} max_th={size_str(net.aqm.max_th)}"
+                aqm += f" min_th={size_shown(net.aqm.min_th)} max_th={size_shown(net.aqm.max_th)}"
                 aqm += f" m={net.aqm.m}" if net.aqm.m is not None else ""
             slow = f", {rate_str(net.bottleneck)} to {', '.join(net.bottleneck_hosts)}" if net.bottleneck else ""
             where = (
                 f"tree, {net.racks} racks, hosts {net.rack_sizes()}, {rate_str(net.host_link)} links{slow}, "
-                f"RTT {time_str(net.rtt)}, buffer {size_str(net.buffer)}, {aqm}"
+                f"RTT {time_str(net.rtt)}, buffer {size_shown(net.buffer)}, {aqm}"
             )
         elif net.topology in FABRIC_TIERS:
             buf, aqm = net.tier_queue("host")
@@ -3148,10 +3157,10 @@ class Scenario(_Model):
                          f"{rate_str(net.tier_rate('host'))} hosts, {rate_str(net.tier_rate('leaf_spine'))} uplinks")
             else:
                 shape = f"fat-tree k={net.k}, {net.fabric_hosts()} hosts, {rate_str(net.tier_rate('host'))} hosts"
-            where = f"{shape}, ECMP, buffer {size_str(buf)}, {aqm.kind}"
+            where = f"{shape}, ECMP, buffer {size_shown(buf)}, {aqm.kind}"
         elif net.topology == "parking_lot":
             where = (f"parking lot, {net.switches} switches at {rate_str(net.link)}, {time_str(net.delay)} per hop, "
-                     f"{len(net.attach)} hosts, buffer {size_str(net.buffer)}, {net.aqm.kind}")
+                     f"{len(net.attach)} hosts, buffer {size_shown(net.buffer)}, {net.aqm.kind}")
         else:
             where = f"graph, {len(net.nodes)} nodes, {len(net.links)} links"
         parts = f", {self.run.partitions} partitions" if self.run.partitions > 1 else ""
