@@ -467,6 +467,13 @@ def test_messages_show_computed_times_and_rates_without_float_noise():
     short = g.replace({"run.duration": "200us", "run.warmup": "199us"})  # 1 us / 132.2 us = 0.0076
     assert any(x.startswith("run: only 0.0076 RTTs after warm-up (the propagation RTT of its path h0 -> h2 132.2us)")
                for x in short.warnings()), short.warnings()
+    # The exact form of a computed time can be noisy in every unit (1.022 ms is not 1.022 x 1e-3 in
+    # floating point); the messages' form is not.
+    from dcsim.scenario import rate_shown, time_shown
+
+    assert time_str(0.001022) == "1.0219999999999998ms"
+    assert (time_shown(0.001022), time_shown(rtt), time_shown(0.0), rate_shown(16 * 10e9 / 12)) == \
+        ("1.022ms", "132.2us", "0s", "13.3333Gbps")
     # The TOML written back keeps exact values (time_str, not the rounding of messages).
     assert Scenario.from_toml_str(g.to_toml()).network.links[4].delay == g.network.links[4].delay
 
