@@ -469,11 +469,11 @@ def test_messages_show_computed_times_and_rates_without_float_noise():
                for x in short.warnings()), short.warnings()
     # The exact form of a computed time can be noisy in every unit (1.022 ms is not 1.022 x 1e-3 in
     # floating point); the messages' form is not.
-    from dcsim.scenario import rate_shown, time_shown
+    from dcsim.units import fmt_rate, fmt_time
 
     assert time_str(0.001022) == "1.0219999999999998ms"
-    assert (time_shown(0.001022), time_shown(rtt), time_shown(0.0), rate_shown(16 * 10e9 / 12)) == \
-        ("1.022ms", "132.2us", "0s", "13.3333Gbps")
+    assert (fmt_time(0.001022, 12, sep=""), fmt_time(rtt, 12, sep=""), fmt_time(0.0, sep=""),
+            fmt_rate(16 * 10e9 / 12, 6, sep="")) == ("1.022ms", "132.2us", "0s", "13.3333Gbps")
     # The TOML written back keeps exact values (time_str, not the rounding of messages).
     assert Scenario.from_toml_str(g.to_toml()).network.links[4].delay == g.network.links[4].delay
 

@@ -9,7 +9,18 @@ import os
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["titled_table", "wide_console"]
+__all__ = ["silence", "titled_table", "wide_console"]
+
+
+def silence(stream) -> None:
+    """Send what is still written to ``stream`` nowhere (its reader went away, or its disk is
+    full), so that the rest of the command, and Python's exit, do not fail on it."""
+    with contextlib.suppress(OSError, ValueError):
+        null = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(null, stream.fileno())
+        finally:
+            os.close(null)
 
 
 class _Console(Console):
@@ -20,8 +31,7 @@ class _Console(Console):
 
     def on_broken_pipe(self) -> None:
         self.quiet = True
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), self.file.fileno())
+        silence(self.file)
 
 
 def wide_console(stderr: bool = False) -> Console:

@@ -11,7 +11,6 @@ reported and the exit status is 1.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -27,7 +26,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from dcsim._console import wide_console
+from dcsim._console import silence, wide_console
 from dcsim._files import atomic_dir, atomic_write_bytes
 from dcsim._preload import import_in_background
 
@@ -218,8 +217,7 @@ def _print_summary(result: Result, summary: dict, console: Console, fmt: str) ->
         console.file.flush()
         return None
     except OSError as e:
-        with contextlib.suppress(OSError, ValueError):
-            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        silence(sys.stdout)
         return None if isinstance(e, BrokenPipeError) else f"the summary to stdout: {type(e).__name__}: {e}"
 
 

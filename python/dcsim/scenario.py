@@ -59,7 +59,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from dcsim import _core
-from dcsim.units import Size, UnitError, parse_rate, parse_size, parse_time, to_ps
+from dcsim.units import Size, UnitError, fmt_rate, fmt_time, parse_rate, parse_size, parse_time, to_ps
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -311,32 +311,6 @@ def time_str(s: float) -> str:
                 if "e" not in txt and parse_time(txt + unit, "x") == s:
                     return txt + unit
     return f"{s!r}s"  # exact: float repr round-trips
-
-
-def _shown(x: float, units: list[tuple[str, float]], mul: bool, digits: int) -> str:
-    """``x`` with the largest unit that keeps it >= 1, to ``digits`` significant digits."""
-    if x == 0 or not math.isfinite(x):
-        return (f"{x:g}" if x else "0") + units[-1][0]
-    for unit, scale in units:
-        v = x / scale if mul else x * scale
-        if abs(v) >= 1 or unit == units[-1][0]:
-            txt = f"{v:.{digits}g}"
-            if "e" not in txt:
-                return txt + unit
-    return f"{x:.{digits}g}" + units[-1][0]
-
-
-def time_shown(s: float, digits: int = 12) -> str:
-    """seconds -> "132.2us" for a message about a *computed* time (a sum of delays): rounded to
-    ``digits`` significant digits, where :func:`time_str` gives the exact form that parses back
-    to the same float ("131.99999999999997us", "1.0219999999999998ms"), right for TOML and noise
-    to a reader. Times the user wrote are shown with time_str, exactly as written."""
-    return "0s" if s == 0 else _shown(s, _TIME_FMT, False, digits)
-
-
-def rate_shown(bps: float, digits: int = 6) -> str:
-    """bit/s -> "13.3333Gbps" for a computed rate (see :func:`time_shown`)."""
-    return _shown(bps, _RATE_FMT, True, digits)
 
 
 def size_shown(sz: Size) -> str:
@@ -2620,7 +2594,7 @@ class Scenario(_Model):
             if not last_start < self.run.duration:
                 raise _err(
                     f"{fld}.start",
-                    f"flows start until {time_shown(last_start)}, not before run.duration = {time_str(self.run.duration)}; "
+                    f"flows start until {fmt_time(last_start, 12, sep='')}, not before run.duration = {time_str(self.run.duration)}; "
                     f"allowed start + (count-1)*stagger + start_jitter < duration",
                 )
         # After the flow groups: it places them (expanded_flows), which needs them valid.
@@ -2989,14 +2963,14 @@ class Scenario(_Model):
             # The longest round trip of the flows: where it comes from (the field to change) and what.
             field, what, rtt = max(paths, key=lambda p: p[2])
             if rtt > run.duration:
-                out.append(f"{field}: {what}{time_shown(rtt)} is longer than run.duration = {time_str(run.duration)}")
+                out.append(f"{field}: {what}{fmt_time(rtt, 12, sep='')} is longer than run.duration = {time_str(run.duration)}")
             elif run.duration - run.warmup < 10 * rtt:
                 rounds = (run.duration - run.warmup) / rtt
                 shown = f"{rounds:.1f}" if rounds >= 0.1 else f"{rounds:.2g}"  # not "0.0"
                 out.append(f"run: only {shown} RTTs after warm-up "
-                           f"({what or 'RTT '}{time_shown(rtt)}): statistics of so few round trips say little")
+                           f"({what or 'RTT '}{fmt_time(rtt, 12, sep='')}): statistics of so few round trips say little")
             if rtt > 1.0:
-                out.append(f"{field}: {what}{time_shown(rtt)} is long for a data center (microseconds to milliseconds); "
+                out.append(f"{field}: {what}{fmt_time(rtt, 12, sep='')} is long for a data center (microseconds to milliseconds); "
                            f"is the unit right?")
         return out
 
@@ -3169,7 +3143,7 @@ class Scenario(_Model):
             buf, aqm = net.tier_queue("host")
             if net.topology == "leaf_spine":
                 shape = (f"leaf-spine, {net.leaves} leaves x {net.hosts_per_leaf} hosts, {net.spines} spines, "
-                         f"{rate_str(net.tier_rate('host'))} hosts, {rate_shown(net.tier_rate('leaf_spine'))} "
+                         f"{rate_str(net.tier_rate('host'))} hosts, {fmt_rate(net.tier_rate('leaf_spine'), 6, sep='')} "
                          f"uplinks ({net.oversubscription:g}:1)" if net.tier("leaf_spine").rate is None else
                          f"leaf-spine, {net.leaves} leaves x {net.hosts_per_leaf} hosts, {net.spines} spines, "
                          f"{rate_str(net.tier_rate('host'))} hosts, {rate_str(net.tier_rate('leaf_spine'))} uplinks")

@@ -189,17 +189,23 @@ def to_ps(seconds: float) -> int:
     return int(round(seconds * 1e12))
 
 
-def fmt_rate(bps: float) -> str:
+# The display forms: to `digits` significant digits, for reading ("132.2 us"), where the exact
+# forms of dcsim.scenario (time_str, rate_str) parse back to the same float and so show a computed
+# value's floating-point noise ("131.99999999999997us"). `sep=""` gives the compact form of
+# scenario files and messages ("132.2us").
+
+
+def fmt_rate(bps: float, digits: int = 4, sep: str = " ") -> str:
     for unit, scale in (("Tbps", 1e12), ("Gbps", 1e9), ("Mbps", 1e6), ("Kbps", 1e3)):
         if abs(bps) >= scale:
-            return f"{bps / scale:.4g} {unit}"
-    return f"{bps:.4g} bps"
+            return f"{bps / scale:.{digits}g}{sep}{unit}"
+    return f"{bps:.{digits}g}{sep}bps"
 
 
-def fmt_time(s: float) -> str:
+def fmt_time(s: float, digits: int = 4, sep: str = " ") -> str:
     if s == 0:
-        return "0 s"  # not "0 ps": no unit is more right than another for nothing
+        return f"0{sep}s"  # not "0 ps": no unit is more right than another for nothing
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6), ("ns", 1e-9)):
         if abs(s) >= scale:
-            return f"{s / scale:.4g} {unit}"
-    return f"{s * 1e12:.4g} ps"
+            return f"{s / scale:.{digits}g}{sep}{unit}"
+    return f"{s * 1e12:.{digits}g}{sep}ps"

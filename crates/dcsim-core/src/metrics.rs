@@ -106,11 +106,12 @@ pub(crate) fn interleave<S: Series>(parts: &[S], order: &std::collections::HashM
 
 /// `impl Series` for a probe: its time column, its entity column, then its value columns; its
 /// `keep_resident`, which keeps the memory of those columns resident a chunk ahead of the rows
-/// written (see [`crate::pages`]; called once the columns are reserved and after each sample);
+/// written (see [`crate::pages`]; called once the columns are reserved, then by `finish`);
 /// and its row writer `$rows`, through which a sample appends its rows: `rows(n)` makes room for
 /// up to n rows once (the columns were reserved for the whole run, so this never reallocates),
 /// `push` writes a row without a capacity check per value, `finish` makes the rows written part
-/// of the columns (rows written and not finished are not kept).
+/// of the columns and keeps the memory ahead of them resident (rows written and not finished are
+/// not kept).
 macro_rules! series {
     ($probe:ty, $rows:ident, $entity:ident, [$($col:ident: $ty:ty),*]) => {
         pub(crate) struct $rows<'a> {
@@ -148,7 +149,7 @@ macro_rules! series {
                 self.n += 1;
             }
 
-            /// Make the rows written part of the columns.
+            /// Make the rows written part of the columns; keep the memory ahead of them resident.
             #[inline]
             pub(crate) fn finish(self) {
                 let p = self.probe;
@@ -158,6 +159,7 @@ macro_rules! series {
                     p.$entity.set_len(p.$entity.len() + self.n);
                     $(p.$col.set_len(p.$col.len() + self.n);)*
                 }
+                p.keep_resident();
             }
         }
 

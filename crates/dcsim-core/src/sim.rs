@@ -1648,7 +1648,6 @@ impl World {
             rows.push(t, pid as u64, p.q_pkts(), p.q_bytes());
         }
         rows.finish();
-        self.queue_probe.keep_resident();
         let next = self.now + Time(self.spec.metrics.queue_interval_ps);
         if next <= self.end {
             self.events.push(next, Ev::SampleQueue);
@@ -1672,7 +1671,6 @@ impl World {
         }
         rows.finish();
         self.tp_probe.last_bytes = last_bytes;
-        self.tp_probe.keep_resident();
         let next = self.now + Time(self.spec.metrics.throughput_interval_ps);
         if next <= self.end {
             self.events.push(next, Ev::SampleThroughput);
@@ -1702,7 +1700,6 @@ impl World {
             rows.push(t, i as u64, s.cwnd, s.cc.alpha(), s.srtt.map_or(f64::NAN, |x| x.secs_f64()));
         }
         rows.finish();
-        self.cwnd_probe.keep_resident();
         let next = self.now + Time(self.spec.metrics.cwnd_interval_ps);
         if pending && next <= self.end {
             self.events.push(next, Ev::SampleCwnd);

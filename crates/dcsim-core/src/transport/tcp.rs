@@ -292,7 +292,6 @@ impl Sender {
         }
     }
 
-    /// Send new segments while the window allows.
     /// The window in whole segments, at least one: floor(cwnd) max 1. The float-to-integer cast
     /// truncates toward zero and saturates (NaN to 0), which is the floor for every cwnd that
     /// can occur and the same integer in every other case, without a call to libm's `floor`
@@ -302,6 +301,7 @@ impl Sender {
         (self.cwnd as u64).max(1)
     }
 
+    /// Send new segments while the window allows.
     pub fn send_window(&mut self, now: Time, out: &mut Vec<Packet>) {
         if self.sb.is_some() {
             return self.send_sack(now, out);
