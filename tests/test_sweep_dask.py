@@ -136,11 +136,15 @@ def test_something_else_answering_is_said_so_not_a_timeout():
         address = f"tcp://127.0.0.1:{closer.getsockname()[1]}"
         t0 = time.perf_counter()
         with pytest.raises(SweepError) as e:
-            connect_dask(address, timeout_s=5.0)
+            connect_dask(address, timeout_s=3.0)
         msg = str(e.value)
-        assert msg.startswith(f"--dask {address}: something answered after ") and "not as a Dask scheduler" in msg, msg
-        assert "within" not in msg
-        assert time.perf_counter() - t0 < 5.0
+        # Usually Dask reports the closed connection at once ("something answered after 0.0 s");
+        # on a loaded machine its connect step can see the reset and retry until the timeout
+        # (CI, 2026-11-27). Either way the user is told something answered, not that nothing did,
+        # and within the timeout plus the 1 s plain-connection probe (+1 s for a loaded machine).
+        assert msg.startswith(f"--dask {address}: something ") and "as a Dask scheduler" in msg, msg
+        assert "nothing accepted" not in msg
+        assert time.perf_counter() - t0 < 3.0 + 2.0
         address = f"tcp://127.0.0.1:{silent.getsockname()[1]}"
         t0 = time.perf_counter()
         with pytest.raises(SweepError) as e:
@@ -152,6 +156,24 @@ def test_something_else_answering_is_said_so_not_a_timeout():
     finally:
         for s_ in (closer, silent, *held):
             s_.close()
+
+
+def test_a_timeout_where_something_accepts_connections_is_not_called_silence():
+    """Dask's own connect step retries until its timeout when the peer resets the connection, so
+    a server that closes at once can end in "Timed out trying to connect" (seen in CI): a plain
+    TCP connection then tells "something is there" from "nothing listens"."""
+    from dcsim.sweep.execute import _unreachable
+
+    timed_out = OSError("Timed out trying to connect to tcp://127.0.0.1:1 after 5 s")
+    with socket.socket() as ls:
+        ls.bind(("127.0.0.1", 0))
+        ls.listen()
+        address = f"tcp://127.0.0.1:{ls.getsockname()[1]}"
+        msg = _unreachable(address, timed_out, 5.0, 5.0)
+    assert msg.startswith(f"--dask {address}: something at this address accepts connections but did not answer as a Dask scheduler within 5 s"), msg
+    address = f"tcp://127.0.0.1:{closed_port()}"
+    msg = _unreachable(address, timed_out, 5.0, 5.0)
+    assert msg.startswith(f"--dask {address}: no Dask scheduler answered within 5 s; nothing accepted a connection there"), msg
 
 
 def test_missing_extra_says_how_to_install_it(monkeypatch, tmp_path):

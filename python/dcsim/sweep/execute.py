@@ -277,6 +277,21 @@ def _client_within(distributed, address: str, timeout_s: float):
     return box["client"]
 
 
+def _accepts_connections(address: str, timeout_s: float = 1.0) -> bool:
+    """Whether a plain TCP connection to ``address`` (``tcp://HOST:PORT``) is accepted."""
+    import socket
+    from urllib.parse import urlsplit
+
+    try:
+        u = urlsplit(address)
+        if u.scheme != "tcp" or not u.hostname or u.port is None:
+            return False
+        with socket.create_connection((u.hostname, u.port), timeout=timeout_s):
+            return True
+    except (OSError, ValueError):
+        return False
+
+
 def _unreachable(address: str, e: BaseException, elapsed_s: float, timeout_s: float) -> str:
     """What happened when connecting to ``address`` failed: nothing answered in time, something
     that is not a Dask scheduler answered (and how fast), or the address is not one."""
@@ -286,6 +301,10 @@ def _unreachable(address: str, e: BaseException, elapsed_s: float, timeout_s: fl
         what = f"something at this address accepted the connection but is not a Dask scheduler: {e}"
     elif isinstance(e, ValueError):
         what = f"not a Dask scheduler address ({detail})"
+    elif (isinstance(e, TimeoutError) or "Timed out" in str(e)) and _accepts_connections(address):
+        # Dask retries until its timeout when the connection is reset during its own connect
+        # step, so a server that closes at once can look like silence: a plain connection says which.
+        what = f"something at this address accepts connections but did not answer as a Dask scheduler within {timeout_s:g} s ({detail})"
     elif isinstance(e, TimeoutError) or "Timed out" in str(e):
         what = f"no Dask scheduler answered within {timeout_s:g} s; nothing accepted a connection there ({detail})"
     else:
