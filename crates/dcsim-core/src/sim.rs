@@ -1678,13 +1678,20 @@ impl World {
     }
 
     fn sample_cwnd(&mut self) {
+        /// Traced flows between a prefetch and the sample that reads it.
+        const SAMPLE_PREFETCH_AHEAD: usize = 4;
         let t = self.now.secs_f64();
         // Whether a traced flow may still be sampled later (not finished yet); if none is, the
         // series is complete and no further sampling event is scheduled.
         let mut pending = false;
         // One row per traced flow at most (the default traces 100 flows every ~20 us).
         let mut rows = self.cwnd_probe.rows(self.traced.len());
-        for &i in &self.traced {
+        for (k, &i) in self.traced.iter().enumerate() {
+            // Among thousands of flows the traced ones' state is out of cache: ask for what a
+            // sample reads a few flows ahead, so that the misses overlap.
+            if let Some(FlowSlot::Active(g)) = self.traced.get(k + SAMPLE_PREFETCH_AHEAD).and_then(|&j| self.flows.get(j as usize)) {
+                g.sender.prefetch_sampled();
+            }
             let FlowSlot::Active(f) = &self.flows[i as usize] else { continue };
             if self.part.as_ref().is_some_and(|part| !part.owns(f.src)) {
                 continue; // sampled where its sender runs

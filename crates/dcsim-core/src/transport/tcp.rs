@@ -341,6 +341,17 @@ impl Sender {
         self.areas_at = now;
     }
 
+    /// Prefetch the cache lines of the fields a window sample reads (hints only).
+    #[inline(always)]
+    pub fn prefetch_sampled(&self) {
+        use std::mem::offset_of;
+        let p = self as *const Sender as *const u8;
+        for off in [offset_of!(Sender, srtt), offset_of!(Sender, finished_at), offset_of!(Sender, started),
+                    offset_of!(Sender, cwnd), offset_of!(Sender, cc)] {
+            crate::prefetch::line(p.wrapping_add(off));
+        }
+    }
+
     pub fn done(&self) -> bool {
         self.finished_at.is_some()
     }
