@@ -1689,7 +1689,9 @@ impl World {
         for (k, &i) in self.traced.iter().enumerate() {
             // Among thousands of flows the traced ones' state is out of cache: ask for what a
             // sample reads a few flows ahead, so that the misses overlap.
-            if let Some(FlowSlot::Active(g)) = self.traced.get(k + SAMPLE_PREFETCH_AHEAD).and_then(|&j| self.flows.get(j as usize)) {
+            if let Some(FlowSlot::Active(g)) =
+                self.traced.get(k + SAMPLE_PREFETCH_AHEAD).and_then(|&j| self.flows.get(j as usize))
+            {
                 g.sender.prefetch_sampled();
             }
             let FlowSlot::Active(f) = &self.flows[i as usize] else { continue };

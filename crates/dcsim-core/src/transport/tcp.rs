@@ -346,8 +346,13 @@ impl Sender {
     pub fn prefetch_sampled(&self) {
         use std::mem::offset_of;
         let p = self as *const Sender as *const u8;
-        for off in [offset_of!(Sender, srtt), offset_of!(Sender, finished_at), offset_of!(Sender, started),
-                    offset_of!(Sender, cwnd), offset_of!(Sender, cc)] {
+        for off in [
+            offset_of!(Sender, srtt),
+            offset_of!(Sender, finished_at),
+            offset_of!(Sender, started),
+            offset_of!(Sender, cwnd),
+            offset_of!(Sender, cc),
+        ] {
             crate::prefetch::line(p.wrapping_add(off));
         }
     }
