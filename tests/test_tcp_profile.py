@@ -41,14 +41,14 @@ def test_ns2_is_the_default_and_sets_the_papers_transport():
     f = sc('protocol = "dctcp"').flows[0]
     assert f.profile == "ns2"
     assert f.tcp_engine() == {"profile": "ns2", "ecn_response": "immediate", "cwr_freeze": False, "sack": False,
-                              "abc": False, "ce_quickack": False, "dctcp_fixed_point": False}
+                              "abc": False, "ce_quickack": False, "dctcp_fixed_point": False, "ect_acks": False}
     assert f.min_rto == pytest.approx(0.01) and f.delayed_ack is None and f.min_cwnd.value == 2
 
 
 def test_linux_profile_sets_linux_defaults_and_each_option_can_be_flipped():
     f = sc('protocol = "dctcp"\nprofile = "linux"').flows[0]
     assert f.tcp_engine() == {"profile": "linux", "ecn_response": "prr", "cwr_freeze": True, "sack": True,
-                              "abc": True, "ce_quickack": True, "dctcp_fixed_point": True}
+                              "abc": True, "ce_quickack": True, "dctcp_fixed_point": True, "ect_acks": True}
     assert f.min_rto == pytest.approx(0.2)
     assert f.delayed_ack.segments == 2 and f.delayed_ack.timeout == pytest.approx(0.04)
     assert f.min_cwnd.value == 1 and f.init_cwnd.value == 10
@@ -60,6 +60,9 @@ def test_linux_profile_sets_linux_defaults_and_each_option_can_be_flipped():
     # A NewReno without ECN has no ECN reaction to choose: the Linux profile leaves it "immediate".
     assert sc('protocol = "newreno"\nprofile = "linux"').flows[0].ecn_response == "immediate"
     assert sc('protocol = "newreno"\necn = true\nprofile = "linux"').flows[0].ecn_response == "prr"
+    # Linux keeps ECT on ACKs only for a congestion control that needs ECN (DCTCP): tcp_ecn_send.
+    assert sc('protocol = "newreno"\necn = true\nprofile = "linux"').flows[0].ect_acks is False
+    assert sc('protocol = "dctcp-improved-fairness"\nprofile = "linux"').flows[0].ect_acks is True
     spec = sc('protocol = "dctcp"\nprofile = "linux"').to_engine_spec()["flows"][0]
     assert spec["tcp"]["profile"] == "linux" and spec["min_rto_ps"] == 200_000_000_000
     assert spec["delayed_ack"] == {"segments": 2, "timeout_ps": 40_000_000_000}
@@ -72,7 +75,7 @@ def test_unknown_profile_or_option_lists_the_valid_names():
     assert "flows[0].ecn_response" in e and "immediate" in e and "prr" in e
     e = err('protocol = "dctcp"\nsak = true')
     assert "flows[0].sak" in e and "did you mean 'sack'" in e
-    for name in ("profile", "ecn_response", "cwr_freeze", "sack", "abc", "ce_quickack", "dctcp_fixed_point"):
+    for name in ("profile", "ecn_response", "cwr_freeze", "sack", "abc", "ce_quickack", "dctcp_fixed_point", "ect_acks"):
         assert name in e
 
 
@@ -83,6 +86,8 @@ def test_unknown_profile_or_option_lists_the_valid_names():
     ('protocol = "dctcp"\necn_response = "prr"\ncwr_freeze = false', ("flows[0].cwr_freeze", "ecn_response")),
     ('protocol = "dctcp"\nprofile = "linux"\ng = 0.1', ("flows[0].g", "dctcp_fixed_point")),
     ('protocol = "newreno"\ndctcp_fixed_point = true', ("flows[0].dctcp_fixed_point", "protocol = newreno")),
+    ('protocol = "newreno"\nect_acks = true', ("flows[0].ect_acks", "protocol = newreno with ecn = false")),
+    ('protocol = "dx"\nect_acks = true', ("flows[0].ect_acks", "protocol = dx")),
 ])
 def test_impossible_combinations_name_both_fields(flow, fields):
     e = err(flow)

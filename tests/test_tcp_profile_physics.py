@@ -105,3 +105,62 @@ def test_newreno_with_sack_reaches_fair_share_within_50ms_of_slow_start_without_
         v = rows[k]
         assert v["timeouts"] == 0, k
         assert v["delay"] <= 0.05, (k, v)
+
+
+# 3. ACKs through a queue that DCTCP holds at K. Two DCTCP flows h1 -> h0 and h2 -> h0 keep the
+#    leaf0 -> h0 port near K = 65 packets; the ACKs of a third, h0 -> h3 (an otherwise idle 10 Gbps
+#    path), join that queue. A threshold queue marks ECT packets at K and drops Not-ECT ones there
+#    (the DCTCP paper's switch; ns-2's RED in marking mode). Under ns-2 (and RFC 3168) ACKs are
+#    Not-ECT, so ACKs are dropped at K; Linux keeps ECT on the ACKs of a congestion control that needs
+#    ECN (tcp_ecn_send), the Linux profile's ect_acks, and then nothing is dropped at all: every
+#    packet is ECT, and DCTCP keeps the queue near K, far below the 300-packet buffer.
+ACKS_THROUGH_K = """
+[network]
+topology = "leaf_spine"
+leaves = 2
+spines = 1
+hosts_per_leaf = 3
+host_link = "10Gbps"
+delay = "5us"
+buffer = "300pkt"
+aqm = { kind = "threshold", K = "65pkt" }
+[[flows]]
+src = "h1"
+dst = "h0"
+protocol = "dctcp"
+ect_acks = ECT
+[[flows]]
+src = "h2"
+dst = "h0"
+protocol = "dctcp"
+ect_acks = ECT
+[[flows]]
+src = "h0"
+dst = "h3"
+protocol = "dctcp"
+ect_acks = ECT
+[run]
+duration = "50ms"
+warmup = "10ms"
+seed = 1
+"""
+
+
+def test_ect_acks_are_marked_not_dropped_at_the_threshold():
+    runs = {}
+    for ect in ("false", "true"):
+        r = dcsim.simulate(dcsim.Scenario.from_toml_str(ACKS_THROUGH_K.replace("ECT", ect)))
+        port = r.ports[r.ports.port_label == "leaf0->h0"].iloc[0]
+        runs[ect] = (port, r.flows)
+        print(f"ect_acks = {ect}: leaf0->h0 drops {port.drops} marks {port.marks}, "
+              f"h0->h3 goodput {r.flows.goodput_bps[2] / 1e9:.3f} Gbps, RTOs {r.flows.timeouts.tolist()}")
+    port, flows = runs["false"]
+    # Not-ECT ACKs: the queue sits at K, so ACKs arriving there are dropped; no data packet is.
+    assert port.drops > 0 and flows.drops.sum() == 0, (port.drops, flows.drops.tolist())
+    port, flows = runs["true"]
+    assert port.drops == 0 and port.marks > 0, (port.drops, port.marks)
+    assert (flows.timeouts == 0).all(), flows.timeouts.tolist()
+    # h0 -> h3 crosses no congested data queue: it runs at its path's payload rate, 10 Gbps x
+    # 1460 / 1500 = 9.733 Gbps, less what slow start and its host NIC's share with the other flows'
+    # ACKs (40 B per 1500 B of their data, < 3 %) cost; 0.9 of it leaves room for both.
+    assert flows.goodput_bps[2] >= 0.9 * 10e9 * 1460 / 1500, flows.goodput_bps[2]

@@ -111,7 +111,7 @@ TCP_PROFILES = ("ns2", "linux")
 #: ECN reactions of a controller that cuts once per window (NewReno-ECN, DCTCP).
 ECN_RESPONSES = ("immediate", "prr")
 #: The transport options a profile sets the defaults of (each can be given on its own).
-TCP_OPTIONS = ("ecn_response", "cwr_freeze", "sack", "abc", "ce_quickack", "dctcp_fixed_point")
+TCP_OPTIONS = ("ecn_response", "cwr_freeze", "sack", "abc", "ce_quickack", "dctcp_fixed_point", "ect_acks")
 #: DX's R0 (base RTT): the minimum RTT sample seen, or the path's exact base RTT, or a time.
 DX_R0_MODES = ("min", "path")
 AQM_KINDS = ("droptail", "threshold", "red", "choke", "modified_choke")
@@ -1487,6 +1487,7 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
     abc: Optional[Bool] = None
     ce_quickack: Optional[Bool] = None
     dctcp_fixed_point: Optional[Bool] = None
+    ect_acks: Optional[Bool] = None
     senders: Optional[list[Int]] = None
     src: Optional[str] = None
     dst: Optional[str] = None
@@ -1538,6 +1539,8 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
                 self._fill(name, bool(prof[name]))
         if self.dctcp_fixed_point is None:
             self._fill("dctcp_fixed_point", linux and self.protocol in _DCTCP_LIKE)
+        if self.ect_acks is None:
+            self._fill("ect_acks", linux and self.protocol in _DCTCP_LIKE)
         if self.min_rto is None:
             self._fill("min_rto", prof["min_rto_ps"] / 1e12)
         if "delayed_ack" not in self.model_fields_set and prof["delayed_ack"] is not None:
@@ -1555,6 +1558,11 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
             raise _err("cwr_freeze", 'false cannot be combined with ecn_response = "prr": PRR sets the window on every '
                                      'ACK of the CWR round trip, so it never grows there (Linux tcp_cong_control); '
                                      'use ecn_response = "immediate" for growth on unmarked ACKs')
+        if self.ect_acks and not (self.protocol in _DCTCP_LIKE or (self.protocol == "newreno" and self.ecn)):
+            what = " with ecn = false" if self.protocol == "newreno" else ""
+            raise _err("ect_acks", f"true cannot be combined with protocol = {self.protocol}{what}: its data is not "
+                                   "ECN-capable, so neither are its ACKs (Linux sets ECT only on a connection that "
+                                   "negotiated ECN); use ect_acks = false")
         if self.dctcp_fixed_point:
             if self.protocol not in _DCTCP_LIKE:
                 raise _err("dctcp_fixed_point", f"true cannot be combined with protocol = {self.protocol}: "
@@ -1870,6 +1878,7 @@ class FlowClass(_KeepsDelayedAckOff, _Model):
     abc: Optional[Bool] = None
     ce_quickack: Optional[Bool] = None
     dctcp_fixed_point: Optional[Bool] = None
+    ect_acks: Optional[Bool] = None
 
     _TRANSPORT: ClassVar[tuple[str, ...]] = ("g", "alpha_init", "ecn", "R0", "min_cwnd", "init_cwnd", "min_rto",
                                              "delayed_ack", "profile") + TCP_OPTIONS
@@ -1964,6 +1973,7 @@ class Workload(_KeepsDelayedAckOff, _Model):
     abc: Optional[Bool] = None
     ce_quickack: Optional[Bool] = None
     dctcp_fixed_point: Optional[Bool] = None
+    ect_acks: Optional[Bool] = None
     mix: Optional[list[FlowClass]] = None
 
     _POISSON: ClassVar[tuple[str, ...]] = ("load", "link", "sizes", "senders", "receivers", "stop")

@@ -613,6 +613,11 @@ pub struct TcpSpec {
     /// floor(cwnd alpha / 2), 2) on whole segments.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dctcp_fixed_point: Option<bool>,
+    /// Receiver: pure ACKs carry ECT(0), so that an ECN queue marks them instead of dropping them
+    /// as Not-ECT packets (Linux with a congestion control that needs ECN, DCTCP: `tcp_ecn_send`
+    /// clears ECT on ACKs only for the others); ns-2 and RFC 3168 send ACKs Not-ECT.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ect_acks: Option<bool>,
 }
 
 /// The options of a flow's transport with the profile's defaults filled in.
@@ -625,6 +630,7 @@ pub struct TcpOptions {
     pub abc: bool,
     pub ce_quickack: bool,
     pub dctcp_fixed_point: bool,
+    pub ect_acks: bool,
 }
 
 impl TcpOptions {
@@ -638,6 +644,7 @@ impl TcpOptions {
             "abc": linux,
             "ce_quickack": linux,
             "dctcp_fixed_point": linux,
+            "ect_acks": linux,
             "min_cwnd_pkt": if linux { Some(1.0) } else { None },
             "min_rto_ps": if linux { default_linux_min_rto_ps() } else { default_min_rto_ps() },
             "delayed_ack": if linux {
@@ -650,6 +657,16 @@ impl TcpOptions {
 }
 
 impl ProtocolSpec {
+    /// Are this controller's data packets ECN-capable (ECT)?
+    pub fn ecn_capable(&self) -> bool {
+        matches!(
+            self,
+            ProtocolSpec::Newreno { ecn: true }
+                | ProtocolSpec::Dctcp { .. }
+                | ProtocolSpec::DctcpImprovedFairness { .. }
+        )
+    }
+
     /// Does this controller cut its window once per window of data on ECN-Echo (so that the ECN
     /// reaction can be chosen)?
     pub fn cuts_on_ecn(&self) -> bool {
@@ -691,6 +708,7 @@ impl FlowSpec {
             abc: t.abc.unwrap_or(linux),
             ce_quickack: t.ce_quickack.unwrap_or(linux),
             dctcp_fixed_point: t.dctcp_fixed_point.unwrap_or(linux && dctcp),
+            ect_acks: t.ect_acks.unwrap_or(linux && dctcp),
         }
     }
 
@@ -888,6 +906,17 @@ fn validate_tcp_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<
                 "false cannot be combined with {} = \"prr\": PRR sets the window on every ACK of the CWR round trip, \
                  so it never grows there (Linux tcp_cong_control); use ecn_response = \"immediate\" for growth on unmarked ACKs",
                 field("ecn_response")
+            ),
+        ));
+    }
+    if o.ect_acks && !f.protocol.ecn_capable() {
+        let what = if matches!(f.protocol, ProtocolSpec::Newreno { .. }) { " with ecn = false" } else { "" };
+        return Err(invalid(
+            field("ect_acks"),
+            format!(
+                "true cannot be combined with {} = {name}{what}: its data is not ECN-capable, so neither are its \
+                 ACKs (Linux sets ECT only on a connection that negotiated ECN); use ect_acks = false",
+                field("protocol")
             ),
         ));
     }

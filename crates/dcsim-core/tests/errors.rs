@@ -228,4 +228,11 @@ fn tcp_profile_and_options_are_checked_by_name() {
     ))
     .to_string();
     assert!(e.contains("flows[0].g") && e.contains("flows[0].dctcp_fixed_point"), "{e}");
+    // ECT on the ACKs of a connection whose data is not ECN-capable.
+    let e = err(&with(
+        r#""protocol":{"kind":"dctcp"}"#,
+        r#""protocol":{"kind":"newreno","ecn":false},"tcp":{"ect_acks":true}"#,
+    ))
+    .to_string();
+    assert!(e.contains("flows[0].ect_acks") && e.contains("flows[0].protocol = newreno with ecn = false"), "{e}");
 }

@@ -26,7 +26,8 @@
 //!   window to the new ssthresh over one RTT, without growth until an ACK passes the CWR point;
 //! * `cwr_freeze` (with the immediate cut): no growth until an ACK passes the point of the cut;
 //! * `abc`: growth by the segments acknowledged (RFC 3465) in [`Sender::open_cwnd`];
-//! * `ce_quickack`: the receiver also ACKs at once the packet that changed the CE state.
+//! * `ce_quickack`: the receiver also ACKs at once the packet that changed the CE state;
+//! * `ect_acks`: the receiver's pure ACKs carry ECT(0) (an ECN queue marks them, not drops them).
 
 use crate::cc::{Cc, EcnResponse};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
@@ -800,6 +801,8 @@ pub struct Receiver {
     sack: Option<SackReceiver>,
     /// A CE-state change also ACKs the packet that changed it at once (`ce_quickack`).
     ce_quickack: bool,
+    /// Pure ACKs carry ECT(0) (`ect_acks`).
+    ect_acks: bool,
     seg: Segmenter,
     pub delivered_bytes: u64,
     pub delivered_pkts: u64,
@@ -826,6 +829,7 @@ impl Receiver {
             ooo: RangeSet::default(),
             sack: None,
             ce_quickack: false,
+            ect_acks: false,
             seg,
             delivered_bytes: 0,
             delivered_pkts: 0,
@@ -835,10 +839,11 @@ impl Receiver {
         }
     }
 
-    /// The receiver side of the transport options: SACK blocks, the Linux CE quick ACK.
+    /// The receiver side of the transport options: SACK blocks, the Linux CE quick ACK, ECT on ACKs.
     pub fn with_options(mut self, opts: &TcpOptions) -> Self {
         self.sack = opts.sack.then(SackReceiver::default);
         self.ce_quickack = opts.ce_quickack;
+        self.ect_acks = opts.ect_acks;
         self
     }
 
@@ -866,7 +871,7 @@ impl Receiver {
             dst: self.peer,
             size: self.ack_bytes,
             seq: self.next_expected,
-            ect: false,
+            ect: self.ect_acks,
             ce: false,
             ece,
             ts,
