@@ -447,3 +447,30 @@ def test_tables_are_not_cut_when_not_a_terminal(tmp_path):
     assert "marks pkt" in r.stdout and "goodput Gbps" in r.stdout
     # the flows table's cwnd and alpha are the exact time-weighted means, and the caption says so
     assert "exact time-weighted means after warm-up" in r.stdout and "sampled trace" not in r.stdout
+
+
+def test_summary_says_which_drops_were_acks(tmp_path):
+    """Pure ACKs are Not-ECT under the ns-2 profile: a threshold queue that DCTCP holds at K drops
+    them there (tests/test_tcp_profile_physics.py). The summary's drop count then says how many of
+    the drops were not data, so that "drops 1745 pkt" next to "retransmitted 1 pkt" is not read as
+    lost data; the numbers come from the tables (ports' drops, flows' data drops)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from test_tcp_profile_physics import ACKS_THROUGH_K
+
+    f = tmp_path / "acks.toml"
+    f.write_text(ACKS_THROUGH_K.replace("ECT", "false").replace('duration = "50ms"', 'duration = "20ms"'))
+    res = runner.invoke(app, ["run", str(f), "--out", str(tmp_path / "o"), "--no-plots"], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    ports = pd.read_parquet(tmp_path / "o" / "ports.parquet")
+    flows = pd.read_parquet(tmp_path / "o" / "flows.parquet")
+    drops, data = int(ports.drops.sum()), int(flows.drops.sum())
+    assert drops > data == 0, (drops, data)
+    assert f"drops {drops} pkt ({drops} of them ACKs)" in res.output, res.output
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["after_warmup"]["data_drops"] == 0 and summary["after_warmup"]["drops"] == drops
+    # Without ACK drops the count stands alone.
+    f.write_text(ACKS_THROUGH_K.replace("ECT", "true").replace('duration = "50ms"', 'duration = "20ms"'))
+    res = runner.invoke(app, ["run", str(f), "--out", str(tmp_path / "o2"), "--no-plots"], env={"COLUMNS": "300"})
+    assert res.exit_code == 0 and "drops 0 pkt, ECN marks" in res.output, res.output

@@ -437,6 +437,7 @@ class Result:
                 "retransmits": total("flows", "retransmits"),
                 "timeouts": total("flows", "timeouts"),
                 "drops": total("ports", "drops"),
+                "data_drops": total("flows", "drops"),
                 "marks": total("ports", "marks"),
             },
             "whole_run": {
@@ -444,6 +445,7 @@ class Result:
                 "retransmits": total("flows", "retransmits_whole_run"),
                 "timeouts": total("flows", "timeouts_whole_run"),
                 "drops": total("ports", "drops_whole_run"),
+                "data_drops": total("flows", "drops_whole_run"),
                 "marks": total("ports", "marks_whole_run"),
             },
             "ports": ports,

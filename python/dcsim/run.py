@@ -134,8 +134,8 @@ def print_summary(summary: dict, console: Console) -> None:
         f"L2 sources: aggregate goodput {_gbps(summary['l2_goodput_total_bps'])}, "
         f"{summary['l2_dropped_frames']} frames dropped ({_num(summary['l2_drop_pct'], '.2f', '%')} of those sent)",
         f"after warm-up: retransmitted {aw['retransmits']} pkt, timeouts {aw['timeouts']}, "
-        f"drops {aw['drops']} pkt, ECN marks {aw['marks']} pkt",
-        f"whole run: retransmitted {wr['retransmits']} pkt, timeouts {wr['timeouts']}, drops {wr['drops']} pkt, "
+        f"drops {_drops(aw, summary)}, ECN marks {aw['marks']} pkt",
+        f"whole run: retransmitted {wr['retransmits']} pkt, timeouts {wr['timeouts']}, drops {_drops(wr, summary)}, "
         f"ECN marks {wr['marks']} pkt; packets sent {_num(pk['sent_pkts'], 'd')}, delivered "
         f"{_num(pk['delivered_pkts'], 'd')}, dropped {_num(pk['dropped_pkts'], 'd')}, in flight {_num(pk['in_flight_pkts'], 'd')}",
         f"simulated {_time(summary['duration_s'])} (warm-up {_time(summary['warmup_s'])}) in {_time(summary['wall_s'])} wall; "
@@ -143,6 +143,17 @@ def print_summary(summary: dict, console: Console) -> None:
     ]
     for line in lines:
         console.print(line)
+
+
+def _drops(part: dict, summary: dict) -> str:
+    """Packets dropped, and how many of them were not TCP data (pure ACKs: Not-ECT, a threshold
+    queue drops them at K; or L2 frames): "47 pkt (47 of them ACKs)"."""
+    other = part["drops"] - part["data_drops"]
+    tcp = bool(summary.get("flows") or summary.get("fct_groups"))
+    if other <= 0 or not tcp:
+        return f"{part['drops']} pkt"
+    what = "ACKs or L2 frames" if summary.get("sources") else "ACKs"
+    return f"{part['drops']} pkt ({other} of them {what})"
 
 
 def print_sources(summary: dict, console: Console) -> None:
