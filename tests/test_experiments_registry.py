@@ -69,3 +69,16 @@ def test_list_shows_typical_times_on_a_fresh_machine_and_own_times_once_measured
     res = CliRunner().invoke(app, ["reproduce", "--list"], env={"COLUMNS": "400"})
     row = next(line for line in res.output.splitlines() if "coexist-fig3 " in line)
     assert "12.5 s / " in row and "12.5 s*" not in row and row.count("*") == 1  # own full time; quick still shipped
+
+
+def test_each_paper_is_named_one_way():
+    """The experiments list four papers; each is named once, the same way for all its experiments
+    (coexist-fig1 once named the coexistence paper by a title it does not have), and its section
+    only in parentheses."""
+    import re
+
+    from dcsim.experiments.registry import all_experiments
+
+    titles = {re.sub(r"\s*\(Sections? [^)]*\)$", "", e.paper) for e in all_experiments()}
+    assert len(titles) == 4, sorted(titles)
+    assert all(t.count(":") + t.count(",") >= 1 for t in titles), sorted(titles)  # authors, then title

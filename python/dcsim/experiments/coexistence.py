@@ -1,4 +1,4 @@
-"""Experiments of "DCTCP and TCP coexistence under different AQMs" (Section III, eq. (4), Fig. 1).
+"""Experiments of Irteza et al., "On the Coexistence of Transport Protocols in Data Centers" (Section III, eq. (4), Fig. 1).
 
 * ``coexist-fig1``  T_r = alpha_dctcp (1 - beta_tcp) / (alpha_tcp (1 - beta_dctcp)) vs beta_dctcp in
                     [0.5, 1) (Fig. 1), checked against a direct simulation of two synchronized AIMD flows.
@@ -14,7 +14,9 @@ import pandas as pd
 from dcsim.experiments.registry import DIFFERS, REPRODUCED, Claim, ExperimentResult, experiment, quoted_tolerance, verdict, verdict_quoted
 from dcsim.theory import aimd
 
-PAPER = "DCTCP and TCP coexistence under different AQMs (Section III)"
+#: The paper (Irteza, Ahmed, Farrukh, Memon, Qazi, LUMS), as the experiments list it.
+PAPER_TITLE = "Irteza et al.: On the Coexistence of Transport Protocols in Data Centers"
+PAPER = f"{PAPER_TITLE} (Section III)"
 TITLE = "AIMD throughput ratio T_r (DCTCP/TCP) vs beta_dctcp (Fig. 1)"
 
 

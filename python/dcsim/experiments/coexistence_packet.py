@@ -139,8 +139,9 @@ from dcsim.experiments.registry import (  # noqa: E402
     save_figure,
 )
 from dcsim.theory import aimd  # noqa: E402
+from dcsim.experiments.coexistence import PAPER_TITLE  # noqa: E402
 
-PAPER = "Irteza et al.: On the Coexistence of Transport Protocols in Data Centers (Sections IV-V)"
+PAPER = f"{PAPER_TITLE} (Sections IV-V)"
 
 # ---- the paper's setup ---------------------------------------------------------------------------
 C_BPS = 1e9

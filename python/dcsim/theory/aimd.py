@@ -1,6 +1,6 @@
 """AIMD throughput ratio of DCTCP vs TCP: eq. (3)-(4) and Fig. 1 of the coexistence paper.
 
-Paper: "DCTCP and TCP coexistence under different AQMs", Section III
+Paper: Irteza et al., "On the Coexistence of Transport Protocols in Data Centers", Section III
 (../shared/papers/dctcp-tcp-coexistence-aqm.md).
 
 N synchronized AIMD flows with equal RTTs, flow i with additive increase alpha_i and
