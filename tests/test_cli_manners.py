@@ -71,6 +71,22 @@ def test_no_bool_placeholder_on_any_help_screen():
         assert "<bool>" not in r.output and "BOOLEAN" not in r.output, (path, r.output)
 
 
+def test_command_lists_show_whole_first_sentences():
+    """A group's list of commands shows each command's first sentence, which click ends at the
+    first word ending in "." ("theory dsm" read "Admissible a, b, c, omega (eq." and "fluid
+    dctcp-fig2" read "Fig."): no first sentence may end inside parentheses or on an abbreviation."""
+    import typer
+
+    root = typer.main.get_command(app)
+    for path in _commands(root):
+        cmd = root
+        for name in path:
+            cmd = cmd.commands[name]
+        short = cmd.get_short_help_str(limit=1000)
+        assert short.count("(") == short.count(")"), (path, short)
+        assert not short.endswith(("eq.", "eqs.", "Fig.", "e.g.", "i.e.", "cf.")), (path, short)
+
+
 def test_reproduce_writes_parquet_beside_every_csv(tmp_path, monkeypatch):
     monkeypatch.setenv("DCSIM_CACHE", str(tmp_path / "cache"))
     r = runner.invoke(app, ["reproduce", "dx-thresholds", "--quick", "--out", str(tmp_path / "o")])

@@ -342,7 +342,7 @@ def dctcp_fig2(
                               "steps."),
     as_json: bool = typer.Option(False, "--json", help="Print the summaries as JSON."),
 ) -> None:
-    """Fig. 2 setting (10 Gbps, 100 us, K = 65, g = 1/16; N = 2, 10, 100): fig2_N{N}.csv + .png."""
+    """The DCTCP fluid model in the setting of Figure 2 of the analysis paper (10 Gbps, 100 us, K = 65, g = 1/16; N = 2, 10, 100): fig2_N{N}.csv + .png."""
     from dcsim.cli import console
     from dcsim.commands.inputs import fail, output_dir
 
