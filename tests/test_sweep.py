@@ -342,6 +342,28 @@ def test_cli_runs_a_sweep_and_dry_run_plans_only(tmp_path):
     assert "4 runs: 0 computed, 4 cached, 0 failed" in again.output
 
 
+def test_cli_prints_the_results_per_combination(tmp_path):
+    """One row per value of the axis, each the mean over its seeds of the sweep table's columns;
+    the utilization is a share of the link (0 .. 100 %), and DCTCP with K = 20 / 40 packets at
+    10 Gbps x 100 us (C d = 83 pkt, K > 0.17 C d) keeps the bottleneck busy (>= 99 %)."""
+    f = write_sweep(tmp_path / "s.toml", 'seeds = 2\n[axes]\n"network.aqm.K" = ["20pkt", "40pkt"]')
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["sweep", str(f), "--out", str(out), "--jobs", "2"], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    df = pd.read_parquet(out / "sweep.parquet")
+    util, good = col(df, r"port\[.*\]\.utilization"), "goodput_total_bps"
+    assert "results after warm-up (mean over seeds)" in res.output, res.output
+    rows = [line.split("│")[1:-1] for line in res.output.splitlines() if line.startswith("│")]
+    assert [r[0].strip() for r in rows] == ["20pkt", "40pkt"], rows
+    for r, k in zip(rows, ["20pkt", "40pkt"]):
+        mine = df[df["network.aqm.K"] == k]
+        cells = [c.strip() for c in r]
+        assert cells[1] == "2"  # seeds
+        assert cells[2] == f"{mine[good].mean() / 1e9:.3f}"
+        shown_util = float(cells[cells.index(f"{100 * mine[util].mean():.2f}")])
+        assert 99.0 <= shown_util <= 100.0, cells
+
+
 def test_duckdb_reads_the_table(tmp_path):
     import duckdb  # a test dependency (pip install -e '.[test]'), not a core one
     res = sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt"]}, seeds=2, out=tmp_path / "o", executor=tpool(), progress=False)

@@ -17,6 +17,56 @@ def _default_out(sweep_file: Path) -> Path:
     return Path("dcsim-out") / Path(sweep_file).stem
 
 
+#: The headline columns of the results a sweep prints, from its table: (column, header, scale,
+#: format). Each monitored port adds its utilization and queue (the first two ports at most).
+_HEADLINE = (
+    ("goodput_total_bps", "goodput Gbps", 1e-9, ".3f"),
+    ("l2_goodput_total_bps", "L2 goodput Gbps", 1e-9, ".3f"),
+    ("jain_index", "Jain", 1.0, ".4f"),
+    ("after_warmup.drops", "drops pkt", 1.0, ".4g"),
+    ("after_warmup.timeouts", "RTOs", 1.0, ".4g"),
+)
+_PORT = (("utilization", "util %", 100.0, ".2f"), ("q_mean_pkt", "q mean pkt", 1.0, ".1f"),
+         ("q_p99_pkt", "q p99 pkt", 1.0, ".1f"))
+#: Rows printed at most (the table holds them all).
+RESULT_ROWS = 30
+
+
+def results_table(df, paths: list[str]):
+    """The sweep's results at a glance: one row per combination of the axes, each headline
+    column the mean over the combination's finished seeds (None if no run finished)."""
+    from dcsim._console import titled_table
+
+    ok = df[df["status"] == "ok"]
+    if ok.empty:
+        return None
+    ports = [c[len("port["):-len("].utilization")] for c in ok.columns
+             if c.startswith("port[") and c.endswith("].utilization")][:2]
+    cols = [(c, h, k, f) for c, h, k, f in _HEADLINE if c in ok.columns and ok[c].notna().any()]
+    cols += [(f"port[{p}].{c}", f"{p} {h}", k, f) for p in ports for c, h, k, f in _PORT if f"port[{p}].{c}" in ok.columns]
+    keys = ok[paths].astype(str)  # an axis may take lists as values
+    groups = ok.groupby([keys[p] for p in paths], sort=False)
+    means = groups[[c for c, *_ in cols]].mean()
+    seeds = groups.size()
+    several = bool((seeds > 1).any())
+    title = "results after warm-up" + (" (mean over seeds)" if several else "")
+    t = titled_table(title)
+    for p in paths:
+        t.add_column(p)
+    if several:
+        t.add_column("seeds", justify="right")
+    for _, h, _, _ in cols:
+        t.add_column(h, justify="right")
+    for i, ((key, row), n) in enumerate(zip(means.iterrows(), seeds)):
+        if i == RESULT_ROWS:
+            t.caption = f"first {RESULT_ROWS} of {len(means)} combinations; all in sweep.parquet"
+            break
+        key = key if isinstance(key, tuple) else (key,)
+        cells = [format(row[c] * k, f) if row[c] == row[c] else "-" for c, _, k, f in cols]
+        t.add_row(*key, *([str(n)] if several else []), *cells)
+    return t
+
+
 def sweep(
     sweep_file: Path = typer.Argument(..., help="Sweep file (TOML): base scenario, axes table, combine, seeds."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory (default: dcsim-out/<sweep file name>)."),
@@ -68,6 +118,9 @@ def sweep(
     console.print(
         f"{res.runs} runs: {res.computed} computed, {res.cached} cached, {res.failed} failed in {fmt_time(res.wall_s)}{mean}"
     )
+    shown = results_table(res.table, [p for a in spec.axes for p in a.paths])
+    if shown is not None:
+        console.print(shown)
     console.print(f"table: {res.table_path}" + (f"; each run's tables in {res.out / 'runs'}/<run_id>/" if tables else ""))
     if res.failures:
         for f in res.failures[:10]:
