@@ -496,3 +496,19 @@ def test_the_description_shows_byte_sizes_in_the_largest_exact_unit():
     assert size_str(Size(1e6, "B")) == "1000000B"
     assert [size_shown(Size(v, u)) for v, u in [(1e6, "B"), (97500, "B"), (1234567, "B"), (123, "B"), (65, "pkt")]] == \
         ["1MB", "97.5KB", "1.234567MB", "123B", "65pkt"]
+
+
+def test_description_counts_agree_with_their_nouns():
+    """'1 racks', '1 senders', 'hosts [43]' read wrong: one of a thing is singular, and a tree's
+    rack sizes are shown as counts, not a Python list."""
+    one = Scenario.from_toml_str(
+        '[network]\nsenders = 1\nbottleneck = "1Gbps"\nrtt = "100us"\nbuffer = "100pkt"\n[[flows]]\nprotocol = "dctcp"\n[run]\nduration = "1ms"\n')
+    assert "dumbbell, 1 sender, bottleneck 1Gbps" in one.describe(), one.describe()
+    ls = Scenario.from_toml_str(
+        '[network]\ntopology = "leaf_spine"\nleaves = 2\nspines = 1\nhosts_per_leaf = 1\nhost_link = "10Gbps"\nbuffer = "100pkt"\n'
+        '[[flows]]\nsrc = "h0"\ndst = "h1"\nprotocol = "dctcp"\n[run]\nduration = "1ms"\n')
+    assert "leaf-spine, 2 leaves x 1 host, 1 spine, 10Gbps hosts" in ls.describe(), ls.describe()
+    incast = Scenario.from_toml(EXAMPLES[0].parent / "incast.toml").describe()
+    assert "tree, 1 rack x 43 hosts," in incast, incast
+    coexist = Scenario.from_toml(EXAMPLES[0].parent / "coexist_tree.toml").describe()
+    assert "tree, 2 racks of 2+1 hosts," in coexist, coexist

@@ -321,6 +321,11 @@ def size_shown(sz: Size) -> str:
     return _exact(float(sz.value), _BYTES_FMT, lambda t, what: float(parse_size(t, what).value), mul=True)
 
 
+def count_shown(n: int, noun: str, plural: Optional[str] = None) -> str:
+    """A count with its noun in the right number: "1 rack", "3 racks", "2 leaves"."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
 def size_str(sz: Size) -> str:
     """Size -> "65pkt" / "256000B" (exact)."""
     v = sz.value
@@ -3136,7 +3141,7 @@ class Scenario(_Model):
             rtt = time_str(rtts[0]) if len(rtts) == 1 else f"{time_str(rtts[0])}..{time_str(rtts[-1])}"
             aqm = net.aqm.kind + (f" K={size_shown(net.aqm.K)}" if net.aqm.kind == "threshold" else "")
             where = (
-                f"dumbbell, {net.senders} senders, bottleneck {rate_str(net.bottleneck)}, RTT {rtt}, "
+                f"dumbbell, {count_shown(net.senders, 'sender')}, bottleneck {rate_str(net.bottleneck)}, RTT {rtt}, "
                 f"buffer {size_shown(net.buffer)}, {aqm}"
             )
         elif net.topology == "tree":
@@ -3145,26 +3150,30 @@ class Scenario(_Model):
                 aqm += f" min_th={size_shown(net.aqm.min_th)} max_th={size_shown(net.aqm.max_th)}"
                 aqm += f" m={net.aqm.m}" if net.aqm.m is not None else ""
             slow = f", {rate_str(net.bottleneck)} to {', '.join(net.bottleneck_hosts)}" if net.bottleneck else ""
+            sizes = net.rack_sizes()
+            racks = (f"{count_shown(net.racks, 'rack')} x {count_shown(sizes[0], 'host')}" if len(set(sizes)) == 1 else
+                     f"{net.racks} racks of {'+'.join(map(str, sizes))} hosts")
             where = (
-                f"tree, {net.racks} racks, hosts {net.rack_sizes()}, {rate_str(net.host_link)} links{slow}, "
+                f"tree, {racks}, {rate_str(net.host_link)} links{slow}, "
                 f"RTT {time_str(net.rtt)}, buffer {size_shown(net.buffer)}, {aqm}"
             )
         elif net.topology in FABRIC_TIERS:
             buf, aqm = net.tier_queue("host")
             if net.topology == "leaf_spine":
-                shape = (f"leaf-spine, {net.leaves} leaves x {net.hosts_per_leaf} hosts, {net.spines} spines, "
-                         f"{rate_str(net.tier_rate('host'))} hosts, {fmt_rate(net.tier_rate('leaf_spine'), 6, sep='')} "
-                         f"uplinks ({net.oversubscription:g}:1)" if net.tier("leaf_spine").rate is None else
-                         f"leaf-spine, {net.leaves} leaves x {net.hosts_per_leaf} hosts, {net.spines} spines, "
-                         f"{rate_str(net.tier_rate('host'))} hosts, {rate_str(net.tier_rate('leaf_spine'))} uplinks")
+                shape = (f"leaf-spine, {count_shown(net.leaves, 'leaf', 'leaves')} x "
+                         f"{count_shown(net.hosts_per_leaf, 'host')}, {count_shown(net.spines, 'spine')}, "
+                         f"{rate_str(net.tier_rate('host'))} hosts, ")
+                shape += (f"{fmt_rate(net.tier_rate('leaf_spine'), 6, sep='')} uplinks ({net.oversubscription:g}:1)"
+                          if net.tier("leaf_spine").rate is None else f"{rate_str(net.tier_rate('leaf_spine'))} uplinks")
             else:
                 shape = f"fat-tree k={net.k}, {net.fabric_hosts()} hosts, {rate_str(net.tier_rate('host'))} hosts"
             where = f"{shape}, ECMP, buffer {size_shown(buf)}, {aqm.kind}"
         elif net.topology == "parking_lot":
-            where = (f"parking lot, {net.switches} switches at {rate_str(net.link)}, {time_str(net.delay)} per hop, "
-                     f"{len(net.attach)} hosts, buffer {size_shown(net.buffer)}, {net.aqm.kind}")
+            where = (f"parking lot, {count_shown(net.switches, 'switch', 'switches')} at {rate_str(net.link)}, "
+                     f"{time_str(net.delay)} per hop, {count_shown(len(net.attach), 'host')}, "
+                     f"buffer {size_shown(net.buffer)}, {net.aqm.kind}")
         else:
-            where = f"graph, {len(net.nodes)} nodes, {len(net.links)} links"
+            where = f"graph, {count_shown(len(net.nodes), 'node')}, {count_shown(len(net.links), 'link')}"
         parts = f", {self.run.partitions} partitions" if self.run.partitions > 1 else ""
         return (f"{groups} over {where}; {time_str(self.run.duration)} (warm-up {time_str(self.run.warmup)}), "
                 f"seed {self.run.seed}{parts}")
