@@ -512,3 +512,10 @@ def test_description_counts_agree_with_their_nouns():
     assert "tree, 1 rack x 43 hosts," in incast, incast
     coexist = Scenario.from_toml(EXAMPLES[0].parent / "coexist_tree.toml").describe()
     assert "tree, 2 racks of 2+1 hosts," in coexist, coexist
+
+
+def test_count_shown_puts_the_noun_in_its_number():
+    from dcsim.units import count_shown
+
+    assert [count_shown(n, "run") for n in (0, 1, 2)] == ["0 runs", "1 run", "2 runs"]
+    assert count_shown(1, "leaf", "leaves") == "1 leaf" and count_shown(3, "leaf", "leaves") == "3 leaves"

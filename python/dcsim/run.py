@@ -36,7 +36,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 from dcsim.scenario import ScenarioError, ScenarioWarning, load_scenario
 from dcsim.simulate import simulate
-from dcsim.units import fmt_time
+from dcsim.units import count_shown, fmt_time
 
 if TYPE_CHECKING:  # numpy: imported while the engine runs (dcsim._preload)
     from dcsim.result import Result
@@ -188,13 +188,13 @@ def print_fct(summary: dict, console: Console) -> None:
             console.print(
                 f"workload {w['workload']} (poisson on {w['link']}): offered load {_num(100 * w['target_load'], '.1f', '%')}, "
                 f"realised {_num(None if w['realised_load'] is None else 100 * w['realised_load'], '.2f', '%')}; "
-                f"{w['flows']} flows, {_num(w['bytes'] / 1e6, '.3f', 'MB')}"
+                f"{count_shown(w['flows'], 'flow')}, {_num(w['bytes'] / 1e6, '.3f', 'MB')}"
             )
         else:
             console.print(
-                f"workload {w['workload']} (incast): {w['rounds_completed']} of {w['rounds']} rounds completed, "
+                f"workload {w['workload']} (incast): {w['rounds_completed']} of {count_shown(w['rounds'], 'round')} completed, "
                 f"round completion mean {_time(w['round_completion_mean_s'])}, max {_time(w['round_completion_max_s'])}; "
-                f"{w['flows']} responses"
+                f"{count_shown(w['flows'], 'response')}"
             )
     groups = summary.get("fct_groups", [])
     if not groups:

@@ -59,7 +59,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from dcsim import _core
-from dcsim.units import Size, UnitError, fmt_rate, fmt_time, parse_rate, parse_size, parse_time, to_ps
+from dcsim.units import Size, UnitError, count_shown, fmt_rate, fmt_time, parse_rate, parse_size, parse_time, to_ps
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -319,11 +319,6 @@ def size_shown(sz: Size) -> str:
     if sz.unit == "pkt":
         return size_str(sz)
     return _exact(float(sz.value), _BYTES_FMT, lambda t, what: float(parse_size(t, what).value), mul=True)
-
-
-def count_shown(n: int, noun: str, plural: Optional[str] = None) -> str:
-    """A count with its noun in the right number: "1 rack", "3 racks", "2 leaves"."""
-    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def size_str(sz: Size) -> str:
@@ -2106,7 +2101,8 @@ class Workload(_KeepsDelayedAckOff, _Model):
         if self.kind == "poisson":
             of = "every host link" if self.link == HOST_LINKS else self.link
             return f"poisson {self.load:g} of {of} ({self.sizes.kind} sizes, {protos})"
-        return f"incast {self.n} servers x {self.rounds} rounds of {size_shown(self.total)} to {self.client} ({protos})"
+        return (f"incast {count_shown(self.n, 'server')} x {count_shown(self.rounds, 'round')} of {size_shown(self.total)} "
+                f"to {self.client} ({protos})")
 
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+from typing import Optional
 from dataclasses import dataclass
 
 __all__ = [
@@ -193,6 +194,11 @@ def to_ps(seconds: float) -> int:
 # forms of dcsim.scenario (time_str, rate_str) parse back to the same float and so show a computed
 # value's floating-point noise ("131.99999999999997us"). `sep=""` gives the compact form of
 # scenario files and messages ("132.2us").
+
+
+def count_shown(n: int, noun: str, plural: Optional[str] = None) -> str:
+    """A count with its noun in the right number: "1 rack", "3 racks", "2 leaves"."""
+    return f"{n} {noun if n == 1 else (plural or noun + 's')}"
 
 
 def fmt_rate(bps: float, digits: int = 4, sep: str = " ") -> str:

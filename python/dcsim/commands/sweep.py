@@ -82,7 +82,7 @@ def sweep(
 
     from dcsim.cli import console, err_console, fail
     from dcsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep
-    from dcsim.units import fmt_time
+    from dcsim.units import count_shown, fmt_time
 
     out = out if out is not None else _default_out(sweep_file)
 
@@ -90,12 +90,12 @@ def sweep(
         axes = " x ".join(f"{a.name} ({len(a)})" for a in plan.spec.axes) if plan.spec.combine == "grid" else (
             "zip of " + ", ".join(a.name for a in plan.spec.axes) + f" ({len(plan.combos)} steps)"
         )
-        seeds = f" x {len(plan.spec.seeds)} seeds" if plan.spec.seeds else ""
+        seeds = f" x {count_shown(len(plan.spec.seeds), 'seed')}" if plan.spec.seeds else ""
         where = f"Dask {dask}" if dask else f"{jobs or 'all'} local processes"
         shared = f"; {c['shared']} share an engine spec with another combination (run once)" if c["shared"] else ""
         err_console.print(
             f"[bold]{escape(sweep_file.name)}[/]: "
-            + escape(f"{axes}{seeds} = {c['runs']} runs; {c['cached']} finished before, {c['to_compute']} to run on {where}{shared}; out: {out}")
+            + escape(f"{axes}{seeds} = {count_shown(c['runs'], 'run')}; {c['cached']} finished before, {c['to_compute']} to run on {where}{shared}; out: {out}")
         )
 
     try:
@@ -116,7 +116,7 @@ def sweep(
         return
     mean = f", {fmt_time(res.mean_run_wall_s)} per run" if res.mean_run_wall_s is not None else ""
     console.print(
-        f"{res.runs} runs: {res.computed} computed, {res.cached} cached, {res.failed} failed in {fmt_time(res.wall_s)}{mean}"
+        f"{count_shown(res.runs, 'run')}: {res.computed} computed, {res.cached} cached, {res.failed} failed in {fmt_time(res.wall_s)}{mean}"
     )
     shown = results_table(res.table, [p for a in spec.axes for p in a.paths])
     if shown is not None:

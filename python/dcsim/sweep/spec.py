@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 from dcsim.paths import PathError, format_path, model_path_error, parse_path, set_path
+from dcsim.units import count_shown
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -461,7 +462,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
         sizes = " x ".join(f"{a.name} ({len(a)})" for a in spec.axes)
         if spec.combine == "zip":
             sizes = f"zip of {len(spec.axes[0])} steps"
-        seeds = f" x {len(spec.seeds)} seeds" if spec.seeds else ""
+        seeds = f" x {count_shown(len(spec.seeds), 'seed')}" if spec.seeds else ""
         raise SweepError(
             f"axes: the sweep has {n_runs:,} runs ({sizes}{seeds}); more than {MAX_RUNS_WITHOUT_YES:,} runs "
             f"need --yes (Python: yes=True)"
