@@ -313,3 +313,20 @@ def _toml(d: dict) -> str:
     from dcsim.scenario import _toml_dumps
 
     return _toml_dumps(copy.deepcopy(d))
+
+
+def test_not_ect_acks_on_a_fabric_are_warned_about():
+    """On a fabric, ACKs share switch queues with other flows' data; left Not-ECT (the ns2
+    profile) a threshold queue drops them at K (tests/test_tcp_profile_physics.py). The warning
+    names the group and the option; ECT ACKs (given, or the linux profile's) silence it, and a
+    dumbbell, whose reverse ports carry only ACKs, never gets it."""
+    text = (ROOT / "examples" / "fat_tree.toml").read_text()
+    assert "ect_acks = true" in text
+    ns2 = Scenario.from_toml_str(text.replace("ect_acks = true", "")).warnings()
+    hits = [w for w in ns2 if "pure ACKs are Not-ECT" in w]
+    assert len(hits) == 1 and hits[0].startswith("workloads[0]: ") and "set ect_acks = true" in hits[0], ns2
+    assert not [w for w in Scenario.from_toml_str(text).warnings() if "Not-ECT" in w]
+    linux = text.replace("ect_acks = true", 'profile = "linux"')
+    assert not [w for w in Scenario.from_toml_str(linux).warnings() if "Not-ECT" in w]
+    dumbbell = Scenario.from_toml(ROOT / "examples" / "dctcp_dumbbell.toml").warnings()
+    assert not [w for w in dumbbell if "Not-ECT" in w], dumbbell
