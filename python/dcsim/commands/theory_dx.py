@@ -48,7 +48,7 @@ def dx(
     t = titled_table(f"DX equilibrium, eqs. (5)-(8) — {head}")
     t.add_column("quantity")
     t.add_column("value", justify="right")
-    t.add_row("queueing delay Q0 (7)", f"{fmt_time(e['Q0_s'])}  = {e['q0_pkt']:.4g} pkt")
+    t.add_row("queueing delay Q0 (7)", f"{fmt_time(e['Q0_s'])} = {e['q0_pkt']:.4g} pkt")
     t.add_row("window W0 (6)", f"{e['W0_pkt']:.4g} pkt = {e['W0_bytes']:.6g} B")
     t.add_row("RTT R0 + Q0", fmt_time(e["rtt_s"]))
     t.add_row("load x = N seg / (C R0)", f"{e['x_load']:.4g} (x >= 1: Theorem 2)")
