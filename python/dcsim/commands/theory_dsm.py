@@ -118,7 +118,7 @@ def dsm(
     t.add_column("value", justify="right")
     t.add_column("source")
     t.add_row("capacity C", f"{fmt_rate(C_bps)} = {C_bps / (8 * frame_bytes):.6g} frames/s", f"{frame_bytes:g} B frames (--frame)")
-    t.add_row("sampling period T = 1/(p C)", f"{fmt_time(r['T_s'])}  (2/T = {_hz(r['two_over_T_hz'])})", "§III.A, §V")
+    t.add_row("sampling period T = 1/(p C)", f"{fmt_time(r['T_s'])} (2/T = {_hz(r['two_over_T_hz'])})", "§III.A, §V")
     t.add_row("loop delay tau", fmt_time(delay_s), "--delay")
     t.add_row("m from the delay, ceil(tau/T)", f"{r['m_from_delay']} periods", "eq. (6)")
     m_note = "--m" if r["m_given"] else "eq. (6)"
@@ -126,7 +126,7 @@ def dsm(
         m_note += " [bold red](below the delay bound: stability not guaranteed, §IV.C)[/]"
     t.add_row("m used", f"{r['m']} periods", m_note)
     t.add_row("target queue q0", _kb(q0_bytes), "--q0")
-    t.add_row("max |Q_f|, max |Q_v|", f"{_kb(r['qf_max_bytes'])}, {_kb(r['qv_max_bytes'])}  (p·max = {rg['p_qf_max']:.4g}, {rg['p_qv_max']:.4g} frames)",
+    t.add_row("max |Q_f|, max |Q_v|", f"{_kb(r['qf_max_bytes'])}, {_kb(r['qv_max_bytes'])} (p·max = {rg['p_qf_max']:.4g}, {rg['p_qv_max']:.4g} frames)",
               "given" if r["qf_qv_max_source"] == "given" else "§V reading: C T and 1.5 C T")
     console.print(t)
 
