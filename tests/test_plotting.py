@@ -154,7 +154,7 @@ def runs(dctcp):
         l2 = dcsim.simulate(dcsim.load_scenario(EXAMPLES / "dsm_dumbbell.toml").replace(
             {"run.duration": "30ms", "run.warmup": "10ms"}))
     out = {k: dctcp for k in KINDS}
-    out.update(rounds=incast, workloads=web, rates=l2, sources=l2, cps=l2)
+    out.update(rounds=incast, workloads=web, rates=l2, sources=l2, cps=l2, fct=web)
     return out
 
 
@@ -282,3 +282,23 @@ def test_a_drawn_series_has_the_envelope_of_the_samples(dctcp):
     q = dctcp.queue["q_pkt"].to_numpy(dtype=float)
     assert len(line.get_ydata()) <= 2 * 800 < len(q) or len(q) <= 1600
     assert np.nanmax(line.get_ydata()) == q.max() and np.nanmin(line.get_ydata()) == q.min()
+
+
+def test_workload_runs_draw_the_slowdown_not_empty_window_plots():
+    """A workload's generated flows are not traced: a fabric run with only workloads drew empty
+    window and goodput figures. It draws the queue and fct.png instead; the slowdown it plots is
+    FCT / FCT on an empty network, so no flow lies below 1 (first principles: nothing beats an
+    empty network), and the dumbbell demo (long-lived, traced flows) keeps its three figures."""
+    from dcsim.plotting import plots_for
+
+    root = Path(__file__).resolve().parent.parent / "examples"
+    fab = dcsim.simulate(dcsim.Scenario.from_toml(root / "fat_tree.toml").replace({"run.duration": "5ms"}))
+    assert list(plots_for(fab)) == ["queue.png", "fct.png"]
+    fig = fab.plot("fct")
+    cdf = fig.axes[0]
+    xs = np.concatenate([line.get_xdata() for line in cdf.get_lines()])
+    assert xs.size and xs.min() >= 1.0 - 1e-9, xs.min()
+    assert {t.get_text() for t in fig.axes[1].get_xticklabels()} >= {"<=10KB", "all"}
+    assert list(plots_for(_run())) == ["queue.png", "cwnd_alpha.png", "throughput.png"]
+    with pytest.raises(ValueError, match="no finite flow that started after warm-up finished"):
+        _run().plot("fct")

@@ -52,14 +52,32 @@ def has_alpha(result) -> bool:
 
 def plot_names(result) -> list[str]:
     """The figures ``dcsim run`` draws for this result (without importing matplotlib): the queue
-    always, windows and goodput when it has TCP flows, the sources' rates when it has L2 sources."""
+    always; windows and goodput when flows were traced (a workload's generated flows are not:
+    their figures would be empty); the slowdown of finished finite flows when there are some; the
+    sources' rates when it has L2 sources."""
     names = ["queue.png"]
-    if result._rows("flows"):
+    if result._rows("cwnd"):
         # named by content: cwnd_alpha.png with an α panel (DCTCP), cwnd.png without (NewReno, DX)
-        names += ["cwnd_alpha.png" if has_alpha(result) else "cwnd.png", "throughput.png"]
+        names += ["cwnd_alpha.png" if has_alpha(result) else "cwnd.png"]
+    if result._rows("throughput"):
+        names += ["throughput.png"]
+    if has_finished_finite_flows(result):
+        names += ["fct.png"]
     if result._rows("sources"):
         names += ["rates.png"]
     return names
+
+
+def has_finished_finite_flows(result) -> bool:
+    """Whether a finite flow that started at or after warm-up finished (what fct.png draws)."""
+    import numpy as np
+
+    if not result._rows("flows"):
+        return False
+    size = result._col("flows", "size_bytes").astype(float)
+    fct = result._col("flows", "fct_s").astype(float)
+    start = result._col("flows", "start_s").astype(float)
+    return bool((np.isfinite(size) & np.isfinite(fct) & (start >= result.warmup_s - 1e-12)).any())
 
 
 def _payload(result, out_dir: Path) -> dict:

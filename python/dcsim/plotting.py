@@ -28,6 +28,7 @@ from typing import Callable, Optional, Sequence, Union
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from dcsim._plot_worker import has_alpha, plot_names
 from dcsim.result import Result
@@ -651,6 +652,60 @@ def plot_cps(result: Result, path: PathLike = None) -> Figure:
     return _save(fig, path)
 
 
+def plot_fct(result: Result, path: PathLike = None) -> Figure:
+    """Slowdown (FCT / FCT on an empty network) of the finished finite flows that started after
+    warm-up: its CDF per flow-size bucket (metrics.fct_buckets; per protocol too, dashed, when
+    there are several), and its p50 / p99 / p99.9 per bucket (the summary's FCT table, drawn)."""
+    from dcsim.result import bucket_labels, timed_flows
+
+    edges = [b.value for b in result.scenario.metrics.fct_buckets]
+    f = timed_flows(result.flows, edges, result.warmup_s)
+    f = f[np.isfinite(f["fct_s"].to_numpy(dtype=float)) & np.isfinite(f["slowdown"].to_numpy(dtype=float))]
+    if f.empty:
+        raise ValueError("plot('fct'): no finite flow that started after warm-up finished")
+    fig = Figure(figsize=(10.0, 4.2), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax1, ax2 = fig.subplots(1, 2)
+    groups = [(b, f.loc[f["bucket"] == b, "slowdown"].to_numpy(dtype=float)) for b in bucket_labels(edges)]
+    groups = [(b, s) for b, s in groups if s.size] + [("all", f["slowdown"].to_numpy(dtype=float))]
+
+    def cdf(ax, s: np.ndarray, **kw) -> None:
+        s = np.sort(s)
+        ax.step(s, np.arange(1, s.size + 1) / s.size, where="post", **kw)
+
+    for i, (b, s) in enumerate(groups):
+        last = b == "all"
+        cdf(ax1, s, color="k" if last else f"C{i}", lw=1.6 if last else 1.0, label=f"{b} ({s.size} flows)")
+    protos = sorted(f["protocol"].unique())
+    if len(protos) > 1:
+        for j, p in enumerate(protos):
+            s = f.loc[f["protocol"] == p, "slowdown"].to_numpy(dtype=float)
+            cdf(ax1, s, color="0.45", lw=1.0, ls=("--", ":", "-.")[j % 3], label=f"{p}, all sizes ({s.size} flows)")
+    ax1.set_xscale("log")
+    ax1.set_xlabel("slowdown (FCT / FCT on an empty network)")
+    ax1.set_ylabel("CDF (fraction of finished flows)")
+    ax1.set_ylim(0, 1.02)
+    x = np.arange(len(groups))
+    for j, (q, lab) in enumerate(((50, "p50"), (99, "p99"), (99.9, "p99.9"))):
+        ax2.bar(x + (j - 1) * 0.27, [np.percentile(s, q) for _, s in groups], width=0.27, color=f"C{j + 6}",
+                label=lab)
+    ax2.axhline(1.0, color="0.5", lw=0.8, ls=":")
+    ax2.set_yscale("log")
+    for axis in (ax1.xaxis, ax2.yaxis):  # plain numbers at 1, 2, 5 x 10^k, not "2 x 10^0"
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        axis.set_minor_formatter(NullFormatter())
+    ax2.set_xticks(x, [b for b, _ in groups])
+    for label in ax2.get_xticklabels():
+        label.set_rotation(20)
+        label.set_ha("right")
+    ax2.set_xlabel("flow size")
+    ax2.set_ylabel("slowdown (log scale)")
+    _title(fig, "Flow completion: slowdown of the finished finite flows, after warm-up")
+    _finish(fig, [ax1, ax2], [result])
+    return _save(fig, path)
+
+
 def plots_for(result: Result) -> dict[str, Callable[[Result, PathLike], Figure]]:
     """The figures ``dcsim run`` draws for this result (:func:`dcsim._plot_worker.plot_names`)."""
     return {n: PLOTS[n] for n in plot_names(result)}
@@ -670,6 +725,7 @@ KINDS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "rounds": plot_rounds,
     "sources": plot_sources,
     "cps": plot_cps,
+    "fct": plot_fct,
 }
 
 #: File name -> plot function; ``dcsim run`` writes each into the output directory.
@@ -678,6 +734,7 @@ PLOTS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "cwnd_alpha.png": plot_cwnd_alpha,
     "cwnd.png": plot_cwnd_alpha,
     "throughput.png": plot_throughput,
+    "fct.png": plot_fct,
     "rates.png": plot_rates,
 }
 

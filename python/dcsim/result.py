@@ -51,6 +51,15 @@ def bucket_labels(edges_bytes: list[float]) -> list[str]:
     ]
 
 
+def timed_flows(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0.0) -> pd.DataFrame:
+    """The flows whose completion times are counted: finite (a size given) and started at or
+    after warm-up, each with its size bucket (``bucket``: a label of :func:`bucket_labels`)."""
+    f = flows[np.isfinite(flows["size_bytes"].to_numpy(dtype=float)) & (flows["start_s"] >= warmup_s - 1e-12)]
+    labels = bucket_labels(edges_bytes)
+    idx = np.searchsorted(np.asarray(edges_bytes, dtype=float), f["size_bytes"].to_numpy(dtype=float), side="left")
+    return f.assign(bucket=[labels[i] for i in idx])
+
+
 def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0.0) -> pd.DataFrame:
     """Flow completion times per protocol and size bucket, plus "all" rows.
 
@@ -66,12 +75,10 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
 
     cols = ["protocol", "bucket", "flows", "finished", "afct_s", "fct_p50_s", "fct_p99_s", "fct_p999_s",
             "slowdown_mean", "slowdown_p50", "slowdown_p99", "slowdown_p999"]
-    f = flows[np.isfinite(flows["size_bytes"].to_numpy(dtype=float)) & (flows["start_s"] >= warmup_s - 1e-12)]
+    f = timed_flows(flows, edges_bytes, warmup_s)
     if f.empty:
         return pd.DataFrame(columns=cols)
     labels = bucket_labels(edges_bytes)
-    idx = np.searchsorted(np.asarray(edges_bytes, dtype=float), f["size_bytes"].to_numpy(dtype=float), side="left")
-    f = f.assign(bucket=[labels[i] for i in idx])
     rows = []
 
     def row(proto: str, bucket: str, d: pd.DataFrame) -> dict:
