@@ -85,6 +85,16 @@ def flow_groups(draw, senders: int | None, hosts: list[str] | None) -> list[dict
         if draw(st.booleans()):
             g["init_cwnd"] = draw(st.sampled_from([1, 2, 10, 64]))
             g["min_cwnd"] = draw(st.sampled_from([1, 2]))
+        # Transport options: a profile, and some options flipped on their own (only combinations
+        # the transport honours: ECT on ACKs only for ECN-capable data; the linux profile's
+        # fixed-point DCTCP takes g = 2^-k, which every g above is).
+        if draw(st.booleans()):
+            g["profile"] = draw(st.sampled_from(["ns2", "linux"]))
+        for opt in ("sack", "abc", "ce_quickack"):
+            if draw(st.integers(0, 3)) == 0:
+                g[opt] = draw(st.booleans())
+        if (proto == "dctcp" or g.get("ecn")) and draw(st.booleans()):
+            g["ect_acks"] = draw(st.booleans())
         if senders is not None and draw(st.booleans()):
             g["senders"] = draw(st.lists(st.integers(0, senders - 1), min_size=1, max_size=3))
         if hosts is not None:
