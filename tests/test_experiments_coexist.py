@@ -114,7 +114,7 @@ def test_fig7_prints_the_scenario_it_ran_and_the_repetitions_it_ran(tmp_path):
     net = Scenario.from_dict(incast_scenario("dctcp", max(N_QUICK), INCAST_RUN_QUICK, 3)).to_dict(resolved=True)["network"]
     assert net["host_link"] == "1Gbps" and net["racks"] == 1
     assert params["links"] == "every link 1Gbps (one switch)"
-    assert params["topology"] == f"tree, 1 rack(s), {3 + max(N_QUICK)} hosts"
+    assert params["topology"] == f"tree, 1 rack, {3 + max(N_QUICK)} hosts"
     assert "10Gbps" not in json.dumps(params) and "10 Gbps" not in json.dumps(params)
     assert params["long_lived_flows"] == ["dctcp h1 -> h0", "newreno + ECN h2 -> h0"]
     assert params["run"]["duration"] == "450ms"

@@ -140,6 +140,7 @@ from dcsim.experiments.registry import (  # noqa: E402
 )
 from dcsim.theory import aimd  # noqa: E402
 from dcsim.experiments.coexistence import PAPER_TITLE  # noqa: E402
+from dcsim.units import count_shown  # noqa: E402
 
 PAPER = f"{PAPER_TITLE} (Sections IV-V)"
 
@@ -275,7 +276,7 @@ def parameters(dfs: Sequence[pd.DataFrame], extra: Optional[dict] = None) -> dic
                  for w in d.get("workloads", [])]
     reps = sorted({int(n) for df, sw in zip(dfs, sweeps) for n in _combos(df, sw["axes"])})
     p = {"scenario": sc.describe().rsplit(", seed ", 1)[0],  # the seeds are below
-         "topology": f"{net['topology']}, {net.get('racks', 1)} rack(s), {n_hosts} hosts",
+         "topology": f"{net['topology']}, {count_shown(net.get('racks', 1), 'rack')}, {count_shown(n_hosts, 'host')}",
          "links": _links_text(net), "rtt": net["rtt"], "buffer": net["buffer"],
          "packet": f"{net['packet_bytes']} B ({net['header_bytes']} B headers)",
          "long_lived_flows": [_flow_text(f) for f in d.get("flows", [])],
@@ -368,7 +369,7 @@ def approx(statement: str, printed: str, ours: pd.Series, where: str, *, unit: s
     good = math.isfinite(mean) and abs(mean - paper) <= tol
     rel = abs(mean - paper) / abs(paper) if paper else abs(mean)
     d = (f"{mean - paper:+.3g} ({rel:.0%} {'above' if mean > paper else 'below'}) from the paper; allowed +-{tol:.2g} "
-         f"({where}, {int(ours['n'])} runs)")
+         f"({where}, {count_shown(int(ours['n']), 'run')})")
     return Claim(statement, paper_text or f"~{printed}{(' ' + unit) if unit else ''}",
                  fmt_ms(mean, ours["sd"], unit), ok(good), d + ("; " + detail if detail else ""))
 
@@ -435,7 +436,7 @@ def independent_marking_check(df: pd.DataFrame) -> Claim:
 
 def setup_claim(what: str, df: pd.DataFrame, params: dict, cond: bool, ours: str) -> Claim:
     """A check of ours (not a claim of the paper) that the runs behaved; it prints the parameters."""
-    return check(f"(setup) {what}", ours, cond, f"{len(df)} runs; parameters: {_params_text(params)}")
+    return check(f"(setup) {what}", ours, cond, f"{count_shown(len(df), 'run')}; parameters: {_params_text(params)}")
 
 
 # ---- plotting ------------------------------------------------------------------------------------
@@ -549,7 +550,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
     claims = [
         Claim("both flows converge to the same throughput values (drops halve both windows)", "T_r = 1",
               fmt_ms(tr["mean"], tr["sd"]), ok(abs(float(tr["mean"]) - 1) <= 2 * _sem(tr)),
-              f"T_r within twice its standard error ({2 * _sem(tr):.2g}) of 1; per run {df['T_r'].min():.4f} .. "
+              f"T_r within two standard errors (2 SE = {2 * _sem(tr):.2g}) of 1 (shown: mean +- sd); per run {df['T_r'].min():.4f} .. "
               f"{df['T_r'].max():.4f}"),
         approx("the average queue occupancy was 71 %", "71", occ, "time-averaged queue / 250-packet buffer after warm-up",
                unit="%", paper_text="71 %",
@@ -782,7 +783,7 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
         Claim("DCTCP backed off ~1600 times, TCP only ~400 (min_th = 40): ratio ~4", "~1600 / ~400",
               fmt_ms(r["mean"], r["sd"]), ok(lo_r - 2 * _sem(r) <= r["mean"] <= hi_r + 2 * _sem(r)),
               f"the printed counts allow {lo_r:.2f} .. {hi_r:.2f} (1600 +- 50 over 400 -+ 50) +- 2 standard errors "
-              f"(min_th = {m40}, {int(r['n'])} runs); per run over {measured_s:g} s: DCTCP {dc_cuts.mean():.0f}, "
+              f"(min_th = {m40}, {count_shown(int(r['n']), 'run')}); per run over {measured_s:g} s: DCTCP {dc_cuts.mean():.0f}, "
               f"TCP {tcp_cuts.mean():.0f} back-offs (TCP: ECN cuts + fast retransmits + timeouts); the paper's run "
               "length is not given, so only the ratio compares"),
         approx("DCTCP's average back-off factor was ~0.215 (min_th = 40)", "0.215", ac, f"min_th = {m40}",
@@ -887,7 +888,7 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
                             diff.assign(mean=1e3 * diff["mean"], sem=1e3 * diff["sem"]), "senders", True, xname="n", unit="ms"))
     unfinished = int(df["unfinished"].sum())
     claims.append(setup_claim("every run completed its rounds", df, params, unfinished == 0 and bool(df["afct_s"].notna().all()),
-                              f"{len(df)} runs, {unfinished} responses unfinished at the end; mean round completion "
+                              f"{count_shown(len(df), 'run')}, {count_shown(unfinished, 'response')} unfinished at the end; mean round completion "
                               f"{1e3 * df['round_s'].mean():.1f} ms (1 MB at 1 Gbps takes 8.2 ms)"))
     return ExperimentResult("coexist-fig7", "Incast (Fig. 7)", claims, [png, csv], parameters=params)
 

@@ -40,6 +40,7 @@ from dcsim.experiments.registry import (  # noqa: E402
 )
 from dcsim.scenario import time_str  # noqa: E402
 from dcsim.theory import dctcp as th  # noqa: E402
+from dcsim.units import count_shown  # noqa: E402
 
 C_BPS = 10e9
 C_PPS = th.capacity_pps(C_BPS)
@@ -199,7 +200,7 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
     claims.append(Claim(
         "(setup) link busy, no drops, no timeouts", "—",
         f"utilization >= {100 * df.util.min():.2f} %; drops {int(df.drops.sum())}; timeouts {int(df.timeouts.sum())}; "
-        f"{len(df)} runs of {duration:g} s ({warmup:g} s warm-up)",
+        f"{count_shown(len(df), 'run')} of {duration:g} s ({warmup:g} s warm-up)",
         ok(int(df.drops.sum()) == 0 and int(df.timeouts.sum()) == 0), kind=CHECK))
     return ExperimentResult("dctcp-fig13", "RTT-fairness (Fig. 13)", claims, [png, csv])
 

@@ -42,6 +42,7 @@ from dcsim.experiments.registry import (  # noqa: E402
     verdict_quoted,
 )
 from dcsim.theory import dctcp as th  # noqa: E402
+from dcsim.units import count_shown  # noqa: E402
 
 PAPER = "Alizadeh, Javanmard, Prabhakar: Analysis of DCTCP (SIGMETRICS 2011)"
 
@@ -810,7 +811,7 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
         check("(setup) no drops; resolution of the throughputs",
               f"max |throughput first half - second half|: DCTCP {100 * stat_dc:.2f}, TCP {100 * stat_tcp:.2f} points; "
               f"drops {int(sim.drops.sum())}, "
-              f"timeouts {int(sim.timeouts.sum())}; {len(sim)} runs, engine wall {float(sim.wall_s.sum()):.1f} s",
+              f"timeouts {int(sim.timeouts.sum())}; {count_shown(len(sim), 'run')}, engine wall {float(sim.wall_s.sum()):.1f} s",
               int(sim.drops.sum()) == 0,
               f"the paper's runs do not drop (a buffer larger than the queue); runs of {1e3 * durations['dctcp']:g} ms "
               f"(DCTCP) and {1e3 * durations['newreno']:g} ms (TCP), {1e3 * warmup:g} ms warm-up; the half-window "

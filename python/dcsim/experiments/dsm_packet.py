@@ -69,6 +69,7 @@ import pandas as pd  # noqa: E402
 from dcsim.experiments.registry import CHECK, Claim, ExperimentResult, check, experiment, ok, save_figure  # noqa: E402
 from dcsim.scenario import time_str  # noqa: E402
 from dcsim.theory import dsm as th  # noqa: E402
+from dcsim.units import count_shown  # noqa: E402
 
 PAPER = "Cheng et al., Congestion Control in Converged Ethernet with Heterogeneous and Time-Varying Delays"
 FRAME_BYTES = 1000
@@ -459,7 +460,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     jobs = default_jobs()
     cpu_s = len(SCHEMES) * reps * duration * FIG8_CPU_PER_SIM_S
     wall_s = len(SCHEMES) * math.ceil(reps / jobs) * duration * FIG8_CPU_PER_SIM_S
-    print(f"dsm-fig8: {len(SCHEMES)} schemes x {reps} runs of {duration:g} s at 10 Gbps: about {cpu_s:.0f} s of CPU, "
+    print(f"dsm-fig8: {len(SCHEMES)} schemes x {count_shown(reps, 'run')} of {duration:g} s at 10 Gbps: about {cpu_s:.0f} s of CPU, "
           f"so about {f'{wall_s / 60:.1f} min' if wall_s >= 120 else f'{wall_s:.0f} s'} wall on {jobs} core(s) (cached runs are not repeated)", file=sys.stderr)
     rows, hists = [], {}
     for key in SCHEMES:
@@ -495,7 +496,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     a2.set_xticks(x, [LABELS[k] for k in g.index], fontsize=7)
     a2.set_ylabel("throughput (% of C)")
     a2b.set_ylabel("drops (% of frames sent)")
-    a2.set_title(f"mean +- sd over {reps} runs of {duration:g} s")
+    a2.set_title(f"mean +- sd over {count_shown(reps, 'run')} of {duration:g} s")
     fig.suptitle("DSM paper Fig. 8: loop delays random in [400, 800] us, 10 Gbps, N = 5")
     fig.tight_layout()
     png = save_figure(fig, out_dir, "dsm_fig8.png")
@@ -519,7 +520,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
         Claim("DSM has higher throughput than QCN and fewer drops than SMCC", "DSM > QCN (throughput); DSM < SMCC (drops)",
               f"throughput {100 * g.util['dsm']:.2f} vs QCN {100 * g.util['qcn']:.2f} %; drops {g.drops['dsm']:.2f} vs "
               f"SMCC {g.drops['smcc']:.2f} %", ok(g.util["dsm"] > g.util["qcn"] and g.drops["dsm"] < g.drops["smcc"]),
-              f"means over {reps} runs"),
+              f"means over {count_shown(reps, 'run')}"),
         Claim("DSM: 100 % utilization and < 5 % drops (the paper's headline)", "100 %, < 5 %",
               f"{100 * g.util['dsm']:.2f} %, {g.drops['dsm']:.2f} %", ok(g.util["dsm"] >= UTIL_HOLD and g.drops["dsm"] < 5.0),
               "'100 %' read as >= 99 %"),

@@ -127,7 +127,7 @@ from dcsim.experiments.registry import (  # noqa: E402
 )
 from dcsim.scenario import ScenarioError, rate_str, time_str  # noqa: E402
 from dcsim.theory import dx as th  # noqa: E402
-from dcsim.units import capacity_pps  # noqa: E402
+from dcsim.units import capacity_pps, count_shown  # noqa: E402
 
 C_BPS = 10e9
 SEG_BYTES = 1500
@@ -432,7 +432,7 @@ def run_table1(out_dir: Path, quick: bool) -> ExperimentResult:
         packet=" > ".join(f"{m:.3f}" for m in means) + " (80, 200, 400 us)"))
     claims.append(Claim(
         "(setup) no drops, runs after warm-up", "—",
-        f"drops {int(table[f'{PORT}.drops'].sum())}; {len(df)} runs of {1e3 * (duration - warmup):g} ms after "
+        f"drops {int(table[f'{PORT}.drops'].sum())}; {count_shown(len(df), 'run')} of {1e3 * (duration - warmup):g} ms after "
         f"{1e3 * warmup:g} ms", ok(int(table[f"{PORT}.drops"].sum()) == 0), kind=CHECK))
     return ExperimentResult("dx-table1", "DX Table 1: probability p of decreasing windows", claims, [png, csv, csv2])
 
