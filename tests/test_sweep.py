@@ -449,3 +449,22 @@ def test_partitioned_runs_take_their_cores_from_the_default_jobs(tmp_path, monke
         assert row[col(res.table, "goodput_total_bps")] == direct["goodput_total_bps"]
     sweep(base, {"workloads[0].load": [0.25]}, out=tmp_path / "p", jobs=3, progress=False)
     assert seen[-1] == 1  # min(jobs, runs to compute)
+
+
+def test_scenario_warnings_are_said_once_by_the_sweep_not_by_each_worker(tmp_path):
+    """A scenario warning (here: 500 us after warm-up are only 5 round trips of 100 us, in every
+    combination) is printed once with "warning:", not once per run by each worker as a Python
+    warning with a source path."""
+    f = write_sweep(tmp_path / "s.toml", 'seeds = 2\n[set]\n"run.duration" = "500us"\n"run.warmup" = "0s"\n'
+                                         '[axes]\n"network.aqm.K" = ["20pkt", "40pkt"]')
+    res = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "o"), "--jobs", "1"], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    lines = [line for line in res.output.splitlines() if "RTTs after warm-up" in line]
+    assert len(lines) == 1 and lines[0].startswith("warning: run: only "), res.output
+    assert "combinations" not in lines[0]  # it concerns every combination
+    assert "ScenarioWarning" not in res.output and "worker.py" not in res.output, res.output
+    assert "on 1 local process;" in res.output, res.output
+    g = write_sweep(tmp_path / "t.toml", '[set]\n"run.warmup" = "0s"\n[axes]\n"run.duration" = ["500us", "5ms"]')
+    res = runner.invoke(app, ["sweep", str(g), "--out", str(tmp_path / "o2"), "--dry-run"], env={"COLUMNS": "300"})
+    lines = [line for line in res.output.splitlines() if "RTTs after warm-up" in line]
+    assert len(lines) == 1 and lines[0].endswith('(in 1 of 2 combinations: run.duration = "500us")'), res.output

@@ -23,13 +23,25 @@ _HEADLINE = (
     ("goodput_total_bps", "goodput Gbps", 1e-9, ".3f"),
     ("l2_goodput_total_bps", "L2 goodput Gbps", 1e-9, ".3f"),
     ("jain_index", "Jain", 1.0, ".4f"),
-    ("after_warmup.drops", "drops pkt", 1.0, ".4g"),
-    ("after_warmup.timeouts", "RTOs", 1.0, ".4g"),
+    ("after_warmup.drops", "drops pkt", 1.0, "count"),
+    ("after_warmup.timeouts", "RTOs", 1.0, "count"),
 )
 _PORT = (("utilization", "util %", 100.0, ".2f"), ("q_mean_pkt", "q mean pkt", 1.0, ".1f"),
          ("q_p99_pkt", "q p99 pkt", 1.0, ".1f"))
 #: Rows printed at most (the table holds them all).
 RESULT_ROWS = 30
+#: Distinct scenario warnings printed at most.
+MAX_WARNINGS = 10
+
+
+def _cell(v: float, fmt: str) -> str:
+    """A results cell: "-" for none; counts (means over seeds) whole with thousands separators
+    from 100 on, else to 3 significant digits."""
+    if v != v:
+        return "-"
+    if fmt == "count":
+        return f"{v:,.0f}" if abs(v) >= 100 or v == int(v) else f"{v:.3g}"
+    return format(v, fmt)
 
 
 def results_table(df, paths: list[str]):
@@ -43,6 +55,8 @@ def results_table(df, paths: list[str]):
     ports = [c[len("port["):-len("].utilization")] for c in ok.columns
              if c.startswith("port[") and c.endswith("].utilization")][:2]
     cols = [(c, h, k, f) for c, h, k, f in _HEADLINE if c in ok.columns and ok[c].notna().any()]
+    if "l2_goodput_total_bps" in ok.columns and not ok["goodput_total_bps"].any():  # L2 sources only
+        cols = [x for x in cols if x[0] not in ("goodput_total_bps", "after_warmup.timeouts")]
     cols += [(f"port[{p}].{c}", f"{p} {h}", k, f) for p in ports for c, h, k, f in _PORT if f"port[{p}].{c}" in ok.columns]
     keys = ok[paths].astype(str)  # an axis may take lists as values
     groups = ok.groupby([keys[p] for p in paths], sort=False)
@@ -62,7 +76,7 @@ def results_table(df, paths: list[str]):
             t.caption = f"first {RESULT_ROWS} of {len(means)} combinations; all in sweep.parquet"
             break
         key = key if isinstance(key, tuple) else (key,)
-        cells = [format(row[c] * k, f) if row[c] == row[c] else "-" for c, _, k, f in cols]
+        cells = [_cell(row[c] * k, f) for c, _, k, f in cols]
         t.add_row(*key, *([str(n)] if several else []), *cells)
     return t
 
@@ -91,12 +105,18 @@ def sweep(
             "zip of " + ", ".join(a.name for a in plan.spec.axes) + f" ({len(plan.combos)} steps)"
         )
         seeds = f" x {count_shown(len(plan.spec.seeds), 'seed')}" if plan.spec.seeds else ""
-        where = f"Dask {dask}" if dask else f"{jobs or 'all'} local processes"
+        where = f"Dask {dask}" if dask else (count_shown(jobs, "local process", "local processes") if jobs
+                                              else "all local processes")
         shared = f"; {c['shared']} share an engine spec with another combination (run once)" if c["shared"] else ""
         err_console.print(
             f"[bold]{escape(sweep_file.name)}[/]: "
             + escape(f"{axes}{seeds} = {count_shown(c['runs'], 'run')}; {c['cached']} finished before, {c['to_compute']} to run on {where}{shared}; out: {out}")
         )
+        shown = list(plan.warnings.items())
+        for msg, combos in shown[:MAX_WARNINGS]:
+            err_console.print(f"[yellow]warning:[/] {escape(msg + plan.warning_scope(combos))}")
+        if len(shown) > MAX_WARNINGS:
+            err_console.print(f"[yellow]warning:[/] ... and {len(shown) - MAX_WARNINGS} more distinct warnings")
 
     try:
         spec = load_sweep(sweep_file)

@@ -363,6 +363,13 @@ def run_sweep(
         if on_plan is not None:
             on_plan(plan, {"runs": len(plan.runs), "combinations": len(plan.combos), "cached": cached,
                            "to_compute": to_compute, "shared": shared})
+        else:  # the API: each scenario warning once, as a ScenarioWarning
+            import warnings
+
+            from dcsim.scenario import ScenarioWarning
+
+            for msg, combos in plan.warnings.items():
+                warnings.warn(f"{msg}{plan.warning_scope(combos)}", ScenarioWarning, stacklevel=4)
 
     def planned(cached: int, to_compute: int) -> SweepResult:
         """Report the plan and return the result of a dry run."""

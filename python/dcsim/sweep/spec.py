@@ -374,11 +374,22 @@ class Plan:
     scenarios: list[dict]
     runs: list[PlannedRun]
     seed_path: tuple = ("run", "seed")
+    #: The scenarios' warnings (:meth:`dcsim.Scenario.warnings`): each distinct message -> the
+    #: combinations it concerns (the runs go ahead; the sweep says each once).
+    warnings: dict = field(default_factory=dict)
 
     def scenario(self, run: PlannedRun) -> dict:
         """The TOML-shaped scenario of ``run`` (base + set + axes + seed), self-contained: CDF
         files are inline points, so it can be sent to a worker anywhere."""
         return set_path(self.scenarios[run.combo], self.seed_path, run.seed)
+
+    def warning_scope(self, combos: list[int]) -> str:
+        """" (in 3 of 10 combinations: network.aqm.K = "10pkt", ...)" for a warning that concerns
+        only some combinations; "" when it concerns all of them."""
+        if len(combos) == len(self.combos):
+            return ""
+        first = ", ".join(self.label(c) for c in combos[:2]) + (", ..." if len(combos) > 2 else "")
+        return f" (in {len(combos)} of {len(self.combos)} combinations: {first})"
 
     def axis_values(self, combo: int) -> dict[str, Any]:
         """``{path: value}`` of a combination, in axis order."""
@@ -482,6 +493,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
     runs: list[PlannedRun] = []
     cdf_cache: dict = {}  # CDF file -> its points, read once per sweep
     invalid: dict[str, list[int]] = {}  # error text -> the combinations it hits
+    warned: dict[str, list[int]] = {}  # warning text -> the combinations it concerns
     for ci, combo in enumerate(combos):
         d = base
         for a, step in zip(spec.axes, combo):
@@ -493,11 +505,14 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
         d = _inline_cdf_files(d, spec.files_dir, cdf_cache)
         scenarios.append(d)
         try:
-            eng = Scenario.from_dict(d).to_engine_spec()
+            sc = Scenario.from_dict(d)
+            eng = sc.to_engine_spec()
         except ScenarioError as e:
             for line in str(e).splitlines():  # one entry per distinct field error
                 invalid.setdefault(line, []).append(ci)
             continue
+        for w in sc.warnings():
+            warned.setdefault(w, []).append(ci)
         if not invalid:  # keys only while everything is valid (the plan is dropped otherwise)
             # The seed is the engine spec's "seed" and nothing else: one validation per combination.
             for s in spec.seeds if spec.seeds is not None else [eng["seed"]]:
@@ -506,7 +521,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
             progress(ci + 1, len(combos))
     if invalid:
         raise SweepError(_invalid_message(spec, combos, invalid))
-    return Plan(spec=spec, combos=combos, scenarios=scenarios, runs=runs)
+    return Plan(spec=spec, combos=combos, scenarios=scenarios, runs=runs, warnings=warned)
 
 
 def _blame(spec: SweepSpec, combos: list[tuple[int, ...]], msg: str, hits: list[int]) -> Optional[tuple[str, Any]]:

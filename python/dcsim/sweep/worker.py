@@ -11,6 +11,7 @@ import io
 import json
 import time
 import traceback
+import warnings
 from typing import Any, Mapping, Optional
 
 __all__ = ["run_one", "flatten_summary", "worker_info"]
@@ -77,12 +78,14 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
     out: dict[str, Any] = {"key": None, "version": __version__, "seed": None, "row": None, "files": {}, "error": None,
                            "traceback": None, "saved": False}
     try:
-        from dcsim.scenario import Scenario
+        from dcsim.scenario import Scenario, ScenarioWarning
         from dcsim.simulate import simulate
         from dcsim.sweep.spec import run_key
 
         sc = Scenario.from_dict(json.loads(scenario_json))
-        res = simulate(sc)
+        with warnings.catch_warnings():  # the sweep says them once, when planning (Plan.warnings)
+            warnings.simplefilter("ignore", ScenarioWarning)
+            res = simulate(sc)
         summary = res.summary()
         out["key"] = run_key(res.engine_spec, __version__)
         out["seed"] = int(res.engine_spec["seed"])
