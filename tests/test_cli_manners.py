@@ -263,3 +263,31 @@ def test_a_mistyped_experiment_id_gets_the_nearest_one_and_a_missing_sweep_file_
     assert r.exit_code == 2, r.output
     # The path once, not "nope.toml: nope.toml: cannot read ...".
     assert " ".join(r.output.split()) == f"error: {nope}: cannot read the sweep file (No such file or directory)", r.output
+
+
+def test_scenario_warnings_reach_a_cli_user_once_as_warning_lines(capsys):
+    """`dcsim reproduce dsm-fig6` printed "/.../dsm_packet.py:156: ScenarioWarning: l2: b = ..."
+    (twice): a source path is not for a CLI user, and one warning is enough. Other warnings keep
+    Python's form; the hook is removed when the command ends."""
+    import warnings
+
+    from dcsim.cli import _scenario_warnings_as_lines
+    from dcsim.scenario import ScenarioWarning
+
+    others: list = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, category, *a, **k: others.append((category, str(message)))
+        before = warnings.showwarning
+        previous = _scenario_warnings_as_lines()
+        try:
+            for _ in range(2):
+                warnings.warn("l2: b is below eq. (23)", ScenarioWarning)
+            warnings.warn("something else", UserWarning)
+        finally:
+            warnings.showwarning = previous
+        assert warnings.showwarning is before
+    err = capsys.readouterr().err
+    assert err.count("warning: l2: b is below eq. (23)") == 1, err
+    assert "ScenarioWarning" not in err, err
+    assert others == [(UserWarning, "something else")]

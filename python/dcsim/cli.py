@@ -279,6 +279,27 @@ app.command("sweep")(sweep_cmd.sweep)
 GC_THRESHOLD_0 = 20_000
 
 
+def _scenario_warnings_as_lines():
+    """Show scenario warnings to a CLI user as "warning: message" lines, each once (a sweep's or
+    an experiment's runs raise the same one many times), without Python's source path; other
+    warnings as Python shows them. Returns the previous ``warnings.showwarning``."""
+    import warnings
+
+    shown: set[str] = set()
+    previous = warnings.showwarning
+
+    def show(message, category, filename, lineno, file=None, line=None):
+        if category.__name__ != "ScenarioWarning":  # by name: dcsim.scenario is not imported yet
+            return previous(message, category, filename, lineno, file, line)
+        text = str(message)
+        if text not in shown:
+            shown.add(text)
+            err_console.print(f"[yellow]warning:[/] {escape(text)}", soft_wrap=True)
+
+    warnings.showwarning = show
+    return previous
+
+
 def main() -> int:
     """Console-script entry point. Ctrl-C exits with 130 and one line, a usage error with 2, and
     no traceback reaches the user (set DCSIM_DEBUG=1 to see one for a bug report)."""
@@ -318,6 +339,9 @@ def main() -> int:
     gc.set_threshold(GC_THRESHOLD_0, *threshold[1:])
     atexit.unregister(gc.freeze)  # once per process, however often main() is called
     atexit.register(gc.freeze)  # see GC_THRESHOLD_0
+    import warnings
+
+    show_warning = _scenario_warnings_as_lines()
     try:
         rv = app(standalone_mode=False)
         if interrupted:
@@ -347,6 +371,7 @@ def main() -> int:
         return 1
     finally:
         gc.set_threshold(*threshold)
+        warnings.showwarning = show_warning
 
 
 def entry() -> None:
