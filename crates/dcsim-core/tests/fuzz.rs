@@ -48,13 +48,17 @@ prop_compose! {
         min_rto in prop_oneof![12 => prop_oneof![Just(1_000_000u64), Just(10_000_000_000)], 1 => Just(0u64)],
         init in prop_oneof![12 => prop_oneof![Just(1.0f64), Just(10.0)], 1 => prop_oneof![Just(0.5), Just(1e300), Just(f64::NAN)]],
         delack in prop::bool::ANY,
+        linux in prop::bool::ANY,
+        ect_acks in prop::option::of(prop::bool::ANY),
     ) -> FlowSpec {
         let protocol = if dctcp { ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 } } else { ProtocolSpec::Newreno { ecn: true } };
+        let profile = if linux { Profile::Linux } else { Profile::Ns2 };
         FlowSpec {
             size_bytes: size,
             min_rto_ps: Some(min_rto),
             init_cwnd_pkt: init,
             delayed_ack: delack.then(|| DelayedAckSpec { segments: 2, timeout_ps: 40_000_000 }),
+            tcp: TcpSpec { profile, ect_acks, ..TcpSpec::default() },
             ..FlowSpec::long_lived(format!("s{s}"), "r", protocol)
         }
     }
