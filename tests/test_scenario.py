@@ -519,3 +519,20 @@ def test_count_shown_puts_the_noun_in_its_number():
 
     assert [count_shown(n, "run") for n in (0, 1, 2)] == ["0 runs", "1 run", "2 runs"]
     assert count_shown(1, "leaf", "leaves") == "1 leaf" and count_shown(3, "leaf", "leaves") == "3 leaves"
+
+
+def test_a_key_in_the_wrong_case_gets_the_right_one_suggested():
+    """'k' for 'K' (or 'r0' for 'R0'): difflib sees no likeness between letters of another case,
+    so the hint said nothing; the same name in its case comes first."""
+    from dcsim.units import did_you_mean
+
+    assert did_you_mean("k", ["kind", "K"]) == "did you mean 'K'? "
+    assert did_you_mean("sak", ["sack", "abc"]) == "did you mean 'sack'? " and did_you_mean("zz", ["K"]) == ""
+    d = {"network": {"senders": 1, "bottleneck": "1Gbps", "rtt": "100us", "buffer": "100pkt",
+                     "aqm": {"kind": "threshold", "k": "20pkt"}},
+         "flows": [{"protocol": "dctcp"}], "run": {"duration": "1ms"}}
+    with pytest.raises(ScenarioError, match=r"network\.aqm\.k: unknown key; did you mean 'K'\?"):
+        Scenario.from_dict(d)
+    from dcsim.paths import model_path_error
+
+    assert "did you mean 'K'?" in (model_path_error(Scenario, "network.aqm.k") or "")

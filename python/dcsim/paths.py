@@ -23,11 +23,12 @@ Every error is a :class:`PathError` whose message starts with the path, like the
 
 from __future__ import annotations
 
-import difflib
 import re
 import types
 import typing
 from typing import Any, Iterable, Mapping, Optional, Union
+
+from dcsim.units import did_you_mean
 
 __all__ = [
     "PathError",
@@ -111,8 +112,7 @@ def _describe(v: Any) -> str:
 
 def _keys_hint(d: Mapping, key: str) -> str:
     keys = [str(k) for k in d]
-    close = difflib.get_close_matches(key, keys, n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
+    hint = did_you_mean(key, keys)
     return f"{hint}keys there: {', '.join(keys) if keys else '(none)'}"
 
 
@@ -264,8 +264,7 @@ def model_path_error(model: type, path: Union[str, Iterable[Part]]) -> Optional[
                 where = format_path(parts[:i]) if i else "the top level"
                 if not names:
                     return f"{here}: {where} is a value, not a table"
-                close = difflib.get_close_matches(part, names, n=1)
-                hint = f"did you mean {close[0]!r}? " if close else ""
+                hint = did_you_mean(part, names)
                 return f"{here}: {part!r} is not a field of {where}; {hint}allowed keys: {', '.join(names)}"
         arms = nxt
     return None

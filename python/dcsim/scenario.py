@@ -33,7 +33,6 @@ Every invalid input raises :class:`ScenarioError` with one plain line per proble
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -59,7 +58,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from dcsim import _core
-from dcsim.units import Size, UnitError, count_shown, fmt_rate, fmt_time, parse_rate, parse_size, parse_time, to_ps
+from dcsim.units import Size, UnitError, count_shown, did_you_mean, fmt_rate, fmt_time, parse_rate, parse_size, parse_time, to_ps
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -237,9 +236,7 @@ def _allowed_keys_hint(loc: tuple) -> str:
     if cls is None or not loc:
         return "see the scenario format in the README"
     allowed = list(cls.model_fields)
-    close = difflib.get_close_matches(str(loc[-1]), allowed, n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    return f"{hint}allowed keys: {', '.join(allowed)}"
+    return f"{did_you_mean(str(loc[-1]), allowed)}allowed keys: {', '.join(allowed)}"
 
 
 def _split_field(field: str) -> list:

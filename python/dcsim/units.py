@@ -196,6 +196,16 @@ def to_ps(seconds: float) -> int:
 # scenario files and messages ("132.2us").
 
 
+def did_you_mean(word: str, names: list[str]) -> str:
+    """"did you mean 'K'? " for a mistyped name (the same name in another case first, then the
+    closest by difflib), or ""."""
+    import difflib
+
+    same = [n for n in names if n.lower() == word.lower() and n != word]
+    close = same or difflib.get_close_matches(word, names, n=1)
+    return f"did you mean {close[0]!r}? " if close else ""
+
+
 def count_shown(n: int, noun: str, plural: Optional[str] = None) -> str:
     """A count with its noun in the right number: "1 rack", "3 racks", "2 leaves"."""
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
