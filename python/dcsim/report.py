@@ -209,7 +209,9 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
             verdict = "<td class=\"failed\">failed</td>"
         else:
             cls = "reproduced" if n_rep == n_cl else "differs"
-            verdict = f"<td class=\"{cls}\">{n_rep} of {n_cl} reproduced; {n_cl - n_rep} differ</td>"
+            n_diff = n_cl - n_rep
+            differ = f"; {n_diff} {'differs' if n_diff == 1 else 'differ'}" if n_diff else ""
+            verdict = f"<td class=\"{cls}\">{n_rep} of {n_cl} reproduced{differ}</td>"
         checks = "" if e.error is not None else (f"{n_ok} of {n_ch} pass" if n_ch else "—")
         rows.append(f"<tr><td><a href=\"{_e(page)}\">{_e(e.id)}</a></td><td>{_e(e.title)}</td><td>{_e(e.paper)}</td>"
                     f"{verdict}<td>{checks}</td><td>{_fmt_s(e.wall_s)}</td></tr>")
