@@ -474,3 +474,14 @@ def test_summary_says_which_drops_were_acks(tmp_path):
     f.write_text(ACKS_THROUGH_K.replace("ECT", "true").replace('duration = "50ms"', 'duration = "20ms"'))
     res = runner.invoke(app, ["run", str(f), "--out", str(tmp_path / "o2"), "--no-plots"], env={"COLUMNS": "300"})
     assert res.exit_code == 0 and "drops 0 pkt, ECN marks" in res.output, res.output
+
+
+def test_a_workload_run_says_whose_goodput_it_is_without_empty_per_flow_fields(tmp_path):
+    """Only listed [[flows]] have a mean per flow and Jain's index; a fabric run with workloads
+    printed "mean per flow -, Jain's fairness index -". It now says what the aggregate is of."""
+    res = runner.invoke(app, ["run", str(ROOT / "examples" / "fat_tree.toml"), "--out", str(tmp_path / "o"), "--no-plots",
+                              "--set", "run.duration=5ms"], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.output.splitlines() if x.startswith("aggregate goodput"))
+    assert line.endswith("(of the generated flows; a mean per flow and Jain's index are for the scenario's listed flows)")
+    assert " -" not in line, line

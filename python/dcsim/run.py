@@ -128,9 +128,11 @@ def print_summary(summary: dict, console: Console) -> None:
 
     pk = summary["packets"]
     aw, wr = summary["after_warmup"], summary["whole_run"]
+    per_flow = (f", mean per flow {_gbps(summary['goodput_mean_bps'])}, Jain's fairness index "
+                f"{_num(summary['jain_index'], '.4f')}" if summary["goodput_mean_bps"] is not None else
+                " (of the generated flows; a mean per flow and Jain's index are for the scenario's listed flows)")
     lines = [
-        f"aggregate goodput {_gbps(summary['goodput_total_bps'])}, mean per flow {_gbps(summary['goodput_mean_bps'])}, "
-        f"Jain's fairness index {_num(summary['jain_index'], '.4f')}" if rows or not summary.get("sources") else
+        f"aggregate goodput {_gbps(summary['goodput_total_bps'])}{per_flow}" if rows or not summary.get("sources") else
         f"L2 sources: aggregate goodput {_gbps(summary['l2_goodput_total_bps'])}, "
         f"{summary['l2_dropped_frames']} frames dropped ({_num(summary['l2_drop_pct'], '.2f', '%')} of those sent)",
         f"after warm-up: retransmitted {aw['retransmits']} pkt, timeouts {aw['timeouts']}, "
