@@ -468,3 +468,23 @@ def test_scenario_warnings_are_said_once_by_the_sweep_not_by_each_worker(tmp_pat
     res = runner.invoke(app, ["sweep", str(g), "--out", str(tmp_path / "o2"), "--dry-run"], env={"COLUMNS": "300"})
     lines = [line for line in res.output.splitlines() if "RTTs after warm-up" in line]
     assert len(lines) == 1 and lines[0].endswith('(in 1 of 2 combinations: run.duration = "500us")'), res.output
+
+
+def test_a_workload_sweep_shows_the_slowdown_of_its_finished_flows(tmp_path):
+    """With finite flows the results at a glance add the finished flows and the slowdown p50 / p99
+    (of the "all" FCT group, as the sweep table holds it); slowdown >= 1 by definition."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    f = tmp_path / "w.toml"
+    f.write_text(f'base = "{root / "fat_tree.toml"}"\n[set]\n"run.duration" = "3ms"\n'
+                 '[axes]\n"workloads[0].load" = [0.2, 0.4]\n')
+    res = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "o"), "--jobs", "2"], env={"COLUMNS": "400"})
+    assert res.exit_code == 0, res.output
+    df = pd.read_parquet(tmp_path / "o" / "sweep.parquet")
+    head = next(line for line in res.output.splitlines() if line.startswith("┃"))
+    names = [c.strip() for c in head.split("┃")[1:-1]]
+    assert {"flows done", "slowdown p50", "slowdown p99"} <= set(names), names
+    rows = [[c.strip() for c in line.split("│")[1:-1]] for line in res.output.splitlines() if line.startswith("│")]
+    for r, load in zip(rows, [0.2, 0.4]):
+        mine = df[df["workloads[0].load"] == load]
+        p99 = float(mine["fct_group[all].slowdown_p99"].mean())
+        assert r[names.index("slowdown p99")] == f"{p99:.2f}" and p99 >= 1.0, (r, p99)

@@ -18,13 +18,17 @@ def _default_out(sweep_file: Path) -> Path:
 
 
 #: The headline columns of the results a sweep prints, from its table: (column, header, scale,
-#: format). Each monitored port adds its utilization and queue (the first two ports at most).
+#: format); those a sweep's runs do not have (no finite flows: no slowdown) are left out. Each
+#: monitored port adds its utilization and queue (the first two ports at most).
 _HEADLINE = (
     ("goodput_total_bps", "goodput Gbps", 1e-9, ".3f"),
     ("l2_goodput_total_bps", "L2 goodput Gbps", 1e-9, ".3f"),
     ("jain_index", "Jain", 1.0, ".4f"),
     ("after_warmup.drops", "drops pkt", 1.0, "count"),
     ("after_warmup.timeouts", "RTOs", 1.0, "count"),
+    ("fct_group[all].finished", "flows done", 1.0, "count"),
+    ("fct_group[all].slowdown_p50", "slowdown p50", 1.0, ".2f"),
+    ("fct_group[all].slowdown_p99", "slowdown p99", 1.0, ".2f"),
 )
 _PORT = (("utilization", "util %", 100.0, ".2f"), ("q_mean_pkt", "q mean pkt", 1.0, ".1f"),
          ("q_p99_pkt", "q p99 pkt", 1.0, ".1f"))
