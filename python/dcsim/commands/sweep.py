@@ -19,7 +19,7 @@ def _default_out(sweep_file: Path) -> Path:
 
 #: The headline columns of the results a sweep prints, from its table: (column, header, scale,
 #: format); those a sweep's runs do not have (no finite flows: no slowdown) are left out. Each
-#: monitored port adds its utilization and queue (the first two ports at most).
+#: monitored port that carried traffic adds its utilization and queue (the first two at most).
 _HEADLINE = (
     ("goodput_total_bps", "goodput Gbps", 1e-9, ".3f"),
     ("l2_goodput_total_bps", "L2 goodput Gbps", 1e-9, ".3f"),
@@ -56,8 +56,11 @@ def results_table(df, paths: list[str]):
     ok = df[df["status"] == "ok"]
     if ok.empty:
         return None
+    # The first two monitored ports whose utilization shows (>= 0.005 %, printed "0.01") in some
+    # run: a fabric's default monitors include ports a light load leaves idle, and columns of
+    # "0.00" say nothing.
     ports = [c[len("port["):-len("].utilization")] for c in ok.columns
-             if c.startswith("port[") and c.endswith("].utilization")][:2]
+             if c.startswith("port[") and c.endswith("].utilization") and (100 * ok[c].fillna(0) >= 0.005).any()][:2]
     cols = [(c, h, k, f) for c, h, k, f in _HEADLINE if c in ok.columns and ok[c].notna().any()]
     if "l2_goodput_total_bps" in ok.columns and not ok["goodput_total_bps"].any():  # L2 sources only
         cols = [x for x in cols if x[0] not in ("goodput_total_bps", "after_warmup.timeouts")]
