@@ -124,21 +124,8 @@ host_link = "10Gbps"
 delay = "5us"
 buffer = "300pkt"
 aqm = { kind = "threshold", K = "65pkt" }
-[[flows]]
-src = "h1"
-dst = "h0"
-protocol = "dctcp"
-ect_acks = ECT
-[[flows]]
-src = "h2"
-dst = "h0"
-protocol = "dctcp"
-ect_acks = ECT
-[[flows]]
-src = "h0"
-dst = "h3"
-protocol = "dctcp"
-ect_acks = ECT
+""" + "".join(f'[[flows]]\nsrc = "{src}"\ndst = "{dst}"\nprotocol = "dctcp"\nect_acks = ECT\n'
+              for src, dst in (("h1", "h0"), ("h2", "h0"), ("h0", "h3"))) + """
 [run]
 duration = "50ms"
 warmup = "10ms"

@@ -69,15 +69,16 @@ def plot_names(result) -> list[str]:
 
 
 def has_finished_finite_flows(result) -> bool:
-    """Whether a finite flow that started at or after warm-up finished (what fct.png draws)."""
+    """Whether a flow whose completion time counts (:func:`dcsim.result.timed_mask`) finished
+    (what fct.png draws)."""
     import numpy as np
+
+    from dcsim.result import timed_mask
 
     if not result._rows("flows"):
         return False
-    size = result._col("flows", "size_bytes").astype(float)
-    fct = result._col("flows", "fct_s").astype(float)
-    start = result._col("flows", "start_s").astype(float)
-    return bool((np.isfinite(size) & np.isfinite(fct) & (start >= result.warmup_s - 1e-12)).any())
+    timed = timed_mask(result._col("flows", "size_bytes"), result._col("flows", "start_s"), result.warmup_s)
+    return bool((timed & np.isfinite(result._col("flows", "fct_s").astype(float))).any())
 
 
 def _payload(result, out_dir: Path) -> dict:

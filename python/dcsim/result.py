@@ -51,10 +51,16 @@ def bucket_labels(edges_bytes: list[float]) -> list[str]:
     ]
 
 
+def timed_mask(size_bytes: np.ndarray, start_s: np.ndarray, warmup_s: float) -> np.ndarray:
+    """Which flows' completion times are counted: finite (a size given) and started at or after
+    warm-up (to a picosecond's float tolerance)."""
+    return np.isfinite(np.asarray(size_bytes, dtype=float)) & (np.asarray(start_s, dtype=float) >= warmup_s - 1e-12)
+
+
 def timed_flows(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0.0) -> pd.DataFrame:
-    """The flows whose completion times are counted: finite (a size given) and started at or
-    after warm-up, each with its size bucket (``bucket``: a label of :func:`bucket_labels`)."""
-    f = flows[np.isfinite(flows["size_bytes"].to_numpy(dtype=float)) & (flows["start_s"] >= warmup_s - 1e-12)]
+    """The flows whose completion times are counted (:func:`timed_mask`), each with its size
+    bucket (``bucket``: a label of :func:`bucket_labels`)."""
+    f = flows[timed_mask(flows["size_bytes"].to_numpy(), flows["start_s"].to_numpy(), warmup_s)]
     labels = bucket_labels(edges_bytes)
     idx = np.searchsorted(np.asarray(edges_bytes, dtype=float), f["size_bytes"].to_numpy(dtype=float), side="left")
     return f.assign(bucket=[labels[i] for i in idx])
@@ -460,8 +466,7 @@ class Result:
         }
         # FCT groups: only finite flows that started after warm-up count (see fct_stats); pandas
         # is imported only when there are some.
-        sizes = col("flows", "size_bytes").astype(float)
-        timed = np.isfinite(sizes) & (col("flows", "start_s").astype(float) >= self.warmup_s - 1e-12)
+        timed = timed_mask(col("flows", "size_bytes"), col("flows", "start_s"), self.warmup_s)
         fs = self.fct_stats() if timed.any() else None
         if fs is not None and len(fs):
             out["fct_groups"] = [

@@ -1521,6 +1521,10 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
     def _cuts_on_ecn(self) -> bool:
         return self.protocol == "dctcp" or (self.protocol == "newreno" and bool(self.ecn))
 
+    def ecn_capable(self) -> bool:
+        """Are the group's data packets ECN-capable (ECT)? (The engine's ``ProtocolSpec::ecn_capable``.)"""
+        return self.protocol in _DCTCP_LIKE or (self.protocol == "newreno" and bool(self.ecn))
+
     def _tcp_defaults(self) -> None:
         """Fill the transport options the user left out from the profile (as the engine's
         ``FlowSpec::tcp_options`` does), then refuse combinations the transport cannot honour,
@@ -1555,7 +1559,7 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
             raise _err("cwr_freeze", 'false cannot be combined with ecn_response = "prr": PRR sets the window on every '
                                      'ACK of the CWR round trip, so it never grows there (Linux tcp_cong_control); '
                                      'use ecn_response = "immediate" for growth on unmarked ACKs')
-        if self.ect_acks and not (self.protocol in _DCTCP_LIKE or (self.protocol == "newreno" and self.ecn)):
+        if self.ect_acks and not self.ecn_capable():
             what = " with ecn = false" if self.protocol == "newreno" else ""
             raise _err("ect_acks", f"true cannot be combined with protocol = {self.protocol}{what}: its data is not "
                                    "ECN-capable, so neither are its ACKs (Linux sets ECT only on a connection that "
@@ -2955,8 +2959,7 @@ class Scenario(_Model):
             marking = list(dict.fromkeys(marking))  # a fabric's tiers may share network.aqm
             where = ", ".join(f"{f} ({k})" for f, k in marking[:3]) + (" ..." if len(marking) > 3 else "")
             for gi, f in enumerate(self.flows):
-                ect = f.protocol in _DCTCP_LIKE or (f.protocol == "newreno" and f.ecn)
-                if not ect:
+                if not f.ecn_capable():
                     what = "a threshold queue drops them at K: it acts as a drop-tail queue of K packets"
                     out.append(f"flows[{gi}]: {f.protocol} flows are not ECN-capable and cross an ECN-marking queue "
                                f"({where}); {what}" + ("" if f.protocol != "newreno" else "; set ecn = true to mark them"))
@@ -2995,8 +2998,7 @@ class Scenario(_Model):
                    for wi, w in enumerate(self.workloads) for ci, c in enumerate(w.classes())]
         out = []
         for field, f in groups:
-            ecn = f.protocol in _DCTCP_LIKE or (f.protocol == "newreno" and f.ecn)
-            if ecn and not f.ect_acks and "ect_acks" not in f.model_fields_set:
+            if f.ecn_capable() and not f.ect_acks and "ect_acks" not in f.model_fields_set:
                 out.append(f"{field}: its pure ACKs are Not-ECT (ect_acks = false, the {f.profile} profile's) and share "
                            f"switch queues with other flows' data ({where}): a marking queue drops them where it would mark "
                            f"them (a threshold queue: at K), and lost ACKs end in retransmission timeouts; set ect_acks = "

@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 import numbers
 import re
-from typing import Optional
 from dataclasses import dataclass
+from typing import Optional
 
 __all__ = [
     "UnitError",
@@ -32,6 +32,9 @@ __all__ = [
     "fmt_time",
     "DEFAULT_PACKET_BYTES",
     "capacity_pps",
+    "closest_name",
+    "did_you_mean",
+    "count_shown",
 ]
 
 #: Packet size on the wire used by the papers (1500-byte packets), bytes.
@@ -190,25 +193,31 @@ def to_ps(seconds: float) -> int:
     return int(round(seconds * 1e12))
 
 
-# The display forms: to `digits` significant digits, for reading ("132.2 us"), where the exact
-# forms of dcsim.scenario (time_str, rate_str) parse back to the same float and so show a computed
-# value's floating-point noise ("131.99999999999997us"). `sep=""` gives the compact form of
-# scenario files and messages ("132.2us").
-
-
-def did_you_mean(word: str, names: list[str]) -> str:
-    """"did you mean 'K'? " for a mistyped name (the same name in another case first, then the
-    closest by difflib), or ""."""
+def closest_name(word: str, names: list[str], cutoff: float = 0.6) -> Optional[str]:
+    """The name ``word`` was probably meant to be: the same name in another case first (difflib
+    sees no likeness between letters of different case), then the closest by difflib; or None."""
     import difflib
 
     same = [n for n in names if n.lower() == word.lower() and n != word]
-    close = same or difflib.get_close_matches(word, names, n=1)
-    return f"did you mean {close[0]!r}? " if close else ""
+    close = same or difflib.get_close_matches(word, names, n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
+def did_you_mean(word: str, names: list[str]) -> str:
+    """"did you mean 'K'? " for a mistyped name (:func:`closest_name`), or ""."""
+    close = closest_name(word, names)
+    return f"did you mean {close!r}? " if close else ""
 
 
 def count_shown(n: int, noun: str, plural: Optional[str] = None) -> str:
     """A count with its noun in the right number: "1 rack", "3 racks", "2 leaves"."""
     return f"{n} {noun if n == 1 else (plural or noun + 's')}"
+
+
+# The display forms: to `digits` significant digits, for reading ("132.2 us"), where the exact
+# forms of dcsim.scenario (time_str, rate_str) parse back to the same float and so show a computed
+# value's floating-point noise ("131.99999999999997us"). `sep=""` gives the compact form of
+# scenario files and messages ("132.2us").
 
 
 def fmt_rate(bps: float, digits: int = 4, sep: str = " ") -> str:

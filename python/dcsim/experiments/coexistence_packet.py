@@ -129,6 +129,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from dcsim.experiments.coexistence import PAPER_TITLE  # noqa: E402
 from dcsim.experiments.registry import (  # noqa: E402
     Claim,
     ExperimentResult,
@@ -139,7 +140,6 @@ from dcsim.experiments.registry import (  # noqa: E402
     save_figure,
 )
 from dcsim.theory import aimd  # noqa: E402
-from dcsim.experiments.coexistence import PAPER_TITLE  # noqa: E402
 from dcsim.units import count_shown  # noqa: E402
 
 PAPER = f"{PAPER_TITLE} (Sections IV-V)"

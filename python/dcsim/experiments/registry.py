@@ -416,10 +416,10 @@ def all_experiments() -> list[Experiment]:
 def get(id: str) -> Experiment:
     _load()
     if id not in _REGISTRY:
-        import difflib
+        from dcsim.units import closest_name
 
         known = ", ".join(sorted(_REGISTRY))
-        close = difflib.get_close_matches(id, sorted(_REGISTRY), n=1, cutoff=0.75)
-        hint = f" (did you mean {close[0]}?)" if close else ""
+        close = closest_name(id, sorted(_REGISTRY), cutoff=0.75)
+        hint = f" (did you mean {close}?)" if close else ""
         raise KeyError(f"unknown experiment id {id!r}{hint}; known ids: {known}")
     return _REGISTRY[id]
