@@ -555,7 +555,10 @@ class _Model(BaseModel):
       ``sc.network.rtt[0] = ...``) raise the same TypeError.
     """
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    # defer_build: a table's validator is built when first used, not when its class is defined.
+    # A scenario builds them all as one tree then; building each table's own as well at import
+    # cost ~10 ms of `import dcsim.scenario` + the first load (145 -> 134 ms, 5 runs each).
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     @model_validator(mode="before")
     @classmethod
