@@ -248,3 +248,26 @@ def test_tree_example_runs_from_the_cli(tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert summary["ports"][0]["port"] == "tor1->h2"
     assert (out / "workloads.parquet").exists() and (out / "queue.png").exists()
+
+
+def test_fct_table_prints_the_overall_row_once():
+    """With one protocol its "all" row is the overall one: the printed table shows it once (the
+    summary keeps both); with two protocols the overall row is printed as well."""
+    from rich.console import Console
+
+    from dcsim.run import print_fct
+
+    def group(name: str, flows: int) -> dict:
+        return {"fct_group": name, "flows": flows, "finished": flows, "afct_s": 1e-3, "fct_p50_s": 1e-3,
+                "fct_p99_s": 2e-3, "fct_p999_s": 2e-3, "slowdown_mean": 1.5, "slowdown_p50": 1.2,
+                "slowdown_p99": 3.0, "slowdown_p999": 3.0}
+
+    def printed(groups: list[dict]) -> list[str]:
+        con = Console(record=True, width=200)
+        print_fct({"fct_groups": groups}, con)
+        return [line.split("│")[1].strip() for line in con.export_text().splitlines() if line.startswith("│")]
+
+    one = [group("dctcp <=10KB", 3), group("dctcp all", 3), group("all", 3)]
+    assert printed(one) == ["dctcp <=10KB", "dctcp all"]
+    two = [group("dctcp all", 3), group("newreno all", 2), group("all", 5)]
+    assert printed(two) == ["dctcp all", "newreno all", "all"]

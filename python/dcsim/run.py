@@ -206,6 +206,9 @@ def print_fct(summary: dict, console: Console) -> None:
                 "slowdown p50", "slowdown p99", "slowdown p99.9"):
         t.add_column(col, justify="left" if col == "protocol / size" else "right")
     ms = lambda x: _num(None if x is None else 1e3 * x, ".3f")  # noqa: E731
+    # One protocol: its "all" row is the overall one, printed once (summary.json keeps both).
+    if sum(g["fct_group"].endswith(" all") for g in groups) == 1:
+        groups = [g for g in groups if g["fct_group"] != "all"]
     for g in groups:
         t.add_row(g["fct_group"], _num(g["flows"], "d"), _num(g["finished"], "d"), ms(g["afct_s"]), ms(g["fct_p50_s"]),
                   ms(g["fct_p99_s"]), ms(g["fct_p999_s"]), _num(g["slowdown_mean"], ".2f"),
