@@ -150,8 +150,8 @@ def test_round_trip_keeps_odd_values_exact():
 BAD = [
     # (what, path, value, field named, words the message must contain)
     ("unknown protocol", "flows.0.protocol", "dctpc", "flows[0].protocol", ["'dctpc' is not one of dctcp, newreno"]),
-    ("zero rate", "network.bottleneck", "0Gbps", "network.bottleneck", ["out of range", "1Kbps .. 10Tbps"]),
-    ("negative rate", "network.access", "-1Gbps", "network.access", ["out of range", "1Kbps .. 10Tbps"]),
+    ("zero rate", "network.bottleneck", "0Gbps", "network.bottleneck", ["0bps is out of range", "1Kbps .. 10Tbps"]),
+    ("negative rate", "network.access", "-1Gbps", "network.access", ["-1Gbps is out of range", "1Kbps .. 10Tbps"]),
     ("rate too high", "network.access", "11Tbps", "network.access", ["out of range", "1Kbps .. 10Tbps"]),
     ("unit typo", "network.bottleneck", "10Gbs", "network.bottleneck", ["'Gbs'", "Gbps"]),
     ("time unit typo", "network.rtt", "100uss", "network.rtt", ["'uss'", "us"]),

@@ -448,7 +448,7 @@ def _one_of(value: str, allowed: tuple[str, ...]) -> str:
 
 def _positive_rate(field: str, bps: float) -> None:
     if not (MIN_RATE_BPS <= bps <= MAX_RATE_BPS):  # also catches NaN
-        shown = rate_str(bps) if math.isfinite(bps) and bps > 0 else repr(bps)
+        shown = rate_str(bps) if math.isfinite(bps) else repr(bps)  # "0bps", "-1Gbps", not -1000000000.0
         raise _err(field, f"{shown} is out of range; allowed 1Kbps .. 10Tbps, e.g. \"10Gbps\"")
 
 
