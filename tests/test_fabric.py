@@ -330,3 +330,49 @@ def test_not_ect_acks_on_a_fabric_are_warned_about():
     assert not [w for w in Scenario.from_toml_str(linux).warnings() if "Not-ECT" in w]
     dumbbell = Scenario.from_toml(ROOT / "examples" / "dctcp_dumbbell.toml").warnings()
     assert not [w for w in dumbbell if "Not-ECT" in w], dumbbell
+
+
+def test_fabric_tiers_partition_the_ports_and_conserve_bytes_in_path_order():
+    """Every port is in exactly one tier. A packet from leaf 0 to leaf 1 (data; ACKs go the other
+    way, the same tiers in the same order) crosses host up, leaf_spine up, leaf_spine down and
+    host down in that order, so the bytes transmitted can only fall along it, and what the first
+    tier sent that the last did not is still in flight at the end (no drops here: 300-packet
+    buffers at 10 % load). Counts from the topology: 16 host links, 2 x 4 leaf-spine links."""
+    sc = Scenario.from_dict(leaf_spine())
+    res = simulate(sc)
+    ts = res.tier_stats()
+    assert ts.tier.tolist() == ["host up", "leaf_spine up", "leaf_spine down", "host down"]
+    assert ts.ports.tolist() == [16, 8, 8, 16] and ts.ports.sum() == len(res.ports)
+    assert ts.rate_bps.tolist() == [10e9, 20e9, 20e9, 10e9]  # full bisection: 8 x 10 Gbps over 4 spines
+    s = res.summary()
+    assert ts.drops.sum() == s["after_warmup"]["drops"] == 0
+    assert ts.marks.sum() == s["after_warmup"]["marks"]
+    tx = ts.tx_bytes.tolist()
+    assert tx[0] >= tx[1] >= tx[2] >= tx[3] > 0, tx
+    assert tx[0] - tx[3] <= s["packets"]["in_flight_pkts"] * sc.network.packet_bytes, (tx, s["packets"])
+    assert ((0 <= ts.util_mean) & (ts.util_mean <= ts.util_max) & (ts.util_max <= 1)).all()
+    assert [r["tier"] for r in s["tiers"]] == ts.tier.tolist()
+    from dcsim.schema import SUMMARY_DERIVED
+
+    assert all(set(r) == {c.name for c in SUMMARY_DERIVED["tiers"]} for r in s["tiers"])  # documented keys
+
+
+def test_fat_tree_tiers_have_k_cubed_over_4_ports_each_and_are_printed():
+    """A k-ary fat-tree has k^3/4 host links, k^3/4 edge-aggregation links (k pods x (k/2)^2) and
+    k^3/4 aggregation-core links ((k/2)^2 cores x k): k = 4 gives 16 ports per tier and direction.
+    `dcsim run` prints the tiers for a fabric, not for a dumbbell."""
+    res = simulate(Scenario.from_dict(fat_tree()))
+    ts = res.tier_stats()
+    assert ts.tier.tolist() == ["host up", "edge_agg up", "agg_core up", "agg_core down", "edge_agg down", "host down"]
+    assert ts.ports.tolist() == [16] * 6 and ts.ports.sum() == len(res.ports)
+    from rich.console import Console
+
+    from dcsim.run import print_tiers
+
+    con = Console(record=True, width=200)
+    print_tiers(res.summary(), con)
+    text = con.export_text()
+    assert "Fabric tiers" in text and "agg_core down" in text
+    dumbbell = load_scenario(ROOT / "examples" / "dctcp_dumbbell.toml").replace({"run.duration": "2ms", "run.warmup": "0s"})
+    one = simulate(dumbbell)
+    assert one.tier_stats().empty and "tiers" not in one.summary()

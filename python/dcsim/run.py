@@ -85,6 +85,7 @@ def print_summary(summary: dict, console: Console) -> None:
             _num(p["marks"], "d"),
         )
     console.print(ports)
+    print_tiers(summary, console)
 
     flows = Table(title="Flows (after warm-up)")
     heads = ("flow", "path", "protocol", "goodput Gbps", "cwnd pkt", "alpha", "retx pkt", "RTOs", "CE pkt", "FCT ms")
@@ -180,6 +181,24 @@ def print_sources(summary: dict, console: Console) -> None:
     t.caption = ("loop: the sampled frame's departure -> its feedback's arrival at the source; "
                  f"L2 drops after warm-up: {summary.get('l2_dropped_frames', 0)} frames, "
                  f"{_num(summary.get('l2_drop_pct'), '.2f', '%')} of the frames sent")
+    console.print(t)
+
+
+def print_tiers(summary: dict, console: Console) -> None:
+    """A fabric's ports by tier and direction, in path order (summary "tiers"; nothing otherwise)."""
+    tiers = summary.get("tiers")
+    if not tiers:
+        return
+    t = Table(title="Fabric tiers (after warm-up; every port)")
+    for col in ("tier", "ports", "rate Gbps", "util % mean", "util % max", "q mean pkt", "q max pkt", "drops pkt",
+                "marks pkt"):
+        t.add_column(col, justify="left" if col == "tier" else "right")
+    pct = lambda x: _num(None if x is None else 100 * x, ".2f")  # noqa: E731
+    for r in tiers:
+        t.add_row(r["tier"], _num(r["ports"], "d"), _num(None if r["rate_bps"] is None else r["rate_bps"] / 1e9, ".4g"),
+                  pct(r["util_mean"]), pct(r["util_max"]), _num(r["q_mean_pkt"], ".2f"), _num(r["q_max_pkt"], ".0f"),
+                  _num(r["drops"], "d"), _num(r["marks"], "d"))
+    t.caption = "up: towards the spines or cores; util % max and q max pkt: the busiest port of the tier"
     console.print(t)
 
 

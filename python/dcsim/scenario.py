@@ -1288,6 +1288,22 @@ class Network(_Model):
         out += [(f"agg{a}", f"core{(a % half) * half + j}", "agg_core") for a in range(self.k * half) for j in range(half)]
         return out
 
+    def fabric_port_tiers(self) -> dict[tuple[str, str], str]:
+        """Each port (src, dst) of a leaf-spine or fat-tree -> its tier and direction: a link
+        (a, b, tier) of :meth:`fabric_links` gives the port a -> b, "<tier> up" (towards the spines
+        or cores), and b -> a, "<tier> down"."""
+        out = {}
+        for a, b, tier in self.fabric_links():
+            out[(a, b)] = f"{tier} up"
+            out[(b, a)] = f"{tier} down"
+        return out
+
+    def fabric_tier_order(self) -> list[str]:
+        """The tiers and directions of :meth:`fabric_port_tiers` in the order a packet between
+        two pods (leaves) crosses them: "host up", ..., "host down"."""
+        tiers = FABRIC_TIERS[self.topology]
+        return [f"{t} up" for t in tiers] + [f"{t} down" for t in reversed(tiers)]
+
     def node_names(self) -> list[str]:
         if self.topology in FABRIC_TIERS:
             return [f"h{i}" for i in range(self.fabric_hosts())] + self.fabric_switches()

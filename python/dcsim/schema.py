@@ -233,6 +233,20 @@ SUMMARY_DERIVED: dict[str, list[Col]] = {
     "ports": [
         _c("port", "", LAB, 'the port as "from->to" (not the id of the `ports` table)'),
     ],
+    # A leaf-spine's or fat-tree's ports by tier and direction (Result.tier_stats(), same columns).
+    "tiers": [
+        _c("tier", "", LAB, 'tier and direction, in path order: "host up" (host to switch), ..., "host down"; '
+                            "up is towards the spines or cores"),
+        _c("ports", "ports", SET, "ports of the tier in that direction"),
+        _c("rate_bps", "bit/s", SET, "their rate (NaN / null if they differ)"),
+        _c("util_mean", "1", AW, "mean of their utilization"),
+        _c("util_max", "1", AW, "utilization of the busiest"),
+        _c("q_mean_pkt", "packets", AW, "mean of their time-averaged queues"),
+        _c("q_max_pkt", "packets", AW, "longest queue of any"),
+        _c("tx_bytes", "bytes", AW, "bytes they transmitted"),
+        _c("drops", "packets", AW, "packets they dropped"),
+        _c("marks", "packets", AW, "packets they CE-marked"),
+    ],
 }
 
 #: Columns dcsim adds for reading (not from the engine): table -> {column: (id column, kind)}.
@@ -250,7 +264,8 @@ def markdown() -> str:
             out.append(f"| `{c.name}` | {c.unit or '—'} | {c.window} | {c.meaning.replace('|', '/')} |")
         out.append("")
     out.append("**`summary.json`**: `ports` lists the monitored ports and `flows` the [[flows]], with columns of "
-               "those tables under the same names, plus:\n")
+               "those tables under the same names, plus the keys below; on a leaf-spine or fat-tree, `tiers` lists "
+               "every port grouped by tier and direction (`Result.tier_stats()`: the same columns):\n")
     out.append("| key | unit | window | meaning |")
     out.append("|---|---|---|---|")
     for table, cols in SUMMARY_DERIVED.items():
