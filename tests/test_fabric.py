@@ -376,3 +376,32 @@ def test_fat_tree_tiers_have_k_cubed_over_4_ports_each_and_are_printed():
     dumbbell = load_scenario(ROOT / "examples" / "dctcp_dumbbell.toml").replace({"run.duration": "2ms", "run.warmup": "0s"})
     one = simulate(dumbbell)
     assert one.tier_stats().empty and "tiers" not in one.summary()
+
+
+def test_workload_payload_delivered_by_the_end():
+    """summary workloads[].delivered_frac: the generated payload that arrived by the end. Flows of
+    14 600 B that stop arriving 5 ms before the end of the run (each needs ~20 us) all finish, so
+    all of it arrived (exactly 1); 1 MB flows (0.8 ms each at 10 Gbps) at 50 % load, cut at 3 ms
+    with arrivals still coming, leave some on their way (< 1). The CLI line says it."""
+    d = leaf_spine()
+    d["workloads"][0]["stop"] = "15ms"
+    res = simulate(Scenario.from_dict(d))
+    w = res.summary()["workloads"][0]
+    assert np.isfinite(res.flows["fct_s"].to_numpy(dtype=float)).all()
+    assert w["delivered_frac"] == 1.0 and w["delivered_bytes"] == w["bytes"] > 0
+    from dcsim.schema import SCHEMA, SUMMARY_DERIVED
+
+    assert set(w) <= {c.name for c in SCHEMA["workloads"] + SUMMARY_DERIVED["workloads"]}  # documented keys
+    d["workloads"][0].update(stop="3ms", load=0.5, sizes={"kind": "fixed", "size": "1MB"})
+    d["run"]["duration"] = "3ms"
+    short = simulate(Scenario.from_dict(d))
+    w = short.summary()["workloads"][0]
+    unfinished = ~np.isfinite(short.flows["fct_s"].to_numpy(dtype=float))
+    assert unfinished.any() and 0 < w["delivered_frac"] < 1
+    from rich.console import Console
+
+    from dcsim.run import print_fct
+
+    con = Console(record=True, width=200)
+    print_fct(short.summary(), con)
+    assert f"{100 * w['delivered_frac']:.1f} % of the payload delivered by the end" in con.export_text()

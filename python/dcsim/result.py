@@ -529,8 +529,12 @@ class Result:
     def _workload_summary(self, r: dict) -> dict:
         """One workload: offered vs realised load (Poisson), round completion times (incast)."""
         w = int(r["workload"])
+        its_flows = self._col("flows", "workload").astype(float) == w
+        delivered = int(np.sum(self._col("flows", "delivered_bytes_whole_run")[its_flows]))
         out = {"workload": w, "kind": r["kind"], "link": r["link"], "target_load": r["target_load"],
-               "realised_load": r["realised_load"], "flows": r["flows"], "bytes": r["bytes"]}
+               "realised_load": r["realised_load"], "flows": r["flows"], "bytes": r["bytes"],
+               "delivered_bytes": delivered,
+               "delivered_frac": delivered / r["bytes"] if r["bytes"] else None}
         if r["kind"] == "incast":
             if self._rows("rounds"):
                 mine = self._col("rounds", "workload") == w

@@ -202,6 +202,14 @@ def print_tiers(summary: dict, console: Console) -> None:
     console.print(t)
 
 
+def _delivered(w: dict) -> str:
+    """How much of a workload's generated payload arrived by the end of the run (a heavy-tailed
+    size CDF over a short run leaves much of it unsent: its realised load is not what the
+    network carried)."""
+    f = w.get("delivered_frac")
+    return "" if f is None else f", {_num(100 * f, '.1f', '%')} of the payload delivered by the end"
+
+
 def print_fct(summary: dict, console: Console) -> None:
     """Generated flows: offered vs realised load, incast rounds, FCT per protocol and size bucket."""
     for w in summary.get("workloads", []):
@@ -209,13 +217,13 @@ def print_fct(summary: dict, console: Console) -> None:
             console.print(
                 f"workload {w['workload']} (poisson on {w['link']}): offered load {_num(100 * w['target_load'], '.1f', '%')}, "
                 f"realised {_num(None if w['realised_load'] is None else 100 * w['realised_load'], '.2f', '%')}; "
-                f"{count_shown(w['flows'], 'flow')}, {_num(w['bytes'] / 1e6, '.3f', 'MB')}"
+                f"{count_shown(w['flows'], 'flow')}, {_num(w['bytes'] / 1e6, '.3f', 'MB')}{_delivered(w)}"
             )
         else:
             console.print(
                 f"workload {w['workload']} (incast): {w['rounds_completed']} of {count_shown(w['rounds'], 'round')} completed, "
                 f"round completion mean {_time(w['round_completion_mean_s'])}, max {_time(w['round_completion_max_s'])}; "
-                f"{count_shown(w['flows'], 'response')}"
+                f"{count_shown(w['flows'], 'response')}{_delivered(w)}"
             )
     groups = summary.get("fct_groups", [])
     if not groups:

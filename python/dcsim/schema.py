@@ -233,6 +233,15 @@ SUMMARY_DERIVED: dict[str, list[Col]] = {
     "ports": [
         _c("port", "", LAB, 'the port as "from->to" (not the id of the `ports` table)'),
     ],
+    "workloads": [
+        _c("delivered_bytes", "bytes", WR, "payload of the workload's flows delivered by the end of the run"),
+        _c("delivered_frac", "1", WR, "delivered_bytes / bytes: the generated payload that arrived (a heavy-tailed "
+                                      "size CDF over a short run leaves much of it unsent)"),
+        _c("rounds", "count", WR, "incast rounds started"),
+        _c("rounds_completed", "count", WR, "incast rounds whose every response arrived"),
+        _c("round_completion_mean_s", "s", WR, "mean completion time of those rounds"),
+        _c("round_completion_max_s", "s", WR, "longest completion time of those rounds"),
+    ],
     # A leaf-spine's or fat-tree's ports by tier and direction (Result.tier_stats(), same columns).
     "tiers": [
         _c("tier", "", LAB, 'tier and direction, in path order: "host up" (host to switch), ..., "host down"; '
@@ -264,8 +273,9 @@ def markdown() -> str:
             out.append(f"| `{c.name}` | {c.unit or '—'} | {c.window} | {c.meaning.replace('|', '/')} |")
         out.append("")
     out.append("**`summary.json`**: `ports` lists the monitored ports and `flows` the [[flows]], with columns of "
-               "those tables under the same names, plus the keys below; on a leaf-spine or fat-tree, `tiers` lists "
-               "every port grouped by tier and direction (`Result.tier_stats()`: the same columns):\n")
+               "those tables under the same names, `workloads` columns of `workloads`, plus the keys below; on a "
+               "leaf-spine or fat-tree, `tiers` lists every port grouped by tier and direction (`Result.tier_stats()`: "
+               "the same columns):\n")
     out.append("| key | unit | window | meaning |")
     out.append("|---|---|---|---|")
     for table, cols in SUMMARY_DERIVED.items():
