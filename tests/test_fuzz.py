@@ -185,6 +185,13 @@ def check_invariants(sc: Scenario, res) -> None:
     assert np.all((u >= 0) & (u <= 1) | np.isnan(u)), f"utilization {u}"
     spec = res.engine_spec
     pb = spec["packet_bytes"]
+    # A fabric's tiers partition its ports: their counts and drops add up, utilization in [0, 1].
+    ts = res.tier_stats()
+    if spec["topology"]["kind"] in ("fat_tree", "leaf_spine"):
+        assert ts.ports.sum() == len(p) and ts.drops.sum() == p["drops"].sum(), "tiers partition the ports"
+        assert ((0 <= ts.util_mean) & (ts.util_mean <= ts.util_max) & (ts.util_max <= 1)).all(), ts
+    else:
+        assert ts.empty
     # Queue <= buffer (the port knows its buffer through the spec).
     caps = _capacities_pkt(spec, res)
     qmax = p["q_max_pkt"].to_numpy(dtype=float)
