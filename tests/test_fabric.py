@@ -405,3 +405,27 @@ def test_workload_payload_delivered_by_the_end():
     con = Console(record=True, width=200)
     print_fct(short.summary(), con)
     assert f"{100 * w['delivered_frac']:.1f} % of the payload delivered by the end" in con.export_text()
+
+
+def test_flow_paths_account_for_every_packet_a_spine_uplink_sent():
+    """flows.path is the route of the flow's data packets. Here every flow goes from leaf 0 to
+    leaf 1 (so leaf0 -> spine ports carry data only; ACKs come back over spine -> leaf0) and all
+    finish before the end (arrivals stop 5 ms early), so each uplink sent exactly the data packets
+    of the flows whose path crosses it; and every path is src, the hops of the topology, dst."""
+    d = leaf_spine()
+    d["workloads"][0]["stop"] = "15ms"
+    sc = Scenario.from_dict(d)
+    res = simulate(sc)
+    f, p = res.flows, res.ports
+    assert res.counters.iloc[0]["in_flight_pkts"] == 0 and p["drops"].sum() == 0
+    for src, dst, path in zip(f["src"].astype(str), f["dst"].astype(str), f["path"]):
+        nodes = path.split("->")
+        assert nodes[0] == src and nodes[-1] == dst and len(nodes) - 1 == len(sc.network.fabric_hops(src, dst))
+    used = 0
+    for j in range(4):
+        hop = f"leaf0->spine{j}->"
+        mine = f["path"].str.contains(hop, regex=False)
+        port = p[(p["src"] == "leaf0") & (p["dst"] == f"spine{j}")]
+        assert int(port["tx_pkts"].iloc[0]) == int(f.loc[mine, "sent_pkts_whole_run"].sum()), hop
+        used += int(mine.sum())
+    assert used == len(f) > 0

@@ -185,6 +185,10 @@ def check_invariants(sc: Scenario, res) -> None:
     assert np.all((u >= 0) & (u <= 1) | np.isnan(u)), f"utilization {u}"
     spec = res.engine_spec
     pb = spec["packet_bytes"]
+    # Every flow's path runs from its source to its destination.
+    for src, dst, path in zip(res.flows["src"].astype(str), res.flows["dst"].astype(str), res.flows["path"]):
+        nodes = path.split("->")
+        assert nodes[0] == src and nodes[-1] == dst, (src, dst, path)
     # A fabric's tiers partition its ports: their counts and drops add up, utilization in [0, 1].
     ts = res.tier_stats()
     if spec["topology"]["kind"] in ("fat_tree", "leaf_spine"):

@@ -114,6 +114,8 @@ SCHEMA: dict[str, list[Col]] = {
         _c("slowdown", "1", WR, "fct_s / ideal_fct_s (NaN: not finished or long-lived)"),
         _c("workload", "index", SET, "the [[workloads]] entry that generated the flow (NaN: a [[flows]] entry)"),
         _c("round", "index", SET, "incast round of a response (NaN otherwise)"),
+        _c("path", "", SET, 'the nodes its data packets cross, e.g. "h0->leaf0->spine2->leaf1->h9" (with ECMP: '
+                            "the hashed choice each switch makes for the flow)"),
     ],
     "ports": [
         _c("port", "id", SET, "port id"),

@@ -719,6 +719,17 @@ fn path(net: &Network, src: NodeId, dst: NodeId, flow: FlowId) -> Vec<PortId> {
     out
 }
 
+/// The nodes a flow's data packets cross, "h0->leaf0->spine2->leaf1->h9": its route with ECMP's
+/// hashed choices (the path its packets take, `FlowPath`), for the flows table.
+fn path_label(net: &Network, src: NodeId, dst: NodeId, flow: FlowId) -> String {
+    let mut out = net.nodes[src as usize].name.clone();
+    for p in path(net, src, dst, flow) {
+        out.push_str("->");
+        out.push_str(&net.nodes[net.ports[p as usize].to as usize].name);
+    }
+    out
+}
+
 /// The ideal flow completion time of `size_bytes` of payload from `src` to `dst` on an empty
 /// network: the sender's last byte is acknowledged no earlier than the sum of
 /// * over the hops before the bottleneck: serialisation of the smallest packet + delay,
@@ -1884,6 +1895,7 @@ impl World {
             });
             fl.workload.push(nan_or(r.origin.map(|(w, _)| w as f64)));
             fl.round.push(nan_or(r.origin.and_then(|(_, k)| k).map(|k| k as f64)));
+            fl.path.push(path_label(&self.net, r.src, r.dst, r.id));
             fl.rtt_rounds.push(post.sender.rtt_rounds);
             fl.rtt_decreases.push(post.sender.rtt_decreases);
             let rounds = post.sender.rtt_rounds as f64;
@@ -2226,6 +2238,7 @@ struct FlowCols {
     slowdown: Vec<f64>,
     workload: Vec<f64>,
     round: Vec<f64>,
+    path: Vec<String>,
 }
 
 impl FlowCols {
@@ -2270,6 +2283,7 @@ impl FlowCols {
             .col("slowdown", Column::F64(self.slowdown))
             .col("workload", Column::F64(self.workload))
             .col("round", Column::F64(self.round))
+            .col("path", Column::Str(self.path))
     }
 }
 
