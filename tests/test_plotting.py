@@ -142,7 +142,8 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 @pytest.fixture(scope="module")
 def runs(dctcp):
     """A result that fills each table: DCTCP (flows, ports, ...), incast (rounds), web search
-    (Poisson workload), and the DSM parking lot (L2 sources, rates, congestion points)."""
+    (Poisson workload), the DSM parking lot (L2 sources, rates, congestion points) and a fat-tree
+    (tiers)."""
     import warnings
 
     with warnings.catch_warnings():
@@ -153,8 +154,10 @@ def runs(dctcp):
         web = dcsim.simulate(dcsim.load_scenario(EXAMPLES / "websearch.toml").replace(short))
         l2 = dcsim.simulate(dcsim.load_scenario(EXAMPLES / "dsm_dumbbell.toml").replace(
             {"run.duration": "30ms", "run.warmup": "10ms"}))
+        fab = dcsim.simulate(dcsim.load_scenario(EXAMPLES / "fat_tree.toml").replace(
+            {"network.k": 4, "run.duration": "5ms"}))
     out = {k: dctcp for k in KINDS}
-    out.update(rounds=incast, workloads=web, rates=l2, sources=l2, cps=l2, fct=web)
+    out.update(rounds=incast, workloads=web, rates=l2, sources=l2, cps=l2, fct=web, tiers=fab)
     return out
 
 
@@ -293,7 +296,7 @@ def test_workload_runs_draw_the_slowdown_not_empty_window_plots():
 
     root = Path(__file__).resolve().parent.parent / "examples"
     fab = dcsim.simulate(dcsim.Scenario.from_toml(root / "fat_tree.toml").replace({"run.duration": "5ms"}))
-    assert list(plots_for(fab)) == ["queue.png", "fct.png"]
+    assert list(plots_for(fab)) == ["queue.png", "fct.png", "tiers.png"]
     fig = fab.plot("fct")
     cdf = fig.axes[0]
     xs = np.concatenate([line.get_xdata() for line in cdf.get_lines()])
@@ -302,3 +305,22 @@ def test_workload_runs_draw_the_slowdown_not_empty_window_plots():
     assert list(plots_for(_run())) == ["queue.png", "cwnd_alpha.png", "throughput.png"]
     with pytest.raises(ValueError, match="no finite flow that started after warm-up finished"):
         _run().plot("fct")
+
+
+def test_a_fabric_draws_its_tiers():
+    """tiers.png: one utilization CDF per tier and direction of a fat-tree, each over its k^3/4
+    ports (k = 4: 16; the topology's definition) and ending at 1, and the tiers' drops and marks
+    as the summary counts them; a dumbbell has no tiers and says so."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    fab = dcsim.simulate(dcsim.Scenario.from_toml(root / "fat_tree.toml").replace({"network.k": 4, "run.duration": "5ms"}))
+    fig = fab.plot("tiers")
+    lines = fig.axes[0].get_lines()
+    assert [ln.get_label().split(" (")[0] for ln in lines] == list(fab.tier_stats()["tier"])
+    assert all(len(ln.get_xdata()) == 16 and ln.get_ydata()[-1] == 1.0 for ln in lines)
+    u = np.concatenate([ln.get_xdata() for ln in lines])
+    assert u.min() >= 0 and u.max() <= 100
+    heights = [r.get_height() for r in fig.axes[1].patches]
+    ts = fab.tier_stats()
+    assert heights == [*ts["drops"], *ts["marks"]]
+    with pytest.raises(ValueError, match="has no tiers"):
+        _run().plot("tiers")

@@ -41,6 +41,8 @@ from typing import Optional
 
 import numpy as np
 
+from dcsim.scenario import FABRIC_TIERS
+
 #: Written by a background plotter into the output directory, last: {"run_id", "files", "errors"}.
 PLOTS_RECORD = "plots.json"
 
@@ -53,8 +55,8 @@ def has_alpha(result) -> bool:
 def plot_names(result) -> list[str]:
     """The figures ``dcsim run`` draws for this result (without importing matplotlib): the queue
     always; windows and goodput when flows were traced (a workload's generated flows are not:
-    their figures would be empty); the slowdown of finished finite flows when there are some; the
-    sources' rates when it has L2 sources."""
+    their figures would be empty); the slowdown of finished finite flows when there are some; a
+    fabric's tiers; the sources' rates when it has L2 sources."""
     names = ["queue.png"]
     if result._rows("cwnd"):
         # named by content: cwnd_alpha.png with an α panel (DCTCP), cwnd.png without (NewReno, DX)
@@ -63,6 +65,8 @@ def plot_names(result) -> list[str]:
         names += ["throughput.png"]
     if has_finished_finite_flows(result):
         names += ["fct.png"]
+    if result.scenario.network.topology in FABRIC_TIERS and result._rows("ports"):
+        names += ["tiers.png"]
     if result._rows("sources"):
         names += ["rates.png"]
     return names

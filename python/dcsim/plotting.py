@@ -706,6 +706,42 @@ def plot_fct(result: Result, path: PathLike = None) -> Figure:
     return _save(fig, path)
 
 
+def plot_tiers(result: Result, path: PathLike = None) -> Figure:
+    """A leaf-spine's or fat-tree's ports by tier and direction, after warm-up: the CDF of their
+    utilization per tier (path order: host up, ..., host down; a tier whose CDF has a long tail
+    has hot ports, e.g. ECMP collisions), and the packets each tier dropped and CE-marked (the
+    summary's "Fabric tiers" table, drawn)."""
+    tiers = result.port_tiers()
+    if tiers is None:
+        raise ValueError(f"plot('tiers'): a {result.scenario.network.topology} has no tiers "
+                         "(leaf_spine and fat_tree have)")
+    rows = result.tier_stats()
+    util = result._col("ports", "utilization").astype(float)
+    fig = Figure(figsize=(10.0, 4.2), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax1, ax2 = fig.subplots(1, 2)
+    for i, name in enumerate(rows["tier"]):
+        u = np.sort(100 * util[tiers == name])
+        ax1.step(u, np.arange(1, u.size + 1) / u.size, where="post", color=f"C{i}", lw=1.2,
+                 label=f"{name} ({u.size} ports)")
+    ax1.set_xlabel("utilization after warm-up (%)")
+    ax1.set_ylabel("CDF (fraction of the tier's ports)")
+    ax1.set_xlim(0, 100)
+    ax1.set_ylim(0, 1.02)
+    x = np.arange(len(rows))
+    for j, (col, lab) in enumerate((("drops", "drops"), ("marks", "CE marks"))):
+        rects = ax2.bar(x + (j - 0.5) * 0.4, rows[col].to_numpy(), width=0.4, color=f"C{j + 6}", label=lab)
+        _label_bars(ax2, rects)
+    ax2.set_xticks(x, list(rows["tier"]))
+    for label in ax2.get_xticklabels():
+        label.set_rotation(20)
+        label.set_ha("right")
+    ax2.set_ylabel("packets (after warm-up)")
+    _title(fig, "Fabric tiers: port utilization and losses, after warm-up")
+    _finish(fig, [ax1, ax2], [result])
+    return _save(fig, path)
+
+
 def plots_for(result: Result) -> dict[str, Callable[[Result, PathLike], Figure]]:
     """The figures ``dcsim run`` draws for this result (:func:`dcsim._plot_worker.plot_names`)."""
     return {n: PLOTS[n] for n in plot_names(result)}
@@ -726,6 +762,7 @@ KINDS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "sources": plot_sources,
     "cps": plot_cps,
     "fct": plot_fct,
+    "tiers": plot_tiers,
 }
 
 #: File name -> plot function; ``dcsim run`` writes each into the output directory.
@@ -735,6 +772,7 @@ PLOTS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "cwnd.png": plot_cwnd_alpha,
     "throughput.png": plot_throughput,
     "fct.png": plot_fct,
+    "tiers.png": plot_tiers,
     "rates.png": plot_rates,
 }
 

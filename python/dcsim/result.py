@@ -366,14 +366,21 @@ class Result:
 
         return pd.DataFrame(self._tier_rows(), columns=[c.name for c in schema.SUMMARY_DERIVED["tiers"]])
 
-    def _tier_rows(self) -> list[dict]:
-        """The rows of :meth:`tier_stats`, computed with numpy (the summary's "tiers")."""
+    def port_tiers(self) -> Optional[np.ndarray]:
+        """The tier and direction of each row of ``ports`` ("host up", ...; see
+        :meth:`dcsim.scenario.Network.fabric_port_tiers`), or None if the topology is no fabric."""
         net = self.scenario.network
         if net.topology not in FABRIC_TIERS or not self._rows("ports"):
-            return []
+            return None
         of = net.fabric_port_tiers()
-        col = self._col
-        tier = np.array([of.get(k, "") for k in zip(col("ports", "src").tolist(), col("ports", "dst").tolist())])
+        return np.array([of.get(k, "") for k in zip(self._col("ports", "src").tolist(), self._col("ports", "dst").tolist())])
+
+    def _tier_rows(self) -> list[dict]:
+        """The rows of :meth:`tier_stats`, computed with numpy (the summary's "tiers")."""
+        tier = self.port_tiers()
+        if tier is None:
+            return []
+        net, col = self.scenario.network, self._col
         values = {k: col("ports", k).astype(float) for k in ("rate_bps", "utilization", "q_mean_pkt", "q_max_pkt")}
         counts = {k: col("ports", k).astype(np.int64) for k in ("tx_bytes", "drops", "marks")}
         rows = []
