@@ -86,6 +86,16 @@ def test_run_key_is_the_engine_spec_and_version():
     assert spec_mod.run_key({"a": 1, "b": 2}, "1") == spec_mod.run_key({"b": 2, "a": 1}, "1") != spec_mod.run_key({"a": 1, "b": 2}, "2")
 
 
+def test_runs_cached_by_an_older_results_format_run_again(monkeypatch):
+    """A sweep's cache key holds the results' format: rows cached before a table or the summary
+    changed are not mixed with new ones."""
+    import dcsim.schema
+
+    key = spec_mod.run_key({"a": 1}, "1")
+    monkeypatch.setattr(dcsim.schema, "RESULTS_FORMAT", dcsim.schema.RESULTS_FORMAT + 1)
+    assert spec_mod.run_key({"a": 1}, "1") != key
+
+
 # --------------------------------------------------------------------------------------------
 # bad input: every error names the axis, before anything runs
 

@@ -251,8 +251,9 @@ def test_tree_example_runs_from_the_cli(tmp_path):
 
 
 def test_fct_table_prints_the_overall_row_once():
-    """With one protocol its "all" row is the overall one: the printed table shows it once (the
-    summary keeps both); with two protocols the overall row is printed as well."""
+    """A row over the same flows as the one row it sums is printed once (the summary keeps both):
+    with one protocol its "all" row is the overall one; with one size bucket the protocol's "all"
+    row is that bucket's. With two protocols the overall row is printed as well."""
     from rich.console import Console
 
     from dcsim.run import print_fct
@@ -267,7 +268,58 @@ def test_fct_table_prints_the_overall_row_once():
         print_fct({"fct_groups": groups}, con)
         return [line.split("│")[1].strip() for line in con.export_text().splitlines() if line.startswith("│")]
 
-    one = [group("dctcp <=10KB", 3), group("dctcp all", 3), group("all", 3)]
-    assert printed(one) == ["dctcp <=10KB", "dctcp all"]
-    two = [group("dctcp all", 3), group("newreno all", 2), group("all", 5)]
-    assert printed(two) == ["dctcp all", "newreno all", "all"]
+    one = [group("dctcp <=10KB", 3), group("dctcp 10KB-100KB", 1), group("dctcp all", 4), group("all", 4)]
+    assert printed(one) == ["dctcp <=10KB", "dctcp 10KB-100KB", "dctcp all"]
+    # one bucket: the protocol's "all" row is that bucket's too
+    assert printed([group("dctcp <=10KB", 3), group("dctcp all", 3), group("all", 3)]) == ["dctcp <=10KB"]
+    two = [group("dctcp <=10KB", 3), group("dctcp all", 3), group("newreno <=10KB", 2), group("newreno 1MB-10MB", 1),
+           group("newreno all", 3), group("all", 6)]
+    assert printed(two) == ["dctcp <=10KB", "newreno <=10KB", "newreno 1MB-10MB", "newreno all", "all"]
+    # several traffic sources: a block each, then the row over all of them
+    sources = [group("workload 0 (poisson): dctcp <=10KB", 5), group("workload 0 (poisson): dctcp 10KB-100KB", 2),
+               group("workload 0 (poisson): dctcp all", 7), group("workload 0 (poisson): all", 7),
+               group("workload 1 (incast): dctcp 10KB-100KB", 4), group("workload 1 (incast): dctcp all", 4),
+               group("workload 1 (incast): all", 4), group("all", 11)]
+    assert printed(sources) == ["workload 0 (poisson): dctcp <=10KB", "workload 0 (poisson): dctcp 10KB-100KB",
+                                "workload 0 (poisson): dctcp all", "workload 1 (incast): dctcp 10KB-100KB", "all"]
+
+
+def test_fct_stats_per_traffic_source():
+    """Flows from several sources (an incast beside a Poisson workload, a finite [[flows]] entry)
+    get a block of rows each and a last row over them all; the blocks' flows add up to it. One
+    source keeps traffic "all" (the table as before)."""
+    import pandas as pd
+
+    flows = pd.DataFrame({"protocol": ["dctcp"] * 5, "size_bytes": [5e3, 50e3, 30e3, 30e3, 2e6],
+                          "start_s": [0.0] * 5, "fct_s": [1e-4, 1e-3, 5e-3, np.nan, 1e-2],
+                          "slowdown": [1.5, 2.0, 50.0, np.nan, 1.2], "workload": [0, 0, 1, 1, np.nan]})
+    st = fct_stats(flows, [10e3, 100e3], 0.0, {0: "poisson", 1: "incast"})
+    blocks = st[(st.protocol == "all") & (st.bucket == "all")]
+    assert blocks.traffic.tolist() == ["[[flows]]", "workload 0 (poisson)", "workload 1 (incast)", "all"]
+    assert blocks.flows.tolist() == [1, 2, 2, 5] and blocks.finished.tolist() == [1, 2, 1, 4]
+    incast = st[(st.traffic == "workload 1 (incast)") & (st.bucket == "10KB-100KB")].iloc[0]
+    assert (incast.flows, incast.finished, incast.slowdown_p50) == (2, 1, 50.0)
+    one = fct_stats(flows[flows.workload == 0], [10e3, 100e3], 0.0, {0: "poisson"})
+    assert set(one.traffic) == {"all"} and len(one) == 4  # 2 buckets, dctcp all, all
+
+
+def test_an_incast_beside_background_traffic_is_reported_apart(tmp_path):
+    """The summary names the incast's responses apart from the Poisson flows: as many as its
+    servers times the rounds started (the definition of an incast round)."""
+    d = {"network": {"topology": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 4, "host_link": "10Gbps",
+                     "buffer": "300pkt", "aqm": {"kind": "threshold", "K": "65pkt"}},
+         "workloads": [{"kind": "poisson", "load": 0.2, "sizes": {"kind": "fixed", "size": "20KB"}, "protocol": "dctcp",
+                        "ect_acks": True},
+                       {"kind": "incast", "client": "h0", "n": 6, "total": "600KB", "rounds": 3, "protocol": "dctcp",
+                        "ect_acks": True}],
+         "run": {"duration": "10ms", "seed": 2}}
+    res = simulate(Scenario.from_dict(d))
+    groups = {g["fct_group"]: g for g in res.summary()["fct_groups"]}
+    rounds = len(res.rounds)
+    assert groups["workload 1 (incast): all"]["flows"] == 6 * rounds > 0
+    assert groups["workload 0 (poisson): all"]["flows"] + 6 * rounds == groups["all"]["flows"]
+    path = tmp_path / "mixed.toml"
+    path.write_text(Scenario.from_dict(d).to_toml())
+    out = runner.invoke(app, ["run", "--no-plots", "-o", str(tmp_path / "o"), str(path)])
+    assert out.exit_code == 0, out.output
+    assert "workload 1 (incast): dctcp 10KB-100KB" in out.output

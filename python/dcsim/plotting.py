@@ -654,9 +654,9 @@ def plot_cps(result: Result, path: PathLike = None) -> Figure:
 
 def plot_fct(result: Result, path: PathLike = None) -> Figure:
     """Slowdown (FCT / FCT on an empty network) of the finished finite flows that started after
-    warm-up: its CDF per flow-size bucket (metrics.fct_buckets; per protocol too, dashed, when
-    there are several), and its p50 / p99 / p99.9 per bucket (the summary's FCT table, drawn)."""
-    from dcsim.result import bucket_labels, timed_flows
+    warm-up: its CDF per flow-size bucket (metrics.fct_buckets; per protocol and per traffic source
+    too, dashed and dotted, when there are several), and its p50 / p99 / p99.9 per bucket."""
+    from dcsim.result import bucket_labels, timed_flows, traffic_of
 
     edges = [b.value for b in result.scenario.metrics.fct_buckets]
     f = timed_flows(result.flows, edges, result.warmup_s)
@@ -681,6 +681,13 @@ def plot_fct(result: Result, path: PathLike = None) -> Figure:
         for j, p in enumerate(protos):
             s = f.loc[f["protocol"] == p, "slowdown"].to_numpy(dtype=float)
             cdf(ax1, s, color="0.45", lw=1.0, ls=("--", ":", "-.")[j % 3], label=f"{p}, all sizes ({s.size} flows)")
+    traffic = traffic_of(f, result._workload_kinds())
+    sources = sorted(set(traffic))
+    if len(sources) > 1:  # an incast beside background traffic: each source's own CDF
+        for j, t in enumerate(sources):
+            s = f.loc[traffic == t, "slowdown"].to_numpy(dtype=float)
+            cdf(ax1, s, color="0.2", lw=1.0, ls=((0, (1, 1)), (0, (5, 2)), (0, (3, 1, 1, 1)))[j % 3],
+                label=f"{t}, all sizes ({s.size} flows)")
     ax1.set_xscale("log")
     ax1.set_xlabel("slowdown (FCT / FCT on an empty network)")
     ax1.set_ylabel("CDF (fraction of finished flows)")

@@ -66,48 +66,88 @@ def timed_flows(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float =
     return f.assign(bucket=[labels[i] for i in idx])
 
 
-def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0.0) -> pd.DataFrame:
-    """Flow completion times per protocol and size bucket, plus "all" rows.
+def fct_group_label(r: dict) -> str:
+    """A row of :func:`fct_stats` as the summary names it: "dctcp <=10KB", "dctcp all", "all";
+    with several traffic sources "workload 1 (incast): dctcp 10KB-100KB", "workload 1 (incast):
+    all", and "all" for the row over every source."""
+    base = "all" if r["protocol"] == r["bucket"] == "all" else f"{r['protocol']} {r['bucket']}"
+    return base if r["traffic"] == "all" else f"{r['traffic']}: {base}"
 
-    Counted: finite flows (size given) that started at or after warm-up. Columns: protocol,
-    bucket, flows, finished (the others were still running at the end: the statistics cover the
-    finished ones, so many unfinished flows bias them low), afct_s (mean FCT), fct_p50_s,
+
+def traffic_of(flows: pd.DataFrame, workload_kinds: Optional[dict[int, str]] = None) -> np.ndarray:
+    """Where each flow comes from: "workload 1 (incast)" (the [[workloads]] entry that generated
+    it, with its kind when ``workload_kinds`` gives it), or "[[flows]]" (a listed flow)."""
+    if "workload" not in flows:
+        return np.full(len(flows), "[[flows]]", dtype=object)
+    kinds = workload_kinds or {}
+
+    def name(w: float) -> str:
+        if not math.isfinite(w):
+            return "[[flows]]"
+        k = kinds.get(int(w))
+        return f"workload {int(w)}" + (f" ({k})" if k else "")
+
+    return np.array([name(w) for w in flows["workload"].to_numpy(dtype=float)], dtype=object)
+
+
+def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0.0,
+              workload_kinds: Optional[dict[int, str]] = None) -> pd.DataFrame:
+    """Flow completion times per traffic source, protocol and size bucket, plus "all" rows.
+
+    Counted: finite flows (size given) that started at or after warm-up. Columns: traffic,
+    protocol, bucket, flows, finished (the others were still running at the end: the statistics
+    cover the finished ones, so many unfinished flows bias them low), afct_s (mean FCT), fct_p50_s,
     fct_p99_s, fct_p999_s (numpy's linear-interpolation percentiles 50, 99, 99.9), slowdown_mean,
     slowdown_p50, slowdown_p99, slowdown_p999 (slowdown = FCT / the flow's ideal FCT on an empty
     network, the ``flows`` column; a p99.9 of fewer than 1000 flows interpolates between the
     largest ones).
+
+    ``traffic`` is "all" when the counted flows come from one source. When they come from several
+    (an incast on top of background traffic; finite [[flows]] beside a workload) each source gets
+    its own rows (traffic = :func:`traffic_of`, with ``workload_kinds``), so that one source's
+    tail is not read as another's, and a last row (traffic, protocol and bucket "all") covers them
+    all.
     """
     import pandas as pd
 
-    cols = ["protocol", "bucket", "flows", "finished", "afct_s", "fct_p50_s", "fct_p99_s", "fct_p999_s",
+    cols = ["traffic", "protocol", "bucket", "flows", "finished", "afct_s", "fct_p50_s", "fct_p99_s", "fct_p999_s",
             "slowdown_mean", "slowdown_p50", "slowdown_p99", "slowdown_p999"]
     f = timed_flows(flows, edges_bytes, warmup_s)
     if f.empty:
         return pd.DataFrame(columns=cols)
     labels = bucket_labels(edges_bytes)
-    rows = []
 
-    def row(proto: str, bucket: str, d: pd.DataFrame) -> dict:
+    def row(traffic: str, proto: str, bucket: str, d: pd.DataFrame) -> dict:
         fct = d["fct_s"].to_numpy(dtype=float)
         done = np.isfinite(fct)
         sl = d["slowdown"].to_numpy(dtype=float)[done] if "slowdown" in d else np.array([])
         ok = fct[done]
         q = lambda x, p: float(np.percentile(x, p)) if x.size else float("nan")  # noqa: E731
         return {
-            "protocol": proto, "bucket": bucket, "flows": int(len(d)), "finished": int(done.sum()),
+            "traffic": traffic, "protocol": proto, "bucket": bucket, "flows": int(len(d)), "finished": int(done.sum()),
             "afct_s": float(ok.mean()) if ok.size else float("nan"), "fct_p50_s": q(ok, 50), "fct_p99_s": q(ok, 99),
             "fct_p999_s": q(ok, 99.9), "slowdown_mean": float(sl.mean()) if sl.size else float("nan"),
             "slowdown_p50": q(sl, 50), "slowdown_p99": q(sl, 99), "slowdown_p999": q(sl, 99.9),
         }
 
-    for proto in sorted(f["protocol"].unique()):
-        d = f[f["protocol"] == proto]
-        for b in labels:
-            db = d[d["bucket"] == b]
-            if len(db):
-                rows.append(row(proto, b, db))
-        rows.append(row(proto, "all", d))
-    rows.append(row("all", "all", f))
+    def block(traffic: str, d: pd.DataFrame) -> list[dict]:
+        out = []
+        for proto in sorted(d["protocol"].unique()):
+            dp = d[d["protocol"] == proto]
+            for b in labels:
+                db = dp[dp["bucket"] == b]
+                if len(db):
+                    out.append(row(traffic, proto, b, db))
+            out.append(row(traffic, proto, "all", dp))
+        out.append(row(traffic, "all", "all", d))
+        return out
+
+    traffic = traffic_of(f, workload_kinds)
+    sources = sorted(set(traffic), key=lambda t: (t != "[[flows]]", int(t.split()[1]) if t != "[[flows]]" else -1))
+    if len(sources) <= 1:
+        rows = block("all", f)
+    else:
+        rows = [r for t in sources for r in block(t, f[traffic == t])] + [row("all", "all", "all", f)]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -354,7 +394,13 @@ class Result:
         """AFCT, p50/p99/p99.9 FCT and slowdown per protocol and flow-size bucket (metrics.fct_buckets),
         flows that started after warm-up (see :func:`fct_stats`)."""
         edges = [b.value for b in self.scenario.metrics.fct_buckets]
-        return fct_stats(self.flows, edges, self.warmup_s)
+        return fct_stats(self.flows, edges, self.warmup_s, self._workload_kinds())
+
+    def _workload_kinds(self) -> dict[int, str]:
+        """[[workloads]] entry -> its kind ("poisson", "incast")."""
+        if not self._rows("workloads"):
+            return {}
+        return dict(zip(self._col("workloads", "workload").tolist(), self._col("workloads", "kind").tolist()))
 
     def tier_stats(self) -> pd.DataFrame:
         """A leaf-spine's or fat-tree's ports by tier and direction, after warm-up (every port, not
@@ -517,7 +563,7 @@ class Result:
         fs = self.fct_stats() if timed.any() else None
         if fs is not None and len(fs):
             out["fct_groups"] = [
-                {"fct_group": "all" if r["protocol"] == r["bucket"] == "all" else f"{r['protocol']} {r['bucket']}", **{k: r[k] for k in fs.columns if k not in ("protocol", "bucket")}}
+                {"fct_group": fct_group_label(r), **{k: r[k] for k in fs.columns if k not in ("traffic", "protocol", "bucket")}}
                 for r in fs.to_dict("records")
             ]
         if self._rows("workloads"):

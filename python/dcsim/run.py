@@ -229,17 +229,29 @@ def print_fct(summary: dict, console: Console) -> None:
     if not groups:
         return
     t = Table(title="Flow completion times (finite flows started after warm-up)")
-    for col in ("protocol / size", "flows", "finished", "AFCT ms", "p50 ms", "p99 ms", "p99.9 ms", "slowdown mean",
+    for col in ("traffic: protocol / size" if any(": " in g["fct_group"] for g in groups) else "protocol / size", "flows", "finished", "AFCT ms", "p50 ms", "p99 ms", "p99.9 ms", "slowdown mean",
                 "slowdown p50", "slowdown p99", "slowdown p99.9"):
-        t.add_column(col, justify="left" if col == "protocol / size" else "right")
+        t.add_column(col, justify="left" if col.endswith("protocol / size") else "right")
     ms = lambda x: _num(None if x is None else 1e3 * x, ".3f")  # noqa: E731
-    # One protocol: its "all" row is the overall one, printed once (summary.json keeps both).
-    if sum(g["fct_group"].endswith(" all") for g in groups) == 1:
-        groups = [g for g in groups if g["fct_group"] != "all"]
+    # Rows by traffic source ("workload 1 (incast): dctcp all"; one block when there is one
+    # source), a line between blocks. A row over the same flows as the one row it sums is printed
+    # once (summary.json keeps both): a protocol's "all" over its one size bucket, a block's "all"
+    # over its one protocol.
+    blocks: dict[str, list[dict]] = {}
     for g in groups:
-        t.add_row(g["fct_group"], _num(g["flows"], "d"), _num(g["finished"], "d"), ms(g["afct_s"]), ms(g["fct_p50_s"]),
-                  ms(g["fct_p99_s"]), ms(g["fct_p999_s"]), _num(g["slowdown_mean"], ".2f"),
-                  _num(g["slowdown_p50"], ".2f"), _num(g["slowdown_p99"], ".2f"), _num(g["slowdown_p999"], ".2f"))
+        source, _, rest = g["fct_group"].rpartition(": ")
+        blocks.setdefault(source, []).append({**g, "_rest": rest})
+    for i, rows in enumerate(blocks.values()):
+        protocols = [r["_rest"][: -len(" all")] for r in rows if r["_rest"].endswith(" all")]
+        sums = [p for p in protocols if sum(r["_rest"].startswith(p + " ") for r in rows) == 2]  # one bucket + all
+        drop = {f"{p} all" for p in sums} | ({"all"} if len(protocols) == 1 else set())
+        rows = [r for r in rows if r["_rest"] not in drop]
+        if i:
+            t.add_section()
+        for g in rows:
+            t.add_row(g["fct_group"], _num(g["flows"], "d"), _num(g["finished"], "d"), ms(g["afct_s"]),
+                      ms(g["fct_p50_s"]), ms(g["fct_p99_s"]), ms(g["fct_p999_s"]), _num(g["slowdown_mean"], ".2f"),
+                      _num(g["slowdown_p50"], ".2f"), _num(g["slowdown_p99"], ".2f"), _num(g["slowdown_p999"], ".2f"))
     t.caption = "slowdown = FCT / FCT on an empty network (propagation RTT + serialisation at the path's bottleneck)"
     console.print(t)
 

@@ -14,7 +14,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Col", "SCHEMA", "TABLE_DOCS", "LABEL_COLUMNS", "SUMMARY_DERIVED", "markdown", "docstring"]
+__all__ = ["Col", "SCHEMA", "TABLE_DOCS", "LABEL_COLUMNS", "SUMMARY_DERIVED", "RESULTS_FORMAT", "markdown", "docstring"]
+
+#: The format of the results (these tables and the summary): part of a sweep's cache key, so that
+#: runs cached by an older format (other columns, other summary keys) are run again, not mixed
+#: with new ones. Raise it when a table or the summary gains, loses or changes a column or key.
+#: 2: flows.path, summary tiers, workloads[].delivered_*, FCT groups per traffic source.
+RESULTS_FORMAT = 2
 
 
 @dataclass(frozen=True)

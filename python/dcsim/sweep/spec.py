@@ -344,11 +344,14 @@ def load_sweep(path: Union[str, Path]) -> SweepSpec:
 
 
 def run_key(engine_spec: Mapping, version: Optional[str] = None) -> str:
-    """sha256 (hex) of the canonical engine spec JSON (sorted keys, no spaces) and the dcsim version."""
+    """sha256 (hex) of the canonical engine spec JSON (sorted keys, no spaces), the dcsim version
+    and the results' format (:data:`dcsim.schema.RESULTS_FORMAT`)."""
+    from dcsim.schema import RESULTS_FORMAT
+
     if version is None:
         from dcsim import __version__ as version
     text = json.dumps(engine_spec, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return hashlib.sha256(f"{text}\ndcsim {version}".encode()).hexdigest()
+    return hashlib.sha256(f"{text}\ndcsim {version}\nresults {RESULTS_FORMAT}".encode()).hexdigest()
 
 
 @dataclass
