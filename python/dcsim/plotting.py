@@ -656,7 +656,7 @@ def plot_fct(result: Result, path: PathLike = None) -> Figure:
     """Slowdown (FCT / FCT on an empty network) of the finished finite flows that started after
     warm-up: its CDF per flow-size bucket (metrics.fct_buckets; per protocol and per traffic source
     too, dashed and dotted, when there are several), and its p50 / p99 / p99.9 per bucket."""
-    from dcsim.result import bucket_labels, timed_flows, traffic_of
+    from dcsim.result import bucket_labels, timed_flows, traffic_of, traffic_sources
 
     edges = [b.value for b in result.scenario.metrics.fct_buckets]
     f = timed_flows(result.flows, edges, result.warmup_s)
@@ -682,7 +682,7 @@ def plot_fct(result: Result, path: PathLike = None) -> Figure:
             s = f.loc[f["protocol"] == p, "slowdown"].to_numpy(dtype=float)
             cdf(ax1, s, color="0.45", lw=1.0, ls=("--", ":", "-.")[j % 3], label=f"{p}, all sizes ({s.size} flows)")
     traffic = traffic_of(f, result._workload_kinds())
-    sources = sorted(set(traffic))
+    sources = traffic_sources(traffic)
     if len(sources) > 1:  # an incast beside background traffic: each source's own CDF
         for j, t in enumerate(sources):
             s = f.loc[traffic == t, "slowdown"].to_numpy(dtype=float)

@@ -90,6 +90,11 @@ def traffic_of(flows: pd.DataFrame, workload_kinds: Optional[dict[int, str]] = N
     return np.array([name(w) for w in flows["workload"].to_numpy(dtype=float)], dtype=object)
 
 
+def traffic_sources(traffic: np.ndarray) -> list[str]:
+    """The distinct labels of :func:`traffic_of`, in order: "[[flows]]", then the workloads by index."""
+    return sorted(set(traffic), key=lambda t: (t != "[[flows]]", int(t.split()[1]) if t != "[[flows]]" else -1))
+
+
 def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0.0,
               workload_kinds: Optional[dict[int, str]] = None) -> pd.DataFrame:
     """Flow completion times per traffic source, protocol and size bucket, plus "all" rows.
@@ -143,7 +148,7 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
         return out
 
     traffic = traffic_of(f, workload_kinds)
-    sources = sorted(set(traffic), key=lambda t: (t != "[[flows]]", int(t.split()[1]) if t != "[[flows]]" else -1))
+    sources = traffic_sources(traffic)
     if len(sources) <= 1:
         rows = block("all", f)
     else:
