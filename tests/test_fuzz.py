@@ -168,9 +168,17 @@ def partitioned_fabrics(draw) -> dict:
     if draw(st.booleans()):
         d["flows"] = [{**f, "start": "0us", "stagger": "0us"} for f in draw(flow_groups(None, names))]
     if "flows" not in d or draw(st.booleans()):
-        d["workloads"] = [{"kind": "poisson", "load": draw(st.sampled_from([0.1, 0.5, 0.9])),
-                           "sizes": {"kind": "uniform", "min": "1KB", "max": draw(st.sampled_from(["2KB", "50KB"]))},
-                           "protocol": draw(st.sampled_from(["dctcp", "newreno"]))}]
+        proto = draw(st.sampled_from(["dctcp", "newreno"]))
+        if draw(st.booleans()):
+            d["workloads"] = [{"kind": "poisson", "load": draw(st.sampled_from([0.1, 0.5, 0.9])),
+                               "sizes": {"kind": "uniform", "min": "1KB", "max": draw(st.sampled_from(["2KB", "50KB"]))},
+                               "protocol": proto}]
+        else:  # a trace: flows at drawn times (some past the end) between drawn hosts
+            pairs = st.tuples(st.sampled_from(names), st.sampled_from(names)).filter(lambda p: p[0] != p[1])
+            flows = draw(st.lists(st.tuples(st.integers(0, 2 * duration_us), pairs, st.integers(1, 60_000)),
+                                  min_size=1, max_size=30))
+            d["workloads"] = [{"kind": "trace", "protocol": proto, "arrivals": [
+                {"start": f"{t}us", "src": a, "dst": b, "size": f"{n}B"} for t, (a, b), n in flows]}]
     return d
 
 

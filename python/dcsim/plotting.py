@@ -553,7 +553,7 @@ def plot_counters(result: Result, path: PathLike = None) -> Figure:
 
 def plot_workloads(result: Result, path: PathLike = None) -> Figure:
     """Offered (target) and realised load of each [[workloads]] entry (Poisson: % of its link's
-    capacity; an incast has no offered load), and the flows each generated."""
+    capacity; an incast or a trace has no offered load), and the flows each generated."""
     w = result.workloads
     fig, (ax1, ax2) = _bars(5.0, rows=2)
     x = np.arange(len(w))
@@ -563,9 +563,9 @@ def plot_workloads(result: Result, path: PathLike = None) -> Figure:
     real = 100 * w["realised_load"].to_numpy(dtype=float)
     ax1.bar(x - 0.2, np.nan_to_num(target), width=0.4, label="target (offered) load")
     ax1.bar(x + 0.2, np.nan_to_num(real), width=0.4, label="realised load")
-    for xi, t, r in zip(x, target, real):
+    for xi, t, r, k in zip(x, target, real, w["kind"]):
         if not np.isfinite(t) and not np.isfinite(r):
-            ax1.text(xi, 0, "no offered load\n(incast)", ha="center", va="bottom", fontsize=7, color="0.4")
+            ax1.text(xi, 0, f"no offered load\n({k})", ha="center", va="bottom", fontsize=7, color="0.4")
     ax1.set_ylabel("load (% of link capacity)")
     ax1.set_ylim(0, max(5.0, 1.15 * np.nanmax(np.r_[target, real, 0.0])))
     rects = ax2.bar(x, w["flows"].to_numpy(dtype=float), color="C2")

@@ -402,7 +402,7 @@ class Result:
         return fct_stats(self.flows, edges, self.warmup_s, self._workload_kinds())
 
     def _workload_kinds(self) -> dict[int, str]:
-        """[[workloads]] entry -> its kind ("poisson", "incast")."""
+        """[[workloads]] entry -> its kind ("poisson", "incast", "trace")."""
         if not self._rows("workloads"):
             return {}
         return dict(zip(self._col("workloads", "workload").tolist(), self._col("workloads", "kind").tolist()))
@@ -593,6 +593,8 @@ class Result:
                "realised_load": r["realised_load"], "flows": r["flows"], "bytes": r["bytes"],
                "delivered_bytes": delivered,
                "delivered_frac": delivered / r["bytes"] if r["bytes"] else None}
+        if r["kind"] == "trace" and w < len(self.scenario.workloads):
+            out["arrivals"] = len(self.scenario.workloads[w].arrivals)
         if r["kind"] == "incast":
             if self._rows("rounds"):
                 mine = self._col("rounds", "workload") == w

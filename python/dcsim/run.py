@@ -219,6 +219,11 @@ def print_fct(summary: dict, console: Console) -> None:
                 f"realised {_num(None if w['realised_load'] is None else 100 * w['realised_load'], '.2f', '%')}; "
                 f"{count_shown(w['flows'], 'flow')}, {_num(w['bytes'] / 1e6, '.3f', 'MB')}{_delivered(w)}"
             )
+        elif w["kind"] == "trace":
+            console.print(
+                f"workload {w['workload']} (trace): {w['flows']} of {count_shown(w.get('arrivals', w['flows']), 'flow')} "
+                f"started, {_num(w['bytes'] / 1e6, '.3f', 'MB')}{_delivered(w)}"
+            )
         else:
             console.print(
                 f"workload {w['workload']} (incast): {w['rounds_completed']} of {count_shown(w['rounds'], 'round')} completed, "

@@ -1690,7 +1690,7 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
 CDF_NAMES = ("web_search", "data_mining")
 #: A Poisson workload's ``link`` that refers the load to the senders' host links.
 HOST_LINKS = "hosts"
-WORKLOAD_KINDS = ("poisson", "incast")
+WORKLOAD_KINDS = ("poisson", "incast", "trace")
 SIZE_KINDS = ("fixed", "uniform", "cdf")
 #: Most lines a CDF file may have.
 MAX_CDF_POINTS = 100_000
@@ -1765,6 +1765,84 @@ def read_cdf(path: Union[str, Path]) -> list[tuple[float, float]]:
     if not rows:
         raise ValueError(f"{path}: no points; a CDF file has lines 'size_bytes probability'")
     return check_cdf(rows, lambda i: f"{path} line {lines[i]}")
+
+
+def _plain_number(v: Any) -> Optional[float]:
+    """``v`` as a number if it is one (or its text is), else None."""
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    try:
+        return float(v) if isinstance(v, str) else None
+    except ValueError:
+        return None
+
+
+def _arrival(start: Any, src: Any, dst: Any, size: Any, *, plain: bool = False) -> dict:
+    """One flow of a trace, normalised: start in seconds (a time such as "10us"), src and dst
+    host names, size a Size (payload: "64KB", "1000B", "10pkt"). With ``plain`` (a trace file) a
+    plain number is also allowed: seconds for start, bytes for size. Raises ValueError naming the
+    bad value."""
+    x = _plain_number(start) if plain else None
+    try:
+        t = x if x is not None else parse_time(start, "start")
+    except UnitError as e:
+        raise ValueError(str(e)) from None
+    if not (math.isfinite(t) and t >= 0):
+        raise ValueError(f"start: {start!r} is out of range; allowed >= 0 s")
+    for what, name in (("src", src), ("dst", dst)):
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"{what}: {name!r} is not a host name")
+    if src == dst:
+        raise ValueError(f"dst: {dst!r} is also the source; a flow runs between two hosts")
+    if isinstance(size, bool):
+        raise ValueError(f"size: {size!r} is not a size")
+    b = _plain_number(size) if plain else None
+    if b is not None:
+        sz = Size(b, "B")
+    else:
+        try:
+            sz = parse_size(size, "size")
+        except UnitError as e:
+            raise ValueError(str(e)) from None
+    if not (math.isfinite(sz.value) and sz.value >= 1) or (sz.unit == "B" and not float(sz.value).is_integer()):
+        raise ValueError(f"size: {size!r} is out of range; allowed a whole number of bytes >= 1, e.g. \"64KB\"")
+    return {"start": t, "src": src, "dst": dst, "size": sz}
+
+
+def read_trace(path: Union[str, Path], with_lines: bool = False):
+    """Read a trace file: one flow per line, ``start src dst size`` (whitespace or commas between
+    them; a first line ``start,src,dst,size`` is a header; ``#`` starts a comment). start: a time
+    ("10us") or a plain number of seconds; size: a size ("64KB", "10pkt") or a plain number of
+    bytes. Returns the flows (with ``with_lines``, also the line of each). Raises ValueError naming
+    the file and line."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the trace file ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (a trace file has lines 'start src dst size')") from None
+    rows, lines = [], []
+    for n, line in enumerate(text.splitlines(), start=1):
+        body = line.split("#", 1)[0].replace(",", " ").split()
+        if not body:
+            continue
+        if not rows and [b.lower() for b in body] == ["start", "src", "dst", "size"]:
+            continue
+        if len(body) != 4:
+            raise ValueError(f"{path} line {n}: expected 'start src dst size', got {line.strip()!r}")
+        try:
+            rows.append(_arrival(*body, plain=True))
+        except ValueError as e:
+            raise ValueError(f"{path} line {n}: {e}") from None
+        lines.append(n)
+        if len(rows) > LIMITS["max_generated_flows"]:
+            raise ValueError(f"{path}: more than {LIMITS['max_generated_flows']:.0e} flows")
+    if not rows:
+        raise ValueError(f"{path}: no flows; a trace file has lines 'start src dst size'")
+    return (rows, lines) if with_lines else rows
 
 
 class Sizes(_Model):
@@ -1956,6 +2034,11 @@ class Workload(_KeepsDelayedAckOff, _Model):
     * ``incast``: a ``client`` requests ``total / n`` bytes from each of ``n`` servers (``servers``,
       default: the first n hosts not in a [[flows]] entry and not the client) at once, ``rounds``
       times; a round starts ``gap`` after the previous round's last response completed.
+    * ``trace``: flows replayed from a list, each at ``start`` + its own start, between its hosts,
+      with its size: ``file = "flows.csv"`` (lines "start src dst size", relative to the scenario
+      file, where plain numbers are seconds and bytes; read when the scenario is loaded and kept as
+      its ``arrivals``) or ``arrivals = [{start = "10us", src = "h0", dst = "h5", size = "64KB"},
+      ...]``. Flows due at or after the end of the run do not start.
 
     The transport: ``protocol`` (with the options of a [[flows]] group), or a ``mix`` of classes
     ``[{protocol = "dctcp", share = 0.5}, {protocol = "newreno", ecn = true, share = 0.5}]``.
@@ -1976,7 +2059,10 @@ class Workload(_KeepsDelayedAckOff, _Model):
     total: Optional[SizeQ] = None
     rounds: Optional[Int] = None
     gap: Optional[Time] = None
-    # both
+    # trace
+    file: Optional[str] = None
+    arrivals: Optional[list] = None
+    # all
     start: Time = 0.0
     protocol: Optional[str] = None
     g: Optional[Float] = None
@@ -1999,6 +2085,9 @@ class Workload(_KeepsDelayedAckOff, _Model):
 
     _POISSON: ClassVar[tuple[str, ...]] = ("load", "link", "sizes", "senders", "receivers", "stop")
     _INCAST: ClassVar[tuple[str, ...]] = ("client", "servers", "n", "total", "rounds", "gap")
+    _TRACE: ClassVar[tuple[str, ...]] = ("file", "arrivals")
+    #: A trace read from a file: (file, line of each arrival), for errors found later (hosts).
+    _trace_lines: Optional[tuple[str, list[int]]] = PrivateAttr(default=None)
     _TRANSPORT: ClassVar[tuple[str, ...]] = FlowClass._TRANSPORT
 
     @field_validator("delayed_ack", mode="before")
@@ -2010,9 +2099,9 @@ class Workload(_KeepsDelayedAckOff, _Model):
     def _check(self) -> "Workload":
         if self.kind not in WORKLOAD_KINDS:
             raise _err("kind", _one_of(self.kind, WORKLOAD_KINDS))
-        other = self._INCAST if self.kind == "poisson" else self._POISSON
-        for name in other:
-            if getattr(self, name) is not None:
+        own = {"poisson": self._POISSON, "incast": self._INCAST, "trace": self._TRACE}[self.kind]
+        for name in self._POISSON + self._INCAST + self._TRACE:
+            if name not in own and getattr(self, name) is not None:
                 raise _err(name, f"not a parameter of a {self.kind} workload")
         if not self.start >= 0:
             raise _err("start", f"{time_str(self.start)} is negative; allowed >= 0 s")
@@ -2029,6 +2118,8 @@ class Workload(_KeepsDelayedAckOff, _Model):
                     self.link.count("->") != 1 or not all(x.strip() for x in self.link.split("->"))):
                 raise _err("link", f"{self.link!r} is not a link; write \"from->to\", e.g. \"sw->r\", or \"{HOST_LINKS}\" "
                                    "(the senders' host links)")
+        elif self.kind == "trace":
+            self._check_trace()
         else:
             if self.n is None and self.servers is None:
                 raise _err("n", "required for an incast: the number of servers (or give servers = [...])")
@@ -2072,6 +2163,43 @@ class Workload(_KeepsDelayedAckOff, _Model):
                 raise _reraise_nested(e) from None
         return self
 
+    def _check_trace(self) -> None:
+        """A trace's flows: from ``file`` (then kept as ``arrivals``, so that the scenario written
+        with a run is self-contained) or ``arrivals``; each normalised (start in seconds, size in
+        payload bytes or packets)."""
+        if (self.file is None) == (self.arrivals is None):
+            raise _err("file", 'give the trace as file = "flows.csv" (lines "start src dst size") or arrivals = '
+                               '[{start, src, dst, size}, ...], one of the two')
+        if self.file is not None:
+            try:
+                rows, lines = read_trace(self.file, with_lines=True)
+            except ValueError as e:
+                raise _err("file", str(e)) from None
+            self._trace_lines = (self.file, lines)
+            self._fill("file", None)
+        else:
+            if not self.arrivals:
+                raise _err("arrivals", "empty; give at least one {start, src, dst, size}")
+            if len(self.arrivals) > LIMITS["max_generated_flows"]:
+                raise _err("arrivals", f"{len(self.arrivals)} flows; allowed at most {LIMITS['max_generated_flows']:.0e}")
+            rows = []
+            for j, a in enumerate(self.arrivals):
+                keys = {"start", "src", "dst", "size"}
+                if not isinstance(a, dict):
+                    raise _err(f"arrivals[{j}]", f"{a!r} is not a table {{start, src, dst, size}}")
+                if set(a) != keys:
+                    missing, extra = sorted(keys - set(a)), sorted(set(a) - keys)
+                    raise _err(f"arrivals[{j}]", "; ".join([f"missing {', '.join(missing)}"] * bool(missing)
+                                                           + [f"unknown {', '.join(extra)}"] * bool(extra))
+                               + "; a flow of a trace is {start, src, dst, size}")
+                try:
+                    rows.append(_arrival(a["start"], a["src"], a["dst"], a["size"]))
+                except ValueError as e:
+                    raise _err(f"arrivals[{j}].{str(e).split(':', 1)[0]}", str(e).split(": ", 1)[1]) from None
+        # written back exactly, with units ("100us", "64000B")
+        self._fill("arrivals", [{"start": time_str(r["start"]), "src": r["src"], "dst": r["dst"],
+                                 "size": size_str(r["size"])} for r in rows], given=True)
+
     def _transport_options(self) -> dict:
         """The protocol options given at the workload level, as written (units as strings)."""
         opts = self.model_dump(mode="json", include=set(self._TRANSPORT), exclude_none=True)
@@ -2106,6 +2234,19 @@ class Workload(_KeepsDelayedAckOff, _Model):
                 "start_ps": to_ps(self.start),
                 "stop_ps": None if self.stop is None else to_ps(self.stop),
             }
+        if self.kind == "trace":
+            payload = packet_bytes - header_bytes
+
+            def nbytes(size: Any) -> int:
+                sz = _arrival("0s", "a", "b", size)["size"]
+                return int(round(sz.value * payload)) if sz.unit == "pkt" else int(sz.value)
+
+            return {
+                "kind": "trace",
+                "arrivals": [{"at_ps": to_ps(self.start + parse_time(a["start"])), "src": a["src"], "dst": a["dst"],
+                              "size_bytes": nbytes(a["size"])} for a in self.arrivals],
+                "classes": classes,
+            }
         return {
             "kind": "incast",
             "client": self.client,
@@ -2122,6 +2263,8 @@ class Workload(_KeepsDelayedAckOff, _Model):
         if self.kind == "poisson":
             of = "every host link" if self.link == HOST_LINKS else self.link
             return f"poisson {self.load:g} of {of} ({self.sizes.kind} sizes, {protos})"
+        if self.kind == "trace":
+            return f"trace of {count_shown(len(self.arrivals), 'flow')} ({protos})"
         return (f"incast {count_shown(self.n, 'server')} x {count_shown(self.rounds, 'round')} of {size_shown(self.total)} "
                 f"to {self.client} ({protos})")
 
@@ -2769,6 +2912,17 @@ class Scenario(_Model):
                     e = w.sizes.to_engine(pb, hb)
                     if e["max_bytes"] < e["min_bytes"]:
                         raise _err(f"{fld}.sizes.max", f"{size_str(w.sizes.max)} is smaller than min = {size_str(w.sizes.min)}")
+            elif w.kind == "trace":
+                for j, a in enumerate(w.arrivals):
+                    for end in ("src", "dst"):
+                        if a[end] not in hosts and w._trace_lines is not None:
+                            file, lines = w._trace_lines
+                            raise _err(f"{fld}.file", f"{file} line {lines[j]}: {end}: {a[end]!r} is not a host; allowed: {allowed}")
+                        host(a[end], f"arrivals[{j}].{end}")
+                top = LIMITS["max_flow_bytes"]
+                for j, e in enumerate(w.to_engine(pb, hb)["arrivals"]):
+                    if e["size_bytes"] > top:
+                        raise _err(f"{fld}.arrivals[{j}].size", f"{e['size_bytes']} bytes is out of range; allowed at most {top} bytes")
             else:
                 host(w.client, "client")
                 if w.servers is None:
@@ -2992,6 +3146,12 @@ class Scenario(_Model):
             if net.topology in FABRIC_TIERS:
                 out += self._ack_warnings(where)
         out += self._l2_warnings()
+        for wi, w in enumerate(self.workloads):
+            if w.kind == "trace":
+                late = sum(w.start + parse_time(a["start"]) >= run.duration for a in w.arrivals)
+                if late:
+                    out.append(f"workloads[{wi}]: {late} of the trace's {count_shown(len(w.arrivals), 'flow')} start at or "
+                               f"after the end of the run (run.duration = {time_str(run.duration)}); they do not run")
         paths = self.path_rtts()
         if paths:
             # The longest round trip of the flows: where it comes from (the field to change) and what.
@@ -3216,13 +3376,14 @@ class Scenario(_Model):
 
 
 def _resolve_cdf_files(data: Any, base: Path) -> None:
-    """CDF files named in a scenario file are relative to that file's directory."""
+    """Files named in a scenario file (a CDF's, a trace's) are relative to that file's directory."""
     if not isinstance(data, dict) or not isinstance(data.get("workloads"), list):
         return
     for w in data["workloads"]:
         sizes = w.get("sizes") if isinstance(w, dict) else None
-        if isinstance(sizes, dict) and isinstance(sizes.get("file"), str) and not Path(sizes["file"]).is_absolute():
-            sizes["file"] = str(base / sizes["file"])
+        for table in (sizes, w):
+            if isinstance(table, dict) and isinstance(table.get("file"), str) and not Path(table["file"]).is_absolute():
+                table["file"] = str(base / table["file"])
 
 
 def _shortest_path_delay(adj: dict[str, list[str]], delay: dict[tuple[str, str], float], src: str,

@@ -166,11 +166,11 @@ SCHEMA: dict[str, list[Col]] = {
     ],
     "workloads": [
         _c("workload", "index", SET, "[[workloads]] entry"),
-        _c("kind", "", SET, "poisson or incast"),
+        _c("kind", "", SET, "poisson, incast or trace"),
         _c("link", "", SET, 'the link whose capacity the load refers to, "from->to", or "hosts": the senders\' '
                             'host links, each loaded by target_load on average (poisson)'),
         _c("link_bps", "bit/s", SET, "its rate; with \"hosts\", the senders' host-link rates summed (poisson)"),
-        _c("target_load", "1", SET, "offered load: generated payload rate / link rate (poisson; NaN for incast)"),
+        _c("target_load", "1", SET, "offered load: generated payload rate / link rate (poisson; NaN for incast and trace)"),
         _c("realised_load", "1", WR, "generated payload bits / (link rate x window_s) (poisson)"),
         _c("window_s", "s", WR, "the part of the arrival window [start, stop) that has passed"),
         _c("flows", "count", WR, "flows generated"),
@@ -245,6 +245,7 @@ SUMMARY_DERIVED: dict[str, list[Col]] = {
         _c("delivered_bytes", "bytes", WR, "payload of the workload's flows delivered by the end of the run"),
         _c("delivered_frac", "1", WR, "delivered_bytes / bytes: the generated payload that arrived (a heavy-tailed "
                                       "size CDF over a short run leaves much of it unsent)"),
+        _c("arrivals", "count", SET, "trace: the flows it lists (those due at or after the end of the run do not start)"),
         _c("rounds", "count", WR, "incast rounds started"),
         _c("rounds_completed", "count", WR, "incast rounds whose every response arrived"),
         _c("round_completion_mean_s", "s", WR, "mean completion time of those rounds"),

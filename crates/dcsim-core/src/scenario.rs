@@ -107,6 +107,7 @@ pub fn defaults() -> serde_json::Value {
             "min_memory_bytes": MIN_MEMORY_BYTES,
             "max_memory_bytes": MAX_MEMORY_BYTES,
             "max_partitions": MAX_PARTITIONS,
+            "max_generated_flows": MAX_GENERATED_FLOWS,
         },
     })
 }
@@ -1284,6 +1285,26 @@ impl Spec {
                             f("rounds"),
                             format!("rounds x n = {} flows; allowed at most {MAX_GENERATED_FLOWS:.0e}", rounds * n),
                         ));
+                    }
+                }
+                WorkloadSpec::Trace { arrivals, .. } => {
+                    if arrivals.is_empty() {
+                        return Err(invalid(f("arrivals"), "no flows; give at least one"));
+                    }
+                    if arrivals.len() as f64 > MAX_GENERATED_FLOWS {
+                        return Err(invalid(
+                            f("arrivals"),
+                            format!("{} flows; allowed at most {MAX_GENERATED_FLOWS:.0e}", arrivals.len()),
+                        ));
+                    }
+                    for (j, a) in arrivals.iter().enumerate() {
+                        check_time(&f(&format!("arrivals[{j}].start")), a.at_ps, false)?;
+                        if a.size_bytes == 0 || a.size_bytes > MAX_FLOW_BYTES {
+                            return Err(invalid(
+                                f(&format!("arrivals[{j}].size")),
+                                format!("{} bytes is out of range; allowed 1 ..= {MAX_FLOW_BYTES} bytes", a.size_bytes),
+                            ));
+                        }
                     }
                 }
             }

@@ -254,6 +254,19 @@ pub enum WorkloadSpec {
         start_ps: u64,
         classes: Vec<ClassSpec>,
     },
+    /// Flows replayed from a list (a trace): each starts at its time, between its hosts, with its
+    /// size; its class is drawn by share, as a Poisson arrival's.
+    Trace { arrivals: Vec<TraceArrival>, classes: Vec<ClassSpec> },
+}
+
+/// One flow of a trace workload.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceArrival {
+    pub at_ps: u64,
+    pub src: String,
+    pub dst: String,
+    pub size_bytes: u64,
 }
 
 impl WorkloadSpec {
@@ -261,12 +274,15 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::Poisson { .. } => "poisson",
             WorkloadSpec::Incast { .. } => "incast",
+            WorkloadSpec::Trace { .. } => "trace",
         }
     }
 
     pub fn classes(&self) -> &[ClassSpec] {
         match self {
-            WorkloadSpec::Poisson { classes, .. } | WorkloadSpec::Incast { classes, .. } => classes,
+            WorkloadSpec::Poisson { classes, .. }
+            | WorkloadSpec::Incast { classes, .. }
+            | WorkloadSpec::Trace { classes, .. } => classes,
         }
     }
 
@@ -281,6 +297,7 @@ impl WorkloadSpec {
                 mean + 6.0 * mean.sqrt() + 1.0
             }
             WorkloadSpec::Incast { servers, rounds, .. } => *rounds as f64 * servers.len() as f64,
+            WorkloadSpec::Trace { arrivals, .. } => arrivals.len() as f64,
         }
     }
 }
@@ -434,9 +451,41 @@ impl Incast {
     }
 }
 
+/// A trace's flows in time order (a stable sort: equal times keep their listed order).
+pub struct Trace {
+    arrivals: Vec<(Time, NodeId, NodeId, u64)>,
+    next: usize,
+    cum_shares: Vec<f64>,
+    end: Time,
+    rng: Rng,
+    /// Flows started so far and their payload bytes.
+    pub flows: u64,
+    pub bytes: u64,
+}
+
+impl Trace {
+    /// The flows due at `now`, and when the next is due (arrivals at or after the end of the run
+    /// never start).
+    fn fire(&mut self, now: Time) -> (Vec<FlowRequest>, Option<Time>) {
+        let mut out = Vec::new();
+        while let Some(&(t, src, dst, size)) = self.arrivals.get(self.next) {
+            if t > now {
+                break;
+            }
+            let class = pick_class(&self.cum_shares, self.rng.random());
+            out.push(FlowRequest { src, dst, size_bytes: size, class, round: None });
+            self.flows += 1;
+            self.bytes += size;
+            self.next += 1;
+        }
+        (out, self.arrivals.get(self.next).map(|a| a.0).filter(|&t| t < self.end))
+    }
+}
+
 pub enum Generator {
     Poisson(Poisson),
     Incast(Incast),
+    Trace(Trace),
 }
 
 impl Generator {
@@ -500,6 +549,21 @@ impl Generator {
                 let first = (*start_ps < duration.0 && *rounds > 0).then_some(Time(*start_ps));
                 Ok((Generator::Incast(g), first))
             }
+            WorkloadSpec::Trace { arrivals, classes } => {
+                let mut list = Vec::with_capacity(arrivals.len());
+                for (j, a) in arrivals.iter().enumerate() {
+                    let at = |n: &str| field(&format!("arrivals[{j}].{n}"));
+                    let (src, dst) = (node(&a.src, at("src"))?, node(&a.dst, at("dst"))?);
+                    if src == dst {
+                        return Err(invalid(at("dst"), format!("{:?} is also the source; a flow runs between two hosts", a.dst)));
+                    }
+                    list.push((Time(a.at_ps), src, dst, a.size_bytes));
+                }
+                list.sort_by_key(|a| a.0);
+                let first = list.first().map(|a| a.0).filter(|&t| t < duration);
+                let g = Trace { arrivals: list, next: 0, cum_shares: cumulative(classes), end: duration, rng, flows: 0, bytes: 0 };
+                Ok((Generator::Trace(g), first))
+            }
         }
     }
 
@@ -511,6 +575,7 @@ impl Generator {
                 (vec![r], next)
             }
             Generator::Incast(g) => (g.start_round(now), None),
+            Generator::Trace(g) => g.fire(now),
         }
     }
 }
@@ -539,6 +604,28 @@ mod tests {
         .iter()
         .map(|&(s, p)| (s, p / 100.0))
         .collect()
+    }
+
+    #[test]
+    fn a_trace_starts_each_flow_at_its_time_in_order_and_none_after_the_end() {
+        let class = class(1.0);
+        let arr = |t: u64, s: &str, d: &str, b: u64| TraceArrival { at_ps: t, src: s.into(), dst: d.into(), size_bytes: b };
+        // listed out of order; two at the same time; one at the end of the run (never starts)
+        let spec = WorkloadSpec::Trace {
+            arrivals: vec![arr(30, "a", "b", 3), arr(10, "b", "a", 1), arr(30, "b", "c", 4), arr(10, "c", "a", 2), arr(100, "a", "c", 9)],
+            classes: vec![class],
+        };
+        let ids = |n: &str, _: String| -> Result<NodeId> { Ok(match n { "a" => 0, "b" => 1, _ => 2 }) };
+        let (mut g, first) = Generator::new(&spec, 0, 1, Time(100), &ids, 0).unwrap();
+        assert_eq!(first, Some(Time(10)));
+        let (r, next) = g.fire(Time(10));
+        assert_eq!(r.iter().map(|f| (f.src, f.dst, f.size_bytes)).collect::<Vec<_>>(), vec![(1, 0, 1), (2, 0, 2)]);
+        assert_eq!(next, Some(Time(30)));
+        let (r, next) = g.fire(Time(30));
+        assert_eq!(r.iter().map(|f| f.size_bytes).collect::<Vec<_>>(), vec![3, 4]);
+        assert_eq!(next, None, "an arrival at the end of the run never starts");
+        let Generator::Trace(t) = g else { panic!("a trace") };
+        assert_eq!((t.flows, t.bytes), (4, 10));
     }
 
     #[test]

@@ -1,0 +1,146 @@
+"""Trace workloads ([[workloads]] kind = "trace"): flows replayed from a list or a file (as users
+of HPCC's ns-3 fork or Parsimon bring a flow trace). Expected values come from the trace itself
+(start times, sizes), from the ideal FCT on an empty network, and from binomial statistics for
+the classes' shares."""
+
+from __future__ import annotations
+
+import math
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from dcsim import simulate
+from dcsim.cli import app
+from dcsim.scenario import Scenario, ScenarioError, load_scenario
+
+runner = CliRunner()
+
+
+def fabric(arrivals=None, **workload) -> dict:
+    """2 leaves x 2 hosts at 10 Gbps, 2 spines, 1 us links; a DCTCP trace with ECT ACKs."""
+    w = {"kind": "trace", "protocol": "dctcp", "ect_acks": True, **workload}
+    if arrivals is not None:
+        w["arrivals"] = arrivals
+    return {"network": {"topology": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2,
+                        "host_link": "10Gbps", "buffer": "300pkt", "aqm": {"kind": "threshold", "K": "65pkt"}},
+            "workloads": [w], "run": {"duration": "5ms", "seed": 1}}
+
+
+ARRIVALS = [{"start": "100us", "src": "h0", "dst": "h3", "size": "64KB"},
+            {"start": "0s", "src": "h1", "dst": "h2", "size": "1000B"},
+            {"start": "2ms", "src": "h2", "dst": "h0", "size": "10pkt"},
+            {"start": "20ms", "src": "h3", "dst": "h1", "size": "5B"}]
+
+
+def test_trace_flows_start_at_their_times_with_their_sizes():
+    """Each flow starts at its listed time (in time order, whatever the listed order) between its
+    hosts with its size (10pkt = 10 x 1460 B of payload); one due after the end of the run does
+    not start and is warned about; all others finish, none faster than on an empty network, and
+    the one-packet flow alone in the fabric takes exactly its ideal FCT."""
+    sc = Scenario.from_dict(fabric(ARRIVALS))
+    assert any("1 of the trace's 4 flows start at or after the end" in w for w in sc.warnings())
+    res = simulate(sc)
+    f = res.flows
+    assert f["start_s"].tolist() == [0.0, 100e-6, 2e-3]
+    assert list(zip(f["src"].astype(str), f["dst"].astype(str))) == [("h1", "h2"), ("h0", "h3"), ("h2", "h0")]
+    assert f["size_bytes"].tolist() == [1000, 64000, 14600]
+    assert np.isfinite(f["fct_s"]).all() and (f["slowdown"] >= 1 - 1e-12).all()
+    assert math.isclose(f["slowdown"].iloc[0], 1.0, rel_tol=1e-12)
+    w = res.summary()["workloads"][0]
+    assert (w["kind"], w["flows"], w["arrivals"], w["bytes"], w["delivered_frac"]) == ("trace", 3, 4, 79600, 1.0)
+
+
+def test_a_trace_file_is_relative_to_the_scenario_and_kept_inline(tmp_path, monkeypatch):
+    """The file is read when the scenario is loaded (plain numbers: seconds and bytes; a header,
+    commas and comments allowed) and the scenario written with the run holds its flows, so it
+    reproduces the run without the file."""
+    d = tmp_path / "exp"
+    d.mkdir()
+    (d / "flows.csv").write_text("start,src,dst,size\n# seconds, bytes\n0.0001, h0, h3, 64000\n0 h1 h2 1000\n"
+                                 "2ms h2 h0 10pkt\n0.02 h3 h1 5\n")
+    (d / "trace.toml").write_text(
+        '[network]\ntopology = "leaf_spine"\nleaves = 2\nspines = 2\nhosts_per_leaf = 2\nhost_link = "10Gbps"\n'
+        'buffer = "300pkt"\naqm = { kind = "threshold", K = "65pkt" }\n\n[[workloads]]\nkind = "trace"\n'
+        'file = "flows.csv"\nprotocol = "dctcp"\nect_acks = true\n\n[run]\nduration = "5ms"\nseed = 1\n')
+    monkeypatch.chdir(tmp_path)
+    sc = load_scenario(d / "trace.toml")
+    inline = Scenario.from_dict(fabric(ARRIVALS))
+    assert sc.to_engine_json() == inline.to_engine_json()
+    again = Scenario.from_toml_str(sc.to_toml())
+    assert again.to_engine_json() == sc.to_engine_json() and "file" not in sc.to_toml()
+
+
+@pytest.mark.parametrize("text, words", [
+    ("0 h0 h9 100\n", ["line 1", "dst", "'h9' is not a host"]),
+    ("start,src,dst,size\n0 h0 h1\n", ["line 2", "expected 'start src dst size'"]),
+    ("0 h0 h1 -5\n", ["line 1", "size", "out of range"]),
+    ("x h0 h1 5\n", ["line 1", "start", "cannot parse 'x'"]),
+    ("0 h0 h0 5\n", ["line 1", "also the source"]),
+    ("# nothing\n", ["no flows"]),
+    ("0 h0 h1 5.5\n", ["line 1", "whole number of bytes"]),
+])
+def test_a_bad_trace_file_is_named_with_its_line_before_anything_runs(tmp_path, text, words):
+    (tmp_path / "flows.csv").write_text(text)
+    path = tmp_path / "t.toml"
+    path.write_text(Scenario.from_dict(fabric(ARRIVALS)).to_toml().replace(
+        "arrivals = [", 'file = "flows.csv"\nxarrivals = [', 1).replace("xarrivals", "# arrivals"))
+    res = runner.invoke(app, ["run", str(path), "--no-plots", "-o", str(tmp_path / "out")])
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+    assert "workloads[0].file" in res.output and all(w in res.output for w in words), res.output
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("arrivals, field, words", [
+    ([{"start": "1us", "src": "h0", "dst": "h1"}], "workloads[0].arrivals[0]", ["missing size"]),
+    ([{"start": "1", "src": "h0", "dst": "h1", "size": "5B"}], "workloads[0].arrivals[0].start", ["no unit"]),
+    ([], "workloads[0].arrivals", ["empty"]),
+    ([{"start": "1us", "src": "h0", "dst": "h1", "size": "0B"}], "workloads[0].arrivals[0].size", ["out of range"]),
+    ([{"start": "1us", "src": "h0", "dst": "h9", "size": "5B"}], "workloads[0].arrivals[0].dst", ["not a host"]),
+    ([{"start": "-1us", "src": "h0", "dst": "h1", "size": "5B"}], "workloads[0].arrivals[0].start", [">= 0 s"]),
+])
+def test_bad_inline_arrivals_name_the_field(arrivals, field, words):
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(fabric(arrivals))
+    assert field in str(e.value) and all(w in str(e.value) for w in words), str(e.value)
+
+
+def test_file_and_arrivals_and_other_kinds_parameters_are_refused():
+    with pytest.raises(ScenarioError, match=r"workloads\[0\]\.file: give the trace as file"):
+        Scenario.from_dict(fabric(ARRIVALS, file="x.csv"))
+    with pytest.raises(ScenarioError, match=r"workloads\[0\]\.load: not a parameter of a trace workload"):
+        Scenario.from_dict(fabric(ARRIVALS, load=0.5))
+    d = fabric(None)
+    d["workloads"][0] = {"kind": "poisson", "load": 0.2, "sizes": {"kind": "fixed", "size": "10KB"},
+                         "protocol": "dctcp", "arrivals": ARRIVALS}
+    with pytest.raises(ScenarioError, match=r"workloads\[0\]\.arrivals: not a parameter of a poisson workload"):
+        Scenario.from_dict(d)
+
+
+def test_a_mix_draws_each_flows_class_by_share_from_the_seed():
+    """400 one-packet flows, mix DCTCP / NewReno-ECN 0.5 / 0.5: the DCTCP count is binomial(400,
+    0.5), within 5 sd (5 x 10 = 50) of 200; the same seed gives the same classes, bit for bit."""
+    arr = [{"start": f"{10 * i}us", "src": f"h{i % 4}", "dst": f"h{(i + 1) % 4}", "size": "1000B"} for i in range(400)]
+    d = fabric(arr)
+    del d["workloads"][0]["protocol"], d["workloads"][0]["ect_acks"]
+    d["workloads"][0]["mix"] = [{"protocol": "dctcp", "share": 0.5, "ect_acks": True},
+                                {"protocol": "newreno", "ecn": True, "share": 0.5, "ect_acks": True}]
+    a, b = simulate(Scenario.from_dict(d)), simulate(Scenario.from_dict(d))
+    n = int((a.flows["protocol"] == "dctcp").sum())
+    assert abs(n - 200) <= 50, n
+    assert a.flows.equals(b.flows)
+    d["run"]["seed"] = 2
+    assert not simulate(Scenario.from_dict(d)).flows["protocol"].equals(a.flows["protocol"])
+
+
+def test_a_trace_runs_on_two_partitions():
+    """Split by leaves, each world replays the same trace: every flow starts at its time and
+    finishes, as in one world."""
+    arr = [{"start": f"{50 * i}us", "src": f"h{i % 4}", "dst": f"h{(i + 2) % 4}", "size": "30KB"} for i in range(40)]
+    d = fabric(arr)
+    one = simulate(Scenario.from_dict(d))
+    d["run"]["partitions"] = 2
+    two = simulate(Scenario.from_dict(d))
+    for r in (one, two):
+        assert len(r.flows) == 40 and np.isfinite(r.flows["fct_s"]).all()
+    assert sorted(two.flows["start_s"]) == sorted(one.flows["start_s"])
