@@ -555,13 +555,24 @@ impl Generator {
                     let at = |n: &str| field(&format!("arrivals[{j}].{n}"));
                     let (src, dst) = (node(&a.src, at("src"))?, node(&a.dst, at("dst"))?);
                     if src == dst {
-                        return Err(invalid(at("dst"), format!("{:?} is also the source; a flow runs between two hosts", a.dst)));
+                        return Err(invalid(
+                            at("dst"),
+                            format!("{:?} is also the source; a flow runs between two hosts", a.dst),
+                        ));
                     }
                     list.push((Time(a.at_ps), src, dst, a.size_bytes));
                 }
                 list.sort_by_key(|a| a.0);
                 let first = list.first().map(|a| a.0).filter(|&t| t < duration);
-                let g = Trace { arrivals: list, next: 0, cum_shares: cumulative(classes), end: duration, rng, flows: 0, bytes: 0 };
+                let g = Trace {
+                    arrivals: list,
+                    next: 0,
+                    cum_shares: cumulative(classes),
+                    end: duration,
+                    rng,
+                    flows: 0,
+                    bytes: 0,
+                };
                 Ok((Generator::Trace(g), first))
             }
         }
@@ -609,13 +620,26 @@ mod tests {
     #[test]
     fn a_trace_starts_each_flow_at_its_time_in_order_and_none_after_the_end() {
         let class = class(1.0);
-        let arr = |t: u64, s: &str, d: &str, b: u64| TraceArrival { at_ps: t, src: s.into(), dst: d.into(), size_bytes: b };
+        let arr =
+            |t: u64, s: &str, d: &str, b: u64| TraceArrival { at_ps: t, src: s.into(), dst: d.into(), size_bytes: b };
         // listed out of order; two at the same time; one at the end of the run (never starts)
         let spec = WorkloadSpec::Trace {
-            arrivals: vec![arr(30, "a", "b", 3), arr(10, "b", "a", 1), arr(30, "b", "c", 4), arr(10, "c", "a", 2), arr(100, "a", "c", 9)],
+            arrivals: vec![
+                arr(30, "a", "b", 3),
+                arr(10, "b", "a", 1),
+                arr(30, "b", "c", 4),
+                arr(10, "c", "a", 2),
+                arr(100, "a", "c", 9),
+            ],
             classes: vec![class],
         };
-        let ids = |n: &str, _: String| -> Result<NodeId> { Ok(match n { "a" => 0, "b" => 1, _ => 2 }) };
+        let ids = |n: &str, _: String| -> Result<NodeId> {
+            Ok(match n {
+                "a" => 0,
+                "b" => 1,
+                _ => 2,
+            })
+        };
         let (mut g, first) = Generator::new(&spec, 0, 1, Time(100), &ids, 0).unwrap();
         assert_eq!(first, Some(Time(10)));
         let (r, next) = g.fire(Time(10));
