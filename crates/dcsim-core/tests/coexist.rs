@@ -342,3 +342,34 @@ fn bad_workloads_and_trees_name_the_field() {
     }
     assert!(e(s).starts_with("workloads[0].senders[0]:"));
 }
+
+#[test]
+fn a_trace_replays_its_flows_and_bad_traces_name_the_field() {
+    use dcsim_core::workload::TraceArrival;
+    let arr = |t: u64, s: &str, d: &str, b: u64| TraceArrival { at_ps: t, src: s.into(), dst: d.into(), size_bytes: b };
+    let trace = |a: Vec<TraceArrival>| WorkloadSpec::Trace { arrivals: a, classes: vec![class(1.0, dctcp(0.0625))] };
+    // Three flows, listed out of order, and one due at the end of the run (never starts).
+    let spec = tree(
+        choke(20.0, 7, true),
+        vec![],
+        vec![trace(vec![
+            arr(200 * US, "h0", "h2", 5000),
+            arr(0, "h1", "h2", 1000),
+            arr(MS, "h2", "h0", 9),
+            arr(0, "h0", "h1", 20_000),
+        ])],
+        MS,
+    );
+    let (_, t) = run_checked(spec, 20);
+    let fl = table(&t, "flows");
+    assert_eq!(fl.f64("start_s"), &[0.0, 0.0, 200e-6]);
+    assert_eq!(fl.f64("size_bytes"), &[1000.0, 20_000.0, 5000.0]);
+    assert!(fl.f64("fct_s").iter().all(|x| x.is_finite()), "every flow finished");
+    let e =
+        |w: WorkloadSpec| Sim::new(tree(choke(20.0, 7, true), vec![], vec![w], MS)).err().expect("invalid").to_string();
+    assert!(e(trace(vec![])).starts_with("workloads[0].arrivals:"));
+    assert!(e(trace(vec![arr(0, "h0", "h1", 0)])).starts_with("workloads[0].arrivals[0].size:"));
+    assert!(e(trace(vec![arr(0, "h0", "h0", 5)])).starts_with("workloads[0].arrivals[0].dst:"));
+    assert!(e(trace(vec![arr(0, "h0", "h9", 5)])).starts_with("workloads[0].arrivals[0].dst:"));
+    assert!(e(trace(vec![arr(0, "h0", "tor0", 5)])).contains("is a switch"));
+}
