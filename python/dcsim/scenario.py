@@ -2919,6 +2919,7 @@ class Scenario(_Model):
                             file, lines = w._trace_lines
                             raise _err(f"{fld}.file", f"{file} line {lines[j]}: {end}: {a[end]!r} is not a host; allowed: {allowed}")
                         host(a[end], f"arrivals[{j}].{end}")
+                w._trace_lines = None  # needed for these errors only (a scenario equals its written form)
                 top = LIMITS["max_flow_bytes"]
                 for j, e in enumerate(w.to_engine(pb, hb)["arrivals"]):
                     if e["size_bytes"] > top:
