@@ -1675,11 +1675,7 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
 
     def size_bytes(self, packet_bytes: int, header_bytes: int) -> Optional[int]:
         """Payload bytes; a size in packets counts full packets of (packet_bytes - header_bytes) payload."""
-        if self.size is None:
-            return None
-        if self.size.unit == "pkt":
-            return int(round(self.size.value * (packet_bytes - header_bytes)))
-        return int(self.size.value)
+        return None if self.size is None else payload_bytes(self.size, packet_bytes, header_bytes)
 
 
 # --------------------------------------------------------------------------------------------
@@ -1765,6 +1761,11 @@ def read_cdf(path: Union[str, Path]) -> list[tuple[float, float]]:
     if not rows:
         raise ValueError(f"{path}: no points; a CDF file has lines 'size_bytes probability'")
     return check_cdf(rows, lambda i: f"{path} line {lines[i]}")
+
+
+def payload_bytes(sz: Size, packet_bytes: int, header_bytes: int) -> int:
+    """A flow size in payload bytes: a size in packets counts full packets of payload."""
+    return int(round(sz.value * (packet_bytes - header_bytes))) if sz.unit == "pkt" else int(sz.value)
 
 
 def _plain_number(v: Any) -> Optional[float]:
@@ -1923,10 +1924,8 @@ class Sizes(_Model):
         return [tuple(p) for p in self.points]
 
     def to_engine(self, packet_bytes: int, header_bytes: int) -> dict:
-        payload = packet_bytes - header_bytes
-
         def nbytes(sz: Size) -> int:
-            return int(round(sz.value * payload)) if sz.unit == "pkt" else int(sz.value)
+            return payload_bytes(sz, packet_bytes, header_bytes)
 
         if self.kind == "fixed":
             return {"kind": "fixed", "bytes": nbytes(self.size)}
@@ -2213,8 +2212,7 @@ class Workload(_KeepsDelayedAckOff, _Model):
         return [FlowClass(protocol=self.protocol, share=1.0, **self._transport_options())]
 
     def total_bytes(self, packet_bytes: int, header_bytes: int) -> int:
-        t = self.total
-        return int(round(t.value * (packet_bytes - header_bytes))) if t.unit == "pkt" else int(t.value)
+        return payload_bytes(self.total, packet_bytes, header_bytes)
 
     def to_engine(self, packet_bytes: int, header_bytes: int) -> dict:
         classes = [c.to_engine() for c in self.classes()]
@@ -2235,16 +2233,12 @@ class Workload(_KeepsDelayedAckOff, _Model):
                 "stop_ps": None if self.stop is None else to_ps(self.stop),
             }
         if self.kind == "trace":
-            payload = packet_bytes - header_bytes
-
-            def nbytes(size: Any) -> int:
-                sz = _arrival("0s", "a", "b", size)["size"]
-                return int(round(sz.value * payload)) if sz.unit == "pkt" else int(sz.value)
-
+            # arrivals are in their written form (validated): "100us", "64000B" / "10pkt"
             return {
                 "kind": "trace",
                 "arrivals": [{"at_ps": to_ps(self.start + parse_time(a["start"])), "src": a["src"], "dst": a["dst"],
-                              "size_bytes": nbytes(a["size"])} for a in self.arrivals],
+                              "size_bytes": payload_bytes(parse_size(a["size"]), packet_bytes, header_bytes)}
+                             for a in self.arrivals],
                 "classes": classes,
             }
         return {
