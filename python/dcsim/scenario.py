@@ -1782,9 +1782,10 @@ def _plain_number(v: Any) -> Optional[float]:
 
 def _arrival(start: Any, src: Any, dst: Any, size: Any, *, plain: bool = False) -> dict:
     """One flow of a trace, normalised: start in seconds (a time such as "10us"), src and dst
-    host names, size a Size (payload: "64KB", "1000B", "10pkt"). With ``plain`` (a trace file) a
-    plain number is also allowed: seconds for start, bytes for size. Raises ValueError naming the
-    bad value."""
+    host names, size a Size (payload: "64KB", "1000B", "10pkt"), and ``start_text`` and
+    ``size_text``, their written forms (as given, or for a plain number "0.0001s" and "64000B":
+    exact). With ``plain`` (a trace file) a plain number is also allowed: seconds for start, bytes
+    for size. Raises ValueError naming the bad value."""
     x = _plain_number(start) if plain else None
     try:
         t = x if x is not None else parse_time(start, "start")
@@ -1809,7 +1810,9 @@ def _arrival(start: Any, src: Any, dst: Any, size: Any, *, plain: bool = False) 
             raise ValueError(str(e)) from None
     if not (math.isfinite(sz.value) and sz.value >= 1) or (sz.unit == "B" and not float(sz.value).is_integer()):
         raise ValueError(f"size: {size!r} is out of range; allowed a whole number of bytes >= 1, e.g. \"64KB\"")
-    return {"start": t, "src": src, "dst": dst, "size": sz}
+    start_text = f"{t!r}s" if x is not None or not isinstance(start, str) else start.strip()
+    size_text = f"{int(b)}B" if b is not None else str(size).strip()
+    return {"start": t, "src": src, "dst": dst, "size": sz, "start_text": start_text, "size_text": size_text}
 
 
 def read_trace(path: Union[str, Path], with_lines: bool = False):
@@ -2087,6 +2090,8 @@ class Workload(_KeepsDelayedAckOff, _Model):
     _TRACE: ClassVar[tuple[str, ...]] = ("file", "arrivals")
     #: A trace read from a file: (file, line of each arrival), for errors found later (hosts).
     _trace_lines: Optional[tuple[str, list[int]]] = PrivateAttr(default=None)
+    #: A trace's flows as parsed: (start s, src, dst, Size), for to_engine (parsed once).
+    _parsed: Optional[list] = PrivateAttr(default=None)
     _TRANSPORT: ClassVar[tuple[str, ...]] = FlowClass._TRANSPORT
 
     @field_validator("delayed_ack", mode="before")
@@ -2195,9 +2200,10 @@ class Workload(_KeepsDelayedAckOff, _Model):
                     rows.append(_arrival(a["start"], a["src"], a["dst"], a["size"]))
                 except ValueError as e:
                     raise _err(f"arrivals[{j}].{str(e).split(':', 1)[0]}", str(e).split(": ", 1)[1]) from None
-        # written back exactly, with units ("100us", "64000B")
-        self._fill("arrivals", [{"start": time_str(r["start"]), "src": r["src"], "dst": r["dst"],
-                                 "size": size_str(r["size"])} for r in rows], given=True)
+        # written back with units, as given ("100us", "64KB") or exactly ("0.0001s", "64000B")
+        self._fill("arrivals", [{"start": r["start_text"], "src": r["src"], "dst": r["dst"], "size": r["size_text"]}
+                                for r in rows], given=True)
+        self._parsed = [(r["start"], r["src"], r["dst"], r["size"]) for r in rows]
 
     def _transport_options(self) -> dict:
         """The protocol options given at the workload level, as written (units as strings)."""
@@ -2233,12 +2239,10 @@ class Workload(_KeepsDelayedAckOff, _Model):
                 "stop_ps": None if self.stop is None else to_ps(self.stop),
             }
         if self.kind == "trace":
-            # arrivals are in their written form (validated): "100us", "64000B" / "10pkt"
             return {
                 "kind": "trace",
-                "arrivals": [{"at_ps": to_ps(self.start + parse_time(a["start"])), "src": a["src"], "dst": a["dst"],
-                              "size_bytes": payload_bytes(parse_size(a["size"]), packet_bytes, header_bytes)}
-                             for a in self.arrivals],
+                "arrivals": [{"at_ps": to_ps(self.start + t), "src": a, "dst": b,
+                              "size_bytes": payload_bytes(sz, packet_bytes, header_bytes)} for t, a, b, sz in self._parsed],
                 "classes": classes,
             }
         return {
@@ -3143,7 +3147,7 @@ class Scenario(_Model):
         out += self._l2_warnings()
         for wi, w in enumerate(self.workloads):
             if w.kind == "trace":
-                late = sum(w.start + parse_time(a["start"]) >= run.duration for a in w.arrivals)
+                late = sum(w.start + t >= run.duration for t, *_ in w._parsed)
                 if late:
                     out.append(f"workloads[{wi}]: {late} of the trace's {count_shown(len(w.arrivals), 'flow')} start at or "
                                f"after the end of the run (run.duration = {time_str(run.duration)}); they do not run")
