@@ -144,3 +144,17 @@ def test_a_trace_runs_on_two_partitions():
     for r in (one, two):
         assert len(r.flows) == 40 and np.isfinite(r.flows["fct_s"]).all()
     assert sorted(two.flows["start_s"]) == sorted(one.flows["start_s"])
+
+
+def test_another_trace_file_replaces_the_flows_held(tmp_path):
+    """--set workloads[0].file=... (Scenario.replace) reads the new file in place of the flows the
+    scenario holds from its first file; on the CLI a relative path is the shell's (cwd)."""
+    (tmp_path / "other.csv").write_text("0 h0 h3 5000\n1ms h1 h2 7000\n")
+    sc = Scenario.from_dict(fabric(ARRIVALS)).replace({"workloads[0].file": str(tmp_path / "other.csv")})
+    assert [a["size"] for a in sc.workloads[0].arrivals] == ["5000B", "7000B"]
+    path = tmp_path / "t.toml"
+    path.write_text(Scenario.from_dict(fabric(ARRIVALS)).to_toml())
+    res = runner.invoke(app, ["run", str(path), "--no-plots", "-o", str(tmp_path / "out"),
+                              "--set", f"workloads[0].file={tmp_path / 'other.csv'}"])
+    assert res.exit_code == 0, res.output
+    assert "trace of 2 flows" in res.output

@@ -3024,6 +3024,12 @@ class Scenario(_Model):
                     if f"flows[{i}].{key}" not in updates:
                         del group[key]
                 data["flows"] = [*data["flows"][:i], group, *data["flows"][i + 1:]]
+            m = re.fullmatch(r"workloads\[(\d+)\]\.file", path) if isinstance(path, str) else None
+            if m and f"workloads[{m.group(1)}].arrivals" not in updates:
+                # A trace read from another file: its flows replace the ones held.
+                i = int(m.group(1))
+                w = {k: v for k, v in data["workloads"][i].items() if k != "arrivals"}
+                data["workloads"] = [*data["workloads"][:i], w, *data["workloads"][i + 1:]]
         return type(self).from_dict(data)
 
     def expanded_flows(self) -> list[FlowInfo]:
