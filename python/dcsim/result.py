@@ -417,6 +417,29 @@ class Result:
 
         return pd.DataFrame(self._tier_rows(), columns=[c.name for c in schema.SUMMARY_DERIVED["tiers"]])
 
+    def trace(self, workload: Optional[int] = None) -> pd.DataFrame:
+        """The flows the workloads generated (or workload ``workload``'s), as a trace: start_s,
+        src, dst, size_bytes, in start order. :meth:`write_trace` writes it as a trace file."""
+        f = self.flows
+        if "workload" in f:
+            w = f["workload"].to_numpy(dtype=float)
+            f = f[np.isfinite(w) if workload is None else (w == workload)]
+        else:
+            f = f.iloc[:0]
+        out = f[["start_s", "src", "dst", "size_bytes"]].astype({"src": str, "dst": str, "size_bytes": "int64"})
+        return out.sort_values("start_s", kind="stable").reset_index(drop=True)
+
+    def write_trace(self, path: Union[str, Path], workload: Optional[int] = None) -> Path:
+        """Write :meth:`trace` as a trace file (``start,src,dst,size``: exact seconds and bytes).
+        Replayed by a ``kind = "trace"`` workload with the same network, protocol and seed, it
+        gives the same flows and completion times, bit for bit (tests/test_trace_workload.py)."""
+        t = self.trace(workload)
+        lines = ["start,src,dst,size"] + [f"{s!r},{a},{b},{n}" for s, a, b, n in
+                                          zip(t["start_s"].tolist(), t["src"], t["dst"], t["size_bytes"].tolist())]
+        path = Path(path)
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
+
     def port_tiers(self) -> Optional[np.ndarray]:
         """The tier and direction of each row of ``ports`` ("host up", ...; see
         :meth:`dcsim.scenario.Network.fabric_port_tiers`), or None if the topology is no fabric."""
