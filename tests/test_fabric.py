@@ -230,18 +230,20 @@ def test_long_flows_of_one_host_get_equal_shares_of_its_nic():
     assert g.sum() == pytest.approx(10e9 * 1460 / 1500, rel=0.03)
 
 
-@pytest.mark.parametrize("name", ["leaf_spine.toml", "fat_tree.toml"])
+@pytest.mark.parametrize("name", ["leaf_spine.toml", "fat_tree.toml", "trace.toml"])
 def test_fabric_examples_run_from_the_cli(name, tmp_path):
     d = load_scenario(ROOT / "examples" / name).to_dict()
-    d["run"]["duration"] = "2ms"
+    d["run"]["duration"] = "3ms"
     short = tmp_path / name
     short.write_text(Scenario.from_dict(d).to_toml())
     out = tmp_path / "out"
     res = runner.invoke(app, ["run", str(short), "--out", str(out), "--wait-plots"])
     assert res.exit_code == 0, res.output
-    assert "p99.9" in res.output and "ECMP" in res.output
+    assert "p99.9" in res.output and "ECMP" in res.output and "Fabric tiers" in res.output
     summary = json.loads((out / "summary.json").read_text())
-    assert summary["workloads"][0]["link"] == "hosts"
+    w = summary["workloads"][0]
+    assert w["link"] == ("" if w["kind"] == "trace" else "hosts")
+    assert (out / "tiers.png").exists() and (out / "fct.png").exists()
 
 
 def partitioned(parts, **run) -> dict:
