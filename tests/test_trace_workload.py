@@ -146,12 +146,19 @@ def test_a_trace_runs_on_two_partitions():
     assert sorted(two.flows["start_s"]) == sorted(one.flows["start_s"])
 
 
-def test_another_trace_file_replaces_the_flows_held(tmp_path):
+def test_another_file_replaces_what_the_scenario_holds(tmp_path):
     """--set workloads[0].file=... (Scenario.replace) reads the new file in place of the flows the
-    scenario holds from its first file; on the CLI a relative path is the shell's (cwd)."""
+    scenario holds from its first file, and a CDF's file in place of its points; on the CLI a
+    relative path is the shell's (cwd)."""
     (tmp_path / "other.csv").write_text("0 h0 h3 5000\n1ms h1 h2 7000\n")
     sc = Scenario.from_dict(fabric(ARRIVALS)).replace({"workloads[0].file": str(tmp_path / "other.csv")})
     assert [a["size"] for a in sc.workloads[0].arrivals] == ["5000B", "7000B"]
+    (tmp_path / "s.cdf").write_text("1000 0\n5000 1\n")
+    d = fabric(None)
+    d["workloads"][0] = {"kind": "poisson", "load": 0.2, "protocol": "dctcp", "ect_acks": True,
+                         "sizes": {"kind": "cdf", "points": [[10, 0], [20, 1]]}}
+    sc = Scenario.from_dict(d).replace({"workloads[0].sizes.file": str(tmp_path / "s.cdf")})
+    assert sc.workloads[0].sizes.points == [[1000.0, 0.0], [5000.0, 1.0]]
     path = tmp_path / "t.toml"
     path.write_text(Scenario.from_dict(fabric(ARRIVALS)).to_toml())
     res = runner.invoke(app, ["run", str(path), "--no-plots", "-o", str(tmp_path / "out"),

@@ -41,8 +41,6 @@ from typing import Optional
 
 import numpy as np
 
-from dcsim.scenario import FABRIC_TIERS
-
 #: Written by a background plotter into the output directory, last: {"run_id", "files", "errors"}.
 PLOTS_RECORD = "plots.json"
 
@@ -65,6 +63,8 @@ def plot_names(result) -> list[str]:
         names += ["throughput.png"]
     if has_finished_finite_flows(result):
         names += ["fct.png"]
+    from dcsim.scenario import FABRIC_TIERS  # loaded with the result (not at the CLI's start, before the plotter)
+
     if result.scenario.network.topology in FABRIC_TIERS and result._rows("ports"):
         names += ["tiers.png"]
     if result._rows("sources"):

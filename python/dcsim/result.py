@@ -77,17 +77,14 @@ def fct_group_label(r: dict) -> str:
 def traffic_of(flows: pd.DataFrame, workload_kinds: Optional[dict[int, str]] = None) -> np.ndarray:
     """Where each flow comes from: "workload 1 (incast)" (the [[workloads]] entry that generated
     it, with its kind when ``workload_kinds`` gives it), or "[[flows]]" (a listed flow)."""
+    out = np.full(len(flows), "[[flows]]", dtype=object)
     if "workload" not in flows:
-        return np.full(len(flows), "[[flows]]", dtype=object)
+        return out
     kinds = workload_kinds or {}
-
-    def name(w: float) -> str:
-        if not math.isfinite(w):
-            return "[[flows]]"
-        k = kinds.get(int(w))
-        return f"workload {int(w)}" + (f" ({k})" if k else "")
-
-    return np.array([name(w) for w in flows["workload"].to_numpy(dtype=float)], dtype=object)
+    w = flows["workload"].to_numpy(dtype=float)
+    for i in np.unique(w[np.isfinite(w)]).astype(int).tolist():
+        out[w == i] = f"workload {i}" + (f" ({kinds[i]})" if kinds.get(i) else "")
+    return out
 
 
 def traffic_sources(traffic: np.ndarray) -> list[str]:

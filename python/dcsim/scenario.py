@@ -39,7 +39,7 @@ import re
 import sys
 from collections import deque
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Optional, Union
+from typing import Annotated, Any, ClassVar, Iterator, Optional, Union
 
 from pydantic import (
     BaseModel,
@@ -1731,24 +1731,33 @@ def check_cdf(points: list, where) -> list[tuple[float, float]]:
     return out
 
 
+#: What a file named in a scenario is kept as once read (a CDF's points, a trace's arrivals).
+FILE_CONTENTS = ("points", "arrivals")
+
+
+def _data_lines(path: Path, what: str, form: str) -> Iterator[tuple[int, str, list[str]]]:
+    """The lines of a small data file (a CDF's, a trace's) that hold values: (line number, line,
+    its fields split at whitespace or commas), ``#`` starting a comment. Raises ValueError naming
+    the file when it cannot be read or is not text (``form``: what its lines hold)."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the {what} file ({e.strerror or e})") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: not a text file (a {what} file has lines '{form}')") from None
+    for n, line in enumerate(text.splitlines(), start=1):
+        body = line.split("#", 1)[0].replace(",", " ").split()
+        if body:
+            yield n, line, body
+
+
 def read_cdf(path: Union[str, Path]) -> list[tuple[float, float]]:
     """Read a CDF file: one point per line, ``size_bytes cumulative_probability`` (whitespace or a
     comma between them), probabilities in [0, 1], ``#`` starts a comment. Raises ValueError naming
     the file and line."""
     path = Path(path)
-    try:
-        raw = path.read_bytes()
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read the CDF file ({e.strerror or e})") from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file (a CDF file has lines 'size_bytes probability')") from None
     rows, lines = [], []
-    for n, line in enumerate(text.splitlines(), start=1):
-        body = line.split("#", 1)[0].replace(",", " ").split()
-        if not body:
-            continue
+    for n, line, body in _data_lines(path, "CDF", "size_bytes probability"):
         if len(body) != 2:
             raise ValueError(f"{path} line {n}: expected two numbers 'size_bytes probability', got {line.strip()!r}")
         try:
@@ -1822,17 +1831,8 @@ def read_trace(path: Union[str, Path], with_lines: bool = False):
     bytes. Returns the flows (with ``with_lines``, also the line of each). Raises ValueError naming
     the file and line."""
     path = Path(path)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read the trace file ({e.strerror or e})") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: not a text file (a trace file has lines 'start src dst size')") from None
     rows, lines = [], []
-    for n, line in enumerate(text.splitlines(), start=1):
-        body = line.split("#", 1)[0].replace(",", " ").split()
-        if not body:
-            continue
+    for n, line, body in _data_lines(path, "trace", "start src dst size"):
         if not rows and [b.lower() for b in body] == ["start", "src", "dst", "size"]:
             continue
         if len(body) != 4:
@@ -2973,7 +2973,7 @@ class Scenario(_Model):
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError(f"scenario file: not valid TOML: {e}") from None
-        _resolve_cdf_files(data, path.parent)
+        _resolve_data_files(data, path.parent)
         try:
             return cls.from_dict(data)
         except ScenarioError as e:
@@ -3004,7 +3004,7 @@ class Scenario(_Model):
         changes. ``changes=None`` (keyword form): ``sc.replace(**{"run.seed": 2})``. Raises
         :class:`ScenarioError` naming the field.
         """
-        from dcsim.paths import PathError, set_path
+        from dcsim.paths import PathError, get_path, set_path
 
         updates = dict(changes or {}, **kw)
         data = self.to_dict()
@@ -3024,12 +3024,14 @@ class Scenario(_Model):
                     if f"flows[{i}].{key}" not in updates:
                         del group[key]
                 data["flows"] = [*data["flows"][:i], group, *data["flows"][i + 1:]]
-            m = re.fullmatch(r"workloads\[(\d+)\]\.file", path) if isinstance(path, str) else None
-            if m and f"workloads[{m.group(1)}].arrivals" not in updates:
-                # A trace read from another file: its flows replace the ones held.
-                i = int(m.group(1))
-                w = {k: v for k, v in data["workloads"][i].items() if k != "arrivals"}
-                data["workloads"] = [*data["workloads"][:i], w, *data["workloads"][i + 1:]]
+            if isinstance(path, str) and path.endswith(".file"):
+                # Another file: what it holds (a CDF's points, a trace's arrivals) replaces what the
+                # scenario holds from the file it was loaded with.
+                table = path[: -len(".file")]
+                held = get_path(data, table)
+                if isinstance(held, dict):
+                    kept = {k: v for k, v in held.items() if k not in FILE_CONTENTS or f"{table}.{k}" in updates}
+                    data = set_path(data, table, kept)
         return type(self).from_dict(data)
 
     def expanded_flows(self) -> list[FlowInfo]:
@@ -3380,7 +3382,7 @@ class Scenario(_Model):
                 f"seed {self.run.seed}{parts}")
 
 
-def _resolve_cdf_files(data: Any, base: Path) -> None:
+def _resolve_data_files(data: Any, base: Path) -> None:
     """Files named in a scenario file (a CDF's, a trace's) are relative to that file's directory."""
     if not isinstance(data, dict) or not isinstance(data.get("workloads"), list):
         return

@@ -1299,6 +1299,12 @@ impl Spec {
                     }
                     for (j, a) in arrivals.iter().enumerate() {
                         check_time(&f(&format!("arrivals[{j}].start")), a.at_ps, false)?;
+                        if a.src == a.dst {
+                            return Err(invalid(
+                                f(&format!("arrivals[{j}].dst")),
+                                format!("{:?} is also the source; a flow runs between two hosts", a.dst),
+                            ));
+                        }
                         if a.size_bytes == 0 || a.size_bytes > MAX_FLOW_BYTES {
                             return Err(invalid(
                                 f(&format!("arrivals[{j}].size")),

@@ -554,12 +554,6 @@ impl Generator {
                 for (j, a) in arrivals.iter().enumerate() {
                     let at = |n: &str| field(&format!("arrivals[{j}].{n}"));
                     let (src, dst) = (node(&a.src, at("src"))?, node(&a.dst, at("dst"))?);
-                    if src == dst {
-                        return Err(invalid(
-                            at("dst"),
-                            format!("{:?} is also the source; a flow runs between two hosts", a.dst),
-                        ));
-                    }
                     list.push((Time(a.at_ps), src, dst, a.size_bytes));
                 }
                 list.sort_by_key(|a| a.0);

@@ -220,7 +220,7 @@ def make_spec(
     path (relative to ``base_dir`` if given). ``axes`` maps a path (or a tuple of linked paths, or
     ``"path1, path2"``) to its list of values.
     """
-    from dcsim.scenario import Scenario, _resolve_cdf_files
+    from dcsim.scenario import Scenario, _resolve_data_files
 
     base_name = "<inline>"
     if isinstance(base, Scenario):
@@ -243,7 +243,7 @@ def make_spec(
         if not isinstance(base_d, dict):
             raise SweepError(f"base: {p} is not a table of the scenario's shape")
         # CDF files named in the base file are relative to its folder (as for `dcsim run`).
-        _resolve_cdf_files(base_d, p.parent.absolute())
+        _resolve_data_files(base_d, p.parent.absolute())
         # Not validated alone: set and the axes may complete it; every combination is validated.
     else:
         raise SweepError(f"base: expected a scenario (Scenario, table or file path), got {type(base).__name__}")
