@@ -184,3 +184,19 @@ def test_a_workloads_flows_replayed_as_a_trace_give_the_same_run_bit_for_bit(tmp
     b = simulate(Scenario.from_dict(d))
     cols = ["src", "dst", "start_s", "size_bytes", "fct_s", "slowdown", "path", "sent_pkts_whole_run"]
     assert a.flows[cols].equals(b.flows[cols])
+
+
+def test_trace_size_is_bounded_before_it_is_read(tmp_path, monkeypatch):
+    """A trace file larger than MAX_DATA_FILE_BYTES is refused before it is read, and one with
+    more than MAX_TRACE_FLOWS flows when the next line would pass it (bounds lowered here)."""
+    import dcsim.scenario as scn
+
+    (tmp_path / "flows.csv").write_text("".join(f"{i}us h0 h1 100\n" for i in range(5)))
+    d = fabric(None, file=str(tmp_path / "flows.csv"))
+    monkeypatch.setattr(scn, "MAX_DATA_FILE_BYTES", 20)
+    with pytest.raises(ScenarioError, match=r"workloads\[0\]\.file: .* bytes; allowed at most 20 bytes"):
+        Scenario.from_dict(d)
+    monkeypatch.setattr(scn, "MAX_DATA_FILE_BYTES", 1 << 20)
+    monkeypatch.setattr(scn, "MAX_TRACE_FLOWS", 3)
+    with pytest.raises(ScenarioError, match=r"more than 3 flows; allowed at most 3"):
+        Scenario.from_dict(d)
