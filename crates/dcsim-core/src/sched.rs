@@ -5,7 +5,10 @@
 //! large worlds a time wheel in front of it ([`Wheel`]), whose pushes and pops touch one or two
 //! cache lines instead of a path through a heap of thousands of entries. Which one a world uses
 //! changes its speed only, never a result: both release events by the same unique
-//! (time, sequence) key.
+//! (time, sequence) key. Without a wheel, timers (retransmission and delayed-ACK timeouts,
+//! pushed with [`EventQueue::push_timer`]) wait in a heap of their own whose smallest key is kept
+//! at hand: a 5 000-flow dumbbell keeps 5 000 of them pending against a few dozen packet arrivals,
+//! and in the one heap they made every packet's sift-downs some three levels deeper.
 
 use crate::units::Time;
 
@@ -18,8 +21,18 @@ pub const WHEEL_MIN_EVENTS_PER_BUCKET: u64 = 4;
 
 /// An event queue: a heap, or a time wheel with the heap holding the events beyond its horizon.
 pub struct EventQueue<E: Copy> {
-    /// Every event (no wheel), or those beyond the wheel's horizon when they were pushed.
+    /// Every event but the timers (no wheel), or those beyond the wheel's horizon when they were
+    /// pushed.
     heap: Heap<E>,
+    /// Without a wheel: the timers ([`EventQueue::push_timer`]), in a heap of their own, so that
+    /// the thousands a large world keeps pending (one retransmission timer per flow) do not
+    /// deepen the heap every packet's events go through. Its smallest key is `timer_min`.
+    timers: Heap<E>,
+    /// The timers' smallest key; `u128::MAX` when there are none.
+    timer_min: u128,
+    /// Which events are timers, for a wheel that goes: its pending timers then move into `timers`
+    /// (None: they move into `heap`, as every event of a queue built without a wheel would).
+    is_timer: Option<fn(&E) -> bool>,
     wheel: Option<Box<Wheel<E>>>,
     next_seq: u64,
     popped: u64,
@@ -34,14 +47,23 @@ impl<E: Copy> Default for EventQueue<E> {
 impl<E: Copy> EventQueue<E> {
     /// A queue on a heap alone.
     pub fn new() -> Self {
-        EventQueue { heap: Heap::new(), wheel: None, next_seq: 0, popped: 0 }
+        EventQueue {
+            heap: Heap::new(),
+            timers: Heap::new(),
+            timer_min: u128::MAX,
+            is_timer: None,
+            wheel: None,
+            next_seq: 0,
+            popped: 0,
+        }
     }
 
     /// A queue with a time wheel of `buckets` buckets (a power of two) of 2^`shift` ps each in
     /// front of the heap: events due within its span of the current bucket go to a bucket,
-    /// later ones to the heap.
-    pub fn with_wheel(buckets: usize, shift: u32) -> Self {
-        EventQueue { wheel: Some(Box::new(Wheel::new(buckets, shift))), ..Self::new() }
+    /// later ones to the heap. Should the wheel go, the pending events `is_timer` picks wait
+    /// with the timers (see [`EventQueue::push_timer`]).
+    pub fn with_wheel(buckets: usize, shift: u32, is_timer: fn(&E) -> bool) -> Self {
+        EventQueue { wheel: Some(Box::new(Wheel::new(buckets, shift))), is_timer: Some(is_timer), ..Self::new() }
     }
 
     /// Whether this queue has a time wheel.
@@ -59,9 +81,17 @@ impl<E: Copy> EventQueue<E> {
 
     /// Drop the time wheel: its events move into the heap with their keys, so the order in which
     /// events leave does not change.
+    /// The timers among them (those the wheel's `is_timer` picks, also those that waited in the
+    /// heap beyond its span) move into the timers' heap.
     pub fn remove_wheel(&mut self) {
-        if let Some(w) = self.wheel.take() {
-            for (key, event) in w.cur.into_iter().skip(w.head).chain(w.buckets.into_iter().flatten()) {
+        let Some(w) = self.wheel.take() else { return };
+        let is_timer = self.is_timer.unwrap_or(|_| false);
+        let far = self.heap.take_all();
+        for (key, event) in w.cur.into_iter().skip(w.head).chain(w.buckets.into_iter().flatten()).chain(far) {
+            if is_timer(&event) {
+                self.timers.push(key, event);
+                self.timer_min = self.timer_min.min(key);
+            } else {
                 self.heap.push(key, event);
             }
         }
@@ -80,11 +110,29 @@ impl<E: Copy> EventQueue<E> {
         self.heap.push(key, event);
     }
 
+    /// Push a timer: an event due far ahead that is mostly re-armed or left to fire late (a
+    /// retransmission or delayed-ACK timeout). It leaves in the same (time, sequence) order as any
+    /// other event; only where it waits differs (see `timers`). With a wheel it is pushed as usual
+    /// (beyond the wheel's span it waits in the heap already).
+    #[inline(always)]
+    pub fn push_timer(&mut self, t: Time, event: E) {
+        if self.wheel.is_some() {
+            return self.push(t, event);
+        }
+        let key = ((t.0 as u128) << 64) | self.next_seq as u128;
+        self.next_seq += 1;
+        self.timers.push(key, event);
+        self.timer_min = self.timer_min.min(key);
+    }
+
     /// Time of the next event, if any.
     #[inline]
     pub fn peek_time(&mut self) -> Option<Time> {
         match &mut self.wheel {
-            None => self.heap.peek_key().map(time_of),
+            None => {
+                let k = self.heap.peek_key().unwrap_or(u128::MAX).min(self.timer_min);
+                (k != u128::MAX).then(|| time_of(k))
+            }
             Some(w) => w.peek_key(&mut self.heap).map(time_of),
         }
     }
@@ -92,6 +140,11 @@ impl<E: Copy> EventQueue<E> {
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let (key, event) = match &mut self.wheel {
+            None if self.timer_min < self.heap.peek_key().unwrap_or(u128::MAX) => {
+                let e = self.timers.pop().expect("timer_min is a pending timer's key");
+                self.timer_min = self.timers.peek_key().unwrap_or(u128::MAX);
+                e
+            }
             None => self.heap.pop()?,
             Some(w) => w.pop(&mut self.heap)?,
         };
@@ -120,11 +173,11 @@ impl<E: Copy> EventQueue<E> {
 
     /// Pending events, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().chain(self.wheel.iter().flat_map(|w| w.iter()))
+        self.heap.iter().chain(self.timers.iter()).chain(self.wheel.iter().flat_map(|w| w.iter()))
     }
 
     pub fn len(&self) -> usize {
-        self.heap.len() + self.wheel.as_ref().map_or(0, |w| w.len())
+        self.heap.len() + self.timers.len() + self.wheel.as_ref().map_or(0, |w| w.len())
     }
 
     pub fn is_empty(&self) -> bool {
@@ -254,6 +307,15 @@ impl<E: Copy> Heap<E> {
         let &entry = self.heap.first()?;
         self.hole = true;
         Some(entry)
+    }
+
+    /// Take every pending entry out (the heap is left empty), in no particular order.
+    fn take_all(&mut self) -> Vec<(u128, E)> {
+        let mut v = std::mem::take(&mut self.heap);
+        if std::mem::take(&mut self.hole) {
+            v.swap_remove(0);
+        }
+        v
     }
 
     /// Pending entries, in no particular order.
@@ -453,7 +515,7 @@ mod tests {
     #[test]
     fn wheel_pops_in_the_heaps_order() {
         for (buckets, shift) in [(64usize, 0u32), (64, 3), (256, 6), (1024, 10)] {
-            let mut w: EventQueue<u64> = EventQueue::with_wheel(buckets, shift);
+            let mut w: EventQueue<u64> = EventQueue::with_wheel(buckets, shift, |e| e % 2 == 1);
             let mut h: EventQueue<u64> = EventQueue::new();
             let mut x: u64 = 0x2545_F491_4F6C_DD1D ^ shift as u64;
             let mut now = 0u64;
@@ -494,26 +556,86 @@ mod tests {
     fn sparse_wheel_goes_after_the_trial_dense_stays_same_order() {
         for (gap, keeps) in [(1u64 << 10, false), (1 << 4, true)] {
             // 64 buckets of 2^8 ps; a steady stream of 100 pending events `gap` ps apart.
-            let mut w: EventQueue<u64> = EventQueue::with_wheel(64, 8);
+            // Every third event is a timer (pushed as one): after the wheel goes they wait apart.
+            let mut w: EventQueue<u64> = EventQueue::with_wheel(64, 8, |e| e % 3 == 0);
             let mut h: EventQueue<u64> = EventQueue::new();
             for i in 0..100u64 {
                 w.push(Time(i * gap), i);
                 h.push(Time(i * gap), i);
             }
             let mut next = 100u64;
+            let mut split_checked = false;
             while w.popped() < WHEEL_TRIAL_EVENTS + 1000 {
                 let (a, b) = (w.pop().unwrap(), h.pop().unwrap());
                 assert_eq!((a.0, a.1), (b.0, b.1));
-                w.push(Time(next * gap), next);
+                if !w.has_wheel() && !split_checked {
+                    // The wheel just went: its pending timers wait with the timers, the rest in
+                    // the heap.
+                    split_checked = true;
+                    assert!(w.timers.len() > 0 && w.timers.iter().all(|e| e % 3 == 0));
+                    assert!(w.heap.iter().all(|e| e % 3 != 0));
+                }
+                if next % 3 == 0 {
+                    w.push_timer(Time(next * gap), next);
+                } else {
+                    w.push(Time(next * gap), next);
+                }
                 h.push(Time(next * gap), next);
                 next += 1;
             }
+            assert_eq!(split_checked, !keeps);
             assert_eq!(w.has_wheel(), keeps, "gap {gap}");
             assert_eq!(w.len(), h.len());
             while let Some(b) = h.pop() {
                 let a = w.pop().unwrap();
                 assert_eq!((a.0, a.1), (b.0, b.1));
             }
+        }
+    }
+
+    /// Timers wait in a heap of their own, yet leave in the one (time, insertion) order: against
+    /// a stable sort, timers and other events mixed (ties across the two included), pops
+    /// interleaved, with and without a wheel that goes at once.
+    #[test]
+    fn timers_leave_in_the_same_order_as_other_events() {
+        for wheel in [false, true] {
+            let mut q: EventQueue<u64> =
+                if wheel { EventQueue::with_wheel(64, 4, |e| e % 4 == 0) } else { EventQueue::new() };
+            let mut reference: Vec<(u64, u64)> = Vec::new();
+            let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+            let (mut seq, mut now) = (0u64, 0u64);
+            for round in 0..30_000u64 {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                if round == 5_000 {
+                    q.remove_wheel(); // the pending timers move to the timers' heap
+                }
+                if !x.is_multiple_of(3) || reference.is_empty() {
+                    // Timers (seq % 4 == 0) mostly far, at times on the same grid as the rest.
+                    let t = if seq % 4 == 0 { now + x % 5_000 } else { now + x % 50 };
+                    if seq % 4 == 0 {
+                        q.push_timer(Time(t), seq);
+                    } else {
+                        q.push(Time(t), seq);
+                    }
+                    reference.push((t, seq));
+                    seq += 1;
+                } else {
+                    reference.sort();
+                    let want = reference.remove(0);
+                    assert_eq!(q.peek_time(), Some(Time(want.0)));
+                    let (t, e) = q.pop().unwrap();
+                    assert_eq!((t.0, e), want, "round {round} wheel {wheel}");
+                    now = t.0;
+                }
+                assert_eq!(q.len(), reference.len());
+            }
+            reference.sort();
+            for want in reference {
+                assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some(want));
+            }
+            assert!(q.pop().is_none() && q.peek_time().is_none());
         }
     }
 

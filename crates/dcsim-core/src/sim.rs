@@ -798,7 +798,7 @@ fn event_queue_for(net: &Network, packet_bytes: u32) -> EventQueue<Ev> {
     // 2^shift x buckets >= 2 x horizon.
     let per_bucket = (2 * horizon_ps as u128).div_ceil(WHEEL_BUCKETS as u128).max(1);
     let shift = (128 - (per_bucket - 1).leading_zeros()).min(60);
-    EventQueue::with_wheel(WHEEL_BUCKETS, shift)
+    EventQueue::with_wheel(WHEEL_BUCKETS, shift, |e| matches!(e, Ev::Rto(_) | Ev::DelAck(_)))
 }
 
 impl World {
@@ -1626,12 +1626,12 @@ impl World {
         let s = &mut flow.sender;
         if let (Some(d), None) = (s.rto_deadline, s.rto_event_at) {
             s.rto_event_at = Some(d);
-            self.events.push(d, Ev::Rto(f));
+            self.events.push_timer(d, Ev::Rto(f));
         }
         if let Some(d) = &mut flow.receiver.delack {
             if let (Some(dl), None) = (d.deadline, d.event_at) {
                 d.event_at = Some(dl);
-                self.events.push(dl, Ev::DelAck(f));
+                self.events.push_timer(dl, Ev::DelAck(f));
             }
         }
     }
