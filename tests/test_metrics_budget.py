@@ -150,6 +150,37 @@ def test_preferred_intervals_are_kept_when_they_fit():
         10_000_000, 1_000_000_000, 10_000_000)  # 10 us, 1 ms, RTT / 10
 
 
+@pytest.mark.parametrize("n, metrics, want_us", [
+    (10, "", 10),                        # RTT / 10 (10 us) and 10 flows x 1 us agree
+    (20, "", 20),                        # 20 traced listed flows x 1 us > RTT / 10
+    (100, "", 100),                      # 100 x 1 us: the issue's "every 100 us"
+    (100, "trace_flows = 10", 10),       # only the traced flows count
+    (20, 'cwnd_interval = "50us"', 50),   # written out: used as is
+    (5000, "", 100),                     # 100 traced by default
+])
+def test_auto_window_interval_keeps_the_window_rows_per_simulated_second_bounded(n, metrics, want_us):
+    # The auto window interval is max(RTT / 10, traced listed flows / WINDOW_ROWS_PER_S): at most
+    # 10^6 window rows per simulated second however many flows run (scenario.WINDOW_ROWS_PER_S).
+    from dcsim.scenario import WINDOW_ROWS_PER_S
+
+    spec = Scenario.from_toml_str(dumbbell(n, "1s", metrics)).check_resources()["metrics"]
+    assert spec["cwnd_interval_ps"] == want_us * 1_000_000
+    traced = n if spec["trace_flows"] is None else len(spec["trace_flows"])
+    if "cwnd_interval" not in metrics:
+        assert traced * 1e12 / spec["cwnd_interval_ps"] <= WINDOW_ROWS_PER_S
+
+
+def test_auto_window_interval_keeps_1000_samples_over_a_short_run_and_the_rows_stay_bounded():
+    # 100 flows for 20 ms: 100 us would leave 200 samples; the interval stops at 20 ms / 1 000 =
+    # 20 us. The run's window rows are then at most traced x (duration / interval + 1).
+    sc = Scenario.from_toml_str(dumbbell(100, "20ms"))
+    assert sc.check_resources()["metrics"]["cwnd_interval_ps"] == 20_000_000
+    r = dcsim.simulate(sc)
+    assert 0 < len(r.cwnd) <= 100 * (round(20e-3 / 20e-6) + 1)
+    steps = r.cwnd.groupby("flow")["t_s"].diff().dropna()
+    assert steps.min() == pytest.approx(20e-6, rel=1e-9)
+
+
 def test_a_60s_run_lengthens_the_default_queue_interval_instead_of_failing():
     # 60 s at 10 us: 6 x 10^6 queue rows x 192 B = 1.15 GB alone; with the 100 traced flows'
     # window series it cannot fit 1 GB at the preferred intervals.
