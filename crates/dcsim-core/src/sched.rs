@@ -143,6 +143,43 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// Pop the next event if it is due at or before `target` (one look at the queue's head
+    /// instead of a peek and a pop); None if there is none.
+    #[inline]
+    pub fn pop_due(&mut self, target: Time) -> Option<(Time, E)> {
+        // Every key whose time is <= target.
+        let limit = ((target.0 as u128) << 64) | u64::MAX as u128;
+        let (key, event) = match &mut self.wheel {
+            None => {
+                let near = self.heap.peek_key().unwrap_or(u128::MAX);
+                if self.timer_min < near {
+                    if self.timer_min > limit {
+                        return None;
+                    }
+                    let e = self.timers.pop().expect("timer_min is a pending timer's key");
+                    self.timer_min = self.timers.peek_key().unwrap_or(u128::MAX);
+                    e
+                } else {
+                    if near > limit {
+                        return None;
+                    }
+                    self.heap.pop()?
+                }
+            }
+            Some(w) => {
+                if w.peek_key(&mut self.heap)? > limit {
+                    return None;
+                }
+                w.pop(&mut self.heap)?
+            }
+        };
+        self.popped += 1;
+        if self.popped & (WHEEL_EARLY_EVENTS - 1) == 0 {
+            self.keep_wheel_if_dense();
+        }
+        Some((time_of(key), event))
+    }
+
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let (key, event) = match &mut self.wheel {
@@ -618,8 +655,8 @@ mod tests {
         }
     }
 
-    /// Timers wait in a heap of their own, yet leave in the one (time, insertion) order: against
-    /// a stable sort, timers and other events mixed (ties across the two included), pops
+    /// Timers wait in a heap of their own, yet leave in the one (time, insertion) order, by `pop`
+    /// and by `pop_due` alike: against a stable sort, timers and other events mixed (ties across the two included), pops
     /// interleaved, with and without a wheel that goes at once.
     #[test]
     fn timers_leave_in_the_same_order_as_other_events() {
@@ -650,7 +687,11 @@ mod tests {
                     reference.sort();
                     let want = reference.remove(0);
                     assert_eq!(q.peek_time(), Some(Time(want.0)));
-                    let (t, e) = q.pop().unwrap();
+                    // Not due before its time; due at it (odd rounds), or popped plainly.
+                    if want.0 > 0 {
+                        assert!(q.pop_due(Time(want.0 - 1)).is_none());
+                    }
+                    let (t, e) = if round % 2 == 1 { q.pop_due(Time(want.0)).unwrap() } else { q.pop().unwrap() };
                     assert_eq!((t.0, e), want, "round {round} wheel {wheel}");
                     now = t.0;
                 }

@@ -1100,17 +1100,17 @@ impl World {
             return Err(Error::Run(format!("cannot run back in time: now = {} ps, asked {} ps", self.now.0, target.0)));
         }
         let mut budget = max_events;
-        while let Some(te) = self.events.peek_time() {
-            if te > target {
+        loop {
+            if budget == 0 {
+                if self.events.peek_time().is_some_and(|te| te <= target) {
+                    self.counters.events = self.events.popped();
+                    self.drain_all_silent(self.now, true);
+                    return Ok(false);
+                }
                 break;
             }
-            if budget == 0 {
-                self.counters.events = self.events.popped();
-                self.drain_all_silent(self.now, true);
-                return Ok(false);
-            }
+            let Some((te, ev)) = self.events.pop_due(target) else { break };
             budget -= 1;
-            let (te, ev) = self.events.pop().expect("peeked");
             if self.events.has_wheel() && !self.head_next.is_empty() {
                 self.prefetch_upcoming();
             }
