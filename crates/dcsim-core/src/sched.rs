@@ -184,22 +184,10 @@ impl<E: Copy> EventQueue<E> {
         Some((time_of(key), event))
     }
 
+    /// Pop the next event, if any.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let (key, event) = match &mut self.wheel {
-            None if self.timer_min < self.heap.peek_key().unwrap_or(u128::MAX) => {
-                let e = self.timers.pop().expect("timer_min is a pending timer's key");
-                self.timer_min = self.timers.peek_key().unwrap_or(u128::MAX);
-                e
-            }
-            None => self.heap.pop()?,
-            Some(w) => w.pop(&mut self.heap)?,
-        };
-        self.popped += 1;
-        if self.popped & (WHEEL_EARLY_EVENTS - 1) == 0 {
-            self.keep_wheel_if_dense();
-        }
-        Some((time_of(key), event))
+        self.pop_due(Time(u64::MAX))
     }
 
     /// During the trial: a wheel whose buckets held fewer than [`WHEEL_EARLY_MIN_EVENTS_PER_BUCKET`]
@@ -660,8 +648,8 @@ mod tests {
     }
 
     /// Timers wait in a heap of their own, yet leave in the one (time, insertion) order, by `pop`
-    /// and by `pop_due` alike: against a stable sort, timers and other events mixed (ties across the two included), pops
-    /// interleaved, with and without a wheel that goes at once.
+    /// and by `pop_due` alike: against a stable sort, timers and other events mixed (ties across
+    /// the two included), pops interleaved, with and without a wheel that goes at once.
     #[test]
     fn timers_leave_in_the_same_order_as_other_events() {
         for wheel in [false, true] {
