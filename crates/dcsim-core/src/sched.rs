@@ -626,10 +626,10 @@ mod tests {
                     // The wheel just went: its pending timers wait with the timers, the rest in
                     // the heap.
                     split_checked = true;
-                    assert!(w.timers.len() > 0 && w.timers.iter().all(|e| e % 3 == 0));
+                    assert!(!w.timers.is_empty() && w.timers.iter().all(|e| e % 3 == 0));
                     assert!(w.heap.iter().all(|e| e % 3 != 0));
                 }
-                if next % 3 == 0 {
+                if next.is_multiple_of(3) {
                     w.push_timer(Time(next * gap), next);
                 } else {
                     w.push(Time(next * gap), next);
