@@ -2137,6 +2137,15 @@ impl Sim {
     pub fn uses_time_wheel(&self) -> bool {
         self.worlds.iter().any(|w| w.uses_time_wheel())
     }
+    /// How many of the run's worlds (one, or one per partition) send their events through a time
+    /// wheel.
+    pub fn worlds_with_time_wheel(&self) -> usize {
+        self.worlds.iter().filter(|w| w.uses_time_wheel()).count()
+    }
+    /// Events each world has handled so far (one entry per world).
+    pub fn events_per_world(&self) -> Vec<u64> {
+        self.worlds.iter().map(|w| w.events.popped()).collect()
+    }
     /// Put every event through the heap alone from now on (for tests and benchmarks: results are
     /// the same either way).
     #[doc(hidden)]

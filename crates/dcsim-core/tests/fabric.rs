@@ -412,3 +412,58 @@ fn time_wheel_gives_the_heaps_results_bit_for_bit() {
     assert!(f.u64("timeouts").iter().sum::<u64>() > 0, "timers fired");
     assert_eq!(bits(&a), bits(&b));
 }
+
+/// Both worlds of a partitioned k = 16 fat-tree keep their time wheels past the first look at
+/// their density (events 2^17 .. 2^18 of each world; `sched::WHEEL_EARLY_EVENTS`). With all-to-all
+/// traffic at 50 % of the host links their buckets fill as the load builds up: above the first
+/// look's bar (2 events per bucket) there (3.6-3.7 with the web-search sizes), though below the
+/// whole trial's (4). At the trial's bar they lost their wheels, and the k = 16 fabric benchmark
+/// ran 20-40 % slower (this test fails with that bar).
+#[test]
+fn partitioned_fat_tree_keeps_its_wheels_past_the_first_look() {
+    let hosts: Vec<String> = (0..1024).map(|i| format!("h{i}")).collect();
+    let mut spec = spec_with(fat_tree(16, None));
+    spec.duration_ps = 2 * MS;
+    spec.partitions = 2;
+    spec.flows = vec![];
+    spec.workloads = vec![WorkloadSpec::Poisson {
+        load: 0.5,
+        link: None,
+        // The web-search flow sizes (DCTCP paper, Fig. 4; python/dcsim/data).
+        sizes: SizeSpec::Cdf {
+            points: vec![
+                (0.0, 0.0),
+                (10e3, 0.15),
+                (20e3, 0.2),
+                (30e3, 0.3),
+                (50e3, 0.4),
+                (80e3, 0.53),
+                (200e3, 0.6),
+                (1e6, 0.7),
+                (2e6, 0.8),
+                (5e6, 0.9),
+                (10e6, 0.97),
+                (30e6, 1.0),
+            ],
+        },
+        senders: hosts.clone(),
+        receivers: hosts,
+        classes: vec![ClassSpec {
+            share: 1.0,
+            protocol: dctcp(1.0 / 16.0),
+            min_cwnd_pkt: None,
+            init_cwnd_pkt: 10.0,
+            min_rto_ps: None,
+            delayed_ack: None,
+            tcp: Default::default(),
+        }],
+        start_ps: 0,
+        stop_ps: None,
+    }];
+    let mut sim = Sim::new(spec).expect("valid");
+    assert_eq!(sim.worlds_with_time_wheel(), 2, "each partition has over 1 024 ports");
+    sim.run().unwrap();
+    let events = sim.events_per_world();
+    assert!(events.iter().all(|&e| e > 2 * dcsim_core::sched::WHEEL_EARLY_EVENTS), "past the first look: {events:?}");
+    assert_eq!(sim.worlds_with_time_wheel(), 2, "both partitions keep their wheels");
+}
