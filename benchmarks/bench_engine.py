@@ -91,9 +91,10 @@ def growth_exponent(ns: list[int], cost: list[float]) -> float:
     return sum((a - mx) * (b - my) for a, b in zip(x, y)) / sum((a - mx) ** 2 for a in x)
 
 
-def scaling(duration: float, repeat: int, ns: list[int], trace: int | None = None) -> float | None:
+def scaling(duration: float, repeat: int, ns: list[int], trace: int | None = None) -> tuple[int, int, float] | None:
     """The N-scaling table; `trace`: trace only the first `trace` flows instead of the default.
-    Returns the cost per event at the largest N over that at the smallest (None without two)."""
+    Returns (first N, last N that ran, cost per event at the last over that at the first), None
+    without two runs."""
     import tempfile
 
     import dcsim
@@ -123,7 +124,7 @@ def scaling(duration: float, repeat: int, ns: list[int], trace: int | None = Non
         for n, e in rows[1:]:
             print(f"cost per event at N = {n} / at N = {rows[0][0]}: {e['ratio_engine_over_bare_heap'] / base:.2f} "
                   "(goal for 5 000 flows: <= 2)")
-        return rows[-1][1]["ratio_engine_over_bare_heap"] / base
+        return rows[0][0], rows[-1][0], rows[-1][1]["ratio_engine_over_bare_heap"] / base
     return None
 
 
@@ -150,9 +151,10 @@ def main() -> None:
           f"{e['events_per_s']:.3g} events/s, {e['packets_per_wall_s']:.3g} packets/s, peak {e['peak_rss_mb']:.1f} MB (goal < 50 MB)")
     print(f"ratio engine / bare heap loop of as many events: {e['ratio_engine_over_bare_heap']:.2f} (goal <= 1.3)")
     if growth is not None:
-        n_max = max(int(n) for n in a.flows.split(","))
-        print(f"cost per event, N = {n_max} / N = {min(int(n) for n in a.flows.split(','))}, default metrics: {growth:.3f} "
-              f"(goal for 5 000 flows <= 2: {'met' if growth <= 2 else 'NOT met'}); the engine's own (10 flows traced): {own:.3f}")
+        n0, n1, g = growth
+        print(f"cost per event, N = {n1} / N = {n0}, default metrics: {g:.3f} "
+              f"(goal for 5 000 flows <= 2: {'met' if g <= 2 else 'NOT met'})"
+              + (f"; the engine's own (10 flows traced): {own[2]:.3f}" if own is not None else ""))
     print(f"ratio Python API / engine: {py['wall_s'] / e['wall_s']:.2f}")
 
 

@@ -129,6 +129,8 @@ def write_cdf(tmp_path: Path, text: str) -> Path:
         ("1000 20\n2000 100\n", "line 1: probability 20 is out of range; allowed [0, 1] (not percent)"),
         ("-10 0\n2000 1\n", "line 1: size -10 is negative"),
         ("1000 0.5 7\n", "line 1: expected two numbers"),
+        ("1000 0.5\n2000 x\n", "line 2: '2000 x' is not two numbers"),
+        ("# only a comment\n", "no points; a CDF file has lines 'size_bytes probability'"),
     ],
 )
 def test_malformed_cdf_file_is_refused_before_anything_runs(tmp_path, text, words):
@@ -323,3 +325,15 @@ def test_an_incast_beside_background_traffic_is_reported_apart(tmp_path):
     out = runner.invoke(app, ["run", "--no-plots", "-o", str(tmp_path / "o"), str(path)])
     assert out.exit_code == 0, out.output
     assert "workload 1 (incast): dctcp 10KB-100KB" in out.output
+
+
+def test_a_cdf_file_with_more_points_than_allowed_is_refused_naming_the_bound(tmp_path, monkeypatch):
+    # The bound is lowered here (MAX_CDF_POINTS); the file is refused when a point would pass it.
+    import dcsim.scenario as scn
+
+    p = tmp_path / "many.cdf"
+    p.write_text("".join(f"{1000 * (i + 1)} {(i + 1) / 5}\n" for i in range(5)))
+    assert len(scn.read_cdf(p)) == 5
+    monkeypatch.setattr(scn, "MAX_CDF_POINTS", 4)
+    with pytest.raises(ValueError, match=r"many\.cdf: more than 4 points; allowed at most 4"):
+        scn.read_cdf(p)

@@ -39,7 +39,7 @@ import re
 import sys
 from collections import deque
 from pathlib import Path
-from typing import Annotated, Any, ClassVar, Iterator, Optional, Union
+from typing import Annotated, Any, Callable, ClassVar, Iterator, Optional, Union
 
 from pydantic import (
     BaseModel,
@@ -1767,24 +1767,46 @@ def _data_lines(path: Path, what: str, form: str) -> Iterator[tuple[int, str, li
             yield n, line, body
 
 
+def _data_rows(path: Path, what: str, form: str, expect: str, parse: Callable[[list[str]], Any], cap: int,
+               items: str, header: bool = False) -> tuple[list, list[int]]:
+    """The rows of a small data file (see `_data_lines`), each line's fields (as many as ``form``
+    names) made one row by ``parse``, and the line of each: at most ``cap`` rows, at least one.
+    ``header``: a first line that spells ``form`` is skipped. Every error names the file and line
+    (``expect``: what a line must hold; ``items``: what the rows are, plural)."""
+    fields = form.split()
+    rows: list = []
+    lines: list[int] = []
+    for n, line, body in _data_lines(path, what, form):
+        if header and not rows and [b.lower() for b in body] == fields:
+            continue
+        if len(body) != len(fields):
+            raise ValueError(f"{path} line {n}: expected {expect}, got {line.strip()!r}")
+        try:
+            rows.append(parse(body))
+        except ValueError as e:
+            raise ValueError(f"{path} line {n}: {e}") from None
+        lines.append(n)
+        if len(rows) > cap:
+            raise ValueError(f"{path}: more than {cap} {items}; allowed at most {cap}")
+    if not rows:
+        raise ValueError(f"{path}: no {items}; a {what} file has lines '{form}'")
+    return rows, lines
+
+
+def _cdf_point(body: list[str]) -> tuple[float, float]:
+    try:
+        return float(body[0]), float(body[1])
+    except ValueError:
+        raise ValueError(f"{' '.join(body)!r} is not two numbers") from None
+
+
 def read_cdf(path: Union[str, Path]) -> list[tuple[float, float]]:
     """Read a CDF file: one point per line, ``size_bytes cumulative_probability`` (whitespace or a
     comma between them), probabilities in [0, 1], ``#`` starts a comment. Raises ValueError naming
     the file and line."""
     path = Path(path)
-    rows, lines = [], []
-    for n, line, body in _data_lines(path, "CDF", "size_bytes probability"):
-        if len(body) != 2:
-            raise ValueError(f"{path} line {n}: expected two numbers 'size_bytes probability', got {line.strip()!r}")
-        try:
-            rows.append((float(body[0]), float(body[1])))
-        except ValueError:
-            raise ValueError(f"{path} line {n}: {line.strip()!r} is not two numbers") from None
-        lines.append(n)
-        if len(rows) > MAX_CDF_POINTS:
-            raise ValueError(f"{path}: more than {MAX_CDF_POINTS} points")
-    if not rows:
-        raise ValueError(f"{path}: no points; a CDF file has lines 'size_bytes probability'")
+    rows, lines = _data_rows(path, "CDF", "size_bytes probability", "two numbers 'size_bytes probability'",
+                             _cdf_point, MAX_CDF_POINTS, "points")
     return check_cdf(rows, lambda i: f"{path} line {lines[i]}")
 
 
@@ -1846,22 +1868,8 @@ def read_trace(path: Union[str, Path], with_lines: bool = False):
     ("10us") or a plain number of seconds; size: a size ("64KB", "10pkt") or a plain number of
     bytes. Returns the flows (with ``with_lines``, also the line of each). Raises ValueError naming
     the file and line."""
-    path = Path(path)
-    rows, lines = [], []
-    for n, line, body in _data_lines(path, "trace", "start src dst size"):
-        if not rows and [b.lower() for b in body] == ["start", "src", "dst", "size"]:
-            continue
-        if len(body) != 4:
-            raise ValueError(f"{path} line {n}: expected 'start src dst size', got {line.strip()!r}")
-        try:
-            rows.append(_arrival(*body, plain=True))
-        except ValueError as e:
-            raise ValueError(f"{path} line {n}: {e}") from None
-        lines.append(n)
-        if len(rows) > MAX_TRACE_FLOWS:
-            raise ValueError(f"{path}: more than {MAX_TRACE_FLOWS} flows; allowed at most {MAX_TRACE_FLOWS}")
-    if not rows:
-        raise ValueError(f"{path}: no flows; a trace file has lines 'start src dst size'")
+    rows, lines = _data_rows(Path(path), "trace", "start src dst size", "'start src dst size'",
+                             lambda body: _arrival(*body, plain=True), MAX_TRACE_FLOWS, "flows", header=True)
     return (rows, lines) if with_lines else rows
 
 

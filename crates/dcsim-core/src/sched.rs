@@ -547,6 +547,14 @@ impl<E: Copy> Wheel<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tests' pseudo-random stream (xorshift64).
+    fn xorshift(x: &mut u64) -> u64 {
+        *x ^= *x << 13;
+        *x ^= *x >> 7;
+        *x ^= *x << 17;
+        *x
+    }
     #[test]
     fn ties_leave_in_insertion_order() {
         let mut q = EventQueue::new();
@@ -570,9 +578,7 @@ mod tests {
             let mut now = 0u64;
             let span = (buckets as u64) << shift;
             for i in 0..60_000u64 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                xorshift(&mut x);
                 if x % 7 < 4 || h.is_empty() {
                     let dt = match x % 11 {
                         0 => 0,                              // now
@@ -647,28 +653,27 @@ mod tests {
         }
     }
 
-    /// Timers wait in a heap of their own, yet leave in the one (time, insertion) order, by `pop`
-    /// and by `pop_due` alike: against a stable sort, timers and other events mixed (ties across
-    /// the two included), pops interleaved, with and without a wheel that goes at once.
+    /// Events leave in (time, insertion) order, by `pop` and by `pop_due` alike: against a stable
+    /// sort, with many ties and pops interleaved with pushes; then with every fourth event a timer
+    /// (waiting in a heap of its own; mostly far, ties across the two heaps included), with and
+    /// without a wheel that goes at once.
     #[test]
-    fn timers_leave_in_the_same_order_as_other_events() {
-        for wheel in [false, true] {
+    fn pops_in_time_then_insertion_order_like_a_sort() {
+        for (timers, wheel) in [(false, false), (true, false), (true, true)] {
             let mut q: EventQueue<u64> =
                 if wheel { EventQueue::with_wheel(64, 4, |e| e % 4 == 0) } else { EventQueue::new() };
             let mut reference: Vec<(u64, u64)> = Vec::new();
             let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
             let (mut seq, mut now) = (0u64, 0u64);
             for round in 0..30_000u64 {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                let r = xorshift(&mut x);
                 if round == 5_000 {
                     q.remove_wheel(); // the pending timers move to the timers' heap
                 }
-                if !x.is_multiple_of(3) || reference.is_empty() {
-                    // Timers (seq % 4 == 0) mostly far, at times on the same grid as the rest.
-                    let t = if seq % 4 == 0 { now + x % 5_000 } else { now + x % 50 };
-                    if seq % 4 == 0 {
+                if !r.is_multiple_of(3) || reference.is_empty() {
+                    let timer = timers && seq.is_multiple_of(4);
+                    let t = now + r % if timer { 5_000 } else { 50 };
+                    if timer {
                         q.push_timer(Time(t), seq);
                     } else {
                         q.push(Time(t), seq);
@@ -684,7 +689,7 @@ mod tests {
                         assert!(q.pop_due(Time(want.0 - 1)).is_none());
                     }
                     let (t, e) = if round % 2 == 1 { q.pop_due(Time(want.0)).unwrap() } else { q.pop().unwrap() };
-                    assert_eq!((t.0, e), want, "round {round} wheel {wheel}");
+                    assert_eq!((t.0, e), want, "round {round} timers {timers} wheel {wheel}");
                     now = t.0;
                 }
                 assert_eq!(q.len(), reference.len());
@@ -695,38 +700,5 @@ mod tests {
             }
             assert!(q.pop().is_none() && q.peek_time().is_none());
         }
-    }
-
-    #[test]
-    fn pops_in_time_then_insertion_order_like_a_sort() {
-        // Against a stable sort of (time, insertion order), with pops interleaved with pushes.
-        let mut q = EventQueue::new();
-        let mut reference: Vec<(u64, u64)> = Vec::new();
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let (mut seq, mut now) = (0u64, 0u64);
-        for round in 0..20_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            if !x.is_multiple_of(3) || reference.is_empty() {
-                let t = now + x % 50; // many ties
-                q.push(Time(t), seq);
-                reference.push((t, seq));
-                seq += 1;
-            } else {
-                reference.sort();
-                let want = reference.remove(0);
-                let (t, e) = q.pop().unwrap();
-                assert_eq!((t.0, e), want, "round {round}");
-                now = t.0;
-            }
-            assert_eq!(q.len(), reference.len());
-        }
-        reference.sort();
-        for want in reference {
-            let (t, e) = q.pop().unwrap();
-            assert_eq!((t.0, e), want);
-        }
-        assert!(q.pop().is_none() && q.peek_time().is_none());
     }
 }

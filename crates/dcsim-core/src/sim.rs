@@ -2135,7 +2135,7 @@ impl Sim {
     }
     /// Whether the events go through a time wheel (see [`WHEEL_MIN_PORTS`]).
     pub fn uses_time_wheel(&self) -> bool {
-        self.worlds.iter().any(|w| w.uses_time_wheel())
+        self.worlds_with_time_wheel() > 0
     }
     /// How many of the run's worlds (one, or one per partition) send their events through a time
     /// wheel.

@@ -59,6 +59,28 @@ fn fat_tree(k: u32, seed: Option<u64>) -> TopologySpec {
     }
 }
 
+/// Poisson DCTCP flows (g = 1/16) between every pair of `hosts`, at `load` of the host links.
+fn all_to_all_dctcp(hosts: &[String], load: f64, sizes: SizeSpec, min_rto_ps: Option<u64>) -> WorkloadSpec {
+    WorkloadSpec::Poisson {
+        load,
+        link: None,
+        sizes,
+        senders: hosts.to_vec(),
+        receivers: hosts.to_vec(),
+        classes: vec![ClassSpec {
+            share: 1.0,
+            protocol: dctcp(1.0 / 16.0),
+            min_cwnd_pkt: None,
+            init_cwnd_pkt: 10.0,
+            min_rto_ps,
+            delayed_ack: None,
+            tcp: Default::default(),
+        }],
+        start_ps: 0,
+        stop_ps: None,
+    }
+}
+
 fn build(t: TopologySpec) -> Network {
     let spec = spec_with(t);
     spec.validate().expect("valid");
@@ -310,24 +332,7 @@ fn all_to_all_at_load_rho_loads_every_host_link_by_rho() {
     spec.flows = vec![];
     let rho = 0.3;
     let sizes = SizeSpec::Uniform { min_bytes: 10_000, max_bytes: 50_000 };
-    spec.workloads = vec![WorkloadSpec::Poisson {
-        load: rho,
-        link: None,
-        sizes: sizes.clone(),
-        senders: hosts.clone(),
-        receivers: hosts.clone(),
-        classes: vec![ClassSpec {
-            share: 1.0,
-            protocol: dctcp(1.0 / 16.0),
-            min_cwnd_pkt: None,
-            init_cwnd_pkt: 10.0,
-            min_rto_ps: Some(10 * MS),
-            delayed_ack: None,
-            tcp: Default::default(),
-        }],
-        start_ps: 0,
-        stop_ps: None,
-    }];
+    spec.workloads = vec![all_to_all_dctcp(&hosts, rho, sizes.clone(), Some(10 * MS))];
     let mut sim = Sim::new(spec).expect("valid");
     for k in 1..=4 {
         sim.run_until(dcsim_core::units::Time(5 * MS * k)).unwrap();
@@ -379,24 +384,8 @@ fn time_wheel_gives_the_heaps_results_bit_for_bit() {
     let mut spec = spec_with(fat_tree(10, None));
     spec.duration_ps = 3 * MS;
     spec.flows = vec![];
-    spec.workloads = vec![WorkloadSpec::Poisson {
-        load: 0.4,
-        link: None,
-        sizes: SizeSpec::Uniform { min_bytes: 10_000, max_bytes: 50_000 },
-        senders: hosts.clone(),
-        receivers: hosts,
-        classes: vec![ClassSpec {
-            share: 1.0,
-            protocol: dctcp(1.0 / 16.0),
-            min_cwnd_pkt: None,
-            init_cwnd_pkt: 10.0,
-            min_rto_ps: Some(MS / 2),
-            delayed_ack: None,
-            tcp: Default::default(),
-        }],
-        start_ps: 0,
-        stop_ps: None,
-    }];
+    let sizes = SizeSpec::Uniform { min_bytes: 10_000, max_bytes: 50_000 };
+    spec.workloads = vec![all_to_all_dctcp(&hosts, 0.4, sizes, Some(MS / 2))];
     let mut wheel = Sim::new(spec.clone()).expect("valid");
     assert!(wheel.network().ports.len() >= dcsim_core::sim::WHEEL_MIN_PORTS);
     assert!(wheel.uses_time_wheel());
@@ -426,40 +415,24 @@ fn partitioned_fat_tree_keeps_its_wheels_past_the_first_look() {
     spec.duration_ps = 2 * MS;
     spec.partitions = 2;
     spec.flows = vec![];
-    spec.workloads = vec![WorkloadSpec::Poisson {
-        load: 0.5,
-        link: None,
-        // The web-search flow sizes (DCTCP paper, Fig. 4; python/dcsim/data).
-        sizes: SizeSpec::Cdf {
-            points: vec![
-                (0.0, 0.0),
-                (10e3, 0.15),
-                (20e3, 0.2),
-                (30e3, 0.3),
-                (50e3, 0.4),
-                (80e3, 0.53),
-                (200e3, 0.6),
-                (1e6, 0.7),
-                (2e6, 0.8),
-                (5e6, 0.9),
-                (10e6, 0.97),
-                (30e6, 1.0),
-            ],
-        },
-        senders: hosts.clone(),
-        receivers: hosts,
-        classes: vec![ClassSpec {
-            share: 1.0,
-            protocol: dctcp(1.0 / 16.0),
-            min_cwnd_pkt: None,
-            init_cwnd_pkt: 10.0,
-            min_rto_ps: None,
-            delayed_ack: None,
-            tcp: Default::default(),
-        }],
-        start_ps: 0,
-        stop_ps: None,
-    }];
+    // The web-search flow sizes (DCTCP paper, Fig. 4; python/dcsim/data).
+    let web_search = SizeSpec::Cdf {
+        points: vec![
+            (0.0, 0.0),
+            (10e3, 0.15),
+            (20e3, 0.2),
+            (30e3, 0.3),
+            (50e3, 0.4),
+            (80e3, 0.53),
+            (200e3, 0.6),
+            (1e6, 0.7),
+            (2e6, 0.8),
+            (5e6, 0.9),
+            (10e6, 0.97),
+            (30e6, 1.0),
+        ],
+    };
+    spec.workloads = vec![all_to_all_dctcp(&hosts, 0.5, web_search, None)];
     let mut sim = Sim::new(spec).expect("valid");
     assert_eq!(sim.worlds_with_time_wheel(), 2, "each partition has over 1 024 ports");
     sim.run().unwrap();
