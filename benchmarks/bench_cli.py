@@ -87,7 +87,13 @@ def main() -> None:
 
     compileall.compile_dir(str(Path(dcsim.__file__).parent), quiet=1)
     py = sys.executable
-    dcsim_cmd = [py, "-c", "import sys; from dcsim.cli import main; sys.exit(main())"]
+    # The console script pip installed (dcsim.cli:entry, which skips the interpreter's module
+    # teardown), so that this times the command users run, not `main()` through `python -c`.
+    script = Path(py).with_name("dcsim")
+    if not script.is_file():
+        raise SystemExit(f"{script} not found: install the project into this interpreter's environment "
+                         "(pip install -e .) before timing its command")
+    dcsim_cmd = [str(script)]
     work = Path(tempfile.mkdtemp(prefix="bench-cli-"))
     cases = {
         "python -c pass": [py, "-c", "pass"],
