@@ -275,7 +275,7 @@ app.command("sweep")(sweep_cmd.sweep)
 #: `dcsim run`'s ~0.45 s. At exit every object is frozen (``gc.freeze``), so that the interpreter's
 #: final collections skip them (~60 ms; the process's memory goes back to the system anyway);
 #: exit handlers, flushing and module teardown run as before. Both measured with
-#: benchmarks/bench_cli.py (README, command latency).
+#: benchmarks/bench_cli.py (benchmarks/MEASUREMENTS.md, command latency).
 GC_THRESHOLD_0 = 20_000
 
 
@@ -382,7 +382,7 @@ def entry() -> None:
     that fails makes the status 120 when it was 0, as Python's own exit does). Only the teardown
     of the modules and their objects (numpy, pyarrow, the scenario models) is skipped, and the
     system takes the memory back whole: `dcsim run` of the demo 336.4 -> 330.0 ms (medians of 30
-    alternated runs, README, command latency)."""
+    alternated runs, benchmarks/MEASUREMENTS.md, command latency)."""
     import atexit
     import os
     import threading

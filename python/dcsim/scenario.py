@@ -566,7 +566,7 @@ class _Model(BaseModel):
     # defer_build: a table's validator is built when first used, not when its class is defined.
     # A scenario builds them all as one tree then; building each table's own as well cost time in
     # `import dcsim.scenario` + the first load of the demo (11 alternated runs: min 168 -> 135 ms,
-    # median 177 -> 170 ms). The whole `dcsim run` measured no gain (README, command latency).
+    # median 177 -> 170 ms). The whole `dcsim run` measured no gain (benchmarks/MEASUREMENTS.md, command latency).
     model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
     @model_validator(mode="before")

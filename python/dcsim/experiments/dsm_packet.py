@@ -455,7 +455,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     base["l2"]["feedback_latency"] = {"lo": ps(lo), "hi": ps(hi)}
     from dcsim.sweep.execute import default_jobs
 
-    # ~0.45 s of CPU per simulated second (README, performance); each scheme's runs are one sweep
+    # ~0.45 s of CPU per simulated second (benchmarks/MEASUREMENTS.md); each scheme's runs are one sweep
     # over the cores, the schemes one after the other.
     jobs = default_jobs()
     cpu_s = len(SCHEMES) * reps * duration * FIG8_CPU_PER_SIM_S
