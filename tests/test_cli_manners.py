@@ -221,7 +221,10 @@ def test_the_console_script_is_entry():
     """The installed `dcsim` command runs dcsim.cli:entry (the packaging metadata says so)."""
     from importlib.metadata import entry_points
 
-    (ep,) = [e for e in entry_points(group="console_scripts") if e.name == "dcsim"]
+    eps = entry_points()
+    # Python >= 3.10 selects a group by keyword; 3.9 returns a dict of groups.
+    scripts = eps.select(group="console_scripts") if hasattr(eps, "select") else eps.get("console_scripts", [])
+    (ep,) = [e for e in scripts if e.name == "dcsim"]
     assert ep.value == "dcsim.cli:entry"
 
 

@@ -95,3 +95,41 @@ def test_readme_everyday_tasks_run(tmp_path, monkeypatch):
     assert env["res40"].scenario.network.aqm.K.value == 40
     shown = eval('res40.flows[["flow_label", "cwnd_mean_pkt", "goodput_bps"]]', env)
     assert list(shown.columns) == ["flow_label", "cwnd_mean_pkt", "goodput_bps"] and len(shown) == 10
+
+
+def test_the_package_stays_within_the_oldest_python_it_declares():
+    """pyproject declares Python >= 3.9. Every module of the package (and of the tests) parses
+    with that version's grammar, and uses none of the keywords that 3.10 added to calls the code
+    base makes: `dataclass(slots=..., kw_only=..., match_args=...)` and `zip(strict=...)` (a
+    `slots=True` on a dataclass once made `import dcsim.scenario` fail on 3.9), nor
+    `entry_points(group=...)` (3.9 returns a dict of groups), nor `traceback.format_exception(e)`
+    with one argument (a failed experiment of `dcsim reproduce` raised TypeError there on 3.9). A
+    partial guard, checked by hand on 3.9 too: runtime differences beyond these are not caught here."""
+    import ast
+    import re
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
+    m = re.fullmatch(r">=\s*3\.(\d+)", declared.strip())
+    assert m, f"requires-python {declared!r}: expected the form >=3.N"
+    oldest = (3, int(m.group(1)))
+    newer_keywords = {"dataclass": {"slots", "kw_only", "match_args"}, "zip": {"strict"}, "entry_points": {"group"}}
+    # the one-argument forms of 3.10 (3.9 needs the exception's type, value and traceback)
+    three_args = {"format_exception", "print_exception"}
+    found = []
+    files = sorted((ROOT / "python" / "dcsim").rglob("*.py")) + sorted((ROOT / "tests").glob("*.py"))
+    assert len(files) > 20
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path), feature_version=oldest)
+        if oldest >= (3, 10):
+            continue
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+            bad = {k.arg for k in node.keywords} & newer_keywords.get(name, set())
+            if bad:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}({', '.join(sorted(bad))}=...)")
+            if name in three_args and len(node.args) + len(node.keywords) == 1:
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}(exc) with one argument")
+    assert not found, f"needs Python > {oldest[0]}.{oldest[1]}:\n" + "\n".join(found)

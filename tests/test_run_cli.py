@@ -18,6 +18,17 @@ from dcsim.result import TABLES, Result
 ROOT = Path(__file__).resolve().parent.parent
 DEMO = ROOT / "examples" / "dctcp_dumbbell.toml"
 runner = CliRunner()
+
+
+def stdout_runner() -> CliRunner:
+    """A runner whose `stdout` holds what the command wrote to stdout only: click >= 8.2 keeps
+    stderr apart always, older clicks (Python 3.9's newest typer uses click 8.1) only when told."""
+    try:
+        return CliRunner(mix_stderr=False)
+    except TypeError:
+        return CliRunner()
+
+
 run_module = importlib.import_module("dcsim.run")
 simulate_module = importlib.import_module("dcsim.simulate")
 
@@ -112,7 +123,7 @@ def test_missing_file_exits_2(tmp_path):
 
 def test_json_summary_and_no_plots(tmp_path):
     sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
-    res = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "o"), "--json", "--no-plots"])
+    res = stdout_runner().invoke(app, ["run", str(sc), "--out", str(tmp_path / "o"), "--json", "--no-plots"])
     assert res.exit_code == 0, res.output
     summary = json.loads(res.stdout)
     assert summary["duration_s"] == pytest.approx(0.03) and summary["warmup_s"] == pytest.approx(0.01)
@@ -424,7 +435,7 @@ def test_version_help_and_formats(tmp_path):
     assert "<bool>" not in h.output and "--set" in h.output
     sc = tmp_path / "s.toml"
     sc.write_text(Scenario.from_dict(short()).to_toml())
-    r = runner.invoke(app, ["run", str(sc), "--out", str(tmp_path / "o"), "--no-plots", "--format", "csv"])
+    r = stdout_runner().invoke(app, ["run", str(sc), "--out", str(tmp_path / "o"), "--no-plots", "--format", "csv"])
     assert r.exit_code == 0
     rows = [line for line in r.stdout.splitlines() if line.count(",") > 5]
     assert rows[0].startswith("flow,flow_label,src,dst,protocol") and len(rows) == 1 + 4

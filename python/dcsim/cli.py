@@ -208,7 +208,7 @@ def reproduce(
                     msg = f"{type(e).__name__}: {e}"
                     err_console.print(f"[bold red]error:[/] {escape(exp.id)} failed: {escape(msg)}", soft_wrap=True)
                     entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, error=msg + "\n\n"
-                                         + "".join(traceback.format_exception(e))))
+                                         + "".join(traceback.format_exception(type(e), e, e.__traceback__))))
                     if len(exps) == 1:
                         raise typer.Exit(code=1)
                     continue
@@ -308,14 +308,13 @@ def main() -> int:
     import os
     import signal
 
-    import typer.exceptions as typer_exc
-
-    # typer >= 0.20 vendors its own click (typer._click) and raises only its errors; older typers
-    # use click itself. Catch the usage errors of whichever typer uses (importing click beside a
-    # vendored one would cost ~5 ms of start-up for errors that never come).
+    # typer >= 0.26 vendors its own click (typer._click) and raises only its errors; older typers
+    # (the newest for Python 3.9 is 0.23) use click itself, and only 0.28 has typer.exceptions: typer.Abort
+    # and typer.Exit are the public names in both. Catch the usage errors of whichever typer uses
+    # (importing click beside a vendored one would cost ~5 ms of start-up for errors that never come).
     click_errors: tuple = ()
-    aborts: tuple = (KeyboardInterrupt, typer_exc.Abort)
-    exits: tuple = (typer_exc.Exit,)
+    aborts: tuple = (KeyboardInterrupt, typer.Abort)
+    exits: tuple = (typer.Exit,)
     for name in ("typer._click", "click"):
         try:
             mod = __import__(name, fromlist=["exceptions"])

@@ -162,7 +162,10 @@ def method_of_steps(f: Callable[[np.ndarray, np.ndarray], np.ndarray], y_hist: S
     segs = []
 
     def delayed(t):
-        if t <= 0:
+        # t > 0 before the first segment exists: the solver probing past the first interval's end
+        # (scipy < 1.14 picks its first step without regard to the interval), answered with the
+        # history it would have extended; the step taken never reaches there.
+        if t <= 0 or not segs:
             return y_hist
         k = min(int(t / tau), len(segs) - 1)
         return segs[k](t)

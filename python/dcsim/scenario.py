@@ -2712,7 +2712,7 @@ L2 = create_model(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class FlowInfo:
     """One expanded flow: index in the engine, its group in the file, and its end points.
 
