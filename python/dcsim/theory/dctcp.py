@@ -36,6 +36,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 import pandas as pd
+from scipy.integrate import trapezoid
 from scipy.optimize import brentq
 
 from dcsim.units import DEFAULT_PACKET_BYTES, capacity_pps
@@ -608,7 +609,7 @@ def limit_cycle_from_trajectory(t: np.ndarray, W: np.ndarray, alpha: np.ndarray,
     if psi is not None:
         Q_min = max(Q_min, -psi / (1 + psi))  # the parabola must not undercut the floor
     Q_max = _extremum(s, X[:, 2], i_max)
-    thr = float(np.trapezoid(X[:, 0] / (wbar * (1.0 + X[:, 2])), s) / T)
+    thr = float(trapezoid(X[:, 0] / (wbar * (1.0 + X[:, 2])), s) / T)  # scipy's: numpy's is np.trapz before 2.0
     step = float(np.median(np.diff(t)))
     res = 2.0 * step / T if psi == 0 else 0.0
     return LimitCycle(float(wbar), float(g), psi, T, tb - t0 - 1.0, t1 - tb - 1.0, Q_min, Q_max, thr,
