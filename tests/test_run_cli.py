@@ -390,7 +390,8 @@ def test_a_closed_pipe_still_writes_the_output_directory(tmp_path, fmt):
                           "--format", fmt], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     first = p.stdout.readline()
     p.stdout.close()  # like `head -1`
-    err = p.stderr.read().decode()
+    with p.stderr:
+        err = p.stderr.read().decode()
     assert p.wait(timeout=120) == 0, err
     assert first.startswith(b"flow,flow_label," if fmt == "csv" else b"s.toml: 60 x dctcp")
     assert "Traceback" not in err and "BrokenPipe" not in err and "error" not in err

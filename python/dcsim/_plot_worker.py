@@ -147,11 +147,18 @@ class PlotWorker:
         proc.communicate()
 
     def _join_writer(self, proc: subprocess.Popen) -> None:
-        """Wait for the data to be written; the writer closed stdin (communicate() must not)."""
+        """Wait for the data to be written; the writer closed stdin (communicate() must not).
+        When the writing failed (the worker died: a broken pipe), stdin is closed here, its
+        unwritten rest dropped, instead of being left to the garbage collector."""
         if self._writer is not None:
             self._writer.join()
             self._writer = None
-            proc.stdin = None
+            stdin, proc.stdin = proc.stdin, None
+            if stdin is not None and not stdin.closed:
+                try:
+                    stdin.close()
+                except OSError:  # the flush of what is left fails on the broken pipe
+                    pass
 
 
 # --- the background mode ------------------------------------------------------------------------
