@@ -245,9 +245,10 @@ mod tests {
         assert_eq!((p.t_s.clone(), p.flow.clone(), p.cwnd_pkt.clone()), (vec![0.5, 0.5], vec![7, 9], vec![10.0, 12.0]));
         assert_eq!(p.alpha[0], 0.25);
         assert!(p.alpha[1].is_nan() && p.srtt_s[1].is_nan());
-        let mut rows = p.rows(1);
-        rows.push(0.75, 7, 11.0, 0.5, 2e-4);
-        drop(rows); // not finished: not kept
+        {
+            let mut rows = p.rows(1);
+            rows.push(0.75, 7, 11.0, 0.5, 2e-4);
+        } // not finished: not kept
         assert_eq!(p.t_s.len(), 2);
         let mut rows = p.rows(1);
         rows.push(0.75, 7, 11.0, 0.5, 2e-4);

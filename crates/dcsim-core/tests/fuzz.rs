@@ -57,7 +57,7 @@ prop_compose! {
             size_bytes: size,
             min_rto_ps: Some(min_rto),
             init_cwnd_pkt: init,
-            delayed_ack: delack.then(|| DelayedAckSpec { segments: 2, timeout_ps: 40_000_000 }),
+            delayed_ack: delack.then_some(DelayedAckSpec { segments: 2, timeout_ps: 40_000_000 }),
             tcp: TcpSpec { profile, ect_acks, ..TcpSpec::default() },
             ..FlowSpec::long_lived(format!("s{s}"), "r", protocol)
         }

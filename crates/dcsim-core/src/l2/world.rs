@@ -465,7 +465,7 @@ impl L2World {
                 use rand::Rng as _;
                 let u: f64 = rng.random();
                 t += -(1.0 - u).ln() * mean_gap_ps; // exponential gaps: a Poisson process
-                if !(t < stop.0 as f64) {
+                if t >= stop.0 as f64 || t.is_nan() {
                     break;
                 }
                 let v: f64 = rng.random();

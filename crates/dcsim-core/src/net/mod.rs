@@ -181,12 +181,12 @@ impl Network {
         self.group = vec![NONE; n];
         self.last_hop_start = Vec::with_capacity(n + 1);
         self.last_hops.clear();
-        for v in 0..n {
+        for (v, inc) in incoming.iter().enumerate() {
             self.last_hop_start.push(self.last_hops.len() as u32);
             if self.nodes[v].kind != NodeKind::Host {
                 continue;
             }
-            let mut key: Vec<NodeId> = incoming[v].iter().map(|&p| self.ports[p as usize].from).collect();
+            let mut key: Vec<NodeId> = inc.iter().map(|&p| self.ports[p as usize].from).collect();
             key.sort_unstable();
             key.dedup();
             let next = group_seeds.len() as u32;
@@ -224,10 +224,10 @@ impl Network {
         // The searches cross a switch's incoming links only towards nodes that keep a table row
         // (switches, multi-homed hosts): a host with one link relays nothing and needs no entry,
         // so its uplink is dropped from the scan (in a fabric, most links are such uplinks).
-        for v in 0..n {
+        for (v, inc) in incoming.iter_mut().enumerate() {
             if self.nodes[v].kind == NodeKind::Switch {
                 let row = &self.row;
-                incoming[v].retain(|&p| row[self.ports[p as usize].from as usize] != NONE);
+                inc.retain(|&p| row[self.ports[p as usize].from as usize] != NONE);
             }
         }
         self.table = vec![NO_ROUTE; entries as usize];

@@ -810,7 +810,7 @@ mod tests {
         let mut now = Time(0);
         let (mut delivered, mut evicted, mut refused) = (Vec::new(), Vec::new(), 0u64);
         for seq in 0..20_000u64 {
-            now = now + Time(rng.random_range(0..14_000_000)); // mean 7 us: the 12 us link is overloaded
+            now += Time(rng.random_range(0..14_000_000)); // mean 7 us: the 12 us link is overloaded
             let flow = if rng.random::<f64>() < 0.6 { 0 } else { rng.random_range(1..4) };
             let size = [1500u32, 40, 1000][rng.random_range(0..3)];
             let k = fpkt(flow, seq, size, rng.random::<bool>());
