@@ -7,7 +7,6 @@ earlier run.
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys

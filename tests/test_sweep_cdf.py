@@ -9,7 +9,6 @@ import os
 from pathlib import Path
 
 import pandas as pd
-import pytest
 from typer.testing import CliRunner
 
 from dcsim.cli import app

@@ -187,7 +187,7 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
         for f in data:  # copied beside the figures: the report stays self-contained
             figs_dir.mkdir(parents=True, exist_ok=True)
             shutil.copy2(f, figs_dir / f.name)
-        body = [f"<p><a href=\"index.html\">&larr; all experiments</a></p>",
+        body = ["<p><a href=\"index.html\">&larr; all experiments</a></p>",
                 f"<h1>{_e(e.id)}: {_e(e.title)}</h1>", f"<p class=\"meta\">{_e(e.paper)}</p>", quick_note,
                 f"<p class=\"meta\">wall time {_fmt_s(e.wall_s)}; {meta}</p>"]
         if e.error is not None:
@@ -219,7 +219,7 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
     summary = (f"{sum(t[0] for t in tot)} of {sum(t[1] for t in tot)} claims of the papers reproduced over "
                f"{len(entries)} experiments ({sum(e.error is not None for e in entries)} failed); total wall time "
                f"{_fmt_s(sum(e.wall_s for e in entries))}")
-    index = [f"<h1>dcsim: reproduced experiments</h1>", f"<p class=\"meta\">{meta}</p>", quick_note,
+    index = ["<h1>dcsim: reproduced experiments</h1>", f"<p class=\"meta\">{meta}</p>", quick_note,
              f"<p><b>{_e(summary)}</b></p>",
              "<table><tr><th>experiment</th><th>what</th><th>paper</th><th>claims of the paper</th>"
              "<th>dcsim's checks</th><th>wall time</th></tr>", *rows, "</table>"]

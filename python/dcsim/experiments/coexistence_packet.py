@@ -120,7 +120,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Optional, Sequence
 
 import matplotlib
 

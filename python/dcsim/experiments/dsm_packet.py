@@ -66,8 +66,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from dcsim.experiments.registry import CHECK, Claim, ExperimentResult, check, experiment, ok, save_figure  # noqa: E402
-from dcsim.scenario import time_str  # noqa: E402
+from dcsim.experiments.registry import Claim, ExperimentResult, check, experiment, ok, save_figure  # noqa: E402
 from dcsim.theory import dsm as th  # noqa: E402
 from dcsim.units import count_shown  # noqa: E402
 

@@ -104,7 +104,6 @@ from __future__ import annotations
 import math
 import sys
 from pathlib import Path
-from typing import Optional
 
 import matplotlib
 
