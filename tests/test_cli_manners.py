@@ -294,3 +294,24 @@ def test_scenario_warnings_reach_a_cli_user_once_as_warning_lines(capsys):
     assert err.count("warning: l2: b is below eq. (23)") == 1, err
     assert "ScenarioWarning" not in err, err
     assert others == [(UserWarning, "something else")]
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_a_terminal_that_cannot_show_greek_letters_gets_question_marks_not_an_error(encoding):
+    """`dcsim theory dctcp` prints an em dash (and α, µ elsewhere). On a stream whose encoding
+    cannot write them (PYTHONIOENCODING=ascii, a Latin-1 locale) it ended in "internal error:
+    UnicodeEncodeError"; such characters now come out as "?" and the command succeeds."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    env.pop("DCSIM_DEBUG", None)
+    code = "import sys; from dcsim.cli import main; sys.exit(main())"
+    r = subprocess.run([sys.executable, "-c", code, "theory", "dctcp", "--C", "10Gbps", "--d", "100us", "--N", "10"],
+                       env=env, capture_output=True, timeout=120)
+    out, err = r.stdout.decode(encoding), r.stderr.decode(encoding)
+    assert r.returncode == 0, err
+    assert "internal error" not in err and "Traceback" not in err
+    assert "DCTCP theory ? Alizadeh" in out  # the em dash, replaced
+    assert "K guideline 0.17 C d" in out

@@ -1,5 +1,5 @@
 """The command line's consoles and titled tables (rich), made in one place: :func:`wide_console`,
-:func:`titled_table`."""
+:func:`titled_table`, and the streams under them (:func:`tolerate_narrow_encodings`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["silence", "titled_table", "wide_console"]
+__all__ = ["silence", "titled_table", "tolerate_narrow_encodings", "wide_console"]
 
 
 def silence(stream) -> None:
@@ -21,6 +21,24 @@ def silence(stream) -> None:
             os.dup2(null, stream.fileno())
         finally:
             os.close(null)
+
+
+def tolerate_narrow_encodings(*streams) -> None:
+    """Streams (default stdout and stderr) whose encoding cannot write every character (an ASCII
+    or Latin-1 locale, PYTHONIOENCODING=ascii) write "?" for one they cannot (α, —, µ) instead of
+    failing: `dcsim theory dctcp` ended in an internal error on such a terminal. UTF-8 streams are
+    left as they are."""
+    import codecs
+    import sys
+
+    for stream in streams or (sys.stdout, sys.stderr):
+        try:
+            name = codecs.lookup(stream.encoding).name
+        except (AttributeError, LookupError, TypeError):
+            continue
+        if not name.startswith("utf") and hasattr(stream, "reconfigure"):
+            with contextlib.suppress(ValueError, OSError):
+                stream.reconfigure(errors="replace")
 
 
 class _Console(Console):

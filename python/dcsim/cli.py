@@ -308,6 +308,9 @@ def main() -> int:
     import os
     import signal
 
+    from dcsim._console import tolerate_narrow_encodings
+
+    tolerate_narrow_encodings()
     # typer >= 0.26 vendors its own click (typer._click) and raises only its errors; older typers
     # (the newest for Python 3.9 is 0.23) use click itself, and only 0.28 has typer.exceptions: typer.Abort
     # and typer.Exit are the public names in both. Catch the usage errors of whichever typer uses
