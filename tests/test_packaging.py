@@ -133,3 +133,28 @@ def test_the_package_stays_within_the_oldest_python_it_declares():
             if name in three_args and len(node.args) + len(node.keywords) == 1:
                 found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}(exc) with one argument")
     assert not found, f"needs Python > {oldest[0]}.{oldest[1]}:\n" + "\n".join(found)
+
+
+def test_the_package_reads_and_writes_text_files_as_utf8_whatever_the_locale():
+    """Every text file the package opens names its encoding: without it Python uses the locale's
+    (cp1252 on Windows, Latin-1 in such a locale), and the HTML report's "≤" or a claim's "α"
+    failed to encode there. Binary opens, and `os.open`, are not text."""
+    import ast
+
+    found = []
+    for path in sorted((ROOT / "python" / "dcsim").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            if isinstance(f, ast.Attribute) and f.attr in ("read_text", "write_text"):
+                pass
+            elif isinstance(f, ast.Name) and f.id == "open":
+                mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
+                if isinstance(mode, ast.Constant) and "b" in str(mode.value):
+                    continue
+            else:
+                continue
+            if not any(k.arg == "encoding" for k in node.keywords):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not found, "text file opened without encoding=:\n" + "\n".join(found)

@@ -236,7 +236,7 @@ def write_claims(result, out_dir: Path) -> list[Path]:
 
     rows = [c.as_dict() for c in result.claims]
     js, pq = out_dir / "claims.json", out_dir / "claims.parquet"
-    js.write_text(json.dumps(rows, indent=2))
+    js.write_text(json.dumps(rows, indent=2), encoding="utf-8")
     pd.DataFrame(rows).astype(str).to_parquet(pq, index=False)
     return [js, pq]
 

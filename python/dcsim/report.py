@@ -135,11 +135,11 @@ def _parameters(out_dir: Path, e_id: str) -> str:
     """The experiment's parameters.json (written by the registry for every experiment) as a table."""
     p = out_dir / "parameters.json"
     try:
-        params = json.loads(p.read_text())
+        params = json.loads(p.read_text(encoding="utf-8"))
     except FileNotFoundError:
         return "<p>No parameters.json was written (the experiment did not run through the registry).</p>"
     except ValueError:
-        return f"<pre>{_e(p.read_text())}</pre>"
+        return f"<pre>{_e(p.read_text(encoding='utf-8'))}</pre>"
     if not isinstance(params, dict):
         return f"<pre>{_e(json.dumps(params, indent=2))}</pre>"
     source = params.pop("source", "")
@@ -203,7 +203,7 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
                 body.append("<h2>dcsim's own checks (not claims of the paper)</h2>" + _claims_table(r.checks))
             body.append("<h2>Parameters</h2>" + _parameters(Path(e.out_dir), e.id))
             body.append("<h2>Data</h2>" + _data_section(e.id, data))
-        (html_dir / page).write_text(_page(f"{e.id}: {e.title}", "\n".join(body)))
+        (html_dir / page).write_text(_page(f"{e.id}: {e.title}", "\n".join(body)), encoding="utf-8")
         n_rep, n_cl, n_ok, n_ch = _counts(e)
         if e.error is not None:
             verdict = "<td class=\"failed\">failed</td>"
@@ -224,5 +224,5 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
              "<table><tr><th>experiment</th><th>what</th><th>paper</th><th>claims of the paper</th>"
              "<th>dcsim's checks</th><th>wall time</th></tr>", *rows, "</table>"]
     out = html_dir / "index.html"
-    out.write_text(_page("dcsim: reproduced experiments", "\n".join(index)))
+    out.write_text(_page("dcsim: reproduced experiments", "\n".join(index)), encoding="utf-8")
     return out

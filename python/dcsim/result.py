@@ -242,7 +242,7 @@ class Result:
         for t in LATER_TABLES:
             tables.setdefault(t, pd.DataFrame())
         spec_path = out / "engine_spec.json"
-        spec = json.loads(spec_path.read_text()) if spec_path.exists() else None
+        spec = json.loads(spec_path.read_text(encoding="utf-8")) if spec_path.exists() else None
         return cls(scenario, tables, engine_spec=spec)
 
     def _col(self, table: str, column: str) -> np.ndarray:

@@ -142,7 +142,7 @@ def write_csv(df: pd.DataFrame, path: Path) -> Path:
     df.to_csv(path, index=False, float_format="%.10g")
     if df.attrs:
         params = {str(k): (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in df.attrs.items()}
-        path.with_suffix(".params.json").write_text(json.dumps(params, indent=2) + "\n")
+        path.with_suffix(".params.json").write_text(json.dumps(params, indent=2) + "\n", encoding="utf-8")
     return path
 
 

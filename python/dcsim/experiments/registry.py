@@ -228,14 +228,14 @@ def record_runtime(exp_id: str, quick: bool, wall_s: float) -> None:
 
     path = _runtimes_path()
     try:
-        data = json.loads(path.read_text()) if path.exists() else {}
+        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
     except (OSError, ValueError):
         data = {}
     data[f"{exp_id}{' --quick' if quick else ''}"] = round(float(wall_s), 2)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(data, indent=1, sort_keys=True))
+        tmp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
         tmp.replace(path)
     except OSError:
         pass  # a read-only home: the listing just shows no time
@@ -246,7 +246,7 @@ def runtimes() -> dict[str, float]:
     import json
 
     try:
-        return json.loads(_runtimes_path().read_text())
+        return json.loads(_runtimes_path().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
 
@@ -261,7 +261,7 @@ def shipped_runtimes() -> dict:
     import json
 
     try:
-        data = json.loads(SHIPPED_RUNTIMES.read_text())
+        data = json.loads(SHIPPED_RUNTIMES.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) and isinstance(data.get("runtimes"), dict) else {}
@@ -399,7 +399,7 @@ def write_parameters(fn: Callable, result: ExperimentResult, out_dir: Path, quic
     import json
 
     path = Path(out_dir) / "parameters.json"
-    path.write_text(json.dumps(experiment_parameters(fn, result, quick), indent=2, default=str))
+    path.write_text(json.dumps(experiment_parameters(fn, result, quick), indent=2, default=str), encoding="utf-8")
     return path
 
 

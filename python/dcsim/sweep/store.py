@@ -106,7 +106,7 @@ class SweepLock:
         from dcsim.sweep.spec import SweepError
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._f = open(self.path, "a+")
+        self._f = open(self.path, "a+", encoding="utf-8")
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows: no advisory lock
