@@ -97,6 +97,19 @@ def test_readme_everyday_tasks_run(tmp_path, monkeypatch):
     assert list(shown.columns) == ["flow_label", "cwnd_mean_pkt", "goodput_bps"] and len(shown) == 10
 
 
+def _calls(files, feature_version=None):
+    """(path, call node, called name) for every call in ``files``: a name (``open``) or the last
+    attribute (``Path.write_text`` -> ``write_text``); None for other callees."""
+    import ast
+
+    for path in files:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path), feature_version=feature_version)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                f = node.func
+                yield path, node, f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
+
+
 def test_the_package_stays_within_the_oldest_python_it_declares():
     """pyproject declares Python >= 3.9. Every module of the package (and of the tests) parses
     with that version's grammar, and uses none of the keywords that 3.10 added to calls the code
@@ -105,7 +118,6 @@ def test_the_package_stays_within_the_oldest_python_it_declares():
     `entry_points(group=...)` (3.9 returns a dict of groups), nor `traceback.format_exception(e)`
     with one argument (a failed experiment of `dcsim reproduce` raised TypeError there on 3.9). A
     partial guard, checked by hand on 3.9 too: runtime differences beyond these are not caught here."""
-    import ast
     import re
 
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["requires-python"]
@@ -118,20 +130,14 @@ def test_the_package_stays_within_the_oldest_python_it_declares():
     found = []
     files = sorted((ROOT / "python" / "dcsim").rglob("*.py")) + sorted((ROOT / "tests").glob("*.py"))
     assert len(files) > 20
-    for path in files:
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path), feature_version=oldest)
+    for path, node, name in _calls(files, feature_version=oldest):  # parsing with the old grammar is the first check
         if oldest >= (3, 10):
             continue
-        for node in ast.walk(tree):
-            if not isinstance(node, ast.Call):
-                continue
-            f = node.func
-            name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
-            bad = {k.arg for k in node.keywords} & newer_keywords.get(name, set())
-            if bad:
-                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}({', '.join(sorted(bad))}=...)")
-            if name in three_args and len(node.args) + len(node.keywords) == 1:
-                found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}(exc) with one argument")
+        bad = {k.arg for k in node.keywords} & newer_keywords.get(name, set())
+        if bad:
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}({', '.join(sorted(bad))}=...)")
+        if name in three_args and len(node.args) + len(node.keywords) == 1:
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}(exc) with one argument")
     assert not found, f"needs Python > {oldest[0]}.{oldest[1]}:\n" + "\n".join(found)
 
 
@@ -142,19 +148,13 @@ def test_the_package_reads_and_writes_text_files_as_utf8_whatever_the_locale():
     import ast
 
     found = []
-    for path in sorted((ROOT / "python" / "dcsim").rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if not isinstance(node, ast.Call):
+    for path, node, name in _calls(sorted((ROOT / "python" / "dcsim").rglob("*.py"))):
+        if name == "open" and isinstance(node.func, ast.Name):  # the builtin (not os.open)
+            mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
+            if isinstance(mode, ast.Constant) and "b" in str(mode.value):
                 continue
-            f = node.func
-            if isinstance(f, ast.Attribute) and f.attr in ("read_text", "write_text"):
-                pass
-            elif isinstance(f, ast.Name) and f.id == "open":
-                mode = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "mode"), None)
-                if isinstance(mode, ast.Constant) and "b" in str(mode.value):
-                    continue
-            else:
-                continue
-            if not any(k.arg == "encoding" for k in node.keywords):
-                found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+        elif name not in ("read_text", "write_text"):
+            continue
+        if not any(k.arg == "encoding" for k in node.keywords):
+            found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
     assert not found, "text file opened without encoding=:\n" + "\n".join(found)

@@ -162,10 +162,14 @@ def test_a_plot_process_that_dies_keeps_the_tables_and_exits_1(tmp_path, monkeyp
     from dcsim._plot_worker import PlotWorker
 
     monkeypatch.setattr(PlotWorker, "args", ("-c", "import os; os._exit(3)"))
+    pipes = []  # the pipe the data went into is closed, not left to the garbage collector
+    real_send = PlotWorker.send
+    monkeypatch.setattr(PlotWorker, "send", lambda self, *a: (pipes.append(self.proc.stdin), real_send(self, *a)))
     sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
     out = tmp_path / "o"
     res = runner.invoke(app, ["run", str(sc), "--out", str(out), "--wait-plots"])
     assert res.exit_code == 1
+    assert len(pipes) == 1 and pipes[0].closed
     assert "the plotting process ended with status 3" in " ".join(res.output.split())
     for t in TABLES:
         assert (out / f"{t}.parquet").exists()

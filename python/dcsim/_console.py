@@ -23,15 +23,15 @@ def silence(stream) -> None:
             os.close(null)
 
 
-def tolerate_narrow_encodings(*streams) -> None:
-    """Streams (default stdout and stderr) whose encoding cannot write every character (an ASCII
-    or Latin-1 locale, PYTHONIOENCODING=ascii) write "?" for one they cannot (α, —, µ) instead of
-    failing: `dcsim theory dctcp` ended in an internal error on such a terminal. UTF-8 streams are
-    left as they are."""
+def tolerate_narrow_encodings() -> None:
+    """stdout and stderr, when their encoding cannot write every character (an ASCII or Latin-1
+    locale, PYTHONIOENCODING=ascii), write "?" for one they cannot (α, —, µ) instead of failing:
+    `dcsim theory dctcp` ended in an internal error on such a terminal. UTF-8 streams are left as
+    they are."""
     import codecs
     import sys
 
-    for stream in streams or (sys.stdout, sys.stderr):
+    for stream in (sys.stdout, sys.stderr):
         try:
             name = codecs.lookup(stream.encoding).name
         except (AttributeError, LookupError, TypeError):

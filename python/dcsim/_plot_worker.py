@@ -27,6 +27,7 @@ Ctrl-C) makes it exit quietly.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
@@ -113,9 +114,11 @@ class PlotWorker:
         def write() -> None:
             try:
                 pickle.dump(msg, stdin, protocol=5)
-                stdin.close()
             except (OSError, ValueError):
                 pass  # the worker died (a broken pipe), or stop() closed the pipe: finish() reports it
+            finally:  # closed either way (after a failure, the flush of the rest fails: dropped)
+                with contextlib.suppress(OSError, ValueError):
+                    stdin.close()
 
         # In a thread: the pipe holds 64 KB, and the worker reads only once its imports are done;
         # meanwhile this process prints the summary and writes the tables.
@@ -147,18 +150,11 @@ class PlotWorker:
         proc.communicate()
 
     def _join_writer(self, proc: subprocess.Popen) -> None:
-        """Wait for the data to be written; the writer closed stdin (communicate() must not).
-        When the writing failed (the worker died: a broken pipe), stdin is closed here, its
-        unwritten rest dropped, instead of being left to the garbage collector."""
+        """Wait for the data to be written; the writer closed stdin (communicate() must not)."""
         if self._writer is not None:
             self._writer.join()
             self._writer = None
-            stdin, proc.stdin = proc.stdin, None
-            if stdin is not None and not stdin.closed:
-                try:
-                    stdin.close()
-                except OSError:  # the flush of what is left fails on the broken pipe
-                    pass
+            proc.stdin = None
 
 
 # --- the background mode ------------------------------------------------------------------------
