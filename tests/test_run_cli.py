@@ -177,20 +177,21 @@ def test_a_plot_process_that_dies_keeps_the_tables_and_exits_1(tmp_path, monkeyp
 
 
 def _disk_full_for(table: str, monkeypatch) -> None:
-    """pyarrow's write_table fails for ``table`` after writing part of it (as a full disk would)."""
+    """The engine's Parquet writer fails for ``table`` after writing part of it (as a full disk
+    would: the error is the one it raises for /dev/full, see test_the_parquet_writer_reports_a_full_disk)."""
     import errno
 
-    import pyarrow.parquet as pq
+    from dcsim import _core
 
-    real = pq.write_table
+    real = _core.write_parquet
 
-    def write_table(t, where, **kw):
+    def write_parquet(where, columns):
         if Path(where).name == f"{table}.parquet":
             Path(where).write_bytes(b"PAR1 half a file")
             raise OSError(errno.ENOSPC, "No space left on device")
-        return real(t, where, **kw)
+        return real(where, columns)
 
-    monkeypatch.setattr(pq, "write_table", write_table)
+    monkeypatch.setattr(_core, "write_parquet", write_parquet)
 
 
 def test_a_table_that_cannot_be_written_loses_none_of_the_others_and_exits_1(tmp_path, monkeypatch):

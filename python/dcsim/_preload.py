@@ -1,5 +1,5 @@
 """Start-up of ``dcsim run``: numpy imported with one BLAS thread, and the modules needed after
-the engine's run (numpy, pyarrow) imported on the other core while the engine runs.
+the engine's run (numpy) imported on the other core while the engine runs.
 
 The engine releases the GIL while it runs (``Simulation.run_until``), so a second thread can
 spend that time importing what comes next; without it these imports (~60 ms) come on top of
@@ -16,8 +16,9 @@ from typing import Iterator, Optional, Sequence
 
 __all__ = ["blas_single_threaded", "import_in_background", "AFTER_RUN"]
 
-#: What ``dcsim run`` imports after the engine's run: the result tables (numpy) and their writer.
-AFTER_RUN = ("dcsim.result", "pyarrow", "pyarrow.parquet")
+#: What ``dcsim run`` imports after the engine's run: the result tables (numpy; the engine writes
+#: their Parquet files, so pyarrow is not imported).
+AFTER_RUN = ("dcsim.result",)
 
 #: GIL switch interval while a background import runs (the default is 5 ms). The engine's run
 #: returns to Python ~100 times (progress, Ctrl-C); each time this thread waits for the importing

@@ -77,7 +77,7 @@ def run(
 
         worker = PlotWorker()
     try:
-        from dcsim.run import run_scenario_file  # numpy and pyarrow are imported while the engine runs
+        from dcsim.run import run_scenario_file  # numpy is imported while the engine runs
 
         run_scenario_file(scenario, out, plots=plots, wait_plots=wait_plots, console=console, fail=fail, fmt="json" if json_ else fmt,
                           sets=set_, force=force, plot_worker=worker)
@@ -382,7 +382,7 @@ def entry() -> None:
     the threads that are not daemons (after threading's own exit callbacks, which tell executors'
     threads to stop), run the exit handlers, flush stdout and stderr (a flush
     that fails makes the status 120 when it was 0, as Python's own exit does). Only the teardown
-    of the modules and their objects (numpy, pyarrow, the scenario models) is skipped, and the
+    of the modules and their objects (numpy, the scenario models) is skipped, and the
     system takes the memory back whole: `dcsim run` of the demo 336.4 -> 330.0 ms (medians of 30
     alternated runs, benchmarks/MEASUREMENTS.md, command latency)."""
     import atexit

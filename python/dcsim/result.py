@@ -241,6 +241,7 @@ class Result:
         }
         for t in LATER_TABLES:
             tables.setdefault(t, pd.DataFrame())
+        _restore_categories(tables)
         spec_path = out / "engine_spec.json"
         spec = json.loads(spec_path.read_text(encoding="utf-8")) if spec_path.exists() else None
         return cls(scenario, tables, engine_spec=spec)
@@ -633,9 +634,10 @@ class Result:
         """Write every table as Parquet, and scenario.toml, engine_spec.json and summary.json
         (``summary``: :meth:`summary` when the caller has it already). Returns the files, tables first.
 
-        The tables are written by :data:`WRITER_THREADS` threads (pyarrow encodes and writes them
-        without the GIL) while this one writes the other files and calls ``meanwhile()`` (`dcsim
-        run` prints its summary then). Each file is written on its own: one that fails stops none
+        The tables are written by :data:`WRITER_THREADS` threads (the engine's writer, or pyarrow
+        for a table already read as a DataFrame, encodes and writes them without the GIL) while
+        this one writes the other files and calls ``meanwhile()`` (`dcsim run` prints its summary
+        then). Each file is written on its own: one that fails stops none
         of the others, its partial file is removed, and then :class:`WriteError` names every file
         that failed and lists those written, so nothing computed is lost to one failed write.
         """
@@ -746,33 +748,23 @@ class _Label:
 
         return pd.Categorical.from_codes(self.codes, categories=self.categories)
 
-    def arrow(self):
-        import pyarrow as pa
-
-        codes = np.ascontiguousarray(self.codes, dtype=np.int32)
-        valid = codes >= 0
-        bitmap = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
-        idx = pa.Array.from_buffers(pa.int32(), len(codes), [bitmap, pa.py_buffer(codes)])
-        return pa.DictionaryArray.from_arrays(idx, _arrow_array([str(c) for c in self.categories]))
+    def parquet_column(self) -> tuple:
+        """The column as :func:`dcsim._core.write_parquet` takes a label column: (int32 codes,
+        categories as str), stored as a dictionary column (read back by pandas as this categorical)."""
+        return np.ascontiguousarray(self.codes, dtype=np.int32), [str(c) for c in self.categories]
 
 
-def _arrow_array(v: Union[np.ndarray, list]):
-    """An engine column as an Arrow array, built from its buffers: ``pyarrow.array()`` would
-    import pandas (0.3 s) to ask whether ``v`` is a pandas object. Strings (a list) become
-    large_string, NaN becomes null (as pandas writes them), bool is bit-packed."""
-    import pyarrow as pa
+def _parquet_column(v: Union[np.ndarray, list, _Label]):
+    """A column as :func:`dcsim._core.write_parquet` takes it: a contiguous numpy array, a list
+    of str, or a label column's (codes, categories)."""
+    if isinstance(v, _Label):
+        return v.parquet_column()
+    return v if isinstance(v, list) else np.ascontiguousarray(v)
 
-    if isinstance(v, list):
-        enc = [x.encode("utf-8") for x in v]
-        offsets = np.zeros(len(enc) + 1, dtype=np.int64)
-        np.cumsum([len(b) for b in enc], out=offsets[1:])
-        return pa.Array.from_buffers(pa.large_string(), len(enc), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(enc))])
-    v = np.ascontiguousarray(v)
-    if v.dtype == np.bool_:
-        return pa.Array.from_buffers(pa.bool_(), len(v), [None, pa.py_buffer(np.packbits(v, bitorder="little"))])
-    valid = ~np.isnan(v) if v.dtype.kind == "f" else None
-    bitmap = None if valid is None or valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
-    return pa.Array.from_buffers(pa.from_numpy_dtype(v.dtype), len(v), [bitmap, pa.py_buffer(v)])
+
+def _categories(names: dict) -> list:
+    """The categories of a label column whose ids are named ``names``: every name, sorted."""
+    return sorted(set(names.values()), key=str)
 
 
 def _labels(ids: np.ndarray, names: dict) -> _Label:
@@ -781,7 +773,7 @@ def _labels(ids: np.ndarray, names: dict) -> _Label:
     Built from codes through a lookup table indexed by id, never through a column of Python
     strings: a sampled series of 10^7 rows costs its int32 codes (and then pandas' int8/int16
     ones), not 10^7 object pointers and a hash table (the memory bound counts these codes)."""
-    categories = sorted(set(names.values()), key=str)
+    categories = _categories(names)
     code_of = {c: i for i, c in enumerate(categories)}
     ids = np.asarray(ids)
     if not len(ids):
@@ -865,8 +857,9 @@ class _Tables(MutableMapping):
         """A function that writes table ``name`` as it is now to a Parquet file, in any thread:
         what it reads is taken here (the table's columns and its labels' names; reading a table
         as a DataFrame meanwhile moves it to the frames). An unbuilt table is written straight from
-        its columns with pyarrow (label columns as dictionary arrays, read back by pandas as the
-        same categoricals), a DataFrame with pandas."""
+        its columns by the engine's writer (:func:`dcsim._core.write_parquet`: no pyarrow, no GIL;
+        label columns as dictionary columns, read back by pandas as the same categoricals), a
+        DataFrame with pandas."""
         if name in self._frames:
             df = self._frames[name]
             return lambda path: df.to_parquet(path, index=False)
@@ -874,16 +867,10 @@ class _Tables(MutableMapping):
         names = self._label_names() if schema.LABEL_COLUMNS.get(name) else {}
 
         def write(path: Path) -> None:
-            import pyarrow as pa
-            import pyarrow.parquet as pq
+            from dcsim import _core
 
             labelled = _with_labels(name, cols, names)
-            arrays = [v.arrow() if isinstance(v, _Label) else _arrow_array(v) for v in labelled.values()]
-            # Parquet dictionary pages only for the label columns (few distinct values): for the
-            # numbers they cost time and no space (cwnd table of the demo: 21.0 -> 13.5 ms, 1.38 ->
-            # 1.34 MB). The values read back are the same.
-            labels = [c for c, v in labelled.items() if isinstance(v, _Label)]
-            pq.write_table(pa.table(arrays, names=list(labelled)), path, use_dictionary=labels or False)
+            _core.write_parquet(path, [(c, _parquet_column(v)) for c, v in labelled.items()])
 
         return write
 
@@ -909,6 +896,29 @@ class _Tables(MutableMapping):
         return _with_labels(name, dict(self._raw[name]), self._label_names() if labels else {})
 
 
+def _restore_categories(frames: dict) -> None:
+    """Give the label columns of tables read back from Parquet the categories they had when
+    written (every name, sorted: :func:`_labels`). A Parquet dictionary page holds only the
+    names a column uses, in the order they first appear, so read as they are the categoricals
+    would differ from the run's (in order, and in the flows that a plot shows as empty)."""
+    import pandas as pd
+
+    names = _Tables({}, frames)._label_names()
+    for table, labels in schema.LABEL_COLUMNS.items():
+        df = frames.get(table)
+        for label in labels:
+            if df is None or label not in df.columns or not isinstance(df[label].dtype, pd.CategoricalDtype):
+                continue
+            # A name the file holds is kept even if the tables do not give it (never dropped to NaN).
+            names_in_file = {c: c for c in df[label].cat.categories}
+            df[label] = df[label].cat.set_categories(_categories({**names_in_file, **_names_of(label, names)}))
+
+
+def _names_of(label: str, names: dict[str, dict]) -> dict:
+    """The names (id -> name) label column ``label`` takes from :meth:`_Tables._label_names`."""
+    return names.get(label, names["flow_label"])
+
+
 def _with_labels(name: str, cols: dict, names: dict[str, dict]) -> dict:
     """Table ``name``'s engine columns ``cols`` with its label columns (:class:`_Label`) inserted
     next to the ids they name (``names``: :meth:`_Tables._label_names`)."""
@@ -921,7 +931,7 @@ def _with_labels(name: str, cols: dict, names: dict[str, dict]) -> dict:
         for label in labels:
             key = {"port_label": "port", "source_label": "source"}.get(label, "flow")
             if key == c and label not in cols:
-                out[label] = _labels(v, names.get(label, names["flow_label"]))
+                out[label] = _labels(v, _names_of(label, names))
     return out
 
 

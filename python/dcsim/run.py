@@ -503,7 +503,7 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
     with atomic_dir(out) as tmp:
         if worker is not None:
             worker.send(result, tmp)  # it draws while the summary is printed and the tables written
-        # The tables are written (other threads; pyarrow releases the GIL) while the summary is
+        # The tables are written (other threads; the engine's writer releases the GIL) while the summary is
         # printed; a file that cannot be written loses none of the others (reported below, exit 1).
         try:
             files = result.to_dir(tmp, summary=summary, meanwhile=lambda: stdout_error.append(

@@ -8,6 +8,7 @@ use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 
 mod fluid;
+mod parquet;
 mod sim;
 
 /// Run engine code so that a panic (a bug) becomes a Python RuntimeError instead of crossing
@@ -30,5 +31,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__commit__", env!("DCSIM_GIT_COMMIT"))?;
     sim::register(m)?;
     fluid::register(m)?;
+    parquet::register(m)?;
     Ok(())
 }

@@ -1,0 +1,270 @@
+//! `write_parquet(path, columns)`: one result table to a Parquet file with the `parquet` crate,
+//! the GIL released while it encodes and writes.
+//!
+//! This is only the file format: which columns a table has, and what its label columns hold, is
+//! `dcsim.result`'s (it passes the columns in order). The file is what pyarrow's `write_table`
+//! wrote for the same Arrow table: the Arrow schema is stored (`ARROW:schema`), so pandas and
+//! pyarrow read a label column back as a categorical, strings as large_string; NaN of a float
+//! column is stored as null (as pandas writes a missing value); pages are Snappy-compressed;
+//! dictionary pages only for the label columns (for the numbers they cost time and no space).
+//! `dcsim run` thus needs no pyarrow (its import was ~50 ms of the command's ~0.33 s).
+
+use std::fs::File;
+use std::sync::Arc;
+
+use arrow_array::types::Int32Type;
+use arrow_array::{
+    ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, Int64Array, LargeStringArray, RecordBatch,
+    RecordBatchOptions, UInt64Array,
+};
+use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
+use arrow_schema::{Field, Schema};
+use numpy::{PyArrayDescrMethods, PyReadonlyArray1, PyUntypedArray, PyUntypedArrayMethods};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
+use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyTuple};
+
+/// Rows per Arrow batch, and so per Parquet row group (pyarrow's default too): a column is
+/// copied into Arrow buffers one batch at a time, so writing a table never holds a second copy
+/// of a large series.
+const BATCH_ROWS: usize = 1 << 20;
+
+/// One column, borrowed from the numpy arrays the caller keeps alive (read while the GIL is
+/// released: the arrays are not resized meanwhile; `dcsim.result` passes snapshots).
+enum Col<'a> {
+    F64(&'a [f64]),
+    I64(&'a [i64]),
+    U64(&'a [u64]),
+    I32(&'a [i32]),
+    Bool(&'a [bool]),
+    Str(&'a [String]),
+    /// A label column: codes into `categories` (-1: no label, stored as null).
+    Label {
+        codes: &'a [i32],
+        categories: &'a [String],
+    },
+}
+
+/// A column as the caller gave it, holding its numpy array's read borrow.
+enum Taken<'py> {
+    F64(PyReadonlyArray1<'py, f64>),
+    I64(PyReadonlyArray1<'py, i64>),
+    U64(PyReadonlyArray1<'py, u64>),
+    I32(PyReadonlyArray1<'py, i32>),
+    Bool(PyReadonlyArray1<'py, bool>),
+    Str(Vec<String>),
+    Label(PyReadonlyArray1<'py, i32>, Vec<String>),
+}
+
+fn bad(name: &str, what: &str) -> PyErr {
+    PyTypeError::new_err(format!("column {name:?}: {what}"))
+}
+
+impl<'py> Taken<'py> {
+    /// The column from a contiguous 1-d numpy array (float64, int64, uint64, int32, bool), a
+    /// list of str, or a (int32 codes, list of str categories) label pair.
+    fn from_py(name: &str, v: &Bound<'py, PyAny>) -> PyResult<Self> {
+        if let Ok(list) = v.cast::<PyList>() {
+            return Ok(Taken::Str(list.extract().map_err(|_| bad(name, "a list column must hold only str"))?));
+        }
+        if let Ok(pair) = v.cast::<PyTuple>() {
+            let (codes, categories): (PyReadonlyArray1<'py, i32>, Vec<String>) =
+                pair.extract().map_err(|_| bad(name, "a label column is (int32 codes, list of str categories)"))?;
+            let n = categories.len() as i64;
+            if let Some(&c) = codes.as_slice()?.iter().find(|&&c| c < -1 || i64::from(c) >= n) {
+                return Err(PyValueError::new_err(format!(
+                    "column {name:?}: label code {c} is outside -1..{n} (the categories)"
+                )));
+            }
+            return Ok(Taken::Label(codes, categories));
+        }
+        let arr = v
+            .cast::<PyUntypedArray>()
+            .map_err(|_| bad(name, "expected a numpy array, a list of str or (int32 codes, list of str categories)"))?;
+        if arr.ndim() != 1 {
+            return Err(PyValueError::new_err(format!(
+                "column {name:?}: a column is 1-d, got {} dimensions",
+                arr.ndim()
+            )));
+        }
+        let (py, dtype) = (v.py(), arr.dtype());
+        let taken = if dtype.is_equiv_to(&numpy::dtype::<f64>(py)) {
+            Taken::F64(v.extract()?)
+        } else if dtype.is_equiv_to(&numpy::dtype::<u64>(py)) {
+            Taken::U64(v.extract()?)
+        } else if dtype.is_equiv_to(&numpy::dtype::<i64>(py)) {
+            Taken::I64(v.extract()?)
+        } else if dtype.is_equiv_to(&numpy::dtype::<i32>(py)) {
+            Taken::I32(v.extract()?)
+        } else if dtype.is_equiv_to(&numpy::dtype::<bool>(py)) {
+            Taken::Bool(v.extract()?)
+        } else {
+            return Err(bad(
+                name,
+                &format!("numpy dtype {} cannot be written (float64, int64, uint64, int32 or bool)", dtype.str()?),
+            ));
+        };
+        if !arr.is_contiguous() {
+            return Err(PyValueError::new_err(format!("column {name:?}: the array must be contiguous")));
+        }
+        Ok(taken)
+    }
+
+    fn col(&self) -> PyResult<Col<'_>> {
+        Ok(match self {
+            Taken::F64(a) => Col::F64(a.as_slice()?),
+            Taken::I64(a) => Col::I64(a.as_slice()?),
+            Taken::U64(a) => Col::U64(a.as_slice()?),
+            Taken::I32(a) => Col::I32(a.as_slice()?),
+            Taken::Bool(a) => Col::Bool(a.as_slice()?),
+            Taken::Str(v) => Col::Str(v),
+            Taken::Label(c, cats) => Col::Label { codes: c.as_slice()?, categories: cats },
+        })
+    }
+}
+
+impl Col<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Col::F64(v) => v.len(),
+            Col::I64(v) => v.len(),
+            Col::U64(v) => v.len(),
+            Col::I32(v) => v.len(),
+            Col::Bool(v) => v.len(),
+            Col::Str(v) => v.len(),
+            Col::Label { codes, .. } => codes.len(),
+        }
+    }
+
+    /// Rows `r` of the column as an Arrow array (NaN of a float column and label code -1 are null).
+    fn arrow(&self, r: std::ops::Range<usize>) -> ArrayRef {
+        match self {
+            Col::F64(v) => {
+                let v = &v[r];
+                let nulls = v.iter().any(|x| x.is_nan()).then(|| NullBuffer::from_iter(v.iter().map(|x| !x.is_nan())));
+                Arc::new(Float64Array::new(ScalarBuffer::from(v.to_vec()), nulls))
+            }
+            Col::I64(v) => Arc::new(Int64Array::new(ScalarBuffer::from(v[r].to_vec()), None)),
+            Col::U64(v) => Arc::new(UInt64Array::new(ScalarBuffer::from(v[r].to_vec()), None)),
+            Col::I32(v) => Arc::new(Int32Array::new(ScalarBuffer::from(v[r].to_vec()), None)),
+            Col::Bool(v) => Arc::new(BooleanArray::new(BooleanBuffer::from(&v[r]), None)),
+            Col::Str(v) => Arc::new(LargeStringArray::from_iter_values(&v[r])),
+            Col::Label { codes, categories } => {
+                let codes = &codes[r];
+                let nulls = codes.iter().any(|&c| c < 0).then(|| NullBuffer::from_iter(codes.iter().map(|&c| c >= 0)));
+                let keys = Int32Array::new(codes.iter().map(|&c| c.max(0)).collect::<Vec<_>>().into(), nulls);
+                let values = Arc::new(LargeStringArray::from_iter_values(categories.iter()));
+                // The codes were checked against the categories when taken.
+                Arc::new(DictionaryArray::<Int32Type>::try_new(keys, values).expect("codes within the categories"))
+            }
+        }
+    }
+}
+
+/// Why a write failed: the file system's error, or the encoder's.
+enum Failed {
+    Io(std::io::Error),
+    Encode(String),
+}
+
+impl From<parquet::errors::ParquetError> for Failed {
+    fn from(e: parquet::errors::ParquetError) -> Self {
+        match e {
+            parquet::errors::ParquetError::External(b) => match b.downcast::<std::io::Error>() {
+                Ok(io) => Failed::Io(*io),
+                Err(b) => Failed::Encode(b.to_string()),
+            },
+            e => Failed::Encode(e.to_string()),
+        }
+    }
+}
+
+impl From<arrow_schema::ArrowError> for Failed {
+    fn from(e: arrow_schema::ArrowError) -> Self {
+        match e {
+            arrow_schema::ArrowError::IoError(_, io) => Failed::Io(io),
+            e => Failed::Encode(e.to_string()),
+        }
+    }
+}
+
+impl Failed {
+    /// An OSError as Python's own file functions raise it: OSError(errno, strerror, filename),
+    /// which Python turns into its subclass (PermissionError, FileNotFoundError, ...).
+    fn into_py(self, path: &std::path::Path) -> PyErr {
+        match self {
+            Failed::Io(e) => match e.raw_os_error() {
+                Some(errno) => {
+                    let text = e.to_string();
+                    let strerror = text.split(" (os error").next().unwrap_or(&text).to_owned();
+                    PyOSError::new_err((errno, strerror, path.display().to_string()))
+                }
+                None => PyOSError::new_err(format!("{}: {e}", path.display())),
+            },
+            Failed::Encode(e) => PyRuntimeError::new_err(format!(
+                "dcsim internal error (please report): writing {}: {e}",
+                path.display()
+            )),
+        }
+    }
+}
+
+/// Encode `columns` (of equal length) and write them to `path` (needs no GIL).
+fn write(path: &std::path::Path, columns: &[(String, Col<'_>)]) -> Result<(), Failed> {
+    let rows = columns.first().map_or(0, |(_, c)| c.len());
+    let mut props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_dictionary_enabled(false)
+        .set_max_row_group_size(BATCH_ROWS);
+    for (name, col) in columns {
+        if matches!(col, Col::Label { .. }) {
+            props = props.set_column_dictionary_enabled(ColumnPath::from(name.as_str()), true);
+        }
+    }
+    let batch = |r: std::ops::Range<usize>| columns.iter().map(|(_, c)| c.arrow(r.clone())).collect::<Vec<_>>();
+    let first = batch(0..rows.min(BATCH_ROWS));
+    // Nullable, as every field of pyarrow's `pa.table(arrays)` is.
+    let fields = columns.iter().zip(&first).map(|((n, _), a)| Field::new(n, a.data_type().clone(), true));
+    let schema = Arc::new(Schema::new(fields.collect::<Vec<_>>()));
+    let file = File::create(path).map_err(Failed::Io)?;
+    let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props.build()))?;
+    let mut arrays = Some(first);
+    let mut start = 0;
+    loop {
+        let end = rows.min(start + BATCH_ROWS);
+        let a = arrays.take().unwrap_or_else(|| batch(start..end));
+        let opts = RecordBatchOptions::new().with_row_count(Some(end - start));
+        writer.write(&RecordBatch::try_new_with_options(schema.clone(), a, &opts)?)?;
+        start = end;
+        if start >= rows {
+            break;
+        }
+    }
+    // Flushes the last row group and the footer: a full disk shows here.
+    writer.close()?;
+    Ok(())
+}
+
+/// Write one table to a Parquet file at `path`. `columns`: a list of (name, column), each a
+/// contiguous 1-d numpy array (float64, int64, uint64, int32, bool), a list of str, or a label
+/// column as (int32 codes, list of str categories; code -1 is no label). Raises TypeError or
+/// ValueError naming a column it cannot write, OSError when the file cannot be written.
+#[pyfunction]
+fn write_parquet(py: Python<'_>, path: std::path::PathBuf, columns: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<()> {
+    let taken = columns.iter().map(|(n, v)| Taken::from_py(n, v)).collect::<PyResult<Vec<_>>>()?;
+    let cols = columns.iter().zip(&taken).map(|((n, _), t)| Ok((n.clone(), t.col()?))).collect::<PyResult<Vec<_>>>()?;
+    let rows = cols.first().map_or(0, |(_, c)| c.len());
+    if let Some((n, c)) = cols.iter().find(|(_, c)| c.len() != rows) {
+        return Err(PyValueError::new_err(format!("column {n:?} has {} rows, the first column {rows}", c.len())));
+    }
+    py.detach(|| crate::no_panic(|| write(&path, &cols)))?.map_err(|e| e.into_py(&path))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(write_parquet, m)?)?;
+    Ok(())
+}
