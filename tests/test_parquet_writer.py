@@ -123,12 +123,16 @@ def test_any_columns_read_back_as_pyarrows_file_of_them(tmp_path_factory, rows, 
 
 def test_result_tables_read_back_equal_to_the_runs_own(tmp_path):
     """Result.to_dir (the engine's writer) then Result.from_dir gives the run's DataFrames,
-    label categories included (every name, sorted), though the files hold only the used names."""
+    label categories included (every name, sorted), though the files hold only the used names;
+    a sweep's worker sends the same bytes as the files."""
     d = dcsim.load_scenario(Path(__file__).parent.parent / "examples" / "dctcp_dumbbell.toml").to_dict()
     d["run"].update(duration="20ms", warmup="5ms")
     d["metrics"] = {**d.get("metrics", {}), "trace_flows": [1, 3]}
     res = dcsim.simulate(dcsim.Scenario.from_dict(d))
+    sent = {t: res.tables.parquet_bytes(t) for t in TABLES}  # what a sweep's worker sends
     res.to_dir(tmp_path)
+    for t in TABLES:
+        assert (tmp_path / f"{t}.parquet").read_bytes() == sent[t], t
     back = Result.from_dir(tmp_path)
     for t in TABLES:
         if not res.tables.rows(t):

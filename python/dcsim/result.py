@@ -10,6 +10,7 @@ flow-size bucket.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import threading
@@ -863,16 +864,32 @@ class _Tables(MutableMapping):
         if name in self._frames:
             df = self._frames[name]
             return lambda path: df.to_parquet(path, index=False)
-        cols = dict(self._raw[name])
-        names = self._label_names() if schema.LABEL_COLUMNS.get(name) else {}
+        columns = self._parquet_columns(name)
 
         def write(path: Path) -> None:
             from dcsim import _core
 
-            labelled = _with_labels(name, cols, names)
-            _core.write_parquet(path, [(c, _parquet_column(v)) for c, v in labelled.items()])
+            _core.write_parquet(path, columns())
 
         return write
+
+    def parquet_bytes(self, name: str) -> bytes:
+        """The bytes of the Parquet file :meth:`parquet_writer` writes for table ``name`` (a
+        sweep's worker sends them to the process that stores the run)."""
+        if name in self._frames:
+            buf = io.BytesIO()
+            self._frames[name].to_parquet(buf, index=False)
+            return buf.getvalue()
+        from dcsim import _core
+
+        return _core.parquet_bytes(self._parquet_columns(name)())
+
+    def _parquet_columns(self, name: str) -> Callable[[], list]:
+        """Table ``name``'s columns as the engine's writer takes them, built when called (in a
+        writer's thread) from what is taken now: the columns and the labels' names."""
+        cols = dict(self._raw[name])
+        names = self._label_names() if schema.LABEL_COLUMNS.get(name) else {}
+        return lambda: [(c, _parquet_column(v)) for c, v in _with_labels(name, cols, names).items()]
 
     # -- labels
     def _label_names(self) -> dict[str, dict]:

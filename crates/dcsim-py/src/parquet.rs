@@ -10,6 +10,7 @@
 //! `dcsim run` thus needs no pyarrow (its import was ~50 ms of the command's ~0.33 s).
 
 use std::fs::File;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::types::Int32Type;
@@ -26,7 +27,7 @@ use parquet::file::properties::WriterProperties;
 use parquet::schema::types::ColumnPath;
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::{PyBytes, PyList, PyTuple};
 
 /// Rows per Arrow batch, and so per Parquet row group (pyarrow's default too): a column is
 /// copied into Arrow buffers one batch at a time, so writing a table never holds a second copy
@@ -195,7 +196,7 @@ impl From<arrow_schema::ArrowError> for Failed {
 impl Failed {
     /// An OSError as Python's own file functions raise it: OSError(errno, strerror, filename),
     /// which Python turns into its subclass (PermissionError, FileNotFoundError, ...).
-    fn into_py(self, path: &std::path::Path) -> PyErr {
+    fn into_py(self, path: &Path) -> PyErr {
         match self {
             Failed::Io(e) => match e.raw_os_error() {
                 Some(errno) => {
@@ -213,8 +214,8 @@ impl Failed {
     }
 }
 
-/// Encode `columns` (of equal length) and write them to `path` (needs no GIL).
-fn write(path: &std::path::Path, columns: &[(String, Col<'_>)]) -> Result<(), Failed> {
+/// Encode `columns` (of equal length) as a Parquet file into `sink` (needs no GIL).
+fn encode<W: std::io::Write + Send>(sink: W, columns: &[(String, Col<'_>)]) -> Result<(), Failed> {
     let rows = columns.first().map_or(0, |(_, c)| c.len());
     let mut props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
@@ -230,8 +231,7 @@ fn write(path: &std::path::Path, columns: &[(String, Col<'_>)]) -> Result<(), Fa
     // Nullable, as every field of pyarrow's `pa.table(arrays)` is.
     let fields = columns.iter().zip(&first).map(|((n, _), a)| Field::new(n, a.data_type().clone(), true));
     let schema = Arc::new(Schema::new(fields.collect::<Vec<_>>()));
-    let file = File::create(path).map_err(Failed::Io)?;
-    let mut writer = ArrowWriter::try_new(file, schema.clone(), Some(props.build()))?;
+    let mut writer = ArrowWriter::try_new(sink, schema.clone(), Some(props.build()))?;
     let mut arrays = Some(first);
     let mut start = 0;
     loop {
@@ -249,22 +249,46 @@ fn write(path: &std::path::Path, columns: &[(String, Col<'_>)]) -> Result<(), Fa
     Ok(())
 }
 
-/// Write one table to a Parquet file at `path`. `columns`: a list of (name, column), each a
-/// contiguous 1-d numpy array (float64, int64, uint64, int32, bool), a list of str, or a label
-/// column as (int32 codes, list of str categories; code -1 is no label). Raises TypeError or
-/// ValueError naming a column it cannot write, OSError when the file cannot be written.
-#[pyfunction]
-fn write_parquet(py: Python<'_>, path: std::path::PathBuf, columns: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<()> {
-    let taken = columns.iter().map(|(n, v)| Taken::from_py(n, v)).collect::<PyResult<Vec<_>>>()?;
-    let cols = columns.iter().zip(&taken).map(|((n, _), t)| Ok((n.clone(), t.col()?))).collect::<PyResult<Vec<_>>>()?;
+/// The columns as taken from Python (see `write_parquet`), checked to be of equal length.
+fn taken<'py>(columns: &[(String, Bound<'py, PyAny>)]) -> PyResult<Vec<Taken<'py>>> {
+    columns.iter().map(|(n, v)| Taken::from_py(n, v)).collect()
+}
+
+fn borrowed<'a>(columns: &[(String, Bound<'_, PyAny>)], taken: &'a [Taken<'_>]) -> PyResult<Vec<(String, Col<'a>)>> {
+    let cols = columns.iter().zip(taken).map(|((n, _), t)| Ok((n.clone(), t.col()?))).collect::<PyResult<Vec<_>>>()?;
     let rows = cols.first().map_or(0, |(_, c)| c.len());
     if let Some((n, c)) = cols.iter().find(|(_, c)| c.len() != rows) {
         return Err(PyValueError::new_err(format!("column {n:?} has {} rows, the first column {rows}", c.len())));
     }
-    py.detach(|| crate::no_panic(|| write(&path, &cols)))?.map_err(|e| e.into_py(&path))
+    Ok(cols)
+}
+
+/// Write one table to a Parquet file at `path`. `columns`: a list of (name, column), each a
+/// contiguous 1-d numpy array (float64, int64, uint64, int32, bool), a list of str, or a label
+/// column as (int32 codes, list of str categories; code -1 is no label). Raises TypeError or
+/// ValueError naming a column it cannot write (before the file is made), OSError (errno and
+/// file name, as Python's own file functions) when the file cannot be written.
+#[pyfunction]
+fn write_parquet(py: Python<'_>, path: PathBuf, columns: Vec<(String, Bound<'_, PyAny>)>) -> PyResult<()> {
+    let taken = taken(&columns)?;
+    let cols = borrowed(&columns, &taken)?;
+    let write = || encode(File::create(&path).map_err(Failed::Io)?, &cols);
+    py.detach(|| crate::no_panic(write))?.map_err(|e| e.into_py(&path))
+}
+
+/// The bytes of the Parquet file `write_parquet` would write for `columns` (a sweep's worker
+/// sends them to the process that stores the run).
+#[pyfunction]
+fn parquet_bytes<'py>(py: Python<'py>, columns: Vec<(String, Bound<'py, PyAny>)>) -> PyResult<Bound<'py, PyBytes>> {
+    let taken = taken(&columns)?;
+    let cols = borrowed(&columns, &taken)?;
+    let mut buf = Vec::new();
+    py.detach(|| crate::no_panic(|| encode(&mut buf, &cols)))?.map_err(|e| e.into_py(Path::new("<bytes>")))?;
+    Ok(PyBytes::new(py, &buf))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(write_parquet, m)?)?;
+    m.add_function(wrap_pyfunction!(parquet_bytes, m)?)?;
     Ok(())
 }

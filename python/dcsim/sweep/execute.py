@@ -125,8 +125,6 @@ class LocalPool:
 
     def start(self) -> cf.ProcessPoolExecutor:
         # Import what a run needs before forking, once, rather than in every worker.
-        import pyarrow.parquet  # noqa: F401
-
         import dcsim.result  # noqa: F401
         import dcsim.simulate  # noqa: F401
 

@@ -7,7 +7,6 @@ to a filesystem, so a Dask worker on another machine needs only ``pip install dc
 
 from __future__ import annotations
 
-import io
 import json
 import time
 import traceback
@@ -49,15 +48,6 @@ def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, A
     return out
 
 
-def _parquet_bytes(df) -> bytes:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    buf = io.BytesIO()
-    pq.write_table(pa.Table.from_pandas(df, preserve_index=False), buf)
-    return buf.getvalue()
-
-
 def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = None, expected_key: Optional[str] = None) -> dict:
     """Simulate one scenario; never raises for a failed run (the error is returned).
 
@@ -91,7 +81,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
         out["seed"] = int(res.engine_spec["seed"])
         out["row"] = flatten_summary(summary)
         if tables:
-            files = {f"{name}.parquet": _parquet_bytes(df) for name, df in res.tables.items()}
+            files = {f"{name}.parquet": res.tables.parquet_bytes(name) for name in res.tables}
             files["scenario.toml"] = sc.to_toml().encode()
             files["engine_spec.json"] = json.dumps(res.engine_spec, indent=2).encode()
             files["summary.json"] = json.dumps(summary, indent=2, allow_nan=False).encode()
@@ -120,8 +110,6 @@ def worker_info() -> dict:
 
     It also imports what a run needs, so that no run's wall time includes the imports.
     """
-    import pyarrow.parquet  # noqa: F401
-
     import dcsim.result  # noqa: F401
     from dcsim import __version__
     from dcsim.simulate import engine
