@@ -315,3 +315,32 @@ def test_a_terminal_that_cannot_show_greek_letters_gets_question_marks_not_an_er
     assert "internal error" not in err and "Traceback" not in err
     assert "DCTCP theory ? Alizadeh" in out  # the em dash, replaced
     assert "K guideline 0.17 C d" in out
+
+
+_RUN_IMPORTS_PROBE = """
+import sys
+from dcsim.cli import main
+sys.argv = ["dcsim", "run", sys.argv[1], "--no-plots", "-o", sys.argv[2]]
+code = main()
+heavy = [m for m in ("pyarrow", "pandas", "matplotlib") if m in sys.modules]
+print(code, ",".join(heavy) or "-")
+"""
+
+
+def test_dcsim_run_imports_neither_pyarrow_pandas_nor_matplotlib(tmp_path):
+    """`dcsim run --no-plots` writes its Parquet tables with the engine's writer: pyarrow's import
+    (~50 ms holding the GIL) and pandas' (~0.3 s) are not on its path (issue 12, `dcsim run`
+    latency); the files it wrote read back with pandas."""
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    sc = tmp_path / "short.toml"
+    sc.write_text((ROOT / "examples" / "dctcp_dumbbell.toml").read_text(encoding="utf-8")
+                  .replace('duration = "200ms"', 'duration = "20ms"').replace('warmup = "50ms"', 'warmup = "5ms"'),
+                  encoding="utf-8")
+    out = subprocess.run([sys.executable, "-c", _RUN_IMPORTS_PROBE, str(sc), str(tmp_path / "out")],
+                         capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-2:] == ["0", "-"], out.stdout + out.stderr
+    assert len(pd.read_parquet(tmp_path / "out" / "flows.parquet")) == 10
