@@ -235,8 +235,9 @@ class Result:
 
         out = Path(out)
         scenario = load_scenario(out / "scenario.toml")
+        # Label columns read as dictionaries (pandas categoricals), not as a string per row.
         tables = {
-            t: pd.read_parquet(out / f"{t}.parquet")
+            t: pd.read_parquet(out / f"{t}.parquet", read_dictionary=schema.LABEL_COLUMNS.get(t) or None)
             for t in TABLES
             if t not in LATER_TABLES or (out / f"{t}.parquet").exists()
         }
@@ -751,7 +752,8 @@ class _Label:
 
     def parquet_column(self) -> tuple:
         """The column as :func:`dcsim._core.write_parquet` takes a label column: (int32 codes,
-        categories as str), stored as a dictionary column (read back by pandas as this categorical)."""
+        categories as str), stored as dictionary-encoded strings (:meth:`Result.from_dir` reads
+        them back as this categorical)."""
         return np.ascontiguousarray(self.codes, dtype=np.int32), [str(c) for c in self.categories]
 
 
@@ -859,8 +861,8 @@ class _Tables(MutableMapping):
         what it reads is taken here (the table's columns and its labels' names; reading a table
         as a DataFrame meanwhile moves it to the frames). An unbuilt table is written straight from
         its columns by the engine's writer (:func:`dcsim._core.write_parquet`: no pyarrow, no GIL;
-        label columns as dictionary columns, read back by pandas as the same categoricals), a
-        DataFrame with pandas."""
+        label columns as dictionary-encoded strings, which :meth:`Result.from_dir` reads back as
+        the same categoricals), a DataFrame with pandas."""
         if name in self._frames:
             df = self._frames[name]
             return lambda path: df.to_parquet(path, index=False)
@@ -914,21 +916,24 @@ class _Tables(MutableMapping):
 
 
 def _restore_categories(frames: dict) -> None:
-    """Give the label columns of tables read back from Parquet the categories they had when
-    written (every name, sorted: :func:`_labels`). A Parquet dictionary page holds only the
-    names a column uses, in the order they first appear, so read as they are the categoricals
-    would differ from the run's (in order, and in the flows that a plot shows as empty)."""
+    """Give the label columns of tables read back from Parquet the categories they had in the run
+    (every name, sorted: :func:`_labels`). The file holds only the names a column uses (in the
+    order they first appear, as a dictionary page or as plain strings), so read as they are the
+    columns would differ from the run's (in type or order, and in the flows that a plot shows as
+    empty)."""
     import pandas as pd
 
     names = _Tables({}, frames)._label_names()
     for table, labels in schema.LABEL_COLUMNS.items():
         df = frames.get(table)
         for label in labels:
-            if df is None or label not in df.columns or not isinstance(df[label].dtype, pd.CategoricalDtype):
+            if df is None or label not in df.columns:
                 continue
+            col = df[label]
+            in_file = col.cat.categories if isinstance(col.dtype, pd.CategoricalDtype) else col.dropna().unique()
             # A name the file holds is kept even if the tables do not give it (never dropped to NaN).
-            names_in_file = {c: c for c in df[label].cat.categories}
-            df[label] = df[label].cat.set_categories(_categories({**names_in_file, **_names_of(label, names)}))
+            categories = _categories({**{c: c for c in in_file}, **_names_of(label, names)})
+            df[label] = pd.Categorical(col, categories=categories)
 
 
 def _names_of(label: str, names: dict[str, dict]) -> dict:

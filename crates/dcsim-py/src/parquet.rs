@@ -1,38 +1,34 @@
-//! `write_parquet(path, columns)`: one result table to a Parquet file with the `parquet` crate,
-//! the GIL released while it encodes and writes.
+//! `write_parquet(path, columns)`: one result table to a Parquet file with the `parquet` crate
+//! (its column writers, without Arrow), the GIL released while it encodes and writes.
 //!
 //! This is only the file format: which columns a table has, and what its label columns hold, is
-//! `dcsim.result`'s (it passes the columns in order). The file is what pyarrow's `write_table`
-//! wrote for the same Arrow table: the Arrow schema is stored (`ARROW:schema`), so pandas and
-//! pyarrow read a label column back as a categorical, strings as large_string; NaN of a float
-//! column is stored as null (as pandas writes a missing value); pages are Snappy-compressed;
+//! `dcsim.result`'s (it passes the columns in order). Types as pyarrow reads them back: float64
+//! (NaN stored as null, as pandas writes a missing value), uint64, int64, int32, bool, UTF-8
+//! strings, and a label column as dictionary-encoded strings (code -1: null; `Result.from_dir`
+//! reads it back as the run's categorical). Pages are Snappy-compressed, as pyarrow's default;
 //! dictionary pages only for the label columns (for the numbers they cost time and no space).
+//! No Arrow schema is stored (the Arrow crates would take ~2 min more to compile than the
+//! `parquet` crate alone, ~25 s): read straight with pandas, a label column is a string column.
 //! `dcsim run` thus needs no pyarrow (its import was ~50 ms of the command's ~0.33 s).
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use arrow_array::types::Int32Type;
-use arrow_array::{
-    ArrayRef, BooleanArray, DictionaryArray, Float64Array, Int32Array, Int64Array, LargeStringArray, RecordBatch,
-    RecordBatchOptions, UInt64Array,
-};
-use arrow_buffer::{BooleanBuffer, NullBuffer, ScalarBuffer};
-use arrow_schema::{Field, Schema};
 use numpy::{PyArrayDescrMethods, PyReadonlyArray1, PyUntypedArray, PyUntypedArrayMethods};
-use parquet::arrow::ArrowWriter;
-use parquet::basic::Compression;
+use parquet::basic::{Compression, LogicalType, Repetition, Type as Physical};
+use parquet::column::writer::ColumnWriter;
+use parquet::data_type::ByteArray;
 use parquet::file::properties::WriterProperties;
-use parquet::schema::types::ColumnPath;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::{ColumnPath, Type};
 use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
-/// Rows per Arrow batch, and so per Parquet row group (pyarrow's default too): a column is
-/// copied into Arrow buffers one batch at a time, so writing a table never holds a second copy
-/// of a large series.
-const BATCH_ROWS: usize = 1 << 20;
+/// Rows per Parquet row group (pyarrow's default too): a column is encoded one row group at a
+/// time, so writing a table never holds a second copy of a large series.
+const GROUP_ROWS: usize = 1 << 20;
 
 /// One column, borrowed from the numpy arrays the caller keeps alive (read while the GIL is
 /// released: the arrays are not resized meanwhile; `dcsim.result` passes snapshots).
@@ -141,28 +137,66 @@ impl Col<'_> {
         }
     }
 
-    /// Rows `r` of the column as an Arrow array (NaN of a float column and label code -1 are null).
-    fn arrow(&self, r: std::ops::Range<usize>) -> ArrayRef {
-        match self {
-            Col::F64(v) => {
+    /// The column's Parquet type: optional (nullable) as pyarrow writes every column.
+    fn parquet_type(&self, name: &str) -> parquet::errors::Result<Type> {
+        let (physical, logical) = match self {
+            Col::F64(_) => (Physical::DOUBLE, None),
+            Col::I64(_) => (Physical::INT64, None),
+            Col::U64(_) => (Physical::INT64, Some(LogicalType::Integer { bit_width: 64, is_signed: false })),
+            Col::I32(_) => (Physical::INT32, None),
+            Col::Bool(_) => (Physical::BOOLEAN, None),
+            Col::Str(_) | Col::Label { .. } => (Physical::BYTE_ARRAY, Some(LogicalType::String)),
+        };
+        Type::primitive_type_builder(name, physical)
+            .with_repetition(Repetition::OPTIONAL)
+            .with_logical_type(logical)
+            .build()
+    }
+
+    /// Write rows `r` of the column into `w` (its column writer in the current row group).
+    fn write(&self, r: std::ops::Range<usize>, w: &mut ColumnWriter<'_>) -> parquet::errors::Result<()> {
+        let present = vec![1i16; r.len()];
+        match (self, w) {
+            (Col::F64(v), ColumnWriter::DoubleColumnWriter(w)) => {
                 let v = &v[r];
-                let nulls = v.iter().any(|x| x.is_nan()).then(|| NullBuffer::from_iter(v.iter().map(|x| !x.is_nan())));
-                Arc::new(Float64Array::new(ScalarBuffer::from(v.to_vec()), nulls))
+                if v.iter().any(|x| x.is_nan()) {
+                    let def: Vec<i16> = v.iter().map(|x| i16::from(!x.is_nan())).collect();
+                    let values: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+                    w.write_batch(&values, Some(&def), None)?;
+                } else {
+                    w.write_batch(v, Some(&present), None)?;
+                }
             }
-            Col::I64(v) => Arc::new(Int64Array::new(ScalarBuffer::from(v[r].to_vec()), None)),
-            Col::U64(v) => Arc::new(UInt64Array::new(ScalarBuffer::from(v[r].to_vec()), None)),
-            Col::I32(v) => Arc::new(Int32Array::new(ScalarBuffer::from(v[r].to_vec()), None)),
-            Col::Bool(v) => Arc::new(BooleanArray::new(BooleanBuffer::from(&v[r]), None)),
-            Col::Str(v) => Arc::new(LargeStringArray::from_iter_values(&v[r])),
-            Col::Label { codes, categories } => {
+            (Col::I64(v), ColumnWriter::Int64ColumnWriter(w)) => {
+                w.write_batch(&v[r], Some(&present), None)?;
+            }
+            (Col::U64(v), ColumnWriter::Int64ColumnWriter(w)) => {
+                // Parquet stores an unsigned 64-bit integer in INT64 (its logical type says unsigned).
+                let values: Vec<i64> = v[r].iter().map(|&x| x as i64).collect();
+                w.write_batch(&values, Some(&present), None)?;
+            }
+            (Col::I32(v), ColumnWriter::Int32ColumnWriter(w)) => {
+                w.write_batch(&v[r], Some(&present), None)?;
+            }
+            (Col::Bool(v), ColumnWriter::BoolColumnWriter(w)) => {
+                w.write_batch(&v[r], Some(&present), None)?;
+            }
+            (Col::Str(v), ColumnWriter::ByteArrayColumnWriter(w)) => {
+                let values: Vec<ByteArray> = v[r].iter().map(|x| ByteArray::from(x.as_str())).collect();
+                w.write_batch(&values, Some(&present), None)?;
+            }
+            (Col::Label { codes, categories }, ColumnWriter::ByteArrayColumnWriter(w)) => {
+                let names: Vec<ByteArray> = categories.iter().map(|c| ByteArray::from(c.as_str())).collect();
                 let codes = &codes[r];
-                let nulls = codes.iter().any(|&c| c < 0).then(|| NullBuffer::from_iter(codes.iter().map(|&c| c >= 0)));
-                let keys = Int32Array::new(codes.iter().map(|&c| c.max(0)).collect::<Vec<_>>().into(), nulls);
-                let values = Arc::new(LargeStringArray::from_iter_values(categories.iter()));
-                // The codes were checked against the categories when taken.
-                Arc::new(DictionaryArray::<Int32Type>::try_new(keys, values).expect("codes within the categories"))
+                let def: Vec<i16> = codes.iter().map(|&c| i16::from(c >= 0)).collect();
+                // Codes were checked against the categories when taken.
+                let values: Vec<ByteArray> =
+                    codes.iter().filter(|&&c| c >= 0).map(|&c| names[c as usize].clone()).collect();
+                w.write_batch(&values, Some(&def), None)?;
             }
+            _ => unreachable!("the schema's column types follow the columns"),
         }
+        Ok(())
     }
 }
 
@@ -179,15 +213,6 @@ impl From<parquet::errors::ParquetError> for Failed {
                 Ok(io) => Failed::Io(*io),
                 Err(b) => Failed::Encode(b.to_string()),
             },
-            e => Failed::Encode(e.to_string()),
-        }
-    }
-}
-
-impl From<arrow_schema::ArrowError> for Failed {
-    fn from(e: arrow_schema::ArrowError) -> Self {
-        match e {
-            arrow_schema::ArrowError::IoError(_, io) => Failed::Io(io),
             e => Failed::Encode(e.to_string()),
         }
     }
@@ -220,31 +245,33 @@ fn encode<W: std::io::Write + Send>(sink: W, columns: &[(String, Col<'_>)]) -> R
     let mut props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_dictionary_enabled(false)
-        .set_max_row_group_size(BATCH_ROWS);
+        .set_max_row_group_size(GROUP_ROWS);
+    let mut fields = Vec::with_capacity(columns.len());
     for (name, col) in columns {
         if matches!(col, Col::Label { .. }) {
             props = props.set_column_dictionary_enabled(ColumnPath::from(name.as_str()), true);
         }
+        fields.push(Arc::new(col.parquet_type(name)?));
     }
-    let batch = |r: std::ops::Range<usize>| columns.iter().map(|(_, c)| c.arrow(r.clone())).collect::<Vec<_>>();
-    let first = batch(0..rows.min(BATCH_ROWS));
-    // Nullable, as every field of pyarrow's `pa.table(arrays)` is.
-    let fields = columns.iter().zip(&first).map(|((n, _), a)| Field::new(n, a.data_type().clone(), true));
-    let schema = Arc::new(Schema::new(fields.collect::<Vec<_>>()));
-    let mut writer = ArrowWriter::try_new(sink, schema.clone(), Some(props.build()))?;
-    let mut arrays = Some(first);
+    let schema = Arc::new(Type::group_type_builder("schema").with_fields(fields).build()?);
+    let mut writer = SerializedFileWriter::new(sink, schema, Arc::new(props.build()))?;
     let mut start = 0;
+    // One row group per GROUP_ROWS rows (an empty table has one, of no rows, as pyarrow writes).
     loop {
-        let end = rows.min(start + BATCH_ROWS);
-        let a = arrays.take().unwrap_or_else(|| batch(start..end));
-        let opts = RecordBatchOptions::new().with_row_count(Some(end - start));
-        writer.write(&RecordBatch::try_new_with_options(schema.clone(), a, &opts)?)?;
+        let end = rows.min(start + GROUP_ROWS);
+        let mut group = writer.next_row_group()?;
+        for (_, col) in columns {
+            let mut w = group.next_column()?.expect("one column writer per field");
+            col.write(start..end, w.untyped())?;
+            w.close()?;
+        }
+        group.close()?;
         start = end;
         if start >= rows {
             break;
         }
     }
-    // Flushes the last row group and the footer: a full disk shows here.
+    // Flushes the footer: a full disk shows here.
     writer.close()?;
     Ok(())
 }
