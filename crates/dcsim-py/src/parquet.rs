@@ -26,8 +26,8 @@ use pyo3::exceptions::{PyOSError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
-/// Rows per Parquet row group (pyarrow's default too): a column is encoded one row group at a
-/// time, so writing a table never holds a second copy of a large series.
+/// Rows per Parquet row group (pyarrow's default too). Within a group a column is handed to the
+/// crate [`CHUNK`] rows at a time, so writing a table never holds a second copy of a series.
 const GROUP_ROWS: usize = 1 << 20;
 
 /// One column, borrowed from the numpy arrays the caller keeps alive (read while the GIL is
@@ -332,11 +332,12 @@ fn encode<W: std::io::Write + Send>(sink: W, columns: &[(String, Col<'_>)]) -> R
     Ok(())
 }
 
-/// The columns as taken from Python (see `write_parquet`), checked to be of equal length.
+/// The columns as taken from Python (see `write_parquet`), each checked for its type.
 fn taken<'py>(columns: &[(String, Bound<'py, PyAny>)]) -> PyResult<Vec<Taken<'py>>> {
     columns.iter().map(|(n, v)| Taken::from_py(n, v)).collect()
 }
 
+/// The columns' data, borrowed from `taken`, checked to be of equal length.
 fn borrowed<'a>(columns: &[(String, Bound<'_, PyAny>)], taken: &'a [Taken<'_>]) -> PyResult<Vec<(String, Col<'a>)>> {
     let cols = columns.iter().zip(taken).map(|((n, _), t)| Ok((n.clone(), t.col()?))).collect::<PyResult<Vec<_>>>()?;
     let rows = cols.first().map_or(0, |(_, c)| c.len());
