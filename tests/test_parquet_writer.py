@@ -176,3 +176,20 @@ def test_a_column_it_cannot_write_is_named_before_any_file_is_made(tmp_path, col
         _core.write_parquet(path, columns)
     assert all(w in str(e.value) for w in words), str(e.value)
     assert not path.exists()
+
+
+def test_a_second_independent_reader_duckdb_reads_the_same_values(tmp_path):
+    """DuckDB (its own Parquet reader, not Arrow's) reads the types and values written."""
+    import duckdb  # a test dependency (tests/requirements.txt)
+    path = tmp_path / "t.parquet"
+    _core.write_parquet(path, [
+        ("t_s", np.array([0.5, np.nan, 2.0])),
+        ("flow", np.array([1, 2**63, 3], dtype=np.uint64)),
+        ("flow_label", (np.array([1, -1, 0], dtype=np.int32), ["a", "b"])),
+        ("ok", np.array([True, False, True])),
+    ])
+    con = duckdb.connect()
+    rows = con.execute(f"SELECT t_s, flow, flow_label, ok FROM read_parquet('{path}')").fetchall()
+    assert rows == [(0.5, 1, "b", True), (None, 2**63, None, False), (2.0, 3, "a", True)]
+    types = con.execute(f"SELECT typeof(t_s), typeof(flow), typeof(flow_label), typeof(ok) FROM read_parquet('{path}') LIMIT 1").fetchall()
+    assert types == [("DOUBLE", "UBIGINT", "VARCHAR", "BOOLEAN")]
