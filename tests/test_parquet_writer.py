@@ -10,6 +10,7 @@ and the errors a user can cause named by column or by the OS's own errno."""
 from __future__ import annotations
 
 import errno
+import io
 import os
 from pathlib import Path
 
@@ -145,6 +146,9 @@ def test_result_tables_read_back_equal_to_the_runs_own(tmp_path):
         for c in mine.columns:
             if isinstance(mine[c].dtype, pd.CategoricalDtype):
                 assert list(back.tables[t][c].cat.categories) == list(mine[c].cat.categories), (t, c)
+        # A table read as a DataFrame is now sent as pandas writes it; it reads back the same.
+        sent_df = pd.read_parquet(io.BytesIO(res.tables.parquet_bytes(t)))
+        pd.testing.assert_frame_equal(sent_df, mine, check_dtype=False, obj=f"{t} sent as a DataFrame")
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")

@@ -10,7 +10,6 @@ flow-size bucket.
 
 from __future__ import annotations
 
-import io
 import json
 import math
 import threading
@@ -879,9 +878,7 @@ class _Tables(MutableMapping):
         """The bytes of the Parquet file :meth:`parquet_writer` writes for table ``name`` (a
         sweep's worker sends them to the process that stores the run)."""
         if name in self._frames:
-            buf = io.BytesIO()
-            self._frames[name].to_parquet(buf, index=False)
-            return buf.getvalue()
+            return self._frames[name].to_parquet(index=False)  # no path: the bytes
         from dcsim import _core
 
         return _core.parquet_bytes(self._parquet_columns(name)())
