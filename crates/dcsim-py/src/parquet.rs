@@ -153,24 +153,9 @@ impl Col<'_> {
             .build()
     }
 
-    /// Write rows `r` of the column into `w` (its column writer in the current row group), in
-    /// chunks of [`CHUNK`] rows through the reused buffers of `scratch`.
+    /// Write rows `r` (at most [`CHUNK`]) of the column into `w`, its column writer in the current
+    /// row group, through the reused buffers of `s`.
     fn write(
-        &self,
-        r: std::ops::Range<usize>,
-        w: &mut ColumnWriter<'_>,
-        scratch: &mut Scratch,
-    ) -> parquet::errors::Result<()> {
-        let mut start = r.start;
-        while start < r.end {
-            let end = r.end.min(start + CHUNK);
-            self.write_chunk(start..end, w, scratch)?;
-            start = end;
-        }
-        Ok(())
-    }
-
-    fn write_chunk(
         &self,
         r: std::ops::Range<usize>,
         w: &mut ColumnWriter<'_>,
@@ -318,7 +303,10 @@ fn encode<W: std::io::Write + Send>(sink: W, columns: &[(String, Col<'_>)]) -> R
                 scratch.names.clear();
                 scratch.names.extend(categories.iter().map(|c| ByteArray::from(c.as_str())));
             }
-            col.write(start..end, w.untyped(), &mut scratch)?;
+            // In chunks of CHUNK rows: the buffers a chunk needs stay small and are reused.
+            for first in (start..end).step_by(CHUNK) {
+                col.write(first..end.min(first + CHUNK), w.untyped(), &mut scratch)?;
+            }
             w.close()?;
         }
         group.close()?;
