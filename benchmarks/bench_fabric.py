@@ -13,11 +13,18 @@ memory is its own:
     machine); `--partitions 1` runs it as one world, `--partitions 1,2` both, one after the other.
     `--ect-acks` gives the flows ECN-capable ACKs (the default, the ns2 profile's Not-ECT ACKs, are
     dropped by the threshold queues at K, and the tail of the slowdown is their RTOs).
+(c) how the cost per event grows with hosts: the same fat-tree workload at k = 4, 8, 12 and 16
+    (16, 128, 432 and 1 024 hosts; the flows grow with the hosts at a fixed load per host link),
+    one world, a short run (`--scaling-duration`, default 20 ms) by the Rust example of
+    `bench_engine.py`, which times the same bare heap loop of as many events in the same process:
+    the cost per event as a ratio to that loop, and its exponent a in cost ~ hosts^a (least squares
+    on log-log). No goal: issue 12 asks for the exponent (the dumbbell's, in flows, is
+    `bench_engine.py`'s).
 
 Peak RSS is the process's high-water mark (ru_maxrss), interpreter and imports included; the
 figure after imports is printed beside it so that the part the case adds can be read off.
 
-Run: python benchmarks/bench_fabric.py [--case a|b|both] [--duration 0.1]
+Run: python benchmarks/bench_fabric.py [--case a|b|c|all] [--duration 0.1] [--scaling-duration 0.02]
 """
 
 from __future__ import annotations
@@ -28,6 +35,11 @@ import math
 import os
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_engine import engine, growth_exponent  # noqa: E402  (the same Rust example and fit)
 
 LEAF_SPINE = """
 [network]
@@ -49,7 +61,7 @@ duration = "1ms"
 FAT_TREE = """
 [network]
 topology = "fat_tree"
-k = 16
+k = {k}
 host_link = "10Gbps"
 delay = "1us"
 buffer = "300pkt"
@@ -135,7 +147,7 @@ def run_case(duration: float, partitions: int, ect_acks: bool) -> None:
     print(f"== (b) k = 16 fat-tree, web search at 50 % of every host link, DCTCP, {duration * 1e3:g} ms, "
           f"{partitions} partition{'s' if partitions > 1 else ''}, {'ECT' if ect_acks else 'Not-ECT'} ACKs ==")
     load0 = os.getloadavg()[0]
-    r = child(RUN_CHILD, FAT_TREE.format(duration=duration, partitions=partitions, ect_acks=str(ect_acks).lower()))
+    r = child(RUN_CHILD, FAT_TREE.format(k=16, duration=duration, partitions=partitions, ect_acks=str(ect_acks).lower()))
     print(f"1-min load average {load0:.2f} before, {os.getloadavg()[0]:.2f} after (2 cores)")
     print(f"wall {r['wall_s']:.2f} s (goal < 60 s: {'met' if r['wall_s'] < 60 else 'MISSED'}); "
           f"peak RSS {r['peak_rss_mb']:.0f} MB (goal < 1 GB: {'met' if r['peak_rss_mb'] < 1000 else 'MISSED'}; "
@@ -148,20 +160,58 @@ def run_case(duration: float, partitions: int, ect_acks: bool) -> None:
           f"p99.9 {r['small_p999']:.2f}")
 
 
+def hosts_case(duration: float, ks: list[int], repeat: int, ect_acks: bool) -> None:
+    import dcsim
+
+    print(f"== (c) cost per event against hosts: k-ary fat-trees, web search at 50 % of every host link, DCTCP, "
+          f"{duration * 1e3:g} ms, one world, {'ECT' if ect_acks else 'Not-ECT'} ACKs, best of {repeat} ==")
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k in ks:
+            path = Path(tmp) / f"fat_tree_{k}.json"
+            sc = dcsim.Scenario.from_toml_str(
+                FAT_TREE.format(k=k, duration=duration, partitions=1, ect_acks=str(ect_acks).lower()))
+            path.write_text(sc.to_engine_json())
+            e = engine(duration, str(path), repeat, echo=False)
+            if "rejected" in e:
+                print(f"k = {k}: rejected: {e['rejected']}")
+                continue
+            hosts = k**3 // 4
+            rows.append((hosts, e))
+            print(f"k = {k:>2} ({hosts:>5} hosts): {e['wall_s']:.3f} s wall, {e['events']:,.0f} events, "
+                  f"{e['ns_per_event']:.1f} ns/event, {e['ratio_engine_over_bare_heap']:.2f}x the bare loop, "
+                  f"{e['events_per_s']:.3g} events/s, peak {e['peak_rss_mb']:.0f} MB")
+    if len(rows) >= 2:
+        hosts = [h for h, _ in rows]
+        a = growth_exponent(hosts, [e["ratio_engine_over_bare_heap"] for _, e in rows])
+        a_ns = growth_exponent(hosts, [e["ns_per_event"] for _, e in rows])
+        print(f"growth exponent of the cost per event in hosts (per-event ratio to the bare loop ~ hosts^a): "
+              f"a = {a:.3f} (on ns/event: {a_ns:.3f})")
+        first, last = rows[0], rows[-1]
+        print(f"cost per event at {last[0]} hosts / at {first[0]}: "
+              f"{last[1]['ratio_engine_over_bare_heap'] / first[1]['ratio_engine_over_bare_heap']:.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--case", choices=("a", "b", "both"), default="both")
+    ap.add_argument("--case", choices=("a", "b", "c", "all"), default="all")
     ap.add_argument("--duration", type=float, default=0.1, help="simulated seconds of case (b) (default 0.1)")
     ap.add_argument("--partitions", default="2", help="worlds of case (b), or a list run in turn: 1,2 (default 2)")
     ap.add_argument("--ect-acks", action="store_true",
                     help="case (b) with ECN-capable ACKs (ect_acks = true, as Linux DCTCP); default: the ns2 "
                          "profile's Not-ECT ACKs, which the threshold queues drop at K")
+    ap.add_argument("--scaling-duration", type=float, default=0.02,
+                    help="simulated seconds of each fat-tree of case (c) (default 0.02)")
+    ap.add_argument("--scaling-k", default="4,8,12,16", help="fat-tree k of case (c) (default 4,8,12,16)")
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each case (c) fat-tree, best kept (default 3)")
     a = ap.parse_args()
-    if a.case in ("a", "both"):
+    if a.case in ("a", "all"):
         setup_case()
-    if a.case in ("b", "both"):
+    if a.case in ("b", "all"):
         for p in (int(x) for x in a.partitions.split(",")):
             run_case(a.duration, p, a.ect_acks)
+    if a.case in ("c", "all"):
+        hosts_case(a.scaling_duration, [int(x) for x in a.scaling_k.split(",")], a.repeat, a.ect_acks)
 
 
 if __name__ == "__main__":
