@@ -272,3 +272,34 @@ def test_tables_can_be_read_while_iterating_over_them():
     assert list(frames) == list(r.tables) and len(frames) == 12
     assert list(frames["queue"].columns) == ["t_s", "port", "port_label", "q_pkt", "q_bytes"]
     assert str(frames["queue"]["port_label"].dtype) == "category"
+
+
+LEAF_SPINE_WORKLOAD_ONLY = """
+[network]
+topology = "leaf_spine"
+leaves = 2
+spines = 2
+hosts_per_leaf = 2
+host_link = "10Gbps"
+buffer = "100pkt"
+[[workloads]]
+kind = "poisson"
+load = 0.3
+sizes = { kind = "uniform", min = "1KB", max = "20KB" }
+protocol = "dctcp"
+[run]
+duration = "1ms"
+[metrics]
+trace_flows = [0]
+"""
+
+
+def test_trace_flows_out_of_range_names_the_listed_flows_even_when_there_are_none():
+    # Found by the fabric fuzz run: with no [[flows]] the allowed range was computed as
+    # len - 1 on an empty list and wrapped to "0 .. 18446744073709551615".
+    with pytest.raises(ScenarioError) as e:
+        dcsim.simulate(Scenario.from_toml_str(LEAF_SPINE_WORKLOAD_ONLY))
+    msg = str(e.value)
+    assert "metrics.trace_flows[0]" in msg and "lists no flows" in msg and "18446744073709551615" not in msg, msg
+    with pytest.raises(ScenarioError, match=r"metrics\.trace_flows\[0\]: flow 5 does not exist; allowed 0 \.\. 1"):
+        dcsim.simulate(Scenario.from_toml_str(dumbbell(2, "1ms", "trace_flows = [5]")))

@@ -1575,10 +1575,11 @@ impl Spec {
             let mut seen = std::collections::HashSet::new();
             for (k, &i) in ids.iter().enumerate() {
                 if i >= self.flows.len() as u64 {
-                    return Err(invalid(
-                        format!("metrics.trace_flows[{k}]"),
-                        format!("flow {i} does not exist; allowed 0 .. {}", self.flows.len() - 1),
-                    ));
+                    let allowed = match self.flows.len() {
+                        0 => "the scenario lists no flows (trace_flows names listed [[flows]], not a workload's)".to_string(),
+                        n => format!("allowed 0 .. {}", n - 1),
+                    };
+                    return Err(invalid(format!("metrics.trace_flows[{k}]"), format!("flow {i} does not exist; {allowed}")));
                 }
                 if !seen.insert(i) {
                     return Err(invalid(format!("metrics.trace_flows[{k}]"), format!("flow {i} is listed twice")));
