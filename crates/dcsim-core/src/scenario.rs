@@ -1576,10 +1576,14 @@ impl Spec {
             for (k, &i) in ids.iter().enumerate() {
                 if i >= self.flows.len() as u64 {
                     let allowed = match self.flows.len() {
-                        0 => "the scenario lists no flows (trace_flows names listed [[flows]], not a workload's)".to_string(),
+                        0 => "the scenario lists no flows (trace_flows names listed [[flows]], not a workload's)"
+                            .to_string(),
                         n => format!("allowed 0 .. {}", n - 1),
                     };
-                    return Err(invalid(format!("metrics.trace_flows[{k}]"), format!("flow {i} does not exist; {allowed}")));
+                    return Err(invalid(
+                        format!("metrics.trace_flows[{k}]"),
+                        format!("flow {i} does not exist; {allowed}"),
+                    ));
                 }
                 if !seen.insert(i) {
                     return Err(invalid(format!("metrics.trace_flows[{k}]"), format!("flow {i} is listed twice")));

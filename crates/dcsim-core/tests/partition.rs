@@ -280,3 +280,29 @@ fn uneven_threads_per_partition_give_the_same_results() {
         assert_eq!(bits(&run_with_threads(spec.clone(), threads)), one, "{threads} threads");
     }
 }
+
+/// Windows shorter than `MIN_THREADED_WINDOW_PS` (here: links without propagation delay, so a
+/// window is one ACK's serialisation, 32 ns at 10 Gbps) would make the threads meet every few
+/// events: the worlds then take turns on one thread by default. Fabrics with 1 us links (windows
+/// of 1.032 us) keep a thread per world, as many as the machine has.
+#[test]
+fn short_windows_run_the_worlds_on_one_thread() {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut zero_delay = fat_tree_spec(2, 0.3, 2);
+    if let TopologySpec::FatTree { host, edge_agg, agg_core, .. } = &mut zero_delay.topology {
+        for t in [host, edge_agg, agg_core] {
+            t.delay_ps = 0;
+        }
+    }
+    let sim = Sim::new(zero_delay.clone()).expect("valid");
+    assert_eq!((sim.partitions(), sim.threads()), (2, 1));
+    let sim = Sim::new(fat_tree_spec(2, 0.3, 2)).expect("valid");
+    assert_eq!((sim.partitions(), sim.threads()), (2, cores.min(2)));
+    // The same results on one thread as on two, chosen or by default.
+    let mut two = Sim::new(zero_delay.clone()).expect("valid");
+    two.set_threads(2);
+    two.run().expect("run");
+    let mut one = Sim::new(zero_delay).expect("valid");
+    one.run().expect("run");
+    assert_eq!(bits(&one.results().expect("results")), bits(&two.results().expect("results")));
+}
