@@ -216,10 +216,7 @@ pub(super) fn build(spec: Spec) -> Result<Sim> {
     let worlds = (0..parts as u16)
         .map(|me| World::build(spec.clone(), Some(Box::new(Part::new(me, of_node.clone(), &net, parts as usize)))))
         .collect::<Result<Vec<_>>>()?;
-    // Windows shorter than MIN_THREADED_WINDOW_PS (links of zero or sub-microsecond delay) end
-    // too often for threads to pay: every window end is a meeting of all threads, and with any
-    // other process busy on the machine a meeting waits for a descheduled thread's next time
-    // slice. Their worlds then take turns on one thread; the results are the same either way.
+    // Short windows: the worlds take turns on one thread (see MIN_THREADED_WINDOW_PS).
     let threads = if window_ps < MIN_THREADED_WINDOW_PS {
         1
     } else {
@@ -229,7 +226,10 @@ pub(super) fn build(spec: Spec) -> Result<Sim> {
 }
 
 /// Shortest window (lookahead) for which a partitioned run's worlds get threads of their own, ps.
-/// A fuzz run found a leaf-spine with zero link delay (windows of ~10 ns) 3 x slower in two
+/// Shorter windows (links of zero or sub-microsecond delay) end too often for threads to pay:
+/// every window's end is a meeting of all threads, and with any other process busy on the
+/// machine a meeting waits for a descheduled thread's next time slice. Their worlds take turns
+/// on one thread instead; the results are the same either way. A fuzz run found a leaf-spine with zero link delay (windows of ~10 ns) 3 x slower in two
 /// threads than as one world on an idle machine, and 20-33 x slower beside one or two busy
 /// processes; the k = 16 fat-tree of the benchmark has windows of 1.032 us.
 pub const MIN_THREADED_WINDOW_PS: u64 = 1_000_000;
