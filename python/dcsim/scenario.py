@@ -176,6 +176,24 @@ _MISSING_HINTS = {
 }
 
 
+#: pydantic's own type errors in the words of the rest of the scenario's errors.
+_TYPE_WORDING = {
+    "list_type": "expected a list: an array [...] or repeated [[tables]]",
+    "string_type": "expected a string",
+    "dict_type": "expected a table of keys and values",
+    "model_type": "expected a table of keys and values",
+    "int_type": "expected a whole number",
+    "float_type": "expected a number",
+    "bool_type": "expected true or false",
+}
+
+
+def _shown(value: Any) -> str:
+    """A user's value in an error: a table as "a table", anything else as its repr, cut to one line."""
+    text = "a table" if isinstance(value, dict) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -211,6 +229,8 @@ def _format_error(e: dict) -> str:
             msg = msg[len(prefix):]
     if e.get("type") == "missing":
         msg = "required but missing" + _MISSING_HINTS.get(str(loc[-1]) if loc else "", "")
+    if e.get("type") in _TYPE_WORDING:
+        msg = f"{_TYPE_WORDING[e['type']]}, got {_shown(e.get('input'))}"
     path = _loc_path(loc) or "scenario"
     return f"{path}: {msg}"
 
@@ -895,6 +915,12 @@ class Network(_Model):
         "fat_tree": ("k", "host_link", "delay", "buffer", "aqm", "tiers", "ecmp_seed"),
     }
     _FABRIC_ONLY: ClassVar[tuple[str, ...]] = ("leaves", "spines", "hosts_per_leaf", "oversubscription", "k", "tiers")
+    _EVERY: ClassVar[tuple[str, ...]] = ("topology", "packet_bytes", "header_bytes")
+
+    @classmethod
+    def _takes(cls, own: tuple[str, ...]) -> str:
+        """The keys a topology's [network] table takes: its own and those of every topology."""
+        return ", ".join(own + cls._EVERY)
 
     @model_validator(mode="after")
     def _check(self) -> "Network":
@@ -1000,7 +1026,7 @@ class Network(_Model):
     def _check_tree(self) -> None:
         for name in [n for n in self._DUMBBELL + self._GRAPH if n not in self._TREE]:
             if getattr(self, name) is not None:
-                raise _err(name, 'not for topology = "tree"; a tree takes ' + ", ".join(self._TREE))
+                raise _err(name, 'not for topology = "tree"; a tree takes ' + self._takes(self._TREE))
         if self.hosts is None:
             raise _err("hosts", "required for a tree: hosts per rack, e.g. hosts = 3 or hosts = [2, 1]")
         if isinstance(self.hosts, list):
@@ -1059,7 +1085,7 @@ class Network(_Model):
     def _check_parking_lot(self) -> None:
         for name in [n for n in self._DUMBBELL + self._GRAPH + self._TREE if n not in self._PARKING]:
             if getattr(self, name) is not None:
-                raise _err(name, 'not for topology = "parking_lot"; a parking lot takes ' + ", ".join(self._PARKING))
+                raise _err(name, 'not for topology = "parking_lot"; a parking lot takes ' + self._takes(self._PARKING))
         if self.switches is None:
             raise _err("switches", "required for a parking lot: the switches of the chain, e.g. switches = 3")
         top = LIMITS["max_nodes"]
@@ -1105,7 +1131,7 @@ class Network(_Model):
         known = set(self._DUMBBELL + self._GRAPH + self._TREE + self._PARKING + self._FABRIC_ONLY)
         for name in sorted(known - set(own)):
             if getattr(self, name) is not None:
-                raise _err(name, f'not for topology = "{self.topology}"; it takes ' + ", ".join(own))
+                raise _err(name, f'not for topology = "{self.topology}"; it takes ' + self._takes(own))
         self._check_ecmp_seed()
         top_nodes, top_links = LIMITS["max_nodes"], LIMITS["max_links"]
         if self.topology == "leaf_spine":
@@ -1154,8 +1180,15 @@ class Network(_Model):
                 raise _err(f"{f}.delay", f"{time_str(t.delay)} is negative; allowed >= 0 s")
             if t.buffer is not None:
                 _amount(f"{f}.buffer", t.buffer, self.packet_bytes)
-            if t.aqm is not None or t.buffer is not None:
-                (t.aqm or self.aqm).check_against_buffer(t.buffer or self.buffer, self.packet_bytes, f"{f}.aqm")
+            if t.aqm is not None:
+                t.aqm.check_against_buffer(t.buffer or self.buffer, self.packet_bytes, f"{f}.aqm")
+            elif t.buffer is not None:  # the tier inherits network.aqm: the tier's buffer is what the user set
+                try:
+                    self.aqm.check_against_buffer(t.buffer, self.packet_bytes, "aqm")
+                except PydanticCustomError as e:
+                    inherited = e.context["field"]
+                    raise _err(f"{f}.buffer", f"{size_str(t.buffer)} cannot hold network.{inherited}, which this tier "
+                                              f"inherits ({e.context['msg']}); give the tier a larger buffer or its own aqm")
         if self.topology == "leaf_spine":
             fixed = tiers.get("leaf_spine") is not None and tiers["leaf_spine"].rate is not None
             if fixed and self.oversubscription is not None:
