@@ -437,3 +437,109 @@ def test_flow_paths_account_for_every_packet_a_spine_uplink_sent():
         assert int(port["tx_pkts"].iloc[0]) == int(f.loc[mine, "sent_pkts_whole_run"].sum()), hop
         used += int(mine.sum())
     assert used == len(f) > 0
+
+
+# --------------------------------------------------------------------------------------------
+# Permutation traffic (kind = "permutation"): every sender one flow to its partner, the classic
+# ECMP test.
+
+def permutation(**w) -> dict:
+    """2 leaves x 8 hosts, 8 spines at 10 Gbps (full bisection, 1:1); leaf 0's hosts each send one
+    long-lived DCTCP flow to a distinct host of leaf 1; 20 ms, the first 5 ms warm-up."""
+    d = leaf_spine(spines=8)
+    d["workloads"] = [{"kind": "permutation", "senders": [f"h{i}" for i in range(8)],
+                       "receivers": [f"h{i}" for i in range(8, 16)], "protocol": "dctcp", "ect_acks": True, **w}]
+    d["run"] = {"duration": "20ms", "warmup": "5ms", "seed": 3}
+    return d
+
+
+def test_a_permutation_pairs_every_host_once_with_another_and_follows_the_seed():
+    d = fat_tree()
+    del d["flows"]
+    d["workloads"] = [{"kind": "permutation", "size": "100KB", "start": "1ms", "protocol": "dctcp", "ect_acks": True}]
+    d["run"] = {"duration": "5ms", "seed": 1}
+    f = simulate(Scenario.from_dict(d)).flows
+    hosts = {f"h{i}" for i in range(16)}  # both lists default to every host
+    assert len(f) == 16 and set(f["src"].astype(str)) == hosts and set(f["dst"].astype(str)) == hosts
+    assert (f["src"].astype(str) != f["dst"].astype(str)).all()
+    assert (f["start_s"] == 1e-3).all() and (f["size_bytes"] == 100e3).all()
+    pairs = lambda seed: list(zip(*(simulate(Scenario.from_dict({**d, "run": {**d["run"], "seed": seed}})).flows[c]  # noqa: E731
+                                     .astype(str) for c in ("src", "dst"))))
+    assert pairs(1) == list(zip(f["src"].astype(str), f["dst"].astype(str)))
+    # Another seed, another permutation (two equal draws of 16 hosts' derangements: p ~ 5e-14).
+    assert pairs(2) != pairs(1)
+
+
+def test_permutation_throughput_is_the_ecmp_collisions_of_its_flows():
+    # Each flow takes leaf0 -> spine_j -> leaf1 for the j its hash picks; every host link carries
+    # one flow each way, so the only shared links are the uplinks (and the spine's one link down
+    # to leaf 1, the same flows). A used uplink is full: DCTCP with K = 65 pkt, well above the
+    # ~8 us x 10 Gbps = 7 pkt BDP, never drains it. Its flows share its payload rate, 10 Gbps x
+    # 1460 / 1500 = 9.733 Gbps, so: the flows through a spine sum to 9.733 Gbps, a flow alone on
+    # its spine gets all of it, and the aggregate is (spines used) x 9.733 Gbps. Tolerance 2 %:
+    # over the 15 ms after warm-up, one window of packets (at most K + BDP ~ 72 pkt ~ 0.1 MB) of
+    # 18 MB is the edge effect (0.6 %), plus the CE marks' sawtooth, which leaves the queue > 0.
+    payload = 10e9 * 1460 / 1500
+    used_counts = []
+    for seed in (1, 2, 3):
+        d = permutation()
+        d["run"]["seed"] = seed
+        res = simulate(Scenario.from_dict(d))
+        f = res.flows
+        spine = f["path"].astype(str).str.split("->").str[2]
+        assert spine.str.startswith("spine").all()
+        per_spine = f.groupby(spine)["goodput_bps"].sum().to_numpy(dtype=float)
+        np.testing.assert_allclose(per_spine, payload, rtol=0.02)
+        alone = spine.map(spine.value_counts()) == 1
+        np.testing.assert_allclose(f.loc[alone, "goodput_bps"].to_numpy(dtype=float), payload, rtol=0.02)
+        w = res.summary()["workloads"][0]
+        assert w["kind"] == "permutation" and w["flows"] == 8
+        np.testing.assert_allclose(w["goodput_mean_bps"] * 8, len(per_spine) * payload, rtol=0.02)
+        # The ports table agrees: exactly the spines on the flows' paths carried leaf 0's data.
+        up = res.ports[(res.ports["src"].astype(str) == "leaf0") & res.ports["dst"].astype(str).str.startswith("spine")]
+        assert set(up.loc[up["tx_bytes"] > 0, "dst"].astype(str)) == set(spine)
+        used_counts.append(len(per_spine))
+    # E[spines used] = 8 (1 - (7/8)^8) = 5.25 (Al-Fares et al.'s ECMP loss): none of three
+    # seeds can use all 8 spines unless the hash is not spreading at random (p = 8!/8^8 = 0.24 %
+    # each), and each uses at least 2.
+    assert all(2 <= u < 8 for u in used_counts), used_counts
+
+
+BAD_PERMUTATIONS = [
+    ({"receivers": [f"h{i}" for i in range(8, 15)]}, "workloads[0].receivers", "7 hosts for 8 senders"),
+    ({"senders": ["h0", "h1", "h0"], "receivers": ["h8", "h9", "h10"]}, "workloads[0].senders[2]", "appears twice"),
+    ({"senders": ["h0"], "receivers": ["h0"]}, "workloads[0].receivers", "only sender"),
+    ({"receivers": [f"h{i}" for i in range(9, 16)] + ["x"]}, "workloads[0].receivers[7]", "not a host"),
+    ({"size": "0B"}, "workloads[0].size", "must be positive"),
+    ({"size": "1.5B"}, "workloads[0].size", "whole number"),
+    ({"start": "20ms"}, "workloads[0].start", "not before run.duration"),
+    ({"load": 0.5}, "workloads[0].load", "not a parameter of a permutation workload"),
+]
+
+
+@pytest.mark.parametrize("w,field,words", BAD_PERMUTATIONS, ids=[b[1] + "-" + b[2] for b in BAD_PERMUTATIONS])
+def test_bad_permutations_name_the_field(w, field, words, tmp_path):
+    msg = error(permutation(**w))
+    assert msg.startswith(f"{field}:") and words in msg, msg
+    path = tmp_path / "bad.toml"
+    path.write_text(_toml(permutation(**w)))
+    res = runner.invoke(app, ["run", str(path), "--out", str(tmp_path / "out")])
+    assert res.exit_code == 2 and field in res.output and "Traceback" not in res.output, res.output
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_engine_refuses_a_permutation_it_cannot_draw():
+    """The engine checks its own spec too (a JSON spec written by hand never passes the scenario
+    layer): unequal lists and a lone host paired with itself are errors naming the field."""
+    from dcsim import _core
+
+    spec = json.loads(Scenario.from_dict(permutation()).to_engine_json())
+    for change, field in [({"receivers": ["h8"]}, "workloads[0].receivers"),
+                          ({"senders": ["h3"], "receivers": ["h3"]}, "workloads[0].receivers"),
+                          ({"size_bytes": 0}, "workloads[0].size")]:
+        bad = copy.deepcopy(spec)
+        bad["workloads"][0].update(change)
+        with pytest.raises(ValueError) as e:
+            _core.validate_spec(json.dumps(bad))
+        assert str(e.value).startswith(field), e.value
+    _core.validate_spec(json.dumps(spec))  # the unchanged spec passes

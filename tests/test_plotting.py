@@ -156,9 +156,22 @@ def runs(dctcp):
             {"run.duration": "30ms", "run.warmup": "10ms"}))
         fab = dcsim.simulate(dcsim.load_scenario(EXAMPLES / "fat_tree.toml").replace(
             {"network.k": 4, "run.duration": "5ms"}))
+        perm = dcsim.simulate(dcsim.load_scenario(EXAMPLES / "permutation.toml").replace(
+            {"run.duration": "3ms", "run.warmup": "1ms"}))
     out = {k: dctcp for k in KINDS}
-    out.update(rounds=incast, workloads=web, rates=l2, sources=l2, cps=l2, fct=web, tiers=fab)
+    out.update(rounds=incast, workloads=web, rates=l2, sources=l2, cps=l2, fct=web, tiers=fab, permutation=perm)
     return out
+
+
+def test_link_sharing_counts_the_flows_on_each_flows_busiest_link():
+    from dcsim.plotting import link_sharing
+
+    # a and b share leaf0->spine1; c crosses spine1 upwards too but in the other direction only
+    # on the way down (spine1->leaf0 is not leaf0->spine1); d is alone.
+    paths = ["h0->leaf0->spine1->leaf1->h8", "h1->leaf0->spine1->leaf1->h9",
+             "h10->leaf1->spine1->leaf0->h2", "h3->leaf0->spine0->leaf1->h11"]
+    assert link_sharing(paths).tolist() == [2, 2, 1, 1]
+    assert link_sharing(paths[:1] * 3).tolist() == [3, 3, 3]
 
 
 def _drawn(ax) -> bool:

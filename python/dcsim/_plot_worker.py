@@ -55,7 +55,7 @@ def plot_names(result) -> list[str]:
     """The figures ``dcsim run`` draws for this result (without importing matplotlib): the queue
     always; windows and goodput when flows were traced (a workload's generated flows are not:
     their figures would be empty); the slowdown of finished finite flows when there are some; a
-    fabric's tiers; the sources' rates when it has L2 sources."""
+    fabric's tiers; the sources' rates when it has L2 sources; a permutation's goodput per flow."""
     names = ["queue.png"]
     if result._rows("cwnd"):
         # named by content: cwnd_alpha.png with an α panel (DCTCP), cwnd.png without (NewReno, DX)
@@ -70,6 +70,8 @@ def plot_names(result) -> list[str]:
         names += ["tiers.png"]
     if result._rows("sources"):
         names += ["rates.png"]
+    if any(w.kind == "permutation" for w in result.scenario.workloads):
+        names += ["permutation.png"]
     return names
 
 

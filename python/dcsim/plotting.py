@@ -749,6 +749,57 @@ def plot_tiers(result: Result, path: PathLike = None) -> Figure:
     return _save(fig, path)
 
 
+def link_sharing(paths: Sequence[str]) -> np.ndarray:
+    """For each flow path ("h0->leaf0->spine2->leaf1->h9"), the most flows of ``paths`` that cross
+    one of its links in its direction: 1 when it shares no link, k when k flows share its busiest."""
+    hops = [list(zip(p.split("->")[:-1], p.split("->")[1:])) for p in paths]
+    count: dict[tuple[str, str], int] = {}
+    for h in hops:
+        for link in h:
+            count[link] = count.get(link, 0) + 1
+    return np.array([max((count[link] for link in h), default=1) for h in hops], dtype=int)
+
+
+def plot_permutation(result: Result, path: PathLike = None) -> Figure:
+    """A permutation workload's flows after warm-up: each flow's goodput (sorted), colored by how
+    many of the permutation's flows share its busiest link (ECMP collisions), against the host
+    link's payload rate and that rate / k for k flows sharing a link."""
+    perm = [i for i, w in enumerate(result.scenario.workloads) if w.kind == "permutation"]
+    if not perm:
+        raise ValueError("plot('permutation'): the scenario has no permutation workload")
+    f = result.flows
+    f = f[f["workload"].astype(float).isin(perm)] if "workload" in f else f.iloc[:0]
+    g = f["goodput_bps"].to_numpy(dtype=float) / 1e9
+    share = link_sharing(f["path"].astype(str).tolist())
+    order = np.argsort(-g, kind="stable")
+    g, share = g[order], share[order]
+    net = result.scenario.network
+    # The senders' host links (each flow's first hop, from the ports table): their payload rate.
+    rate = dict(zip(zip(result.ports["src"].astype(str), result.ports["dst"].astype(str)),
+                    result.ports["rate_bps"].astype(float)))
+    first = [tuple(p.split("->")[:2]) for p in f["path"].astype(str)]
+    line = max((rate.get(h, np.nan) for h in first), default=np.nan)
+    payload = line * (net.packet_bytes - net.header_bytes) / net.packet_bytes / 1e9
+    fig = Figure(figsize=(9.0, 4.2), layout="constrained")
+    FigureCanvasAgg(fig)
+    ax = fig.subplots(1, 1)
+    x = np.arange(g.size)
+    for k in sorted(set(share.tolist())):
+        m = share == k
+        ax.bar(x[m], g[m], width=0.9, color=f"C{min(k - 1, 9)}",
+               label=f"{'alone on its links' if k == 1 else f'{k} flows share its busiest link'} ({int(m.sum())})")
+        ax.axhline(payload / k, color=f"C{min(k - 1, 9)}", ls=":", lw=1)
+    ax.set_xlabel(f"flow, by goodput ({g.size} flows)")
+    ax.set_ylabel("goodput after warm-up (Gbps)")
+    ax.set_xlim(-0.6, max(g.size, 1) - 0.4)
+    ax.set_ylim(0, 1.08 * payload)
+    ax.legend(loc="upper right", fontsize=8, title=f"dotted: {payload:.3g} Gbps / k", title_fontsize=8)
+    total = float(np.sum(g))
+    _title(fig, f"Permutation: goodput per flow, {total:.4g} of {g.size * payload:.4g} Gbps (host links' payload rate)")
+    _finish(fig, [], [result])
+    return _save(fig, path)
+
+
 def plots_for(result: Result) -> dict[str, Callable[[Result, PathLike], Figure]]:
     """The figures ``dcsim run`` draws for this result (:func:`dcsim._plot_worker.plot_names`)."""
     return {n: PLOTS[n] for n in plot_names(result)}
@@ -770,6 +821,7 @@ KINDS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "cps": plot_cps,
     "fct": plot_fct,
     "tiers": plot_tiers,
+    "permutation": plot_permutation,
 }
 
 #: File name -> plot function; ``dcsim run`` writes each into the output directory.
@@ -781,6 +833,7 @@ PLOTS: dict[str, Callable[[Result, PathLike], Figure]] = {
     "fct.png": plot_fct,
     "tiers.png": plot_tiers,
     "rates.png": plot_rates,
+    "permutation.png": plot_permutation,
 }
 
 #: compare(): what each kind overlays, per run.

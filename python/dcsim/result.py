@@ -401,7 +401,7 @@ class Result:
         return fct_stats(self.flows, edges, self.warmup_s, self._workload_kinds())
 
     def _workload_kinds(self) -> dict[int, str]:
-        """[[workloads]] entry -> its kind ("poisson", "incast", "trace")."""
+        """[[workloads]] entry -> its kind ("poisson", "incast", "trace", "permutation")."""
         if not self._rows("workloads"):
             return {}
         return dict(zip(self._col("workloads", "workload").tolist(), self._col("workloads", "kind").tolist()))
@@ -617,6 +617,13 @@ class Result:
                "delivered_frac": delivered / r["bytes"] if r["bytes"] else None}
         if r["kind"] == "trace" and w < len(self.scenario.workloads):
             out["arrivals"] = len(self.scenario.workloads[w].arrivals)
+        if r["kind"] == "permutation":
+            g = self._col("flows", "goodput_bps").astype(float)[its_flows]
+            g = g[np.isfinite(g)]
+            out.update({"goodput_mean_bps": float(g.mean()) if g.size else None,
+                        "goodput_min_bps": float(g.min()) if g.size else None,
+                        "goodput_max_bps": float(g.max()) if g.size else None,
+                        "goodput_jain": jain_index(g) if g.size and g.sum() > 0 else None})
         if r["kind"] == "incast":
             if self._rows("rounds"):
                 mine = self._col("rounds", "workload") == w
@@ -624,6 +631,8 @@ class Result:
             else:
                 mine, comp = np.zeros(0, dtype=bool), np.array([])
             done = comp[np.isfinite(comp)]
+            if w < len(self.scenario.workloads):
+                out["rounds_requested"] = int(self.scenario.workloads[w].rounds)
             out.update({"rounds": int(mine.sum()), "rounds_completed": int(done.size),
                         "round_completion_mean_s": float(done.mean()) if done.size else None,
                         "round_completion_max_s": float(done.max()) if done.size else None})

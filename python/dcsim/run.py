@@ -224,9 +224,18 @@ def print_fct(summary: dict, console: Console) -> None:
                 f"workload {w['workload']} (trace): {w['flows']} of {count_shown(w.get('arrivals', w['flows']), 'flow')} "
                 f"started, {_num(w['bytes'] / 1e6, '.3f', 'MB')}{_delivered(w)}"
             )
-        else:
+        elif w["kind"] == "permutation":
+            gbps = lambda x: _num(None if x is None else x / 1e9, ".3f")  # noqa: E731
             console.print(
-                f"workload {w['workload']} (incast): {w['rounds_completed']} of {count_shown(w['rounds'], 'round')} completed, "
+                f"workload {w['workload']} (permutation): {count_shown(w['flows'], 'flow')}; goodput per flow after warm-up "
+                f"mean {gbps(w['goodput_mean_bps'])}, min {gbps(w['goodput_min_bps'])}, max {gbps(w['goodput_max_bps'])} "
+                f"Gbps, Jain's index {_num(w['goodput_jain'], '.3f')}{_delivered(w)}"
+            )
+        else:
+            asked = w.get("rounds_requested", w["rounds"])
+            started = "" if asked == w["rounds"] else f" ({w['rounds']} started)"
+            console.print(
+                f"workload {w['workload']} (incast): {w['rounds_completed']} of {count_shown(asked, 'round')} completed{started}, "
                 f"round completion mean {_time(w['round_completion_mean_s'])}, max {_time(w['round_completion_max_s'])}; "
                 f"{count_shown(w['flows'], 'response')}{_delivered(w)}"
             )

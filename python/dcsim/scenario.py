@@ -493,6 +493,18 @@ def _amount(field: str, sz: Size, packet_bytes: int) -> dict:
     return {"packets": int(sz.value)} if sz.unit == "pkt" else {"bytes": int(sz.value)}
 
 
+def _check_flow_size(size: Size) -> None:
+    """A flow's ``size`` (of a [[flows]] entry, or a permutation's flows): positive, whole bytes, at
+    most LIMITS max_flow_bytes; omitted, the flow is long-lived."""
+    if not size.value > 0:
+        raise _err("size", f"{size_str(size)} must be positive, or omit size for a long-lived flow")
+    if size.unit == "B" and not float(size.value).is_integer():
+        raise _err("size", f"{size_str(size)} is not a whole number of bytes")
+    top = LIMITS["max_flow_bytes"]
+    if size.bytes(1500) > top:  # packets count at most 1500 B each
+        raise _err("size", f"{size_str(size)} is out of range; allowed at most {top} bytes (1 PB)")
+
+
 def _whole_packets(field: str, sz: Size) -> float:
     """A window given in packets ("2pkt" or 2); bytes are refused (cwnd is counted in packets)."""
     if sz.unit != "pkt":
@@ -1689,13 +1701,7 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
         if not self.start_jitter >= 0:
             raise _err("start_jitter", f"{time_str(self.start_jitter)} is negative; allowed >= 0 s")
         if self.size is not None:
-            if not self.size.value > 0:
-                raise _err("size", f"{size_str(self.size)} must be positive, or omit size for a long-lived flow")
-            if self.size.unit == "B" and not float(self.size.value).is_integer():
-                raise _err("size", f"{size_str(self.size)} is not a whole number of bytes")
-            top = LIMITS["max_flow_bytes"]
-            if self.size.bytes(1500) > top:  # packets count at most 1500 B each
-                raise _err("size", f"{size_str(self.size)} is out of range; allowed at most {top} bytes (1 PB)")
+            _check_flow_size(self.size)
         top = LIMITS["max_window_pkt"]
         for name in ("min_cwnd", "init_cwnd"):
             w = _whole_packets(name, getattr(self, name))
@@ -1727,7 +1733,7 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
 CDF_NAMES = ("web_search", "data_mining")
 #: A Poisson workload's ``link`` that refers the load to the senders' host links.
 HOST_LINKS = "hosts"
-WORKLOAD_KINDS = ("poisson", "incast", "trace")
+WORKLOAD_KINDS = ("poisson", "incast", "trace", "permutation")
 SIZE_KINDS = ("fixed", "uniform", "cdf")
 #: Most lines a CDF file may have.
 MAX_CDF_POINTS = 100_000
@@ -2099,6 +2105,12 @@ class Workload(_KeepsDelayedAckOff, _Model):
       file, where plain numbers are seconds and bytes; read when the scenario is loaded and kept as
       its ``arrivals``) or ``arrivals = [{start = "10us", src = "h0", dst = "h5", size = "64KB"},
       ...]``. Flows due at or after the end of the run do not start.
+    * ``permutation``: at ``start``, every one of ``senders`` starts one flow to its partner under a
+      random permutation drawn from the run's seed: a bijection onto ``receivers`` (as many hosts;
+      both default to every host) that pairs no host with itself. A flow carries ``size`` bytes or,
+      without one, is long-lived. Every host link carries one flow each way, so lost throughput is
+      flows hashed onto the same fabric link: the classic ECMP test (Al-Fares et al. 2008, htsim's
+      permutation matrix).
 
     The transport: ``protocol`` (with the options of a [[flows]] group), or a ``mix`` of classes
     ``[{protocol = "dctcp", share = 0.5}, {protocol = "newreno", ecn = true, share = 0.5}]``.
@@ -2122,6 +2134,8 @@ class Workload(_KeepsDelayedAckOff, _Model):
     # trace
     file: Optional[str] = None
     arrivals: Optional[list] = None
+    # permutation (and senders, receivers)
+    size: Optional[SizeQ] = None
     # all
     start: Time = 0.0
     protocol: Optional[str] = None
@@ -2146,6 +2160,7 @@ class Workload(_KeepsDelayedAckOff, _Model):
     _POISSON: ClassVar[tuple[str, ...]] = ("load", "link", "sizes", "senders", "receivers", "stop")
     _INCAST: ClassVar[tuple[str, ...]] = ("client", "servers", "n", "total", "rounds", "gap")
     _TRACE: ClassVar[tuple[str, ...]] = ("file", "arrivals")
+    _PERMUTATION: ClassVar[tuple[str, ...]] = ("senders", "receivers", "size")
     #: A trace read from a file: (file, line of each arrival), for errors found later (hosts).
     _trace_lines: Optional[tuple[str, list[int]]] = PrivateAttr(default=None)
     #: A trace's flows as parsed: (start s, src, dst, Size), for to_engine (parsed once).
@@ -2161,8 +2176,9 @@ class Workload(_KeepsDelayedAckOff, _Model):
     def _check(self) -> "Workload":
         if self.kind not in WORKLOAD_KINDS:
             raise _err("kind", _one_of(self.kind, WORKLOAD_KINDS))
-        own = {"poisson": self._POISSON, "incast": self._INCAST, "trace": self._TRACE}[self.kind]
-        for name in self._POISSON + self._INCAST + self._TRACE:
+        own = {"poisson": self._POISSON, "incast": self._INCAST, "trace": self._TRACE,
+               "permutation": self._PERMUTATION}[self.kind]
+        for name in self._POISSON + self._INCAST + self._TRACE + self._PERMUTATION:
             if name not in own and getattr(self, name) is not None:
                 raise _err(name, f"not a parameter of a {self.kind} workload")
         if not self.start >= 0:
@@ -2182,6 +2198,9 @@ class Workload(_KeepsDelayedAckOff, _Model):
                                    "(the senders' host links)")
         elif self.kind == "trace":
             self._check_trace()
+        elif self.kind == "permutation":
+            if self.size is not None:
+                _check_flow_size(self.size)
         else:
             if self.n is None and self.servers is None:
                 raise _err("n", "required for an incast: the number of servers (or give servers = [...])")
@@ -2296,6 +2315,15 @@ class Workload(_KeepsDelayedAckOff, _Model):
                 "start_ps": to_ps(self.start),
                 "stop_ps": None if self.stop is None else to_ps(self.stop),
             }
+        if self.kind == "permutation":
+            return {
+                "kind": "permutation",
+                "senders": list(self.senders),
+                "receivers": list(self.receivers),
+                "size_bytes": None if self.size is None else payload_bytes(self.size, packet_bytes, header_bytes),
+                "start_ps": to_ps(self.start),
+                "classes": classes,
+            }
         if self.kind == "trace":
             return {
                 "kind": "trace",
@@ -2321,6 +2349,9 @@ class Workload(_KeepsDelayedAckOff, _Model):
             return f"poisson {self.load:g} of {of} ({self.sizes.kind} sizes, {protos})"
         if self.kind == "trace":
             return f"trace of {count_shown(len(self.arrivals), 'flow')} ({protos})"
+        if self.kind == "permutation":
+            each = "long-lived" if self.size is None else f"{size_shown(self.size)} each"
+            return f"permutation of {count_shown(len(self.senders), 'host')}, one flow each ({each}, {protos})"
         return (f"incast {count_shown(self.n, 'server')} x {count_shown(self.rounds, 'round')} of {size_shown(self.total)} "
                 f"to {self.client} ({protos})")
 
@@ -2976,6 +3007,30 @@ class Scenario(_Model):
                     e = w.sizes.to_engine(pb, hb)
                     if e["max_bytes"] < e["min_bytes"]:
                         raise _err(f"{fld}.sizes.max", f"{size_str(w.sizes.max)} is smaller than min = {size_str(w.sizes.min)}")
+            elif w.kind == "permutation":
+                if w.senders is None:
+                    w._fill("senders", net.host_names())
+                if w.receivers is None:
+                    w._fill("receivers", list(w.senders))
+                for what in ("senders", "receivers"):
+                    names = getattr(w, what)
+                    if not names:
+                        raise _err(f"{fld}.{what}", "empty; give at least one host")
+                    seen_at: dict[str, int] = {}
+                    for j, h in enumerate(names):
+                        host(h, f"{what}[{j}]")
+                        if h in seen_at:
+                            raise _err(f"{fld}.{what}[{j}]", f"{h!r} appears twice ({what}[{seen_at[h]}]); a permutation "
+                                                             "pairs each host once")
+                        seen_at[h] = j
+                if len(w.receivers) != len(w.senders):
+                    raise _err(f"{fld}.receivers", f"{len(w.receivers)} hosts for {len(w.senders)} senders; a permutation "
+                                                   "pairs each sender with one receiver, so give as many")
+                if w.senders == w.receivers and len(w.senders) == 1:
+                    raise _err(f"{fld}.receivers", f"{w.senders[0]!r} is also the only sender; a flow runs between two hosts")
+                if not w.start < self.run.duration:
+                    raise _err(f"{fld}.start", f"{time_str(w.start)} is not before run.duration = "
+                                               f"{time_str(self.run.duration)}; the flows would never start")
             elif w.kind == "trace":
                 for j, a in enumerate(w.arrivals):
                     for end in ("src", "dst"):

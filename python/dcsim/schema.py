@@ -166,15 +166,15 @@ SCHEMA: dict[str, list[Col]] = {
     ],
     "workloads": [
         _c("workload", "index", SET, "[[workloads]] entry"),
-        _c("kind", "", SET, "poisson, incast or trace"),
+        _c("kind", "", SET, "poisson, incast, trace or permutation"),
         _c("link", "", SET, 'the link whose capacity the load refers to, "from->to", or "hosts": the senders\' '
                             'host links, each loaded by target_load on average (poisson)'),
         _c("link_bps", "bit/s", SET, "its rate; with \"hosts\", the senders' host-link rates summed (poisson)"),
-        _c("target_load", "1", SET, "offered load: generated payload rate / link rate (poisson; NaN for incast and trace)"),
+        _c("target_load", "1", SET, "offered load: generated payload rate / link rate (poisson; NaN for the other kinds)"),
         _c("realised_load", "1", WR, "generated payload bits / (link rate x window_s) (poisson)"),
         _c("window_s", "s", WR, "the part of the arrival window [start, stop) that has passed"),
         _c("flows", "count", WR, "flows generated"),
-        _c("bytes", "bytes", WR, "payload of the flows generated"),
+        _c("bytes", "bytes", WR, "payload of the flows generated (a long-lived flow of a permutation counts none)"),
     ],
     "rounds": [
         _c("workload", "index", SET, "[[workloads]] entry (an incast)"),
@@ -250,6 +250,13 @@ SUMMARY_DERIVED: dict[str, list[Col]] = {
         _c("rounds_completed", "count", WR, "incast rounds whose every response arrived"),
         _c("round_completion_mean_s", "s", WR, "mean completion time of those rounds"),
         _c("round_completion_max_s", "s", WR, "longest completion time of those rounds"),
+        _c("rounds_requested", "count", SET, "incast: the rounds the scenario asks for (later ones start only "
+                                             "after the one before completed)"),
+        _c("goodput_mean_bps", "bit/s", AW, "permutation: mean goodput of its flows after warm-up"),
+        _c("goodput_min_bps", "bit/s", AW, "permutation: the slowest flow's goodput (a flow sharing a fabric "
+                                            "link with others its hash put there)"),
+        _c("goodput_max_bps", "bit/s", AW, "permutation: the fastest flow's goodput"),
+        _c("goodput_jain", "1", AW, "permutation: Jain's index of the flows' goodputs (1: all equal)"),
     ],
     # A leaf-spine's or fat-tree's ports by tier and direction (Result.tier_stats(), same columns).
     "tiers": [

@@ -1313,6 +1313,43 @@ impl Spec {
                         }
                     }
                 }
+                WorkloadSpec::Permutation { senders, receivers, size_bytes, start_ps, .. } => {
+                    if senders.is_empty() {
+                        return Err(invalid(f("senders"), "give at least one sending host"));
+                    }
+                    if receivers.len() != senders.len() {
+                        return Err(invalid(
+                            f("receivers"),
+                            format!(
+                                "{} receivers for {} senders; a permutation pairs each sender with one receiver",
+                                receivers.len(),
+                                senders.len()
+                            ),
+                        ));
+                    }
+                    for (what, list) in [("senders", senders), ("receivers", receivers)] {
+                        for (j, h) in list.iter().enumerate() {
+                            if list[..j].contains(h) {
+                                return Err(invalid(format!("{}[{j}]", f(what)), format!("{h:?} appears twice")));
+                            }
+                        }
+                    }
+                    if senders.len() == 1 && senders[0] == receivers[0] {
+                        return Err(invalid(
+                            f("receivers"),
+                            format!("{:?} is also the only sender; a flow runs between two hosts", receivers[0]),
+                        ));
+                    }
+                    if let Some(b) = size_bytes {
+                        if *b == 0 || *b > MAX_FLOW_BYTES {
+                            return Err(invalid(
+                                f("size"),
+                                format!("{b} bytes is out of range; allowed 1 ..= {MAX_FLOW_BYTES} bytes"),
+                            ));
+                        }
+                    }
+                    check_time(&f("start"), *start_ps, false)?;
+                }
             }
             validate_classes(&format!("workloads[{i}]"), w.classes())?;
         }

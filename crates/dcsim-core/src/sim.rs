@@ -458,7 +458,7 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
         .map(|w| {
             let rate = match w {
                 WorkloadSpec::Poisson { link, senders, .. } => spec.load_capacity_bps(link, senders).unwrap_or(0),
-                WorkloadSpec::Incast { .. } | WorkloadSpec::Trace { .. } => 0,
+                WorkloadSpec::Incast { .. } | WorkloadSpec::Trace { .. } | WorkloadSpec::Permutation { .. } => 0,
             };
             w.max_flows(spec.duration_ps, rate).ceil() as u128
                 * (GENERATED_FLOW_BYTES * if merged { 3 } else { 1 } + parts * std::mem::size_of::<FlowPath>() as u128)
@@ -875,6 +875,7 @@ impl World {
                 }
                 WorkloadSpec::Incast { start_ps, .. } => (0, String::new(), f64::NAN, *start_ps, spec.duration_ps),
                 WorkloadSpec::Trace { .. } => (0, String::new(), f64::NAN, 0, spec.duration_ps),
+                WorkloadSpec::Permutation { start_ps, .. } => (0, String::new(), f64::NAN, *start_ps, spec.duration_ps),
             };
             let (gen, first) = Generator::new(w, i, spec.seed, Time(spec.duration_ps), &host, link_bps)?;
             // Every pair a generator may pick must be connected (the first 10 000 pairs are
@@ -885,6 +886,9 @@ impl World {
                 ),
                 WorkloadSpec::Incast { client, servers, .. } => Box::new(servers.iter().map(move |sv| (sv, client))),
                 WorkloadSpec::Trace { arrivals, .. } => Box::new(arrivals.iter().map(|a| (&a.src, &a.dst))),
+                WorkloadSpec::Permutation { senders, receivers, .. } => Box::new(
+                    senders.iter().flat_map(move |a| receivers.iter().filter(move |b| *b != a).map(move |b| (a, b))),
+                ),
             };
             for (a, b) in pairs.take(10_000) {
                 let (x, y) = (net.node_id(a).expect("resolved"), net.node_id(b).expect("resolved"));
@@ -2006,6 +2010,11 @@ impl World {
                     });
                 }
                 Generator::Trace(g) => {
+                    flows.push(g.flows);
+                    bytes.push(g.bytes);
+                    realised.push(f64::NAN);
+                }
+                Generator::Permutation(g) => {
                     flows.push(g.flows);
                     bytes.push(g.bytes);
                     realised.push(f64::NAN);

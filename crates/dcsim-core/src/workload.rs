@@ -15,6 +15,14 @@
 //!   `total mod n` servers send one byte more, so the round moves exactly `total`); the next round
 //!   starts when the last response of this one has completed, plus `gap`. The request messages
 //!   themselves are not simulated: a round's responses all start at the round's start.
+//! * **Permutation**: at `start`, every sender starts one flow to its partner under a random
+//!   permutation: a bijection from the senders to the receivers that maps no host to itself
+//!   (a derangement when the two lists are the same hosts), drawn uniformly by shuffling the
+//!   receivers until no sender meets itself (Fisher-Yates; a derangement of n hosts comes up with
+//!   probability ~1/e per shuffle). The classic ECMP test (Al-Fares et al. 2008; htsim's
+//!   permutation connection matrix): every host link carries one flow each way, so any loss of
+//!   throughput is a collision of flows hashed onto the same fabric link. A flow carries `size`
+//!   bytes, or is long-lived (runs to the end) without one.
 //! * **Sizes**: fixed, uniform on [a, b] (whole bytes), or an empirical CDF given as points
 //!   (size_bytes, P(S <= size)), sampled by linear interpolation between the points on a uniform
 //!   percentile (S13 `custom_rand.py`); below the first point's probability the first size is
@@ -58,14 +66,14 @@ pub struct ClassSpec {
 
 impl ClassSpec {
     /// The flow the simulator builds for a request of this class.
-    pub fn flow_spec(&self, src: String, dst: String, start_ps: u64, size_bytes: u64) -> FlowSpec {
+    pub fn flow_spec(&self, src: String, dst: String, start_ps: u64, size_bytes: Option<u64>) -> FlowSpec {
         FlowSpec {
             src,
             dst,
             protocol: self.protocol.clone(),
             start_ps,
             start_jitter_ps: 0,
-            size_bytes: Some(size_bytes),
+            size_bytes,
             min_cwnd_pkt: self.min_cwnd_pkt,
             init_cwnd_pkt: self.init_cwnd_pkt,
             min_rto_ps: self.min_rto_ps,
@@ -257,6 +265,17 @@ pub enum WorkloadSpec {
     /// Flows replayed from a list (a trace): each starts at its time, between its hosts, with its
     /// size; its class is drawn by share, as a Poisson arrival's.
     Trace { arrivals: Vec<TraceArrival>, classes: Vec<ClassSpec> },
+    /// One flow from every sender to its partner under a random permutation (module docs).
+    Permutation {
+        senders: Vec<String>,
+        receivers: Vec<String>,
+        /// Payload bytes of every flow; None: long-lived (to the end of the run).
+        #[serde(default)]
+        size_bytes: Option<u64>,
+        #[serde(default)]
+        start_ps: u64,
+        classes: Vec<ClassSpec>,
+    },
 }
 
 /// One flow of a trace workload.
@@ -275,6 +294,7 @@ impl WorkloadSpec {
             WorkloadSpec::Poisson { .. } => "poisson",
             WorkloadSpec::Incast { .. } => "incast",
             WorkloadSpec::Trace { .. } => "trace",
+            WorkloadSpec::Permutation { .. } => "permutation",
         }
     }
 
@@ -282,7 +302,8 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::Poisson { classes, .. }
             | WorkloadSpec::Incast { classes, .. }
-            | WorkloadSpec::Trace { classes, .. } => classes,
+            | WorkloadSpec::Trace { classes, .. }
+            | WorkloadSpec::Permutation { classes, .. } => classes,
         }
     }
 
@@ -298,6 +319,7 @@ impl WorkloadSpec {
             }
             WorkloadSpec::Incast { servers, rounds, .. } => *rounds as f64 * servers.len() as f64,
             WorkloadSpec::Trace { arrivals, .. } => arrivals.len() as f64,
+            WorkloadSpec::Permutation { senders, .. } => senders.len() as f64,
         }
     }
 }
@@ -317,7 +339,7 @@ pub fn validate_classes(field: &str, classes: &[ClassSpec]) -> Result<()> {
         }
         sum += c.share;
         // The same checks as a listed flow's.
-        let probe = c.flow_spec("a".into(), "b".into(), 0, 1);
+        let probe = c.flow_spec("a".into(), "b".into(), 0, Some(1));
         crate::scenario::validate_flow_options(&probe, &|n: &str| format!("{field}.mix[{i}].{n}"))?;
     }
     if (sum - 1.0).abs() > 1e-6 {
@@ -331,7 +353,8 @@ pub fn validate_classes(field: &str, classes: &[ClassSpec]) -> Result<()> {
 pub struct FlowRequest {
     pub src: NodeId,
     pub dst: NodeId,
-    pub size_bytes: u64,
+    /// Payload bytes; None: long-lived.
+    pub size_bytes: Option<u64>,
     /// Index into the workload's classes.
     pub class: u32,
     /// Incast round (None for Poisson arrivals).
@@ -399,7 +422,7 @@ impl Poisson {
         let dst = *self.receivers.iter().filter(|&&r| r != src).nth(k).expect("k < others");
         self.flows += 1;
         self.bytes += size;
-        (FlowRequest { src, dst, size_bytes: size, class, round: None }, self.next_after(now))
+        (FlowRequest { src, dst, size_bytes: Some(size), class, round: None }, self.next_after(now))
     }
 }
 
@@ -430,7 +453,7 @@ impl Incast {
             .map(|i| FlowRequest {
                 src: self.servers[i],
                 dst: self.client,
-                size_bytes: self.sizes[i],
+                size_bytes: Some(self.sizes[i]),
                 class: self.classes[i],
                 round: Some(round),
             })
@@ -473,7 +496,7 @@ impl Trace {
                 break;
             }
             let class = pick_class(&self.cum_shares, self.rng.random());
-            out.push(FlowRequest { src, dst, size_bytes: size, class, round: None });
+            out.push(FlowRequest { src, dst, size_bytes: Some(size), class, round: None });
             self.flows += 1;
             self.bytes += size;
             self.next += 1;
@@ -482,10 +505,39 @@ impl Trace {
     }
 }
 
+/// A permutation's flows, drawn when the workload is built and started together at `start`.
+pub struct Permutation {
+    requests: Vec<FlowRequest>,
+    /// Flows started so far and their payload bytes (long-lived flows count none).
+    pub flows: u64,
+    pub bytes: u64,
+}
+
+/// Shuffles of the receivers tried before giving up on a derangement. Each succeeds with
+/// probability >= 1/2 (n = 2) and ~1/e for large n, so 10 000 failures (probability < 2^-6000)
+/// mean none exists: validation refuses those lists first.
+const MAX_SHUFFLES: u32 = 10_000;
+
+/// `receivers` reordered so that sender i's partner is element i: a uniformly random bijection
+/// with no sender paired with itself (rejection of Fisher-Yates shuffles).
+fn partners(senders: &[NodeId], receivers: &[NodeId], rng: &mut Rng) -> Option<Vec<NodeId>> {
+    let mut order = receivers.to_vec();
+    for _ in 0..MAX_SHUFFLES {
+        for i in (1..order.len()).rev() {
+            order.swap(i, rng.random_range(0..=i));
+        }
+        if senders.iter().zip(&order).all(|(s, r)| s != r) {
+            return Some(order);
+        }
+    }
+    None
+}
+
 pub enum Generator {
     Poisson(Poisson),
     Incast(Incast),
     Trace(Trace),
+    Permutation(Permutation),
 }
 
 impl Generator {
@@ -569,6 +621,33 @@ impl Generator {
                 };
                 Ok((Generator::Trace(g), first))
             }
+            WorkloadSpec::Permutation { senders, receivers, size_bytes, start_ps, classes } => {
+                let ids = |names: &[String], what: &str| -> Result<Vec<NodeId>> {
+                    names.iter().enumerate().map(|(i, n)| node(n, field(&format!("{what}[{i}]")))).collect()
+                };
+                let (from, to) = (ids(senders, "senders")?, ids(receivers, "receivers")?);
+                let mut rng = rng;
+                let Some(to) = partners(&from, &to, &mut rng) else {
+                    return Err(invalid(field("receivers"), "no permutation pairs every sender with another host"));
+                };
+                // Senders are assigned to classes by share, in order (largest remainder), as an
+                // incast's servers are.
+                let (cum, n) = (cumulative(classes), from.len());
+                let requests = from
+                    .iter()
+                    .zip(to)
+                    .enumerate()
+                    .map(|(i, (&src, dst))| FlowRequest {
+                        src,
+                        dst,
+                        size_bytes: *size_bytes,
+                        class: pick_class(&cum, (i as f64 + 0.5) / n as f64),
+                        round: None,
+                    })
+                    .collect();
+                let first = (*start_ps < duration.0).then_some(Time(*start_ps));
+                Ok((Generator::Permutation(Permutation { requests, flows: 0, bytes: 0 }), first))
+            }
         }
     }
 
@@ -581,6 +660,12 @@ impl Generator {
             }
             Generator::Incast(g) => (g.start_round(now), None),
             Generator::Trace(g) => g.fire(now),
+            Generator::Permutation(g) => {
+                let out = std::mem::take(&mut g.requests);
+                g.flows += out.len() as u64;
+                g.bytes += out.iter().filter_map(|r| r.size_bytes).sum::<u64>();
+                (out, None)
+            }
         }
     }
 }
@@ -637,10 +722,13 @@ mod tests {
         let (mut g, first) = Generator::new(&spec, 0, 1, Time(100), &ids, 0).unwrap();
         assert_eq!(first, Some(Time(10)));
         let (r, next) = g.fire(Time(10));
-        assert_eq!(r.iter().map(|f| (f.src, f.dst, f.size_bytes)).collect::<Vec<_>>(), vec![(1, 0, 1), (2, 0, 2)]);
+        assert_eq!(
+            r.iter().map(|f| (f.src, f.dst, f.size_bytes)).collect::<Vec<_>>(),
+            vec![(1, 0, Some(1)), (2, 0, Some(2))]
+        );
         assert_eq!(next, Some(Time(30)));
         let (r, next) = g.fire(Time(30));
-        assert_eq!(r.iter().map(|f| f.size_bytes).collect::<Vec<_>>(), vec![3, 4]);
+        assert_eq!(r.iter().map(|f| f.size_bytes).collect::<Vec<_>>(), vec![Some(3), Some(4)]);
         assert_eq!(next, None, "an arrival at the end of the run never starts");
         let Generator::Trace(t) = g else { panic!("a trace") };
         assert_eq!((t.flows, t.bytes), (4, 10));
@@ -752,7 +840,7 @@ mod tests {
                 assert_ne!(r.src, r.dst, "never to itself");
                 assert!(r.src <= 1 && (r.dst == 0 || r.dst == 2));
                 n += 1;
-                bytes += r.size_bytes;
+                bytes += r.size_bytes.expect("Poisson sizes are finite");
                 class1 += r.class as u64;
             }
             next = nx;
@@ -800,7 +888,10 @@ mod tests {
         let (reqs, next) = g.fire(Time(100));
         assert_eq!(next, None);
         // 1 000 000 = 3 x 333 333 + 1: the first server sends one byte more; the round moves exactly 1 MB.
-        assert_eq!(reqs.iter().map(|r| r.size_bytes).collect::<Vec<_>>(), vec![333_334, 333_333, 333_333]);
+        assert_eq!(
+            reqs.iter().map(|r| r.size_bytes).collect::<Vec<_>>(),
+            vec![Some(333_334), Some(333_333), Some(333_333)]
+        );
         assert!(reqs.iter().all(|r| r.dst == 0 && r.round == Some(0)));
         // 50/50 over 3 servers by position (midpoints 1/6, 1/2, 5/6): one of class 0, two of class 1.
         assert_eq!(reqs.iter().map(|r| r.class).collect::<Vec<_>>(), vec![0, 1, 1]);
@@ -817,5 +908,52 @@ mod tests {
         }
         assert_eq!(inc.on_done(1, Time(700)), None, "two rounds only");
         assert_eq!(inc.log.len(), 2);
+    }
+
+    /// A permutation over the same hosts is a derangement: every host sends one flow and receives
+    /// one, none to itself; the same seed draws the same pairs. Over 2 000 seeds of 4 hosts, each
+    /// of the 9 derangements of 4 is drawn with probability 1/9 (uniform): 222.2 expected, binomial
+    /// sd 14.1, so every count lies within 5 sd (70) unless the draw is biased.
+    #[test]
+    fn a_permutation_pairs_every_host_once_with_another_and_is_uniform_over_derangements() {
+        let names: Vec<String> = (0..4).map(|i| format!("h{i}")).collect();
+        let spec = |size: Option<u64>| WorkloadSpec::Permutation {
+            senders: names.clone(),
+            receivers: names.clone(),
+            size_bytes: size,
+            start_ps: 5,
+            classes: vec![class(0.5), class(0.5)],
+        };
+        let ids = |n: &str, _: String| -> Result<NodeId> { Ok(n[1..].parse().unwrap()) };
+        let mut counts = std::collections::BTreeMap::new();
+        for seed in 0..2000u64 {
+            let (mut g, first) = Generator::new(&spec(Some(1000)), 0, seed, Time(100), &ids, 0).unwrap();
+            assert_eq!(first, Some(Time(5)));
+            let (r, next) = g.fire(Time(5));
+            assert_eq!(next, None);
+            assert_eq!(r.iter().map(|f| f.src).collect::<Vec<_>>(), vec![0, 1, 2, 3], "every sender once, in order");
+            let mut dst: Vec<_> = r.iter().map(|f| f.dst).collect();
+            assert!(r.iter().all(|f| f.src != f.dst && f.size_bytes == Some(1000)));
+            assert_eq!(r.iter().map(|f| f.class).collect::<Vec<_>>(), vec![0, 0, 1, 1], "classes by share, in order");
+            *counts.entry(dst.clone()).or_insert(0u32) += 1;
+            dst.sort_unstable();
+            assert_eq!(dst, vec![0, 1, 2, 3], "every receiver once");
+            let Generator::Permutation(p) = g else { panic!("a permutation") };
+            assert_eq!((p.flows, p.bytes), (4, 4000));
+        }
+        assert_eq!(counts.len(), 9, "the 9 derangements of 4 all occur");
+        assert!(counts.values().all(|&c| (c as f64 - 2000.0 / 9.0).abs() < 70.0), "{counts:?}");
+        // The same seed, the same pairs; long-lived flows count no bytes; a start at the end never fires.
+        let draw = |seed| Generator::new(&spec(None), 0, seed, Time(100), &ids, 0).unwrap().0.fire(Time(5)).0;
+        assert_eq!(draw(7), draw(7));
+        assert!(draw(7).iter().all(|f| f.size_bytes.is_none()));
+        let late = WorkloadSpec::Permutation {
+            senders: names.clone(),
+            receivers: names.clone(),
+            size_bytes: None,
+            start_ps: 100,
+            classes: vec![class(1.0)],
+        };
+        assert_eq!(Generator::new(&late, 0, 1, Time(100), &ids, 0).unwrap().1, None);
     }
 }
