@@ -514,6 +514,10 @@ BAD_PERMUTATIONS = [
     ({"size": "1.5B"}, "workloads[0].size", "whole number"),
     ({"start": "20ms"}, "workloads[0].start", "not before run.duration"),
     ({"load": 0.5}, "workloads[0].load", "not a parameter of a permutation workload"),
+    # Found by a fuzz run: a start just below the end rounds to it in picoseconds; less than a
+    # packet; a size in packets past the bound with jumbo packets.
+    ({"start": "19.9999999999ms"}, "workloads[0].start", "whole picoseconds"),
+    ({"size": "0.5pkt"}, "workloads[0].size", "less than one packet"),
 ]
 
 
@@ -543,3 +547,51 @@ def test_the_engine_refuses_a_permutation_it_cannot_draw():
             _core.validate_spec(json.dumps(bad))
         assert str(e.value).startswith(field), e.value
     _core.validate_spec(json.dumps(spec))  # the unchanged spec passes
+
+
+def test_a_size_in_jumbo_packets_past_the_bound_names_the_field():
+    # 2e11 packets of 8 960 B payload = 1.8e15 B > 1e15 B (the bound at 1 500 B packets would pass it).
+    for d, field in [(permutation(size="200000000000pkt"), "workloads[0].size"),
+                     ({**fat_tree(), "flows": [{"protocol": "dctcp", "src": "h0", "dst": "h15", "size": "200000000000pkt"}]},
+                      "flows[0].size")]:
+        d["network"].update(packet_bytes=9000)
+        msg = error(d)
+        assert msg.startswith(f"{field}:") and "at most 1000000000000000 bytes" in msg, msg
+
+
+def test_an_unconnected_pair_is_refused_before_the_run_however_many_pairs_come_first():
+    """Found by a fuzz run: the engine checked only the first 10 000 sender-receiver pairs, and a
+    graph whose 101st sender sat alone on another switch panicked mid-run. Every pair is checked
+    now (one per class of hosts with the same switch and destination group), for a permutation the
+    pairs it drew."""
+    hosts = [f"h{i}" for i in range(101)]
+    net = {"topology": "graph",
+           "nodes": [{"name": h, "kind": "host"} for h in hosts + ["iso"]] + [{"name": s, "kind": "switch"} for s in "st"],
+           "links": [{"a": h, "b": "s", "rate": "10Gbps", "delay": "1us", "buffer": "100pkt"} for h in hosts]
+           + [{"a": "iso", "b": "t", "rate": "10Gbps", "delay": "1us", "buffer": "100pkt"}]}
+    senders = hosts[:100] + ["iso"]
+    for w in ({"kind": "permutation", "size": "10KB", "senders": senders, "receivers": hosts},
+              {"kind": "poisson", "load": 0.1, "sizes": {"kind": "fixed", "size": "10KB"}, "senders": senders,
+               "receivers": hosts, "link": "s->h0"}):
+        sc = Scenario.from_dict({"network": net, "workloads": [{**w, "protocol": "dctcp"}], "run": {"duration": "0.2ms"}})
+        with pytest.raises(ScenarioError) as e:
+            simulate(sc)
+        assert str(e.value).startswith("workloads[0]: no path between \"iso\" and"), e.value
+    # A permutation that stays within the connected hosts runs.
+    ok = {"kind": "permutation", "size": "10KB", "senders": hosts, "protocol": "dctcp"}
+    res = simulate(Scenario.from_dict({"network": net, "workloads": [ok], "run": {"duration": "0.2ms"}}))
+    assert len(res.flows) == 101
+
+
+def test_permutation_goodput_counts_the_time_each_flow_ran():
+    """Found by a fuzz run: flows started after warm-up were shown at the fraction of the time after
+    warm-up they ran. A long-lived flow alone on its links, started at 3 ms of 4 ms with warm-up
+    1 ms, must show about its rate over its own 1 ms, not a third of it."""
+    d = permutation(senders=["h0"], receivers=["h8"], start="3ms")
+    d["run"] = {"duration": "4ms", "warmup": "1ms", "seed": 1}
+    res = simulate(Scenario.from_dict(d))
+    w = res.summary()["workloads"][0]
+    # One flow alone from h0 to h8: 9.733 Gbps of payload after a slow start from 10 packets over
+    # a ~10 us RTT (doubling each RTT: full rate within ~10 RTTs = 0.1 ms, 10 % of its 1 ms).
+    assert 0.85 * 9.733e9 < w["goodput_mean_bps"] <= 9.733e9 * 1.001, w
+    assert res.flows["goodput_bps"].iloc[0] < 0.34 * 9.733e9  # the table's definition: over the 3 ms after warm-up

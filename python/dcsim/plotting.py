@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from dcsim._plot_worker import has_alpha, plot_names
-from dcsim.result import Result
+from dcsim.result import Result, active_goodput_bps
 
 __all__ = [
     "plot_queue",
@@ -761,15 +761,16 @@ def link_sharing(paths: Sequence[str]) -> np.ndarray:
 
 
 def plot_permutation(result: Result, path: PathLike = None) -> Figure:
-    """A permutation workload's flows after warm-up: each flow's goodput (sorted), colored by how
-    many of the permutation's flows share its busiest link (ECMP collisions), against the host
-    link's payload rate and that rate / k for k flows sharing a link."""
+    """A permutation workload's flows after warm-up: each flow's goodput while it ran
+    (:func:`dcsim.result.active_goodput_bps`, sorted), colored by how many of the permutation's flows share
+    its busiest link (ECMP collisions), against the host link's payload rate and that rate / k for
+    k flows sharing a link."""
     perm = [i for i, w in enumerate(result.scenario.workloads) if w.kind == "permutation"]
     if not perm:
         raise ValueError("plot('permutation'): the scenario has no permutation workload")
     f = result.flows
     f = f[f["workload"].astype(float).isin(perm)] if "workload" in f else f.iloc[:0]
-    g = f["goodput_bps"].to_numpy(dtype=float) / 1e9
+    g = active_goodput_bps(f["delivered_bytes"], f["start_s"], f["fct_s"], result.warmup_s, result.duration_s) / 1e9
     share = link_sharing(f["path"].astype(str).tolist())
     order = np.argsort(-g, kind="stable")
     g, share = g[order], share[order]
@@ -779,6 +780,8 @@ def plot_permutation(result: Result, path: PathLike = None) -> Figure:
                     result.ports["rate_bps"].astype(float)))
     first = [tuple(p.split("->")[:2]) for p in f["path"].astype(str)]
     line = max((rate.get(h, np.nan) for h in first), default=np.nan)
+    if not np.isfinite(line) or not g.size:
+        raise ValueError("plot('permutation'): no flow of the permutation started")
     payload = line * (net.packet_bytes - net.header_bytes) / net.packet_bytes / 1e9
     fig = Figure(figsize=(9.0, 4.2), layout="constrained")
     FigureCanvasAgg(fig)

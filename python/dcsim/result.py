@@ -153,6 +153,19 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
     return pd.DataFrame(rows, columns=cols)
 
 
+def active_goodput_bps(delivered_bytes: Any, start_s: Any, fct_s: Any, warmup_s: float, end_s: float) -> np.ndarray:
+    """Each flow's payload rate while it ran after warm-up, bit/s: its delivered bytes after warm-up
+    over the time from max(warm-up, its start) to its completion (start + FCT) or the end of the
+    run; NaN for a flow that ran none of its time after warm-up. (The flows table's goodput_bps
+    divides by the whole time after warm-up, which a flow that started later did not have.)"""
+    start = np.maximum(np.asarray(start_s, dtype=float), warmup_s)
+    fct = np.asarray(fct_s, dtype=float)
+    end = np.where(np.isfinite(fct), np.minimum(np.asarray(start_s, dtype=float) + fct, end_s), end_s)
+    window = end - start
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(window > 0, np.asarray(delivered_bytes, dtype=float) * 8.0 / window, np.nan)
+
+
 def jain_index(x: Any) -> float:
     """Jain's fairness index J = (sum x)^2 / (n * sum x^2) of the allocations x (1 = equal shares, 1/n = one takes all)."""
     x = np.asarray(x, dtype=float)
@@ -394,6 +407,12 @@ class Result:
         """The ``cps`` table: one row per L2 congestion point: samples and feedback frames (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["cps"]
 
+    def active_goodput(self, workload: int) -> np.ndarray:
+        """:func:`active_goodput_bps` of workload ``workload``'s flows, in the flows table's order."""
+        mine = self._col("flows", "workload").astype(float) == workload
+        col = lambda c: self._col("flows", c).astype(float)[mine]  # noqa: E731
+        return active_goodput_bps(col("delivered_bytes"), col("start_s"), col("fct_s"), self.warmup_s, self.duration_s)
+
     def fct_stats(self) -> pd.DataFrame:
         """AFCT, p50/p99/p99.9 FCT and slowdown per protocol and flow-size bucket (metrics.fct_buckets),
         flows that started after warm-up (see :func:`fct_stats`)."""
@@ -618,7 +637,7 @@ class Result:
         if r["kind"] == "trace" and w < len(self.scenario.workloads):
             out["arrivals"] = len(self.scenario.workloads[w].arrivals)
         if r["kind"] == "permutation":
-            g = self._col("flows", "goodput_bps").astype(float)[its_flows]
+            g = self.active_goodput(w)
             g = g[np.isfinite(g)]
             out.update({"goodput_mean_bps": float(g.mean()) if g.size else None,
                         "goodput_min_bps": float(g.min()) if g.size else None,

@@ -494,15 +494,23 @@ def _amount(field: str, sz: Size, packet_bytes: int) -> dict:
 
 
 def _check_flow_size(size: Size) -> None:
-    """A flow's ``size`` (of a [[flows]] entry, or a permutation's flows): positive, whole bytes, at
-    most LIMITS max_flow_bytes; omitted, the flow is long-lived."""
+    """A flow's ``size`` (of a [[flows]] entry, or a permutation's flows): positive, whole bytes or
+    at least one packet (a smaller flow is given in bytes); omitted, the flow is long-lived. Its
+    upper bound needs the packet size: :func:`_check_flow_bytes`."""
     if not size.value > 0:
         raise _err("size", f"{size_str(size)} must be positive, or omit size for a long-lived flow")
     if size.unit == "B" and not float(size.value).is_integer():
         raise _err("size", f"{size_str(size)} is not a whole number of bytes")
+    if size.unit == "pkt" and not size.value >= 1:
+        raise _err("size", f"{size_str(size)} is less than one packet; give a smaller flow in bytes, e.g. \"100B\"")
+
+
+def _check_flow_bytes(field: str, size: Optional[Size], packet_bytes: int, header_bytes: int) -> None:
+    """A flow's payload (``size`` in bytes, or in packets of packet_bytes - header_bytes) is at most
+    LIMITS max_flow_bytes."""
     top = LIMITS["max_flow_bytes"]
-    if size.bytes(1500) > top:  # packets count at most 1500 B each
-        raise _err("size", f"{size_str(size)} is out of range; allowed at most {top} bytes (1 PB)")
+    if size is not None and payload_bytes(size, packet_bytes, header_bytes) > top:
+        raise _err(field, f"{size_str(size)} is out of range; allowed at most {top} bytes (1 PB) of payload")
 
 
 def _whole_packets(field: str, sz: Size) -> float:
@@ -2107,8 +2115,9 @@ class Workload(_KeepsDelayedAckOff, _Model):
       ...]``. Flows due at or after the end of the run do not start.
     * ``permutation``: at ``start``, every one of ``senders`` starts one flow to its partner under a
       random permutation drawn from the run's seed: a bijection onto ``receivers`` (as many hosts;
-      both default to every host) that pairs no host with itself. A flow carries ``size`` bytes or,
-      without one, is long-lived. Every host link carries one flow each way, so lost throughput is
+      senders default to every host, receivers to the senders) that pairs no host with itself. A
+      flow carries ``size`` bytes or, without one, is long-lived. With a ``mix``, each class gets
+      its share of the senders exactly, the senders taken in a seeded random order. Every host link carries one flow each way, so lost throughput is
       flows hashed onto the same fabric link: the classic ECMP test (Al-Fares et al. 2008, htsim's
       permutation matrix).
 
@@ -2837,6 +2846,7 @@ class Scenario(_Model):
         adj = net.adjacency()
         for gi, f in enumerate(self.flows):
             fld = f"flows[{gi}]"
+            _check_flow_bytes(f"{fld}.size", f.size, net.packet_bytes, net.header_bytes)
             if net.topology == "dumbbell":
                 for name in ("src", "dst"):
                     if getattr(f, name) is not None:
@@ -3028,9 +3038,11 @@ class Scenario(_Model):
                                                    "pairs each sender with one receiver, so give as many")
                 if w.senders == w.receivers and len(w.senders) == 1:
                     raise _err(f"{fld}.receivers", f"{w.senders[0]!r} is also the only sender; a flow runs between two hosts")
-                if not w.start < self.run.duration:
+                _check_flow_bytes(f"{fld}.size", w.size, pb, hb)
+                if not to_ps(w.start) < to_ps(self.run.duration):  # as the engine compares them
                     raise _err(f"{fld}.start", f"{time_str(w.start)} is not before run.duration = "
-                                               f"{time_str(self.run.duration)}; the flows would never start")
+                                               f"{time_str(self.run.duration)} in the engine's whole picoseconds; "
+                                               "the flows would never start")
             elif w.kind == "trace":
                 for j, a in enumerate(w.arrivals):
                     for end in ("src", "dst"):

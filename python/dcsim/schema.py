@@ -252,7 +252,8 @@ SUMMARY_DERIVED: dict[str, list[Col]] = {
         _c("round_completion_max_s", "s", WR, "longest completion time of those rounds"),
         _c("rounds_requested", "count", SET, "incast: the rounds the scenario asks for (later ones start only "
                                              "after the one before completed)"),
-        _c("goodput_mean_bps", "bit/s", AW, "permutation: mean goodput of its flows after warm-up"),
+        _c("goodput_mean_bps", "bit/s", AW, "permutation: mean goodput of its flows after warm-up, each over the time "
+                                            "it ran then (from max(warm-up, start) to its completion or the end)"),
         _c("goodput_min_bps", "bit/s", AW, "permutation: the slowest flow's goodput (a flow sharing a fabric "
                                             "link with others its hash put there)"),
         _c("goodput_max_bps", "bit/s", AW, "permutation: the fastest flow's goodput"),

@@ -878,23 +878,25 @@ impl World {
                 WorkloadSpec::Permutation { start_ps, .. } => (0, String::new(), f64::NAN, *start_ps, spec.duration_ps),
             };
             let (gen, first) = Generator::new(w, i, spec.seed, Time(spec.duration_ps), &host, link_bps)?;
-            // Every pair a generator may pick must be connected (the first 10 000 pairs are
-            // checked; enumerated lazily, so all-to-all over many hosts costs nothing more).
-            let pairs: Box<dyn Iterator<Item = (&String, &String)>> = match w {
-                WorkloadSpec::Poisson { senders, receivers, .. } => Box::new(
-                    senders.iter().flat_map(move |a| receivers.iter().filter(move |b| *b != a).map(move |b| (a, b))),
-                ),
-                WorkloadSpec::Incast { client, servers, .. } => Box::new(servers.iter().map(move |sv| (sv, client))),
-                WorkloadSpec::Trace { arrivals, .. } => Box::new(arrivals.iter().map(|a| (&a.src, &a.dst))),
-                WorkloadSpec::Permutation { senders, receivers, .. } => Box::new(
-                    senders.iter().flat_map(move |a| receivers.iter().filter(move |b| *b != a).map(move |b| (a, b))),
-                ),
-            };
-            for (a, b) in pairs.take(10_000) {
-                let (x, y) = (net.node_id(a).expect("resolved"), net.node_id(b).expect("resolved"));
-                if net.route(x, y).is_none() || net.route(y, x).is_none() {
-                    return Err(invalid(format!("workloads[{i}]"), format!("no path between {a:?} and {b:?}")));
+            // Every pair a generator may pick must be connected, checked before the run (a graph
+            // may be disconnected): all pairs of a Poisson workload's senders and receivers, a
+            // permutation's drawn pairs, an incast's servers with its client, a trace's flows.
+            let id = |n: &String| net.node_id(n).expect("resolved");
+            let ids = |names: &[String]| names.iter().map(id).collect::<Vec<_>>();
+            let unconnected = match (w, &gen) {
+                (_, Generator::Permutation(p)) => p.pairs().find(|&(a, b)| !net.connected(a, b)),
+                (WorkloadSpec::Poisson { senders, receivers, .. }, _) => {
+                    net.unconnected_pair(&ids(senders), &ids(receivers))
                 }
+                (WorkloadSpec::Incast { client, servers, .. }, _) => net.unconnected_pair(&ids(servers), &[id(client)]),
+                (WorkloadSpec::Trace { arrivals, .. }, _) => {
+                    arrivals.iter().map(|a| (id(&a.src), id(&a.dst))).find(|&(a, b)| !net.connected(a, b))
+                }
+                (WorkloadSpec::Permutation { .. }, _) => unreachable!("a permutation's generator is a Permutation"),
+            };
+            if let Some((a, b)) = unconnected {
+                let (a, b) = (&net.nodes[a as usize].name, &net.nodes[b as usize].name);
+                return Err(invalid(format!("workloads[{i}]"), format!("no path between {a:?} and {b:?}")));
             }
             if let Some(t) = first {
                 first_events.push((t, i as u32));

@@ -22,7 +22,8 @@
 //!   probability ~1/e per shuffle). The classic ECMP test (Al-Fares et al. 2008; htsim's
 //!   permutation connection matrix): every host link carries one flow each way, so any loss of
 //!   throughput is a collision of flows hashed onto the same fabric link. A flow carries `size`
-//!   bytes, or is long-lived (runs to the end) without one.
+//!   bytes, or is long-lived (runs to the end) without one. With several classes, each gets its
+//!   share of the senders exactly (largest remainder), the senders taken in a seeded random order.
 //! * **Sizes**: fixed, uniform on [a, b] (whole bytes), or an empirical CDF given as points
 //!   (size_bytes, P(S <= size)), sampled by linear interpolation between the points on a uniform
 //!   percentile (S13 `custom_rand.py`); below the first point's probability the first size is
@@ -513,6 +514,13 @@ pub struct Permutation {
     pub bytes: u64,
 }
 
+impl Permutation {
+    /// The (sender, receiver) pairs drawn, before they start.
+    pub fn pairs(&self) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
+        self.requests.iter().map(|r| (r.src, r.dst))
+    }
+}
+
 /// Shuffles of the receivers tried before giving up on a derangement. Each succeeds with
 /// probability >= 1/2 (n = 2) and ~1/e for large n, so 10 000 failures (probability < 2^-6000)
 /// mean none exists: validation refuses those lists first.
@@ -630,18 +638,23 @@ impl Generator {
                 let Some(to) = partners(&from, &to, &mut rng) else {
                     return Err(invalid(field("receivers"), "no permutation pairs every sender with another host"));
                 };
-                // Senders are assigned to classes by share, in order (largest remainder), as an
-                // incast's servers are.
+                // Each class gets its share of the senders exactly (largest remainder, as an
+                // incast's servers), the senders taken in a seeded random order: a mix spreads
+                // over the fabric instead of following the host numbering (leaf by leaf).
                 let (cum, n) = (cumulative(classes), from.len());
+                let mut rank: Vec<usize> = (0..n).collect();
+                for i in (1..n).rev() {
+                    rank.swap(i, rng.random_range(0..=i));
+                }
                 let requests = from
                     .iter()
                     .zip(to)
-                    .enumerate()
-                    .map(|(i, (&src, dst))| FlowRequest {
+                    .zip(rank)
+                    .map(|((&src, dst), r)| FlowRequest {
                         src,
                         dst,
                         size_bytes: *size_bytes,
-                        class: pick_class(&cum, (i as f64 + 0.5) / n as f64),
+                        class: pick_class(&cum, (r as f64 + 0.5) / n as f64),
                         round: None,
                     })
                     .collect();
@@ -911,7 +924,8 @@ mod tests {
     }
 
     /// A permutation over the same hosts is a derangement: every host sends one flow and receives
-    /// one, none to itself; the same seed draws the same pairs. Over 2 000 seeds of 4 hosts, each
+    /// one, none to itself; the same seed draws the same pairs; a 50/50 mix gives each class two
+    /// of the four senders, in a seeded order. Over 2 000 seeds of 4 hosts, each
     /// of the 9 derangements of 4 is drawn with probability 1/9 (uniform): 222.2 expected, binomial
     /// sd 14.1, so every count lies within 5 sd (70) unless the draw is biased.
     #[test]
@@ -925,7 +939,7 @@ mod tests {
             classes: vec![class(0.5), class(0.5)],
         };
         let ids = |n: &str, _: String| -> Result<NodeId> { Ok(n[1..].parse().unwrap()) };
-        let mut counts = std::collections::BTreeMap::new();
+        let (mut counts, mut class_of_h0) = (std::collections::BTreeMap::new(), std::collections::BTreeMap::new());
         for seed in 0..2000u64 {
             let (mut g, first) = Generator::new(&spec(Some(1000)), 0, seed, Time(100), &ids, 0).unwrap();
             assert_eq!(first, Some(Time(5)));
@@ -934,7 +948,10 @@ mod tests {
             assert_eq!(r.iter().map(|f| f.src).collect::<Vec<_>>(), vec![0, 1, 2, 3], "every sender once, in order");
             let mut dst: Vec<_> = r.iter().map(|f| f.dst).collect();
             assert!(r.iter().all(|f| f.src != f.dst && f.size_bytes == Some(1000)));
-            assert_eq!(r.iter().map(|f| f.class).collect::<Vec<_>>(), vec![0, 0, 1, 1], "classes by share, in order");
+            let mut classes: Vec<_> = r.iter().map(|f| f.class).collect();
+            classes.sort_unstable();
+            assert_eq!(classes, vec![0, 0, 1, 1], "each class its share of the senders exactly");
+            *class_of_h0.entry(r[0].class).or_insert(0u32) += 1;
             *counts.entry(dst.clone()).or_insert(0u32) += 1;
             dst.sort_unstable();
             assert_eq!(dst, vec![0, 1, 2, 3], "every receiver once");
@@ -943,6 +960,9 @@ mod tests {
         }
         assert_eq!(counts.len(), 9, "the 9 derangements of 4 all occur");
         assert!(counts.values().all(|&c| (c as f64 - 2000.0 / 9.0).abs() < 70.0), "{counts:?}");
+        // The classes follow a seeded order, not the host numbering: h0 is in each class about half
+        // the time (binomial(2000, 1/2): sd 22.4, 5 sd = 112).
+        assert!(class_of_h0.values().all(|&c| (c as f64 - 1000.0).abs() < 112.0), "{class_of_h0:?}");
         // The same seed, the same pairs; long-lived flows count no bytes; a start at the end never fires.
         let draw = |seed| Generator::new(&spec(None), 0, seed, Time(100), &ids, 0).unwrap().0.fire(Time(5)).0;
         assert_eq!(draw(7), draw(7));

@@ -110,6 +110,54 @@ impl Network {
         (self.ecmp_sets.len(), self.ecmp_ports.len())
     }
 
+    /// Whether hosts `a` and `b` reach each other (a route each way).
+    pub fn connected(&self, a: NodeId, b: NodeId) -> bool {
+        self.route(a, b).is_some() && self.route(b, a).is_some()
+    }
+
+    /// A pair (a, b) of `from` x `to`, a != b, that is not [`Self::connected`], if there is one:
+    /// every pair checked, in O(|from| + |to| + classes^2). A route from a to b depends on b only
+    /// through its destination group and on a single-homed host a only through its switch, so
+    /// hosts with the same (switch or own table row, group) form a class, and one pair of distinct
+    /// hosts per pair of classes decides them all.
+    pub fn unconnected_pair(&self, from: &[NodeId], to: &[NodeId]) -> Option<(NodeId, NodeId)> {
+        let class = |h: NodeId| -> (NodeId, u32) {
+            let key = match self.nodes[h as usize].ports.as_slice() {
+                [p] if self.row[h as usize] == NONE => self.ports[*p as usize].to,
+                _ => h,
+            };
+            (key, self.group[h as usize])
+        };
+        // Up to two hosts per class (two, so that a pair of distinct hosts exists when the
+        // classes are the same or share a host).
+        let reps = |hosts: &[NodeId]| -> Vec<Vec<NodeId>> {
+            let mut index: HashMap<(NodeId, u32), usize> = HashMap::new();
+            let mut out: Vec<Vec<NodeId>> = Vec::new();
+            for &h in hosts {
+                let i = *index.entry(class(h)).or_insert_with(|| {
+                    out.push(Vec::with_capacity(2));
+                    out.len() - 1
+                });
+                if out[i].len() < 2 && !out[i].contains(&h) {
+                    out[i].push(h);
+                }
+            }
+            out
+        };
+        let (a_reps, b_reps) = (reps(from), reps(to));
+        for xs in &a_reps {
+            for ys in &b_reps {
+                let pair = xs.iter().flat_map(|&a| ys.iter().map(move |&b| (a, b))).find(|&(a, b)| a != b);
+                if let Some((a, b)) = pair {
+                    if !self.connected(a, b) {
+                        return Some((a, b));
+                    }
+                }
+            }
+        }
+        None
+    }
+
     /// Egress port of `node` on the way to host `dst`, if `dst` is reachable: of several
     /// equal-cost ports, the first (see [`Self::route_flow`] for the one a flow takes).
     #[inline]
