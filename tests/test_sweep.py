@@ -301,6 +301,15 @@ def test_example_sweep_file_loads():
     assert s.set == {"run.duration": "50ms", "run.warmup": "10ms"}
 
 
+def test_every_example_sweep_plans_valid_runs():
+    """Each examples/sweep_*.toml loads and every run it plans is a valid scenario (a dry run)."""
+    for path in sorted((ROOT / "examples").glob("sweep_*.toml")):
+        plan = plan_sweep(load_sweep(path))
+        assert plan.runs, path.name
+    perm = plan_sweep(load_sweep(ROOT / "examples" / "sweep_permutation.toml"))
+    assert len(perm.runs) == 3 * 10  # k = 4, 6, 8 x ten seeds
+
+
 def test_sweep_file_forms(tmp_path):
     f = write_sweep(tmp_path / "s.toml", 'seeds = 2\nseed_base = 4\n[set]\n"run.duration" = "5ms"\n[axes]\nnetwork.aqm.K = ["10pkt", "20pkt"]\n')
     s = load_sweep(f)
