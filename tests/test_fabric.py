@@ -595,3 +595,13 @@ def test_permutation_goodput_counts_the_time_each_flow_ran():
     # a ~10 us RTT (doubling each RTT: full rate within ~10 RTTs = 0.1 ms, 10 % of its 1 ms).
     assert 0.85 * 9.733e9 < w["goodput_mean_bps"] <= 9.733e9 * 1.001, w
     assert res.flows["goodput_bps"].iloc[0] < 0.34 * 9.733e9  # the table's definition: over the 3 ms after warm-up
+
+
+def test_active_goodput_divides_by_the_time_each_flow_ran_after_warm_up():
+    from dcsim.result import active_goodput_bps
+
+    # warm-up 1 s, end 10 s. (a) long-lived from 0: 9 s; (b) from 4 s, done after 2 s: 2 s;
+    # (c) from 0.2 s, done at 0.7 s, before warm-up: none; (d) from 3 s, running at the end: 7 s.
+    g = active_goodput_bps([9e9, 2e9, 5e8, 7e9], [0.0, 4.0, 0.2, 3.0], [np.nan, 2.0, 0.5, np.nan], 1.0, 10.0)
+    np.testing.assert_allclose(g[[0, 1, 3]], [8e9, 8e9, 8e9], rtol=1e-12)
+    assert np.isnan(g[2])
