@@ -100,7 +100,10 @@ def _find(root: Path, label: str) -> Ns3:
 def from_python(python: str) -> Ns3:
     """The ns-3 of PyPI's ``ns3`` wheel in the environment of interpreter ``python``."""
     code = "import sysconfig; print(sysconfig.get_paths()['platlib'])"
-    site = Path(subprocess.run([python, "-c", code], check=True, capture_output=True, text=True).stdout.strip())
+    try:
+        site = Path(subprocess.run([python, "-c", code], check=True, capture_output=True, text=True).stdout.strip())
+    except (OSError, subprocess.CalledProcessError) as e:
+        raise SystemExit(f"--ns3-python {python}: not a Python interpreter that runs ({e})") from None
     return _find(site / "ns3", f"ns-3 wheel ({python})")
 
 
