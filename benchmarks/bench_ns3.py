@@ -7,8 +7,9 @@ an ACK per segment. In ns-3 it is `benchmarks/ns3/dctcp_dumbbell.cc`: point-to-p
 `TcpDctcp`, a `RedQueueDisc` with MinTh = MaxTh = K and QW = 1 (marking on the instantaneous
 queue, as ns-3's own DCTCP example), `BulkSendApplication`s into a `PacketSink`, MSS 1460 B, and
 the engine's TCP semantics (its ns2 profile): an ACK per segment (`DelAckCount` 1), no SACK, no
-timestamps (ns-3 enables both by default; with them, the optimized ns-3 3.37 below took 34.8 s
-instead of 22.0 s for the same second). It is compiled with g++ -O3 against each ns-3 given and
+timestamps (ns-3 enables both by default); RED not gentle (marking at K), over a one-packet device
+queue, and no queue discipline on the other devices (ns-3 would give each FqCoDel). Each of these
+makes ns-3 faster or truer to the scenario: benchmarks/MEASUREMENTS.md has the times without them. It is compiled with g++ -O3 against each ns-3 given and
 prints the wall time of `Simulator::Run` alone (no setup); the engine's time includes its setup.
 
 ns-3 builds (any number, each measured):
@@ -81,7 +82,9 @@ def _find(root: Path, label: str) -> Ns3:
     if include is None:
         raise SystemExit(f"{label}: no include/ns3/core-module.h under {root}")
     defines, version = [], (re.findall(r"ns(3\.[0-9.]+)-", m.group(1)) or ["?"])[0]
-    for cmake in list(libdir.glob("cmake/ns3/ns3Targets.cmake")) + list(root.glob("**/cmake/ns3/ns3Targets.cmake"))[:1]:
+    for cmake in [d / "cmake" / "ns3" / "ns3Targets.cmake" for d in (libdir, root / "lib", root / "lib64")]:
+        if not cmake.exists():
+            continue
         hit = re.search(r'INTERFACE_COMPILE_DEFINITIONS "((?:[^"\\]|\\.)*)"', cmake.read_text())
         if hit:
             defines = [d for d in hit.group(1).split(";") if d.startswith("NS3_")]
@@ -154,12 +157,13 @@ def main() -> None:
                     best[i] = n
     payload = 10e9 * 1460 / 1500
     print(f"== one simulated second of DCTCP, N = 10, 10 Gbps (x {a.duration:g}), best of {a.repeat} ==")
-    print(f"dcsim engine: {best_engine['wall_s'] / a.duration:.3f} s (setup included); bottleneck goodput "
-          f"{best_engine['utilization'] * payload / 1e9:.3f} Gbps (utilization {best_engine['utilization']:.4f} x "
-          f"1460/1500 of 10 Gbps)")
+    print(f"dcsim engine: {best_engine['wall_s'] / a.duration:.3f} s (setup and the sampled series included); "
+          f"bottleneck goodput {best_engine['utilization'] * payload / 1e9:.3f} Gbps (utilization "
+          f"{best_engine['utilization']:.4f} x 1460/1500 of 10 Gbps), {best_engine['bottleneck_marks']:.0f} CE marks")
     for b, n in zip(builds, best):
         print(f"ns-3 {b.version} ({b.label}; {b.profile}): Simulator::Run {n['run_s'] / a.duration:.2f} s; "
-              f"goodput {n['goodput_bps'] / 1e9:.3f} Gbps, {n['marks']} CE marks, {n['drops']} drops; "
+              f"goodput {n['goodput_bps'] / 1e9:.3f} Gbps (its ceiling: 10 Gbps x 1460/1502 with PPP's 2-byte header "
+              f"= 9.720), {n['marks']} CE marks, {n['drops']} drops; "
               f"ratio ns-3 / dcsim engine: {n['run_s'] / best_engine['wall_s']:.0f} x (goal >= 150 x)")
 
 

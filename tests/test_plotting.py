@@ -164,7 +164,7 @@ def runs(dctcp):
 
 
 def test_link_sharing_counts_the_flows_on_each_flows_busiest_link():
-    from dcsim.plotting import link_sharing
+    from dcsim.result import link_sharing
 
     # a and b share leaf0->spine1; c crosses spine1 upwards too but in the other direction only
     # on the way down (spine1->leaf0 is not leaf0->spine1); d is alone.

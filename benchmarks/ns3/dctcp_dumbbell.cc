@@ -1,6 +1,7 @@
 // The dcsim engine benchmark's scenario in ns-3: N DCTCP senders, 40 Gbps access links, a switch,
 // a 10 Gbps bottleneck to one receiver, 25 us per link (RTT 100 us), K = 65 pkt (RED with
-// MinTh = MaxTh = K, QW = 1: instantaneous-queue marking), 1000-packet buffer, g = 1/16,
+// MinTh = MaxTh = K, QW = 1, not gentle: instantaneous-queue marking at K, over a one-packet
+// device queue; no queue discipline elsewhere), 1000-packet buffer, g = 1/16,
 // MSS 1460 B, an ACK per segment (--delack=2: ns-3's default delayed ACK), no SACK and no
 // timestamps (--sack=1, --timestamps=1: ns-3's defaults), as the engine's ns2 profile; min RTO
 // 10 ms. Prints, as one JSON
@@ -46,6 +47,9 @@ int main(int argc, char* argv[]) {
     Config::SetDefault("ns3::RedQueueDisc::QW", DoubleValue(1.0));
     Config::SetDefault("ns3::RedQueueDisc::MinTh", DoubleValue(K));
     Config::SetDefault("ns3::RedQueueDisc::MaxTh", DoubleValue(K));
+    // Not gentle: with MinTh = MaxTh = K every arrival at a queue >= K is marked (gentle RED, the
+    // default, would mark at random between K and 2 K).
+    Config::SetDefault("ns3::RedQueueDisc::Gentle", BooleanValue(false));
 
     NodeContainer senders, sw, rcv;
     senders.Create(n);
@@ -61,17 +65,25 @@ int main(int argc, char* argv[]) {
     TrafficControlHelper tch;
     tch.SetRootQueueDisc("ns3::RedQueueDisc", "LinkBandwidth", StringValue("10Gbps"), "LinkDelay", StringValue("25us"));
     Ipv4AddressHelper addr;
+    // Only the bottleneck has a queue discipline (the marking one); the other devices keep just
+    // their device queue, as the engine's ports (Assign would give each the default FqCoDel).
+    TrafficControlHelper none;
     for (uint32_t i = 0; i < n; i++) {
         NetDeviceContainer d = access.Install(senders.Get(i), sw.Get(0));
         char base[32];
         std::snprintf(base, sizeof base, "10.%u.%u.0", 1 + i / 256, i % 256);
         addr.SetBase(base, "255.255.255.0");
         addr.Assign(d);
+        none.Uninstall(d);
     }
     NetDeviceContainer db = bott.Install(sw.Get(0), rcv.Get(0));
     QueueDiscContainer qd = tch.Install(db.Get(0));
     addr.SetBase("10.200.0.0", "255.255.255.0");
     Ipv4InterfaceContainer rif = addr.Assign(db);
+    none.Uninstall(db.Get(1));
+    // The bottleneck's device queue holds one packet, so that the 1 000-packet buffer and the
+    // marking at K are RED's (a 100-packet device queue would sit below it).
+    DynamicCast<PointToPointNetDevice>(db.Get(0))->GetQueue()->SetMaxSize(QueueSize("1p"));
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
     uint16_t port = 5000;
     PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));

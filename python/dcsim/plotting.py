@@ -31,7 +31,7 @@ from matplotlib.figure import Figure
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from dcsim._plot_worker import has_alpha, plot_names
-from dcsim.result import Result, active_goodput_bps
+from dcsim.result import Result, link_sharing
 
 __all__ = [
     "plot_queue",
@@ -749,39 +749,28 @@ def plot_tiers(result: Result, path: PathLike = None) -> Figure:
     return _save(fig, path)
 
 
-def link_sharing(paths: Sequence[str]) -> np.ndarray:
-    """For each flow path ("h0->leaf0->spine2->leaf1->h9"), the most flows of ``paths`` that cross
-    one of its links in its direction: 1 when it shares no link, k when k flows share its busiest."""
-    hops = [list(zip(p.split("->")[:-1], p.split("->")[1:])) for p in paths]
-    count: dict[tuple[str, str], int] = {}
-    for h in hops:
-        for link in h:
-            count[link] = count.get(link, 0) + 1
-    return np.array([max((count[link] for link in h), default=1) for h in hops], dtype=int)
-
-
 def plot_permutation(result: Result, path: PathLike = None) -> Figure:
     """A permutation workload's flows after warm-up: each flow's goodput while it ran
-    (:func:`dcsim.result.active_goodput_bps`, sorted), colored by how many of the permutation's flows share
+    (:meth:`Result.active_goodput`, sorted; flows that ran none of their time after warm-up left out), colored by how many of the permutation's flows share
     its busiest link (ECMP collisions), against the host link's payload rate and that rate / k for
     k flows sharing a link."""
     perm = [i for i, w in enumerate(result.scenario.workloads) if w.kind == "permutation"]
     if not perm:
         raise ValueError("plot('permutation'): the scenario has no permutation workload")
-    f = result.flows
-    f = f[f["workload"].astype(float).isin(perm)] if "workload" in f else f.iloc[:0]
-    g = active_goodput_bps(f["delivered_bytes"], f["start_s"], f["fct_s"], result.warmup_s, result.duration_s) / 1e9
-    share = link_sharing(f["path"].astype(str).tolist())
+    paths = np.concatenate([result.flow_paths(w) for w in perm])
+    g = np.concatenate([result.active_goodput(w) for w in perm]) / 1e9
+    share = link_sharing(paths.tolist())
+    ran = np.isfinite(g)  # a flow that ran none of its time after warm-up has no goodput to show
+    if not ran.any():
+        raise ValueError("plot('permutation'): no flow of the permutation ran after warm-up")
+    g, share, paths = g[ran], share[ran], paths[ran]
     order = np.argsort(-g, kind="stable")
     g, share = g[order], share[order]
     net = result.scenario.network
     # The senders' host links (each flow's first hop, from the ports table): their payload rate.
     rate = dict(zip(zip(result.ports["src"].astype(str), result.ports["dst"].astype(str)),
                     result.ports["rate_bps"].astype(float)))
-    first = [tuple(p.split("->")[:2]) for p in f["path"].astype(str)]
-    line = max((rate.get(h, np.nan) for h in first), default=np.nan)
-    if not np.isfinite(line) or not g.size:
-        raise ValueError("plot('permutation'): no flow of the permutation started")
+    line = max(rate.get(tuple(p.split("->")[:2]), np.nan) for p in paths)
     payload = line * (net.packet_bytes - net.header_bytes) / net.packet_bytes / 1e9
     fig = Figure(figsize=(9.0, 4.2), layout="constrained")
     FigureCanvasAgg(fig)

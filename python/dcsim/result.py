@@ -15,7 +15,7 @@ import math
 import threading
 from collections.abc import MutableMapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Optional, Sequence, Union
 
 import numpy as np
 
@@ -25,7 +25,7 @@ from dcsim.scenario import FABRIC_TIERS, Scenario, load_scenario
 if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (`dcsim run` needs none)
     import pandas as pd
 
-__all__ = ["Result", "jain_index", "TABLES", "fct_stats", "bucket_labels", "WriteError"]
+__all__ = ["Result", "jain_index", "active_goodput_bps", "link_sharing", "TABLES", "fct_stats", "bucket_labels", "WriteError"]
 
 #: The engine's tables, in the order they are written.
 TABLES = ("queue", "throughput", "cwnd", "flows", "ports", "queue_hist", "counters", "workloads", "rounds",
@@ -164,6 +164,17 @@ def active_goodput_bps(delivered_bytes: Any, start_s: Any, fct_s: Any, warmup_s:
     window = end - start
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(window > 0, np.asarray(delivered_bytes, dtype=float) * 8.0 / window, np.nan)
+
+
+def link_sharing(paths: Sequence[str]) -> np.ndarray:
+    """ECMP collisions: for each flow path ("h0->leaf0->spine2->leaf1->h9"), the most flows of ``paths`` that cross
+    one of its links in its direction: 1 when it shares no link, k when k flows share its busiest."""
+    hops = [list(zip(p.split("->")[:-1], p.split("->")[1:])) for p in paths]
+    count: dict[tuple[str, str], int] = {}
+    for h in hops:
+        for link in h:
+            count[link] = count.get(link, 0) + 1
+    return np.array([max((count[link] for link in h), default=1) for h in hops], dtype=int)
 
 
 def jain_index(x: Any) -> float:
@@ -412,6 +423,11 @@ class Result:
         mine = self._col("flows", "workload").astype(float) == workload
         col = lambda c: self._col("flows", c).astype(float)[mine]  # noqa: E731
         return active_goodput_bps(col("delivered_bytes"), col("start_s"), col("fct_s"), self.warmup_s, self.duration_s)
+
+    def flow_paths(self, workload: int) -> np.ndarray:
+        """The paths ("h0->leaf0->spine2->leaf1->h9") of workload ``workload``'s flows, in the flows table's order."""
+        mine = self._col("flows", "workload").astype(float) == workload
+        return self._col("flows", "path").astype(str)[mine]
 
     def fct_stats(self) -> pd.DataFrame:
         """AFCT, p50/p99/p99.9 FCT and slowdown per protocol and flow-size bucket (metrics.fct_buckets),

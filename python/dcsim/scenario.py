@@ -2117,9 +2117,10 @@ class Workload(_KeepsDelayedAckOff, _Model):
       random permutation drawn from the run's seed: a bijection onto ``receivers`` (as many hosts;
       senders default to every host, receivers to the senders) that pairs no host with itself. A
       flow carries ``size`` bytes or, without one, is long-lived. With a ``mix``, each class gets
-      its share of the senders exactly, the senders taken in a seeded random order. Every host link carries one flow each way, so lost throughput is
-      flows hashed onto the same fabric link: the classic ECMP test (Al-Fares et al. 2008, htsim's
-      permutation matrix).
+      its share of the senders exactly, the senders taken in a seeded random order. Every sender's
+      host link carries one flow out and every receiver's one flow in, so lost throughput is flows
+      hashed onto the same fabric link: the classic ECMP test (Hedera, Al-Fares et al. 2010;
+      htsim's permutation matrix, Raiciu et al. 2011).
 
     The transport: ``protocol`` (with the options of a [[flows]] group), or a ``mix`` of classes
     ``[{protocol = "dctcp", share = 0.5}, {protocol = "newreno", ecn = true, share = 0.5}]``.

@@ -128,6 +128,8 @@ fn main() {
     println!("peak_rss_mb={:.1}", peak_rss_mb());
     println!("live_flow_states_peak={}", sim.peak_active_flows());
     println!("utilization={:.4}", ports.f64("utilization")[b]);
+    println!("bottleneck_marks={}", ports.u64("marks")[b]);
+    println!("bottleneck_q_mean_pkt={:.2}", ports.f64("q_mean_pkt")[b]);
     println!("baseline_bare_heap_s={base:.4}");
     println!("ratio_engine_over_bare_heap={:.3}", wall / base);
 }

@@ -811,6 +811,18 @@ fn check_unit_interval(field: &str, x: f64, lo_open: bool) -> Result<()> {
     }
 }
 
+/// An error naming `field[j]` for the first host listed a second time (O(n): a hash set, for
+/// lists of thousands of hosts).
+fn no_host_twice(field: &str, hosts: &[String]) -> Result<()> {
+    let mut seen = std::collections::HashSet::with_capacity(hosts.len());
+    for (j, h) in hosts.iter().enumerate() {
+        if !seen.insert(h.as_str()) {
+            return Err(invalid(format!("{field}[{j}]"), format!("{h:?} appears twice")));
+        }
+    }
+    Ok(())
+}
+
 /// A time field: at most [`MAX_TIME_PS`] (10^6 s); `positive` also excludes 0.
 fn check_time(field: &str, ps: u64, positive: bool) -> Result<()> {
     if positive && ps == 0 {
@@ -1269,11 +1281,7 @@ impl Spec {
                             format!("{client:?} is the client; a server must be another host"),
                         ));
                     }
-                    for (j, s) in servers.iter().enumerate() {
-                        if servers[..j].contains(s) {
-                            return Err(invalid(format!("{}[{j}]", f("servers")), format!("{s:?} appears twice")));
-                        }
-                    }
+                    no_host_twice(&f("servers"), servers)?;
                     if *total_bytes < n || *total_bytes > MAX_FLOW_BYTES {
                         return Err(invalid(f("total"), format!("{total_bytes} bytes is out of range; allowed n ({n}) ..= {MAX_FLOW_BYTES} bytes (every server sends at least one byte)")));
                     }
@@ -1327,13 +1335,8 @@ impl Spec {
                             ),
                         ));
                     }
-                    for (what, list) in [("senders", senders), ("receivers", receivers)] {
-                        for (j, h) in list.iter().enumerate() {
-                            if list[..j].contains(h) {
-                                return Err(invalid(format!("{}[{j}]", f(what)), format!("{h:?} appears twice")));
-                            }
-                        }
-                    }
+                    no_host_twice(&f("senders"), senders)?;
+                    no_host_twice(&f("receivers"), receivers)?;
                     if senders.len() == 1 && senders[0] == receivers[0] {
                         return Err(invalid(
                             f("receivers"),

@@ -879,20 +879,19 @@ impl World {
             };
             let (gen, first) = Generator::new(w, i, spec.seed, Time(spec.duration_ps), &host, link_bps)?;
             // Every pair a generator may pick must be connected, checked before the run (a graph
-            // may be disconnected): all pairs of a Poisson workload's senders and receivers, a
-            // permutation's drawn pairs, an incast's servers with its client, a trace's flows.
+            // may be disconnected), and whatever the seed draws: all pairs of senders and
+            // receivers (Poisson, permutation), an incast's servers with its client, a trace's flows.
             let id = |n: &String| net.node_id(n).expect("resolved");
             let ids = |names: &[String]| names.iter().map(id).collect::<Vec<_>>();
-            let unconnected = match (w, &gen) {
-                (_, Generator::Permutation(p)) => p.pairs().find(|&(a, b)| !net.connected(a, b)),
-                (WorkloadSpec::Poisson { senders, receivers, .. }, _) => {
+            let unconnected = match w {
+                WorkloadSpec::Poisson { senders, receivers, .. }
+                | WorkloadSpec::Permutation { senders, receivers, .. } => {
                     net.unconnected_pair(&ids(senders), &ids(receivers))
                 }
-                (WorkloadSpec::Incast { client, servers, .. }, _) => net.unconnected_pair(&ids(servers), &[id(client)]),
-                (WorkloadSpec::Trace { arrivals, .. }, _) => {
+                WorkloadSpec::Incast { client, servers, .. } => net.unconnected_pair(&ids(servers), &[id(client)]),
+                WorkloadSpec::Trace { arrivals, .. } => {
                     arrivals.iter().map(|a| (id(&a.src), id(&a.dst))).find(|&(a, b)| !net.connected(a, b))
                 }
-                (WorkloadSpec::Permutation { .. }, _) => unreachable!("a permutation's generator is a Permutation"),
             };
             if let Some((a, b)) = unconnected {
                 let (a, b) = (&net.nodes[a as usize].name, &net.nodes[b as usize].name);

@@ -19,9 +19,10 @@
 //!   permutation: a bijection from the senders to the receivers that maps no host to itself
 //!   (a derangement when the two lists are the same hosts), drawn uniformly by shuffling the
 //!   receivers until no sender meets itself (Fisher-Yates; a derangement of n hosts comes up with
-//!   probability ~1/e per shuffle). The classic ECMP test (Al-Fares et al. 2008; htsim's
-//!   permutation connection matrix): every host link carries one flow each way, so any loss of
-//!   throughput is a collision of flows hashed onto the same fabric link. A flow carries `size`
+//!   probability ~1/e per shuffle). The classic ECMP test (Hedera, Al-Fares et al. 2010; htsim's
+//!   permutation connection matrix, Raiciu et al. 2011): every sender's host link carries one
+//!   flow out and every receiver's one flow in, so any loss of throughput is a collision of flows
+//!   hashed onto the same fabric link. A flow carries `size`
 //!   bytes, or is long-lived (runs to the end) without one. With several classes, each gets its
 //!   share of the senders exactly (largest remainder), the senders taken in a seeded random order.
 //! * **Sizes**: fixed, uniform on [a, b] (whole bytes), or an empirical CDF given as points
@@ -514,16 +515,10 @@ pub struct Permutation {
     pub bytes: u64,
 }
 
-impl Permutation {
-    /// The (sender, receiver) pairs drawn, before they start.
-    pub fn pairs(&self) -> impl Iterator<Item = (NodeId, NodeId)> + '_ {
-        self.requests.iter().map(|r| (r.src, r.dst))
-    }
-}
-
 /// Shuffles of the receivers tried before giving up on a derangement. Each succeeds with
-/// probability >= 1/2 (n = 2) and ~1/e for large n, so 10 000 failures (probability < 2^-6000)
-/// mean none exists: validation refuses those lists first.
+/// probability >= 1/3 (the least, at n = 3: 2 derangements of 6 orders; 1/2 at n = 2, -> 1/e for
+/// large n), so 10 000 failures (probability < (2/3)^10000 ~ 2^-5850) mean none exists:
+/// validation refuses those lists first.
 const MAX_SHUFFLES: u32 = 10_000;
 
 /// `receivers` reordered so that sender i's partner is element i: a uniformly random bijection

@@ -440,3 +440,52 @@ fn partitioned_fat_tree_keeps_its_wheels_past_the_first_look() {
     assert!(events.iter().all(|&e| e > 2 * dcsim_core::sched::WHEEL_EARLY_EVENTS), "past the first look: {events:?}");
     assert_eq!(sim.worlds_with_time_wheel(), 2, "both partitions keep their wheels");
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 200, ..Default::default() })]
+    /// `Network::unconnected_pair` (one pair of hosts per pair of destination groups) decides what
+    /// checking every pair of hosts with `connected` decides, on random graphs: islands, hosts with
+    /// several links, host-to-host links (hosts relay nothing), switches in chains.
+    #[test]
+    fn unconnected_pair_agrees_with_every_pair_checked(
+        hosts in 2usize..9,
+        switches in 1usize..5,
+        picks in proptest::collection::vec((0usize..100, 0usize..100), 1..24),
+    ) {
+        let nodes = hosts + switches;
+        let name = |i: usize| if i < hosts { format!("h{i}") } else { format!("s{}", i - hosts) };
+        let mut pairs = std::collections::BTreeSet::new();
+        for (a, b) in picks {
+            let (a, b) = (a % nodes, b % nodes);
+            if a != b {
+                pairs.insert((a.min(b), a.max(b)));
+            }
+        }
+        let topo = TopologySpec::Graph {
+            nodes: (0..nodes)
+                .map(|i| NodeSpec { name: name(i), kind: if i < hosts { NodeKind::Host } else { NodeKind::Switch } })
+                .collect(),
+            links: pairs
+                .iter()
+                .map(|&(a, b)| LinkSpec { a: name(a), b: name(b), rate_bps: GBPS, delay_ps: US, queue: None })
+                .collect(),
+            ecmp_seed: None,
+        };
+        let spec = spec_with(topo);
+        let net = match topology::build(&spec) {
+            Ok(net) => net,
+            Err(e) => panic!("{e} for links {pairs:?}"),
+        };
+        let ids: Vec<NodeId> = (0..hosts).map(|i| id(&net, &name(i))).collect();
+        // Every ordered split of the hosts into senders and receivers would be many cases: take all
+        // hosts both ways, and the first half against the rest.
+        for (from, to) in [(&ids[..], &ids[..]), (&ids[..hosts / 2], &ids[hosts / 2..])] {
+            let brute = from.iter().flat_map(|&a| to.iter().map(move |&b| (a, b))).any(|(a, b)| a != b && !net.connected(a, b));
+            let found = net.unconnected_pair(from, to);
+            proptest::prop_assert_eq!(found.is_some(), brute, "{:?}", pairs);
+            if let Some((a, b)) = found {
+                proptest::prop_assert!(a != b && !net.connected(a, b) && from.contains(&a) && to.contains(&b));
+            }
+        }
+    }
+}

@@ -116,25 +116,18 @@ impl Network {
     }
 
     /// A pair (a, b) of `from` x `to`, a != b, that is not [`Self::connected`], if there is one:
-    /// every pair checked, in O(|from| + |to| + classes^2). A route from a to b depends on b only
-    /// through its destination group and on a single-homed host a only through its switch, so
-    /// hosts with the same (switch or own table row, group) form a class, and one pair of distinct
-    /// hosts per pair of classes decides them all.
+    /// every pair decided, in O(|from| + |to| + groups^2). Links run both ways and only switches
+    /// relay, so whether host a reaches host b depends on a only through its neighbours and on b
+    /// only through its neighbours: through their destination groups (the hosts with the same
+    /// set of neighbours). One pair of distinct hosts per pair of groups decides them all.
     pub fn unconnected_pair(&self, from: &[NodeId], to: &[NodeId]) -> Option<(NodeId, NodeId)> {
-        let class = |h: NodeId| -> (NodeId, u32) {
-            let key = match self.nodes[h as usize].ports.as_slice() {
-                [p] if self.row[h as usize] == NONE => self.ports[*p as usize].to,
-                _ => h,
-            };
-            (key, self.group[h as usize])
-        };
-        // Up to two hosts per class (two, so that a pair of distinct hosts exists when the
-        // classes are the same or share a host).
+        // Up to two hosts per group (two, so that a pair of distinct hosts exists when both
+        // lists have the group and share a host).
         let reps = |hosts: &[NodeId]| -> Vec<Vec<NodeId>> {
-            let mut index: HashMap<(NodeId, u32), usize> = HashMap::new();
+            let mut index: HashMap<u32, usize> = HashMap::new();
             let mut out: Vec<Vec<NodeId>> = Vec::new();
             for &h in hosts {
-                let i = *index.entry(class(h)).or_insert_with(|| {
+                let i = *index.entry(self.group[h as usize]).or_insert_with(|| {
                     out.push(Vec::with_capacity(2));
                     out.len() - 1
                 });
