@@ -418,16 +418,19 @@ class Result:
         """The ``cps`` table: one row per L2 congestion point: samples and feedback frames (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["cps"]
 
+    def _of_workload(self, workload: int) -> np.ndarray:
+        """Mask of the flows table's rows that workload ``workload`` generated."""
+        return self._col("flows", "workload").astype(float) == workload
+
     def active_goodput(self, workload: int) -> np.ndarray:
         """:func:`active_goodput_bps` of workload ``workload``'s flows, in the flows table's order."""
-        mine = self._col("flows", "workload").astype(float) == workload
+        mine = self._of_workload(workload)
         col = lambda c: self._col("flows", c).astype(float)[mine]  # noqa: E731
         return active_goodput_bps(col("delivered_bytes"), col("start_s"), col("fct_s"), self.warmup_s, self.duration_s)
 
     def flow_paths(self, workload: int) -> np.ndarray:
         """The paths ("h0->leaf0->spine2->leaf1->h9") of workload ``workload``'s flows, in the flows table's order."""
-        mine = self._col("flows", "workload").astype(float) == workload
-        return self._col("flows", "path").astype(str)[mine]
+        return self._col("flows", "path").astype(str)[self._of_workload(workload)]
 
     def fct_stats(self) -> pd.DataFrame:
         """AFCT, p50/p99/p99.9 FCT and slowdown per protocol and flow-size bucket (metrics.fct_buckets),
@@ -644,7 +647,7 @@ class Result:
     def _workload_summary(self, r: dict) -> dict:
         """One workload: offered vs realised load (Poisson), round completion times (incast)."""
         w = int(r["workload"])
-        its_flows = self._col("flows", "workload").astype(float) == w
+        its_flows = self._of_workload(w)
         delivered = int(np.sum(self._col("flows", "delivered_bytes_whole_run")[its_flows]))
         out = {"workload": w, "kind": r["kind"], "link": r["link"], "target_load": r["target_load"],
                "realised_load": r["realised_load"], "flows": r["flows"], "bytes": r["bytes"],

@@ -21,7 +21,7 @@ use crate::scenario::{BaseRttSpec, NodeKind, ProtocolSpec, Spec, TopologySpec};
 use crate::sched::EventQueue;
 use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats, WindowAreas};
 use crate::units::{fmt_ps, Time};
-use crate::workload::{Generator, RoundRecord, WorkloadSpec};
+use crate::workload::{Generator, Permutation, RoundRecord, Trace, WorkloadSpec};
 
 #[derive(Clone, Copy)]
 enum Ev {
@@ -2010,14 +2010,10 @@ impl World {
                         f64::NAN
                     });
                 }
-                Generator::Trace(g) => {
-                    flows.push(g.flows);
-                    bytes.push(g.bytes);
-                    realised.push(f64::NAN);
-                }
-                Generator::Permutation(g) => {
-                    flows.push(g.flows);
-                    bytes.push(g.bytes);
+                Generator::Trace(Trace { flows: n, bytes: b, .. })
+                | Generator::Permutation(Permutation { flows: n, bytes: b, .. }) => {
+                    flows.push(*n);
+                    bytes.push(*b);
                     realised.push(f64::NAN);
                 }
                 Generator::Incast(g) => {

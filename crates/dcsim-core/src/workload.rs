@@ -33,6 +33,7 @@
 //! Each generator has its own RNG stream (`Stream::Workload`), so runs are bit-identical per seed
 //! and adding a workload does not change another's draws.
 
+use rand::seq::SliceRandom as _;
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};
 
@@ -526,9 +527,7 @@ const MAX_SHUFFLES: u32 = 10_000;
 fn partners(senders: &[NodeId], receivers: &[NodeId], rng: &mut Rng) -> Option<Vec<NodeId>> {
     let mut order = receivers.to_vec();
     for _ in 0..MAX_SHUFFLES {
-        for i in (1..order.len()).rev() {
-            order.swap(i, rng.random_range(0..=i));
-        }
+        order.shuffle(rng);
         if senders.iter().zip(&order).all(|(s, r)| s != r) {
             return Some(order);
         }
@@ -557,11 +556,11 @@ impl Generator {
     ) -> Result<(Generator, Option<Time>)> {
         let field = |n: &str| format!("workloads[{index}].{n}");
         let rng = stream(seed, Stream::Workload, index as u64);
+        let ids = |names: &[String], what: &str| -> Result<Vec<NodeId>> {
+            names.iter().enumerate().map(|(i, n)| node(n, field(&format!("{what}[{i}]")))).collect()
+        };
         match spec {
             WorkloadSpec::Poisson { load, sizes, senders, receivers, classes, start_ps, stop_ps, .. } => {
-                let ids = |names: &[String], what: &str| -> Result<Vec<NodeId>> {
-                    names.iter().enumerate().map(|(i, n)| node(n, field(&format!("{what}[{i}]")))).collect()
-                };
                 let lambda_per_ps = load * rate_bps as f64 / (8.0 * sizes.mean_bytes()) / Time::PS_PER_S as f64;
                 let mut g = Poisson {
                     mean_gap_ps: 1.0 / lambda_per_ps,
@@ -625,9 +624,6 @@ impl Generator {
                 Ok((Generator::Trace(g), first))
             }
             WorkloadSpec::Permutation { senders, receivers, size_bytes, start_ps, classes } => {
-                let ids = |names: &[String], what: &str| -> Result<Vec<NodeId>> {
-                    names.iter().enumerate().map(|(i, n)| node(n, field(&format!("{what}[{i}]")))).collect()
-                };
                 let (from, to) = (ids(senders, "senders")?, ids(receivers, "receivers")?);
                 let mut rng = rng;
                 let Some(to) = partners(&from, &to, &mut rng) else {
@@ -638,9 +634,7 @@ impl Generator {
                 // over the fabric instead of following the host numbering (leaf by leaf).
                 let (cum, n) = (cumulative(classes), from.len());
                 let mut rank: Vec<usize> = (0..n).collect();
-                for i in (1..n).rev() {
-                    rank.swap(i, rng.random_range(0..=i));
-                }
+                rank.shuffle(&mut rng);
                 let requests = from
                     .iter()
                     .zip(to)
