@@ -67,10 +67,12 @@ print(json.dumps(dict(wall_s=wall, events=int(c.events), sent_pkts=int(c.sent_pk
 """
 
 
-def engine(duration: float, flows: int | str = 10, repeat: int = 1, trace: int | None = None, echo: bool = True) -> dict:
-    """One run of the Rust example (`flows`: a count, or the path of an engine spec); returns its
-    key=value lines (`rejected` if the spec was refused)."""
-    args = [str(duration), str(flows), str(repeat)] + ([str(trace)] if trace is not None else [])
+def engine(duration: float, flows: int | str = 10, repeat: int = 1, trace: int | None = None, echo: bool = True,
+           series: str = "default") -> dict:
+    """One run of the Rust example (`flows`: a count, or the path of an engine spec; `series`:
+    "default", or "none" to sample no series during the run); returns its key=value lines
+    (`rejected` if the spec was refused)."""
+    args = [str(duration), str(flows), str(repeat), str(trace) if trace is not None else "all", series]
     out = subprocess.run(
         ["cargo", "run", "--quiet", "--release", "-p", "dcsim-core", "--example", "bench_engine", "--", *args],
         cwd=ROOT, capture_output=True, text=True,

@@ -9,12 +9,15 @@
 //! is what the load disturbs least.
 //!
 //! TRACE, a number k, traces only the first k flows' goodput and window series
-//! (`metrics.trace_flows`); without it every flow is traced (or as the given spec says). FLOWS may instead be the
+//! (`metrics.trace_flows`); without it every flow is traced (or as the given spec says). SERIES
+//! `none` samples no series during the run (TRACE 0 and one queue and goodput sample at the end):
+//! the work of a simulator that records nothing, as ns-3's `Simulator::Run` in `bench_ns3.py`.
+//! FLOWS may instead be the
 //! path of an engine spec (`.json`, e.g. `dcsim.Scenario.to_engine_json()`, which carries the
 //! scenario layer's default metrics: the first 100 flows traced, intervals fitted to the memory
 //! budget); DURATION_S is then the spec's.
 //!
-//! Run: cargo run --release -p dcsim-core --example bench_engine [-- DURATION_S [FLOWS|SPEC.json [REPEAT [TRACE]]]]
+//! Run: cargo run --release -p dcsim-core --example bench_engine [-- DURATION_S [FLOWS|SPEC.json [REPEAT [TRACE [SERIES]]]]]
 
 use std::time::Instant;
 
@@ -81,6 +84,14 @@ fn main() {
     let duration_s = given.as_ref().map_or(duration_s, |g| g.duration_ps as f64 / 1e12);
     let repeat: usize = arg(3).and_then(|a| a.parse().ok()).unwrap_or(1).max(1);
     let trace: Option<usize> = arg(4).and_then(|a| a.parse().ok());
+    let no_series = match arg(5).as_deref() {
+        None | Some("default") => false,
+        Some("none") => true,
+        Some(other) => {
+            eprintln!("SERIES must be `default` or `none`, got {other:?}");
+            std::process::exit(2);
+        }
+    };
     let (mut wall, mut base) = (f64::INFINITY, f64::INFINITY);
     let mut last = None;
     for _ in 0..repeat {
@@ -94,6 +105,16 @@ fn main() {
             }
             (Some(g), None) => g.clone(),
             (None, _) => spec(duration_s, n, trace),
+        };
+        let s = if no_series {
+            let mut s = s;
+            s.metrics.trace_flows = Some(vec![]);
+            s.metrics.queue_interval_ps = s.duration_ps;
+            s.metrics.throughput_interval_ps = s.duration_ps;
+            s.metrics.cwnd_interval_ps = s.duration_ps;
+            s
+        } else {
+            s
         };
         let mut sim = match Sim::new(s) {
             Ok(s) => s,
@@ -118,6 +139,7 @@ fn main() {
     println!("flows={n}");
     let traced = sim.spec().metrics.trace_flows.as_ref().map_or(n, |t| t.len());
     println!("traced_flows={traced}");
+    println!("series_sampled={}", u8::from(!no_series));
     println!("cwnd_interval_ps={}", sim.spec().metrics.cwnd_interval_ps);
     println!("wall_s={wall:.4}");
     println!("events={}", c.events);
