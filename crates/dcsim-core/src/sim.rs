@@ -1432,7 +1432,7 @@ impl World {
         let evicts = port.evicts();
         match port.enqueue(pkt, self.now) {
             Some(arrival) if was_empty => match &mut self.part {
-                Some(part) if part.is_remote(pid) => part.send(pid, port.pop_back_arrival()),
+                Some(part) if part.is_remote(pid) => part.send(pid, port.pop_back_arrival(), &mut self.flows),
                 _ => self.events.push(arrival, Ev::Arrive(pid)),
             },
             Some(_) => {}
@@ -1579,7 +1579,10 @@ impl World {
         match pkt.kind {
             Kind::Data => flow.receiver.on_data(&pkt, self.now, &mut self.out),
             Kind::Ack => {
-                let sack = flow.receiver.take_sack(pkt.aux);
+                let sack = match &mut self.part {
+                    Some(part) if part.receiver_elsewhere(pkt.src) => part.take_mailed_sack(f, pkt.aux),
+                    _ => flow.receiver.take_sack(pkt.aux),
+                };
                 flow.sender.on_ack_with_sack(&pkt, sack.as_slice(), self.now, &mut self.out)
             }
             Kind::Frame | Kind::Feedback => return, // the L2 family's, handled above

@@ -13,7 +13,8 @@
 //! between parts is the *lookahead* L (1 us + 32 ns on a 10 Gbps fabric with 1 us links), and time
 //! is cut into windows [k L, (k + 1) L) on a fixed grid. Within a window the worlds run
 //! independently: nothing one of them does in it can reach another before the window ends. A
-//! packet for another part leaves its world as a message (its arrival time, port and contents);
+//! packet for another part leaves its world as a message (its arrival time, port and contents,
+//! and an ACK's SACK blocks, which in one world wait in the receiver's log for the sender);
 //! when every world has finished the window, each takes the messages addressed to it, from world 0
 //! up and in the order they were sent, and puts them into that port's pipe on its side, where an
 //! arrival event delivers them as if the link were its own. A generated flow whose sender
@@ -37,21 +38,26 @@
 //! its sender's world and receiver columns from its receiver's, drops summed over all, sampled
 //! series interleaved in time order, counters summed.
 
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::*;
+use crate::transport::sack::{SackBlocks, SackLog};
 
 /// No part: a port whose far end is in this world.
 const LOCAL: u16 = u16::MAX;
 
 /// A packet one world hands another: it arrives over `port` at the port's far end at `arrival`.
-#[derive(Clone, Copy)]
+/// An ACK's SACK blocks travel with it (in one world they wait in the receiver's log, which the
+/// sender reads by the id in `aux`; here the receiver is in another world).
+#[derive(Clone)]
 pub(super) struct Message {
     arrival: Time,
     port: PortId,
     pkt: Packet,
+    sack: Option<Box<SackBlocks>>,
 }
 
 /// One world's part of a partitioned run.
@@ -65,6 +71,9 @@ pub(super) struct Part {
     outbox: Vec<Vec<Message>>,
     /// Generated flows whose sender (here) finished in the current window, per receiver world.
     finished: Vec<Vec<FlowId>>,
+    /// Per flow whose receiver is in another world: the SACK blocks of its ACKs that crossed into
+    /// this one, by their ids, until they reach the sender (here) or leave for another world.
+    sack_mail: HashMap<FlowId, SackLog>,
 }
 
 impl Part {
@@ -81,7 +90,14 @@ impl Part {
                 }
             })
             .collect();
-        Part { me, of_node, remote_to, outbox: vec![Vec::new(); parts], finished: vec![Vec::new(); parts] }
+        Part {
+            me,
+            of_node,
+            remote_to,
+            outbox: vec![Vec::new(); parts],
+            finished: vec![Vec::new(); parts],
+            sack_mail: HashMap::new(),
+        }
     }
 
     /// Whether node `n` is this world's.
@@ -96,14 +112,49 @@ impl Part {
         self.remote_to[pid as usize] != LOCAL
     }
 
-    /// Hand the packet just accepted on remote port `pid` to the world of its far end.
+    /// Hand the packet just accepted on remote port `pid` to the world of its far end, an ACK with
+    /// its SACK blocks (taken from the receiver's log if the receiver is here, else from the
+    /// blocks that came with it).
     #[inline]
-    pub(super) fn send(&mut self, pid: PortId, (arrival, pkt): (Time, Packet)) {
-        self.outbox[self.remote_to[pid as usize] as usize].push(Message { arrival, port: pid, pkt });
+    pub(super) fn send(&mut self, pid: PortId, (arrival, pkt): (Time, Packet), flows: &mut [FlowSlot]) {
+        let sack = if pkt.kind == Kind::Ack && pkt.aux != 0 { self.sack_to_send(&pkt, flows) } else { None };
+        self.outbox[self.remote_to[pid as usize] as usize].push(Message { arrival, port: pid, pkt, sack });
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn sack_to_send(&mut self, ack: &Packet, flows: &mut [FlowSlot]) -> Option<Box<SackBlocks>> {
+        let blocks = if self.owns(ack.src) {
+            match flows.get_mut(ack.flow as usize) {
+                Some(FlowSlot::Active(flow)) => flow.receiver.take_sack(ack.aux),
+                _ => SackBlocks::default(),
+            }
+        } else {
+            self.take_mailed_sack(ack.flow, ack.aux)
+        };
+        (!blocks.as_slice().is_empty()).then(|| Box::new(blocks))
+    }
+
+    /// The SACK blocks of flow `f`'s ACK with id `aux`, which came from another world.
+    pub(super) fn take_mailed_sack(&mut self, f: FlowId, aux: u32) -> SackBlocks {
+        let Some(log) = self.sack_mail.get_mut(&f) else { return SackBlocks::default() };
+        let blocks = log.take(aux);
+        if log.is_empty() {
+            self.sack_mail.remove(&f);
+        }
+        blocks
+    }
+
+    /// Whether flow `f`'s receiver (at host `dst`) is in another world: its ACKs' SACK blocks
+    /// come by mail.
+    #[inline]
+    pub(super) fn receiver_elsewhere(&self, dst: NodeId) -> bool {
+        !self.owns(dst)
     }
 
     /// A generated flow's sender (here) finished: tell its receiver's world, if another.
     pub(super) fn sender_finished(&mut self, f: FlowId, dst: NodeId) {
+        self.sack_mail.remove(&f); // blocks of ACKs it no longer needs
         let d = self.of_node[dst as usize];
         if d != self.me {
             self.finished[d as usize].push(f);
@@ -302,6 +353,9 @@ impl World {
         port.push_arrival(m.arrival, m.pkt);
         if was_empty {
             self.events.push(m.arrival, Ev::Arrive(m.port));
+        }
+        if let Some(blocks) = m.sack {
+            self.part_mut().sack_mail.entry(m.pkt.flow).or_default().push(m.pkt.aux, *blocks);
         }
     }
 

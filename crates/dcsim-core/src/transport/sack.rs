@@ -154,12 +154,50 @@ impl SackBlocks {
     }
 }
 
+/// The blocks of ACKs on their way, by the id in their `aux` field, in the order they were sent.
+/// The receiver keeps one per flow; a partitioned run's other worlds keep one per flow for the
+/// ACKs that crossed into them (`sim/partition.rs`).
+#[derive(Debug, Default)]
+pub struct SackLog {
+    log: VecDeque<(u32, SackBlocks)>,
+}
+
+impl SackLog {
+    /// Log the blocks of the ACK with `id` (ids come in sending order).
+    pub fn push(&mut self, id: u32, blocks: SackBlocks) {
+        self.log.push_back((id, blocks));
+    }
+
+    /// The blocks of the ACK with `id` (as it arrives); older entries (dropped ACKs) are
+    /// discarded.
+    pub fn take(&mut self, id: u32) -> SackBlocks {
+        if id == 0 {
+            return SackBlocks::default();
+        }
+        while let Some(&(i, b)) = self.log.front() {
+            if (i.wrapping_sub(id) as i32) < 0 {
+                self.log.pop_front();
+            } else if i == id {
+                self.log.pop_front();
+                return b;
+            } else {
+                break; // a late (reordered) ACK: its entry is gone
+            }
+        }
+        SackBlocks::default()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.log.is_empty()
+    }
+}
+
 /// The receiver's side: which blocks to report, and the log the sender reads them from.
 #[derive(Debug, Default)]
 pub struct SackReceiver {
     /// A segment of each recently reported block, most recent first (RFC 2018's order).
     recent: Vec<u64>,
-    log: VecDeque<(u32, SackBlocks)>,
+    log: SackLog,
     last_id: u32,
 }
 
@@ -208,27 +246,14 @@ impl SackReceiver {
             return 0;
         }
         self.last_id = self.last_id.wrapping_add(1).max(1);
-        self.log.push_back((self.last_id, blocks));
+        self.log.push(self.last_id, blocks);
         self.last_id
     }
 
     /// The blocks of the ACK with `id` (as it arrives at the sender); older entries (dropped ACKs)
     /// are discarded.
     pub fn take(&mut self, id: u32) -> SackBlocks {
-        if id == 0 {
-            return SackBlocks::default();
-        }
-        while let Some(&(i, b)) = self.log.front() {
-            if (i.wrapping_sub(id) as i32) < 0 {
-                self.log.pop_front();
-            } else if i == id {
-                self.log.pop_front();
-                return b;
-            } else {
-                break; // a late (reordered) ACK: its entry is gone
-            }
-        }
-        SackBlocks::default()
+        self.log.take(id)
     }
 }
 
