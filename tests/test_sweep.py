@@ -362,6 +362,33 @@ def test_cli_runs_a_sweep_and_dry_run_plans_only(tmp_path):
     assert "4 runs: 0 computed, 4 cached, 0 failed" in again.output
 
 
+def test_seeds_and_axis_values_up_to_2_64_reach_the_sweep_table(tmp_path):
+    """run.seed and network.ecmp_seed take 0 .. 2^64 - 1; a sweep's table holds them exactly (as
+    unsigned 64-bit integers), in one chunk of rows or across chunks typed differently. Values
+    >= 2^63 once failed the table's writing after every run had finished."""
+    from dcsim.sweep.store import RowBuffer
+
+    base = (
+        '[base.network]\ntopology = "leaf_spine"\nleaves = 2\nspines = 2\nhosts_per_leaf = 1\nhost_link = "10Gbps"\n'
+        'buffer = "100pkt"\n[[base.workloads]]\nkind = "permutation"\nprotocol = "dctcp"\nsize = "10KB"\n'
+        '[base.run]\nduration = "1ms"\n'
+    )
+    big = [2**63, 2**64 - 1]
+    f = tmp_path / "s.toml"
+    f.write_text(f"seeds = 1\nseed_base = {2**63}\n{base}[axes]\n\"network.ecmp_seed\" = {big}\n")
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["sweep", str(f), "--out", str(out), "--jobs", "1"], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    table = pd.read_parquet(out / "sweep.parquet")
+    assert table[col(table, r".*ecmp_seed")].tolist() == big
+    assert table["seed"].tolist() == [2**63, 2**63]
+    rows = RowBuffer()
+    rows.CHUNK = 1  # one chunk per row: int64 in one, uint64 in the other
+    rows.add(0, {"x": 5})
+    rows.add(1, {"x": 2**64 - 1})
+    assert rows.table().column("x").to_pylist() == [5, 2**64 - 1]
+
+
 def test_cli_prints_the_results_per_combination(tmp_path):
     """One row per value of the axis, each the mean over its seeds of the sweep table's columns;
     the utilization is a share of the link (0 .. 100 %), and DCTCP with K = 20 / 40 packets at

@@ -197,6 +197,22 @@ class RunStore:
             pass
 
 
+def _column(vals: list):
+    """A pyarrow array of one column's values, its type inferred; integers beyond int64 (a seed up
+    to 2^64 - 1) as unsigned 64-bit; mixed kinds (numbers and text) every value kept, as text."""
+    import pyarrow as pa
+
+    try:
+        return pa.array(vals)
+    except OverflowError:
+        try:
+            return pa.array(vals, type=pa.uint64())
+        except (OverflowError, pa.ArrowInvalid, pa.ArrowTypeError):
+            return pa.array([None if v is None else str(v) for v in vals])
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        return pa.array([None if v is None else (v if isinstance(v, str) else json.dumps(v)) for v in vals])
+
+
 def rows_to_table(rows: Iterable[dict]):
     """A pyarrow Table from row dicts (columns in first-seen order; missing values null)."""
     import pyarrow as pa
@@ -206,15 +222,26 @@ def rows_to_table(rows: Iterable[dict]):
     for r in rows:
         for k in r:
             cols.setdefault(k, None)
-    arrays = {}
-    for c in cols:
-        vals = [r.get(c) for r in rows]
-        try:
-            arrays[c] = pa.array(vals)
-        except (pa.ArrowInvalid, pa.ArrowTypeError):
-            # Mixed kinds in one column (numbers and text): every value kept, as text.
-            arrays[c] = pa.array([None if v is None else (v if isinstance(v, str) else json.dumps(v)) for v in vals])
-    return pa.table(arrays)
+    return pa.table({c: _column([r.get(c) for r in rows]) for c in cols})
+
+
+def _concat(chunks: list):
+    """Chunks of rows as one table; a column typed differently in two chunks (int64 in one,
+    uint64 or text in another) is inferred again from all its values, as in one chunk."""
+    import pyarrow as pa
+
+    try:
+        return pa.concat_tables(chunks, promote_options="permissive")
+    except (pa.ArrowInvalid, pa.ArrowTypeError):
+        names: dict[str, None] = {}
+        for t in chunks:
+            for n in t.column_names:
+                names.setdefault(n, None)
+
+        def values(n: str) -> list:
+            return [v for t in chunks for v in (t.column(n).to_pylist() if n in t.column_names else [None] * t.num_rows)]
+
+        return pa.table({n: _column(values(n)) for n in names})
 
 
 class RowBuffer:
@@ -246,7 +273,7 @@ class RowBuffer:
         self._flush()
         if not self._chunks:
             return pa.table({})
-        t = pa.concat_tables(self._chunks, promote_options="permissive") if len(self._chunks) > 1 else self._chunks[0]
+        t = _concat(self._chunks) if len(self._chunks) > 1 else self._chunks[0]
         t = t.sort_by("_index").drop_columns(["_index"])
         if metadata:
             t = t.replace_schema_metadata({k.encode(): json.dumps(v, default=str).encode() for k, v in metadata.items()})
