@@ -343,6 +343,30 @@ def test_sack_blocks_cross_partitions_with_their_acks():
     assert abs(two.fct_s - one.fct_s) <= 0.01 * one.fct_s
 
 
+def test_a_lone_window_unlimited_flow_takes_exactly_its_ideal_fct_whatever_its_last_packet():
+    """The ideal FCT is the FCT of the flow alone with no window limit: store-and-forward of its
+    packets in order through every hop (the tandem-queue recursion), then the last ACK's return.
+    So a lone flow with a window larger than the flow has slowdown 1 exactly (up to the engine's
+    picosecond rounding: 1e-9 relative), for sizes of whole packets and for a short last packet,
+    on a path whose slowest hop (3 Gbps leaf-spine links) sits between faster ones (10 Gbps hosts).
+    Before, the ideal charged only the smallest packet at the hops after the slowest and gave a
+    lone 1 461-B flow slowdown 1.37. And the ideal of 1 461 B is above that of 1 460 B."""
+    sizes = [1, 1459, 1460, 1461, 2920, 2921, 14_601, 100_000]
+    d = {
+        "network": {"topology": "leaf_spine", "leaves": 2, "spines": 1, "hosts_per_leaf": 1, "host_link": "10Gbps",
+                    "buffer": "1000pkt", "tiers": {"leaf_spine": {"rate": "3Gbps"}}},
+        "workloads": [{"kind": "trace", "protocol": "newreno", "init_cwnd": 1000,
+                       "arrivals": [{"start": f"{i}ms", "src": "h0", "dst": "h1", "size": f"{b}B"}
+                                    for i, b in enumerate(sizes)]}],
+        "run": {"duration": f"{len(sizes)}ms"},
+    }
+    f = simulate(Scenario.from_dict(d)).flows.sort_values("start_s")
+    assert f["size_bytes"].tolist() == sizes
+    np.testing.assert_allclose(f["slowdown"].to_numpy(dtype=float), 1.0, rtol=1e-9)
+    ideal = dict(zip(sizes, f["ideal_fct_s"]))
+    assert ideal[1461] > ideal[1460] and ideal[2921] > ideal[2920]
+
+
 def _toml(d: dict) -> str:
     """A scenario dict as TOML, without validation (for invalid ones)."""
     from dcsim.scenario import _toml_dumps

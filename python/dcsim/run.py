@@ -266,7 +266,7 @@ def print_fct(summary: dict, console: Console) -> None:
             t.add_row(g["fct_group"], _num(g["flows"], "d"), _num(g["finished"], "d"), ms(g["afct_s"]),
                       ms(g["fct_p50_s"]), ms(g["fct_p99_s"]), ms(g["fct_p999_s"]), _num(g["slowdown_mean"], ".2f"),
                       _num(g["slowdown_p50"], ".2f"), _num(g["slowdown_p99"], ".2f"), _num(g["slowdown_p999"], ".2f"))
-    t.caption = "slowdown = FCT / FCT on an empty network (propagation RTT + serialisation at the path's bottleneck)"
+    t.caption = "slowdown = FCT / FCT alone on an empty network with no window limit (propagation RTT + serialisation, store-and-forward)"
     console.print(t)
 
 

@@ -115,8 +115,9 @@ SCHEMA: dict[str, list[Col]] = {
         _c("drops", "packets", AW, "data packets of the flow dropped in the network (CHOKe evictions included)"),
         _c("drops_whole_run", "packets", WR, "data packets of the flow dropped in the network"),
         _c("ecn_cut_mean_frac", "1", AW, "mean fraction of the window removed per ECN cut (DCTCP: α/2; NaN without cuts)"),
-        _c("ideal_fct_s", "s", SET, "FCT on an empty network: propagation RTT + every wire byte at the path's slowest "
-                                    "link + one packet's store-and-forward elsewhere and the ACK back (NaN: long-lived)"),
+        _c("ideal_fct_s", "s", SET, "FCT alone on an empty network with no window limit: the packets store-and-forward "
+                                    "through every hop in order, then the last ACK back (for equal packets: propagation RTT "
+                                    "+ every wire byte at the path's slowest link + one packet elsewhere; NaN: long-lived)"),
         _c("slowdown", "1", WR, "fct_s / ideal_fct_s (NaN: not finished or long-lived)"),
         _c("workload", "index", SET, "the [[workloads]] entry that generated the flow (NaN: a [[flows]] entry)"),
         _c("round", "index", SET, "incast round of a response (NaN otherwise)"),

@@ -731,16 +731,22 @@ fn path_label(net: &Network, src: NodeId, dst: NodeId, flow: FlowId) -> String {
 }
 
 /// The ideal flow completion time of `size_bytes` of payload from `src` to `dst` on an empty
-/// network: the sender's last byte is acknowledged no earlier than the sum of
-/// * over the hops before the bottleneck: serialisation of the smallest packet + delay,
-/// * all the flow's wire bytes at the bottleneck rate + the bottleneck's delay,
-/// * over the hops after it: serialisation of the smallest packet + delay,
-/// * over the return path: serialisation of an ACK + delay;
+/// network: when the sender's last byte is acknowledged if it sends every packet at once (no
+/// window limit) and nothing else uses the network. The packets (n - 1 full ones, then the rest)
+/// cross the forward hops store-and-forward, each hop sending them in order at its rate, so the
+/// last one leaves hop j at C(n, j) = max(C(n - 1, j), C(n, j - 1) + delay) + its serialisation
+/// (the classic tandem-queue recursion). Every path through that (packet x hop) lattice crosses
+/// each link once, so the delays add up, and the latest path is found hop by hop over three
+/// rows, since the full packets are alike: the first packet (A), the last full one (M) and the
+/// last one (N). Then the ACK of the last packet returns, after the ACK before it, by the same
+/// recursion over the reverse hops.
 ///
-/// that is the propagation RTT plus the serialisation at the bottleneck plus store-and-forward
-/// of one packet elsewhere. It is a lower bound for any window and retransmission schedule (the
-/// bottleneck must send every byte at least once, after the first packet reached it), and exact
-/// for a window-unlimited flow of equal packets. The bottleneck is the slowest hop of the path.
+/// For equal packets this is the propagation RTT, every wire byte at the slowest hop, and one
+/// packet's store-and-forward at every other hop; a short last packet queues behind the full one
+/// before it at every hop after the slowest. Serialisations are rounded down per group of
+/// packets that a lattice path takes through one hop, which the engine's exact carries never
+/// undercut, so the ideal is a lower bound of any run's FCT (any window, any losses) and equals
+/// a window-unlimited flow's alone.
 #[allow(clippy::too_many_arguments)]
 fn ideal_fct(
     net: &Network,
@@ -751,27 +757,41 @@ fn ideal_fct(
     flow: FlowId,
     size_bytes: u64,
 ) -> Time {
-    let payload = (packet_bytes - header_bytes) as u64;
-    let n = size_bytes.div_ceil(payload);
-    let last = size_bytes - (n - 1) * payload;
-    let smallest = (last.min(payload) + header_bytes as u64) as u32;
-    let wire_bits = (size_bytes + n * header_bytes as u64) as u128 * 8;
-    let fwd = path(net, src, dst, flow);
-    let rate = |p: PortId| net.ports[p as usize].rate;
+    let (payload, header) = ((packet_bytes - header_bytes) as u128, header_bytes as u128);
+    let size = size_bytes as u128;
+    let n = size.div_ceil(payload).max(1);
+    let full = payload + header;
+    let last = size - (n - 1) * payload + header;
+    let rate = |p: PortId| net.ports[p as usize].rate.bps() as u128;
     let delay = |p: PortId| net.ports[p as usize].delay.0 as u128;
-    let b = (0..fwd.len()).min_by_key(|&k| rate(fwd[k]).bps()).unwrap_or(0);
+    // Serialisation of `bytes` at port p, ps, rounded down.
+    let tx = |bytes: u128, p: PortId| bytes * 8 * Time::PS_PER_S as u128 / rate(p);
+    const NONE: Option<u128> = None;
+    // Latest lattice paths ending at the current hop on rows A (first packet), M (packet n - 1)
+    // and N (packet n), propagation excluded. One packet: rows A and N are the same.
+    let (mut a, mut m, mut z) = if n == 1 { (NONE, NONE, Some(0)) } else { (Some(0), NONE, NONE) };
     let mut t: u128 = 0;
-    for (k, &p) in fwd.iter().enumerate() {
+    for p in path(net, src, dst, flow) {
         t += delay(p);
-        t += if k == b {
-            wire_bits * Time::PS_PER_S as u128 / rate(p).bps() as u128
-        } else {
-            rate(p).tx_time_carry(smallest, 0).0 .0 as u128
-        };
+        let via = |from: Option<u128>, bytes: u128| from.map(|x| x + tx(bytes, p));
+        let (a0, m0, z0) = (a, m, z);
+        a = via(a0, full);
+        m = via(a0, (n - 1) * full).max(via(m0, full)).filter(|_| n >= 2);
+        z = via(a0, (n - 1) * full + last).max(via(m0, full + last)).max(via(z0, last));
     }
+    // The ACKs of the last two packets return the same way: ACK n may queue behind ACK n - 1
+    // where an ACK takes longer to send than the short last packet took to arrive after the full
+    // one. (Earlier ACKs are a full packet's serialisation at the slowest hop apart, longer than
+    // any hop takes to send an ACK, on a fabric whose links have one rate both ways.)
+    let (mut y, mut z) = (if n == 1 { NONE } else { m.or(a) }, z);
     for p in path(net, dst, src, flow) {
-        t += delay(p) + rate(p).tx_time_carry(header_bytes, 0).0 .0 as u128;
+        t += delay(p);
+        let via = |from: Option<u128>, acks: u128| from.map(|x| x + tx(acks * header, p));
+        let (y0, z0) = (y, z);
+        y = via(y0, 1);
+        z = via(y0, 2).max(via(z0, 1));
     }
+    t += z.unwrap_or(0);
     Time(t.min(u64::MAX as u128) as u64)
 }
 
