@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +16,7 @@ from typer.testing import CliRunner
 
 from dcsim import simulate
 from dcsim.cli import app
-from dcsim.result import fct_stats
+from dcsim.result import Result, fct_stats
 from dcsim.scenario import Scenario, ScenarioError, load_scenario
 
 runner = CliRunner()
@@ -365,6 +366,94 @@ def test_a_lone_window_unlimited_flow_takes_exactly_its_ideal_fct_whatever_its_l
     np.testing.assert_allclose(f["slowdown"].to_numpy(dtype=float), 1.0, rtol=1e-9)
     ideal = dict(zip(sizes, f["ideal_fct_s"]))
     assert ideal[1461] > ideal[1460] and ideal[2921] > ideal[2920]
+
+
+def _flooding_queue(max_memory: str, duration: str = "2ms") -> dict:
+    """A 1 Tbps host with a huge window into a 1 Gbps uplink whose buffer (10^9 packets, allowed)
+    never drops: the queue grows by ~0.1 M packets per ms, bounded by nothing but metrics.max_memory."""
+    return {
+        "network": {"topology": "leaf_spine", "leaves": 2, "spines": 1, "hosts_per_leaf": 1, "host_link": "1Tbps",
+                    "buffer": "1000000000pkt", "tiers": {"leaf_spine": {"rate": "1Gbps"}}},
+        "workloads": [{"kind": "trace", "protocol": "newreno", "init_cwnd": 3_000_000,
+                       "arrivals": [{"start": "0s", "src": "h0", "dst": "h1", "size": "1TB"}]}],
+        "run": {"duration": duration},
+        "metrics": {"max_memory": max_memory},
+    }
+
+
+def test_a_run_whose_queues_outgrow_max_memory_stops_naming_the_field(tmp_path):
+    """metrics.max_memory bounds the run, also what the plan cannot foresee: the packets a queue
+    holds (a 10^9-packet buffer is allowed). The world adds up its ports' rings and histograms
+    every 65 536 events; past what the bound leaves, the run stops with an error naming the
+    field, in the API (RunLimitError, a ScenarioError) and in the CLI (one line, exit 2, no
+    output directory). With room for them (200 MB), the same run ends normally."""
+    from dcsim import RunLimitError
+
+    with pytest.raises(RunLimitError, match=r"^metrics\.max_memory: the run stopped at t = .* the network holds \d+ packets"):
+        simulate(Scenario.from_dict(_flooding_queue("10MB")))
+    path, out = tmp_path / "flood.toml", tmp_path / "out"
+    path.write_text(_toml(_flooding_queue("10MB")))
+    res = runner.invoke(app, ["run", str(path), "--no-plots", "--out", str(out)], env={"COLUMNS": "300"})
+    assert res.exit_code == 2, res.output
+    assert "metrics.max_memory" in res.output and "Traceback" not in res.output and "internal error" not in res.output
+    assert not out.exists()
+    ok = simulate(Scenario.from_dict(_flooding_queue("200MB")))
+    assert ok.counters.iloc[0].in_flight_pkts > 100_000
+
+
+def test_a_run_of_many_generated_flows_stays_within_the_max_memory_that_accepts_it(tmp_path):
+    """The bound is checked before the run from a plan of what the run keeps, generated flows'
+    results included. So `dcsim run` of a scenario accepted at max_memory = M must peak no more
+    than M above the same scenario run for 10 us (the interpreter, the imports and the network).
+    30 000 one-packet flows; M is the least budget the plan accepts, found by bisection on
+    Scenario.check_resources. Before the per-flow figure was measured, such runs peaked ~30 %
+    above their bound (a fuzz run)."""
+    import subprocess
+    import sys
+
+    d = {
+        "network": {"topology": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2, "host_link": "100Gbps",
+                    "buffer": "100pkt"},
+        "workloads": [{"kind": "poisson", "load": 0.3, "sizes": {"kind": "fixed", "size": "1KB"}, "protocol": "dctcp"}],
+        "run": {"duration": "2ms"},
+    }
+    lo, hi = 1, 10**10
+    while hi - lo > 10**5:  # the least accepted budget, within 0.1 MB
+        mid = (lo + hi) // 2
+        try:
+            Scenario.from_dict({**d, "metrics": {"max_memory": f"{mid}B"}}).check_resources()
+            hi = mid
+        except ScenarioError:
+            lo = mid
+    script = ("import resource, sys\nfrom dcsim.cli import main\nrc = main()\n"
+              "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024)\nsys.exit(rc)")
+    peaks = {}
+    for name, duration in (("tiny", "10us"), ("run", "2ms")):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(_toml({**d, "run": {"duration": duration}, "metrics": {"max_memory": f"{hi}B"}}))
+        out = subprocess.run([sys.executable, "-c", script, "run", str(path), "--no-plots", "--out", str(tmp_path / name)],
+                             capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
+        assert out.returncode == 0, out.stderr
+        peaks[name] = int(out.stdout.strip().splitlines()[-1])
+    flows = len(Result.from_dir(tmp_path / "run").flows)
+    assert flows > 25_000
+    assert peaks["run"] - peaks["tiny"] <= hi, (peaks, hi, flows)
+
+
+def test_a_budget_below_the_network_itself_names_max_memory_not_a_sampling_interval():
+    """A k = 16 fat-tree (1 344 nodes, 6 144 ports: ~5 MB of state) under max_memory = 1 MB: no
+    sampling interval can help, so the error names metrics.max_memory and the size needed, not
+    the automatic queue interval the user never set (as it did before)."""
+    d = {"network": {"topology": "fat_tree", "k": 16, "host_link": "10Gbps", "buffer": "100pkt"},
+         "workloads": [{"kind": "permutation", "protocol": "dctcp", "size": "1KB"}],
+         "run": {"duration": "1ms"}, "metrics": {"max_memory": "1MB"}}
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d).check_resources()
+    msg = str(e.value)
+    assert msg.startswith("metrics.max_memory: 1.0 MB is too small: the network (1344 nodes, 6144 ports)"), msg
+    assert "queue_interval" not in msg
+    need = float(msg.rsplit("allowed >= ", 1)[1].split(" MB")[0])
+    Scenario.from_dict({**d, "metrics": {"max_memory": f"{need + 0.1}MB"}}).check_resources()  # the size named fits
 
 
 def _toml(d: dict) -> str:

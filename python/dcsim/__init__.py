@@ -6,7 +6,7 @@ of the reference papers, side by side.
 
 __version__ = "0.1.0"
 
-__all__ = ["Scenario", "ScenarioError", "load_scenario", "simulate", "Result"]
+__all__ = ["Scenario", "ScenarioError", "RunLimitError", "load_scenario", "simulate", "Result"]
 
 # `simulate` is bound here (the function shadows its module's name); its heavy imports are lazy.
 from dcsim.simulate import simulate  # noqa: E402
@@ -15,6 +15,7 @@ from dcsim.simulate import simulate  # noqa: E402
 _EXPORTS = {
     "Scenario": "dcsim.scenario",
     "ScenarioError": "dcsim.scenario",
+    "RunLimitError": "dcsim.scenario",
     "load_scenario": "dcsim.scenario",
     "Result": "dcsim.result",
 }

@@ -34,7 +34,7 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
-from dcsim.scenario import ScenarioError, ScenarioWarning, load_scenario
+from dcsim.scenario import RunLimitError, ScenarioError, ScenarioWarning, load_scenario
 from dcsim.simulate import simulate
 from dcsim.units import count_shown, fmt_time
 
@@ -489,6 +489,9 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
                 # return 100 times, each waiting for the GIL from the importing thread (the
                 # demo: ~7 ms more, alternated runs of benchmarks/bench_cli.py's command).
                 result = simulate(sc, progress=progress, chunks=1)
+        except RunLimitError as e:  # a bound the run reached as it ran
+            fail(f"{scenario}: the run stopped at a bound of the scenario; nothing was written\n{e}")
+            raise
         except ScenarioError as e:  # the engine's own validation (Python should have caught it first)
             fail(f"{scenario}: invalid scenario\n{e}")
             raise

@@ -154,6 +154,11 @@ class ScenarioError(ValueError):
     """An invalid scenario. ``str(err)`` is one ``field: problem; allowed ...`` line per problem."""
 
 
+class RunLimitError(ScenarioError):
+    """A run stopped by one of the scenario's bounds while it ran (metrics.max_memory: the packets
+    its queues held outgrew what the bound left for them). ``str(err)`` names the field."""
+
+
 # --------------------------------------------------------------------------------------------
 # Errors: every check raises _err(field, msg); _format turns pydantic's errors into plain lines.
 

@@ -20,6 +20,9 @@ Progress = Callable[[float, float], None]
 #: Events the engine handles per call before control returns to Python (about 0.1 s of engine
 #: time at 10^7 events/s): Ctrl-C and the progress callback answer within that.
 EVENTS_PER_CALL = 1 << 20
+#: Fields of the bounds a run checks as it runs (the engine's run-time `field: message` errors
+#: that are the scenario's, not a bug): raised as :class:`~dcsim.scenario.RunLimitError`.
+RUN_LIMIT_FIELDS = ("metrics.max_memory:",)
 
 
 def engine():
@@ -50,10 +53,12 @@ def simulate(
     The engine advances in ``chunks`` equal steps of simulated time, and returns to Python at
     least every :data:`EVENTS_PER_CALL` events, so Ctrl-C (KeyboardInterrupt) stops a run within
     a fraction of a second; ``progress(now_s, duration_s)`` is called after each step (for a
-    progress bar). Raises :class:`ScenarioError` for an invalid scenario before anything runs;
-    the engine's own ``field: message`` errors pass through unchanged.
+    progress bar). Raises :class:`ScenarioError` for an invalid scenario before anything runs,
+    and :class:`RunLimitError` (a ScenarioError) if the run outgrows ``metrics.max_memory`` as it
+    runs (its queues hold more packets than the bound leaves room for); the engine's other
+    ``field: message`` errors pass through unchanged.
     """
-    from dcsim.scenario import Scenario, ScenarioError, ScenarioWarning, load_scenario
+    from dcsim.scenario import RunLimitError, Scenario, ScenarioError, ScenarioWarning, load_scenario
 
     if isinstance(scenario, (str, os.PathLike)):
         scenario = load_scenario(scenario)
@@ -73,13 +78,18 @@ def simulate(
     except ValueError as e:
         raise ScenarioError(str(e)) from None
     duration_ps = int(sim.duration_ps)
-    for i in range(1, chunks + 1):
-        target = duration_ps * i // chunks
-        while not sim.run_until(target, EVENTS_PER_CALL):
+    try:
+        for i in range(1, chunks + 1):
+            target = duration_ps * i // chunks
+            while not sim.run_until(target, EVENTS_PER_CALL):
+                if progress is not None:
+                    progress(int(sim.now_ps) / 1e12, duration_ps / 1e12)
             if progress is not None:
                 progress(int(sim.now_ps) / 1e12, duration_ps / 1e12)
-        if progress is not None:
-            progress(int(sim.now_ps) / 1e12, duration_ps / 1e12)
+    except ValueError as e:
+        if str(e).startswith(RUN_LIMIT_FIELDS):
+            raise RunLimitError(str(e)) from None
+        raise
     # Imported only now: `dcsim run` imports it (numpy) in another thread while the engine runs.
     from dcsim.result import Result
 

@@ -232,9 +232,17 @@ const QUEUE_ROW_BYTES: u128 = 32; // t_s, port, q_pkt, q_bytes
 const THROUGHPUT_ROW_BYTES: u128 = 24; // t_s, flow, goodput
 const CWND_ROW_BYTES: u128 = 40; // t_s, flow, cwnd, alpha, srtt
 const RATE_ROW_BYTES: u128 = 24; // t_s, source, rate
-/// Bytes of one generated flow's result: its row in the engine, its columns (about 30 of 8
-/// bytes) and the front end's copy of them with three short strings (src, dst, protocol).
-const GENERATED_FLOW_BYTES: u128 = std::mem::size_of::<FlowRow>() as u128 + 16 + 2 * (30 * 8 + 3 * 64);
+/// Bytes of one generated flow's result at the peak of `dcsim run`: its row in the engine
+/// (`FlowRow`), its ~45 columns, the front end's table of them with its strings, the summary's
+/// FCT statistics and the Parquet writer's buffers; plus [`GENERATED_FIXED_BYTES`] per workload,
+/// pro rata for one of fewer than 8 000 flows. Measured, not derived: `dcsim run` of 30 000, 75 000, 150 000
+/// and 300 000 one-packet Poisson flows peaked 62, 131, 268 and 428 MB above the same scenario
+/// run for 10 us (2026-11-28: 2.07, 1.74, 1.79 and 1.43 KB per flow; the old figure of the row,
+/// its columns and one copy, 1.3 KB a flow, let a fuzz run exceed its bound by 30 %). 16 MB +
+/// 1.9 KB a flow is above each by 10-35 %; `tests/test_fabric.py` checks a run against its bound.
+const GENERATED_FLOW_BYTES: u128 = 1946;
+/// See [`GENERATED_FLOW_BYTES`].
+const GENERATED_FIXED_BYTES: u128 = 16_000_000;
 
 /// Memory a sampled row costs at the run's peak beyond its own columns (`*_ROW_BYTES`, held
 /// once: the engine moves them into numpy arrays, which the front end reads without a copy and
@@ -268,7 +276,12 @@ struct SeriesCost {
 /// bounds) and the sampled series at their intervals.
 struct MemoryPlan {
     duration_ps: u128,
+    /// The network's size, for messages.
+    nodes: u64,
+    ports: u64,
     world: u128,
+    /// Per workload: the most flows it can generate, and what their results take.
+    generated_flows: Vec<u128>,
     generated: Vec<u128>,
     series: [SeriesCost; 4],
 }
@@ -452,7 +465,7 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
     ];
     // Generated flows keep one row each (their series are not sampled): an upper bound of their
     // number (Poisson: mean + 6 sd of the count; incast: rounds x servers).
-    let generated: Vec<u128> = spec
+    let generated_flows: Vec<u128> = spec
         .workloads
         .iter()
         .map(|w| {
@@ -461,10 +474,16 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
                 WorkloadSpec::Incast { .. } | WorkloadSpec::Trace { .. } | WorkloadSpec::Permutation { .. } => 0,
             };
             w.max_flows(spec.duration_ps, rate).ceil() as u128
-                * (GENERATED_FLOW_BYTES * if merged { 3 } else { 1 } + parts * std::mem::size_of::<FlowPath>() as u128)
         })
         .collect();
-    MemoryPlan { duration_ps: spec.duration_ps as u128, world, generated, series }
+    let generated = generated_flows
+        .iter()
+        .map(|&n| {
+            n * (GENERATED_FLOW_BYTES * if merged { 3 } else { 1 } + parts * std::mem::size_of::<FlowPath>() as u128)
+                + GENERATED_FIXED_BYTES * n.min(8_000) / 8_000
+        })
+        .collect();
+    MemoryPlan { duration_ps: spec.duration_ps as u128, nodes, ports, world, generated_flows, generated, series }
 }
 
 /// Check, before anything is allocated, that the run fits in `metrics.max_memory_bytes`: the
@@ -473,9 +492,37 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
 /// sampled only while it runs);
 /// all arithmetic is in u128 (10^18 ps x 10^6 entities cannot overflow it). The error names the
 /// sampling interval that dominates and how long it must be.
+/// What metrics.max_memory leaves, beyond what [`check_memory`] planned, for the memory that grows
+/// with the packets the network holds (the ports' rings and queue histograms, which the buffers
+/// bound only loosely: a buffer of 10^9 packets is allowed), bytes per world. A world checks it as
+/// it runs ([`QUEUE_MEMORY_CHECK_EVENTS`]).
+///
+/// It is at least [`QUEUE_PACKETS_PER_PORT`] packets a port: a budget the series fill to the last
+/// byte still leaves every queue its first packets (~7.5 KB a port beyond the bound).
+fn queue_allowance_bytes(spec: &Spec) -> u128 {
+    let plan = memory_plan(spec);
+    let planned =
+        plan.world + plan.generated.iter().sum::<u128>() + plan.series.iter().map(|s| plan.bytes(s)).sum::<u128>();
+    let floor = plan.ports as u128 * QUEUE_PACKETS_PER_PORT * PACKET_HELD_BYTES;
+    ((spec.metrics.max_memory_bytes as u128).saturating_sub(planned) / spec.partitions.max(1) as u128).max(floor)
+}
+
+/// See [`queue_allowance_bytes`].
+const QUEUE_PACKETS_PER_PORT: u128 = 64;
+/// A packet in a port's rings, counted as the doubling rings may hold it: twice its slot and its
+/// pipe entry.
+const PACKET_HELD_BYTES: u128 = 2 * (std::mem::size_of::<(Time, Packet)>() + 32) as u128;
+
+/// A world adds up its ports' growing memory every this many events (a power of two): between two
+/// checks the queues gain at most this many packets, ~12 MB with their rings' doubling.
+pub const QUEUE_MEMORY_CHECK_EVENTS: u64 = 1 << 16;
+
+/// A `queue_hist` row: port, q_pkt, time_s and frac, and the front end's copy.
+const QUEUE_HIST_ROW_BYTES: usize = 32 + FRONT_END_ROW_BYTES as usize;
+
 pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     let plan = memory_plan(spec);
-    let MemoryPlan { duration_ps: d, world, ref generated, ref series } = plan;
+    let MemoryPlan { duration_ps: d, world, ref generated_flows, ref generated, ref series, .. } = plan;
     let m = &spec.metrics;
     let bytes = |s: &SeriesCost| plan.bytes(s);
     let total: u128 = world + series.iter().map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
@@ -491,13 +538,29 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
                 format!(
                     "the run would keep up to {:.0} generated flows ({} of result rows; {} in all), more than \
                      metrics.max_memory = {}; shorten run.duration, lower the load or raise metrics.max_memory",
-                    g / GENERATED_FLOW_BYTES,
+                    generated_flows[i],
                     mb(g),
                     mb(total),
                     mb(limit)
                 ),
             ));
         }
+    }
+    let state = world + generated.iter().sum::<u128>();
+    if state >= limit {
+        // The network and the flows' state alone do not fit: no sampling interval can help.
+        return Err(invalid(
+            "metrics.max_memory",
+            format!(
+                "{} is too small: the network ({} nodes, {} ports) and its flows' state need {} before any sampled series ({} in all with them); allowed >= {}",
+                mb(limit),
+                plan.nodes,
+                plan.ports,
+                mb(state),
+                mb(total),
+                mb(total)
+            ),
+        ));
     }
     let worst = series.iter().max_by_key(|s| bytes(s)).expect("four series");
     let SeriesCost { field, what, interval_ps: iv, n, row_bytes: rb } = *worst;
@@ -596,6 +659,8 @@ pub(crate) struct World {
     loud: Vec<u32>,
     /// An error raised inside an event handler; the run stops with it.
     fault: Option<Error>,
+    /// What the packets in this world's queues may take (see [`queue_allowance_bytes`]), bytes.
+    queue_allowance: u128,
     /// A partitioned run: the part of the network this world owns, and its mail to the others
     /// (see `partition.rs`). None: the world owns everything.
     part: Option<Box<partition::Part>>,
@@ -957,6 +1022,7 @@ impl World {
             l2_out: Vec::new(),
             victims: Vec::new(),
             fault: None,
+            queue_allowance: queue_allowance_bytes(&spec),
             part,
             head_next: Vec::new(),
             paths: Vec::new(),
@@ -1136,6 +1202,9 @@ impl World {
             }
             let Some((te, ev)) = self.events.pop_due(target) else { break };
             budget -= 1;
+            if self.events.popped() & (QUEUE_MEMORY_CHECK_EVENTS - 1) == 0 {
+                self.check_queue_memory(te)?;
+            }
             if self.events.has_wheel() && !self.head_next.is_empty() {
                 self.prefetch_upcoming();
             }
@@ -1164,6 +1233,31 @@ impl World {
         self.counters.events = self.events.popped();
         self.drain_all_silent(self.now, true);
         Ok(true)
+    }
+
+    /// The run's bound on memory (metrics.max_memory) against what grows with the packets held:
+    /// an error naming the field, at `now`, once the ports' rings and histograms take more than
+    /// [`queue_allowance_bytes`].
+    #[cold]
+    #[inline(never)]
+    fn check_queue_memory(&self, now: Time) -> Result<()> {
+        let bytes: u128 = self.net.ports.iter().map(|p| p.growing_bytes(QUEUE_HIST_ROW_BYTES) as u128).sum();
+        if bytes <= self.queue_allowance {
+            return Ok(());
+        }
+        let held: u64 = self.net.ports.iter().map(|p| p.in_pipe()).sum();
+        let mb = |b: u128| format!("{:.1} MB", b as f64 / 1e6);
+        Err(invalid(
+            "metrics.max_memory",
+            format!(
+                "the run stopped at t = {}: the network holds {held} packets, whose queues and histograms take {}, more than the {} that metrics.max_memory = {} leaves beside the network, the flows and the sampled series{}; raise metrics.max_memory, or make the buffers smaller (network.buffer) or the windows (init_cwnd)",
+ fmt_ps(now.0 as u128),
+                mb(bytes),
+                mb(self.queue_allowance),
+                mb(self.spec.metrics.max_memory_bytes as u128),
+                if self.spec.partitions > 1 { " (per partition)" } else { "" }
+            ),
+        ))
     }
 
     /// Prefetch, in stages, what the next arrivals will touch (large worlds, whose data is mostly

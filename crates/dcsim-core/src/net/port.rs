@@ -337,6 +337,15 @@ impl Port {
         now.max(self.last_end)
     }
 
+    /// Memory that grows with the packets the port holds: its rings (a ring doubles when full and
+    /// never shrinks) and its queue-length histogram (one entry per length seen, each a row of
+    /// the `queue_hist` table of `row_bytes`), bytes.
+    pub fn growing_bytes(&self, row_bytes: usize) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.pipe.capacity() * std::mem::size_of::<(Time, Packet)>()
+            + self.qstats.hist_ps.as_ref().map_or(0, |h| h.len() * (std::mem::size_of::<u64>() + row_bytes))
+    }
+
     /// Packets accepted and not yet arrived at the next node (queued, on the wire, propagating).
     pub fn in_pipe(&self) -> u64 {
         self.pipe.len() as u64

@@ -34,6 +34,11 @@ impl<T: Copy> Ring<T> {
         self.len == 0
     }
 
+    /// Entries it has room for (its memory: this many `T`).
+    pub fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+
     #[inline]
     fn slot(&self, i: usize) -> usize {
         (self.head + i) & (self.buf.len() - 1)
