@@ -116,6 +116,13 @@ def test_leaf_spine_oversubscription_sets_the_uplink_rate_and_tiers_override():
     assert topo["leaf_spine"] == {"rate_bps": 40_000_000_000, "delay_ps": 2_000_000,
                                   "queue": {"capacity": {"packets": 1000}, "aqm": {"kind": "threshold", "k": {"packets": 200}}}}
     assert topo["host"]["delay_ps"] == 1_000_000 and topo["host"]["queue"]["capacity"] == {"packets": 300}
+    # The ratio is of the hosts' rate as it is: with tiers.host.rate = 1 Gbps, 8 x 1 Gbps / (4 x 2)
+    # = 1 Gbps uplinks, and the description says 2:1 of a fabric that is 2:1 (it derived 10 Gbps
+    # from host_link, a fabric of 1:5 described as 2:1).
+    sc = Scenario.from_dict(leaf_spine(oversubscription=2.0, tiers={"host": {"rate": "1Gbps"}}))
+    topo = sc.to_engine_spec()["topology"]
+    assert topo["host"]["rate_bps"] == 1_000_000_000 and topo["leaf_spine"]["rate_bps"] == 1_000_000_000
+    assert "1Gbps hosts, 1Gbps uplinks (2:1)" in sc.describe()
 
 
 BAD = [

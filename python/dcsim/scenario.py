@@ -876,8 +876,9 @@ class Network(_Model):
 
     ``leaf_spine``: ``leaves`` leaf switches ``leaf0..``, ``spines`` spine switches ``spine0..``,
     each leaf linked to every spine, ``hosts_per_leaf`` hosts ``h0..`` leaf by leaf (host i on leaf
-    i // hosts_per_leaf) on ``host_link``; the leaf-spine links run at hosts_per_leaf x host_link /
-    (spines x ``oversubscription``) (default 1: full bisection), or at ``tiers.leaf_spine.rate``.
+    i // hosts_per_leaf) on ``host_link``; the leaf-spine links run at hosts_per_leaf x the hosts'
+    rate (``tiers.host.rate`` if given, else ``host_link``) / (spines x ``oversubscription``)
+    (default 1: full bisection), or at ``tiers.leaf_spine.rate``.
     ``fat_tree``: the k-ary fat-tree (Al-Fares et al. 2008; ``k`` even >= 2): k pods of k/2 edge
     switches ``edge{e}`` and k/2 aggregation switches ``agg{a}`` (numbered pod by pod), (k/2)^2 core
     switches ``core{c}``, k^3/4 hosts ``h0..`` (k/2 per edge switch, edge by edge); every link at
@@ -1223,14 +1224,14 @@ class Network(_Model):
                 self._fill("oversubscription", 1.0)
             o = self.oversubscription
             if not o > 0:
-                raise _err("oversubscription", f"{o!r} is out of range; allowed > 0 (hosts_per_leaf x host_link / "
+                raise _err("oversubscription", f"{o!r} is out of range; allowed > 0 (hosts_per_leaf x the hosts' rate / "
                                                "(spines x leaf-spine rate), e.g. 1 for full bisection, 3 for 3:1)")
             if not fixed:
                 rate = self.tier_rate("leaf_spine")
                 if not (MIN_RATE_BPS <= rate <= MAX_RATE_BPS):
                     shown = rate_str(rate) if rate >= 1 else f"{rate:.3g} bit/s"
                     raise _err("oversubscription", f"{o:g} leaves the leaf-spine links at {shown} (= {self.hosts_per_leaf} "
-                                                   f"x {rate_str(self.host_link)} / ({self.spines} x {o:g})); allowed a "
+                                                   f"x {rate_str(self.tier_rate('host'))} / ({self.spines} x {o:g})); allowed a "
                                                    f"ratio that keeps them in 1Kbps .. 10Tbps")
 
     def tier(self, name: str) -> "Tier":
@@ -1242,8 +1243,8 @@ class Network(_Model):
         t = self.tier(name)
         if t.rate is not None:
             return t.rate
-        if name == "leaf_spine":
-            return self.hosts_per_leaf * self.host_link / (self.spines * (self.oversubscription or 1.0))
+        if name == "leaf_spine":  # the hosts' rate as it is (tiers.host.rate, if given)
+            return self.hosts_per_leaf * self.tier_rate("host") / (self.spines * (self.oversubscription or 1.0))
         return self.host_link
 
     def tier_delay(self, name: str) -> float:
