@@ -463,6 +463,62 @@ def test_a_budget_below_the_network_itself_names_max_memory_not_a_sampling_inter
     Scenario.from_dict({**d, "metrics": {"max_memory": f"{need + 0.1}MB"}}).check_resources()  # the size named fits
 
 
+def test_python_callers_get_numpy_numbers_accepted_and_wrong_indices_and_keys_named():
+    """From Python: NumPy integers and floats are numbers (a sweep axis built with np.arange); a
+    workload index that does not exist is an error naming the range, not an empty result; a
+    table key that is not a string is named as a key; a [[flows]] entry without src on a fabric
+    is told about its topology, not about a graph."""
+    sc = Scenario.from_dict(leaf_spine())
+    assert sc.replace({"network.spines": np.int64(2)}).network.spines == 2
+    assert sc.replace({"network.ecmp_seed": np.uint64(2**64 - 1)}).network.ecmp_seed == 2**64 - 1
+    assert sc.replace({"network.oversubscription": np.float64(2.0)}).network.oversubscription == 2.0
+    with pytest.raises(ScenarioError, match="expected a whole number, got np.True_"):
+        sc.replace({"network.spines": np.True_})
+    res = simulate(sc)
+    n = len(sc.workloads)
+    for call in (res.trace, res.flow_paths, res.active_goodput):
+        with pytest.raises(ValueError, match=rf"^workload: {n} is out of range; allowed 0 \.\. {n - 1}$"):
+            call(n)
+    d = leaf_spine(tiers={1: {"rate": "1Gbps"}})
+    with pytest.raises(ScenarioError, match=r"^network\.tiers: key 1: expected a string, got 1$"):
+        Scenario.from_dict(d)
+    d = leaf_spine()
+    d["flows"] = [{"protocol": "dctcp", "dst": "h1"}]
+    d.pop("workloads", None)
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.src: required with topology = 'leaf_spine'; allowed hosts"):
+        Scenario.from_dict(d)
+
+
+def test_delayed_acks_of_the_linux_profile_on_finite_flows_are_warned_about():
+    """Under profile = "linux" a receiver ACKs every second segment, else after 40 ms, and Linux's
+    quick ACKs at a connection's start are not modelled: a one-packet flow waits 40 ms for its
+    ACK. Finite flows so configured get a warning naming the group and the option; an explicit
+    delayed_ack, the ns2 profile (an ACK per segment) and long-lived flows get none."""
+    def warned(d):
+        return [w for w in Scenario.from_dict(d).warnings() if "delay ACKs" in w]
+
+    d = leaf_spine()
+    d["workloads"][0]["profile"] = "linux"
+    hits = warned(d)
+    assert len(hits) == 1 and hits[0].startswith("workloads[0]: ") and "set delayed_ack = false" in hits[0], hits
+    assert "40ms" in hits[0]
+    d["workloads"][0]["delayed_ack"] = False
+    assert not warned(d)
+    assert not warned(leaf_spine())
+    perm = leaf_spine()
+    perm["workloads"] = [{"kind": "permutation", "protocol": "dctcp", "profile": "linux"}]
+    assert not warned(perm)
+    perm["workloads"][0]["size"] = "10KB"
+    assert len(warned(perm)) == 1
+    # The physics it warns of: a lone one-packet flow's FCT includes the 40 ms timeout.
+    one = leaf_spine()
+    one["workloads"] = [{"kind": "trace", "protocol": "dctcp", "profile": "linux",
+                         "arrivals": [{"start": "0s", "src": "h0", "dst": "h8", "size": "1KB"}]}]
+    one["run"]["duration"] = "50ms"
+    fct = simulate(Scenario.from_dict(one)).flows["fct_s"].iloc[0]
+    assert 0.040 <= fct < 0.041, fct
+
+
 def _toml(d: dict) -> str:
     """A scenario dict as TOML, without validation (for invalid ones)."""
     from dcsim.scenario import _toml_dumps

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 import threading
 from collections.abc import MutableMapping
 from pathlib import Path
@@ -418,9 +419,17 @@ class Result:
         """The ``cps`` table: one row per L2 congestion point: samples and feedback frames (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self.tables["cps"]
 
+    def _workload_index(self, workload: int) -> int:
+        """``workload`` checked against the scenario's workloads (ValueError naming the range)."""
+        n = len(self.scenario.workloads or [])
+        if isinstance(workload, bool) or not isinstance(workload, numbers.Integral) or not 0 <= workload < n:
+            allowed = f"0 .. {n - 1}" if n else "none: the scenario has no [[workloads]]"
+            raise ValueError(f"workload: {workload!r} is out of range; allowed {allowed}")
+        return int(workload)
+
     def _of_workload(self, workload: int) -> np.ndarray:
         """Mask of the flows table's rows that workload ``workload`` generated."""
-        return self._col("flows", "workload").astype(float) == workload
+        return self._col("flows", "workload").astype(float) == self._workload_index(workload)
 
     def active_goodput(self, workload: int) -> np.ndarray:
         """:func:`active_goodput_bps` of workload ``workload``'s flows, in the flows table's order."""
@@ -458,6 +467,8 @@ class Result:
         """The flows the workloads generated (or workload ``workload``'s), as a trace: start_s,
         src, dst, size_bytes, in start order. :meth:`write_trace` writes it as a trace file."""
         f = self.flows
+        if workload is not None:
+            workload = self._workload_index(workload)
         if "workload" in f:
             w = f["workload"].to_numpy(dtype=float)
             f = f[np.isfinite(w) if workload is None else (w == workload)]
