@@ -338,17 +338,22 @@ def test_sack_blocks_cross_partitions_with_their_acks():
                    "size": "1MB"}],
         "run": {"duration": "2ms", "seed": 954},
     }
-    runs = {}
-    for p in (1, 2):
-        d["run"]["partitions"] = p
-        runs[p] = simulate(Scenario.from_dict(copy.deepcopy(d))).flows.iloc[0]
-    one, two = runs[1], runs[2]
-    assert one.fast_retransmits >= 1 and one.timeouts_whole_run == 0, one  # the scenario recovers by SACK
-    assert two.delivered_bytes_whole_run == 1_000_000
-    assert two.timeouts_whole_run == 0
-    for col in ("fast_retransmits", "retransmits_whole_run"):
-        assert two[col] == one[col], col
-    assert abs(two.fct_s - one.fct_s) <= 0.01 * one.fct_s
+    # Two leaves: the ACKs cross from the receiver's world to the sender's. Four leaves (h0 and h1
+    # on leaves 0 and 1, both in world 0), ECMP seeds 0-3: some paths go through a spine of world
+    # 1, so the ACKs leave the world of both ends and come back.
+    for leaves, seed in ((2, 0), (4, 0), (4, 1), (4, 2), (4, 3)):
+        d["network"].update(leaves=leaves, ecmp_seed=seed)
+        runs = {}
+        for p in (1, 2):
+            d["run"]["partitions"] = p
+            runs[p] = simulate(Scenario.from_dict(copy.deepcopy(d))).flows.iloc[0]
+        one, two = runs[1], runs[2]
+        assert one.fast_retransmits >= 1 and one.timeouts_whole_run == 0, one  # the scenario recovers by SACK
+        assert two.delivered_bytes_whole_run == 1_000_000, (leaves, seed)
+        assert two.timeouts_whole_run == 0, (leaves, seed)
+        for col in ("fast_retransmits", "retransmits_whole_run"):
+            assert two[col] == one[col], (col, leaves, seed)
+        assert abs(two.fct_s - one.fct_s) <= 0.01 * one.fct_s, (leaves, seed)
 
 
 def test_a_lone_window_unlimited_flow_takes_exactly_its_ideal_fct_whatever_its_last_packet():
@@ -463,7 +468,7 @@ def test_a_budget_below_the_network_itself_names_max_memory_not_a_sampling_inter
     Scenario.from_dict({**d, "metrics": {"max_memory": f"{need + 0.1}MB"}}).check_resources()  # the size named fits
 
 
-def test_python_callers_get_numpy_numbers_accepted_and_wrong_indices_and_keys_named():
+def test_python_callers_get_numpy_numbers_accepted_and_wrong_indices_and_keys_named(tmp_path):
     """From Python: NumPy integers and floats are numbers (a sweep axis built with np.arange); a
     workload index that does not exist is an error naming the range, not an empty result; a
     table key that is not a string is named as a key; a [[flows]] entry without src on a fabric
@@ -472,8 +477,15 @@ def test_python_callers_get_numpy_numbers_accepted_and_wrong_indices_and_keys_na
     assert sc.replace({"network.spines": np.int64(2)}).network.spines == 2
     assert sc.replace({"network.ecmp_seed": np.uint64(2**64 - 1)}).network.ecmp_seed == 2**64 - 1
     assert sc.replace({"network.oversubscription": np.float64(2.0)}).network.oversubscription == 2.0
-    with pytest.raises(ScenarioError, match="expected a whole number, got np.True_"):
+    assert sc.replace({"metrics.trace_flows": [np.int64(0), np.int64(2)]}).metrics.trace_flows == [0, 2]
+    assert sc.replace({"run.warmup": np.int64(0)}).run.warmup == 0
+    with pytest.raises(ScenarioError, match="expected a whole number, got True"):
         sc.replace({"network.spines": np.True_})
+    from dcsim.sweep import sweep
+
+    short = sc.replace({"run.duration": "1ms"})
+    table = sweep(short, {"network.spines": np.arange(1, 3)}, seeds=np.int64(1), out=tmp_path / "sw", jobs=1).table
+    assert table["network.spines"].tolist() == [1, 2] and (table["seed"] == 1).all()
     res = simulate(sc)
     n = len(sc.workloads)
     for call in (res.trace, res.flow_paths, res.active_goodput):

@@ -383,6 +383,21 @@ def _time_v(v: Any) -> float:
     return _check_time_range(x, v)
 
 
+def plain(obj: Any) -> Any:
+    """``obj`` with NumPy scalars and arrays as Python's own numbers and lists, in tables and lists
+    at any depth (values from Python callers: a sweep axis from np.arange, a number read from a
+    DataFrame), so that they validate and serialise as the numbers they are."""
+    if type(obj).__module__ == "numpy" and hasattr(obj, "tolist"):
+        return plain(obj.tolist())
+    if isinstance(obj, dict):
+        return {plain(k): plain(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [plain(v) for v in obj]
+    if isinstance(obj, tuple):
+        return tuple(plain(v) for v in obj)
+    return obj
+
+
 def _int_v(v: Any) -> int:
     """A whole number: TOML/JSON integers, or NumPy's from Python (no true/false, no 2.0, no "2")."""
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
@@ -2446,10 +2461,14 @@ class Metrics(_Model):
         if not ok:
             raise ValueError(f"{v!r}: give a number of flows (the first k), a list of flow indices, or \"all\"")
         return v
-    #: Memory the run may use: the world plus the sampled series at their peak cost (the engine's
-    #: columns, shared with pandas, and the front end's transient copies: 160 B a row, measured,
-    #: see check_memory in crates/dcsim-core/src/sim.rs). A run that would need more is refused before it starts, with
-    #: the sampling interval to lengthen. Allowed 1MB .. 1TB (LIMITS min/max_memory_bytes).
+    #: Memory the run may use: the world, the generated flows' results (1.9 KB a flow, measured)
+    #: and the sampled series at their peak cost (the engine's columns, shared with pandas, and the
+    #: front end's transient copies: 160 B a row, measured), see check_memory in
+    #: crates/dcsim-core/src/sim.rs. A run that would need more is refused before it starts, with
+    #: the sampling interval to lengthen (or naming this field). The packets the queues hold are
+    #: checked as the run goes: past what this leaves them (at least what the links hold in flight
+    #: and 64 packets a port), the run stops with RunLimitError. Allowed 1MB .. 1TB (LIMITS
+    #: min/max_memory_bytes).
     max_memory: SizeQ = Size(float(ENGINE_DEFAULTS["max_memory_bytes"]), "B")
     #: Flow-size bucket edges for the FCT summary (per protocol and bucket): (0, e1], (e1, e2], ...
     fct_buckets: list[SizeQ] = Field(default_factory=lambda: [Size(v, "B") for v in (10e3, 100e3, 1e6, 10e6)])
@@ -3100,7 +3119,7 @@ class Scenario(_Model):
         """Validate a dict of the TOML shape; raises :class:`ScenarioError`."""
         if not isinstance(data, dict):
             raise ScenarioError(f"scenario: expected a table, got {type(data).__name__}")
-        return cls(**data)
+        return cls(**plain(data))
 
     @classmethod
     def from_toml_str(cls, text: str) -> "Scenario":
@@ -3152,7 +3171,7 @@ class Scenario(_Model):
         """
         from dcsim.paths import PathError, get_path, set_path
 
-        updates = dict(changes or {}, **kw)
+        updates = plain(dict(changes or {}, **kw))
         data = self.to_dict()
         for path, value in updates.items():
             try:
@@ -3338,10 +3357,9 @@ class Scenario(_Model):
             d = f.delayed_ack
             if d is not None and d.segments > 1 and "delayed_ack" not in f.model_fields_set:
                 out.append(f"{field}: its receivers delay ACKs (every {d.segments} segments, else after "
-                           f"{time_str(d.timeout)}: the {f.profile} profile's), and a flow whose last segment does not "
-                           f"complete a group of {d.segments} waits that long for its last ACK (Linux's quick ACKs at a "
-                           f"connection's start are not modelled), which its FCT includes; set delayed_ack = false to "
-                           f"ACK every segment")
+                           f"{time_str(d.timeout)}: the {f.profile} profile's), so a short flow may wait that long for "
+                           f"its last ACK (a one-packet flow always does: Linux's quick ACKs at a connection's start "
+                           f"are not modelled), which its FCT includes; set delayed_ack = false to ACK every segment")
         return out
 
     def _ack_warnings(self, where: str) -> list[str]:

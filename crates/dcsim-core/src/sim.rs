@@ -486,25 +486,31 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
     MemoryPlan { duration_ps: spec.duration_ps as u128, nodes, ports, world, generated_flows, generated, series }
 }
 
-/// Check, before anything is allocated, that the run fits in `metrics.max_memory_bytes`: the
-/// world (nodes, ports, flows) plus every sampled series at its peak cost, its columns once and
-/// [`FRONT_END_ROW_BYTES`] a row for the front end. Row counts are upper bounds (a flow is
-/// sampled only while it runs);
-/// all arithmetic is in u128 (10^18 ps x 10^6 entities cannot overflow it). The error names the
-/// sampling interval that dominates and how long it must be.
 /// What metrics.max_memory leaves, beyond what [`check_memory`] planned, for the memory that grows
-/// with the packets the network holds (the ports' rings and queue histograms, which the buffers
-/// bound only loosely: a buffer of 10^9 packets is allowed), bytes per world. A world checks it as
-/// it runs ([`QUEUE_MEMORY_CHECK_EVENTS`]).
+/// with the packets the network holds: the ports' rings and the monitored ports' queue
+/// histograms, which the buffers bound only loosely (a buffer of 10^9 packets is allowed). Every
+/// world checks its own ports against it as it runs ([`QUEUE_MEMORY_CHECK_EVENTS`]), so a run of
+/// p partitions may hold up to p times it.
 ///
-/// It is at least [`QUEUE_PACKETS_PER_PORT`] packets a port: a budget the series fill to the last
-/// byte still leaves every queue its first packets (~7.5 KB a port beyond the bound).
-fn queue_allowance_bytes(spec: &Spec) -> u128 {
+/// It is at least what the links hold in flight (each port's rate x (delay + a full packet's
+/// serialisation), in full packets) plus [`QUEUE_PACKETS_PER_PORT`] queued packets a port, each
+/// in rings that may have doubled: memory every run needs, which the plan does not count, so a
+/// budget the sampled series fill to the last byte still runs (by that much beyond the bound).
+fn queue_allowance_bytes(spec: &Spec, net: &Network) -> u128 {
     let plan = memory_plan(spec);
     let planned =
         plan.world + plan.generated.iter().sum::<u128>() + plan.series.iter().map(|s| plan.bytes(s)).sum::<u128>();
-    let floor = plan.ports as u128 * QUEUE_PACKETS_PER_PORT * PACKET_HELD_BYTES;
-    ((spec.metrics.max_memory_bytes as u128).saturating_sub(planned) / spec.partitions.max(1) as u128).max(floor)
+    let full = spec.packet_bytes.max(1) as u128;
+    let floor: u128 = net
+        .ports
+        .iter()
+        .map(|p| {
+            let span_ps = p.delay.0 as u128 + p.rate.tx_time(spec.packet_bytes).0 as u128;
+            let in_flight = (p.rate.bps() as u128 * span_ps).div_ceil(8 * full * Time::PS_PER_S as u128);
+            (in_flight + QUEUE_PACKETS_PER_PORT) * PACKET_HELD_BYTES
+        })
+        .sum();
+    (spec.metrics.max_memory_bytes as u128).saturating_sub(planned).max(floor)
 }
 
 /// See [`queue_allowance_bytes`].
@@ -513,13 +519,21 @@ const QUEUE_PACKETS_PER_PORT: u128 = 64;
 /// pipe entry.
 const PACKET_HELD_BYTES: u128 = 2 * (std::mem::size_of::<(Time, Packet)>() + 32) as u128;
 
-/// A world adds up its ports' growing memory every this many events (a power of two): between two
-/// checks the queues gain at most this many packets, ~12 MB with their rings' doubling.
+/// A world adds up its ports' growing memory every this many events (a power of two). A ring at
+/// least half full counts as doubled already ([`Port::growing_bytes`]), so between two checks
+/// the queues outgrow what the last one saw by at most this many packets in doubled rings
+/// (~10 MB).
 pub const QUEUE_MEMORY_CHECK_EVENTS: u64 = 1 << 16;
 
 /// A `queue_hist` row: port, q_pkt, time_s and frac, and the front end's copy.
 const QUEUE_HIST_ROW_BYTES: usize = 32 + FRONT_END_ROW_BYTES as usize;
 
+/// Check, before anything is allocated, that the run fits in `metrics.max_memory_bytes`: the
+/// world (nodes, ports, flows) plus every sampled series at its peak cost, its columns once and
+/// [`FRONT_END_ROW_BYTES`] a row for the front end. Row counts are upper bounds (a flow is
+/// sampled only while it runs);
+/// all arithmetic is in u128 (10^18 ps x 10^6 entities cannot overflow it). The error names the
+/// sampling interval that dominates and how long it must be.
 pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     let plan = memory_plan(spec);
     let MemoryPlan { duration_ps: d, world, ref generated_flows, ref generated, ref series, .. } = plan;
@@ -995,6 +1009,7 @@ impl World {
             None => (0..flows.len() as FlowId).collect(),
             Some(ids) => ids.iter().map(|&i| i as FlowId).collect(),
         };
+        let queue_allowance = queue_allowance_bytes(&spec, &net);
         let mut sim = World {
             now: Time::ZERO,
             end: Time(spec.duration_ps),
@@ -1022,7 +1037,7 @@ impl World {
             l2_out: Vec::new(),
             victims: Vec::new(),
             fault: None,
-            queue_allowance: queue_allowance_bytes(&spec),
+            queue_allowance,
             part,
             head_next: Vec::new(),
             paths: Vec::new(),
@@ -1245,7 +1260,8 @@ impl World {
         if bytes <= self.queue_allowance {
             return Ok(());
         }
-        let held: u64 = self.net.ports.iter().map(|p| p.in_pipe()).sum();
+        // Queued, on the wire or propagating (a port to another world keeps only the first two).
+        let held: u64 = self.net.ports.iter().map(|p| p.in_pipe().max(p.unsent())).sum();
         let mb = |b: u128| format!("{:.1} MB", b as f64 / 1e6);
         Err(invalid(
             "metrics.max_memory",
@@ -1255,7 +1271,7 @@ impl World {
                 mb(bytes),
                 mb(self.queue_allowance),
                 mb(self.spec.metrics.max_memory_bytes as u128),
-                if self.spec.partitions > 1 { " (per partition)" } else { "" }
+                if self.spec.partitions > 1 { " (in each partition's world)" } else { "" }
             ),
         ))
     }

@@ -220,8 +220,9 @@ def make_spec(
     path (relative to ``base_dir`` if given). ``axes`` maps a path (or a tuple of linked paths, or
     ``"path1, path2"``) to its list of values.
     """
-    from dcsim.scenario import Scenario, _resolve_data_files
+    from dcsim.scenario import Scenario, _resolve_data_files, plain
 
+    base, axes, seeds, seed_base, set = plain(base), plain(axes), plain(seeds), plain(seed_base), plain(set)
     base_name = "<inline>"
     if isinstance(base, Scenario):
         base_d = base.to_dict()

@@ -124,6 +124,11 @@ impl Part {
     #[cold]
     #[inline(never)]
     fn sack_to_send(&mut self, ack: &Packet, flows: &mut [FlowSlot]) -> Option<Box<SackBlocks>> {
+        if self.owns(ack.src) && self.owns(ack.dst) {
+            // Receiver and sender both here, the path through another world: the blocks wait in
+            // the receiver's log, where the sender reads them when the ACK comes back.
+            return None;
+        }
         let blocks = if self.owns(ack.src) {
             match flows.get_mut(ack.flow as usize) {
                 Some(FlowSlot::Active(flow)) => flow.receiver.take_sack(ack.aux),
