@@ -407,7 +407,7 @@ def _int_v(v: Any) -> int:
 
 def _float_v(v: Any) -> float:
     """A real number: integers and floats, NumPy's too (no true/false, no strings)."""
-    if isinstance(v, (numbers.Integral, numbers.Real)) and not isinstance(v, bool) and type(v).__name__ != "bool_":
+    if isinstance(v, numbers.Real) and not isinstance(v, bool):  # NumPy's bool is not a numbers.Real
         v = int(v) if isinstance(v, numbers.Integral) else float(v)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise ValueError(f"expected a number, got {v!r}")
