@@ -359,8 +359,9 @@ def test_sack_blocks_cross_partitions_with_their_acks():
 def test_a_lone_window_unlimited_flow_takes_exactly_its_ideal_fct_whatever_its_last_packet():
     """The ideal FCT is the FCT of the flow alone with no window limit: store-and-forward of its
     packets in order through every hop (the tandem-queue recursion), then the last ACK's return.
-    So a lone flow with a window larger than the flow has slowdown 1 exactly (up to the engine's
-    picosecond rounding: 1e-9 relative), for sizes of whole packets and for a short last packet,
+    So a lone flow with a window larger than the flow has slowdown 1 exactly (the rates here give
+    every serialisation in whole picoseconds; elsewhere the engine's rounding of each hop's start
+    can add a picosecond a hop), for sizes of whole packets and for a short last packet,
     on a path whose slowest hop (3 Gbps leaf-spine links) sits between faster ones (10 Gbps hosts).
     Before, the ideal charged only the smallest packet at the hops after the slowest and gave a
     lone 1 461-B flow slowdown 1.37. And the ideal of 1 461 B is above that of 1 460 B."""
@@ -479,6 +480,7 @@ def test_python_callers_get_numpy_numbers_accepted_and_wrong_indices_and_keys_na
     assert sc.replace({"network.oversubscription": np.float64(2.0)}).network.oversubscription == 2.0
     assert sc.replace({"metrics.trace_flows": [np.int64(0), np.int64(2)]}).metrics.trace_flows == [0, 2]
     assert sc.replace({"run.warmup": np.int64(0)}).run.warmup == 0
+    assert sc.replace({"network.oversubscription": np.longdouble(2)}).network.oversubscription == 2.0
     with pytest.raises(ScenarioError, match="expected a whole number, got True"):
         sc.replace({"network.spines": np.True_})
     from dcsim.sweep import sweep
@@ -522,6 +524,13 @@ def test_delayed_acks_of_the_linux_profile_on_finite_flows_are_warned_about():
     assert not warned(perm)
     perm["workloads"][0]["size"] = "10KB"
     assert len(warned(perm)) == 1
+    # `delayed_ack = true` under the profile is the profile's delayed ACK (every 2 segments, 40 ms),
+    # not the ns2 default's 1 ms timer; keys given keep their values.
+    for given, want in ((True, (2, 0.040)), ({"segments": 3}, (3, 0.040)), ({"timeout": "5ms"}, (2, 0.005))):
+        g = leaf_spine()
+        g["workloads"][0].update(profile="linux", delayed_ack=given)
+        da = Scenario.from_dict(g).workloads[0].classes()[0]._flow.delayed_ack
+        assert (da.segments, da.timeout) == want, (given, da)
     # The physics it warns of: a lone one-packet flow's FCT includes the 40 ms timeout.
     one = leaf_spine()
     one["workloads"] = [{"kind": "trace", "protocol": "dctcp", "profile": "linux",

@@ -387,8 +387,11 @@ def plain(obj: Any) -> Any:
     """``obj`` with NumPy scalars and arrays as Python's own numbers and lists, in tables and lists
     at any depth (values from Python callers: a sweep axis from np.arange, a number read from a
     DataFrame), so that they validate and serialise as the numbers they are."""
-    if type(obj).__module__ == "numpy" and hasattr(obj, "tolist"):
-        return plain(obj.tolist())
+    if type(obj).__module__.split(".")[0] == "numpy" and hasattr(obj, "tolist"):  # numpy, numpy.ma.core
+        v = obj.tolist()
+        if type(v).__module__.split(".")[0] == "numpy":  # longdouble, clongdouble: no Python twin
+            return float(v) if isinstance(v, numbers.Real) else v
+        return plain(v)
     if isinstance(obj, dict):
         return {plain(k): plain(v) for k, v in obj.items()}
     if isinstance(obj, list):
@@ -1548,6 +1551,19 @@ def _delayed_ack_form(v: Any) -> Any:
     raise ValueError(f"expected true, false or a table {{segments, timeout}}, got {v!r}")
 
 
+def _transport_as_written(m: Any) -> dict:
+    """The transport options ``m`` (a workload or a mix class) was given, as written (units as
+    strings), for the FlowGroup that checks and defaults them: ``delayed_ack = false`` kept as
+    explicitly off, and of a delayed-ACK table only the keys given (``true`` is the profile's
+    delayed ACK, linux: 40 ms, not the defaults' 1 ms)."""
+    opts = m.model_dump(mode="json", include=set(m._TRANSPORT), exclude_none=True)
+    if "delayed_ack" in m.model_fields_set and m.delayed_ack is None:
+        opts["delayed_ack"] = False
+    elif m.delayed_ack is not None:
+        opts["delayed_ack"] = m.delayed_ack.model_dump(mode="json", exclude_unset=True)
+    return opts
+
+
 class FlowGroup(_KeepsDelayedAckOff, _Model):
     """``count`` identical flows (TCP connections). Flow i of the group starts at ``start + i*stagger``.
 
@@ -1655,6 +1671,15 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
         if "delayed_ack" not in self.model_fields_set and prof["delayed_ack"] is not None:
             d = prof["delayed_ack"]
             self._fill("delayed_ack", DelayedAck(segments=d["segments"], timeout=f"{d['timeout_ps']}ps"))
+        elif self.delayed_ack is not None and prof["delayed_ack"] is not None:
+            # `delayed_ack = true` (or a table without some keys): the profile's values for the rest
+            # (linux: 40 ms, not the ns2 default's 1 ms).
+            d, da = prof["delayed_ack"], self.delayed_ack.model_copy()
+            if "segments" not in da.model_fields_set:
+                da._fill("segments", d["segments"])
+            if "timeout" not in da.model_fields_set:
+                da._fill("timeout", d["timeout_ps"] / 1e12)
+            self.__dict__["delayed_ack"] = da
         if self.ecn_response == "prr" and not self._cuts_on_ecn():
             why = {
                 "newreno": "newreno with ecn = false never sees ECN-Echo (set ecn = true)",
@@ -2091,9 +2116,7 @@ class FlowClass(_KeepsDelayedAckOff, _Model):
 
     @model_validator(mode="after")
     def _check(self) -> "FlowClass":
-        opts = self.model_dump(mode="json", include=set(self._TRANSPORT), exclude_none=True)
-        if "delayed_ack" in self.model_fields_set and self.delayed_ack is None:
-            opts["delayed_ack"] = False  # explicitly off (not the profile's default)
+        opts = _transport_as_written(self)
         try:
             self._flow = FlowGroup(protocol=self.protocol, **opts)
         except ValidationError as e:
@@ -2321,10 +2344,7 @@ class Workload(_KeepsDelayedAckOff, _Model):
 
     def _transport_options(self) -> dict:
         """The protocol options given at the workload level, as written (units as strings)."""
-        opts = self.model_dump(mode="json", include=set(self._TRANSPORT), exclude_none=True)
-        if "delayed_ack" in self.model_fields_set and self.delayed_ack is None:
-            opts["delayed_ack"] = False  # explicitly off (not the profile's default)
-        return opts
+        return _transport_as_written(self)
 
     def classes(self) -> list[FlowClass]:
         if self.mix is not None:

@@ -519,14 +519,14 @@ const QUEUE_PACKETS_PER_PORT: u128 = 64;
 /// pipe entry.
 const PACKET_HELD_BYTES: u128 = 2 * (std::mem::size_of::<(Time, Packet)>() + 32) as u128;
 
-/// A world adds up its ports' growing memory every this many events (a power of two). A ring at
-/// least half full counts as doubled already ([`Port::growing_bytes`]), so between two checks
-/// the queues outgrow what the last one saw by at most this many packets in doubled rings
-/// (~10 MB).
+/// A world adds up its ports' growing memory every this many events (a power of two). A ring
+/// this many packets would fill counts as doubled already ([`Port::growing_bytes`]), so between
+/// two checks the queues outgrow what the last one saw by at most this many packets (~6 MB).
 pub const QUEUE_MEMORY_CHECK_EVENTS: u64 = 1 << 16;
 
-/// A `queue_hist` row: port, q_pkt, time_s and frac, and the front end's copy.
-const QUEUE_HIST_ROW_BYTES: usize = 32 + FRONT_END_ROW_BYTES as usize;
+/// A `queue_hist` row: port, q_pkt, time_s and frac in the engine's columns, and the front end's
+/// NumPy copy of them (a table of four numeric columns, not the series' 160 B a row of copies).
+const QUEUE_HIST_ROW_BYTES: usize = 32 + 32;
 
 /// Check, before anything is allocated, that the run fits in `metrics.max_memory_bytes`: the
 /// world (nodes, ports, flows) plus every sampled series at its peak cost, its columns once and
@@ -825,7 +825,8 @@ fn path_label(net: &Network, src: NodeId, dst: NodeId, flow: FlowId) -> String {
 /// before it at every hop after the slowest. Serialisations are rounded down per group of
 /// packets that a lattice path takes through one hop, which the engine's exact carries never
 /// undercut, so the ideal is a lower bound of any run's FCT (any window, any losses) and equals
-/// a window-unlimited flow's alone.
+/// a window-unlimited flow's alone, to within a picosecond a hop where a packet's serialisation
+/// is not a whole number of picoseconds (the engine rounds each hop's start to one).
 #[allow(clippy::too_many_arguments)]
 fn ideal_fct(
     net: &Network,
@@ -1256,7 +1257,8 @@ impl World {
     #[cold]
     #[inline(never)]
     fn check_queue_memory(&self, now: Time) -> Result<()> {
-        let bytes: u128 = self.net.ports.iter().map(|p| p.growing_bytes(QUEUE_HIST_ROW_BYTES) as u128).sum();
+        let more = QUEUE_MEMORY_CHECK_EVENTS as usize; // an event enqueues one packet at most
+        let bytes: u128 = self.net.ports.iter().map(|p| p.growing_bytes(QUEUE_HIST_ROW_BYTES, more) as u128).sum();
         if bytes <= self.queue_allowance {
             return Ok(());
         }

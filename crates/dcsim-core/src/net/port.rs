@@ -339,11 +339,10 @@ impl Port {
 
     /// Memory that grows with the packets the port holds: its rings (a ring doubles when full and
     /// never shrinks) and its queue-length histogram (one entry per length seen, each a row of
-    /// the `queue_hist` table of `row_bytes`), bytes.
-    ///
-    /// A ring at least half full counts twice its capacity: it may double before the next look.
-    pub fn growing_bytes(&self, row_bytes: usize) -> usize {
-        let ring = |len: usize, cap: usize, entry: usize| if 2 * len >= cap { 2 * cap * entry } else { cap * entry };
+    /// the `queue_hist` table of `row_bytes`), bytes. A ring that `more` packets would fill
+    /// counts as doubled: it may double before the next look.
+    pub fn growing_bytes(&self, row_bytes: usize, more: usize) -> usize {
+        let ring = |len: usize, cap: usize, entry: usize| cap * entry * if len + more >= cap { 2 } else { 1 };
         ring(self.slots.len(), self.slots.capacity(), std::mem::size_of::<Slot>())
             + ring(self.pipe.len(), self.pipe.capacity(), std::mem::size_of::<(Time, Packet)>())
             + self.qstats.hist_ps.as_ref().map_or(0, |h| h.len() * (std::mem::size_of::<u64>() + row_bytes))
