@@ -1668,18 +1668,15 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
             self._fill("ect_acks", linux and self.protocol in _DCTCP_LIKE)
         if self.min_rto is None:
             self._fill("min_rto", prof["min_rto_ps"] / 1e12)
-        if "delayed_ack" not in self.model_fields_set and prof["delayed_ack"] is not None:
-            d = prof["delayed_ack"]
-            self._fill("delayed_ack", DelayedAck(segments=d["segments"], timeout=f"{d['timeout_ps']}ps"))
-        elif self.delayed_ack is not None and prof["delayed_ack"] is not None:
-            # `delayed_ack = true` (or a table without some keys): the profile's values for the rest
-            # (linux: 40 ms, not the ns2 default's 1 ms).
-            d, da = prof["delayed_ack"], self.delayed_ack.model_copy()
-            if "segments" not in da.model_fields_set:
-                da._fill("segments", d["segments"])
-            if "timeout" not in da.model_fields_set:
-                da._fill("timeout", d["timeout_ps"] / 1e12)
-            self.__dict__["delayed_ack"] = da
+        # The profile's delayed ACK for what was not written: all of it, or what `delayed_ack = true`
+        # or a table without some keys leaves out (linux: 40 ms, not the ns2 default's 1 ms).
+        d, given = prof["delayed_ack"], "delayed_ack" in self.model_fields_set
+        if d is not None and (self.delayed_ack is not None or not given):
+            da = self.delayed_ack.model_copy() if given else DelayedAck()
+            for key, value in (("segments", d["segments"]), ("timeout", d["timeout_ps"] / 1e12)):
+                if key not in da.model_fields_set:
+                    da._fill(key, value)
+            self._fill("delayed_ack", da, given=given)
         if self.ecn_response == "prr" and not self._cuts_on_ecn():
             why = {
                 "newreno": "newreno with ecn = false never sees ECN-Echo (set ecn = true)",

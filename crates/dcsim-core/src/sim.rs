@@ -566,12 +566,12 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         return Err(invalid(
             "metrics.max_memory",
             format!(
-                "{} is too small: the network ({} nodes, {} ports) and its flows' state need {} before any sampled series ({} in all with them); allowed >= {}",
+                "{} is too small: the network ({} nodes, {} ports) and its flows' state need {} before any \
+                 sampled series; allowed >= {}, the run's whole need with them",
                 mb(limit),
                 plan.nodes,
                 plan.ports,
                 mb(state),
-                mb(total),
                 mb(total)
             ),
         ));
@@ -863,7 +863,7 @@ fn ideal_fct(
     // where an ACK takes longer to send than the short last packet took to arrive after the full
     // one. (Earlier ACKs are a full packet's serialisation at the slowest hop apart, longer than
     // any hop takes to send an ACK, on a fabric whose links have one rate both ways.)
-    let (mut y, mut z) = (if n == 1 { NONE } else { m.or(a) }, z);
+    let mut y = m; // packet n - 1's arrival (none with one packet)
     for p in path(net, dst, src, flow) {
         t += delay(p);
         let via = |from: Option<u128>, acks: u128| from.map(|x| x + tx(acks * header, p));
@@ -1268,8 +1268,11 @@ impl World {
         Err(invalid(
             "metrics.max_memory",
             format!(
-                "the run stopped at t = {}: the network holds {held} packets, whose queues and histograms take {}, more than the {} that metrics.max_memory = {} leaves beside the network, the flows and the sampled series{}; raise metrics.max_memory, or make the buffers smaller (network.buffer) or the windows (init_cwnd)",
- fmt_ps(now.0 as u128),
+                "the run stopped at t = {}: the network holds {held} packets, whose queues and histograms take {}, \
+                 more than the {} that metrics.max_memory = {} leaves beside the network, the flows and the sampled \
+                 series{}; raise metrics.max_memory, or make the buffers smaller (network.buffer) or the windows \
+                 (init_cwnd)",
+                fmt_ps(now.0 as u128),
                 mb(bytes),
                 mb(self.queue_allowance),
                 mb(self.spec.metrics.max_memory_bytes as u128),
@@ -1711,10 +1714,9 @@ impl World {
         match pkt.kind {
             Kind::Data => flow.receiver.on_data(&pkt, self.now, &mut self.out),
             Kind::Ack => {
-                let sack = match &mut self.part {
-                    Some(part) if part.receiver_elsewhere(pkt.src) => part.take_mailed_sack(f, pkt.aux),
-                    _ => flow.receiver.take_sack(pkt.aux),
-                };
+                // Blocks that crossed from another world with the ACK, else the receiver's log.
+                let mailed = self.part.as_mut().filter(|_| pkt.aux != 0).and_then(|p| p.take_mailed_sack(f, pkt.aux));
+                let sack = mailed.unwrap_or_else(|| flow.receiver.take_sack(pkt.aux));
                 flow.sender.on_ack_with_sack(&pkt, sack.as_slice(), self.now, &mut self.out)
             }
             Kind::Frame | Kind::Feedback => return, // the L2 family's, handled above

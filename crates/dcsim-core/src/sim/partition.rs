@@ -113,48 +113,39 @@ impl Part {
     }
 
     /// Hand the packet just accepted on remote port `pid` to the world of its far end, an ACK with
-    /// its SACK blocks (taken from the receiver's log if the receiver is here, else from the
-    /// blocks that came with it).
+    /// its SACK blocks (see [`Part::sack_to_send`]).
     #[inline]
     pub(super) fn send(&mut self, pid: PortId, (arrival, pkt): (Time, Packet), flows: &mut [FlowSlot]) {
         let sack = if pkt.kind == Kind::Ack && pkt.aux != 0 { self.sack_to_send(&pkt, flows) } else { None };
         self.outbox[self.remote_to[pid as usize] as usize].push(Message { arrival, port: pid, pkt, sack });
     }
 
+    /// The SACK blocks that leave with `ack`: those that came into this world with it; else, if
+    /// its receiver is here and its sender elsewhere, those in the receiver's log. (With both ends
+    /// here, the blocks stay in the log for the sender, the ACK's path only crossing another world.)
     #[cold]
     #[inline(never)]
     fn sack_to_send(&mut self, ack: &Packet, flows: &mut [FlowSlot]) -> Option<Box<SackBlocks>> {
-        if self.owns(ack.src) && self.owns(ack.dst) {
-            // Receiver and sender both here, the path through another world: the blocks wait in
-            // the receiver's log, where the sender reads them when the ACK comes back.
-            return None;
-        }
-        let blocks = if self.owns(ack.src) {
-            match flows.get_mut(ack.flow as usize) {
+        let blocks = match self.take_mailed_sack(ack.flow, ack.aux) {
+            Some(b) => b,
+            None if self.owns(ack.src) && !self.owns(ack.dst) => match flows.get_mut(ack.flow as usize) {
                 Some(FlowSlot::Active(flow)) => flow.receiver.take_sack(ack.aux),
-                _ => SackBlocks::default(),
-            }
-        } else {
-            self.take_mailed_sack(ack.flow, ack.aux)
+                _ => return None,
+            },
+            None => return None,
         };
         (!blocks.as_slice().is_empty()).then(|| Box::new(blocks))
     }
 
-    /// The SACK blocks of flow `f`'s ACK with id `aux`, which came from another world.
-    pub(super) fn take_mailed_sack(&mut self, f: FlowId, aux: u32) -> SackBlocks {
-        let Some(log) = self.sack_mail.get_mut(&f) else { return SackBlocks::default() };
+    /// The SACK blocks of flow `f`'s ACK with id `aux` that came into this world with it; None if
+    /// none of the flow's did (they are in the receiver's log, here, or there were none).
+    pub(super) fn take_mailed_sack(&mut self, f: FlowId, aux: u32) -> Option<SackBlocks> {
+        let log = self.sack_mail.get_mut(&f)?;
         let blocks = log.take(aux);
         if log.is_empty() {
             self.sack_mail.remove(&f);
         }
-        blocks
-    }
-
-    /// Whether flow `f`'s receiver (at host `dst`) is in another world: its ACKs' SACK blocks
-    /// come by mail.
-    #[inline]
-    pub(super) fn receiver_elsewhere(&self, dst: NodeId) -> bool {
-        !self.owns(dst)
+        Some(blocks)
     }
 
     /// A generated flow's sender (here) finished: tell its receiver's world, if another.
