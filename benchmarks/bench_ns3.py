@@ -101,6 +101,13 @@ def _find(root: Path, label: str) -> Ns3:
     if cfg:
         v = re.search(r'PACKAGE_VERSION "([^"]+)"', cfg[0].read_text())
         version = v.group(1) if v else version
+    if version == "?":  # Debian's patches drop the version from the names: the tree's VERSION, or the soname
+        tree = root.parent / "VERSION"
+        so = sorted(libdir.glob(f"{core}.3*")) or sorted(libdir.glob(f"{core}.[0-9]*"))
+        if tree.exists():
+            version = tree.read_text().strip()
+        elif so:
+            version = "3." + so[0].name[len(core) + 1:].split(".")[0]
     return Ns3(label, include, libdir, m.group(1), m.group(2), defines, version)
 
 
