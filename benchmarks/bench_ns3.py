@@ -102,8 +102,7 @@ def _find(root: Path, label: str) -> Ns3:
         v = re.search(r'PACKAGE_VERSION "([^"]+)"', cfg[0].read_text())
         version = v.group(1) if v else version
     if version == "?":  # Debian's patches drop the version from the names: the tree's VERSION, or the soname
-        tree = root.parent / "VERSION"
-        so = sorted(libdir.glob(f"{core}.3*")) or sorted(libdir.glob(f"{core}.[0-9]*"))
+        tree, so = root.parent / "VERSION", sorted(libdir.glob(f"{core}.[0-9]*"))  # libns3-core.so.37: 3.37
         if tree.exists():
             version = tree.read_text().strip()
         elif so:
