@@ -31,7 +31,10 @@ Every invalid input raises :class:`ScenarioError` with one plain line per proble
 (``flows[0].protocol``, ``network.aqm.K``).
 """
 
-from __future__ import annotations
+# No `from __future__ import annotations` here: the models' annotations are then objects when each
+# class is made, which pydantic uses as they are, instead of strings it must evaluate (~220 of them):
+# `import dcsim.scenario` 129 -> 121 ms (benchmarks/MEASUREMENTS.md, command latency). Annotations
+# must therefore run on Python 3.9: Optional[...] / Union[...], no `X | Y`.
 
 import json
 import math
@@ -258,7 +261,9 @@ def _model_at(loc: tuple) -> Optional[type]:
         todo, found = [field.annotation], None
         while todo:
             t = todo.pop()
-            if isinstance(t, type) and issubclass(t, BaseModel):
+            # typing.get_origin first: on Python 3.9 `list[FlowGroup]` passes isinstance(.., type),
+            # and issubclass then raises TypeError (an unknown key gave an internal error there)
+            if typing.get_origin(t) is None and isinstance(t, type) and issubclass(t, BaseModel):
                 found = t
                 break
             todo.extend(typing.get_args(t))
