@@ -466,6 +466,15 @@ def test_tables_are_not_cut_when_not_a_terminal(tmp_path):
     assert "exact time-weighted means after warm-up" in r.stdout and "sampled trace" not in r.stdout
 
 
+def test_names_are_printed_as_written_not_as_emoji(tmp_path):
+    """A file named with colons prints as named: ``:cd:`` is one of rich's emoji codes, which the
+    consoles do not expand (the name would otherwise show a compact disc)."""
+    sc = write(tmp_path, "my:cd:run.toml", Scenario.from_dict(short(duration="5ms", warmup="1ms")).to_toml())
+    res = stdout_runner().invoke(app, ["run", str(sc), "--out", str(tmp_path / "o"), "--no-plots"])
+    assert res.exit_code == 0, res.output
+    assert "my:cd:run.toml" in res.stdout and "\N{OPTICAL DISC}" not in res.stdout, res.stdout
+
+
 def test_summary_says_which_drops_were_acks(tmp_path):
     """Pure ACKs are Not-ECT under the ns-2 profile: a threshold queue that DCTCP holds at K drops
     them there (tests/test_tcp_profile_physics.py). The summary's drop count then says how many of

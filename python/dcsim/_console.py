@@ -54,9 +54,11 @@ class _Console(Console):
 
 def wide_console(stderr: bool = False) -> Console:
     """A console on stdout (or stderr) that never cuts tables at 80 columns when the output is not
-    a terminal."""
-    c = _Console(stderr=stderr)
-    return c if c.is_terminal else _Console(stderr=stderr, width=250)
+    a terminal, and that prints what it is given: no ``:name:`` emoji codes (a file or flow
+    named ``my:cd:run`` stays so, not a compact disc; rich would also import its 3 600-entry code
+    table on the first print, and search every string for codes)."""
+    c = _Console(stderr=stderr, emoji=False)
+    return c if c.is_terminal else _Console(stderr=stderr, width=250, emoji=False)
 
 
 def titled_table(title: str, **kwargs) -> Table:
