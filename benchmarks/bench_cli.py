@@ -14,6 +14,14 @@ ratio to the baseline measured in the same run, with the machine's load average 
 for an otherwise idle machine; on 2 cores, other work shows directly in these numbers). Also
 checks what ``import dcsim.cli`` loads: matplotlib, pandas and pyarrow must not be among it.
 
+Nearly all of a run's time before and after the engine is Python executing library code (typer,
+rich, pydantic), so it scales with the interpreter's own speed, which depends on how it was
+built: on one machine, pyenv's default build of CPython 3.11 (no profile-guided optimisation)
+took 1.29 x as long as Debian's python3.11 for the same pure-Python loop, and `dcsim run` took
+0.65 s against 0.51 s. The benchmark therefore names the interpreter and times such a loop
+(``interpreter loop``, best of 5, in a process of its own) in the same run, so that figures from
+different interpreters or machines can be compared.
+
 The package's bytecode is compiled first (``compileall``), as ``pip install`` does for an
 installed wheel: an editable install run with PYTHONDONTWRITEBYTECODE would otherwise compile
 dcsim's sources on every start.
@@ -67,6 +75,43 @@ def wall_s(cmd: list[str], cwd: Path, plots_json: Path | None = None) -> tuple[f
     return t, done
 
 
+#: A fixed pure-Python workload (dict updates in a loop, 10^6 iterations): the interpreter's own
+#: speed, apart from any library. Prints its best time of 5 in seconds, then whether the process
+#: runs the interpreter from a shared libpython (Linux: its memory map; "?" elsewhere).
+INTERPRETER_LOOP = """
+import time
+def work():
+    d = {}
+    for i in range(1_000_000):
+        d[i & 1023] = d.get(i & 1023, 0) + i
+    return d
+best = float("inf")
+for _ in range(5):
+    t0 = time.perf_counter()
+    work()
+    best = min(best, time.perf_counter() - t0)
+try:
+    with open("/proc/self/maps") as maps:
+        shared = "yes" if "libpython" in maps.read() else "no"
+except OSError:
+    shared = "?"
+print(best, shared)
+"""
+
+
+def interpreter() -> dict:
+    """The interpreter running this benchmark (and the `dcsim` script beside it): its version,
+    prefix, whether it runs from a shared libpython (as pyenv's default build does; calls into
+    a shared library cost more), and the time of :data:`INTERPRETER_LOOP`."""
+    import platform
+
+    loop, shared = subprocess.run([sys.executable, "-c", INTERPRETER_LOOP], capture_output=True, text=True,
+                                  check=True).stdout.split()
+    return {"implementation": platform.python_implementation(), "version": platform.python_version(),
+            "executable": sys.executable, "base_prefix": sys.base_prefix,
+            "shared_libpython": {"yes": True, "no": False}.get(shared), "loop_s": float(loop)}
+
+
 def plotters_running() -> bool:
     """Whether a background plotter (command line with --dcsim-run-id=) runs (Linux: /proc)."""
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
@@ -118,15 +163,18 @@ def main() -> None:
                                  % (HEAVY,)], capture_output=True, text=True, check=True).stdout.split()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    interp = interpreter()
     base = statistics.median(times["python -c pass"])
     rows = {k: {"median_s": statistics.median(v), "min_s": min(v), "ratio_to_python": statistics.median(v) / base,
                 "goal_s": GOALS_S.get(k)} for k, v in times.items()}
-    out = {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "repeat": args.repeat, "cases": rows,
-           "import_dcsim_cli_loads": loaded}
+    out = {"load_average": os.getloadavg(), "cpus": os.cpu_count(), "repeat": args.repeat, "interpreter": interp,
+           "cases": rows, "import_dcsim_cli_loads": loaded}
     if args.json:
         print(json.dumps(out, indent=2))
         return
     print(f"load average {out['load_average'][0]:.2f} on {out['cpus']} CPUs; medians of {args.repeat} runs")
+    print(f"interpreter: {interp['implementation']} {interp['version']} ({interp['base_prefix']}; libpython "
+          f"{ {True: 'shared', False: 'linked in', None: '?'}[interp['shared_libpython']]}); interpreter loop {interp['loop_s'] * 1e3:.0f} ms")
     print(f"{'case':<28}{'median s':>10}{'min s':>9}{'x python':>10}{'goal s':>8}  met")
     for k, r in rows.items():
         goal = r["goal_s"]
