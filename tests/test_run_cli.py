@@ -243,6 +243,41 @@ def test_to_dir_reports_every_file_that_failed_after_writing_the_rest(tmp_path, 
     assert isinstance(e.value, OSError) and "queue.parquet" in str(e.value)
 
 
+def test_the_largest_tables_are_written_first_and_listed_in_table_order(tmp_path):
+    """The writer threads start with the largest table (rows x columns: the window table of the
+    demo), so that it is not begun last while the other thread idles; results and files are
+    still listed in the tables' order."""
+    import threading
+
+    from dcsim.result import WRITER_THREADS, _write_in_threads
+
+    started: list[str] = []
+    jobs = [(tmp_path / n, lambda path, n=n: started.append(n)) for n in ("a", "b", "c", "d")]
+    done = _write_in_threads(jobs, 1, lambda: {}, sizes=[5, 40, 5, 7])
+    assert started == ["b", "d", "a", "c"]  # largest first; equal sizes in the given order
+    assert list(done) == [p for p, _ in jobs] and set(done.values()) == {None}
+
+    res = simulate(short())
+    started.clear()
+    lock = threading.Lock()
+    real = res.tables.parquet_writer
+
+    def recording(name):
+        write = real(name)
+
+        def w(path):
+            with lock:
+                started.append(name)
+            write(path)
+        return w
+
+    res.tables.parquet_writer = recording
+    files = res.to_dir(tmp_path / "r")
+    cells = {t: res.tables.rows(t) * len(res.tables.columns(t)) for t in TABLES}
+    assert max(cells, key=cells.get) == "cwnd" and "cwnd" in started[:WRITER_THREADS], (started, cells)
+    assert [p.name for p in files][:len(TABLES)] == [f"{t}.parquet" for t in TABLES]
+
+
 def test_plots_from_the_plot_process_are_those_drawn_in_process(tmp_path):
     """The worker draws, from the columns it is sent, the very pixels Result.plot draws in process."""
     from matplotlib.image import imread
