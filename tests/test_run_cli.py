@@ -121,6 +121,20 @@ def test_missing_file_exits_2(tmp_path):
                                                "(No such file or directory)"], res.output
 
 
+def test_a_sweep_file_given_to_run_or_a_scenario_given_to_sweep_names_the_other_command(tmp_path):
+    """The two file kinds are easy to mix up; each command says which one the file is and what runs
+    it, before anything runs (exit 2, nothing written), instead of listing unknown keys."""
+    out = tmp_path / "o"
+    res = runner.invoke(app, ["run", str(ROOT / "examples" / "sweep_k.toml"), "--out", str(out)], env={"COLUMNS": "300"})
+    text = " ".join(res.output.split())
+    assert res.exit_code == 2 and "dcsim sweep" in text and "unknown key" not in text, res.output
+    assert "Traceback" not in res.output and not out.exists()
+    res = runner.invoke(app, ["sweep", str(DEMO), "--out", str(out)], env={"COLUMNS": "300"})
+    text = " ".join(res.output.split())
+    assert res.exit_code == 2 and f"dcsim run {DEMO}" in text and "unknown key" not in text, res.output
+    assert "Traceback" not in res.output and not out.exists()
+
+
 def test_json_summary_and_no_plots(tmp_path):
     sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
     res = stdout_runner().invoke(app, ["run", str(sc), "--out", str(tmp_path / "o"), "--json", "--no-plots"])

@@ -3167,6 +3167,9 @@ class Scenario(_Model):
         """Validate a dict of the TOML shape; raises :class:`ScenarioError`."""
         if not isinstance(data, dict):
             raise ScenarioError(f"scenario: expected a table, got {type(data).__name__}")
+        if "network" not in data and "base" in data and "axes" in data:
+            raise ScenarioError("base, axes: these are a sweep's keys; this is a sweep file, not a scenario: run it "
+                                "with `dcsim sweep FILE` (in Python: dcsim.sweep.load_sweep and run_sweep)")
         return cls(**plain(data))
 
     @classmethod

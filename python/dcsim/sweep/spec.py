@@ -312,6 +312,10 @@ def load_sweep(path: Union[str, Path]) -> SweepSpec:
         raise SweepError(f"{path}: not valid TOML: {e}") from None
     import difflib
 
+    if "base" not in data and "axes" not in data and "network" in data:
+        raise SweepError(f"{path}: a scenario file ([network], no base or axes), not a sweep: run it with "
+                         f"`dcsim run {path}`; to sweep it, write a sweep file with base = \"{path.name}\" and an [axes] "
+                         "table (see examples/sweep_k.toml)")
     for k in data:
         if k not in SWEEP_KEYS:
             close = difflib.get_close_matches(k, SWEEP_KEYS, n=1)
