@@ -135,6 +135,21 @@ def test_a_sweep_file_given_to_run_or_a_scenario_given_to_sweep_names_the_other_
     assert "Traceback" not in res.output and not out.exists()
 
 
+def test_a_runs_engine_spec_or_summary_given_to_run_points_to_its_scenario_toml(tmp_path):
+    """engine_spec.json and summary.json sit beside scenario.toml in every run's output; given to
+    `dcsim run` (which reads .json scenarios), each is named for what it is, with the file to run."""
+    first = tmp_path / "first"
+    assert runner.invoke(app, ["run", str(DEMO), "--out", str(first), "--no-plots"]).exit_code == 0
+    for name, key in (("engine_spec.json", "engine spec"), ("summary.json", "summary")):
+        out = tmp_path / name
+        res = runner.invoke(app, ["run", str(first / name), "--out", str(out)], env={"COLUMNS": "300"})
+        text = " ".join(res.output.split())
+        assert res.exit_code == 2 and key in text and "scenario.toml" in text and "unknown key" not in text, res.output
+        assert "Traceback" not in res.output and not out.exists()
+    # and the scenario.toml beside them runs
+    assert runner.invoke(app, ["run", str(first / "scenario.toml"), "--out", str(tmp_path / "again"), "--no-plots"]).exit_code == 0
+
+
 def test_json_summary_and_no_plots(tmp_path):
     sc = write(tmp_path, "short.toml", Scenario.from_dict(short()).to_toml())
     res = stdout_runner().invoke(app, ["run", str(sc), "--out", str(tmp_path / "o"), "--json", "--no-plots"])

@@ -3167,9 +3167,10 @@ class Scenario(_Model):
         """Validate a dict of the TOML shape; raises :class:`ScenarioError`."""
         if not isinstance(data, dict):
             raise ScenarioError(f"scenario: expected a table, got {type(data).__name__}")
-        if "network" not in data and "base" in data and "axes" in data:
-            raise ScenarioError("base, axes: these are a sweep's keys; this is a sweep file, not a scenario: run it "
-                                "with `dcsim sweep FILE` (in Python: dcsim.sweep.load_sweep and run_sweep)")
+        if "network" not in data:
+            kind = _other_file_kind(data)
+            if kind:
+                raise ScenarioError(kind)
         return cls(**plain(data))
 
     @classmethod
@@ -3684,6 +3685,21 @@ def _read_text(path: Path) -> str:
     if "\x00" in text:
         raise ScenarioError(f"{path}: not a text file (it contains NUL bytes); a scenario is a UTF-8 TOML file")
     return text
+
+
+def _other_file_kind(data: dict) -> Optional[str]:
+    """What a table without [network] is, if it is one of dcsim's other files (a sweep file, a
+    run's engine_spec.json or summary.json), as an error that names the way to run it."""
+    if "base" in data and "axes" in data:
+        return ("base, axes: these are a sweep's keys; this is a sweep file, not a scenario: run it with "
+                "`dcsim sweep FILE` (in Python: dcsim.sweep.load_sweep and run_sweep)")
+    if "duration_ps" in data and "topology" in data:
+        return ("duration_ps, topology: this is the engine spec a run writes (engine_spec.json), not a scenario: "
+                "run the scenario.toml written beside it")
+    if "scenario" in data and "events" in data and "wall_s" in data:
+        return ("scenario, events, wall_s: this is a run's summary (summary.json), not a scenario: run the "
+                "scenario.toml written beside it")
+    return None
 
 
 def load_scenario(path: Union[str, Path]) -> Scenario:
