@@ -146,6 +146,9 @@ def test_a_runs_engine_spec_or_summary_given_to_run_points_to_its_scenario_toml(
         text = " ".join(res.output.split())
         assert res.exit_code == 2 and key in text and "scenario.toml" in text and "unknown key" not in text, res.output
         assert "Traceback" not in res.output and not out.exists()
+    # a run's directory itself names the scenario.toml in it
+    res = runner.invoke(app, ["run", str(first), "--out", str(tmp_path / "dir")], env={"COLUMNS": "300"})
+    assert res.exit_code == 2 and str(first / "scenario.toml") in " ".join(res.output.split()), res.output
     # and the scenario.toml beside them runs
     assert runner.invoke(app, ["run", str(first / "scenario.toml"), "--out", str(tmp_path / "again"), "--no-plots"]).exit_code == 0
 

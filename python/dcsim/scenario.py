@@ -3672,7 +3672,9 @@ def _read_text(path: Path) -> str:
     try:
         raw = path.read_bytes()
     except OSError as e:
-        raise ScenarioError(f"{path}: cannot read the scenario file ({e.strerror or e})") from None
+        inside = path / "scenario.toml"
+        hint = f"; a run's output directory: run {inside}" if path.is_dir() and inside.is_file() else ""
+        raise ScenarioError(f"{path}: cannot read the scenario file ({e.strerror or e}){hint}") from None
     if len(raw) > 64 * 2**20:
         raise ScenarioError(f"{path}: {len(raw)} bytes is not a scenario file (allowed at most 64 MiB of TOML)")
     try:
