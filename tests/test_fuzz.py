@@ -284,6 +284,12 @@ def _run_valid(d: dict, replay: bool) -> None:
         _check_error(str(e))
         COUNTS["valid-strategy cases refused with a named field"] += 1
         return
+    try:
+        sc.check_resources()  # what simulate checks first: the run's memory bound, before anything runs
+    except ScenarioError as e:  # e.g. 180 000 generated flows beyond metrics.max_memory (a long fuzz run found one)
+        _check_error(str(e))
+        COUNTS["valid-strategy cases refused by the memory bound with a named field"] += 1
+        return
     res = dcsim.simulate(sc)
     check_invariants(sc, res)
     COUNTS["valid runs with invariants checked"] += 1
