@@ -424,7 +424,7 @@ def test_a_run_of_many_generated_flows_stays_within_the_max_memory_that_accepts_
     Scenario.check_resources. Before the per-flow figure was measured, such runs peaked ~30 %
     above their bound (a fuzz run). And the plan must not refuse what would fit: the run peaks at
     least half of M above the short one (the per-flow figures are upper bounds by 10-35 %, plus a
-    fixed 16 MB; a partitioned run was planned at 3 x its flows' cost, ~4 x its peak, and a fuzz
+    fixed 16 MB; a partitioned run was planned at 3 x its flows' cost, ~3.5 x its peak, and a fuzz
     run found one refused at the default 1 GB that needed 0.54 GB)."""
     import subprocess
     import sys
