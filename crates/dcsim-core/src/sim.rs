@@ -487,8 +487,7 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
     let generated = generated_flows
         .iter()
         .map(|&n| {
-            n * (GENERATED_FLOW_BYTES + parts * PARTITION_FLOW_BYTES)
-                + GENERATED_FIXED_BYTES * n.min(8_000) / 8_000
+            n * (GENERATED_FLOW_BYTES + parts * PARTITION_FLOW_BYTES) + GENERATED_FIXED_BYTES * n.min(8_000) / 8_000
         })
         .collect();
     MemoryPlan { duration_ps: spec.duration_ps as u128, nodes, ports, world, generated_flows, generated, series }
