@@ -204,14 +204,16 @@ SCHEMA: dict[str, list[Col]] = {
         _c("goodput_bps", "bit/s", AW, "delivered_bytes over the time after warm-up"),
         _c("feedback_frames", "frames", AW, "feedback frames received from congestion points"),
         _c("sent_frames_whole_run", "frames", WR, "frames sent"),
+        _c("sent_bytes_whole_run", "bytes", WR, "bytes sent"),
+        _c("delivered_bytes_whole_run", "bytes", WR, "bytes that reached the destination (a finished source: its size)"),
         _c("dropped_frames_whole_run", "frames", WR, "frames dropped"),
         _c("feedback_frames_whole_run", "frames", WR, "feedback frames received"),
         _c("loop_delay_mean_s", "s", WR, "realised feedback loop delay: sampled frame's departure -> its feedback's "
                                          "arrival at the source (forward + generation latency + backward)"),
         _c("loop_delay_min_s", "s", WR, "smallest loop delay"),
         _c("loop_delay_max_s", "s", WR, "largest loop delay"),
-        _c("fct_s", "s", WR, "finite source: start -> its last frame reached the destination (NaN: long-lived, "
-                             "or the last frame was dropped)"),
+        _c("fct_s", "s", WR, "finite source: start -> the last of its bytes reached the destination (NaN: "
+                             "long-lived, or a frame was dropped: there is no L2 retransmission)"),
         _c("poisson", "index", SET, "the [[l2.poisson]] entry that generated this short flow (NaN: a listed source)"),
     ],
     "rates": [

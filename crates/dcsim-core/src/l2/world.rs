@@ -763,6 +763,8 @@ impl L2World {
             });
             c.feedback_frames.push(post.feedback_frames);
             c.sent_frames_whole_run.push(whole.sent_frames);
+            c.sent_bytes_whole_run.push(whole.sent_bytes);
+            c.delivered_bytes_whole_run.push(whole.delivered_bytes);
             c.dropped_frames_whole_run.push(whole.dropped_frames);
             c.feedback_frames_whole_run.push(whole.feedback_frames);
             let n = whole.feedback_frames;
@@ -842,6 +844,8 @@ struct SourceCols {
     goodput_bps: Vec<f64>,
     feedback_frames: Vec<u64>,
     sent_frames_whole_run: Vec<u64>,
+    sent_bytes_whole_run: Vec<u64>,
+    delivered_bytes_whole_run: Vec<u64>,
     dropped_frames_whole_run: Vec<u64>,
     feedback_frames_whole_run: Vec<u64>,
     loop_delay_mean_s: Vec<f64>,
@@ -871,6 +875,8 @@ impl SourceCols {
             .col("goodput_bps", Column::F64(self.goodput_bps))
             .col("feedback_frames", Column::U64(self.feedback_frames))
             .col("sent_frames_whole_run", Column::U64(self.sent_frames_whole_run))
+            .col("sent_bytes_whole_run", Column::U64(self.sent_bytes_whole_run))
+            .col("delivered_bytes_whole_run", Column::U64(self.delivered_bytes_whole_run))
             .col("dropped_frames_whole_run", Column::U64(self.dropped_frames_whole_run))
             .col("feedback_frames_whole_run", Column::U64(self.feedback_frames_whole_run))
             .col("loop_delay_mean_s", Column::F64(self.loop_delay_mean_s))

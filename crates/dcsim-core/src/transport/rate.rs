@@ -57,7 +57,8 @@ pub struct RateSource {
     pub stats: RateStats,
     /// Frames of a finite source: the last one's sequence number.
     pub last_seq: Option<u64>,
-    /// When the last frame of a finite source reached `dst` (its FCT is this minus `start`).
+    /// When the last of a finite source's bytes reached `dst` (its FCT is this minus `start`);
+    /// None while any is missing, and for good once a frame is lost (no L2 retransmission).
     pub finished_at: Option<Time>,
     pub loop_delay_min_ps: Option<u64>,
     pub loop_delay_max_ps: Option<u64>,
@@ -158,11 +159,13 @@ impl RateSource {
         self.next_send
     }
 
-    /// A frame of this source reached its destination at `now`.
+    /// A frame of this source reached its destination at `now`. A finite source finishes when
+    /// its whole payload has arrived, not when its last frame does: with a frame dropped before
+    /// it, the last frame's arrival is no completion (the flow never delivers its size).
     pub fn on_delivered(&mut self, pkt: &Packet, now: Time) {
         self.stats.delivered_frames += 1;
         self.stats.delivered_bytes += pkt.size as u64;
-        if self.last_seq == Some(pkt.seq) {
+        if self.size_bytes == Some(self.stats.delivered_bytes) {
             self.finished_at = Some(now);
         }
     }
@@ -217,6 +220,28 @@ mod tests {
         assert_eq!(sizes, vec![1000, 1000, 500]);
         assert_eq!(s.stats.sent_bytes, 2500);
         assert_eq!(s.finished_at, Some(Time(1_600_000 + 1000)));
+    }
+
+    #[test]
+    fn a_finite_source_that_lost_a_frame_never_finishes() {
+        // 2500 B in frames of 1000, 1000 and 500 B; the second is dropped on the way: the last
+        // frame's arrival is no completion, and the FCT stays undefined.
+        let mut s = RateSource::new(3, 0, 1, 1000, Time(0), Time(u64::MAX), Some(2500));
+        let mut t = s.arm_start().unwrap();
+        let mut seq = 0;
+        loop {
+            let (p, next) = s.send(t, G10);
+            if seq != 1 {
+                s.on_delivered(&p, t + Time(1000));
+            }
+            seq += 1;
+            match next {
+                Some(n) => t = n,
+                None => break,
+            }
+        }
+        assert_eq!((s.stats.sent_bytes, s.stats.delivered_bytes), (2500, 1500));
+        assert_eq!(s.finished_at, None);
     }
 
     #[test]
