@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use dcsim_core::metrics::{Column, Table};
+use dcsim_core::metrics::Table;
 use dcsim_core::scenario::*;
 use dcsim_core::units::Time;
 use dcsim_core::workload::{ClassSpec, SizeSpec, WorkloadSpec};
@@ -86,13 +86,6 @@ fn run_checked(spec: Spec, steps: u64) -> (Sim, Vec<Table>) {
     sim.check_invariants().expect("invariants");
     let t = sim.results().expect("results");
     (sim, t)
-}
-
-fn strs<'a>(t: &'a Table, c: &str) -> &'a [String] {
-    match t.get(c) {
-        Some(Column::Str(v)) => v,
-        _ => panic!("no string column {c}"),
-    }
 }
 
 #[test]

@@ -5,7 +5,6 @@
 
 mod common;
 use common::*;
-use dcsim_core::metrics::{Column, Table};
 use dcsim_core::net::topology;
 use dcsim_core::net::Network;
 use dcsim_core::packet::NodeId;
@@ -301,13 +300,6 @@ fn bad_fabrics_name_the_field() {
         v["topology"]["ecmp_seed"] = bad;
         let e = Spec::from_json(&v.to_string()).unwrap_err().to_string();
         assert!(e.contains("topology") && e.contains("expected u64"), "{e}");
-    }
-}
-
-fn strs<'a>(t: &'a Table, name: &str) -> &'a [String] {
-    match t.get(name) {
-        Some(Column::Str(v)) => v,
-        _ => panic!("no string column {name}"),
     }
 }
 

@@ -12,7 +12,7 @@
 
 mod common;
 use common::*;
-use dcsim_core::metrics::{Column, Table};
+use dcsim_core::metrics::Table;
 use dcsim_core::scenario::*;
 use dcsim_core::units::Time;
 use dcsim_core::workload::{ClassSpec, SizeSpec, WorkloadSpec};
@@ -198,13 +198,6 @@ prop_compose! {
             l2: None,
             partitions,
         }
-    }
-}
-
-fn strs<'a>(t: &'a Table, name: &str) -> &'a [String] {
-    match t.get(name) {
-        Some(Column::Str(v)) => v,
-        _ => panic!("no string column {name}"),
     }
 }
 

@@ -16,7 +16,7 @@ mod common;
 use common::*;
 use dcsim_core::l2::world::{L2Setup, LatencySpec, PoissonSpec, SourceSpec};
 use dcsim_core::l2::{dsm, qcn, smcc, L2Spec};
-use dcsim_core::metrics::{Column, Table};
+use dcsim_core::metrics::Table;
 use dcsim_core::scenario::*;
 use dcsim_core::units::Time;
 use dcsim_core::Sim;
@@ -135,13 +135,6 @@ prop_compose! {
             }),
             partitions: 1,
         }
-    }
-}
-
-fn strs<'a>(t: &'a Table, name: &str) -> &'a [String] {
-    match t.get(name) {
-        Some(Column::Str(v)) => v,
-        _ => panic!("no string column {name}"),
     }
 }
 

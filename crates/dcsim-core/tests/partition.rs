@@ -6,7 +6,7 @@
 
 mod common;
 use common::*;
-use dcsim_core::metrics::{Column, Table};
+use dcsim_core::metrics::Table;
 use dcsim_core::scenario::*;
 use dcsim_core::units::Time;
 use dcsim_core::workload::{ClassSpec, SizeSpec, WorkloadSpec};
@@ -67,13 +67,6 @@ fn fat_tree_spec(partitions: u32, load: f64, ms: u64) -> Spec {
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
         l2: None,
         partitions,
-    }
-}
-
-fn strs<'a>(t: &'a Table, name: &str) -> &'a [String] {
-    match t.get(name) {
-        Some(Column::Str(v)) => v,
-        _ => panic!("no string column {name}"),
     }
 }
 

@@ -95,3 +95,11 @@ pub fn bits(t: &[Table]) -> Vec<(String, String, Vec<u64>)> {
     }
     out
 }
+
+/// A string column of a table (panics naming it if there is none).
+pub fn strs<'a>(t: &'a Table, name: &str) -> &'a [String] {
+    match t.get(name) {
+        Some(Column::Str(v)) => v,
+        _ => panic!("no string column {name}"),
+    }
+}
