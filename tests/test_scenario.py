@@ -243,6 +243,8 @@ def test_graph_errors_name_the_field():
         (with_(d, "network.links.0.b", "nowhere"), "network.links[0].b", "unknown node 'nowhere'"),
         (with_(d, "network.links.1.rate", "0bps"), "network.links[1].rate", "1Kbps .. 10Tbps"),
         (with_(d, "flows.0.senders", [0]), "flows[0].senders", "only for topology = \"dumbbell\""),
+        # Both ends are nodes, but no link joins them (the adjacency is built on first use).
+        (with_(d, "metrics.monitor", ["h0->tor1"]), "metrics.monitor[0]", "no link 'h0' -> 'tor1'"),
     ]
     for bad, field, words in cases:
         with pytest.raises(ScenarioError) as exc:

@@ -36,6 +36,7 @@ Every invalid input raises :class:`ScenarioError` with one plain line per proble
 # `import dcsim.scenario` 129 -> 121 ms (benchmarks/MEASUREMENTS.md, command latency). Annotations
 # must therefore run on Python 3.9: Optional[...] / Union[...], no `X | Y`.
 
+import functools
 import json
 import math
 import numbers
@@ -2923,7 +2924,7 @@ class Scenario(_Model):
             if isinstance(net.rtt, list) and len(net.rtt) != n:
                 raise _err("network.rtt", f"{len(net.rtt)} values given; allowed: one RTT, or one per sender ({n})")
         hosts = set(net.host_names())
-        adj = net.adjacency()
+        adj = functools.cache(net.adjacency)  # built on first use: a fabric's flows need none
         for gi, f in enumerate(self.flows):
             fld = f"flows[{gi}]"
             _check_flow_bytes(f"{fld}.size", f.size, net.packet_bytes, net.header_bytes)
@@ -2943,12 +2944,12 @@ class Scenario(_Model):
                 for name in ("src", "dst"):
                     v = getattr(f, name)
                     if v is None:
-                        raise _err(f"{fld}.{name}", f"required with topology = {net.topology!r}; allowed hosts: {', '.join(sorted(hosts))}")
+                        raise _err(f"{fld}.{name}", f"required with topology = {net.topology!r}; allowed hosts: {_names(hosts)}")
                     if v not in hosts:
-                        raise _err(f"{fld}.{name}", f"{v!r} is not a host; allowed: {', '.join(sorted(hosts))}")
+                        raise _err(f"{fld}.{name}", f"{v!r} is not a host; allowed: {_names(hosts)}")
                 if f.src == f.dst:
                     raise _err(f"{fld}.dst", "a flow needs two different hosts")
-                if not _reachable(adj, f.src, f.dst):
+                if not _path_exists(net, adj, f.src, f.dst):
                     raise _err(f"{fld}.dst", f"no path from {f.src!r} to {f.dst!r} in network.links")
             last_start = f.start + (f.count - 1) * f.stagger + f.start_jitter
             if not last_start < self.run.duration:
@@ -2958,7 +2959,7 @@ class Scenario(_Model):
                     f"allowed start + (count-1)*stagger + start_jitter < duration",
                 )
         # After the flow groups: it places them (expanded_flows), which needs them valid.
-        self._check_workloads(hosts)
+        self._check_workloads(hosts, adj)
         if self.l2 is not None:
             self._check_l2(hosts, adj)
         self._check_partitions()
@@ -2967,7 +2968,7 @@ class Scenario(_Model):
             for end in (a, b):
                 if end not in names:
                     raise _err(f"metrics.monitor[{i}]", f"unknown node {end!r}; allowed: {', '.join(net.node_names())}")
-            if b not in adj.get(a, []):
+            if b not in adj().get(a, []):
                 raise _err(f"metrics.monitor[{i}]", f"no link {a!r} -> {b!r}")
         return self
 
@@ -2994,20 +2995,19 @@ class Scenario(_Model):
                 raise _err("run.partitions", f"{p} partitions cannot run incast workloads (workloads[{i}]), whose rounds "
                                              f"wait on every flow; use 1")
 
-    def _check_l2(self, hosts: set, adj: dict) -> None:
+    def _check_l2(self, hosts: set, adj: Callable[[], dict]) -> None:
         """[l2] fields that need the network: source hosts and paths, congestion-point ports, and the
         target queue against their buffers."""
         l2, net = self.l2, self.network
-        allowed = ", ".join(sorted(hosts))
         for fld, x in [(f"l2.sources[{i}]", x) for i, x in enumerate(l2.sources)] + [
                 (f"l2.poisson[{i}]", x) for i, x in enumerate(l2.poisson)]:
             for name in ("src", "dst"):
                 v = getattr(x, name)
                 if v not in hosts:
-                    raise _err(f"{fld}.{name}", f"{v!r} is not a host; allowed: {allowed}")
+                    raise _err(f"{fld}.{name}", f"{v!r} is not a host; allowed: {_names(hosts)}")
             if x.src == x.dst:
                 raise _err(f"{fld}.dst", "a source needs two different hosts")
-            if not _reachable(adj, x.src, x.dst):
+            if not _path_exists(net, adj, x.src, x.dst):
                 raise _err(f"{fld}.dst", f"no path from {x.src!r} to {x.dst!r}")
             if x.start >= self.run.duration:
                 raise _err(f"{fld}.start", f"{time_str(x.start)} is not before run.duration = {time_str(self.run.duration)}")
@@ -3020,7 +3020,7 @@ class Scenario(_Model):
             if not isinstance(cp, str) or cp.count("->") != 1:
                 raise _err(fld, f"{cp!r} is not a port; write \"FROM->TO\", e.g. \"C1->C2\"")
             a, b = (x.strip() for x in cp.split("->"))
-            if a not in adj or b not in adj.get(a, []):
+            if a not in adj() or b not in adj().get(a, []):
                 raise _err(fld, f"no link {a!r} -> {b!r} in the network")
             if a in hosts:
                 raise _err(fld, f"{a}->{b} is a host port; congestion points sit on switch egress ports")
@@ -3044,18 +3044,17 @@ class Scenario(_Model):
             monitored = [] if default is None else [tuple(default.split("->"))]
         return [f"{a}->{b}" for a, b in monitored if a not in hosts]
 
-    def _check_workloads(self, hosts: set) -> None:
-        """Workload fields that need the network: hosts, the loaded link, defaults."""
+    def _check_workloads(self, hosts: set, adj: Callable[[], dict]) -> None:
+        """Workload fields that need the network: hosts, the loaded link, defaults. ``adj()``: the
+        network's adjacency (:meth:`Network.adjacency`), built once on first use."""
         net, pb, hb = self.network, self.network.packet_bytes, self.network.header_bytes
-        adj = net.adjacency()
-        allowed = ", ".join(sorted(hosts))
         used = {x for f in self.expanded_flows() for x in (f.src, f.dst)}
         for wi, w in enumerate(self.workloads):
             fld = f"workloads[{wi}]"
 
             def host(name: str, field: str) -> None:
                 if name not in hosts:
-                    raise _err(f"{fld}.{field}", f"{name!r} is not a host; allowed: {allowed}")
+                    raise _err(f"{fld}.{field}", f"{name!r} is not a host; allowed: {_names(hosts)}")
 
             if w.kind == "poisson":
                 fabric = net.topology in FABRIC_TIERS
@@ -3066,7 +3065,7 @@ class Scenario(_Model):
                                                   f'or "{HOST_LINKS}" (the senders\' host links)')
                 if w.link != HOST_LINKS:
                     a, b = (x.strip() for x in w.link.split("->"))
-                    if a not in adj or b not in adj.get(a, []):
+                    if a not in adj() or b not in adj().get(a, []):
                         raise _err(f"{fld}.link", f"no link {a!r} -> {b!r} in the network")
                 if fabric and w.receivers is None:
                     w._fill("receivers", net.host_names())
@@ -3128,7 +3127,7 @@ class Scenario(_Model):
                     for end in ("src", "dst"):
                         if a[end] not in hosts and w._trace_lines is not None:
                             file, lines = w._trace_lines
-                            raise _err(f"{fld}.file", f"{file} line {lines[j]}: {end}: {a[end]!r} is not a host; allowed: {allowed}")
+                            raise _err(f"{fld}.file", f"{file} line {lines[j]}: {end}: {a[end]!r} is not a host; allowed: {_names(hosts)}")
                         host(a[end], f"arrivals[{j}].{end}")
                 w._trace_lines = None  # needed for these errors only (a scenario equals its written form)
                 top = LIMITS["max_flow_bytes"]
@@ -3652,6 +3651,18 @@ def _shortest_path_delay(adj: dict[str, list[str]], delay: dict[tuple[str, str],
                 best[nxt] = key
                 heapq.heappush(todo, (*key, nxt))
     return None
+
+
+def _names(names: set) -> str:
+    """Names for an error message, sorted (built only when an error is raised: a fabric has
+    thousands of hosts)."""
+    return ", ".join(sorted(names))
+
+
+def _path_exists(net: "Network", adj: Callable[[], dict], src: str, dst: str) -> bool:
+    """Whether host src reaches host dst. Every host of a leaf-spine or fat-tree reaches every
+    other by construction; elsewhere a breadth-first search over ``adj()`` (built on first use)."""
+    return net.topology in FABRIC_TIERS or _reachable(adj(), src, dst)
 
 
 def _reachable(adj: dict[str, list[str]], src: str, dst: str) -> bool:
