@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from dcsim import simulate
@@ -200,3 +202,28 @@ def test_trace_size_is_bounded_before_it_is_read(tmp_path, monkeypatch):
     monkeypatch.setattr(scn, "MAX_TRACE_FLOWS", 3)
     with pytest.raises(ScenarioError, match=r"more than 3 flows; allowed at most 3"):
         Scenario.from_dict(d)
+
+
+@settings(max_examples=300, deadline=None)
+@given(start=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10, 10**9)),
+       size=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10, 10**12)),
+       same=st.booleans())
+def test_a_plain_trace_line_is_its_numbers_or_a_named_error(start, size, same):
+    """A trace file's line of plain numbers (the common case, parsed on a fast path) is the flow the
+    format defines: start in seconds, written back exactly ("<repr>s"), size in whole bytes >= 1
+    ("<n>B"); any other value is the ValueError of the general checks, naming the field."""
+    from dcsim.scenario import _arrival
+    from dcsim.units import Size
+
+    s_text, z_text, dst = repr(start), repr(size), "h0" if same else "h1"
+    t, b = float(start), float(size)
+    ok_start = math.isfinite(t) and t >= 0
+    ok_size = math.isfinite(b) and b >= 1 and b.is_integer()
+    if ok_start and ok_size and not same:
+        r = _arrival(s_text, "h0", dst, z_text, plain=True)
+        assert r == {"start": t, "src": "h0", "dst": "h1", "size": Size(b, "B"), "start_text": f"{t!r}s",
+                     "size_text": f"{int(b)}B"}
+    else:
+        field = "start" if not ok_start else "dst" if same else "size"
+        with pytest.raises(ValueError, match=f"^{field}: "):
+            _arrival(s_text, "h0", dst, z_text, plain=True)
