@@ -2016,8 +2016,11 @@ def read_trace(path: Union[str, Path], with_lines: bool = False):
     ("10us") or a plain number of seconds; size: a size ("64KB", "10pkt") or a plain number of
     bytes. Returns the flows (with ``with_lines``, also the line of each). Raises ValueError naming
     the file and line."""
+    hosts: dict[str, str] = {}  # one string per host name, shared by its flows (~100 B a flow less)
     rows, lines = _data_rows(Path(path), "trace", "start src dst size", "'start src dst size'",
-                             lambda body: _arrival(*body, plain=True), MAX_TRACE_FLOWS, "flows", header=True)
+                             lambda body: _arrival(body[0], hosts.setdefault(body[1], body[1]),
+                                                   hosts.setdefault(body[2], body[2]), body[3], plain=True),
+                             MAX_TRACE_FLOWS, "flows", header=True)
     return (rows, lines) if with_lines else rows
 
 
