@@ -344,3 +344,44 @@ def test_dcsim_run_imports_neither_pyarrow_pandas_nor_matplotlib(tmp_path):
                          capture_output=True, text=True, check=True)
     assert out.stdout.split()[-2:] == ["0", "-"], out.stdout + out.stderr
     assert len(pd.read_parquet(tmp_path / "out" / "flows.parquet")) == 10
+
+
+def test_a_slow_step_shows_a_spinner_only_once_it_is_slow():
+    """`dcsim run` shows "reading and checking the scenario" while a large trace is read (~25 s
+    for a million flows), and nothing for the demo's 0.1 s: the spinner appears after `after_s`
+    and is gone when the step ends, also when the step fails."""
+    import io
+    import time
+
+    import threading
+
+    from rich.console import Console
+
+    from dcsim._console import slow_step
+
+    def console():
+        return Console(file=io.StringIO(), force_terminal=True, width=60)
+
+    def settles(n: int) -> bool:
+        """The threads are back to n within 2 s (rich's refresh thread ends at its next tick)."""
+        deadline = time.monotonic() + 2.0
+        while threading.active_count() != n and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return threading.active_count() == n
+
+    threads = threading.active_count()
+    fast = console()
+    with slow_step(fast, "reading and checking the scenario", after_s=0.5):
+        pass
+    assert fast.file.getvalue() == ""
+    slow = console()
+    with slow_step(slow, "reading and checking the scenario", after_s=0.05):
+        time.sleep(0.5)
+    assert "reading and checking the scenario" in slow.file.getvalue()
+    assert settles(threads)  # the spinner's refresh thread and the timer are gone
+    failing = console()
+    with pytest.raises(ValueError):
+        with slow_step(failing, "x", after_s=0.0):
+            time.sleep(0.2)
+            raise ValueError("bad scenario")
+    assert settles(threads)

@@ -9,7 +9,34 @@ import os
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["silence", "titled_table", "tolerate_narrow_encodings", "wide_console"]
+__all__ = ["silence", "slow_step", "titled_table", "tolerate_narrow_encodings", "wide_console"]
+
+
+@contextlib.contextmanager
+def slow_step(console: Console, text: str, after_s: float = 1.0):
+    """A spinner with ``text`` on ``console`` (a terminal; elsewhere nothing) while the block runs,
+    once it has run ``after_s`` seconds: reading a million-flow trace takes ~25 s with nothing else
+    on the screen, and the demo's 0.1 s shows none. The timer's thread sleeps until then, and the
+    spinner (rich.status, ~6 ms to import) is made only then."""
+    import threading
+
+    shown = []
+
+    def show() -> None:
+        status = console.status(text)
+        status.start()
+        shown.append(status)
+
+    timer = threading.Timer(after_s, show)
+    timer.daemon = True
+    timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        timer.join()  # a spinner being started is in `shown` before it is stopped below
+        for status in shown:
+            status.stop()
 
 
 def silence(stream) -> None:

@@ -26,7 +26,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from dcsim._console import silence, wide_console
+from dcsim._console import silence, slow_step, wide_console
 from dcsim._files import atomic_dir, atomic_write_bytes
 from dcsim._preload import import_in_background
 
@@ -443,12 +443,15 @@ def run_scenario_file(
 
 def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, background: bool, console: Console,
                        fail: Callable[[str], None], fmt: str, sets: Sequence[str], force: bool) -> Result:
+    # Progress and messages go to stderr when stdout carries data.
+    info = wide_console(stderr=True) if fmt != "table" else console
     try:
-        sc = load_scenario(scenario)
-        changes = dict(parse_set(item) for item in sets)
-        if changes:
-            sc = sc.replace(changes)
-        sc.check_resources()  # the engine's size and memory checks, before anything is printed
+        with slow_step(info, "reading and checking the scenario"):  # a large trace file takes a while
+            sc = load_scenario(scenario)
+            changes = dict(parse_set(item) for item in sets)
+            if changes:
+                sc = sc.replace(changes)
+            sc.check_resources()  # the engine's size and memory checks, before anything is printed
     except (ScenarioError, ValueError) as e:
         # The file itself (missing, binary, too large) is one line that names it; a scenario that
         # was read but is wrong gets the header and one line per field.
@@ -460,8 +463,6 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
         check_out_dir(out, force)
     except ValueError as e:
         fail(str(e))
-    # Progress and messages go to stderr when stdout carries data.
-    info = wide_console(stderr=True) if fmt != "table" else console
     info.print(f"[bold]{escape(Path(scenario).name)}[/]: {escape(sc.describe())}")
     for w in sc.warnings():
         info.print(f"[yellow]warning:[/] {escape(w)}")
