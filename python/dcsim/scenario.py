@@ -37,6 +37,7 @@ Every invalid input raises :class:`ScenarioError` with one plain line per proble
 # must therefore run on Python 3.9: Optional[...] / Union[...], no `X | Y`.
 
 import functools
+import gc
 import json
 import math
 import numbers
@@ -639,6 +640,24 @@ class FrozenDict(_ReadOnly, dict):
     pop = popitem = clear = update = setdefault = _ReadOnly._refuse
 
 
+def _gc_paused(fn: Callable) -> Callable:
+    """``fn`` run with Python's cyclic garbage collector paused (and resumed after, if it ran
+    before). Reading a large trace builds 10^5-10^7 small tables, none of them cyclic, and the
+    collector's passes over them took a third of the time (100 000 flows: 3.0 -> 1.9 s to load)."""
+
+    @functools.wraps(fn)
+    def paused(*args: Any, **kw: Any) -> Any:
+        if not gc.isenabled():
+            return fn(*args, **kw)
+        gc.disable()
+        try:
+            return fn(*args, **kw)
+        finally:
+            gc.enable()
+
+    return paused
+
+
 def _freeze(value: Any, where: str) -> Any:
     """Lists and dicts inside a validated scenario, recursively, as FrozenList / FrozenDict."""
     if isinstance(value, BaseModel):
@@ -649,8 +668,11 @@ def _freeze(value: Any, where: str) -> Any:
         return FrozenList([_freeze(v, f"{where}[{i}]") if isinstance(v, _NESTED) else v for i, v in enumerate(value)],
                           where)
     if isinstance(value, dict):
-        return FrozenDict({k: _freeze(v, f"{where}.{k}") if isinstance(v, _NESTED) else v for k, v in value.items()},
-                          where)
+        for v in value.values():
+            if isinstance(v, _NESTED):
+                return FrozenDict({k: _freeze(v, f"{where}.{k}") if isinstance(v, _NESTED) else v
+                                   for k, v in value.items()}, where)
+        return FrozenDict(value, where)  # a flat table (a trace's flow): copied as it is
     return value
 
 
@@ -2918,6 +2940,7 @@ class Scenario(_Model):
     #: validated again before it runs (:meth:`to_engine_spec`).
     _validated: bool = PrivateAttr(default=False)
 
+    @_gc_paused
     def __init__(self, **data: Any) -> None:
         """Validate; raises :class:`ScenarioError` (one ``field: problem`` line per problem)."""
         try:
@@ -2928,6 +2951,7 @@ class Scenario(_Model):
         self._validated = True
 
     @classmethod
+    @_gc_paused
     def model_validate(cls, obj: Any, **kwargs: Any) -> "Scenario":  # type: ignore[override]
         try:
             sc = _freeze(super().model_validate(obj, **kwargs), "")
@@ -3311,6 +3335,7 @@ class Scenario(_Model):
                 out.append(FlowInfo(index=len(out), group=gi, src=src, dst=dst, protocol=f.protocol, start_s=start))
         return out
 
+    @_gc_paused
     def to_engine_spec(self) -> dict:
         """The engine's JSON (``crates/dcsim-core/src/scenario.rs``): integer ps, bit/s, Amounts.
 
