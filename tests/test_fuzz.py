@@ -290,6 +290,9 @@ def _run_valid(d: dict, replay: bool) -> None:
         _check_error(str(e))
         COUNTS["valid-strategy cases refused by the memory bound with a named field"] += 1
         return
+    # A validated scenario runs as it is (no second validation): it must be the run its written
+    # form gives, as it was when every run was validated again from its dict.
+    assert Scenario.from_dict(sc.to_dict()).to_engine_spec() == sc.to_engine_spec()
     res = dcsim.simulate(sc)
     check_invariants(sc, res)
     COUNTS["valid runs with invariants checked"] += 1
