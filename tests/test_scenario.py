@@ -609,3 +609,26 @@ def test_validation_pauses_the_garbage_collector_and_leaves_it_as_it_found_it():
         gc.set_threshold(*thresholds)
         gc.callbacks.pop()
     assert during <= 2  # at most one collection (start, stop) of the few containers made around it
+
+
+def test_a_validated_scenarios_engine_json_is_built_and_checked_once(monkeypatch):
+    """`dcsim run` checks a scenario's resources, then simulate checks them and starts the engine
+    from the same JSON: a validated (read-only) scenario builds its spec once and the engine
+    checks it once; each call still gets a dict of its own. A pydantic copy builds its own."""
+    from dcsim import _core
+
+    sc = Scenario.from_toml(EXAMPLES[[p.name for p in EXAMPLES].index("dctcp_dumbbell.toml")])
+    builds, checks = [], []
+    to_engine_spec, validate_spec = Scenario.to_engine_spec, _core.validate_spec
+    monkeypatch.setattr(Scenario, "to_engine_spec", lambda self: builds.append(1) or to_engine_spec(self))
+    monkeypatch.setattr(_core, "validate_spec", lambda text: checks.append(1) or validate_spec(text))
+    a = sc.check_resources()
+    a["seed"] = -1  # the caller's own dict
+    b = sc.check_resources()
+    res = simulate_module.simulate(sc.replace({"run.duration": "2ms", "run.warmup": "1ms"}))
+    assert b["seed"] == sc.run.seed and b == json.loads(sc.to_engine_json())
+    assert len(builds) == 1 + 1 and len(checks) == 1 + 1  # sc once, its replaced copy once
+    assert res.engine_spec == json.loads(res.scenario.to_engine_json())
+    copy_ = sc.model_copy(update={"flows": []})
+    with pytest.raises(ScenarioError, match=r"^flows: no flows"):
+        copy_.check_resources()

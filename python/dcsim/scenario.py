@@ -2939,6 +2939,10 @@ class Scenario(_Model):
     #: stays valid. A copy made without it (pydantic's ``model_copy``, ``model_construct``) is
     #: validated again before it runs (:meth:`to_engine_spec`).
     _validated: bool = PrivateAttr(default=False)
+    #: A validated scenario's engine JSON, built once (:meth:`to_engine_json`), and whether it
+    #: passed the engine's checks (:meth:`check_resources`): read-only, it cannot change.
+    _engine_json: Optional[str] = PrivateAttr(default=None)
+    _resources_checked: bool = PrivateAttr(default=False)
 
     @_gc_paused
     def __init__(self, **data: Any) -> None:
@@ -2964,7 +2968,7 @@ class Scenario(_Model):
         """pydantic's copy, which does not validate ``update``: the copy is validated again before
         it runs. :meth:`replace` is the validated way to change a scenario."""
         c = super().model_copy(update=update, deep=deep)
-        c._validated = False
+        c._validated, c._engine_json, c._resources_checked = False, None, False
         return c
 
     @model_validator(mode="after")
@@ -3599,17 +3603,27 @@ class Scenario(_Model):
                 for k, good in ok.items() if not good]
 
     def to_engine_json(self) -> str:
-        return json.dumps(self.to_engine_spec())
+        """:meth:`to_engine_spec` as JSON. A validated scenario's is built once: `dcsim run`
+        checks it, then runs it (a 100 000-flow trace had its spec built and encoded three times)."""
+        if self._engine_json is not None:
+            return self._engine_json
+        text = json.dumps(self.to_engine_spec())
+        if self._validated:
+            self._engine_json = text
+        return text
 
     def check_resources(self) -> dict:
-        """The engine spec, after the engine's own checks that need no run: sizes against its
-        documented maxima and the memory bound (metrics.max_memory). Raises ScenarioError."""
-        spec = self.to_engine_spec()
-        try:
-            _core.validate_spec(json.dumps(spec))
-        except ValueError as e:
-            raise ScenarioError(str(e)) from None
-        return spec
+        """The engine spec (a new dict), after the engine's own checks that need no run: sizes
+        against its documented maxima and the memory bound (metrics.max_memory), made once for a
+        validated scenario. Raises ScenarioError."""
+        text = self.to_engine_json()
+        if not self._resources_checked:
+            try:
+                _core.validate_spec(text)
+            except ValueError as e:
+                raise ScenarioError(str(e)) from None
+            self._resources_checked = self._validated
+        return json.loads(text)
 
     # -- convenience for reports ---------------------------------------------------------------
 

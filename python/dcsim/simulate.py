@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 import warnings
@@ -74,7 +73,7 @@ def simulate(
     core = engine()
     t0 = time.perf_counter()
     try:
-        sim = core.Simulation(json.dumps(spec))
+        sim = core.Simulation(scenario.to_engine_json())  # the JSON checked above (built once)
     except ValueError as e:
         raise ScenarioError(str(e)) from None
     duration_ps = int(sim.duration_ps)
