@@ -362,14 +362,15 @@ def test_a_slow_step_shows_a_spinner_only_once_it_is_slow():
     def console():
         return Console(file=io.StringIO(), force_terminal=True, width=60)
 
-    def settles(n: int) -> bool:
-        """The threads are back to n within 2 s (rich's refresh thread ends at its next tick)."""
+    def settles(before: set) -> bool:
+        """No thread started since ``before`` is left within 2 s (rich's refresh thread ends at its
+        next tick); threads of other tests may end meanwhile."""
         deadline = time.monotonic() + 2.0
-        while threading.active_count() != n and time.monotonic() < deadline:
+        while set(threading.enumerate()) - before and time.monotonic() < deadline:
             time.sleep(0.01)
-        return threading.active_count() == n
+        return not set(threading.enumerate()) - before
 
-    threads = threading.active_count()
+    threads = set(threading.enumerate())
     fast = console()
     with slow_step(fast, "reading and checking the scenario", after_s=0.5):
         pass

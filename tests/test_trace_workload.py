@@ -209,8 +209,7 @@ def test_trace_size_is_bounded_before_it_is_read(tmp_path, monkeypatch):
        size=st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-10, 10**12)),
        same=st.booleans())
 def test_a_plain_trace_line_is_its_numbers_or_a_named_error(start, size, same):
-    """A trace file's line of plain numbers (the common case, parsed on a fast path) is the flow the
-    format defines: start in seconds, written back exactly ("<repr>s"), size in whole bytes >= 1
+    """A trace file's line of plain numbers (the common case) is the flow the format defines: start in seconds, written back exactly ("<repr>s"), size in whole bytes >= 1
     ("<n>B"); any other value is the ValueError of the general checks, naming the field."""
     from dcsim.scenario import _arrival
     from dcsim.units import Size

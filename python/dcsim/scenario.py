@@ -1991,18 +1991,6 @@ def _arrival(start: Any, src: Any, dst: Any, size: Any, *, plain: bool = False) 
     ``size_text``, their written forms (as given, or for a plain number "0.0001s" and "64000B":
     exact). With ``plain`` (a trace file) a plain number is also allowed: seconds for start, bytes
     for size. Raises ValueError naming the bad value."""
-    if plain and isinstance(start, str) and isinstance(size, str):
-        # A trace file's common line, plain numbers that pass every check below, at a third of
-        # the cost (10^5-10^7 lines); anything else takes the checks, and their errors.
-        try:
-            t, b = float(start), float(size)
-        except ValueError:
-            pass
-        else:
-            if (0 <= t < math.inf and 1 <= b < math.inf and b.is_integer() and isinstance(src, str) and src
-                    and isinstance(dst, str) and dst and src != dst):
-                return {"start": t, "src": src, "dst": dst, "size": Size(b, "B"), "start_text": f"{t!r}s",
-                        "size_text": f"{int(b)}B"}
     x = _plain_number(start) if plain else None
     try:
         t = x if x is not None else parse_time(start, "start")
