@@ -628,6 +628,8 @@ def test_a_validated_scenarios_engine_json_is_built_and_checked_once(monkeypatch
     res = simulate_module.simulate(sc.replace({"run.duration": "2ms", "run.warmup": "1ms"}))
     assert b["seed"] == sc.run.seed and b == json.loads(sc.to_engine_json())
     assert len(builds) == 1 + 1 and len(checks) == 1 + 1  # sc once, its replaced copy once
+    twin = Scenario.from_toml(EXAMPLES[[p.name for p in EXAMPLES].index("dctcp_dumbbell.toml")])
+    assert twin == sc and sc == twin  # whatever was built and checked of either
     assert res.engine_spec == json.loads(res.scenario.to_engine_json())
     copy_ = sc.model_copy(update={"flows": []})
     with pytest.raises(ScenarioError, match=r"^flows: no flows"):

@@ -2959,6 +2959,23 @@ class Scenario(_Model):
         c._validated, c._engine_json, c._resources_checked = False, None, False
         return c
 
+    #: Private attributes that record what was done with a scenario (validated, its engine JSON
+    #: built and checked), not what it is.
+    _BOOKKEEPING: ClassVar[frozenset[str]] = frozenset({"_validated", "_engine_json", "_resources_checked"})
+
+    def __eq__(self, other: Any) -> bool:
+        """Equal scenarios: the same tables and values. What was done with either (see
+        ``_BOOKKEEPING``) does not count: with pydantic's own equality, which compares every private
+        attribute, a scenario whose engine JSON had been built no longer equalled its twin."""
+        if not isinstance(other, Scenario):
+            return NotImplemented
+        if type(self) is not type(other) or self.__dict__ != other.__dict__:
+            return False
+        own = lambda sc: {k: v for k, v in (sc.__pydantic_private__ or {}).items() if k not in self._BOOKKEEPING}  # noqa: E731
+        return own(self) == own(other)
+
+    __hash__ = None  # type: ignore[assignment]  # as pydantic's: a scenario is not hashable
+
     @model_validator(mode="after")
     def _check(self) -> "Scenario":
         net = self.network
