@@ -21,11 +21,18 @@ memory is its own:
     the cost per event as a ratio to that loop, and its exponent a in cost ~ hosts^a (least squares
     on log-log). No goal: issue 12 asks for the exponent (the dumbbell's, in flows, is
     `bench_engine.py`'s).
+(d) a flow trace file of `--trace-flows` flows (default 1 000 000: random pairs of a k = 8
+    fat-tree's 128 hosts, 1-100 KB, start times spread over 10 ms, plain numbers, as
+    `Result.write_trace` writes them): the time to load it (read, check, keep in the scenario),
+    the memory the scenario then holds (RSS growth), the time to its engine JSON, and whether the
+    engine's memory plan accepts it at the default budget. Baseline in the same process: reading
+    the file and splitting its lines into fields, which any reader in Python pays (the load's
+    time is reported as a ratio to it). No goal in the issue; the README quotes the figures.
 
 Peak RSS is the process's high-water mark (ru_maxrss), interpreter and imports included; the
 figure after imports is printed beside it so that the part the case adds can be read off.
 
-Run: python benchmarks/bench_fabric.py [--case a|b|c|all] [--duration 0.1] [--scaling-duration 0.02]
+Run: python benchmarks/bench_fabric.py [--case a|b|c|d|all] [--duration 0.1] [--scaling-duration 0.02]
 """
 
 from __future__ import annotations
@@ -122,9 +129,73 @@ print(json.dumps(dict(
 """
 
 
+TRACE_SCENARIO = """
+[network]
+topology = "fat_tree"
+k = 8
+host_link = "10Gbps"
+delay = "1us"
+buffer = "300pkt"
+aqm = {{ kind = "threshold", K = "65pkt" }}
+[[workloads]]
+kind = "trace"
+file = "{file}"
+protocol = "dctcp"
+[run]
+duration = "10ms"
+seed = 1
+[metrics]
+max_memory = "16GB"    # the spec is built whatever the flows; the default budget is asked apart
+"""
+
+TRACE_CHILD = r"""
+import gc, json, resource, sys, time
+from pathlib import Path
+import dcsim, dcsim.scenario, dcsim._core
+from dcsim.scenario import _data_lines
+
+
+def rss_mb():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+
+
+path = Path(sys.argv[1])
+t0 = time.perf_counter()
+n = sum(1 for _ in _data_lines(path, "trace", "start src dst size"))
+read_s = time.perf_counter() - t0
+gc.collect()
+rss0 = rss_mb()
+t0 = time.perf_counter()
+sc = dcsim.load_scenario(path.with_suffix(".toml"))
+load_s = time.perf_counter() - t0
+gc.collect()
+held = rss_mb() - rss0
+t0 = time.perf_counter()
+spec = sc.to_engine_json()
+spec_s = time.perf_counter() - t0
+sc.check_resources()
+# The engine's plan at the default budget: the same spec with metrics.max_memory as by default.
+default = dcsim.scenario.ENGINE_DEFAULTS["max_memory_bytes"]
+budget = '"max_memory_bytes": %d' % int(sc.metrics.max_memory.value)
+assert spec.count(budget) == 1
+try:
+    dcsim._core.validate_spec(spec.replace(budget, '"max_memory_bytes": %d' % default))
+    plan = "accepted"
+except ValueError as e:
+    plan = "refused: " + str(e).splitlines()[-1][:200]
+print(json.dumps(dict(lines=n, read_s=read_s, load_s=load_s, held_mb=held, spec_s=spec_s,
+                      spec_mb=len(spec) / 2**20, plan=plan,
+                      peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)))
+"""
+
+
 def child(code: str, scenario: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code, scenario], check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    p = subprocess.run([sys.executable, "-c", code, scenario], capture_output=True, text=True)
+    if p.returncode != 0:
+        sys.exit(f"the case's process failed (status {p.returncode}):\n{p.stderr[-3000:]}")
+    return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def setup_case() -> None:
@@ -197,9 +268,32 @@ def hosts_case(duration: float, ks: list[int], repeat: int, ect_acks: bool) -> N
               f"{last[1]['ratio_engine_over_bare_heap'] / first[1]['ratio_engine_over_bare_heap']:.2f}")
 
 
+def trace_case(flows: int) -> None:
+    import random
+
+    print(f"== (d) a trace file of {flows:,} flows on a k = 8 fat-tree: load, memory held, engine JSON ==")
+    rng = random.Random(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        csv = Path(tmp) / "trace.csv"
+        starts = sorted(rng.uniform(0, 0.01) for _ in range(flows))
+        with open(csv, "w") as f:
+            for t in starts:
+                a, b = rng.sample(range(128), 2)
+                f.write(f"{t!r},h{a},h{b},{rng.randint(1000, 100_000)}\n")
+        csv.with_suffix(".toml").write_text(TRACE_SCENARIO.format(file=csv.name))
+        r = child(TRACE_CHILD, str(csv))
+        file_mb = csv.stat().st_size / 2**20
+    print(f"{r['lines']:,} lines ({file_mb:.0f} MB): "
+          f"reading and splitting them {r['read_s']:.2f} s (baseline); load {r['load_s']:.2f} s "
+          f"({r['load_s'] / r['read_s']:.1f}x the baseline, {r['load_s'] / r['lines'] * 1e6:.2f} us a flow)")
+    print(f"held by the loaded scenario: {r['held_mb']:.0f} MB ({r['held_mb'] * 2**20 / r['lines']:.0f} B a flow); "
+          f"engine JSON {r['spec_s']:.2f} s ({r['spec_mb']:.0f} MB); peak RSS {r['peak_rss_mb']:.0f} MB")
+    print(f"engine memory plan at the default budget: {r['plan']}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--case", choices=("a", "b", "c", "all"), default="all")
+    ap.add_argument("--case", choices=("a", "b", "c", "d", "all"), default="all")
     ap.add_argument("--duration", type=float, default=0.1, help="simulated seconds of case (b) (default 0.1)")
     ap.add_argument("--partitions", default="2", help="worlds of case (b), or a list run in turn: 1,2 (default 2)")
     ap.add_argument("--ect-acks", action="store_true",
@@ -209,6 +303,7 @@ def main() -> None:
                     help="simulated seconds of each fat-tree of case (c) (default 0.02)")
     ap.add_argument("--scaling-k", default="4,8,12,16", help="fat-tree k of case (c) (default 4,8,12,16)")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each case (c) fat-tree, best kept (default 3)")
+    ap.add_argument("--trace-flows", type=int, default=1_000_000, help="flows of case (d) (default 1 000 000)")
     a = ap.parse_args()
     if a.case in ("a", "all"):
         setup_case()
@@ -217,6 +312,8 @@ def main() -> None:
             run_case(a.duration, p, a.ect_acks)
     if a.case in ("c", "all"):
         hosts_case(a.scaling_duration, [int(x) for x in a.scaling_k.split(",")], a.repeat, a.ect_acks)
+    if a.case in ("d", "all"):
+        trace_case(a.trace_flows)
 
 
 if __name__ == "__main__":

@@ -619,8 +619,8 @@ def test_a_validated_scenarios_engine_json_is_built_and_checked_once(monkeypatch
 
     sc = Scenario.from_toml(EXAMPLES[[p.name for p in EXAMPLES].index("dctcp_dumbbell.toml")])
     builds, checks = [], []
-    to_engine_spec, validate_spec = Scenario.to_engine_spec, _core.validate_spec
-    monkeypatch.setattr(Scenario, "to_engine_spec", lambda self: builds.append(1) or to_engine_spec(self))
+    engine_spec, validate_spec = Scenario._engine_spec, _core.validate_spec  # what builds the spec
+    monkeypatch.setattr(Scenario, "_engine_spec", lambda self: builds.append(1) or engine_spec(self))
     monkeypatch.setattr(_core, "validate_spec", lambda text: checks.append(1) or validate_spec(text))
     a = sc.check_resources()
     a["seed"] = -1  # the caller's own dict

@@ -43,7 +43,9 @@ import math
 import numbers
 import re
 import sys
+from array import array
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Callable, ClassVar, Iterator, Optional, Union
@@ -660,6 +662,9 @@ def _gc_paused(fn: Callable) -> Callable:
 
 def _freeze(value: Any, where: str) -> Any:
     """Lists and dicts inside a validated scenario, recursively, as FrozenList / FrozenDict."""
+    if isinstance(value, TraceFlows):
+        value._where = where  # read-only already; its flows are tables made when read
+        return value
     if isinstance(value, BaseModel):
         for name, v in list(value.__dict__.items()):
             value.__dict__[name] = _freeze(v, f"{where}.{name}" if where else name)
@@ -676,8 +681,8 @@ def _freeze(value: Any, where: str) -> Any:
     return value
 
 
-#: What :func:`_freeze` descends into (the rest is kept as it is, with no path formatted for it:
-#: a trace's arrivals are 10^5-10^7 tables of four values).
+#: What :func:`_freeze` descends into (the rest is kept as it is, with no path formatted for each
+#: leaf: a CDF's points are up to 10^5 pairs).
 _NESTED = (BaseModel, list, dict)
 
 
@@ -1855,8 +1860,9 @@ WORKLOAD_KINDS = ("poisson", "incast", "trace", "permutation")
 SIZE_KINDS = ("fixed", "uniform", "cdf")
 #: Most lines a CDF file may have.
 MAX_CDF_POINTS = 100_000
-#: Most flows a trace may list: each costs the scenario layer ~1 KB and ~25 us (a 100 000-flow
-#: trace: 1.2 s to load, 2.5 s to its engine spec), so 10^7 is ~10 GB and minutes already.
+#: Most flows a trace may list: each costs the scenario layer ~60 B, ~5 us to load and ~2 us to
+#: its engine spec (a million flows: 58 MB, 4.3-5.4 s and 1.6-2.0 s; benchmarks/bench_fabric.py
+#: --case d), so 10^7 is ~0.6 GB and over a minute; the engine's result rows take ~2 KB a flow.
 MAX_TRACE_FLOWS = 10_000_000
 #: Largest data file read (a CDF's or a trace's), bytes: it is read whole; 10^7 trace lines of
 #: ~40 B fit.
@@ -1925,30 +1931,30 @@ def _data_lines(path: Path, what: str, form: str) -> Iterator[tuple[int, str, li
             yield n, line, body
 
 
-def _data_rows(path: Path, what: str, form: str, expect: str, parse: Callable[[list[str]], Any], cap: int,
-               items: str, header: bool = False) -> tuple[list, list[int]]:
-    """The rows of a small data file (see `_data_lines`), each line's fields (as many as ``form``
-    names) made one row by ``parse``, and the line of each: at most ``cap`` rows, at least one.
-    ``header``: a first line that spells ``form`` is skipped. Every error names the file and line
-    (``expect``: what a line must hold; ``items``: what the rows are, plural)."""
+def _data_rows(path: Path, what: str, form: str, expect: str, add: Callable[[list[str]], None], cap: int,
+               items: str, header: bool = False) -> "array[int]":
+    """The rows of a small data file (see `_data_lines`): each line's fields (as many as ``form``
+    names) handed to ``add``, which keeps them or raises ValueError. Returns the line of each row:
+    at most ``cap`` rows, at least one. ``header``: a first line that spells ``form`` is skipped.
+    Every error names the file and line (``expect``: what a line must hold; ``items``: what the
+    rows are, plural)."""
     fields = form.split()
-    rows: list = []
-    lines: list[int] = []
+    lines = array("I")  # 4 B a row (a trace has up to 10^7)
     for n, line, body in _data_lines(path, what, form):
-        if header and not rows and [b.lower() for b in body] == fields:
+        if header and not lines and [b.lower() for b in body] == fields:
             continue
         if len(body) != len(fields):
             raise ValueError(f"{path} line {n}: expected {expect}, got {line.strip()!r}")
         try:
-            rows.append(parse(body))
+            add(body)
         except ValueError as e:
             raise ValueError(f"{path} line {n}: {e}") from None
         lines.append(n)
-        if len(rows) > cap:
+        if len(lines) > cap:
             raise ValueError(f"{path}: more than {cap} {items}; allowed at most {cap}")
-    if not rows:
+    if not lines:
         raise ValueError(f"{path}: no {items}; a {what} file has lines '{form}'")
-    return rows, lines
+    return lines
 
 
 def _cdf_point(body: list[str]) -> tuple[float, float]:
@@ -1963,34 +1969,46 @@ def read_cdf(path: Union[str, Path]) -> list[tuple[float, float]]:
     comma between them), probabilities in [0, 1], ``#`` starts a comment. Raises ValueError naming
     the file and line."""
     path = Path(path)
-    rows, lines = _data_rows(path, "CDF", "size_bytes probability", "two numbers 'size_bytes probability'",
-                             _cdf_point, MAX_CDF_POINTS, "points")
+    rows: list[tuple[float, float]] = []
+    lines = _data_rows(path, "CDF", "size_bytes probability", "two numbers 'size_bytes probability'",
+                       lambda body: rows.append(_cdf_point(body)), MAX_CDF_POINTS, "points")
     return check_cdf(rows, lambda i: f"{path} line {lines[i]}")
 
 
 def payload_bytes(sz: Size, packet_bytes: int, header_bytes: int) -> int:
     """A flow size in payload bytes: a size in packets counts full packets of payload."""
-    return int(round(sz.value * (packet_bytes - header_bytes))) if sz.unit == "pkt" else int(sz.value)
+    return _payload_bytes(sz.value, sz.unit == "pkt", packet_bytes - header_bytes)
+
+
+def _payload_bytes(value: float, in_packets: bool, payload_per_packet: int) -> int:
+    """:func:`payload_bytes` of a size given as its value and whether it counts packets."""
+    return int(round(value * payload_per_packet)) if in_packets else int(value)
 
 
 def _plain_number(v: Any) -> Optional[float]:
     """``v`` as a number if it is one (or its text is), else None."""
-    if isinstance(v, bool):
-        return None
-    if isinstance(v, (int, float)):
+    if isinstance(v, str):  # first: a trace file's millions of fields
+        try:
+            return float(v)
+        except ValueError:
+            return None
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
         return float(v)
-    try:
-        return float(v) if isinstance(v, str) else None
-    except ValueError:
-        return None
+    return None
 
 
-def _arrival(start: Any, src: Any, dst: Any, size: Any, *, plain: bool = False) -> dict:
-    """One flow of a trace, normalised: start in seconds (a time such as "10us"), src and dst
-    host names, size a Size (payload: "64KB", "1000B", "10pkt"), and ``start_text`` and
-    ``size_text``, their written forms (as given, or for a plain number "0.0001s" and "64000B":
-    exact). With ``plain`` (a trace file) a plain number is also allowed: seconds for start, bytes
-    for size. Raises ValueError naming the bad value."""
+#: One flow of a trace as :func:`_arrival` normalises it: start (s), src, dst, the size's value
+#: and whether it counts packets (else bytes), and the start and size as written, None where that
+#: is the exact form of the number (``"<repr(start)>s"``, ``"<bytes>B"``).
+Arrival = tuple[float, str, str, float, bool, Optional[str], Optional[str]]
+
+
+def _arrival(start: Any, src: Any, dst: Any, size: Any, *, plain: bool = False) -> Arrival:
+    """One flow of a trace, normalised (see :data:`Arrival`): start in seconds (a time such as
+    "10us"), src and dst host names, size in payload bytes or packets ("64KB", "1000B", "10pkt"),
+    and the start and size as given (None for a plain number, written back exactly as "0.0001s"
+    and "64000B"). With ``plain`` (a trace file) a plain number is also allowed: seconds for
+    start, bytes for size. Raises ValueError naming the bad value."""
     x = _plain_number(start) if plain else None
     try:
         t = x if x is not None else parse_time(start, "start")
@@ -2007,31 +2025,160 @@ def _arrival(start: Any, src: Any, dst: Any, size: Any, *, plain: bool = False) 
         raise ValueError(f"size: {size!r} is not a size")
     b = _plain_number(size) if plain else None
     if b is not None:
-        sz = Size(b, "B")
+        value, in_packets = b, False
     else:
         try:
             sz = parse_size(size, "size")
         except UnitError as e:
             raise ValueError(str(e)) from None
-    if not (math.isfinite(sz.value) and sz.value >= 1) or (sz.unit == "B" and not float(sz.value).is_integer()):
+        value, in_packets = float(sz.value), sz.unit == "pkt"
+    if not (math.isfinite(value) and value >= 1) or (not in_packets and not value.is_integer()):
         raise ValueError(f"size: {size!r} is out of range; allowed a whole number of bytes >= 1, e.g. \"64KB\"")
-    start_text = f"{t!r}s" if x is not None or not isinstance(start, str) else start.strip()
-    size_text = f"{int(b)}B" if b is not None else str(size).strip()
-    return {"start": t, "src": src, "dst": dst, "size": sz, "start_text": start_text, "size_text": size_text}
+    start_text = start.strip() if x is None and isinstance(start, str) else None
+    size_text = str(size).strip() if b is None else None
+    return t, src, dst, value, in_packets, start_text, size_text
+
+
+class TraceFlows(Sequence):
+    """A trace's flows, stored by columns (a million flows in ~40 MB rather than ~0.8 GB of one
+    table each): start (s), source and destination (indices into ``hosts``), size (bytes, or
+    packets where ``in_packets``), and the start and size as written where that is not the exact
+    form of the number. Reads as the read-only list of tables the scenario was written with,
+    ``{start, src, dst, size}`` with units (``sc.workloads[0].arrivals[3]["size"] == "64KB"``);
+    the scenario written with a run holds them so."""
+
+    #: What a trace is (compared, pickled); ``_index`` finds a host's index while flows are added,
+    #: ``_where`` is the field's path, for errors.
+    _COLUMNS = ("start_s", "src", "dst", "size", "in_packets", "hosts", "start_text", "size_text")
+    __slots__ = (*_COLUMNS, "_index", "_where")
+
+    def __init__(self) -> None:
+        self.start_s = array("d")
+        self.src = array("I")
+        self.dst = array("I")
+        self.size = array("d")
+        self.in_packets = bytearray()
+        self.hosts: list[str] = []  # in the order of their first flow
+        self.start_text: dict[int, str] = {}  # flow -> start as written (a time with a unit)
+        self.size_text: dict[int, str] = {}
+        self._where = "arrivals"
+        self._index: dict[str, int] = {}
+
+    def add(self, flow: Arrival) -> None:
+        """Append one flow (as :func:`_arrival` returns it)."""
+        t, src, dst, value, in_packets, start_text, size_text = flow
+        j = len(self.start_s)
+        index = self._index
+        self.start_s.append(t)
+        self.src.append(index[src] if src in index else self._new_host(src))
+        self.dst.append(index[dst] if dst in index else self._new_host(dst))
+        self.size.append(value)
+        self.in_packets.append(in_packets)
+        # a text that is the exact form of its number is not kept (it is written back the same)
+        if start_text is not None and start_text != f"{t!r}s":
+            self.start_text[j] = start_text
+        if size_text is not None and (in_packets or size_text != f"{int(value)}B"):
+            self.size_text[j] = size_text
+
+    def _new_host(self, name: str) -> int:
+        self._index[name] = len(self.hosts)
+        self.hosts.append(name)
+        return self._index[name]
+
+    def __len__(self) -> int:
+        return len(self.start_s)
+
+    def written(self, j: int) -> dict:
+        """Flow ``j`` as the scenario writes it: ``{start, src, dst, size}``, times and sizes with units."""
+        start = self.start_text.get(j)
+        size = self.size_text.get(j)
+        return {"start": start if start is not None else f"{self.start_s[j]!r}s",
+                "src": self.hosts[self.src[j]], "dst": self.hosts[self.dst[j]],
+                "size": size if size is not None else f"{int(self.size[j])}B"}
+
+    def __getitem__(self, j):
+        if isinstance(j, slice):
+            return [self[i] for i in range(*j.indices(len(self)))]
+        if j < 0:
+            j += len(self)
+        if not 0 <= j < len(self):
+            raise IndexError(f"{self._where}[{j}]: the trace has {len(self)} flows")
+        return FrozenDict(self.written(j), f"{self._where}[{j}]")
+
+    def __iter__(self) -> Iterator[dict]:
+        return (self[j] for j in range(len(self)))
+
+    def __eq__(self, other: Any) -> bool:
+        if isinstance(other, TraceFlows):
+            return all(getattr(self, a) == getattr(other, a) for a in self._COLUMNS)
+        if isinstance(other, list):
+            return len(other) == len(self) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"TraceFlows({len(self)} flows between {len(self.hosts)} hosts)"
+
+    def __copy__(self) -> "TraceFlows":
+        return self  # read-only
+
+    def __deepcopy__(self, memo: dict) -> "TraceFlows":
+        return self
+
+    def __reduce__(self):
+        return (_trace_flows_from, tuple(getattr(self, a) for a in self._COLUMNS))
+
+    def first_unknown_host(self, known) -> Optional[tuple[int, str, str]]:
+        """The first flow with a host not in ``known``: (flow, "src" or "dst", the name), or None."""
+        unknown = {i for i, h in enumerate(self.hosts) if h not in known}
+        if not unknown:
+            return None
+        for j, (s, d) in enumerate(zip(self.src, self.dst)):
+            if s in unknown or d in unknown:
+                end, i = ("src", s) if s in unknown else ("dst", d)
+                return j, end, self.hosts[i]
+        raise AssertionError("unreachable: every host name belongs to a flow")
+
+    def payloads(self, payload_per_packet: int) -> Iterator[int]:
+        """Each flow's size in payload bytes (a size in packets counts full packets of payload)."""
+        return (_payload_bytes(v, p, payload_per_packet) for v, p in zip(self.size, self.in_packets))
+
+    def first_payload_above(self, top: int, payload_per_packet: int) -> Optional[tuple[int, int]]:
+        """The first flow of more than ``top`` payload bytes: (flow, its bytes), or None."""
+        if not self.size or max(self.size) * (payload_per_packet if any(self.in_packets) else 1) <= top:
+            return None  # no flow can pass it (whole numbers: the product bounds the rounded one)
+        for j, b in enumerate(self.payloads(payload_per_packet)):
+            if b > top:
+                return j, b
+        return None
+
+    def to_engine(self, start_s: float, payload_per_packet: int) -> dict:
+        """The engine's arrivals, by columns (its ``TraceArrivals``): each flow at ``start_s`` + its
+        start in whole picoseconds, its hosts as indices into ``hosts``, its payload bytes."""
+        return {"hosts": list(self.hosts), "at_ps": [to_ps(start_s + t) for t in self.start_s],
+                "src": self.src.tolist(), "dst": self.dst.tolist(), "size_bytes": list(self.payloads(payload_per_packet))}
+
+
+def _trace_flows_from(*columns: Any) -> TraceFlows:
+    """A :class:`TraceFlows` from its columns (:attr:`TraceFlows._COLUMNS`; unpickling)."""
+    tf = TraceFlows()
+    for name, value in zip(TraceFlows._COLUMNS, columns):
+        setattr(tf, name, value)
+    tf._index = {h: i for i, h in enumerate(tf.hosts)}
+    return tf
 
 
 def read_trace(path: Union[str, Path], with_lines: bool = False):
     """Read a trace file: one flow per line, ``start src dst size`` (whitespace or commas between
     them; a first line ``start,src,dst,size`` is a header; ``#`` starts a comment). start: a time
     ("10us") or a plain number of seconds; size: a size ("64KB", "10pkt") or a plain number of
-    bytes. Returns the flows (with ``with_lines``, also the line of each). Raises ValueError naming
-    the file and line."""
-    hosts: dict[str, str] = {}  # one string per host name, shared by its flows (~100 B a flow less)
-    rows, lines = _data_rows(Path(path), "trace", "start src dst size", "'start src dst size'",
-                             lambda body: _arrival(body[0], hosts.setdefault(body[1], body[1]),
-                                                   hosts.setdefault(body[2], body[2]), body[3], plain=True),
-                             MAX_TRACE_FLOWS, "flows", header=True)
-    return (rows, lines) if with_lines else rows
+    bytes. Returns the flows, a :class:`TraceFlows` (with ``with_lines``, also the line of each).
+    Raises ValueError naming the file and line."""
+    flows = TraceFlows()
+    lines = _data_rows(Path(path), "trace", "start src dst size", "'start src dst size'",
+                       lambda body: flows.add(_arrival(*body, plain=True)), MAX_TRACE_FLOWS, "flows", header=True)
+    return (flows, lines) if with_lines else flows
 
 
 class Sizes(_Model):
@@ -2284,8 +2431,6 @@ class Workload(_KeepsDelayedAckOff, _Model):
     _PERMUTATION: ClassVar[tuple[str, ...]] = ("senders", "receivers", "size")
     #: A trace read from a file: (file, line of each arrival), for errors found later (hosts).
     _trace_lines: Optional[tuple[str, list[int]]] = PrivateAttr(default=None)
-    #: A trace's flows as parsed: (start s, src, dst, Size), for to_engine (parsed once).
-    _parsed: Optional[list] = PrivateAttr(default=None)
     _TRANSPORT: ClassVar[tuple[str, ...]] = FlowClass._TRANSPORT
 
     @field_validator("delayed_ack", mode="before")
@@ -2374,17 +2519,19 @@ class Workload(_KeepsDelayedAckOff, _Model):
                                '[{start, src, dst, size}, ...], one of the two')
         if self.file is not None:
             try:
-                rows, lines = read_trace(self.file, with_lines=True)
+                flows, lines = read_trace(self.file, with_lines=True)
             except ValueError as e:
                 raise _err("file", str(e)) from None
             self._trace_lines = (self.file, lines)
             self._fill("file", None)
+        elif isinstance(self.arrivals, TraceFlows):
+            flows = self.arrivals  # a validated trace's (pydantic copies a model's fields as they are)
         else:
             if not self.arrivals:
                 raise _err("arrivals", "empty; give at least one {start, src, dst, size}")
             if len(self.arrivals) > MAX_TRACE_FLOWS:
                 raise _err("arrivals", f"{len(self.arrivals)} flows; allowed at most {MAX_TRACE_FLOWS}")
-            rows = []
+            flows = TraceFlows()
             for j, a in enumerate(self.arrivals):
                 keys = {"start", "src", "dst", "size"}
                 if not isinstance(a, dict):
@@ -2395,13 +2542,16 @@ class Workload(_KeepsDelayedAckOff, _Model):
                                                            + [f"unknown {', '.join(extra)}"] * bool(extra))
                                + "; a flow of a trace is {start, src, dst, size}")
                 try:
-                    rows.append(_arrival(a["start"], a["src"], a["dst"], a["size"]))
+                    flows.add(_arrival(a["start"], a["src"], a["dst"], a["size"]))
                 except ValueError as e:
                     raise _err(f"arrivals[{j}].{str(e).split(':', 1)[0]}", str(e).split(": ", 1)[1]) from None
         # written back with units, as given ("100us", "64KB") or exactly ("0.0001s", "64000B")
-        self._fill("arrivals", [{"start": r["start_text"], "src": r["src"], "dst": r["dst"], "size": r["size_text"]}
-                                for r in rows], given=True)
-        self._parsed = [(r["start"], r["src"], r["dst"], r["size"]) for r in rows]
+        self._fill("arrivals", flows, given=True)
+
+    @field_serializer("arrivals")
+    def _arrivals_written(self, v: Any) -> Any:
+        """A trace's flows as written, a list of tables ``{start, src, dst, size}`` with units."""
+        return [v.written(j) for j in range(len(v))] if isinstance(v, TraceFlows) else v
 
     def _transport_options(self) -> dict:
         """The protocol options given at the workload level, as written (units as strings)."""
@@ -2445,8 +2595,7 @@ class Workload(_KeepsDelayedAckOff, _Model):
         if self.kind == "trace":
             return {
                 "kind": "trace",
-                "arrivals": [{"at_ps": to_ps(self.start + t), "src": a, "dst": b,
-                              "size_bytes": payload_bytes(sz, packet_bytes, header_bytes)} for t, a, b, sz in self._parsed],
+                "arrivals": self.arrivals.to_engine(self.start, packet_bytes - header_bytes),
                 "classes": classes,
             }
         return {
@@ -3193,21 +3342,19 @@ class Scenario(_Model):
                                                f"{time_str(self.run.duration)} in the engine's whole picoseconds; "
                                                "the flows would never start")
             elif w.kind == "trace":
-                for j, (_, src, dst, _) in enumerate(w._parsed):
-                    if src in hosts and dst in hosts:
-                        continue
-                    a = w.arrivals[j]
-                    for end in ("src", "dst"):
-                        if a[end] not in hosts and w._trace_lines is not None:
-                            file, lines = w._trace_lines
-                            raise _err(f"{fld}.file", f"{file} line {lines[j]}: {end}: {a[end]!r} is not a host; allowed: {_names(hosts)}")
-                        host(a[end], f"arrivals[{j}].{end}")
+                unknown = w.arrivals.first_unknown_host(hosts)
+                if unknown is not None:
+                    j, end, name = unknown
+                    if w._trace_lines is not None:
+                        file, lines = w._trace_lines
+                        raise _err(f"{fld}.file", f"{file} line {lines[j]}: {end}: {name!r} is not a host; allowed: {_names(hosts)}")
+                    host(name, f"arrivals[{j}].{end}")
                 w._trace_lines = None  # needed for these errors only (a scenario equals its written form)
                 top = LIMITS["max_flow_bytes"]
-                for j, (_, _, _, sz) in enumerate(w._parsed):
-                    b = payload_bytes(sz, pb, hb)  # as the engine gets it (Workload.to_engine)
-                    if b > top:
-                        raise _err(f"{fld}.arrivals[{j}].size", f"{b} bytes is out of range; allowed at most {top} bytes")
+                above = w.arrivals.first_payload_above(top, pb - hb)  # as the engine gets it (Workload.to_engine)
+                if above is not None:
+                    j, b = above
+                    raise _err(f"{fld}.arrivals[{j}].size", f"{b} bytes is out of range; allowed at most {top} bytes")
             else:
                 host(w.client, "client")
                 if w.servers is None:
@@ -3344,13 +3491,19 @@ class Scenario(_Model):
                 out.append(FlowInfo(index=len(out), group=gi, src=src, dst=dst, protocol=f.protocol, start_s=start))
         return out
 
-    @_gc_paused
     def to_engine_spec(self) -> dict:
         """The engine's JSON (``crates/dcsim-core/src/scenario.rs``): integer ps, bit/s, Amounts.
 
         A validated scenario is read-only and is used as it is; one that did not come from
         validation (pydantic's ``model_copy`` or ``model_construct``) is validated first.
         """
+        return self._engine_spec()[0]
+
+    @_gc_paused
+    def _engine_spec(self) -> tuple[dict, Optional[str]]:
+        """:meth:`to_engine_spec`, and its JSON when it was encoded on the way (for the engine's
+        fit of the sampling intervals, which mostly keeps them: a million-flow trace's spec is
+        then encoded once, not twice, ~0.8 s less); None when it was not."""
         sc = self if self._validated else type(self).from_dict(self.to_dict())
         net, pb, hb = sc.network, sc.network.packet_bytes, sc.network.header_bytes
         flows = []
@@ -3401,16 +3554,21 @@ class Scenario(_Model):
             },
         }
         auto = m.auto_fields()
+        text = None
         if auto:
             # The engine lengthens the "auto" intervals that do not fit max_memory (or refuses a
             # budget too small for even the coarsest, naming metrics.max_memory).
+            text = json.dumps(spec)
             try:
-                fitted = json.loads(_core.fit_sampling(json.dumps(spec), auto))
+                fitted = json.loads(_core.fit_sampling(text, auto))
             except ValueError as e:
                 raise ScenarioError(str(e)) from None
             for field, ps in fitted.items():
-                spec["metrics"][field.split(".", 1)[1] + "_ps"] = ps
-        return spec
+                key = field.split(".", 1)[1] + "_ps"
+                if spec["metrics"][key] != ps:
+                    spec["metrics"][key] = ps
+                    text = None  # changed: encoded again if asked for
+        return spec, text
 
     def warnings(self) -> list[str]:
         """Plausible but suspicious settings, as ``field: message`` lines (the run goes ahead)."""
@@ -3450,7 +3608,7 @@ class Scenario(_Model):
         out += self._delack_warnings()
         for wi, w in enumerate(self.workloads):
             if w.kind == "trace":
-                late = sum(w.start + t >= run.duration for t, *_ in w._parsed)
+                late = sum(w.start + t >= run.duration for t in w.arrivals.start_s)
                 if late:
                     out.append(f"workloads[{wi}]: {late} of the trace's {count_shown(len(w.arrivals), 'flow')} start at or "
                                f"after the end of the run (run.duration = {time_str(run.duration)}); they do not run")
@@ -3612,7 +3770,8 @@ class Scenario(_Model):
         checks it, then runs it (a 100 000-flow trace had its spec built and encoded three times)."""
         if self._engine_json is not None:
             return self._engine_json
-        text = json.dumps(self.to_engine_spec())
+        spec, text = self._engine_spec()
+        text = json.dumps(spec) if text is None else text
         if self._validated:
             self._engine_json = text
         return text

@@ -1305,18 +1305,27 @@ impl Spec {
                             format!("{} flows; allowed at most {MAX_GENERATED_FLOWS:.0e}", arrivals.len()),
                         ));
                     }
-                    for (j, a) in arrivals.iter().enumerate() {
-                        check_time(&f(&format!("arrivals[{j}].start")), a.at_ps, false)?;
-                        if a.src == a.dst {
+                    if let Err((at, msg)) = arrivals.check() {
+                        return Err(invalid(f(&format!("arrivals{at}")), msg));
+                    }
+                    let hosts = &arrivals.hosts;
+                    for j in 0..arrivals.len() {
+                        let (s, d, bytes) =
+                            (arrivals.src[j] as usize, arrivals.dst[j] as usize, arrivals.size_bytes[j]);
+                        if check_time("", arrivals.at_ps[j], false).is_err() {
+                            // the field's name is formatted for an error only (a trace has up to 10^7 flows)
+                            check_time(&f(&format!("arrivals[{j}].start")), arrivals.at_ps[j], false)?;
+                        }
+                        if hosts[s] == hosts[d] {
                             return Err(invalid(
                                 f(&format!("arrivals[{j}].dst")),
-                                format!("{:?} is also the source; a flow runs between two hosts", a.dst),
+                                format!("{:?} is also the source; a flow runs between two hosts", hosts[d]),
                             ));
                         }
-                        if a.size_bytes == 0 || a.size_bytes > MAX_FLOW_BYTES {
+                        if bytes == 0 || bytes > MAX_FLOW_BYTES {
                             return Err(invalid(
                                 f(&format!("arrivals[{j}].size")),
-                                format!("{} bytes is out of range; allowed 1 ..= {MAX_FLOW_BYTES} bytes", a.size_bytes),
+                                format!("{bytes} bytes is out of range; allowed 1 ..= {MAX_FLOW_BYTES} bytes"),
                             ));
                         }
                     }
@@ -1360,8 +1369,12 @@ impl Spec {
     }
 
     /// Parse a JSON spec; unknown fields are errors (they are usually typos). A parse error names
-    /// the path of the offending field.
+    /// the path of the offending field: the spec is parsed again for it, tracking the path, which
+    /// done every time cost a 200 000-flow trace's spec (5.4 MB) 109 ms instead of 77 ms.
     pub fn from_json(s: &str) -> Result<Spec> {
+        if let Ok(spec) = serde_json::from_str(s) {
+            return Ok(spec);
+        }
         let de = &mut serde_json::Deserializer::from_str(s);
         serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();

@@ -999,7 +999,9 @@ impl World {
                 }
                 WorkloadSpec::Incast { client, servers, .. } => net.unconnected_pair(&ids(servers), &[id(client)]),
                 WorkloadSpec::Trace { arrivals, .. } => {
-                    arrivals.iter().map(|a| (id(&a.src), id(&a.dst))).find(|&(a, b)| !net.connected(a, b))
+                    let hosts: Vec<NodeId> = arrivals.hosts.iter().map(|h| id(h)).collect();
+                    let pair = |(&s, &d): (&u32, &u32)| (hosts[s as usize], hosts[d as usize]);
+                    arrivals.src.iter().zip(&arrivals.dst).map(pair).find(|&(a, b)| !net.connected(a, b))
                 }
             };
             if let Some((a, b)) = unconnected {

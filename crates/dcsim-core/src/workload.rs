@@ -267,7 +267,7 @@ pub enum WorkloadSpec {
     },
     /// Flows replayed from a list (a trace): each starts at its time, between its hosts, with its
     /// size; its class is drawn by share, as a Poisson arrival's.
-    Trace { arrivals: Vec<TraceArrival>, classes: Vec<ClassSpec> },
+    Trace { arrivals: TraceArrivals, classes: Vec<ClassSpec> },
     /// One flow from every sender to its partner under a random permutation (module docs).
     Permutation {
         senders: Vec<String>,
@@ -281,14 +281,100 @@ pub enum WorkloadSpec {
     },
 }
 
-/// One flow of a trace workload.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One flow of a trace workload (a row of [`TraceArrivals`]).
+#[derive(Clone, Debug, PartialEq)]
 pub struct TraceArrival {
     pub at_ps: u64,
     pub src: String,
     pub dst: String,
     pub size_bytes: u64,
+}
+
+/// The flows of a trace workload, by columns: flow `j` starts at `at_ps[j]`, from host
+/// `hosts[src[j]]` to host `hosts[dst[j]]`, with `size_bytes[j]` bytes of payload. A million
+/// flows are ~30 MB of JSON this way, against ~70 MB as a table per flow, and host names are
+/// resolved once each. Validation checks that the columns have one entry per flow and that
+/// every index names a host.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceArrivals {
+    pub hosts: Vec<String>,
+    pub at_ps: Vec<u64>,
+    pub src: Vec<u32>,
+    pub dst: Vec<u32>,
+    pub size_bytes: Vec<u64>,
+}
+
+impl TraceArrivals {
+    /// Flows listed (the length of `at_ps`; [`Self::check`] makes the other columns agree).
+    pub fn len(&self) -> usize {
+        self.at_ps.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.at_ps.is_empty()
+    }
+
+    /// Append one flow, its hosts by name.
+    pub fn push(&mut self, a: TraceArrival) {
+        let mut index = |name: String| match self.hosts.iter().position(|h| *h == name) {
+            Some(i) => i as u32,
+            None => {
+                self.hosts.push(name);
+                (self.hosts.len() - 1) as u32
+            }
+        };
+        let (src, dst) = (index(a.src), index(a.dst));
+        self.at_ps.push(a.at_ps);
+        self.src.push(src);
+        self.dst.push(dst);
+        self.size_bytes.push(a.size_bytes);
+    }
+
+    /// The columns agree: as many entries as flows, every host index within `hosts`. Err: the
+    /// field (relative to `arrivals`) and what is wrong.
+    pub fn check(&self) -> std::result::Result<(), (String, String)> {
+        let n = self.len();
+        for (name, len) in [("src", self.src.len()), ("dst", self.dst.len()), ("size_bytes", self.size_bytes.len())] {
+            if len != n {
+                return Err((format!(".{name}"), format!("{len} entries for {n} flows (at_ps); give one per flow")));
+            }
+        }
+        for (j, (&s, &d)) in self.src.iter().zip(&self.dst).enumerate() {
+            for (end, i) in [("src", s), ("dst", d)] {
+                if i as usize >= self.hosts.len() {
+                    return Err((
+                        format!("[{j}].{end}"),
+                        format!(
+                            "host index {i} is out of range; allowed 0 ..= {} (hosts)",
+                            self.hosts.len() as i64 - 1
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Flow `j` as a row (after [`Self::check`]).
+    pub fn get(&self, j: usize) -> TraceArrival {
+        TraceArrival {
+            at_ps: self.at_ps[j],
+            src: self.hosts[self.src[j] as usize].clone(),
+            dst: self.hosts[self.dst[j] as usize].clone(),
+            size_bytes: self.size_bytes[j],
+        }
+    }
+}
+
+impl FromIterator<TraceArrival> for TraceArrivals {
+    fn from_iter<I: IntoIterator<Item = TraceArrival>>(rows: I) -> Self {
+        let mut out = TraceArrivals::default();
+        for a in rows {
+            out.push(a);
+        }
+        out
+    }
 }
 
 impl WorkloadSpec {
@@ -604,11 +690,22 @@ impl Generator {
                 Ok((Generator::Incast(g), first))
             }
             WorkloadSpec::Trace { arrivals, classes } => {
+                // Each host resolved once; a name that is not a host is reported at its first flow.
+                let ids: Vec<Option<NodeId>> = arrivals.hosts.iter().map(|h| node(h, String::new()).ok()).collect();
                 let mut list = Vec::with_capacity(arrivals.len());
-                for (j, a) in arrivals.iter().enumerate() {
-                    let at = |n: &str| field(&format!("arrivals[{j}].{n}"));
-                    let (src, dst) = (node(&a.src, at("src"))?, node(&a.dst, at("dst"))?);
-                    list.push((Time(a.at_ps), src, dst, a.size_bytes));
+                for (j, ((&t, (&s, &d)), &b)) in arrivals
+                    .at_ps
+                    .iter()
+                    .zip(arrivals.src.iter().zip(&arrivals.dst))
+                    .zip(&arrivals.size_bytes)
+                    .enumerate()
+                {
+                    let end = |i: u32, what: &str| match ids[i as usize] {
+                        Some(id) => Ok(id),
+                        None => node(&arrivals.hosts[i as usize], field(&format!("arrivals[{j}].{what}"))),
+                    };
+                    let (src, dst) = (end(s, "src")?, end(d, "dst")?);
+                    list.push((Time(t), src, dst, b));
                 }
                 list.sort_by_key(|a| a.0);
                 let first = list.first().map(|a| a.0).filter(|&t| t < duration);
@@ -703,17 +800,19 @@ mod tests {
         let class = class(1.0);
         let arr =
             |t: u64, s: &str, d: &str, b: u64| TraceArrival { at_ps: t, src: s.into(), dst: d.into(), size_bytes: b };
+        let list: Vec<TraceArrival> = vec![
+            arr(30, "a", "b", 3),
+            arr(10, "b", "a", 1),
+            arr(30, "b", "c", 4),
+            arr(10, "c", "a", 2),
+            arr(100, "a", "c", 9),
+        ];
+        let arrivals: TraceArrivals = list.iter().cloned().collect();
+        assert_eq!((0..list.len()).map(|j| arrivals.get(j)).collect::<Vec<_>>(), list, "rows round-trip");
+        assert_eq!(arrivals.hosts, ["a", "b", "c"]);
+        assert!(arrivals.check().is_ok());
         // listed out of order; two at the same time; one at the end of the run (never starts)
-        let spec = WorkloadSpec::Trace {
-            arrivals: vec![
-                arr(30, "a", "b", 3),
-                arr(10, "b", "a", 1),
-                arr(30, "b", "c", 4),
-                arr(10, "c", "a", 2),
-                arr(100, "a", "c", 9),
-            ],
-            classes: vec![class],
-        };
+        let spec = WorkloadSpec::Trace { arrivals, classes: vec![class] };
         let ids = |n: &str, _: String| -> Result<NodeId> {
             Ok(match n {
                 "a" => 0,

@@ -340,7 +340,10 @@ fn bad_workloads_and_trees_name_the_field() {
 fn a_trace_replays_its_flows_and_bad_traces_name_the_field() {
     use dcsim_core::workload::TraceArrival;
     let arr = |t: u64, s: &str, d: &str, b: u64| TraceArrival { at_ps: t, src: s.into(), dst: d.into(), size_bytes: b };
-    let trace = |a: Vec<TraceArrival>| WorkloadSpec::Trace { arrivals: a, classes: vec![class(1.0, dctcp(0.0625))] };
+    let trace = |a: Vec<TraceArrival>| WorkloadSpec::Trace {
+        arrivals: a.into_iter().collect(),
+        classes: vec![class(1.0, dctcp(0.0625))],
+    };
     // Three flows, listed out of order, and one due at the end of the run (never starts).
     let spec = tree(
         choke(20.0, 7, true),
@@ -365,4 +368,17 @@ fn a_trace_replays_its_flows_and_bad_traces_name_the_field() {
     assert!(e(trace(vec![arr(0, "h0", "h0", 5)])).starts_with("workloads[0].arrivals[0].dst:"));
     assert!(e(trace(vec![arr(0, "h0", "h9", 5)])).starts_with("workloads[0].arrivals[0].dst:"));
     assert!(e(trace(vec![arr(0, "h0", "tor0", 5)])).contains("is a switch"));
+    // The columns must agree: one entry per flow, host indices within the hosts listed.
+    let bad = |edit: &dyn Fn(&mut dcsim_core::workload::TraceArrivals)| {
+        let mut a: dcsim_core::workload::TraceArrivals =
+            vec![arr(0, "h0", "h1", 5), arr(1, "h1", "h2", 5)].into_iter().collect();
+        edit(&mut a);
+        e(WorkloadSpec::Trace { arrivals: a, classes: vec![class(1.0, dctcp(0.0625))] })
+    };
+    assert!(bad(&|a| {
+        a.size_bytes.pop();
+    })
+    .starts_with("workloads[0].arrivals.size_bytes: 1 entries for 2 flows"));
+    assert!(bad(&|a| a.dst[1] = 3).starts_with("workloads[0].arrivals[1].dst: host index 3 is out of range"));
+    assert!(bad(&|a| a.src[0] = 1).starts_with("workloads[0].arrivals[0].dst:"), "h1 -> h1");
 }
