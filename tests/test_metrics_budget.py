@@ -264,6 +264,24 @@ def test_results_moves_the_columns_out_and_a_second_call_is_an_error():
         sim.results()
 
 
+def test_a_string_column_holds_one_python_string_per_distinct_value():
+    """results() gives a string column (a flow's src, dst, protocol, ECMP path) one Python string
+    per distinct value, shared by its rows: the flows of a fabric name a few hosts and protocols
+    over up to millions of rows, and a string a row cost ~55 B each (dcsim run of 300 000 flows:
+    364 -> 287 MB held after the run)."""
+    from dcsim import _core
+
+    sc = Scenario.from_toml_str(LEAF_SPINE_WORKLOAD_ONLY.split("[metrics]")[0])  # ~140 Poisson flows, 4 hosts
+    sim = _core.Simulation(json.dumps(sc.check_resources()))
+    sim.run()
+    flows = sim.results()["flows"]
+    assert len(flows["src"]) > 50
+    for col in ("src", "dst", "protocol", "path"):
+        values = flows[col]
+        assert all(isinstance(v, str) for v in values)
+        assert len({id(v) for v in values}) == len(set(values)) < len(values), col
+
+
 def test_tables_can_be_read_while_iterating_over_them():
     """Result.tables builds each DataFrame when first read: iterating and reading at once works,
     and every table (columns, order, labels) is what the engine returned."""
