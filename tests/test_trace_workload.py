@@ -260,6 +260,7 @@ def test_a_trace_reads_as_the_read_only_list_of_flows_it_was_written_with(tmp_pa
     for other in (pickle.loads(pickle.dumps(sc)), copy.deepcopy(sc), Scenario.from_toml_str(sc.to_toml())):
         assert other == sc and list(other.workloads[0].arrivals) == written
         assert other.to_engine_json() == sc.to_engine_json()
+    assert Scenario.from_dict(fabric(tr)) == sc  # a trace's flows given to another scenario, as they read
     assert Scenario.from_dict(fabric(written[:2])) != Scenario.from_dict(fabric(written[:1] + written[2:]))
 
 

@@ -2524,8 +2524,6 @@ class Workload(_KeepsDelayedAckOff, _Model):
                 raise _err("file", str(e)) from None
             self._trace_lines = (self.file, lines)
             self._fill("file", None)
-        elif isinstance(self.arrivals, TraceFlows):
-            flows = self.arrivals  # a validated trace's (pydantic copies a model's fields as they are)
         else:
             if not self.arrivals:
                 raise _err("arrivals", "empty; give at least one {start, src, dst, size}")
