@@ -9,7 +9,7 @@ import json
 import math
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -321,3 +321,43 @@ def test_a_trace_file_and_its_flows_written_inline_are_the_same_scenario(tmp_pat
             int(z[:-3]) * 1460 if isinstance(z, str) else z)
         assert (hosts[arr["src"][j]], hosts[arr["dst"][j]]) == (f"h{a}", f"h{(a + k) % 4}")
         assert arr["at_ps"][j] == round(t * 1e12) and arr["size_bytes"][j] == b
+
+
+_FIELD = st.one_of(st.sampled_from(["0", "1e-3", "2ms", "-1", "nan", "inf", "1_000", "h0", "h1", "h3", "h9", "leaf0",
+                                    "64KB", "10pkt", "0B", "5.5", "1e30", "x", "", "μs", "#", ",", "\t"]),
+                   st.text(max_size=6))
+
+
+_GOOD_LINE = st.builds(lambda t, a, b, z, sep, comment: sep.join([t, a, b, z]) + comment,
+                       st.sampled_from(["0", "1e-3", "2ms", "0.5us", "3"]), st.sampled_from(["h0", "h1", "h2", "h3"]),
+                       st.sampled_from(["h0", "h1", "h2", "h3"]), st.sampled_from(["64KB", "10pkt", "100", "1000B"]),
+                       st.sampled_from([" ", ",", "\t", ", "]), st.sampled_from(["", " # a comment", "#"]))
+_ANY_LINE = st.lists(_FIELD, min_size=0, max_size=6).map(lambda f: " ".join(f))
+
+
+@settings(max_examples=300, deadline=None)
+@given(lines=st.lists(st.one_of(_GOOD_LINE, _GOOD_LINE, _ANY_LINE), min_size=0, max_size=8), header=st.booleans())
+def test_any_trace_file_loads_or_names_its_file_and_line(tmp_path_factory, lines, header):
+    """Whatever a trace file holds, loading it gives the flows its good lines define, or one
+    ScenarioError naming workloads[0].file, the file, and the line or the whole file's fault;
+    never another exception."""
+    tmp = tmp_path_factory.mktemp("anytrace")
+    text = ("start,src,dst,size\n" if header else "") + "\n".join(lines) + "\n"
+    (tmp / "flows.csv").write_bytes(text.encode("utf-8", "surrogatepass"))
+    try:
+        sc = Scenario.from_dict(_trace_file_named(tmp))
+    except ScenarioError as e:
+        msg = str(e)
+        assert msg.startswith("workloads[0].file: ") and str(tmp / "flows.csv") in msg, msg
+        assert " line " in msg or "no flows" in msg or "not a text file" in msg, msg
+        event("refused")
+        return
+    event("loaded")
+    tr = sc.workloads[0].arrivals
+    assert 1 <= len(tr) <= len(lines)
+    assert set(tr.hosts) <= {"h0", "h1", "h2", "h3"} and all(a["src"] != a["dst"] for a in tr)
+    assert Scenario.from_toml_str(sc.to_toml()) == sc
+
+
+def _trace_file_named(tmp) -> dict:
+    return fabric(None, file=str(tmp / "flows.csv"))
