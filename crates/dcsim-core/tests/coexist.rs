@@ -382,3 +382,67 @@ fn a_trace_replays_its_flows_and_bad_traces_name_the_field() {
     assert!(bad(&|a| a.dst[1] = 3).starts_with("workloads[0].arrivals[1].dst: host index 3 is out of range"));
     assert!(bad(&|a| a.src[0] = 1).starts_with("workloads[0].arrivals[0].dst:"), "h1 -> h1");
 }
+
+proptest::proptest! {
+    // 64 cases in CI; PROPTEST_CASES=10000 for a long run.
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64),
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Any trace columns (lengths that disagree, host indices past the list, names that are
+    /// switches or nothing, times past the run or the engine's range, sizes of 0 or too many
+    /// bytes) are refused with an error naming `workloads[0].arrivals...`, or run: then every flow
+    /// due before the end has its row, with its size, and packets are conserved.
+    #[test]
+    fn any_trace_columns_are_refused_by_name_or_replayed(
+        hosts in proptest::prop_oneof![
+            4 => proptest::strategy::Just(vec!["h0", "h1", "h2"]),
+            1 => proptest::collection::vec(proptest::sample::select(vec!["h0", "h1", "h2", "tor0", "x"]), 0..5),
+        ],
+        flows in proptest::collection::vec((
+            proptest::prop_oneof![6 => proptest::sample::select(vec![0u64, 7 * US, MS / 2, MS]), 1 => proptest::strategy::Just(u64::MAX)],
+            proptest::prop_oneof![6 => 0u32..3, 1 => 0u32..6],
+            proptest::prop_oneof![6 => 0u32..3, 1 => 0u32..6],
+            proptest::prop_oneof![6 => proptest::sample::select(vec![1u64, 1460, 20_000]), 1 => proptest::sample::select(vec![0u64, u64::MAX])],
+        ), 0..6),
+        cut in proptest::prop_oneof![6 => proptest::strategy::Just(None), 1 => proptest::sample::select(vec![Some(0usize), Some(1), Some(2), Some(3)])],
+    ) {
+        let mut a = dcsim_core::workload::TraceArrivals {
+            hosts: hosts.iter().map(|h| h.to_string()).collect(),
+            ..Default::default()
+        };
+        for &(t, s, d, b) in &flows {
+            a.at_ps.push(t);
+            a.src.push(s);
+            a.dst.push(d);
+            a.size_bytes.push(b);
+        }
+        match cut {  // one column a flow short
+            Some(0) => { a.src.pop(); }
+            Some(1) => { a.dst.pop(); }
+            Some(2) => { a.size_bytes.pop(); }
+            Some(_) => { a.at_ps.pop(); }
+            None => {}
+        }
+        let spec = tree(AqmSpec::DropTail, vec![], vec![WorkloadSpec::Trace { arrivals: a.clone(), classes: vec![class(1.0, dctcp(0.0625))] }], MS);
+        match Sim::new(spec) {
+            Err(e) => {
+                let msg = e.to_string();
+                proptest::prop_assert!(msg.starts_with("workloads[0].arrivals"), "{}", msg);
+            }
+            Ok(mut sim) => {
+                sim.run().expect("a valid trace runs");
+                sim.check_invariants().expect("invariants");
+                let t = sim.results().expect("results");
+                let fl = table(&t, "flows");
+                let due: Vec<f64> = (0..a.len()).filter(|&j| a.at_ps[j] < MS).map(|j| a.size_bytes[j] as f64).collect();
+                let mut got = fl.f64("size_bytes").to_vec();
+                let mut want = due.clone();
+                got.sort_by(f64::total_cmp);
+                want.sort_by(f64::total_cmp);
+                proptest::prop_assert_eq!(got, want);
+            }
+        }
+    }
+}
