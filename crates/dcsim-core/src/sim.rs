@@ -999,8 +999,10 @@ impl World {
                 }
                 WorkloadSpec::Incast { client, servers, .. } => net.unconnected_pair(&ids(servers), &[id(client)]),
                 WorkloadSpec::Trace { arrivals, .. } => {
-                    let hosts: Vec<NodeId> = arrivals.hosts.iter().map(|h| id(h)).collect();
-                    let pair = |(&s, &d): (&u32, &u32)| (hosts[s as usize], hosts[d as usize]);
+                    // A listed name that no flow uses need not be a host (the generator resolved the used ones).
+                    let hosts: Vec<Option<NodeId>> = arrivals.hosts.iter().map(|h| net.node_id(h)).collect();
+                    let host = |i: u32| hosts[i as usize].expect("resolved");
+                    let pair = |(&s, &d): (&u32, &u32)| (host(s), host(d));
                     arrivals.src.iter().zip(&arrivals.dst).map(pair).find(|&(a, b)| !net.connected(a, b))
                 }
             };
