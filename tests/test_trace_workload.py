@@ -361,3 +361,40 @@ def test_any_trace_file_loads_or_names_its_file_and_line(tmp_path_factory, lines
 
 def _trace_file_named(tmp) -> dict:
     return fabric(None, file=str(tmp / "flows.csv"))
+
+
+def test_a_change_keeps_the_trace_and_the_trace_is_written_from_its_columns(tmp_path):
+    """Scenario.replace hands a trace on as it is (the same read-only columns, not a table per
+    flow read again) unless the change goes into its flows; the copy is the scenario its written
+    form gives, and its flows are still checked against the changed network. to_toml writes the
+    flows from the columns: the same text as the generic writer of its tables."""
+    from dcsim.scenario import _toml_dumps
+
+    sc = Scenario.from_dict(_trace_file(tmp_path, ["0.0001 h0 h3 64000", "2ms h2 h0 10pkt", "3e-3,h1,h2,1000B # c"]))
+    longer = sc.replace({"run.duration": "7ms"})
+    assert longer.workloads[0].arrivals is sc.workloads[0].arrivals
+    assert longer == Scenario.from_toml_str(sc.to_toml().replace('duration = "5ms"', 'duration = "7ms"'))
+    one = sc.replace({"workloads[0].arrivals[1].size": "5KB"})
+    assert one.workloads[0].arrivals[1]["size"] == "5KB" and sc.workloads[0].arrivals[1]["size"] == "10pkt"
+    assert one.workloads[0].arrivals[0] == sc.workloads[0].arrivals[0]
+    with pytest.raises(ScenarioError, match=r"workloads\[0\]\.arrivals\[0\]\.dst: 'h3' is not a host"):
+        sc.replace({"network.hosts_per_leaf": 1})
+    for resolved in (False, True):
+        assert sc.to_toml(resolved=resolved) == _toml_dumps(sc.to_dict(resolved=resolved))
+    big = Scenario.from_dict(fabric([{"start": f"{i}us", "src": "h0", "dst": "h1", "size": "1KB"} for i in range(20)]))
+    assert big.to_toml().count("\n  { start = ") == 20  # a long array of tables: one a line
+    plain_lines = Scenario.from_dict(_trace_file(tmp_path, [f"{i * 1.1e-6!r} h{i % 4} h{(i + 1) % 4} {i + 1}" for i in range(12)]))
+    for s in (big, plain_lines):  # written from the columns: their texts, or the exact forms of their numbers
+        assert s.to_toml() == _toml_dumps(s.to_dict()) and Scenario.from_toml_str(s.to_toml()) == s
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_categories=("Cs",))))
+def test_any_string_is_written_as_a_toml_string_that_reads_back(text):
+    """Strings in a written scenario (host names, times, sizes, labels) read back the same,
+    whatever characters they hold: quotes, backslashes, control characters, U+007F."""
+    import tomllib
+
+    from dcsim.scenario import _toml_str
+
+    assert tomllib.loads(f"k = {_toml_str(text)}")["k"] == text
