@@ -48,7 +48,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Callable, ClassVar, Iterator, Optional, Union
+from typing import Annotated, Any, Callable, ClassVar, Iterable, Iterator, Optional, Union
 
 from pydantic import (
     BaseModel,
@@ -3449,9 +3449,9 @@ class Scenario(_Model):
         """The scenario as a TOML file (what was given; ``resolved=True``: every default too)."""
         return _toml_dumps(self._to_dict_with_traces(resolved=resolved))  # a trace's flows written from its columns
 
-    def _to_dict_with_traces(self, updates: dict = {}, *, resolved: bool = False) -> dict:  # noqa: B006 - read only
+    def _to_dict_with_traces(self, updates: Iterable[str] = (), *, resolved: bool = False) -> dict:
         """:meth:`to_dict`, with each trace workload's flows as the :class:`TraceFlows` they are
-        (validated and read-only), unless a change in ``updates`` goes into them. Not plain data:
+        (validated and read-only), unless a change in ``updates`` (paths) goes into them. Not plain data:
         for :meth:`replace`, whose copy takes them over instead of reading a table per flow again
         (a 200 000-flow trace's ``--set`` took 5.5 s, now ~0.02 s), and :meth:`to_toml`."""
         from dcsim.paths import PathError, parse_path
