@@ -398,3 +398,19 @@ def test_any_string_is_written_as_a_toml_string_that_reads_back(text):
     from dcsim.scenario import _toml_str
 
     assert tomllib.loads(f"k = {_toml_str(text)}")["k"] == text
+
+
+def test_a_runs_engine_spec_is_indented_unless_large(tmp_path, monkeypatch):
+    """engine_spec.json is the spec the run used (it reads back equal), indented for reading;
+    past PRETTY_SPEC_MAX_BYTES (lowered here) it is written compact, as Python indents with its
+    pure-Python encoder (a million-flow trace's columns: seconds)."""
+    import dcsim.result as result
+
+    r = simulate(Scenario.from_dict(fabric(ARRIVALS[:3])))
+    text = result.engine_spec_text(r.engine_spec)
+    assert "\n  " in text and json.loads(text) == r.engine_spec
+    monkeypatch.setattr(result, "PRETTY_SPEC_MAX_BYTES", 100)
+    text = result.engine_spec_text(r.engine_spec)
+    assert "\n" not in text and json.loads(text) == r.engine_spec
+    r.to_dir(tmp_path / "out")
+    assert json.loads((tmp_path / "out" / "engine_spec.json").read_text()) == r.engine_spec

@@ -68,6 +68,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
     out: dict[str, Any] = {"key": None, "version": __version__, "seed": None, "row": None, "files": {}, "error": None,
                            "traceback": None, "saved": False}
     try:
+        from dcsim.result import engine_spec_text
         from dcsim.scenario import Scenario, ScenarioWarning
         from dcsim.simulate import simulate
         from dcsim.sweep.spec import run_key
@@ -83,7 +84,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
         if tables:
             files = {f"{name}.parquet": res.tables.parquet_bytes(name) for name in res.tables}
             files["scenario.toml"] = sc.to_toml().encode()
-            files["engine_spec.json"] = json.dumps(res.engine_spec, indent=2).encode()
+            files["engine_spec.json"] = engine_spec_text(res.engine_spec).encode()
             files["summary.json"] = json.dumps(summary, indent=2, allow_nan=False).encode()
             out["files"] = files
     except Exception as e:  # one failed run is recorded and does not stop the sweep
