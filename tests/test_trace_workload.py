@@ -414,3 +414,53 @@ def test_a_runs_engine_spec_is_indented_unless_large(tmp_path, monkeypatch):
     assert "\n" not in text and json.loads(text) == r.engine_spec
     r.to_dir(tmp_path / "out")
     assert json.loads((tmp_path / "out" / "engine_spec.json").read_text()) == r.engine_spec
+
+
+def test_a_large_trace_is_written_beside_the_runs_scenario(tmp_path, monkeypatch):
+    """A run of a trace of more than TRACE_INLINE_MAX_FLOWS flows (lowered here) writes it as a
+    trace file beside scenario.toml, which names it (reading a million inline flows back took
+    47 s of TOML); the run's manifest lists it, so the next run replaces the directory; read back
+    (Result.from_dir, or the scenario file) it is the scenario that ran. A trace that cannot be a
+    file's fields, or whose file cannot be written, stays inline and nothing is lost."""
+    import dcsim.result as result
+    from dcsim.result import Result, WriteError
+
+    monkeypatch.setattr(result, "TRACE_INLINE_MAX_FLOWS", 5)
+    arr = [{"start": f"{50 * i}us", "src": f"h{i % 4}", "dst": f"h{(i + 2) % 4}", "size": "3pkt" if i % 2 else f"{i + 1}KB"}
+           for i in range(12)] + [{"start": "0.000123s", "src": "h1", "dst": "h0", "size": "777B"}]
+    sc = Scenario.from_dict(fabric(arr))
+    (tmp_path / "t.toml").write_text(sc.to_toml())
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["run", str(tmp_path / "t.toml"), "--no-plots", "-o", str(out)])
+    assert res.exit_code == 0, res.output
+    assert 'file = "workload-0-flows.csv"' in (out / "scenario.toml").read_text()
+    assert "arrivals" not in (out / "scenario.toml").read_text()
+    assert "workload-0-flows.csv" in json.loads((out / "dcsim-manifest.json").read_text())["files"]
+    assert Result.from_dir(out).scenario == sc == load_scenario(out / "scenario.toml")
+    again = tmp_path / "again"
+    res = runner.invoke(app, ["run", str(out / "scenario.toml"), "--no-plots", "-o", str(again)])
+    assert res.exit_code == 0 and "trace of 13 flows" in res.output, res.output
+    res = runner.invoke(app, ["run", str(tmp_path / "t.toml"), "--no-plots", "-o", str(out)])  # replaced, no --force
+    assert res.exit_code == 0, res.output
+    r = simulate(sc)
+    from dcsim.scenario import TraceFlows, _arrival
+
+    for host, fits in (("h1", True), ("h 1", False), ("h,1", False), ("h#1", False)):
+        tf = TraceFlows()
+        tf.add(_arrival("1us", host, "h2", "5B"))
+        assert tf.fits_a_file() is fits, host
+    monkeypatch.setattr(TraceFlows, "fits_a_file", lambda self: False)
+    r.to_dir(tmp_path / "inline")
+    assert not (tmp_path / "inline" / "workload-0-flows.csv").exists()
+    assert Scenario.from_toml(tmp_path / "inline" / "scenario.toml") == sc
+    monkeypatch.undo()
+    monkeypatch.setattr(result, "TRACE_INLINE_MAX_FLOWS", 5)
+
+    def full_disk(path, lines):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(result, "_write_lines", full_disk)
+    with pytest.raises(WriteError) as e:
+        r.to_dir(tmp_path / "failed")
+    assert any(err.startswith("workload-0-flows.csv: OSError") for err in e.value.errors), e.value.errors
+    assert Scenario.from_toml(tmp_path / "failed" / "scenario.toml") == sc  # every flow, inline

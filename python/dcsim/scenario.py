@@ -2141,6 +2141,23 @@ class TraceFlows(Sequence):
             size = _toml_str(size_text[j]) if j in size_text else f'"{int(v)}B"'
             yield f"  {{ start = {start}, src = {hosts[s]}, dst = {hosts[d]}, size = {size} }},\n"
 
+    def csv_lines(self) -> Iterator[str]:
+        """The flows as a trace file (:func:`read_trace` reads them back to these flows): a header,
+        then ``start,src,dst,size`` a line, the texts as written and otherwise the plain numbers
+        (seconds as ``repr`` gives them, whole bytes), which are exact."""
+        yield "start,src,dst,size\n"
+        hosts, start_text, size_text = self.hosts, self.start_text, self.size_text
+        for j, (t, s, d, v) in enumerate(zip(self.start_s, self.src, self.dst, self.size)):
+            start = start_text[j] if j in start_text else repr(t)
+            size = size_text[j] if j in size_text else str(int(v))
+            yield f"{start},{hosts[s]},{hosts[d]},{size}\n"
+
+    def fits_a_file(self) -> bool:
+        """Whether every host name and written text can stand as a field of a trace file's line
+        (no whitespace, comma or ``#``)."""
+        bad = re.compile(r"[\s,#]")
+        return not any(bad.search(x) for x in (*self.hosts, *self.start_text.values(), *self.size_text.values()))
+
     def first_unknown_host(self, known) -> Optional[tuple[int, str, str]]:
         """The first flow with a host not in ``known``: (flow, "src" or "dst", the name), or None."""
         unknown = {i for i, h in enumerate(self.hosts) if h not in known}
@@ -3445,9 +3462,15 @@ class Scenario(_Model):
         """
         return self.model_dump(mode="json", exclude_none=True, exclude_unset=not resolved)
 
-    def to_toml(self, *, resolved: bool = False) -> str:
-        """The scenario as a TOML file (what was given; ``resolved=True``: every default too)."""
-        return _toml_dumps(self._to_dict_with_traces(resolved=resolved))  # a trace's flows written from its columns
+    def to_toml(self, *, resolved: bool = False, trace_files: Optional[dict[int, str]] = None) -> str:
+        """The scenario as a TOML file (what was given; ``resolved=True``: every default too).
+        ``trace_files``: {trace workload: file name} of traces written beside it
+        (:meth:`TraceFlows.csv_lines`), named by ``file`` instead of held as ``arrivals``."""
+        data = self._to_dict_with_traces(resolved=resolved)  # a trace's flows are written from its columns
+        for i, name in (trace_files or {}).items():
+            w = {**data["workloads"][i], "file": name}
+            data["workloads"][i] = {k: w[k] for k in Workload.model_fields if k in w and k != "arrivals"}
+        return _toml_dumps(data)
 
     def _to_dict_with_traces(self, updates: Iterable[str] = (), *, resolved: bool = False) -> dict:
         """:meth:`to_dict`, with each trace workload's flows as the :class:`TraceFlows` they are
