@@ -2089,13 +2089,25 @@ class TraceFlows(Sequence):
     def __len__(self) -> int:
         return len(self.start_s)
 
+    #: The fields of a flow as written.
+    FIELDS = ("start", "src", "dst", "size")
+
+    def rows(self, units: bool = True) -> Iterator[tuple[str, str, str, str]]:
+        """Each flow's start, src, dst and size as written (:meth:`_row`)."""
+        for j, (t, s, d, v) in enumerate(zip(self.start_s, self.src, self.dst, self.size)):
+            yield self._row(j, t, s, d, v, units)
+
+    def _row(self, j: int, t: float, s: int, d: int, v: float, units: bool) -> tuple[str, str, str, str]:
+        """Flow ``j`` (its start, host indices and size) as written: the texts given, else the
+        exact forms of the numbers, with units (``"<repr(start)>s"``, ``"<bytes>B"``) or, without
+        ``units``, as a trace file's plain numbers (seconds, bytes)."""
+        start, size = self.start_text.get(j), self.size_text.get(j)
+        return (start if start is not None else f"{t!r}s" if units else repr(t), self.hosts[s], self.hosts[d],
+                size if size is not None else f"{int(v)}B" if units else str(int(v)))
+
     def written(self, j: int) -> dict:
         """Flow ``j`` as the scenario writes it: ``{start, src, dst, size}``, times and sizes with units."""
-        start = self.start_text.get(j)
-        size = self.size_text.get(j)
-        return {"start": start if start is not None else f"{self.start_s[j]!r}s",
-                "src": self.hosts[self.src[j]], "dst": self.hosts[self.dst[j]],
-                "size": size if size is not None else f"{int(self.size[j])}B"}
+        return dict(zip(self.FIELDS, self._row(j, self.start_s[j], self.src[j], self.dst[j], self.size[j], True)))
 
     def __getitem__(self, j):
         if isinstance(j, slice):
@@ -2132,25 +2144,18 @@ class TraceFlows(Sequence):
 
     def toml_lines(self) -> Iterator[str]:
         """Each flow as a line of a TOML array, ``  { start = "...", src = "...", dst = "...", size = "..." },``:
-        the tables :meth:`written` gives, written from the columns (~1 us a flow, against ~15 us
-        through a table each)."""
-        hosts = [_toml_str(h) for h in self.hosts]
-        start_text, size_text = self.start_text, self.size_text
-        for j, (t, s, d, v) in enumerate(zip(self.start_s, self.src, self.dst, self.size)):
-            start = _toml_str(start_text[j]) if j in start_text else f'"{t!r}s"'
-            size = _toml_str(size_text[j]) if j in size_text else f'"{int(v)}B"'
-            yield f"  {{ start = {start}, src = {hosts[s]}, dst = {hosts[d]}, size = {size} }},\n"
+        the tables :meth:`written` gives, written from the columns (a table each was ~15 us a flow)."""
+        hosts = {h: _toml_str(h) for h in self.hosts}
+        for start, src, dst, size in self.rows():
+            yield f"  {{ start = {_toml_str(start)}, src = {hosts[src]}, dst = {hosts[dst]}, size = {_toml_str(size)} }},\n"
 
     def csv_lines(self) -> Iterator[str]:
         """The flows as a trace file (:func:`read_trace` reads them back to these flows): a header,
         then ``start,src,dst,size`` a line, the texts as written and otherwise the plain numbers
         (seconds as ``repr`` gives them, whole bytes), which are exact."""
-        yield "start,src,dst,size\n"
-        hosts, start_text, size_text = self.hosts, self.start_text, self.size_text
-        for j, (t, s, d, v) in enumerate(zip(self.start_s, self.src, self.dst, self.size)):
-            start = start_text[j] if j in start_text else repr(t)
-            size = size_text[j] if j in size_text else str(int(v))
-            yield f"{start},{hosts[s]},{hosts[d]},{size}\n"
+        yield ",".join(self.FIELDS) + "\n"
+        for row in self.rows(units=False):
+            yield ",".join(row) + "\n"
 
     def fits_a_file(self) -> bool:
         """Whether every host name and written text can stand as a field of a trace file's line
@@ -2586,7 +2591,7 @@ class Workload(_KeepsDelayedAckOff, _Model):
     @field_serializer("arrivals")
     def _arrivals_written(self, v: Any) -> Any:
         """A trace's flows as written, a list of tables ``{start, src, dst, size}`` with units."""
-        return [v.written(j) for j in range(len(v))] if isinstance(v, TraceFlows) else v
+        return [dict(zip(v.FIELDS, row)) for row in v.rows()] if isinstance(v, TraceFlows) else v
 
     def _transport_options(self) -> dict:
         """The protocol options given at the workload level, as written (units as strings)."""
@@ -3466,17 +3471,16 @@ class Scenario(_Model):
         """The scenario as a TOML file (what was given; ``resolved=True``: every default too).
         ``trace_files``: {trace workload: file name} of traces written beside it
         (:meth:`TraceFlows.csv_lines`), named by ``file`` instead of held as ``arrivals``."""
-        data = self._to_dict_with_traces(resolved=resolved)  # a trace's flows are written from its columns
-        for i, name in (trace_files or {}).items():
-            w = {**data["workloads"][i], "file": name}
-            data["workloads"][i] = {k: w[k] for k in Workload.model_fields if k in w and k != "arrivals"}
-        return _toml_dumps(data)
+        # a trace's flows are written from its columns
+        return _toml_dumps(self._to_dict_with_traces(resolved=resolved, trace_files=trace_files or {}))
 
-    def _to_dict_with_traces(self, updates: Iterable[str] = (), *, resolved: bool = False) -> dict:
+    def _to_dict_with_traces(self, updates: Iterable[str] = (), *, resolved: bool = False,
+                             trace_files: Optional[dict[int, str]] = None) -> dict:
         """:meth:`to_dict`, with each trace workload's flows as the :class:`TraceFlows` they are
-        (validated and read-only), unless a change in ``updates`` (paths) goes into them. Not plain data:
-        for :meth:`replace`, whose copy takes them over instead of reading a table per flow again
-        (a 200 000-flow trace's ``--set`` took 5.5 s, now ~0.02 s), and :meth:`to_toml`."""
+        (validated and read-only), unless a change in ``updates`` (paths) goes into them, or as
+        ``file`` = its name in ``trace_files``. Not plain data: for :meth:`replace`, whose copy
+        takes the flows over instead of reading a table per flow again (a 200 000-flow trace's
+        ``--set`` took 5.5 s, now ~0.02 s), and :meth:`to_toml`."""
         from dcsim.paths import PathError, parse_path
 
         traces = {i: w.arrivals for i, w in enumerate(self.workloads) if isinstance(w.arrivals, TraceFlows)}
@@ -3491,8 +3495,9 @@ class Scenario(_Model):
             return self.to_dict(resolved=resolved)
         data = self.model_dump(mode="json", exclude_none=True, exclude_unset=not resolved,
                                exclude={"workloads": {i: {"arrivals"} for i in traces}})
+        files = trace_files or {}
         for i, flows in traces.items():  # in its place among the fields, as to_dict writes it
-            w = {**data["workloads"][i], "arrivals": flows}
+            w = {**data["workloads"][i], **({"file": files[i]} if i in files else {"arrivals": flows})}
             data["workloads"][i] = {k: w[k] for k in Workload.model_fields if k in w}
         return data
 
