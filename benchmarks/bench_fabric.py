@@ -1,4 +1,4 @@
-"""Fabric benchmark (issue 12; not a test). Two cases, each in a fresh process so that its peak
+"""Fabric benchmark (issue 12; not a test). Five cases, each in a fresh process so that its peak
 memory is its own:
 
 (a) setup of a 20 000-host leaf-spine (500 leaves x 40 hosts, 16 spines, 10 Gbps hosts, ECMP):
@@ -28,11 +28,16 @@ memory is its own:
     engine's memory plan accepts it at the default budget. Baseline in the same process: reading
     the file and splitting its lines into fields, which any reader in Python pays (the load's
     time is reported as a ratio to it). No goal in the issue; the README quotes the figures.
+(e) a sweep over a trace file: `--sweep-flows` flows (default 200 000, the same random pairs of a
+    k = 8 fat-tree, 1-20 KB over 2 ms), 3 ms runs at four marking thresholds K, `dcsim sweep
+    --jobs 2` in a fresh process: the plan alone (validating the four combinations), the whole
+    sweep's wall time and peak RSS, the bytes the store holds (a file linked from several runs
+    counted once) and `Result.from_dir` of one run. No goal; the README quotes the figures.
 
 Peak RSS is the process's high-water mark (ru_maxrss), interpreter and imports included; the
 figure after imports is printed beside it so that the part the case adds can be read off.
 
-Run: python benchmarks/bench_fabric.py [--case a|b|c|d|all] [--duration 0.1] [--scaling-duration 0.02]
+Run: python benchmarks/bench_fabric.py [--case a|b|c|d|e|all] [--duration 0.1] [--scaling-duration 0.02]
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -291,9 +297,79 @@ def trace_case(flows: int) -> None:
     print(f"engine memory plan at the default budget: {r['plan']}")
 
 
+SWEEP_CHILD = r"""
+import json, sys, time
+t0 = time.perf_counter()
+from dcsim.sweep import load_sweep, plan_sweep
+imports = time.perf_counter() - t0
+t0 = time.perf_counter()
+plan = plan_sweep(load_sweep(sys.argv[1]))
+print(json.dumps(dict(imports_s=imports, plan_s=time.perf_counter() - t0, runs=len(plan.runs))))
+"""
+
+FROM_DIR_CHILD = r"""
+import json, sys, time
+from dcsim.result import Result
+t0 = time.perf_counter()
+r = Result.from_dir(sys.argv[1])
+print(json.dumps(dict(from_dir_s=time.perf_counter() - t0, flows=len(r.flows))))
+"""
+
+
+def stored_bytes(root: Path) -> int:
+    """Bytes of the files under ``root``, a file with several links counted once."""
+    seen, total = set(), 0
+    for p in root.rglob("*"):
+        st = p.stat()
+        if p.is_file() and (st.st_dev, st.st_ino) not in seen:
+            seen.add((st.st_dev, st.st_ino))
+            total += st.st_size
+    return total
+
+
+def sweep_case(flows: int) -> None:
+    import random
+    import resource
+    import shutil
+
+    print(f"== (e) a sweep of 4 runs over a trace file of {flows:,} flows on a k = 8 fat-tree, --jobs 2 ==")
+    rng = random.Random(1)
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        csv = tmp / "trace.csv"
+        starts = sorted(rng.uniform(0, 0.002) for _ in range(flows))
+        with open(csv, "w") as f:
+            for t in starts:
+                a, b = rng.sample(range(128), 2)
+                f.write(f"{t!r},h{a},h{b},{rng.randint(1000, 20_000)}\n")
+        csv.with_suffix(".toml").write_text(TRACE_SCENARIO.format(file=csv.name).replace('"10ms"', '"3ms"')
+                                            .replace('max_memory = "16GB"', 'max_memory = "4GB"'))
+        sweep = tmp / "sweep.toml"
+        sweep.write_text(f'base = "{csv.with_suffix(".toml").name}"\n[axes]\n"network.aqm.K" = ["20pkt", "40pkt", "65pkt", "100pkt"]\n')
+        plan = child(SWEEP_CHILD, str(sweep))
+        dcsim_cli = shutil.which("dcsim", path=str(Path(sys.executable).parent)) or "dcsim"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        t0 = time.perf_counter()
+        p = subprocess.run([dcsim_cli, "sweep", str(sweep), "--out", str(tmp / "out"), "--jobs", "2"],
+                           capture_output=True, text=True)
+        wall = time.perf_counter() - t0
+        if p.returncode != 0:
+            sys.exit(f"dcsim sweep failed (status {p.returncode}):\n{p.stderr[-3000:]}")
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+        runs = sorted((tmp / "out" / "runs").iterdir())
+        store = stored_bytes(tmp / "out")
+        back = child(FROM_DIR_CHILD, str(runs[0]))
+        file_mb = csv.stat().st_size / 2**20
+    print(f"trace file {file_mb:.1f} MB; plan of {plan['runs']} runs {plan['plan_s']:.2f} s (imports {plan['imports_s']:.2f} s apart)")
+    print(f"dcsim sweep --jobs 2: {wall:.2f} s wall, peak RSS of a process {max(peak, before) / 1024:.0f} MB")
+    print(f"store: {store / 2**20:.1f} MB for {len(runs)} runs ({store / len(runs) / 2**20:.1f} MB a run, "
+          f"files linked from several runs counted once)")
+    print(f"Result.from_dir of one run: {back['from_dir_s']:.2f} s ({back['flows']:,} flows)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--case", choices=("a", "b", "c", "d", "all"), default="all")
+    ap.add_argument("--case", choices=("a", "b", "c", "d", "e", "all"), default="all")
     ap.add_argument("--duration", type=float, default=0.1, help="simulated seconds of case (b) (default 0.1)")
     ap.add_argument("--partitions", default="2", help="worlds of case (b), or a list run in turn: 1,2 (default 2)")
     ap.add_argument("--ect-acks", action="store_true",
@@ -304,6 +380,7 @@ def main() -> None:
     ap.add_argument("--scaling-k", default="4,8,12,16", help="fat-tree k of case (c) (default 4,8,12,16)")
     ap.add_argument("--repeat", type=int, default=3, help="runs of each case (c) fat-tree, best kept (default 3)")
     ap.add_argument("--trace-flows", type=int, default=1_000_000, help="flows of case (d) (default 1 000 000)")
+    ap.add_argument("--sweep-flows", type=int, default=200_000, help="flows of case (e) (default 200 000)")
     a = ap.parse_args()
     if a.case in ("a", "all"):
         setup_case()
@@ -314,6 +391,8 @@ def main() -> None:
         hosts_case(a.scaling_duration, [int(x) for x in a.scaling_k.split(",")], a.repeat, a.ect_acks)
     if a.case in ("d", "all"):
         trace_case(a.trace_flows)
+    if a.case in ("e", "all"):
+        sweep_case(a.sweep_flows)
 
 
 if __name__ == "__main__":

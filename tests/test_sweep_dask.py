@@ -74,6 +74,25 @@ def test_local_cluster_is_bit_identical_to_the_local_pool(tmp_path, cluster):
         pd.testing.assert_frame_equal(wall_free(r.table), wall_free(local.table), check_exact=True)
 
 
+def test_a_trace_sweep_on_dask_stores_what_the_local_pool_does(tmp_path, cluster):
+    """The trace file's content goes to the workers (scattered once), and both stores hold it once,
+    linked beside each run's scenario.toml: the same bytes in every run's files."""
+    import shutil
+
+    examples = Path(__file__).resolve().parent.parent / "examples"
+    for name in ("trace.toml", "trace_flows.csv"):
+        shutil.copy(examples / name, tmp_path / name)
+    axes, sets = {"network.aqm.K": ["20pkt", "65pkt"]}, {"run.duration": "4500us"}
+    local = sweep(str(tmp_path / "trace.toml"), axes, set=sets, out=tmp_path / "local", jobs=2, progress=False)
+    remote = sweep(str(tmp_path / "trace.toml"), axes, set=sets, out=tmp_path / "dask", dask=cluster.scheduler_address,
+                   progress=False)
+    assert (local.computed, remote.computed, remote.failed) == (2, 2, 0), remote.failures
+    a, b = run_files(tmp_path / "local"), run_files(tmp_path / "dask")
+    assert a.keys() == b.keys() and [k for k in a if a[k] != b[k]] == []
+    assert sum(k.endswith("workload-0-flows.csv") for k in a) == 2
+    assert [p.name for p in (tmp_path / "dask" / "traces").iterdir()] == [p.name for p in (tmp_path / "local" / "traces").iterdir()]
+
+
 def test_cli_dask_local(tmp_path):
     (tmp_path / "base.json").write_text(json.dumps(BASE))
     f = tmp_path / "s.toml"

@@ -36,6 +36,8 @@ Every invalid input raises :class:`ScenarioError` with one plain line per proble
 # `import dcsim.scenario` 129 -> 121 ms (benchmarks/MEASUREMENTS.md, command latency). Annotations
 # must therefore run on Python 3.9: Optional[...] / Union[...], no `X | Y`.
 
+import contextlib
+import contextvars
 import functools
 import gc
 import json
@@ -1913,17 +1915,98 @@ def check_cdf(points: list, where) -> list[tuple[float, float]]:
 FILE_CONTENTS = ("points", "arrivals")
 
 
-def _data_lines(path: Path, what: str, form: str) -> Iterator[tuple[int, str, list[str]]]:
-    """The lines of a small data file (a CDF's, a trace's) that hold values: (line number, line,
-    its fields split at whitespace or commas), ``#`` starting a comment. Raises ValueError naming
-    the file when it cannot be read or is not text (``form``: what its lines hold)."""
+class DataFiles:
+    """The data files that the scenarios validated in one scope read (:func:`reading_files`): a
+    sweep's plan, which validates every combination of the same trace file, or a sweep's worker.
+
+    ``given``: the content of a file by the path a scenario names it (absolute), read instead of
+    the filesystem (a worker on a machine without the file). Each trace is parsed once per
+    content (the same path and SHA-256), and the last :data:`TRACES_KEPT` stay held: their
+    :class:`TraceFlows` are read-only, so the scenarios share them. ``digests``: the SHA-256 of
+    each trace file as read last, by path."""
+
+    def __init__(self, given: Optional[dict[str, bytes]] = None, keep: Optional[int] = None) -> None:
+        import threading
+
+        self.given = dict(given or {})
+        self.keep = TRACES_KEPT if keep is None else keep
+        self.traces: dict[tuple[str, str], tuple["TraceFlows", "array[int]"]] = {}  # oldest first
+        self.digests: dict[str, str] = {}
+        self._lock = threading.Lock()  # the traces may be shared by threads (with_given)
+
+    def with_given(self, given: Optional[dict[str, bytes]]) -> "DataFiles":
+        """A scope for one scenario with the contents ``given``, sharing these parsed traces."""
+        other = DataFiles(given, self.keep)
+        other.traces, other._lock = self.traces, self._lock
+        return other
+
+    def read(self, path: Path, what: str) -> bytes:
+        """The bytes of data file ``path`` (a ``what`` file): given, else read."""
+        given = self.given.get(str(path))
+        return given if given is not None else _read_data_file(path, what)
+
+    def trace(self, path: Path, data: bytes, parse: Callable[[], tuple["TraceFlows", "array[int]"]]):
+        """The trace of ``data`` read from ``path``: parsed by ``parse()`` once per content."""
+        import hashlib
+
+        key = (str(path), hashlib.sha256(data).hexdigest())
+        self.digests[key[0]] = key[1]
+        with self._lock:
+            hit = self.traces.get(key)
+        if hit is None:
+            hit = parse()
+        self._hold(key, hit)
+        return hit
+
+    def _hold(self, key: tuple[str, str], hit: tuple["TraceFlows", "array[int]"]) -> None:
+        """Hold ``hit`` as the newest, and only the last :attr:`keep`."""
+        with self._lock:
+            self.traces.pop(key, None)
+            self.traces[key] = hit
+            while len(self.traces) > self.keep:
+                del self.traces[next(iter(self.traces))]
+
+
+#: Traces a :class:`DataFiles` holds parsed (a sweep over many trace files holds the last few;
+#: a million flows are ~60 MB).
+TRACES_KEPT = 4
+
+_DATA_FILES: "contextvars.ContextVar[Optional[DataFiles]]" = contextvars.ContextVar("dcsim_data_files", default=None)
+
+
+@contextlib.contextmanager
+def reading_files(files: DataFiles) -> Iterator[DataFiles]:
+    """Validate scenarios in this block with ``files`` (:class:`DataFiles`): given contents, and
+    each trace parsed once."""
+    token = _DATA_FILES.set(files)
+    try:
+        yield files
+    finally:
+        _DATA_FILES.reset(token)
+
+
+def _read_data_file(path: Path, what: str) -> bytes:
+    """The bytes of a data file (a ``what`` file); ValueError naming it when it cannot be read or
+    is larger than MAX_DATA_FILE_BYTES."""
     try:
         size = path.stat().st_size
         if size > MAX_DATA_FILE_BYTES:
             raise ValueError(f"{path}: {size} bytes; allowed at most {MAX_DATA_FILE_BYTES} bytes for a {what} file")
-        text = path.read_bytes().decode("utf-8")
+        return path.read_bytes()
     except OSError as e:
         raise ValueError(f"{path}: cannot read the {what} file ({e.strerror or e})") from None
+
+
+def _data_lines(path: Path, what: str, form: str, data: Optional[bytes] = None) -> Iterator[tuple[int, str, list[str]]]:
+    """The lines of a small data file (a CDF's, a trace's) that hold values: (line number, line,
+    its fields split at whitespace or commas), ``#`` starting a comment. Raises ValueError naming
+    the file when it cannot be read or is not text (``form``: what its lines hold). ``data``: its
+    bytes, read already; else read here (through :func:`reading_files`' scope, if any)."""
+    if data is None:
+        files = _DATA_FILES.get()
+        data = files.read(path, what) if files is not None else _read_data_file(path, what)
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text file (a {what} file has lines '{form}')") from None
     for n, line in enumerate(text.splitlines(), start=1):
@@ -1933,7 +2016,7 @@ def _data_lines(path: Path, what: str, form: str) -> Iterator[tuple[int, str, li
 
 
 def _data_rows(path: Path, what: str, form: str, expect: str, add: Callable[[list[str]], None], cap: int,
-               items: str, header: bool = False) -> "array[int]":
+               items: str, header: bool = False, data: Optional[bytes] = None) -> "array[int]":
     """The rows of a small data file (see `_data_lines`): each line's fields (as many as ``form``
     names) handed to ``add``, which keeps them or raises ValueError. Returns the line of each row:
     at most ``cap`` rows, at least one. ``header``: a first line that spells ``form`` is skipped.
@@ -1941,7 +2024,7 @@ def _data_rows(path: Path, what: str, form: str, expect: str, add: Callable[[lis
     rows are, plural)."""
     fields = form.split()
     lines = array("I")  # 4 B a row (a trace has up to 10^7)
-    for n, line, body in _data_lines(path, what, form):
+    for n, line, body in _data_lines(path, what, form, data):
         if header and not lines and [b.lower() for b in body] == fields:
             continue
         if len(body) != len(fields):
@@ -2214,11 +2297,27 @@ def read_trace(path: Union[str, Path], with_lines: bool = False):
     them; a first line ``start,src,dst,size`` is a header; ``#`` starts a comment). start: a time
     ("10us") or a plain number of seconds; size: a size ("64KB", "10pkt") or a plain number of
     bytes. Returns the flows, a :class:`TraceFlows` (with ``with_lines``, also the line of each).
-    Raises ValueError naming the file and line."""
-    flows = TraceFlows()
-    lines = _data_rows(Path(path), "trace", "start src dst size", "'start src dst size'",
-                       lambda body: flows.add(_arrival(*body, plain=True)), MAX_TRACE_FLOWS, "flows", header=True)
+    Raises ValueError naming the file and line. Within :func:`reading_files`, the file is parsed
+    once per content."""
+    path = Path(path)
+
+    def parse(data: Optional[bytes] = None) -> tuple[TraceFlows, "array[int]"]:
+        flows = TraceFlows()
+        lines = _data_rows(path, "trace", TRACE_FORM, f"'{TRACE_FORM}'", lambda body: flows.add(_arrival(*body, plain=True)),
+                           MAX_TRACE_FLOWS, "flows", header=True, data=data)
+        return flows, lines
+
+    files = _DATA_FILES.get()
+    if files is None:
+        flows, lines = parse()
+    else:
+        data = files.read(path, "trace")
+        flows, lines = files.trace(path, data, lambda: parse(data))
     return (flows, lines) if with_lines else flows
+
+
+#: What a trace file's line holds.
+TRACE_FORM = "start src dst size"
 
 
 class Sizes(_Model):

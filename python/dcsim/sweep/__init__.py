@@ -312,7 +312,8 @@ def run_sweep(
     import signal
 
     from dcsim import __version__
-    from dcsim.sweep.execute import LocalPool, Stats, StopSignals, connect_dask, default_jobs, execute
+    from dcsim.sweep.execute import LocalPool, RunTraces, Stats, StopSignals, connect_dask, default_jobs, execute
+    from dcsim.sweep.worker import use_plan_files
     from dcsim.sweep.store import TABLE, RowBuffer, RunStore, SweepLock, run_record, write_table
 
     if executor is None and jobs is None and dask is None:
@@ -408,8 +409,10 @@ def run_sweep(
         try:
             if todo:
                 stop.__enter__()
+                client = None  # a Dask client, which sends trace files to every worker once
                 if executor is not None:
                     if hasattr(executor, "get_executor") and not isinstance(executor, cf.Executor):
+                        client = executor
                         nthreads = sum(executor.nthreads().values()) or 1
                         executor = executor.get_executor()
                     else:
@@ -429,6 +432,7 @@ def run_sweep(
                     # one-world time, spinning for each other's windows).
                     parts = max((int(plan.scenario(r).get("run", {}).get("partitions", 1)) for r in todo), default=1)
                     local = LocalPool(min(jobs or max(1, default_jobs() // max(1, parts)), len(todo)))
+                    use_plan_files(plan.files)  # forked workers start with the plan's parsed traces
                     local.start()
                     nthreads = local.jobs
                 max_in_flight = max(2, 2 * nthreads)
@@ -446,7 +450,7 @@ def run_sweep(
                     if error is None:
                         rec = run_record(run.key, res["version"], run.seed, tables, wall, res["row"])
                         if not res.get("saved"):
-                            store.save_ok(run.run_id, rec, res.get("files") or {})
+                            store.save_ok(run.run_id, rec, res.get("files") or {}, res.get("links"))
                         stats.computed += 1
                         add_rows(run.key, rec, None, wall)
                     else:
@@ -461,7 +465,8 @@ def run_sweep(
                     if stop.received is None:
                         execute(plan, todo, executor=executor, local=local, max_in_flight=max_in_flight, tables=tables,
                                 on_result=on_result, on_tick=view.tick, stop=stop,
-                                save_to=str(out) if local is not None else None)
+                                save_to=str(out) if local is not None else None,
+                                traces=RunTraces(plan, store if tables else None, ship=local is None, client=client))
                 if stop.received is not None:
                     raise KeyboardInterrupt
         except KeyboardInterrupt:
@@ -470,6 +475,7 @@ def run_sweep(
             stop.__exit__(None, None, None)
             if local is not None:
                 local.close()
+                use_plan_files(None)
             if close is not None:
                 close()
 

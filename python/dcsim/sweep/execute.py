@@ -24,7 +24,7 @@ from typing import Any, Callable, Optional
 from dcsim.sweep.spec import Plan, PlannedRun, SweepError
 from dcsim.sweep.worker import _noop, run_one, worker_info
 
-__all__ = ["Stats", "LocalPool", "connect_dask", "execute", "default_jobs", "DASK_INSTALL", "DASK_TIMEOUT_S"]
+__all__ = ["Stats", "LocalPool", "RunTraces", "connect_dask", "execute", "default_jobs", "DASK_INSTALL", "DASK_TIMEOUT_S"]
 
 #: How to install the optional Dask extra (quoted in the error when it is missing).
 DASK_INSTALL = "pip install 'dcsim[dask]'"
@@ -315,6 +315,47 @@ def _exc_error(e: BaseException) -> dict:
     return _error(f"{type(e).__name__}: {text.splitlines()[0]}" if text else type(e).__name__)
 
 
+class RunTraces:
+    """What a run needs of its plan's trace files (:meth:`Plan.trace_files`): with ``store``, their
+    files in OUT, each written once when a run first needs it (:meth:`RunStore.keep_trace`), which
+    the run's directory links; with ``ship`` (a worker that may not share this filesystem), their
+    content, read once for the last few (and with a Dask ``client`` sent to every worker once)."""
+
+    def __init__(self, plan: Plan, store: Any = None, ship: bool = False, client: Any = None) -> None:
+        from dcsim.scenario import TRACES_KEPT
+
+        self.plan, self.store, self.ship, self.client = plan, store, ship, client
+        self._content: dict[str, Any] = {}  # digest -> bytes (or their Dask future), the newest last
+        self._keep = TRACES_KEPT
+
+    def __call__(self, run: PlannedRun) -> dict[str, Any]:
+        """The trace arguments of :func:`run_one` for ``run``: ``digests`` (path -> the SHA-256
+        planned with), ``links`` (workload index -> file in OUT; with a store) and ``data``
+        (path -> content; when shipped)."""
+        files = self.plan.trace_files(run)
+        if not files:
+            return {}
+        kw: dict[str, Any] = {"digests": dict(files.values())}
+        if self.store is not None:
+            kw["links"] = {i: self.store.keep_trace(path, digest) for i, (path, digest) in files.items()}
+        if self.ship:
+            kw["data"] = {path: self.content(path, digest) for path, digest in files.values()}
+        return kw
+
+    def content(self, path: str, digest: str) -> Any:
+        from dcsim.sweep.store import trace_content
+
+        got = self._content.pop(digest, None)
+        if got is None:
+            got = trace_content(path, digest)
+            if self.client is not None:
+                got = self.client.scatter(got, broadcast=True)
+        self._content[digest] = got
+        while len(self._content) > self._keep:
+            del self._content[next(iter(self._content))]
+        return got
+
+
 DIED = (
     "BrokenProcessPool: the worker process died while running this run alone (a crash in the engine, "
     "or out of memory); see OUT/runs/<run_id>/error.json; it is tried again by the next sweep"
@@ -333,6 +374,7 @@ def execute(
     on_tick: Callable[[], None],
     stop: Optional[StopSignals] = None,
     save_to: Optional[str] = None,
+    traces: Optional[RunTraces] = None,
 ) -> None:
     """Run ``todo`` on ``executor`` (or on ``local``'s pool).
 
@@ -346,7 +388,8 @@ def execute(
     KeyboardInterrupt.
 
     ``save_to``: the sweep's OUT, given only for local workers, which then write finished runs
-    themselves (in parallel) instead of sending the files back.
+    themselves (in parallel) instead of sending the files back. ``traces``: what each run gets of
+    its trace files (:class:`RunTraces`).
     """
     if local is not None:
         executor = local.executor
@@ -358,8 +401,9 @@ def execute(
 
     def submit(run: PlannedRun) -> None:
         payload = json.dumps(plan.scenario(run), separators=(",", ":"))
+        kw = traces(run) if traces is not None else {}
         try:
-            fut = executor.submit(run_one, payload, tables, save_to, run.key)
+            fut = executor.submit(run_one, payload, tables, save_to, run.key, **kw)
         except RuntimeError as e:  # an executor that was shut down or broke (BrokenExecutor included)
             raise SweepError(f"executor: cannot submit more runs ({type(e).__name__}: {e}); finished runs are kept, run the sweep again to resume") from None
         in_flight[fut] = run

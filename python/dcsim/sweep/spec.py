@@ -20,9 +20,13 @@ run is keyed by :func:`run_key`, a content hash of its engine spec and the dcsim
 CDF files (``sizes = { kind = "cdf", file = "my.cdf" }``) are relative to the file that names
 them, as in ``dcsim run``: the base scenario file's folder for its own workloads, the sweep file's
 folder for an inline ``[base]``, ``[set]`` and the axes (the current directory for Python values
-without a file). The plan reads each file once and carries its points inline, so every planned
-scenario is self-contained: a worker with another current directory, or on another machine
-(Dask), needs no shared filesystem.
+without a file). The plan reads each CDF file once and carries its points inline. A trace file
+(``workloads = [{kind = "trace", file = "flows.csv"}]``) stays a file, by its absolute path: the
+plan parses each once for all the combinations (:class:`~dcsim.scenario.DataFiles`) and keeps its
+SHA-256. The sweep sends a worker on another machine (Dask) its content with the run, and stores
+it once in OUT/traces/, where each run's directory links it beside its scenario.toml
+(:meth:`~dcsim.sweep.store.RunStore.keep_trace`). So no worker needs a shared filesystem or another
+current directory.
 """
 
 from __future__ import annotations
@@ -385,11 +389,20 @@ class Plan:
     #: The scenarios' warnings (:meth:`dcsim.Scenario.warnings`): each distinct message -> the
     #: combinations it concerns (the runs go ahead; the sweep says each once).
     warnings: dict = field(default_factory=dict)
+    #: Each combination's trace files: workload index -> (absolute path, SHA-256 of the content
+    #: the plan validated).
+    traces: list = field(default_factory=list)
+    #: The data files the plan read (:class:`~dcsim.scenario.DataFiles`): its last traces, parsed.
+    files: Any = None
 
     def scenario(self, run: PlannedRun) -> dict:
-        """The TOML-shaped scenario of ``run`` (base + set + axes + seed), self-contained: CDF
-        files are inline points, so it can be sent to a worker anywhere."""
+        """The TOML-shaped scenario of ``run`` (base + set + axes + seed): CDF files are inline
+        points, trace files absolute paths (:meth:`trace_files`)."""
         return set_path(self.scenarios[run.combo], self.seed_path, run.seed)
+
+    def trace_files(self, run: PlannedRun) -> dict[int, tuple[str, str]]:
+        """The trace files ``run``'s scenario names: workload index -> (absolute path, SHA-256)."""
+        return self.traces[run.combo] if self.traces else {}
 
     def warning_scope(self, combos: list[int]) -> str:
         """" (in 3 of 10 combinations: network.aqm.K = "10pkt", ...)" for a warning that concerns
@@ -423,39 +436,55 @@ def count_runs(spec: SweepSpec) -> int:
     return n * (len(spec.seeds) if spec.seeds else 1)
 
 
-def _inline_cdf_files(d: dict, files_dir: Optional[Path], cache: dict) -> dict:
+def _resolve_files(d: dict, files_dir: Optional[Path], cache: dict) -> dict:
     """``d`` with every ``workloads[i].sizes = {kind = "cdf", file = F}`` replaced by the file's
-    points (F relative to ``files_dir``, or the current directory), read once per file through
-    ``cache``. A file that cannot be read is left as an absolute path: validation then names the
-    field and the reason."""
+    points, read once per file through ``cache``, and every trace's ``workloads[i].file = F`` made
+    an absolute path (F relative to ``files_dir``, or the current directory). A CDF file that
+    cannot be read is left as an absolute path: validation then names the field and the reason."""
     from dcsim.scenario import read_cdf
 
     works = d.get("workloads")
     if not isinstance(works, list):
         return d
+
+    def absolute(f: str) -> Path:
+        p = Path(f)
+        return (p if p.is_absolute() else (files_dir if files_dir is not None else Path.cwd()) / p).absolute()
+
     new_works = None
     for i, w in enumerate(works):
-        sizes = w.get("sizes") if isinstance(w, dict) else None
-        if not (isinstance(sizes, dict) and isinstance(sizes.get("file"), str)) or "points" in sizes or "name" in sizes:
-            continue  # no file, or a file with other sources: validation says so
-        f = Path(sizes["file"])
-        if not f.is_absolute():
-            f = (files_dir if files_dir is not None else Path.cwd()) / f
-        f = f.absolute()
-        if f not in cache:
-            try:
-                cache[f] = [list(pt) for pt in read_cdf(f)]
-            except ValueError:
-                cache[f] = None
-        new_sizes = {k: v for k, v in sizes.items() if k != "file"}
-        if cache[f] is None:
-            new_sizes["file"] = str(f)
-        else:
-            new_sizes["points"] = cache[f]
-        if new_works is None:
-            new_works = list(works)
-        new_works[i] = {**w, "sizes": new_sizes}
+        if not isinstance(w, dict):
+            continue
+        new = w
+        if w.get("kind") == "trace" and isinstance(w.get("file"), str):
+            new = {**w, "file": str(absolute(w["file"]))}
+        sizes = w.get("sizes")
+        if isinstance(sizes, dict) and isinstance(sizes.get("file"), str) and "points" not in sizes and "name" not in sizes:
+            f = absolute(sizes["file"])  # (a file with other sources is left to validation, which says so)
+            if f not in cache:
+                try:
+                    cache[f] = [list(pt) for pt in read_cdf(f)]
+                except ValueError:
+                    cache[f] = None
+            new_sizes = {k: v for k, v in sizes.items() if k != "file"}
+            if cache[f] is None:
+                new_sizes["file"] = str(f)
+            else:
+                new_sizes["points"] = cache[f]
+            new = {**new, "sizes": new_sizes}
+        if new is not w:
+            if new_works is None:
+                new_works = list(works)
+            new_works[i] = new
     return d if new_works is None else {**d, "workloads": new_works}
+
+
+def _trace_files(d: dict, digests: Mapping[str, str]) -> dict[int, tuple[str, str]]:
+    """The trace files of a validated scenario ``d`` (:func:`_resolve_files`): workload index ->
+    (absolute path, SHA-256 of the content read, from ``digests``)."""
+    works = d.get("workloads")
+    return {i: (w["file"], digests[w["file"]]) for i, w in enumerate(works if isinstance(works, list) else [])
+            if isinstance(w, dict) and w.get("kind") == "trace" and isinstance(w.get("file"), str)}
 
 
 def _error_field(line: str) -> str:
@@ -474,7 +503,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
     about 0.4 ms per combination, the seeds of a combination share one validation).
     """
     from dcsim import __version__
-    from dcsim.scenario import Scenario, ScenarioError
+    from dcsim.scenario import DataFiles, Scenario, ScenarioError, reading_files
 
     n_runs = count_runs(spec)
     if n_runs > MAX_RUNS_WITHOUT_YES and not yes:
@@ -498,8 +527,10 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
         combos = list(itertools.product(*[range(len(a)) for a in spec.axes]))
 
     scenarios: list[dict] = []
+    traces: list[dict[int, tuple[str, str]]] = []
     runs: list[PlannedRun] = []
     cdf_cache: dict = {}  # CDF file -> its points, read once per sweep
+    files = DataFiles()  # each trace file parsed once for every combination
     invalid: dict[str, list[int]] = {}  # error text -> the combinations it hits
     warned: dict[str, list[int]] = {}  # warning text -> the combinations it concerns
     for ci, combo in enumerate(combos):
@@ -510,15 +541,18 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
                     d = set_path(d, p, v)
                 except PathError as e:
                     raise SweepError(f"axis {a.name}: {e}") from None
-        d = _inline_cdf_files(d, spec.files_dir, cdf_cache)
+        d = _resolve_files(d, spec.files_dir, cdf_cache)
         scenarios.append(d)
         try:
-            sc = Scenario.from_dict(d)
+            with reading_files(files):
+                sc = Scenario.from_dict(d)
             eng = sc.to_engine_spec()
         except ScenarioError as e:
             for line in str(e).splitlines():  # one entry per distinct field error
                 invalid.setdefault(line, []).append(ci)
+            traces.append({})
             continue
+        traces.append(_trace_files(d, files.digests))
         for w in sc.warnings():
             warned.setdefault(w, []).append(ci)
         if not invalid:  # keys only while everything is valid (the plan is dropped otherwise)
@@ -529,7 +563,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
             progress(ci + 1, len(combos))
     if invalid:
         raise SweepError(_invalid_message(spec, combos, invalid))
-    return Plan(spec=spec, combos=combos, scenarios=scenarios, runs=runs, warnings=warned)
+    return Plan(spec=spec, combos=combos, scenarios=scenarios, runs=runs, warnings=warned, traces=traces, files=files)
 
 
 def _blame(spec: SweepSpec, combos: list[tuple[int, ...]], msg: str, hits: list[int]) -> Optional[tuple[str, Any]]:

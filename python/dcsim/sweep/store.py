@@ -7,6 +7,9 @@ Layout of OUT/::
     runs/<run_id>/row.json   a finished run's summary row; its presence marks the run finished
     runs/<run_id>/*.parquet  the run's tables (and scenario.toml, engine_spec.json, summary.json)
     runs/<run_id>/error.json a failed run's error and traceback (failed runs are retried)
+    runs/<run_id>/workload-<i>-flows.csv  the trace file its scenario.toml names: a hard link
+                             to traces/<sha256>.csv (a copy where links fail)
+    traces/<sha256>.csv      each trace file the runs read, once, by content
     .lock                    held while a sweep writes here
 
 Every file is written to a temporary name in its own directory and renamed into place
@@ -22,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Any, Iterable, Optional
 
-__all__ = ["atomic_write", "run_record", "RunStore", "SweepLock", "RowBuffer", "write_table"]
+__all__ = ["atomic_write", "atomic_link", "trace_content", "run_record", "RunStore", "SweepLock", "RowBuffer", "write_table"]
 
 ROW = "row.json"
 ERROR = "error.json"
@@ -44,6 +47,41 @@ def atomic_write(path: Path, data: bytes) -> None:
     with open(tmp, "wb") as f:
         f.write(data)
     os.replace(tmp, path)
+
+
+def atomic_link(src: Path, path: Path) -> None:
+    """Make ``path`` the file ``src`` is: a hard link (no copy of the bytes), or a copy where the
+    filesystem has none; via a temporary name and a rename, as :func:`atomic_write`."""
+    import shutil
+
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(src, tmp)
+    except OSError:
+        shutil.copyfile(src, tmp)
+    os.replace(tmp, path)
+
+
+#: The folder of OUT that holds each trace file the runs read, once.
+TRACES = "traces"
+
+
+def trace_content(path: str, digest: str) -> bytes:
+    """The bytes of trace file ``path``, which must still be the content the sweep planned with
+    (SHA-256 ``digest``); SweepError otherwise."""
+    import hashlib
+
+    from dcsim.sweep.spec import SweepError
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise SweepError(f"{path}: cannot read the trace file ({e.strerror or e}); finished runs are kept") from None
+    if hashlib.sha256(data).hexdigest() != digest:
+        raise SweepError(f"{path}: the trace file changed after the sweep validated it; finished runs are kept, "
+                         "run the sweep again to plan with its new content")
+    return data
 
 
 #: A temporary file untouched for this long is stale whoever wrote it (a run's file is written in
@@ -156,15 +194,35 @@ class RunStore:
             return None
         return rec
 
-    def save_ok(self, run_id: str, rec: dict, files: dict[str, bytes]) -> None:
-        """Tables first, then row.json (the mark of a finished run)."""
+    def save_ok(self, run_id: str, rec: dict, files: dict[str, bytes], links: Optional[dict[str, str]] = None) -> None:
+        """Tables first (``links``: run file -> a file of OUT it is, :meth:`keep_trace`), then
+        row.json (the mark of a finished run)."""
         d = self.run_dir(run_id)
         d.mkdir(parents=True, exist_ok=True)
         _remove_tmp(d)
         for name, data in files.items():
             atomic_write(d / name, data)
+        for name, src in (links or {}).items():
+            atomic_link(self.out / src, d / name)
         atomic_write(d / ROW, json.dumps(rec, allow_nan=False, separators=(",", ":")).encode())
         (d / ERROR).unlink(missing_ok=True)
+
+    def keep_trace(self, path: str, digest: str) -> str:
+        """Store trace file ``path`` once as OUT/traces/<digest>.csv (if it is not there yet) and
+        return that name, relative to OUT. Raises SweepError if the file cannot be read or its
+        content is no longer the one the sweep planned with (SHA-256 ``digest``)."""
+        from dcsim.sweep.spec import SweepError
+
+        rel = f"{TRACES}/{digest}.csv"
+        dst = self.out / rel
+        if not dst.is_file():
+            data = trace_content(path, digest)
+            try:
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(dst, data)
+            except OSError as e:
+                raise SweepError(f"out: cannot write {dst} ({e.strerror or e}); finished runs are kept") from None
+        return rel
 
     def save_error(self, run_id: str, rec: dict) -> None:
         d = self.run_dir(run_id)
@@ -182,12 +240,13 @@ class RunStore:
         atomic_write(self.out / name, json.dumps(obj, indent=2, allow_nan=False, default=str).encode())
 
     def clean_tmp(self) -> None:
-        """Remove stale temporary files in OUT and in every run's directory, finished (cached)
+        """Remove stale temporary files in OUT, OUT/traces and every run's directory, finished (cached)
         runs included: those are never written again, so nothing else would clean them."""
         import time
 
         now = time.time()
         _remove_tmp(self.out, now)
+        _remove_tmp(self.out / TRACES, now)
         try:
             with os.scandir(self.runs) as it:
                 for e in it:

@@ -2,7 +2,8 @@
 
 :func:`run_one` takes the scenario as JSON (the TOML shape) and returns plain values: the
 summary row and the run's files as bytes (tables as Parquet). Nothing is read from or written
-to a filesystem, so a Dask worker on another machine needs only ``pip install dcsim``.
+to a filesystem (a trace file's content comes with the run where the worker may not have it), so
+a Dask worker on another machine needs only ``pip install dcsim``.
 """
 
 from __future__ import annotations
@@ -48,15 +49,26 @@ def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, A
     return out
 
 
-def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = None, expected_key: Optional[str] = None) -> dict:
+def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = None, expected_key: Optional[str] = None,
+            data: Optional[Mapping[str, bytes]] = None, links: Optional[Mapping[int, str]] = None,
+            digests: Optional[Mapping[str, str]] = None) -> dict:
     """Simulate one scenario; never raises for a failed run (the error is returned).
 
-    Returns ``{"key", "version", "seed", "row", "files", "wall_s", "error", "traceback", "saved"}``:
-    ``key`` is :func:`~dcsim.sweep.spec.run_key` of the engine spec this worker built (the caller
-    checks it against its own, which catches a worker running another dcsim version), ``row``
-    the flattened summary, ``files`` the run's files (``<table>.parquet``, ``scenario.toml``,
-    ``engine_spec.json``, ``summary.json``; empty without ``tables``), ``wall_s`` the worker's
-    wall time for the run (simulation, summary, encoding of the tables).
+    Returns ``{"key", "version", "seed", "row", "files", "links", "wall_s", "error", "traceback",
+    "saved"}``: ``key`` is :func:`~dcsim.sweep.spec.run_key` of the engine spec this worker built
+    (the caller checks it against its own, which catches a worker running another dcsim version),
+    ``row`` the flattened summary, ``files`` the run's files (``<table>.parquet``,
+    ``scenario.toml``, ``engine_spec.json``, ``summary.json``; empty without ``tables``),
+    ``links`` the run's files that are files of the sweep's OUT (:meth:`RunStore.save_ok`),
+    ``wall_s`` the worker's wall time for the run (simulation, summary, encoding of the tables).
+
+    ``data``: the content of the trace files the scenario names, by path (a worker that may not
+    have them); else they are read here. A worker parses each trace once for all its runs
+    (:class:`~dcsim.scenario.DataFiles`). ``digests``: path -> the SHA-256 of the content the
+    sweep planned with (a file changed since is this run's error, which says so). ``links``:
+    workload index -> the trace's file in OUT
+    (:meth:`~dcsim.sweep.store.RunStore.keep_trace`); the run's scenario.toml names it as
+    ``workload-<i>-flows.csv`` beside it instead of holding its flows.
 
     ``save_to`` (a local worker, which shares the sweep's filesystem): if the run succeeds and
     its key is ``expected_key``, the worker writes the run into ``save_to/runs/<run_id>/`` itself
@@ -65,15 +77,20 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
     t0 = time.perf_counter()
     from dcsim import __version__
 
-    out: dict[str, Any] = {"key": None, "version": __version__, "seed": None, "row": None, "files": {}, "error": None,
-                           "traceback": None, "saved": False}
+    out: dict[str, Any] = {"key": None, "version": __version__, "seed": None, "row": None, "files": {}, "links": {},
+                           "error": None, "traceback": None, "saved": False}
     try:
-        from dcsim.result import engine_spec_text
-        from dcsim.scenario import Scenario, ScenarioWarning
+        from dcsim.result import TRACE_FILE, engine_spec_text
+        from dcsim.scenario import Scenario, ScenarioWarning, reading_files
         from dcsim.simulate import simulate
         from dcsim.sweep.spec import run_key
 
-        sc = Scenario.from_dict(json.loads(scenario_json))
+        with reading_files(_files().with_given(data)) as files:
+            sc = Scenario.from_dict(json.loads(scenario_json))
+        for path, digest in (digests or {}).items():
+            if files.digests.get(path) != digest:
+                raise ValueError(f"{path}: the trace file changed after the sweep validated it; run the sweep "
+                                 "again to plan with its new content")
         with warnings.catch_warnings():  # the sweep says them once, when planning (Plan.warnings)
             warnings.simplefilter("ignore", ScenarioWarning)
             res = simulate(sc)
@@ -83,10 +100,12 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
         out["row"] = flatten_summary(summary)
         if tables:
             files = {f"{name}.parquet": res.tables.parquet_bytes(name) for name in res.tables}
-            files["scenario.toml"] = sc.to_toml().encode()
+            beside = {int(i): TRACE_FILE.format(i=i) for i in links or {}}
+            files["scenario.toml"] = sc.to_toml(trace_files=beside).encode()
             files["engine_spec.json"] = engine_spec_text(res.engine_spec).encode()
             files["summary.json"] = json.dumps(summary, indent=2, allow_nan=False).encode()
             out["files"] = files
+            out["links"] = {beside[int(i)]: src for i, src in (links or {}).items()}
     except Exception as e:  # one failed run is recorded and does not stop the sweep
         first = str(e).strip().splitlines()[0] if str(e).strip() else ""
         out["error"] = f"{type(e).__name__}: {first}" if first else type(e).__name__
@@ -97,13 +116,34 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
 
         rec = run_record(out["key"], __version__, out["seed"], tables, out["wall_s"], out["row"])
         try:
-            RunStore(save_to).save_ok(rec["run_id"], rec, out["files"])
-            out["files"], out["saved"] = {}, True
+            RunStore(save_to).save_ok(rec["run_id"], rec, out["files"], out["links"])
+            out["files"], out["links"], out["saved"] = {}, {}, True
         except OSError as e:  # e.g. a full disk: the run is recorded as failed, and tried again next time
             out["error"] = f"{type(e).__name__}: writing the run's files: {e}"
             out["traceback"] = traceback.format_exc()
-            out["files"] = {}
+            out["files"], out["links"] = {}, {}
     return out
+
+
+#: This process's :class:`~dcsim.scenario.DataFiles` for its runs (made on first use; a local
+#: pool forked after :func:`use_plan_files` starts with the plan's parsed traces).
+_FILES = None
+
+
+def _files():
+    global _FILES
+    if _FILES is None:
+        from dcsim.scenario import DataFiles
+
+        _FILES = DataFiles()
+    return _FILES
+
+
+def use_plan_files(files: Any) -> None:
+    """Runs in this process, and in local workers forked after this, use ``files`` (a plan's
+    :class:`~dcsim.scenario.DataFiles`: they parse none of its traces again); None lets them go."""
+    global _FILES
+    _FILES = files
 
 
 def worker_info() -> dict:
