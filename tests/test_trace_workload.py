@@ -82,6 +82,7 @@ def test_a_trace_file_is_relative_to_the_scenario_and_kept_inline(tmp_path, monk
     ("0 h0 h0 5\n", ["line 1", "also the source"]),
     ("# nothing\n", ["no flows"]),
     ("0 h0 h1 5.5\n", ["line 1", "whole number of bytes"]),
+    ("0 h0 h1 5\n1e10 h0 h1 5\n", ["line 2", "start", "out of range", "at most 1e+06 s"]),
 ])
 def test_a_bad_trace_file_is_named_with_its_line_before_anything_runs(tmp_path, text, words):
     (tmp_path / "flows.csv").write_text(text)
@@ -101,6 +102,9 @@ def test_a_bad_trace_file_is_named_with_its_line_before_anything_runs(tmp_path, 
     ([{"start": "1us", "src": "h0", "dst": "h1", "size": "0B"}], "workloads[0].arrivals[0].size", ["out of range"]),
     ([{"start": "1us", "src": "h0", "dst": "h9", "size": "5B"}], "workloads[0].arrivals[0].dst", ["not a host"]),
     ([{"start": "-1us", "src": "h0", "dst": "h1", "size": "5B"}], "workloads[0].arrivals[0].start", [">= 0 s"]),
+    # beyond every time a scenario may hold (the engine's clock): not a JSON error about u64
+    ([{"start": "1e10s", "src": "h0", "dst": "h1", "size": "5B"}], "workloads[0].arrivals[0].start",
+     ["out of range", "at most 1e+06 s"]),
 ])
 def test_bad_inline_arrivals_name_the_field(arrivals, field, words):
     with pytest.raises(ScenarioError) as e:
@@ -211,13 +215,14 @@ def test_trace_size_is_bounded_before_it_is_read(tmp_path, monkeypatch):
        same=st.booleans())
 def test_a_plain_trace_line_is_its_numbers_or_a_named_error(start, size, same):
     """A trace file's line of plain numbers (the common case) is the flow the format defines: start
-    in seconds, written back exactly ("<repr>s"), size in whole bytes >= 1
-    ("<n>B"); any other value is the ValueError of the general checks, naming the field."""
-    from dcsim.scenario import TraceFlows, _arrival
+    in seconds from 0 to every scenario time's bound (10^6 s), written back exactly ("<repr>s"),
+    size in whole bytes >= 1 ("<n>B"); any other value is the ValueError of the general checks,
+    naming the field."""
+    from dcsim.scenario import MAX_TIME_S, TraceFlows, _arrival
 
     s_text, z_text, dst = repr(start), repr(size), "h0" if same else "h1"
     t, b = float(start), float(size)
-    ok_start = math.isfinite(t) and t >= 0
+    ok_start = math.isfinite(t) and 0 <= t <= MAX_TIME_S
     ok_size = math.isfinite(b) and b >= 1 and b.is_integer()
     if ok_start and ok_size and not same:
         r = _arrival(s_text, "h0", dst, z_text, plain=True)

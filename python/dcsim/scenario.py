@@ -2098,8 +2098,8 @@ def _arrival(start: Any, src: Any, dst: Any, size: Any, *, plain: bool = False) 
         t = x if x is not None else parse_time(start, "start")
     except UnitError as e:
         raise ValueError(str(e)) from None
-    if not (math.isfinite(t) and t >= 0):
-        raise ValueError(f"start: {start!r} is out of range; allowed >= 0 s")
+    if not (math.isfinite(t) and 0 <= t <= MAX_TIME_S):  # as every time of a scenario (the engine's u64 ps)
+        raise ValueError(f"start: {start!r} is out of range; allowed >= 0 s and at most {MAX_TIME_S:g} s (10^6 s)")
     for what, name in (("src", src), ("dst", dst)):
         if not isinstance(name, str) or not name:
             raise ValueError(f"{what}: {name!r} is not a host name")
