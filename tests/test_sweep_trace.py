@@ -63,6 +63,26 @@ def test_the_plan_parses_a_trace_once_for_every_combination(base, monkeypatch):
     assert sc.workloads[0].arrivals == read_trace(base.parent / "trace_flows.csv") and len(sc.workloads[0].arrivals) == 136
 
 
+def test_the_combinations_share_the_traces_engine_columns(base, monkeypatch):
+    """Each combination's engine spec takes the trace's times from one conversion (a million flows
+    took ~2 s a combination), and each gets lists of its own."""
+    calls = []
+    original = scenario_mod.to_ps
+    monkeypatch.setattr(scenario_mod, "to_ps", lambda s: calls.append(s) or original(s))
+    plan = plan_sweep(make_spec(str(base), {"network.aqm.K": ["10pkt", "20pkt", "40pkt", "65pkt"]}, set=SET))
+    flows = 136
+    assert len(plan.runs) == 4 and flows <= len(calls) < 2 * flows  # without the memo: >= 4 x 136
+    sc = Scenario.from_dict(plan.scenario(plan.runs[0]))
+    a, b = sc.to_engine_spec(), sc.to_engine_spec()
+    a["workloads"][0]["arrivals"]["at_ps"].append(1)
+    assert len(b["workloads"][0]["arrivals"]["at_ps"]) == flows
+    # Another start of the workload: other times, not the kept ones.
+    later = Scenario.from_dict({**plan.scenario(plan.runs[0]), "workloads": [
+        {**plan.scenario(plan.runs[0])["workloads"][0], "start": "1ms"}]}).to_engine_spec()
+    first = b["workloads"][0]["arrivals"]["at_ps"]
+    assert later["workloads"][0]["arrivals"]["at_ps"] == [t + 10**9 for t in first]
+
+
 def test_data_files_parse_once_per_content_and_hold_only_the_last(tmp_path):
     a, b = tmp_path / "a.csv", tmp_path / "b.csv"
     a.write_text("0 h0 h1 1000\n")

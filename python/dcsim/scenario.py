@@ -2132,9 +2132,9 @@ class TraceFlows(Sequence):
     the scenario written with a run holds them so."""
 
     #: What a trace is (compared, pickled); ``_index`` finds a host's index while flows are added,
-    #: ``_where`` is the field's path, for errors.
+    #: ``_where`` is the field's path, for errors, ``_engine`` the last engine columns (:meth:`to_engine`).
     _COLUMNS = ("start_s", "src", "dst", "size", "in_packets", "hosts", "start_text", "size_text")
-    __slots__ = (*_COLUMNS, "_index", "_where")
+    __slots__ = (*_COLUMNS, "_index", "_where", "_engine")
 
     def __init__(self) -> None:
         self.start_s = array("d")
@@ -2147,6 +2147,7 @@ class TraceFlows(Sequence):
         self.size_text: dict[int, str] = {}
         self._where = "arrivals"
         self._index: dict[str, int] = {}
+        self._engine: Optional[tuple] = None  # the last engine columns (to_engine)
 
     def add(self, flow: Arrival) -> None:
         """Append one flow (as :func:`_arrival` returns it)."""
@@ -2272,9 +2273,19 @@ class TraceFlows(Sequence):
 
     def to_engine(self, start_s: float, payload_per_packet: int) -> dict:
         """The engine's arrivals, by columns (its ``TraceArrivals``): each flow at ``start_s`` + its
-        start in whole picoseconds, its hosts as indices into ``hosts``, its payload bytes."""
-        return {"hosts": list(self.hosts), "at_ps": [to_ps(start_s + t) for t in self.start_s],
-                "src": self.src.tolist(), "dst": self.dst.tolist(), "size_bytes": list(self.payloads(payload_per_packet))}
+        start in whole picoseconds, its hosts as indices into ``hosts``, its payload bytes.
+
+        The times and payloads of the last (``start_s``, ``payload_per_packet``) are kept (16 B a
+        flow): a sweep's combinations share one trace, and each builds its engine spec (a million
+        flows: ~2 s each). Every call returns lists of its own."""
+        key = (start_s, payload_per_packet)
+        if self._engine is None or self._engine[0] != key:
+            # unsigned 64-bit, as the engine's columns (every time is <= 2 x 10^6 s, every size <= max_flow_bytes)
+            self._engine = (key, array("Q", [to_ps(start_s + t) for t in self.start_s]),
+                            array("Q", self.payloads(payload_per_packet)))
+        _, at_ps, size_bytes = self._engine
+        return {"hosts": list(self.hosts), "at_ps": at_ps.tolist(), "src": self.src.tolist(), "dst": self.dst.tolist(),
+                "size_bytes": size_bytes.tolist()}
 
 
 def _trace_as_is(v: Any, handler: Callable[[Any], Any]) -> Any:
