@@ -14,7 +14,7 @@ mod partition;
 
 use crate::error::{invalid, Error, Result};
 use crate::l2::world::{L2Ev, L2World};
-use crate::metrics::{hist_quantile, Column, CwndProbe, QueueProbe, Table, ThroughputProbe};
+use crate::metrics::{hist_quantile, Column, CwndProbe, QueueProbe, Strings, Table, ThroughputProbe};
 use crate::net::{topology, Network, Port, PortId};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
 use crate::scenario::{BaseRttSpec, NodeKind, ProtocolSpec, Spec, TopologySpec};
@@ -240,6 +240,8 @@ const RATE_ROW_BYTES: u128 = 24; // t_s, source, rate
 /// run for 10 us (2026-11-28: 2.07, 1.74, 1.79 and 1.43 KB per flow; the old figure of the row,
 /// its columns and one copy, 1.3 KB a flow, let a fuzz run exceed its bound by 30 %). 16 MB +
 /// 1.9 KB a flow is above each by 10-35 %; `tests/test_fabric.py` checks a run against its bound.
+/// Since the string columns are kept as codes ([`Strings`]; 2026-11-29): 54, 117, 215 and 351 MB
+/// (1.90, 1.64, 1.50 and 1.23 KB a flow), so the figure stays an upper bound.
 const GENERATED_FLOW_BYTES: u128 = 1946;
 /// What each world of a run adds to every generated flow: its path and its slot (88 B). A
 /// partitioned run keeps a flow's row in its sender's and receiver's worlds as well as the merged
@@ -1999,7 +2001,7 @@ impl World {
             }
         }
         let mut fl = FlowCols::default();
-        let name = |n: NodeId| self.net.nodes[n as usize].name.clone();
+        let name = |n: NodeId| self.net.nodes[n as usize].name.as_str();
         let nan_or = |x: Option<f64>| x.unwrap_or(f64::NAN);
         for (i, slot) in self.flows.iter().enumerate() {
             let r = match slot {
@@ -2011,7 +2013,7 @@ impl World {
             fl.flow.push(r.id as u64);
             fl.src.push(name(r.src));
             fl.dst.push(name(r.dst));
-            fl.protocol.push(r.protocol.to_string());
+            fl.protocol.push(r.protocol);
             fl.start_s.push(r.start.secs_f64());
             fl.size_bytes.push(nan_or(r.size_bytes.map(|b| b as f64)));
             let good = post.delivered_bytes;
@@ -2052,7 +2054,7 @@ impl World {
             });
             fl.workload.push(nan_or(r.origin.map(|(w, _)| w as f64)));
             fl.round.push(nan_or(r.origin.and_then(|(_, k)| k).map(|k| k as f64)));
-            fl.path.push(path_label(&self.net, r.src, r.dst, r.id));
+            fl.path.push(&path_label(&self.net, r.src, r.dst, r.id));
             fl.rtt_rounds.push(post.sender.rtt_rounds);
             fl.rtt_decreases.push(post.sender.rtt_decreases);
             let rounds = post.sender.rtt_rounds as f64;
@@ -2185,8 +2187,8 @@ impl World {
         }
         let workloads = Table::new("workloads")
             .col("workload", Column::U64(idx))
-            .col("kind", Column::Str(kind))
-            .col("link", Column::Str(link))
+            .col("kind", Column::Str(kind.into()))
+            .col("link", Column::Str(link.into()))
             .col("link_bps", Column::F64(link_bps))
             .col("target_load", Column::F64(target))
             .col("realised_load", Column::F64(realised))
@@ -2372,9 +2374,9 @@ fn path_rtt(net: &Network, src: NodeId, dst: NodeId, flow: FlowId, data_bytes: u
 #[derive(Default)]
 struct FlowCols {
     flow: Vec<u64>,
-    src: Vec<String>,
-    dst: Vec<String>,
-    protocol: Vec<String>,
+    src: Strings,
+    dst: Strings,
+    protocol: Strings,
     start_s: Vec<f64>,
     size_bytes: Vec<f64>,
     delivered_bytes: Vec<u64>,
@@ -2410,16 +2412,16 @@ struct FlowCols {
     slowdown: Vec<f64>,
     workload: Vec<f64>,
     round: Vec<f64>,
-    path: Vec<String>,
+    path: Strings,
 }
 
 impl FlowCols {
     fn table(self) -> Table {
         Table::new("flows")
             .col("flow", Column::U64(self.flow))
-            .col("src", Column::Str(self.src))
-            .col("dst", Column::Str(self.dst))
-            .col("protocol", Column::Str(self.protocol))
+            .col("src", Column::Str(self.src.done()))
+            .col("dst", Column::Str(self.dst.done()))
+            .col("protocol", Column::Str(self.protocol.done()))
             .col("start_s", Column::F64(self.start_s))
             .col("size_bytes", Column::F64(self.size_bytes))
             .col("delivered_bytes", Column::U64(self.delivered_bytes))
@@ -2455,7 +2457,7 @@ impl FlowCols {
             .col("slowdown", Column::F64(self.slowdown))
             .col("workload", Column::F64(self.workload))
             .col("round", Column::F64(self.round))
-            .col("path", Column::Str(self.path))
+            .col("path", Column::Str(self.path.done()))
     }
 }
 
@@ -2490,8 +2492,8 @@ impl PortCols {
     fn table(self) -> Table {
         Table::new("ports")
             .col("port", Column::U64(self.port))
-            .col("src", Column::Str(self.src))
-            .col("dst", Column::Str(self.dst))
+            .col("src", Column::Str(self.src.into()))
+            .col("dst", Column::Str(self.dst.into()))
             .col("monitored", Column::Bool(self.monitored))
             .col("rate_bps", Column::F64(self.rate_bps))
             .col("utilization", Column::F64(self.utilization))

@@ -117,7 +117,7 @@ fn tree_paths_have_the_papers_rtt_and_a_lone_flow_completes_in_its_ideal_time() 
     let p = table(&t, "ports");
     let mon: Vec<usize> = (0..p.rows()).filter(|&i| p.bool("monitored")[i]).collect();
     assert_eq!(mon.len(), 1);
-    assert_eq!((strs(p, "src")[mon[0]].as_str(), strs(p, "dst")[mon[0]].as_str()), ("tor1", "h2"));
+    assert_eq!((strs(p, "src")[mon[0]], strs(p, "dst")[mon[0]]), ("tor1", "h2"));
     assert_eq!(p.f64("rate_bps")[mon[0]], 1e9);
 }
 

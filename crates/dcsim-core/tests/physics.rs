@@ -6,7 +6,7 @@
 
 mod common;
 use common::*;
-use dcsim_core::metrics::{Column, Table};
+use dcsim_core::metrics::Table;
 use dcsim_core::scenario::*;
 use dcsim_core::Sim;
 
@@ -296,9 +296,7 @@ fn graph_topology_routes_over_shortest_path() {
     };
     let t = run_checked(spec);
     let p = table(&t, "ports");
-    let src = p.get("src").unwrap();
-    let dst = p.get("dst").unwrap();
-    let (Column::Str(src), Column::Str(dst)) = (src, dst) else { panic!() };
+    let (src, dst) = (strs(p, "src"), strs(p, "dst"));
     for i in 0..src.len() {
         let detour = src[i] == "sw2" || src[i] == "sw3" || dst[i] == "sw2";
         if detour {

@@ -1,6 +1,6 @@
 //! Python face of the packet-level simulator: `Simulation(spec_json)`, `run_until(t_ps)`, `results()`.
 
-use dcsim_core::metrics::Column;
+use dcsim_core::metrics::{Column, Strings};
 use dcsim_core::units::Time;
 use dcsim_core::Sim;
 use numpy::PyArray1;
@@ -97,14 +97,13 @@ impl Simulation {
     }
 }
 
-/// A string column as a list with one Python string per distinct value: a flow table's `src`,
-/// `dst` and `protocol` repeat a few names over up to millions of rows, which as a string each
-/// took ~55 B a row more: 300 000 flows held 364 MB after the run, now 287 MB (MEASUREMENTS.md,
-/// 2026-11-29; the peak of `dcsim run`, in its summary, is unchanged).
-fn shared_strings<'py>(py: Python<'py>, v: &[String]) -> PyResult<Bound<'py, PyList>> {
-    let mut made: HashMap<&str, Bound<'py, PyString>> = HashMap::new();
-    let items = v.iter().map(|s| made.entry(s.as_str()).or_insert_with(|| PyString::new(py, s)).clone());
-    PyList::new(py, items.collect::<Vec<_>>())
+/// A string column (the engine's codes and distinct values) as a list with one Python string per
+/// distinct value: a flow table's `src`, `dst` and `protocol` repeat a few names over up to
+/// millions of rows, which as a string each took ~55 B a row more: 300 000 flows held 364 MB
+/// after the run, then 287 MB (MEASUREMENTS.md, 2026-11-29).
+fn shared_strings<'py>(py: Python<'py>, v: &Strings) -> PyResult<Bound<'py, PyList>> {
+    let made: Vec<Bound<'py, PyString>> = v.values().iter().map(|s| PyString::new(py, s)).collect();
+    PyList::new(py, v.codes().iter().map(|&c| made[c as usize].clone()))
 }
 
 /// Check a JSON spec as the engine would before building it (every field, the documented

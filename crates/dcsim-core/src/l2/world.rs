@@ -817,7 +817,7 @@ impl CpCols {
     fn table(self) -> Table {
         Table::new("cps")
             .col("port", Column::U64(self.port))
-            .col("label", Column::Str(self.label))
+            .col("label", Column::Str(self.label.into()))
             .col("samples", Column::U64(self.samples))
             .col("feedback_frames", Column::U64(self.feedback_frames))
             .col("samples_whole_run", Column::U64(self.samples_whole_run))
@@ -859,10 +859,10 @@ impl SourceCols {
     fn table(self) -> Table {
         Table::new("sources")
             .col("source", Column::U64(self.source))
-            .col("label", Column::Str(self.label))
-            .col("src", Column::Str(self.src))
-            .col("dst", Column::Str(self.dst))
-            .col("scheme", Column::Str(self.scheme))
+            .col("label", Column::Str(self.label.into()))
+            .col("src", Column::Str(self.src.into()))
+            .col("dst", Column::Str(self.dst.into()))
+            .col("scheme", Column::Str(self.scheme.into()))
             .col("start_s", Column::F64(self.start_s))
             .col("stop_s", Column::F64(self.stop_s))
             .col("size_bytes", Column::F64(self.size_bytes))

@@ -97,9 +97,9 @@ pub fn bits(t: &[Table]) -> Vec<(String, String, Vec<u64>)> {
 }
 
 /// A string column of a table (panics naming it if there is none).
-pub fn strs<'a>(t: &'a Table, name: &str) -> &'a [String] {
+pub fn strs<'a>(t: &'a Table, name: &str) -> Vec<&'a str> {
     match t.get(name) {
-        Some(Column::Str(v)) => v,
+        Some(Column::Str(v)) => v.iter().collect(),
         _ => panic!("no string column {name}"),
     }
 }
