@@ -74,6 +74,23 @@ def test_a_trace_file_is_relative_to_the_scenario_and_kept_inline(tmp_path, monk
     assert again.to_engine_json() == sc.to_engine_json() and "file" not in sc.to_toml()
 
 
+def test_a_trace_or_cdf_file_saved_by_a_spreadsheet_reads_as_the_same_data(tmp_path):
+    """A CSV saved by a spreadsheet starts with a UTF-8 byte-order mark and ends its lines with
+    CR LF: the same flows (and CDF points) as the plain file, not 'line 1: cannot parse
+    '\\ufeffstart''."""
+    from dcsim.scenario import read_cdf, read_trace
+
+    text = "start,src,dst,size\n0.0001,h0,h3,64000\n2ms,h1,h2,10pkt\n"
+    (tmp_path / "plain.csv").write_text(text)
+    (tmp_path / "excel.csv").write_bytes(b"\xef\xbb\xbf" + text.replace("\n", "\r\n").encode())
+    assert read_trace(tmp_path / "excel.csv") == read_trace(tmp_path / "plain.csv")
+    assert len(read_trace(tmp_path / "excel.csv")) == 2  # the header was seen as one
+    cdf = "1000 0\n2000 0.5\n20000 1\n"
+    (tmp_path / "plain.cdf").write_text(cdf)
+    (tmp_path / "excel.cdf").write_bytes(b"\xef\xbb\xbf" + cdf.replace("\n", "\r\n").encode())
+    assert read_cdf(tmp_path / "excel.cdf") == read_cdf(tmp_path / "plain.cdf")
+
+
 @pytest.mark.parametrize("text, words", [
     ("0 h0 h9 100\n", ["line 1", "dst", "'h9' is not a host"]),
     ("start,src,dst,size\n0 h0 h1\n", ["line 2", "expected 'start src dst size'"]),

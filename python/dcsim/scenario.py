@@ -2006,7 +2006,7 @@ def _data_lines(path: Path, what: str, form: str, data: Optional[bytes] = None) 
         files = _DATA_FILES.get()
         data = files.read(path, what) if files is not None else _read_data_file(path, what)
     try:
-        text = data.decode("utf-8")
+        text = data.decode("utf-8-sig")  # a byte-order mark (spreadsheets write one) is not a field
     except UnicodeDecodeError:
         raise ValueError(f"{path}: not a text file (a {what} file has lines '{form}')") from None
     for n, line in enumerate(text.splitlines(), start=1):
