@@ -198,6 +198,34 @@ def test_bad_files_exit_2_with_a_plain_message(tmp_path, content, words):
     assert not (tmp_path / "o").exists()
 
 
+@pytest.mark.parametrize("content,words", [
+    (b"\x89PNG\r\n\x1a\n\x00\x00binary", "not a text file"),
+    (b"[network]\nsenders = 10\xff\n", "byte 0xff at offset 22 is not UTF-8"),
+])
+def test_a_sweep_file_or_its_base_that_is_not_text_exits_2_naming_it(tmp_path, content, words):
+    """Not an 'internal error' (a UnicodeDecodeError reached the CLI's last resort before)."""
+    (tmp_path / "bad.toml").write_bytes(content)
+    (tmp_path / "sweep.toml").write_text('base = "bad.toml"\n[axes]\n"run.seed" = [1, 2]\n')
+    (tmp_path / "badsweep.toml").write_bytes(b'base = "x.toml"\n# caf\xe9\n' + content)
+    for sweep_file, named in (("sweep.toml", "base: "), ("badsweep.toml", "badsweep.toml: ")):
+        code, out = _cli("sweep", str(tmp_path / sweep_file), "--out", str(tmp_path / "o"), "--dry-run")
+        flat = " ".join(out.split())
+        assert code == 2 and named in flat and "not a text file" in flat and "internal error" not in flat, out
+
+
+def test_files_saved_with_a_byte_order_mark_read_as_without(tmp_path):
+    """Windows editors start a UTF-8 file with a byte-order mark, which TOML parsers refuse."""
+    from dcsim.scenario import load_scenario
+
+    text = _toml(dumbbell())
+    (tmp_path / "plain.toml").write_text(text)
+    (tmp_path / "bom.toml").write_bytes(b"\xef\xbb\xbf" + text.encode())
+    assert load_scenario(tmp_path / "bom.toml") == load_scenario(tmp_path / "plain.toml")
+    (tmp_path / "sweep.toml").write_bytes(b'\xef\xbb\xbfbase = "bom.toml"\n[axes]\n"run.seed" = [1, 2]\n')
+    code, out = _cli("sweep", str(tmp_path / "sweep.toml"), "--out", str(tmp_path / "o"), "--dry-run")
+    assert code == 0 and "2 runs" in " ".join(out.split()), out
+
+
 def test_error_text_is_shown_verbatim_not_as_markup(tmp_path):
     d = dumbbell()
     d["network"] = {"topology": "graph", "nodes": [{"name": "a"}, {"name": "b"}]}

@@ -4103,25 +4103,27 @@ def _reachable(adj: dict[str, list[str]], src: str, dst: str) -> bool:
     return False
 
 
-def _read_text(path: Path) -> str:
-    """The text of a scenario file; a clear ScenarioError if it is missing or not UTF-8 text."""
+def _read_text(path: Path, what: str = "scenario") -> str:
+    """The text of a scenario file (or another of the user's TOML files, ``what``: "sweep"): UTF-8,
+    a byte-order mark (Windows editors write one) dropped; a clear ScenarioError if it is missing,
+    too large or not UTF-8 text."""
     try:
         raw = path.read_bytes()
     except OSError as e:
         inside = path / "scenario.toml"
-        hint = f"; a run's output directory: run {inside}" if path.is_dir() and inside.is_file() else ""
-        raise ScenarioError(f"{path}: cannot read the scenario file ({e.strerror or e}){hint}") from None
+        hint = f"; a run's output directory: run {inside}" if what == "scenario" and path.is_dir() and inside.is_file() else ""
+        raise ScenarioError(f"{path}: cannot read the {what} file ({e.strerror or e}){hint}") from None
     if len(raw) > 64 * 2**20:
-        raise ScenarioError(f"{path}: {len(raw)} bytes is not a scenario file (allowed at most 64 MiB of TOML)")
+        raise ScenarioError(f"{path}: {len(raw)} bytes is not a {what} file (allowed at most 64 MiB of TOML)")
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise ScenarioError(
             f"{path}: not a text file: byte 0x{raw[e.start]:02x} at offset {e.start} is not UTF-8; "
-            "a scenario is a UTF-8 TOML file"
+            f"a {what} file is a UTF-8 TOML file"
         ) from None
     if "\x00" in text:
-        raise ScenarioError(f"{path}: not a text file (it contains NUL bytes); a scenario is a UTF-8 TOML file")
+        raise ScenarioError(f"{path}: not a text file (it contains NUL bytes); a {what} file is a UTF-8 TOML file")
     return text
 
 

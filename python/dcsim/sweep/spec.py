@@ -224,7 +224,7 @@ def make_spec(
     path (relative to ``base_dir`` if given). ``axes`` maps a path (or a tuple of linked paths, or
     ``"path1, path2"``) to its list of values.
     """
-    from dcsim.scenario import Scenario, _resolve_data_files, plain
+    from dcsim.scenario import Scenario, ScenarioError, _read_text, _resolve_data_files, plain
 
     base, axes, seeds, seed_base, set = plain(base), plain(axes), plain(seeds), plain(seed_base), plain(set)
     base_name = "<inline>"
@@ -238,9 +238,9 @@ def make_spec(
             p = base_dir / p
         base_name = str(p)
         try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as e:
-            raise SweepError(f"base: cannot read the scenario file {p} ({e.strerror or e})") from None
+            text = _read_text(p)
+        except ScenarioError as e:
+            raise SweepError(f"base: {e}") from None
         try:
             base_d = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
         except (ValueError, tomllib.TOMLDecodeError) as e:
@@ -305,11 +305,13 @@ def _set_parts(p: str) -> tuple:
 
 def load_sweep(path: Union[str, Path]) -> SweepSpec:
     """Read and check a sweep file (the base scenario too); raises :class:`SweepError`."""
+    from dcsim.scenario import ScenarioError, _read_text
+
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise SweepError(f"{path}: cannot read the sweep file ({e.strerror or e})") from None
+        text = _read_text(path, "sweep")
+    except ScenarioError as e:
+        raise SweepError(str(e)) from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
