@@ -74,6 +74,41 @@ def test_a_trace_file_is_relative_to_the_scenario_and_kept_inline(tmp_path, monk
     assert again.to_engine_json() == sc.to_engine_json() and "file" not in sc.to_toml()
 
 
+def test_set_gives_another_trace_file_where_the_scenarios_own_is_missing(tmp_path, monkeypatch):
+    """`dcsim run --set workloads[0].file=...` (relative to the current directory, as any path
+    argument) is made to the file's tables before they are validated: the scenario's own trace
+    file need not exist. Before, the file was validated first and the run refused for it."""
+    d = tmp_path / "exp"
+    d.mkdir()
+    (d / "trace.toml").write_text(Scenario.from_dict(fabric(ARRIVALS)).to_toml().replace(
+        "arrivals = [", 'file = "gone.csv"\nxarrivals = [', 1).replace("xarrivals", "# arrivals"))
+    (tmp_path / "mine.csv").write_text("0.0001 h0 h3 64000\n")
+    monkeypatch.chdir(tmp_path)
+    res = runner.invoke(app, ["run", str(d / "trace.toml"), "--no-plots", "-o", str(tmp_path / "out"),
+                              "--set", "workloads[0].file=mine.csv"])
+    assert res.exit_code == 0, res.output
+    assert load_scenario(tmp_path / "out" / "scenario.toml").workloads[0].arrivals == [
+        {"start": "0.0001s", "src": "h0", "dst": "h3", "size": "64000B"}]
+    res = runner.invoke(app, ["run", str(d / "trace.toml"), "--no-plots", "-o", str(tmp_path / "out2")])
+    assert res.exit_code == 2 and "gone.csv: cannot read the trace file" in " ".join(res.output.split())
+
+
+def test_changes_made_before_validation_equal_a_replace_after_it(tmp_path):
+    """load_scenario(path, changes) is the scenario load_scenario(path).replace(changes) gives,
+    protocol switches (the old protocol's options dropped) included; a JSON scenario's files are
+    relative to it, as a TOML one's."""
+    from pathlib import Path as P
+
+    demo = P(__file__).resolve().parent.parent / "examples" / "dctcp_dumbbell.toml"
+    for changes in ({"network.aqm.K": "40pkt", "run.seed": 7}, {"flows[0].protocol": "newreno"},
+                    {"flows[0].protocol": "dx", "metrics.max_memory": "2GB"}):
+        assert load_scenario(demo, changes) == load_scenario(demo).replace(changes), changes
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "flows.csv").write_text("0.0001 h0 h3 64000\n")
+    (tmp_path / "sub" / "t.json").write_text(json.dumps(fabric(None, file="flows.csv")))
+    assert len(load_scenario(tmp_path / "sub" / "t.json").workloads[0].arrivals) == 1
+
+
 def test_a_trace_or_cdf_file_saved_by_a_spreadsheet_reads_as_the_same_data(tmp_path):
     """A CSV saved by a spreadsheet starts with a UTF-8 byte-order mark and ends its lines with
     CR LF: the same flows (and CDF points) as the plain file, not 'line 1: cannot parse

@@ -447,10 +447,9 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
     info = wide_console(stderr=True) if fmt != "table" else console
     try:
         with slow_step(info, "reading and checking the scenario"):  # a large trace file takes a while
-            sc = load_scenario(scenario)
-            changes = dict(parse_set(item) for item in sets)
-            if changes:
-                sc = sc.replace(changes)
+            # The changes are made to the file's tables before they are validated (they may
+            # replace what the file names: another trace file where its own is missing).
+            sc = load_scenario(scenario, dict(parse_set(item) for item in sets))
             sc.check_resources()  # the engine's size and memory checks, before anything is printed
     except (ScenarioError, ValueError) as e:
         # The file itself (missing, binary, too large) is one line that names it; a scenario that

@@ -3552,8 +3552,9 @@ class Scenario(_Model):
         return cls.from_dict(data)
 
     @classmethod
-    def from_toml(cls, path: Union[str, Path]) -> "Scenario":
-        """Load and validate a TOML scenario file; raises :class:`ScenarioError`."""
+    def from_toml(cls, path: Union[str, Path], changes: Optional[dict] = None) -> "Scenario":
+        """Load and validate a TOML scenario file (with ``changes``: :func:`load_scenario`);
+        raises :class:`ScenarioError`."""
         path = Path(path)
         text = _read_text(path)
         try:
@@ -3561,6 +3562,9 @@ class Scenario(_Model):
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError(f"scenario file: not valid TOML: {e}") from None
         _resolve_data_files(data, path.parent)
+        updates = plain(dict(changes or {}))
+        if updates:
+            data = _changed(data, updates)
         try:
             return cls.from_dict(data)
         except ScenarioError as e:
@@ -3621,35 +3625,8 @@ class Scenario(_Model):
         changes. ``changes=None`` (keyword form): ``sc.replace(**{"run.seed": 2})``. Raises
         :class:`ScenarioError` naming the field.
         """
-        from dcsim.paths import PathError, get_path, set_path
-
         updates = plain(dict(changes or {}, **kw))
-        data = self._to_dict_with_traces(updates)
-        for path, value in updates.items():
-            try:
-                data = set_path(data, path, value)
-            except PathError as e:
-                raise ScenarioError(str(e)) from None
-            m = re.fullmatch(r"flows\[(\d+)\]\.protocol", path) if isinstance(path, str) else None
-            if m and isinstance(value, str) and value in PROTOCOLS:
-                # A new protocol: drop the old one's options, unless this change gives them too.
-                i = int(m.group(1))
-                own = FlowGroup._PROTOCOL_PARAMS[value]
-                foreign = {p for ps in FlowGroup._PROTOCOL_PARAMS.values() for p in ps} - set(own)
-                group = dict(data["flows"][i])
-                for key in foreign & set(group):
-                    if f"flows[{i}].{key}" not in updates:
-                        del group[key]
-                data["flows"] = [*data["flows"][:i], group, *data["flows"][i + 1:]]
-            if isinstance(path, str) and path.endswith(".file"):
-                # Another file: what it holds (a CDF's points, a trace's arrivals) replaces what the
-                # scenario holds from the file it was loaded with.
-                table = path[: -len(".file")]
-                held = get_path(data, table)
-                if isinstance(held, dict):
-                    kept = {k: v for k, v in held.items() if k not in FILE_CONTENTS or f"{table}.{k}" in updates}
-                    data = set_path(data, table, kept)
-        return type(self).from_dict(data)
+        return type(self).from_dict(_changed(self._to_dict_with_traces(updates), updates))
 
     def expanded_flows(self) -> list[FlowInfo]:
         """The flows in engine order (group by group; within a group by index). Start times:
@@ -4142,16 +4119,55 @@ def _other_file_kind(data: dict) -> Optional[str]:
     return None
 
 
-def load_scenario(path: Union[str, Path]) -> Scenario:
-    """Load a scenario file: ``.toml`` (the usual), or ``.json`` of the same shape."""
+def load_scenario(path: Union[str, Path], changes: Optional[dict] = None) -> Scenario:
+    """Load a scenario file: ``.toml`` (the usual), or ``.json`` of the same shape; files it names
+    are relative to it. ``changes`` (dotted path -> value, as :meth:`Scenario.replace` takes them;
+    `dcsim run --set`) are made to the file's tables before they are validated, so they may fix or
+    replace what the file gives (another trace file where its own is missing)."""
     path = Path(path)
-    if path.suffix.lower() == ".json":
+    if path.suffix.lower() != ".json":
+        return Scenario.from_toml(path, changes)
+    try:
+        data = json.loads(_read_text(path))
+    except json.JSONDecodeError as e:
+        raise ScenarioError(f"scenario file: not valid JSON: {e}") from None
+    _resolve_data_files(data, path.parent)
+    updates = plain(dict(changes or {}))
+    return Scenario.from_dict(_changed(data, updates) if updates else data)
+
+
+def _changed(data: dict, updates: dict) -> dict:
+    """``data`` (a scenario's tables) with ``updates`` (dotted path -> value) made: a new protocol
+    drops the old one's options unless the updates give them, and another file drops what the
+    scenario holds from its old one (a CDF's points, a trace's arrivals). Raises
+    :class:`ScenarioError` naming a path that is not one."""
+    from dcsim.paths import PathError, get_path, set_path
+
+    for path, value in updates.items():
         try:
-            data = json.loads(_read_text(path))
-        except json.JSONDecodeError as e:
-            raise ScenarioError(f"scenario file: not valid JSON: {e}") from None
-        return Scenario.from_dict(data)
-    return Scenario.from_toml(path)
+            data = set_path(data, path, value)
+        except PathError as e:
+            raise ScenarioError(str(e)) from None
+        m = re.fullmatch(r"flows\[(\d+)\]\.protocol", path) if isinstance(path, str) else None
+        if m and isinstance(value, str) and value in PROTOCOLS:
+            # A new protocol: drop the old one's options, unless this change gives them too.
+            i = int(m.group(1))
+            own = FlowGroup._PROTOCOL_PARAMS[value]
+            foreign = {p for ps in FlowGroup._PROTOCOL_PARAMS.values() for p in ps} - set(own)
+            group = dict(data["flows"][i])
+            for key in foreign & set(group):
+                if f"flows[{i}].{key}" not in updates:
+                    del group[key]
+            data["flows"] = [*data["flows"][:i], group, *data["flows"][i + 1:]]
+        if isinstance(path, str) and path.endswith(".file"):
+            # Another file: what it holds (a CDF's points, a trace's arrivals) replaces what the
+            # scenario holds from the file it was loaded with.
+            table = path[: -len(".file")]
+            held = get_path(data, table)
+            if isinstance(held, dict):
+                kept = {k: v for k, v in held.items() if k not in FILE_CONTENTS or f"{table}.{k}" in updates}
+                data = set_path(data, table, kept)
+    return data
 
 
 # --------------------------------------------------------------------------------------------
