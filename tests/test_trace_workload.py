@@ -245,6 +245,23 @@ def test_a_workloads_flows_replayed_as_a_trace_give_the_same_run_bit_for_bit(tmp
     assert a.flows[cols].equals(b.flows[cols])
 
 
+def test_a_trace_whose_host_names_cannot_be_fields_is_refused_not_written_unreadable(tmp_path):
+    """A graph's hosts may be named with a space or a comma; such a trace file would read back as
+    other fields (a line of five), so write_trace refuses it, naming the host, and writes nothing."""
+    link = {"rate": "10Gbps", "delay": "1us", "buffer": "100pkt"}
+    d = {"network": {"topology": "graph", "nodes": [{"name": "rack 1", "kind": "host"}, {"name": "x,y", "kind": "host"},
+                                                    {"name": "s1", "kind": "switch"}],
+                     "links": [{"a": "rack 1", "b": "s1", **link}, {"a": "x,y", "b": "s1", **link}]},
+         "workloads": [{"kind": "poisson", "load": 0.3, "link": "hosts", "sizes": {"kind": "fixed", "size": "10KB"},
+                        "protocol": "dctcp", "senders": ["rack 1", "x,y"], "receivers": ["rack 1", "x,y"]}],
+         "run": {"duration": "200us", "seed": 1}}
+    res = simulate(Scenario.from_dict(d))
+    assert len(res.trace()) > 0
+    with pytest.raises(ValueError, match=r"host 'rack 1' cannot be a field of a trace file"):
+        res.write_trace(tmp_path / "t.csv")
+    assert not (tmp_path / "t.csv").exists()
+
+
 def test_trace_size_is_bounded_before_it_is_read(tmp_path, monkeypatch):
     """A trace file larger than MAX_DATA_FILE_BYTES is refused before it is read, and one with
     more than MAX_TRACE_FLOWS flows when the next line would pass it (bounds lowered here)."""

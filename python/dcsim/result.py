@@ -480,8 +480,16 @@ class Result:
     def write_trace(self, path: Union[str, Path], workload: Optional[int] = None) -> Path:
         """Write :meth:`trace` as a trace file (``start,src,dst,size``: exact seconds and bytes).
         Replayed by a ``kind = "trace"`` workload with the same network, protocol and seed, it
-        gives the same flows and completion times, bit for bit (tests/test_trace_workload.py)."""
+        gives the same flows and completion times, bit for bit (tests/test_trace_workload.py).
+        Raises ValueError, writing nothing, if a host's name cannot be a field of the file's lines
+        (a graph's node named with whitespace, a comma or ``#``)."""
+        from dcsim.scenario import not_a_trace_field
+
         t = self.trace(workload)
+        bad = sorted({h for h in (*t["src"].unique(), *t["dst"].unique()) if not_a_trace_field(h)})
+        if bad:
+            raise ValueError(f"write_trace: host {bad[0]!r} cannot be a field of a trace file's line (no whitespace, "
+                             "',' or '#'); rename the node, or give the flows inline: trace() returns them")
         lines = ["start,src,dst,size"] + [f"{s!r},{a},{b},{n}" for s, a, b, n in
                                           zip(t["start_s"].tolist(), t["src"], t["dst"], t["size_bytes"].tolist())]
         path = Path(path)

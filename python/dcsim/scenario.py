@@ -2243,9 +2243,8 @@ class TraceFlows(Sequence):
 
     def fits_a_file(self) -> bool:
         """Whether every host name and written text can stand as a field of a trace file's line
-        (no whitespace, comma or ``#``)."""
-        bad = re.compile(r"[\s,#]")
-        return not any(bad.search(x) for x in (*self.hosts, *self.start_text.values(), *self.size_text.values()))
+        (:func:`not_a_trace_field`)."""
+        return not any(map(not_a_trace_field, (*self.hosts, *self.start_text.values(), *self.size_text.values())))
 
     def first_unknown_host(self, known) -> Optional[tuple[int, str, str]]:
         """The first flow with a host not in ``known``: (flow, "src" or "dst", the name), or None."""
@@ -2329,6 +2328,13 @@ def read_trace(path: Union[str, Path], with_lines: bool = False):
 
 #: What a trace file's line holds.
 TRACE_FORM = "start src dst size"
+_NOT_IN_A_FIELD = re.compile(r"[\s,#]")
+
+
+def not_a_trace_field(text: str) -> bool:
+    """Whether ``text`` cannot be a field of a trace file's line: whitespace and commas separate
+    the fields, ``#`` starts a comment."""
+    return _NOT_IN_A_FIELD.search(text) is not None
 
 
 class Sizes(_Model):
