@@ -7,6 +7,7 @@ memory is its own:
     imports before it (`dcsim.scenario`, ~0.3 s, the same for any scenario) are timed apart.
     Goals: < 1 s, < 200 MB. The same build of a 5 000-host leaf-spine (125 leaves) in the same run
     gives the scaling exponent of setup time in hosts (1 = linear; the old dense route table was 2).
+    Then the same for a k = 64 fat-tree (65 536 hosts), no goal.
 (b) a k = 16 fat-tree (1 024 hosts, 10 Gbps everywhere), all-to-all web-search flows at 50 % of
     every host link, DCTCP (K = 65 pkt, 300-packet buffers), 100 ms simulated: wall time and peak
     RSS (goals < 60 s, < 1 GB), events per wall second, FCT slowdown percentiles. The run is split
@@ -90,6 +91,21 @@ ect_acks = {ect_acks}
 duration = "{duration}s"
 seed = 1
 partitions = {partitions}
+"""
+
+FAT_TREE_ONE_FLOW = """
+[network]
+topology = "fat_tree"
+k = {k}
+host_link = "10Gbps"
+buffer = "300pkt"
+aqm = {{ kind = "threshold", K = "65pkt" }}
+[[flows]]
+protocol = "dctcp"
+src = "h0"
+dst = "h{last}"
+[run]
+duration = "1ms"
 """
 
 SETUP_CHILD = r"""
@@ -223,6 +239,11 @@ def setup_case() -> None:
           f"peak {big['peak_rss_mb']:.0f} MB (goal < 200 MB: {'met' if big['peak_rss_mb'] < 200 else 'MISSED'})")
     print(f"setup time ratio 20 000 / 5 000 hosts: {tot(big) / tot(small):.2f} (exponent {exp:.2f}; "
           f"engine build alone {exp_build:.2f})")
+    # The largest fabric a user is likely to build here: a k = 64 fat-tree (65 536 hosts, 5 120
+    # switches, 2 048 destination groups with 32-way ECMP at two tiers). No goal.
+    r = child(SETUP_CHILD, FAT_TREE_ONE_FLOW.format(k=64, last=64**3 // 4 - 1))
+    print(f"k = 64 fat-tree (65 536 hosts): model {r['model_s']:.3f} s, engine build {r['build_s']:.3f} s; "
+          f"peak RSS {r['peak_rss_mb']:.0f} MB (no goal)")
 
 
 def run_case(duration: float, partitions: int, ect_acks: bool) -> None:

@@ -212,10 +212,14 @@ impl Network {
     /// before it), the first found first. Cost: O(groups x (nodes + links)).
     pub fn compute_routes(&mut self) -> Result<()> {
         let n = self.nodes.len();
-        let mut incoming: Vec<Vec<PortId>> = vec![Vec::new(); n];
+        // Each node's incoming links as (port, the node it leaves), and which nodes are switches:
+        // the searches read these compact lists, not the ports and nodes themselves (a port is
+        // hundreds of bytes; a k = 64 fat-tree's searches cross ~5 x 10^8 links).
+        let mut incoming: Vec<Vec<(PortId, NodeId)>> = vec![Vec::new(); n];
         for (pid, p) in self.ports.iter().enumerate() {
-            incoming[p.to as usize].push(pid as PortId);
+            incoming[p.to as usize].push((pid as PortId, p.from));
         }
+        let switch: Vec<bool> = self.nodes.iter().map(|v| v.kind == NodeKind::Switch).collect();
         // Destination groups: hosts with the same set of upstream neighbours.
         let mut key_to_group: HashMap<Vec<NodeId>, u32> = HashMap::new();
         let mut group_seeds: Vec<Vec<NodeId>> = Vec::new();
@@ -227,7 +231,7 @@ impl Network {
             if self.nodes[v].kind != NodeKind::Host {
                 continue;
             }
-            let mut key: Vec<NodeId> = inc.iter().map(|&p| self.ports[p as usize].from).collect();
+            let mut key: Vec<NodeId> = inc.iter().map(|&(_, from)| from).collect();
             key.sort_unstable();
             key.dedup();
             let next = group_seeds.len() as u32;
@@ -236,7 +240,7 @@ impl Network {
                 next
             });
             self.group[v] = g;
-            self.last_hops.extend(incoming[v].iter().map(|&p| (self.ports[p as usize].from, p)));
+            self.last_hops.extend(incoming[v].iter().map(|&(p, from)| (from, p)));
         }
         self.last_hop_start.push(self.last_hops.len() as u32);
         self.groups = group_seeds.len();
@@ -266,9 +270,9 @@ impl Network {
         // (switches, multi-homed hosts): a host with one link relays nothing and needs no entry,
         // so its uplink is dropped from the scan (in a fabric, most links are such uplinks).
         for (v, inc) in incoming.iter_mut().enumerate() {
-            if self.nodes[v].kind == NodeKind::Switch {
+            if switch[v] {
                 let row = &self.row;
-                inc.retain(|&p| row[self.ports[p as usize].from as usize] != NONE);
+                inc.retain(|&(_, from)| row[from as usize] != NONE);
             }
         }
         self.table = vec![NO_ROUTE; entries as usize];
@@ -278,27 +282,36 @@ impl Network {
         let mut seen = vec![NONE; n];
         let mut level = vec![0u32; n];
         let mut frontier = VecDeque::new();
-        // ECMP: (table entry, further equal-cost port) found in this group's search, and the
-        // distinct sets so far.
-        let mut extra: Vec<(usize, PortId)> = Vec::new();
+        // ECMP: the further equal-cost ports each switch's row found in this group's search (in the
+        // order found), the rows that found any, and the distinct sets so far. A set is looked up
+        // by slice and allocated only when new (a k = 64 fat-tree's search finds ~125 000 such
+        // ports per destination group, 2 048 groups).
+        let mut extra_of_row: Vec<Vec<PortId>> = vec![Vec::new(); if ecmp { rows as usize } else { 0 }];
+        let mut touched: Vec<u32> = Vec::new();
+        let mut set: Vec<PortId> = Vec::new();
         let mut set_index: HashMap<Vec<PortId>, u32> = HashMap::new();
         for (g, seeds) in group_seeds.iter().enumerate() {
             // Distance 1: the group's neighbours reach its hosts by their last hop.
             for &s in seeds {
                 seen[s as usize] = g as u32;
                 level[s as usize] = 1;
-                if self.nodes[s as usize].kind == NodeKind::Switch {
+                if switch[s as usize] {
                     frontier.push_back(s);
                 }
             }
             while let Some(v) = frontier.pop_front() {
                 let lv = level[v as usize];
-                for &pid in &incoming[v as usize] {
-                    let u = self.ports[pid as usize].from as usize;
+                for &(pid, from) in &incoming[v as usize] {
+                    let u = from as usize;
                     if seen[u] == g as u32 {
                         // Another neighbour one hop closer: an equal-cost next hop of switch u.
-                        if ecmp && level[u] == lv + 1 && self.nodes[u].kind == NodeKind::Switch {
-                            extra.push((self.row[u] as usize * self.groups + g, pid));
+                        if ecmp && level[u] == lv + 1 && switch[u] {
+                            let row = self.row[u];
+                            let found = &mut extra_of_row[row as usize];
+                            if found.is_empty() {
+                                touched.push(row);
+                            }
+                            found.push(pid);
                         }
                         continue;
                     }
@@ -308,33 +321,34 @@ impl Network {
                     if row != NONE {
                         self.table[row as usize * self.groups + g] = pid;
                     }
-                    if self.nodes[u].kind == NodeKind::Switch {
+                    if switch[u] {
                         frontier.push_back(u as NodeId);
                     }
                 }
             }
-            if extra.is_empty() {
+            if touched.is_empty() {
                 continue;
             }
-            // Entries in order, each entry's ports in the order found (stable sort).
-            extra.sort_by_key(|&(e, _)| e);
-            let mut i = 0;
-            while i < extra.len() {
-                let e = extra[i].0;
-                let mut set = vec![self.table[e]];
-                while i < extra.len() && extra[i].0 == e {
-                    set.push(extra[i].1);
-                    i += 1;
-                }
-                let next = self.ecmp_sets.len() as u32;
-                let id = *set_index.entry(set).or_insert_with_key(|set| {
-                    self.ecmp_sets.push((self.ecmp_ports.len() as u32, set.len() as u32));
-                    self.ecmp_ports.extend_from_slice(set);
-                    next
-                });
+            // Entries in order (by row: the group is fixed), each entry's ports in the order found.
+            touched.sort_unstable();
+            for &row in &touched {
+                let e = row as usize * self.groups + g;
+                set.clear();
+                set.push(self.table[e]);
+                set.append(&mut extra_of_row[row as usize]);
+                let id = match set_index.get(set.as_slice()) {
+                    Some(&id) => id,
+                    None => {
+                        let id = self.ecmp_sets.len() as u32;
+                        self.ecmp_sets.push((self.ecmp_ports.len() as u32, set.len() as u32));
+                        self.ecmp_ports.extend_from_slice(&set);
+                        set_index.insert(set.clone(), id);
+                        id
+                    }
+                };
                 self.table[e] = ECMP_BIT | id;
             }
-            extra.clear();
+            touched.clear();
         }
         Ok(())
     }
