@@ -481,3 +481,80 @@ proptest::proptest! {
         }
     }
 }
+
+/// Hop distances to `dst` over the links, relaying only through switches (a host forwards
+/// nothing): the definition of the routes `compute_routes` builds, computed apart.
+fn distances_to(net: &Network, dst: NodeId) -> Vec<Option<u32>> {
+    let mut dist = vec![None; net.nodes.len()];
+    dist[dst as usize] = Some(0);
+    let mut frontier = std::collections::VecDeque::from([dst]);
+    while let Some(v) = frontier.pop_front() {
+        let d = dist[v as usize].unwrap();
+        if v != dst && net.nodes[v as usize].kind != NodeKind::Switch {
+            continue;
+        }
+        for p in net.ports.iter().filter(|p| p.to == v) {
+            if dist[p.from as usize].is_none() {
+                dist[p.from as usize] = Some(d + 1);
+                frontier.push_back(p.from);
+            }
+        }
+    }
+    dist
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 200, ..proptest::prelude::ProptestConfig::default() })]
+
+    /// On any connected graph of switches with hosts attached, with ECMP: every flow's walk is a
+    /// shortest path (each hop one closer to the destination, by the distances computed apart),
+    /// and over 256 flows between a pair the first switch uses every neighbour one hop closer
+    /// (a uniform hash misses one of up to 8 with odds 8 x (7/8)^256 ~ 1e-14).
+    #[test]
+    fn ecmp_routes_are_shortest_paths_over_every_equal_cost_next_hop(
+        switches in 2usize..9,
+        extra in proptest::collection::vec((0usize..9, 0usize..9), 0..14),
+        attach in proptest::collection::vec(0usize..9, 2..6),
+    ) {
+        let node = |n: String, k| NodeSpec { name: n, kind: k };
+        let link = |a: String, b: String| LinkSpec { a, b, rate_bps: GBPS, delay_ps: US, queue: None };
+        let mut nodes: Vec<NodeSpec> = (0..attach.len()).map(|i| node(format!("h{i}"), NodeKind::Host)).collect();
+        nodes.extend((0..switches).map(|i| node(format!("s{i}"), NodeKind::Switch)));
+        // A chain keeps the switches connected; the extra links make equal-cost paths.
+        let mut pairs: Vec<(usize, usize)> = (1..switches).map(|i| (i - 1, i)).collect();
+        for (a, b) in extra.iter().map(|&(a, b)| (a % switches, b % switches)) {
+            if a != b && !pairs.contains(&(a, b)) && !pairs.contains(&(b, a)) {
+                pairs.push((a, b));
+            }
+        }
+        let mut links: Vec<LinkSpec> = pairs.iter().map(|&(a, b)| link(format!("s{a}"), format!("s{b}"))).collect();
+        links.extend(attach.iter().enumerate().map(|(i, &s)| link(format!("h{i}"), format!("s{}", s % switches))));
+        let net = build(TopologySpec::Graph { nodes, links, ecmp_seed: Some(7) });
+        for src in 0..attach.len() {
+            for dst in (0..attach.len()).filter(|&d| d != src) {
+                let (s, d) = (id(&net, &format!("h{src}")), id(&net, &format!("h{dst}")));
+                let dist = distances_to(&net, d);
+                let first = net.ports[net.nodes[s as usize].ports[0] as usize].to;
+                let mut used = std::collections::BTreeSet::new();
+                for f in 0..256 {
+                    let w = walk(&net, s, d, f);
+                    proptest::prop_assert_eq!(w.len() as u32 - 1, dist[s as usize].unwrap(), "h{} -> h{}: {:?}", src, dst, w);
+                    for pair in w.windows(2) {
+                        proptest::prop_assert_eq!(dist[pair[1] as usize].unwrap() + 1, dist[pair[0] as usize].unwrap());
+                    }
+                    if w.len() > 2 {
+                        used.insert(w[2]);
+                    }
+                }
+                if first != d {
+                    let closer: std::collections::BTreeSet<NodeId> = net.ports.iter()
+                        .filter(|p| p.from == first && dist[p.to as usize] == Some(dist[first as usize].unwrap() - 1)
+                            && (p.to == d || net.nodes[p.to as usize].kind == NodeKind::Switch))
+                        .map(|p| p.to)
+                        .collect();
+                    proptest::prop_assert_eq!(&used, &closer, "h{} -> h{} at {}", src, dst, net.nodes[first as usize].name);
+                }
+            }
+        }
+    }
+}
