@@ -879,26 +879,50 @@ def _categories(names: dict) -> list:
     return sorted(set(names.values()), key=str)
 
 
+class _Names(dict):
+    """Id -> name of one kind of label (:meth:`_Tables._label_names`), with its sorted categories
+    and id -> code lookup made once, on first use: a k = 64 fat-tree names 393 216 ports, and the
+    `ports`, `queue` and `queue_hist` tables each took ~1.5 s to label them again."""
+
+    __slots__ = ("_index",)
+    _lock = threading.Lock()  # the label columns are made in the table writers' threads
+
+    def index(self) -> tuple[list, dict, Optional[np.ndarray]]:
+        with self._lock:
+            if not hasattr(self, "_index"):
+                self._index = _label_index(self)
+            return self._index
+
+
+def _label_index(names: dict) -> tuple[list, dict, Optional[np.ndarray]]:
+    """``names``' categories (sorted), name -> code, and the code of each id as an array indexed
+    by id (-1: no name), or None if the ids are not all integers >= 0."""
+    categories = _categories(names)
+    code_of = {c: i for i, c in enumerate(categories)}
+    keys = list(names)
+    if not keys or not all(isinstance(k, (int, np.integer)) and k >= 0 for k in keys):
+        return categories, code_of, None
+    ids = np.fromiter(keys, dtype=np.int64, count=len(keys))
+    lut = np.full(int(ids.max()) + 1, -1, dtype=np.int32)
+    lut[ids] = np.fromiter((code_of[v] for v in names.values()), dtype=np.int32, count=len(keys))
+    return categories, code_of, lut
+
+
 def _labels(ids: np.ndarray, names: dict) -> _Label:
     """The label ``names[id]`` of each id (none where an id has no name), categories sorted.
 
     Built from codes through a lookup table indexed by id, never through a column of Python
     strings: a sampled series of 10^7 rows costs its int32 codes (and then pandas' int8/int16
     ones), not 10^7 object pointers and a hash table (the memory bound counts these codes)."""
-    categories = _categories(names)
-    code_of = {c: i for i, c in enumerate(categories)}
+    categories, code_of, lut = names.index() if isinstance(names, _Names) else _label_index(names)
     ids = np.asarray(ids)
     if not len(ids):
         return _Label(np.zeros(0, dtype=np.int32), categories)
-    keys = [k for k in names if isinstance(k, (int, np.integer)) and 0 <= k]
-    if ids.dtype.kind not in "iu" or not keys:
+    if ids.dtype.kind not in "iu" or lut is None:
         # small tables (ids of another dtype): the plain way
         return _Label(np.array([code_of.get(names.get(i), -1) for i in ids.tolist()], dtype=np.int32), categories)
-    top = int(max(max(keys), ids.max())) + 1
-    lut = np.full(top, -1, dtype=np.int32)
-    for k in keys:
-        lut[int(k)] = code_of[names[k]]
-    codes = lut[ids] if ids.min() >= 0 else np.where(ids >= 0, lut[np.clip(ids, 0, None)], -1).astype(np.int32)
+    inside = (ids >= 0) & (ids < len(lut))
+    codes = lut[ids] if inside.all() else np.where(inside, lut[np.where(inside, ids, 0)], -1).astype(np.int32)
     return _Label(codes, categories)
 
 
@@ -1010,9 +1034,9 @@ class _Tables(MutableMapping):
                 return list(zip(*(self.column(table, c).tolist() for c in (key, "src", "dst"))))
 
             self._names = {
-                "port_label": {p: f"{s}->{d}" for p, s, d in triples("ports", "port")},
-                "flow_label": {f: f"{s}->{d} #{f}" for f, s, d in triples("flows", "flow")},
-                "source_label": {i: f"{s}->{d} #{i}" for i, s, d in triples("sources", "source")},
+                "port_label": _Names({p: f"{s}->{d}" for p, s, d in triples("ports", "port")}),
+                "flow_label": _Names({f: f"{s}->{d} #{f}" for f, s, d in triples("flows", "flow")}),
+                "source_label": _Names({i: f"{s}->{d} #{i}" for i, s, d in triples("sources", "source")}),
             }
         return self._names
 
