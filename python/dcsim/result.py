@@ -887,25 +887,25 @@ class _Names(dict):
     __slots__ = ("_index",)
     _lock = threading.Lock()  # the label columns are made in the table writers' threads
 
-    def index(self) -> tuple[list, dict, Optional[np.ndarray]]:
+    def index(self) -> tuple[list, Optional[np.ndarray]]:
         with self._lock:
             if not hasattr(self, "_index"):
                 self._index = _label_index(self)
             return self._index
 
 
-def _label_index(names: dict) -> tuple[list, dict, Optional[np.ndarray]]:
-    """``names``' categories (sorted), name -> code, and the code of each id as an array indexed
-    by id (-1: no name), or None if the ids are not all integers >= 0."""
+def _label_index(names: dict) -> tuple[list, Optional[np.ndarray]]:
+    """``names``' categories (sorted) and the code of each id as an array indexed by id (-1: no
+    name), or None if the ids are not all integers >= 0 (then the codes are looked up by name)."""
     categories = _categories(names)
-    code_of = {c: i for i, c in enumerate(categories)}
     keys = list(names)
     if not keys or not all(isinstance(k, (int, np.integer)) and k >= 0 for k in keys):
-        return categories, code_of, None
+        return categories, None
+    code_of = {c: i for i, c in enumerate(categories)}  # not kept: one entry a name (a flow each)
     ids = np.fromiter(keys, dtype=np.int64, count=len(keys))
     lut = np.full(int(ids.max()) + 1, -1, dtype=np.int32)
     lut[ids] = np.fromiter((code_of[v] for v in names.values()), dtype=np.int32, count=len(keys))
-    return categories, code_of, lut
+    return categories, lut
 
 
 def _labels(ids: np.ndarray, names: dict) -> _Label:
@@ -914,12 +914,13 @@ def _labels(ids: np.ndarray, names: dict) -> _Label:
     Built from codes through a lookup table indexed by id, never through a column of Python
     strings: a sampled series of 10^7 rows costs its int32 codes (and then pandas' int8/int16
     ones), not 10^7 object pointers and a hash table (the memory bound counts these codes)."""
-    categories, code_of, lut = names.index() if isinstance(names, _Names) else _label_index(names)
+    categories, lut = names.index() if isinstance(names, _Names) else _label_index(names)
     ids = np.asarray(ids)
     if not len(ids):
         return _Label(np.zeros(0, dtype=np.int32), categories)
     if ids.dtype.kind not in "iu" or lut is None:
         # small tables (ids of another dtype): the plain way
+        code_of = {c: i for i, c in enumerate(categories)}
         return _Label(np.array([code_of.get(names.get(i), -1) for i in ids.tolist()], dtype=np.int32), categories)
     inside = (ids >= 0) & (ids < len(lut))
     codes = lut[ids] if inside.all() else np.where(inside, lut[np.where(inside, ids, 0)], -1).astype(np.int32)
