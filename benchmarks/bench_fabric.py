@@ -56,12 +56,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_engine import engine, growth_exponent  # noqa: E402  (the same Rust example and fit)
 
-LEAF_SPINE = """
+#: One DCTCP flow from the first host to the last over a fabric (`{fabric}`: its topology lines):
+#: what case (a) builds, nothing of it run.
+ONE_FLOW = """
 [network]
-topology = "leaf_spine"
-leaves = {leaves}
-spines = 16
-hosts_per_leaf = 40
+{fabric}
 host_link = "10Gbps"
 buffer = "300pkt"
 aqm = {{ kind = "threshold", K = "65pkt" }}
@@ -72,6 +71,7 @@ dst = "h{last}"
 [run]
 duration = "1ms"
 """
+LEAF_SPINE = 'topology = "leaf_spine"\nleaves = {leaves}\nspines = 16\nhosts_per_leaf = 40'
 
 FAT_TREE = """
 [network]
@@ -91,21 +91,6 @@ ect_acks = {ect_acks}
 duration = "{duration}s"
 seed = 1
 partitions = {partitions}
-"""
-
-FAT_TREE_ONE_FLOW = """
-[network]
-topology = "fat_tree"
-k = {k}
-host_link = "10Gbps"
-buffer = "300pkt"
-aqm = {{ kind = "threshold", K = "65pkt" }}
-[[flows]]
-protocol = "dctcp"
-src = "h0"
-dst = "h{last}"
-[run]
-duration = "1ms"
 """
 
 SETUP_CHILD = r"""
@@ -225,7 +210,7 @@ def setup_case() -> None:
     res = {}
     for leaves in (125, 500):
         hosts = leaves * 40
-        r = child(SETUP_CHILD, LEAF_SPINE.format(leaves=leaves, last=hosts - 1))
+        r = child(SETUP_CHILD, ONE_FLOW.format(fabric=LEAF_SPINE.format(leaves=leaves), last=hosts - 1))
         res[hosts] = r
         print(f"{hosts:6d} hosts: model {r['model_s']:.3f} s, engine build {r['build_s']:.3f} s, "
               f"total {r['model_s'] + r['build_s']:.3f} s; peak RSS {r['peak_rss_mb']:.1f} MB "
@@ -241,7 +226,7 @@ def setup_case() -> None:
           f"engine build alone {exp_build:.2f})")
     # The largest fabric a user is likely to build here: a k = 64 fat-tree (65 536 hosts, 5 120
     # switches, 2 048 destination groups with 32-way ECMP at two tiers). No goal.
-    r = child(SETUP_CHILD, FAT_TREE_ONE_FLOW.format(k=64, last=64**3 // 4 - 1))
+    r = child(SETUP_CHILD, ONE_FLOW.format(fabric='topology = "fat_tree"\nk = 64', last=64**3 // 4 - 1))
     print(f"k = 64 fat-tree (65 536 hosts): model {r['model_s']:.3f} s, engine build {r['build_s']:.3f} s; "
           f"peak RSS {r['peak_rss_mb']:.0f} MB (no goal)")
 

@@ -3561,20 +3561,7 @@ class Scenario(_Model):
     def from_toml(cls, path: Union[str, Path], changes: Optional[dict] = None) -> "Scenario":
         """Load and validate a TOML scenario file (with ``changes``: :func:`load_scenario`);
         raises :class:`ScenarioError`."""
-        path = Path(path)
-        text = _read_text(path)
-        try:
-            data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError(f"scenario file: not valid TOML: {e}") from None
-        _resolve_data_files(data, path.parent)
-        updates = plain(dict(changes or {}))
-        if updates:
-            data = _changed(data, updates)
-        try:
-            return cls.from_dict(data)
-        except ScenarioError as e:
-            raise ScenarioError(str(e)) from None
+        return cls.from_dict(_file_tables(Path(path), changes, json_file=False))
 
     # -- output -------------------------------------------------------------------------------
 
@@ -4131,15 +4118,20 @@ def load_scenario(path: Union[str, Path], changes: Optional[dict] = None) -> Sce
     `dcsim run --set`) are made to the file's tables before they are validated, so they may fix or
     replace what the file gives (another trace file where its own is missing)."""
     path = Path(path)
-    if path.suffix.lower() != ".json":
-        return Scenario.from_toml(path, changes)
+    return Scenario.from_dict(_file_tables(path, changes, json_file=path.suffix.lower() == ".json"))
+
+
+def _file_tables(path: Path, changes: Optional[dict], json_file: bool) -> dict:
+    """The tables of scenario file ``path`` (TOML, or JSON), the files they name made relative to
+    it, with ``changes`` made (:func:`_changed`): what is then validated."""
+    text = _read_text(path)
     try:
-        data = json.loads(_read_text(path))
-    except json.JSONDecodeError as e:
-        raise ScenarioError(f"scenario file: not valid JSON: {e}") from None
+        data = json.loads(text) if json_file else tomllib.loads(text)
+    except (ValueError, tomllib.TOMLDecodeError) as e:  # (json's error is a ValueError)
+        raise ScenarioError(f"scenario file: not valid {'JSON' if json_file else 'TOML'}: {e}") from None
     _resolve_data_files(data, path.parent)
     updates = plain(dict(changes or {}))
-    return Scenario.from_dict(_changed(data, updates) if updates else data)
+    return _changed(data, updates) if updates else data
 
 
 def _changed(data: dict, updates: dict) -> dict:
