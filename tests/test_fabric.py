@@ -620,6 +620,28 @@ def test_fat_tree_tiers_have_k_cubed_over_4_ports_each_and_are_printed():
     assert one.tier_stats().empty and "tiers" not in one.summary()
 
 
+@pytest.mark.parametrize("d", [leaf_spine(), leaf_spine(leaves=3, spines=5), fat_tree(), fat_tree(k=8)],
+                         ids=["leaf_spine", "leaf_spine_3x5", "fat_tree_4", "fat_tree_8"])
+def test_port_tiers_by_name_level_agree_with_the_fabrics_links(d):
+    """fabric_port_tiers classifies a port by the levels of its ends' names; the fabric's link
+    list (fabric_links: each link (a, b, tier) with a the lower end) defines the same thing apart:
+    a -> b is "<tier> up", b -> a "<tier> down". Every port of the fabric must agree, and pairs
+    that are no port of it (same level, two levels apart, names of no level) have none (-1)."""
+    net = Scenario.from_dict(d).network
+    order = net.fabric_tier_order()
+    src, dst, want = [], [], []
+    for a, b, tier in net.fabric_links():
+        src += [a, b]
+        dst += [b, a]
+        want += [order.index(f"{tier} up"), order.index(f"{tier} down")]
+    got = net.fabric_port_tiers(src, dst)
+    assert got.tolist() == want
+    top = net.fabric_switches()[-1]
+    bad_src = ["h0", "h0", top, "x3", "h", "h0", net.fabric_switches()[0], "0"]
+    bad_dst = ["h1", top, "h0", net.fabric_switches()[0], net.fabric_switches()[0], "h0x", net.fabric_switches()[1], "h0"]
+    assert net.fabric_port_tiers(bad_src, bad_dst).tolist() == [-1] * len(bad_src)
+
+
 def test_workload_payload_delivered_by_the_end():
     """summary workloads[].delivered_frac: the generated payload that arrived by the end. Flows of
     14 600 B that stop arriving 5 ms before the end of the run (each needs ~20 us) all finish, so

@@ -497,25 +497,33 @@ class Result:
         return path
 
     def port_tiers(self) -> Optional[np.ndarray]:
-        """The tier and direction of each row of ``ports`` ("host up", ...; see
-        :meth:`dcsim.scenario.Network.fabric_port_tiers`), or None if the topology is no fabric."""
+        """The tier and direction of each row of ``ports`` ("host up", ...; "" for a port of no
+        tier; see :meth:`dcsim.scenario.Network.fabric_port_tiers`), or None if the topology is no
+        fabric."""
+        codes = self._port_tier_codes()
+        if codes is None:
+            return None
+        return np.array([*self.scenario.network.fabric_tier_order(), ""])[codes]
+
+    def _port_tier_codes(self) -> Optional[np.ndarray]:
+        """Each row of ``ports``' index into ``fabric_tier_order()`` (-1: none), or None if the
+        topology is no fabric."""
         net = self.scenario.network
         if net.topology not in FABRIC_TIERS or not self._rows("ports"):
             return None
-        of = net.fabric_port_tiers()
-        return np.array([of.get(k, "") for k in zip(self._col("ports", "src").tolist(), self._col("ports", "dst").tolist())])
+        return net.fabric_port_tiers(self._col("ports", "src"), self._col("ports", "dst"))
 
     def _tier_rows(self) -> list[dict]:
         """The rows of :meth:`tier_stats`, computed with numpy (the summary's "tiers")."""
-        tier = self.port_tiers()
+        tier = self._port_tier_codes()
         if tier is None:
             return []
         net, col = self.scenario.network, self._col
         values = {k: col("ports", k).astype(float) for k in ("rate_bps", "utilization", "q_mean_pkt", "q_max_pkt")}
         counts = {k: col("ports", k).astype(np.int64) for k in ("tx_bytes", "drops", "marks")}
         rows = []
-        for name in net.fabric_tier_order():
-            m = tier == name
+        for i, name in enumerate(net.fabric_tier_order()):
+            m = tier == i
             if not m.any():
                 continue
             rate = values["rate_bps"][m]

@@ -127,6 +127,9 @@ AQM_KINDS = ("droptail", "threshold", "red", "choke", "modified_choke")
 TOPOLOGIES = ("dumbbell", "graph", "tree", "parking_lot", "leaf_spine", "fat_tree")
 #: Data-center fabrics (built with ECMP), and the tiers of links each has ([network.tiers.NAME]).
 FABRIC_TIERS = {"leaf_spine": ("host", "leaf_spine"), "fat_tree": ("host", "edge_agg", "agg_core")}
+#: The node levels of a leaf-spine or fat-tree from the hosts up, as their names' prefixes (a node
+#: is named prefix + number); a link of tier FABRIC_TIERS[t][i] joins levels i and i + 1.
+FABRIC_LEVELS = {"leaf_spine": ("h", "leaf", "spine"), "fat_tree": ("h", "edge", "agg", "core")}
 #: One-way propagation delay of every fabric link when neither network.delay nor a tier gives one, s.
 DEFAULT_FABRIC_DELAY_S = 1e-6
 #: CHOKe's rules for when the m drawn packets match the arrival (see crates/dcsim-core/src/aqm/choke.rs).
@@ -1449,15 +1452,25 @@ class Network(_Model):
         out += [(f"agg{a}", f"core{(a % half) * half + j}", "agg_core") for a in range(self.k * half) for j in range(half)]
         return out
 
-    def fabric_port_tiers(self) -> dict[tuple[str, str], str]:
-        """Each port (src, dst) of a leaf-spine or fat-tree -> its tier and direction: a link
-        (a, b, tier) of :meth:`fabric_links` gives the port a -> b, "<tier> up" (towards the spines
-        or cores), and b -> a, "<tier> down"."""
-        out = {}
-        for a, b, tier in self.fabric_links():
-            out[(a, b)] = f"{tier} up"
-            out[(b, a)] = f"{tier} down"
-        return out
+    def fabric_port_tiers(self, src: Sequence[str], dst: Sequence[str]) -> "np.ndarray":
+        """The tier and direction of each port ``src[i] -> dst[i]`` of a leaf-spine or fat-tree, as
+        an index into :meth:`fabric_tier_order` (int8; -1: no port of the fabric). A link of tier
+        t joins levels i and i + 1 of FABRIC_LEVELS; its port up (towards the spines or cores) is
+        "<t> up", the other "<t> down". By the levels of the distinct names, not a table of every
+        port (a k = 64 fat-tree has 393 216)."""
+        import numpy as np
+
+        levels = {p: i for i, p in enumerate(FABRIC_LEVELS[self.topology])}
+
+        def level(name: str) -> int:
+            prefix = name.rstrip("0123456789")
+            return levels.get(prefix, -9) if prefix != name else -9  # -9: no level (two apart from any)
+
+        of = {n: level(n) for n in {*src, *dst}}
+        ls = np.fromiter(map(of.__getitem__, src), dtype=np.int8, count=len(src))
+        ld = np.fromiter(map(of.__getitem__, dst), dtype=np.int8, count=len(dst))
+        down = 2 * len(FABRIC_TIERS[self.topology]) - 1
+        return np.where(ld == ls + 1, ls, np.where((ls == ld + 1) & (ld >= 0), down - ld, -1)).astype(np.int8)
 
     def fabric_tier_order(self) -> list[str]:
         """The tiers and directions of :meth:`fabric_port_tiers` in the order a packet between
