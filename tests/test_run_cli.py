@@ -121,6 +121,20 @@ def test_missing_file_exits_2(tmp_path):
                                                "(No such file or directory)"], res.output
 
 
+def test_a_file_name_too_long_to_open_is_a_scenario_error_naming_it(tmp_path):
+    """A name longer than the filesystem allows (255 bytes a component on Linux) fails to open
+    with ENAMETOOLONG; the check for a run's output directory made after it fails the same way,
+    and must not replace the ScenarioError with a raw OSError (the Python API's caller catches
+    ScenarioError; the CLI prints it as one line, exit 2)."""
+    from dcsim.scenario import ScenarioError, load_scenario
+
+    long = tmp_path / ("a" * 300 + ".toml")
+    with pytest.raises(ScenarioError, match="cannot read the scenario file"):
+        load_scenario(long)
+    res = runner.invoke(app, ["run", str(long)])
+    assert res.exit_code == 2 and "cannot read the scenario file" in " ".join(res.output.split()), res.output
+
+
 def test_a_sweep_file_given_to_run_or_a_scenario_given_to_sweep_names_the_other_command(tmp_path):
     """The two file kinds are easy to mix up; each command says which one the file is and what runs
     it, before anything runs (exit 2, nothing written), instead of listing unknown keys."""

@@ -4094,7 +4094,10 @@ def _read_text(path: Path, what: str = "scenario") -> str:
         raw = path.read_bytes()
     except OSError as e:
         inside = path / "scenario.toml"
-        hint = f"; a run's output directory: run {inside}" if what == "scenario" and path.is_dir() and inside.is_file() else ""
+        run_dir = False
+        with contextlib.suppress(OSError):  # the probe can fail as the read did (a name too long)
+            run_dir = what == "scenario" and path.is_dir() and inside.is_file()
+        hint = f"; a run's output directory: run {inside}" if run_dir else ""
         raise ScenarioError(f"{path}: cannot read the {what} file ({e.strerror or e}){hint}") from None
     if len(raw) > 64 * 2**20:
         raise ScenarioError(f"{path}: {len(raw)} bytes is not a {what} file (allowed at most 64 MiB of TOML)")
