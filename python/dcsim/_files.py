@@ -1,9 +1,10 @@
-"""Output files that are never left half-written.
+"""Output files that are never left half-written, and input files read with a bound.
 
 :func:`atomic_dir` builds a directory under a temporary sibling name and renames it into place
 only when everything in it is written; an exception (including Ctrl-C) removes the partial
 directory and leaves any previous output untouched. :func:`atomic_write_bytes` does the same for
-one file (write to a temporary name in the same directory, fsync, rename).
+one file (write to a temporary name in the same directory, fsync, rename). :func:`read_at_most`
+reads a user's file no further than a limit: a device (``/dev/zero``) or a pipe never ends.
 """
 
 from __future__ import annotations
@@ -11,10 +12,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Optional
 
-__all__ = ["atomic_dir", "atomic_write_bytes", "check_output_file"]
+__all__ = ["atomic_dir", "atomic_write_bytes", "check_output_file", "read_at_most"]
 
 
 @contextlib.contextmanager
@@ -51,6 +53,24 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
+
+
+def read_at_most(path: Path, limit: int) -> Optional[bytes]:
+    """The bytes of ``path``, or None if it holds more than ``limit`` bytes. A regular file's size
+    is checked before reading; anything else (a device, a pipe: ``dcsim run <(make-scenario)``) is
+    read in chunks, no further than ``limit + 1`` bytes. Raises OSError as ``open`` does."""
+    with open(path, "rb") as f:
+        st = os.fstat(f.fileno())
+        if stat.S_ISREG(st.st_mode):
+            return None if st.st_size > limit else f.read()
+        chunks, n = [], 0
+        while n <= limit:
+            chunk = f.read(min(1 << 20, limit + 1 - n))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            n += len(chunk)
+    return None if n > limit else b"".join(chunks)
 
 
 def check_output_file(path: Path, option: str, suffixes: tuple[str, ...]) -> Path:

@@ -73,7 +73,7 @@ def print_summary(summary: dict, console: Console) -> None:
         ports.add_column(col, justify="left" if col == "port" else "right")
     for p in summary["ports"]:
         ports.add_row(
-            p["port"],
+            escape(p["port"]),
             _num(p["rate_bps"] / 1e9, ".4g"),
             _num(None if p["utilization"] is None else 100 * p["utilization"], ".2f"),
             _num(p["q_mean_pkt"], ".1f"),
@@ -103,7 +103,7 @@ def print_summary(summary: dict, console: Console) -> None:
             extra = (_num(f.get("p_decrease"), ".3f"), _num(None if q is None else q * 1e6, ".2f"))
         flows.add_row(
             str(f["flow"]),
-            f"{f['src']}->{f['dst']}",
+            escape(f"{f['src']}->{f['dst']}"),
             f["protocol"],
             _num(None if f["goodput_bps"] is None else f["goodput_bps"] / 1e9, ".3f"),
             _num(f["cwnd_mean_pkt"], ".1f"),
@@ -171,7 +171,7 @@ def print_sources(summary: dict, console: Console) -> None:
         t.add_column(col, justify="left" if col in ("path", "scheme") else "right")
     us = lambda x: None if x is None else 1e6 * x  # noqa: E731
     for r in rows[:MAX_FLOW_ROWS]:
-        t.add_row(str(r["source"]), r["label"], r["scheme"], _num(r["rate_final_bps"] / 1e9, ".3f"),
+        t.add_row(str(r["source"]), escape(r["label"]), r["scheme"], _num(r["rate_final_bps"] / 1e9, ".3f"),
                   _num(None if r["goodput_bps"] is None else r["goodput_bps"] / 1e9, ".3f"), _num(r["sent_frames"], "d"),
                   _num(r["dropped_frames"], "d"), _num(r["feedback_frames"], "d"), _num(us(r["loop_delay_mean_s"]), ".1f"),
                   f"{_num(us(r['loop_delay_min_s']), '.1f')}..{_num(us(r['loop_delay_max_s']), '.1f')}",
@@ -215,7 +215,7 @@ def print_fct(summary: dict, console: Console) -> None:
     for w in summary.get("workloads", []):
         if w["kind"] == "poisson":
             console.print(
-                f"workload {w['workload']} (poisson on {w['link']}): offered load {_num(100 * w['target_load'], '.1f', '%')}, "
+                f"workload {w['workload']} (poisson on {escape(w['link'])}): offered load {_num(100 * w['target_load'], '.1f', '%')}, "
                 f"realised {_num(None if w['realised_load'] is None else 100 * w['realised_load'], '.2f', '%')}; "
                 f"{count_shown(w['flows'], 'flow')}, {_num(w['bytes'] / 1e6, '.3f', 'MB')}{_delivered(w)}"
             )
@@ -263,7 +263,7 @@ def print_fct(summary: dict, console: Console) -> None:
         if i:
             t.add_section()
         for g in rows:
-            t.add_row(g["fct_group"], _num(g["flows"], "d"), _num(g["finished"], "d"), ms(g["afct_s"]),
+            t.add_row(escape(g["fct_group"]), _num(g["flows"], "d"), _num(g["finished"], "d"), ms(g["afct_s"]),
                       ms(g["fct_p50_s"]), ms(g["fct_p99_s"]), ms(g["fct_p999_s"]), _num(g["slowdown_mean"], ".2f"),
                       _num(g["slowdown_p50"], ".2f"), _num(g["slowdown_p99"], ".2f"), _num(g["slowdown_p999"], ".2f"))
     t.caption = "slowdown = FCT / FCT alone on an empty network with no window limit (propagation RTT + serialisation, store-and-forward)"
@@ -517,9 +517,16 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
             worker.send(result, tmp)  # it draws while the summary is printed and the tables written
         # The tables are written (other threads; the engine's writer releases the GIL) while the summary is
         # printed; a file that cannot be written loses none of the others (reported below, exit 1).
+        printing: list[BaseException] = []
+
+        def show() -> None:  # a bug in printing must not cost the files: raised once they are in place
+            try:
+                stdout_error.append(_print_summary(result, summary, console, fmt))
+            except Exception as e:  # noqa: BLE001 (re-raised below)
+                printing.append(e)
+
         try:
-            files = result.to_dir(tmp, summary=summary, meanwhile=lambda: stdout_error.append(
-                _print_summary(result, summary, console, fmt)))
+            files = result.to_dir(tmp, summary=summary, meanwhile=show)
         except WriteError as e:
             files, write_errors = list(e.written), e.errors
         if worker is not None:
@@ -527,6 +534,8 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
             files += [tmp / name for name in drawn]
         files.append(write_manifest(tmp, files, run_id=run_id, background=planned))
         _stop_previous_plotter(out)  # a plotter still drawing into the directory about to be replaced
+    if printing:
+        raise printing[0]
     shown = ", ".join(p.name for p in files)
     if background:
         from dcsim._plot_worker import start_background

@@ -2001,13 +2001,16 @@ def reading_files(files: DataFiles) -> Iterator[DataFiles]:
 def _read_data_file(path: Path, what: str) -> bytes:
     """The bytes of a data file (a ``what`` file); ValueError naming it when it cannot be read or
     is larger than MAX_DATA_FILE_BYTES."""
+    from dcsim._files import read_at_most
+
     try:
-        size = path.stat().st_size
-        if size > MAX_DATA_FILE_BYTES:
-            raise ValueError(f"{path}: {size} bytes; allowed at most {MAX_DATA_FILE_BYTES} bytes for a {what} file")
-        return path.read_bytes()
+        data = read_at_most(path, MAX_DATA_FILE_BYTES)
     except OSError as e:
         raise ValueError(f"{path}: cannot read the {what} file ({e.strerror or e})") from None
+    if data is None:
+        raise ValueError(f"{path}: more than {MAX_DATA_FILE_BYTES} bytes; allowed at most {MAX_DATA_FILE_BYTES} "
+                         f"bytes for a {what} file")
+    return data
 
 
 def _data_lines(path: Path, what: str, form: str, data: Optional[bytes] = None) -> Iterator[tuple[int, str, list[str]]]:
@@ -4090,8 +4093,11 @@ def _read_text(path: Path, what: str = "scenario") -> str:
     """The text of a scenario file (or another of the user's TOML files, ``what``: "sweep"): UTF-8,
     a byte-order mark (Windows editors write one) dropped; a clear ScenarioError if it is missing,
     too large or not UTF-8 text."""
+    from dcsim._files import read_at_most
+
+    limit = 64 * 2**20
     try:
-        raw = path.read_bytes()
+        raw = read_at_most(path, limit)
     except OSError as e:
         inside = path / "scenario.toml"
         run_dir = False
@@ -4099,8 +4105,8 @@ def _read_text(path: Path, what: str = "scenario") -> str:
             run_dir = what == "scenario" and path.is_dir() and inside.is_file()
         hint = f"; a run's output directory: run {inside}" if run_dir else ""
         raise ScenarioError(f"{path}: cannot read the {what} file ({e.strerror or e}){hint}") from None
-    if len(raw) > 64 * 2**20:
-        raise ScenarioError(f"{path}: {len(raw)} bytes is not a {what} file (allowed at most 64 MiB of TOML)")
+    if raw is None:
+        raise ScenarioError(f"{path}: more than 64 MiB is not a {what} file (allowed at most {limit} bytes of TOML)")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:

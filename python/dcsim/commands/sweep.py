@@ -51,6 +51,8 @@ def _cell(v: float, fmt: str) -> str:
 def results_table(df, paths: list[str]):
     """The sweep's results at a glance: one row per combination of the axes, each headline
     column the mean over the combination's finished seeds (None if no run finished)."""
+    from rich.markup import escape
+
     from dcsim._console import titled_table
 
     ok = df[df["status"] == "ok"]
@@ -73,18 +75,18 @@ def results_table(df, paths: list[str]):
     title = "results after warm-up" + (" (mean over seeds)" if several else "")
     t = titled_table(title)
     for p in paths:
-        t.add_column(p)
+        t.add_column(escape(p))
     if several:
         t.add_column("seeds", justify="right")
     for _, h, _, _ in cols:
-        t.add_column(h, justify="right")
+        t.add_column(escape(h), justify="right")
     for i, ((key, row), n) in enumerate(zip(means.iterrows(), seeds)):
         if i == RESULT_ROWS:
             t.caption = f"first {RESULT_ROWS} of {len(means)} combinations; all in sweep.parquet"
             break
         key = key if isinstance(key, tuple) else (key,)
         cells = [_cell(row[c] * k, f) for c, _, k, f in cols]
-        t.add_row(*key, *([str(n)] if several else []), *cells)
+        t.add_row(*(escape(str(k)) for k in key), *([str(n)] if several else []), *cells)
     return t
 
 

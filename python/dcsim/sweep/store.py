@@ -74,11 +74,14 @@ def trace_content(path: str, digest: str) -> bytes:
 
     from dcsim.sweep.spec import SweepError
 
+    from dcsim._files import read_at_most
+    from dcsim.scenario import MAX_DATA_FILE_BYTES
+
     try:
-        data = Path(path).read_bytes()
+        data = read_at_most(Path(path), MAX_DATA_FILE_BYTES)
     except OSError as e:
         raise SweepError(f"{path}: cannot read the trace file ({e.strerror or e}); finished runs are kept") from None
-    if hashlib.sha256(data).hexdigest() != digest:
+    if data is None or hashlib.sha256(data).hexdigest() != digest:
         raise SweepError(f"{path}: the trace file changed after the sweep validated it; finished runs are kept, "
                          "run the sweep again to plan with its new content")
     return data
