@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from dcsim import Scenario
 from dcsim.cli import app
 from dcsim.scenario import ScenarioError, load_scenario
 
@@ -128,3 +129,126 @@ def test_a_failure_while_printing_keeps_the_runs_files(tmp_path, monkeypatch):
     # the CLI's entry point prints an exception that escapes as "internal error: ..."
     assert res.exit_code != 0 and "printing broke" in str(res.exception), res.output
     assert (out / "flows.parquet").exists() and (out / "summary.json").exists() and (out / "dcsim-manifest.json").exists()
+
+
+# -- numbers beyond what a field can hold -------------------------------------------------------
+
+BIG = int("9" * 400)  # beyond a double (~1.8e308) and any 64-bit integer
+
+
+def dumbbell(**flow) -> dict:
+    return {"network": {"topology": "dumbbell", "senders": 1, "bottleneck": "10Gbps", "rtt": "100us",
+                        "buffer": "100pkt", "aqm": {"kind": "threshold", "K": "20pkt"}},
+            "flows": [{"protocol": "dctcp", **flow}], "run": {"duration": "1ms"}}
+
+
+def parking_lot_l2(**params) -> dict:
+    return {"network": {"topology": "parking_lot", "switches": 2, "link": "10Gbps", "delay": "1us",
+                        "attach": {"S1": "C1", "R1": "C2"}},
+            "l2": {"scheme": "dsm", "sources": [{"src": "S1", "dst": "R1"}], **params}, "run": {"duration": "1ms"}}
+
+
+def test_an_integer_beyond_a_double_is_a_named_error_not_an_overflow():
+    """float(10^400) raises OverflowError, which is no ValueError: it escaped validation as
+    "internal error: OverflowError". Now the field is named, and the number is not printed whole."""
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.g: an integer of 400 digits is out of range"):
+        Scenario.from_dict(dumbbell(g=BIG))
+    d = dumbbell()
+    d["network"]["bottleneck"] = BIG
+    with pytest.raises(ScenarioError, match=r"network\.bottleneck: .*out of range"):
+        Scenario.from_dict(d)
+
+
+def test_an_integer_wider_than_64_bits_is_refused_by_field():
+    """The engine reads no integer wider than 64 bits; a larger one reached its JSON parser, which
+    named the enclosing object ("l2.scheme: invalid type: floating point 1e+23, expected u32")."""
+    with pytest.raises(ScenarioError, match=r"l2\.m: 100000000000000000000000 is out of range; allowed -2\^63 \.\. 2\^64-1"):
+        Scenario.from_dict(parking_lot_l2(m=10**23))
+    with pytest.raises(ScenarioError, match=r"l2\.m: 9223372036854775807 is out of range; allowed 0 <= m < 2\^32"):
+        Scenario.from_dict(parking_lot_l2(m=2**63 - 1))
+    d = dumbbell()
+    d["metrics"] = {"trace_flows": [10**20]}
+    with pytest.raises(ScenarioError, match=r"metrics\.trace_flows\[0\]: 100000000000000000000 is not a flow index; allowed 0 \.\. 2\^64-1"):
+        Scenario.from_dict(d)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"Ha": 1e300}, "l2.Ha: H_a = 1e300 is out of range; allowed in (0, 1e15)"),
+    ({"omega": 1e20}, "l2.omega: omega = 1e20 is out of range; allowed in (0, 1e12)"),
+    ({"m": 4294967295}, "l2.m: m = 4294967295 is out of range; allowed 0 <= m <= 100000"),
+    ({"min_rate": "100Gbps"}, "l2.min_rate: minimum rate 100000000000 bit/s is above the source's line rate"),
+])
+def test_the_engines_l2_errors_name_the_users_fields(params, message):
+    """The engine checks L2 parameters by its own field names (l2.scheme.h_a_hz) and printed a
+    double in full (1e300 as 301 digits); the user wrote l2.Ha."""
+    from dcsim import simulate
+
+    sc = Scenario.from_dict(parking_lot_l2(**params))
+    with pytest.raises(ScenarioError) as e:
+        simulate(sc)
+    assert message in str(e.value) and "scheme." not in str(e.value), str(e.value)
+
+
+def test_an_l2_size_below_one_byte_is_refused_before_the_engine():
+    """q0 = "0.5B" passed as positive and reached the engine as 0 B ("l2.scheme.q0_bytes: target
+    queue q0 must be > 0, got 0")."""
+    with pytest.raises(ScenarioError, match=r"l2\.q0: 0\.5B: give a size of at least 1 byte"):
+        Scenario.from_dict(parking_lot_l2(q0="0.5B"))
+
+
+# -- paths, names, buffers, digits ------------------------------------------------------------
+
+def test_a_path_through_a_host_is_refused_at_validation():
+    """Hosts do not forward in the engine: h0 - h1 - h2 (all hosts) has no route h0 -> h2. The
+    scenario validated, and the engine refused it after `dcsim run` had printed the description."""
+    d = {"network": {"topology": "graph",
+                     "nodes": [{"name": f"h{i}", "kind": "host"} for i in range(3)],
+                     "links": [{"a": "h0", "b": "h1", "rate": "10Gbps", "delay": "10us"},
+                               {"a": "h1", "b": "h2", "rate": "10Gbps", "delay": "10us"}]},
+         "flows": [{"protocol": "dctcp", "src": "h0", "dst": "h2"}], "run": {"duration": "1ms"}}
+    with pytest.raises(ScenarioError, match=r"flows\[0\]\.dst: no path from 'h0' to 'h2'.*hosts do not forward"):
+        Scenario.from_dict(d)
+    d["network"]["nodes"][1]["kind"] = "switch"  # through a switch it is a path
+    Scenario.from_dict(d)
+
+
+@pytest.mark.parametrize("host", ["a->b", "", " ", "x\ny", "h" * 65])
+def test_parking_lot_host_names_follow_the_node_name_rules(host):
+    """A parking lot's hosts (attach keys) skipped the checks of a graph's node names: "a->b"
+    gave port labels that cannot be monitored ("a->b->C1")."""
+    d = parking_lot_l2()
+    d["network"]["attach"] = {host: "C1", "R1": "C2"}
+    d["l2"]["sources"] = [{"src": host, "dst": "R1"}]
+    with pytest.raises(ScenarioError, match=r"network\.attach: host .* is not a valid node name"):
+        Scenario.from_dict(d)
+
+
+@pytest.mark.parametrize("buffer, ok", [("1B", False), ("1499B", False), ("1500B", True), ("1pkt", True)])
+def test_a_buffer_holds_at_least_one_packet(buffer, ok):
+    """buffer = "1B" ran, every packet dropped, goodput 0, no word said."""
+    d = dumbbell()
+    d["network"]["buffer"] = buffer
+    d["network"]["aqm"] = None
+    if ok:
+        Scenario.from_dict(d)
+    else:
+        with pytest.raises(ScenarioError, match=r"network\.buffer: .* holds no packet \(network\.packet_bytes = 1500\)"):
+            Scenario.from_dict(d)
+
+
+@pytest.mark.parametrize("text", ["１ms", "٣ms"])
+def test_quantities_are_written_in_ascii_digits(text):
+    """Python's \\d and float() read any script's digits: "１ms" ran as 1 ms (the frequency parser
+    refused "２0kHz": the two disagreed)."""
+    d = dumbbell()
+    d["run"]["duration"] = text
+    with pytest.raises(ScenarioError, match=r"run\.duration: .*cannot parse"):
+        Scenario.from_dict(d)
+
+
+@pytest.mark.parametrize("line", ["１０００ 1.0", "1_000 1.0"])
+def test_a_cdf_files_numbers_are_ascii(tmp_path, line):
+    (tmp_path / "s.cdf").write_text(f"100 0.0\n{line}\n")
+    (tmp_path / "s.toml").write_text(poisson_tree('{ kind = "cdf", file = "s.cdf" }'))
+    with pytest.raises(ScenarioError, match=r"s\.cdf line 2: .*is not two numbers"):
+        load_scenario(tmp_path / "s.toml")

@@ -47,7 +47,7 @@ import re
 import sys
 from array import array
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Callable, ClassVar, Iterable, Iterator, Optional, Union
@@ -418,7 +418,16 @@ def _int_v(v: Any) -> int:
     """A whole number: TOML/JSON integers, or NumPy's from Python (no true/false, no 2.0, no "2")."""
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
         raise ValueError(f"expected a whole number, got {v!r}")
-    return int(v)
+    v = int(v)
+    if not -(2**63) <= v < 2**64:  # no field of the engine's is wider
+        raise ValueError(f"{_int_str(v)} is out of range; allowed -2^63 .. 2^64-1 (64 bits)")
+    return v
+
+
+def _int_str(v: int) -> str:
+    """An integer for a message: its digits, or how many there are if that is many."""
+    n = len(str(abs(v))) if v.bit_length() < 10_000 else int(v.bit_length() * math.log10(2)) + 1
+    return str(v) if n <= 30 else f"an integer of {n} digits"
 
 
 def _float_v(v: Any) -> float:
@@ -427,7 +436,10 @@ def _float_v(v: Any) -> float:
         v = int(v) if isinstance(v, numbers.Integral) else float(v)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise ValueError(f"expected a number, got {v!r}")
-    x = float(v)
+    try:
+        x = float(v)
+    except OverflowError:  # an integer beyond a double's range
+        raise ValueError(f"{_int_str(v)} is out of range; allowed at most ~1.8e308") from None
     if not math.isfinite(x):
         raise ValueError(f"{v!r} is not finite")
     return x
@@ -561,6 +573,14 @@ def _amount(field: str, sz: Size, packet_bytes: int) -> dict:
     if sz.value > top:
         raise _err(field, f"{size_str(sz)} is out of range; allowed at most {top} {what}")
     return {"packets": int(sz.value)} if sz.unit == "pkt" else {"bytes": int(sz.value)}
+
+
+def _buffer(field: str, sz: Size, packet_bytes: int) -> dict:
+    """A queue's capacity as the engine's Amount (:func:`_amount`): at least one packet."""
+    if sz.unit != "pkt" and 0 < sz.value < packet_bytes:
+        raise _err(field, f"{size_str(sz)} holds no packet (network.packet_bytes = {packet_bytes}): every data packet "
+                          f"would be dropped; allowed at least {packet_bytes} B, or \"1pkt\"")
+    return _amount(field, sz, packet_bytes)
 
 
 def _check_flow_size(size: Size) -> None:
@@ -883,7 +903,7 @@ class Aqm(_Model):
 
 def _queue_engine(buffer: Size, aqm: Aqm, packet_bytes: int, field: str) -> dict:
     aqm.check_against_buffer(buffer, packet_bytes, f"{field}.aqm")
-    return {"capacity": _amount(f"{field}.buffer", buffer, packet_bytes), "aqm": aqm.to_engine(packet_bytes)}
+    return {"capacity": _buffer(f"{field}.buffer", buffer, packet_bytes), "aqm": aqm.to_engine(packet_bytes)}
 
 
 class Node(_Model):
@@ -898,12 +918,18 @@ class Node(_Model):
     def _check(self) -> "Node":
         if self.kind not in NODE_KINDS:
             raise _err("kind", _one_of(self.kind, NODE_KINDS))
-        if not self.name.strip() or "->" in self.name or not self.name.isprintable() or len(self.name) > 64:
-            raise _err(
-                "name",
-                f"{self.name!r} is not a valid node name; allowed: 1 to 64 printable characters, not blank, without '->'",
-            )
+        bad = _bad_node_name(self.name)
+        if bad:
+            raise _err("name", bad)
         return self
+
+
+def _bad_node_name(name: str) -> Optional[str]:
+    """Why ``name`` cannot name a node (a graph's, a parking lot's host), or None. A port is
+    labelled "a->b", so no name holds "->"."""
+    if not name.strip() or "->" in name or not name.isprintable() or len(name) > 64:
+        return f"{name[:80]!r} is not a valid node name; allowed: 1 to 64 printable characters, not blank, without '->'"
+    return None
 
 
 class Link(_Model):
@@ -1107,7 +1133,7 @@ class Network(_Model):
                     raise _err(f, f"{time_str(r)} is not positive; allowed > 0 s, e.g. \"100us\"")
             if self.buffer is None:
                 raise _err("buffer", 'required for a dumbbell: the bottleneck buffer, e.g. buffer = "1000pkt"')
-            _amount("buffer", self.buffer, self.packet_bytes)
+            _buffer("buffer", self.buffer, self.packet_bytes)
             if self.aqm is None:
                 self._fill("aqm", Aqm(kind="droptail"))
             self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
@@ -1141,7 +1167,7 @@ class Network(_Model):
                     raise _err(f"links[{i}]", f"a second link between {link.a!r} and {link.b!r}; allowed: one link per pair")
                 pairs.add(pair)
                 if link.buffer is not None:
-                    _amount(f"links[{i}].buffer", link.buffer, self.packet_bytes)
+                    _buffer(f"links[{i}].buffer", link.buffer, self.packet_bytes)
                     (link.aqm or Aqm()).check_against_buffer(link.buffer, self.packet_bytes, f"links[{i}].aqm")
         return self
 
@@ -1199,7 +1225,7 @@ class Network(_Model):
             raise _err("rtt", f"{time_str(self.rtt)} is not positive; allowed > 0 s, e.g. \"250us\"")
         if self.buffer is None:
             raise _err("buffer", 'required for a tree: every switch port\'s buffer, e.g. buffer = "250pkt"')
-        _amount("buffer", self.buffer, self.packet_bytes)
+        _buffer("buffer", self.buffer, self.packet_bytes)
         if self.aqm is None:
             self._fill("aqm", Aqm(kind="droptail"))
         self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
@@ -1232,13 +1258,16 @@ class Network(_Model):
         if len(self.attach) + self.switches > top:
             raise _err("attach", f"{len(self.attach)} hosts is out of range; allowed at most {top} nodes")
         for h, at in self.attach.items():
+            bad = _bad_node_name(h)
+            if bad:
+                raise _err("attach", f"host {bad}")
             if not isinstance(at, str) or at not in switches:
                 raise _err(f"attach.{h}", f"{at!r} is not a switch of the chain; allowed C1 .. C{self.switches}")
             if h in switches:
                 raise _err(f"attach.{h}", f"{h!r} is the name of a switch; name hosts otherwise (e.g. S1, R1)")
         if self.buffer is None:  # the DSM paper's 128 KB (the engine's default)
             self._fill("buffer", Size(ENGINE_DEFAULTS["parking_lot_buffer_bytes"], "B"))
-        _amount("buffer", self.buffer, self.packet_bytes)
+        _buffer("buffer", self.buffer, self.packet_bytes)
         if self.aqm is None:
             self._fill("aqm", Aqm(kind="droptail"))
         self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
@@ -1286,7 +1315,7 @@ class Network(_Model):
         if self.buffer is None:
             raise _err("buffer", 'required for a fabric: every switch port\'s buffer, e.g. buffer = "200pkt" '
                                  '(a tier may override it)')
-        _amount("buffer", self.buffer, self.packet_bytes)
+        _buffer("buffer", self.buffer, self.packet_bytes)
         if self.aqm is None:
             self._fill("aqm", Aqm(kind="droptail"))
         self.aqm.check_against_buffer(self.buffer, self.packet_bytes, "aqm")
@@ -1301,7 +1330,7 @@ class Network(_Model):
             if t.delay is not None and not t.delay >= 0:
                 raise _err(f"{f}.delay", f"{time_str(t.delay)} is negative; allowed >= 0 s")
             if t.buffer is not None:
-                _amount(f"{f}.buffer", t.buffer, self.packet_bytes)
+                _buffer(f"{f}.buffer", t.buffer, self.packet_bytes)
             if t.aqm is not None:
                 t.aqm.check_against_buffer(t.buffer or self.buffer, self.packet_bytes, f"{f}.aqm")
             elif t.buffer is not None:  # the tier inherits network.aqm: the tier's buffer is what the user set
@@ -2059,7 +2088,7 @@ def _data_rows(path: Path, what: str, form: str, expect: str, add: Callable[[lis
 
 def _cdf_point(body: list[str]) -> tuple[float, float]:
     try:
-        return float(body[0]), float(body[1])
+        return _ascii_float(body[0]), _ascii_float(body[1])
     except ValueError:
         raise ValueError(f"{' '.join(body)!r} is not two numbers") from None
 
@@ -2085,11 +2114,19 @@ def _payload_bytes(value: float, in_packets: bool, payload_per_packet: int) -> i
     return int(round(value * payload_per_packet)) if in_packets else int(value)
 
 
+def _ascii_float(text: str) -> float:
+    """A number as a data file writes it: ASCII digits, no "_" (Python's float() also reads
+    "１０" and "1_000"). Raises ValueError."""
+    if not text.isascii() or "_" in text:
+        raise ValueError(f"{text!r} is not a number of ASCII digits")
+    return float(text)
+
+
 def _plain_number(v: Any) -> Optional[float]:
     """``v`` as a number if it is one (or its text is), else None."""
     if isinstance(v, str):  # first: a trace file's millions of fields
         try:
-            return float(v)
+            return _ascii_float(v)
         except ValueError:
             return None
     if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -2890,14 +2927,16 @@ class Metrics(_Model):
         tf = self.trace_flows
         if isinstance(tf, str) and tf != "all":
             raise _err("trace_flows", f"{tf!r}: give a number of flows (the first k), a list of flow indices, or \"all\"")
-        if isinstance(tf, int) and not tf >= 0:
-            raise _err("trace_flows", f"{tf} is out of range; allowed >= 0 (the first k flows)")
+        if isinstance(tf, int) and not 0 <= tf < 2**64:
+            raise _err("trace_flows", f"{_int_str(tf)} is out of range; allowed 0 .. 2^64-1 (the first k flows)")
         if isinstance(tf, list):
+            listed: set[int] = set()
             for i, x in enumerate(tf):
-                if x < 0:
-                    raise _err(f"trace_flows[{i}]", f"{x} is not a flow index; allowed >= 0")
-                if x in tf[:i]:
+                if not 0 <= x < 2**64:
+                    raise _err(f"trace_flows[{i}]", f"{_int_str(x)} is not a flow index; allowed 0 .. 2^64-1")
+                if x in listed:
                     raise _err(f"trace_flows[{i}]", f"flow {x} is listed twice")
+                listed.add(x)
         for i, e in enumerate(self.fct_buckets):
             if e.unit != "B" or not e.value > 0:
                 raise _err(f"fct_buckets[{i}]", f"{size_str(e)}: give a positive size in bytes, e.g. \"100KB\"")
@@ -2956,6 +2995,9 @@ L2_SCHEMES = tuple(L2_SCHEME_TABLE)
 L2_PARAMS: dict[str, dict[str, str]] = {
     n: {p["name"]: p["field"] for p in s["params"]} for n, s in L2_SCHEME_TABLE.items()}
 #: Each parameter's unit (one per name across the schemes).
+#: Engine field of an L2 parameter -> the scenario's name of it ("h_a_hz" -> "Ha"): the engine's
+#: errors name its fields (l2.scheme.h_a_hz), the user wrote l2.Ha.
+L2_FIELD_NAMES: dict[str, str] = {f: n for ps in L2_PARAMS.values() for n, f in ps.items()}
 L2_UNITS: dict[str, str] = {}
 for _s in L2_SCHEME_TABLE.values():
     for _p in _s["params"]:
@@ -3069,14 +3111,14 @@ class _L2Base(_Model):
                 continue
             if unit == "probability" and not (0 < v <= 1):
                 raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1 (sampling probability per frame)")
-            if unit == "bytes" and (v.unit == "pkt" or not v.value > 0):
-                raise _err(name, f"{size_str(v)}: give a positive size in bytes, e.g. \"64KB\"")
+            if unit == "bytes" and (v.unit == "pkt" or not v.value >= 1):
+                raise _err(name, f"{size_str(v)}: give a size of at least 1 byte, e.g. \"64KB\"")
             if unit == "ps" and not v > 0:
                 raise _err(name, f"{time_str(v)} is not positive; allowed > 0 s")
             if unit in ("number", "per_second") and not v > 0:
                 raise _err(name, f"{v!r} is out of range; allowed > 0")
-            if unit == "count" and v < 0:
-                raise _err(name, f"{v} is out of range; allowed {name} >= 0")
+            if unit == "count" and not 0 <= v < 2**32:
+                raise _err(name, f"{v} is out of range; allowed 0 <= {name} < 2^32 (and the scheme's own bound)")
             if unit == "bps":
                 _positive_rate(name, v)
         if self.scheme == "qcn" and self.fr_th is not None and self.fr_th < 1:
@@ -3340,8 +3382,9 @@ class Scenario(_Model):
                         raise _err(f"{fld}.{name}", f"{v!r} is not a host; allowed: {_names(hosts)}")
                 if f.src == f.dst:
                     raise _err(f"{fld}.dst", "a flow needs two different hosts")
-                if not _path_exists(net, adj, f.src, f.dst):
-                    raise _err(f"{fld}.dst", f"no path from {f.src!r} to {f.dst!r} in network.links")
+                if not _path_exists(net, adj, f.src, f.dst, hosts):
+                    raise _err(f"{fld}.dst", f"no path from {f.src!r} to {f.dst!r} in network.links (through switches: "
+                                             "hosts do not forward)")
             last_start = f.start + (f.count - 1) * f.stagger + f.start_jitter
             if not last_start < self.run.duration:
                 raise _err(
@@ -3398,8 +3441,8 @@ class Scenario(_Model):
                     raise _err(f"{fld}.{name}", f"{v!r} is not a host; allowed: {_names(hosts)}")
             if x.src == x.dst:
                 raise _err(f"{fld}.dst", "a source needs two different hosts")
-            if not _path_exists(net, adj, x.src, x.dst):
-                raise _err(f"{fld}.dst", f"no path from {x.src!r} to {x.dst!r}")
+            if not _path_exists(net, adj, x.src, x.dst, hosts):
+                raise _err(f"{fld}.dst", f"no path from {x.src!r} to {x.dst!r} (through switches: hosts do not forward)")
             if x.start >= self.run.duration:
                 raise _err(f"{fld}.start", f"{time_str(x.start)} is not before run.duration = {time_str(self.run.duration)}")
         ports = self._l2_cp_names(hosts)
@@ -3728,7 +3771,7 @@ class Scenario(_Model):
             try:
                 fitted = json.loads(_core.fit_sampling(text, auto))
             except ValueError as e:
-                raise ScenarioError(str(e)) from None
+                raise engine_error(e) from None
             for field, ps in fitted.items():
                 key = field.split(".", 1)[1] + "_ps"
                 if spec["metrics"][key] != ps:
@@ -3873,9 +3916,9 @@ class Scenario(_Model):
         delay: dict[tuple[str, str], float] = {}
         for link in net.links or []:
             delay[(link.a, link.b)] = delay[(link.b, link.a)] = link.delay
-        adj = net.adjacency()
+        adj, hosts = net.adjacency(), set(net.host_names())
         for field, a, b in pairs:
-            d = _shortest_path_delay(adj, delay, a, b)
+            d = _shortest_path_delay(adj, delay, a, b, hosts)
             if d is not None:
                 out.append((field, f"the propagation RTT of its path {a} -> {b} ", 2 * d))
         return out
@@ -3951,7 +3994,7 @@ class Scenario(_Model):
             try:
                 _core.validate_spec(text)
             except ValueError as e:
-                raise ScenarioError(str(e)) from None
+                raise engine_error(e) from None
             self._resources_checked = self._validated
         return json.loads(text)
 
@@ -4043,9 +4086,9 @@ def _resolve_data_files(data: Any, base: Path) -> None:
 
 
 def _shortest_path_delay(adj: dict[str, list[str]], delay: dict[tuple[str, str], float], src: str,
-                         dst: str) -> Optional[float]:
-    """One-way propagation delay of the path the engine routes ``src -> dst`` on: fewest hops;
-    among those, the least delay (None: no path)."""
+                         dst: str, hosts: "Collection[str]") -> Optional[float]:
+    """One-way propagation delay of the path the engine routes ``src -> dst`` on: fewest hops
+    through switches (``hosts`` do not forward); among those, the least delay (None: no path)."""
     import heapq
 
     best: dict[str, tuple[int, float]] = {src: (0, 0.0)}
@@ -4054,7 +4097,7 @@ def _shortest_path_delay(adj: dict[str, list[str]], delay: dict[tuple[str, str],
         hops, d, node = heapq.heappop(todo)
         if node == dst:
             return d
-        if best.get(node, (hops, d)) < (hops, d):
+        if best.get(node, (hops, d)) < (hops, d) or (node != src and node in hosts):
             continue
         for nxt in adj.get(node, []):
             key = (hops + 1, d + delay.get((node, nxt), 0.0))
@@ -4070,23 +4113,32 @@ def _names(names: set) -> str:
     return ", ".join(sorted(names))
 
 
-def _path_exists(net: "Network", adj: Callable[[], dict], src: str, dst: str) -> bool:
-    """Whether host src reaches host dst. Every host of a leaf-spine or fat-tree reaches every
-    other by construction; elsewhere a breadth-first search over ``adj()`` (built on first use)."""
-    return net.topology in FABRIC_TIERS or _reachable(adj(), src, dst)
+def _path_exists(net: "Network", adj: Callable[[], dict], src: str, dst: str, hosts: "Collection[str]") -> bool:
+    """Whether host src reaches host dst through switches (``hosts`` do not forward, as in the
+    engine). Every host of a leaf-spine or fat-tree reaches every other by construction;
+    elsewhere a breadth-first search over ``adj()`` (built on first use)."""
+    return net.topology in FABRIC_TIERS or _reachable(adj(), src, dst, hosts)
 
 
-def _reachable(adj: dict[str, list[str]], src: str, dst: str) -> bool:
+def _reachable(adj: dict[str, list[str]], src: str, dst: str, hosts: "Collection[str]") -> bool:
     seen, todo = {src}, deque([src])
     while todo:
         u = todo.popleft()
         if u == dst:
             return True
+        if u != src and u in hosts:
+            continue
         for v in adj.get(u, []):
             if v not in seen:
                 seen.add(v)
                 todo.append(v)
     return False
+
+
+def engine_error(e: ValueError) -> "ScenarioError":
+    """An error of the engine's checks as the scenario's: the engine names its own fields, and an
+    L2 parameter's is not the user's (``l2.scheme.h_a_hz`` -> ``l2.Ha``)."""
+    return ScenarioError(re.sub(r"\bl2\.scheme\.(\w+)", lambda m: f"l2.{L2_FIELD_NAMES.get(m[1], m[1])}", str(e)))
 
 
 def _read_text(path: Path, what: str = "scenario") -> str:

@@ -57,7 +57,7 @@ def simulate(
     runs (its queues hold more packets than the bound leaves room for); the engine's other
     ``field: message`` errors pass through unchanged.
     """
-    from dcsim.scenario import RunLimitError, Scenario, ScenarioError, ScenarioWarning, load_scenario
+    from dcsim.scenario import RunLimitError, Scenario, ScenarioWarning, engine_error, load_scenario
 
     if isinstance(scenario, (str, os.PathLike)):
         scenario = load_scenario(scenario)
@@ -75,7 +75,7 @@ def simulate(
     try:
         sim = core.Simulation(scenario.to_engine_json())  # the JSON checked above (built once)
     except ValueError as e:
-        raise ScenarioError(str(e)) from None
+        raise engine_error(e) from None
     duration_ps = int(sim.duration_ps)
     try:
         for i in range(1, chunks + 1):

@@ -45,7 +45,7 @@ class UnitError(ValueError):
     """A quantity string could not be parsed; the message lists the accepted units."""
 
 
-_NUM = r"([+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?)"
+_NUM = r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"  # ASCII digits (\d takes "１")
 _RE = re.compile(r"^\s*" + _NUM + r"\s*([A-Za-z/µμ]*)\s*$")
 
 # Units are case-sensitive, as in the SI and IEC conventions: b is a bit and B a byte; k (or K)
@@ -108,7 +108,12 @@ def _split(value, what: str, forms: str) -> tuple[float, str]:
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise UnitError(f"{what}: expected a quantity with a unit such as {forms}, got {value!r}")
     if isinstance(value, (int, float)):
-        x, u = float(value), ""
+        try:
+            x, u = float(value), ""
+        except OverflowError:  # an integer beyond a double's range
+            digits = int(value.bit_length() * math.log10(2)) + 1
+            raise UnitError(f"{what}: an integer of about {digits} digits is out of range; write a number "
+                            f"and a unit such as {forms}") from None
     else:
         m = _RE.match(value)
         if not m:

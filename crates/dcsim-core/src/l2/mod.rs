@@ -310,7 +310,7 @@ impl L2Spec {
             return Err(invalid(
                 format!("{prefix}.min_rate_bps"),
                 format!(
-                    "minimum rate {min} bit/s is above the source's line rate {} bit/s; allowed 0 < min_rate_bps <= line rate",
+                    "minimum rate {min} bit/s is above the source's line rate {} bit/s; allowed 0 < min rate <= line rate",
                     line_rate.bps()
                 ),
             ));
@@ -357,8 +357,18 @@ pub(crate) fn check_open(prefix: &str, field: &str, x: f64, lo: f64, hi: f64, wh
     if x.is_finite() && x > lo && x < hi {
         Ok(())
     } else {
-        let range = if hi.is_infinite() { format!("> {lo}") } else { format!("in ({lo}, {hi})") };
-        Err(invalid(format!("{prefix}.{field}"), format!("{what} = {x} is out of range; allowed {range}")))
+        let range = if hi.is_infinite() { format!("> {}", num(lo)) } else { format!("in ({}, {})", num(lo), num(hi)) };
+        Err(invalid(format!("{prefix}.{field}"), format!("{what} = {} is out of range; allowed {range}", num(x))))
+    }
+}
+
+/// A number for a message: as written when that is short, else in exponent form (`1e300`, not
+/// the 301 digits `{}` prints).
+pub(crate) fn num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e7).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
     }
 }
 
@@ -422,6 +432,16 @@ mod tests {
         let dsm = &t[1]["params"];
         assert_eq!(dsm[0], serde_json::json!({"name": "q0", "field": "q0_bytes", "unit": "bytes", "default": 64_000}));
         assert_eq!(t[0]["params"][0]["default"], 33_000);
+    }
+
+    #[test]
+    fn range_errors_print_numbers_short() {
+        assert_eq!(
+            (num(1e300), num(1e15), num(2.0), num(0.5), num(0.0), num(1e-9)),
+            ("1e300".into(), "1e15".into(), "2".into(), "0.5".into(), "0".into(), "1e-9".into())
+        );
+        let e = check_open("l2", "h_a_hz", 1e300, 0.0, 1e15, "H_a").unwrap_err().to_string();
+        assert!(e.contains("H_a = 1e300 is out of range; allowed in (0, 1e15)"), "{e}");
     }
 
     #[test]

@@ -140,14 +140,14 @@ impl Params {
         if !(self.w.is_finite() && (0.0..=1e6).contains(&self.w)) {
             return Err(invalid(
                 format!("{prefix}.w"),
-                format!("w = {} is out of range; allowed 0 <= w <= 1e6", self.w),
+                format!("w = {} is out of range; allowed 0 <= w <= 1e6", super::num(self.w)),
             ));
         }
         // 63 Gd <= 1 keeps CR (1 - Gd qntz) >= 0.
         if !(self.gd.is_finite() && self.gd > 0.0 && 63.0 * self.gd <= 1.0) {
             return Err(invalid(
                 format!("{prefix}.gd"),
-                format!("Gd = {} is out of range; allowed 0 < gd <= 1/63", self.gd),
+                format!("Gd = {} is out of range; allowed 0 < gd <= 1/63", super::num(self.gd)),
             ));
         }
         for (i, &b) in self.sample_table_bytes.iter().enumerate() {
