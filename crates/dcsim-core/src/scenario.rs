@@ -211,6 +211,19 @@ impl QueueSpec {
     pub fn unbounded() -> QueueSpec {
         QueueSpec { capacity: Amount::Bytes(1_000_000_000), aqm: AqmSpec::DropTail }
     }
+
+    /// A switch port's queue where the scenario gives none (a graph's link): 1 000 packets, drop-tail.
+    pub fn default_switch() -> QueueSpec {
+        QueueSpec { capacity: Amount::Packets(1000), aqm: AqmSpec::DropTail }
+    }
+
+    /// Its capacity in packets of `packet_bytes` (a capacity in bytes rounded up).
+    pub fn packets(&self, packet_bytes: u32) -> u128 {
+        match self.capacity {
+            Amount::Packets(n) => n as u128,
+            Amount::Bytes(b) => (b as u128).div_ceil(packet_bytes.max(1) as u128),
+        }
+    }
 }
 
 /// Queue discipline (see `aqm/`).
@@ -1055,6 +1068,47 @@ impl TopologySpec {
             TopologySpec::ParkingLot { switches, hosts, .. } => {
                 let n = *switches as u64;
                 (n + hosts.len() as u64, 2 * (n.saturating_sub(1) + hosts.len() as u64))
+            }
+        }
+    }
+}
+
+impl TopologySpec {
+    /// The packets the switches' egress queues hold when every one is full (host NICs, unbounded,
+    /// are not counted): the room the memory plan leaves the queues beside the sampled series.
+    pub fn switch_buffer_packets(&self, packet_bytes: u32) -> u128 {
+        let p = |q: &QueueSpec| q.packets(packet_bytes);
+        match self {
+            TopologySpec::Dumbbell { senders, bottleneck_queue, reverse_queue, .. } => {
+                p(bottleneck_queue) + *senders as u128 * p(reverse_queue.as_ref().unwrap_or(bottleneck_queue))
+            }
+            TopologySpec::Graph { nodes, links, .. } => {
+                let switch: std::collections::HashSet<&str> =
+                    nodes.iter().filter(|n| n.kind == NodeKind::Switch).map(|n| n.name.as_str()).collect();
+                let default = QueueSpec::default_switch();
+                links
+                    .iter()
+                    .map(|l| {
+                        let ends = switch.contains(l.a.as_str()) as u128 + switch.contains(l.b.as_str()) as u128;
+                        ends * p(l.queue.as_ref().unwrap_or(&default))
+                    })
+                    .sum()
+            }
+            TopologySpec::LeafSpine { leaves, spines, hosts_per_leaf, host, leaf_spine, .. } => {
+                let (l, s, h) = (*leaves as u128, *spines as u128, *hosts_per_leaf as u128);
+                l * h * p(&host.queue) + 2 * l * s * p(&leaf_spine.queue)
+            }
+            TopologySpec::FatTree { k, host, edge_agg, agg_core, .. } => {
+                let n = (*k as u128).pow(3) / 4; // links of each tier
+                n * p(&host.queue) + 2 * n * (p(&edge_agg.queue) + p(&agg_core.queue))
+            }
+            TopologySpec::Tree { racks, queue, .. } => {
+                let hosts: u128 = racks.iter().map(|&h| h as u128).sum();
+                let r = racks.len() as u128;
+                (hosts + if r > 1 { 2 * r } else { 0 }) * p(queue)
+            }
+            TopologySpec::ParkingLot { switches, hosts, queue, .. } => {
+                (2 * (*switches as u128).saturating_sub(1) + hosts.len() as u128) * p(queue)
             }
         }
     }

@@ -387,7 +387,12 @@ pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
         }
         return check_memory(spec);
     }
+    // The queues' room first: every switch buffer full, or an eighth of what is left if that is
+    // less (a graph with two 10^5-packet buffers had its auto series fill 1 GB but 4 MB, and the
+    // run stopped when the queues outgrew that; every switch port of a 5 000-sender dumbbell
+    // full, 800 MB, would coarsen its series for ACK queues that never fill).
     let mut left = limit.saturating_sub(fixed);
+    left -= (spec.topology.switch_buffer_packets(spec.packet_bytes) * PACKET_HELD_BYTES).min(left / QUEUE_SHARE);
     todo.sort_by_key(|s| (plan.bytes(s), s.field));
     let k = todo.len() as u128;
     for (i, s) in todo.iter().enumerate() {
@@ -524,9 +529,12 @@ fn queue_allowance_bytes(spec: &Spec, net: &Network) -> u128 {
 
 /// See [`queue_allowance_bytes`].
 const QUEUE_PACKETS_PER_PORT: u128 = 64;
+/// The automatic sampling intervals leave the queues room for every switch buffer full, up to
+/// 1 / this of the budget left beside the network, the flows and the chosen series ([`fit_sampling`]).
+pub const QUEUE_SHARE: u128 = 8;
 /// A packet in a port's rings, counted as the doubling rings may hold it: twice its slot and its
 /// pipe entry.
-const PACKET_HELD_BYTES: u128 = 2 * (std::mem::size_of::<(Time, Packet)>() + 32) as u128;
+pub const PACKET_HELD_BYTES: u128 = 2 * (std::mem::size_of::<(Time, Packet)>() + 32) as u128;
 
 /// A world adds up its ports' growing memory every this many events (a power of two). A ring
 /// this many packets would fill counts as doubled already ([`Port::growing_bytes`]), so between
@@ -1285,8 +1293,8 @@ impl World {
             format!(
                 "the run stopped at t = {}: the network holds {held} packets, whose queues and histograms take {}, \
                  more than the {} that metrics.max_memory = {} leaves beside the network, the flows and the sampled \
-                 series{}; raise metrics.max_memory, or make the buffers smaller (network.buffer) or the windows \
-                 (init_cwnd)",
+                 series{}; raise metrics.max_memory, or make the buffers smaller (network.buffer, a link's or a tier's) or \
+                 the windows (init_cwnd)",
                 fmt_ps(now.0 as u128),
                 mb(bytes),
                 mb(self.queue_allowance),
@@ -2280,6 +2288,11 @@ impl Sim {
     /// The most flows with transport state at any instant so far (summed over the worlds).
     pub fn peak_active_flows(&self) -> usize {
         self.worlds.iter().map(|w| w.peak_active_flows()).sum()
+    }
+    /// What the packets in each world's queues may take before the run stops, bytes (the least
+    /// over the worlds; see `queue_allowance_bytes`).
+    pub fn queue_allowance_bytes(&self) -> u128 {
+        self.worlds.iter().map(|w| w.queue_allowance).min().unwrap_or(0)
     }
     /// Bytes of one running flow's transport state (sender, receiver and bookkeeping; its
     /// reorder and SACK buffers come on top, bounded by its window), and of one finished

@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use dcsim_core::scenario::*;
-use dcsim_core::sim::{fit_sampling, MIN_AUTO_SAMPLES};
+use dcsim_core::sim::{fit_sampling, MIN_AUTO_SAMPLES, PACKET_HELD_BYTES, QUEUE_SHARE};
 use dcsim_core::Sim;
 
 fn auto_all() -> Vec<String> {
@@ -56,6 +56,29 @@ fn five_thousand_flows_for_one_second_fit_the_default_budget() {
     let mut finer = s.clone();
     finer.metrics.cwnd_interval_ps /= 2;
     assert!(finer.check().is_err(), "the window interval {} ps was lengthened more than needed", m.cwnd_interval_ps);
+}
+
+#[test]
+fn automatic_intervals_leave_the_queues_room_for_their_buffers() {
+    // 4 flows for 5 s with 10^5-packet buffers: the preferred series (10 us) overflow 256 MB, so
+    // the intervals are lengthened. They used to fill the budget to the byte, leaving the queues
+    // only the in-flight floor (a run like this stopped at 274 ms holding 22 854 packets). Now the
+    // queues keep room for every switch buffer full (5 ports x 10^5 packets), up to an eighth of
+    // what the series could have taken.
+    let mut s = dumbbell(4, GBPS, 10 * GBPS, 100 * US, 100_000, AqmSpec::DropTail, dctcp(1.0 / 16.0), 5_000 * MS, 0);
+    s.metrics.max_memory_bytes = 256_000_000;
+    let before = s.metrics.cwnd_interval_ps;
+    fit_sampling(&mut s, &auto_all()).unwrap();
+    assert!(s.metrics.cwnd_interval_ps > before, "the series were lengthened: {}", s.metrics.cwnd_interval_ps);
+    let full = 5 * 100_000 * PACKET_HELD_BYTES;
+    let want = full.min(256_000_000 / QUEUE_SHARE) * 9 / 10; // the eighth is of what is left, a little less
+    let room = Sim::new(s).unwrap().queue_allowance_bytes();
+    assert!(room >= want, "queues may take {room} B, want >= {want} B");
+    // A budget that fits the buffers' room keeps it whole.
+    let mut s = dumbbell(4, GBPS, 10 * GBPS, 100 * US, 10_000, AqmSpec::DropTail, dctcp(1.0 / 16.0), 5_000 * MS, 0);
+    s.metrics.max_memory_bytes = 256_000_000;
+    fit_sampling(&mut s, &auto_all()).unwrap();
+    assert!(Sim::new(s).unwrap().queue_allowance_bytes() >= 5 * 10_000 * PACKET_HELD_BYTES);
 }
 
 #[test]

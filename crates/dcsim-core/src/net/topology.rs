@@ -7,15 +7,10 @@ use crate::aqm::Aqm;
 use crate::error::{invalid, Result};
 use crate::packet::NodeId;
 use crate::rng::{stream, Stream};
-use crate::scenario::{
-    chain_switch_name, tree_host_name, Amount, AqmSpec, NodeKind, PortRef, QueueSpec, Spec, TierSpec, TopologySpec,
-};
+use crate::scenario::{chain_switch_name, tree_host_name, NodeKind, PortRef, QueueSpec, Spec, TierSpec, TopologySpec};
 use crate::units::{Rate, Time};
 
 /// Switch ports of a graph link without an explicit queue: drop-tail, 1000 packets.
-fn default_switch_queue() -> QueueSpec {
-    QueueSpec { capacity: Amount::Packets(1000), aqm: AqmSpec::DropTail }
-}
 
 struct Builder<'a> {
     spec: &'a Spec,
@@ -90,7 +85,7 @@ pub fn build(spec: &Spec) -> Result<Network> {
             for (i, l) in links.iter().enumerate() {
                 let a = b.net.node_id(&l.a).ok_or_else(|| invalid(format!("network.links[{i}].a"), "unknown node"))?;
                 let z = b.net.node_id(&l.b).ok_or_else(|| invalid(format!("network.links[{i}].b"), "unknown node"))?;
-                let q = l.queue.clone().unwrap_or_else(default_switch_queue);
+                let q = l.queue.clone().unwrap_or_else(QueueSpec::default_switch);
                 let (pa, pz) = b.link(a, z, l.rate_bps, Time(l.delay_ps), &q, &q)?;
                 for p in [pa, pz] {
                     let from = b.net.ports[p as usize].from;
