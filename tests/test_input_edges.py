@@ -252,3 +252,67 @@ def test_a_cdf_files_numbers_are_ascii(tmp_path, line):
     (tmp_path / "s.toml").write_text(poisson_tree('{ kind = "cdf", file = "s.cdf" }'))
     with pytest.raises(ScenarioError, match=r"s\.cdf line 2: .*is not two numbers"):
         load_scenario(tmp_path / "s.toml")
+
+
+# -- messages and the CLI's options -----------------------------------------------------------
+
+def test_an_unknown_key_of_a_fabric_tier_lists_the_tiers_keys():
+    """network.tiers is a table of tables: the hint walked into the tier's name as a field and
+    gave up ("see the scenario format"), where every other unknown key lists the allowed ones."""
+    d = {"network": {"topology": "fat_tree", "k": 4, "host_link": "10Gbps", "tiers": {"host": {"ratee": "1Gbps"}}},
+         "flows": [{"protocol": "dctcp", "src": "h0", "dst": "h1"}], "run": {"duration": "1ms"}}
+    with pytest.raises(ScenarioError, match=r"network\.tiers\.host\.ratee: unknown key; did you mean 'rate'\? allowed keys: rate"):
+        Scenario.from_dict(d)
+
+
+def test_an_empty_host_list_of_a_tree_is_named_as_written():
+    """hosts = [] was reported as "network.racks: 0 is out of range", a field the user never wrote."""
+    d = {"network": {"topology": "tree", "hosts": [], "host_link": "1Gbps", "rtt": "100us", "buffer": "100pkt"},
+         "run": {"duration": "1ms"}}
+    with pytest.raises(ScenarioError, match=r"network\.hosts: empty list"):
+        Scenario.from_dict(d)
+
+
+def test_a_warmup_equal_to_the_duration_in_picoseconds_says_so():
+    """9.6 ps < 10.2 ps, but the engine counts whole picoseconds (10 and 10): Python accepted it
+    and the engine refused it without the values."""
+    d = dumbbell()
+    d["run"].update(duration="10.2ps", warmup="9.6ps")
+    with pytest.raises(ScenarioError, match=r"run\.warmup: .*in whole picoseconds: 10 and 10 ps"):
+        Scenario.from_dict(d)
+
+
+def test_nesting_and_keys_that_no_scenario_has_are_named_errors(tmp_path):
+    """A table that holds itself (from Python) or 10^5 nested brackets ended in RecursionError; a
+    key that is not a string in TypeError("keywords must be strings")."""
+    loop: dict = {}
+    loop["network"] = loop
+    with pytest.raises(ScenarioError, match="nested too deeply"):
+        Scenario.from_dict(loop)
+    with pytest.raises(ScenarioError, match=r"^scenario: key 1: expected a string, got 1$"):
+        Scenario.from_dict({1: 2})
+    (tmp_path / "deep.toml").write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    with pytest.raises(ScenarioError, match="nested too deeply"):
+        load_scenario(tmp_path / "deep.toml")
+    res = runner.invoke(app, ["run", str(tmp_path / "deep.toml")])
+    assert res.exit_code == 2 and "nested too deeply" in res.output and "internal error" not in res.output, res.output
+
+
+def test_json_and_another_format_conflict(tmp_path):
+    res = runner.invoke(app, ["run", str(DEMO), "--json", "--format", "csv", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "--json" in res.output and "--format csv" in res.output, res.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_out_with_a_name_too_long_names_out(tmp_path):
+    res = runner.invoke(app, ["run", str(DEMO), "--out", str(tmp_path / ("o" * 300))])
+    assert res.exit_code == 2 and "--out" in flat(res.output) and "too long" in flat(res.output), res.output
+
+
+def test_force_never_deletes_the_scenario_it_runs(tmp_path):
+    """`dcsim run dir/s.toml --out dir --force` replaced dir whole, s.toml with it."""
+    (tmp_path / "s.toml").write_text(DEMO.read_text())
+    (tmp_path / "notes.txt").write_text("mine")
+    res = runner.invoke(app, ["run", str(tmp_path / "s.toml"), "--out", str(tmp_path), "--force", "--no-plots"])
+    assert res.exit_code == 2 and "s.toml, which this run reads" in flat(res.output), res.output
+    assert (tmp_path / "s.toml").exists() and (tmp_path / "notes.txt").exists()

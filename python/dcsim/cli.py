@@ -71,6 +71,8 @@ def run(
     """Run a packet-level scenario: summary table, Parquet tables, summary.json, PNG plots."""
     if fmt not in ("table", "json", "csv"):
         fail(f"--format: {fmt!r} is not one of table, json, csv")
+    if json_ and fmt not in ("table", "json"):
+        fail(f"--json: it means --format json, and --format {fmt} was given; give one of them")
     worker = None
     if plots and wait_plots:  # first of all: the plot process imports matplotlib while this one imports the rest
         from dcsim._plot_worker import PlotWorker

@@ -375,11 +375,18 @@ def _stop_previous_plotter(out: Path) -> None:
         stop_background(out, manifest)
 
 
-def check_out_dir(out: Path, force: bool) -> None:
+def check_out_dir(out: Path, force: bool, reads: Sequence[Path] = ()) -> None:
     """The output rule, checked before the run: a new (creatable) directory, or an empty one, or a
     previous run's that holds nothing but that run's files (replaced whole); any other directory
-    only with --force. Raises ValueError naming --out (and the files that would be lost)."""
-    out = Path(out)
+    only with --force, and never one that holds a file the run ``reads`` (its scenario, a trace:
+    --force would delete it). Raises ValueError naming --out (and the files that would be lost)."""
+    try:
+        _check_out_dir(Path(out), force, reads)
+    except OSError as e:  # a name too long, a directory that cannot be listed
+        raise ValueError(f"--out: {out}: {e.strerror or e}") from None
+
+
+def _check_out_dir(out: Path, force: bool, reads: Sequence[Path]) -> None:
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out: {out} exists and is not a directory")
     anc = out.parent
@@ -387,6 +394,11 @@ def check_out_dir(out: Path, force: bool) -> None:
         anc = anc.parent
     if anc.exists() and not anc.is_dir():
         raise ValueError(f"--out: {anc} is a file, not a directory, so {out} cannot be created; give another --out")
+    if out.is_dir() and force:
+        inside = [p for p in reads if Path(p).resolve().parent == out.resolve() and p.name in unexpected_files(out)]
+        if inside:
+            raise ValueError(f"--out: {out} holds {inside[0].name}, which this run reads; the run replaces the directory "
+                             "whole, so --force would delete it. Give another --out")
     if out.is_dir() and any(out.iterdir()) and not force:
         extra = unexpected_files(out)
         if extra:
@@ -403,6 +415,16 @@ def check_out_dir(out: Path, force: bool) -> None:
         probe.rmdir()
     except OSError as e:
         raise ValueError(f"--out: cannot create {out}: {e.strerror or e}") from None
+
+
+def _data_files(sc) -> list[Path]:
+    """The files a scenario's workloads read (a trace, a size CDF)."""
+    out = []
+    for w in sc.workloads:
+        for f in (getattr(w, "file", None), getattr(getattr(w, "sizes", None), "file", None)):
+            if isinstance(f, str):
+                out.append(Path(f))
+    return out
 
 
 def run_scenario_file(
@@ -459,7 +481,7 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
         raise  # fail() exits; this keeps type checkers honest
     out = Path(out) if out is not None else default_out_dir(scenario)
     try:
-        check_out_dir(out, force)
+        check_out_dir(out, force, reads=[Path(scenario), *_data_files(sc)])
     except ValueError as e:
         fail(str(e))
     info.print(f"[bold]{escape(Path(scenario).name)}[/]: {escape(sc.describe())}")

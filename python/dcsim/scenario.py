@@ -260,8 +260,10 @@ def _model_at(loc: tuple) -> Optional[type]:
     import typing
 
     cls: Any = Scenario
+    keyed = False  # the last field was a table of tables: the next part is one of its keys
     for part in loc[:-1]:
-        if isinstance(part, int):
+        if isinstance(part, int) or keyed:
+            keyed = False
             continue
         field = getattr(cls, "model_fields", {}).get(part)
         if field is None:
@@ -274,6 +276,7 @@ def _model_at(loc: tuple) -> Optional[type]:
             if typing.get_origin(t) is None and isinstance(t, type) and issubclass(t, BaseModel):
                 found = t
                 break
+            keyed = keyed or typing.get_origin(t) is dict
             todo.extend(typing.get_args(t))
         if found is None:
             return None
@@ -394,6 +397,29 @@ def _time_v(v: Any) -> float:
     except UnitError as e:
         raise ValueError(_strip_what(e)) from None
     return _check_time_range(x, v)
+
+
+#: Tables and lists nest at most this deep in a scenario (its deepest field is ~6 levels down).
+MAX_NESTING = 32
+
+
+def _check_shape(data: dict) -> None:
+    """Raise ScenarioError unless ``data``'s tables have string keys and nest at most MAX_NESTING
+    levels (a table that holds itself, from Python, nests without end)."""
+    todo: list[tuple[Any, int, str]] = [(data, 1, "")]
+    while todo:
+        obj, depth, at = todo.pop()
+        if depth > MAX_NESTING:
+            raise ScenarioError(f"{(at or 'scenario')[:100]}: nested too deeply (allowed at most {MAX_NESTING} levels of "
+                                "tables and lists; a table that holds itself never ends)")
+        if isinstance(obj, dict):
+            for k, v in obj.items():
+                if not isinstance(k, str):
+                    raise ScenarioError(f"{at or 'scenario'}: key {k!r}: expected a string, got {k!r}")
+                if isinstance(v, (dict, list, tuple)):
+                    todo.append((v, depth + 1, f"{at}.{k}" if at else k))
+        else:
+            todo.extend((v, depth + 1, f"{at}[{i}]") for i, v in enumerate(obj) if isinstance(v, (dict, list, tuple)))
 
 
 def plain(obj: Any) -> Any:
@@ -1178,6 +1204,8 @@ class Network(_Model):
         if self.hosts is None:
             raise _err("hosts", "required for a tree: hosts per rack, e.g. hosts = 3 or hosts = [2, 1]")
         if isinstance(self.hosts, list):
+            if not self.hosts:
+                raise _err("hosts", "empty list; give hosts per rack, e.g. hosts = [2, 1], or one number for every rack")
             if self.racks is None:
                 self._fill("racks", len(self.hosts))
             elif self.racks != len(self.hosts):
@@ -2850,10 +2878,12 @@ class Run(_Model):
             raise _err("duration", f"{time_str(self.duration)} is out of range; allowed 1 ps .. {MAX_DURATION_S:g} s")
         if not self.warmup >= 0:
             raise _err("warmup", f"{time_str(self.warmup)} is negative; allowed 0 <= warmup < run.duration")
-        if not self.warmup < self.duration:
+        if not to_ps(self.warmup) < to_ps(self.duration):  # as the engine sees them: whole picoseconds
+            rounded = f" (in whole picoseconds: {to_ps(self.warmup)} and {to_ps(self.duration)} ps)" if \
+                self.warmup < self.duration else ""
             raise _err(
                 "warmup",
-                f"{time_str(self.warmup)} is not shorter than run.duration = {time_str(self.duration)}; "
+                f"{time_str(self.warmup)} is not shorter than run.duration = {time_str(self.duration)}{rounded}; "
                 f"allowed 0 <= warmup < duration",
             )
         if not (0 <= self.seed < 2**64):
@@ -3602,6 +3632,7 @@ class Scenario(_Model):
         """Validate a dict of the TOML shape; raises :class:`ScenarioError`."""
         if not isinstance(data, dict):
             raise ScenarioError(f"scenario: expected a table, got {type(data).__name__}")
+        _check_shape(data)
         if "network" not in data:
             kind = _other_file_kind(data)
             if kind:
@@ -3614,6 +3645,8 @@ class Scenario(_Model):
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
             raise ScenarioError(f"scenario file: not valid TOML: {e}") from None
+        except RecursionError:  # the parser recurses per level of nesting
+            raise ScenarioError(f"scenario: nested too deeply (allowed at most {MAX_NESTING} levels)") from None
         return cls.from_dict(data)
 
     @classmethod
@@ -4203,6 +4236,10 @@ def _file_tables(path: Path, changes: Optional[dict], json_file: bool) -> dict:
         data = json.loads(text) if json_file else tomllib.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as e:  # (json's error is a ValueError)
         raise ScenarioError(f"scenario file: not valid {'JSON' if json_file else 'TOML'}: {e}") from None
+    except RecursionError:  # the parsers recurse per level of nesting
+        raise ScenarioError(f"{path}: nested too deeply to be a scenario (allowed at most {MAX_NESTING} levels)") from None
+    if isinstance(data, dict):
+        _check_shape(data)
     _resolve_data_files(data, path.parent)
     updates = plain(dict(changes or {}))
     return _changed(data, updates) if updates else data
