@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 import dcsim.sweep.spec as spec_mod
 from dcsim import Scenario, simulate
 from dcsim.cli import app
-from dcsim.sweep import SweepError, load_sweep, make_spec, plan_sweep, sweep
+from dcsim.sweep import SweepError, load_sweep, make_spec, plan_sweep, run_sweep, sweep
 from dcsim.sweep.worker import flatten_summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -139,6 +139,37 @@ def test_more_than_the_run_limit_needs_yes(monkeypatch, tmp_path):
     with pytest.raises(SweepError, match=r"^axes: the sweep has 6 runs \(network.aqm.K \(2\) x 3 seeds\); more than 5 runs need --yes"):
         plan_sweep(s)
     assert len(plan_sweep(s, yes=True).runs) == 6
+
+
+def test_no_sweep_has_more_than_max_runs_even_with_yes(monkeypatch):
+    """10^9 combinations with --yes ran out of memory expanding the grid (3.85 GB, then
+    MemoryError): the count is checked first, before anything is expanded."""
+    s = make_spec(BASE, {"network.aqm.K": [f"{k}pkt" for k in range(1, 1001)],
+                         "flows[0].g": [1 / k for k in range(1, 1001)]}, seeds=1000)
+    with pytest.raises(SweepError, match=r"^axes: the sweep has 1,000,000,000 runs .*allowed at most 1,000,000"):
+        plan_sweep(s, yes=True)
+    monkeypatch.setattr(spec_mod, "MAX_RUNS", 5)
+    with pytest.raises(SweepError, match=r"allowed at most 5 "):
+        plan_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt", "20pkt"]}, seeds=3), yes=True)
+
+
+def test_a_sweep_leaves_the_users_own_temporary_files_alone(tmp_path):
+    """OUT may be the user's directory (`-o .`): a sweep removed every ".<x>.tmp" whose "pid" was
+    not a live process, the user's ".notes.tmp" too, even with --dry-run. It now removes only its
+    own (".<file>.<pid>.tmp" of the files it writes) and a dry run nothing."""
+    (tmp_path / ".notes.tmp").write_text("mine")
+    (tmp_path / ".draft.12.tmp").write_text("mine too: no file of the sweep's")
+    (tmp_path / "traces").mkdir()
+    (tmp_path / "traces" / ".todo.tmp").write_text("mine")
+    dead = tmp_path / ".sweep.parquet.999999999.tmp"  # the sweep's own, of a writer long gone
+    dead.write_bytes(b"partial")
+    s = make_spec(BASE, {"network.aqm.K": ["20pkt"]})
+    run_sweep(s, tmp_path, tables=False, jobs=1, progress=False, dry_run=True)
+    assert dead.exists(), "a dry run removes nothing"
+    run_sweep(s, tmp_path, tables=False, jobs=1, progress=False)
+    assert not dead.exists()
+    assert (tmp_path / ".notes.tmp").read_text() == "mine" and (tmp_path / ".draft.12.tmp").exists()
+    assert (tmp_path / "traces" / ".todo.tmp").exists()
 
 
 def test_bad_seeds_and_jobs(tmp_path):

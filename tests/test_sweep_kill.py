@@ -187,3 +187,23 @@ def test_stale_temp_files_of_cached_runs_are_removed_by_a_later_sweep(tmp_path):
         zombie.wait()
     sweep(base, {"network.aqm.K": ["20pkt"]}, out=tmp_path, tables=False, jobs=1, progress=False)
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_workers_die_with_a_sweep_killed_alone(tmp_path):
+    """`kill -9 <the sweep's pid>` (not its process group, as a terminal's Ctrl-C would): the
+    workers were left waiting on their pipes, holding OUT/.lock, and every later sweep of OUT said
+    "another dcsim sweep is writing" until they were killed by hand. They now die with the sweep
+    (the parent-death signal), and the next sweep resumes."""
+    f = sweep_file(tmp_path, duration="300ms")
+    out = tmp_path / "out"
+    proc = start(f, out)
+    assert wait_for_rows(out, 1, proc), proc.communicate()[1]
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=30)
+    gone = group_gone(proc.pid, limit_s=10)
+    if not gone:  # leave no orphan behind a failing test
+        os.killpg(proc.pid, signal.SIGKILL)
+    assert gone, "a worker outlived the sweep killed with SIGKILL"
+    proc = start(f, out, "--dry-run")
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 0 and "another dcsim sweep" not in stderr, stderr

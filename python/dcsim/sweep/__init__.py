@@ -387,7 +387,8 @@ def run_sweep(
     if not os.access(out, os.W_OK):
         raise SweepError(f"out: the output directory {out} is not writable")
     with SweepLock(out):
-        store.clean_tmp()
+        if not dry_run:  # a dry run writes and removes nothing
+            store.clean_tmp()
         todo: list[PlannedRun] = []
         for key, runs in groups.items():
             rec = None if force else store.load_row(runs[0].run_id, key, need_tables=tables)

@@ -9,6 +9,7 @@ are cancelled, the local worker processes are terminated, finished runs stay on 
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import gc
 import json
 import multiprocessing
@@ -74,10 +75,20 @@ class Stats:
         return (time.perf_counter() - self.started) / n * max(self.to_compute - n, 0)
 
 
-def _worker_init() -> None:
-    """Local workers leave Ctrl-C and SIGTERM to the sweep, which stops them itself (SIGKILL)."""
+def _worker_init(parent: Optional[int] = None) -> None:
+    """Local workers leave Ctrl-C and SIGTERM to the sweep, which stops them itself (SIGKILL),
+    and die with it (Linux: the parent-death signal): a sweep killed with `kill -9` left its
+    workers waiting on their pipes, holding OUT/.lock (inherited), so that no sweep could resume."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        pr_set_pdeathsig = 1
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, int(signal.SIGKILL), 0, 0, 0)
+        if parent is not None and os.getppid() != parent:  # the sweep died before prctl took effect
+            os._exit(1)
 
 
 class StopSignals:
@@ -130,7 +141,8 @@ class LocalPool:
 
         methods = multiprocessing.get_all_start_methods()
         ctx = multiprocessing.get_context("fork" if sys.platform.startswith("linux") and "fork" in methods else None)
-        self.executor = cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_worker_init)
+        self.executor = cf.ProcessPoolExecutor(max_workers=self.jobs, mp_context=ctx, initializer=_worker_init,
+                                               initargs=(os.getpid(),))
         # With fork every worker starts at the first submit; elsewhere they start on demand.
         # gc.freeze: the workers' garbage collector leaves the inherited objects alone, so their
         # memory pages stay shared instead of being copied into every worker.

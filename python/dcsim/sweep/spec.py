@@ -58,12 +58,16 @@ __all__ = [
     "load_sweep",
     "plan_sweep",
     "run_key",
+    "MAX_RUNS",
     "MAX_RUNS_WITHOUT_YES",
     "COMBINE",
 ]
 
 #: More runs than this need ``yes=True`` / ``--yes``.
 MAX_RUNS_WITHOUT_YES = 100_000
+#: No sweep has more runs than this: its plan holds each combination's scenario (~2 KB) and
+#: validates it (~1 ms), so 10^6 runs take ~2 GB and ~17 minutes before the first run starts.
+MAX_RUNS = 1_000_000
 COMBINE = ("grid", "zip")
 SWEEP_KEYS = ("base", "combine", "seeds", "seed_base", "set", "axes")
 #: Hex digits of the key that make a run id (64 bits: a collision among 10^6 runs has odds ~3e-8).
@@ -508,11 +512,16 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
     from dcsim.scenario import DataFiles, Scenario, ScenarioError, reading_files
 
     n_runs = count_runs(spec)
+    sizes = " x ".join(f"{a.name} ({len(a)})" for a in spec.axes)
+    if spec.combine == "zip":
+        sizes = f"zip of {len(spec.axes[0])} steps"
+    seeds = f" x {count_shown(len(spec.seeds), 'seed')}" if spec.seeds else ""
+    if n_runs > MAX_RUNS:
+        raise SweepError(
+            f"axes: the sweep has {n_runs:,} runs ({sizes}{seeds}); allowed at most {MAX_RUNS:,} (the plan holds and "
+            "validates every combination before the first run: ~2 KB and ~1 ms each); split it into several sweeps"
+        )
     if n_runs > MAX_RUNS_WITHOUT_YES and not yes:
-        sizes = " x ".join(f"{a.name} ({len(a)})" for a in spec.axes)
-        if spec.combine == "zip":
-            sizes = f"zip of {len(spec.axes[0])} steps"
-        seeds = f" x {count_shown(len(spec.seeds), 'seed')}" if spec.seeds else ""
         raise SweepError(
             f"axes: the sweep has {n_runs:,} runs ({sizes}{seeds}); more than {MAX_RUNS_WITHOUT_YES:,} runs "
             f"need --yes (Python: yes=True)"

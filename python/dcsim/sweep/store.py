@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
-from typing import Any, Iterable, Optional
+from typing import Any, Callable, Iterable, Optional
 
 __all__ = ["atomic_write", "atomic_link", "trace_content", "run_record", "RunStore", "SweepLock", "RowBuffer", "write_table"]
 
@@ -31,6 +32,8 @@ ROW = "row.json"
 ERROR = "error.json"
 TABLE = "sweep.parquet"
 SPEC = "sweep.json"
+#: The files a sweep writes at the top of OUT (beside runs/, traces/ and .lock).
+OUT_FILES = (TABLE, SPEC)
 
 
 def run_record(key: str, version: str, seed: int, tables: bool, run_wall_s: Optional[float], metrics: dict) -> dict:
@@ -108,21 +111,26 @@ def _pid_alive(pid: int) -> bool:
         return True  # no /proc (not Linux): alive as far as we can tell
 
 
-def _remove_tmp(d: Path, now: Optional[float] = None) -> None:
-    """Remove temporary files left by processes that died while writing, and any older than
-    :data:`STALE_TMP_S` (not fresh ones of live writers: after a kill, a worker of the old sweep
-    may still be writing the same run)."""
+#: A temporary file of :func:`atomic_write`: ".<name>.<pid>.tmp".
+_TMP = re.compile(r"\.(?P<name>.+)\.(?P<pid>[0-9]+)\.tmp")
+
+
+def _remove_tmp(d: Path, now: Optional[float] = None, names: Optional[Callable[[str], bool]] = None) -> None:
+    """Remove temporary files of :func:`atomic_write` (of files ``names`` accepts, if given) left
+    by processes that died while writing, and any older than :data:`STALE_TMP_S` (not fresh ones
+    of live writers: after a kill, a worker of the old sweep may still be writing the same run).
+    Nothing else: OUT may be a directory of the user's, whose own ".notes.tmp" is not ours."""
     import time
 
     now = time.time() if now is None else now
     try:
         with os.scandir(d) as it:
             for p in it:
-                name = p.name
-                if not (name.startswith(".") and name.endswith(".tmp")):
+                m = _TMP.fullmatch(p.name)
+                if m is None or (names is not None and not names(m["name"])):
                     continue
-                pid = name[:-4].rsplit(".", 1)[-1]
-                live = pid.isdigit() and int(pid) != os.getpid() and _pid_alive(int(pid))
+                pid = m["pid"]
+                live = int(pid) != os.getpid() and _pid_alive(int(pid))
                 try:
                     stale = now - p.stat(follow_symlinks=False).st_mtime > STALE_TMP_S
                 except FileNotFoundError:
@@ -248,8 +256,8 @@ class RunStore:
         import time
 
         now = time.time()
-        _remove_tmp(self.out, now)
-        _remove_tmp(self.out / TRACES, now)
+        _remove_tmp(self.out, now, names=lambda n: n in OUT_FILES)
+        _remove_tmp(self.out / TRACES, now, names=lambda n: n.endswith(".csv"))
         try:
             with os.scandir(self.runs) as it:
                 for e in it:
