@@ -82,3 +82,38 @@ def test_each_paper_is_named_one_way():
     titles = {re.sub(r"\s*\(Sections? [^)]*\)$", "", e.paper) for e in all_experiments()}
     assert len(titles) == 4, sorted(titles)
     assert all(t.count(":") + t.count(",") >= 1 for t in titles), sorted(titles)  # authors, then title
+
+
+@pytest.mark.parametrize("cache", ['["x"]', '{"dx-thresholds --quick": "fast", "dx-fig2": -5, "dx-fig3": 1e400}', "{"])
+def test_a_runtimes_cache_of_another_shape_costs_nothing(tmp_path, monkeypatch, cache):
+    """runtimes.json is a cache: a list there ended `reproduce --list` in an internal error, and
+    `reproduce ID` after the experiment had run (its claims never written, its report empty);
+    -5 and 1e400 were listed as "-5 s" and "inf s". Such entries are ignored, and the runtime is
+    recorded after the claims are written."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from dcsim.cli import app
+
+    monkeypatch.setenv("DCSIM_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / "runtimes.json").write_text(cache)
+    res = CliRunner().invoke(app, ["reproduce", "--list"], env={"COLUMNS": "400"})
+    assert res.exit_code == 0 and "inf s" not in res.output and "-5 s" not in res.output, res.output
+    out = tmp_path / "o"
+    res = CliRunner().invoke(app, ["reproduce", "dx-thresholds", "--quick", "-o", str(out), "--html", str(out)])
+    assert res.exit_code == 0, res.output  # --html into -o too: no file is copied onto itself
+    assert (out / "dx-thresholds" / "claims.json").exists() and (out / "index.html").exists()
+    times = json.loads((tmp_path / "cache" / "runtimes.json").read_text())
+    assert isinstance(times["dx-thresholds --quick"], float)
+
+
+def test_reproduce_out_that_is_a_file_is_refused_before_running(tmp_path):
+    from typer.testing import CliRunner
+
+    from dcsim.cli import app
+
+    (tmp_path / "afile").write_text("x")
+    res = CliRunner().invoke(app, ["reproduce", "dx-thresholds", "--quick", "-o", str(tmp_path / "afile")])
+    assert res.exit_code == 2 and "--out: cannot create" in " ".join(res.output.split()), res.output

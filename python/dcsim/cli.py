@@ -164,11 +164,12 @@ def reproduce(
             exps.append(get(i))
         except KeyError as e:
             fail(str(e.args[0]))
-    if html_dir is not None:
-        try:
-            html_dir.mkdir(parents=True, exist_ok=True)
-        except OSError as e:
-            fail(f"--html: cannot create {html_dir}: {e.strerror}")
+    for option, d in (("--out", out), ("--html", html_dir)):  # before anything runs
+        if d is not None:
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                fail(f"{option}: cannot create {d}: {e.strerror or e}")
     import time
     import traceback
 
@@ -215,9 +216,9 @@ def reproduce(
                         raise typer.Exit(code=1)
                     continue
                 wall = time.perf_counter() - t0
-                record_runtime(exp.id, quick, wall)
                 print_claims(result)
                 files = [*result.files, *write_claims(result, out_dir), *parquet_beside_csvs(result.files)]
+                record_runtime(exp.id, quick, wall)  # bookkeeping, after the results are written
                 console.print("files: " + ", ".join(str(p) for p in files))
                 entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, result=result, files=list(result.files)))
     finally:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import shutil
 import subprocess
 import time
@@ -163,6 +164,14 @@ def _data_section(e_id: str, data: list[Path]) -> str:
     return "<ul>" + "".join(f"<li><a href=\"{_e(e_id)}/{_e(f.name)}\"><code>{_e(f.name)}</code></a></li>" for f in data) + "</ul>"
 
 
+def _copy(f: Path, figs_dir: Path) -> None:
+    """Copy ``f`` into ``figs_dir``, unless it is there already (--html the same directory as -o)."""
+    figs_dir.mkdir(parents=True, exist_ok=True)
+    dst = figs_dir / f.name
+    if not (dst.exists() and os.path.samefile(f, dst)):
+        shutil.copy2(f, dst)
+
+
 def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: str) -> Path:
     """Write index.html and one page per experiment into ``html_dir``; returns the index."""
     html_dir = Path(html_dir)
@@ -180,13 +189,11 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
         for f in e.files:
             f = Path(f)
             if f.suffix.lower() in (".png", ".svg") and f.exists():
-                figs_dir.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(f, figs_dir / f.name)
+                _copy(f, figs_dir)
                 figs.append(f"{e.id}/{f.name}")
         data = _data_files(Path(e.out_dir), e.files) if e.error is None else []
         for f in data:  # copied beside the figures: the report stays self-contained
-            figs_dir.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(f, figs_dir / f.name)
+            _copy(f, figs_dir)
         body = ["<p><a href=\"index.html\">&larr; all experiments</a></p>",
                 f"<h1>{_e(e.id)}: {_e(e.title)}</h1>", f"<p class=\"meta\">{_e(e.paper)}</p>", quick_note,
                 f"<p class=\"meta\">wall time {_fmt_s(e.wall_s)}; {meta}</p>"]

@@ -227,10 +227,7 @@ def record_runtime(exp_id: str, quick: bool, wall_s: float) -> None:
     import json
 
     path = _runtimes_path()
-    try:
-        data = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    except (OSError, ValueError):
-        data = {}
+    data = runtimes()
     data[f"{exp_id}{' --quick' if quick else ''}"] = round(float(wall_s), 2)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -242,13 +239,20 @@ def record_runtime(exp_id: str, quick: bool, wall_s: float) -> None:
 
 
 def runtimes() -> dict[str, float]:
-    """Measured wall times on this machine: {"dctcp-fig7": s, "dctcp-fig7 --quick": s}."""
+    """Measured wall times on this machine: {"dctcp-fig7": s, "dctcp-fig7 --quick": s}. A file
+    of another shape (edited, truncated) gives what it holds of that form: never an error, as
+    it is a cache (a list there had `reproduce` fail after the experiment had run)."""
     import json
+    import math
 
     try:
-        return json.loads(_runtimes_path().read_text(encoding="utf-8"))
+        data = json.loads(_runtimes_path().read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: float(v) for k, v in data.items() if isinstance(k, str) and isinstance(v, (int, float))
+            and not isinstance(v, bool) and math.isfinite(v) and v >= 0}
 
 
 #: Typical runtimes shipped with dcsim (written by benchmarks/ship_runtimes.py from a real
