@@ -316,3 +316,29 @@ def test_force_never_deletes_the_scenario_it_runs(tmp_path):
     res = runner.invoke(app, ["run", str(tmp_path / "s.toml"), "--out", str(tmp_path), "--force", "--no-plots"])
     assert res.exit_code == 2 and "s.toml, which this run reads" in flat(res.output), res.output
     assert (tmp_path / "s.toml").exists() and (tmp_path / "notes.txt").exists()
+
+
+# -- fluid models and theory from Python: the CLI's bounds ---------------------------------------
+
+@pytest.mark.parametrize("call, field", [
+    (lambda f: f.dctcp_normalized(10, 0.0625, t_end=1e9, dt=0.5, sample_dt=1e8), "t_end"),
+    (lambda f: f.dctcp(10e9, 100e-6, 40, 0.0625, 10, t_end_s=1e4), "t_end_s"),
+    (lambda f: f.dx(10, 10e9, 100e-6, t_end_s=1e4), "t_end_s"),
+    (lambda f: f.dctcp(10e9, 100e-6, 40, 0.0625, 10, t_end_s=1e-9, dt_s=1e-17), "dt_s"),
+])
+def test_fluid_runs_from_python_have_the_clis_step_bound(call, field):
+    """The CLI allows 1e8 integration steps (theory.limits.MAX_STEPS); the Python API let the
+    integrator take up to 1e11 (hours, and no Ctrl-C in Rust). Refused before it starts."""
+    import dcsim.fluid as fluid
+
+    with pytest.raises(ValueError, match=rf"^{field}: .*(allowed|may span at most)"):
+        call(fluid)
+
+
+def test_the_hybrid_model_keeps_a_bounded_number_of_windows():
+    """n_events = 10^9 allocated 2 x 10^9 x N floats up front (40 GB asked for, RSS growing)."""
+    from dcsim.theory import dctcp
+
+    with pytest.raises(ValueError, match=r"^n_events: .*allowed \(n_events \+ 1\) x N <= 1e\+07"):
+        dctcp.hybrid_model([10, 10], [0.1, 0.1], 0.0625, 40, 10**9)
+    assert len(dctcp.hybrid_model([10, 10], [0.1, 0.1], 0.0625, 40, 100).T) == 101

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from dcsim import _core
+from dcsim.theory import limits
 from dcsim.units import DEFAULT_PACKET_BYTES, capacity_pps
 
 __all__ = [
@@ -120,6 +121,7 @@ def _normalized_grid(t_end, dt, sample_dt, t_from):
     sample_dt = _real("sample_dt", sample_dt, dt, t_end, unit="units of R*")
     _stride("sample_dt", sample_dt, "dt", dt)
     t_from = _real("t_from", t_from, 0, t_end, unit="units of R*")
+    limits.check_steps(t_end, dt, "t_end", fmt=lambda x: f"{x:g} R*")  # the CLI's bound (1e8 steps)
     return t_end, dt, sample_dt, t_from
 
 
@@ -168,6 +170,8 @@ def _physical_grid(delay_s: float, t_end_s, dt_s, sample_dt_s):
         sample_dt_s = dt_s * max(1, math.ceil(t_end_s / dt_s / DEFAULT_ROWS))
     sample_dt_s = _real("sample_dt_s", sample_dt_s, dt_s, math.inf, unit="s")
     _stride("sample_dt_s", sample_dt_s, "dt_s", dt_s)
+    limits.check_steps(t_end_s, dt_s, "t_end_s")  # the CLI's bounds (1e8 steps; the delay's history)
+    limits.check_delay_steps(delay_s, dt_s, "dt_s", dt_given=True)
     return _cover(t_end_s, sample_dt_s), dt_s, sample_dt_s
 
 
@@ -313,6 +317,8 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
         si = _real(sfx("sample_dt_s", i), si, dti, math.inf, unit="s")
         _stride(sfx("sample_dt_s", i), si, sfx("dt_s", i), dti)
         tfi = _real(sfx("t_from_s", i), b["t_from_s"][i], 0, t_end_i, unit="s")
+        limits.check_steps(t_end_i, dti, sfx("t_end_s", i))  # the CLI's bounds (1e8 steps; the delay's history)
+        limits.check_delay_steps(taui, dti, sfx("dt_s", i), dt_given=True)
         t_end_i = _cover(t_end_i, si)
         if init is None:
             W0, Q0 = 1.0, 0.0

@@ -410,6 +410,10 @@ class HybridRun:
         return pd.DataFrame(cols)
 
 
+#: The Hybrid model keeps every event's windows and alphas: at most this many of each (160 MB).
+MAX_HYBRID_VALUES = 10_000_000
+
+
 def hybrid_model(W0: Sequence[float], alpha0: Sequence[float], g: float, W_max: float,
                  n_events: int) -> HybridRun:
     """Iterate the Hybrid model (Section 4.1, eqs. 19-21) for n_events congestion epochs.
@@ -430,6 +434,11 @@ def hybrid_model(W0: Sequence[float], alpha0: Sequence[float], g: float, W_max: 
     if int(n_events) != n_events or n_events < 0:
         raise ValueError(f"n_events must be an integer >= 0, got {_plain(n_events)}")
     N = W.size
+    if (int(n_events) + 1) * N > MAX_HYBRID_VALUES:  # every event's windows and alphas are kept
+        raise ValueError(f"n_events: {int(n_events)} events of {N} flows keep {(int(n_events) + 1) * N:.3g} windows; "
+                         f"allowed (n_events + 1) x N <= {MAX_HYBRID_VALUES:g}, i.e. n_events <= "
+                         f"{MAX_HYBRID_VALUES // N - 1:g}")
+    n_events = int(n_events)
     t0 = (W_max - W.sum()) / N
     W = W + t0
     # alpha between t = 0 and T_0: no marks (p = 0), d alpha/dt = -g alpha

@@ -177,9 +177,10 @@ def check_delay_steps(delay_s: float, dt_s: float, field: str, dt_given: bool = 
                      f"{field} <= {fmt_time(MAX_DELAY_STEPS * dt_s)} at this step")
 
 
-def check_steps(t_end_s: float, dt_s: float, field: str = "t_end") -> None:
-    """A fluid run of t_end_s with step dt_s must take at most MAX_STEPS steps."""
+def check_steps(t_end_s: float, dt_s: float, field: str = "t_end", fmt: Callable[[float], str] = fmt_time) -> None:
+    """A fluid run of t_end_s with step dt_s must take at most MAX_STEPS steps (``fmt``: how a
+    time is written, e.g. in units of R*)."""
     steps = t_end_s / dt_s
     if not steps <= MAX_STEPS:
-        raise ValueError(f"{field}: {fmt_time(t_end_s)} is {steps:.3g} integration steps of {fmt_time(dt_s)}; "
-                         f"allowed at most {MAX_STEPS:g} steps, i.e. {field} <= {fmt_time(MAX_STEPS * dt_s)}")
+        raise ValueError(f"{field}: {fmt(t_end_s)} is {steps:.3g} integration steps of {fmt(dt_s)}; "
+                         f"allowed at most {MAX_STEPS:g} steps, i.e. {field} <= {fmt(MAX_STEPS * dt_s)}")
