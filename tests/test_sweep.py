@@ -113,7 +113,8 @@ def test_runs_cached_by_an_older_results_format_run_again(monkeypatch):
          r"^axes: combine = \"zip\" needs axes of equal length; network.aqm.K has 2, flows\[0\].g has 1"),
         ({"network.aqm.K": ["10pkt"], "network.aqm": [{"kind": "droptail"}]}, {}, r"^axis network.aqm: overlaps axis network.aqm.K"),
         ({"run.seed": [1, 2]}, {"seeds": 2}, r"^axis run.seed: give either a run.seed axis or seeds"),
-        ({"flows[0].protocol": ["newreno", "dctcp"]}, {}, r"^axis flows\[0\].protocol = \"newreno\": flows\[0\].g: only for protocol"),
+        ({"flows[0].protocol": ["newreno", "dctcp"], "flows[0].g": [0.1]}, {},
+         r"^axis flows\[0\].g = 0.1: flows\[0\].g: only for protocol"),
         ({"network.buffer": ["100pkt", "10pkt"]}, {}, r"^axis network.buffer = \"10pkt\": network.aqm.K: marking threshold 20pkt is larger"),
     ],
 )
@@ -121,6 +122,17 @@ def test_bad_axes_are_reported_with_the_axis(axes, kw, expect):
     with pytest.raises(SweepError) as e:
         plan_sweep(make_spec(BASE, axes, **kw))
     assert re.search(expect, str(e.value)), str(e.value)
+
+
+def test_a_protocol_axis_drops_the_bases_options_of_the_old_protocol():
+    """As `dcsim run --set` and Scenario.replace: switching the protocol drops the base's g (the
+    sweep refused "flows[0].g: only for protocol = dctcp" for every newreno combination, so a base
+    with g could never be swept over protocol); an axis that gives g keeps it."""
+    plan = plan_sweep(make_spec(BASE, {"flows[0].protocol": ["dctcp", "newreno"]}))
+    dctcp, newreno = (Scenario.from_dict(d) for d in plan.scenarios)
+    assert dctcp.flows[0].g == 0.0625 and newreno.flows[0].protocol == "newreno" and newreno.flows[0].g is None
+    plan = plan_sweep(make_spec(BASE, {"flows[0].protocol": ["dctcp"], "flows[0].g": [0.25]}))
+    assert Scenario.from_dict(plan.scenarios[0]).flows[0].g == 0.25
 
 
 def test_several_invalid_combinations_are_listed_once_per_error():

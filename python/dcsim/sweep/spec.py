@@ -509,7 +509,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
     about 0.4 ms per combination, the seeds of a combination share one validation).
     """
     from dcsim import __version__
-    from dcsim.scenario import DataFiles, Scenario, ScenarioError, reading_files
+    from dcsim.scenario import DataFiles, Scenario, ScenarioError, _changed, reading_files
 
     n_runs = count_runs(spec)
     sizes = " x ".join(f"{a.name} ({len(a)})" for a in spec.axes)
@@ -527,10 +527,8 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
             f"need --yes (Python: yes=True)"
         )
     try:
-        base = dict(spec.base)
-        for p, v in spec.set.items():
-            base = set_path(base, p, v)
-    except PathError as e:
+        base = _changed(dict(spec.base), dict(spec.set))
+    except ScenarioError as e:
         raise SweepError(f"set: {e}") from None
     if spec.combine == "zip":
         combos = [tuple([i] * len(spec.axes)) for i in range(len(spec.axes[0]))]
@@ -545,13 +543,17 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
     invalid: dict[str, list[int]] = {}  # error text -> the combinations it hits
     warned: dict[str, list[int]] = {}  # warning text -> the combinations it concerns
     for ci, combo in enumerate(combos):
-        d = base
+        updates: dict[str, Any] = {}
         for a, step in zip(spec.axes, combo):
             for p, v in zip(a.paths, a.steps[step]):
                 try:
-                    d = set_path(d, p, v)
+                    set_path(base, p, v)  # a path that is none, named by its axis
                 except PathError as e:
                     raise SweepError(f"axis {a.name}: {e}") from None
+                updates[p] = v
+        # As `dcsim run --set`: a new protocol drops the old one's options (the base's g), another
+        # file what the base holds from its old one.
+        d = _changed(base, updates)
         d = _resolve_files(d, spec.files_dir, cdf_cache)
         scenarios.append(d)
         try:
