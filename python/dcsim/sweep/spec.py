@@ -581,8 +581,8 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
 
 def _blame(spec: SweepSpec, combos: list[tuple[int, ...]], msg: str, hits: list[int]) -> Optional[tuple[str, Any]]:
     """The axis value an error belongs to: the axis whose path holds the error's field, else the
-    one axis value present in exactly the combinations the error hits (e.g. ``flows[0].protocol =
-    "newreno"`` when the base sets DCTCP's g)."""
+    one axis value present in exactly the combinations the error hits (e.g. ``network.buffer =
+    "10pkt"`` when the base's marking threshold K is larger)."""
     fields = [_error_field(line) for line in msg.splitlines()]
     first = combos[hits[0]]
     for ai, a in enumerate(spec.axes):
