@@ -135,6 +135,7 @@ def test_interrupt_stops_promptly_and_keeps_finished_runs(tmp_path, sig, code):
     kept = finished(out)
     assert 2 <= len(kept) < len(KS) * SEEDS, (len(kept), stopped_s, stderr)
     assert not (out / "sweep.parquet").exists()
+    assert not (out / "sweep.json").exists(), "the table's description is written with the table"
     # The next sweep counts them as finished.
     proc2 = start(f, out, "--dry-run")
     _, plan = proc2.communicate(timeout=30)

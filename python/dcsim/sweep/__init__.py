@@ -401,7 +401,6 @@ def run_sweep(
         if dry_run:
             return planned(stats.cached, len(todo))
         report_plan(stats.cached, len(todo))
-        store.write_json("sweep.json", {**spec.to_dict(), "dcsim_version": __version__, "tables": tables})
 
         close: Optional[Callable[[], None]] = None
         local: Optional[LocalPool] = None
@@ -482,6 +481,9 @@ def run_sweep(
 
         meta = {"dcsim.sweep": {**spec.to_dict(), "dcsim_version": __version__}}
         table_path = write_table(out, rows.table(metadata=meta))
+        # The table's description beside it, written with it: a sweep that failed or was stopped
+        # left a sweep.json describing it beside the table of the sweep before.
+        store.write_json("sweep.json", {**spec.to_dict(), "dcsim_version": __version__, "tables": tables})
     n_new = stats.computed + stats.failed
     return SweepResult(
         out=out,
