@@ -582,3 +582,19 @@ def test_a_workload_sweep_shows_the_slowdown_of_its_finished_flows(tmp_path):
     for i, name in enumerate(names):
         if name.endswith("util %"):
             assert any(r[i] != "0.00" for r in rows), (name, rows)
+
+
+@pytest.mark.parametrize("call, expect", [
+    (lambda tmp: make_spec(BASE, {5: ["10pkt"]}), r"^axes: key 5 is not a path"),
+    (lambda tmp: make_spec(BASE, {"network.aqm.K": ["10pkt", "20pkt", "10pkt"]}),
+     r"^axis network.aqm.K: value \[2\] = \"10pkt\" repeats value \[0\]"),
+    (lambda tmp: make_spec(BASE, {"network.aqm.K": ["10pkt"]}, set=[1]), r"^set: expected a table of path = value"),
+    (lambda tmp: run_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt"]}), None), r"^out: None is not a directory path"),
+    (lambda tmp: run_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt"]}), tmp, jobs=1000), r"^jobs: 1000 is out of range; allowed an integer 1 \.\. 256"),
+])
+def test_api_inputs_of_a_sweep_are_named(tmp_path, call, expect):
+    """From Python these ended in TypeError ('int' object is not iterable; expected str, bytes or
+    os.PathLike), AttributeError ('list' object has no attribute 'items'), or ran: a repeated
+    axis value as two "seeds" of one combination, 1 000 local processes on 2 cores."""
+    with pytest.raises(SweepError, match=expect):
+        call(tmp_path)

@@ -154,8 +154,10 @@ def reproduce(
         return
     if all_ and ids:
         fail("give experiment ids or --all, not both")
-    if jobs is not None and jobs < 1:
-        fail(f"--jobs: {jobs} is out of range; allowed an integer >= 1")
+    from dcsim.sweep import MAX_JOBS
+
+    if jobs is not None and not 1 <= jobs <= MAX_JOBS:
+        fail(f"--jobs: {jobs} is out of range; allowed an integer 1 .. {MAX_JOBS}")
     if jobs is not None and dask is not None and dask != "local":
         fail(f"--jobs: not with --dask {dask}; the cluster's workers decide (--dask local --jobs N sizes a local cluster)")
     exps = all_experiments() if all_ else []

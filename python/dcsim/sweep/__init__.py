@@ -63,6 +63,7 @@ __all__ = [
     "SweepError",
     "SweepInterrupted",
     "Axis",
+    "MAX_JOBS",
     "MAX_RUNS_WITHOUT_YES",
 ]
 
@@ -282,8 +283,12 @@ def execution(*, jobs: Optional[int] = None, executor: Optional[Any] = None):
 
 
 def _check_jobs(jobs: Any) -> None:
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or jobs < 1):
-        raise SweepError(f"jobs: {jobs!r} is out of range; allowed an integer >= 1 (default: all cores)")
+    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS):
+        raise SweepError(f"jobs: {jobs!r} is out of range; allowed an integer 1 .. {MAX_JOBS} (default: all cores)")
+
+
+#: Local worker processes at most: each is a process with the engine imported (~60 MB).
+MAX_JOBS = 256
 
 
 def run_sweep(
@@ -323,6 +328,8 @@ def run_sweep(
         raise SweepError("executor: give an executor, or jobs / dask, not both")
     if dask is not None and (not isinstance(dask, str) or not dask.strip()):
         raise SweepError(f"dask: {dask!r} is not a scheduler address; allowed \"local\" or tcp://HOST:PORT")
+    if not isinstance(out, (str, os.PathLike)):
+        raise SweepError(f"out: {out!r} is not a directory path")
     t0 = time.perf_counter()
     plan = _plan(spec, yes, progress, console)
     out = Path(out)

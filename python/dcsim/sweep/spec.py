@@ -147,8 +147,11 @@ def _flatten_keys(d: Mapping, prefix: str = "") -> dict[str, Any]:
 def _axis(name: Union[str, Sequence[str]], values: Any) -> Axis:
     if isinstance(name, str):
         paths = tuple(p.strip() for p in name.split(","))
+    elif isinstance(name, (tuple, list)) and all(isinstance(p, str) for p in name):
+        paths = tuple(p.strip() for p in name)
     else:
-        paths = tuple(str(p).strip() for p in name)
+        raise SweepError(f"axes: key {name!r} is not a path; write a dotted path such as \"network.aqm.K\" (or a "
+                         "tuple of linked paths)")
     label = ", ".join(paths)
     if not paths or any(not p for p in paths):
         raise SweepError(f"axis {label!r}: empty path; write a dotted path such as \"network.aqm.K\"")
@@ -164,6 +167,13 @@ def _axis(name: Union[str, Sequence[str]], values: Any) -> Axis:
     values = list(values)
     if not values:
         raise SweepError(f"axis {label}: empty list of values; give at least one value")
+    seen: dict[str, int] = {}
+    for i, v in enumerate(values):
+        key = json.dumps(v, sort_keys=True, default=repr)
+        if key in seen:  # the same runs twice, shown as two seeds of one combination
+            raise SweepError(f"axis {label}: value [{i}] = {_show(v)} repeats value [{seen[key]}]; give each value "
+                             "once (seeds repeat runs)")
+        seen[key] = i
     if len(paths) == 1:
         steps = tuple((v,) for v in values)
     else:
@@ -269,6 +279,8 @@ def make_spec(
     ax = [_axis(k, v) for k, v in flat_axes.items()]
     if not ax:
         raise SweepError('axes: no axes; give at least one, e.g. "network.aqm.K" = ["20pkt", "65pkt"]')
+    if set is not None and not isinstance(set, Mapping):
+        raise SweepError(f"set: expected a table of path = value, got {_show(set)}")
     sets = _flatten_keys(set or {})
     seen: dict[tuple, str] = {}
     for name, paths in [("set", (p,)) for p in sets] + [(a.name, a.paths) for a in ax]:
