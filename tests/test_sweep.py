@@ -598,3 +598,23 @@ def test_api_inputs_of_a_sweep_are_named(tmp_path, call, expect):
     axis value as two "seeds" of one combination, 1 000 local processes on 2 cores."""
     with pytest.raises(SweepError, match=expect):
         call(tmp_path)
+
+
+def test_a_cached_run_that_was_damaged_is_computed_again(tmp_path):
+    """A finished run is trusted by its row.json; a row whose metrics were emptied gave a blank
+    row in the table, and a cut Parquet file or a deleted scenario.toml stayed "cached" forever."""
+    s = make_spec(BASE, {"network.aqm.K": ["10pkt", "20pkt", "40pkt"]})
+    first = run_sweep(s, tmp_path, jobs=1, progress=False)
+    ids = list(pd.read_parquet(first.table_path)["run_id"])
+    rows = [tmp_path / "runs" / i / "row.json" for i in ids]
+    rec = json.loads(rows[0].read_text())
+    rows[0].write_text(json.dumps({**rec, "metrics": {}}))
+    q = tmp_path / "runs" / ids[1] / "queue.parquet"
+    q.write_bytes(q.read_bytes()[:-10])
+    (tmp_path / "runs" / ids[2] / "scenario.toml").unlink()
+    again = run_sweep(s, tmp_path, jobs=1, progress=False)
+    assert again.computed == 3 and again.cached == 0
+    df = pd.read_parquet(again.table_path)
+    assert df["goodput_total_bps"].notna().all()
+    third = run_sweep(s, tmp_path, jobs=1, progress=False)
+    assert third.cached == 3 and third.computed == 0

@@ -144,6 +144,23 @@ def _remove_tmp(d: Path, now: Optional[float] = None, names: Optional[Callable[[
         pass
 
 
+def _tables_whole(d: Path) -> bool:
+    """Whether run directory ``d`` holds its scenario and whole Parquet files (the magic bytes at
+    both ends: a file cut short, or edited, is computed again rather than read as a result)."""
+    if not (d / "scenario.toml").is_file():
+        return False
+    try:
+        for p in d.glob("*.parquet"):
+            with open(p, "rb") as f:
+                head = f.read(4)
+                f.seek(-4, os.SEEK_END)
+                if head != b"PAR1" or f.read(4) != b"PAR1":
+                    return False
+    except OSError:  # shorter than 4 bytes (seek before the start), unreadable
+        return False
+    return True
+
+
 class SweepLock:
     """An exclusive lock on OUT/.lock (released by the OS if the process dies)."""
 
@@ -201,7 +218,9 @@ class RunStore:
             return None  # unreadable: run again (cannot happen with atomic writes, but never trust it)
         if not isinstance(rec, dict) or rec.get("key") != key or not isinstance(rec.get("metrics"), dict):
             return None
-        if need_tables and not rec.get("tables"):
+        if not rec["metrics"]:  # every run has its summary's metrics: an emptied row is no result
+            return None
+        if need_tables and not (rec.get("tables") and _tables_whole(self.run_dir(run_id))):
             return None
         return rec
 
