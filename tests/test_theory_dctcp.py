@@ -302,3 +302,16 @@ def test_psi_zero_cycle_counts_as_converged_within_its_sampling_resolution():
         c = th.limit_cycle(w, 0.05, psi=0.0)
         assert c.drift_resolution == pytest.approx(2 * 0.01 / c.T, rel=0.01)
         assert c.converged, (w, c.drift)
+
+
+@pytest.mark.parametrize("g", [1e-9, 1e-14, 1e-15, 1e-17, 1e-18, 1e-300, 5e-324])
+def test_alpha_star_tends_to_its_first_order_root_as_g_vanishes(g):
+    """Eq. (23) to first order in g: alpha* -> the root of 1 - a - W* a^2/2, i.e.
+    (sqrt(1 + 2 W*) - 1) / W*, with an error O(g). The printed form lost every digit below
+    g ~ 1e-13 (0.1378 at g = 1e-17, 1.0 at g = 1e-300 against 0.1831 for W* = 48.75).
+    Tolerance: the O(g) term (g x a few) plus 1e-13 relative for the root finder."""
+    from dcsim.theory.dctcp import alpha_star
+
+    for W in (2.0, 48.75, 1e4):
+        limit = (math.sqrt(1 + 2 * W) - 1) / W
+        assert abs(alpha_star(W, g) - limit) <= 1e-13 * limit + 10 * g * W, (W, g, alpha_star(W, g), limit)

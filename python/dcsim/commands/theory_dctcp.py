@@ -97,7 +97,7 @@ def dctcp(
         t.add_row("beta_TCP = log 2/(1 + W*/2)",
                   f"{h['beta_tcp_per_rtt']:.4g} /RTT = {h['beta_tcp_per_s']:.4g} /s (1/beta = {fmt_time(1 / h['beta_tcp_per_s'])})",
                   "Section 4.2")
-        t.add_row("beta_TCP / beta_DCTCP", f"{h['beta_ratio_tcp_over_dctcp']:.3f} (paper: < 1.4 for g large enough)",
+        t.add_row("beta_TCP / beta_DCTCP", f"{h['beta_ratio_tcp_over_dctcp']:.4g} (paper: < 1.4 for g large enough)",
                   "Section 4.2")
         if h["assumptions_violated"]:
             t.add_row("[yellow]assumptions (22) violated[/]", "; ".join(h["assumptions_violated"]), "Theorem 2")

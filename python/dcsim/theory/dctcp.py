@@ -459,11 +459,19 @@ def alpha_star(W_star: float, g: float) -> float:
     W_star = _positive("W_star", W_star)
     g = _g(g)
 
-    def h(a: float) -> float:
-        return math.exp(-g * (1.0 + W_star * a / 2.0)) * (math.expm1(g) + a) - a
+    def rel(x: float) -> float:  # expm1(x) / x, -> 1 as x -> 0
+        return math.expm1(x) / x if x != 0.0 else 1.0
 
-    # h(0) = 1 - e^-g > 0, h(1) = e^(-g W*/2) - 1 < 0; for g W* below the rounding of exp the root
-    # is 1 to double precision (h(1) rounds to >= 0)
+    def h(a: float) -> float:
+        # eq. (23)'s difference divided by g, with u = g (1 + W* a/2): e^-u (e^g - 1) + a (e^-u - 1)
+        # over g. Written as e^(-g(..))(e^g - 1 + a) - a it lost every digit for g below ~1e-13
+        # (alpha* 0.1378 at g = 1e-17 against the limit 0.1831, and 1.0 at g = 1e-300).
+        k = 1.0 + W_star * a / 2.0
+        u = g * k
+        return math.exp(-u) * rel(g) - a * k * rel(-u)
+
+    # h(0) = e^-g (e^g - 1)/g > 0, h(1) = (e^(-g W*/2) - 1)/g < 0: one root in (0, 1]; as g -> 0 it
+    # tends to the root of 1 - a - W* a^2/2 (eq. 23 to first order in g)
     if h(1.0) >= 0:
         return 1.0
     return brentq(h, 0.0, 1.0, xtol=1e-15, rtol=4 * np.finfo(float).eps, maxiter=200)
