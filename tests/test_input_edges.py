@@ -342,3 +342,20 @@ def test_the_hybrid_model_keeps_a_bounded_number_of_windows():
     with pytest.raises(ValueError, match=r"^n_events: .*allowed \(n_events \+ 1\) x N <= 1e\+07"):
         dctcp.hybrid_model([10, 10], [0.1, 0.1], 0.0625, 40, 10**9)
     assert len(dctcp.hybrid_model([10, 10], [0.1, 0.1], 0.0625, 40, 100).T) == 101
+
+
+def test_fluid_t_end_shorter_than_one_step_is_refused():
+    """--K 1e6pkt makes the default step R*/200 = 6 ms: a --t-end of 2 ms ran to 6 ms and gave
+    statistics of one point ("window of statistics 6 ms .. 6 ms")."""
+    res = runner.invoke(app, ["fluid", "dctcp", "--K", "1e6pkt", "--t-end", "2ms"])
+    assert res.exit_code == 2 and "--t-end: 2 ms is shorter than one integration step of 6 ms" in flat(res.output), res.output
+
+
+def test_fluid_init_out_of_range_is_printed_short():
+    """The integrator printed init.alpha = 1e308 as its 309 digits; NaN as 'must be in [-inf, inf]'."""
+    import dcsim.fluid as fluid
+
+    with pytest.raises(ValueError, match=r"init\.alpha0 = 1e\+308 is out of range: must be in \[0, 1\]"):
+        fluid.dctcp(10e9, 100e-6, 40, 0.0625, 10, t_end_s=1e-3, init=(1e308, 1e308, 1e308))
+    with pytest.raises(ValueError, match=r"init\.W0_pkt = nan is not a finite number"):
+        fluid.dctcp(10e9, 100e-6, 40, 0.0625, 10, t_end_s=1e-3, init=(float("nan"), 0.1, 0))

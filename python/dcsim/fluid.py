@@ -55,9 +55,11 @@ def _real(name: str, x, lo: float = -math.inf, hi: float = math.inf, *, lo_open=
     if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
         raise ValueError(f"{name} must be a real number{' in ' + unit if unit else ''}, got {x!r}")
     v = float(x)
+    if not math.isfinite(v):
+        raise ValueError(f"{name} = {v:g} is not a finite number{' of ' + unit if unit else ''}")
     lo_ok = v > lo if lo_open else v >= lo
     hi_ok = v < hi if hi_open else v <= hi
-    if not (math.isfinite(v) and lo_ok and hi_ok):
+    if not (lo_ok and hi_ok):
         rng = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
         raise ValueError(f"{name} = {v:g} is out of range: must be in {rng}{' ' + unit if unit else ''}")
     return v
@@ -75,7 +77,8 @@ def _init3(init, names=("W0", "alpha0", "q0")) -> Optional[list]:
         return None
     if len(init) != 3:
         raise ValueError(f"init must be a triple ({', '.join(names)}), got {init!r}")
-    return [_real(f"init.{n}", v) for n, v in zip(names, init)]
+    W, alpha, q = (_real(f"init.{n}", v, *rng) for n, v, rng in zip(names, init, ((0, math.inf), (0, 1), ())))
+    return [W, alpha, q]  # the queue's range depends on the model: the integrator checks it
 
 
 def default_normalized_init(wbar: float) -> tuple[float, float, float]:

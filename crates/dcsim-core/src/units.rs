@@ -104,6 +104,16 @@ impl Rate {
     }
 }
 
+/// A number for a message: as written when that is short, else in exponent form (`1e300`, not
+/// the 301 digits `{}` prints).
+pub fn short_num(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() || (1e-4..1e7).contains(&x.abs()) {
+        format!("{x}")
+    } else {
+        format!("{x:e}")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -239,6 +239,10 @@ def _grid(t_end: str, dt: Optional[str], dt_max_s: float, default_dt_s: float,
         L.check_steps(t_end_s, step, "--t-end")
     except ValueError as e:
         fail(str(e) + ("" if dt_s is None else " (or a larger --dt)"))
+    if t_end_s < step:  # the run would end at its first step, past --t-end, with one sample
+        fail(f"--t-end: {fmt_time(t_end_s)} is shorter than one integration step of {fmt_time(step)}"
+             + (" (--dt)" if dt_s is not None else " (the default step: a fraction of the feedback delay)")
+             + f"; allowed --t-end >= {fmt_time(step)}" + ("" if dt_s is not None else ", or give a smaller --dt"))
     return t_end_s, dt_s
 
 

@@ -23,7 +23,7 @@ pub use dx::Dx;
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum FluidError {
     /// A parameter is outside its allowed range; `name` is the user-facing argument name.
-    #[error("{name} = {value} is out of range: must be {range}")]
+    #[error("{name} = {} is out of range: must be {range}", crate::units::short_num(*value))]
     InvalidParameter { name: String, value: f64, range: String },
     /// The state left the model's domain (NaN/inf, or 1 + q~ <= 0): the step is too large.
     #[error("integration diverged at t = {t}: state {component} = {value}; reduce dt (currently {dt})")]

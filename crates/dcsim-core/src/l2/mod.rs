@@ -362,15 +362,7 @@ pub(crate) fn check_open(prefix: &str, field: &str, x: f64, lo: f64, hi: f64, wh
     }
 }
 
-/// A number for a message: as written when that is short, else in exponent form (`1e300`, not
-/// the 301 digits `{}` prints).
-pub(crate) fn num(x: f64) -> String {
-    if x == 0.0 || !x.is_finite() || (1e-4..1e7).contains(&x.abs()) {
-        format!("{x}")
-    } else {
-        format!("{x:e}")
-    }
-}
+pub(crate) use crate::units::short_num as num;
 
 /// `field` must be a positive integer (> 0).
 pub(crate) fn check_pos_u64(prefix: &str, field: &str, x: u64, what: &str) -> Result<()> {
