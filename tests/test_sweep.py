@@ -591,6 +591,8 @@ def test_a_workload_sweep_shows_the_slowdown_of_its_finished_flows(tmp_path):
     (lambda tmp: make_spec(BASE, {"network.aqm.K": ["10pkt"]}, set=[1]), r"^set: expected a table of path = value"),
     (lambda tmp: run_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt"]}), None), r"^out: None is not a directory path"),
     (lambda tmp: run_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt"]}), tmp, jobs=1000), r"^jobs: 1000 is out of range; allowed an integer 1 \.\. 256"),
+    (lambda tmp: run_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt"]}), tmp / "o", dask="http://x"),
+     r"^dask: 'http://x' is not a scheduler address"),
 ])
 def test_api_inputs_of_a_sweep_are_named(tmp_path, call, expect):
     """From Python these ended in TypeError ('int' object is not iterable; expected str, bytes or

@@ -287,6 +287,19 @@ def _check_jobs(jobs: Any) -> None:
         raise SweepError(f"jobs: {jobs!r} is out of range; allowed an integer 1 .. {MAX_JOBS} (default: all cores)")
 
 
+def _dask_address_ok(address: Any) -> bool:
+    """"local", or a scheduler address Dask can dial: [SCHEME://]HOST:PORT with one of its
+    schemes (checked before the plan: a typo used to be found after validating every run)."""
+    import re
+
+    if not isinstance(address, str) or not address.strip():
+        return False
+    if address == "local":
+        return True
+    m = re.fullmatch(r"(?:(tcp|tls|ucx|ws|wss)://)?([^/\s:]+|\[[0-9A-Fa-f:]+\]):([0-9]{1,5})/?", address.strip())
+    return m is not None and 0 < int(m[3]) < 65536
+
+
 #: Local worker processes at most: each is a process with the engine imported (~60 MB).
 MAX_JOBS = 256
 
@@ -326,8 +339,9 @@ def run_sweep(
     _check_jobs(jobs)
     if executor is not None and (jobs is not None or dask is not None):
         raise SweepError("executor: give an executor, or jobs / dask, not both")
-    if dask is not None and (not isinstance(dask, str) or not dask.strip()):
-        raise SweepError(f"dask: {dask!r} is not a scheduler address; allowed \"local\" or tcp://HOST:PORT")
+    if dask is not None and not _dask_address_ok(dask):
+        raise SweepError(f"dask: {dask!r} is not a scheduler address; allowed \"local\" or tcp://HOST:PORT "
+                         "(tls://, ucx://, ws://, wss:// too)")
     if not isinstance(out, (str, os.PathLike)):
         raise SweepError(f"out: {out!r} is not a directory path")
     t0 = time.perf_counter()
