@@ -3711,7 +3711,7 @@ class Scenario(_Model):
         :class:`ScenarioError` naming the field.
         """
         updates = plain(dict(changes or {}, **kw))
-        return type(self).from_dict(_changed(self._to_dict_with_traces(updates), updates))
+        return type(self).from_dict(apply_changes(self._to_dict_with_traces(updates), updates))
 
     def expanded_flows(self) -> list[FlowInfo]:
         """The flows in engine order (group by group; within a group by index). Start times:
@@ -4230,7 +4230,7 @@ def load_scenario(path: Union[str, Path], changes: Optional[dict] = None) -> Sce
 
 def _file_tables(path: Path, changes: Optional[dict], json_file: bool) -> dict:
     """The tables of scenario file ``path`` (TOML, or JSON), the files they name made relative to
-    it, with ``changes`` made (:func:`_changed`): what is then validated."""
+    it, with ``changes`` made (:func:`apply_changes`): what is then validated."""
     text = _read_text(path)
     try:
         data = json.loads(text) if json_file else tomllib.loads(text)
@@ -4242,10 +4242,10 @@ def _file_tables(path: Path, changes: Optional[dict], json_file: bool) -> dict:
         _check_shape(data)
     _resolve_data_files(data, path.parent)
     updates = plain(dict(changes or {}))
-    return _changed(data, updates) if updates else data
+    return apply_changes(data, updates) if updates else data
 
 
-def _changed(data: dict, updates: dict) -> dict:
+def apply_changes(data: dict, updates: dict) -> dict:
     """``data`` (a scenario's tables) with ``updates`` (dotted path -> value) made: a new protocol
     drops the old one's options unless the updates give them, and another file drops what the
     scenario holds from its old one (a CDF's points, a trace's arrivals). Raises

@@ -521,7 +521,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
     about 0.4 ms per combination, the seeds of a combination share one validation).
     """
     from dcsim import __version__
-    from dcsim.scenario import DataFiles, Scenario, ScenarioError, _changed, reading_files
+    from dcsim.scenario import DataFiles, Scenario, ScenarioError, apply_changes, reading_files
 
     n_runs = count_runs(spec)
     sizes = " x ".join(f"{a.name} ({len(a)})" for a in spec.axes)
@@ -539,7 +539,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
             f"need --yes (Python: yes=True)"
         )
     try:
-        base = _changed(dict(spec.base), dict(spec.set))
+        base = apply_changes(dict(spec.base), dict(spec.set))
     except ScenarioError as e:
         raise SweepError(f"set: {e}") from None
     if spec.combine == "zip":
@@ -565,7 +565,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
                 updates[p] = v
         # As `dcsim run --set`: a new protocol drops the old one's options (the base's g), another
         # file what the base holds from its old one.
-        d = _changed(base, updates)
+        d = apply_changes(base, updates)
         d = _resolve_files(d, spec.files_dir, cdf_cache)
         scenarios.append(d)
         try:
