@@ -359,3 +359,10 @@ def test_fluid_init_out_of_range_is_printed_short():
         fluid.dctcp(10e9, 100e-6, 40, 0.0625, 10, t_end_s=1e-3, init=(1e308, 1e308, 1e308))
     with pytest.raises(ValueError, match=r"init\.W0_pkt = nan is not a finite number"):
         fluid.dctcp(10e9, 100e-6, 40, 0.0625, 10, t_end_s=1e-3, init=(float("nan"), 0.1, 0))
+
+
+def test_an_output_file_under_a_file_says_it_is_a_file(tmp_path):
+    """`dcsim fluid dctcp --csv afile/x.csv` said "directory 'afile' does not exist" of a file."""
+    (tmp_path / "afile").write_text("x")
+    res = runner.invoke(app, ["fluid", "dctcp", "--csv", str(tmp_path / "afile" / "x.csv")])
+    assert res.exit_code == 2 and "is a file, not a directory" in flat(res.output), res.output

@@ -16,7 +16,7 @@ import stat
 from pathlib import Path
 from typing import Iterator, Optional
 
-__all__ = ["atomic_dir", "atomic_write_bytes", "check_output_file", "read_at_most"]
+__all__ = ["atomic_dir", "atomic_write_bytes", "read_at_most"]
 
 
 @contextlib.contextmanager
@@ -71,21 +71,3 @@ def read_at_most(path: Path, limit: int) -> Optional[bytes]:
             chunks.append(chunk)
             n += len(chunk)
     return None if n > limit else b"".join(chunks)
-
-
-def check_output_file(path: Path, option: str, suffixes: tuple[str, ...]) -> Path:
-    """Check an output file path before any work: a known extension and an existing directory.
-
-    Raises ValueError naming ``option``, the allowed extensions, or the missing directory.
-    """
-    path = Path(path)
-    if path.suffix.lower() not in suffixes:
-        raise ValueError(
-            f"{option}: {str(path)!r} has extension {path.suffix or '(none)'!r}; allowed: {', '.join(suffixes)}"
-        )
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise ValueError(f"{option}: directory {str(parent)!r} does not exist")
-    if not os.access(parent, os.W_OK):
-        raise ValueError(f"{option}: directory {str(parent)!r} is not writable")
-    return path

@@ -77,7 +77,8 @@ def output_file(path: Optional[Path], option: str, suffixes: tuple[str, ...]) ->
         fail(f"{option}: {path} has an unsupported extension {path.suffix or '(none)'!s}; allowed {shown}")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
-        fail(f"{option}: cannot write {path}: directory {parent} does not exist (create it first)")
+        fail(f"{option}: cannot write {path}: {parent} is a file, not a directory" if parent.exists() else
+             f"{option}: cannot write {path}: directory {parent} does not exist (create it first)")
     if path.is_dir():
         fail(f"{option}: {path} is a directory; give a file name such as {path / ('out' + suffixes[0])}")
     if not os.access(parent, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
