@@ -366,3 +366,19 @@ def test_an_output_file_under_a_file_says_it_is_a_file(tmp_path):
     (tmp_path / "afile").write_text("x")
     res = runner.invoke(app, ["fluid", "dctcp", "--csv", str(tmp_path / "afile" / "x.csv")])
     assert res.exit_code == 2 and "is a file, not a directory" in flat(res.output), res.output
+
+
+@pytest.mark.parametrize("kw, expect", [
+    ({"N": 1e7}, r"^N: 1e\+07 flows is out of range; allowed 1 <= N <= 1e\+06 flows"),
+    ({"d_s": 2.0}, r"^d_s: 2 s is out of range; allowed 1 us <= d_s <= 1 s"),
+    ({"packet_bytes": 1500.5}, r"^packet_bytes: 1500\.5 B is not a whole number of bytes"),
+])
+def test_the_fluid_api_has_the_clis_ranges(kw, expect):
+    """The API took N up to infinity, d up to 100 s and packets of 1500.5 B, where `dcsim fluid`
+    allows 1 .. 1e6 flows, 1 us .. 1 s and whole bytes (one set of bounds: dcsim.theory.limits)."""
+    import dcsim.fluid as fluid
+
+    args = {"C_bps": 10e9, "d_s": 100e-6, "K_pkt": 40, "g": 0.0625, "N": 10, **kw}
+    with pytest.raises(ValueError, match=expect):
+        fluid.dctcp(args.pop("C_bps"), args.pop("d_s"), args.pop("K_pkt"), args.pop("g"), args.pop("N"),
+                    t_end_s=1e-3, **args)

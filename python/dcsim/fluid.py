@@ -65,6 +65,14 @@ def _real(name: str, x, lo: float = -math.inf, hi: float = math.inf, *, lo_open=
     return v
 
 
+def _packet_bytes(x) -> int:
+    """A packet size in whole bytes, in the CLI's range (dcsim.theory.limits.PACKET)."""
+    v = limits.PACKET.check(x, "packet_bytes")
+    if not v.is_integer():
+        raise ValueError(f"packet_bytes: {v:g} B is not a whole number of bytes")
+    return int(v)
+
+
 def _stride(name_sample: str, sample_dt: float, name_dt: str, dt: float) -> int:
     k = sample_dt / dt
     if abs(k - round(k)) > 1e-9 * k or round(k) < 1:
@@ -200,12 +208,13 @@ def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s
     Returns columns ``t_s``, ``W_pkt`` (per-flow window), ``alpha``, ``q_pkt``, ``p`` (marking
     indicator 1{q > K}, eq. (8)), ``R_s`` (RTT d + q/C). ``df.attrs`` holds C_pps, R_star_s, wbar.
     """
-    C_bps = _real("C_bps", C_bps, 0, math.inf, lo_open=True, unit="bit/s")
-    d_s = _real("d_s", d_s, 0, 100, lo_open=True, unit="s")
-    K_pkt = _real("K_pkt", K_pkt, 0, math.inf, unit="packets")
-    g = _real("g", g, 0, 1, lo_open=True)
-    N = _real("N", N, 1, math.inf, unit="flows")
-    packet_bytes = _real("packet_bytes", packet_bytes, 0, math.inf, lo_open=True, unit="bytes")
+    # The ranges of `dcsim fluid dctcp` (dcsim.theory.limits): one set of bounds for both.
+    C_bps = limits.CAPACITY.check(C_bps, "C_bps")
+    d_s = limits.DELAY.check(d_s, "d_s")
+    K_pkt = limits.MARKING_K.check(K_pkt, "K_pkt")
+    g = limits.EWMA_G.check(g, "g")
+    N = limits.N_FLOWS.check(N, "N")
+    packet_bytes = _packet_bytes(packet_bytes)
     C_pps = capacity_pps(C_bps, packet_bytes)
     R_star_s = d_s + K_pkt / C_pps
     t_end_s, dt_s, sample_dt_s = _physical_grid(R_star_s, t_end_s, dt_s, sample_dt_s)
@@ -302,17 +311,18 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
         shapes = {k: v.shape[0] for k, v in arrays.items()}
         raise ValueError(f"dx_batch: parameter arrays cannot be broadcast to one length: {shapes}") from None
     n = len(b["N"])
-    packet_bytes = _real("packet_bytes", packet_bytes, 0, math.inf, lo_open=True, unit="bytes")
+    packet_bytes = _packet_bytes(packet_bytes)
     sfx = (lambda name, i: name) if _scalar else (lambda name, i: f"{name}[{i}]")
     if init is not None and len(init) != n:
         raise ValueError(f"init has {len(init)} entries; expected one (W0_pkt, Q0_s) pair per run ({n})")
     cols = {k: [] for k in ("N", "C", "R0", "tau", "p", "W0", "Q0", "t_end", "dt", "sample_dt", "t_from")}
     for i in range(n):
-        Ni = _real(sfx("N", i), b["N"][i], 1, math.inf, unit="flows")
-        Ci = _real(sfx("C_bps", i), b["C_bps"][i], 0, math.inf, lo_open=True, unit="bit/s")
-        R0i = _real(sfx("R0_s", i), b["R0_s"][i], 0, 100, lo_open=True, unit="s")
-        taui = _real(sfx("tau_s", i), b["tau_s"][i], 0, 100, lo_open=True, unit="s") if "tau_s" in b else R0i
-        pi = _real(sfx("p", i), b["p"][i], 0, 1)
+        # The ranges of `dcsim fluid dx` (dcsim.theory.limits).
+        Ni = limits.N_FLOWS.check(b["N"][i], sfx("N", i))
+        Ci = limits.CAPACITY.check(b["C_bps"][i], sfx("C_bps", i))
+        R0i = limits.DELAY.check(b["R0_s"][i], sfx("R0_s", i))
+        taui = limits.DELAY.check(b["tau_s"][i], sfx("tau_s", i)) if "tau_s" in b else R0i
+        pi = limits.PROB_P.check(b["p"][i], sfx("p", i))
         t_end_i = _real(sfx("t_end_s", i), b["t_end_s"][i], 0, 1e4, lo_open=True, unit="s")
         dti = b["dt_s"][i] if "dt_s" in b else _dx_dt(R0i, taui)
         dti = _real(sfx("dt_s", i), dti, 0, taui / 2, lo_open=True, unit=f"s (at most tau/2 = {taui / 2:.6g} s)")
