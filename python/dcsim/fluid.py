@@ -322,7 +322,8 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
         Ci = limits.CAPACITY.check(b["C_bps"][i], sfx("C_bps", i))
         R0i = limits.DELAY.check(b["R0_s"][i], sfx("R0_s", i))
         taui = limits.DELAY.check(b["tau_s"][i], sfx("tau_s", i)) if "tau_s" in b else R0i
-        pi = limits.PROB_P.check(b["p"][i], sfx("p", i))
+        pi = _real(sfx("p", i), b["p"][i], 0, 1)  # the model takes p = 1 (Q > 0 always; the theory's
+        # PROB_P keeps 1e-6 from the ends for its closed forms, which the integrator does not use)
         t_end_i = _real(sfx("t_end_s", i), b["t_end_s"][i], 0, 1e4, lo_open=True, unit="s")
         dti = b["dt_s"][i] if "dt_s" in b else _dx_dt(R0i, taui)
         dti = _real(sfx("dt_s", i), dti, 0, taui / 2, lo_open=True, unit=f"s (at most tau/2 = {taui / 2:.6g} s)")
