@@ -382,3 +382,11 @@ def test_the_fluid_api_has_the_clis_ranges(kw, expect):
     with pytest.raises(ValueError, match=expect):
         fluid.dctcp(args.pop("C_bps"), args.pop("d_s"), args.pop("K_pkt"), args.pop("g"), args.pop("N"),
                     t_end_s=1e-3, **args)
+
+
+def test_a_rate_far_out_of_range_is_shown_short():
+    """1e30Gbps was echoed as "1.0000000000000001e+39bps" (the exact form that parses back)."""
+    d = dumbbell()
+    d["network"]["bottleneck"] = "1e30Gbps"
+    with pytest.raises(ScenarioError, match=r"network\.bottleneck: 1e\+39bps is out of range; allowed 1Kbps \.\. 10Tbps"):
+        Scenario.from_dict(d)

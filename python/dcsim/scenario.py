@@ -585,6 +585,8 @@ def _one_of(value: str, allowed: tuple[str, ...]) -> str:
 def _positive_rate(field: str, bps: float) -> None:
     if not (MIN_RATE_BPS <= bps <= MAX_RATE_BPS):  # also catches NaN
         shown = rate_str(bps) if math.isfinite(bps) else repr(bps)  # "0bps", "-1Gbps", not -1000000000.0
+        if "e" in shown:  # beyond the largest unit: "1e+39bps", not the exact "1.0000000000000001e+39bps"
+            shown = f"{bps:.6g}bps"
         raise _err(field, f"{shown} is out of range; allowed 1Kbps .. 10Tbps, e.g. \"10Gbps\"")
 
 
