@@ -32,6 +32,9 @@ racks = 1
 hosts = 3
 bottleneck_hosts = ["h2"]
 host_link = "1Gbps"
+bottleneck = "1Gbps"
+buffer = "100pkt"
+rtt = "100us"
 [[workloads]]
 kind = "poisson"
 load = 0.2
@@ -390,3 +393,14 @@ def test_a_rate_far_out_of_range_is_shown_short():
     d["network"]["bottleneck"] = "1e30Gbps"
     with pytest.raises(ScenarioError, match=r"network\.bottleneck: 1e\+39bps is out of range; allowed 1Kbps \.\. 10Tbps"):
         Scenario.from_dict(d)
+
+
+def test_force_never_deletes_a_data_file_inside_out(tmp_path):
+    """A size CDF in a subdirectory of --out would go with the directory as well."""
+    (tmp_path / "o" / "sub").mkdir(parents=True)
+    (tmp_path / "o" / "sub" / "s.cdf").write_text("1000 0.0\n10000 1.0\n")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "s.toml").write_text(poisson_tree('{ kind = "cdf", file = "../o/sub/s.cdf" }'))
+    res = runner.invoke(app, ["run", str(tmp_path / "a" / "s.toml"), "--out", str(tmp_path / "o"), "--force", "--no-plots"])
+    assert res.exit_code == 2 and "sub/s.cdf, which this run reads" in flat(res.output), res.output
+    assert (tmp_path / "o" / "sub" / "s.cdf").exists()

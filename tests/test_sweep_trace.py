@@ -108,7 +108,7 @@ def _no_trace_files() -> None:
     def refuse(path, what):
         raise ValueError(f"{path}: cannot read the {what} file (not on this machine)")
 
-    scenario_mod._read_data_file = refuse
+    scenario_mod.read_data_file = refuse
 
 
 def test_a_worker_without_the_file_gets_its_content_and_the_store_keeps_it_once(base, tmp_path):

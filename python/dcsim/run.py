@@ -34,7 +34,7 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
-from dcsim.scenario import RunLimitError, ScenarioError, ScenarioWarning, load_scenario
+from dcsim.scenario import DataFiles, RunLimitError, ScenarioError, ScenarioWarning, load_scenario, reading_files
 from dcsim.simulate import simulate
 from dcsim.units import count_shown, fmt_time
 
@@ -395,10 +395,11 @@ def _check_out_dir(out: Path, force: bool, reads: Sequence[Path]) -> None:
     if anc.exists() and not anc.is_dir():
         raise ValueError(f"--out: {anc} is a file, not a directory, so {out} cannot be created; give another --out")
     if out.is_dir() and force:
-        inside = [p for p in reads if Path(p).resolve().parent == out.resolve() and p.name in unexpected_files(out)]
-        if inside:
-            raise ValueError(f"--out: {out} holds {inside[0].name}, which this run reads; the run replaces the directory "
-                             "whole, so --force would delete it. Give another --out")
+        root, extra = out.resolve(), set(unexpected_files(out))
+        for p in (Path(p).resolve() for p in reads):
+            if p != root and p.is_relative_to(root) and p.relative_to(root).parts[0] in extra:
+                raise ValueError(f"--out: {out} holds {p.relative_to(root)}, which this run reads; the run replaces the "
+                                 "directory whole, so --force would delete it. Give another --out")
     if out.is_dir() and any(out.iterdir()) and not force:
         extra = unexpected_files(out)
         if extra:
@@ -415,16 +416,6 @@ def _check_out_dir(out: Path, force: bool, reads: Sequence[Path]) -> None:
         probe.rmdir()
     except OSError as e:
         raise ValueError(f"--out: cannot create {out}: {e.strerror or e}") from None
-
-
-def _data_files(sc) -> list[Path]:
-    """The files a scenario's workloads read (a trace, a size CDF)."""
-    out = []
-    for w in sc.workloads:
-        for f in (getattr(w, "file", None), getattr(getattr(w, "sizes", None), "file", None)):
-            if isinstance(f, str):
-                out.append(Path(f))
-    return out
 
 
 def run_scenario_file(
@@ -471,7 +462,9 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
         with slow_step(info, "reading and checking the scenario"):  # a large trace file takes a while
             # The changes are made to the file's tables before they are validated (they may
             # replace what the file names: another trace file where its own is missing).
-            sc = load_scenario(scenario, dict(parse_set(item) for item in sets))
+            inputs = DataFiles()  # the data files it reads: --force must not delete them
+            with reading_files(inputs):
+                sc = load_scenario(scenario, dict(parse_set(item) for item in sets))
             sc.check_resources()  # the engine's size and memory checks, before anything is printed
     except (ScenarioError, ValueError) as e:
         # The file itself (missing, binary, too large) is one line that names it; a scenario that
@@ -481,7 +474,7 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
         raise  # fail() exits; this keeps type checkers honest
     out = Path(out) if out is not None else default_out_dir(scenario)
     try:
-        check_out_dir(out, force, reads=[Path(scenario), *_data_files(sc)])
+        check_out_dir(out, force, reads=[Path(scenario), *map(Path, inputs.read_paths)])
     except ValueError as e:
         fail(str(e))
     info.print(f"[bold]{escape(Path(scenario).name)}[/]: {escape(sc.describe())}")

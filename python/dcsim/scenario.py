@@ -1995,7 +1995,7 @@ class DataFiles:
     the filesystem (a worker on a machine without the file). Each trace is parsed once per
     content (the same path and SHA-256), and the last :data:`TRACES_KEPT` stay held: their
     :class:`TraceFlows` are read-only, so the scenarios share them. ``digests``: the SHA-256 of
-    each trace file as read last, by path."""
+    each trace file as read last, by path; ``read_paths``: every data file read, in order."""
 
     def __init__(self, given: Optional[dict[str, bytes]] = None, keep: Optional[int] = None) -> None:
         import threading
@@ -2004,6 +2004,7 @@ class DataFiles:
         self.keep = TRACES_KEPT if keep is None else keep
         self.traces: dict[tuple[str, str], tuple["TraceFlows", "array[int]"]] = {}  # oldest first
         self.digests: dict[str, str] = {}
+        self.read_paths: dict[str, None] = {}  # (a dict: ordered, each once)
         self._lock = threading.Lock()  # the traces may be shared by threads (with_given)
 
     def with_given(self, given: Optional[dict[str, bytes]]) -> "DataFiles":
@@ -2014,8 +2015,9 @@ class DataFiles:
 
     def read(self, path: Path, what: str) -> bytes:
         """The bytes of data file ``path`` (a ``what`` file): given, else read."""
+        self.read_paths[str(path)] = None
         given = self.given.get(str(path))
-        return given if given is not None else _read_data_file(path, what)
+        return given if given is not None else read_data_file(path, what)
 
     def trace(self, path: Path, data: bytes, parse: Callable[[], tuple["TraceFlows", "array[int]"]]):
         """The trace of ``data`` read from ``path``: parsed by ``parse()`` once per content."""
@@ -2057,7 +2059,7 @@ def reading_files(files: DataFiles) -> Iterator[DataFiles]:
         _DATA_FILES.reset(token)
 
 
-def _read_data_file(path: Path, what: str) -> bytes:
+def read_data_file(path: Path, what: str) -> bytes:
     """The bytes of a data file (a ``what`` file); ValueError naming it when it cannot be read or
     is larger than MAX_DATA_FILE_BYTES."""
     from dcsim._files import read_at_most
@@ -2079,7 +2081,7 @@ def _data_lines(path: Path, what: str, form: str, data: Optional[bytes] = None) 
     bytes, read already; else read here (through :func:`reading_files`' scope, if any)."""
     if data is None:
         files = _DATA_FILES.get()
-        data = files.read(path, what) if files is not None else _read_data_file(path, what)
+        data = files.read(path, what) if files is not None else read_data_file(path, what)
     try:
         text = data.decode("utf-8-sig")  # a byte-order mark (spreadsheets write one) is not a field
     except UnicodeDecodeError:
@@ -3026,10 +3028,10 @@ L2_SCHEMES = tuple(L2_SCHEME_TABLE)
 #: Each scheme's parameters (names of the papers and of 802.1Qau) -> the engine's field.
 L2_PARAMS: dict[str, dict[str, str]] = {
     n: {p["name"]: p["field"] for p in s["params"]} for n, s in L2_SCHEME_TABLE.items()}
-#: Each parameter's unit (one per name across the schemes).
 #: Engine field of an L2 parameter -> the scenario's name of it ("h_a_hz" -> "Ha"): the engine's
 #: errors name its fields (l2.scheme.h_a_hz), the user wrote l2.Ha.
 L2_FIELD_NAMES: dict[str, str] = {f: n for ps in L2_PARAMS.values() for n, f in ps.items()}
+#: Each parameter's unit (one per name across the schemes).
 L2_UNITS: dict[str, str] = {}
 for _s in L2_SCHEME_TABLE.values():
     for _p in _s["params"]:
@@ -4240,9 +4242,7 @@ def _file_tables(path: Path, changes: Optional[dict], json_file: bool) -> dict:
         raise ScenarioError(f"scenario file: not valid {'JSON' if json_file else 'TOML'}: {e}") from None
     except RecursionError:  # the parsers recurse per level of nesting
         raise ScenarioError(f"{path}: nested too deeply to be a scenario (allowed at most {MAX_NESTING} levels)") from None
-    if isinstance(data, dict):
-        _check_shape(data)
-    _resolve_data_files(data, path.parent)
+    _resolve_data_files(data, path.parent)  # (its shape is checked by Scenario.from_dict)
     updates = plain(dict(changes or {}))
     return apply_changes(data, updates) if updates else data
 

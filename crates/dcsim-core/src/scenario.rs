@@ -1071,9 +1071,7 @@ impl TopologySpec {
             }
         }
     }
-}
 
-impl TopologySpec {
     /// The packets the switches' egress queues hold when every one is full (host NICs, unbounded,
     /// are not counted): the room the memory plan leaves the queues beside the sampled series.
     pub fn switch_buffer_packets(&self, packet_bytes: u32) -> u128 {

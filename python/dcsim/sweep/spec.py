@@ -542,6 +542,12 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
         base = apply_changes(dict(spec.base), dict(spec.set))
     except ScenarioError as e:
         raise SweepError(f"set: {e}") from None
+    for a in spec.axes:  # a path that is none (an index past the base's list), named by its axis
+        for p, v in zip(a.paths, a.steps[0]):
+            try:
+                set_path(base, p, v)
+            except PathError as e:
+                raise SweepError(f"axis {a.name}: {e}") from None
     if spec.combine == "zip":
         combos = [tuple([i] * len(spec.axes)) for i in range(len(spec.axes[0]))]
     else:
@@ -555,14 +561,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
     invalid: dict[str, list[int]] = {}  # error text -> the combinations it hits
     warned: dict[str, list[int]] = {}  # warning text -> the combinations it concerns
     for ci, combo in enumerate(combos):
-        updates: dict[str, Any] = {}
-        for a, step in zip(spec.axes, combo):
-            for p, v in zip(a.paths, a.steps[step]):
-                try:
-                    set_path(base, p, v)  # a path that is none, named by its axis
-                except PathError as e:
-                    raise SweepError(f"axis {a.name}: {e}") from None
-                updates[p] = v
+        updates = {p: v for a, step in zip(spec.axes, combo) for p, v in zip(a.paths, a.steps[step])}
         # As `dcsim run --set`: a new protocol drops the old one's options (the base's g), another
         # file what the base holds from its old one.
         d = apply_changes(base, updates)

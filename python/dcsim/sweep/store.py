@@ -75,16 +75,14 @@ def trace_content(path: str, digest: str) -> bytes:
     (SHA-256 ``digest``); SweepError otherwise."""
     import hashlib
 
+    from dcsim.scenario import read_data_file
     from dcsim.sweep.spec import SweepError
 
-    from dcsim._files import read_at_most
-    from dcsim.scenario import MAX_DATA_FILE_BYTES
-
     try:
-        data = read_at_most(Path(path), MAX_DATA_FILE_BYTES)
-    except OSError as e:
-        raise SweepError(f"{path}: cannot read the trace file ({e.strerror or e}); finished runs are kept") from None
-    if data is None or hashlib.sha256(data).hexdigest() != digest:
+        data = read_data_file(Path(path), "trace")  # bounded, as when the sweep planned with it
+    except ValueError as e:
+        raise SweepError(f"{e}; finished runs are kept") from None
+    if hashlib.sha256(data).hexdigest() != digest:
         raise SweepError(f"{path}: the trace file changed after the sweep validated it; finished runs are kept, "
                          "run the sweep again to plan with its new content")
     return data
