@@ -10,6 +10,7 @@ import importlib
 import json
 import math
 import re
+import warnings
 from pathlib import Path
 
 import pandas as pd
@@ -19,7 +20,7 @@ from typer.testing import CliRunner
 import dcsim.sweep.spec as spec_mod
 from dcsim import Scenario, simulate
 from dcsim.cli import app
-from dcsim.sweep import SweepError, load_sweep, make_spec, plan_sweep, run_sweep, sweep
+from dcsim.sweep import SweepError, SweepWarning, load_sweep, make_spec, plan_sweep, run_sweep, sweep
 from dcsim.sweep.worker import flatten_summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -240,18 +241,25 @@ def test_resume_recomputes_nothing_and_gives_the_same_table(tmp_path):
     axes = {"network.aqm.K": ["20pkt", "40pkt"]}
     first = sweep(BASE, axes, seeds=2, out=out, executor=tpool(), progress=False)
     rows = {p: p.stat().st_mtime_ns for p in out.glob("runs/*/row.json")}
-    again = sweep(BASE, axes, seeds=2, out=out, executor=tpool(), progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SweepWarning)  # the same sweep again replaces no other's table
+        again = sweep(BASE, axes, seeds=2, out=out, executor=tpool(), progress=False)
     assert (again.computed, again.cached) == (0, 4)
     pd.testing.assert_frame_equal(first.table, again.table)  # bit-identical, wall times included (stored)
     assert {p: p.stat().st_mtime_ns for p in out.glob("runs/*/row.json")} == rows
 
     # A new axis value computes only the new runs; the table holds exactly the current sweep.
-    more = sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt", "65pkt"]}, seeds=2, out=out, executor=tpool(), progress=False)
+    # Another sweep in the same OUT replaces the table and says so before it runs.
+    with pytest.warns(SweepWarning, match=r"another sweep \(<inline> over network\.aqm\.K \(2\)\)"):
+        more = sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt", "65pkt"]}, seeds=2, out=out, executor=tpool(), progress=False)
     assert (more.computed, more.cached, len(more.table)) == (2, 4, 6)
-    fewer = sweep(BASE, {"network.aqm.K": ["40pkt"]}, seeds=2, out=out, executor=tpool(), progress=False)
+    with pytest.warns(SweepWarning, match=r"network\.aqm\.K \(3\)"):
+        fewer = sweep(BASE, {"network.aqm.K": ["40pkt"]}, seeds=2, out=out, executor=tpool(), progress=False)
     assert (fewer.computed, fewer.cached, list(fewer.table["network.aqm.K"])) == (0, 2, ["40pkt", "40pkt"])
 
-    forced = sweep(BASE, {"network.aqm.K": ["40pkt"]}, seeds=2, out=out, executor=tpool(), force=True, progress=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SweepWarning)
+        forced = sweep(BASE, {"network.aqm.K": ["40pkt"]}, seeds=2, out=out, executor=tpool(), force=True, progress=False)
     assert (forced.computed, forced.cached) == (2, 0)
     pd.testing.assert_frame_equal(wall_free(forced.table), wall_free(fewer.table))
 
@@ -403,6 +411,28 @@ def test_cli_runs_a_sweep_and_dry_run_plans_only(tmp_path):
     assert len(pd.read_parquet(out / "sweep.parquet")) == 4
     again = runner.invoke(app, ["sweep", str(f), "--out", str(out)], env={"COLUMNS": "300"})
     assert "4 runs: 0 computed, 4 cached, 0 failed" in again.output
+
+
+def test_cli_warns_before_replacing_another_sweeps_table(tmp_path):
+    """A sweep into an OUT that holds another sweep's table replaces sweep.parquet and sweep.json:
+    the plan says so before anything runs (a dry run too), and a damaged sweep.json counts as
+    another sweep's; the same sweep again says nothing."""
+    out = tmp_path / "o"
+    a = write_sweep(tmp_path / "a.toml", '[axes]\n"network.aqm.K" = ["20pkt", "40pkt"]')
+    b = write_sweep(tmp_path / "b.toml", '[axes]\n"flows[0].g" = [0.0625]')
+    first = runner.invoke(app, ["sweep", str(a), "--out", str(out), "--jobs", "1"], env={"COLUMNS": "300"})
+    assert first.exit_code == 0 and "another sweep" not in first.output, first.output
+    again = runner.invoke(app, ["sweep", str(a), "--out", str(out), "--dry-run"], env={"COLUMNS": "300"})
+    assert again.exit_code == 0 and "another sweep" not in again.output, again.output
+    other = runner.invoke(app, ["sweep", str(b), "--out", str(out), "--dry-run"], env={"COLUMNS": "300"})
+    assert other.exit_code == 0, other.output
+    said = " ".join(other.output.split())  # the console wraps long lines
+    assert "warning: " in said and "base.json over network.aqm.K (2))" in said, said
+    assert json.loads((out / "sweep.json").read_text())["axes"] == {"network.aqm.K": ["20pkt", "40pkt"]}  # dry run
+    (out / "sweep.json").write_text("{not json")
+    damaged = runner.invoke(app, ["sweep", str(a), "--out", str(out), "--jobs", "1"], env={"COLUMNS": "300"})
+    assert damaged.exit_code == 0 and "another sweep (a damaged sweep.json)" in " ".join(damaged.output.split())
+    assert json.loads((out / "sweep.json").read_text())["axes"] == {"network.aqm.K": ["20pkt", "40pkt"]}
 
 
 def test_seeds_and_axis_values_up_to_2_64_reach_the_sweep_table(tmp_path):

@@ -121,6 +121,10 @@ def sweep(
             f"[bold]{escape(sweep_file.name)}[/]: "
             + escape(f"{axes}{seeds} = {count_shown(c['runs'], 'run')}; {c['cached']} finished before, {c['to_compute']} to run on {where}{shared}; out: {out}")
         )
+        if c.get("replaces") is not None:
+            from dcsim.sweep import replaced_warning
+
+            err_console.print(f"[yellow]warning:[/] {escape(replaced_warning(out, c['replaces']))}")
         shown = list(plan.warnings.items())
         for msg, combos in shown[:MAX_WARNINGS]:
             err_console.print(f"[yellow]warning:[/] {escape(msg + plan.warning_scope(combos))}")

@@ -62,6 +62,7 @@ __all__ = [
     "SweepResult",
     "SweepError",
     "SweepInterrupted",
+    "SweepWarning",
     "Axis",
     "MAX_JOBS",
     "MAX_RUNS_WITHOUT_YES",
@@ -69,6 +70,17 @@ __all__ = [
 
 #: Columns the sweep adds around the summary metrics.
 RESERVED = ("run_id", "seed", "status", "error", "run_wall_s")
+
+
+class SweepWarning(UserWarning):
+    """This sweep will replace the table (sweep.parquet, sweep.json) of another sweep in its OUT."""
+
+
+def replaced_warning(out: Path, other: str) -> str:
+    """The warning for a sweep that replaces the table of ``other`` (described by
+    :meth:`RunStore.other_sweep`) in ``out``."""
+    return (f"{out} holds the table of another sweep ({other}); this sweep replaces its sweep.parquet "
+            f"and sweep.json (its finished runs stay in {out / 'runs'} and are reused); use another output directory to keep both")
 
 
 class SweepInterrupted(KeyboardInterrupt):
@@ -381,10 +393,12 @@ def run_sweep(
             if error:
                 failures.append({"run_id": r.run_id, "seed": r.seed, "axes": plan.label(r.combo), "error": error})
 
+    replaces: Optional[str] = None  # the other sweep whose table in OUT this one replaces
+
     def report_plan(cached: int, to_compute: int) -> None:
         if on_plan is not None:
             on_plan(plan, {"runs": len(plan.runs), "combinations": len(plan.combos), "cached": cached,
-                           "to_compute": to_compute, "shared": shared})
+                           "to_compute": to_compute, "shared": shared, "replaces": replaces})
         else:  # the API: each scenario warning once, as a ScenarioWarning
             import warnings
 
@@ -392,6 +406,8 @@ def run_sweep(
 
             for msg, combos in plan.warnings.items():
                 warnings.warn(f"{msg}{plan.warning_scope(combos)}", ScenarioWarning, stacklevel=4)
+            if replaces is not None:
+                warnings.warn(replaced_warning(out, replaces), SweepWarning, stacklevel=4)
 
     def planned(cached: int, to_compute: int) -> SweepResult:
         """Report the plan and return the result of a dry run."""
@@ -410,6 +426,7 @@ def run_sweep(
     with SweepLock(out):
         if not dry_run:  # a dry run writes and removes nothing
             store.clean_tmp()
+        replaces = store.other_sweep(spec.to_dict())
         todo: list[PlannedRun] = []
         for key, runs in groups.items():
             rec = None if force else store.load_row(runs[0].run_id, key, need_tables=tables)

@@ -34,6 +34,8 @@ TABLE = "sweep.parquet"
 SPEC = "sweep.json"
 #: The files a sweep writes at the top of OUT (beside runs/, traces/ and .lock).
 OUT_FILES = (TABLE, SPEC)
+#: OUT/sweep.json read back at most this large (it holds the base scenario, inline flows included).
+MAX_SPEC_BYTES = 256 << 20
 
 
 def run_record(key: str, version: str, seed: int, tables: bool, run_wall_s: Optional[float], metrics: dict) -> dict:
@@ -262,6 +264,32 @@ class RunStore:
     def forget(self, run_id: str) -> None:
         """--force: the old result no longer counts."""
         (self.run_dir(run_id) / ROW).unlink(missing_ok=True)
+
+    def other_sweep(self, described: dict) -> Optional[str]:
+        """If OUT's table belongs to another sweep than ``described`` (a :meth:`SweepSpec.to_dict`),
+        a short description of that sweep (its base and axes), which this one is about to replace;
+        None if OUT has no sweep.json or it describes the same sweep (any dcsim version)."""
+        from dcsim._files import read_at_most
+
+        try:
+            data = read_at_most(self.out / SPEC, MAX_SPEC_BYTES)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError as e:
+            return f"an unreadable {SPEC} ({e.strerror or e})"
+        try:
+            old = json.loads(data) if data is not None else None
+        except ValueError:
+            old = None
+        if not isinstance(old, dict):
+            return f"a damaged {SPEC}"
+        old = {k: v for k, v in old.items() if k not in ("dcsim_version", "tables")}
+        if old == json.loads(json.dumps(described, default=str)):
+            return None
+        axes = old.get("axes")
+        axes = " x ".join(f"{k} ({len(v) if isinstance(v, list) else '?'})" for k, v in axes.items()) \
+            if isinstance(axes, dict) and axes else "no axes"
+        return f"{old.get('base_name', '?')} over {axes}"
 
     def write_json(self, name: str, obj: Any) -> None:
         self.out.mkdir(parents=True, exist_ok=True)
