@@ -209,6 +209,23 @@ def test_theory_dctcp_prints_no_alpha_star_bounds_at_the_fixed_point():
 def test_theory_dctcp_K0_gives_the_psi0_cycle():
     r = th_dctcp.analyze(10e9, 100e-6, 0.0, 2)
     assert r["psi"] == 0 and r["limit_cycle"]["q_min_pkt"] >= 0
+    assert type(r["limit_cycle"]["converged"]) is bool  # was numpy's bool at psi = 0: --json failed
+
+
+@pytest.mark.parametrize("args", [
+    ["theory", "dctcp", "--C", "10Gbps", "--d", "100us", "--K", "0pkt", "--N", "2"],
+    ["theory", "dctcp", "--C", "10Gbps", "--d", "100us", "--K", "65pkt", "--N", "10"],
+    ["theory", "dx", "--N", "10", "--C", "10Gbps", "--R0", "80us"],
+    ["theory", "dsm", "--C", "10Gbps", "--delay", "300us"],
+    ["fluid", "dctcp", "--N", "10", "--K", "65pkt", "--t-end", "5ms"],
+    ["fluid", "dx", "--N", "10", "--t-end", "5ms"],
+])
+def test_every_json_output_is_strict_json(args):
+    """--json prints what any JSON reader parses: no NaN or Infinity, no numpy type left unconverted
+    (which stopped `theory dctcp --K 0pkt --json` with an internal error)."""
+    res, _ = _run([*args, "--json"])
+    assert res.exit_code == 0, res.output
+    json.loads(res.output, parse_constant=lambda c: pytest.fail(f"{c} in the JSON output"))
 
 
 @pytest.mark.parametrize("call", [

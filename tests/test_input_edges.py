@@ -1,4 +1,4 @@
-"""Edge cases of a user's input found by probing (session 35): each test fails on the code before
+"""Edge cases of a user's input found by probing (sessions 35 and 36): each test fails on the code before
 its fix. Files are read with a bound (a device never ends), names are printed as they are (never
 as rich markup), and a failure while printing the summary keeps the files of the run."""
 
@@ -165,7 +165,7 @@ def test_an_integer_beyond_a_double_is_a_named_error_not_an_overflow():
 def test_an_integer_wider_than_64_bits_is_refused_by_field():
     """The engine reads no integer wider than 64 bits; a larger one reached its JSON parser, which
     named the enclosing object ("l2.scheme: invalid type: floating point 1e+23, expected u32")."""
-    with pytest.raises(ScenarioError, match=r"l2\.m: 100000000000000000000000 is out of range; allowed -2\^63 \.\. 2\^64-1"):
+    with pytest.raises(ScenarioError, match=r"l2\.m: 100000000000000000000000 is out of range; allowed 0 <= m < 2\^32"):
         Scenario.from_dict(parking_lot_l2(m=10**23))
     with pytest.raises(ScenarioError, match=r"l2\.m: 9223372036854775807 is out of range; allowed 0 <= m < 2\^32"):
         Scenario.from_dict(parking_lot_l2(m=2**63 - 1))
@@ -404,3 +404,61 @@ def test_force_never_deletes_a_data_file_inside_out(tmp_path):
     res = runner.invoke(app, ["run", str(tmp_path / "a" / "s.toml"), "--out", str(tmp_path / "o"), "--force", "--no-plots"])
     assert res.exit_code == 2 and "sub/s.cdf, which this run reads" in flat(res.output), res.output
     assert (tmp_path / "o" / "sub" / "s.cdf").exists()
+
+
+# -- session 36 -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("out", [".", "./", "", ".."])
+def test_the_current_directory_as_out_is_refused_before_the_run(tmp_path, monkeypatch, out):
+    """`-o .` ran the simulation, then failed to rename the current directory ("Device or resource
+    busy: .") and left the results in a hidden ./..partial-<pid>/ that nothing named."""
+    work = tmp_path / "work"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    res = runner.invoke(app, ["run", str(DEMO), "--no-plots", "-o", out])
+    assert res.exit_code == 2, res.output
+    assert "--out: " in res.output and "current directory" in flat(res.output)
+    assert not any(work.iterdir()) and sorted(p.name for p in tmp_path.iterdir()) == ["work"]
+
+
+def test_a_directory_that_cannot_be_put_in_place_keeps_its_files_and_says_where(tmp_path, monkeypatch):
+    """If the final rename fails, the files written are not deleted: the error names where they are,
+    and a previous directory at OUT is put back."""
+    import dcsim._files as files
+
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "previous.txt").write_text("kept")
+    real = os.replace
+
+    def refuse_the_last(src, dst):
+        if Path(dst) == out and ".partial-" in str(src):
+            raise OSError(16, "Device or resource busy")
+        return real(src, dst)
+
+    monkeypatch.setattr(files.os, "replace", refuse_the_last)
+    with pytest.raises(OSError, match=r"its files are kept in .*\.o\.partial-") as e:
+        with files.atomic_dir(out) as tmp:
+            (tmp / "new.txt").write_text("computed")
+    kept = Path(str(e.value).rsplit("kept in ", 1)[1])
+    assert (kept / "new.txt").read_text() == "computed"
+    assert (out / "previous.txt").read_text() == "kept"
+
+
+@pytest.mark.parametrize("path, value, message", [
+    (("network", "senders"), 10**20, r"network\.senders: 100000000000000000000 is out of range; allowed 1 \.\. 199998"),
+    (("run", "seed"), 2**64, r"run\.seed: 18446744073709551616 is out of range; allowed 0 \.\. 2\^64-1"),
+    pytest.param(("flows", 0, "count"), -10**100000, r"flows\[0\]\.count: an integer of 100001 digits is out of range; allowed 1 \.\. 1000000", id="huge"),
+], ids=str)
+def test_an_integer_beyond_64_bits_gets_the_fields_own_range(path, value, message):
+    """Integers beyond 64 bits were refused with a width ("allowed -2^63 .. 2^64-1"), which for
+    run.seed advertised negative seeds; each field now states its own range, and a huge integer is
+    shown by its length (its digits would exceed Python's limit for converting it to text)."""
+    d = {"network": {"senders": 2, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "100pkt"},
+         "flows": [{"count": 2, "protocol": "dctcp"}], "run": {"duration": "1ms"}}
+    node = d
+    for k in path[:-1]:
+        node = node[k]
+    node[path[-1]] = value
+    with pytest.raises(ScenarioError, match=message):
+        Scenario.from_dict(d)

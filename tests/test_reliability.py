@@ -398,3 +398,31 @@ def test_memory_bound_holds_near_the_bound(tmp_path):
     # Near the bound: the window series alone takes over a tenth of max_memory in its columns (40 B a row).
     assert rows * 40 > 0.1 * 200e6, rows
     assert peak <= base + 200e6, f"peak {peak / 1e6:.0f} MB > baseline {base / 1e6:.0f} MB + 200 MB ({suggested})"
+
+
+def test_threads_reading_one_result_get_the_same_tables():
+    """A Result's tables are built on first read (the engine's columns become a DataFrame): four
+    threads reading the same tables at once each get the one DataFrame, not a KeyError (the table
+    had left the columns before it reached the frames)."""
+    import threading
+
+    scenario = Scenario.from_dict(dumbbell(**{"run.warmup": "1ms"}))
+    for _ in range(5):
+        r = dcsim.simulate(scenario)
+        got: list = []
+        errors: list = []
+        start = threading.Barrier(4)
+
+        def read() -> None:
+            start.wait()
+            try:
+                got.append((id(r.cwnd), id(r.queue), id(r.flows)))
+            except Exception as e:  # noqa: BLE001 - any failure is the finding
+                errors.append(repr(e))
+
+        threads = [threading.Thread(target=read) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert not errors and len(set(got)) == 1, (errors, got)

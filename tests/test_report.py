@@ -81,6 +81,28 @@ def test_a_failing_experiment_is_reported_and_the_others_still_run(tmp_path, mon
     assert (tmp_path / "o" / "dx-thresholds" / "claims.json").exists()
 
 
+@pytest.mark.parametrize("stop, code", [(KeyboardInterrupt(), 130), ("sigterm", 143)])
+def test_an_interrupted_experiment_is_said_and_the_report_is_marked_incomplete(tmp_path, monkeypatch, stop, code):
+    """Ctrl-C (or SIGTERM inside an experiment's sweep) exited 130 without a word, and the report
+    listed the finished experiments as if they were all: now a line names the experiment, where
+    its finished runs are and how to resume, and the index says the report is incomplete."""
+    from dcsim.sweep import SweepInterrupted
+
+    def stopped(out_dir, quick):
+        raise stop if isinstance(stop, BaseException) else SweepInterrupted(out_dir, 3, 8, 15)
+
+    monkeypatch.setitem(registry._REGISTRY, "zz-stopped", registry.Experiment("zz-stopped", "stopped", "none", stopped))
+    res = runner.invoke(app, ["reproduce", "dx-thresholds", "zz-stopped", "coexist-fig1", "--out", str(tmp_path / "o"),
+                              "--html", str(tmp_path / "h")], env={"COLUMNS": "300"})
+    assert res.exit_code == code, res.output
+    said = " ".join(res.output.split())
+    assert "interrupted: zz-stopped was interrupted" in said and "1 of 3 experiments finished before it" in said
+    assert "run the same command again to resume" in said and "Traceback" not in said
+    index = (tmp_path / "h" / "index.html").read_text()
+    assert "this report is incomplete; not run: coexist-fig1" in index and "1 interrupted" in index
+    assert (tmp_path / "o" / "dx-thresholds" / "claims.json").exists()  # the finished one is kept
+
+
 def test_bad_options_exit_2_before_anything_runs(tmp_path):
     for args, words in (
         (["reproduce", "--all", "dx-fig1"], "not both"),

@@ -136,6 +136,20 @@ def test_a_protocol_axis_drops_the_bases_options_of_the_old_protocol():
     assert Scenario.from_dict(plan.scenarios[0]).flows[0].g == 0.25
 
 
+def test_a_table_in_set_replaces_the_bases_table_as_run_set_does(tmp_path):
+    """`"network.aqm" = { kind = "droptail" }` in [set] was merged into the base's threshold table
+    (its K survived: "network.aqm.K: not a parameter of aqm kind 'droptail'"); a path key takes its
+    value whole, as `dcsim run --set` does, while TOML's own tables still set the paths below them."""
+    plan = plan_sweep(make_spec(BASE, {"flows[0].g": [0.0625]}, set={"network.aqm": {"kind": "droptail"}}))
+    assert plan.scenarios[0]["network"]["aqm"] == {"kind": "droptail"}
+    f = tmp_path / "s.toml"
+    f.write_text('base = "b.json"\n[set]\n"network.aqm" = { kind = "droptail" }\n[axes]\n"flows[0].g" = [0.0625]\n')
+    (tmp_path / "b.json").write_text(json.dumps(BASE))
+    assert plan_sweep(load_sweep(f)).scenarios[0]["network"]["aqm"] == {"kind": "droptail"}
+    f.write_text('base = "b.json"\n[set.network.aqm]\nK = "30pkt"\n[axes]\n"flows[0].g" = [0.0625]\n')  # a TOML table
+    assert plan_sweep(load_sweep(f)).scenarios[0]["network"]["aqm"] == {"kind": "threshold", "K": "30pkt"}
+
+
 def test_several_invalid_combinations_are_listed_once_per_error():
     with pytest.raises(SweepError) as e:
         plan_sweep(make_spec(BASE, {"network.aqm.K": ["500pkt", "20pkt", "20ms"], "flows[0].g": [0.1, 2.0]}))

@@ -21,8 +21,9 @@ __all__ = ["atomic_dir", "atomic_write_bytes", "read_at_most"]
 
 @contextlib.contextmanager
 def atomic_dir(out: Path) -> Iterator[Path]:
-    """Yield a fresh temporary directory; on success it replaces ``out`` (rename), else it is removed."""
-    out = Path(out)
+    """Yield a fresh temporary directory; on success it replaces ``out`` (rename), else it is removed.
+    If the rename fails, the files are kept where they were written and the OSError names that place."""
+    out = Path(os.path.abspath(out))  # "-o ./x/" has a name; "-o ." is refused before the run (run.check_out_dir)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.partial-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
@@ -33,9 +34,16 @@ def atomic_dir(out: Path) -> Iterator[Path]:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     old = out.parent / f".{out.name}.old-{os.getpid()}"
-    if out.exists():
-        os.replace(out, old)
-    os.replace(tmp, out)
+    try:
+        if out.exists():
+            os.replace(out, old)
+        os.replace(tmp, out)
+    except OSError as e:
+        if old.exists() and not out.exists():
+            with contextlib.suppress(OSError):
+                os.replace(old, out)  # the previous directory back in place
+        raise OSError(e.errno, f"cannot put the new directory in place of {out} ({e.strerror or e}); "
+                               f"its files are kept in {tmp}") from None
     shutil.rmtree(old, ignore_errors=True)
 
 

@@ -193,6 +193,7 @@ def reproduce(
             fail(str(e))
     entries: list[Entry] = []
     failed = 0
+    not_run: list[str] = []
     try:
         with execution(jobs=jobs, executor=executor):
             for k, exp in enumerate(exps, 1):
@@ -205,8 +206,18 @@ def reproduce(
                                   console=err_console, transient=True) as bar:
                         bar.add_task(f"{what}reproducing {exp.id}: {exp.title}", total=None)
                         result = exp.run(out_dir, quick)
-                except KeyboardInterrupt:
-                    raise
+                except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM in one of its sweeps (SweepInterrupted)
+                    wall = time.perf_counter() - t0
+                    not_run = [x.id for x in exps[k:]]
+                    done = f"{k - 1} of {len(exps)} experiments finished before it; " if len(exps) > 1 else ""
+                    msg = (f"{exp.id} was interrupted after {wall:.1f} s; {done}the runs it finished are kept in "
+                           f"{out_dir}: run the same command again to resume")
+                    err_console.print(f"[yellow]interrupted:[/] {escape(msg)}", soft_wrap=True)
+                    entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, error=msg, interrupted=True))
+                    _SIGINTS.clear()  # said above: main() need not say it again
+                    import signal
+
+                    raise typer.Exit(code=128 + int(getattr(e, "signum", signal.SIGINT))) from None
                 except Exception as e:  # one failed experiment must not lose the others
                     wall = time.perf_counter() - t0
                     failed += 1
@@ -229,7 +240,7 @@ def reproduce(
         if html_dir is not None and entries:
             import dcsim
 
-            index = write_report(entries, html_dir, quick=quick, version=dcsim.__version__)
+            index = write_report(entries, html_dir, quick=quick, version=dcsim.__version__, not_run=not_run)
             console.print(f"report: {index}")
     if failed:
         raise typer.Exit(code=1)
@@ -305,6 +316,11 @@ def _scenario_warnings_as_lines():
     return previous
 
 
+#: Ctrl-C received while a command ran (main()'s handler; typer would turn the KeyboardInterrupt into
+#: a silent exit 130). A command that reports the interruption itself clears it.
+_SIGINTS: list = []
+
+
 def main() -> int:
     """Console-script entry point. Ctrl-C exits with 130 and one line, a usage error with 2, and
     no traceback reaches the user (set DCSIM_DEBUG=1 to see one for a bug report)."""
@@ -334,7 +350,8 @@ def main() -> int:
         exits += tuple(getattr(exc, n) for n in ("Exit",) if hasattr(exc, n))
         break
 
-    interrupted = []
+    interrupted = _SIGINTS
+    interrupted.clear()
 
     def on_sigint(signum, frame):  # remember it: typer turns KeyboardInterrupt into a silent exit
         interrupted.append(True)

@@ -22,7 +22,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Sequence
 
 __all__ = ["Entry", "write_report", "commit"]
 
@@ -53,6 +53,7 @@ class Entry:
     result: Optional[object] = None  # registry.ExperimentResult
     error: Optional[str] = None
     files: list[Path] = field(default_factory=list)
+    interrupted: bool = False  # stopped by Ctrl-C or SIGTERM (``error`` says how far it got)
 
 
 def commit(version: Optional[str] = None) -> str:
@@ -172,8 +173,9 @@ def _copy(f: Path, figs_dir: Path) -> None:
         shutil.copy2(f, dst)
 
 
-def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: str) -> Path:
-    """Write index.html and one page per experiment into ``html_dir``; returns the index."""
+def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: str, not_run: Sequence[str] = ()) -> Path:
+    """Write index.html and one page per experiment into ``html_dir``; returns the index.
+    ``not_run``: the ids of the experiments asked for that an interruption left unstarted."""
     html_dir = Path(html_dir)
     html_dir.mkdir(parents=True, exist_ok=True)
     rev = commit(version)
@@ -198,7 +200,7 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
                 f"<h1>{_e(e.id)}: {_e(e.title)}</h1>", f"<p class=\"meta\">{_e(e.paper)}</p>", quick_note,
                 f"<p class=\"meta\">wall time {_fmt_s(e.wall_s)}; {meta}</p>"]
         if e.error is not None:
-            body.append(f"<h2>Failed</h2><pre>{_e(e.error)}</pre>")
+            body.append(f"<h2>{'Interrupted' if e.interrupted else 'Failed'}</h2><pre>{_e(e.error)}</pre>")
         else:
             r = e.result
             body.append(f"<p><b>{_e(r.summary())}</b></p>")
@@ -213,7 +215,7 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
         (html_dir / page).write_text(_page(f"{e.id}: {e.title}", "\n".join(body)), encoding="utf-8")
         n_rep, n_cl, n_ok, n_ch = _counts(e)
         if e.error is not None:
-            verdict = "<td class=\"failed\">failed</td>"
+            verdict = f"<td class=\"failed\">{'interrupted' if e.interrupted else 'failed'}</td>"
         else:
             cls = "reproduced" if n_rep == n_cl else "differs"
             n_diff = n_cl - n_rep
@@ -223,10 +225,16 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
         rows.append(f"<tr><td><a href=\"{_e(page)}\">{_e(e.id)}</a></td><td>{_e(e.title)}</td><td>{_e(e.paper)}</td>"
                     f"{verdict}<td>{checks}</td><td>{_fmt_s(e.wall_s)}</td></tr>")
     tot = [_counts(e) for e in entries]
+    stopped = sum(e.interrupted for e in entries)
     summary = (f"{sum(t[0] for t in tot)} of {sum(t[1] for t in tot)} claims of the papers reproduced over "
-               f"{len(entries)} experiments ({sum(e.error is not None for e in entries)} failed); total wall time "
+               f"{len(entries)} experiments ({sum(e.error is not None and not e.interrupted for e in entries)} failed"
+               f"{f', {stopped} interrupted' if stopped else ''}); total wall time "
                f"{_fmt_s(sum(e.wall_s for e in entries))}")
-    index = ["<h1>dcsim: reproduced experiments</h1>", f"<p class=\"meta\">{meta}</p>", quick_note,
+    incomplete = ""
+    if stopped or not_run:
+        left = f"; not run: {', '.join(not_run)}" if not_run else ""
+        incomplete = f"<p class=\"quick\">Interrupted: this report is incomplete{_e(left)}.</p>"
+    index = ["<h1>dcsim: reproduced experiments</h1>", f"<p class=\"meta\">{meta}</p>", quick_note, incomplete,
              f"<p><b>{_e(summary)}</b></p>",
              "<table><tr><th>experiment</th><th>what</th><th>paper</th><th>claims of the paper</th>"
              "<th>dcsim's checks</th><th>wall time</th></tr>", *rows, "</table>"]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, S
 import numpy as np
 
 from dcsim import schema
+from dcsim._json import jsonable
 from dcsim.scenario import FABRIC_TIERS, Scenario, load_scenario
 
 if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (`dcsim run` needs none)
@@ -189,22 +190,6 @@ def jain_index(x: Any) -> float:
     if s2 == 0:
         return float("nan")  # nobody got anything: fairness is undefined
     return float(np.sum(x)) ** 2 / (x.size * s2)
-
-
-def _jsonable(v: Any) -> Any:
-    """numpy scalars -> Python; NaN/inf -> None (strict JSON)."""
-    if isinstance(v, dict):
-        return {str(k): _jsonable(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_jsonable(x) for x in v]
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (np.floating, float)):
-        f = float(v)
-        return f if math.isfinite(f) else None
-    if isinstance(v, np.bool_):
-        return bool(v)
-    return v
 
 
 class Result:
@@ -669,7 +654,7 @@ class Result:
             out["l2_goodput_total_bps"] = float(np.nansum(col("sources", "goodput_bps").astype(float)))
             out["l2_dropped_frames"] = dropped
             out["l2_drop_pct"] = 100.0 * dropped / sent if sent else None
-        return _jsonable(out)
+        return jsonable(out)
 
     def _workload_summary(self, r: dict) -> dict:
         """One workload: offered vs realised load (Poisson), round completion times (incast)."""
@@ -945,38 +930,50 @@ class _Tables(MutableMapping):
         self._raw = raw
         self._frames = frames
         self._names: Optional[dict] = None
+        # A table moves from the columns to the frames when first read: one thread at a time
+        # (re-entrant: building a table's labels reads the ports and flows tables).
+        self._lock = threading.RLock()
 
     # -- mapping
     def __getitem__(self, name: str) -> "pd.DataFrame":
-        if name not in self._frames:
-            if name not in self._raw:
-                raise KeyError(name)
-            import pandas as pd
+        df = self._frames.get(name)
+        if df is not None:
+            return df
+        with self._lock:
+            if name not in self._frames:
+                if name not in self._raw:
+                    raise KeyError(name)
+                import pandas as pd
 
-            cols = {c: (v.categorical() if isinstance(v, _Label) else v) for c, v in self._labelled(name).items()}
-            self._frames[name] = pd.DataFrame(cols, copy=False)
-            del self._raw[name]  # the DataFrame uses the same arrays: the columns are held once
-        return self._frames[name]
+                cols = {c: (v.categorical() if isinstance(v, _Label) else v) for c, v in self._labelled(name).items()}
+                self._frames[name] = pd.DataFrame(cols, copy=False)
+                del self._raw[name]  # the DataFrame uses the same arrays: the columns are held once
+            return self._frames[name]
 
     def __setitem__(self, name: str, df: "pd.DataFrame") -> None:
-        self._raw.pop(name, None)
-        self._frames[name] = df
+        with self._lock:
+            self._raw.pop(name, None)
+            self._frames[name] = df
 
     def __delitem__(self, name: str) -> None:
-        if name not in self._frames and name not in self._raw:
-            raise KeyError(name)
-        self._raw.pop(name, None)
-        self._frames.pop(name, None)
+        with self._lock:
+            if name not in self._frames and name not in self._raw:
+                raise KeyError(name)
+            self._raw.pop(name, None)
+            self._frames.pop(name, None)
 
     def __iter__(self) -> Iterator[str]:
         # A snapshot: reading a table while iterating moves it from the columns to the frames.
-        return iter([*self._frames, *(n for n in self._raw if n not in self._frames)])
+        with self._lock:
+            return iter([*self._frames, *(n for n in self._raw if n not in self._frames)])
 
     def __len__(self) -> int:
-        return len(set(self._frames) | set(self._raw))
+        with self._lock:
+            return len(set(self._frames) | set(self._raw))
 
     def __contains__(self, name: object) -> bool:
-        return name in self._frames or name in self._raw
+        with self._lock:
+            return name in self._frames or name in self._raw
 
     def frames(self) -> dict:
         """The tables already built as DataFrames."""
@@ -985,18 +982,21 @@ class _Tables(MutableMapping):
     # -- columns without pandas
     def columns(self, name: str) -> list[str]:
         """The engine's columns of ``name`` (without the label columns), or a DataFrame's."""
-        return list(self._frames[name].columns) if name in self._frames else list(self._raw[name])
+        with self._lock:
+            return list(self._frames[name].columns) if name in self._frames else list(self._raw[name])
 
     def column(self, name: str, col: str) -> np.ndarray:
-        if name in self._frames:
-            return self._frames[name][col].to_numpy()
-        v = self._raw[name][col]
+        with self._lock:
+            if name in self._frames:
+                return self._frames[name][col].to_numpy()
+            v = self._raw[name][col]
         return np.array(v, dtype=object) if isinstance(v, list) else v
 
     def rows(self, name: str) -> int:
-        if name in self._frames:
-            return len(self._frames[name])
-        return len(next(iter(self._raw[name].values()), ()))
+        with self._lock:
+            if name in self._frames:
+                return len(self._frames[name])
+            return len(next(iter(self._raw[name].values()), ()))
 
     def parquet_writer(self, name: str) -> Callable[[Path], None]:
         """A function that writes table ``name`` as it is now to a Parquet file, in any thread:
@@ -1005,10 +1005,11 @@ class _Tables(MutableMapping):
         its columns by the engine's writer (:func:`dcsim._core.write_parquet`: no pyarrow, no GIL;
         label columns as dictionary-encoded strings, which :meth:`Result.from_dir` reads back as
         the same categoricals), a DataFrame with pandas."""
-        if name in self._frames:
-            df = self._frames[name]
-            return lambda path: df.to_parquet(path, index=False)
-        columns = self._parquet_columns(name)
+        with self._lock:
+            if name in self._frames:
+                df = self._frames[name]
+                return lambda path: df.to_parquet(path, index=False)
+            columns = self._parquet_columns(name)
 
         def write(path: Path) -> None:
             from dcsim import _core
@@ -1020,39 +1021,45 @@ class _Tables(MutableMapping):
     def parquet_bytes(self, name: str) -> bytes:
         """The bytes of the Parquet file :meth:`parquet_writer` writes for table ``name`` (a
         sweep's worker sends them to the process that stores the run)."""
-        if name in self._frames:
-            return self._frames[name].to_parquet(index=False)  # no path: the bytes
+        with self._lock:
+            df = self._frames.get(name)
+            columns = self._parquet_columns(name) if df is None else None
+        if df is not None:
+            return df.to_parquet(index=False)  # no path: the bytes
         from dcsim import _core
 
-        return _core.parquet_bytes(self._parquet_columns(name)())
+        return _core.parquet_bytes(columns())
 
     def _parquet_columns(self, name: str) -> Callable[[], list]:
         """Table ``name``'s columns as the engine's writer takes them, built when called (in a
         writer's thread) from what is taken now: the columns and the labels' names."""
-        cols = dict(self._raw[name])
-        names = self._label_names() if schema.LABEL_COLUMNS.get(name) else {}
+        with self._lock:
+            cols = dict(self._raw[name])
+            names = self._label_names() if schema.LABEL_COLUMNS.get(name) else {}
         return lambda: [(c, _parquet_column(v)) for c, v in _with_labels(name, cols, names).items()]
 
     # -- labels
     def _label_names(self) -> dict[str, dict]:
         """Port id -> "src->dst", flow id -> "src->dst #id", L2 source id -> "src->dst #id"."""
-        if self._names is None:
-            def triples(table: str, key: str) -> list:
-                if table not in self or not self.rows(table):
-                    return []
-                return list(zip(*(self.column(table, c).tolist() for c in (key, "src", "dst"))))
+        with self._lock:
+            if self._names is None:
+                def triples(table: str, key: str) -> list:
+                    if table not in self or not self.rows(table):
+                        return []
+                    return list(zip(*(self.column(table, c).tolist() for c in (key, "src", "dst"))))
 
-            self._names = {
-                "port_label": _Names({p: f"{s}->{d}" for p, s, d in triples("ports", "port")}),
-                "flow_label": _Names({f: f"{s}->{d} #{f}" for f, s, d in triples("flows", "flow")}),
-                "source_label": _Names({i: f"{s}->{d} #{i}" for i, s, d in triples("sources", "source")}),
-            }
-        return self._names
+                self._names = {
+                    "port_label": _Names({p: f"{s}->{d}" for p, s, d in triples("ports", "port")}),
+                    "flow_label": _Names({f: f"{s}->{d} #{f}" for f, s, d in triples("flows", "flow")}),
+                    "source_label": _Names({i: f"{s}->{d} #{i}" for i, s, d in triples("sources", "source")}),
+                }
+            return self._names
 
     def _labelled(self, name: str) -> dict:
         """The engine's columns of ``name`` with its label columns (:class:`_Label`) inserted."""
         labels = schema.LABEL_COLUMNS.get(name)
-        return _with_labels(name, dict(self._raw[name]), self._label_names() if labels else {})
+        with self._lock:
+            return _with_labels(name, dict(self._raw[name]), self._label_names() if labels else {})
 
 
 def _restore_categories(frames: dict) -> None:

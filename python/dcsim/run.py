@@ -389,6 +389,11 @@ def check_out_dir(out: Path, force: bool, reads: Sequence[Path] = ()) -> None:
 def _check_out_dir(out: Path, force: bool, reads: Sequence[Path]) -> None:
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out: {out} exists and is not a directory")
+    where = Path(os.path.abspath(out))
+    here = Path(os.path.abspath(os.curdir))
+    if where == here or here.is_relative_to(where):  # "-o .", "-o ..", "-o /": it would be renamed away
+        raise ValueError(f"--out: {out} is {'the current directory' if where == here else 'above the current directory'}"
+                         "; a run replaces its output directory whole, so give a new directory, e.g. --out dcsim-out/run1")
     anc = out.parent
     while not anc.exists() and anc != anc.parent:
         anc = anc.parent

@@ -441,13 +441,26 @@ def plain(obj: Any) -> Any:
 
 
 def _int_v(v: Any) -> int:
-    """A whole number: TOML/JSON integers, or NumPy's from Python (no true/false, no 2.0, no "2")."""
+    """A whole number: TOML/JSON integers, or NumPy's from Python (no true/false, no 2.0, no "2").
+    Its range is the field's: every integer field checks its own (none is wider than 64 bits), so
+    that 10^20 senders is told "allowed 1 .. 199998", not a width."""
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
         raise ValueError(f"expected a whole number, got {v!r}")
     v = int(v)
-    if not -(2**63) <= v < 2**64:  # no field of the engine's is wider
-        raise ValueError(f"{_int_str(v)} is out of range; allowed -2^63 .. 2^64-1 (64 bits)")
-    return v
+    return v if -(2**63) <= v < 2**64 else _WideInt(v)
+
+
+class _WideInt(int):
+    """An integer wider than 64 bits, which no field takes: kept for the field's own range check,
+    whose message shows it short (:func:`_int_str`: "an integer of 100001 digits")."""
+
+    def __str__(self) -> str:
+        return _int_str(int(self))
+
+    __repr__ = __str__
+
+    def __format__(self, spec: str) -> str:
+        return str(self) if not spec else int(self).__format__(spec)
 
 
 def _int_str(v: int) -> str:
@@ -3193,8 +3206,8 @@ class _L2Base(_Model):
                                                     f"gives its short flows none; list a source on {w.src!r} (its short "
                                                     "flows take that source's latency) or give one latency or {lo, hi}")
         for i, src in enumerate(self.sources):
-            if src.count < 1:
-                raise _err(f"sources[{i}].count", f"{src.count} is out of range; allowed >= 1")
+            if not 1 <= src.count <= LIMITS["max_count"]:
+                raise _err(f"sources[{i}].count", f"{_int_str(src.count)} is out of range; allowed 1 .. {LIMITS['max_count']}")
             if src.initial_rate is not None:
                 _positive_rate(f"sources[{i}].initial_rate", src.initial_rate)
             if src.size is not None and (src.size.unit == "pkt" or not src.size.value >= 1):

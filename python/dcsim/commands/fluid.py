@@ -8,13 +8,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import typer
 
 from dcsim._console import titled_table
+from dcsim._json import dumps
 
 if TYPE_CHECKING:  # numpy and pandas load only when a command computes (fast --help)
     import pandas as pd
@@ -142,7 +142,7 @@ def write_csv(df: pd.DataFrame, path: Path) -> Path:
     df.to_csv(path, index=False, float_format="%.10g")
     if df.attrs:
         params = {str(k): (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in df.attrs.items()}
-        path.with_suffix(".params.json").write_text(json.dumps(params, indent=2) + "\n", encoding="utf-8")
+        path.with_suffix(".params.json").write_text(dumps(params, indent=2) + "\n", encoding="utf-8")
     return path
 
 
@@ -285,7 +285,7 @@ def dctcp(
     files = _outputs(df, csv, plot, plot_dctcp)
     s["files"] = files
     if as_json:
-        print(json.dumps(s, indent=2))
+        print(dumps(s, indent=2))
     else:
         _print_dctcp(s)
         if files:
@@ -333,7 +333,7 @@ def dx(
     files = _outputs(df, csv, plot, plot_dx)
     s["files"] = files
     if as_json:
-        print(json.dumps(s, indent=2))
+        print(dumps(s, indent=2))
     else:
         _print_dx(s)
         if files:
@@ -365,7 +365,7 @@ def dctcp_fig2(
         s["files"] = [str(r["csv"]), str(r["png"])]
         summaries[N] = s
     if as_json:
-        print(json.dumps({str(k): v for k, v in summaries.items()}, indent=2))
+        print(dumps(summaries, indent=2))
         return
     for s in summaries.values():
         _print_dctcp(s)

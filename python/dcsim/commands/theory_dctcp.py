@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from typing import Optional
 
 import typer
 from rich.markup import escape
 
 from dcsim._console import titled_table
+from dcsim._json import dumps
 
 PAPER = "Alizadeh, Javanmard, Prabhakar, Analysis of DCTCP (SIGMETRICS 2011)"
 
@@ -47,7 +47,7 @@ def dctcp(
     except ValueError as e:
         fail(str(e))
     if as_json:
-        typer.echo(json.dumps(r, indent=2))
+        typer.echo(dumps(r, indent=2))
         return
 
     t = titled_table(f"DCTCP theory — {PAPER}", show_lines=False)

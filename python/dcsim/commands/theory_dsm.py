@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from typing import Optional
 
 import typer
 
 from dcsim._console import titled_table
+from dcsim._json import dumps
 
 PAPER = "Cheng et al., Congestion Control in Converged Ethernet with Heterogeneous and Time-Varying Delays (DSM)"
 
@@ -30,17 +30,6 @@ def _non_finite(x, path: str = "") -> list[str]:
     if isinstance(x, (list, tuple)):
         return [k for i, v in enumerate(x) for k in _non_finite(v, f"{path}[{i}]")]
     return []
-
-
-def _json_safe(x):
-    """Non-finite floats (an unbounded eq. 31 bound) become null: strict JSON has no Infinity."""
-    if isinstance(x, float) and not math.isfinite(x):
-        return None
-    if isinstance(x, dict):
-        return {k: _json_safe(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_json_safe(v) for v in x]
-    return x
 
 
 def _hz(x: float) -> str:
@@ -108,7 +97,7 @@ def dsm(
         fail(f"the inputs give a non-finite {', '.join(bad)} (C = {fmt_rate(C_bps)}, p = {p:g}, --frame {frame_bytes:g} B); "
              "bring the inputs nearer the paper's setting (10 Gbps, p = 0.01, 1000 B frames)")
     if as_json:
-        typer.echo(json.dumps(_json_safe(r), indent=2, allow_nan=False))
+        typer.echo(dumps(r, indent=2))
         return
 
     rg, ck = r["ranges"], r["checks"]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import typer
 from rich.markup import escape
 
 from dcsim._console import titled_table
+from dcsim._json import dumps
 
 PAPER = "Jiang et al., Modeling and Analysis of the Latency-Based Congestion Control Algorithm DX"
 
@@ -38,7 +38,7 @@ def dx(
     except ValueError as e:
         fail(str(e))
     if as_json:
-        typer.echo(json.dumps(r, indent=2))
+        typer.echo(dumps(r, indent=2))
         return
 
     us = lambda s: fmt_time(s) if s is not None else "none"  # noqa: E731

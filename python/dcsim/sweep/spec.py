@@ -36,6 +36,7 @@ import hashlib
 import itertools
 import json
 import math
+import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -139,6 +140,21 @@ def _flatten_keys(d: Mapping, prefix: str = "") -> dict[str, Any]:
         key = f"{prefix}.{k}" if prefix else str(k)
         if isinstance(v, Mapping):
             out.update(_flatten_keys(v, key))
+        else:
+            out[key] = v
+    return out
+
+
+def _set_changes(d: Mapping, prefix: str = "") -> dict[str, Any]:
+    """A sweep's ``set`` as path -> value. A key written as a path (``"network.aqm"``, with a dot or
+    an index) takes its value whole, a table too, as ``dcsim run --set 'network.aqm={...}'``
+    does: the base's table is replaced, not merged. A plain key is a TOML table (``[set.network]``
+    or the unquoted ``network.aqm.K = ...``), whose keys are paths below it."""
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        key = f"{prefix}.{k}" if prefix else str(k)
+        if isinstance(v, Mapping) and not re.search(r"[.\[]", str(k)):
+            out.update(_set_changes(v, key))
         else:
             out[key] = v
     return out
@@ -281,7 +297,7 @@ def make_spec(
         raise SweepError('axes: no axes; give at least one, e.g. "network.aqm.K" = ["20pkt", "65pkt"]')
     if set is not None and not isinstance(set, Mapping):
         raise SweepError(f"set: expected a table of path = value, got {_show(set)}")
-    sets = _flatten_keys(set or {})
+    sets = _set_changes(set or {})
     seen: dict[tuple, str] = {}
     for name, paths in [("set", (p,)) for p in sets] + [(a.name, a.paths) for a in ax]:
         for p in paths:

@@ -556,7 +556,7 @@ class LimitCycle:
         """The last two periods differ by < 0.1 % in T and x_alpha (below the 3-4 significant digits the
         claims and the CLI print), beyond what the sampling resolves: at psi = 0 the section q~ = 0 is the
         floor itself, so a crossing is located only to one sample step and drift_resolution = 2 step / T."""
-        return self.drift < 1e-3 + self.drift_resolution
+        return bool(self.drift < 1e-3 + self.drift_resolution)
 
     def summary(self) -> dict:
         d = {k: getattr(self, k) for k in ("wbar", "g", "psi", "T", "h_alpha", "h_beta", "Q_min", "Q_max",
