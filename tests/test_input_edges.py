@@ -462,3 +462,59 @@ def test_an_integer_beyond_64_bits_gets_the_fields_own_range(path, value, messag
     node[path[-1]] = value
     with pytest.raises(ScenarioError, match=message):
         Scenario.from_dict(d)
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "demo"
+    res = runner.invoke(app, ["run", str(DEMO), "--no-plots", "-o", str(out), "--set", "run.duration=5ms",
+                              "--set", "run.warmup=1ms"])
+    assert res.exit_code == 0, res.output
+    return out
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda d: (d / "flows.parquet").unlink(), r"flows\.parquet: missing"),
+    (lambda d: (d / "flows.parquet").write_bytes((d / "flows.parquet").read_bytes()[:100]), r"flows\.parquet: not a readable Parquet file"),
+    (lambda d: (d / "flows.parquet").write_bytes((d / "ports.parquet").read_bytes()), r"flows\.parquet: lacks the flows table's columns flow"),
+    (lambda d: ((d / "flows.parquet").unlink(), (d / "flows.parquet").mkdir()), r"flows\.parquet: not a file"),
+    (lambda d: (d / "engine_spec.json").write_text("{not json"), r"engine_spec\.json: not a readable engine spec"),
+    (lambda d: (d / "engine_spec.json").write_text("[]"), r"engine_spec\.json: not an engine spec"),
+    (lambda d: (d / "scenario.toml").write_text("this is not toml"), r"scenario\.toml: .*not valid TOML"),
+    (lambda d: (d / "scenario.toml").unlink(), r"no scenario\.toml; not a run's directory"),
+])
+def test_a_damaged_run_directory_is_one_error_naming_the_file(run_dir, tmp_path, damage, message):
+    """Result.from_dir let FileNotFoundError, pyarrow's ArrowInvalid, KeyError, JSONDecodeError or
+    TypeError through, or loaded a directory in place of a table (summary() then failed)."""
+    import shutil
+
+    from dcsim import Result
+    from dcsim.result import ResultDirError
+
+    d = tmp_path / "copy"
+    shutil.copytree(run_dir, d)
+    Result.from_dir(d).summary()  # whole, it reads back
+    damage(d)
+    with pytest.raises(ResultDirError, match=message):
+        Result.from_dir(d)
+
+
+def test_small_api_and_cli_messages_say_what_is_wrong(tmp_path):
+    """Found by probing: a malformed --set was reported as an invalid scenario; Scenario.replace
+    with a non-text key raised TypeError; jain_index() over generated flows only said "no
+    allocations given"."""
+    import dcsim
+
+    res = runner.invoke(app, ["run", str(DEMO), "--set", "foo", "-o", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "--set 'foo': write PATH=VALUE" in res.output
+    assert "invalid scenario" not in res.output
+    sc = load_scenario(DEMO)
+    with pytest.raises(ScenarioError, match=r"replace: 5 is not a path"):
+        sc.replace({5: 1})
+    with pytest.raises(ScenarioError, match=r"replace: expected a table of path = value"):
+        sc.replace([("run.seed", 2)])
+    d = {"network": {"topology": "leaf_spine", "leaves": 2, "spines": 1, "hosts_per_leaf": 1, "host_link": "10Gbps",
+                     "buffer": "100pkt"},
+         "workloads": [{"kind": "permutation", "protocol": "dctcp", "size": "10KB"}], "run": {"duration": "1ms"}}
+    with pytest.raises(ValueError, match=r"jain_index: the scenario lists no \[\[flows\]\]"):
+        dcsim.simulate(d).jain_index()

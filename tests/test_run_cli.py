@@ -354,11 +354,19 @@ def test_progress_is_reported_up_to_the_end_and_runs_are_deterministic():
         pd.testing.assert_frame_equal(a.tables[t], b.tables[t], check_exact=True)
 
 
-@pytest.mark.parametrize("chunks", [0, -1, True, 2.0, "3"])
+@pytest.mark.parametrize("chunks", [0, -1, True, 2.0, "3", 10**6 + 1])
 def test_chunks_must_be_a_positive_integer(chunks):
-    """simulate(chunks=...) names the argument and the allowed range (a bool is not a count)."""
-    with pytest.raises(ValueError, match=r"chunks: .* out of range; allowed an integer >= 1"):
+    """simulate(chunks=...) names the argument and the allowed range (a bool is not a count; 10^12
+    chunks would be 10^12 returns to Python)."""
+    with pytest.raises(ValueError, match=r"chunks: .* out of range; allowed an integer 1 \.\. 1000000"):
         simulate(short(), chunks=chunks)
+
+
+def test_chunks_may_be_numpys_integer():
+    import numpy as np
+
+    a, b = simulate(short(), chunks=np.int64(3)), simulate(short(), chunks=3)
+    assert a.summary()["flows"] == b.summary()["flows"]
 
 
 def test_jain_index_over_a_window_uses_the_throughput_series():

@@ -276,3 +276,16 @@ def test_cli_bad_input_exits_2_naming_the_option(args, opt):
     err = r.stderr if r.stderr_bytes is not None else ""
     assert opt in r.output or opt in err
     assert "Traceback" not in r.output + err
+
+
+def test_a_model_queue_below_zero_is_flagged_not_shown_as_a_queue():
+    """The discrete model is the paper's eq. (7) without a floor, so a badly tuned m (here 10^5
+    periods against a 300 us loop of ~37 periods) drives its queue below 0, which `theory dsm`
+    printed as a plain "queue range" of -483 KB. The summary flags it and the CLI says what it means."""
+    bad = dsm.analyze(10e9, 64e3, 0.01, 300e-6, m=100_000)["simulation"]  # the CLI's defaults: q0 64 KB, p 0.01
+    assert bad["q_min_bytes"] < 0 and bad["q_below_zero"] is True and bad["queue_floor"] is False
+    good = dsm.analyze(10e9, 64e3, 0.01, 300e-6)["simulation"]
+    assert good["q_min_bytes"] >= 0 and good["q_below_zero"] is False
+    res = CliRunner().invoke(app, ["theory", "dsm", "--C", "10Gbps", "--delay", "300us", "--m", "100000"],
+                             env={"COLUMNS": "200"})
+    assert res.exit_code == 0 and "went below 0" in res.output and "not floored at 0" in res.output

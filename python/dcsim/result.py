@@ -27,7 +27,7 @@ from dcsim.scenario import FABRIC_TIERS, Scenario, load_scenario
 if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (`dcsim run` needs none)
     import pandas as pd
 
-__all__ = ["Result", "jain_index", "active_goodput_bps", "link_sharing", "TABLES", "fct_stats", "bucket_labels", "WriteError"]
+__all__ = ["Result", "jain_index", "active_goodput_bps", "link_sharing", "TABLES", "fct_stats", "bucket_labels", "WriteError", "ResultDirError"]
 
 #: The engine's tables, in the order they are written.
 TABLES = ("queue", "throughput", "cwnd", "flows", "ports", "queue_hist", "counters", "workloads", "rounds",
@@ -239,22 +239,53 @@ class Result:
 
     @classmethod
     def from_dir(cls, out: Union[str, Path]) -> "Result":
-        """Read back what :meth:`to_dir` wrote."""
+        """Read back what :meth:`to_dir` wrote (a ``dcsim run`` directory, or a sweep's
+        OUT/runs/<run_id>/). Raises :class:`ResultDirError` naming the directory, the file and what
+        is wrong with it (missing, not Parquet, another table's columns) before returning anything."""
         import pandas as pd
+        import pyarrow as pa
 
         out = Path(out)
-        scenario = load_scenario(out / "scenario.toml")
-        # Label columns read as dictionaries (pandas categoricals), not as a string per row.
-        tables = {
-            t: pd.read_parquet(out / f"{t}.parquet", read_dictionary=schema.LABEL_COLUMNS.get(t) or None)
-            for t in TABLES
-            if t not in LATER_TABLES or (out / f"{t}.parquet").exists()
-        }
+        if not out.is_dir():
+            raise ResultDirError(f"{out}: {'not a directory' if out.exists() else 'no such directory'}")
+        if not (out / "scenario.toml").is_file():
+            kind = ("a sweep's directory: its runs are in runs/<run_id>/" if (out / "sweep.json").exists()
+                    else "not a run's directory (dcsim run writes scenario.toml and the tables)")
+            raise ResultDirError(f"{out}: no scenario.toml; {kind}")
+        try:
+            scenario = load_scenario(out / "scenario.toml")
+        except ValueError as e:
+            msg = str(e)
+            raise ResultDirError(msg if msg.startswith(str(out)) else f"{out / 'scenario.toml'}: {msg}") from None
+        tables = {}
+        for t in TABLES:
+            path = out / f"{t}.parquet"
+            if t in LATER_TABLES and not path.exists():
+                continue  # written by a newer dcsim than the run's
+            if not path.is_file():
+                raise ResultDirError(f"{path}: {'not a file' if path.exists() else 'missing'}; every run writes its {t} table")
+            try:
+                # Label columns read as dictionaries (pandas categoricals), not as a string per row.
+                df = pd.read_parquet(path, read_dictionary=schema.LABEL_COLUMNS.get(t) or None)
+            except (OSError, pa.ArrowException) as e:
+                raise ResultDirError(f"{path}: not a readable Parquet file ({e})") from None
+            lacking = [c.name for c in schema.SCHEMA[t] if c.name not in df.columns]
+            if lacking:
+                raise ResultDirError(f"{path}: lacks the {t} table's columns {', '.join(lacking[:5])}"
+                                     f"{' ...' if len(lacking) > 5 else ''} (another table's file, or another dcsim's)")
+            tables[t] = df
         for t in LATER_TABLES:
             tables.setdefault(t, pd.DataFrame())
         _restore_categories(tables)
         spec_path = out / "engine_spec.json"
-        spec = json.loads(spec_path.read_text(encoding="utf-8")) if spec_path.exists() else None
+        spec = None
+        if spec_path.exists():
+            try:
+                spec = json.loads(spec_path.read_text(encoding="utf-8"))
+            except (OSError, ValueError) as e:
+                raise ResultDirError(f"{spec_path}: not a readable engine spec ({e})") from None
+            if not isinstance(spec, dict) or not isinstance(spec.get("duration_ps"), int):
+                raise ResultDirError(f"{spec_path}: not an engine spec (a JSON table with duration_ps)")
         return cls(scenario, tables, engine_spec=spec)
 
     def _col(self, table: str, column: str) -> np.ndarray:
@@ -335,7 +366,7 @@ class Result:
         * "rates": each L2 source's rate vs time; "sources": goodput and realised feedback loop
           delay per L2 source; "cps": samples and feedback frames per L2 congestion point.
 
-        Returns the matplotlib Figure; with ``path`` it is also saved (PNG, PDF or SVG by suffix).
+        Returns the matplotlib Figure; with ``path`` it is also saved (PNG, PDF or SVG by suffix; PNG, with ".png" added, when it has none).
         Raises ValueError for an unknown kind or an empty table (say, "rounds" without an incast).
         """
         from dcsim.plotting import KINDS
@@ -359,6 +390,9 @@ class Result:
         throughput of each flow over the last 0.5 s of the run; ``window=(t0, t1)``: over [t0, t1] s
         (from the throughput series; only intervals lying wholly inside the window count).
         """
+        if not self._rows("flows") or len(self.listed_flows()) == 0:
+            raise ValueError("jain_index: the scenario lists no [[flows]]; the index is over the listed flows "
+                             "(a workload's generated flows come and go: see fct_stats() for them)")
         if window is None:
             return jain_index(self.listed_flows()["goodput_bps"].to_numpy(dtype=float))
         t0, t1 = (self.duration_s - float(window), self.duration_s) if np.isscalar(window) else map(float, window)
@@ -772,6 +806,10 @@ def engine_spec_text(spec: dict) -> str:
 
 #: Threads writing the Parquet tables (the machine this was measured on has 2 cores; more gave nothing).
 WRITER_THREADS = 2
+
+
+class ResultDirError(ValueError):
+    """A directory :meth:`Result.from_dir` cannot read as a run's: the message names the file and why."""
 
 
 class WriteError(OSError):

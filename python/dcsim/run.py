@@ -464,12 +464,17 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
     # Progress and messages go to stderr when stdout carries data.
     info = wide_console(stderr=True) if fmt != "table" else console
     try:
+        changes = dict(parse_set(item) for item in sets)
+    except ValueError as e:  # the option is malformed, not the scenario
+        fail(str(e))
+        raise
+    try:
         with slow_step(info, "reading and checking the scenario"):  # a large trace file takes a while
             # The changes are made to the file's tables before they are validated (they may
             # replace what the file names: another trace file where its own is missing).
             inputs = DataFiles()  # the data files it reads: --force must not delete them
             with reading_files(inputs):
-                sc = load_scenario(scenario, dict(parse_set(item) for item in sets))
+                sc = load_scenario(scenario, changes)
             sc.check_resources()  # the engine's size and memory checks, before anything is printed
     except (ScenarioError, ValueError) as e:
         # The file itself (missing, binary, too large) is one line that names it; a scenario that

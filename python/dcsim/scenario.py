@@ -47,7 +47,7 @@ import re
 import sys
 from array import array
 from collections import deque
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, Callable, ClassVar, Iterable, Iterator, Optional, Union
@@ -3727,7 +3727,12 @@ class Scenario(_Model):
         changes. ``changes=None`` (keyword form): ``sc.replace(**{"run.seed": 2})``. Raises
         :class:`ScenarioError` naming the field.
         """
+        if changes is not None and not isinstance(changes, Mapping):
+            raise ScenarioError(f"replace: expected a table of path = value, got {type(changes).__name__}")
         updates = plain(dict(changes or {}, **kw))
+        for path in updates:
+            if not isinstance(path, str):
+                raise ScenarioError(f"replace: {path!r} is not a path; write it as text, e.g. \"network.aqm.K\"")
         return type(self).from_dict(apply_changes(self._to_dict_with_traces(updates), updates))
 
     def expanded_flows(self) -> list[FlowInfo]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 import time
 import warnings
@@ -41,6 +42,10 @@ def engine():
     return _core
 
 
+#: Returns to Python per run at most (each a progress callback and a check for Ctrl-C).
+MAX_CHUNKS = 1_000_000
+
+
 def simulate(
     scenario: Union[Scenario, dict, str, Path],
     *,
@@ -65,8 +70,9 @@ def simulate(
         scenario = Scenario.from_dict(scenario)
     elif not isinstance(scenario, Scenario):
         raise TypeError(f"simulate: expected a Scenario, dict or path, got {type(scenario).__name__}")
-    if not (isinstance(chunks, int) and not isinstance(chunks, bool) and chunks >= 1):
-        raise ValueError(f"chunks: {chunks!r} is out of range; allowed an integer >= 1")
+    if not (isinstance(chunks, numbers.Integral) and not isinstance(chunks, bool) and 1 <= chunks <= MAX_CHUNKS):
+        raise ValueError(f"chunks: {chunks!r} is out of range; allowed an integer 1 .. {MAX_CHUNKS}")  # numpy's too
+    chunks = int(chunks)
     spec = scenario.check_resources()
     for line in scenario.warnings():
         warnings.warn(line, ScenarioWarning, stacklevel=2)

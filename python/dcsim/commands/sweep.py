@@ -154,7 +154,8 @@ def sweep(
     shown = results_table(res.table, [p for a in spec.axes for p in a.paths])
     if shown is not None:
         console.print(shown)
-    console.print(f"table: {res.table_path}" + (f"; each run's tables in {res.out / 'runs'}/<run_id>/" if tables else ""))
+    some = tables and res.failed < res.runs  # a failed run wrote no tables
+    console.print(f"table: {res.table_path}" + (f"; each run's tables in {res.out / 'runs'}/<run_id>/" if some else ""))
     if res.failures:
         for f in res.failures[:10]:
             err_console.print(f"[red]failed[/] {f['run_id']} ({escape(f['axes'])}, seed {f['seed']}): {escape(f['error'])}")

@@ -163,5 +163,9 @@ def dsm(
         t.add_row("settles within 1 % of q0 after", fmt_time(settle) if settle is not None else "[bold red]never[/]")
         t.add_row("final queue", f"{_kb(s['q_final_bytes'])} (q0 = {_kb(q0_bytes)})")
         t.add_row("largest |q - q0| over the last 10 %", f"{s['tail_max_abs_error_bytes']:.3g} B")
-        t.add_row("queue range", f"{_kb(s['q_min_bytes'])} .. {_kb(s['q_max_bytes'])}")
+        t.add_row("queue range (eq. 7 not floored at 0)", f"{_kb(s['q_min_bytes'])} .. {_kb(s['q_max_bytes'])}")
         console.print(t)
+        if s["q_below_zero"]:
+            console.print(f"[yellow]note:[/] the model's queue went below 0 (to {_kb(s['q_min_bytes'])}): a real queue "
+                          "empties and drains no further, so there the linear model (the paper's) is outside what it "
+                          "describes, and its settling is not the network's (`dcsim run` simulates it).")

@@ -366,5 +366,8 @@ def analyze(C_bps: float, q0_bytes: float, p: float, delay_s: float, m: Optional
             "tail_max_abs_error_bytes": float(np.max(np.abs(tail - q0_bytes))),
             "settling_time_1pct_s": run.settling_time_s(0.01 * q0_bytes),
             "q_max_bytes": float(np.max(run.q_bytes)), "q_min_bytes": float(np.min(run.q_bytes)),
+            # Eq. (7) as the paper writes it, not floored at 0: below 0 the model has left what a
+            # queue can do (an empty queue drains no further), so its settling is not the network's.
+            "queue_floor": False, "q_below_zero": bool(np.min(run.q_bytes) < 0),
         }
     return res
