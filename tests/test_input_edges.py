@@ -195,7 +195,7 @@ def test_the_engines_l2_errors_name_the_users_fields(params, message):
 def test_an_l2_size_below_one_byte_is_refused_before_the_engine():
     """q0 = "0.5B" passed as positive and reached the engine as 0 B ("l2.scheme.q0_bytes: target
     queue q0 must be > 0, got 0")."""
-    with pytest.raises(ScenarioError, match=r"l2\.q0: 0\.5B: give a size of at least 1 byte"):
+    with pytest.raises(ScenarioError, match=r"l2\.q0: 0\.5B: give a whole number of bytes, at least 1"):
         Scenario.from_dict(parking_lot_l2(q0="0.5B"))
 
 
@@ -518,3 +518,61 @@ def test_small_api_and_cli_messages_say_what_is_wrong(tmp_path):
          "workloads": [{"kind": "permutation", "protocol": "dctcp", "size": "10KB"}], "run": {"duration": "1ms"}}
     with pytest.raises(ValueError, match=r"jain_index: the scenario lists no \[\[flows\]\]"):
         dcsim.simulate(d).jain_index()
+
+
+DSM = ROOT / "examples" / "dsm_dumbbell.toml"
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"l2.sources[0].start": "-1s"}, r"l2\.sources\[0\]\.start: -1s is negative; allowed >= 0 s"),
+    ({"l2.poisson": [{"src": "S1", "dst": "R1", "rate": 10.0, "mean_size": "10KB", "start": "-1ms"}]},
+     r"l2\.poisson\[0\]\.start: -1ms is negative"),
+    ({"l2.frame": "9000B", "network.buffer": "5000B"}, r"network\.buffer: 5000B holds no L2 frame \(l2\.frame = 9000B\)"),
+    ({"l2.sources[0].initial_rate": "1Kbps"}, r"l2\.sources\[0\]\.initial_rate: 1Kbps is below min_rate = 100Mbps"),
+    ({"l2.scheme": "qcn", "l2.qeq": "1.9B"}, r"l2\.qeq: 1\.9B: give a whole number of bytes"),
+    ({"l2.sources[0].size": "1.5B"}, r"l2\.sources\[0\]\.size: 1\.5B: give a whole number of bytes"),
+    ({"l2.frame": "100.5B"}, r"l2\.frame: 100\.5B is out of range; allowed a whole number of bytes 64B"),
+])
+def test_l2_inputs_found_by_probing_are_refused_naming_the_field(changes, message):
+    """Each got through: a negative start reached the engine's JSON parser (start_ps, u64); 9000 B
+    frames into 5000 B buffers all dropped; an initial_rate below min_rate was silently raised to
+    it; fractional bytes were truncated, rounded up or rounded, depending on the field."""
+    with pytest.raises(ScenarioError, match=message):
+        load_scenario(DSM).replace(changes)
+
+
+def test_qcn_w_zero_is_the_engines_allowed_range():
+    """QCN's derivative weight w: the engine allows 0 <= w <= 1e6, the scenario refused 0 ("> 0")."""
+    sc = load_scenario(DSM).replace({"l2.scheme": "qcn", "l2.w": 0.0, "run.duration": "2ms", "run.warmup": "0s"})
+    assert sc.l2.w == 0.0
+    with pytest.raises(ScenarioError, match=r"l2\.w: -1\.0 is out of range; allowed >= 0"):
+        load_scenario(DSM).replace({"l2.scheme": "qcn", "l2.w": -1.0})
+
+
+def test_workload_inputs_found_by_probing_are_refused_naming_the_field(tmp_path):
+    """A Poisson workload's repeated sender weighed its host double (2x the load on its link); a
+    CDF with all of its probability at size 0 was blamed on `load` ("up to inf flows"); giving both
+    protocol and mix was told to give one of them, listing two of the four protocols."""
+    base = load_scenario(ROOT / "examples" / "leaf_spine.toml").to_dict()
+    w = base["workloads"][0]
+    with pytest.raises(ScenarioError, match=r"workloads\[0\]\.senders\[1\]: 'h0' appears twice \(senders\[0\]\)"):
+        Scenario.from_dict({**base, "workloads": [{**w, "senders": ["h0", "h0"], "receivers": ["h1"]}]})
+    (tmp_path / "zero.cdf").write_text("0 1\n1000 1\n")
+    with pytest.raises(ScenarioError, match=r"sizes\.file: .*line 1: the whole probability is at sizes below 1 byte"):
+        Scenario.from_dict({**base, "workloads": [{**w, "sizes": {"kind": "cdf", "file": str(tmp_path / "zero.cdf")}}]})
+    (tmp_path / "over.cdf").write_text("1000 0.5\n2000 1.0000000001\n")
+    with pytest.raises(ScenarioError, match=r"probability 1\.0000000001 is out of range"):
+        Scenario.from_dict({**base, "workloads": [{**w, "sizes": {"kind": "cdf", "file": str(tmp_path / "over.cdf")}}]})
+    both = {**w, "protocol": "dctcp", "mix": [{"protocol": "newreno", "share": 1.0}]}
+    with pytest.raises(ScenarioError, match=r"give a protocol or a mix of protocols with shares, not both"):
+        Scenario.from_dict({**base, "workloads": [both]})
+
+
+def test_choke_with_partitions_names_the_field_the_user_wrote():
+    """CHOKe set once in network.aqm was blamed on network.tiers.host.aqm, a table never written."""
+    d = load_scenario(ROOT / "examples" / "fat_tree.toml").to_dict()
+    d["network"]["aqm"] = {"kind": "choke", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1, "w_q": 0.002}
+    d["network"].pop("tiers", None)
+    d["run"]["partitions"] = 2
+    with pytest.raises(ScenarioError, match=r"run\.partitions: 2 partitions cannot run CHOKe queues \(network\.aqm\)"):
+        Scenario.from_dict(d)

@@ -1982,7 +1982,8 @@ def check_cdf(points: list, where) -> list[tuple[float, float]]:
         if sz > top:
             raise ValueError(f"{where(i)}: size {sz:g} is out of range; allowed at most {top:g} bytes")
         if not 0 <= pr <= 1:
-            raise ValueError(f"{where(i)}: probability {pr:g} is out of range; allowed [0, 1] (not percent)")
+            shown = f"{pr:g}" if float(f"{pr:g}") == pr else repr(pr)  # 1.0000000001, not "1"
+            raise ValueError(f"{where(i)}: probability {shown} is out of range; allowed [0, 1] (not percent)")
         if out and (sz < out[-1][0] or pr < out[-1][1]):
             raise ValueError(
                 f"{where(i)}: ({sz:g}, {pr:g}) after ({out[-1][0]:g}, {out[-1][1]:g}): the CDF is not monotone; "
@@ -1993,6 +1994,10 @@ def check_cdf(points: list, where) -> list[tuple[float, float]]:
         raise ValueError(f"{where(len(out) - 1)}: the CDF ends at {out[-1][1]:g}, not at 1")
     if all(sz < 0.5 for sz, _ in out):
         raise ValueError(f"{where(len(out) - 1)}: every size is below 1 byte")
+    empty = next((i for i, (sz, pr) in enumerate(out) if pr >= 1.0 - 1e-9), len(out) - 1)
+    if out[empty][0] < 0.5:
+        raise ValueError(f"{where(empty)}: the whole probability is at sizes below 1 byte (mean size 0 B): every "
+                         "flow would be empty")
     return out
 
 
@@ -2746,8 +2751,10 @@ class Workload(_KeepsDelayedAckOff, _Model):
                 self._fill("gap", 0.0)
             if not self.gap >= 0:
                 raise _err("gap", f"{time_str(self.gap)} is negative; allowed >= 0 s")
-        if (self.protocol is None) == (self.mix is None):
-            raise _err("protocol", "give a protocol (dctcp, newreno), or a mix of protocols with shares")
+        if self.protocol is not None and self.mix is not None:
+            raise _err("protocol", "give a protocol or a mix of protocols with shares, not both")
+        if self.protocol is None and self.mix is None:
+            raise _err("protocol", f"give a protocol ({', '.join(PROTOCOLS)}), or a mix of protocols with shares")
         if self.mix is not None:
             for name in self._TRANSPORT:
                 if getattr(self, name) is not None:
@@ -3158,11 +3165,13 @@ class _L2Base(_Model):
                 continue
             if unit == "probability" and not (0 < v <= 1):
                 raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1 (sampling probability per frame)")
-            if unit == "bytes" and (v.unit == "pkt" or not v.value >= 1):
-                raise _err(name, f"{size_str(v)}: give a size of at least 1 byte, e.g. \"64KB\"")
+            if unit == "bytes" and (v.unit == "pkt" or not v.value >= 1 or not float(v.value).is_integer()):
+                raise _err(name, f"{size_str(v)}: give a whole number of bytes, at least 1, e.g. \"64KB\"")
             if unit == "ps" and not v > 0:
                 raise _err(name, f"{time_str(v)} is not positive; allowed > 0 s")
-            if unit in ("number", "per_second") and not v > 0:
+            if name == "w" and not v >= 0:  # QCN's derivative weight: 0 leaves the position term alone
+                raise _err(name, f"{v!r} is out of range; allowed >= 0")
+            if unit in ("number", "per_second") and name != "w" and not v > 0:
                 raise _err(name, f"{v!r} is out of range; allowed > 0")
             if unit == "count" and not 0 <= v < 2**32:
                 raise _err(name, f"{v} is out of range; allowed 0 <= {name} < 2^32 (and the scheme's own bound)")
@@ -3176,7 +3185,8 @@ class _L2Base(_Model):
             v = getattr(self, name)
             lo = 64 if name == "frame" else 1
             if v.unit == "pkt" or not (lo <= v.value <= LIMITS["max_packet_bytes"]) or not float(v.value).is_integer():
-                raise _err(name, f"{size_str(v)} is out of range; allowed {lo}B .. {LIMITS['max_packet_bytes']}B")
+                raise _err(name, f"{size_str(v)} is out of range; allowed a whole number of bytes "
+                                 f"{lo}B .. {LIMITS['max_packet_bytes']}B")
         lat = self.feedback_latency
         if isinstance(lat, dict) and lat["lo"] > lat["hi"]:
             raise _err("feedback_latency", f"lo = {time_str(lat['lo'])} is larger than hi = {time_str(lat['hi'])}; "
@@ -3189,8 +3199,11 @@ class _L2Base(_Model):
         for i, w in enumerate(self.poisson):
             if not (0 < w.rate <= 1e9):
                 raise _err(f"poisson[{i}].rate", f"{w.rate!r} arrivals/s is out of range; allowed 0 < rate <= 1e9")
-            if w.mean_size.unit == "pkt" or not w.mean_size.value >= 1:
-                raise _err(f"poisson[{i}].mean_size", f"{size_str(w.mean_size)}: give a size in bytes, e.g. \"1.25MB\" or \"10Mb\"")
+            if w.mean_size.unit == "pkt" or not w.mean_size.value >= 1 or not float(w.mean_size.value).is_integer():
+                raise _err(f"poisson[{i}].mean_size", f"{size_str(w.mean_size)}: give a whole number of bytes, e.g. "
+                                                      "\"1.25MB\" or \"10Mb\"")
+            if w.start < 0:
+                raise _err(f"poisson[{i}].start", f"{time_str(w.start)} is negative; allowed >= 0 s")
             if w.stop is not None and not w.stop > w.start:
                 raise _err(f"poisson[{i}].stop", f"{time_str(w.stop)} is not later than start = {time_str(w.start)}")
         n = sum(src.count for src in self.sources)
@@ -3208,10 +3221,17 @@ class _L2Base(_Model):
         for i, src in enumerate(self.sources):
             if not 1 <= src.count <= LIMITS["max_count"]:
                 raise _err(f"sources[{i}].count", f"{_int_str(src.count)} is out of range; allowed 1 .. {LIMITS['max_count']}")
+            if src.start < 0:
+                raise _err(f"sources[{i}].start", f"{time_str(src.start)} is negative; allowed >= 0 s")
             if src.initial_rate is not None:
                 _positive_rate(f"sources[{i}].initial_rate", src.initial_rate)
-            if src.size is not None and (src.size.unit == "pkt" or not src.size.value >= 1):
-                raise _err(f"sources[{i}].size", f"{size_str(src.size)}: give a size in bytes >= 1B, e.g. \"10MB\"")
+                floor = self.min_rate if self.min_rate is not None else self.defaults()["min_rate"]
+                if src.initial_rate < floor:  # the RP would start it at min_rate instead
+                    raise _err(f"sources[{i}].initial_rate", f"{rate_str(src.initial_rate)} is below min_rate = "
+                                                            f"{rate_str(floor)}; allowed min_rate .. the host's line rate")
+            if src.size is not None and (src.size.unit == "pkt" or not src.size.value >= 1
+                                         or not float(src.size.value).is_integer()):
+                raise _err(f"sources[{i}].size", f"{size_str(src.size)}: give a whole number of bytes >= 1B, e.g. \"10MB\"")
             if src.stop is not None and not src.stop > src.start:
                 raise _err(f"sources[{i}].stop", f"{time_str(src.stop)} is not later than start = {time_str(src.start)}")
         return self
@@ -3469,7 +3489,9 @@ class Scenario(_Model):
             raise _err("run.partitions", f"{p} partitions cannot carry L2 sources ([l2]); use 1")
         for name in FABRIC_TIERS[net.topology]:
             if net.tier_queue(name)[1].kind in ("choke", "modified_choke"):
-                raise _err("run.partitions", f"{p} partitions cannot run CHOKe queues (network.tiers.{name}.aqm), which "
+                own = net.tier(name).aqm is not None  # else network.aqm, which every tier takes
+                where = f"network.tiers.{name}.aqm" if own else "network.aqm"
+                raise _err("run.partitions", f"{p} partitions cannot run CHOKe queues ({where}), which "
                                              f"drop packets already queued; use 1")
         for i, w in enumerate(self.workloads):
             if w.kind == "incast":
@@ -3480,6 +3502,13 @@ class Scenario(_Model):
         """[l2] fields that need the network: source hosts and paths, congestion-point ports, and the
         target queue against their buffers."""
         l2, net = self.l2, self.network
+        frame = float(l2.frame.value)
+        buffers = [("network.buffer", net.buffer)] + [(f"network.links[{i}].buffer", link.buffer)
+                                                      for i, link in enumerate(net.links or []) if link.buffer is not None]
+        for fld, buf in buffers:  # (network.packet_bytes is checked against them already)
+            if buf is not None and buf.unit != "pkt" and 0 < buf.value < frame:
+                raise _err(fld, f"{size_str(buf)} holds no L2 frame (l2.frame = {size_str(l2.frame)}): every frame would "
+                                f"be dropped; allowed at least {frame:g} B")
         for fld, x in [(f"l2.sources[{i}]", x) for i, x in enumerate(l2.sources)] + [
                 (f"l2.poisson[{i}]", x) for i, x in enumerate(l2.poisson)]:
             for name in ("src", "dst"):
@@ -3568,8 +3597,12 @@ class Scenario(_Model):
                     names = getattr(w, what)
                     if not names:
                         raise _err(f"{fld}.{what}", "empty; give at least one host")
+                    first: dict[str, int] = {}
                     for j, h in enumerate(names):
                         host(h, f"{what}[{j}]")
+                        if first.setdefault(h, j) != j:  # a second entry would weigh the host double
+                            raise _err(f"{fld}.{what}[{j}]", f"{h!r} appears twice ({what}[{first[h]}]); each host "
+                                                             "carries the load once")
                 for j, h in enumerate(w.senders):
                     if all(r == h for r in w.receivers):
                         raise _err(f"{fld}.senders[{j}]", f"{h!r} has no receiver other than itself")

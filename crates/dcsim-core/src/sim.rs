@@ -1406,30 +1406,13 @@ impl World {
             }
             Ev::NicWake(nic) => {
                 self.nic_wait[nic as usize].armed = false;
+                if self.l2.as_ref().is_some_and(|l2| l2.nic_waiters(nic) > 0) {
+                    return self.nic_shared_turns(nic); // L2 sources wait for this NIC too
+                }
                 // The flows waiting now, each at most once, while the NIC has room. One that sent
                 // and is blocked again goes to the back of the list (by `after_transport`).
                 for _ in 0..self.nic_wait[nic as usize].flows.len() {
-                    let Some(&f) = self.nic_wait[nic as usize].flows.front() else { break };
-                    // A flow that finished (and was freed) while it waited leaves the list.
-                    let Some(fl) = active(&mut self.flows, f) else {
-                        self.nic_wait[nic as usize].flows.pop_front();
-                        continue;
-                    };
-                    set_nic_budget(fl, &mut self.net.ports, self.now, self.spec.host_backlog_pkt);
-                    let room = fl.sender.tx_budget > 0;
-                    let s = &mut fl.sender;
-                    if s.started && !s.done() {
-                        // Without room it sends nothing, but learns whether it still waits for
-                        // the NIC (or now for its window).
-                        s.send_window(self.now, &mut self.out);
-                    }
-                    let keeps_place = !room && fl.sender.blocked_on_nic;
-                    if !keeps_place {
-                        fl.nic_waiting = false;
-                        self.nic_wait[nic as usize].flows.pop_front();
-                    }
-                    self.after_transport(f);
-                    if keeps_place {
+                    if !self.tcp_nic_turn(nic) {
                         break; // it sends first at the next wake
                     }
                 }
@@ -1486,14 +1469,119 @@ impl World {
             Ev::SampleQueue => self.sample_queue(),
             Ev::SampleThroughput => self.sample_throughput(),
             Ev::SampleCwnd => self.sample_cwnd(),
+            Ev::L2(L2Ev::NicRoom(nic)) => self.l2_nic_room(nic),
             Ev::L2(e) => {
                 if let Some(l2) = &mut self.l2 {
-                    if let Err(err) = l2.handle(e, self.now) {
+                    // Host backpressure: a frame whose NIC holds `host_backlog_pkt` packets, or
+                    // that other sources wait for, waits for its turn (the NIC's line rate is
+                    // shared, not exceeded).
+                    let blocked = match e {
+                        L2Ev::Send(i) if l2.send_due(i, self.now) => {
+                            let nic = l2.nic(i);
+                            let port = &mut self.net.ports[nic as usize];
+                            port.sync(self.now);
+                            let full = port.time_waiting_below(self.spec.host_backlog_pkt);
+                            (full.is_some() || l2.nic_waiters(nic) > 0).then_some((i, nic, full))
+                        }
+                        _ => None,
+                    };
+                    if let Some((i, nic, full)) = blocked {
+                        if l2.wait_for_nic(i) {
+                            self.events.push(full.unwrap_or(self.now).max(self.now), Ev::L2(L2Ev::NicRoom(nic)));
+                        }
+                    } else if let Err(err) = l2.handle(e, self.now) {
                         self.fault = Some(err);
                     }
                 }
                 self.l2_flush();
             }
+        }
+    }
+
+    /// The front flow of NIC `nic`'s waiting TCP flows sends what the NIC has room for. False if
+    /// it had no room and keeps its place at the front.
+    fn tcp_nic_turn(&mut self, nic: PortId) -> bool {
+        let Some(&f) = self.nic_wait[nic as usize].flows.front() else { return true };
+        // A flow that finished (and was freed) while it waited leaves the list.
+        let Some(fl) = active(&mut self.flows, f) else {
+            self.nic_wait[nic as usize].flows.pop_front();
+            return true;
+        };
+        set_nic_budget(fl, &mut self.net.ports, self.now, self.spec.host_backlog_pkt);
+        let room = fl.sender.tx_budget > 0;
+        let s = &mut fl.sender;
+        if s.started && !s.done() {
+            // Without room it sends nothing, but learns whether it still waits for the NIC (or
+            // now for its window).
+            s.send_window(self.now, &mut self.out);
+        }
+        let keeps_place = !room && fl.sender.blocked_on_nic;
+        if !keeps_place {
+            fl.nic_waiting = false;
+            self.nic_wait[nic as usize].flows.pop_front();
+        }
+        self.after_transport(f);
+        !keeps_place
+    }
+
+    /// NIC `nic` has room while TCP flows and L2 sources both wait for it: the two take turns,
+    /// a flow's send then a source's frame, while the NIC has room (neither family starves the
+    /// other); then each is woken when the NIC next has room.
+    fn nic_shared_turns(&mut self, nic: PortId) {
+        loop {
+            let port = &mut self.net.ports[nic as usize];
+            port.sync(self.now);
+            let full = port.time_waiting_below(self.spec.host_backlog_pkt);
+            let Some(l2) = self.l2.as_deref_mut() else { return };
+            let (tcp, l2_waits) = (!self.nic_wait[nic as usize].flows.is_empty(), l2.nic_waiters(nic) > 0);
+            if let Some(at) = full {
+                if l2_waits && l2.nic_armed(nic) == Some(false) {
+                    l2.set_nic_armed(nic, true);
+                    self.events.push(at.max(self.now), Ev::L2(L2Ev::NicRoom(nic)));
+                }
+                self.arm_nic_wake(nic);
+                return;
+            }
+            if tcp && (!l2_waits || l2.tcp_takes_turn(nic)) {
+                self.tcp_nic_turn(nic);
+            } else if l2_waits {
+                let Some(i) = l2.next_turn(nic, self.now) else { continue };
+                if let Err(err) = l2.handle(L2Ev::Send(i), self.now) {
+                    self.fault = Some(err);
+                    return;
+                }
+                self.l2_flush();
+            } else {
+                return;
+            }
+        }
+    }
+
+    /// Host NIC `nic`, which L2 sources wait for, may have room: serve them in turn while it has,
+    /// then wake again when it next has room.
+    fn l2_nic_room(&mut self, nic: PortId) {
+        let Some(l2) = self.l2.as_deref_mut() else { return };
+        l2.set_nic_armed(nic, false);
+        if !self.nic_wait[nic as usize].flows.is_empty() {
+            return self.nic_shared_turns(nic); // TCP flows wait for this NIC too
+        }
+        loop {
+            let port = &mut self.net.ports[nic as usize];
+            port.sync(self.now);
+            let Some(l2) = self.l2.as_deref_mut() else { return };
+            if let Some(at) = port.time_waiting_below(self.spec.host_backlog_pkt) {
+                if l2.nic_waiters(nic) > 0 {
+                    l2.set_nic_armed(nic, true);
+                    self.events.push(at.max(self.now), Ev::L2(L2Ev::NicRoom(nic)));
+                }
+                return;
+            }
+            let Some(i) = l2.next_turn(nic, self.now) else { return };
+            if let Err(err) = l2.handle(L2Ev::Send(i), self.now) {
+                self.fault = Some(err);
+                return;
+            }
+            self.l2_flush(); // the frame enters the NIC before the next turn looks at it
         }
     }
 

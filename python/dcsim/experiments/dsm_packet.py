@@ -704,7 +704,10 @@ def mixed(duration_s: float, rate_per_s: float) -> dict:
     """Fig. 10's mixed traffic on the Fig. 4 parking lot. Each source holds 5 long-lived flows on
     its Fig. 9 path (S1, S2: C1 -> C3; S3: C1 -> C2; S4: C2 -> C3). Short flows (exponential sizes,
     mean 10 Mbit) arrive at ``rate_per_s`` from S1 to R1, so they cross both bottlenecks and take
-    rate x 10 Mbit = 0-20 % of each, the paper's "0 % to 20 % of the bottleneck bandwidth"."""
+    rate x 10 Mbit = 0-20 % of each, the paper's "0 % to 20 % of the bottleneck bandwidth".
+    The 5 sources of a host share its line rate (host backpressure: a frame waits while the NIC
+    holds 2 packets); until 2026-11-29 they sent up to 5x it into their host's queue, which no
+    congestion point saw, so the bottlenecks stayed busy whatever the controllers did."""
     d = parking_lot(duration_s)
     d["l2"]["sources"] = [{"src": f"S{i}", "dst": f"R{i}", "count": 5} for i in range(1, 5)]
     if rate_per_s > 0:

@@ -323,6 +323,20 @@ pub enum L2Ev {
     Emit(u32),
     /// Sample every source's rate.
     Sample,
+    /// A host NIC that sources wait for has room again (host backpressure).
+    NicRoom(PortId),
+}
+
+/// The sources waiting for room in one host NIC, served in turn (as `sim::NicWait` serves TCP
+/// flows): several sources of one host share its line rate frame by frame instead of sending
+/// above it into an ever longer host queue that no congestion point sees.
+#[derive(Default)]
+struct NicTurns {
+    sources: std::collections::VecDeque<u32>,
+    /// A `NicRoom` wake-up for this NIC is scheduled.
+    armed: bool,
+    /// With TCP flows waiting for the NIC too, whether a flow takes the next turn (they alternate).
+    tcp_next: bool,
 }
 
 struct Source {
@@ -337,6 +351,8 @@ struct Source {
     origin: Option<u32>,
     /// Feedback generation latency with a per-source list (0 otherwise), ps.
     latency_ps: u64,
+    /// In its NIC's `NicTurns`: its `Send` events wait for its turn.
+    waiting: bool,
 }
 
 struct CpState {
@@ -365,6 +381,8 @@ pub struct L2World {
     rates_t: Vec<f64>,
     rates_src: Vec<u64>,
     rates_bps: Vec<f64>,
+    /// Sources waiting for room, per host NIC.
+    nic_turns: std::collections::HashMap<PortId, NicTurns>,
 }
 
 impl L2World {
@@ -420,6 +438,7 @@ impl L2World {
                     nic,
                     line,
                     armed_timer: None,
+                    waiting: false,
                     at_warmup: None,
                     origin: None,
                     latency_ps,
@@ -482,6 +501,7 @@ impl L2World {
                     nic,
                     line,
                     armed_timer: None,
+                    waiting: false,
                     at_warmup: None,
                     origin: Some(w as u32),
                     latency_ps,
@@ -559,6 +579,7 @@ impl L2World {
             rates_t: Vec::new(),
             rates_src: Vec::new(),
             rates_bps: Vec::new(),
+            nic_turns: Default::default(),
         };
         for i in 0..w.sources.len() {
             if let Some(t) = w.sources[i].tx.arm_start() {
@@ -576,6 +597,63 @@ impl L2World {
     /// Source i's NIC: frames are stamped with their transmission start there.
     pub fn nic(&self, i: u32) -> PortId {
         self.sources[i as usize].nic
+    }
+
+    /// Source i's armed frame departs at `now` (its `Send` event is the current one, and it is
+    /// not waiting for its NIC).
+    pub fn send_due(&self, i: u32, now: Time) -> bool {
+        let s = &self.sources[i as usize];
+        !s.waiting && s.tx.due(now)
+    }
+
+    /// Sources wait for room in NIC `nic` (host backpressure, see `NicTurns`).
+    pub fn nic_waiters(&self, nic: PortId) -> usize {
+        self.nic_turns.get(&nic).map_or(0, |q| q.sources.len())
+    }
+
+    /// Source i's NIC has no room now (or others wait for it): it waits for its turn. Returns
+    /// true if a wake-up of the NIC must be scheduled (`L2Ev::NicRoom`).
+    pub fn wait_for_nic(&mut self, i: u32) -> bool {
+        let s = &mut self.sources[i as usize];
+        s.waiting = true;
+        let q = self.nic_turns.entry(s.nic).or_default();
+        q.sources.push_back(i);
+        !std::mem::replace(&mut q.armed, true)
+    }
+
+    /// NIC `nic` has room again at `now` (the wake-up ran): the next waiting source, if any, is
+    /// made to depart now, and returned (the caller then handles its `Send`).
+    pub fn next_turn(&mut self, nic: PortId, now: Time) -> Option<u32> {
+        let q = self.nic_turns.get_mut(&nic)?;
+        while let Some(i) = q.sources.pop_front() {
+            let s = &mut self.sources[i as usize];
+            s.waiting = false;
+            if s.tx.depart_now(now) {
+                return Some(i);
+            }
+        }
+        None
+    }
+
+    /// Whether a TCP flow takes NIC `nic`'s next turn when flows and sources both wait; each
+    /// call takes that turn (the next is the other family's).
+    pub fn tcp_takes_turn(&mut self, nic: PortId) -> bool {
+        self.nic_turns.get_mut(&nic).is_some_and(|q| {
+            q.tcp_next = !q.tcp_next;
+            !q.tcp_next
+        })
+    }
+
+    /// Whether NIC `nic`'s wake-up is pending (None: no source ever waited for it).
+    pub fn nic_armed(&self, nic: PortId) -> Option<bool> {
+        self.nic_turns.get(&nic).map(|q| q.armed)
+    }
+
+    /// Whether NIC `nic`'s wake-up is pending; `false` marks it as run.
+    pub fn set_nic_armed(&mut self, nic: PortId, armed: bool) {
+        if let Some(q) = self.nic_turns.get_mut(&nic) {
+            q.armed = armed;
+        }
     }
 
     /// After the RP changed (or may have), re-pace the next frame and arm the RP timer.
@@ -625,6 +703,7 @@ impl L2World {
                 self.free.push(k);
                 self.out.push((node, pkt));
             }
+            L2Ev::NicRoom(_) => {} // the simulation's (it reads the NIC's port): `World::l2_nic_room`
             L2Ev::Sample => {
                 let t = now.secs_f64();
                 // Listed sources only: thousands of short flows would fill the series.

@@ -159,6 +159,14 @@ impl RateSource {
         self.next_send
     }
 
+    /// Its host NIC had no room for the armed frame, which waited for its turn: it departs at
+    /// `now` instead (host backpressure: the sources of one host share its line rate, as TCP
+    /// flows do). False if the source no longer sends (stopped meanwhile).
+    pub fn depart_now(&mut self, now: Time) -> bool {
+        self.next_send = (self.next_send.is_some() && now < self.stop).then_some(now);
+        self.next_send.is_some()
+    }
+
     /// A frame of this source reached its destination at `now`. A finite source finishes when
     /// its whole payload has arrived, not when its last frame does: with a frame dropped before
     /// it, the last frame's arrival is no completion (the flow never delivers its size).
