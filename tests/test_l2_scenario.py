@@ -301,3 +301,49 @@ def test_sources_of_one_host_share_its_line_rate(tcp):
         assert float(res.flows.goodput_bps.iloc[0]) >= 0.25 * 10e9
     else:
         assert sent_bps.sum() >= 0.99 * 10e9  # and the link is used whole
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.mark.parametrize("example, changes", [
+    ("dctcp_dumbbell.toml", {}),
+    ("graph.toml", {}),
+    ("coexist_tree.toml", {}),
+    ("coexist_tree.toml", {"network.bottleneck_hosts": []}),
+    ("incast.toml", {}),
+    ("leaf_spine.toml", {}),
+    ("fat_tree.toml", {}),
+    ("dsm_dumbbell.toml", {"network.switches": 3}),
+])
+def test_the_default_monitored_ports_are_the_engines(example, changes):
+    """Network.default_monitored_ports (the default L2 congestion points) lists the ports the
+    engine monitors without metrics.ports, in its order: the two are written apart (Python needs
+    them before the engine runs), so this compares them on every topology."""
+    d = dcsim.load_scenario(EXAMPLES / example).to_dict()
+    d.get("metrics", {}).pop("monitor", None)  # the default, not the example's choice
+    # The network alone decides them: one flow across it, briefly.
+    hosts = Scenario.from_dict(d).network.host_names()
+    if d["network"].get("topology", "dumbbell") != "dumbbell":
+        d["flows"] = [{"protocol": "newreno", "src": hosts[0], "dst": hosts[-1]}]
+    d.update(workloads=[], run={"duration": "100us"})
+    d.pop("l2", None)
+    sc = Scenario.from_dict(d).replace(changes)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ports = dcsim.simulate(sc).ports
+    engine = [(s, d) for s, d, m in zip(ports.src, ports.dst, ports.monitored) if m]
+    assert sorted(engine) == sorted(sc.network.default_monitored_ports())
+
+
+@pytest.mark.parametrize("network", [
+    {"topology": "tree", "hosts": 4, "host_link": "10Gbps", "rtt": "100us", "buffer": "128KB"},
+    {"topology": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2, "host_link": "10Gbps", "buffer": "128KB"},
+])
+def test_l2_congestion_points_default_to_the_monitored_switch_ports_on_any_topology(network):
+    """The default cps ("the monitored switch ports") existed only on a parking lot of >= 2
+    switches; a tree or a fabric was refused with 'give cps = ["C1->C2", ...]', a port it lacks."""
+    d = {"network": network, "l2": {"scheme": "qcn", "sources": [{"src": "h0", "dst": "h3"}]},
+         "run": {"duration": "1ms"}}
+    res = dcsim.simulate(d)
+    assert len(res.cps) > 0 and res.sources.sent_frames.iloc[0] > 0

@@ -1486,6 +1486,38 @@ class Network(_Model):
             return self.tier_rate(tier)
         return next((link.rate for link in self.links if {link.a, link.b} == {a, b}), None)
 
+    def default_monitored_ports(self) -> list[tuple[str, str]]:
+        """The ports the engine monitors without metrics.ports, as (from, to), in its order (the
+        engine's `net::topology::build`; `tests/test_l2_scenario.py` compares the two): the
+        dumbbell's sw->r; every switch port of a graph; a tree's ports towards its bottleneck hosts,
+        without any every switch port; a parking lot's C_k -> C_k+1; a fabric's first host's
+        downlink and its first switches' uplinks."""
+        t = self.topology
+        if t == "dumbbell":
+            return [("sw", "r")]
+        if t == "graph":
+            switch = {n.name for n in self.nodes or [] if n.kind == "switch"}
+            return [p for link in self.links or [] for p in ((link.a, link.b), (link.b, link.a)) if p[0] in switch]
+        if t == "parking_lot":
+            return [(f"C{k}", f"C{k + 1}") for k in range(1, int(self.switches or 0))]
+        if t == "leaf_spine":
+            return [("leaf0", "h0")] + [("leaf0", f"spine{j}") for j in range(int(self.spines))]
+        if t == "fat_tree":
+            half = int(self.k) // 2
+            return [("edge0", "h0")] + [("edge0", f"agg{a}") for a in range(half)] + [("agg0", f"core{c}") for c in range(half)]
+        # tree
+        sizes, slow, ports, k = self.rack_sizes(), set(self.bottleneck_hosts or []), [], 0
+        toward_slow = []
+        for r, n in enumerate(sizes):
+            if len(sizes) > 1:
+                ports += [(f"tor{r}", "root"), ("root", f"tor{r}")]
+            for _ in range(n):
+                ports.append((f"tor{r}", f"h{k}"))
+                if f"h{k}" in slow:
+                    toward_slow.append((f"tor{r}", f"h{k}"))
+                k += 1
+        return toward_slow or ports
+
     def default_bottleneck_port(self) -> Optional[str]:
         """The queue the papers watch: dumbbell sw->r; tree: ToR -> the first bottleneck host."""
         if self.topology == "dumbbell":
@@ -3523,7 +3555,8 @@ class Scenario(_Model):
                 raise _err(f"{fld}.start", f"{time_str(x.start)} is not before run.duration = {time_str(self.run.duration)}")
         ports = self._l2_cp_names(hosts)
         if not ports:
-            raise _err("l2.cps", 'no congestion point: give cps = ["C1->C2", ...] (switch egress ports)')
+            raise _err("l2.cps", "no congestion point: the network has no switch port to switch or host that metrics "
+                                 'monitors; give cps = ["A->B", ...] (switch egress ports)')
         seen = set()
         for i, cp in enumerate(ports):
             fld = f"l2.cps[{i}]" if l2.cps is not None else "l2.cps"
@@ -3550,8 +3583,7 @@ class Scenario(_Model):
             return list(self.l2.cps)
         monitored = self.metrics.ports()
         if monitored is None:
-            default = self.network.default_bottleneck_port()
-            monitored = [] if default is None else [tuple(default.split("->"))]
+            monitored = self.network.default_monitored_ports()
         return [f"{a}->{b}" for a, b in monitored if a not in hosts]
 
     def _check_workloads(self, hosts: set, adj: Callable[[], dict]) -> None:
