@@ -576,3 +576,12 @@ def test_choke_with_partitions_names_the_field_the_user_wrote():
     d["run"]["partitions"] = 2
     with pytest.raises(ScenarioError, match=r"run\.partitions: 2 partitions cannot run CHOKe queues \(network\.aqm\)"):
         Scenario.from_dict(d)
+
+
+def test_an_oversized_trace_flow_is_named_by_its_file_and_line(tmp_path):
+    """It was named workloads[0].arrivals[2].size, an index into a table the user never wrote."""
+    (tmp_path / "t.csv").write_text("0 h0 h5 100\n0 h0 h5 100\n0 h1 h5 1e16\n")
+    d = load_scenario(ROOT / "examples" / "leaf_spine.toml").to_dict()
+    d["workloads"] = [{"kind": "trace", "file": str(tmp_path / "t.csv"), "protocol": "dctcp"}]
+    with pytest.raises(ScenarioError, match=r"workloads\[0\]\.file: .*t\.csv line 3: size: 10000000000000000 bytes is out of range"):
+        Scenario.from_dict(d)

@@ -347,3 +347,18 @@ def test_l2_congestion_points_default_to_the_monitored_switch_ports_on_any_topol
          "run": {"duration": "1ms"}}
     res = dcsim.simulate(d)
     assert len(res.cps) > 0 and res.sources.sent_frames.iloc[0] > 0
+
+
+def test_an_l2_run_of_short_flows_only_is_described_and_plotted_as_such():
+    """It was described as "0 x qcn rate sources" and drew an empty rates.png (short flows have no
+    rate series)."""
+    from dcsim._plot_worker import plot_names
+
+    d = {"network": {"topology": "parking_lot", "switches": 2, "link": "10Gbps", "delay": "1us", "buffer": "128KB",
+                     "attach": {"S1": "C1", "R1": "C2"}},
+         "l2": {"scheme": "qcn", "poisson": [{"src": "S1", "dst": "R1", "rate": 1000.0, "mean_size": "10KB"}]},
+         "run": {"duration": "5ms"}}
+    sc = Scenario.from_dict(d)
+    assert "qcn Poisson short flows (1000/s)" in sc.describe() and "0 x" not in sc.describe()
+    res = dcsim.simulate(sc)
+    assert res._rows("rates") == 0 and res._rows("sources") > 0 and "rates.png" not in plot_names(res)

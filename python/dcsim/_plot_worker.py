@@ -68,7 +68,7 @@ def plot_names(result) -> list[str]:
 
     if result.scenario.network.topology in FABRIC_TIERS and result._rows("ports"):
         names += ["tiers.png"]
-    if result._rows("sources"):
+    if result._rows("rates"):  # listed sources' rates (Poisson short flows have no series)
         names += ["rates.png"]
     if any(w.kind == "permutation" for w in result.scenario.workloads):
         names += ["permutation.png"]

@@ -3676,12 +3676,16 @@ class Scenario(_Model):
                         file, lines = w._trace_lines
                         raise _err(f"{fld}.file", f"{file} line {lines[j]}: {end}: {name!r} is not a host; allowed: {_names(hosts)}")
                     host(name, f"arrivals[{j}].{end}")
-                w._trace_lines = None  # needed for these errors only (a scenario equals its written form)
                 top = LIMITS["max_flow_bytes"]
                 above = w.arrivals.first_payload_above(top, pb - hb)  # as the engine gets it (Workload.to_engine)
                 if above is not None:
                     j, b = above
+                    if w._trace_lines is not None:
+                        file, lines = w._trace_lines
+                        raise _err(f"{fld}.file", f"{file} line {lines[j]}: size: {b} bytes is out of range; allowed at "
+                                                  f"most {top} bytes")
                     raise _err(f"{fld}.arrivals[{j}].size", f"{b} bytes is out of range; allowed at most {top} bytes")
+                w._trace_lines = None  # needed for these errors only (a scenario equals its written form)
             else:
                 host(w.client, "client")
                 if w.servers is None:
@@ -4149,7 +4153,10 @@ class Scenario(_Model):
         counts: dict[str, int] = {}
         for f in self.flows:
             counts[f.protocol] = counts.get(f.protocol, 0) + f.count
-        l2 = [] if self.l2 is None else [f"{sum(x.count for x in self.l2.sources)} x {self.l2.scheme} rate sources"]
+        l2 = [] if self.l2 is None else (
+            [f"{sum(x.count for x in self.l2.sources)} x {self.l2.scheme} rate sources"] * bool(self.l2.sources)
+            + [f"{self.l2.scheme} Poisson short flows ({', '.join(f'{w.rate:g}/s' for w in self.l2.poisson)})"]
+            * bool(self.l2.poisson))
         groups = ", ".join([f"{n} x {p}" for p, n in counts.items()] + [w.describe() for w in self.workloads] + l2)
         if net.topology == "dumbbell":
             rtts = sorted(set(net.rtt_list))
