@@ -179,7 +179,11 @@ def test_an_integer_wider_than_64_bits_is_refused_by_field():
     ({"Ha": 1e300}, "l2.Ha: H_a = 1e300 is out of range; allowed in (0, 1e15)"),
     ({"omega": 1e20}, "l2.omega: omega = 1e20 is out of range; allowed in (0, 1e12)"),
     ({"m": 4294967295}, "l2.m: m = 4294967295 is out of range; allowed 0 <= m <= 100000"),
-    ({"min_rate": "100Gbps"}, "l2.min_rate: minimum rate 100000000000 bit/s is above the source's line rate"),
+    ({"min_rate": "100Gbps"}, "l2.min_rate: minimum rate 100Gbps (given, or the scheme's default) is above the line "
+                              "rate of the source's host link, 10Gbps"),
+    ({"T": "3601s"}, "l2.T: sampling period T = 3601s is out of range; allowed 0 < T <= 3600s"),
+    ({"scheme": "qcn", "bc_limit": "1B"}, "l2.bc_limit: BC_LIMIT = 1B is out of range; allowed 2B .. 1099511627776B"),
+    ({"scheme": "qcn", "timer": "1ps"}, "l2.timer: timer T = 1ps is out of range; allowed 2ps .. 3600s"),
 ])
 def test_the_engines_l2_errors_name_the_users_fields(params, message):
     """The engine checks L2 parameters by its own field names (l2.scheme.h_a_hz) and printed a
@@ -190,6 +194,7 @@ def test_the_engines_l2_errors_name_the_users_fields(params, message):
     with pytest.raises(ScenarioError) as e:
         simulate(sc)
     assert message in str(e.value) and "scheme." not in str(e.value), str(e.value)
+    assert "_ps" not in str(e.value) and "_bytes" not in str(e.value) and "bit/s" not in str(e.value)
 
 
 def test_an_l2_size_below_one_byte_is_refused_before_the_engine():

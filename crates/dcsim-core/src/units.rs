@@ -114,9 +114,36 @@ pub fn short_num(x: f64) -> String {
     }
 }
 
+/// A value with the largest unit of `units` (factor, name) in which it is at least 1, as short as
+/// [`short_num`] makes it: `show(3_601e12, TIME_UNITS)` is "3601s".
+fn show(x: f64, units: &[(f64, &str)]) -> String {
+    let (f, name) = units.iter().copied().find(|&(f, _)| x.abs() >= f).unwrap_or(*units.last().unwrap());
+    format!("{}{name}", short_num(x / f))
+}
+
+/// A time of `ps` picoseconds for a message, in the scenario's units ("10us", "3601s").
+pub fn show_ps(ps: u64) -> String {
+    show(ps as f64, &[(1e12, "s"), (1e9, "ms"), (1e6, "us"), (1e3, "ns"), (1.0, "ps")])
+}
+
+/// A rate of `bps` bit/s for a message, in the scenario's units ("100Mbps", "1Kbps").
+pub fn show_bps(bps: u64) -> String {
+    show(bps as f64, &[(1e12, "Tbps"), (1e9, "Gbps"), (1e6, "Mbps"), (1e3, "Kbps"), (1.0, "bps")])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn values_are_shown_in_the_scenarios_units() {
+        assert_eq!(show_ps(3_601_000_000_000_000), "3601s");
+        assert_eq!(show_ps(1), "1ps");
+        assert_eq!(show_ps(10_000_000), "10us");
+        assert_eq!(show_bps(100_000_000), "100Mbps");
+        assert_eq!(show_bps(1_000), "1Kbps");
+        assert_eq!(show_bps(12_500_000_000), "12.5Gbps");
+    }
     #[test]
     fn tx_time_is_exact() {
         // 1500 B at 10 Gbps = 1.2 us exactly.

@@ -167,7 +167,7 @@ pub(crate) fn validate_common(
     if !(1..=Time::PS_PER_S * 3600).contains(&t_ps) {
         return Err(invalid(
             format!("{prefix}.t_ps"),
-            format!("sampling period T = {t_ps} ps is out of range; allowed 0 < t_ps <= 1 h"),
+            format!("sampling period T = {} is out of range; allowed 0 < T <= 3600s", crate::units::show_ps(t_ps)),
         ));
     }
     check_open(prefix, "omega", omega, 0.0, 1e12, "omega")?;

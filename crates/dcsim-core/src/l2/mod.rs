@@ -310,8 +310,10 @@ impl L2Spec {
             return Err(invalid(
                 format!("{prefix}.min_rate_bps"),
                 format!(
-                    "minimum rate {min} bit/s is above the source's line rate {} bit/s; allowed 0 < min rate <= line rate",
-                    line_rate.bps()
+                    "minimum rate {} (given, or the scheme's default) is above the line rate of the source's host \
+                     link, {}; allowed 0 < min_rate <= line rate",
+                    crate::units::show_bps(min),
+                    crate::units::show_bps(line_rate.bps())
                 ),
             ));
         }

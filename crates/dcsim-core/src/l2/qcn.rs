@@ -158,16 +158,13 @@ impl Params {
         if !(2..=MAX_BYTES).contains(&self.bc_limit_bytes) {
             return Err(invalid(
                 format!("{prefix}.bc_limit_bytes"),
-                format!(
-                    "BC_LIMIT = {} B is out of range; allowed 2 <= bc_limit_bytes <= {MAX_BYTES}",
-                    self.bc_limit_bytes
-                ),
+                format!("BC_LIMIT = {}B is out of range; allowed 2B .. {MAX_BYTES}B", self.bc_limit_bytes),
             ));
         }
         if !(2..=Time::PS_PER_S * 3600).contains(&self.timer_ps) {
             return Err(invalid(
                 format!("{prefix}.timer_ps"),
-                format!("timer T = {} ps is out of range; allowed 2 ps <= timer_ps <= 1 h", self.timer_ps),
+                format!("timer T = {} is out of range; allowed 2ps .. 3600s", crate::units::show_ps(self.timer_ps)),
             ));
         }
         if self.fr_th == 0 {

@@ -412,10 +412,10 @@ impl L2World {
                 return Err(invalid(
                     f("initial_rate"),
                     format!(
-                        "{} bit/s is above the line rate of {}'s link ({} bit/s)",
-                        initial.bps(),
+                        "{} is above the line rate of {}'s link ({})",
+                        crate::units::show_bps(initial.bps()),
                         s.src,
-                        line.bps()
+                        crate::units::show_bps(line.bps())
                     ),
                 ));
             }
