@@ -10,15 +10,17 @@ named-field error before anything runs, in TOML, the Python API and the CLI alik
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 import dcsim
-from dcsim import Scenario, ScenarioError
+from dcsim import Scenario, ScenarioError, load_scenario
 from dcsim.cli import app
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
 
 #: Bytes of one sampled row as the engine's bound counts it: columns (queue 32 B, throughput
 #: 24 B, window 40 B) plus 160 B of front-end copies (FRONT_END_ROW_BYTES in sim.rs).
@@ -342,3 +344,18 @@ def test_trace_flows_out_of_range_names_the_listed_flows_even_when_there_are_non
     assert "metrics.trace_flows[0]" in msg and "lists no flows" in msg and "18446744073709551615" not in msg, msg
     with pytest.raises(ScenarioError, match=r"metrics\.trace_flows\[0\]: flow 5 does not exist; allowed 0 \.\. 1"):
         dcsim.simulate(Scenario.from_toml_str(dumbbell(2, "1ms", "trace_flows = [5]")))
+
+
+def test_written_intervals_that_cannot_fit_one_by_one_are_told_how_long_each_must_be():
+    """1000 s of the demo with its written intervals: no single series fits beside the others,
+    and the advice was only "raise metrics.max_memory (or monitor fewer ports / trace fewer
+    flows)" with one port and 10 flows. It now names every sampled interval and a length for
+    each, and the run that follows the advice passes the memory check."""
+    import re
+
+    sc = load_scenario(ROOT / "examples" / "dctcp_dumbbell.toml").replace({"run.duration": "1000s", "run.warmup": "0s"})
+    with pytest.raises(ScenarioError) as e:
+        sc.check_resources()
+    advice = dict(re.findall(r"(metrics\.\w+_interval) to at least ([\d.]+ [mun]?s)", str(e.value)))
+    assert set(advice) == {"metrics.queue_interval", "metrics.throughput_interval", "metrics.cwnd_interval"}, str(e.value)
+    sc.replace({k: v.replace(" ", "") for k, v in advice.items()}).check_resources()

@@ -615,7 +615,21 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         let need = d.div_ceil(room - 1) * 10_001 / 10_000 + 1;
         format!("lengthen {field} to at least {}, or raise metrics.max_memory", fmt_ps(need))
     } else {
-        "raise metrics.max_memory (or monitor fewer ports / trace fewer flows: metrics.trace_flows)".to_string()
+        // This series alone cannot fit beside the others: lengthen every sampled series by one
+        // factor x, so that together they fit in what the network and the flows leave
+        // (state < limit here), with a row each of slack for the first sample.
+        let sampled: Vec<&SeriesCost> = series.iter().filter(|s| bytes(s) > 0).collect();
+        let all: u128 = sampled.iter().map(|s| bytes(s)).sum();
+        let slack: u128 = sampled.iter().map(|s| s.n * s.row_bytes).sum();
+        let room = limit - state;
+        if room > slack {
+            let x = all.div_ceil(room - slack) + 1;
+            let each: Vec<String> =
+                sampled.iter().map(|s| format!("{} to at least {}", s.field, fmt_ps(s.interval_ps * x))).collect();
+            format!("lengthen {}, or raise metrics.max_memory", each.join(" and "))
+        } else {
+            "raise metrics.max_memory (or monitor fewer ports / trace fewer flows: metrics.trace_flows)".to_string()
+        }
     };
     Err(invalid(field, format!("{head}; {advice}")))
 }
