@@ -362,3 +362,15 @@ def test_an_l2_run_of_short_flows_only_is_described_and_plotted_as_such():
     assert "qcn Poisson short flows (1000/s)" in sc.describe() and "0 x" not in sc.describe()
     res = dcsim.simulate(sc)
     assert res._rows("rates") == 0 and res._rows("sources") > 0 and "rates.png" not in plot_names(res)
+
+
+def test_the_rates_table_starts_at_each_sources_start():
+    """A source starting at 2 ms had rows from t = 0 at its line rate (the table is each *sending*
+    listed source's rate)."""
+    d = {"network": {"topology": "parking_lot", "switches": 2, "link": "10Gbps", "delay": "1us", "buffer": "128KB",
+                     "attach": {"S1": "C1", "S2": "C1", "R1": "C2", "R2": "C2"}},
+         "l2": {"scheme": "qcn", "sources": [{"src": "S1", "dst": "R1"}, {"src": "S2", "dst": "R2", "start": "2ms"}]},
+         "run": {"duration": "5ms"}}
+    rates = dcsim.simulate(d).rates
+    first = rates.groupby("source")["t_s"].min()
+    assert first[0] == 0.0 and 2e-3 <= first[1] <= 2e-3 + 100e-6  # the next sample at or after its start

@@ -706,9 +706,10 @@ impl L2World {
             L2Ev::NicRoom(_) => {} // the simulation's (it reads the NIC's port): `World::l2_nic_room`
             L2Ev::Sample => {
                 let t = now.secs_f64();
-                // Listed sources only: thousands of short flows would fill the series.
+                // Listed sources only (thousands of short flows would fill the series), while they
+                // send: from their start (a source armed for a later start has no rate yet).
                 for (i, s) in self.sources.iter().enumerate() {
-                    if s.tx.active() && s.origin.is_none() {
+                    if s.tx.active() && s.origin.is_none() && now >= s.tx.start {
                         self.rates_t.push(t);
                         self.rates_src.push(i as u64);
                         self.rates_bps.push(s.rp.rate_bps());
