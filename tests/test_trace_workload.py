@@ -538,3 +538,20 @@ def test_a_large_trace_is_written_beside_the_runs_scenario(tmp_path, monkeypatch
         r.to_dir(tmp_path / "failed")
     assert any(err.startswith("workload-0-flows.csv: OSError") for err in e.value.errors), e.value.errors
     assert Scenario.from_toml(tmp_path / "failed" / "scenario.toml") == sc  # every flow, inline
+
+
+def test_the_memory_plan_counts_the_trace_flows_due_before_the_end(tmp_path):
+    """The plan counted every line of a trace, also those due after run.duration (which never
+    start), and advised "lower the load", which a trace does not have."""
+    import dcsim
+
+    n = 40_000  # one flow every 50 ns over 2 ms: 20 000 due in the 1 ms run
+    (tmp_path / "t.csv").write_text("".join(f"{j * 5e-8:.8f} h{j % 4} h{4 + j % 4} 1000\n" for j in range(n)))
+    from pathlib import Path
+
+    d = dcsim.load_scenario(Path(__file__).resolve().parent.parent / "examples" / "leaf_spine.toml").to_dict()
+    d["workloads"] = [{"kind": "trace", "file": str(tmp_path / "t.csv"), "protocol": "dctcp"}]
+    d["run"] = {"duration": "1ms", "warmup": "0s"}
+    d["metrics"] = {"max_memory": "20MB"}
+    with pytest.raises(dcsim.ScenarioError, match=r"up to 20000 generated flows .*give the trace fewer flows"):
+        dcsim.Scenario.from_dict(d).check_resources()

@@ -570,11 +570,17 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
                 format!("workloads[{i}]"),
                 format!(
                     "the run would keep up to {:.0} generated flows ({} of result rows; {} in all), more than \
-                     metrics.max_memory = {}; shorten run.duration, lower the load or raise metrics.max_memory",
+                     metrics.max_memory = {}; shorten run.duration, {} or raise metrics.max_memory",
                     generated_flows[i],
                     mb(g),
                     mb(total),
-                    mb(limit)
+                    mb(limit),
+                    match spec.workloads[i].kind() {
+                        "trace" => "give the trace fewer flows",
+                        "incast" => "lower rounds or n",
+                        "permutation" => "use fewer senders",
+                        _ => "lower the load",
+                    }
                 ),
             ));
         }

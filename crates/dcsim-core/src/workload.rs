@@ -407,7 +407,8 @@ impl WorkloadSpec {
                 mean + 6.0 * mean.sqrt() + 1.0
             }
             WorkloadSpec::Incast { servers, rounds, .. } => *rounds as f64 * servers.len() as f64,
-            WorkloadSpec::Trace { arrivals, .. } => arrivals.len() as f64,
+            // Only the flows due before the end start.
+            WorkloadSpec::Trace { arrivals, .. } => arrivals.at_ps.iter().filter(|&&t| t < duration_ps).count() as f64,
             WorkloadSpec::Permutation { senders, .. } => senders.len() as f64,
         }
     }
