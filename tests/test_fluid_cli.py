@@ -66,3 +66,15 @@ def test_bad_input_exit_code_and_message():
     assert "--N" in r.output and "0.5" in r.output and "1 <= N" in r.output and "Traceback" not in r.output
     r = runner.invoke(app, ["fluid", "dx", "--R0", "80 parsecs"])
     assert r.exit_code == 2 and "--R0" in r.output
+
+
+def test_an_unfloored_queue_below_zero_is_said_in_the_table_and_the_json():
+    """`fluid dctcp --no-floor` printed a queue of -7.3 pkt and 99.3 % utilization with no word
+    that the floor was off, and its JSON had no queue_floor (fluid dx has window_floor)."""
+    args = ["fluid", "dctcp", "--K", "0pkt", "--N", "1", "--no-floor"]
+    s = json.loads(runner.invoke(app, [*args, "--json"]).output)
+    assert s["queue_floor"] is False and s["q_pkt"]["min"] < 0
+    text = runner.invoke(app, args, env={"COLUMNS": "200"}).output
+    assert "went below 0" in text and "outside the physical model" in " ".join(text.split())
+    floored = json.loads(runner.invoke(app, ["fluid", "dctcp", "--K", "0pkt", "--N", "1", "--json"]).output)
+    assert floored["queue_floor"] is True and floored["q_pkt"]["min"] >= 0

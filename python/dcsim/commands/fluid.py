@@ -47,6 +47,7 @@ def dctcp_summary(df: pd.DataFrame, settle_frac: float = 0.5) -> dict:
         "model": "dctcp", "paper": DCTCP_PAPER,
         "C_bps": a["C_bps"], "d_s": a["d_s"], "K_pkt": a["K_pkt"], "g": a["g"], "N": a["N"],
         "packet_bytes": a["packet_bytes"], "R_star_s": a["R_star_s"], "wbar_pkt": a["wbar"],
+        "queue_floor": a["queue_floor"],
         "regime": "fixed point (wbar <= 2)" if a["wbar"] <= 2 else "limit cycle (wbar > 2)",
         "window_from_s": float(tail.t_s.iloc[0]), "t_end_s": float(df.t_s.iloc[-1]),
         "q_pkt": _stats(tail.q_pkt), "W_pkt": _stats(tail.W_pkt), "alpha": _stats(tail.alpha),
@@ -186,6 +187,10 @@ def _print_dctcp(s: dict) -> None:
     t.add_row("link utilization", f"{100 * s['utilization']:.2f} %")
     t.add_row("time marked (q > K)", f"{100 * s['marking_fraction']:.1f} %")
     console.print(t)
+    if not s["queue_floor"] and s["q_pkt"]["min"] < 0:
+        console.print(f"note: --no-floor: the queue went below 0 (to {s['q_pkt']['min']:.4g} pkt), eq. (7) as printed; "
+                      "a real queue empties and drains no further, so the utilization and RTT there are outside the "
+                      "physical model", markup=False)
 
 
 def _print_dx(s: dict) -> None:

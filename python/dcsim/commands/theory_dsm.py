@@ -61,7 +61,7 @@ def dsm(
     samples: int = typer.Option(2000, "--samples", help="Sampling periods to iterate the model (1..1000000)."),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON (SI units in the keys)."),
 ) -> None:
-    """Admissible DSM and SMCC gains a, b, c, omega (equations 23, 31), H form (§V), |u|max <= C (27), delay bound m (6)."""
+    """Admissible DSM gains a, b, c, omega (equations 23, 31), H form (§V), |u|max <= C (27), delay bound m (6)."""
     from dcsim.cli import console
     from dcsim.commands.inputs import fail, number, parse_bytes, quantity
     from dcsim.theory import dsm as th
