@@ -315,3 +315,15 @@ def test_alpha_star_tends_to_its_first_order_root_as_g_vanishes(g):
     for W in (2.0, 48.75, 1e4):
         limit = (math.sqrt(1 + 2 * W) - 1) / W
         assert abs(alpha_star(W, g) - limit) <= 1e-13 * limit + 10 * g * W, (W, g, alpha_star(W, g), limit)
+
+
+def test_a_limit_cycle_at_small_g_is_not_called_converged_before_alpha_settles():
+    """At g = 1e-6 the 6000 R* run left alpha at its start value (0.1433 against the cycle's 0.1458)
+    while two consecutive periods already agreed to 4e-7, and the cycle was reported converged with
+    a queue swing 1.7 % off. Converged now also asks g t >= 6 (alpha's slow mode ~exp(-2 g t))."""
+    from dcsim.theory.dctcp import ALPHA_SETTLED_GT, limit_cycle
+
+    slow = limit_cycle(8.0, 1e-6)
+    assert slow.alpha_relaxation == pytest.approx(1e-6 * 6000.0) and not slow.converged
+    fast = limit_cycle(8.0, 1.0 / 16)
+    assert fast.alpha_relaxation >= ALPHA_SETTLED_GT and fast.converged

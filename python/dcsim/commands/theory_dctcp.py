@@ -83,7 +83,14 @@ def dctcp(
                   f"Q~ {lc['Q_min']:.3f} .. {lc['Q_max']:.3f}")
         t.add_row("throughput (psi floor)", f"{100 * lc['throughput']:.2f} % of C", "Section 3.3.2")
         if not lc["converged"]:
-            t.add_row("[yellow]cycle not converged[/]", f"drift {lc['drift']:.2g} per period", "relative change of T, x_alpha")
+            from dcsim.theory.dctcp import ALPHA_SETTLED_GT
+
+            if lc["alpha_relaxation_gt"] < ALPHA_SETTLED_GT:
+                t.add_row("[yellow]cycle not converged[/]", f"g t = {lc['alpha_relaxation_gt']:.2g} (t in R*)",
+                          f"alpha moves at rate g: the run needs g t >= {ALPHA_SETTLED_GT:g} (g >= 0.001)")
+            else:
+                t.add_row("[yellow]cycle not converged[/]", f"drift {lc['drift']:.2g} per period",
+                          "relative change of T, x_alpha")
     if "hybrid" in r["notes"]:
         t.add_row("hybrid model: alpha*, rates, bounds", "not applicable", escape(r["notes"]["hybrid"]))
     if "hybrid" in r:

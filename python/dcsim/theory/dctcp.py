@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
 import numpy as np
@@ -550,13 +550,17 @@ class LimitCycle:
     s: np.ndarray = field(repr=False)  # orbit samples, s in [0, T]
     X: np.ndarray = field(repr=False)  # (len(s), 3): W~, alpha~, q~
     drift_resolution: float = 0.0  # the smallest drift the crossing times can resolve (see converged)
+    # g times the integrated time (units of R*): alpha's slow mode contracts like exp(-2 g t)
+    alpha_relaxation: float = math.inf
 
     @property
     def converged(self) -> bool:
         """The last two periods differ by < 0.1 % in T and x_alpha (below the 3-4 significant digits the
         claims and the CLI print), beyond what the sampling resolves: at psi = 0 the section q~ = 0 is the
-        floor itself, so a crossing is located only to one sample step and drift_resolution = 2 step / T."""
-        return bool(self.drift < 1e-3 + self.drift_resolution)
+        floor itself, so a crossing is located only to one sample step and drift_resolution = 2 step / T;
+        and the run was long enough for alpha to settle (g t >= ALPHA_SETTLED_GT): alpha moves at rate
+        g, so at small g two periods differ little long before the orbit is the cycle's."""
+        return bool(self.drift < 1e-3 + self.drift_resolution and self.alpha_relaxation >= ALPHA_SETTLED_GT)
 
     def summary(self) -> dict:
         d = {k: getattr(self, k) for k in ("wbar", "g", "psi", "T", "h_alpha", "h_beta", "Q_min", "Q_max",
@@ -631,6 +635,11 @@ def limit_cycle_from_trajectory(t: np.ndarray, W: np.ndarray, alpha: np.ndarray,
     res = 2.0 * step / T if psi == 0 else 0.0
     return LimitCycle(float(wbar), float(g), psi, T, tb - t0 - 1.0, t1 - tb - 1.0, Q_min, Q_max, thr,
                       x_alpha, x_beta, float(drift), s, X, res)
+
+
+#: g t (t in R*) after which alpha's slow mode has contracted by exp(-2 g t) = exp(-12): the horizon
+#: of :func:`_t_end_for`, reached for g >= 0.001 (its cap of 6000 R*).
+ALPHA_SETTLED_GT = 6.0
 
 
 def _t_end_for(wbar: float, g: float) -> float:
@@ -719,9 +728,10 @@ def limit_cycles(wbar: Sequence[float], g: Sequence[float], *, psi=None, t_end: 
                                                  t_end=e, dt=dt, sample_dt=sample_dt, t_from=t_from)
         for i, tr in zip(idx, trajs):
             try:
-                out[i] = limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar[i], g[i], p)
+                c = limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar[i], g[i], p)
             except ValueError:
-                out[i] = _limit_cycle_long(wbar[i], g[i], p, e, dt, sample_dt)
+                c = _limit_cycle_long(wbar[i], g[i], p, e, dt, sample_dt)
+            out[i] = replace(c, alpha_relaxation=float(g[i]) * e)
     return out  # type: ignore[return-value]
 
 
@@ -955,6 +965,7 @@ def analyze(C_bps: float, d_s: float, K_pkt: Optional[float] = None, N: float = 
                 "period_s": c.T * rg.R_star_s, "period_rtt": c.T,
                 "q_min_pkt": K + c.Q_min * scale, "q_max_pkt": K + c.Q_max * scale,
                 "Q_min": c.Q_min, "Q_max": c.Q_max, "throughput": c.throughput, "drift": c.drift,
+                "alpha_relaxation_gt": c.alpha_relaxation,
                 "converged": c.converged,
             }
     W_star = rg.wbar
