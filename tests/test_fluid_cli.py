@@ -78,3 +78,14 @@ def test_an_unfloored_queue_below_zero_is_said_in_the_table_and_the_json():
     assert "went below 0" in text and "outside the physical model" in " ".join(text.split())
     floored = json.loads(runner.invoke(app, ["fluid", "dctcp", "--K", "0pkt", "--N", "1", "--json"]).output)
     assert floored["queue_floor"] is True and floored["q_pkt"]["min"] >= 0
+
+
+def test_every_file_written_is_listed(tmp_path):
+    """--csv also writes NAME.params.json, and dctcp-fig2 fig2_N{N}.params.json: written, but
+    listed neither in "files" nor in the help."""
+    s = json.loads(runner.invoke(app, ["fluid", "dctcp", "--csv", str(tmp_path / "a.csv"), "--t-end", "2ms", "--json"]).output)
+    assert sorted(s["files"]) == sorted(str(p) for p in tmp_path.iterdir())
+    out = tmp_path / "fig2"
+    fig2 = json.loads(runner.invoke(app, ["fluid", "dctcp-fig2", "-o", str(out), "--t-end", "2ms", "--json"]).output)
+    listed = {f for s in fig2.values() for f in s["files"]}
+    assert listed == {str(p) for p in out.iterdir()}

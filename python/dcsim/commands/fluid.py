@@ -3,7 +3,7 @@
 * ``dctcp`` — eqs. (5)-(8) of Alizadeh, Javanmard & Prabhakar, "Analysis of DCTCP" (2011).
 * ``dx`` — eqs. (3)-(4) of Jiang et al., "Modeling and Analysis of ... DX".
 * ``dctcp-fig2`` — the Fig. 2 setting (10 Gbps, 100 us, K = 65, g = 1/16, N = 2, 10, 100):
-  fig2_N{N}.csv + .png, ready to be laid beside the packet simulation.
+  fig2_N{N}.csv (its parameters in fig2_N{N}.params.json) + .png, ready to be laid beside the packet simulation.
 """
 
 from __future__ import annotations
@@ -143,8 +143,13 @@ def write_csv(df: pd.DataFrame, path: Path) -> Path:
     df.to_csv(path, index=False, float_format="%.10g")
     if df.attrs:
         params = {str(k): (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in df.attrs.items()}
-        path.with_suffix(".params.json").write_text(dumps(params, indent=2) + "\n", encoding="utf-8")
+        params_file(path).write_text(dumps(params, indent=2) + "\n", encoding="utf-8")
     return path
+
+
+def params_file(csv: Path) -> Path:
+    """Where :func:`write_csv` puts the parameters of the model run in ``csv``."""
+    return Path(csv).with_suffix(".params.json")
 
 
 def fig2(out_dir: Path, t_end_s: float = 0.03, N_values=FIG2_N) -> dict[int, dict]:
@@ -261,7 +266,7 @@ def dctcp(
     dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, at most R*/2 (default R*/200)."),
     packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size (C in packets/s); 1 B .. 65535 B."),
     no_floor: bool = typer.Option(False, "--no-floor", help="Let q go negative (eq. (7) as printed)."),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv)."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv), and the model's parameters beside it (NAME.params.json)."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write a Fig. 2 style PNG (W, alpha, queue vs time)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
@@ -308,7 +313,7 @@ def dx(
     dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, at most tau/2 (default tau/m <= R0/100)."),
     packet_size: str = typer.Option("1500B", "--packet-size", help="Segment size seg; 1 B .. 65535 B."),
     no_window_floor: bool = typer.Option(False, "--no-window-floor", help="Drop the one-segment window floor."),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv)."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv), and the model's parameters beside it (NAME.params.json)."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write a PNG (window and queue vs time)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
@@ -351,7 +356,7 @@ def dctcp_fig2(
                               "steps."),
     as_json: bool = typer.Option(False, "--json", help="Print the summaries as JSON."),
 ) -> None:
-    """The DCTCP fluid model in the setting of Figure 2 of the analysis paper (10 Gbps, 100 us, K = 65, g = 1/16; N = 2, 10, 100): fig2_N{N}.csv + .png."""
+    """The DCTCP fluid model in the setting of Figure 2 of the analysis paper (10 Gbps, 100 us, K = 65, g = 1/16; N = 2, 10, 100): fig2_N{N}.csv (+ .params.json) + .png."""
     from dcsim.cli import console
     from dcsim.commands.inputs import fail, output_dir
 
@@ -367,7 +372,7 @@ def dctcp_fig2(
     summaries = {}
     for N, r in res.items():
         s = dctcp_summary(r["df"])
-        s["files"] = [str(r["csv"]), str(r["png"])]
+        s["files"] = [str(r["csv"]), str(params_file(r["csv"])), str(r["png"])]
         summaries[N] = s
     if as_json:
         print(dumps(summaries, indent=2))
@@ -383,7 +388,8 @@ def _outputs(df, csv, plot, plotter) -> list[str]:
     files = []
     try:
         if csv is not None:
-            files.append(str(write_csv(df, csv)))
+            written = write_csv(df, csv)
+            files += [str(written)] + [str(params_file(written))] * params_file(written).exists()
         if plot is not None:
             files.append(str(plotter(df, plot)))
     except OSError as e:  # checked before the run; the disk can still fill up
