@@ -22,6 +22,8 @@ pub mod topology;
 
 use std::collections::{HashMap, VecDeque};
 
+use rustc_hash::FxHashMap;
+
 use crate::error::{invalid, Result};
 use crate::packet::{FlowId, NodeId};
 use crate::scenario::NodeKind;
@@ -73,8 +75,11 @@ pub struct Network {
     /// Per node: its row in `table` (switches and multi-homed hosts; NONE for hosts with one link).
     row: Vec<u32>,
     groups: usize,
-    /// table[row * groups + group]: the egress port towards that group, NO_ROUTE, or (with
-    /// `ECMP_BIT`) the index of its equal-cost set.
+    /// Rows of `table` (switches and multi-homed hosts).
+    rows: usize,
+    /// table[group * rows + row]: the egress port towards that group, NO_ROUTE, or (with
+    /// `ECMP_BIT`) the index of its equal-cost set. By group: a group's search writes its entries
+    /// next to each other (by row, the k = 64 fat-tree's searches wrote one line per entry).
     table: Vec<u32>,
     /// Distinct equal-cost port sets: (offset, count) into `ecmp_ports`.
     ecmp_sets: Vec<(u32, u32)>,
@@ -186,7 +191,7 @@ impl Network {
         }
         let row = self.row[node as usize];
         if row != NONE {
-            let e = self.table[row as usize * self.groups + self.group[d] as usize];
+            let e = self.table[self.group[d] as usize * self.rows + row as usize];
             if e == NO_ROUTE {
                 return None;
             }
@@ -221,7 +226,7 @@ impl Network {
         }
         let switch: Vec<bool> = self.nodes.iter().map(|v| v.kind == NodeKind::Switch).collect();
         // Destination groups: hosts with the same set of upstream neighbours.
-        let mut key_to_group: HashMap<Vec<NodeId>, u32> = HashMap::new();
+        let mut key_to_group: FxHashMap<Vec<NodeId>, u32> = FxHashMap::default();
         let mut group_seeds: Vec<Vec<NodeId>> = Vec::new();
         self.group = vec![NONE; n];
         self.last_hop_start = Vec::with_capacity(n + 1);
@@ -255,6 +260,7 @@ impl Network {
                 }
             })
             .collect();
+        self.rows = rows as usize;
         let entries = rows as u64 * self.groups as u64;
         if entries > MAX_ROUTE_ENTRIES {
             return Err(invalid(
@@ -289,7 +295,7 @@ impl Network {
         let mut extra_of_row: Vec<Vec<PortId>> = vec![Vec::new(); if ecmp { rows as usize } else { 0 }];
         let mut touched: Vec<u32> = Vec::new();
         let mut set: Vec<PortId> = Vec::new();
-        let mut set_index: HashMap<Vec<PortId>, u32> = HashMap::new();
+        let mut set_index: FxHashMap<Vec<PortId>, u32> = FxHashMap::default();
         for (g, seeds) in group_seeds.iter().enumerate() {
             // Distance 1: the group's neighbours reach its hosts by their last hop.
             for &s in seeds {
@@ -319,7 +325,7 @@ impl Network {
                     level[u] = lv + 1;
                     let row = self.row[u];
                     if row != NONE {
-                        self.table[row as usize * self.groups + g] = pid;
+                        self.table[g * self.rows + row as usize] = pid;
                     }
                     if switch[u] {
                         frontier.push_back(u as NodeId);
@@ -332,7 +338,7 @@ impl Network {
             // Entries in order (by row: the group is fixed), each entry's ports in the order found.
             touched.sort_unstable();
             for &row in &touched {
-                let e = row as usize * self.groups + g;
+                let e = g * self.rows + row as usize;
                 set.clear();
                 set.push(self.table[e]);
                 set.append(&mut extra_of_row[row as usize]);
