@@ -64,6 +64,10 @@ def test_table1(tmp_path):
     assert (df[df.state != "special"].p_packet < 1.0).all() and (df.p_packet > 0.5).all()
     layout = pd.read_csv(tmp_path / "dx_table1_layout.csv", index_col=0)
     assert list(layout.index) == [80, 200, 400]
+    # The quick run's three columns: the paper's row means are over those cells, and say so
+    # (they were shown as the table's own row means, 0.923 > 0.886 > 0.851 against 0.953 > ...).
+    falls = claims["Table 1: p falls as R0 grows (row means)"]
+    assert falls.paper.endswith("(row means over N = 10, 50, 100 of its 10 columns)")
 
 
 def test_fig2_special_state_and_oscillation(tmp_path):

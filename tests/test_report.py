@@ -103,6 +103,20 @@ def test_an_interrupted_experiment_is_said_and_the_report_is_marked_incomplete(t
     assert (tmp_path / "o" / "dx-thresholds" / "claims.json").exists()  # the finished one is kept
 
 
+def test_a_quick_run_says_so_under_its_claims_and_in_claims_json(tmp_path):
+    """Nothing but parameters.json said that a verdict came from --quick's shorter runs."""
+    import json
+
+    res = runner.invoke(app, ["reproduce", "dx-thresholds", "--quick", "--out", str(tmp_path / "o")],
+                        env={"COLUMNS": "300"})
+    assert res.exit_code == 0 and "quick run (--quick)" in " ".join(res.output.split())
+    rows = json.loads((tmp_path / "o" / "dx-thresholds" / "claims.json").read_text())
+    assert rows and {r["mode"] for r in rows} == {"quick"}
+    full = runner.invoke(app, ["reproduce", "dx-thresholds", "--out", str(tmp_path / "f")], env={"COLUMNS": "300"})
+    assert full.exit_code == 0 and "quick run" not in full.output
+    assert {r["mode"] for r in json.loads((tmp_path / "f" / "dx-thresholds" / "claims.json").read_text())} == {"full"}
+
+
 def test_bad_options_exit_2_before_anything_runs(tmp_path):
     for args, words in (
         (["reproduce", "--all", "dx-fig1"], "not both"),

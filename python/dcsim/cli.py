@@ -88,7 +88,12 @@ def run(
             worker.stop()
 
 
-def print_claims(result) -> None:
+#: Said under every claims table of a --quick run (and in the HTML report): its verdicts rest on less.
+QUICK_NOTE = ("quick run (--quick): coarser grids, shorter runs and fewer repetitions than the paper's, "
+              "so the verdicts may differ from a full run")
+
+
+def print_claims(result, quick: bool = False) -> None:
     """The paper's claims, then dcsim's own checks (shown apart, never counted), then the tally.
 
     Experiments that lay the packet simulation, the fluid model and the theory side by side get one
@@ -116,7 +121,7 @@ def print_claims(result) -> None:
             table.add_row(escape(c.statement), escape(c.paper), *(escape(x) for x in ours), f"[{style}]{word}[/]",
                           escape(c.detail))
         console.print(table)
-    console.print(escape(result.summary()))
+    console.print(escape(result.summary()) + (f" [yellow]({escape(QUICK_NOTE)})[/]" if quick else ""))
 
 
 @app.command()
@@ -229,8 +234,8 @@ def reproduce(
                         raise typer.Exit(code=1)
                     continue
                 wall = time.perf_counter() - t0
-                print_claims(result)
-                files = [*result.files, *write_claims(result, out_dir), *parquet_beside_csvs(result.files)]
+                print_claims(result, quick)
+                files = [*result.files, *write_claims(result, out_dir, quick), *parquet_beside_csvs(result.files)]
                 record_runtime(exp.id, quick, wall)  # bookkeeping, after the results are written
                 console.print("files: " + ", ".join(str(p) for p in files))
                 entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, result=result, files=list(result.files)))
@@ -246,11 +251,12 @@ def reproduce(
         raise typer.Exit(code=1)
 
 
-def write_claims(result, out_dir: Path) -> list[Path]:
-    """claims.json and claims.parquet (one row per claim or check)."""
+def write_claims(result, out_dir: Path, quick: bool = False) -> list[Path]:
+    """claims.json and claims.parquet (one row per claim or check, each with the run's mode:
+    "quick" or "full")."""
     import pandas as pd
 
-    rows = [c.as_dict() for c in result.claims]
+    rows = [{**c.as_dict(), "mode": "quick" if quick else "full"} for c in result.claims]
     js, pq = out_dir / "claims.json", out_dir / "claims.parquet"
     js.write_text(json.dumps(rows, indent=2), encoding="utf-8")
     pd.DataFrame(rows).astype(str).to_parquet(pq, index=False)
