@@ -590,3 +590,12 @@ def test_an_oversized_trace_flow_is_named_by_its_file_and_line(tmp_path):
     d["workloads"] = [{"kind": "trace", "file": str(tmp_path / "t.csv"), "protocol": "dctcp"}]
     with pytest.raises(ScenarioError, match=r"workloads\[0\]\.file: .*t\.csv line 3: size: 10000000000000000 bytes is out of range"):
         Scenario.from_dict(d)
+
+
+def test_a_fabric_tier_buffer_smaller_than_an_l2_frame_is_named():
+    """The frame check covered network.buffer; a fabric's tier buffer overrides it per tier."""
+    d = {"network": {"topology": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2, "host_link": "10Gbps",
+                     "buffer": "128KB", "tiers": {"leaf_spine": {"buffer": "5000B"}}},
+         "l2": {"scheme": "qcn", "frame": "9000B", "sources": [{"src": "h0", "dst": "h3"}]}, "run": {"duration": "1ms"}}
+    with pytest.raises(ScenarioError, match=r"network\.tiers\.leaf_spine\.buffer: 5000B holds no L2 frame"):
+        Scenario.from_dict(d)

@@ -88,11 +88,6 @@ def run(
             worker.stop()
 
 
-#: Said under every claims table of a --quick run (and in the HTML report): its verdicts rest on less.
-QUICK_NOTE = ("quick run (--quick): coarser grids, shorter runs and fewer repetitions than the paper's, "
-              "so the verdicts may differ from a full run")
-
-
 def print_claims(result, quick: bool = False) -> None:
     """The paper's claims, then dcsim's own checks (shown apart, never counted), then the tally.
 
@@ -121,6 +116,8 @@ def print_claims(result, quick: bool = False) -> None:
             table.add_row(escape(c.statement), escape(c.paper), *(escape(x) for x in ours), f"[{style}]{word}[/]",
                           escape(c.detail))
         console.print(table)
+    from dcsim.report import QUICK_NOTE
+
     console.print(escape(result.summary()) + (f" [yellow]({escape(QUICK_NOTE)})[/]" if quick else ""))
 
 

@@ -24,6 +24,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
+#: Said under every claims table of a --quick run (`dcsim reproduce`) and on every page of its report.
+QUICK_NOTE = ("quick run (--quick): coarser grids, shorter runs and fewer repetitions than the paper's, "
+              "so the verdicts may differ from a full run")
+
 __all__ = ["Entry", "write_report", "commit"]
 
 CSS = """
@@ -181,8 +185,7 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
     rev = commit(version)
     stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     meta = f"dcsim {_e(version)}, commit {_e(rev)}, written {_e(stamp)}"
-    quick_note = ("<p class=\"quick\">Quick run (<code>--quick</code>): coarser grids and fewer repetitions than "
-                  "the paper's; numbers and verdicts may differ from a full run.</p>") if quick else ""
+    quick_note = f"<p class=\"quick\">{_e(QUICK_NOTE[0].upper() + QUICK_NOTE[1:])}.</p>" if quick else ""
     rows = []
     for e in entries:
         page = f"{e.id}.html"

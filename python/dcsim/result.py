@@ -390,11 +390,12 @@ class Result:
         throughput of each flow over the last 0.5 s of the run; ``window=(t0, t1)``: over [t0, t1] s
         (from the throughput series; only intervals lying wholly inside the window count).
         """
-        if not self._rows("flows") or len(self.listed_flows()) == 0:
+        listed = self.listed_flows()
+        if listed.empty:
             raise ValueError("jain_index: the scenario lists no [[flows]]; the index is over the listed flows "
                              "(a workload's generated flows come and go: see fct_stats() for them)")
         if window is None:
-            return jain_index(self.listed_flows()["goodput_bps"].to_numpy(dtype=float))
+            return jain_index(listed["goodput_bps"].to_numpy(dtype=float))
         t0, t1 = (self.duration_s - float(window), self.duration_s) if np.isscalar(window) else map(float, window)
         if not (t1 > t0):
             raise ValueError(f"jain_index: window {window!r} is empty; allowed a length > 0 s or (t0, t1) with t0 < t1")
@@ -405,7 +406,7 @@ class Result:
         if inside.empty:
             raise ValueError(f"jain_index: no throughput samples in [{t0:g}, {t1:g}] s")
         means = inside.groupby("flow")["goodput_bps"].mean()
-        per_flow = means.reindex(self.listed_flows()["flow"], fill_value=0.0)
+        per_flow = means.reindex(listed["flow"], fill_value=0.0)
         return jain_index(per_flow.to_numpy(dtype=float))
 
     def listed_flows(self) -> pd.DataFrame:

@@ -3201,9 +3201,9 @@ class _L2Base(_Model):
                 raise _err(name, f"{size_str(v)}: give a whole number of bytes, at least 1, e.g. \"64KB\"")
             if unit == "ps" and not v > 0:
                 raise _err(name, f"{time_str(v)} is not positive; allowed > 0 s")
-            if name == "w" and not v >= 0:  # QCN's derivative weight: 0 leaves the position term alone
+            if unit == "weight" and not v >= 0:  # QCN's w: 0 leaves the position term alone
                 raise _err(name, f"{v!r} is out of range; allowed >= 0")
-            if unit in ("number", "per_second") and name != "w" and not v > 0:
+            if unit in ("number", "per_second") and not v > 0:
                 raise _err(name, f"{v!r} is out of range; allowed > 0")
             if unit == "count" and not 0 <= v < 2**32:
                 raise _err(name, f"{v} is out of range; allowed 0 <= {name} < 2^32 (and the scheme's own bound)")
@@ -3334,7 +3334,7 @@ class _L2Base(_Model):
 
 #: Scenario types of the engine's parameter units.
 _L2_TYPES = {"bytes": SizeQ, "ps": Time, "bps": Rate, "hz": Freq, "per_second": Float, "count": Int,
-             "probability": Float, "number": Float}
+             "probability": Float, "number": Float, "weight": Float}
 
 
 def _l2_param_order() -> list[str]:
@@ -3535,8 +3535,9 @@ class Scenario(_Model):
         target queue against their buffers."""
         l2, net = self.l2, self.network
         frame = float(l2.frame.value)
-        buffers = [("network.buffer", net.buffer)] + [(f"network.links[{i}].buffer", link.buffer)
-                                                      for i, link in enumerate(net.links or []) if link.buffer is not None]
+        buffers = ([("network.buffer", net.buffer)]
+                   + [(f"network.links[{i}].buffer", link.buffer) for i, link in enumerate(net.links or [])]
+                   + [(f"network.tiers.{t}.buffer", net.tier(t).buffer) for t in FABRIC_TIERS.get(net.topology, ())])
         for fld, buf in buffers:  # (network.packet_bytes is checked against them already)
             if buf is not None and buf.unit != "pkt" and 0 < buf.value < frame:
                 raise _err(fld, f"{size_str(buf)} holds no L2 frame (l2.frame = {size_str(l2.frame)}): every frame would "

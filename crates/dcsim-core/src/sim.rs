@@ -627,9 +627,9 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         let sampled: Vec<&SeriesCost> = series.iter().filter(|s| bytes(s) > 0).collect();
         let all: u128 = sampled.iter().map(|s| bytes(s)).sum();
         let slack: u128 = sampled.iter().map(|s| s.n * s.row_bytes).sum();
-        let room = limit - state;
-        if room > slack {
-            let x = all.div_ceil(room - slack) + 1;
+        let left = limit - state;
+        if left > slack {
+            let x = all.div_ceil(left - slack) + 1;
             let each: Vec<String> =
                 sampled.iter().map(|s| format!("{} to at least {}", s.field, fmt_ps(s.interval_ps * x))).collect();
             format!("lengthen {}, or raise metrics.max_memory", each.join(" and "))
@@ -1427,7 +1427,7 @@ impl World {
             Ev::NicWake(nic) => {
                 self.nic_wait[nic as usize].armed = false;
                 if self.l2.as_ref().is_some_and(|l2| l2.nic_waiters(nic) > 0) {
-                    return self.nic_shared_turns(nic); // L2 sources wait for this NIC too
+                    return self.nic_turns(nic); // L2 sources wait for this NIC too
                 }
                 // The flows waiting now, each at most once, while the NIC has room. One that sent
                 // and is blocked again goes to the back of the list (by `after_transport`).
@@ -1544,10 +1544,11 @@ impl World {
         !keeps_place
     }
 
-    /// NIC `nic` has room while TCP flows and L2 sources both wait for it: the two take turns,
-    /// a flow's send then a source's frame, while the NIC has room (neither family starves the
-    /// other); then each is woken when the NIC next has room.
-    fn nic_shared_turns(&mut self, nic: PortId) {
+    /// NIC `nic`, which L2 sources wait for (and maybe TCP flows), may have room: while it has,
+    /// the waiting sources send a frame each in turn; with TCP flows waiting too, the two families
+    /// alternate, a flow's send then a source's frame (neither starves the other). Then each is
+    /// woken when the NIC next has room.
+    fn nic_turns(&mut self, nic: PortId) {
         loop {
             let port = &mut self.net.ports[nic as usize];
             port.sync(self.now);
@@ -1570,38 +1571,18 @@ impl World {
                     self.fault = Some(err);
                     return;
                 }
-                self.l2_flush();
+                self.l2_flush(); // the frame enters the NIC before the next turn looks at it
             } else {
                 return;
             }
         }
     }
 
-    /// Host NIC `nic`, which L2 sources wait for, may have room: serve them in turn while it has,
-    /// then wake again when it next has room.
+    /// Host NIC `nic`, which L2 sources wait for, may have room (its `NicRoom` wake-up ran).
     fn l2_nic_room(&mut self, nic: PortId) {
-        let Some(l2) = self.l2.as_deref_mut() else { return };
-        l2.set_nic_armed(nic, false);
-        if !self.nic_wait[nic as usize].flows.is_empty() {
-            return self.nic_shared_turns(nic); // TCP flows wait for this NIC too
-        }
-        loop {
-            let port = &mut self.net.ports[nic as usize];
-            port.sync(self.now);
-            let Some(l2) = self.l2.as_deref_mut() else { return };
-            if let Some(at) = port.time_waiting_below(self.spec.host_backlog_pkt) {
-                if l2.nic_waiters(nic) > 0 {
-                    l2.set_nic_armed(nic, true);
-                    self.events.push(at.max(self.now), Ev::L2(L2Ev::NicRoom(nic)));
-                }
-                return;
-            }
-            let Some(i) = l2.next_turn(nic, self.now) else { return };
-            if let Err(err) = l2.handle(L2Ev::Send(i), self.now) {
-                self.fault = Some(err);
-                return;
-            }
-            self.l2_flush(); // the frame enters the NIC before the next turn looks at it
+        if let Some(l2) = self.l2.as_deref_mut() {
+            l2.set_nic_armed(nic, false);
+            self.nic_turns(nic);
         }
     }
 

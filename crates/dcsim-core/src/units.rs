@@ -114,8 +114,8 @@ pub fn short_num(x: f64) -> String {
     }
 }
 
-/// A value with the largest unit of `units` (factor, name) in which it is at least 1, as short as
-/// [`short_num`] makes it: `show(3_601e12, TIME_UNITS)` is "3601s".
+/// `x` in the largest unit of `units` ((factor, name), largest first) in which it is at least 1,
+/// as short as [`short_num`] makes it: 3.601e15 ps is "3601s" ([`show_ps`]).
 fn show(x: f64, units: &[(f64, &str)]) -> String {
     let (f, name) = units.iter().copied().find(|&(f, _)| x.abs() >= f).unwrap_or(*units.last().unwrap());
     format!("{}{name}", short_num(x / f))

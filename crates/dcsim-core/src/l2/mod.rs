@@ -128,8 +128,10 @@ pub enum Unit {
     Count,
     /// a probability in (0, 1]
     Probability,
-    /// a plain number
+    /// a positive number
     Number,
+    /// a weight: a number >= 0 (0 switches its term off)
+    Weight,
 }
 
 /// One user-facing parameter of a scheme: its name in scenarios (the papers'), its engine field

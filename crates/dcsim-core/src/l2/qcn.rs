@@ -180,7 +180,7 @@ impl Scheme for Params {
     const NAME: &'static str = "qcn";
     const PARAMS: &'static [Param] = &[
         Param { name: "qeq", field: "qeq_bytes", unit: Unit::Bytes },
-        Param { name: "w", field: "w", unit: Unit::Number },
+        Param { name: "w", field: "w", unit: Unit::Weight },
         Param { name: "gd", field: "gd", unit: Unit::Number },
         Param { name: "bc_limit", field: "bc_limit_bytes", unit: Unit::Bytes },
         Param { name: "timer", field: "timer_ps", unit: Unit::Ps },

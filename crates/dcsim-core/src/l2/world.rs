@@ -327,8 +327,8 @@ pub enum L2Ev {
     NicRoom(PortId),
 }
 
-/// The sources waiting for room in one host NIC, served in turn (as `sim::NicWait` serves TCP
-/// flows): several sources of one host share its line rate frame by frame instead of sending
+/// The sources waiting for room in one host NIC, served in turn by `World::nic_turns` (as
+/// `sim::NicWait` serves TCP flows): several sources of one host share its line rate frame by frame instead of sending
 /// above it into an ever longer host queue that no congestion point sees.
 #[derive(Default)]
 struct NicTurns {
@@ -382,7 +382,7 @@ pub struct L2World {
     rates_src: Vec<u64>,
     rates_bps: Vec<f64>,
     /// Sources waiting for room, per host NIC.
-    nic_turns: std::collections::HashMap<PortId, NicTurns>,
+    nic_turns: rustc_hash::FxHashMap<PortId, NicTurns>,
 }
 
 impl L2World {
@@ -703,7 +703,7 @@ impl L2World {
                 self.free.push(k);
                 self.out.push((node, pkt));
             }
-            L2Ev::NicRoom(_) => {} // the simulation's (it reads the NIC's port): `World::l2_nic_room`
+            L2Ev::NicRoom(_) => {} // the simulation's (it reads the NIC's port): `World::nic_turns`
             L2Ev::Sample => {
                 let t = now.secs_f64();
                 // Listed sources only (thousands of short flows would fill the series), while they
