@@ -159,6 +159,11 @@ STATS = {"mean": "pkt", "cyc_min": "pkt", "cyc_max": "pkt", "amp": "pkt", "perio
          "alpha": ""}
 
 
+#: How the claims name the statistics.
+_STAT_NAME = {"mean": "mean", "cyc_min": "min", "cyc_max": "max", "amp": "amplitude", "period_s": "period",
+              "W": "window", "alpha": "alpha"}
+
+
 def _fmt_stat(k: str, v: float) -> str:
     if not math.isfinite(v):
         return "none"
@@ -583,6 +588,13 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
             f"min {err['fluid']['cyc_min']:.1f} / {err['sawtooth']['cyc_min']:.1f} pkt, max "
             f"{err['fluid']['cyc_max']:.1f} / {err['sawtooth']['cyc_max']:.1f} pkt, period "
             f"{1e3 * err['fluid']['period_s']:.2f} / {1e3 * err['sawtooth']['period_s']:.2f} ms")
+    # which model is closer to the simulation, statistic by statistic: only a difference of errors larger than
+    # the comparison's resolution decides (the same yardstick as Fig. 2's "matches"); a smaller one is a tie
+    duel = {k: ("fluid closer" if err["sawtooth"][k] - err["fluid"][k] > tol["total"][k]
+                else "Sawtooth closer" if err["fluid"][k] - err["sawtooth"][k] > tol["total"][k] else "tie")
+            for k in keys}
+    worse = any(v == "Sawtooth closer" for v in duel.values())
+    better = any(v == "fluid closer" for v in duel.values())
     # "poor": the Sawtooth's amplitude and period both miss the simulation by more than the comparison
     # resolves (the same yardstick that decides whether the fluid model "matches" in Fig. 2)
     poor = err["sawtooth"]["amp"] > tol["total"]["amp"] and err["sawtooth"]["period_s"] > tol["total"]["period_s"]
@@ -598,8 +610,12 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
               f"Sawtooth with d': alpha = sqrt(2/W*) = {saw.alpha:.3f}, Q_max = K + N = {saw.Q_max_pkt:.0f}, "
               f"A = N (W*+1) alpha/2 = {saw.A_pkt:.1f} pkt, period (W*+1) alpha/2 RTTs"),
         Claim("the fluid model, which captures alpha's fluctuations, is more accurate than the Sawtooth model",
-              "more accurate", errs, ok(all(err["fluid"][k] < err["sawtooth"][k] for k in keys)),
-              "reproduced if the fluid model's error is the smaller one in each of amplitude, min, max and period"),
+              "more accurate", errs, ok(not worse and better),
+              "reproduced if the fluid model's error is nowhere larger than the Sawtooth's by more than the "
+              "comparison resolves, and somewhere smaller by more: "
+              + "; ".join(f"{_STAT_NAME[k]} {duel[k]} (errors {_fmt_stat(k, err['fluid'][k])} / "
+                          f"{_fmt_stat(k, err['sawtooth'][k])}, resolution {_fmt_stat(k, tol['total'][k])})"
+                          for k in keys)),
         # "much": read as "at least a factor of two" (a convention, fixed before any run and never moved)
         Claim("... and much more accurate", "much more accurate",
               f"fluid error / Sawtooth error: amplitude {ratio['amp']:.2f}, min {ratio['cyc_min']:.2f}, period "

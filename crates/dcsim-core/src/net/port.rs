@@ -79,6 +79,8 @@ struct Slot {
     start: Time,
     end: Time,
     size: u32,
+    /// The packet waited in the queue (it did not go straight onto an idle wire).
+    waited: bool,
     /// Serialisation remainder at `end` (see [`Rate::tx_time_carry`]).
     carry: u64,
 }
@@ -314,10 +316,37 @@ impl Port {
 
     #[inline]
     fn fits(&self, size: u32) -> bool {
+        self.fits_with(size, 0, 0)
+    }
+
+    #[inline]
+    fn fits_with(&self, size: u32, more_pkts: u64, more_bytes: u64) -> bool {
         match self.capacity {
-            Amount::Packets(n) => self.q_pkts < n,
-            Amount::Bytes(b) => self.q_bytes + size as u64 <= b,
+            Amount::Packets(n) => self.q_pkts + more_pkts < n,
+            Amount::Bytes(b) => self.q_bytes + more_bytes + size as u64 <= b,
         }
+    }
+
+    /// Tail drop for an arrival at `now` (called after `sync(now)`).
+    ///
+    /// A packet that left the queue for the wire at this very picosecond made room, so the
+    /// arrival fits in its place. But which of the two came first is a matter of clocks that
+    /// real links never share exactly (two "equal" rates differ by parts per million): if the
+    /// arrival fits only thanks to that packet, a fair coin from the port's stream decides
+    /// whether it came before it (and finds the buffer full) or after. Without the coin, a flow
+    /// paced at exactly the port's rate would arrive just as each slot frees and hold a full
+    /// drop-tail queue forever, locking every other flow out (the phase effect that ns-2 breaks
+    /// with random `overhead_`, Floyd & Jacobson 1992).
+    #[inline]
+    fn admits(&mut self, size: u32, now: Time) -> bool {
+        if !self.fits(size) {
+            return false;
+        }
+        let Some(s) = self.started.checked_sub(1).map(|i| self.slots[i]) else { return true };
+        if s.start != now || !s.waited || self.fits_with(size, 1, s.size as u64) {
+            return true;
+        }
+        rand::Rng::random_bool(&mut self.rng, 0.5)
     }
 
     /// When the number of waiting packets drops below `limit` (a packet starts transmission);
@@ -521,13 +550,13 @@ impl Port {
         let verdict = if matches!(self.aqm, Aqm::Choke(_)) {
             self.integrate_to(now); // victims leave the queue at `now`
             let v = self.choke_admit(&pkt, view, now);
-            if v != Verdict::Drop && !self.fits(pkt.size) {
+            if v != Verdict::Drop && !self.admits(pkt.size, now) {
                 Verdict::Drop
             } else {
                 v
             }
         } else {
-            if !self.fits(pkt.size) {
+            if !self.admits(pkt.size, now) {
                 self.counts.drops += 1;
                 return None;
             }
@@ -551,7 +580,7 @@ impl Port {
         let (tx, carry) = self.tx_time_carry(pkt.size, carry);
         self.tx_carry = carry;
         let end = start + tx;
-        self.slots.push_back(Slot { start, end, size: pkt.size, carry });
+        self.slots.push_back(Slot { start, end, size: pkt.size, waited: start > now, carry });
         self.last_end = end;
         if start > now {
             self.integrate_to(now);
@@ -629,6 +658,36 @@ mod tests {
                 assert_eq!(p.tx_time_carry(bytes, carry), p.rate.tx_time_carry(bytes, carry), "{rate} {bytes} {carry}");
             }
         }
+    }
+
+    #[test]
+    fn an_arrival_as_the_slot_it_needs_frees_is_a_fair_coin() {
+        // Buffer of one waiting packet, 1500 B at 1 Gbps (12 us each): A on the wire until 12 us,
+        // B waiting (full). C arrives at 12 us, just as B leaves the queue for the wire.
+        let outcome = |seed: u64, at: Time| {
+            let rng = stream(seed, Stream::Port, 0);
+            let mut p = Port::new(
+                0,
+                1,
+                Rate(1_000_000_000),
+                Time(0),
+                Amount::Packets(1),
+                Aqm::DropTail(DropTail),
+                rng,
+                Time(0),
+            );
+            p.enqueue(pkt(1500), Time(0)).unwrap();
+            p.enqueue(pkt(1500), Time(0)).unwrap();
+            p.enqueue(pkt(1500), at).is_some()
+        };
+        let tie = Time(12 * US);
+        // Strictly before or after the slot frees, no coin: dropped, accepted.
+        assert!((0..200).all(|s| !outcome(s, Time(tie.0 - 1))));
+        assert!((0..200).all(|s| outcome(s, Time(tie.0 + 1))));
+        // At the tie, accepted about half the time: 2000 fair coins, mean 1000, sd 22.4; the band
+        // is +-100 (4.5 sd), decided before the run.
+        let accepted = (0..2000).filter(|&s| outcome(s, tie)).count();
+        assert!((900..=1100).contains(&accepted), "{accepted} of 2000 ties accepted");
     }
 
     #[test]

@@ -181,6 +181,10 @@ pub struct Sender {
     pub blocked_on_nic: bool,
     /// The last send attempt stopped because the window was full.
     cwnd_limited: bool,
+    /// Most segments out during the current window (Linux `max_packets_out`), and the
+    /// `snd_nxt` that ends that window (`cwnd_usage_seq`): slow start may grow to twice it.
+    max_out: u64,
+    usage_seq: u64,
     pub start: Time,
     pub finished_at: Option<Time>,
     pub stats: SenderStats,
@@ -248,6 +252,8 @@ impl Sender {
             tx_budget: u64::MAX,
             blocked_on_nic: false,
             cwnd_limited: false,
+            max_out: 0,
+            usage_seq: 0,
             start: Time(spec.start_ps),
             finished_at: None,
             stats: SenderStats::default(),
@@ -321,6 +327,16 @@ impl Sender {
             self.max_sent = self.max_sent.max(self.snd_nxt);
         }
         self.cwnd_limited = self.snd_nxt >= self.snd_una + wnd;
+        self.note_usage(self.snd_nxt - self.snd_una);
+    }
+
+    /// Track the most segments out in the current window (Linux `tcp_cwnd_validate`).
+    #[inline]
+    fn note_usage(&mut self, out_now: u64) {
+        if self.snd_una >= self.usage_seq || self.cwnd_limited || out_now > self.max_out {
+            self.max_out = out_now;
+            self.usage_seq = self.snd_nxt;
+        }
     }
 
     pub fn start(&mut self, now: Time, out: &mut Vec<Packet>) {
@@ -389,7 +405,8 @@ impl Sender {
     /// carries the rest into congestion avoidance).
     #[inline]
     fn open_cwnd(&mut self, acked: u64) {
-        if !self.cwnd_limited {
+        let slow_start_room = self.cwnd < self.ssthresh && self.cwnd < 2.0 * self.max_out as f64;
+        if !self.cwnd_limited && !slow_start_room {
             return;
         }
         if self.opts.abc {
@@ -750,6 +767,7 @@ impl Sender {
             pipe += 1;
         }
         self.sb = Some(sb);
+        self.note_usage(pipe);
     }
 }
 
