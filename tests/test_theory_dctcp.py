@@ -304,6 +304,18 @@ def test_psi_zero_cycle_counts_as_converged_within_its_sampling_resolution():
         assert c.converged, (w, c.drift)
 
 
+def test_a_floor_shallower_than_one_sample_step_counts_as_the_psi_zero_floor():
+    """K = 1e-6 pkt at C d = 83.3 pkt (psi = 1.2e-8): the floor is far shallower than the queue falls in
+    one sample, so the crossing lands on the floor as at psi = 0 and is located to one sample only
+    (drift 0.0019 per period, as at psi = 0); it was reported "not converged". A deep floor
+    (psi = 0.01) is crossed between two falling samples and gets no such allowance."""
+    shallow = th.limit_cycle(8.3333333, 0.0625, psi=1.2e-8)
+    assert shallow.drift_resolution == pytest.approx(2 * 0.01 / shallow.T, rel=0.01)
+    assert shallow.converged, shallow.drift
+    deep = th.limit_cycle(8.3333333, 0.0625, psi=0.01)
+    assert deep.drift_resolution == 0.0 and deep.converged
+
+
 @pytest.mark.parametrize("g", [1e-9, 1e-14, 1e-15, 1e-17, 1e-18, 1e-300, 5e-324])
 def test_alpha_star_tends_to_its_first_order_root_as_g_vanishes(g):
     """Eq. (23) to first order in g: alpha* -> the root of 1 - a - W* a^2/2, i.e.

@@ -573,10 +573,24 @@ class LimitCycle:
 def _crossings(t: np.ndarray, q: np.ndarray, down: bool) -> np.ndarray:
     """Times where q crosses 0 (downward: q > 0 then q <= 0), linearly interpolated between samples."""
     if down:
-        k = np.nonzero((q[:-1] > 0) & (q[1:] <= 0))[0]
+        k = _downs_at(q)
     else:
         k = np.nonzero((q[:-1] <= 0) & (q[1:] > 0))[0]
     return t[k] + (t[k + 1] - t[k]) * q[k] / (q[k] - q[k + 1])
+
+
+def _downs_at(q: np.ndarray) -> np.ndarray:
+    """Sample indices k of the downward crossings of q~ = 0 (q[k] > 0 >= q[k + 1])."""
+    return np.nonzero((q[:-1] > 0) & (q[1:] <= 0))[0]
+
+
+def _floored_crossing(q: np.ndarray, k: np.ndarray, psi: float) -> bool:
+    """Whether the sample after any of the last three downward crossings is on the floor
+    q~ = -psi/(1+psi) (eq. 13 with the floor of Section 3.3.2): the crossing is then not interpolated
+    between two points of the falling queue, so it is known to a sample step only."""
+    floor = -psi / (1.0 + psi)
+    after = q[k[-3:] + 1]
+    return bool(np.any(after <= floor + 1e-12 * max(1.0, abs(floor))))
 
 
 def _extremum(t: np.ndarray, y: np.ndarray, i: int) -> float:
@@ -632,7 +646,9 @@ def limit_cycle_from_trajectory(t: np.ndarray, W: np.ndarray, alpha: np.ndarray,
     Q_max = _extremum(s, X[:, 2], i_max)
     thr = float(trapezoid(X[:, 0] / (wbar * (1.0 + X[:, 2])), s) / T)  # scipy's: numpy's is np.trapz before 2.0
     step = float(np.median(np.diff(t)))
-    res = 2.0 * step / T if psi == 0 else 0.0
+    # A crossing whose next sample already sits on the floor (psi = 0, or a floor shallower than one
+    # step's fall, e.g. K = 1e-6 pkt) is located only to a sample step, and its drift with it.
+    res = 2.0 * step / T if psi is not None and _floored_crossing(q, _downs_at(q), psi) else 0.0
     return LimitCycle(float(wbar), float(g), psi, T, tb - t0 - 1.0, t1 - tb - 1.0, Q_min, Q_max, thr,
                       x_alpha, x_beta, float(drift), s, X, res)
 
