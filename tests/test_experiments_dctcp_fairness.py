@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dcsim.experiments.dctcp_convergence_fairness import fit_slope, local_slope
+from dcsim.experiments.dctcp_convergence_fairness import NS2_ALPHA_RATIO, alpha_ratio_band, fit_slope, local_slope
 from dcsim.experiments.registry import REPRODUCED, get
 
 
@@ -28,6 +28,20 @@ def test_slope_fits():
     assert fit_slope(r, r) == pytest.approx(1.0)
     assert local_slope(r, r ** 1.5, 2.0, 10.0) == pytest.approx(1.5)
     assert math.isnan(local_slope(r, r, 20.0, 30.0))
+
+
+def test_alpha_ratio_readings_partition_the_ratios():
+    """'About the same', 'about twice', 'about 5x': every ratio supports at most one reading (the old
+    factor-1.5 bands overlapped on [1.33, 1.5]), each band holds its own reading, and they meet at the
+    geometric means sqrt(2) and sqrt(10)."""
+    bands = sorted(alpha_ratio_band(k) + (k,) for k in NS2_ALPHA_RATIO.values())
+    for lo, hi, k in bands:
+        assert lo < k < hi
+    for (_, hi, _), (lo, _, _) in zip(bands, bands[1:]):
+        assert hi == pytest.approx(lo, rel=1e-15)
+    assert [b[1] for b in bands[:2]] == pytest.approx([math.sqrt(2), math.sqrt(10)])
+    for r in np.geomspace(0.5, 10, 200):
+        assert sum(lo <= r < hi for lo, hi, _ in bands) <= 1
 
 
 def test_fig4_orbits_attracted(tmp_path):
