@@ -314,6 +314,7 @@ impl Sender {
             return self.send_sack(now, out);
         }
         let wnd = self.whole_window();
+        let first = self.snd_nxt;
         self.blocked_on_nic = false;
         while self.snd_nxt < self.snd_una + wnd && self.seg.has(self.snd_nxt) {
             if self.tx_budget == 0 {
@@ -327,12 +328,16 @@ impl Sender {
             self.max_sent = self.max_sent.max(self.snd_nxt);
         }
         self.cwnd_limited = self.snd_nxt >= self.snd_una + wnd;
-        self.note_usage(self.snd_nxt - self.snd_una);
+        self.note_usage(self.snd_nxt - self.snd_una, self.snd_nxt > first);
     }
 
-    /// Track the most segments out in the current window (Linux `tcp_cwnd_validate`).
+    /// Track the most segments out in the current window after a send attempt that sent or was
+    /// window-limited (Linux `tcp_cwnd_validate`, called from `tcp_write_xmit`).
     #[inline]
-    fn note_usage(&mut self, out_now: u64) {
+    fn note_usage(&mut self, out_now: u64, sent: bool) {
+        if !sent && !self.cwnd_limited {
+            return;
+        }
         if self.snd_una >= self.usage_seq || self.cwnd_limited || out_now > self.max_out {
             self.max_out = out_now;
             self.usage_seq = self.snd_nxt;
@@ -737,6 +742,7 @@ impl Sender {
         let wnd = self.whole_window();
         let recovering = matches!(self.ca, CaState::Recovery | CaState::Loss);
         let mut pipe = sb.pipe(self.snd_una, self.max_sent);
+        let pipe_before = pipe;
         self.blocked_on_nic = false;
         self.cwnd_limited = false;
         loop {
@@ -767,7 +773,7 @@ impl Sender {
             pipe += 1;
         }
         self.sb = Some(sb);
-        self.note_usage(pipe);
+        self.note_usage(pipe, pipe > pipe_before);
     }
 }
 
