@@ -1,5 +1,5 @@
 """Spread of dctcp-fig12's convergence time over the join phase of flow 2 (the measurement behind
-TOL_CONV in dcsim/experiments/dctcp_convergence_fairness.py). Usage: python fig12_join_phase_spread.py quick|full
+CONV_SPREAD_SD and tol_conv in dcsim/experiments/dctcp_convergence_fairness.py). Usage: python fig12_join_phase_spread.py quick|full
 
 Flow 2 joins at T2 + k 0.25 ms, k = 0..7; the convergence time is the module's: the first window
 sample from which both windows are within 10 % of the fair share W* = W_max / 2.

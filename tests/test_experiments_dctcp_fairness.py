@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dcsim.experiments.dctcp_convergence_fairness import NS2_ALPHA_RATIO, alpha_ratio_band, fit_slope, local_slope
+from dcsim.experiments.dctcp_convergence_fairness import NS2_ALPHA_RATIO, alpha_ratio_band, fit_slope, local_slope, tol_conv
 from dcsim.experiments.registry import REPRODUCED, get
 
 
@@ -42,6 +42,13 @@ def test_alpha_ratio_readings_partition_the_ratios():
     assert [b[1] for b in bands[:2]] == pytest.approx([math.sqrt(2), math.sqrt(10)])
     for r in np.geomspace(0.5, 10, 200):
         assert sum(lo <= r < hi for lo, hi, _ in bands) <= 1
+
+
+def test_convergence_tolerance_is_the_derived_sum_not_rounded():
+    """1 % printed digits + 0.1 % sampling + 2 % pipe size + twice the join-phase sd (4.5 % quick, 5.3 %
+    full, benchmarks/fig12_join_phase_spread.py): 12.1 % and 13.7 %, not a rounded-up 15 %."""
+    assert tol_conv(True) == pytest.approx(0.121, abs=1e-12)
+    assert tol_conv(False) == pytest.approx(0.137, abs=1e-12)
 
 
 def test_fig4_orbits_attracted(tmp_path):

@@ -228,10 +228,20 @@ NS2_ALPHA_RATIO = {"1/sqrt(W_max)": 5.0, "5/W_max": 2.0, "1/W_max": 1.0}
 #:     sd 4.5 % (g = 1/sqrt(W_max)) and 3.5 % (5/W_max) with --quick (T2 = 0.1 s), 5.3 % and 3.7 %
 #:     in the full run (T2 = 0.3 s); the larger of each variant is taken (1/W_max, 185 ms, was not
 #:     measured; its spread is assumed alike).
-#: Full: 1 + 0.1 + 2 + 2 x 5.3 = 13.7 %; quick: 1 + 0.1 + 2 + 2 x 4.5 = 12.1 %: 15 % for both.
-#: (The earlier 25 % was borrowed from dctcp-hybrid, which no longer uses it.)
+#: Full: 1 + 0.1 + 2 + 2 x 5.3 = 13.7 %; quick: 1 + 0.1 + 2 + 2 x 4.5 = 12.1 %. (Until 2026-11-29
+#: both were rounded up to 15 %, a margin no part of the sum asked for; the earlier 25 % was
+#: borrowed from dctcp-hybrid, which no longer uses it.)
 #: "Up to about a factor of 2 longer than TCP" = 1 < t_DCTCP / t_TCP <= 2.5 for g in the range (27).
-TOL_CONV = 0.15
+TOL_CONV_PRINTED = 0.01
+TOL_CONV_SAMPLING = 0.001
+TOL_CONV_MODEL = 0.02
+#: The join-phase spread (relative sd), the larger of the measured variants, by mode.
+CONV_SPREAD_SD = {"quick": 0.045, "full": 0.053}
+
+
+def tol_conv(quick: bool) -> float:
+    """The tolerance of a convergence time against ns-2's: the sum above (0.121 quick, 0.137 full)."""
+    return TOL_CONV_PRINTED + TOL_CONV_SAMPLING + TOL_CONV_MODEL + 2 * CONV_SPREAD_SD["quick" if quick else "full"]
 MAX_TCP_RATIO = 2.5
 
 
@@ -364,14 +374,15 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
     t_tcp_s = float(df[df.case == "TCP"].conv_time_packet_s.iloc[0])
     for name in gs:
         r = dc.loc[name]
-        v, diff = verdict(NS2_CONV_S[name], r.conv_time_packet_s, TOL_CONV)
+        v, diff = verdict(NS2_CONV_S[name], r.conv_time_packet_s, tol_conv(quick))
         claims.append(instruments(
             f"Fig. 12 / Sect. 4.3: time for both windows to get within 10 % of the fair share, g = {name}",
             f"{1e3 * NS2_CONV_S[name]:.0f} ms (ns-2)", v, packet=f"{1e3 * r.conv_time_packet_s:.1f} ms",
             theory=f"hybrid model {1e3 * r.conv_time_hybrid_s:.1f} ms (alpha_1 = 0 at the join), "
                    f"{1e3 * r.conv_time_hybrid_measured_alpha_s:.1f} ms (with the simulated alpha_1 = "
                    f"{r.alpha1_at_join:.3f})",
-            detail=f"{100 * diff:.0f} % from ns-2 (tolerance {100 * TOL_CONV:.0f} %). Flow 1's alpha at the join is "
+            detail=f"{100 * diff:.1f} % from ns-2 (tolerance {100 * tol_conv(quick):.1f} %: the paper's digits, "
+                   "sampling, the pipe's size and twice the join-phase spread). Flow 1's alpha at the join is "
                    f"{r.alpha1_at_join:.3f} (the paper's worst case: 0; alone, flow 1 cannot queue at a bottleneck "
                    "no faster than its own access link, so it is never marked)"))
     for name, k in NS2_ALPHA_RATIO.items():
