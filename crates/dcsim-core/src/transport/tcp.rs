@@ -13,7 +13,9 @@
 //! * host backpressure, like Linux's TCP Small Queues: new data goes to the host NIC only while
 //!   the NIC holds fewer than a few packets (`tx_budget`, set by the simulator); the rest waits in
 //!   the socket, so a flow cannot build an unbounded queue in its own host;
-//! * the window grows only when it limited the sender (RFC 7661 / Linux `is_cwnd_limited`);
+//! * the window grows only when it limited the sender (RFC 7661 / Linux `is_cwnd_limited`), and
+//!   in slow start also while below twice the most segments out in the last window (Linux
+//!   `tcp_is_cwnd_limited`), so a sender held back by a NIC as fast as the path still doubles;
 //! * NewReno's "Impatient" timer (RFC 6582 §4): in recovery only the first partial ACK restarts
 //!   the retransmission timer, so a window with many losses ends in a timeout after one RTO
 //!   instead of repairing one hole per RTT for hundreds of RTTs (without SACK).
