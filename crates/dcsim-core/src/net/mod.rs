@@ -30,6 +30,11 @@ use crate::scenario::NodeKind;
 
 /// Most routing-table entries a network may need (4 bytes each: 256 MiB).
 pub const MAX_ROUTE_ENTRIES: u64 = 1 << 26;
+/// Destination groups from which the route searches use several threads (below, one search
+/// costs microseconds and a thread's start more).
+const PARALLEL_MIN_GROUPS: usize = 64;
+/// Most threads of the route searches (each holds a search's working memory, ~16 bytes a node).
+const MAX_ROUTE_THREADS: usize = 16;
 
 pub use port::Port;
 
@@ -214,8 +219,15 @@ impl Network {
     /// only switches relay. Ties go to the port found first, scanning neighbours in node order
     /// and ports in id order, so routes are deterministic. With an ECMP seed, a switch also keeps
     /// the other ports to neighbours one hop closer (found while the search finishes the level
-    /// before it), the first found first. Cost: O(groups x (nodes + links)).
+    /// before it), the first found first. Cost: O(groups x (nodes + links)), the groups' searches
+    /// spread over the cores (the tables do not depend on how many).
     pub fn compute_routes(&mut self) -> Result<()> {
+        self.compute_routes_on(None)
+    }
+
+    /// [`Self::compute_routes`] on `threads` threads (None: all cores once there are
+    /// `PARALLEL_MIN_GROUPS` groups); the tables do not depend on it.
+    fn compute_routes_on(&mut self, threads: Option<usize>) -> Result<()> {
         let n = self.nodes.len();
         // Each node's incoming links as (port, the node it leaves), and which nodes are switches:
         // the searches read these compact lists, not the ports and nodes themselves (a port is
@@ -284,78 +296,190 @@ impl Network {
         self.table = vec![NO_ROUTE; entries as usize];
         self.ecmp_sets.clear();
         self.ecmp_ports.clear();
-        let ecmp = self.ecmp_seed.is_some();
-        let mut seen = vec![NONE; n];
-        let mut level = vec![0u32; n];
-        let mut frontier = VecDeque::new();
-        // ECMP: the further equal-cost ports each switch's row found in this group's search (in the
-        // order found), the rows that found any, and the distinct sets so far. A set is looked up
-        // by slice and allocated only when new (a k = 64 fat-tree's search finds ~125 000 such
-        // ports per destination group, 2 048 groups).
-        let mut extra_of_row: Vec<Vec<PortId>> = vec![Vec::new(); if ecmp { rows as usize } else { 0 }];
-        let mut touched: Vec<u32> = Vec::new();
-        let mut set: Vec<PortId> = Vec::new();
+        if self.rows == 0 {
+            return Ok(());
+        }
+        let ctx = Search { incoming: &incoming, switch: &switch, row: &self.row, ecmp: self.ecmp_seed.is_some() };
+        // The groups' searches are independent: they run on all cores, a batch at a time, each
+        // writing its own slice of the table; then the batch's equal-cost sets are numbered in
+        // group order, then row order, as one search after the other would (the tables are the
+        // same, bit for bit, for any number of threads). A batch bounds the sets held at once
+        // (~125 000 ports per group of a k = 64 fat-tree). Scoped threads, not rayon's pool: a
+        // process forked after the pool started (a sweep's workers) has no pool threads, and
+        // its first parallel call would wait for them forever.
+        let threads = threads.unwrap_or(if self.groups >= PARALLEL_MIN_GROUPS {
+            std::thread::available_parallelism().map_or(1, |t| t.get()).min(MAX_ROUTE_THREADS)
+        } else {
+            1
+        });
+        let batch = 64 * threads;
+        let rows = self.rows;
+        let mut scratch: Vec<Scratch> = (0..threads).map(|_| Scratch::new(n, rows, ctx.ecmp)).collect();
         let mut set_index: FxHashMap<Vec<PortId>, u32> = FxHashMap::default();
-        for (g, seeds) in group_seeds.iter().enumerate() {
-            // Distance 1: the group's neighbours reach its hosts by their last hop.
-            for &s in seeds {
-                seen[s as usize] = g as u32;
-                level[s as usize] = 1;
-                if switch[s as usize] {
-                    frontier.push_back(s);
-                }
-            }
-            while let Some(v) = frontier.pop_front() {
-                let lv = level[v as usize];
-                for &(pid, from) in &incoming[v as usize] {
-                    let u = from as usize;
-                    if seen[u] == g as u32 {
-                        // Another neighbour one hop closer: an equal-cost next hop of switch u.
-                        if ecmp && level[u] == lv + 1 && switch[u] {
-                            let row = self.row[u];
-                            let found = &mut extra_of_row[row as usize];
-                            if found.is_empty() {
-                                touched.push(row);
-                            }
-                            found.push(pid);
+        for (b, chunk) in self.table.chunks_mut(batch * rows).enumerate() {
+            let first = b * batch;
+            let per = (chunk.len() / rows).div_ceil(threads);
+            let search_part = |g0: usize, part: &mut [u32], sc: &mut Scratch| -> Vec<EqualCost> {
+                let seeds = &group_seeds;
+                part.chunks_mut(rows).enumerate().map(|(i, e)| ctx.search(g0 + i, &seeds[g0 + i], e, sc)).collect()
+            };
+            let found: Vec<EqualCost> = if threads == 1 {
+                search_part(first, chunk, &mut scratch[0])
+            } else {
+                std::thread::scope(|s| {
+                    let handles: Vec<_> = chunk
+                        .chunks_mut(per * rows)
+                        .zip(scratch.iter_mut())
+                        .enumerate()
+                        .map(|(t, (part, sc))| s.spawn(move || search_part(first + t * per, part, sc)))
+                        .collect();
+                    handles
+                        .into_iter()
+                        .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                        .collect()
+                })
+            };
+            for (i, eq) in found.iter().enumerate() {
+                let base = i * rows;
+                for (k, &row) in eq.rows.iter().enumerate() {
+                    let set = &eq.ports[eq.starts[k] as usize..eq.starts[k + 1] as usize];
+                    let id = match set_index.get(set) {
+                        Some(&id) => id,
+                        None => {
+                            let id = self.ecmp_sets.len() as u32;
+                            self.ecmp_sets.push((self.ecmp_ports.len() as u32, set.len() as u32));
+                            self.ecmp_ports.extend_from_slice(set);
+                            set_index.insert(set.to_vec(), id);
+                            id
                         }
-                        continue;
-                    }
-                    seen[u] = g as u32;
-                    level[u] = lv + 1;
-                    let row = self.row[u];
-                    if row != NONE {
-                        self.table[g * self.rows + row as usize] = pid;
-                    }
-                    if switch[u] {
-                        frontier.push_back(u as NodeId);
-                    }
+                    };
+                    chunk[base + row as usize] = ECMP_BIT | id;
                 }
             }
-            if touched.is_empty() {
-                continue;
-            }
-            // Entries in order (by row: the group is fixed), each entry's ports in the order found.
-            touched.sort_unstable();
-            for &row in &touched {
-                let e = g * self.rows + row as usize;
-                set.clear();
-                set.push(self.table[e]);
-                set.append(&mut extra_of_row[row as usize]);
-                let id = match set_index.get(set.as_slice()) {
-                    Some(&id) => id,
-                    None => {
-                        let id = self.ecmp_sets.len() as u32;
-                        self.ecmp_sets.push((self.ecmp_ports.len() as u32, set.len() as u32));
-                        self.ecmp_ports.extend_from_slice(&set);
-                        set_index.insert(set.clone(), id);
-                        id
-                    }
-                };
-                self.table[e] = ECMP_BIT | id;
-            }
-            touched.clear();
         }
         Ok(())
+    }
+}
+
+/// What every group's route search reads (see [`Network::compute_routes`]).
+struct Search<'a> {
+    /// Per node: its incoming links as (port, the node it leaves), switches' only from nodes with a
+    /// table row.
+    incoming: &'a [Vec<(PortId, NodeId)>],
+    switch: &'a [bool],
+    row: &'a [u32],
+    ecmp: bool,
+}
+
+/// One search's working memory, reused by the searches of one thread: `seen` holds the group that
+/// last reached a node, so it needs no clearing between groups.
+struct Scratch {
+    seen: Vec<u32>,
+    level: Vec<u32>,
+    frontier: VecDeque<NodeId>,
+    /// ECMP: the further equal-cost ports each row found in this search (in the order found), and
+    /// the rows that found any.
+    extra_of_row: Vec<Vec<PortId>>,
+    touched: Vec<u32>,
+}
+
+impl Scratch {
+    fn new(nodes: usize, rows: usize, ecmp: bool) -> Self {
+        Scratch {
+            seen: vec![NONE; nodes],
+            level: vec![0; nodes],
+            frontier: VecDeque::new(),
+            extra_of_row: vec![Vec::new(); if ecmp { rows } else { 0 }],
+            touched: Vec::new(),
+        }
+    }
+}
+
+/// A group's equal-cost sets, by row in increasing order: row `rows[k]`'s set is
+/// `ports[starts[k]..starts[k + 1]]`, the first port found first.
+#[derive(Default)]
+struct EqualCost {
+    rows: Vec<u32>,
+    starts: Vec<u32>,
+    ports: Vec<PortId>,
+}
+
+impl Search<'_> {
+    /// The breadth-first search of group `g` (hosts behind `seeds`) over the reversed links:
+    /// writes each row's first port found into `entries` (the group's slice of the table) and
+    /// returns the rows with further equal-cost ports.
+    fn search(&self, g: usize, seeds: &[NodeId], entries: &mut [u32], sc: &mut Scratch) -> EqualCost {
+        let g = g as u32;
+        // Distance 1: the group's neighbours reach its hosts by their last hop.
+        for &s in seeds {
+            sc.seen[s as usize] = g;
+            sc.level[s as usize] = 1;
+            if self.switch[s as usize] {
+                sc.frontier.push_back(s);
+            }
+        }
+        while let Some(v) = sc.frontier.pop_front() {
+            let lv = sc.level[v as usize];
+            for &(pid, from) in &self.incoming[v as usize] {
+                let u = from as usize;
+                if sc.seen[u] == g {
+                    // Another neighbour one hop closer: an equal-cost next hop of switch u.
+                    if self.ecmp && sc.level[u] == lv + 1 && self.switch[u] {
+                        let row = self.row[u];
+                        let found = &mut sc.extra_of_row[row as usize];
+                        if found.is_empty() {
+                            sc.touched.push(row);
+                        }
+                        found.push(pid);
+                    }
+                    continue;
+                }
+                sc.seen[u] = g;
+                sc.level[u] = lv + 1;
+                let row = self.row[u];
+                if row != NONE {
+                    entries[row as usize] = pid;
+                }
+                if self.switch[u] {
+                    sc.frontier.push_back(u as NodeId);
+                }
+            }
+        }
+        let mut eq = EqualCost::default();
+        if sc.touched.is_empty() {
+            return eq;
+        }
+        sc.touched.sort_unstable();
+        eq.starts.push(0);
+        for &row in &sc.touched {
+            eq.rows.push(row);
+            eq.ports.push(entries[row as usize]);
+            eq.ports.append(&mut sc.extra_of_row[row as usize]);
+            eq.starts.push(eq.ports.len() as u32);
+        }
+        sc.touched.clear();
+        eq
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::Spec;
+
+    #[test]
+    fn route_tables_do_not_depend_on_the_number_of_threads() {
+        // A k = 8 fat-tree with ECMP (32 destination groups, equal-cost sets at every tier): the
+        // tables and the numbering of the sets on 1 thread and on 2, 3 and 5 (uneven splits).
+        let json = include_str!("../../tests/data/fat_tree_k8_ecmp.json");
+        let spec = Spec::from_json(json).expect("spec");
+        let mut net = super::topology::build(&spec).expect("network");
+        let snapshot = |n: &super::Network| (n.table.clone(), n.ecmp_sets.clone(), n.ecmp_ports.clone());
+        net.compute_routes_on(Some(1)).unwrap();
+        let one = snapshot(&net);
+        assert!(!one.1.is_empty(), "the fabric has equal-cost sets");
+        for t in [2, 3, 5] {
+            net.compute_routes_on(Some(t)).unwrap();
+            assert!(snapshot(&net) == one, "{t} threads gave other tables");
+        }
     }
 }

@@ -10,8 +10,6 @@ use crate::rng::{stream, Stream};
 use crate::scenario::{chain_switch_name, tree_host_name, NodeKind, PortRef, QueueSpec, Spec, TierSpec, TopologySpec};
 use crate::units::{Rate, Time};
 
-/// Switch ports of a graph link without an explicit queue: drop-tail, 1000 packets.
-
 struct Builder<'a> {
     spec: &'a Spec,
     net: Network,
