@@ -584,12 +584,12 @@ def _downs_at(q: np.ndarray) -> np.ndarray:
     return np.nonzero((q[:-1] > 0) & (q[1:] <= 0))[0]
 
 
-def _floored_crossing(q: np.ndarray, k: np.ndarray, psi: float) -> bool:
+def _floored_crossing(q: np.ndarray, psi: float) -> bool:
     """Whether the sample after any of the last three downward crossings is on the floor
     q~ = -psi/(1+psi) (eq. 13 with the floor of Section 3.3.2): the crossing is then not interpolated
     between two points of the falling queue, so it is known to a sample step only."""
     floor = -psi / (1.0 + psi)
-    after = q[k[-3:] + 1]
+    after = q[_downs_at(q)[-3:] + 1]
     return bool(np.any(after <= floor + 1e-12 * max(1.0, abs(floor))))
 
 
@@ -648,7 +648,7 @@ def limit_cycle_from_trajectory(t: np.ndarray, W: np.ndarray, alpha: np.ndarray,
     step = float(np.median(np.diff(t)))
     # A crossing whose next sample already sits on the floor (psi = 0, or a floor shallower than one
     # step's fall, e.g. K = 1e-6 pkt) is located only to a sample step, and its drift with it.
-    res = 2.0 * step / T if psi is not None and _floored_crossing(q, _downs_at(q), psi) else 0.0
+    res = 2.0 * step / T if psi is not None and _floored_crossing(q, psi) else 0.0
     return LimitCycle(float(wbar), float(g), psi, T, tb - t0 - 1.0, t1 - tb - 1.0, Q_min, Q_max, thr,
                       x_alpha, x_beta, float(drift), s, X, res)
 

@@ -320,8 +320,10 @@ impl Network {
             let first = b * batch;
             let per = (chunk.len() / rows).div_ceil(threads);
             let search_part = |g0: usize, part: &mut [u32], sc: &mut Scratch| -> Vec<EqualCost> {
-                let seeds = &group_seeds;
-                part.chunks_mut(rows).enumerate().map(|(i, e)| ctx.search(g0 + i, &seeds[g0 + i], e, sc)).collect()
+                part.chunks_mut(rows)
+                    .enumerate()
+                    .map(|(i, e)| ctx.search(g0 + i, &group_seeds[g0 + i], e, sc))
+                    .collect()
             };
             let found: Vec<EqualCost> = if threads == 1 {
                 search_part(first, chunk, &mut scratch[0])

@@ -314,11 +314,7 @@ impl Port {
         }
     }
 
-    #[inline]
-    fn fits(&self, size: u32) -> bool {
-        self.fits_with(size, 0, 0)
-    }
-
+    /// Room for `size` more bytes with `more_pkts` / `more_bytes` more waiting than now.
     #[inline]
     fn fits_with(&self, size: u32, more_pkts: u64, more_bytes: u64) -> bool {
         match self.capacity {
@@ -339,7 +335,7 @@ impl Port {
     /// with random `overhead_`, Floyd & Jacobson 1992).
     #[inline]
     fn admits(&mut self, size: u32, now: Time) -> bool {
-        if !self.fits(size) {
+        if !self.fits_with(size, 0, 0) {
             return false;
         }
         let Some(s) = self.started.checked_sub(1).map(|i| self.slots[i]) else { return true };
