@@ -369,3 +369,12 @@ def test_theory_dx_title_keeps_each_quantity_on_one_line():
     assert res.exit_code == 0, res.output
     title = next(line for line in res.output.splitlines() if "DX equilibrium" in line)
     assert "R0 = 80 us, p = 0.95, seg = 1500 B" in title, res.output
+
+
+def test_an_emptied_queue_reads_zero_not_rounding_noise():
+    """K = 8 pkt, N = 2 at 10 Gbps / 100 us: the limit cycle empties the queue (its computed
+    minimum is ~1e-15 pkt); the table shows 0, not 1.776e-15 (a probe's finding)."""
+    res, text = _run(["theory", "dctcp", "--C", "10Gbps", "--d", "100us", "--K", "8pkt", "--N", "2"])
+    assert res.exit_code == 0, res.output
+    assert "queue min .. max" in text and "e-1" not in text, text
+    assert abs(th_dctcp.analyze(C_bps=10e9, d_s=100e-6, K_pkt=8, N=2)["limit_cycle"]["q_min_pkt"]) < 1e-9

@@ -5,6 +5,8 @@ earlier runs of this code)."""
 from __future__ import annotations
 
 import math
+import multiprocessing
+import sys
 
 import numpy as np
 import pytest
@@ -198,6 +200,25 @@ def test_batch_equals_single_runs_bit_for_bit():
     b = fluid.dx_batch([20, 50], 10e9, [80e-6, 120e-6], t_end_s=2e-3)
     one = fluid.dx(50, 10e9, 120e-6, t_end_s=2e-3)
     assert np.array_equal(b[1]["Q_s"], one.Q_s.to_numpy())
+
+
+def _dx_batch_queue_max(n: int) -> float:
+    """A forked worker's batch (module level: sent to the worker by name)."""
+    runs = fluid.dx_batch([n, n + 10], 10e9, [80e-6, 120e-6], t_end_s=2e-3)
+    return float(max(np.max(r["q_pkt"]) for r in runs))
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="fork is the start method in question (Linux's default)")
+def test_batches_run_in_a_process_forked_after_a_batch():
+    """A batch in a process forked after the parent ran one (Python's multiprocessing with "fork",
+    Linux's default before 3.14) completes, with the parent's numbers: on rayon's global pool the
+    child inherited a pool without threads and waited forever. Bounded by a timeout, so a
+    regression fails instead of hanging the suite."""
+    here = _dx_batch_queue_max(20)  # the parent's pool (if any) starts here
+    with multiprocessing.get_context("fork").Pool(2) as pool:
+        got = pool.map_async(_dx_batch_queue_max, [20, 30]).get(timeout=120)
+    assert got[0] == here
+    assert got[1] == _dx_batch_queue_max(30)
 
 
 @pytest.mark.parametrize("call, name", [

@@ -29,6 +29,10 @@ fn default_init_cwnd() -> f64 {
 fn default_min_rto_ps() -> u64 {
     10_000_000_000 // 10 ms, the DCTCP incast experiments' minimum RTO
 }
+/// A sender's retransmission timeout before its first RTT sample is max(this, min_rto): min_rto,
+/// as the data-center ns-2 scripts set it (`rtxcur_init_` = `minrto_`), unless that is below 1 ms.
+/// A path whose first ACK takes longer times out once for nothing (the scenario layer warns).
+pub const INITIAL_RTO_FLOOR_PS: u64 = 1_000_000_000;
 /// The Linux profile's minimum RTO: 200 ms (Linux `TCP_RTO_MIN`).
 fn default_linux_min_rto_ps() -> u64 {
     200_000_000_000
@@ -73,6 +77,7 @@ pub fn defaults() -> serde_json::Value {
         "dx_min_cwnd_pkt": default_dx_min_cwnd(),
         "init_cwnd_pkt": default_init_cwnd(),
         "min_rto_ps": default_min_rto_ps(),
+        "initial_rto_floor_ps": INITIAL_RTO_FLOOR_PS,
         "dctcp_g": default_dctcp_g(),
         "dctcp_alpha_init": default_alpha_init(),
         "delack_segments": default_delack_segments(),

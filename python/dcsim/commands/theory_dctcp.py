@@ -13,8 +13,17 @@ from dcsim._json import dumps
 PAPER = "Alizadeh, Javanmard, Prabhakar, Analysis of DCTCP (SIGMETRICS 2011)"
 
 
+#: Queue lengths below this many packets are shown as 0: the integrator's rounding (an emptied
+#: queue's minimum came out as 1.8e-15 pkt), not a queue.
+_PKT_NOISE = 1e-9
+
+
+def _num_pkt(x: float) -> str:
+    return f"{0.0 if abs(x) < _PKT_NOISE else x:.4g}"
+
+
 def _fmt_pkt(x: float) -> str:
-    return f"{x:.4g} pkt"
+    return f"{_num_pkt(x)} pkt"
 
 
 def dctcp(
@@ -79,7 +88,7 @@ def dctcp(
     if "limit_cycle" in r:
         lc = r["limit_cycle"]
         t.add_row("limit cycle period", f"{fmt_time(lc['period_s'])} = {lc['period_rtt']:.4g} R*", "fluid (11)-(14)")
-        t.add_row("queue min .. max", f"{lc['q_min_pkt']:.4g} .. {lc['q_max_pkt']:.4g} pkt",
+        t.add_row("queue min .. max", f"{_num_pkt(lc['q_min_pkt'])} .. {_num_pkt(lc['q_max_pkt'])} pkt",
                   f"Q~ {lc['Q_min']:.3f} .. {lc['Q_max']:.3f}")
         t.add_row("throughput (psi floor)", f"{100 * lc['throughput']:.2f} % of C", "Section 3.3.2")
         if not lc["converged"]:

@@ -409,8 +409,9 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
             claims.append(Claim(f"N = {p.N}: fluid model matches the simulation — queue oscillation period",
                                 "matches quite well (Fig. 2 shows the oscillations)",
                                 f"sim {1e3 * p.sim['period_s']:.3f} ms, fluid {1e3 * p.fluid['period_s']:.3f} ms",
-                                ok(ok_T), txt_T + ". The fluid's N identical sources cut together once per period; "
-                                "the simulated sources cut one at a time, so the queue sees more, smaller cuts"))
+                                ok(ok_T), txt_T + ". Not the sources' desynchronisation (one flow shows the same gap): the "
+                                "fluid window falls for as long as the delayed marking is on (eq. 5), a DCTCP sender "
+                                "cuts at most once per window of data"))
         ok_w, txt_w = p.compare("W")
         claims.append(Claim(f"N = {p.N}: fluid model matches the simulation — mean window W",
                             "matches quite well", f"sim {p.sim_W:.2f} pkt (mean over sources), fluid {p.fl_W:.2f} pkt",

@@ -22,8 +22,9 @@
 //!   `y >= lb`. Floor contacts are not located, so trajectories that touch a floor converge with
 //!   order 1 near the contact.
 //! * **Determinism.** No adaptivity, no randomness, no threads inside one run: the same inputs
-//!   give bit-identical outputs; [`integrate_batch`] runs independent systems in parallel and
-//!   returns them in input order.
+//!   give bit-identical outputs; [`integrate_batch`] runs independent systems in parallel (on a
+//!   thread pool of its own, so that it also works in a forked process) and returns them in
+//!   input order.
 
 #![allow(clippy::needless_range_loop)] // state components are indexed like the equations
 
@@ -415,18 +416,38 @@ pub fn integrate<const D: usize, S: DdeSystem<D>>(sys: &S, opts: &Options) -> Re
     Ok(out)
 }
 
-/// Integrate many systems with the same options in parallel (rayon); results in input order.
+/// Integrate many systems with the same options in parallel; results in input order.
 pub fn integrate_batch<const D: usize, S: DdeSystem<D> + Send>(
     systems: &[S],
     opts: &Options,
 ) -> Vec<Result<Trajectory<D>, FluidError>> {
-    systems.par_iter().map(|s| integrate(s, opts)).collect()
+    map_in_own_pool(systems.len(), |i| integrate(&systems[i], opts))
 }
 
-/// Integrate many systems, each with its own options, in parallel (rayon); results in input order.
+/// Integrate many systems, each with its own options, in parallel; results in input order.
 pub fn integrate_batch_with<const D: usize, S: DdeSystem<D> + Send>(
     systems: &[S],
     opts: &[Options],
 ) -> Vec<Result<Trajectory<D>, FluidError>> {
-    systems.par_iter().zip(opts.par_iter()).map(|(s, o)| integrate(s, o)).collect()
+    map_in_own_pool(systems.len().min(opts.len()), |i| integrate(&systems[i], &opts[i]))
+}
+
+/// `f(0), ..., f(jobs - 1)`, in that order, computed on a rayon pool started for this call, not
+/// on rayon's global pool: a process forked after the global pool started (Python's
+/// `multiprocessing` with "fork", a sweep's workers) inherits the pool but none of its threads,
+/// and its first parallel batch would wait for them forever. Starting a pool costs ~0.1 ms per
+/// thread, little against an integration. Threads: one per job, at most `RAYON_NUM_THREADS` (as
+/// rayon's own pool) or else the cores. With one thread, or none to be had, the jobs run one after
+/// the other on this thread: the same results (each is deterministic and independent of the
+/// others), only slower.
+fn map_in_own_pool<T: Send>(jobs: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let most = std::env::var("RAYON_NUM_THREADS").ok().and_then(|v| v.parse().ok()).filter(|&n: &usize| n > 0);
+    let threads = most.unwrap_or(cores).min(jobs);
+    if threads > 1 {
+        if let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+            return pool.install(|| (0..jobs).into_par_iter().map(&f).collect());
+        }
+    }
+    (0..jobs).map(f).collect()
 }

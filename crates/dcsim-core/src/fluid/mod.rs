@@ -5,7 +5,7 @@
 //!   ring buffer (exact grid values when the delay is an integer number of steps, cubic Hermite
 //!   interpolation otherwise), switching times of delayed indicators located exactly (the step is
 //!   split there, so the right-hand side is smooth on every sub-step), state floors with the
-//!   `max(f, 0)` rule, and [`dde::integrate_batch`] over parameter grids with rayon.
+//!   `max(f, 0)` rule, and [`dde::integrate_batch`] over parameter grids in parallel (a rayon pool of its own per call).
 //! * [`dctcp`] — the DCTCP fluid model, eqs. (5)-(8) of Alizadeh, Javanmard & Prabhakar (2011),
 //!   and its normalized form (11)-(14), with and without the ψ queue floor of Section 3.3.2.
 //! * [`dx`] — the DX fluid model, eqs. (3)-(4) of Jiang et al., with the one-segment window floor

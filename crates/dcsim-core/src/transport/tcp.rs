@@ -33,7 +33,7 @@
 
 use crate::cc::{Cc, EcnResponse};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
-use crate::scenario::{EcnReaction, FlowSpec, TcpOptions};
+use crate::scenario::{EcnReaction, FlowSpec, TcpOptions, INITIAL_RTO_FLOOR_PS};
 use crate::transport::prr::{Bound, Prr};
 use crate::transport::sack::{NextSeg, RangeSet, SackBlocks, SackReceiver, Scoreboard};
 use crate::units::Time;
@@ -246,7 +246,7 @@ impl Sender {
             ecn_recover: 0,
             srtt: None,
             rttvar: Time::ZERO,
-            rto: Time::from_ms(1).max(Time(spec.min_rto())),
+            rto: Time(INITIAL_RTO_FLOOR_PS).max(Time(spec.min_rto())),
             min_rto: Time(spec.min_rto()),
             rto_deadline: None,
             rto_event_at: None,
