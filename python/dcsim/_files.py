@@ -10,6 +10,7 @@ reads a user's file no further than a limit: a device (``/dev/zero``) or a pipe 
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
 import shutil
 import stat
@@ -27,6 +28,7 @@ def atomic_dir(out: Path) -> Iterator[Path]:
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.parent / f".{out.name}.partial-{os.getpid()}"
     shutil.rmtree(tmp, ignore_errors=True)
+    _remove_orphans(out)
     tmp.mkdir()
     try:
         yield tmp
@@ -45,6 +47,23 @@ def atomic_dir(out: Path) -> Iterator[Path]:
         raise OSError(e.errno, f"cannot put the new directory in place of {out} ({e.strerror or e}); "
                                f"its files are kept in {tmp}") from None
     shutil.rmtree(old, ignore_errors=True)
+
+
+def _remove_orphans(out: Path) -> None:
+    """Remove the temporary siblings of ``out`` (``.<name>.partial-<pid>``, ``.<name>.old-<pid>``)
+    left by processes that no longer exist: killed (SIGKILL, a crash) before they could clean up.
+    A directory of a live process (or of one this user may not signal) is left alone."""
+    for kind in ("partial", "old"):
+        for path in out.parent.glob(f".{glob.escape(out.name)}.{kind}-*"):
+            pid = path.name.rsplit("-", 1)[-1]
+            if not pid.isdigit() or int(pid) == os.getpid():
+                continue
+            try:
+                os.kill(int(pid), 0)
+            except ProcessLookupError:
+                shutil.rmtree(path, ignore_errors=True)
+            except (PermissionError, OverflowError, OSError):
+                continue
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:

@@ -216,10 +216,11 @@ def reproduce(
                            f"{out_dir}: run the same command again to resume")
                     err_console.print(f"[yellow]interrupted:[/] {escape(msg)}", soft_wrap=True)
                     entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, error=msg, interrupted=True))
-                    _SIGINTS.clear()  # said above: main() need not say it again
                     import signal
 
-                    raise typer.Exit(code=128 + int(getattr(e, "signum", signal.SIGINT))) from None
+                    signum = getattr(e, "signum", _SIGINTS[-1] if _SIGINTS else signal.SIGINT)
+                    _SIGINTS.clear()  # said above: main() need not say it again
+                    raise typer.Exit(code=128 + int(signum)) from None
                 except Exception as e:  # one failed experiment must not lose the others
                     wall = time.perf_counter() - t0
                     failed += 1
@@ -357,11 +358,19 @@ def main() -> int:
     interrupted.clear()
 
     def on_sigint(signum, frame):  # remember it: typer turns KeyboardInterrupt into a silent exit
-        interrupted.append(True)
+        interrupted.append(signum)
         signal.default_int_handler(signum, frame)
 
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, on_sigint)
+    # SIGTERM (a batch scheduler, `timeout`, `kill`) and SIGHUP (a closed terminal) stop a command
+    # as Ctrl-C does: partial output removed, one line, status 128 + the signal's number. Their
+    # default action killed the process where it stood: a run's finished tables were left in a
+    # hidden temporary directory. A sweep takes SIGTERM over while it runs (finished runs kept).
+    for name in ("SIGTERM", "SIGHUP"):
+        num = getattr(signal, name, None)
+        if num is not None and signal.getsignal(num) is signal.SIG_DFL:
+            signal.signal(num, on_sigint)
     threshold = gc.get_threshold()
     gc.set_threshold(GC_THRESHOLD_0, *threshold[1:])
     atexit.unregister(gc.freeze)  # once per process, however often main() is called
@@ -375,8 +384,10 @@ def main() -> int:
             raise KeyboardInterrupt
         return rv if isinstance(rv, int) else 0
     except aborts:
-        err_console.print("[bold red]interrupted[/] (Ctrl-C): stopped; no output directory was left half-written")
-        return 130
+        signum = interrupted[-1] if interrupted else signal.SIGINT
+        how = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
+        err_console.print(f"[bold red]interrupted[/] ({how}): stopped; no output directory was left half-written")
+        return 128 + int(signum)
     except exits as e:
         return e.exit_code
     except click_errors as e:
@@ -423,6 +434,8 @@ def entry() -> None:
     wait_for_threads()  # as at exit: threading's exit callbacks (executors), then the non-daemon threads
     run_exit_handlers()
     for stream in (sys.stdout, sys.stderr):
+        if stream is None:  # started with the stream closed (`dcsim run ... >&-`): nothing to flush
+            continue
         try:
             stream.flush()
         except (OSError, ValueError):
