@@ -489,3 +489,21 @@ FAST = textwrap.dedent("""
     duration = "5ms"
     warmup = "1ms"
 """)
+
+
+def test_a_result_pickles_and_copies_whole():
+    """A Result sent between processes (multiprocessing, Dask) or deep-copied: every table and the
+    summary come back equal, whether or not a table was read before (a probe found `cannot pickle
+    '_thread.RLock'`)."""
+    import copy
+    import pickle
+
+    import dcsim
+
+    r = dcsim.simulate(dcsim.Scenario.from_toml_str(FAST))
+    fresh = pickle.loads(pickle.dumps(r))
+    _ = r.flows  # read one table first: it moves from the engine's columns to a DataFrame
+    for other in (fresh, pickle.loads(pickle.dumps(r)), copy.deepcopy(r)):
+        assert other.summary() == r.summary()
+        for name in ("flows", "ports", "queue", "cwnd", "counters"):
+            assert other.tables[name].equals(r.tables[name]), name

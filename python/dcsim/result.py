@@ -973,6 +973,17 @@ class _Tables(MutableMapping):
         # (re-entrant: building a table's labels reads the ports and flows tables).
         self._lock = threading.RLock()
 
+    # -- pickling (a Result sent between processes, copied): everything but the lock
+    def __getstate__(self) -> dict:
+        with self._lock:
+            state = dict(self.__dict__)
+        del state["_lock"]
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.RLock()
+
     # -- mapping
     def __getitem__(self, name: str) -> "pd.DataFrame":
         df = self._frames.get(name)
