@@ -18,7 +18,7 @@ import pytest
 from typer.testing import CliRunner
 
 import dcsim.sweep.spec as spec_mod
-from dcsim import Scenario, simulate
+from dcsim import Result, Scenario, simulate
 from dcsim.cli import app
 from dcsim.sweep import SweepError, SweepWarning, load_sweep, make_spec, plan_sweep, run_sweep, sweep
 from dcsim.sweep.worker import flatten_summary
@@ -664,3 +664,30 @@ def test_a_cached_run_that_was_damaged_is_computed_again(tmp_path):
     assert df["goodput_total_bps"].notna().all()
     third = run_sweep(s, tmp_path, jobs=1, progress=False)
     assert third.cached == 3 and third.computed == 0
+
+
+def test_a_cached_run_with_a_table_missing_or_changed_in_place_or_an_edited_row_is_computed_again(tmp_path):
+    """A robustness probe: a deleted cwnd.parquet, a queue.parquet with 60 bytes inverted in its
+    middle (its magic bytes intact) and a valid row.json whose goodput was doubled were all trusted.
+    Each run's row now lists its files' sizes and CRC-32 and carries a CRC-32 of itself."""
+    s = make_spec(BASE, {"network.aqm.K": ["10pkt", "20pkt", "40pkt"]})
+    first = run_sweep(s, tmp_path, jobs=1, progress=False)
+    before = pd.read_parquet(first.table_path)
+    ids = list(before["run_id"])
+    runs = tmp_path / "runs"
+    (runs / ids[0] / "cwnd.parquet").unlink()
+    q = runs / ids[1] / "queue.parquet"
+    data = bytearray(q.read_bytes())
+    data[200:260] = bytes(b ^ 0xFF for b in data[200:260])
+    q.write_bytes(bytes(data))
+    row = runs / ids[2] / "row.json"
+    rec = json.loads(row.read_text())
+    rec["metrics"]["goodput_total_bps"] *= 2
+    row.write_text(json.dumps(rec))
+    again = run_sweep(s, tmp_path, jobs=1, progress=False)
+    assert again.computed == 3 and again.cached == 0
+    after = pd.read_parquet(again.table_path)
+    assert list(after["goodput_total_bps"]) == list(before["goodput_total_bps"])
+    for i in ids:
+        Result.from_dir(runs / i)  # every table there and readable
+    assert run_sweep(s, tmp_path, jobs=1, progress=False).cached == 3

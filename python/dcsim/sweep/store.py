@@ -4,7 +4,9 @@ Layout of OUT/::
 
     sweep.parquet            one row per run (written last, atomically)
     sweep.json               the sweep as run: base scenario, set, axes, seeds, dcsim version
-    runs/<run_id>/row.json   a finished run's summary row; its presence marks the run finished
+    runs/<run_id>/row.json   a finished run's summary row; its presence marks the run finished.
+                             It lists the run's files with their sizes and CRC-32 and carries a
+                             CRC-32 of itself: a run whose row or files changed is run again
     runs/<run_id>/*.parquet  the run's tables (and scenario.toml, engine_spec.json, summary.json)
     runs/<run_id>/error.json a failed run's error and traceback (failed runs are retried)
     runs/<run_id>/workload-<i>-flows.csv  the trace file its scenario.toml names: a hard link
@@ -23,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import zlib
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
@@ -144,6 +147,28 @@ def _remove_tmp(d: Path, now: Optional[float] = None, names: Optional[Callable[[
         pass
 
 
+def _record_check(rec: dict) -> int:
+    """CRC-32 of a row.json record without its "check" (keys sorted): a row damaged after it was
+    written is computed again, not read as a result."""
+    body = {k: v for k, v in rec.items() if k != "check"}
+    return zlib.crc32(json.dumps(body, allow_nan=False, sort_keys=True, separators=(",", ":")).encode())
+
+
+def _files_as_listed(d: Path, listed: dict) -> bool:
+    """Whether run directory ``d`` holds every file its row lists, each of its size and CRC-32 (a
+    table missing, cut short or changed in place is computed again)."""
+    for name, meta in listed.items():
+        if not (isinstance(meta, list) and len(meta) == 2) or "/" in name or name.startswith("."):
+            return False
+        try:
+            data = (d / name).read_bytes()
+        except OSError:
+            return False
+        if len(data) != meta[0] or zlib.crc32(data) != meta[1]:
+            return False
+    return True
+
+
 def _tables_whole(d: Path) -> bool:
     """Whether run directory ``d`` holds its scenario and whole Parquet files (the magic bytes at
     both ends: a file cut short, or edited, is computed again rather than read as a result)."""
@@ -220,8 +245,16 @@ class RunStore:
             return None
         if not rec["metrics"]:  # every run has its summary's metrics: an emptied row is no result
             return None
-        if need_tables and not (rec.get("tables") and _tables_whole(self.run_dir(run_id))):
-            return None
+        if "check" in rec and rec["check"] != _record_check(rec):
+            return None  # the row was damaged (or edited) after it was written
+        if need_tables:
+            if not rec.get("tables"):
+                return None
+            listed = rec.get("files")
+            whole = _files_as_listed(self.run_dir(run_id), listed) if isinstance(listed, dict) else \
+                _tables_whole(self.run_dir(run_id))  # a row written before the files were listed
+            if not whole:
+                return None
         return rec
 
     def save_ok(self, run_id: str, rec: dict, files: dict[str, bytes], links: Optional[dict[str, str]] = None) -> None:
@@ -234,6 +267,8 @@ class RunStore:
             atomic_write(d / name, data)
         for name, src in (links or {}).items():
             atomic_link(self.out / src, d / name)
+        rec = {**rec, "files": {name: [len(data), zlib.crc32(data)] for name, data in files.items()}}
+        rec["check"] = _record_check(rec)
         atomic_write(d / ROW, json.dumps(rec, allow_nan=False, separators=(",", ":")).encode())
         (d / ERROR).unlink(missing_ok=True)
 
