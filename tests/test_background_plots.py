@@ -169,6 +169,35 @@ def test_a_plotter_that_is_not_ended_writes_nothing_into_a_newer_runs_directory(
     assert not staging_dirs(tmp_path)
 
 
+def test_the_python_api_replaces_a_runs_directory_whole_and_ends_its_plotter(tmp_path, gate, scenario):
+    """Result.to_dir follows `dcsim run`'s rule: a robustness probe wrote an API result into a CLI
+    run's directory and found the new tables beside the old manifest, then the old run's PNGs and
+    plots.json arriving among them. Now the directory is replaced whole (the old plotter ended
+    first), and a directory holding other files is refused, naming them, unless force=True."""
+    from dcsim import simulate
+
+    out = tmp_path / "o"
+    assert runner.invoke(app, ["run", str(scenario), "--out", str(out)]).exit_code == 0
+    pid = json.loads((out / run_module.MANIFEST).read_text())["plotter"]["pid"]
+    assert not ended(pid)
+    other = dict(short(), run={"duration": "20ms", "warmup": "5ms", "seed": 9})
+    res = simulate(Scenario.from_dict(other))
+    files = res.to_dir(out)
+    assert ended(pid), "the previous run's plotter still runs"
+    gate.touch()
+    time.sleep(1.0)  # had it survived, it would now draw
+    assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in files)
+    assert all(p.parent == out for p in files) and not (out / run_module.MANIFEST).exists()
+    assert Scenario.from_toml(out / "scenario.toml").run.seed == 9
+    assert not staging_dirs(tmp_path) and not [p for p in tmp_path.iterdir() if ".partial-" in p.name]
+    (out / "notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match=r"^out: .* holds files that a dcsim run did not write \(notes\.txt\).*force=True"):
+        res.to_dir(out)
+    assert (out / "notes.txt").read_text() == "mine"
+    res.to_dir(out, force=True)
+    assert not (out / "notes.txt").exists() and (out / "flows.parquet").exists()
+
+
 def test_wait_plots_lists_the_pngs_and_writes_no_plots_json(tmp_path, scenario):
     out = tmp_path / "o"
     res = runner.invoke(app, ["run", str(scenario), "--out", str(out), "--wait-plots"])

@@ -724,12 +724,41 @@ class Result:
         return out
 
     # -- files ----------------------------------------------------------------------------------
-    def to_dir(self, out: Union[str, Path], *, summary: Optional[dict] = None,
-               meanwhile: Optional[Callable[[], None]] = None) -> list[Path]:
+    def to_dir(self, out: Union[str, Path], *, summary: Optional[dict] = None, force: bool = False) -> list[Path]:
+        """Write the result into directory ``out`` as ``dcsim run`` does (:meth:`write_into`), and
+        by the same rule: ``out`` is replaced whole, so it must be new, empty, or a previous run's
+        (nothing in it but that run's files); another directory only with ``force=True``. A
+        background plotter of an earlier run still drawing there is stopped first. The files are
+        written into a temporary sibling that takes ``out``'s place when they are: a reader never
+        sees one run's files beside another's (a robustness probe found a CLI run's plots arriving
+        beside an API run's tables, under the CLI run's manifest). If a file cannot be written the
+        others are still put in place, and :class:`WriteError` names it. Returns the files in
+        ``out``, tables first. Raises ValueError (naming ``out``) before writing anything if the
+        directory may not be replaced."""
+        from dcsim._files import atomic_dir
+        from dcsim.run import _stop_previous_plotter, check_out_dir
+
+        out = Path(out)
+        check_out_dir(out, force, names=("out", "force=True"))
+        failed: list[str] = []
+        with atomic_dir(out) as tmp:
+            try:
+                files = self.write_into(tmp, summary=summary)
+            except WriteError as e:
+                files, failed = list(e.written), e.errors
+            _stop_previous_plotter(out)
+        placed = [out / p.name for p in files]
+        if failed:
+            raise WriteError(placed, failed)
+        return placed
+
+    def write_into(self, out: Union[str, Path], *, summary: Optional[dict] = None,
+                   meanwhile: Optional[Callable[[], None]] = None) -> list[Path]:
         """Write every table as Parquet, and scenario.toml, engine_spec.json and summary.json
-        (``summary``: :meth:`summary` when the caller has it already); a trace of more than
-        TRACE_INLINE_MAX_FLOWS flows as a trace file (TRACE_FILE) that scenario.toml names.
-        Returns the files, tables first.
+        (``summary``: :meth:`summary` when the caller has it already), into directory ``out``
+        beside whatever it holds (:meth:`to_dir` is the rule for a user's directory); a trace of
+        more than TRACE_INLINE_MAX_FLOWS flows as a trace file (TRACE_FILE) that scenario.toml
+        names. Returns the files, tables first.
 
         The tables are written by :data:`WRITER_THREADS` threads (the engine's writer, or pyarrow
         for a table already read as a DataFrame, encodes and writes them without the GIL) while

@@ -375,15 +375,22 @@ def _stop_previous_plotter(out: Path) -> None:
         stop_background(out, manifest)
 
 
-def check_out_dir(out: Path, force: bool, reads: Sequence[Path] = ()) -> None:
+def check_out_dir(out: Path, force: bool, reads: Sequence[Path] = (), *, names: tuple[str, str] = ("--out", "--force")) -> None:
     """The output rule, checked before the run: a new (creatable) directory, or an empty one, or a
     previous run's that holds nothing but that run's files (replaced whole); any other directory
     only with --force, and never one that holds a file the run ``reads`` (its scenario, a trace:
-    --force would delete it). Raises ValueError naming --out (and the files that would be lost)."""
+    --force would delete it). Raises ValueError naming --out (and the files that would be lost);
+    ``names``: what the output and the force option are called where the call comes from (the
+    Python API's ``Result.to_dir``: ``out`` and ``force=True``)."""
     try:
         _check_out_dir(Path(out), force, reads)
     except OSError as e:  # a name too long, a directory that cannot be listed
-        raise ValueError(f"--out: {out}: {e.strerror or e}") from None
+        raise ValueError(f"{names[0]}: {out}: {e.strerror or e}") from None
+    except ValueError as e:
+        if names == ("--out", "--force"):
+            raise
+        text = str(e).replace("--out", names[0]).replace("--force", names[1])
+        raise ValueError(text) from None
 
 
 def _check_out_dir(out: Path, force: bool, reads: Sequence[Path]) -> None:
@@ -551,7 +558,7 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
                 printing.append(e)
 
         try:
-            files = result.to_dir(tmp, summary=summary, meanwhile=show)
+            files = result.write_into(tmp, summary=summary, meanwhile=show)
         except WriteError as e:
             files, write_errors = list(e.written), e.errors
         if worker is not None:
