@@ -286,7 +286,7 @@ class Result:
                 raise ResultDirError(f"{spec_path}: not a readable engine spec ({e})") from None
             if not isinstance(spec, dict) or not isinstance(spec.get("duration_ps"), int):
                 raise ResultDirError(f"{spec_path}: not an engine spec (a JSON table with duration_ps)")
-        return cls(scenario, tables, engine_spec=spec)
+        return cls(scenario, tables, engine_spec=spec, wall_s=_summary_wall_s(out / "summary.json"))
 
     def _col(self, table: str, column: str) -> np.ndarray:
         """One column as a numpy array, without building the DataFrame (strings: an object array)."""
@@ -842,6 +842,15 @@ class ResultDirError(ValueError):
     """A directory :meth:`Result.from_dir` cannot read as a run's: the message names the file and why."""
 
 
+def _summary_wall_s(path: Path) -> Optional[float]:
+    """The run's wall time as its summary.json says (None without one: it is not a result)."""
+    try:
+        wall = json.loads(path.read_text(encoding="utf-8")).get("wall_s")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return float(wall) if isinstance(wall, (int, float)) and not isinstance(wall, bool) and math.isfinite(wall) else None
+
+
 class WriteError(OSError):
     """Some files of a result could not be written; all the others were. ``written``: those files;
     ``errors``: one line per file that failed ("cwnd.parquet: OSError: [Errno 28] No space left")."""
@@ -935,6 +944,36 @@ def _parquet_column(v: Union[np.ndarray, list, _Label]):
     return v if isinstance(v, list) else np.ascontiguousarray(v)
 
 
+def _frame_columns(df: "pd.DataFrame", text: Iterable[str] = ()) -> Optional[list]:
+    """A table already read as a DataFrame, as the engine's writer takes its columns: the same
+    Parquet file whether or not the table was read first (a categorical label column as its codes
+    and categories, text as str; a probe found such tables written by pandas as dictionary<int8>
+    and large_string, read back as another dtype). ``text``: the columns that hold text (an empty
+    one is float64 in pandas). None if a column has another type (one the user added): pandas then
+    writes the table."""
+    import pandas as pd
+
+    out = []
+    for c in df.columns:
+        s = df[c]
+        if c in text and not len(s):
+            out.append((str(c), []))
+        elif isinstance(s.dtype, pd.CategoricalDtype):
+            if not all(isinstance(x, str) for x in s.cat.categories):
+                return None
+            out.append((str(c), (np.ascontiguousarray(s.cat.codes.to_numpy(), dtype=np.int32), list(s.cat.categories))))
+        elif s.dtype in (np.float64, np.int64, np.uint64, np.int32, np.bool_):
+            out.append((str(c), np.ascontiguousarray(s.to_numpy())))
+        elif s.dtype == object or pd.api.types.is_string_dtype(s.dtype):
+            values = s.tolist()
+            if not all(isinstance(x, str) for x in values):
+                return None
+            out.append((str(c), values))
+        else:
+            return None
+    return out
+
+
 def _categories(names: dict) -> list:
     """The categories of a label column whose ids are named ``names``: every name, sorted."""
     return sorted(set(names.values()), key=str)
@@ -998,6 +1037,7 @@ class _Tables(MutableMapping):
         self._raw = raw
         self._frames = frames
         self._names: Optional[dict] = None
+        self._text: dict[str, set] = {}  # table -> its text columns, once it is a DataFrame
         # A table moves from the columns to the frames when first read: one thread at a time
         # (re-entrant: building a table's labels reads the ports and flows tables).
         self._lock = threading.RLock()
@@ -1026,12 +1066,15 @@ class _Tables(MutableMapping):
 
                 cols = {c: (v.categorical() if isinstance(v, _Label) else v) for c, v in self._labelled(name).items()}
                 self._frames[name] = pd.DataFrame(cols, copy=False)
+                # text columns (lists of str), which an empty DataFrame holds as float64
+                self._text[name] = {c for c, v in cols.items() if isinstance(v, list)}
                 del self._raw[name]  # the DataFrame uses the same arrays: the columns are held once
             return self._frames[name]
 
     def __setitem__(self, name: str, df: "pd.DataFrame") -> None:
         with self._lock:
             self._raw.pop(name, None)
+            self._text.pop(name, None)
             self._frames[name] = df
 
     def __delitem__(self, name: str) -> None:
@@ -1087,8 +1130,12 @@ class _Tables(MutableMapping):
         with self._lock:
             if name in self._frames:
                 df = self._frames[name]
-                return lambda path: df.to_parquet(path, index=False)
-            columns = self._parquet_columns(name)
+                cols = _frame_columns(df, self._text.get(name, ()))
+                if cols is None:  # a column the user added, of a type the engine's writer has not
+                    return lambda path: df.to_parquet(path, index=False)
+                columns = lambda: cols  # noqa: E731
+            else:
+                columns = self._parquet_columns(name)
 
         def write(path: Path) -> None:
             from dcsim import _core
@@ -1102,12 +1149,12 @@ class _Tables(MutableMapping):
         sweep's worker sends them to the process that stores the run)."""
         with self._lock:
             df = self._frames.get(name)
-            columns = self._parquet_columns(name) if df is None else None
-        if df is not None:
+            cols = _frame_columns(df, self._text.get(name, ())) if df is not None else self._parquet_columns(name)()
+        if cols is None:
             return df.to_parquet(index=False)  # no path: the bytes
         from dcsim import _core
 
-        return _core.parquet_bytes(columns())
+        return _core.parquet_bytes(cols)
 
     def _parquet_columns(self, name: str) -> Callable[[], list]:
         """Table ``name``'s columns as the engine's writer takes them, built when called (in a
