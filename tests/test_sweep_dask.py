@@ -34,11 +34,12 @@ def wall_free(df: pd.DataFrame) -> pd.DataFrame:
 
 def run_files(out: Path) -> dict[str, object]:
     """Every per-run file by relative path: bytes, or for the JSON that holds wall times
-    (row.json, summary.json) the parsed content without them."""
+    (row.json, summary.json) the parsed content without them; row.json's CRC-32s of what holds
+    them (its "check", of itself; summary.json's in its "files") are left out too."""
 
     def strip(d):
         if isinstance(d, dict):
-            return {k: strip(v) for k, v in d.items() if "wall" not in k}
+            return {k: strip(v) for k, v in d.items() if "wall" not in k and k not in ("check", "summary.json")}
         return d
 
     files = {}
