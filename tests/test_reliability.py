@@ -507,3 +507,30 @@ def test_a_result_pickles_and_copies_whole():
         assert other.summary() == r.summary()
         for name in ("flows", "ports", "queue", "cwnd", "counters"):
             assert other.tables[name].equals(r.tables[name]), name
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="a file name of arbitrary bytes (Linux)")
+def test_output_paths_that_are_not_utf8_work_everywhere_a_table_is_written_or_read(tmp_path):
+    """A probe gave `dcsim sweep` and `dcsim reproduce` an --out with the byte 0xff: the runs were
+    written, then reading the sweep's table (Arrow takes a str path as UTF-8) ended in an internal
+    error. Every Parquet file now goes through a file Python opened."""
+    import pandas as pd
+
+    import dcsim
+    from dcsim.cli import parquet_beside_csvs
+    from dcsim.sweep import sweep
+
+    odd = Path(os.fsdecode(bytes(tmp_path) + b"/out\xff"))
+    base = {"network": {"senders": 2, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "200pkt"},
+            "flows": [{"count": 2, "protocol": "dctcp"}], "run": {"duration": "3ms", "warmup": "1ms", "seed": 1}}
+    s = sweep(base, {"network.buffer": ["100pkt", "200pkt"]}, out=odd / "sweep", jobs=1, progress=False)
+    assert len(s.table) == 2
+    r = dcsim.simulate(dcsim.Scenario.from_dict(base))
+    _ = r.flows  # a DataFrame now; a user column of its own makes pandas write it
+    r.tables["flows"] = r.flows.assign(note=pd.Series([{"a": 1}] * len(r.flows), dtype=object))
+    r.to_dir(odd / "run")
+    back = dcsim.Result.from_dir(odd / "run")
+    assert len(back.flows) == 2
+    csv = odd / "t.csv"
+    csv.write_text("a,b\n1,2\n")
+    assert [p.name for p in parquet_beside_csvs([csv])] == ["t.parquet"]

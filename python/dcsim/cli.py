@@ -257,7 +257,8 @@ def write_claims(result, out_dir: Path, quick: bool = False) -> list[Path]:
     rows = [{**c.as_dict(), "mode": "quick" if quick else "full"} for c in result.claims]
     js, pq = out_dir / "claims.json", out_dir / "claims.parquet"
     js.write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    pd.DataFrame(rows).astype(str).to_parquet(pq, index=False)
+    with open(pq, "wb") as f:  # a path that is not UTF-8 is a str Arrow refuses; Python's open takes it
+        pd.DataFrame(rows).astype(str).to_parquet(f, index=False)
     return [js, pq]
 
 
@@ -269,7 +270,8 @@ def parquet_beside_csvs(files) -> list[Path]:
     for p in map(Path, files):
         if p.suffix.lower() == ".csv" and p.exists():
             q = p.with_suffix(".parquet")
-            pd.read_csv(p).to_parquet(q, index=False)
+            with open(q, "wb") as f:  # see write_claims
+                pd.read_csv(p).to_parquet(f, index=False)
             out.append(q)
     return out
 

@@ -266,7 +266,8 @@ class Result:
                 raise ResultDirError(f"{path}: {'not a file' if path.exists() else 'missing'}; every run writes its {t} table")
             try:
                 # Label columns read as dictionaries (pandas categoricals), not as a string per row.
-                df = pd.read_parquet(path, read_dictionary=schema.LABEL_COLUMNS.get(t) or None)
+                with open(path, "rb") as f:  # a path that is not UTF-8 is a str Arrow refuses
+                    df = pd.read_parquet(f, read_dictionary=schema.LABEL_COLUMNS.get(t) or None)
             except (OSError, pa.ArrowException) as e:
                 raise ResultDirError(f"{path}: not a readable Parquet file ({e})") from None
             lacking = [c.name for c in schema.SCHEMA[t] if c.name not in df.columns]
@@ -944,6 +945,12 @@ def _parquet_column(v: Union[np.ndarray, list, _Label]):
     return v if isinstance(v, list) else np.ascontiguousarray(v)
 
 
+def _to_parquet_file(df: "pd.DataFrame", path: Path) -> None:
+    """pandas' writer, through a file Python opened (a path that is not UTF-8 is a str Arrow refuses)."""
+    with open(path, "wb") as f:
+        df.to_parquet(f, index=False)
+
+
 def _frame_columns(df: "pd.DataFrame", text: Iterable[str] = ()) -> Optional[list]:
     """A table already read as a DataFrame, as the engine's writer takes its columns: the same
     Parquet file whether or not the table was read first (a categorical label column as its codes
@@ -1132,7 +1139,7 @@ class _Tables(MutableMapping):
                 df = self._frames[name]
                 cols = _frame_columns(df, self._text.get(name, ()))
                 if cols is None:  # a column the user added, of a type the engine's writer has not
-                    return lambda path: df.to_parquet(path, index=False)
+                    return lambda path: _to_parquet_file(df, path)
                 columns = lambda: cols  # noqa: E731
             else:
                 columns = self._parquet_columns(name)

@@ -110,7 +110,8 @@ class SweepResult:
     def table(self):
         import pandas as pd
 
-        return pd.read_parquet(self.table_path)
+        with open(self.table_path, "rb") as f:  # a path that is not UTF-8 is a str Arrow refuses
+            return pd.read_parquet(f)
 
     def run_dir(self, run_id: str) -> Path:
         return self.out / "runs" / run_id
