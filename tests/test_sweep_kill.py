@@ -208,3 +208,20 @@ def test_workers_die_with_a_sweep_killed_alone(tmp_path):
     proc = start(f, out, "--dry-run")
     _, stderr = proc.communicate(timeout=60)
     assert proc.returncode == 0 and "another dcsim sweep" not in stderr, stderr
+
+
+def test_a_failed_write_names_its_file_and_leaves_no_temporary_file(tmp_path, monkeypatch):
+    """A full disk during a sweep said "No space left on device (writing the output)" and left
+    .<name>.<pid>.tmp files behind (a robustness probe): the error now names the file, and the
+    temporary file is removed."""
+    from dcsim.sweep import store
+
+    def full(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(store.os, "replace", full)
+    target = tmp_path / "row.json"
+    with pytest.raises(OSError) as e:
+        store.atomic_write(target, b"{}")
+    assert e.value.errno == 28 and e.value.filename == str(target)
+    assert list(tmp_path.iterdir()) == []

@@ -50,11 +50,22 @@ def run_record(key: str, version: str, seed: int, tables: bool, run_wall_s: Opti
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same directory and a rename."""
+    """Write ``data`` to ``path`` via a temporary file in the same directory and a rename. If that
+    fails (a full disk) the temporary file is removed and the OSError names ``path`` (a write's
+    own error names no file: a probe's full disk was reported as "writing the output")."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError as e:
+        try:
+            tmp.unlink()
+        except OSError:
+            pass
+        if e.filename is None:
+            raise OSError(e.errno, e.strerror or str(e), str(path)) from None
+        raise
 
 
 def atomic_link(src: Path, path: Path) -> None:
