@@ -62,7 +62,7 @@ def _remove_orphans(out: Path) -> None:
                 os.kill(int(pid), 0)
             except ProcessLookupError:
                 shutil.rmtree(path, ignore_errors=True)
-            except (PermissionError, OverflowError, OSError):
+            except (OverflowError, OSError):  # alive but another user's (EPERM), or no pid at all
                 continue
 
 

@@ -737,7 +737,7 @@ class Result:
         ``out``, tables first. Raises ValueError (naming ``out``) before writing anything if the
         directory may not be replaced."""
         from dcsim._files import atomic_dir
-        from dcsim.run import _stop_previous_plotter, check_out_dir
+        from dcsim.run import check_out_dir, stop_previous_plotter
 
         out = Path(out)
         check_out_dir(out, force, names=("out", "force=True"))
@@ -747,7 +747,7 @@ class Result:
                 files = self.write_into(tmp, summary=summary)
             except WriteError as e:
                 files, failed = list(e.written), e.errors
-            _stop_previous_plotter(out)
+            stop_previous_plotter(out)
         placed = [out / p.name for p in files]
         if failed:
             raise WriteError(placed, failed)
@@ -761,8 +761,8 @@ class Result:
         more than TRACE_INLINE_MAX_FLOWS flows as a trace file (TRACE_FILE) that scenario.toml
         names. Returns the files, tables first.
 
-        The tables are written by :data:`WRITER_THREADS` threads (the engine's writer, or pyarrow
-        for a table already read as a DataFrame, encodes and writes them without the GIL) while
+        The tables are written by :data:`WRITER_THREADS` threads (the engine's writer encodes and
+        writes them without the GIL) while
         this one writes the other files and calls ``meanwhile()`` (`dcsim run` prints its summary
         then). Each file is written on its own: one that fails stops none
         of the others, its partial file is removed, and then :class:`WriteError` names every file
@@ -1130,46 +1130,47 @@ class _Tables(MutableMapping):
     def parquet_writer(self, name: str) -> Callable[[Path], None]:
         """A function that writes table ``name`` as it is now to a Parquet file, in any thread:
         what it reads is taken here (the table's columns and its labels' names; reading a table
-        as a DataFrame meanwhile moves it to the frames). An unbuilt table is written straight from
-        its columns by the engine's writer (:func:`dcsim._core.write_parquet`: no pyarrow, no GIL;
-        label columns as dictionary-encoded strings, which :meth:`Result.from_dir` reads back as
-        the same categoricals), a DataFrame with pandas."""
-        with self._lock:
-            if name in self._frames:
-                df = self._frames[name]
-                cols = _frame_columns(df, self._text.get(name, ()))
-                if cols is None:  # a column the user added, of a type the engine's writer has not
-                    return lambda path: _to_parquet_file(df, path)
-                columns = lambda: cols  # noqa: E731
-            else:
-                columns = self._parquet_columns(name)
+        as a DataFrame meanwhile moves it to the frames). The engine's writer
+        (:func:`dcsim._core.write_parquet`: no pyarrow, no GIL) writes it, label columns as
+        dictionary-encoded strings, which :meth:`Result.from_dir` reads back as the same
+        categoricals, whether or not the table was read as a DataFrame first; pandas only a
+        DataFrame with a column of a type the engine's writer has not (one a user added)."""
+        frame, columns = self._parquet_source(name)
 
         def write(path: Path) -> None:
+            cols = columns()
+            if cols is None:
+                _to_parquet_file(frame, path)
+                return
             from dcsim import _core
 
-            _core.write_parquet(path, columns())
+            _core.write_parquet(path, cols)
 
         return write
 
     def parquet_bytes(self, name: str) -> bytes:
         """The bytes of the Parquet file :meth:`parquet_writer` writes for table ``name`` (a
         sweep's worker sends them to the process that stores the run)."""
-        with self._lock:
-            df = self._frames.get(name)
-            cols = _frame_columns(df, self._text.get(name, ())) if df is not None else self._parquet_columns(name)()
+        frame, columns = self._parquet_source(name)
+        cols = columns()
         if cols is None:
-            return df.to_parquet(index=False)  # no path: the bytes
+            return frame.to_parquet(index=False)  # no path: the bytes
         from dcsim import _core
 
         return _core.parquet_bytes(cols)
 
-    def _parquet_columns(self, name: str) -> Callable[[], list]:
-        """Table ``name``'s columns as the engine's writer takes them, built when called (in a
-        writer's thread) from what is taken now: the columns and the labels' names."""
+    def _parquet_source(self, name: str) -> tuple[Optional["pd.DataFrame"], Callable[[], Optional[list]]]:
+        """Table ``name`` as it is now: its DataFrame (None if not read yet), and a function that
+        builds its columns as the engine's writer takes them when called (in a writer's thread),
+        None for a DataFrame the engine's writer cannot write."""
         with self._lock:
+            frame = self._frames.get(name)
+            if frame is not None:
+                text = self._text.get(name, ())
+                return frame, lambda: _frame_columns(frame, text)
             cols = dict(self._raw[name])
             names = self._label_names() if schema.LABEL_COLUMNS.get(name) else {}
-        return lambda: [(c, _parquet_column(v)) for c, v in _with_labels(name, cols, names).items()]
+        return None, lambda: [(c, _parquet_column(v)) for c, v in _with_labels(name, cols, names).items()]
 
     # -- labels
     def _label_names(self) -> dict[str, dict]:

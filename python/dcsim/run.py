@@ -366,7 +366,7 @@ def write_manifest(out: Path, files: Sequence[Path], *, run_id: Optional[str] = 
     return path
 
 
-def _stop_previous_plotter(out: Path) -> None:
+def stop_previous_plotter(out: Path) -> None:
     """End the background plotter of the run whose directory ``out`` is (if any still draws)."""
     manifest = read_manifest(out) if Path(out).is_dir() else None
     if manifest and manifest.get("plotter"):
@@ -383,42 +383,37 @@ def check_out_dir(out: Path, force: bool, reads: Sequence[Path] = (), *, names: 
     ``names``: what the output and the force option are called where the call comes from (the
     Python API's ``Result.to_dir``: ``out`` and ``force=True``)."""
     try:
-        _check_out_dir(Path(out), force, reads)
+        _check_out_dir(Path(out), force, reads, *names)
     except OSError as e:  # a name too long, a directory that cannot be listed
         raise ValueError(f"{names[0]}: {out}: {e.strerror or e}") from None
-    except ValueError as e:
-        if names == ("--out", "--force"):
-            raise
-        text = str(e).replace("--out", names[0]).replace("--force", names[1])
-        raise ValueError(text) from None
 
 
-def _check_out_dir(out: Path, force: bool, reads: Sequence[Path]) -> None:
+def _check_out_dir(out: Path, force: bool, reads: Sequence[Path], opt: str, force_opt: str) -> None:
     if out.exists() and not out.is_dir():
-        raise ValueError(f"--out: {out} exists and is not a directory")
+        raise ValueError(f"{opt}: {out} exists and is not a directory")
     where = Path(os.path.abspath(out))
     here = Path(os.path.abspath(os.curdir))
     if where == here or here.is_relative_to(where):  # "-o .", "-o ..", "-o /": it would be renamed away
-        raise ValueError(f"--out: {out} is {'the current directory' if where == here else 'above the current directory'}"
-                         "; a run replaces its output directory whole, so give a new directory, e.g. --out dcsim-out/run1")
+        raise ValueError(f"{opt}: {out} is {'the current directory' if where == here else 'above the current directory'}"
+                         f"; a run replaces its output directory whole, so give a new directory, e.g. {opt} dcsim-out/run1")
     anc = out.parent
     while not anc.exists() and anc != anc.parent:
         anc = anc.parent
     if anc.exists() and not anc.is_dir():
-        raise ValueError(f"--out: {anc} is a file, not a directory, so {out} cannot be created; give another --out")
+        raise ValueError(f"{opt}: {anc} is a file, not a directory, so {out} cannot be created; give another {opt}")
     if out.is_dir() and force:
         root, extra = out.resolve(), set(unexpected_files(out))
         for p in (Path(p).resolve() for p in reads):
             if p != root and p.is_relative_to(root) and p.relative_to(root).parts[0] in extra:
-                raise ValueError(f"--out: {out} holds {p.relative_to(root)}, which this run reads; the run replaces the "
-                                 "directory whole, so --force would delete it. Give another --out")
+                raise ValueError(f"{opt}: {out} holds {p.relative_to(root)}, which this run reads; the run replaces the "
+                                 f"directory whole, so {force_opt} would delete it. Give another {opt}")
     if out.is_dir() and any(out.iterdir()) and not force:
         extra = unexpected_files(out)
         if extra:
             shown = ", ".join(extra[:8]) + (f" and {len(extra) - 8} more" if len(extra) > 8 else "")
             raise ValueError(
-                f"--out: {out} holds files that a dcsim run did not write ({shown}); the run replaces the "
-                "directory whole, so they would be deleted. Give another --out, or --force to replace it"
+                f"{opt}: {out} holds files that a dcsim run did not write ({shown}); the run replaces the "
+                f"directory whole, so they would be deleted. Give another {opt}, or {force_opt} to replace it"
             )
     # Can the directory be made there? (Before the run, not after it.)
     probe = out.parent / f".{out.name}.probe-{os.getpid()}"
@@ -427,7 +422,7 @@ def _check_out_dir(out: Path, force: bool, reads: Sequence[Path]) -> None:
         probe.mkdir()
         probe.rmdir()
     except OSError as e:
-        raise ValueError(f"--out: cannot create {out}: {e.strerror or e}") from None
+        raise ValueError(f"{opt}: cannot create {out}: {e.strerror or e}") from None
 
 
 def run_scenario_file(
@@ -565,7 +560,7 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
             drawn, plot_errors = worker.finish()
             files += [tmp / name for name in drawn]
         files.append(write_manifest(tmp, files, run_id=run_id, background=planned))
-        _stop_previous_plotter(out)  # a plotter still drawing into the directory about to be replaced
+        stop_previous_plotter(out)  # a plotter still drawing into the directory about to be replaced
     if printing:
         raise printing[0]
     shown = ", ".join(p.name for p in files)
