@@ -173,6 +173,60 @@ def test_ctrl_c_stops_the_cli_and_leaves_no_half_written_directory(tmp_path, sig
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")], "a partial directory was left"
 
 
+# A signal while `dcsim.cli` imports (its first ~0.2 s): the import of typer is made to receive it,
+# so that the test does not depend on when a real Ctrl-C would land.
+_SIGNAL_AT_IMPORT = """
+import builtins, os, signal, sys
+sig = int(sys.argv[1])
+real_import = builtins.__import__
+def imp(name, *a, **k):
+    if name == "typer":
+        builtins.__import__ = real_import
+        os.kill(os.getpid(), sig)
+    return real_import(name, *a, **k)
+builtins.__import__ = imp
+sys.argv = ["dcsim", "--version"]
+from dcsim.__main__ import entry
+entry()
+"""
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda s: signal.Signals(s).name)
+def test_a_signal_while_the_cli_starts_is_one_line_not_a_traceback(tmp_path, sig):
+    """A robustness probe's Ctrl-C in the first ~0.2 s of `dcsim` printed Python's
+    KeyboardInterrupt traceback: the console script (dcsim.__main__:entry) now imports the command
+    line under the same rule as the command itself (one line, status 128 + signal)."""
+    r = subprocess.run([sys.executable, "-c", _SIGNAL_AT_IMPORT, str(int(sig))], capture_output=True, text=True,
+                       cwd=tmp_path, timeout=60)
+    assert r.returncode == 128 + sig, r.stderr
+    assert "Traceback" not in r.stderr and "dcsim " not in r.stdout, (r.stdout, r.stderr)
+    how = "Ctrl-C" if sig == signal.SIGINT else signal.Signals(sig).name
+    assert r.stderr == f"interrupted ({how}) while starting: stopped before reading or writing anything\n"
+
+
+def test_python_m_dcsim_is_the_command(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "dcsim", "--version"], capture_output=True, text=True, cwd=tmp_path,
+                       timeout=60)
+    assert r.returncode == 0 and r.stdout.strip() == f"dcsim {dcsim.__version__}", r
+
+
+def test_an_invalid_mplbackend_changes_nothing_dcsim_draws(tmp_path):
+    """dcsim draws its figures into files with Agg, whatever the user's MPLBACKEND (set for their
+    own sessions); an invalid one made `import matplotlib` fail: `dcsim reproduce` ended in
+    "internal error", the run's plotter in "plot failed" (a robustness probe)."""
+    env = {**os.environ, "MPLBACKEND": "nonsense"}
+    sc = tmp_path / "s.toml"
+    sc.write_text(Scenario.model_validate(dumbbell(**{"run.duration": "2ms", "run.warmup": "0s"})).to_toml())
+    r = subprocess.run([sys.executable, "-m", "dcsim", "run", str(sc), "-o", str(tmp_path / "run"), "--wait-plots"],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=120, env=env)
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "run" / "queue.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    r = subprocess.run([sys.executable, "-m", "dcsim", "reproduce", "dx-thresholds", "--quick", "-o", str(tmp_path / "rep")],
+                       capture_output=True, text=True, cwd=tmp_path, timeout=300, env=env)
+    assert r.returncode == 0, r.stderr
+    assert "internal error" not in r.stderr
+
+
 def test_ctrl_c_stops_the_python_api(tmp_path):
     sc = tmp_path / "long.toml"
     sc.write_text(LONG)

@@ -427,6 +427,11 @@ def entry() -> None:
     import os
     import threading
 
+    # Every figure dcsim draws is a file drawn with Agg (the experiments select it; the plots use
+    # its canvas), so the user's MPLBACKEND, for their own sessions, changes nothing here, but an
+    # invalid one made `import matplotlib` fail: `dcsim reproduce` ended in "internal error" and
+    # the run's plotter in "plot failed" (a robustness probe). The plotter process inherits this.
+    os.environ["MPLBACKEND"] = "agg"
     code = main()
     # CPython's own shutdown steps; on an interpreter without them, exit as usual.
     wait_for_threads = getattr(threading, "_shutdown", None)
