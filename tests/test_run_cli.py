@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import time
 from pathlib import Path
 
 import numpy as np
@@ -287,6 +288,57 @@ def test_to_dir_reports_every_file_that_failed_after_writing_the_rest(tmp_path, 
     assert names == [f"{t}.parquet" for t in TABLES if t != "queue"] + ["scenario.toml", "summary.json"]
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == sorted(names)
     assert isinstance(e.value, OSError) and "queue.parquet" in str(e.value)
+
+
+def test_a_full_disk_loses_only_what_does_not_fit(tmp_path, monkeypatch):
+    """A robustness probe's full disk: while the largest table filled it, the files the other
+    thread wrote meanwhile failed too, though they fit once the partial table was removed. A disk
+    of a capacity that holds every file but the window table (the largest) must end with every
+    file but that one written, each byte-identical to a normal run's."""
+    import errno
+    import threading
+
+    from dcsim import _core
+    from dcsim.result import WriteError
+
+    res = simulate(short())
+    good = tmp_path / "good"
+    res.to_dir(good)
+    sizes = {p.name: p.stat().st_size for p in good.iterdir()}
+    out = tmp_path / "out"
+    capacity = sum(sizes.values()) - sizes["cwnd.parquet"] // 2  # everything but the window table fits
+    lock = threading.Lock()
+
+    def disk_write(path: Path, data: bytes, linger: float = 0.0) -> None:
+        """Write ``data`` as a disk of ``capacity`` bytes would: as much as is free, then ENOSPC."""
+        with lock:
+            used = sum(p.stat().st_size for p in path.parent.iterdir() if p != path)
+            path.write_bytes(data[: max(0, capacity - used)])
+        if used + len(data) > capacity:
+            time.sleep(linger)  # the large file holds the space for a while before its write fails
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    real_parquet, real_text = _core.write_parquet, Path.write_text
+
+    def write_parquet(where, columns):
+        scratch = tmp_path / "scratch" / Path(where).name
+        scratch.parent.mkdir(exist_ok=True)
+        real_parquet(scratch, columns)
+        disk_write(Path(where), scratch.read_bytes(), linger=0.5 if scratch.name == "cwnd.parquet" else 0.0)
+
+    def write_text(self, text, encoding=None, **kw):
+        if self.parent.name.startswith(".out.partial-"):
+            return disk_write(self, text.encode(encoding or "utf-8"))
+        return real_text(self, text, encoding=encoding, **kw)
+
+    monkeypatch.setattr(_core, "write_parquet", write_parquet)
+    monkeypatch.setattr(Path, "write_text", write_text)
+    with pytest.raises(WriteError) as e:
+        res.to_dir(out)
+    assert e.value.errors == ["cwnd.parquet: OSError: [Errno 28] No space left on device"]
+    assert sorted(p.name for p in out.iterdir()) == sorted(n for n in sizes if n != "cwnd.parquet")
+    for p in out.iterdir():
+        assert p.read_bytes() == (good / p.name).read_bytes(), p.name
 
 
 def test_the_largest_tables_are_written_first_and_listed_in_table_order(tmp_path):

@@ -765,25 +765,34 @@ class Result:
         writes them without the GIL) while
         this one writes the other files and calls ``meanwhile()`` (`dcsim run` prints its summary
         then). Each file is written on its own: one that fails stops none
-        of the others, its partial file is removed, and then :class:`WriteError` names every file
+        of the others, its partial file is removed, it is tried once more when the others are
+        written (smallest first: on a full disk, what fits is kept), and then :class:`WriteError` names every file
         that failed and lists those written, so nothing computed is lost to one failed write.
         """
         out = Path(out)
         out.mkdir(parents=True, exist_ok=True)
         tables = [(out / f"{name}.parquet", self.tables.parquet_writer(name)) for name in TABLES]  # snapshots, here
         cells = [self._rows(name) * len(self.tables.columns(name)) for name in TABLES]
-        done = _write_in_threads(tables, WRITER_THREADS, lambda: self._write_text_files(out, summary, meanwhile),
+        texts: list[tuple[Path, Callable[[Path], None]]] = []  # the text files' writers, for a second try
+        done = _write_in_threads(tables, WRITER_THREADS, lambda: self._write_text_files(out, summary, meanwhile, texts),
                                  sizes=cells)
+        # A file that failed (a full disk: two threads each ran out of space mid-file) is tried
+        # once more, one at a time, the smallest first, now that the partial files are removed:
+        # the scenario and the small tables fit where the largest table did not.
+        by_size = sorted(range(len(tables)), key=lambda i: cells[i])
+        done.update(_retry_failed(done, [*texts, *(tables[i] for i in by_size)]))
         files = [p for p, err in done.items() if err is None]
         failed = [f"{p.name}: {err}" for p, err in done.items() if err is not None]
         if failed:
             raise WriteError(files, failed)
         return files
 
-    def _write_text_files(self, out: Path, summary: Optional[dict],
-                          meanwhile: Optional[Callable[[], None]]) -> dict[Path, Optional[str]]:
+    def _write_text_files(self, out: Path, summary: Optional[dict], meanwhile: Optional[Callable[[], None]],
+                          writers: list[tuple[Path, Callable[[Path], None]]]) -> dict[Path, Optional[str]]:
         """``meanwhile()``, then the large traces' files, scenario.toml, engine_spec.json and
-        summary.json: {path: None, or why it failed}."""
+        summary.json: {path: None, or why it failed}; the last three's (path, writer) are
+        appended to ``writers`` (a trace file is not tried again: scenario.toml names it only if
+        it was written, and otherwise holds its flows)."""
         if meanwhile is not None:
             meanwhile()
         done: dict[Path, Optional[str]] = {}
@@ -802,7 +811,8 @@ class Result:
                                                 allow_nan=False)),
         ):
             path = out / name
-            done[path] = _attempt(lambda: path.write_text(text(), encoding="utf-8"), path)
+            writers.append((path, lambda p, text=text: p.write_text(text(), encoding="utf-8")))
+            done[path] = _attempt(lambda: writers[-1][1](path), path)
         return done
 
     def __repr__(self) -> str:
@@ -872,6 +882,13 @@ def _attempt(write: Callable[[], Any], path: Path) -> Optional[str]:
         except OSError:
             pass
         return f"{type(e).__name__}: {e}"
+
+
+def _retry_failed(done: dict[Path, Optional[str]],
+                  jobs: Sequence[tuple[Path, Callable[[Path], None]]]) -> dict[Path, Optional[str]]:
+    """Try once more, in this thread and in the order of ``jobs``, each job whose file failed in
+    ``done``: {path: None, or why it failed the second time} of those tried."""
+    return {path: _attempt(lambda: write(path), path) for path, write in jobs if done.get(path) is not None}
 
 
 def _write_in_threads(jobs: list[tuple[Path, Callable[[Path], None]]], threads: int,
