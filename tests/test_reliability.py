@@ -227,6 +227,83 @@ def test_an_invalid_mplbackend_changes_nothing_dcsim_draws(tmp_path):
     assert "internal error" not in r.stderr
 
 
+def test_two_runs_into_one_directory_the_second_is_refused(tmp_path):
+    """A robustness probe started two `dcsim run -o same` at once: both reported success, the last
+    one's files winning. The second is now refused before it runs (exit 2, naming --out and the
+    process that writes there); the first's output is whole."""
+    sc = tmp_path / "long.toml"
+    sc.write_text(LONG)
+    out = tmp_path / "out"
+    first = subprocess.Popen([sys.executable, "-m", "dcsim", "run", str(sc), "--out", str(out), "--json"],
+                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        buf = ""
+        deadline = time.monotonic() + 60
+        while "long.toml" not in buf and time.monotonic() < deadline:  # it says so once it holds the lock
+            buf += first.stderr.readline()
+        second = subprocess.run([sys.executable, "-m", "dcsim", "run", str(sc), "--out", str(out)], cwd=tmp_path,
+                                capture_output=True, text=True, timeout=120)
+        assert first.poll() is None, "precondition: the first run still runs"
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=60)
+    assert second.returncode == 2, second.stderr
+    assert f"--out: {out} is being written by another dcsim process (pid {first.pid})" in " ".join(second.stderr.split())
+    assert "Traceback" not in second.stderr and not out.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["long.toml"], "a lock or partial directory was left"
+
+
+def test_the_python_api_is_refused_while_a_run_writes_the_directory(tmp_path):
+    from dcsim.run import out_dir_lock
+
+    res = dcsim.simulate(dumbbell(**{"run.duration": "1ms", "run.warmup": "0s"}))
+    out = tmp_path / "out"
+    with out_dir_lock(out):
+        with pytest.raises(ValueError, match=rf"^out: .*out is being written by another dcsim process \(pid {os.getpid()}\)"):
+            res.to_dir(out)
+        assert not out.exists()
+        sc = tmp_path / "s.toml"
+        sc.write_text(Scenario.model_validate(dumbbell(**{"run.duration": "1ms", "run.warmup": "0s"})).to_toml())
+        r = runner.invoke(app, ["run", str(sc), "--out", str(out), "--no-plots"])
+        assert r.exit_code == 2 and "is being written by another dcsim process" in " ".join(r.output.split())
+        assert not out.exists()
+        sc.unlink()
+    assert [p.name for p in res.to_dir(out)][0] == "queue.parquet"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
+
+
+_HOLD_LOCK = """
+import sys, time
+from pathlib import Path
+from dcsim._files import exclusive_lock
+with exclusive_lock(Path(sys.argv[1]), remove=True):
+    print("held", flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_killed_writer_leaves_no_lock_behind(tmp_path):
+    """The lock is the system's (flock): a process killed (SIGKILL: no clean-up) holds it no
+    longer, and the file it left is taken over."""
+    from dcsim._files import LockBusy, exclusive_lock
+
+    path = tmp_path / ".out.lock"
+    p = subprocess.Popen([sys.executable, "-c", _HOLD_LOCK, str(path)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert p.stdout.readline() == "held\n"
+        with pytest.raises(LockBusy) as e:
+            with exclusive_lock(path):
+                pass
+        assert e.value.holder == f"pid {p.pid}"
+    finally:
+        p.kill()
+        p.wait(timeout=60)
+    assert path.exists()
+    with exclusive_lock(path, remove=True):
+        assert path.read_text() == f"pid {os.getpid()}"
+    assert not path.exists()
+
+
 def test_ctrl_c_stops_the_python_api(tmp_path):
     sc = tmp_path / "long.toml"
     sc.write_text(LONG)

@@ -5,11 +5,13 @@ only when everything in it is written; an exception (including Ctrl-C) removes t
 directory and leaves any previous output untouched. :func:`atomic_write_bytes` does the same for
 one file (write to a temporary name in the same directory, fsync, rename). :func:`read_at_most`
 reads a user's file no further than a limit: a device (``/dev/zero``) or a pipe never ends.
+:func:`exclusive_lock` keeps two processes from writing one output at the same time.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import glob
 import os
 import shutil
@@ -17,7 +19,7 @@ import stat
 from pathlib import Path
 from typing import Iterator, Optional
 
-__all__ = ["atomic_dir", "atomic_write_bytes", "read_at_most"]
+__all__ = ["atomic_dir", "atomic_write_bytes", "read_at_most", "exclusive_lock", "LockBusy"]
 
 
 @contextlib.contextmanager
@@ -98,3 +100,61 @@ def read_at_most(path: Path, limit: int) -> Optional[bytes]:
             chunks.append(chunk)
             n += len(chunk)
     return None if n > limit else b"".join(chunks)
+
+
+class LockBusy(Exception):
+    """Another process holds the lock; ``holder``: what it wrote into the lock file ("pid 123"), or ''."""
+
+    def __init__(self, holder: str) -> None:
+        super().__init__(holder or "pid unknown")
+        self.holder = holder or "pid unknown"
+
+
+@contextlib.contextmanager
+def exclusive_lock(path: Path, *, remove: bool = False) -> Iterator[None]:
+    """Hold an exclusive advisory lock (``flock``) on file ``path`` (created if need be) for the
+    block, with "pid <this process>" written in it; raise :class:`LockBusy` at once if another
+    process (or another open of the file in this one) holds it. The system releases the lock when
+    its process ends, however it ends. With ``remove``, the file is deleted as the lock is let go
+    (a sibling of a directory that is replaced whole, not to be left beside it); a process that
+    opened the file just before that locks a deleted file, sees so, and locks the new one. Without
+    ``fcntl`` (Windows) there is no lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: no advisory lock
+        yield
+        return
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    while True:
+        f = open(path, "a+", encoding="utf-8")
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError as e:
+            if e.errno not in (errno.EAGAIN, errno.EWOULDBLOCK, errno.EACCES):
+                f.close()
+                raise  # no lock on this file system (ENOLCK): said, not ignored
+            holder = ""
+            with contextlib.suppress(OSError, ValueError):
+                f.seek(0)
+                holder = f.read().strip()
+            f.close()
+            raise LockBusy(holder) from None
+        try:
+            current = os.stat(path).st_ino == os.fstat(f.fileno()).st_ino
+        except FileNotFoundError:
+            current = False
+        if current:
+            break
+        f.close()  # its holder deleted it as it let go: lock the file now at that name
+    try:
+        f.seek(0)
+        f.truncate()
+        f.write(f"pid {os.getpid()}")
+        f.flush()
+        yield
+    finally:
+        if remove:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
+        f.close()

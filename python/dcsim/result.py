@@ -735,14 +735,14 @@ class Result:
         beside an API run's tables, under the CLI run's manifest). If a file cannot be written the
         others are still put in place, and :class:`WriteError` names it. Returns the files in
         ``out``, tables first. Raises ValueError (naming ``out``) before writing anything if the
-        directory may not be replaced."""
+        directory may not be replaced, or if another process (a ``dcsim run``) writes it now."""
         from dcsim._files import atomic_dir
-        from dcsim.run import check_out_dir, stop_previous_plotter
+        from dcsim.run import check_out_dir, out_dir_lock, stop_previous_plotter
 
         out = Path(out)
         check_out_dir(out, force, names=("out", "force=True"))
         failed: list[str] = []
-        with atomic_dir(out) as tmp:
+        with out_dir_lock(out, opt="out"), atomic_dir(out) as tmp:
             try:
                 files = self.write_into(tmp, summary=summary)
             except WriteError as e:

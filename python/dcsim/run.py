@@ -11,6 +11,7 @@ reported and the exit status is 1.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -18,7 +19,7 @@ import sys
 import uuid
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
 
 import typer
 from rich.console import Console
@@ -34,7 +35,7 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
-from dcsim.scenario import DataFiles, RunLimitError, ScenarioError, ScenarioWarning, load_scenario, reading_files
+from dcsim.scenario import DataFiles, RunLimitError, Scenario, ScenarioError, ScenarioWarning, load_scenario, reading_files
 from dcsim.simulate import simulate
 from dcsim.units import count_shown, fmt_time
 
@@ -425,6 +426,31 @@ def _check_out_dir(out: Path, force: bool, reads: Sequence[Path], opt: str, forc
         raise ValueError(f"{opt}: cannot create {out}: {e.strerror or e}") from None
 
 
+@contextlib.contextmanager
+def out_dir_lock(out: Path, *, opt: str = "--out") -> Iterator[None]:
+    """Held from the output check until a run's directory is in place: a second run (or
+    :meth:`Result.to_dir`) into the same ``out`` meanwhile is refused at once, naming ``opt`` and
+    the process that writes there (two runs into one directory both reported success, the last
+    one's files winning: a robustness probe). The lock is the hidden file ``.<name>.lock`` beside
+    ``out`` (inside, it would be replaced with the directory), removed when the run is done.
+    Raises ValueError when another process holds it."""
+    from dcsim._files import LockBusy, exclusive_lock
+
+    out = Path(os.path.abspath(out))
+    held = exclusive_lock(out.parent / f".{out.name}.lock", remove=True)
+    try:
+        held.__enter__()
+    except LockBusy as e:
+        raise ValueError(f"{opt}: {out} is being written by another dcsim process ({e.holder}); "
+                         f"wait for it to finish, or give another {opt}") from None
+    except OSError as e:
+        raise ValueError(f"{opt}: cannot lock {out} for this run: {e.strerror or e}") from None
+    try:
+        yield
+    finally:
+        held.__exit__(None, None, None)
+
+
 def run_scenario_file(
     scenario: Path,
     out: Optional[Path],
@@ -487,8 +513,20 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
     out = Path(out) if out is not None else default_out_dir(scenario)
     try:
         check_out_dir(out, force, reads=[Path(scenario), *map(Path, inputs.read_paths)])
+        lock = out_dir_lock(out)
+        lock.__enter__()
     except ValueError as e:
         fail(str(e))
+        raise
+    try:
+        return _simulate_and_write(sc, scenario, out, worker=worker, background=background, console=console,
+                                   info=info, fail=fail, fmt=fmt)
+    finally:
+        lock.__exit__(None, None, None)
+
+
+def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, background: bool, console: Console,
+                        info: Console, fail: Callable[[str], None], fmt: str) -> Result:
     info.print(f"[bold]{escape(Path(scenario).name)}[/]: {escape(sc.describe())}")
     for w in sc.warnings():
         info.print(f"[yellow]warning:[/] {escape(w)}")

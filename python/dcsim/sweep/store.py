@@ -22,6 +22,7 @@ again. Crash safety covers a killed process, not a power loss (no fsync).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -198,39 +199,30 @@ def _tables_whole(d: Path) -> bool:
 
 
 class SweepLock:
-    """An exclusive lock on OUT/.lock (released by the OS if the process dies)."""
+    """An exclusive lock on OUT/.lock (released by the OS if the process dies):
+    :func:`dcsim._files.exclusive_lock`, its refusal said as the sweep's."""
 
     def __init__(self, out: Path) -> None:
         self.path = Path(out) / ".lock"
-        self._f = None
+        self._held: Optional[contextlib.AbstractContextManager] = None
 
     def __enter__(self) -> "SweepLock":
+        from dcsim._files import LockBusy, exclusive_lock
         from dcsim.sweep.spec import SweepError
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._f = open(self.path, "a+", encoding="utf-8")
+        held = exclusive_lock(self.path)
         try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows: no advisory lock
-            return self
-        try:
-            fcntl.flock(self._f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            self._f.seek(0)
-            who = self._f.read().strip()
-            self._f.close()
-            self._f = None
-            raise SweepError(f"out: another dcsim sweep is writing to {self.path.parent} ({who or 'pid unknown'}); wait for it or use another --out") from None
-        self._f.seek(0)
-        self._f.truncate()
-        self._f.write(f"pid {os.getpid()}")
-        self._f.flush()
+            held.__enter__()
+        except LockBusy as e:
+            raise SweepError(f"out: another dcsim sweep is writing to {self.path.parent} ({e.holder}); "
+                             "wait for it or use another --out") from None
+        self._held = held
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        if self._f is not None:
-            self._f.close()
-            self._f = None
+        if self._held is not None:
+            self._held.__exit__(None, None, None)
+            self._held = None
 
 
 class RunStore:
