@@ -187,7 +187,8 @@ def test_the_python_api_replaces_a_runs_directory_whole_and_ends_its_plotter(tmp
     gate.touch()
     time.sleep(1.0)  # had it survived, it would now draw
     assert sorted(p.name for p in out.iterdir()) == sorted(p.name for p in files)
-    assert all(p.parent == out for p in files) and not (out / run_module.MANIFEST).exists()
+    assert all(p.parent == out for p in files) and files[-1].name == run_module.MANIFEST
+    assert "plotter" not in json.loads(files[-1].read_text())  # the API draws nothing in the background
     assert Scenario.from_toml(out / "scenario.toml").run.seed == 9
     assert not staging_dirs(tmp_path) and not [p for p in tmp_path.iterdir() if ".partial-" in p.name]
     (out / "notes.txt").write_text("mine")

@@ -504,6 +504,63 @@ def test_a_damaged_run_directory_is_one_error_naming_the_file(run_dir, tmp_path,
         Result.from_dir(d)
 
 
+def test_a_directory_mixing_two_runs_files_is_refused_naming_the_file(run_dir, tmp_path):
+    """A robustness probe copied one run's table into another run's directory: Result.from_dir
+    read the mixture as one result. The run's manifest lists each file's size and CRC-32, and a
+    file that is not as listed is named. A directory of a dcsim before the lists still reads."""
+    import json
+    import shutil
+
+    from dcsim import Result
+    from dcsim.result import ResultDirError
+
+    other = tmp_path / "other"
+    res = runner.invoke(app, ["run", str(DEMO), "--no-plots", "-o", str(other), "--set", "run.duration=5ms",
+                              "--set", "run.warmup=1ms", "--set", "network.aqm.K=30pkt"])
+    assert res.exit_code == 0, res.output
+    for name in ("flows.parquet", "scenario.toml", "summary.json"):
+        d = tmp_path / f"mixed-{name}"
+        shutil.copytree(run_dir, d)
+        assert (d / name).read_bytes() != (other / name).read_bytes(), "precondition: the two runs differ"
+        shutil.copy(other / name, d / name)
+        with pytest.raises(ResultDirError, match=rf"{name}: \d+ bytes, CRC-32 [0-9a-f]{{8}}, where the run wrote "
+                                                 r"\d+ bytes, CRC-32 [0-9a-f]{8}; the directory's files are not those of one run"):
+            Result.from_dir(d)
+    d = tmp_path / "no-summary"
+    shutil.copytree(run_dir, d)
+    (d / "summary.json").unlink()
+    with pytest.raises(ResultDirError, match=r"summary\.json: cannot be read"):
+        Result.from_dir(d)
+    # A manifest without the lists (dcsim before them): nothing to check against, as before.
+    d = tmp_path / "old"
+    shutil.copytree(run_dir, d)
+    m = json.loads((d / "dcsim-manifest.json").read_text())
+    del m["sizes_crc32"]
+    (d / "dcsim-manifest.json").write_text(json.dumps(m))
+    shutil.copy(other / "flows.parquet", d / "flows.parquet")
+    assert Result.from_dir(d).flows.equals(Result.from_dir(other).flows)
+
+
+def test_a_sweep_runs_directory_is_checked_against_its_row(tmp_path):
+    import shutil
+
+    from dcsim import Result
+    from dcsim.result import ResultDirError
+    from dcsim.sweep import sweep
+
+    base = {"network": {"senders": 2, "bottleneck": "1Gbps", "rtt": "100us", "buffer": "100pkt",
+                        "aqm": {"kind": "threshold", "K": "20pkt"}},
+            "flows": [{"count": 2, "protocol": "dctcp"}], "run": {"duration": "2ms"}}
+    sw = sweep(base, {"network.aqm.K": ["10pkt", "20pkt"]}, out=tmp_path / "sw", progress=False)
+    a, b = sorted((tmp_path / "sw" / "runs").iterdir())
+    Result.from_dir(a)
+    assert (a / "queue.parquet").read_bytes() != (b / "queue.parquet").read_bytes(), "precondition"
+    shutil.copy(b / "queue.parquet", a / "queue.parquet")
+    with pytest.raises(ResultDirError, match=r"queue\.parquet: \d+ bytes, CRC-32 .* not those of one run"):
+        Result.from_dir(a)
+    assert sw.computed == 2
+
+
 def test_small_api_and_cli_messages_say_what_is_wrong(tmp_path):
     """Found by probing: a malformed --set was reported as an invalid scenario; Scenario.replace
     with a non-text key raised TypeError; jain_index() over generated flows only said "no

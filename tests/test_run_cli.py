@@ -285,7 +285,8 @@ def test_to_dir_reports_every_file_that_failed_after_writing_the_rest(tmp_path, 
     assert e.value.errors == ["queue.parquet: OSError: [Errno 28] No space left on device",
                               "engine_spec.json: PermissionError: [Errno 13] Permission denied"]
     names = [p.name for p in e.value.written]
-    assert names == [f"{t}.parquet" for t in TABLES if t != "queue"] + ["scenario.toml", "summary.json"]
+    assert names == [f"{t}.parquet" for t in TABLES if t != "queue"] + ["scenario.toml", "summary.json",
+                                                                         run_module.MANIFEST]
     assert sorted(p.name for p in (tmp_path / "r").iterdir()) == sorted(names)
     assert isinstance(e.value, OSError) and "queue.parquet" in str(e.value)
 
@@ -338,7 +339,10 @@ def test_a_full_disk_loses_only_what_does_not_fit(tmp_path, monkeypatch):
     assert e.value.errors == ["cwnd.parquet: OSError: [Errno 28] No space left on device"]
     assert sorted(p.name for p in out.iterdir()) == sorted(n for n in sizes if n != "cwnd.parquet")
     for p in out.iterdir():
-        assert p.read_bytes() == (good / p.name).read_bytes(), p.name
+        if p.name != run_module.MANIFEST:  # it names the run (a new id) and lists the files written
+            assert p.read_bytes() == (good / p.name).read_bytes(), p.name
+    listed = json.loads((out / run_module.MANIFEST).read_text())["files"]
+    assert sorted(listed) == sorted(n for n in sizes if n not in ("cwnd.parquet", run_module.MANIFEST))
 
 
 def test_the_largest_tables_are_written_first_and_listed_in_table_order(tmp_path):

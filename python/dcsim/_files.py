@@ -13,13 +13,16 @@ from __future__ import annotations
 import contextlib
 import errno
 import glob
+import json
 import os
 import shutil
 import stat
+import zlib
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Iterable, Iterator, Optional
 
-__all__ = ["atomic_dir", "atomic_write_bytes", "read_at_most", "exclusive_lock", "LockBusy"]
+__all__ = ["atomic_dir", "atomic_write_bytes", "read_at_most", "exclusive_lock", "LockBusy", "MANIFEST",
+           "read_manifest", "size_crc32", "file_checks", "not_as_listed"]
 
 
 @contextlib.contextmanager
@@ -158,3 +161,46 @@ def exclusive_lock(path: Path, *, remove: bool = False) -> Iterator[None]:
             with contextlib.suppress(OSError):
                 os.unlink(path)
         f.close()
+
+
+#: The file in which a run lists the files it wrote (itself not included), with each file's size
+#: and CRC-32 ("sizes_crc32"); see :func:`dcsim.run.unexpected_files` and
+#: :meth:`dcsim.result.Result.from_dir`.
+MANIFEST = "dcsim-manifest.json"
+
+
+def read_manifest(path: Path) -> Optional[dict]:
+    """Directory ``path``'s manifest, or None (none, or unreadable)."""
+    try:
+        m = json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return m if isinstance(m, dict) else None
+
+
+def size_crc32(data: bytes) -> list[int]:
+    """How a run lists one of its files: [size in bytes, CRC-32]."""
+    return [len(data), zlib.crc32(data)]
+
+
+def file_checks(paths: Iterable[Path]) -> dict[str, list[int]]:
+    """{file name: :func:`size_crc32` of its content} of the files ``paths`` (read back)."""
+    return {Path(p).name: size_crc32(Path(p).read_bytes()) for p in paths}
+
+
+def not_as_listed(d: Path, listed: dict) -> Optional[tuple[str, str]]:
+    """The first file of ``listed`` ({name: [size, CRC-32]}, as a run listed what it wrote) that
+    directory ``d`` does not hold as listed, and why: (name, reason); None if each is there, of
+    its size and CRC-32 (a file missing, cut short, changed in place, or another run's)."""
+    for name, meta in listed.items():
+        if not (isinstance(meta, list) and len(meta) == 2) or "/" in name or "\\" in name or name.startswith("."):
+            return str(name), f"listed as {meta!r}, not as a file name with its size and CRC-32"
+        try:
+            data = (Path(d) / name).read_bytes()
+        except OSError as e:
+            return name, f"cannot be read ({e.strerror or e})"
+        got = size_crc32(data)
+        if got != meta:
+            return name, (f"{got[0]} bytes, CRC-32 {got[1]:08x}, where the run wrote {meta[0]} bytes, "
+                          f"CRC-32 {meta[1] if not isinstance(meta[1], int) else format(meta[1], '08x')}")
+    return None

@@ -287,6 +287,10 @@ class Result:
                 raise ResultDirError(f"{spec_path}: not a readable engine spec ({e})") from None
             if not isinstance(spec, dict) or not isinstance(spec.get("duration_ps"), int):
                 raise ResultDirError(f"{spec_path}: not an engine spec (a JSON table with duration_ps)")
+        problem = _not_one_run(out)  # each file readable, but are they one run's? (a probe mixed two runs)
+        if problem:
+            raise ResultDirError(f"{out / problem[0]}: {problem[1]}; the directory's files are not those of one run "
+                                 "(a file removed, copied from another run, or changed since the run wrote it)")
         return cls(scenario, tables, engine_spec=spec, wall_s=_summary_wall_s(out / "summary.json"))
 
     def _col(self, table: str, column: str) -> np.ndarray:
@@ -735,9 +739,11 @@ class Result:
         beside an API run's tables, under the CLI run's manifest). If a file cannot be written the
         others are still put in place, and :class:`WriteError` names it. Returns the files in
         ``out``, tables first. Raises ValueError (naming ``out``) before writing anything if the
-        directory may not be replaced, or if another process (a ``dcsim run``) writes it now."""
-        from dcsim._files import atomic_dir
-        from dcsim.run import check_out_dir, out_dir_lock, stop_previous_plotter
+        directory may not be replaced, or if another process (a ``dcsim run``) writes it now.
+        The directory's manifest (``dcsim-manifest.json``) lists the files with their sizes and
+        CRC-32, as a ``dcsim run``'s does."""
+        from dcsim._files import MANIFEST, atomic_dir
+        from dcsim.run import check_out_dir, out_dir_lock, stop_previous_plotter, write_manifest
 
         out = Path(out)
         check_out_dir(out, force, names=("out", "force=True"))
@@ -747,6 +753,10 @@ class Result:
                 files = self.write_into(tmp, summary=summary)
             except WriteError as e:
                 files, failed = list(e.written), e.errors
+            try:  # as `dcsim run` lists its files: from_dir then reads only files of one run
+                files.append(write_manifest(tmp, files))
+            except OSError as e:
+                failed.append(f"{MANIFEST}: {type(e).__name__}: {e}")
             stop_previous_plotter(out)
         placed = [out / p.name for p in files]
         if failed:
@@ -851,6 +861,24 @@ WRITER_THREADS = 2
 
 class ResultDirError(ValueError):
     """A directory :meth:`Result.from_dir` cannot read as a run's: the message names the file and why."""
+
+
+def _not_one_run(out: Path) -> Optional[tuple[str, str]]:
+    """The first file of directory ``out`` that is not as its run listed it, with its size and
+    CRC-32 (in its manifest, or a sweep's run in its row.json), and why; None if each is,
+    or if nothing lists them (a run of a dcsim before the lists). Figures are not read back, so
+    not checked."""
+    from dcsim._files import not_as_listed, read_manifest
+
+    listed = (read_manifest(out) or {}).get("sizes_crc32")
+    if not isinstance(listed, dict) and (out / "row.json").is_file():
+        try:
+            listed = json.loads((out / "row.json").read_text(encoding="utf-8")).get("files")
+        except (OSError, ValueError, AttributeError):
+            listed = None
+    if not isinstance(listed, dict):
+        return None
+    return not_as_listed(out, {n: v for n, v in listed.items() if not n.endswith(".png")})
 
 
 def _summary_wall_s(path: Path) -> Optional[float]:

@@ -28,7 +28,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, Ti
 from rich.table import Table
 
 from dcsim._console import silence, slow_step, wide_console
-from dcsim._files import atomic_dir, atomic_write_bytes
+from dcsim._files import MANIFEST, atomic_dir, atomic_write_bytes, file_checks, read_manifest
 from dcsim._preload import import_in_background
 
 if sys.version_info >= (3, 11):
@@ -306,8 +306,6 @@ def parse_set(item: str) -> tuple[str, object]:
     return path, value
 
 
-#: The file in which a run lists the files it wrote (itself not included); see :func:`unexpected_files`.
-MANIFEST = "dcsim-manifest.json"
 
 
 def _run_file_names() -> set[str]:
@@ -318,15 +316,6 @@ def _run_file_names() -> set[str]:
 
     return ({f"{t}.parquet" for t in TABLES} | {"scenario.toml", "engine_spec.json", "summary.json", MANIFEST}
             | set(PLOTS) | {"cwnd_alpha.png", "cwnd.png"})
-
-
-def read_manifest(path: Path) -> Optional[dict]:
-    """Directory ``path``'s manifest, or None (none, or unreadable)."""
-    try:
-        m = json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return m if isinstance(m, dict) else None
 
 
 def unexpected_files(path: Path) -> list[str]:
@@ -351,14 +340,17 @@ def unexpected_files(path: Path) -> list[str]:
 
 
 def write_manifest(out: Path, files: Sequence[Path], *, run_id: Optional[str] = None,
-                   background: Sequence[str] = (), plotter_pid: Optional[int] = None) -> Path:
+                   background: Sequence[str] = (), plotter_pid: Optional[int] = None,
+                   checks: Optional[dict[str, list[int]]] = None) -> Path:
     """List the files a run wrote into ``out`` (so that the next run may replace them, and only
-    them), with the run's id; ``background``: the files its background plotter (``plotter_pid``)
-    is to write there, plots.json last."""
+    them), with the run's id, and each file's size and CRC-32 (``checks``, else read back here:
+    :meth:`Result.from_dir` reads only files that are one run's); ``background``: the files its
+    background plotter (``plotter_pid``) is to write there, plots.json last."""
     import dcsim
 
     doc = {"written_by": f"dcsim {dcsim.__version__}", "run_id": run_id or uuid.uuid4().hex,
-           "files": sorted(Path(f).name for f in files)}
+           "files": sorted(Path(f).name for f in files),
+           "sizes_crc32": checks if checks is not None else file_checks(files)}
     if background:
         doc["drawn_in_background"] = list(background)
         doc["plotter"] = {"pid": plotter_pid}
@@ -597,7 +589,12 @@ def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, back
         if worker is not None:
             drawn, plot_errors = worker.finish()
             files += [tmp / name for name in drawn]
-        files.append(write_manifest(tmp, files, run_id=run_id, background=planned))
+        written, checks = list(files), None
+        try:
+            checks = file_checks(written)  # ~2 ms for the demo's 1.6 MB
+            files.append(write_manifest(tmp, written, run_id=run_id, background=planned, checks=checks))
+        except OSError as e:  # a full disk: the tables written are kept all the same
+            write_errors.append(f"{MANIFEST}: {type(e).__name__}: {e}")
         stop_previous_plotter(out)  # a plotter still drawing into the directory about to be replaced
     if printing:
         raise printing[0]
@@ -610,7 +607,10 @@ def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, back
         except OSError as e:
             plot_errors.append(f"plots: cannot start the plotting process: {e.strerror or e}")
         else:
-            write_manifest(out, files[:-1], run_id=run_id, background=planned, plotter_pid=pid)
+            try:
+                write_manifest(out, written, run_id=run_id, background=planned, plotter_pid=pid, checks=checks)
+            except OSError as e:
+                write_errors.append(f"{MANIFEST}: {type(e).__name__}: {e}")
             shown += (f"; {', '.join(planned[:-1])} being drawn in the background (pid {pid}): complete when "
                       f"{planned[-1]} appears, which names any plot that failed")
     info.print(f"files in {out}/: {shown}", soft_wrap=True)

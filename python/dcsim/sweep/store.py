@@ -30,6 +30,8 @@ import zlib
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
+from dcsim._files import not_as_listed, size_crc32
+
 __all__ = ["atomic_write", "atomic_link", "trace_content", "run_record", "RunStore", "SweepLock", "RowBuffer", "write_table"]
 
 ROW = "row.json"
@@ -169,16 +171,7 @@ def _record_check(rec: dict) -> int:
 def _files_as_listed(d: Path, listed: dict) -> bool:
     """Whether run directory ``d`` holds every file its row lists, each of its size and CRC-32 (a
     table missing, cut short or changed in place is computed again)."""
-    for name, meta in listed.items():
-        if not (isinstance(meta, list) and len(meta) == 2) or "/" in name or name.startswith("."):
-            return False
-        try:
-            data = (d / name).read_bytes()
-        except OSError:
-            return False
-        if len(data) != meta[0] or zlib.crc32(data) != meta[1]:
-            return False
-    return True
+    return not_as_listed(d, listed) is None
 
 
 def _tables_whole(d: Path) -> bool:
@@ -270,7 +263,7 @@ class RunStore:
             atomic_write(d / name, data)
         for name, src in (links or {}).items():
             atomic_link(self.out / src, d / name)
-        rec = {**rec, "files": {name: [len(data), zlib.crc32(data)] for name, data in files.items()}}
+        rec = {**rec, "files": {name: size_crc32(data) for name, data in files.items()}}
         rec["check"] = _record_check(rec)
         atomic_write(d / ROW, json.dumps(rec, allow_nan=False, separators=(",", ":")).encode())
         (d / ERROR).unlink(missing_ok=True)
