@@ -193,7 +193,8 @@ def not_as_listed(d: Path, listed: dict) -> Optional[tuple[str, str]]:
     directory ``d`` does not hold as listed, and why: (name, reason); None if each is there, of
     its size and CRC-32 (a file missing, cut short, changed in place, or another run's)."""
     for name, meta in listed.items():
-        if not (isinstance(meta, list) and len(meta) == 2) or "/" in name or "\\" in name or name.startswith("."):
+        if (not (isinstance(meta, list) and len(meta) == 2 and all(type(x) is int for x in meta))
+                or "/" in name or "\\" in name or name.startswith(".")):
             return str(name), f"listed as {meta!r}, not as a file name with its size and CRC-32"
         try:
             data = (Path(d) / name).read_bytes()
@@ -201,6 +202,5 @@ def not_as_listed(d: Path, listed: dict) -> Optional[tuple[str, str]]:
             return name, f"cannot be read ({e.strerror or e})"
         got = size_crc32(data)
         if got != meta:
-            return name, (f"{got[0]} bytes, CRC-32 {got[1]:08x}, where the run wrote {meta[0]} bytes, "
-                          f"CRC-32 {meta[1] if not isinstance(meta[1], int) else format(meta[1], '08x')}")
+            return name, f"{got[0]} bytes, CRC-32 {got[1]:08x}, where the run wrote {meta[0]} bytes, CRC-32 {meta[1]:08x}"
     return None

@@ -306,8 +306,6 @@ def parse_set(item: str) -> tuple[str, object]:
     return path, value
 
 
-
-
 def _run_file_names() -> set[str]:
     """Every file name a `dcsim run` (of this or an older version) may write: for directories
     written before the manifest existed."""
@@ -503,18 +501,14 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
         fail(msg if msg.startswith(f"{scenario}: ") else f"{scenario}: invalid scenario\n{msg}")
         raise  # fail() exits; this keeps type checkers honest
     out = Path(out) if out is not None else default_out_dir(scenario)
-    try:
-        check_out_dir(out, force, reads=[Path(scenario), *map(Path, inputs.read_paths)])
-        lock = out_dir_lock(out)
-        lock.__enter__()
-    except ValueError as e:
-        fail(str(e))
-        raise
-    try:
+    with contextlib.ExitStack() as held:
+        try:
+            check_out_dir(out, force, reads=[Path(scenario), *map(Path, inputs.read_paths)])
+            held.enter_context(out_dir_lock(out))  # until the directory is in place
+        except ValueError as e:
+            fail(str(e))
         return _simulate_and_write(sc, scenario, out, worker=worker, background=background, console=console,
                                    info=info, fail=fail, fmt=fmt)
-    finally:
-        lock.__exit__(None, None, None)
 
 
 def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, background: bool, console: Console,
