@@ -28,6 +28,40 @@ def test_ci_runs_exactly_the_readme_commands():
         assert cmd in ci, cmd
 
 
+def test_every_python_name_the_readme_gives_exists():
+    """A README walkthrough found `WriteError` (said to be raised by Result.to_dir) importable only
+    as dcsim.result.WriteError, and `engine_defaults()` nowhere a user would look: every
+    `dcsim.<name>` the README writes must resolve."""
+    import importlib
+    import re
+
+    names = sorted(set(re.findall(r"`(dcsim(?:\.[A-Za-z_]\w*)+)", (ROOT / "README.md").read_text())))
+    assert len(names) >= 5, names
+    missing, absent = [], object()
+    for name in names:
+        parts = name.split(".")
+        for i in range(len(parts), 0, -1):
+            try:
+                obj = importlib.import_module(".".join(parts[:i]))
+                break
+            except ImportError:
+                continue
+        for attr in parts[i:]:
+            obj = getattr(obj, attr, absent)
+            if obj is absent:
+                missing.append(name)
+                break
+    assert not missing, missing
+
+
+def test_the_readmes_sweep_file_is_the_example_it_names():
+    """The README's sweep snippet, labelled examples/sweep_k.toml, had lost the file's run.warmup:
+    copied as written, it was refused (warm-up 50 ms not shorter than the 50 ms run)."""
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("(`examples/sweep_k.toml`):\n\n```toml\n")[1].split("```")[0]
+    assert tomllib.loads(block) == tomllib.loads((ROOT / "examples" / "sweep_k.toml").read_text())
+
+
 def test_readme_schema_is_the_generated_one():
     from dcsim.schema import markdown
 

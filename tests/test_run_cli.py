@@ -434,6 +434,12 @@ def test_jain_index_over_a_window_uses_the_throughput_series():
     assert r.jain_index((0.02, 0.04)) == pytest.approx(r.jain_index(0.02))
     with pytest.raises(ValueError, match="empty"):
         r.jain_index((0.03, 0.03))
+    # A window beyond the run was averaged over what there was (the README's window=0.5 on the
+    # 0.2 s demo returned the index of the whole run): refused, naming the run's span.
+    for window in (0.05, (0.01, 0.05), (-0.01, 0.02)):
+        with pytest.raises(ValueError, match=r"reaches beyond the run \[0, 0\.04\] s; allowed a length in \(0, 0\.04\] s"):
+            r.jain_index(window)
+    assert r.jain_index(0.04) == pytest.approx(r.jain_index((0.0, 0.04)))
 
 
 # --- issue 11: the CLI's manners ------------------------------------------------------------------
@@ -645,6 +651,20 @@ def test_summary_says_which_drops_were_acks(tmp_path):
     f.write_text(ACKS_THROUGH_K.replace("ECT", "true").replace('duration = "50ms"', 'duration = "20ms"'))
     res = runner.invoke(app, ["run", str(f), "--out", str(tmp_path / "o2"), "--no-plots"], env={"COLUMNS": "300"})
     assert res.exit_code == 0 and "drops 0 pkt, ECN marks" in res.output, res.output
+
+
+def test_a_workload_runs_drop_count_says_which_drops_were_acks(tmp_path):
+    """A permutation of long-lived flows (no listed flows, no finished flows) with Not-ECT ACKs
+    printed "drops 1061 pkt" although no data packet was dropped (a README walkthrough)."""
+    res = runner.invoke(app, ["run", str(ROOT / "examples" / "permutation.toml"), "--out", str(tmp_path / "o"),
+                              "--no-plots", "--set", "workloads[0].ect_acks=false", "--set", "run.duration=5ms"],
+                        env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    drops = int(pd.read_parquet(tmp_path / "o" / "ports.parquet").drops_whole_run.sum())
+    assert drops > 0, "precondition: ACKs are dropped at K"
+    summary = json.loads((tmp_path / "o" / "summary.json").read_text())
+    assert summary["whole_run"]["data_drops"] == 0 and summary["whole_run"]["drops"] == drops
+    assert f"drops {drops} pkt ({drops} of them ACKs)" in " ".join(res.output.split()), res.output
 
 
 def test_a_workload_run_says_whose_goodput_it_is_without_empty_per_flow_fields(tmp_path):

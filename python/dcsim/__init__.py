@@ -6,7 +6,8 @@ of the reference papers, side by side.
 
 __version__ = "0.1.0"
 
-__all__ = ["Scenario", "ScenarioError", "RunLimitError", "load_scenario", "simulate", "Result"]
+__all__ = ["Scenario", "ScenarioError", "RunLimitError", "load_scenario", "simulate", "Result", "WriteError",
+           "ResultDirError"]
 
 # `simulate` is bound here (the function shadows its module's name); its heavy imports are lazy.
 from dcsim.simulate import simulate  # noqa: E402
@@ -18,6 +19,8 @@ _EXPORTS = {
     "RunLimitError": "dcsim.scenario",
     "load_scenario": "dcsim.scenario",
     "Result": "dcsim.result",
+    "WriteError": "dcsim.result",
+    "ResultDirError": "dcsim.result",
 }
 
 

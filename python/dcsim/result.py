@@ -404,6 +404,10 @@ class Result:
         t0, t1 = (self.duration_s - float(window), self.duration_s) if np.isscalar(window) else map(float, window)
         if not (t1 > t0):
             raise ValueError(f"jain_index: window {window!r} is empty; allowed a length > 0 s or (t0, t1) with t0 < t1")
+        end = self.duration_s
+        if t0 < -1e-12 or t1 > end + 1e-12:  # beyond the run: the mean would silently cover less
+            raise ValueError(f"jain_index: window {window!r} reaches beyond the run [0, {end:g}] s; allowed a "
+                             f"length in (0, {end:g}] s, or (t0, t1) with 0 <= t0 < t1 <= {end:g}")
         dt = self.engine_spec["metrics"]["throughput_interval_ps"] / 1e12
         tp = self.throughput
         eps = 1e-12

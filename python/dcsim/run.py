@@ -153,11 +153,13 @@ def _drops(part: dict, summary: dict) -> str:
     """Packets dropped, and how many of them were not TCP data (pure ACKs: Not-ECT, a threshold
     queue drops them at K; or L2 frames): "47 pkt (47 of them ACKs)"."""
     other = part["drops"] - part["data_drops"]
-    tcp = bool(summary.get("flows") or summary.get("fct_groups"))
-    if other <= 0 or not tcp:
+    # TCP runs in listed flows and in every workload (a permutation's long flows have no FCT
+    # groups: its ACK drops went unsaid, a README walkthrough found); L2 sources send frames.
+    kinds = [what for what, present in (("ACKs", summary.get("flows") or summary.get("fct_groups")
+                                          or summary.get("workloads")), ("L2 frames", summary.get("sources"))) if present]
+    if other <= 0 or not kinds:
         return f"{part['drops']} pkt"
-    what = "ACKs or L2 frames" if summary.get("sources") else "ACKs"
-    return f"{part['drops']} pkt ({other} of them {what})"
+    return f"{part['drops']} pkt ({other} of them {' or '.join(kinds)})"
 
 
 def print_sources(summary: dict, console: Console) -> None:
