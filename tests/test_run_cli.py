@@ -425,6 +425,28 @@ def test_chunks_may_be_numpys_integer():
     assert a.summary()["flows"] == b.summary()["flows"]
 
 
+def test_changing_a_table_a_result_returned_leaves_the_result_as_the_run_left_it(tmp_path):
+    """An API probe's `f = res.flows; f["goodput_bps"] /= 1e9` (a step to show Gbps) changed
+    summary(), jain_index() and the files to_dir wrote; dropping `res.ports`' rows in place wrote
+    an empty ports table. Each table a Result returns is now a DataFrame of its own."""
+    r = simulate(short(duration="20ms", warmup="5ms"))
+    summary, jain = json.dumps(r.summary(), sort_keys=True), r.jain_index()
+    f = r.flows
+    f["goodput_bps"] *= 2
+    f["goodput_bps"] /= 1e9
+    f.loc[f.index[0], "delivered_bytes"] = 1
+    p = r.ports
+    del p["utilization"]
+    q = r.queue
+    q.iloc[0, q.columns.get_loc("q_pkt")] = 12345
+    assert json.dumps(r.summary(), sort_keys=True) == summary and r.jain_index() == jain
+    assert r.flows["delivered_bytes"].iloc[0] != 1 and "utilization" in r.ports and r.queue["q_pkt"].max() < 12345
+    r.to_dir(tmp_path / "a")
+    simulate(short(duration="20ms", warmup="5ms")).to_dir(tmp_path / "b")  # the same run, untouched
+    for t in TABLES:
+        assert (tmp_path / "a" / f"{t}.parquet").read_bytes() == (tmp_path / "b" / f"{t}.parquet").read_bytes(), t
+
+
 def test_jain_index_over_a_window_uses_the_throughput_series():
     r = simulate(short(duration="40ms", warmup="10ms"))
     tp = r.throughput
@@ -440,6 +462,21 @@ def test_jain_index_over_a_window_uses_the_throughput_series():
         with pytest.raises(ValueError, match=r"reaches beyond the run \[0, 0\.04\] s; allowed a length in \(0, 0\.04\] s"):
             r.jain_index(window)
     assert r.jain_index(0.04) == pytest.approx(r.jain_index((0.0, 0.04)))
+    for window in ((0, 0.01, 0.02), "0.01", True, [0.01]):
+        with pytest.raises(ValueError, match=r"neither a length in s .* nor a pair \(t0, t1\)"):
+            r.jain_index(window)
+
+
+def test_jain_index_over_a_window_refuses_flows_without_a_goodput_series():
+    """With more listed flows than metrics.trace_flows traces, the untraced flows were counted at
+    0 bit/s (an API probe: 0.595 for 150 DCTCP flows whose 100 traced ones alone give 0.893)."""
+    sc = short(duration="20ms", warmup="5ms")
+    sc["metrics"] = {"trace_flows": 3}
+    r = simulate(sc)
+    assert r.flows["goodput_bps"].min() > 0, "precondition: every flow sends"
+    with pytest.raises(ValueError, match=r"window: 1 of the 4 listed flows have no goodput series .*trace_flows"):
+        r.jain_index(0.01)
+    assert 0 < r.jain_index() <= 1  # the flows table has every flow
 
 
 # --- issue 11: the CLI's manners ------------------------------------------------------------------

@@ -555,3 +555,16 @@ def test_the_memory_plan_counts_the_trace_flows_due_before_the_end(tmp_path):
     d["metrics"] = {"max_memory": "20MB"}
     with pytest.raises(dcsim.ScenarioError, match=r"up to 20000 generated flows .*give the trace fewer flows"):
         dcsim.Scenario.from_dict(d).check_resources()
+
+
+def test_a_permutations_long_lived_flows_are_no_trace():
+    """`trace()` of a permutation's long-lived flows ended in pandas' "cannot convert non-finite
+    values" (an API probe); it names the workload."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    res = simulate(load_scenario(root / "examples" / "permutation.toml").replace({"run.duration": "2ms", "run.warmup": "0s"}))
+    for call in (res.trace, lambda: res.trace(0), lambda: res.write_trace("never-written.csv")):
+        with pytest.raises(ValueError, match=r"^trace: workloads\[0\] \(permutation\) generated long-lived flows"):
+            call()
+    assert not Path("never-written.csv").exists()

@@ -310,40 +310,49 @@ class Result:
         return [dict(zip(lists, vals)) for vals in zip(*lists.values())]
 
     # -- tables ---------------------------------------------------------------------------------
+    def _table(self, name: str) -> pd.DataFrame:
+        """Table ``name`` as a DataFrame of its own: changing it (a column, its rows, its values in
+        place) leaves the Result as the run left it (``f = res.flows; f["goodput_bps"] /= 1e9``
+        changed summary(), jain_index() and what to_dir wrote: an API probe). With pandas'
+        copy-on-write (pandas >= 3, or its option set) the copy shares the arrays until one is
+        written; under pandas 2 without it, the values are copied. ``res.tables[name]`` is the
+        Result's own table, for those who mean to change what it holds and writes."""
+        return self.tables[name].copy(deep=not _pandas_copy_on_write())
+
     @property
     def queue(self) -> pd.DataFrame:
         """The ``queue`` table: samples of each monitored queue every metrics.queue_interval (for plots; statistics come from the exact trajectory in ports and queue_hist; an "auto" interval, the default, is lengthened to fit metrics.max_memory: the one used is in engine_spec.json) (columns: see :data:`dcsim.schema.SCHEMA`)."""
-        return self.tables["queue"]
+        return self._table("queue")
 
     @property
     def throughput(self) -> pd.DataFrame:
         """The ``throughput`` table: each traced flow's goodput over each metrics.throughput_interval (traced: metrics.trace_flows, the first 100 by default) (columns: see :data:`dcsim.schema.SCHEMA`)."""
-        return self.tables["throughput"]
+        return self._table("throughput")
 
     @property
     def cwnd(self) -> pd.DataFrame:
         """The ``cwnd`` table: each running traced flow's window, α and SRTT every metrics.cwnd_interval (columns: see :data:`dcsim.schema.SCHEMA`)."""
-        return self.tables["cwnd"]
+        return self._table("cwnd")
 
     @property
     def flows(self) -> pd.DataFrame:
         """The ``flows`` table: one row per flow (columns: see :data:`dcsim.schema.SCHEMA`)."""
-        return self.tables["flows"]
+        return self._table("flows")
 
     @property
     def ports(self) -> pd.DataFrame:
         """The ``ports`` table: one row per egress port (queue + link) (columns: see :data:`dcsim.schema.SCHEMA`)."""
-        return self.tables["ports"]
+        return self._table("ports")
 
     @property
     def queue_hist(self) -> pd.DataFrame:
         """The ``queue_hist`` table: the exact distribution of each monitored queue's length over time after warm-up (for CDFs) (columns: see :data:`dcsim.schema.SCHEMA`)."""
-        return self.tables["queue_hist"]
+        return self._table("queue_hist")
 
     @property
     def counters(self) -> pd.DataFrame:
         """The ``counters`` table: packet conservation, one row: sent = delivered + dropped + in flight (columns: see :data:`dcsim.schema.SCHEMA`)."""
-        return self.tables["counters"]
+        return self._table("counters")
 
     # -- derived --------------------------------------------------------------------------------
     @property
@@ -401,7 +410,7 @@ class Result:
                              "(a workload's generated flows come and go: see fct_stats() for them)")
         if window is None:
             return jain_index(listed["goodput_bps"].to_numpy(dtype=float))
-        t0, t1 = (self.duration_s - float(window), self.duration_s) if np.isscalar(window) else map(float, window)
+        t0, t1 = _window_bounds(window, self.duration_s)
         if not (t1 > t0):
             raise ValueError(f"jain_index: window {window!r} is empty; allowed a length > 0 s or (t0, t1) with t0 < t1")
         end = self.duration_s
@@ -414,8 +423,15 @@ class Result:
         inside = tp[(tp["t_s"] - dt >= t0 - eps) & (tp["t_s"] <= t1 + eps)]
         if inside.empty:
             raise ValueError(f"jain_index: no throughput samples in [{t0:g}, {t1:g}] s")
+        traced = set(tp["flow"].unique().tolist())
+        untraced = [f for f in listed["flow"].tolist() if f not in traced]
+        if untraced:  # their goodput is not 0: it was not recorded (an API probe found them counted as 0)
+            raise ValueError(
+                f"jain_index: window: {len(untraced)} of the {len(listed)} listed flows have no goodput series "
+                f"(metrics.trace_flows chose the traced flows; the first untraced is flow {untraced[0]}): set "
+                f"metrics.trace_flows = \"all\", or use window=None (each flow's goodput after warm-up, from the flows table)")
         means = inside.groupby("flow")["goodput_bps"].mean()
-        per_flow = means.reindex(listed["flow"], fill_value=0.0)
+        per_flow = means.reindex(listed["flow"], fill_value=0.0)  # traced, but sent nothing in the window
         return jain_index(per_flow.to_numpy(dtype=float))
 
     def listed_flows(self) -> pd.DataFrame:
@@ -426,27 +442,27 @@ class Result:
     @property
     def workloads(self) -> pd.DataFrame:
         """The ``workloads`` table: offered and realised load of each [[workloads]] entry (columns: see :data:`dcsim.schema.SCHEMA`)."""
-        return self.tables["workloads"]
+        return self._table("workloads")
 
     @property
     def rounds(self) -> pd.DataFrame:
         """The ``rounds`` table: each incast round's start, end and completion time (columns: see :data:`dcsim.schema.SCHEMA`)."""
-        return self.tables["rounds"]
+        return self._table("rounds")
 
     @property
     def sources(self) -> pd.DataFrame:
         """The ``sources`` table: one row per L2 rate source: rates, frames, drops, loop delays, FCT (columns: see :data:`dcsim.schema.SCHEMA`)."""
-        return self.tables["sources"]
+        return self._table("sources")
 
     @property
     def rates(self) -> pd.DataFrame:
         """The ``rates`` table: each L2 source's rate every l2.rate_interval (columns: see :data:`dcsim.schema.SCHEMA`)."""
-        return self.tables["rates"]
+        return self._table("rates")
 
     @property
     def cps(self) -> pd.DataFrame:
         """The ``cps`` table: one row per L2 congestion point: samples and feedback frames (columns: see :data:`dcsim.schema.SCHEMA`)."""
-        return self.tables["cps"]
+        return self._table("cps")
 
     def _workload_index(self, workload: int) -> int:
         """``workload`` checked against the scenario's workloads (ValueError naming the range)."""
@@ -494,7 +510,8 @@ class Result:
 
     def trace(self, workload: Optional[int] = None) -> pd.DataFrame:
         """The flows the workloads generated (or workload ``workload``'s), as a trace: start_s,
-        src, dst, size_bytes, in start order. :meth:`write_trace` writes it as a trace file."""
+        src, dst, size_bytes, in start order. :meth:`write_trace` writes it as a trace file.
+        Raises ValueError naming the workload if its flows are long-lived (a permutation's)."""
         f = self.flows
         if workload is not None:
             workload = self._workload_index(workload)
@@ -503,6 +520,13 @@ class Result:
             f = f[np.isfinite(w) if workload is None else (w == workload)]
         else:
             f = f.iloc[:0]
+        endless = ~np.isfinite(f["size_bytes"].to_numpy(dtype=float))
+        if endless.any():  # a trace's flows have sizes (pandas' "cannot convert non-finite values" before)
+            which = sorted({int(w) for w in f["workload"].to_numpy(dtype=float)[endless]})
+            kinds = self._workload_kinds()
+            named = ", ".join(f"workloads[{w}] ({kinds.get(w, '?')})" for w in which)
+            raise ValueError(f"trace: {named} generated long-lived flows (no size), which a trace cannot hold"
+                             + ("" if workload is not None else "; give workload= of a workload of sized flows"))
         out = f[["start_s", "src", "dst", "size_bytes"]].astype({"src": str, "dst": str, "size_bytes": "int64"})
         return out.sort_values("start_s", kind="stable").reset_index(drop=True)
 
@@ -861,6 +885,32 @@ def engine_spec_text(spec: dict) -> str:
 
 #: Threads writing the Parquet tables (the machine this was measured on has 2 cores; more gave nothing).
 WRITER_THREADS = 2
+
+
+def _window_bounds(window: Any, duration_s: float) -> tuple[float, float]:
+    """``jain_index``'s window as (t0, t1) s: a length (the last ``window`` s) or a pair (t0, t1)."""
+    def real(x: Any) -> bool:
+        return isinstance(x, numbers.Real) and not isinstance(x, bool)
+
+    if real(window):
+        return duration_s - float(window), duration_s
+    if isinstance(window, (tuple, list, np.ndarray)) and len(window) == 2 and all(real(x) for x in window):
+        return float(window[0]), float(window[1])
+    raise ValueError(f"jain_index: window {window!r} is neither a length in s (the last part of the run) nor a "
+                     f"pair (t0, t1) in s")
+
+
+def _pandas_copy_on_write() -> bool:
+    """Whether pandas copies a DataFrame's shared arrays before writing into them (copy-on-write:
+    always from pandas 3, by option in pandas 2)."""
+    import pandas as pd
+
+    if int(pd.__version__.split(".")[0]) >= 3:
+        return True
+    try:
+        return pd.get_option("mode.copy_on_write") is True
+    except (KeyError, pd.errors.OptionError):
+        return False
 
 
 class ResultDirError(ValueError):
