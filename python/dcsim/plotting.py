@@ -57,6 +57,9 @@ __all__ = [
 
 #: With more flows than this, plots draw an evenly spaced subset plus the mean over all traced flows.
 MAX_FLOWS_DRAWN = 8
+#: Most flows drawn as bars in the per-flow figures; more are drawn as points (a bar is a patch of
+#: its own: 6 195 flows' bars took 28 s to draw, an API probe; their points take a fraction of a second).
+MAX_FLOW_BARS = 200
 #: The zoom panel shows this many periods of the oscillation it plots.
 ZOOM_PERIODS = 4
 
@@ -238,6 +241,17 @@ def _subset(flows: np.ndarray, k: int = MAX_FLOWS_DRAWN) -> np.ndarray:
 ENVELOPE_BINS = 800
 
 
+def _needs(result: Result, table: str, who: str) -> None:
+    """Raise ValueError if ``result``'s ``table`` is empty: nothing to draw. (An API probe got
+    empty figures, or matplotlib's "Axis limits cannot be NaN or Inf", from a run without the
+    table: a workload-only run's windows, a run without L2's sources.)"""
+    if not result._rows(table):
+        from dcsim import schema
+
+        raise ValueError(f"{who}: the {table} table of this run is empty, nothing to draw "
+                         f"({schema.TABLE_DOCS.get(table, '')})")
+
+
 def envelope(t: np.ndarray, y: np.ndarray, bins: int = ENVELOPE_BINS) -> tuple[np.ndarray, np.ndarray]:
     """(t, y) of a series sampled in time order, reduced to its min/max envelope: for each of
     ``bins`` equal time bins that holds samples, the bin's first time with its minimum and its
@@ -320,6 +334,7 @@ def _aqm_lines(result: Result) -> list[tuple[float, str, str, str]]:
 def plot_queue(result: Result, path: PathLike = None) -> Figure:
     """Queue length (packets) vs time at each monitored port; K drawn dashed (threshold AQM),
     RED thresholds dotted. Left: the whole run (warm-up shaded); right: the last few periods."""
+    _needs(result, "queue", "plot('queue')")
     scale, xlabel = _time_axis(result)
     qt, qport, qpkt = (result._col("queue", c) for c in ("t_s", "port", "q_pkt"))
     qpkt = qpkt.astype(float)
@@ -362,6 +377,7 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
     """Window size W (packets), and α when the flows have one, vs time per source (DCTCP analysis
     paper, Fig. 2). Left: the whole run, a subset of the flows plus the mean over the traced flows;
     right: the last few periods of the mean window's oscillation."""
+    _needs(result, "cwnd", "plot('cwnd')")
     scale, xlabel = _time_axis(result)
     ct, cflow = result._col("cwnd", "t_s"), result._col("cwnd", "flow")
     values = {k: result._col("cwnd", k).astype(float) for k in ("cwnd_pkt", "alpha")}
@@ -416,6 +432,7 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
 
 def plot_throughput(result: Result, path: PathLike = None) -> Figure:
     """Per-flow goodput (Gbps) vs time, with the aggregate of the traced flows."""
+    _needs(result, "throughput", "plot('throughput')")
     scale, xlabel = _time_axis(result)
     tt, tflow, tg = (result._col("throughput", c) for c in ("t_s", "flow", "goodput_bps"))
     tg = tg.astype(float)
@@ -428,7 +445,9 @@ def plot_throughput(result: Result, path: PathLike = None) -> Figure:
         _plot(ax, tt[mine] * scale, tg[mine] / 1e9, lw=0.8,
               label=f"flow {flow} ({protocols.get(flow, '?')})" if len(shown) <= 6 else None)
     total_t, total = _by_time(tt, tg, "sum")
-    _plot(ax, total_t * scale, total / 1e9, color="k", lw=1.4, label="aggregate")
+    traced, flows = len(np.unique(tflow)), result._rows("flows")
+    _plot(ax, total_t * scale, total / 1e9, color="k", lw=1.4,
+          label="aggregate" if traced == flows else f"aggregate of the {traced} traced flows (of {flows})")
     ax.set_xlabel(xlabel)
     ax.set_ylabel("goodput (Gbps)")
     ax.set_xlim(0, result.duration_s * scale)
@@ -441,6 +460,7 @@ def plot_throughput(result: Result, path: PathLike = None) -> Figure:
 
 def plot_queue_cdf(result: Result, path: PathLike = None) -> Figure:
     """CDF of the time-weighted queue length of each monitored port after warm-up."""
+    _needs(result, "queue_hist", "plot('queue_hist')")
     fig, (ax,), _ = _figure(zoom=False)
     _queue_cdf(ax, result, "")
     ax.set_xlabel("queue length (packets)")
@@ -461,6 +481,7 @@ def _queue_cdf(ax, result: Result, prefix: str) -> None:
 
 def plot_flows(result: Result, path: PathLike = None) -> Figure:
     """Goodput and mean window of every flow after warm-up (bars colored by protocol)."""
+    _needs(result, "flows", "plot('flows')")
     f = result.flows
     fig = Figure(figsize=(7.5, 5.0), layout="constrained")
     FigureCanvasAgg(fig)
@@ -469,8 +490,8 @@ def plot_flows(result: Result, path: PathLike = None) -> Figure:
     colors = {p: f"C{i}" for i, p in enumerate(protos)}
     for p in protos:
         s = f[f["protocol"] == p]
-        ax1.bar(s["flow"], s["goodput_bps"] / 1e9, color=colors[p], label=p)
-        ax2.bar(s["flow"], s["cwnd_mean_pkt"], color=colors[p])
+        _per_flow(ax1, s["flow"], s["goodput_bps"] / 1e9, len(f), color=colors[p], label=p)
+        _per_flow(ax2, s["flow"], s["cwnd_mean_pkt"], len(f), color=colors[p])
     ax1.set_ylabel("goodput (Gbps)")
     ax2.set_ylabel("mean window (packets)")
     ax2.set_xlabel("flow")
@@ -479,9 +500,19 @@ def plot_flows(result: Result, path: PathLike = None) -> Figure:
     return _save(fig, path)
 
 
+def _per_flow(ax, flow, value, flows: int, width: float = 0.8, **kw) -> None:
+    """One value per flow: bars, or points when the figure has more than MAX_FLOW_BARS flows."""
+    if flows <= MAX_FLOW_BARS:
+        ax.bar(flow, value, width=width, **kw)
+    else:
+        ax.plot(flow, value, ".", ms=2, **kw)
+
+
 def plot_ports(result: Result, path: PathLike = None) -> Figure:
     """Utilization and time-weighted mean queue of every monitored port after warm-up."""
     p = result.monitored_ports()
+    if p.empty:
+        raise ValueError("plot('ports'): this run monitored no port (metrics.monitor), nothing to draw")
     fig = Figure(figsize=(7.5, 5.0), layout="constrained")
     FigureCanvasAgg(fig)
     ax1, ax2 = fig.subplots(2, 1, sharex=True)
@@ -500,6 +531,7 @@ def plot_ports(result: Result, path: PathLike = None) -> Figure:
 
 def plot_rates(result: Result, path: PathLike = None) -> Figure:
     """Each L2 source's rate (its reaction point's current rate, Gbps) vs time, with their sum."""
+    _needs(result, "rates", "plot('rates')")
     scale, xlabel = _time_axis(result)
     r = result.rates
     fig, (ax,), _ = _figure(zoom=False)
@@ -537,6 +569,7 @@ def _label_bars(ax, rects, fmt: str = "{:,.0f}") -> None:
 def plot_counters(result: Result, path: PathLike = None) -> Figure:
     """Packet conservation over the whole run: packets sent, delivered, dropped and in flight at the
     end (data and ACKs; sent = delivered + dropped + in flight)."""
+    _needs(result, "counters", "plot('counters')")
     c = result.counters.iloc[0]
     fig, (ax,) = _bars()
     names = ["sent", "delivered", "dropped", "in flight"]
@@ -554,6 +587,7 @@ def plot_counters(result: Result, path: PathLike = None) -> Figure:
 def plot_workloads(result: Result, path: PathLike = None) -> Figure:
     """Offered (target) and realised load of each [[workloads]] entry (Poisson: % of its link's
     capacity; an incast or a trace has no offered load), and the flows each generated."""
+    _needs(result, "workloads", "plot('workloads')")
     w = result.workloads
     fig, (ax1, ax2) = _bars(5.0, rows=2)
     x = np.arange(len(w))
@@ -582,6 +616,7 @@ def plot_workloads(result: Result, path: PathLike = None) -> Figure:
 def plot_rounds(result: Result, path: PathLike = None) -> Figure:
     """Completion time (ms) of each incast round (start -> its last response completed); rounds
     that did not complete by the end are marked at the top."""
+    _needs(result, "rounds", "plot('rounds')")
     rd = result.rounds
     fig, (ax,) = _bars()
     for w in np.unique(rd["workload"]):
@@ -604,6 +639,7 @@ def plot_rounds(result: Result, path: PathLike = None) -> Figure:
 def plot_sources(result: Result, path: PathLike = None) -> Figure:
     """Each L2 source's goodput after warm-up (Gbps) and its realised feedback loop delay (mean,
     with min..max, us)."""
+    _needs(result, "sources", "plot('sources')")
     src = result.sources
     src = src[~np.isfinite(src["poisson"].to_numpy(dtype=float))] if "poisson" in src else src
     if src.empty:
@@ -636,6 +672,7 @@ def plot_sources(result: Result, path: PathLike = None) -> Figure:
 
 def plot_cps(result: Result, path: PathLike = None) -> Figure:
     """Frames sampled and feedback frames sent by each L2 congestion point after warm-up."""
+    _needs(result, "cps", "plot('cps')")
     cps = result.cps
     fig, (ax,) = _bars()
     x = np.arange(len(cps))
@@ -838,9 +875,11 @@ def compare(results: Sequence[Result], kind: str = "queue", labels: Optional[Seq
 
     * ``queue``: the first monitored queue of each run vs time (and its last few periods);
     * ``cwnd``: the mean window over each run's traced flows vs time;
-    * ``throughput``: each run's aggregate goodput vs time;
+    * ``throughput``: each run's aggregate goodput of its traced flows vs time;
     * ``queue_hist``: each run's queue-length CDF;
     * ``flows``: each run's per-flow goodput after warm-up.
+
+    Raises ValueError naming the run whose table for ``kind`` is empty.
     """
     results = list(results)
     if not results:
@@ -852,6 +891,8 @@ def compare(results: Sequence[Result], kind: str = "queue", labels: Optional[Seq
     labels = [str(x) for x in labels]
     if len(labels) != len(results):
         raise ValueError(f"compare: {len(labels)} labels for {len(results)} results")
+    for r, lab in zip(results, labels):  # an empty table drew an empty curve, silently (an API probe)
+        _needs(r, kind, f"compare({kind!r}): {lab}")
     scale, xlabel = _time_axis(max(results, key=lambda r: r.duration_s))
     if kind == "queue_hist":
         fig, (ax,), _ = _figure(zoom=False)
@@ -866,9 +907,10 @@ def compare(results: Sequence[Result], kind: str = "queue", labels: Optional[Seq
     if kind == "flows":
         fig, (ax,), _ = _figure(zoom=False)
         width = 0.8 / len(results)
+        most = max(r._rows("flows") for r in results)
         for i, (r, lab) in enumerate(zip(results, labels)):
             f = r.flows
-            ax.bar(f["flow"] + i * width, f["goodput_bps"] / 1e9, width=width, label=lab)
+            _per_flow(ax, f["flow"] + i * width, f["goodput_bps"] / 1e9, most, width=width, label=lab)
         ax.set_xlabel("flow")
         ax.set_ylabel("goodput after warm-up (Gbps)")
         _title(fig, "Goodput of each flow")
@@ -890,7 +932,8 @@ def compare(results: Sequence[Result], kind: str = "queue", labels: Optional[Seq
             series.append((m.index.to_numpy(), m.to_numpy()))
     for (t, y), lab in zip(series, labels):
         ax.plot(t * scale, y, lw=0.8, label=lab)
-    ylabel = {"queue": "queue length (packets)", "cwnd": "mean window (packets)", "throughput": "aggregate goodput (Gbps)"}[kind]
+    ylabel = {"queue": "queue length (packets)", "cwnd": "mean window of the traced flows (packets)",
+              "throughput": "aggregate goodput of the traced flows (Gbps)"}[kind]
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)

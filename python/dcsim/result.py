@@ -378,19 +378,19 @@ class Result:
         * "workloads": target vs realised load per workload; "rounds": completion time per incast
           round;
         * "rates": each L2 source's rate vs time; "sources": goodput and realised feedback loop
-          delay per L2 source; "cps": samples and feedback frames per L2 congestion point.
+          delay per L2 source; "cps": samples and feedback frames per L2 congestion point;
+        * "fct": the slowdown CDF and percentiles per flow-size bucket of the finished finite
+          flows; "tiers": a leaf-spine's or fat-tree's port utilization and losses by tier;
+          "permutation": a permutation workload's goodput per flow.
 
         Returns the matplotlib Figure; with ``path`` it is also saved (PNG, PDF or SVG by suffix; PNG, with ".png" added, when it has none).
-        Raises ValueError for an unknown kind or an empty table (say, "rounds" without an incast).
+        Raises ValueError for an unknown kind or a run without what it draws (say, "rounds" without an incast).
         """
         from dcsim.plotting import KINDS
 
-        if kind not in KINDS:
+        if not isinstance(kind, str) or kind not in KINDS:
             raise ValueError(f"plot: kind {kind!r} is not one of {', '.join(KINDS)}")
-        if kind in self.tables and len(self.tables[kind]) == 0:
-            why = schema.TABLE_DOCS.get(kind, "")
-            raise ValueError(f"plot({kind!r}): the {kind} table of this run is empty, nothing to draw ({why})")
-        return KINDS[kind](self, path)
+        return KINDS[kind](self, path)  # each refuses a run without its data
 
     def monitored_ports(self) -> pd.DataFrame:
         """The rows of ``ports`` whose queue is monitored."""
