@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["Col", "SCHEMA", "TABLE_DOCS", "LABEL_COLUMNS", "SUMMARY_DERIVED", "RESULTS_FORMAT", "markdown", "docstring"]
+__all__ = ["Col", "SCHEMA", "TABLE_DOCS", "LABEL_COLUMNS", "SUMMARY_TOP", "SUMMARY_DERIVED", "RESULTS_FORMAT", "markdown",
+           "docstring"]
 
 #: The format of the results (these tables and the summary): part of a sweep's cache key, so that
 #: runs cached by an older format (other columns, other summary keys) are run again, not mixed
@@ -235,6 +236,34 @@ SCHEMA: dict[str, list[Col]] = {
 #: ``summary.json``: each entry of its ``flows`` list holds columns of ``flows`` under the same
 #: names, and each entry of ``ports`` columns of ``ports`` (``port`` there is the label "sw->r");
 #: these values are derived (a test checks that every key is a column or listed here).
+#: summary.json's top-level keys (Result.summary()); the lists (flows, ports, workloads, tiers,
+#: fct_groups, sources) are described by their tables and SUMMARY_DERIVED.
+SUMMARY_TOP: list[Col] = [
+    _c("scenario", "", LAB, "the scenario in one line (Scenario.describe())"),
+    _c("duration_s", "s", SET, "simulated time"),
+    _c("warmup_s", "s", SET, "warm-up: what comes before it is left out of the after-warm-up statistics"),
+    _c("seed", "", SET, "the run's random seed"),
+    _c("wall_s", "s", END, "wall-clock time the engine took (null when unknown: a Result read back without it)"),
+    _c("events", "count", WR, "events the engine handled"),
+    _c("events_per_wall_s", "1/s", END, "events / wall_s"),
+    _c("packets", "packets", WR, "sent_pkts, delivered_pkts, dropped_pkts, in_flight_pkts: the `counters` "
+                                 "table (sent = delivered + dropped + in flight)"),
+    _c("goodput_total_bps", "bit/s", AW, "sum of every flow's goodput, listed and generated"),
+    _c("goodput_mean_bps", "bit/s", AW, "mean goodput of the listed [[flows]] (null without any)"),
+    _c("jain_index", "1", AW, "Jain's index of the listed flows' goodputs (null without any)"),
+    _c("flows_finished", "count", WR, "flows, listed and generated, that completed by the end, whenever they "
+                                      "started (fct_groups count only those that started after warm-up)"),
+    _c("after_warmup", "", AW, "totals: delivered_bytes, retransmits, timeouts (of the flows), drops and marks "
+                               "(of every port), data_drops (drops of the flows' data packets; the rest are pure "
+                               "ACKs or L2 frames)"),
+    _c("whole_run", "", WR, "the same totals over the whole run"),
+    _c("fct_groups", "", AW, "flow completion statistics of the finite flows that started after warm-up, per "
+                             "size bucket, protocol and traffic source (Result.fct_stats(); absent without such flows)"),
+    _c("l2_goodput_total_bps", "bit/s", AW, "sum of the L2 sources' goodput (with L2 sources)"),
+    _c("l2_dropped_frames", "frames", AW, "frames of the L2 sources dropped"),
+    _c("l2_drop_pct", "%", AW, "l2_dropped_frames / frames the L2 sources sent (null if none sent)"),
+]
+
 SUMMARY_DERIVED: dict[str, list[Col]] = {
     "flows": [
         _c("p_queued_per_ack", "1", AW, "rtt_samples_queued / rtt_samples: the fraction of RTT samples (one per "
@@ -295,9 +324,11 @@ def markdown() -> str:
     out.append("**`summary.json`**: `ports` lists the monitored ports and `flows` the [[flows]], with columns of "
                "those tables under the same names, `workloads` columns of `workloads`, plus the keys below; on a "
                "leaf-spine or fat-tree, `tiers` lists every port grouped by tier and direction (`Result.tier_stats()`: "
-               "the same columns):\n")
+               "the same columns); the keys at its top level come first:\n")
     out.append("| key | unit | window | meaning |")
     out.append("|---|---|---|---|")
+    for c in SUMMARY_TOP:
+        out.append(f"| `{c.name}` | {c.unit or '—'} | {c.window} | {c.meaning.replace('|', '/')} |")
     for table, cols in SUMMARY_DERIVED.items():
         for c in cols:
             out.append(f"| `{table}[].{c.name}` | {c.unit or '—'} | {c.window} | {c.meaning.replace('|', '/')} |")
@@ -313,6 +344,9 @@ def docstring() -> str:
             unit = f" [{c.unit}]" if c.unit else ""
             out.append(f"    {c.name}{unit} ({c.window}): {c.meaning}")
     out.append("summary.json (Result.summary()): flows and ports entries hold columns of those tables, plus")
+    for c in SUMMARY_TOP:
+        unit = f" [{c.unit}]" if c.unit else ""
+        out.append(f"    {c.name}{unit} ({c.window}): {c.meaning}")
     for table, cols in SUMMARY_DERIVED.items():
         for c in cols:
             unit = f" [{c.unit}]" if c.unit else ""
