@@ -656,3 +656,25 @@ def test_a_fabric_tier_buffer_smaller_than_an_l2_frame_is_named():
          "l2": {"scheme": "qcn", "frame": "9000B", "sources": [{"src": "h0", "dst": "h3"}]}, "run": {"duration": "1ms"}}
     with pytest.raises(ScenarioError, match=r"network\.tiers\.leaf_spine\.buffer: 5000B holds no L2 frame"):
         Scenario.from_dict(d)
+
+
+def test_small_api_inputs_found_by_the_api_probe_are_named(tmp_path):
+    """A Path where a file name is written (pathlib is what Python users hold), TOML text given to
+    from_toml, something else than text given to from_toml_str, and a summary that is not one."""
+    from pathlib import Path as P
+
+    import dcsim
+
+    trace = ROOT / "examples" / "trace.toml"
+    sc = load_scenario(trace)
+    same = sc.replace({"workloads[0].file": P(ROOT / "examples" / "trace_flows.csv")})
+    assert same.to_dict() == sc.replace({"workloads[0].file": str(ROOT / "examples" / "trace_flows.csv")}).to_dict()
+    with pytest.raises(ScenarioError, match=r"^from_toml: given TOML text, not a file's path; Scenario\.from_toml_str"):
+        Scenario.from_toml(DEMO.read_text())
+    for bad, name in ((None, "NoneType"), (5, "int"), (DEMO, "PosixPath")):
+        with pytest.raises(ScenarioError, match=rf"^scenario: expected TOML text \(a str\), got {name}"):
+            Scenario.from_toml_str(bad)
+    res = dcsim.simulate(load_scenario(DEMO).replace({"run.duration": "1ms", "run.warmup": "0s"}))
+    with pytest.raises(ValueError, match=r"^to_dir: summary: expected the dict Result\.summary\(\) returns"):
+        res.to_dir(tmp_path / "o", summary="hello")
+    assert not (tmp_path / "o").exists()

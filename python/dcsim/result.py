@@ -774,6 +774,7 @@ class Result:
         from dcsim.run import check_out_dir, out_dir_lock, stop_previous_plotter, write_manifest
 
         out = Path(out)
+        _check_summary(summary, "to_dir")
         check_out_dir(out, force, names=("out", "force=True"))
         failed: list[str] = []
         with out_dir_lock(out, opt="out"), atomic_dir(out) as tmp:
@@ -808,6 +809,7 @@ class Result:
         that failed and lists those written, so nothing computed is lost to one failed write.
         """
         out = Path(out)
+        _check_summary(summary, "write_into")
         out.mkdir(parents=True, exist_ok=True)
         tables = [(out / f"{name}.parquet", self.tables.parquet_writer(name)) for name in TABLES]  # snapshots, here
         cells = [self._rows(name) * len(self.tables.columns(name)) for name in TABLES]
@@ -885,6 +887,14 @@ def engine_spec_text(spec: dict) -> str:
 
 #: Threads writing the Parquet tables (the machine this was measured on has 2 cores; more gave nothing).
 WRITER_THREADS = 2
+
+
+def _check_summary(summary: Any, who: str) -> None:
+    """A summary given to write: None (computed) or a table as :meth:`Result.summary` returns
+    (``summary="hello"`` was written as summary.json: an API probe)."""
+    if summary is not None and not (isinstance(summary, dict) and "duration_s" in summary):
+        raise ValueError(f"{who}: summary: expected the dict Result.summary() returns (or None), got "
+                         f"{type(summary).__name__}")
 
 
 def _window_bounds(window: Any, duration_s: float) -> tuple[float, float]:

@@ -43,6 +43,7 @@ import gc
 import json
 import math
 import numbers
+import os
 import re
 import sys
 from array import array
@@ -428,9 +429,12 @@ def _check_shape(data: dict) -> None:
 
 
 def plain(obj: Any) -> Any:
-    """``obj`` with NumPy scalars and arrays as Python's own numbers and lists, in tables and lists
-    at any depth (values from Python callers: a sweep axis from np.arange, a number read from a
-    DataFrame), so that they validate and serialise as the numbers they are."""
+    """``obj`` with NumPy scalars and arrays as Python's own numbers and lists, and paths
+    (``pathlib.Path``) as text, in tables and lists at any depth (values from Python callers: a
+    sweep axis from np.arange, a number read from a DataFrame, a file named by a Path), so that they
+    validate and serialise as what they are."""
+    if isinstance(obj, os.PathLike):  # "expected a string, got PosixPath(...)" before (an API probe)
+        return os.fspath(obj)
     if type(obj).__module__.split(".")[0] == "numpy" and hasattr(obj, "tolist"):  # numpy, numpy.ma.core
         v = obj.tolist()
         if type(v).__module__.split(".")[0] == "numpy":  # longdouble, clongdouble: no Python twin
@@ -3733,6 +3737,10 @@ class Scenario(_Model):
 
     @classmethod
     def from_toml_str(cls, text: str) -> "Scenario":
+        """Validate a scenario given as TOML text; raises :class:`ScenarioError`."""
+        if not isinstance(text, str):
+            raise ScenarioError(f"scenario: expected TOML text (a str), got {type(text).__name__}"
+                                + ("; a file is read by Scenario.from_toml(path)" if isinstance(text, os.PathLike) else ""))
         try:
             data = tomllib.loads(text)
         except tomllib.TOMLDecodeError as e:
@@ -3745,6 +3753,8 @@ class Scenario(_Model):
     def from_toml(cls, path: Union[str, Path], changes: Optional[dict] = None) -> "Scenario":
         """Load and validate a TOML scenario file (with ``changes``: :func:`load_scenario`);
         raises :class:`ScenarioError`."""
+        if isinstance(path, str) and "\n" in path:  # the whole text was shown as a path (an API probe)
+            raise ScenarioError("from_toml: given TOML text, not a file's path; Scenario.from_toml_str(text) reads text")
         return cls.from_dict(_file_tables(Path(path), changes, json_file=False))
 
     # -- output -------------------------------------------------------------------------------
