@@ -181,6 +181,25 @@ def test_predictor_is_exact_for_constant_delays():
     assert np.max(np.abs(run2.qf_hat_bytes[:-4] - qf2[4:])) > 1e3
 
 
+@pytest.mark.parametrize("m, d", [(13, 13), (5, 9), (9, 2)])
+def test_the_predictor_sums_are_eq25s_sums(m, d):
+    """Eq. (25)'s sums over the last m controls are kept as running sums (O(1) a period; a probe's
+    m = 1e5 took minutes as a dot product): Q̂_f(k) = Q_f(k) + m Q_v(k) + T sum_{i=1..m} i u(k-i)
+    and Q̂_v(k) = Q_v(k) + T sum_{i=1..m} u(k-i), summed here directly from the run's own u."""
+    a, b, c = _gains()
+    run = dsm.simulate_discrete(C_bps=C, q0_bytes=64e3, p=0.01, m=m, a=a, b=b, c=c, omega=5.0, n_samples=400,
+                                q_init_bytes=20e3, rate_init_bps=1.3 * C, delay_samples=d)
+    T = dsm.sampling_period_s(C, 0.01)
+    u = run.u_bps / 8.0
+    qv = np.diff(run.q_bytes, prepend=20e3 - T * 0.3 * C / 8.0)
+    for k in range(run.q_bytes.size):
+        past = [u[k - i] if k - i >= 0 else 0.0 for i in range(1, m + 1)]
+        want_f = run.q_bytes[k] - 64e3 + m * qv[k] + T * sum(i * x for i, x in enumerate(past, start=1))
+        want_v = qv[k] + T * sum(past)
+        # Rounding only: terms of O(1e6) B, double precision: 1e-6 B is ~1e-12 relative.
+        assert run.qf_hat_bytes[k] == pytest.approx(want_f, abs=1e-6) and run.qv_hat_bytes[k] == pytest.approx(want_v, abs=1e-6)
+
+
 def test_queue_converges_to_q0_under_eq22():
     """Parameters inside eq. (23), constant delays (xi = 0): the state reaches the line delta = 0 and
     slides to the origin. On the line Q̂_f(k+1) - Q̂_f(k) = Q̂_v(k+1) with Q̂_f = -omega Q̂_v gives

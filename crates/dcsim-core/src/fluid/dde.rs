@@ -349,7 +349,9 @@ pub fn integrate<const D: usize, S: DdeSystem<D>>(sys: &S, opts: &Options) -> Re
         max_m <= MAX_DELAY_STEPS,
         &format!("large enough that the longest delay is at most {MAX_DELAY_STEPS:e} steps (memory)"),
     )?;
-    let cap = max_m.ceil() as usize + 3;
+    // The ring holds the longest delay's history, or the whole run when it is shorter: a 1 ns
+    // run with a 100 us delay at dt = 3.6 ps allocated 2.4 GB for 281 steps (a probe).
+    let cap = (max_m.ceil() as usize + 3).min(n_steps + 2);
     let y0 = sys.history(0.0);
     let names = sys.names();
     for i in 0..D {
