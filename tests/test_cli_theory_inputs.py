@@ -61,7 +61,11 @@ APPLIES = {
     "fluid dctcp": ["--C", "--d", "--K", "--N", "--g", "--packet-size", "--t-end", "--dt"],
     "fluid dx": ["--N", "--C", "--R0", "--tau", "--p", "--packet-size", "--t-end", "--dt"],
 }
-CASES = [(cmd, opt, v) for cmd, opts in APPLIES.items() for opt in opts for v in HOSTILE[opt]]
+#: The DX fluid model takes p = 0 and p = 1 (limits.FLUID_P; p = 1 gives the special state's Q*
+#: exactly), as the Python API did; the closed forms of `theory dx` keep 1e-6 from both ends.
+FLUID_P_OK = {"0", "1", "1e-300"}
+CASES = [(cmd, opt, v) for cmd, opts in APPLIES.items() for opt in opts for v in HOSTILE[opt]
+         if not (cmd == "fluid dx" and opt == "--p" and v in FLUID_P_OK)]
 
 
 @pytest.mark.parametrize("cmd,option,value", CASES, ids=[f"{c}{o}={v}" for c, o, v in CASES])
@@ -95,11 +99,15 @@ def test_N_is_a_real_number_in_every_command(cmd):
     assert L.N_FLOWS.text() in text
 
 
-@pytest.mark.parametrize("cmd", ["theory dx", "fluid dx"])
 @pytest.mark.parametrize("p", ["0", "1"])
-def test_p_range_is_the_same_in_both_dx_commands(cmd, p):
-    text = _bad([*BASE[cmd], "--p", p], "--p")
+def test_p_ranges_of_the_dx_commands(p):
+    """`theory dx` keeps p 1e-6 from both ends (its closed forms under- or overflow there);
+    `fluid dx` takes both ends, as `dcsim.fluid.dx` does (a probe found the CLI refusing p = 1,
+    with which the README's special state gives Q* exactly)."""
+    text = _bad([*BASE["theory dx"], "--p", p], "--p")
     assert L.PROB_P.text() in text
+    for bad in ("1.5", "-0.5"):
+        assert L.FLUID_P.text() in _bad([*BASE["fluid dx"], "--p", bad], "--p")
 
 
 # --------------------------------------------------------------------------------- output paths
@@ -378,3 +386,54 @@ def test_an_emptied_queue_reads_zero_not_rounding_noise():
     assert res.exit_code == 0, res.output
     assert "queue min .. max" in text and "e-1" not in text, text
     assert abs(th_dctcp.analyze(C_bps=10e9, d_s=100e-6, K_pkt=8, N=2)["limit_cycle"]["q_min_pkt"]) < 1e-9
+
+
+# ------------------------------------------------------------- the fluid and theory probe (2026-11-29)
+
+
+@pytest.mark.parametrize("args,option,shown", [
+    (["theory", "dctcp", "--C", "10Gbps", "--d", "100us", "--g", "1.0000001"], "--g", "1.0000001"),
+    ([*BASE["theory dx"], "--p", "0.9999991"], "--p", "0.9999991"),
+    ([*BASE["fluid dctcp"], "--N", "1000000.5"], "--N", "1000000.5"),
+])
+def test_an_offending_value_is_shown_with_every_digit(args, option, shown):
+    """"--g: 1 is out of range; allowed 0 < g <= 1" was said of 1.0000001: the value was rounded
+    into the range it is outside of."""
+    assert f"{option}: {shown}" in _bad(args, option)
+
+
+def test_what_the_fluid_and_theory_commands_say_holds():
+    """Four messages of the probe: an empty range of H_b offered as one, a queue of -1e-8 ps at
+    the special state's threshold, a stability bound below the smallest N allowed, and a --dt
+    suggested to a command without one; and --packet-size named as the API's packet_bytes."""
+    res, text = _run(["theory", "dsm", "--C", "10Gbps", "--delay", "1s"])
+    assert res.exit_code == 0 and "no H_b puts b inside at m = 12500" in text and "needs H_b in" not in text
+    res, text = _run(["theory", "dx", "--N", "66.666666666666667", "--C", "10Gbps", "--R0", "80us"])
+    assert "fixed point W*, Q* │ 1 pkt, 0 s = 0 pkt" in text, text
+    res, text = _run(["theory", "dx", "--N", "1", "--C", "1Mbps", "--R0", "1us"])
+    assert "every N >= 1 (the bound is 3.463e-05 flows)" in text
+    text = _bad(["fluid", "dctcp-fig2", "--t-end", "1ns"], "--t-end")
+    assert "--dt" not in text
+    assert "--packet-size: 1.5B is not a whole number of bytes" in _bad([*BASE["fluid dctcp"], "--packet-size", "1.5B"],
+                                                                        "--packet-size")
+
+
+def test_the_fluid_api_refuses_what_it_read_as_something_else():
+    """True read as 1, "no" as yes, a number where a pair belongs raised TypeError, and the DSM
+    model's delay_samples was called m in its message."""
+    from dcsim import fluid
+    from dcsim.theory import dsm
+
+    with pytest.raises(ValueError, match=r"^p must be a real number"):
+        fluid.dx(80, 10e9, 80e-6, t_end_s=1e-3, p=True)
+    with pytest.raises(ValueError, match=r"^queue_floor must be True or False, got 'no'"):
+        fluid.dctcp(10e9, 100e-6, 65, 1 / 16, 10, t_end_s=1e-3, queue_floor="no")
+    with pytest.raises(ValueError, match=r"^window_floor must be True or False"):
+        fluid.dx(80, 10e9, 80e-6, t_end_s=1e-3, window_floor="no")
+    with pytest.raises(ValueError, match=r"^init \(W0_pkt, alpha0, q0_pkt\) must be a sequence of 3, got 5"):
+        fluid.dctcp(10e9, 100e-6, 65, 1 / 16, 10, t_end_s=1e-3, init=5)
+    with pytest.raises(ValueError, match=r"^init\[0\] \(W0_pkt, Q0_s\) must be a sequence of 2, got None"):
+        fluid.dx_batch([80], [10e9], [80e-6], t_end_s=1e-3, init=[None])
+    with pytest.raises(ValueError, match=r"^delay_samples = 1000000000 is out of range"):
+        dsm.simulate_discrete(C_bps=10e9, q0_bytes=64e3, p=0.01, m=4, a=1.0, b=1.0, c=1.0, omega=5.0,
+                              delay_samples=10**9)

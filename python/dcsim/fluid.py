@@ -80,9 +80,23 @@ def _stride(name_sample: str, sample_dt: float, name_dt: str, dt: float) -> int:
     return int(round(k))
 
 
+def _flag(name: str, x) -> bool:
+    """A yes/no option: True or False only ("no" was read as yes: a probe)."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {x!r}")
+    return bool(x)
+
+
+def _pairs(name: str, x, n: int) -> None:
+    """``x`` is a sequence of ``n`` entries (a number there raised TypeError: a probe)."""
+    if isinstance(x, (str, bytes)) or not hasattr(x, "__len__") or len(x) != n:
+        raise ValueError(f"{name} must be a sequence of {n}, got {x!r}")
+
+
 def _init3(init, names=("W0", "alpha0", "q0")) -> Optional[list]:
     if init is None:
         return None
+    _pairs(f"init ({', '.join(names)})", init, 3)
     if len(init) != 3:
         raise ValueError(f"init must be a triple ({', '.join(names)}), got {init!r}")
     W, alpha, q = (_real(f"init.{n}", v, *rng) for n, v, rng in zip(names, init, ((0, math.inf), (0, 1), ())))
@@ -219,7 +233,8 @@ def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s
     R_star_s = d_s + K_pkt / C_pps
     t_end_s, dt_s, sample_dt_s = _physical_grid(R_star_s, t_end_s, dt_s, sample_dt_s)
     init = _init3(init, ("W0_pkt", "alpha0", "q0_pkt"))
-    r = _core.fluid_dctcp(C_pps, d_s, K_pkt, g, N, bool(queue_floor), init, t_end_s, dt_s, sample_dt_s, 0.0)
+    queue_floor = _flag("queue_floor", queue_floor)
+    r = _core.fluid_dctcp(C_pps, d_s, K_pkt, g, N, queue_floor, init, t_end_s, dt_s, sample_dt_s, 0.0)
     q = r["q"]
     df = pd.DataFrame({
         "t_s": r["t"], "W_pkt": r["W"], "alpha": r["alpha"], "q_pkt": q,
@@ -289,6 +304,8 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
     ``Q_s``, ``q_pkt``, ``R_s`` (see :func:`dx`).
     """
     def arr(name, x):
+        if isinstance(x, (bool, np.bool_)) or np.asarray(x).dtype == bool:  # True read as 1 (a probe)
+            raise ValueError(f"{name} must be a real number or a 1-D array of them, got {x!r}")
         try:
             a = np.atleast_1d(np.asarray(x, dtype=float))
         except (TypeError, ValueError):
@@ -313,6 +330,9 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
     n = len(b["N"])
     packet_bytes = _packet_bytes(packet_bytes)
     sfx = (lambda name, i: name) if _scalar else (lambda name, i: f"{name}[{i}]")
+    window_floor = _flag("window_floor", window_floor)
+    if init is not None:
+        _pairs("init (one (W0_pkt, Q0_s) pair per run)", init, n)
     if init is not None and len(init) != n:
         raise ValueError(f"init has {len(init)} entries; expected one (W0_pkt, Q0_s) pair per run ({n})")
     cols = {k: [] for k in ("N", "C", "R0", "tau", "p", "W0", "Q0", "t_end", "dt", "sample_dt", "t_from")}
@@ -322,8 +342,7 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
         Ci = limits.CAPACITY.check(b["C_bps"][i], sfx("C_bps", i))
         R0i = limits.DELAY.check(b["R0_s"][i], sfx("R0_s", i))
         taui = limits.DELAY.check(b["tau_s"][i], sfx("tau_s", i)) if "tau_s" in b else R0i
-        pi = _real(sfx("p", i), b["p"][i], 0, 1)  # the model takes p = 1 (Q > 0 always; the theory's
-        # PROB_P keeps 1e-6 from the ends for its closed forms, which the integrator does not use)
+        pi = limits.FLUID_P.check(b["p"][i], sfx("p", i))  # p = 1 too (the CLI's range as well)
         t_end_i = _real(sfx("t_end_s", i), b["t_end_s"][i], 0, 1e4, lo_open=True, unit="s")
         dti = b["dt_s"][i] if "dt_s" in b else _dx_dt(R0i, taui)
         dti = _real(sfx("dt_s", i), dti, 0, taui / 2, lo_open=True, unit=f"s (at most tau/2 = {taui / 2:.6g} s)")
@@ -337,6 +356,7 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
         if init is None:
             W0, Q0 = 1.0, 0.0
         else:
+            _pairs(sfx("init", i) + " (W0_pkt, Q0_s)", init[i], 2)
             if len(init[i]) != 2:
                 raise ValueError(f"{sfx('init', i)} must be a pair (W0_pkt, Q0_s), got {init[i]!r}")
             W0 = _real(sfx("init", i) + ".W0_pkt", init[i][0], 1.0 if window_floor else 0.0, math.inf, unit="packets")

@@ -225,12 +225,21 @@ def _check_outputs(csv: Optional[Path], plot: Optional[Path]) -> None:
         output_file(plot, "--plot", plot_suffixes())
 
 
+def _whole_bytes(pb: float, given: str) -> int:
+    """--packet-size as the fluid models take it: whole bytes (the API's packet_bytes was named)."""
+    from dcsim.commands.inputs import fail
+
+    if not float(pb).is_integer():
+        fail(f"--packet-size: {given.strip()} is not a whole number of bytes; allowed 1 B .. 65535 B in whole bytes")
+    return int(pb)
+
+
 def _grid(t_end: str, dt: Optional[str], dt_max_s: float, default_dt_s: float,
-          delay: Optional[tuple[float, str]] = None) -> tuple[float, Optional[float]]:
+          delay: Optional[tuple[float, str]] = None, has_dt: bool = True) -> tuple[float, Optional[float]]:
     """--t-end and --dt: their ranges and the step budget (dcsim.theory.limits.MAX_STEPS).
 
     ``dt_max_s`` is half the delay (the integrator needs dt <= delay/2); ``default_dt_s`` the step
-    dcsim.fluid takes when --dt is not given.
+    dcsim.fluid takes when --dt is not given; ``has_dt``: whether the command has a --dt to suggest.
     """
     from dcsim.commands.inputs import fail, quantity
     from dcsim.theory import limits as L
@@ -252,7 +261,7 @@ def _grid(t_end: str, dt: Optional[str], dt_max_s: float, default_dt_s: float,
     if t_end_s < step:  # the run would end at its first step, past --t-end, with one sample
         fail(f"--t-end: {fmt_time(t_end_s)} is shorter than one integration step of {fmt_time(step)}"
              + (" (--dt)" if dt_s is not None else " (the default step: a fraction of the feedback delay)")
-             + f"; allowed --t-end >= {fmt_time(step)}" + ("" if dt_s is not None else ", or give a smaller --dt"))
+             + f"; allowed --t-end >= {fmt_time(step)}" + ("" if dt_s is not None or not has_dt else ", or give a smaller --dt"))
     return t_end_s, dt_s
 
 
@@ -279,7 +288,7 @@ def dctcp(
 
     C_bps = quantity(C, "--C", parse_rate, L.CAPACITY)
     d_s = quantity(d, "--d", parse_time, L.DELAY)
-    pb = quantity(packet_size, "--packet-size", parse_bytes, L.PACKET)
+    pb = _whole_bytes(quantity(packet_size, "--packet-size", parse_bytes, L.PACKET), packet_size)
     K_pkt = quantity(K, "--K", lambda t, o: parse_size(t, o).packets(pb), L.MARKING_K)
     g = number(g, "--g", L.EWMA_G)
     N = number(N, "--N", L.N_FLOWS)
@@ -308,7 +317,7 @@ def dx(
     R0: str = typer.Option("80us", "--R0", "--r0", "--base-rtt", help='Base RTT R0, e.g. "80us"; 1 us .. 1 s.'),
     tau: Optional[str] = typer.Option(None, "--tau", "--feedback-delay", help="Feedback delay tau, 1 us .. 1 s (default R0; the paper is "
                                       "ambiguous)."),
-    p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, 1e-6 <= p <= 1 - 1e-6 (paper: 0.95)."),
+    p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, 0 <= p <= 1 (paper: 0.95; 1: Q > 0 always)."),
     t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms"; at most 1e4 s and 1e8 steps.'),
     dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, at most tau/2 (default tau/m <= R0/100)."),
     packet_size: str = typer.Option("1500B", "--packet-size", help="Segment size seg; 1 B .. 65535 B."),
@@ -328,8 +337,8 @@ def dx(
     C_bps = quantity(C, "--C", parse_rate, L.CAPACITY)
     R0_s = quantity(R0, "--R0", parse_time, L.DELAY)
     tau_s = None if tau is None else quantity(tau, "--tau", parse_time, L.DELAY)
-    p = number(p, "--p", L.PROB_P)
-    pb = quantity(packet_size, "--packet-size", parse_bytes, L.PACKET)
+    p = number(p, "--p", L.FLUID_P)
+    pb = _whole_bytes(quantity(packet_size, "--packet-size", parse_bytes, L.PACKET), packet_size)
     tau_used = R0_s if tau_s is None else tau_s
     t_end_s, dt_s = _grid(t_end, dt, tau_used / 2, fluid._dx_dt(R0_s, tau_used),
                           delay=(tau_used, "--tau" if tau_s is not None else "--R0"))
@@ -363,7 +372,7 @@ def dctcp_fig2(
     from dcsim import fluid
 
     R_star_s = 100e-6 + 65 / (10e9 / 12000)  # the Fig. 2 setting of fig()
-    t_end_s, _ = _grid(t_end, None, R_star_s / 2, R_star_s / fluid.STEPS_PER_DELAY)
+    t_end_s, _ = _grid(t_end, None, R_star_s / 2, R_star_s / fluid.STEPS_PER_DELAY, has_dt=False)
     output_dir(out, "--out")
     try:
         res = fig2(out, t_end_s=t_end_s)

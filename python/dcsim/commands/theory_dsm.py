@@ -137,9 +137,12 @@ def dsm(
     t.add_row("ω", f"> {rg['omega_min_eq31']:.4g} (eq. 31)", "", "", "", f"{omega:g} (dimensionless)", mark(ck["omega_eq31"]))
     console.print(t)
     if not ck["b_eq23_lower"]:
+        hb_lo, hb_hi = rg["b_min_eq23"] * (2 * r["m"] + 3), rg["H_b_max_hz"]
+        inside = (f"b inside needs H_b in ({_hz(hb_lo)}, {_hz(hb_hi)})" if hb_lo < hb_hi else
+                  f"no H_b puts b inside at m = {r['m']}: its lower end {_hz(hb_lo)} is above its upper end {_hz(hb_hi)}")
         console.print(f"[yellow]b = {_per_s(r['b_per_s'])} is below eq. (23)'s 1/((ω+1)T) = {_per_s(rg['b_min_eq23'])}: "
                       "the sliding condition (20) fails in StateB. (The paper's own §V choice, H_b = 20 kHz at m = 4, ω = 5, "
-                      f"does this; b inside needs H_b in ({_hz(rg['b_min_eq23'] * (2 * r['m'] + 3))}, {_hz(rg['H_b_max_hz'])}).)[/]")
+                      f"does this; {inside}.)[/]")
 
     e = r["eq27"]
     t = titled_table("Eq. (27): one adjustment |u| must not exceed C (bounds of eq. 29)")

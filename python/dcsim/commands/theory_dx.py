@@ -73,7 +73,8 @@ def dx(
               "the reading that reproduces the paper's Sect. 4.3 numbers")
     t.add_row("tau = R0 + Q0", f"{fmt_time(e['rtt_s'])}: {'stable' if t1['stable_tau_R0_plus_Q0'] else 'not certified stable'}", "")
     n_min = t1["N_min_stable"]
-    t.add_row(f"stable for N > (at R0 = {fmt_time(R0_s)})", f"{n_min:.4g} flows" if n_min is not None else "none",
+    n_text = ("none" if n_min is None else f"every N >= 1 (the bound is {n_min:.4g} flows)" if n_min < 1 else f"{n_min:.4g} flows")
+    t.add_row(f"stable for N > (at R0 = {fmt_time(R0_s)})", n_text,
               "tau = R0" + ("" if n_min is not None else "; " + escape(r["notes"].get("N_min_stable", ""))))
     r0_max = t1["R0_max_stable_s"]
     t.add_row(f"stable for R0 < (at N = {N:g})", us(r0_max),

@@ -87,9 +87,9 @@ def _p(p: float) -> float:
     return p
 
 
-def _m(m: int) -> int:
+def _m(m: int, name: str = "m") -> int:
     if isinstance(m, bool) or not isinstance(m, (int, np.integer)) or not 0 <= m <= MAX_M:
-        raise ValueError(f"m = {m!r} is out of range: must be an integer with 0 <= m <= {MAX_M}")
+        raise ValueError(f"{name} = {m!r} is out of range: must be an integer with 0 <= {name} <= {MAX_M}")
     return int(m)
 
 
@@ -293,7 +293,7 @@ def simulate_discrete(*, C_bps: float, q0_bytes: float, p: float, m: int, a: flo
     C_bps = _pos("C_bps", C_bps)
     q0_bytes = _pos("q0_bytes", q0_bytes)
     m = _m(m)
-    d = m if delay_samples is None else _m(delay_samples)
+    d = m if delay_samples is None else _m(delay_samples, "delay_samples")
     if isinstance(n_samples, bool) or not isinstance(n_samples, (int, np.integer)) or not 1 <= n_samples <= 10_000_000:
         raise ValueError(f"n_samples = {n_samples!r} is out of range: must be an integer in [1, 1e7]")
     for name, x in (("a", a), ("b", b), ("c", c), ("omega", omega)):
@@ -308,6 +308,9 @@ def simulate_discrete(*, C_bps: float, q0_bytes: float, p: float, m: int, a: flo
     # summed again exactly every m periods (rounding does not build up). With a dot product and a
     # shift of the whole history every period, 1e6 periods took 23 s and m = 1e5 was O(m) a
     # period (a probe: --delay 1s --m 100000 --samples 100000 took 16 s).
+    if not isinstance(queue_floor, (bool, np.bool_)):
+        raise ValueError(f"queue_floor must be True or False, got {queue_floor!r}")
+    floor = bool(queue_floor)
     L = max(m, d) + 1
     ring = [0.0] * L
     s1 = sw = 0.0  # sum u(k-i), sum i u(k-i), i = 1..m (no control before k = 0)
@@ -331,7 +334,7 @@ def simulate_discrete(*, C_bps: float, q0_bytes: float, p: float, m: int, a: flo
             sw = math.fsum(i * x for i, x in enumerate(window, start=1))
         R = R + (ring[(k - d) % L] if k >= d else 0.0)           # u(k - d) arrives: R(k+1)
         q_prev, q = q, q + T_s * (R - C_Bps)
-        if queue_floor:
+        if floor:
             q = max(q, 0.0)
     t = np.arange(n_samples) * T_s
     return DiscreteRun(t_s=t, q_bytes=np.array(qs), rate_bps=8.0 * np.array(Rs), qf_hat_bytes=np.array(qfs),

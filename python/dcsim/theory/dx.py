@@ -525,6 +525,8 @@ def special_state(N: float, C_bps: float, R0_s: float, seg_bytes: float = DEFAUL
     seg = 8.0 * float(seg_bytes)
     Q_star = (N * seg - C_bps * R0_s) / C_bps
     active = N >= n_thr * (1.0 - 1e-12)  # N = C R0/seg exactly (e.g. 100 at 120 us) must not fail on rounding
+    if active and Q_star < 0:  # at the threshold, up to rounding: no queue (a probe saw Q* = -1.2e-20 s)
+        Q_star = 0.0
     return SpecialState(n_thr, special_state_max_R0(N, C_bps, seg_bytes), active, 1.0, Q_star,
                         Q_star * C_bps / seg)
 

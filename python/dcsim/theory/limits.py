@@ -35,6 +35,7 @@ __all__ = [
     "MARKING_K",
     "EWMA_G",
     "PROB_P",
+    "FLUID_P",
     "PACKET",
     "T_END",
     "MAX_STEPS",
@@ -53,11 +54,14 @@ __all__ = [
 
 
 def plain(x: float) -> str:
-    """A number as a person writes it: 0.5, 1e-300, nan (never ``np.float64(...)``)."""
+    """A number as a person writes it: 0.5, 1e-300, nan (never ``np.float64(...)``), with every
+    digit it needs: "--g: 1 is out of range; allowed 0 < g <= 1" was said of 1.0000001 (a probe)."""
     try:
-        return f"{float(x):g}"
+        v = float(x)
     except (TypeError, ValueError):
         return str(x)
+    short = f"{v:g}"
+    return short if float(short) == v or not math.isfinite(v) else repr(v)
 
 
 @dataclass(frozen=True)
@@ -100,7 +104,7 @@ class Limit:
         name = field or self.symbol
         sym = name.lstrip("-") if field else self.symbol  # "--R0" -> "1 us <= R0 <= 1 s"
         if isinstance(x, bool) or not isinstance(x, numbers.Real):
-            raise ValueError(f"{name}: expected a number, got {given if given is not None else plain(x)}; "
+            raise ValueError(f"{name}: expected a number, got {given if given is not None else repr(x)}; "
                              f"allowed {self.text(sym)}")
         v = float(x)
         if not self.contains(v):
@@ -126,6 +130,9 @@ EWMA_G = Limit("g", 0.0, 1.0, lo_open=True)
 #: DX's constant probability that Q > 0 (Section 3.1; the paper uses 0.95): 0 < p < 1, kept 1e-6 away
 #: from both ends, where the equilibrium (7) and the coefficients (11) under- or overflow.
 PROB_P = Limit("p", 1e-6, 1.0 - 1e-6)
+#: The same p in the DX fluid model (3)-(4), which takes both ends (p = 1: Q > 0 always, the
+#: special stable state's Q* exactly); the closed forms' 1e-6 margins do not apply to it.
+FLUID_P = Limit("p", 0.0, 1.0)
 #: Packet (segment) size, bytes: at most an IPv4 datagram, as in scenario files.
 PACKET = Limit("packet size", 1.0, 65535.0, fmt=lambda b: f"{b:g} B")
 #: Length of a fluid run, seconds.
