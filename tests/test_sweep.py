@@ -546,9 +546,9 @@ def test_base_as_scenario_or_file_and_bad_out(tmp_path):
 
 
 def test_two_sweeps_cannot_write_to_one_directory(tmp_path):
-    from dcsim.sweep.store import SweepLock
+    from dcsim.sweep.store import sweep_lock
 
-    with SweepLock(tmp_path / "o"):
+    with sweep_lock(tmp_path / "o"):
         with pytest.raises(SweepError, match=r"^out: another dcsim sweep is writing to .* \(pid \d+\)"):
             sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "o", executor=tpool(), progress=False)
     assert sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "o", executor=tpool(), progress=False).computed == 1

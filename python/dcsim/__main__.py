@@ -12,6 +12,8 @@ import os
 import signal
 import sys
 
+from dcsim._signals import signal_name, take_stop_signals
+
 
 def entry() -> None:
     """Import the command line and run it (:func:`dcsim.cli.entry`); a signal during the import
@@ -26,18 +28,14 @@ def entry() -> None:
     # silently, which is harmless here (nothing is written yet) but gives no status to tell.
     # dcsim.cli.main installs its own handlers (it checks they are still the defaults), so
     # these are put back first.
-    previous = {}
-    for name in ("SIGTERM", "SIGHUP"):
-        num = getattr(signal, name, None)
-        if num is not None and signal.getsignal(num) is signal.SIG_DFL:
-            previous[num] = signal.signal(num, on_signal)
+    previous = take_stop_signals(on_signal)
     try:
         from dcsim.cli import entry as run
     except KeyboardInterrupt:
         signum = received[-1] if received else signal.SIGINT
-        how = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
         try:
-            sys.stderr.write(f"interrupted ({how}) while starting: stopped before reading or writing anything\n")
+            sys.stderr.write(f"interrupted ({signal_name(signum)}) while starting: stopped before reading or writing "
+                             "anything\n")
             sys.stderr.flush()
         except (OSError, ValueError, AttributeError):  # stderr closed
             pass

@@ -19,10 +19,10 @@ import shutil
 import stat
 import zlib
 from pathlib import Path
-from typing import Iterable, Iterator, Optional
+from typing import Callable, Iterable, Iterator, Optional
 
 __all__ = ["atomic_dir", "atomic_write_bytes", "read_at_most", "exclusive_lock", "LockBusy", "MANIFEST",
-           "read_manifest", "size_crc32", "file_checks", "not_as_listed"]
+           "read_manifest", "size_crc32", "file_checks", "not_as_listed", "frame_to_parquet"]
 
 
 @contextlib.contextmanager
@@ -71,19 +71,25 @@ def _remove_orphans(out: Path) -> None:
                 continue
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a reader (or a crash) sees the old file or the new one."""
+def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True, tmp: Optional[Path] = None) -> None:
+    """Write ``data`` to ``path`` so that a reader (or a crash) sees the old file or the new one:
+    into ``tmp`` (default ``.<name>.tmp-<pid>`` beside it), flushed to the disk unless ``fsync`` is
+    False, then renamed. If that fails the temporary file is removed, and an OSError that names no
+    file names ``path`` (a write's own error names none: a full disk was "writing the output")."""
     path = Path(path)
-    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}"
+    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}" if tmp is None else tmp
     try:
         with open(tmp, "wb") as fh:
             fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
+            if fsync:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             tmp.unlink()
+        if isinstance(e, OSError) and e.filename is None:
+            raise OSError(e.errno, e.strerror or str(e), str(path)) from None
         raise
 
 
@@ -106,18 +112,20 @@ def read_at_most(path: Path, limit: int) -> Optional[bytes]:
 
 
 class LockBusy(Exception):
-    """Another process holds the lock; ``holder``: what it wrote into the lock file ("pid 123"), or ''."""
+    """Another process holds the lock; ``holder``: what it wrote into the lock file ("pid 123")."""
 
     def __init__(self, holder: str) -> None:
-        super().__init__(holder or "pid unknown")
-        self.holder = holder or "pid unknown"
+        super().__init__(holder)
+        self.holder = holder
 
 
 @contextlib.contextmanager
-def exclusive_lock(path: Path, *, remove: bool = False) -> Iterator[None]:
+def exclusive_lock(path: Path, *, remove: bool = False,
+                   busy: Callable[[str], BaseException] = LockBusy) -> Iterator[None]:
     """Hold an exclusive advisory lock (``flock``) on file ``path`` (created if need be) for the
-    block, with "pid <this process>" written in it; raise :class:`LockBusy` at once if another
-    process (or another open of the file in this one) holds it. The system releases the lock when
+    block, with "pid <this process>" written in it; raise ``busy(holder)`` (:class:`LockBusy`, or
+    the caller's own error) at once if another process (or another open of the file in this one)
+    holds it; ``holder`` is what it wrote there ("pid 123", or "pid unknown"). The system releases the lock when
     its process ends, however it ends. With ``remove``, the file is deleted as the lock is let go
     (a sibling of a directory that is replaced whole, not to be left beside it); a process that
     opened the file just before that locks a deleted file, sees so, and locks the new one. Without
@@ -142,7 +150,7 @@ def exclusive_lock(path: Path, *, remove: bool = False) -> Iterator[None]:
                 f.seek(0)
                 holder = f.read().strip()
             f.close()
-            raise LockBusy(holder) from None
+            raise busy(holder or "pid unknown") from None
         try:
             current = os.stat(path).st_ino == os.fstat(f.fileno()).st_ino
         except FileNotFoundError:
@@ -186,6 +194,14 @@ def size_crc32(data: bytes) -> list[int]:
 def file_checks(paths: Iterable[Path]) -> dict[str, list[int]]:
     """{file name: :func:`size_crc32` of its content} of the files ``paths`` (read back)."""
     return {Path(p).name: size_crc32(Path(p).read_bytes()) for p in paths}
+
+
+def frame_to_parquet(df, path: Path) -> None:
+    """Write DataFrame ``df`` as a Parquet file through a file Python opened: a path that is not
+    UTF-8 is a str Arrow refuses (an output path of a probe ended `sweep` and `reproduce` in an
+    internal error)."""
+    with open(path, "wb") as f:
+        df.to_parquet(f, index=False)
 
 
 def not_as_listed(d: Path, listed: dict) -> Optional[tuple[str, str]]:

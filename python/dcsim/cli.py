@@ -10,6 +10,7 @@ from typing import Optional
 import typer
 
 from dcsim._console import wide_console
+from dcsim._signals import signal_name, take_stop_signals
 from dcsim.units import fmt_time
 from rich.markup import escape
 from rich.table import Table
@@ -254,11 +255,12 @@ def write_claims(result, out_dir: Path, quick: bool = False) -> list[Path]:
     "quick" or "full")."""
     import pandas as pd
 
+    from dcsim._files import frame_to_parquet
+
     rows = [{**c.as_dict(), "mode": "quick" if quick else "full"} for c in result.claims]
     js, pq = out_dir / "claims.json", out_dir / "claims.parquet"
     js.write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    with open(pq, "wb") as f:  # a path that is not UTF-8 is a str Arrow refuses; Python's open takes it
-        pd.DataFrame(rows).astype(str).to_parquet(f, index=False)
+    frame_to_parquet(pd.DataFrame(rows).astype(str), pq)
     return [js, pq]
 
 
@@ -266,12 +268,13 @@ def parquet_beside_csvs(files) -> list[Path]:
     """A Parquet copy of every CSV an experiment wrote (like `dcsim run`, tables as Parquet)."""
     import pandas as pd
 
+    from dcsim._files import frame_to_parquet
+
     out = []
     for p in map(Path, files):
         if p.suffix.lower() == ".csv" and p.exists():
             q = p.with_suffix(".parquet")
-            with open(q, "wb") as f:  # see write_claims
-                pd.read_csv(p).to_parquet(f, index=False)
+            frame_to_parquet(pd.read_csv(p), q)
             out.append(q)
     return out
 
@@ -365,14 +368,10 @@ def main() -> int:
 
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
         signal.signal(signal.SIGINT, on_sigint)
-    # SIGTERM (a batch scheduler, `timeout`, `kill`) and SIGHUP (a closed terminal) stop a command
-    # as Ctrl-C does: partial output removed, one line, status 128 + the signal's number. Their
-    # default action killed the process where it stood: a run's finished tables were left in a
-    # hidden temporary directory. A sweep takes SIGTERM over while it runs (finished runs kept).
-    for name in ("SIGTERM", "SIGHUP"):
-        num = getattr(signal, name, None)
-        if num is not None and signal.getsignal(num) is signal.SIG_DFL:
-            signal.signal(num, on_sigint)
+    # SIGTERM and SIGHUP stop a command as Ctrl-C does: partial output removed, one line, status
+    # 128 + the signal's number (their default action left a run's finished tables in a hidden
+    # temporary directory). A sweep takes SIGTERM over while it runs (finished runs kept).
+    take_stop_signals(on_sigint)
     threshold = gc.get_threshold()
     gc.set_threshold(GC_THRESHOLD_0, *threshold[1:])
     atexit.unregister(gc.freeze)  # once per process, however often main() is called
@@ -387,8 +386,8 @@ def main() -> int:
         return rv if isinstance(rv, int) else 0
     except aborts:
         signum = interrupted[-1] if interrupted else signal.SIGINT
-        how = "Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name
-        err_console.print(f"[bold red]interrupted[/] ({how}): stopped; no output directory was left half-written")
+        err_console.print(f"[bold red]interrupted[/] ({signal_name(signum)}): stopped; no output directory was left "
+                          "half-written")
         return 128 + int(signum)
     except exits as e:
         return e.exit_code

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, S
 import numpy as np
 
 from dcsim import schema
+from dcsim._files import frame_to_parquet
 from dcsim._json import jsonable
 from dcsim.scenario import FABRIC_TIERS, Scenario, load_scenario
 
@@ -851,8 +852,11 @@ class Result:
                                                 allow_nan=False)),
         ):
             path = out / name
-            writers.append((path, lambda p, text=text: p.write_text(text(), encoding="utf-8")))
-            done[path] = _attempt(lambda: writers[-1][1](path), path)
+            def write(p: Path, text: Callable[[], str] = text) -> None:
+                p.write_text(text(), encoding="utf-8")
+
+            writers.append((path, write))
+            done[path] = _attempt(lambda: write(path), path)
         return done
 
     def __repr__(self) -> str:
@@ -1054,12 +1058,6 @@ def _parquet_column(v: Union[np.ndarray, list, _Label]):
     return v if isinstance(v, list) else np.ascontiguousarray(v)
 
 
-def _to_parquet_file(df: "pd.DataFrame", path: Path) -> None:
-    """pandas' writer, through a file Python opened (a path that is not UTF-8 is a str Arrow refuses)."""
-    with open(path, "wb") as f:
-        df.to_parquet(f, index=False)
-
-
 def _frame_columns(df: "pd.DataFrame", text: Iterable[str] = ()) -> Optional[list]:
     """A table already read as a DataFrame, as the engine's writer takes its columns: the same
     Parquet file whether or not the table was read first (a categorical label column as its codes
@@ -1249,7 +1247,7 @@ class _Tables(MutableMapping):
         def write(path: Path) -> None:
             cols = columns()
             if cols is None:
-                _to_parquet_file(frame, path)
+                frame_to_parquet(frame, path)
                 return
             from dcsim import _core
 

@@ -19,7 +19,7 @@ import sys
 import uuid
 import warnings
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterator, Optional, Sequence
+from typing import TYPE_CHECKING, Callable, Optional, Sequence
 
 import typer
 from rich.console import Console
@@ -418,29 +418,22 @@ def _check_out_dir(out: Path, force: bool, reads: Sequence[Path], opt: str, forc
         raise ValueError(f"{opt}: cannot create {out}: {e.strerror or e}") from None
 
 
-@contextlib.contextmanager
-def out_dir_lock(out: Path, *, opt: str = "--out") -> Iterator[None]:
+def out_dir_lock(out: Path, *, opt: str = "--out") -> contextlib.AbstractContextManager:
     """Held from the output check until a run's directory is in place: a second run (or
-    :meth:`Result.to_dir`) into the same ``out`` meanwhile is refused at once, naming ``opt`` and
-    the process that writes there (two runs into one directory both reported success, the last
-    one's files winning: a robustness probe). The lock is the hidden file ``.<name>.lock`` beside
-    ``out`` (inside, it would be replaced with the directory), removed when the run is done.
-    Raises ValueError when another process holds it."""
-    from dcsim._files import LockBusy, exclusive_lock
+    :meth:`Result.to_dir`) into the same ``out`` meanwhile is refused at once with a ValueError
+    naming ``opt`` and the process that writes there (two runs into one directory both reported
+    success, the last one's files winning: a robustness probe). The lock is the hidden file
+    ``.<name>.lock`` beside ``out`` (inside, it would be replaced with the directory), removed when
+    the run is done: :func:`dcsim._files.exclusive_lock`."""
+    from dcsim._files import exclusive_lock
 
     out = Path(os.path.abspath(out))
-    held = exclusive_lock(out.parent / f".{out.name}.lock", remove=True)
-    try:
-        held.__enter__()
-    except LockBusy as e:
-        raise ValueError(f"{opt}: {out} is being written by another dcsim process ({e.holder}); "
-                         f"wait for it to finish, or give another {opt}") from None
-    except OSError as e:
-        raise ValueError(f"{opt}: cannot lock {out} for this run: {e.strerror or e}") from None
-    try:
-        yield
-    finally:
-        held.__exit__(None, None, None)
+
+    def busy(holder: str) -> ValueError:
+        return ValueError(f"{opt}: {out} is being written by another dcsim process ({holder}); "
+                          f"wait for it to finish, or give another {opt}")
+
+    return exclusive_lock(out.parent / f".{out.name}.lock", remove=True, busy=busy)
 
 
 def run_scenario_file(

@@ -233,9 +233,6 @@ SCHEMA: dict[str, list[Col]] = {
     ],
 }
 
-#: ``summary.json``: each entry of its ``flows`` list holds columns of ``flows`` under the same
-#: names, and each entry of ``ports`` columns of ``ports`` (``port`` there is the label "sw->r");
-#: these values are derived (a test checks that every key is a column or listed here).
 #: summary.json's top-level keys (Result.summary()); the lists (flows, ports, workloads, tiers,
 #: fct_groups, sources) are described by their tables and SUMMARY_DERIVED.
 SUMMARY_TOP: list[Col] = [
@@ -264,6 +261,9 @@ SUMMARY_TOP: list[Col] = [
     _c("l2_drop_pct", "%", AW, "l2_dropped_frames / frames the L2 sources sent (null if none sent)"),
 ]
 
+#: ``summary.json``: each entry of its ``flows`` list holds columns of ``flows`` under the same
+#: names, and each entry of ``ports`` columns of ``ports`` (``port`` there is the label "sw->r");
+#: these values are derived (a test checks that every key is a column or listed here).
 SUMMARY_DERIVED: dict[str, list[Col]] = {
     "flows": [
         _c("p_queued_per_ack", "1", AW, "rtt_samples_queued / rtt_samples: the fraction of RTT samples (one per "

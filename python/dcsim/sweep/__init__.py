@@ -345,7 +345,7 @@ def run_sweep(
     from dcsim import __version__
     from dcsim.sweep.execute import LocalPool, RunTraces, Stats, StopSignals, connect_dask, default_jobs, execute
     from dcsim.sweep.worker import use_plan_files
-    from dcsim.sweep.store import TABLE, RowBuffer, RunStore, SweepLock, run_record, write_table
+    from dcsim.sweep.store import TABLE, RowBuffer, RunStore, run_record, sweep_lock, write_table
 
     if executor is None and jobs is None and dask is None:
         executor, jobs = _DEFAULTS["executor"], _DEFAULTS["jobs"]
@@ -424,7 +424,7 @@ def run_sweep(
         raise SweepError(f"out: cannot create the output directory {out} ({e.strerror or e})") from None
     if not os.access(out, os.W_OK):
         raise SweepError(f"out: the output directory {out} is not writable")
-    with SweepLock(out):
+    with sweep_lock(out):
         if not dry_run:  # a dry run writes and removes nothing
             store.clean_tmp()
         replaces = store.other_sweep(spec.to_dict())

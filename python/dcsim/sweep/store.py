@@ -30,9 +30,9 @@ import zlib
 from pathlib import Path
 from typing import Any, Callable, Iterable, Optional
 
-from dcsim._files import not_as_listed, size_crc32
+from dcsim._files import atomic_write_bytes, exclusive_lock, not_as_listed, size_crc32
 
-__all__ = ["atomic_write", "atomic_link", "trace_content", "run_record", "RunStore", "SweepLock", "RowBuffer", "write_table"]
+__all__ = ["atomic_write", "atomic_link", "trace_content", "run_record", "RunStore", "sweep_lock", "RowBuffer", "write_table"]
 
 ROW = "row.json"
 ERROR = "error.json"
@@ -53,22 +53,10 @@ def run_record(key: str, version: str, seed: int, tables: bool, run_wall_s: Opti
 
 
 def atomic_write(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` via a temporary file in the same directory and a rename. If that
-    fails (a full disk) the temporary file is removed and the OSError names ``path`` (a write's
-    own error names no file: a probe's full disk was reported as "writing the output")."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except OSError as e:
-        try:
-            tmp.unlink()
-        except OSError:
-            pass
-        if e.filename is None:
-            raise OSError(e.errno, e.strerror or str(e), str(path)) from None
-        raise
+    """Write ``data`` to ``path`` via a temporary file in the same directory (``.<name>.<pid>.tmp``,
+    which :func:`_remove_tmp` recognises) and a rename, without fsync (a killed process, not a power
+    loss: see above): :func:`dcsim._files.atomic_write_bytes`."""
+    atomic_write_bytes(path, data, fsync=False, tmp=path.with_name(f".{path.name}.{os.getpid()}.tmp"))
 
 
 def atomic_link(src: Path, path: Path) -> None:
@@ -168,12 +156,6 @@ def _record_check(rec: dict) -> int:
     return zlib.crc32(json.dumps(body, allow_nan=False, sort_keys=True, separators=(",", ":")).encode())
 
 
-def _files_as_listed(d: Path, listed: dict) -> bool:
-    """Whether run directory ``d`` holds every file its row lists, each of its size and CRC-32 (a
-    table missing, cut short or changed in place is computed again)."""
-    return not_as_listed(d, listed) is None
-
-
 def _tables_whole(d: Path) -> bool:
     """Whether run directory ``d`` holds its scenario and whole Parquet files (the magic bytes at
     both ends: a file cut short, or edited, is computed again rather than read as a result)."""
@@ -191,31 +173,15 @@ def _tables_whole(d: Path) -> bool:
     return True
 
 
-class SweepLock:
+def sweep_lock(out: Path) -> contextlib.AbstractContextManager:
     """An exclusive lock on OUT/.lock (released by the OS if the process dies):
     :func:`dcsim._files.exclusive_lock`, its refusal said as the sweep's."""
+    from dcsim.sweep.spec import SweepError
 
-    def __init__(self, out: Path) -> None:
-        self.path = Path(out) / ".lock"
-        self._held: Optional[contextlib.AbstractContextManager] = None
+    def busy(holder: str) -> SweepError:
+        return SweepError(f"out: another dcsim sweep is writing to {out} ({holder}); wait for it or use another --out")
 
-    def __enter__(self) -> "SweepLock":
-        from dcsim._files import LockBusy, exclusive_lock
-        from dcsim.sweep.spec import SweepError
-
-        held = exclusive_lock(self.path)
-        try:
-            held.__enter__()
-        except LockBusy as e:
-            raise SweepError(f"out: another dcsim sweep is writing to {self.path.parent} ({e.holder}); "
-                             "wait for it or use another --out") from None
-        self._held = held
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        if self._held is not None:
-            self._held.__exit__(None, None, None)
-            self._held = None
+    return exclusive_lock(Path(out) / ".lock", busy=busy)
 
 
 class RunStore:
@@ -247,7 +213,7 @@ class RunStore:
             if not rec.get("tables"):
                 return None
             listed = rec.get("files")
-            whole = _files_as_listed(self.run_dir(run_id), listed) if isinstance(listed, dict) else \
+            whole = not_as_listed(self.run_dir(run_id), listed) is None if isinstance(listed, dict) else \
                 _tables_whole(self.run_dir(run_id))  # a row written before the files were listed
             if not whole:
                 return None
