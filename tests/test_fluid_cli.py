@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import pytest
 from typer.testing import CliRunner
 
 from dcsim.cli import app
@@ -89,3 +90,32 @@ def test_every_file_written_is_listed(tmp_path):
     fig2 = json.loads(runner.invoke(app, ["fluid", "dctcp-fig2", "-o", str(out), "--t-end", "2ms", "--json"]).output)
     listed = {f for s in fig2.values() for f in s["files"]}
     assert listed == {str(p) for p in out.iterdir()}
+
+
+def test_the_summary_sees_every_step_whatever_the_sample_dt(tmp_path):
+    """`--sample-dt` near the limit cycle's period (1 515 steps of R*/200 at N = 10, measured by
+    test_fluid) makes the CSV's rows stroboscopic; the summary must not change (the windows
+    are the same steps: --t-end is a whole number of samples of both spacings)."""
+    R = 100e-6 + 65 / (10e9 / 12000)
+    dt = R / 200
+    period, t_end = 1515 * dt, 40 * 1515 * dt
+    base = ["fluid", "dctcp", "--N", "10", "--t-end", f"{t_end}s", "--json"]
+    every = json.loads(runner.invoke(app, [*base, "--sample-dt", f"{dt}s"]).output)
+    strobe_csv = tmp_path / "s.csv"
+    strobe = json.loads(runner.invoke(app, [*base, "--sample-dt", f"{period}s", "--csv", str(strobe_csv)]).output)
+    rows = _csv(strobe_csv)
+    rows = rows[rows.t_s >= strobe["window_from_s"] - dt / 2]
+    assert abs(rows.p.mean() - every["marking_fraction"]) > 0.3  # the rows alias
+    for k in ("marking_fraction", "utilization", "q_pkt", "W_pkt", "alpha", "window_from_s", "window_steps"):
+        assert strobe[k] == every[k], k
+    assert strobe["rows"] == 41 and strobe["sample_dt_s"] == pytest.approx(period, rel=1e-9)
+    assert every["window_steps"] == 20 * 1515 + 1
+
+
+def test_sample_dt_is_rounded_to_steps_and_bounded():
+    s = json.loads(runner.invoke(app, ["fluid", "dx", "--sample-dt", "1ps", "--t-end", "1ms", "--json"]).output)
+    assert s["sample_dt_s"] == pytest.approx(80e-6 / 200, rel=1e-9)  # one step of R0/200
+    r = runner.invoke(app, ["fluid", "dctcp", "--t-end", "1000s", "--dt", "10us", "--sample-dt", "10us"])
+    assert r.exit_code == 2 and "--sample-dt" in r.output and "rows" in r.output
+    r = runner.invoke(app, ["fluid", "dx", "--sample-dt", "1s"])
+    assert r.exit_code == 2 and "--sample-dt" in r.output and "20 ms" in r.output

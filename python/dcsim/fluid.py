@@ -16,6 +16,12 @@ here arrange, by cubic Hermite interpolation otherwise); the switching times of 
 indicator are located exactly and the step is split there; floors obey the max(·, 0) rule.
 Global order 4 on smooth problems (tested), order 1 near floor contacts. Same inputs give
 bit-identical outputs.
+
+Statistics. :func:`dctcp` and :func:`dx` also summarize their run at every integration step from
+``stats_from_s`` on (default: the second half of the run) in ``df.attrs["stats"]``: min, mean and
+max of each state and of the papers' indicators (eq. (8)'s marking 1{q > K}, the link's
+utilization; DX's 1{Q > 0}). They do not depend on the output's decimation, which a long run needs
+(an 89 s DCTCP run at 4 000 rows put the time marked at 41.3 % against 39.7 % on the grid).
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ __all__ = [
 STEPS_PER_DELAY = 200
 #: Default number of output rows for the physical-unit models (decimation of the step grid).
 DEFAULT_ROWS = 4000
+#: Most output rows of one run (the integrator's memory guard, dde::MAX_SAMPLES).
+MAX_ROWS = _core.FLUID_MAX_SAMPLES
 
 
 # ---------------------------------------------------------------------------------------------
@@ -101,6 +109,24 @@ def _init3(init, names=("W0", "alpha0", "q0")) -> Optional[list]:
         raise ValueError(f"init must be a triple ({', '.join(names)}), got {init!r}")
     W, alpha, q = (_real(f"init.{n}", v, *rng) for n, v, rng in zip(names, init, ((0, math.inf), (0, 1), ())))
     return [W, alpha, q]  # the queue's range depends on the model: the integrator checks it
+
+
+def _stats_from(stats_from_s, t_end_s: float, name: str = "stats_from_s") -> float:
+    """Start of the full-resolution statistics: default the second half of the run."""
+    if stats_from_s is None:
+        return 0.5 * t_end_s
+    return _real(name, stats_from_s, 0.0, t_end_s, unit="s (within the run)")
+
+
+#: dx's default statistics window, passed to dx_batch: the second half of each run.
+_HALF = object()
+
+
+def _named_stats(raw: dict, names: dict) -> dict:
+    """The integrator's statistics under the columns' names: {"from_s", "steps", column: {min, mean, max}}."""
+    out = {"from_s": raw["from"], "steps": raw["points"]}
+    out.update({col: dict(raw[key]) for key, col in names.items()})
+    return out
 
 
 def default_normalized_init(wbar: float) -> tuple[float, float, float]:
@@ -207,7 +233,8 @@ def _cover(t_end: float, sample_dt: float) -> float:
 
 def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s: float,
           dt_s: Optional[float] = None, sample_dt_s: Optional[float] = None,
-          packet_bytes: int = DEFAULT_PACKET_BYTES, init=None, queue_floor: bool = True) -> pd.DataFrame:
+          packet_bytes: int = DEFAULT_PACKET_BYTES, init=None, queue_floor: bool = True,
+          stats_from_s: Optional[float] = None) -> pd.DataFrame:
     """DCTCP fluid model in physical units, eqs. (5)-(8) of the DCTCP analysis paper.
 
     ``C_bps`` link rate (bit/s), ``d_s`` propagation delay (s), ``K_pkt`` marking threshold
@@ -220,7 +247,10 @@ def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s
     α0 = min(1, sqrt(2/w̄)), q0 = K (the normalized default).
 
     Returns columns ``t_s``, ``W_pkt`` (per-flow window), ``alpha``, ``q_pkt``, ``p`` (marking
-    indicator 1{q > K}, eq. (8)), ``R_s`` (RTT d + q/C). ``df.attrs`` holds C_pps, R_star_s, wbar.
+    indicator 1{q > K}, eq. (8)), ``R_s`` (RTT d + q/C). ``df.attrs`` holds C_pps, R_star_s, wbar,
+    and ``stats``: {"from_s", "steps", and for ``W_pkt``, ``alpha``, ``q_pkt``, ``p`` and
+    ``utilization`` (1 while q > 0, else min(1, N W/(R C))) their "min", "mean", "max"} over every
+    integration step from ``stats_from_s`` (default half the run) to the end.
     """
     # The ranges of `dcsim fluid dctcp` (dcsim.theory.limits): one set of bounds for both.
     C_bps = limits.CAPACITY.check(C_bps, "C_bps")
@@ -231,10 +261,12 @@ def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s
     packet_bytes = _packet_bytes(packet_bytes)
     C_pps = capacity_pps(C_bps, packet_bytes)
     R_star_s = d_s + K_pkt / C_pps
-    t_end_s, dt_s, sample_dt_s = _physical_grid(R_star_s, t_end_s, dt_s, sample_dt_s)
+    t_end_s, dt_s, sample_dt_s = _physical_grid(R_star_s, t_end_s, dt_s, sample_dt_s)  # to a whole sample
     init = _init3(init, ("W0_pkt", "alpha0", "q0_pkt"))
     queue_floor = _flag("queue_floor", queue_floor)
-    r = _core.fluid_dctcp(C_pps, d_s, K_pkt, g, N, queue_floor, init, t_end_s, dt_s, sample_dt_s, 0.0)
+    stats_from_s = _stats_from(stats_from_s, t_end_s)
+    r = _core.fluid_dctcp(C_pps, d_s, K_pkt, g, N, queue_floor, init, t_end_s, dt_s, sample_dt_s, 0.0,
+                          stats_from_s)
     q = r["q"]
     df = pd.DataFrame({
         "t_s": r["t"], "W_pkt": r["W"], "alpha": r["alpha"], "q_pkt": q,
@@ -242,7 +274,9 @@ def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s
     })
     df.attrs.update(model="dctcp", C_bps=C_bps, C_pps=C_pps, d_s=d_s, K_pkt=K_pkt, g=g, N=N,
                     packet_bytes=packet_bytes, R_star_s=R_star_s, wbar=(C_pps * d_s + K_pkt) / N,
-                    queue_floor=bool(queue_floor))
+                    queue_floor=bool(queue_floor),
+                    stats=_named_stats(r["stats"], {"W": "W_pkt", "alpha": "alpha", "q": "q_pkt", "p": "p",
+                                                    "utilization": "utilization"}))
     return df
 
 
@@ -258,7 +292,8 @@ def _dx_dt(R0_s: float, tau_s: float) -> float:
 
 def dx(N: float, C_bps: float, R0_s: float, *, t_end_s: float, dt_s: Optional[float] = None,
        sample_dt_s: Optional[float] = None, packet_bytes: int = DEFAULT_PACKET_BYTES, init=None,
-       window_floor: bool = True, tau_s: Optional[float] = None, p: float = 0.95) -> pd.DataFrame:
+       window_floor: bool = True, tau_s: Optional[float] = None, p: float = 0.95,
+       stats_from_s: Optional[float] = None) -> pd.DataFrame:
     """DX fluid model, eqs. (3)-(4) of the DX paper, with the one-segment window floor (Sec. 3.3).
 
     Units. The paper's W is in bytes (seg = 1500) and its C must be in bytes/s (only then do its
@@ -278,30 +313,34 @@ def dx(N: float, C_bps: float, R0_s: float, *, t_end_s: float, dt_s: Optional[fl
     sample time >= ``t_end_s``.
 
     Returns columns ``t_s``, ``W_pkt``, ``Q_s`` (queueing delay), ``q_pkt`` (= Q C, the queue),
-    ``R_s`` (= R0 + Q, the RTT). ``df.attrs`` holds C_pps, tau_s, p.
+    ``R_s`` (= R0 + Q, the RTT). ``df.attrs`` holds C_pps, tau_s, p, and ``stats``: {"from_s",
+    "steps", and for ``W_pkt``, ``Q_s``, ``q_pkt`` and ``busy`` (1{Q > 0}) their "min", "mean",
+    "max"} over every integration step from ``stats_from_s`` (default half the run) to the end.
     """
     out = dx_batch([N], [C_bps], [R0_s], t_end_s=t_end_s, tau_s=None if tau_s is None else [tau_s], p=[p],
                    dt_s=None if dt_s is None else [dt_s], sample_dt_s=None if sample_dt_s is None else [sample_dt_s],
                    packet_bytes=packet_bytes, init=None if init is None else [init], window_floor=window_floor,
-                   _scalar=True)[0]
+                   stats_from_s=_HALF if stats_from_s is None else stats_from_s, _scalar=True)[0]
+    stats = out.pop("stats")
     df = pd.DataFrame(out)
     C_pps = capacity_pps(float(C_bps), packet_bytes)
     df.attrs.update(model="dx", N=float(N), C_bps=float(C_bps), C_pps=C_pps, R0_s=float(R0_s),
                     tau_s=float(R0_s if tau_s is None else tau_s), p=float(p), packet_bytes=packet_bytes,
-                    window_floor=bool(window_floor))
+                    window_floor=bool(window_floor), stats=stats)
     return df
 
 
 def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_dt_s=None,
              t_from_s=0.0, packet_bytes: int = DEFAULT_PACKET_BYTES, init=None, window_floor: bool = True,
-             _scalar: bool = False) -> list[dict[str, np.ndarray]]:
+             stats_from_s=None, _scalar: bool = False) -> list[dict[str, np.ndarray]]:
     """Many runs of :func:`dx` in parallel (Rust, GIL released), e.g. a grid of (N, C, R0).
 
     ``N``, ``C_bps``, ``R0_s``, ``t_end_s``, ``tau_s`` (default R0_s), ``p``, ``dt_s``,
     ``sample_dt_s`` and ``t_from_s`` are scalars or 1-D arrays, broadcast to a common length.
     ``init`` is None (every run starts at W = 1 packet, Q = 0) or a sequence of (W0_pkt, Q0_s) pairs,
     one per run. Returns, in input order, dicts of numpy arrays with keys ``t_s``, ``W_pkt``,
-    ``Q_s``, ``q_pkt``, ``R_s`` (see :func:`dx`).
+    ``Q_s``, ``q_pkt``, ``R_s`` (see :func:`dx`); with ``stats_from_s`` (a scalar or an array, in
+    each run's [0, t_end_s]) also ``stats``, the statistics at every step of :func:`dx`.
     """
     def arr(name, x):
         if isinstance(x, (bool, np.bool_)) or np.asarray(x).dtype == bool:  # True read as 1 (a probe)
@@ -321,6 +360,8 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
         named["dt_s"] = dt_s
     if sample_dt_s is not None:
         named["sample_dt_s"] = sample_dt_s
+    if stats_from_s is not None and stats_from_s is not _HALF:
+        named["stats_from_s"] = stats_from_s
     arrays = {k: arr(k, v) for k, v in named.items()}
     try:
         b = dict(zip(arrays, np.broadcast_arrays(*arrays.values())))
@@ -335,7 +376,7 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
         _pairs("init (one (W0_pkt, Q0_s) pair per run)", init, n)
     if init is not None and len(init) != n:
         raise ValueError(f"init has {len(init)} entries; expected one (W0_pkt, Q0_s) pair per run ({n})")
-    cols = {k: [] for k in ("N", "C", "R0", "tau", "p", "W0", "Q0", "t_end", "dt", "sample_dt", "t_from")}
+    cols = {k: [] for k in ("N", "C", "R0", "tau", "p", "W0", "Q0", "t_end", "dt", "sample_dt", "t_from", "stats_from")}
     for i in range(n):
         # The ranges of `dcsim fluid dx` (dcsim.theory.limits).
         Ni = limits.N_FLOWS.check(b["N"][i], sfx("N", i))
@@ -353,6 +394,11 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
         limits.check_steps(t_end_i, dti, sfx("t_end_s", i))  # the CLI's bounds (1e8 steps; the delay's history)
         limits.check_delay_steps(taui, dti, sfx("dt_s", i), dt_given=True)
         t_end_i = _cover(t_end_i, si)
+        sfi = None  # the statistics' window: none, the second half of the (whole-sample) run, or the given start
+        if stats_from_s is _HALF:
+            sfi = _stats_from(None, t_end_i)
+        elif "stats_from_s" in b:
+            sfi = _stats_from(b["stats_from_s"][i], t_end_i, sfx("stats_from_s", i))
         if init is None:
             W0, Q0 = 1.0, 0.0
         else:
@@ -361,12 +407,16 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
                 raise ValueError(f"{sfx('init', i)} must be a pair (W0_pkt, Q0_s), got {init[i]!r}")
             W0 = _real(sfx("init", i) + ".W0_pkt", init[i][0], 1.0 if window_floor else 0.0, math.inf, unit="packets")
             Q0 = _real(sfx("init", i) + ".Q0_s", init[i][1], 0.0, math.inf, unit="s")
-        for k, v in zip(cols, (Ni, capacity_pps(Ci, packet_bytes), R0i, taui, pi, W0, Q0, t_end_i, dti, si, tfi)):
+        for k, v in zip(cols, (Ni, capacity_pps(Ci, packet_bytes), R0i, taui, pi, W0, Q0, t_end_i, dti, si, tfi, sfi)):
             cols[k].append(v)
     raw = _core.fluid_dx_batch(cols["N"], cols["C"], cols["R0"], cols["tau"], cols["p"], bool(window_floor),
-                               cols["W0"], cols["Q0"], cols["t_end"], cols["dt"], cols["sample_dt"], cols["t_from"])
+                               cols["W0"], cols["Q0"], cols["t_end"], cols["dt"], cols["sample_dt"], cols["t_from"],
+                               None if stats_from_s is None else cols["stats_from"])
     out = []
     for i, r in enumerate(raw):
         C_pps, R0 = cols["C"][i], cols["R0"][i]
         out.append({"t_s": r["t"], "W_pkt": r["W"], "Q_s": r["Q"], "q_pkt": r["Q"] * C_pps, "R_s": R0 + r["Q"]})
+        if "stats" in r:
+            st = out[-1]["stats"] = _named_stats(r["stats"], {"W": "W_pkt", "Q": "Q_s", "busy": "busy"})
+            st["q_pkt"] = {k: v * C_pps for k, v in st["Q_s"].items()}  # q = Q C, C > 0: the same extremes
     return out

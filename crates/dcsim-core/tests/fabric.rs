@@ -348,8 +348,8 @@ fn all_to_all_at_load_rho_loads_every_host_link_by_rho() {
     let load_all = total * 8.0 / (n * c as f64 * t_s);
     assert!((load_all - rho).abs() < 5.0 * sd_all, "realised load {load_all}, sd {sd_all}");
     for h in &hosts {
-        let up: f64 = (0..size.len()).filter(|&i| &src[i] == h).map(|i| size[i]).sum();
-        let down: f64 = (0..size.len()).filter(|&i| &dst[i] == h).map(|i| size[i]).sum();
+        let up: f64 = (0..size.len()).filter(|&i| src[i] == *h).map(|i| size[i]).sum();
+        let down: f64 = (0..size.len()).filter(|&i| dst[i] == *h).map(|i| size[i]).sum();
         for (dir, b) in [("up", up), ("down", down)] {
             let l = b * 8.0 / (c as f64 * t_s);
             assert!((l - rho).abs() < 5.0 * sd_one, "{h} {dir}link load {l}, sd {sd_one}");

@@ -107,7 +107,7 @@ impl DdeSystem<1> for Drain {
 }
 
 fn opts(dt: f64, t_end: f64, sample_dt: f64) -> Options {
-    Options { dt, t_end, sample_dt, t_from: 0.0 }
+    Options::new(dt, t_end, sample_dt, 0.0)
 }
 
 fn max_err<const D: usize, S: DdeSystem<D>>(s: &S, dt: f64, t_end: f64, c: usize, exact: impl Fn(f64) -> f64) -> f64 {
@@ -195,7 +195,7 @@ fn deterministic_and_batch_equals_serial() {
 
 #[test]
 fn sampling_grid_and_t_from() {
-    let o = Options { dt: 1e-3, t_end: 2.0, sample_dt: 1e-2, t_from: 0.5 };
+    let o = Options::new(1e-3, 2.0, 1e-2, 0.5);
     let tr = integrate(&NegDelay, &o).unwrap();
     assert_eq!(tr.t.len(), 151);
     assert!((tr.t[0] - 0.5).abs() < 1e-12 && (tr.t[150] - 2.0).abs() < 1e-12);
@@ -208,7 +208,7 @@ fn bad_options_are_errors_naming_the_field() {
         (opts(0.6, 1.0, 0.6), "delay[0]"), // dt > delay / 2
         (opts(0.01, 1.0, 0.015), "sample_dt"),
         (opts(0.01, -1.0, 0.01), "t_end"),
-        (Options { dt: 0.01, t_end: 1.0, sample_dt: 0.01, t_from: 2.0 }, "t_from"),
+        (Options::new(0.01, 1.0, 0.01, 2.0), "t_from"),
         (opts(1e-9, 1e-8, 1e-9), "dt"), // delay 1 = 1e9 steps: history would not fit in memory
     ];
     for (o, name) in cases {
@@ -216,5 +216,52 @@ fn bad_options_are_errors_naming_the_field() {
             Err(FluidError::InvalidParameter { name: n, .. }) => assert_eq!(n, name),
             other => panic!("expected error for {name}, got {other:?}"),
         }
+    }
+}
+
+#[test]
+fn grid_stats_of_the_drain_match_its_closed_form() {
+    // y = max(1 - t, 0) on [0, 3]; from t = 0.5 at dt = 0.01: the points t = 0.50 .. 3.00 (251),
+    // y = 0.5 .. 0.01 then 0 (101 points t >= 1 are 0): sum = (0.5 + 0.01) * 50 / 2 = 12.75,
+    // mean = 12.75 / 251, min 0, max 0.5 (first principles, exact to rounding).
+    let mut o = opts(0.01, 3.0, 0.5);
+    o.stats_from = Some(0.5);
+    let st = integrate(&Drain, &o).unwrap().stats.expect("stats asked for");
+    assert_eq!(st.points, 251);
+    assert!((st.from - 0.5).abs() < 1e-12, "from {}", st.from);
+    assert!((st.mean[0] - 12.75 / 251.0).abs() < 1e-12, "mean {}", st.mean[0]);
+    assert_eq!(st.min[0], 0.0);
+    assert!((st.max[0] - 0.5).abs() < 1e-12, "max {}", st.max[0]); // 50 steps of -0.01 from 1
+    assert_eq!(st.names, vec!["y"]);
+}
+
+#[test]
+fn grid_stats_do_not_depend_on_the_output_sampling() {
+    // The statistics see every step, so a coarse output grid changes nothing, bit for bit; and
+    // at stride 1 they equal the statistics of the output itself.
+    let s = SmoothExp { lambda: -0.3, tau: [0.7312] };
+    let mut fine = opts(1e-3, 4.0, 1e-3);
+    fine.stats_from = Some(1.0);
+    let mut coarse = fine;
+    coarse.sample_dt = 0.5;
+    let a = integrate(&s, &fine).unwrap();
+    let b = integrate(&s, &coarse).unwrap();
+    assert_eq!(a.stats, b.stats);
+    let st = a.stats.unwrap();
+    let tail: Vec<f64> = a.t.iter().zip(&a.y[0]).filter(|(t, _)| **t >= 1.0 - 1e-12).map(|(_, y)| *y).collect();
+    assert_eq!(st.points as usize, tail.len());
+    let mean = tail.iter().sum::<f64>() / tail.len() as f64;
+    assert!((st.mean[0] - mean).abs() < 1e-13 * mean.abs(), "{} vs {mean}", st.mean[0]);
+    assert_eq!(st.min[0], tail.iter().cloned().fold(f64::INFINITY, f64::min));
+    assert_eq!(st.max[0], tail.iter().cloned().fold(f64::NEG_INFINITY, f64::max));
+}
+
+#[test]
+fn grid_stats_window_out_of_range_is_an_error() {
+    let mut o = opts(0.01, 1.0, 0.01);
+    o.stats_from = Some(1.5);
+    match integrate(&NegDelay, &o) {
+        Err(FluidError::InvalidParameter { name, .. }) => assert_eq!(name, "stats_from"),
+        other => panic!("expected a stats_from error, got {other:?}"),
     }
 }

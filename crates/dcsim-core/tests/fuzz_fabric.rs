@@ -229,7 +229,7 @@ fn check_physics(spec: &Spec, t: &[Table]) {
     let (src, dst) = (strs(ports, "src"), strs(ports, "dst"));
     for (i, (&u, &q)) in ports.f64("utilization").iter().zip(ports.f64("q_max_pkt")).enumerate() {
         assert!(u.is_nan() || (0.0..=1.0).contains(&u), "{} -> {}: utilization {u}", src[i], dst[i]);
-        if let Some(cap) = buffer_of(&spec.topology, &src[i], &dst[i]) {
+        if let Some(cap) = buffer_of(&spec.topology, src[i], dst[i]) {
             assert!(q.is_nan() || q <= cap as f64, "{} -> {}: q_max {q} > buffer {cap}", src[i], dst[i]);
         }
     }

@@ -1,6 +1,8 @@
 //! Python face of the fluid models (see dcsim_core::fluid), as `dcsim._core.fluid_*`. Each function returns a dict of
 //! numpy arrays (`t` and one array per state component); batch functions return a list of such
-//! dicts in input order. The GIL is released while integrating; every error is a ValueError.
+//! dicts in input order. A run asked for statistics at full resolution (`stats_from`) also has the key
+//! `stats`: {"from": first grid time, "points": grid points, name: {"min", "mean", "max"}} for each
+//! state component and observable. The GIL is released while integrating; every error is a ValueError.
 
 use dcsim_core::fluid::dde::{integrate, integrate_batch_with, DdeSystem, Options, Trajectory};
 use dcsim_core::fluid::{Dctcp, DctcpNormalized, Dx, FluidError};
@@ -15,16 +17,29 @@ fn err(e: FluidError) -> PyErr {
 
 fn to_dict<'py, const D: usize>(py: Python<'py>, names: [&str; D], tr: Trajectory<D>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let Trajectory { t, y } = tr;
+    let Trajectory { t, y, stats } = tr;
     d.set_item("t", PyArray1::from_vec(py, t))?;
     for (name, col) in names.iter().zip(y) {
         d.set_item(*name, PyArray1::from_vec(py, col))?;
+    }
+    if let Some(st) = stats {
+        let s = PyDict::new(py);
+        s.set_item("from", st.from)?;
+        s.set_item("points", st.points)?;
+        for (i, name) in st.names.iter().enumerate() {
+            let v = PyDict::new(py);
+            v.set_item("min", st.min[i])?;
+            v.set_item("mean", st.mean[i])?;
+            v.set_item("max", st.max[i])?;
+            s.set_item(*name, v)?;
+        }
+        d.set_item("stats", s)?;
     }
     Ok(d)
 }
 
 fn opts(dt: f64, t_end: f64, sample_dt: f64, t_from: f64) -> Options {
-    Options { dt, t_end, sample_dt, t_from }
+    Options::new(dt, t_end, sample_dt, t_from)
 }
 
 fn run_batch<'py, const D: usize, S: DdeSystem<D> + Send>(
@@ -100,7 +115,7 @@ fn dctcp_normalized_batch<'py>(
 
 /// DCTCP model (5)-(8) in physical units (packets, packets/s, seconds). Keys t, W, alpha, q.
 #[pyfunction]
-#[pyo3(name = "fluid_dctcp", signature = (C_pps, d_s, K_pkt, g, N, queue_floor, init, t_end_s, dt_s, sample_dt_s, t_from_s))]
+#[pyo3(name = "fluid_dctcp", signature = (C_pps, d_s, K_pkt, g, N, queue_floor, init, t_end_s, dt_s, sample_dt_s, t_from_s, stats_from_s=None))]
 #[allow(non_snake_case, clippy::too_many_arguments)]
 fn dctcp<'py>(
     py: Python<'py>,
@@ -115,16 +130,17 @@ fn dctcp<'py>(
     dt_s: f64,
     sample_dt_s: f64,
     t_from_s: f64,
+    stats_from_s: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sys = Dctcp::new(C_pps, d_s, K_pkt, g, N, queue_floor, init).map_err(err)?;
-    let o = opts(dt_s, t_end_s, sample_dt_s, t_from_s);
+    let o = Options { stats_from: stats_from_s, ..opts(dt_s, t_end_s, sample_dt_s, t_from_s) };
     let tr = py.detach(move || crate::no_panic(|| integrate(&sys, &o)))?.map_err(err)?;
     to_dict(py, ["W", "alpha", "q"], tr)
 }
 
 /// Batch of DX runs (3)-(4); every argument is a per-run array (same length). Keys t, W, Q.
 #[pyfunction]
-#[pyo3(name = "fluid_dx_batch", signature = (N, C_pps, R0_s, tau_s, p, window_floor, init_W, init_Q, t_end_s, dt_s, sample_dt_s, t_from_s))]
+#[pyo3(name = "fluid_dx_batch", signature = (N, C_pps, R0_s, tau_s, p, window_floor, init_W, init_Q, t_end_s, dt_s, sample_dt_s, t_from_s, stats_from_s=None))]
 #[allow(non_snake_case, clippy::too_many_arguments)]
 fn dx_batch<'py>(
     py: Python<'py>,
@@ -140,8 +156,12 @@ fn dx_batch<'py>(
     dt_s: Vec<f64>,
     sample_dt_s: Vec<f64>,
     t_from_s: Vec<f64>,
+    stats_from_s: Option<Vec<f64>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let n = N.len();
+    if let Some(s) = &stats_from_s {
+        check_len("stats_from", s.len(), n)?;
+    }
     for (name, len) in [
         ("C", C_pps.len()),
         ("R0", R0_s.len()),
@@ -162,11 +182,17 @@ fn dx_batch<'py>(
                 .map_err(|e| err(e.in_run(i)))
         })
         .collect::<PyResult<Vec<_>>>()?;
-    let options = (0..n).map(|i| opts(dt_s[i], t_end_s[i], sample_dt_s[i], t_from_s[i])).collect();
+    let options = (0..n)
+        .map(|i| Options {
+            stats_from: stats_from_s.as_ref().map(|s| s[i]),
+            ..opts(dt_s[i], t_end_s[i], sample_dt_s[i], t_from_s[i])
+        })
+        .collect();
     run_batch(py, ["W", "Q"], systems, options)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("FLUID_MAX_SAMPLES", dcsim_core::fluid::dde::MAX_SAMPLES)?;
     m.add_function(wrap_pyfunction!(dctcp_normalized, m)?)?;
     m.add_function(wrap_pyfunction!(dctcp_normalized_batch, m)?)?;
     m.add_function(wrap_pyfunction!(dctcp, m)?)?;

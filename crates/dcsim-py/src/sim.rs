@@ -7,7 +7,6 @@ use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
-use std::collections::HashMap;
 
 /// Run `f`, turning an engine error into ValueError and a panic (a bug) into RuntimeError.
 pub(crate) fn guarded<T>(f: impl FnOnce() -> dcsim_core::Result<T>) -> PyResult<T> {

@@ -28,48 +28,60 @@ FIG2_N = (2, 10, 100)
 # summaries (pure functions of a trajectory; used by the CLI and the tests)
 # ------------------------------------------------------------------------------------------------
 
-def _stats(x: pd.Series) -> dict:
-    return {"min": float(x.min()), "mean": float(x.mean()), "max": float(x.max())}
+def _grid_stats(df: pd.DataFrame, model: str) -> dict:
+    """The run's statistics at every integration step (``df.attrs["stats"]`` of dcsim.fluid)."""
+    st = df.attrs.get("stats")
+    if df.attrs.get("model") != model or not isinstance(st, dict):
+        raise ValueError(f"the {model} summary needs a run of dcsim.fluid.{model} (its df.attrs['stats']: "
+                         "statistics at every integration step); this frame has none")
+    return st
 
 
-def dctcp_summary(df: pd.DataFrame, settle_frac: float = 0.5) -> dict:
-    """Statistics over the last (1 - settle_frac) of a :func:`dcsim.fluid.dctcp` run.
+def _spacing(df: pd.DataFrame) -> float:
+    """The output rows' spacing (s); the run's length if it has one row."""
+    t = df.t_s
+    return float(t.iloc[1] - t.iloc[0]) if len(t) > 1 else float(t.iloc[-1])
+
+
+def dctcp_summary(df: pd.DataFrame) -> dict:
+    """Statistics of a :func:`dcsim.fluid.dctcp` run over every integration step of its window
+    (default the second half of the run), not over its decimated rows.
 
     utilization = time average of min(1, N W / (R C)) where q = 0, 1 where q > 0 (the link is busy
-    whenever the queue is not empty); marking_fraction = time average of p = 1{q > K}.
+    whenever the queue is not empty); marking_fraction = time average of p = 1{q > K} (eq. (8)).
     """
-    import numpy as np
     a = df.attrs
-    tail = df[df.t_s >= settle_frac * df.t_s.iloc[-1]]
-    rate = a["N"] * tail.W_pkt / tail.R_s / a["C_pps"]
-    util = np.where(tail.q_pkt > 0, 1.0, np.minimum(1.0, rate))
+    st = _grid_stats(df, "dctcp")
     return {
         "model": "dctcp", "paper": DCTCP_PAPER,
         "C_bps": a["C_bps"], "d_s": a["d_s"], "K_pkt": a["K_pkt"], "g": a["g"], "N": a["N"],
         "packet_bytes": a["packet_bytes"], "R_star_s": a["R_star_s"], "wbar_pkt": a["wbar"],
         "queue_floor": a["queue_floor"],
         "regime": "fixed point (wbar <= 2)" if a["wbar"] <= 2 else "limit cycle (wbar > 2)",
-        "window_from_s": float(tail.t_s.iloc[0]), "t_end_s": float(df.t_s.iloc[-1]),
-        "q_pkt": _stats(tail.q_pkt), "W_pkt": _stats(tail.W_pkt), "alpha": _stats(tail.alpha),
-        "utilization": float(util.mean()), "marking_fraction": float(tail.p.mean()),
+        "window_from_s": st["from_s"], "t_end_s": float(df.t_s.iloc[-1]), "window_steps": st["steps"],
+        "rows": len(df), "sample_dt_s": _spacing(df),
+        "q_pkt": st["q_pkt"], "W_pkt": st["W_pkt"], "alpha": st["alpha"],
+        "utilization": st["utilization"]["mean"], "marking_fraction": st["p"]["mean"],
     }
 
 
-def dx_summary(df: pd.DataFrame, settle_frac: float = 0.5) -> dict:
-    """Statistics over the last (1 - settle_frac) of a :func:`dcsim.fluid.dx` run.
+def dx_summary(df: pd.DataFrame) -> dict:
+    """Statistics of a :func:`dcsim.fluid.dx` run over every integration step of its window
+    (default the second half of the run).
 
     busy_fraction = fraction of time Q > 0 (the link is surely busy then; when Q = 0 the input rate
     N W/(R0 + Q(t - tau)) may still be below C).
     """
     a = df.attrs
-    tail = df[df.t_s >= settle_frac * df.t_s.iloc[-1]]
+    st = _grid_stats(df, "dx")
     return {
         "model": "dx", "paper": DX_PAPER,
         "N": a["N"], "C_bps": a["C_bps"], "R0_s": a["R0_s"], "tau_s": a["tau_s"], "p": a["p"],
         "packet_bytes": a["packet_bytes"], "window_floor": a["window_floor"],
-        "window_from_s": float(tail.t_s.iloc[0]), "t_end_s": float(df.t_s.iloc[-1]),
-        "Q_s": _stats(tail.Q_s), "q_pkt": _stats(tail.q_pkt), "W_pkt": _stats(tail.W_pkt),
-        "busy_fraction": float((tail.Q_s > 0).mean()),
+        "window_from_s": st["from_s"], "t_end_s": float(df.t_s.iloc[-1]), "window_steps": st["steps"],
+        "rows": len(df), "sample_dt_s": _spacing(df),
+        "Q_s": st["Q_s"], "q_pkt": st["q_pkt"], "W_pkt": st["W_pkt"],
+        "busy_fraction": st["busy"]["mean"],
     }
 
 
@@ -142,7 +154,8 @@ def write_csv(df: pd.DataFrame, path: Path) -> Path:
     path = Path(path)
     df.to_csv(path, index=False, float_format="%.10g")
     if df.attrs:
-        params = {str(k): (v if isinstance(v, (int, float, str, bool)) or v is None else str(v)) for k, v in df.attrs.items()}
+        params = {str(k): (v if isinstance(v, (int, float, str, bool, dict)) or v is None else str(v))
+                  for k, v in df.attrs.items()}  # dict: the statistics at every step
         params_file(path).write_text(dumps(params, indent=2) + "\n", encoding="utf-8")
     return path
 
@@ -185,7 +198,9 @@ def _print_dctcp(s: dict) -> None:
     t.add_row("C, d, K, g", f"{fmt_rate(s['C_bps'])}, {fmt_time(s['d_s'])}, {s['K_pkt']:g} pkt, {s['g']:g}")
     t.add_row("feedback delay R* = d + K/C", fmt_time(s["R_star_s"]))
     t.add_row("wbar = (Cd + K)/N", f"{s['wbar_pkt']:.4g} pkt")
-    t.add_row("window of statistics", f"{fmt_time(s['window_from_s'])} .. {fmt_time(s['t_end_s'])}")
+    t.add_row("window of statistics", f"{fmt_time(s['window_from_s'])} .. {fmt_time(s['t_end_s'])}, "
+                                      f"every step ({s['window_steps']:,})")
+    t.add_row("output rows", f"{s['rows']:,}, every {fmt_time(s['sample_dt_s'])}")
     for k, lab, u in (("q_pkt", "queue q", " pkt"), ("W_pkt", "window W", " pkt"), ("alpha", "alpha", "")):
         st = s[k]
         t.add_row(f"{lab} min / mean / max", f"{st['min']:.4g}{u} / {st['mean']:.4g}{u} / {st['max']:.4g}{u}")
@@ -206,7 +221,9 @@ def _print_dx(s: dict) -> None:
     t.add_column("quantity")
     t.add_column("value")
     t.add_row("C, R0, tau, p", f"{fmt_rate(s['C_bps'])}, {fmt_time(s['R0_s'])}, {fmt_time(s['tau_s'])}, {s['p']:g}")
-    t.add_row("window of statistics", f"{fmt_time(s['window_from_s'])} .. {fmt_time(s['t_end_s'])}")
+    t.add_row("window of statistics", f"{fmt_time(s['window_from_s'])} .. {fmt_time(s['t_end_s'])}, "
+                                      f"every step ({s['window_steps']:,})")
+    t.add_row("output rows", f"{s['rows']:,}, every {fmt_time(s['sample_dt_s'])}")
     st = s["Q_s"]
     t.add_row("queueing delay Q min / mean / max", f"{fmt_time(st['min'])} / {fmt_time(st['mean'])} / {fmt_time(st['max'])}")
     for k, lab in (("q_pkt", "queue"), ("W_pkt", "window W")):
@@ -265,6 +282,28 @@ def _grid(t_end: str, dt: Optional[str], dt_max_s: float, default_dt_s: float,
     return t_end_s, dt_s
 
 
+def _sample_dt(sample_dt: Optional[str], t_end_s: float, step_s: float) -> Optional[float]:
+    """--sample-dt: the output's spacing, rounded to whole integration steps (None: about
+    dcsim.fluid.DEFAULT_ROWS rows). The summary sees every step whatever it is."""
+    from dcsim.commands.inputs import fail, quantity
+    from dcsim.fluid import MAX_ROWS
+    from dcsim.theory import limits as L
+    from dcsim.units import fmt_time, parse_time
+
+    if sample_dt is None:
+        return None
+    v = quantity(sample_dt, "--sample-dt", parse_time, L.Limit("sample_dt", 0.0, t_end_s, lo_open=True, fmt=fmt_time))
+    v = max(1, round(v / step_s)) * step_s
+    if t_end_s / v > MAX_ROWS:
+        fail(f"--sample-dt: {fmt_time(v)} gives {t_end_s / v:.3g} rows over --t-end {fmt_time(t_end_s)}; allowed "
+             f"--sample-dt >= {fmt_time(t_end_s / MAX_ROWS)} (at most {MAX_ROWS:,} rows)")
+    return v
+
+
+SAMPLE_DT_HELP = ("Spacing of the output rows (--csv, --plot), rounded to whole integration steps; default about "
+                  "4000 rows. The summary sees every step whatever it is.")
+
+
 def dctcp(
     C: str = typer.Option("10Gbps", "--C", "--c", "--capacity", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
     d: str = typer.Option("100us", "--d", "--rtt", help='Propagation delay d, e.g. "100us"; 1 us .. 1 s.'),
@@ -273,6 +312,7 @@ def dctcp(
     N: float = typer.Option(10, "--N", "--n", "--flows", help="Number of long-lived flows, a real number in [1, 1e6]."),
     t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms"; at most 1e4 s and 1e8 steps.'),
     dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, at most R*/2 (default R*/200)."),
+    sample_dt: Optional[str] = typer.Option(None, "--sample-dt", help=SAMPLE_DT_HELP),
     packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size (C in packets/s); 1 B .. 65535 B."),
     no_floor: bool = typer.Option(False, "--no-floor", help="Let q go negative (eq. (7) as printed)."),
     csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv), and the model's parameters beside it (NAME.params.json)."),
@@ -294,10 +334,11 @@ def dctcp(
     N = number(N, "--N", L.N_FLOWS)
     R_star_s = d_s + K_pkt / capacity_pps(C_bps, pb)
     t_end_s, dt_s = _grid(t_end, dt, R_star_s / 2, R_star_s / fluid.STEPS_PER_DELAY, delay=(R_star_s, "--d"))
+    sample_dt_s = _sample_dt(sample_dt, t_end_s, dt_s or R_star_s / fluid.STEPS_PER_DELAY)
     _check_outputs(csv, plot)
     try:
         df = fluid.dctcp(C_bps, d_s, K_pkt, g, N, t_end_s=t_end_s, dt_s=dt_s, packet_bytes=pb,
-                         queue_floor=not no_floor)
+                         queue_floor=not no_floor, sample_dt_s=sample_dt_s)
     except ValueError as e:
         fail(str(e))
     s = dctcp_summary(df)
@@ -320,6 +361,7 @@ def dx(
     p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, 0 <= p <= 1 (paper: 0.95; 1: Q > 0 always)."),
     t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms"; at most 1e4 s and 1e8 steps.'),
     dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, at most tau/2 (default tau/m <= R0/100)."),
+    sample_dt: Optional[str] = typer.Option(None, "--sample-dt", help=SAMPLE_DT_HELP),
     packet_size: str = typer.Option("1500B", "--packet-size", help="Segment size seg; 1 B .. 65535 B."),
     no_window_floor: bool = typer.Option(False, "--no-window-floor", help="Drop the one-segment window floor."),
     csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv), and the model's parameters beside it (NAME.params.json)."),
@@ -342,10 +384,11 @@ def dx(
     tau_used = R0_s if tau_s is None else tau_s
     t_end_s, dt_s = _grid(t_end, dt, tau_used / 2, fluid._dx_dt(R0_s, tau_used),
                           delay=(tau_used, "--tau" if tau_s is not None else "--R0"))
+    sample_dt_s = _sample_dt(sample_dt, t_end_s, dt_s or fluid._dx_dt(R0_s, tau_used))
     _check_outputs(csv, plot)
     try:
         df = fluid.dx(N, C_bps, R0_s, t_end_s=t_end_s, dt_s=dt_s, packet_bytes=pb,
-                      window_floor=not no_window_floor, tau_s=tau_s, p=p)
+                      window_floor=not no_window_floor, tau_s=tau_s, p=p, sample_dt_s=sample_dt_s)
     except ValueError as e:
         fail(str(e))
     s = dx_summary(df)

@@ -195,6 +195,16 @@ impl DdeSystem<3> for Dctcp {
     fn switches(&self) -> &[Switch] {
         &self.switches
     }
+    /// The marking indicator p(t) = 1{q(t) > K} of eq. (8), and the link's utilization: 1 while
+    /// q > 0 (the link is busy), else the arrival rate over C, min(1, N W / (R C)) (eq. (7)).
+    fn observables(&self) -> &[&'static str] {
+        &["p", "utilization"]
+    }
+    fn observe(&self, y: &[f64; 3], out: &mut [f64]) {
+        let [w, _, q] = *y;
+        out[0] = if q > self.K_pkt { 1.0 } else { 0.0 };
+        out[1] = if q > 0.0 { 1.0 } else { (self.N * w / ((self.d_s + q / self.C_pps) * self.C_pps)).min(1.0) };
+    }
     fn floors(&self) -> [f64; 3] {
         [f64::NEG_INFINITY, f64::NEG_INFINITY, if self.queue_floor { 0.0 } else { f64::NEG_INFINITY }]
     }

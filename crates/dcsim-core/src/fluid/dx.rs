@@ -84,6 +84,13 @@ impl DdeSystem<2> for Dx {
     fn floors(&self) -> [f64; 2] {
         [if self.window_floor { 1.0 } else { f64::NEG_INFINITY }, 0.0]
     }
+    /// The indicator 1{Q(t) > 0}: the link surely busy (the probability p of Section 3.1, measured).
+    fn observables(&self) -> &[&'static str] {
+        &["busy"]
+    }
+    fn observe(&self, y: &[f64; 2], out: &mut [f64]) {
+        out[0] = if y[1] > 0.0 { 1.0 } else { 0.0 };
+    }
     fn history(&self, _t: f64) -> [f64; 2] {
         self.init
     }
