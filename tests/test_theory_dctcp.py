@@ -354,3 +354,22 @@ def test_the_k0_cycle_is_converged_in_the_step():
     assert lc["q_max_pkt"] / scale == pytest.approx(finer.Q_max, rel=1e-3)
     coarse = th.limit_cycle(r["wbar_pkt"], 0.05, psi=0.0)
     assert abs(coarse.Q_max - finer.Q_max) / finer.Q_max > 1e-3, "precondition: the default step is off here"
+
+
+def test_a_cycle_longer_than_the_first_horizon_is_found():
+    """At wbar ~ 1e6 (C 10 Gbps, d 1 s, N 1, K by the guideline, g 1/16) the period is ~1.6e4 R*,
+    past the first horizon's cap of 6 000 R*: `theory dctcp` said "not computed" (a probe). The
+    retries lengthen the run within the step budget. Checks: the period equals the spacing of the
+    down-crossings of q~ = 0 in a run sampled independently (every R*; tolerance 2 samples), and
+    the queue never empties (Q_min above the floor -psi/(1+psi)), so the throughput is 1."""
+    psi = 0.17
+    wbar = (1 + psi) * 10e9 / 12000 * 1.0  # (C d + K)/N with K = 0.17 C d
+    c = th.limit_cycle(wbar, 1 / 16, psi=psi)
+    assert c.T > 6000
+    tr = fluid.dctcp_normalized(wbar, 1 / 16, psi=psi, t_end=6 * c.T, dt=1e-2, sample_dt=1.0,
+                                t_from=2 * c.T)
+    q, t = tr.q.to_numpy(), tr.t.to_numpy()
+    downs = t[1:][(q[1:] <= 0) & (q[:-1] > 0)]
+    assert len(downs) >= 3
+    assert abs(np.diff(downs)[-1] - c.T) <= 2.0
+    assert c.Q_min > -psi / (1 + psi) and c.throughput == pytest.approx(1.0, abs=1e-9)

@@ -778,10 +778,15 @@ def _normalized_run(wbar: float, g: float, psi: Optional[float], t_end: float, d
 
 def _limit_cycle_long(wbar: float, g: float, psi: Optional[float], t_end: float, dt: float,
                       sample_dt: float) -> LimitCycle:
-    """Retry one point whose period is longer than guessed (near wbar = 2 the period grows without
-    bound): keep the whole trajectory, and integrate up to 4x longer if it still has < 3 periods."""
+    """Retry one point whose period is longer than guessed: keep the second half of the trajectory,
+    and integrate 4, 16, 64 times longer while it still has < 3 periods, within the step budget
+    (limits.MAX_STEPS). Near wbar = 2 the period grows without bound; at large wbar and g it is
+    ~17 sqrt(wbar) R*, not the guess 2 + 2 sqrt(wbar) (wbar 9.75e5, g 1/16: 16 490 R*, a probe)."""
+    from dcsim.theory.limits import MAX_STEPS
+
     err: Optional[ValueError] = None
-    for factor in (1.0, 4.0):
+    factors = [f for f in (1.0, 4.0, 16.0, 64.0) if f == 1.0 or t_end * f / dt <= MAX_STEPS]
+    for factor in factors:
         tr = _normalized_run(float(wbar), float(g), psi, t_end * factor, dt, sample_dt, t_end * factor / 2)
         try:
             return limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar, g, psi)
