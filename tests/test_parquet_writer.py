@@ -220,3 +220,20 @@ def test_the_files_are_the_same_whether_or_not_a_table_was_read_or_came_from_a_d
         assert read.tables.parquet_bytes(t) == first, t
     wall = json.loads((tmp_path / "a" / "summary.json").read_text())["wall_s"]
     assert back.wall_s == wall and back.summary()["wall_s"] == wall
+
+
+def test_every_table_reads_back_with_the_runs_own_dtypes_empty_ones_included(tmp_path):
+    """An empty text column (a dumbbell's workloads, sources and cps tables) was float64 in the
+    run and text read back by from_dir (a probe): each column must have one dtype either way."""
+    d = dcsim.load_scenario(Path(__file__).parent.parent / "examples" / "dctcp_dumbbell.toml").to_dict()
+    d["run"].update(duration="20ms", warmup="5ms")
+    res = dcsim.simulate(dcsim.Scenario.from_dict(d))
+    res.to_dir(tmp_path)
+    back = Result.from_dir(tmp_path)
+    empty = [t for t in TABLES if not res.tables.rows(t)]
+    assert {"workloads", "sources", "cps"} <= set(empty)
+    for t in TABLES:
+        mine, theirs = res.tables[t], back.tables[t]
+        assert list(theirs.columns) == list(mine.columns), t
+        for c in mine.columns:
+            assert theirs[c].dtype == mine[c].dtype, (t, c, mine[c].dtype, theirs[c].dtype)

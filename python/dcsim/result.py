@@ -1179,9 +1179,12 @@ class _Tables(MutableMapping):
                 import pandas as pd
 
                 cols = {c: (v.categorical() if isinstance(v, _Label) else v) for c, v in self._labelled(name).items()}
+                # text columns (lists of str): an empty one gets the dtype pandas gives text (it
+                # would be float64, and the same table read back by from_dir text: a probe)
+                text = {c for c, v in cols.items() if isinstance(v, list)}
+                cols.update({c: pd.Series([], dtype=str) for c in text if not cols[c]})
                 self._frames[name] = pd.DataFrame(cols, copy=False)
-                # text columns (lists of str), which an empty DataFrame holds as float64
-                self._text[name] = {c for c, v in cols.items() if isinstance(v, list)}
+                self._text[name] = text
                 del self._raw[name]  # the DataFrame uses the same arrays: the columns are held once
             return self._frames[name]
 
