@@ -302,3 +302,23 @@ def test_dx_statistics_at_its_equilibrium_and_the_window():
     with pytest.raises(ValueError, match=r"stats_from_s\[1\]"):
         fluid.dx_batch([50, 60], C_BPS, 80e-6, t_end_s=4e-3, stats_from_s=[1e-3, -1.0])
     assert "stats" not in fluid.dx_batch([50], C_BPS, 80e-6, t_end_s=1e-3)[0]  # only when asked for
+
+
+def test_the_envelope_holds_every_step_between_rows():
+    """With envelope=True each row has the extremes of its state since the row before: together
+    they are the extremes of the whole run (the statistics over every step from t = 0, exactly),
+    each row's value lies within its own band, and a run output at every step has no band."""
+    for df, cols in (
+        (fluid.dctcp(C_BPS, D_S, K_PKT, G, 10, t_end_s=0.2, envelope=True, stats_from_s=0.0),
+         ("W_pkt", "alpha", "q_pkt")),
+        (fluid.dx(50, C_BPS, 80e-6, t_end_s=0.02, envelope=True, stats_from_s=0.0), ("W_pkt", "Q_s", "q_pkt")),
+    ):
+        st = df.attrs["stats"]
+        assert sorted(fluid.envelope_columns(df)) == sorted(f"{c}{s}" for c in cols for s in ("_lo", "_hi"))
+        for c in cols:
+            assert df[f"{c}_lo"].min() == st[c]["min"] and df[f"{c}_hi"].max() == st[c]["max"], c
+            assert (df[f"{c}_lo"] <= df[c]).all() and (df[c] <= df[f"{c}_hi"]).all(), c
+    R = D_S + K_PKT / C_PPS
+    every = fluid.dctcp(C_BPS, D_S, K_PKT, G, 10, t_end_s=2e-3, dt_s=R / 200, sample_dt_s=R / 200, envelope=True)
+    assert (every.q_pkt_lo == every.q_pkt).all() and (every.q_pkt_hi == every.q_pkt).all()
+    assert fluid.envelope_columns(fluid.dctcp(C_BPS, D_S, K_PKT, G, 10, t_end_s=2e-3)) == []

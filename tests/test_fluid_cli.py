@@ -119,3 +119,34 @@ def test_sample_dt_is_rounded_to_steps_and_bounded():
     assert r.exit_code == 2 and "--sample-dt" in r.output and "rows" in r.output
     r = runner.invoke(app, ["fluid", "dx", "--sample-dt", "1s"])
     assert r.exit_code == 2 and "--sample-dt" in r.output and "20 ms" in r.output
+
+
+def test_a_plot_of_rows_slower_than_the_cycle_draws_the_band_not_an_alias(tmp_path, monkeypatch):
+    """1 s at the default ~4 000 rows: rows 250 us apart against a cycle of 1.35 ms, each row's
+    band a large part of the queue's range; the plot must draw the band (the state's extremes
+    between rows) and no line through the rows. The CSV keeps the rows only."""
+    from dcsim.commands import fluid as cmd
+
+    drawn = {}
+
+    def spy(df, path, *a, **k):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots()
+        t_ms = df.t_s * 1e3
+        cmd._trace(ax, t_ms, df, "q_pkt")
+        drawn["lines"], drawn["bands"] = len(ax.lines), len(ax.collections)
+        plt.close(fig)
+        return real(df, path, *a, **k)
+
+    real = cmd.plot_dctcp
+    monkeypatch.setattr(cmd, "plot_dctcp", spy)
+    csv = tmp_path / "q.csv"
+    r = runner.invoke(app, ["fluid", "dctcp", "--t-end", "1s", "--plot", str(tmp_path / "q.png"), "--csv", str(csv)])
+    assert r.exit_code == 0, r.output
+    assert drawn == {"lines": 0, "bands": 1}
+    assert list(_csv(csv).columns) == ["t_s", "W_pkt", "alpha", "q_pkt", "p", "R_s"]
+    drawn.clear()
+    r = runner.invoke(app, ["fluid", "dctcp", "--t-end", "20ms", "--plot", str(tmp_path / "r.png")])
+    assert r.exit_code == 0 and drawn["lines"] == 1  # 20 ms: rows every ~5 us, the line is the cycle

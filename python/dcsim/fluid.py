@@ -118,6 +118,21 @@ def _stats_from(stats_from_s, t_end_s: float, name: str = "stats_from_s") -> flo
     return _real(name, stats_from_s, 0.0, t_end_s, unit="s (within the run)")
 
 
+#: Suffixes of the envelope columns (``envelope=True``): a row's minimum and maximum since the row before.
+ENVELOPE_SUFFIXES = ("_lo", "_hi")
+
+
+def _envelope(raw: dict, names: dict, scale: float = 1.0) -> dict:
+    """The integrator's envelope arrays under the columns' names (none if not asked for)."""
+    return {f"{col}{sfx}": raw[f"{key}{sfx}"] * scale for key, col in names.items() for sfx in ENVELOPE_SUFFIXES
+            if f"{key}{sfx}" in raw}
+
+
+def envelope_columns(df: pd.DataFrame) -> list[str]:
+    """The envelope columns of a frame of :func:`dctcp` or :func:`dx` (empty without ``envelope``)."""
+    return [c for c in df.columns if c.endswith(ENVELOPE_SUFFIXES)]
+
+
 #: dx's default statistics window, passed to dx_batch: the second half of each run.
 _HALF = object()
 
@@ -234,7 +249,7 @@ def _cover(t_end: float, sample_dt: float) -> float:
 def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s: float,
           dt_s: Optional[float] = None, sample_dt_s: Optional[float] = None,
           packet_bytes: int = DEFAULT_PACKET_BYTES, init=None, queue_floor: bool = True,
-          stats_from_s: Optional[float] = None) -> pd.DataFrame:
+          stats_from_s: Optional[float] = None, envelope: bool = False) -> pd.DataFrame:
     """DCTCP fluid model in physical units, eqs. (5)-(8) of the DCTCP analysis paper.
 
     ``C_bps`` link rate (bit/s), ``d_s`` propagation delay (s), ``K_pkt`` marking threshold
@@ -250,7 +265,9 @@ def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s
     indicator 1{q > K}, eq. (8)), ``R_s`` (RTT d + q/C). ``df.attrs`` holds C_pps, R_star_s, wbar,
     and ``stats``: {"from_s", "steps", and for ``W_pkt``, ``alpha``, ``q_pkt``, ``p`` and
     ``utilization`` (1 while q > 0, else min(1, N W/(R C))) their "min", "mean", "max"} over every
-    integration step from ``stats_from_s`` (default half the run) to the end.
+    integration step from ``stats_from_s`` (default half the run) to the end. With ``envelope``
+    also ``W_pkt_lo``, ``W_pkt_hi``, ``alpha_lo``, ... ``q_pkt_hi``: each row's extremes over the
+    steps since the row before (:data:`ENVELOPE_SUFFIXES`; for plots of decimated runs).
     """
     # The ranges of `dcsim fluid dctcp` (dcsim.theory.limits): one set of bounds for both.
     C_bps = limits.CAPACITY.check(C_bps, "C_bps")
@@ -266,11 +283,12 @@ def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s
     queue_floor = _flag("queue_floor", queue_floor)
     stats_from_s = _stats_from(stats_from_s, t_end_s)
     r = _core.fluid_dctcp(C_pps, d_s, K_pkt, g, N, queue_floor, init, t_end_s, dt_s, sample_dt_s, 0.0,
-                          stats_from_s)
+                          stats_from_s, _flag("envelope", envelope))
     q = r["q"]
     df = pd.DataFrame({
         "t_s": r["t"], "W_pkt": r["W"], "alpha": r["alpha"], "q_pkt": q,
         "p": (q > K_pkt).astype(float), "R_s": d_s + q / C_pps,
+        **_envelope(r, {"W": "W_pkt", "alpha": "alpha", "q": "q_pkt"}),
     })
     df.attrs.update(model="dctcp", C_bps=C_bps, C_pps=C_pps, d_s=d_s, K_pkt=K_pkt, g=g, N=N,
                     packet_bytes=packet_bytes, R_star_s=R_star_s, wbar=(C_pps * d_s + K_pkt) / N,
@@ -293,7 +311,7 @@ def _dx_dt(R0_s: float, tau_s: float) -> float:
 def dx(N: float, C_bps: float, R0_s: float, *, t_end_s: float, dt_s: Optional[float] = None,
        sample_dt_s: Optional[float] = None, packet_bytes: int = DEFAULT_PACKET_BYTES, init=None,
        window_floor: bool = True, tau_s: Optional[float] = None, p: float = 0.95,
-       stats_from_s: Optional[float] = None) -> pd.DataFrame:
+       stats_from_s: Optional[float] = None, envelope: bool = False) -> pd.DataFrame:
     """DX fluid model, eqs. (3)-(4) of the DX paper, with the one-segment window floor (Sec. 3.3).
 
     Units. The paper's W is in bytes (seg = 1500) and its C must be in bytes/s (only then do its
@@ -316,11 +334,14 @@ def dx(N: float, C_bps: float, R0_s: float, *, t_end_s: float, dt_s: Optional[fl
     ``R_s`` (= R0 + Q, the RTT). ``df.attrs`` holds C_pps, tau_s, p, and ``stats``: {"from_s",
     "steps", and for ``W_pkt``, ``Q_s``, ``q_pkt`` and ``busy`` (1{Q > 0}) their "min", "mean",
     "max"} over every integration step from ``stats_from_s`` (default half the run) to the end.
+    With ``envelope`` also ``W_pkt_lo``, ``W_pkt_hi``, ``Q_s_lo``, ... ``q_pkt_hi``: each row's
+    extremes over the steps since the row before.
     """
     out = dx_batch([N], [C_bps], [R0_s], t_end_s=t_end_s, tau_s=None if tau_s is None else [tau_s], p=[p],
                    dt_s=None if dt_s is None else [dt_s], sample_dt_s=None if sample_dt_s is None else [sample_dt_s],
                    packet_bytes=packet_bytes, init=None if init is None else [init], window_floor=window_floor,
-                   stats_from_s=_HALF if stats_from_s is None else stats_from_s, _scalar=True)[0]
+                   stats_from_s=_HALF if stats_from_s is None else stats_from_s, envelope=envelope,
+                   _scalar=True)[0]
     stats = out.pop("stats")
     df = pd.DataFrame(out)
     C_pps = capacity_pps(float(C_bps), packet_bytes)
@@ -332,7 +353,7 @@ def dx(N: float, C_bps: float, R0_s: float, *, t_end_s: float, dt_s: Optional[fl
 
 def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_dt_s=None,
              t_from_s=0.0, packet_bytes: int = DEFAULT_PACKET_BYTES, init=None, window_floor: bool = True,
-             stats_from_s=None, _scalar: bool = False) -> list[dict[str, np.ndarray]]:
+             stats_from_s=None, envelope: bool = False, _scalar: bool = False) -> list[dict[str, np.ndarray]]:
     """Many runs of :func:`dx` in parallel (Rust, GIL released), e.g. a grid of (N, C, R0).
 
     ``N``, ``C_bps``, ``R0_s``, ``t_end_s``, ``tau_s`` (default R0_s), ``p``, ``dt_s``,
@@ -340,7 +361,8 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
     ``init`` is None (every run starts at W = 1 packet, Q = 0) or a sequence of (W0_pkt, Q0_s) pairs,
     one per run. Returns, in input order, dicts of numpy arrays with keys ``t_s``, ``W_pkt``,
     ``Q_s``, ``q_pkt``, ``R_s`` (see :func:`dx`); with ``stats_from_s`` (a scalar or an array, in
-    each run's [0, t_end_s]) also ``stats``, the statistics at every step of :func:`dx`.
+    each run's [0, t_end_s]) also ``stats``, the statistics at every step of :func:`dx`; with
+    ``envelope`` the envelope columns of :func:`dx`.
     """
     def arr(name, x):
         if isinstance(x, (bool, np.bool_)) or np.asarray(x).dtype == bool:  # True read as 1 (a probe)
@@ -411,11 +433,12 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
             cols[k].append(v)
     raw = _core.fluid_dx_batch(cols["N"], cols["C"], cols["R0"], cols["tau"], cols["p"], bool(window_floor),
                                cols["W0"], cols["Q0"], cols["t_end"], cols["dt"], cols["sample_dt"], cols["t_from"],
-                               None if stats_from_s is None else cols["stats_from"])
+                               None if stats_from_s is None else cols["stats_from"], _flag("envelope", envelope))
     out = []
     for i, r in enumerate(raw):
         C_pps, R0 = cols["C"][i], cols["R0"][i]
-        out.append({"t_s": r["t"], "W_pkt": r["W"], "Q_s": r["Q"], "q_pkt": r["Q"] * C_pps, "R_s": R0 + r["Q"]})
+        out.append({"t_s": r["t"], "W_pkt": r["W"], "Q_s": r["Q"], "q_pkt": r["Q"] * C_pps, "R_s": R0 + r["Q"],
+                    **_envelope(r, {"W": "W_pkt", "Q": "Q_s"}), **_envelope(r, {"Q": "q_pkt"}, C_pps)})
         if "stats" in r:
             st = out[-1]["stats"] = _named_stats(r["stats"], {"W": "W_pkt", "Q": "Q_s", "busy": "busy"})
             st["q_pkt"] = {k: v * C_pps for k, v in st["Q_s"].items()}  # q = Q C, C > 0: the same extremes

@@ -265,3 +265,27 @@ fn grid_stats_window_out_of_range_is_an_error() {
         other => panic!("expected a stats_from error, got {other:?}"),
     }
 }
+
+#[test]
+fn the_envelope_of_each_row_is_the_extremes_since_the_row_before() {
+    // Computed again from a run that outputs every step (the same steps, bit for bit).
+    let s = SmoothExp { lambda: -0.3, tau: [0.7312] };
+    let mut every = opts(1e-3, 2.0, 1e-3);
+    every.t_from = 0.25;
+    let mut coarse = every;
+    coarse.sample_dt = 0.05; // 50 steps a row
+    coarse.envelope = true;
+    let a = integrate(&s, &every).unwrap();
+    let b = integrate(&s, &coarse).unwrap();
+    let env = b.envelope.as_ref().expect("asked for");
+    assert!(a.envelope.is_none());
+    assert_eq!(env.lo[0].len(), b.t.len());
+    assert_eq!((env.lo[0][0], env.hi[0][0]), (b.y[0][0], b.y[0][0])); // the first row: its own point
+    for i in 1..b.t.len() {
+        let (from, to) = (50 * (i - 1) + 1, 50 * i); // rows of `a` after row i - 1 of `b`, up to row i
+        assert_eq!(a.t[to].to_bits(), b.t[i].to_bits());
+        let w = &a.y[0][from..=to];
+        assert_eq!(env.lo[0][i], w.iter().cloned().fold(f64::INFINITY, f64::min), "row {i}");
+        assert_eq!(env.hi[0][i], w.iter().cloned().fold(f64::NEG_INFINITY, f64::max), "row {i}");
+    }
+}

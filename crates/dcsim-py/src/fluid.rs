@@ -2,9 +2,10 @@
 //! numpy arrays (`t` and one array per state component); batch functions return a list of such
 //! dicts in input order. A run asked for statistics at full resolution (`stats_from`) also has the key
 //! `stats`: {"from": first grid time, "points": grid points, name: {"min", "mean", "max"}} for each
-//! state component and observable. The GIL is released while integrating; every error is a ValueError.
+//! state component and observable; one asked for its envelope, `NAME_lo` and `NAME_hi` per component
+//! (the extremes since the row before). The GIL is released while integrating; every error is a ValueError.
 
-use dcsim_core::fluid::dde::{integrate, integrate_batch_with, DdeSystem, Options, Trajectory};
+use dcsim_core::fluid::dde::{integrate, integrate_batch_with, DdeSystem, Envelope, Options, Trajectory};
 use dcsim_core::fluid::{Dctcp, DctcpNormalized, Dx, FluidError};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
@@ -17,10 +18,16 @@ fn err(e: FluidError) -> PyErr {
 
 fn to_dict<'py, const D: usize>(py: Python<'py>, names: [&str; D], tr: Trajectory<D>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
-    let Trajectory { t, y, stats } = tr;
+    let Trajectory { t, y, stats, envelope } = tr;
     d.set_item("t", PyArray1::from_vec(py, t))?;
     for (name, col) in names.iter().zip(y) {
         d.set_item(*name, PyArray1::from_vec(py, col))?;
+    }
+    if let Some(Envelope { lo, hi }) = envelope {
+        for ((name, lo), hi) in names.iter().zip(lo).zip(hi) {
+            d.set_item(format!("{name}_lo"), PyArray1::from_vec(py, lo))?;
+            d.set_item(format!("{name}_hi"), PyArray1::from_vec(py, hi))?;
+        }
     }
     if let Some(st) = stats {
         let s = PyDict::new(py);
@@ -115,7 +122,7 @@ fn dctcp_normalized_batch<'py>(
 
 /// DCTCP model (5)-(8) in physical units (packets, packets/s, seconds). Keys t, W, alpha, q.
 #[pyfunction]
-#[pyo3(name = "fluid_dctcp", signature = (C_pps, d_s, K_pkt, g, N, queue_floor, init, t_end_s, dt_s, sample_dt_s, t_from_s, stats_from_s=None))]
+#[pyo3(name = "fluid_dctcp", signature = (C_pps, d_s, K_pkt, g, N, queue_floor, init, t_end_s, dt_s, sample_dt_s, t_from_s, stats_from_s=None, envelope=false))]
 #[allow(non_snake_case, clippy::too_many_arguments)]
 fn dctcp<'py>(
     py: Python<'py>,
@@ -131,16 +138,17 @@ fn dctcp<'py>(
     sample_dt_s: f64,
     t_from_s: f64,
     stats_from_s: Option<f64>,
+    envelope: bool,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sys = Dctcp::new(C_pps, d_s, K_pkt, g, N, queue_floor, init).map_err(err)?;
-    let o = Options { stats_from: stats_from_s, ..opts(dt_s, t_end_s, sample_dt_s, t_from_s) };
+    let o = Options { stats_from: stats_from_s, envelope, ..opts(dt_s, t_end_s, sample_dt_s, t_from_s) };
     let tr = py.detach(move || crate::no_panic(|| integrate(&sys, &o)))?.map_err(err)?;
     to_dict(py, ["W", "alpha", "q"], tr)
 }
 
 /// Batch of DX runs (3)-(4); every argument is a per-run array (same length). Keys t, W, Q.
 #[pyfunction]
-#[pyo3(name = "fluid_dx_batch", signature = (N, C_pps, R0_s, tau_s, p, window_floor, init_W, init_Q, t_end_s, dt_s, sample_dt_s, t_from_s, stats_from_s=None))]
+#[pyo3(name = "fluid_dx_batch", signature = (N, C_pps, R0_s, tau_s, p, window_floor, init_W, init_Q, t_end_s, dt_s, sample_dt_s, t_from_s, stats_from_s=None, envelope=false))]
 #[allow(non_snake_case, clippy::too_many_arguments)]
 fn dx_batch<'py>(
     py: Python<'py>,
@@ -157,6 +165,7 @@ fn dx_batch<'py>(
     sample_dt_s: Vec<f64>,
     t_from_s: Vec<f64>,
     stats_from_s: Option<Vec<f64>>,
+    envelope: bool,
 ) -> PyResult<Bound<'py, PyList>> {
     let n = N.len();
     if let Some(s) = &stats_from_s {
@@ -185,6 +194,7 @@ fn dx_batch<'py>(
     let options = (0..n)
         .map(|i| Options {
             stats_from: stats_from_s.as_ref().map(|s| s[i]),
+            envelope,
             ..opts(dt_s[i], t_end_s[i], sample_dt_s[i], t_from_s[i])
         })
         .collect();

@@ -89,6 +89,23 @@ def dx_summary(df: pd.DataFrame) -> dict:
 # plots (matplotlib, Agg)
 # ------------------------------------------------------------------------------------------------
 
+def _trace(ax, t_ms, df: pd.DataFrame, col: str, **line) -> None:
+    """Column ``col`` against time, over the band its envelope columns (``envelope=True`` of
+    dcsim.fluid) give when the rows skip steps: what the state swept between two rows, which a
+    line through rows sampled slower than the cycle would alias."""
+    lo, hi = df.get(col + "_lo"), df.get(col + "_hi")
+    if lo is not None and hi is not None and bool((hi > lo).any()):
+        # Rows a quarter of the whole range apart (median) are slower than the dynamics: a line
+        # through them is an alias, so the band alone is drawn.
+        coarse = float((hi - lo).median()) > 0.25 * float(hi.max() - lo.min())
+        ax.fill_between(t_ms, lo, hi, color="0.35" if coarse else "0.75", lw=0, step="pre",
+                        label=line.pop("label", None) if coarse else "range between rows")
+        if coarse:
+            return
+        line = {**line, "lw": 0.6}
+    ax.plot(t_ms, df[col], "k-", **{"lw": 1.2, **line})
+
+
 def plot_dctcp(df: pd.DataFrame, path: Path, title: Optional[str] = None) -> Path:
     """Like Fig. 2 of the DCTCP analysis paper: window, alpha and queue against time."""
     import matplotlib
@@ -98,12 +115,12 @@ def plot_dctcp(df: pd.DataFrame, path: Path, title: Optional[str] = None) -> Pat
     a = df.attrs
     t_ms = df.t_s * 1e3
     fig, ax = plt.subplots(3, 1, figsize=(6.4, 6.4), sharex=True)
-    ax[0].plot(t_ms, df.W_pkt, "k-", lw=1.2)
+    _trace(ax[0], t_ms, df, "W_pkt")
     ax[0].set_ylabel("Window W (packets)")
-    ax[1].plot(t_ms, df.alpha, "k-", lw=1.2)
+    _trace(ax[1], t_ms, df, "alpha")
     ax[1].set_ylabel("alpha")
     ax[1].set_ylim(0, 1.05)
-    ax[2].plot(t_ms, df.q_pkt, "k-", lw=1.2, label="queue q(t)")
+    _trace(ax[2], t_ms, df, "q_pkt", label="queue q(t)")
     ax[2].axhline(a["K_pkt"], color="gray", ls="--", lw=1, label=f"K = {a['K_pkt']:g} pkt")
     ax[2].set_ylabel("Queue (packets)")
     ax[2].set_xlabel("Time (ms)")
@@ -127,9 +144,9 @@ def plot_dx(df: pd.DataFrame, path: Path) -> Path:
     a = df.attrs
     t_ms = df.t_s * 1e3
     fig, ax = plt.subplots(2, 1, figsize=(6.4, 5.0), sharex=True)
-    ax[0].plot(t_ms, df.W_pkt, "k-", lw=1.2)
+    _trace(ax[0], t_ms, df, "W_pkt")
     ax[0].set_ylabel("Window W (packets)")
-    ax[1].plot(t_ms, df.q_pkt, "k-", lw=1.2)
+    _trace(ax[1], t_ms, df, "q_pkt")
     ax[1].set_ylabel("Queue length (packets)")
     ax[1].set_xlabel("Time (ms)")
     sec = ax[1].secondary_yaxis("right", functions=(lambda q: q / a["C_pps"] * 1e6, lambda us: us * 1e-6 * a["C_pps"]))
@@ -176,8 +193,8 @@ def fig2(out_dir: Path, t_end_s: float = 0.03, N_values=FIG2_N) -> dict[int, dic
     out_dir.mkdir(parents=True, exist_ok=True)
     res = {}
     for N in N_values:
-        df = fluid.dctcp(10e9, 100e-6, 65.0, 1 / 16, N, t_end_s=t_end_s, sample_dt_s=None)
-        csv = write_csv(df, out_dir / f"fig2_N{N}.csv")
+        df = fluid.dctcp(10e9, 100e-6, 65.0, 1 / 16, N, t_end_s=t_end_s, sample_dt_s=None, envelope=True)
+        csv = write_csv(df.drop(columns=fluid.envelope_columns(df)), out_dir / f"fig2_N{N}.csv")
         png = plot_dctcp(df, out_dir / f"fig2_N{N}.png",
                          title=f"Fig. 2 setting (fluid): 10 Gbps, d = 100 us, K = 65 pkt, g = 1/16, N = {N}")
         res[N] = {"df": df, "csv": csv, "png": png}
@@ -338,7 +355,7 @@ def dctcp(
     _check_outputs(csv, plot)
     try:
         df = fluid.dctcp(C_bps, d_s, K_pkt, g, N, t_end_s=t_end_s, dt_s=dt_s, packet_bytes=pb,
-                         queue_floor=not no_floor, sample_dt_s=sample_dt_s)
+                         queue_floor=not no_floor, sample_dt_s=sample_dt_s, envelope=plot is not None)
     except ValueError as e:
         fail(str(e))
     s = dctcp_summary(df)
@@ -388,7 +405,8 @@ def dx(
     _check_outputs(csv, plot)
     try:
         df = fluid.dx(N, C_bps, R0_s, t_end_s=t_end_s, dt_s=dt_s, packet_bytes=pb,
-                      window_floor=not no_window_floor, tau_s=tau_s, p=p, sample_dt_s=sample_dt_s)
+                      window_floor=not no_window_floor, tau_s=tau_s, p=p, sample_dt_s=sample_dt_s,
+                      envelope=plot is not None)
     except ValueError as e:
         fail(str(e))
     s = dx_summary(df)
@@ -437,10 +455,12 @@ def dctcp_fig2(
 def _outputs(df, csv, plot, plotter) -> list[str]:
     from dcsim.commands.inputs import fail
 
+    from dcsim.fluid import envelope_columns
+
     files = []
     try:
-        if csv is not None:
-            written = write_csv(df, csv)
+        if csv is not None:  # the rows; the envelope (asked for by the plot) is the plot's
+            written = write_csv(df.drop(columns=envelope_columns(df)), csv)
             files += [str(written)] + [str(params_file(written))] * params_file(written).exists()
         if plot is not None:
             files.append(str(plotter(df, plot)))
