@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from dcsim.experiments.dsm_packet import (FIG9_FLOWS, HEADLINE, SCHEMES, base_loop_s, dsm_T_m, fig9_ideal_util, headline,
-                                          max_min_load)
+                                          holds, max_min_load, target_bytes)
 from dcsim.experiments.registry import DIFFERS, REPRODUCED, get
 
 
@@ -40,12 +40,22 @@ def test_fig5_runs_every_scheme_with_the_exact_loop_delays(tmp_path):
     assert (df.q_mean_bytes <= 128_000).all()  # the buffer
     assert (df.drop_pct >= 0).all() and (df.drop_pct < 100).all()
     # Every claim of the paper is judged (a verdict with our numbers), none silently skipped.
-    assert len(res.paper_claims) == 8 and all(c.ours for c in res.paper_claims)
+    assert len(res.paper_claims) == 13 and all(c.ours for c in res.paper_claims)
     # The headline is judged on the worst DSM setting: >= 99 % utilization and < 5 % drops.
     (h,) = [c for c in res.paper_claims if c.statement == HEADLINE]
     dsm = df[df.scheme == "dsm"]
     want = REPRODUCED if dsm.util.min() >= 0.99 and dsm.drop_pct.max() < 5 else DIFFERS
     assert h.verdict == want, (h, dsm)
+
+
+def test_each_scheme_is_judged_against_its_own_target():
+    """QCN aims at Qeq = 33 KB (802.1Qau's pseudo-code), DSM and SMCC at q0 = 64 KB: a QCN queue
+    steady at 33.5 KB, never empty, at full rate holds its target (judged against q0 it 'failed',
+    so every claim that QCN fails held by construction: a probe)."""
+    assert target_bytes("qcn") == 33_000 and target_bytes("smcc") == target_bytes("dsm") == 64_000
+    steady_qcn = {"q_mean_bytes": 33_494.0, "q_empty": 0.0, "util": 1.0}
+    assert holds(steady_qcn, target_bytes("qcn")) and not holds(steady_qcn, target_bytes("dsm"))
+    assert not holds({**steady_qcn, "q_empty": 0.25}, target_bytes("qcn"))  # underflows
 
 
 def test_headline_verdict_is_computed_from_both_halves():
