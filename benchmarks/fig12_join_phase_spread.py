@@ -17,8 +17,8 @@ W_max = m.C_PPS * d_eff + m.K12
 W_star = W_max / 2
 T2, horizon = (0.1, 0.4) if quick else (0.3, 0.7)
 us = m.time_str
-for gname in ("1/sqrt(W_max)", "5/W_max"):
-    g = {"1/sqrt(W_max)": 1 / math.sqrt(W_max), "5/W_max": 5 / W_max}[gname]
+for gname in ("1/sqrt(W_max)", "5/W_max", "1/W_max"):
+    g = {"1/sqrt(W_max)": 1 / math.sqrt(W_max), "5/W_max": 5 / W_max, "1/W_max": 1 / W_max}[gname]
     ts = []
     for k in range(8):  # join phases spread over 2 ms (a few sawtooth periods of flow 1 alone)
         t2 = T2 + k * 0.25e-3

@@ -5,6 +5,7 @@ convergence at rate (25) (Section 4)."""
 import json
 
 import pandas as pd
+import pytest
 
 from dcsim.experiments.registry import get
 
@@ -86,13 +87,35 @@ def test_hybrid_rate_tolerance_and_ns2_band(tmp_path):
     # the measured decay rate matches (25) to the fit's own resolution (rounding + neglected mode), < 1e-3
     assert (df.rate_resolution < 1e-3).all()
     assert (abs(df.measured_rate - df.beta) / df.beta <= df.rate_resolution).all()
-    # the ns2 times are judged against the hybrid model's band [T_(k-1) d, T_k R*] +- 0.5 ms
+    # the ns2 times are judged against the hybrid model's band [lower wall time of T_(k-1), T_k R*] +- 0.5 ms,
+    # whose lower end lies between the extremes RTT = d (an empty queue) and RTT = R* (the queue at K)
     ns2 = {"1/sqrt(W_max)": 55e-3, "5/W_max": 67e-3, "1/W_max": 185e-3}
     R = 200e-6 + 35 / (10e9 / 12000)
     for r in df.itertuples():
+        assert r.conv_time_prev_event_rtt * 200e-6 <= r.conv_time_lo_s <= r.conv_time_prev_event_rtt * R
+        assert r.conv_time_hi_s == pytest.approx(r.conv_time_rtt * R, rel=1e-12)
         c = claims[f"time to within 10 % of fair share, g = {r.g_name}: hybrid model vs ns2 (Fig. 12)"]
-        inside = r.conv_time_prev_event_rtt * 200e-6 - 5e-4 <= ns2[r.g_name] <= r.conv_time_rtt * R + 5e-4
+        inside = r.conv_time_lo_s - 5e-4 <= ns2[r.g_name] <= r.conv_time_hi_s + 5e-4
         assert (c.verdict == "reproduced") == inside
+
+
+def test_the_hybrid_models_wall_time_follows_its_queue():
+    """Epoch j lasts dT_j RTTs of at least d + max(0, K - D_j)/C (D_j the cut at T_j): no cut (alpha = 0)
+    keeps the queue at K, RTT = R* throughout; cuts of K or more allow an empty queue, RTT = d."""
+    import numpy as np
+
+    from dcsim.experiments.dctcp_analysis import _wall_time_lower_s
+    from dcsim.theory.dctcp import HybridRun
+
+    d, K, C = 200e-6, 35.0, 10e9 / 12000
+    T = np.array([0.0, 1.0, 3.0, 6.0])
+    W = np.full((4, 2), 100.0)
+    none = _wall_time_lower_s(HybridRun(T, W, np.zeros((4, 2)), 200.0, 0.1), d, K, C)
+    assert none == pytest.approx(T * (d + K / C), rel=1e-12)
+    deep = _wall_time_lower_s(HybridRun(T, W, np.full((4, 2), 0.5), 200.0, 0.1), d, K, C)  # D = 50 > K
+    assert deep == pytest.approx(T * d, rel=1e-12)
+    half = _wall_time_lower_s(HybridRun(T, W, np.full((4, 2), 0.175), 200.0, 0.1), d, K, C)  # D = 17.5 = K/2
+    assert half == pytest.approx(T * (d + K / 2 / C), rel=1e-12)
 
 
 def test_checks_are_shown_apart(tmp_path):
