@@ -252,29 +252,33 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     ax.legend()
     png = save_figure(fig, out_dir, "fig8_period.png")
 
-    from scipy.optimize import curve_fit
-
     claims = []
-    for g in sorted(df.g.unique()):
-        # "small g" in the sense of (18): g <~ 1/sqrt(wbar), i.e. wbar <~ 1/g^2; from wbar = 10 up (below,
-        # the two feedback delays of a period, T = 2 + h_alpha + h_beta, dominate)
-        w_hi = min(WBAR_HI, 1.0 / g ** 2)
-        d = df[(df.g == g) & (df.wbar >= 10) & (df.wbar <= w_hi * 1.0001)]
-        # T = a + b wbar^k with the exponent free: the paper's "sqrt" is an exponent printed to one
-        # decimal, 0.5, so it is reproduced if k rounds to it (|k - 0.5| <= 0.05)
-        (a, b, k), _ = curve_fit(lambda w, a, b, k: a + b * w ** k, d.wbar.to_numpy(), d["T"].to_numpy(),
-                                 p0=(3.0, 1.0, 0.5), maxfev=20000)
-        v, _ = verdict_quoted("0.5", float(k))
-        detail = (f"{len(d)} grid points; the offset a is the feedback delay; Sawtooth [1]: T ~ 0.71 sqrt(wbar). "
-                  "Reproduced if the fitted exponent rounds to 0.5 (+-0.05)")
-        row = dict(paper="T ~ sqrt(wbar)", ours=f"T = {a:.2f} + {b:.3f} wbar^{k:.3f} R* over wbar in [10, {w_hi:.0f}] pkt",
-                   passed=v == "reproduced")
+    gs = sorted(df.g.unique())
+    # "grows as sqrt(wbar) (for small g)" is a statement of growth, judged where it applies: the local
+    # exponent d ln T / d ln wbar over the octave ending at wbar = 1/g^2, the largest wbar at which g
+    # is still "small" in the sense of (18) (g <~ 1/sqrt(wbar)). The exponent is printed to one
+    # decimal, 0.5: reproduced if it rounds to it (+-0.05). Over the figure's own range it grows
+    # slower (a pure power law over [10, 1000]: ~0.35), and a fit T = a + b wbar^k with a free offset
+    # is not identified (0.51 with a ~ 4, 0.40 with a = 1: a probe), so neither is the verdict.
+    tops = [1.0 / g ** 2 for g in gs]
+    top_cycles = th.limit_cycles([w for t in tops for w in (t / 2, t)], [g for g in gs for _ in (0, 1)])
+    for i, g in enumerate(gs):
+        lo_c, hi_c = top_cycles[2 * i], top_cycles[2 * i + 1]
+        k_top = math.log(hi_c.T / lo_c.T) / math.log(2.0)
+        d = df[(df.g == g) & (df.wbar >= 10) & (df.wbar <= min(WBAR_HI, tops[i]) * 1.0001)]
+        k_fig = float(np.polyfit(np.log(d.wbar), np.log(d["T"]), 1)[0]) if len(d) >= 2 else float("nan")
+        v, _ = verdict_quoted("0.5", k_top)
+        ours = (f"local exponent {k_top:.3f} over wbar {tops[i] / 2:.0f} -> {tops[i]:.0f} pkt (T = {lo_c.T:.1f} -> "
+                f"{hi_c.T:.1f} R*, T/sqrt(wbar) = {hi_c.T / math.sqrt(tops[i]):.3f}); over [10, {min(WBAR_HI, tops[i]):.0f}] "
+                f"pkt a power law fits wbar^{k_fig:.3f}")
+        detail = ("exponent of growth at the top of the small-g range (wbar = 1/g^2, eq. (18)); reproduced if it "
+                  "rounds to 0.5 (+-0.05); Sawtooth [1]: T ~ 0.71 sqrt(wbar)"
+                  + ("" if hi_c.converged and lo_c.converged else "; a cycle there did not converge"))
         if g == min(G_CURVES):  # the paper's "small g" (footnote 4: all g <= 0.01 give one curve)
-            claims.append(Claim(f"period grows as sqrt(wbar) for small g; g = {g:g}", row["paper"], row["ours"], v,
-                                detail))
+            claims.append(Claim(f"period grows as sqrt(wbar) for small g; g = {g:g}", "T ~ sqrt(wbar)", ours, v, detail))
         else:
-            claims.append(check(f"(edge) period vs wbar at larger g = {g:g}", row["ours"], row["passed"],
-                                detail + f"; g = {g:g} is not 'small' up to wbar = 1/g^2", paper=row["paper"]))
+            claims.append(check(f"(edge) period vs wbar at larger g = {g:g}", ours, v == "reproduced",
+                                detail + f"; g = {g:g} is 'small' only up to wbar = {tops[i]:.0f}", paper="T ~ sqrt(wbar)"))
     return ExperimentResult("dctcp-fig8", "Limit cycle period (Fig. 8)", claims, [png, csv])
 
 
