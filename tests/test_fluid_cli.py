@@ -150,3 +150,27 @@ def test_a_plot_of_rows_slower_than_the_cycle_draws_the_band_not_an_alias(tmp_pa
     drawn.clear()
     r = runner.invoke(app, ["fluid", "dctcp", "--t-end", "20ms", "--plot", str(tmp_path / "r.png")])
     assert r.exit_code == 0 and drawn["lines"] == 1  # 20 ms: rows every ~5 us, the line is the cycle
+
+
+def test_the_summary_window_ends_at_t_end_whatever_the_rows():
+    """A --sample-dt that does not divide --t-end runs on to the next whole row (20 -> 30 ms at 15 ms);
+    the summary's window must stay the asked 10-20 ms (it had been 15-30 ms: 40.2 % marked against
+    37.4 %, a probe)."""
+    base = ["fluid", "dctcp", "--t-end", "20ms", "--json"]
+    a = json.loads(runner.invoke(app, base).output)
+    b = json.loads(runner.invoke(app, [*base, "--sample-dt", "15ms"]).output)
+    assert b["t_end_s"] >= 0.03 - 1e-9 and a["t_end_s"] < 0.021
+    for k in ("marking_fraction", "utilization", "q_pkt", "W_pkt", "alpha", "window_from_s", "window_to_s", "window_steps"):
+        assert a[k] == b[k], k
+    assert abs(a["window_to_s"] - 0.02) < 1e-6 and abs(a["window_from_s"] - 0.01) < 1e-6
+
+
+def test_the_smallest_sample_dt_offered_is_accepted():
+    """The row bound counts whole steps: the smallest --sample-dt the error offers must run, and the
+    bound must be the CLI's, not the integrator's (a probe: 17.7999999 s reached the integrator)."""
+    r = runner.invoke(app, ["fluid", "dctcp", "--t-end", "17.7999999s", "--sample-dt", "1ps"])
+    assert r.exit_code == 2 and "--sample-dt" in r.output and "sample_dt =" not in r.output
+    offered = r.output.split("allowed --sample-dt >= ")[1].split(" (")[0].replace(" ", "")
+    r = runner.invoke(app, ["fluid", "dx", "--t-end", "1s", "--sample-dt", "1ps"])  # 2.5e6 rows: fine
+    assert r.exit_code == 0, r.output
+    assert offered == "1.78us", offered

@@ -112,7 +112,8 @@ def _init3(init, names=("W0", "alpha0", "q0")) -> Optional[list]:
 
 
 def _stats_from(stats_from_s, t_end_s: float, name: str = "stats_from_s") -> float:
-    """Start of the full-resolution statistics: default the second half of the run."""
+    """Start of the full-resolution statistics: default the second half of the run (of ``t_end_s``
+    as asked for; the statistics end there, not at the whole output row the run extends to)."""
     if stats_from_s is None:
         return 0.5 * t_end_s
     return _real(name, stats_from_s, 0.0, t_end_s, unit="s (within the run)")
@@ -138,8 +139,8 @@ _HALF = object()
 
 
 def _named_stats(raw: dict, names: dict) -> dict:
-    """The integrator's statistics under the columns' names: {"from_s", "steps", column: {min, mean, max}}."""
-    out = {"from_s": raw["from"], "steps": raw["points"]}
+    """The integrator's statistics under the columns' names: {"from_s", "to_s", "steps", column: {min, mean, max}}."""
+    out = {"from_s": raw["from"], "to_s": raw["to"], "steps": raw["points"]}
     out.update({col: dict(raw[key]) for key, col in names.items()})
     return out
 
@@ -278,12 +279,14 @@ def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s
     packet_bytes = _packet_bytes(packet_bytes)
     C_pps = capacity_pps(C_bps, packet_bytes)
     R_star_s = d_s + K_pkt / C_pps
+    asked = t_end_s
     t_end_s, dt_s, sample_dt_s = _physical_grid(R_star_s, t_end_s, dt_s, sample_dt_s)  # to a whole sample
+    asked = float(asked)  # checked by _physical_grid: the statistics end there, not at the whole sample
     init = _init3(init, ("W0_pkt", "alpha0", "q0_pkt"))
     queue_floor = _flag("queue_floor", queue_floor)
-    stats_from_s = _stats_from(stats_from_s, t_end_s)
+    stats_from_s = _stats_from(stats_from_s, asked)
     r = _core.fluid_dctcp(C_pps, d_s, K_pkt, g, N, queue_floor, init, t_end_s, dt_s, sample_dt_s, 0.0,
-                          stats_from_s, _flag("envelope", envelope))
+                          stats_from_s, _flag("envelope", envelope), asked)
     q = r["q"]
     df = pd.DataFrame({
         "t_s": r["t"], "W_pkt": r["W"], "alpha": r["alpha"], "q_pkt": q,
@@ -337,6 +340,8 @@ def dx(N: float, C_bps: float, R0_s: float, *, t_end_s: float, dt_s: Optional[fl
     With ``envelope`` also ``W_pkt_lo``, ``W_pkt_hi``, ``Q_s_lo``, ... ``q_pkt_hi``: each row's
     extremes over the steps since the row before.
     """
+    if stats_from_s is not None:  # one run: a number (dx_batch takes arrays, and would take the first)
+        stats_from_s = _real("stats_from_s", stats_from_s, 0.0, unit="s (within the run)")
     out = dx_batch([N], [C_bps], [R0_s], t_end_s=t_end_s, tau_s=None if tau_s is None else [tau_s], p=[p],
                    dt_s=None if dt_s is None else [dt_s], sample_dt_s=None if sample_dt_s is None else [sample_dt_s],
                    packet_bytes=packet_bytes, init=None if init is None else [init], window_floor=window_floor,
@@ -399,6 +404,7 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
     if init is not None and len(init) != n:
         raise ValueError(f"init has {len(init)} entries; expected one (W0_pkt, Q0_s) pair per run ({n})")
     cols = {k: [] for k in ("N", "C", "R0", "tau", "p", "W0", "Q0", "t_end", "dt", "sample_dt", "t_from", "stats_from")}
+    stats_to = []  # each run's t_end as asked for: the statistics end there
     for i in range(n):
         # The ranges of `dcsim fluid dx` (dcsim.theory.limits).
         Ni = limits.N_FLOWS.check(b["N"][i], sfx("N", i))
@@ -415,12 +421,13 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
         tfi = _real(sfx("t_from_s", i), b["t_from_s"][i], 0, t_end_i, unit="s")
         limits.check_steps(t_end_i, dti, sfx("t_end_s", i))  # the CLI's bounds (1e8 steps; the delay's history)
         limits.check_delay_steps(taui, dti, sfx("dt_s", i), dt_given=True)
-        t_end_i = _cover(t_end_i, si)
-        sfi = None  # the statistics' window: none, the second half of the (whole-sample) run, or the given start
+        sfi = None  # the statistics' window: none, the second half of the run, or the given start
         if stats_from_s is _HALF:
             sfi = _stats_from(None, t_end_i)
         elif "stats_from_s" in b:
             sfi = _stats_from(b["stats_from_s"][i], t_end_i, sfx("stats_from_s", i))
+        stats_to.append(t_end_i)  # the run goes on to the first whole sample at or after it
+        t_end_i = _cover(t_end_i, si)
         if init is None:
             W0, Q0 = 1.0, 0.0
         else:
@@ -433,7 +440,8 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
             cols[k].append(v)
     raw = _core.fluid_dx_batch(cols["N"], cols["C"], cols["R0"], cols["tau"], cols["p"], bool(window_floor),
                                cols["W0"], cols["Q0"], cols["t_end"], cols["dt"], cols["sample_dt"], cols["t_from"],
-                               None if stats_from_s is None else cols["stats_from"], _flag("envelope", envelope))
+                               None if stats_from_s is None else cols["stats_from"], _flag("envelope", envelope),
+                               None if stats_from_s is None else stats_to)
     out = []
     for i, r in enumerate(raw):
         C_pps, R0 = cols["C"][i], cols["R0"][i]

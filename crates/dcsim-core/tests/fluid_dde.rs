@@ -289,3 +289,22 @@ fn the_envelope_of_each_row_is_the_extremes_since_the_row_before() {
         assert_eq!(env.hi[0][i], w.iter().cloned().fold(f64::NEG_INFINITY, f64::max), "row {i}");
     }
 }
+
+#[test]
+fn grid_stats_end_at_stats_to_and_the_mean_stays_within_the_extremes() {
+    // The drain y = max(1 - t, 0) over t = 0.50 .. 1.00 (51 points): sum 12.75 (the last point is 0).
+    let mut o = opts(0.01, 3.0, 0.5);
+    o.stats_from = Some(0.5);
+    o.stats_to = Some(1.0);
+    let st = integrate(&Drain, &o).unwrap().stats.unwrap();
+    assert_eq!(st.points, 51);
+    assert!((st.to - 1.0).abs() < 1e-12 && (st.mean[0] - 12.75 / 51.0).abs() < 1e-12, "{st:?}");
+    // On the floor from t = 1 on: a constant 0, whose mean must be exactly 0, not an ulp off.
+    o.stats_from = Some(1.5);
+    o.stats_to = None;
+    let st = integrate(&Drain, &o).unwrap().stats.unwrap();
+    assert_eq!((st.min[0], st.mean[0], st.max[0]), (0.0, 0.0, 0.0));
+    assert!(st.min.iter().zip(&st.mean).zip(&st.max).all(|((lo, m), hi)| lo <= m && m <= hi));
+    o.stats_to = Some(1.0); // before stats_from
+    assert!(matches!(integrate(&Drain, &o), Err(FluidError::InvalidParameter { name, .. }) if name == "stats_to"));
+}

@@ -1,7 +1,7 @@
 //! Python face of the fluid models (see dcsim_core::fluid), as `dcsim._core.fluid_*`. Each function returns a dict of
 //! numpy arrays (`t` and one array per state component); batch functions return a list of such
 //! dicts in input order. A run asked for statistics at full resolution (`stats_from`) also has the key
-//! `stats`: {"from": first grid time, "points": grid points, name: {"min", "mean", "max"}} for each
+//! `stats`: {"from": first grid time, "to": last grid time, "points": grid points, name: {"min", "mean", "max"}} for each
 //! state component and observable; one asked for its envelope, `NAME_lo` and `NAME_hi` per component
 //! (the extremes since the row before). The GIL is released while integrating; every error is a ValueError.
 
@@ -32,6 +32,7 @@ fn to_dict<'py, const D: usize>(py: Python<'py>, names: [&str; D], tr: Trajector
     if let Some(st) = stats {
         let s = PyDict::new(py);
         s.set_item("from", st.from)?;
+        s.set_item("to", st.to)?;
         s.set_item("points", st.points)?;
         for (i, name) in st.names.iter().enumerate() {
             let v = PyDict::new(py);
@@ -122,7 +123,7 @@ fn dctcp_normalized_batch<'py>(
 
 /// DCTCP model (5)-(8) in physical units (packets, packets/s, seconds). Keys t, W, alpha, q.
 #[pyfunction]
-#[pyo3(name = "fluid_dctcp", signature = (C_pps, d_s, K_pkt, g, N, queue_floor, init, t_end_s, dt_s, sample_dt_s, t_from_s, stats_from_s=None, envelope=false))]
+#[pyo3(name = "fluid_dctcp", signature = (C_pps, d_s, K_pkt, g, N, queue_floor, init, t_end_s, dt_s, sample_dt_s, t_from_s, stats_from_s=None, envelope=false, stats_to_s=None))]
 #[allow(non_snake_case, clippy::too_many_arguments)]
 fn dctcp<'py>(
     py: Python<'py>,
@@ -139,16 +140,22 @@ fn dctcp<'py>(
     t_from_s: f64,
     stats_from_s: Option<f64>,
     envelope: bool,
+    stats_to_s: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let sys = Dctcp::new(C_pps, d_s, K_pkt, g, N, queue_floor, init).map_err(err)?;
-    let o = Options { stats_from: stats_from_s, envelope, ..opts(dt_s, t_end_s, sample_dt_s, t_from_s) };
+    let o = Options {
+        stats_from: stats_from_s,
+        stats_to: stats_to_s,
+        envelope,
+        ..opts(dt_s, t_end_s, sample_dt_s, t_from_s)
+    };
     let tr = py.detach(move || crate::no_panic(|| integrate(&sys, &o)))?.map_err(err)?;
     to_dict(py, ["W", "alpha", "q"], tr)
 }
 
 /// Batch of DX runs (3)-(4); every argument is a per-run array (same length). Keys t, W, Q.
 #[pyfunction]
-#[pyo3(name = "fluid_dx_batch", signature = (N, C_pps, R0_s, tau_s, p, window_floor, init_W, init_Q, t_end_s, dt_s, sample_dt_s, t_from_s, stats_from_s=None, envelope=false))]
+#[pyo3(name = "fluid_dx_batch", signature = (N, C_pps, R0_s, tau_s, p, window_floor, init_W, init_Q, t_end_s, dt_s, sample_dt_s, t_from_s, stats_from_s=None, envelope=false, stats_to_s=None))]
 #[allow(non_snake_case, clippy::too_many_arguments)]
 fn dx_batch<'py>(
     py: Python<'py>,
@@ -166,10 +173,14 @@ fn dx_batch<'py>(
     t_from_s: Vec<f64>,
     stats_from_s: Option<Vec<f64>>,
     envelope: bool,
+    stats_to_s: Option<Vec<f64>>,
 ) -> PyResult<Bound<'py, PyList>> {
     let n = N.len();
     if let Some(s) = &stats_from_s {
         check_len("stats_from", s.len(), n)?;
+    }
+    if let Some(s) = &stats_to_s {
+        check_len("stats_to", s.len(), n)?;
     }
     for (name, len) in [
         ("C", C_pps.len()),
@@ -194,6 +205,7 @@ fn dx_batch<'py>(
     let options = (0..n)
         .map(|i| Options {
             stats_from: stats_from_s.as_ref().map(|s| s[i]),
+            stats_to: stats_to_s.as_ref().map(|s| s[i]),
             envelope,
             ..opts(dt_s[i], t_end_s[i], sample_dt_s[i], t_from_s[i])
         })

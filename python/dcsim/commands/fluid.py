@@ -58,7 +58,8 @@ def dctcp_summary(df: pd.DataFrame) -> dict:
         "packet_bytes": a["packet_bytes"], "R_star_s": a["R_star_s"], "wbar_pkt": a["wbar"],
         "queue_floor": a["queue_floor"],
         "regime": "fixed point (wbar <= 2)" if a["wbar"] <= 2 else "limit cycle (wbar > 2)",
-        "window_from_s": st["from_s"], "t_end_s": float(df.t_s.iloc[-1]), "window_steps": st["steps"],
+        "window_from_s": st["from_s"], "window_to_s": st["to_s"], "t_end_s": float(df.t_s.iloc[-1]),
+        "window_steps": st["steps"],
         "rows": len(df), "sample_dt_s": _spacing(df),
         "q_pkt": st["q_pkt"], "W_pkt": st["W_pkt"], "alpha": st["alpha"],
         "utilization": st["utilization"]["mean"], "marking_fraction": st["p"]["mean"],
@@ -78,7 +79,8 @@ def dx_summary(df: pd.DataFrame) -> dict:
         "model": "dx", "paper": DX_PAPER,
         "N": a["N"], "C_bps": a["C_bps"], "R0_s": a["R0_s"], "tau_s": a["tau_s"], "p": a["p"],
         "packet_bytes": a["packet_bytes"], "window_floor": a["window_floor"],
-        "window_from_s": st["from_s"], "t_end_s": float(df.t_s.iloc[-1]), "window_steps": st["steps"],
+        "window_from_s": st["from_s"], "window_to_s": st["to_s"], "t_end_s": float(df.t_s.iloc[-1]),
+        "window_steps": st["steps"],
         "rows": len(df), "sample_dt_s": _spacing(df),
         "Q_s": st["Q_s"], "q_pkt": st["q_pkt"], "W_pkt": st["W_pkt"],
         "busy_fraction": st["busy"]["mean"],
@@ -215,7 +217,7 @@ def _print_dctcp(s: dict) -> None:
     t.add_row("C, d, K, g", f"{fmt_rate(s['C_bps'])}, {fmt_time(s['d_s'])}, {s['K_pkt']:g} pkt, {s['g']:g}")
     t.add_row("feedback delay R* = d + K/C", fmt_time(s["R_star_s"]))
     t.add_row("wbar = (Cd + K)/N", f"{s['wbar_pkt']:.4g} pkt")
-    t.add_row("window of statistics", f"{fmt_time(s['window_from_s'])} .. {fmt_time(s['t_end_s'])}, "
+    t.add_row("window of statistics", f"{fmt_time(s['window_from_s'])} .. {fmt_time(s['window_to_s'])}, "
                                       f"every step ({s['window_steps']:,})")
     t.add_row("output rows", f"{s['rows']:,}, every {fmt_time(s['sample_dt_s'])}")
     for k, lab, u in (("q_pkt", "queue q", " pkt"), ("W_pkt", "window W", " pkt"), ("alpha", "alpha", "")):
@@ -238,7 +240,7 @@ def _print_dx(s: dict) -> None:
     t.add_column("quantity")
     t.add_column("value")
     t.add_row("C, R0, tau, p", f"{fmt_rate(s['C_bps'])}, {fmt_time(s['R0_s'])}, {fmt_time(s['tau_s'])}, {s['p']:g}")
-    t.add_row("window of statistics", f"{fmt_time(s['window_from_s'])} .. {fmt_time(s['t_end_s'])}, "
+    t.add_row("window of statistics", f"{fmt_time(s['window_from_s'])} .. {fmt_time(s['window_to_s'])}, "
                                       f"every step ({s['window_steps']:,})")
     t.add_row("output rows", f"{s['rows']:,}, every {fmt_time(s['sample_dt_s'])}")
     st = s["Q_s"]
@@ -307,14 +309,20 @@ def _sample_dt(sample_dt: Optional[str], t_end_s: float, step_s: float) -> Optio
     from dcsim.theory import limits as L
     from dcsim.units import fmt_time, parse_time
 
+    import math
+
     if sample_dt is None:
         return None
     v = quantity(sample_dt, "--sample-dt", parse_time, L.Limit("sample_dt", 0.0, t_end_s, lo_open=True, fmt=fmt_time))
-    v = max(1, round(v / step_s)) * step_s
-    if t_end_s / v > MAX_ROWS:
-        fail(f"--sample-dt: {fmt_time(v)} gives {t_end_s / v:.3g} rows over --t-end {fmt_time(t_end_s)}; allowed "
-             f"--sample-dt >= {fmt_time(t_end_s / MAX_ROWS)} (at most {MAX_ROWS:,} rows)")
-    return v
+    k = max(1, round(v / step_s))  # steps per row
+    # rows: one every k steps over the run's steps, which end at the first whole row at or after --t-end
+    n_steps = math.ceil(t_end_s / step_s * (1 - 1e-12))
+    k_min = math.ceil(n_steps / (MAX_ROWS - 1))
+    if k < k_min:
+        fail(f"--sample-dt: {fmt_time(k * step_s)} ({k} integration step{'s' * (k != 1)} of {fmt_time(step_s)}) gives "
+             f"{math.ceil(n_steps / k) + 1:,} rows over --t-end {fmt_time(t_end_s)}; allowed --sample-dt >= "
+             f"{fmt_time(k_min * step_s)} ({k_min} steps; at most {MAX_ROWS:,} rows)")
+    return k * step_s
 
 
 SAMPLE_DT_HELP = ("Spacing of the output rows (--csv, --plot), rounded to whole integration steps; default about "

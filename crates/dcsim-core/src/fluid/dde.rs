@@ -110,6 +110,9 @@ pub struct Options {
     /// First time of the full-resolution statistics ([`GridStats`], over the grid points at or
     /// after it); `None`: none are kept.
     pub stats_from: Option<f64>,
+    /// Last time of the statistics (the grid point at or after it, at most the run's last); `None`:
+    /// the run's end. A run extended to a whole output row keeps the window the user asked for.
+    pub stats_to: Option<f64>,
     /// Keep each output row's [`Envelope`] (min and max since the row before).
     pub envelope: bool,
 }
@@ -117,7 +120,7 @@ pub struct Options {
 impl Options {
     /// Options without full-resolution statistics.
     pub fn new(dt: f64, t_end: f64, sample_dt: f64, t_from: f64) -> Self {
-        Self { dt, t_end, sample_dt, t_from, stats_from: None, envelope: false }
+        Self { dt, t_end, sample_dt, t_from, stats_from: None, stats_to: None, envelope: false }
     }
 
     /// Validate against a system's delays; returns (n_steps, stride, n_from).
@@ -150,7 +153,17 @@ impl Options {
             )?;
         }
         if let Some(from) = self.stats_from {
-            check("stats_from", from, from >= 0.0 && from <= self.t_end, &format!("in [0, t_end = {}]", self.t_end))?;
+            // t_end within rounding: a caller's t_end rounded to whole output rows may end 1 ulp short
+            let end = self.t_end * (1.0 + 1e-9);
+            check("stats_from", from, from >= 0.0 && from <= end, &format!("in [0, t_end = {}]", self.t_end))?;
+            if let Some(to) = self.stats_to {
+                check(
+                    "stats_to",
+                    to,
+                    to >= from && to <= end,
+                    &format!("in [stats_from = {from}, t_end = {}]", self.t_end),
+                )?;
+            }
         }
         let n_steps = n_steps_f as usize;
         let stride = stride as usize;
@@ -222,12 +235,14 @@ impl<const D: usize> EnvelopeAcc<D> {
 }
 
 /// Minimum, mean and maximum of each state component, then of each observable, over every grid
-/// point `n dt` with `from <= n dt <= t_end`: the mean is the average over those points, the time
+/// point `n dt` with `from <= n dt <= to`: the mean is the average over those points, the time
 /// average on the step grid (each point stands for one step; the two ends count as whole points).
 #[derive(Debug, Clone, PartialEq)]
 pub struct GridStats {
     /// The first grid time included (`stats_from` rounded up to the grid).
     pub from: f64,
+    /// The last grid time included (`stats_to` rounded up to the grid, or the run's end).
+    pub to: f64,
     /// Number of grid points included.
     pub points: u64,
     /// State component names, then observable names.
@@ -241,6 +256,7 @@ pub struct GridStats {
 /// a 1e8-step run's sums keep their last digits.
 struct StatsAcc<const D: usize> {
     n_from: usize,
+    n_to: usize,
     n_obs: usize,
     points: u64,
     min: Vec<f64>,
@@ -250,10 +266,11 @@ struct StatsAcc<const D: usize> {
 }
 
 impl<const D: usize> StatsAcc<D> {
-    fn new(n_from: usize, n_obs: usize) -> Self {
+    fn new(n_from: usize, n_to: usize, n_obs: usize) -> Self {
         let k = D + n_obs;
         Self {
             n_from,
+            n_to,
             n_obs,
             points: 0,
             min: vec![f64::INFINITY; k],
@@ -265,7 +282,7 @@ impl<const D: usize> StatsAcc<D> {
 
     #[inline]
     fn add<S: DdeSystem<D>>(&mut self, sys: &S, n: usize, y: &[f64; D]) {
-        if n < self.n_from {
+        if n < self.n_from || n > self.n_to {
             return;
         }
         let mut v = [0.0; MAX_OBSERVABLES];
@@ -282,8 +299,19 @@ impl<const D: usize> StatsAcc<D> {
 
     fn finish(self, names: Vec<&'static str>, dt: f64) -> GridStats {
         let n = self.points as f64;
-        let mean = self.sum.iter().zip(&self.carry).map(|(s, c)| (s + c) / n).collect();
-        GridStats { from: self.n_from as f64 * dt, points: self.points, names, min: self.min, mean, max: self.max }
+        // The mean of values between min and max lies between them; the division's rounding may
+        // not (an ulp past the max of a constant: a probe), so it is clamped.
+        let mean =
+            (0..self.sum.len()).map(|i| ((self.sum[i] + self.carry[i]) / n).clamp(self.min[i], self.max[i])).collect();
+        GridStats {
+            from: self.n_from as f64 * dt,
+            to: self.n_to as f64 * dt,
+            points: self.points,
+            names,
+            min: self.min,
+            mean,
+            max: self.max,
+        }
     }
 }
 
@@ -537,12 +565,16 @@ pub fn integrate<const D: usize, S: DdeSystem<D>>(sys: &S, opts: &Options) -> Re
         envelope: None,
     };
     let mut env = opts.envelope.then(|| EnvelopeAcc::<D>::new(n_samples));
-    // The first grid point at or after stats_from (within 1e-9 relative of a grid point: on it),
-    // and never past the last one.
+    // The first grid point at or after stats_from, and the last at or after stats_to (within 1e-9
+    // relative of a grid point: on it), never past the run's last.
+    let grid_at_or_after = |t: f64| {
+        let x = t / dt;
+        let n = if (x - x.round()).abs() <= 1e-9 * x.max(1.0) { x.round() } else { x.ceil() };
+        (n.max(0.0) as usize).min(n_steps)
+    };
     let mut acc = opts.stats_from.map(|from| {
-        let x = from / dt;
-        let first = if (x - x.round()).abs() <= 1e-9 * x.max(1.0) { x.round() } else { x.ceil() };
-        StatsAcc::<D>::new((first.max(0.0) as usize).min(n_steps), observables.len())
+        let to = opts.stats_to.map_or(n_steps, grid_at_or_after);
+        StatsAcc::<D>::new(grid_at_or_after(from), to, observables.len())
     });
     let record = |n: usize, y: &[f64; D], out: &mut Trajectory<D>, env: &mut Option<EnvelopeAcc<D>>| {
         if n < n_from {
