@@ -373,3 +373,12 @@ def test_a_cycle_longer_than_the_first_horizon_is_found():
     assert len(downs) >= 3
     assert abs(np.diff(downs)[-1] - c.T) <= 2.0
     assert c.Q_min > -psi / (1 + psi) and c.throughput == pytest.approx(1.0, abs=1e-9)
+    # alpha's relaxation counts the time integrated (16 x the first 6 000 R*), not the first horizon
+    assert c.alpha_relaxation == pytest.approx((1 / 16) * 16 * 6000, rel=1e-12)
+
+
+def test_a_cycle_beyond_the_step_budget_is_said_to_be_longer_than_it():
+    """wbar ~ 1e7 at g = 1/16: the period (~g wbar / 4 R*) exceeds what 1e8 steps can show three times;
+    the error says so and by how much, not "integrate longer (wbar must be > 2)" alone (a probe)."""
+    with pytest.raises(ValueError, match=r"no limit cycle found at wbar = 9\.75e\+06.*period exceeds ~6\.4e\+04 R\*"):
+        th.limit_cycle(9.75e6, 1 / 16, psi=0.17)

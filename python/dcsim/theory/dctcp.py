@@ -653,21 +653,32 @@ def limit_cycle_from_trajectory(t: np.ndarray, W: np.ndarray, alpha: np.ndarray,
                       x_alpha, x_beta, float(drift), s, X, res)
 
 
+#: Most samples one run of :func:`_limit_cycle_long` keeps (t, W, alpha, q: 320 MB, ~3 copies at the peak).
+MAX_CYCLE_ROWS = 1e7
+
 #: g t (t in R*) after which alpha's slow mode has contracted by exp(-2 g t) = exp(-12): the horizon
 #: of :func:`_t_end_for`, reached for g >= 0.001 (its cap of 6000 R*).
 ALPHA_SETTLED_GT = 6.0
 
 
+def _period_guess(wbar: float, g: float) -> float:
+    """A rough limit-cycle period (units of R*) for sizing runs, checked afterwards by the crossings:
+    ~sqrt(wbar) for small g (Fig. 8), ~g wbar / 4 once g >> 1/sqrt(wbar) (each marked R* moves alpha
+    by ~g, so a cut of ~g W/2 takes ~g wbar/2 R* to regain: measured wbar/52 .. wbar/61 at g = 1/16,
+    wbar 1e5 .. 2.4e6, a probe)."""
+    return max(2.0 + 2.0 * math.sqrt(wbar), g * wbar / 4.0)
+
+
 def _t_end_for(wbar: float, g: float) -> float:
     """Integration horizon (units of R*) long enough for the slow modes to die out.
 
-    alpha relaxes at rate ~g (eq. 12) and the cycle period grows like sqrt(wbar) (Fig. 8); we
+    alpha relaxes at rate ~g (eq. 12) and the cycle period is :func:`_period_guess`; we
     integrate for max(6/g, 60 periods), at most 6000 (enough for g >= 0.001: the alpha mode of
     the Poincare map contracts like exp(-2 g t) (rho = 0.986 per period of 7 R* at g = 0.001),
-    so ~exp(-12) of the initial error is left), then check ``drift``.
+    so ~exp(-12) of the initial error is left), then check ``drift``; a longer period is found by
+    :func:`_limit_cycle_long`.
     """
-    period = 2.0 + 2.0 * math.sqrt(wbar)
-    return float(min(max(6.0 / g, 60.0 * period), 6000.0))
+    return float(min(max(6.0 / g, 60.0 * _period_guess(wbar, g)), 6000.0))
 
 
 def _fluid():
@@ -737,7 +748,7 @@ def limit_cycles(wbar: Sequence[float], g: Sequence[float], *, psi=None, t_end: 
         groups.setdefault((e, p), []).append(i)
     for (e, p), idx in groups.items():
         # keep enough of the tail for three periods (period < ~ 4 sqrt(wbar) + 30 even at g = 1)
-        tail = max(8.0 * (2.0 + 2.0 * math.sqrt(max(wbar[i] for i in idx))), 60.0)
+        tail = max(4.0 * max(_period_guess(wbar[i], g[i]) for i in idx), 60.0)
         t_from = max(0.0, e - 3.0 * tail)
         if p == 0:
             trajs = [_normalized_run(float(wbar[i]), float(g[i]), p, e, dt, sample_dt, t_from) for i in idx]
@@ -747,10 +758,10 @@ def limit_cycles(wbar: Sequence[float], g: Sequence[float], *, psi=None, t_end: 
                                                  t_end=e, dt=dt, sample_dt=sample_dt, t_from=t_from)
         for i, tr in zip(idx, trajs):
             try:
-                c = limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar[i], g[i], p)
+                c, ran = limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar[i], g[i], p), e
             except ValueError:
-                c = _limit_cycle_long(wbar[i], g[i], p, e, dt, sample_dt)
-            out[i] = replace(c, alpha_relaxation=float(g[i]) * e)
+                c, ran = _limit_cycle_long(wbar[i], g[i], p, e, dt, sample_dt)
+            out[i] = replace(c, alpha_relaxation=float(g[i]) * ran)
     return out  # type: ignore[return-value]
 
 
@@ -777,22 +788,30 @@ def _normalized_run(wbar: float, g: float, psi: Optional[float], t_end: float, d
 
 
 def _limit_cycle_long(wbar: float, g: float, psi: Optional[float], t_end: float, dt: float,
-                      sample_dt: float) -> LimitCycle:
-    """Retry one point whose period is longer than guessed: keep the second half of the trajectory,
-    and integrate 4, 16, 64 times longer while it still has < 3 periods, within the step budget
-    (limits.MAX_STEPS). Near wbar = 2 the period grows without bound; at large wbar and g it is
-    ~17 sqrt(wbar) R*, not the guess 2 + 2 sqrt(wbar) (wbar 9.75e5, g 1/16: 16 490 R*, a probe)."""
+                      sample_dt: float) -> tuple[LimitCycle, float]:
+    """Retry one point whose period is longer than guessed: integrate 1, 4, 16, 64 times longer
+    (within the step budget, limits.MAX_STEPS) until the second half of the run holds three
+    periods. Near wbar = 2 the period grows without bound; at large wbar and g it is ~g wbar/4 R*
+    (:func:`_period_guess`). That half is sampled at ``sample_dt``, or as much coarser as keeps it
+    within MAX_CYCLE_ROWS samples (bounded memory: 2e7 samples had peaked at 1.5 GB, a probe); coarser
+    samples locate the crossings worse, so the drift then reads higher (a cycle of 16 490 R*: 0.0074
+    at 0.03 R* against 0.0011 at 0.01 R*). Returns the cycle and the time integrated (units of R*)."""
     from dcsim.theory.limits import MAX_STEPS
 
     err: Optional[ValueError] = None
     factors = [f for f in (1.0, 4.0, 16.0, 64.0) if f == 1.0 or t_end * f / dt <= MAX_STEPS]
     for factor in factors:
-        tr = _normalized_run(float(wbar), float(g), psi, t_end * factor, dt, sample_dt, t_end * factor / 2)
+        run = t_end * factor
+        sample = sample_dt * max(1, math.ceil(run / 2 / sample_dt / MAX_CYCLE_ROWS))
+        tr = _normalized_run(float(wbar), float(g), psi, run, dt, sample, run / 2)
         try:
-            return limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar, g, psi)
+            return limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar, g, psi), run
         except ValueError as e:
             err = e
-    raise err  # type: ignore[misc]
+    longest = t_end * factors[-1]
+    raise ValueError(f"no limit cycle found at wbar = {_plain(wbar)}, g = {_plain(g)}: fewer than three periods in the "
+                     f"second half of a run of {longest:.3g} R* (the budget of {MAX_STEPS:g} steps of {dt:g} R*), so "
+                     f"its period exceeds ~{longest / 6:.3g} R* ({err})")
 
 
 # ---------------------------------------------------------------------------------------------
