@@ -452,8 +452,11 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     u = {(r["scheme"], r["C_gbps"], r["loop_us"]): r["util"] for r in rows}
 
     def trend(key: str) -> tuple[bool, str]:
+        """'The larger C, the lower the utilization': lower at every larger C of the grid, not only at
+        the two ends (a probe: 10G 80.8 % < 40G 81.8 % had passed as decreasing)."""
         means = [np.mean([u[(key, C / 1e9, D * 1e6)] for D in FIG7_D]) for C in FIG7_C]
-        return means[-1] < means[0], ", ".join(f"{C / 1e9:g}G {100 * m:.1f} %" for C, m in zip(FIG7_C, means))
+        return (all(b < a for a, b in zip(means, means[1:])),
+                ", ".join(f"{C / 1e9:g}G {100 * m:.1f} %" for C, m in zip(FIG7_C, means)))
 
     dsm_min = min(u[("dsm", C / 1e9, D * 1e6)] for C in FIG7_C for D in FIG7_D)
     drops = {(r["scheme"], r["C_gbps"], r["loop_us"]): r["drop_pct"] for r in rows}
@@ -466,7 +469,9 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     for key in ("qcn", "smcc"):
         t, txt = trend(key)
         claims.append(Claim(f"the larger the bandwidth, the lower {LABELS[key]}'s utilization", "decreasing with C",
-                            f"mean over the delays: {txt}", ok(t), "compared at 1 Gbps and at 100 Gbps"))
+                            f"mean over the delays: {txt}", ok(t),
+                            "decreasing = lower at each larger bandwidth of the grid (means over the three delays; one "
+                            "run each, no spread measured)"))
     hc_min = min(u[("dsm-hc2k", C / 1e9, D * 1e6)] for C in FIG7_C for D in FIG7_D)
     claims.append(check("(dcsim) DSM with Hc = 2 kHz: utilization over the 12 settings", f"min {100 * hc_min:.2f} %",
                         hc_min >= UTIL_HOLD, "an exploration (module docstring)"))
