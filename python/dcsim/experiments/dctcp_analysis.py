@@ -207,7 +207,7 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
               "as wbar -> 2 the cycle shrinks onto the fixed point (q~ = 2/wbar - 1 -> 0); the paper does not "
               "mention this edge; passes if the peak lies below 3 pkt, outside the claim's range"),
         Claim("(ii) worst-case wbar (largest undershoot) about 12-16 packets", "12-16 pkt",
-              ", ".join(f"g={g:g}: {w:.2f} pkt (Q_min {q:.4f})" for g, (w, q) in worst.items()),
+              ", ".join(f"g={g:g}: {w:.2f} pkt (Q_min {q:.4f} x C R*)" for g, (w, q) in worst.items()),
               ok(all(w_lo <= w <= w_hi for w in worst_w)),
               f"argmin of Q_min on 49 points in [8, 20] pkt refined by a parabola; reproduced if it rounds into "
               f"the paper's 12-16 (whole packets: {w_lo:g}-{w_hi:g}). The minimum is flat: Q_min at 12 pkt is "
@@ -432,7 +432,7 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
         tol = _rate_resolution(run, err, beta, max(g, gam))
         v, diff = verdict(beta, rate, tol)
         claims.append(Claim(f"convergence rate beta = min(g, gamma) (25); g = {name} = {g:.4g}",
-                            f"beta = {beta:.5g}/RTT ({'g' if g < gam else 'gamma'})",
+                            f"eq. (25) evaluated: beta = {beta:.5g}/RTT ({'g' if g < gam else 'gamma'})",
                             f"measured decay rate of max|W_i - W*|: {rate:.7g}/RTT", v,
                             f"{diff:.1e} apart (relative); resolution of the fit {tol:.1e}: rounding of W_i over "
                             f"the fit window {RATE_FIT[1]:g}..{RATE_FIT[0]:g} plus the bend from the faster mode "
@@ -443,7 +443,7 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
         dT_star = 1 + W_star * a_s / 2
         a_tol = math.exp(-beta * (run.T[-1] - run.T[0])) + 4 * np.finfo(float).eps / -math.expm1(-g * dT_star)
         a_err = float(np.max(np.abs(run.alpha[-1] - a_s)))
-        claims.append(Claim(f"alpha_i -> alpha* of (23); g = {name}", f"alpha* = {a_s:.6g}",
+        claims.append(Claim(f"alpha_i -> alpha* of (23); g = {name}", f"eq. (23) solved: alpha* = {a_s:.6g}",
                             f"alpha_i(T_n) = {run.alpha[-1, 0]:.6g} after {n_events} events", ok(a_err <= a_tol),
                             f"|difference| = {a_err:.2g}; allowed {a_tol:.1g} (transient e^(-beta T_n) + rounding "
                             "4 eps/(1 - e^(-g dT*)))"))

@@ -53,8 +53,9 @@ def _bound_row(panel: str, N: float, C: float, R0: float, numerical: bool) -> di
     tn = dx.critical_delay_numerical(lin, R0) if numerical else float("nan")
     return dict(panel=panel, N=N, C_bps=C, R0_s=R0, p=P_FIG1, Q0_us=eq.Q0_s * 1e6, W0_pkt=eq.W0_pkt,
                 omega_c_rad_s=dx.crossover_frequency(lin), tau_bound_us=tb * 1e6,
-                tau_bound_paper_us=dx.tau_bound_paper(lin) * 1e6, tau_critical_numerical_us=tn * 1e6,
-                rel_diff=abs(tn - tb) / tn if numerical else float("nan"))
+                tau_bound_paper_us=dx.tau_bound_paper(lin) * 1e6, numerical_check=bool(numerical),
+                tau_critical_numerical_us=tn * 1e6,
+                rel_diff=abs(tn - tb) / tn if numerical else float("nan"))  # empty where numerical_check is False
 
 
 def fig1_table(quick: bool = False) -> pd.DataFrame:
@@ -278,7 +279,7 @@ def run_thresholds(out_dir: Path, quick: bool) -> ExperimentResult:
     ss20 = dx.special_state(50, C, 20e-6, seg)
     add("4.1", "special state at N=50, R0=20us", 1, float(ss20.active), "bool",
         Claim("Sect. 4.1/Fig. 2(a): N = 50, R0 = 20 us is in the special stable state", "special state",
-              f"N = 50 >= C R0/seg = {ss20.N_threshold:.2f}", REPRODUCED if ss20.active else DIFFERS, "Theorem 2"))
+              f"N = 50 >= C R0/seg = {ss20.N_threshold:.2f} flows", REPRODUCED if ss20.active else DIFFERS, "Theorem 2"))
     # Section 4.2 -- Theorem 2 thresholds
     add("4.2", "special state N at R0=80us", 67, thr80, "flows",
         Claim("Sect. 4.2/Fig. 3(b): special stable state when N exceeds 67 (R0 = 80 us, 10 Gbps)", "N >= 67",
