@@ -235,6 +235,10 @@ def test_batches_run_in_a_process_forked_after_a_batch():
     (lambda: fluid.dctcp(C_BPS, D_S, K_PKT, G, 2, t_end_s=-1), "t_end_s"),
     (lambda: fluid.dx(50, C_BPS, 80e-6, t_end_s=1e-3, p=1.5), "p"),
     (lambda: fluid.dx_batch([10, 20], C_BPS, [80e-6, -1], t_end_s=1e-3), r"R0_s\[1\]"),
+    (lambda: fluid.dx_batch([10, None], C_BPS, 80e-6, t_end_s=1e-3), "N must be a real number"),  # not "N = nan"
+    (lambda: fluid.dx_batch([10, 20], C_BPS, 80e-6, t_end_s=1e-3, stats_from_s=[0.0, None]), "stats_from_s must be"),
+    (lambda: fluid.dx(50, C_BPS, 80e-6, t_end_s=1e-3, stats_from_s=[0.0, 1e-4]), "stats_from_s must be a real number"),
+    (lambda: fluid.dctcp(C_BPS, D_S, K_PKT, G, 2, t_end_s=1e-3, stats_from_s=2e-3), "stats_from_s = 0.002 is out of range"),
 ])
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=name):

@@ -370,7 +370,9 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
     ``envelope`` the envelope columns of :func:`dx`.
     """
     def arr(name, x):
-        if isinstance(x, (bool, np.bool_)) or np.asarray(x).dtype == bool:  # True read as 1 (a probe)
+        raw = np.asarray(x, dtype=object)
+        if isinstance(x, (bool, np.bool_)) or np.asarray(x).dtype == bool or any(v is None for v in raw.flat):
+            # True read as 1, None as NaN (probes)
             raise ValueError(f"{name} must be a real number or a 1-D array of them, got {x!r}")
         try:
             a = np.atleast_1d(np.asarray(x, dtype=float))
