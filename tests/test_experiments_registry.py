@@ -14,6 +14,11 @@ def test_claim_kind_defaults_to_claim_and_positional_construction_still_works():
         Claim("s", "p", "o", REPRODUCED, kind="setup")
     with pytest.raises(ValueError, match="verdict"):
         Claim("s", "p", "o", "ok")
+    # a row marked as dcsim's own is never counted as the paper's (dx-fig5 and dx-fig6 counted two: a probe)
+    for mark in ("(dcsim) x", "(setup) x", "(edge) x"):
+        with pytest.raises(ValueError, match="kind='check'"):
+            Claim(mark, "p", "o", REPRODUCED)
+        assert Claim(mark, "p", "o", REPRODUCED, kind=CHECK).kind == CHECK
 
 
 def test_checks_are_not_counted_as_reproduced():

@@ -368,8 +368,9 @@ def approx(statement: str, printed: str, ours: pd.Series, where: str, *, unit: s
     tol = quoted_tolerance(printed) + 2 * _sem(ours)
     good = math.isfinite(mean) and abs(mean - paper) <= tol
     rel = abs(mean - paper) / abs(paper) if paper else abs(mean)
-    d = (f"{mean - paper:+.3g} ({rel:.0%} {'above' if mean > paper else 'below'}) from the paper; allowed +-{tol:.2g} "
-         f"({where}, {count_shown(int(ours['n']), 'run')})")
+    u = f" {'points' if unit == '%' else unit}" if unit else ""  # a difference of percentages is in points
+    d = (f"{mean - paper:+.3g}{u} ({rel:.0%} {'above' if mean > paper else 'below'}) from the paper; allowed "
+         f"+-{tol:.2g}{u} ({where}, {count_shown(int(ours['n']), 'run')})")
     return Claim(statement, paper_text or f"~{printed}{(' ' + unit) if unit else ''}",
                  fmt_ms(mean, ours["sd"], unit), ok(good), d + ("; " + detail if detail else ""))
 
@@ -391,23 +392,26 @@ def trend(statement: str, paper_text: str, st: pd.DataFrame, xcol: str, increasi
     ours = f"{m[0]:.3g} ({xname} = {x[0]:g}) -> {m[-1]:.3g} ({xname} = {x[-1]:g}){(' ' + unit) if unit else ''}"
     if against:
         ours += "; against the trend between " + ", ".join(f"{a:g} and {b:g}" for a, b in against)
+    u = f" {unit}" if unit else ""
     return Claim(statement, paper_text, ours, ok(good),
-                 f"reproduced if the change ({delta:+.3g}) exceeds 2 standard errors ({2 * se_d:.2g}) and no step goes "
-                 "the other way by more than 2 of its standard errors" + ("; " + detail if detail else ""))
+                 f"reproduced if the change ({delta:+.3g}{u}) exceeds 2 standard errors ({2 * se_d:.2g}{u}) and no step "
+                 "goes the other way by more than 2 of its standard errors" + ("; " + detail if detail else ""))
 
 
 def higher(statement: str, paper_text: str, a: pd.DataFrame, b: pd.DataFrame, xcol: str, *, a_name: str,
-           b_name: str, xname: str, detail: str = "") -> Claim:
-    """a's means above b's: by more than 2 standard errors at a majority of the points and on average."""
+           b_name: str, xname: str, detail: str = "", unit: str = "", scale: float = 1.0) -> Claim:
+    """a's means above b's: by more than 2 standard errors at a majority of the points and on average.
+    ``scale`` and ``unit`` are how the means are shown (e.g. 1e3, "ms" for means in seconds)."""
     j = a.merge(b, on=xcol, suffixes=("_a", "_b")).sort_values(xcol)
     diff = j["mean_a"] - j["mean_b"]
     se = np.hypot(j["sem_a"], j["sem_b"])
     sig = int((diff > 2 * se).sum())
     good = sig > len(j) / 2 and float(diff.mean()) > 0
-    pts = ", ".join(f"{x:g}: {ma:.3g} vs {mb:.3g}" for x, ma, mb in zip(j[xcol], j["mean_a"], j["mean_b"]))
+    u = f" {unit}" if unit else ""
+    pts = ", ".join(f"{x:g}: {scale * ma:.3g} vs {scale * mb:.3g}{u}" for x, ma, mb in zip(j[xcol], j["mean_a"], j["mean_b"]))
     return Claim(statement, paper_text, f"{a_name} vs {b_name} at {xname} = {pts}", ok(good),
                  f"{a_name} higher by more than 2 standard errors at {sig} of {len(j)} points; mean difference "
-                 f"{float(diff.mean()):+.3g}" + ("; " + detail if detail else ""))
+                 f"{scale * float(diff.mean()):+.3g}{u}" + ("; " + detail if detail else ""))
 
 
 #: Tolerance of the independent-marking model of RED below: its constants (TCP's 1.22/sqrt(p) holds
@@ -878,7 +882,7 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     for aqm in ("RED", "modified CHOKe"):
         dc, tc = st[(aqm, "DCTCP")], st[(aqm, "TCP")]
         claims.append(higher(f"{aqm}: DCTCP flows generally have shorter AFCTs than TCP flows", "TCP > DCTCP", tc, dc, "senders",
-                             a_name="TCP", b_name="DCTCP", xname="n"))
+                             a_name="TCP", b_name="DCTCP", xname="n", unit="ms", scale=1e3))
         j = tc.merge(dc, on="senders", suffixes=("_t", "_d"))
         r90 = float(j.loc[j["senders"] == nmax, "mean_t"].iloc[0] / j.loc[j["senders"] == nmax, "mean_d"].iloc[0])
         claims.append(Claim(f"{aqm}: at {nmax} senders the AFCT of TCP flows is more than 2x that of DCTCP", "> 2x",

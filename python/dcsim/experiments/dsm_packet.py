@@ -809,7 +809,10 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
     g = {(r["scheme"], r["rate_per_s"], r["port"]): r for r in rows}
 
     def sd_trend(key: str) -> bool:
-        return all(g[(key, FIG10_RATES[-1], p)]["q_sd_kb"] > g[(key, 0, p)]["q_sd_kb"] for p in ("C1->C2", "C2->C3"))
+        """The sd higher at every heavier rate of the grid, at both bottlenecks (not only 200/s against 0/s:
+        a probe found three curves falling at one step)."""
+        return all(g[(key, b, p)]["q_sd_kb"] > g[(key, a, p)]["q_sd_kb"]
+                   for p in ("C1->C2", "C2->C3") for a, b in zip(FIG10_RATES, FIG10_RATES[1:]))
 
     def mean_sd(key: str) -> float:
         return float(np.mean([g[(key, r, p)]["q_sd_kb"] for r in FIG10_RATES for p in ("C1->C2", "C2->C3")]))
@@ -821,14 +824,20 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
         Claim("the heavier the short flows, the more violent the oscillation of the queue", "sd grows with the rate",
               "; ".join(f"{LABELS[k]}: sd {g[(k, 0, 'C1->C2')]['q_sd_kb']:.1f} -> {g[(k, 200, 'C1->C2')]['q_sd_kb']:.1f} KB "
                         "(C1->C2, 0 -> 200/s)" for k in ("dsm", "qcn", "smcc")),
-              ok(all(sd_trend(k) for k in ("dsm", "qcn", "smcc"))), "sd at 200/s above sd at 0/s at both bottlenecks"),
+              ok(all(sd_trend(k) for k in ("dsm", "qcn", "smcc"))),
+              "sd higher at each heavier rate of the grid, at both bottlenecks, for every scheme (one run a point, no "
+              "spread measured); " + "; ".join(
+                  f"{LABELS[k]} {p}: " + " -> ".join(f"{g[(k, r, p)]['q_sd_kb']:.1f}" for r in FIG10_RATES) + " KB"
+                  for k in ("dsm", "qcn", "smcc") for p in ("C1->C2", "C2->C3"))),
         Claim("DSM is more robust than QCN and SMCC to bursts of short flows", "DSM's queue oscillates least",
-              "; ".join(f"{LABELS[k]}: mean sd {mean_sd(k):.1f} KB, highest mean queue "
+              "; ".join(f"{LABELS[k]}: mean sd {mean_sd(k):.1f} KB, mean queue {worst(k, 'q_mean_kb', min):.1f} .. "
                         f"{worst(k, 'q_mean_kb', max):.1f} KB" for k in ("dsm", "qcn", "smcc")),
-              ok(mean_sd("dsm") < min(mean_sd("qcn"), mean_sd("smcc")) and worst("dsm", "q_mean_kb", max)
-                 < 0.9 * BUFFER_BYTES / 1e3),
-              "queue sd averaged over rates and bottlenecks, and the queue not pinned at the buffer (mean < 90 % of "
-              "128 KB at every point): a queue stuck full has sd 0 but is not under control"),
+              ok(mean_sd("dsm") < min(mean_sd("qcn"), mean_sd("smcc"))
+                 and 0.1 * BUFFER_BYTES / 1e3 < worst("dsm", "q_mean_kb", min)
+                 and worst("dsm", "q_mean_kb", max) < 0.9 * BUFFER_BYTES / 1e3),
+              "queue sd averaged over rates and bottlenecks, and DSM's queue pinned at neither end (mean between 10 % "
+              "and 90 % of the 128 KB buffer at every point): a queue stuck full or empty has a small sd but is not "
+              "under control (a probe: a mean queue of 2-9 KB at 31 % utilization had passed)"),
         Claim("DSM achieves high utilization and loses fewer packets (100 % utilization, < 5 % drops)", ">= 99 %, < 5 %",
               f"DSM: min utilization {100 * worst('dsm', 'util', min):.2f} %, max drops {worst('dsm', 'drop_pct', max):.2f} %",
               ok(worst("dsm", "util", min) >= UTIL_HOLD and worst("dsm", "drop_pct", max) < 5.0), "over every rate and bottleneck"),

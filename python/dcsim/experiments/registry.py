@@ -112,6 +112,10 @@ CHECK = "check"
 KINDS = (CLAIM, CHECK)
 
 
+#: Statement prefixes of dcsim's own rows (never the paper's claims): such a row must be a check.
+OWN_PREFIXES = ("(dcsim)", "(setup)", "(edge)")
+
+
 @dataclass
 class Claim:
     """One row of a claims table: a statement of a paper checked numerically (``kind="claim"``),
@@ -134,6 +138,10 @@ class Claim:
             raise ValueError(f"Claim.kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
         if self.verdict not in (REPRODUCED, DIFFERS):
             raise ValueError(f"Claim.verdict must be {REPRODUCED!r} or {DIFFERS!r}, got {self.verdict!r}")
+        if self.kind == CLAIM and self.statement.startswith(OWN_PREFIXES):
+            # a row marked as ours counted as the paper's inflated "n of n claims reproduced" (a probe)
+            raise ValueError(f"Claim {self.statement!r}: a row marked {self.statement.split(')')[0]}) is dcsim's "
+                             "own check: give kind='check'")
 
     @property
     def is_claim(self) -> bool:
