@@ -79,10 +79,12 @@ SCHEMES = {
 }
 #: The paper's reading of Fig. 13 as a slope theta of throughput ratio against RTT ratio
 #: (Throughput ∝ RTT^-theta): TCP–Drop-tail ~ 2, TCP–RED ~ 1, DCTCP in between, Improved ~ 1 (and
-#: better than TCP–RED). Tolerance fixed before the runs: |theta - predicted| <= 0.3 (the paper's
-#: "approximately"; the spread of TCP's exponent it quotes from [11] is 1 <= theta <= 2).
+#: better than TCP–RED). "Approximately theta" = nearer to theta than to the neighbouring reading of
+#: the three the paper uses (1 linear, "between" 1.5, 2 squared): |theta - predicted| < 0.25. (Until
+#: 2026-11-29 +-0.3, "fixed before the runs" but from no reading of the paper: it let "linear" take
+#: DCTCP's 1.25, which the paper calls worse than linear: a probe. No verdict changed.)
 PREDICTED = {"TCP–Drop-tail": 2.0, "TCP–RED": 1.0, "DCTCP–Improved Fairness": 1.0}
-TOL_THETA = 0.3
+TOL_THETA = 0.25
 
 
 def fig13_scenario(scheme: str, rtt2_us: float, duration_s: float, warmup_s: float) -> dict:
@@ -160,13 +162,14 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
         words = {"TCP–Drop-tail": "approximately squared RTT-fairness", "TCP–RED": "approximately linear RTT-fairness",
                  "DCTCP–Improved Fairness": "linear RTT-fairness"}[s]
         claims.append(instruments(
-            f"Sect. 5: {s}: {words}", f"Throughput ∝ RTT^-{pred:g}", ok(abs(slopes[s] - pred) <= TOL_THETA),
+            f"Sect. 5: {s}: {words}", f"Throughput ∝ RTT^-{pred:g}", ok(abs(slopes[s] - pred) < TOL_THETA),
             packet=f"fitted θ = {slopes[s]:.2f}; ratio at RTT ratio {rtts[-1] / RTT1_US:g}: "
                    f"{float(df[(df.scheme == s)].tput_ratio.iloc[-1]):.2f}",
             fluid="θ = 1 (eqs. 37-38: equal average windows)" if "DCTCP" in s else "",
             theory={"TCP–Drop-tail": "θ = 2 (synchronized AIMD)", "TCP–RED": "θ = 1 (unsynchronized marks, "
                     "W ∝ 1/sqrt(p))"}.get(s, ""),
-            detail=f"least-squares slope of log ratio on log RTT ratio through the origin; tolerance ±{TOL_THETA}"
+            detail=f"least-squares slope of log ratio on log RTT ratio through the origin; tolerance ±{TOL_THETA} (nearer "
+                   "to the paper's reading than to its neighbour: 1 linear, 1.5 between, 2 squared)"
                    + ("; below 2 but within [11]'s 1 <= θ <= 2: most likely the two groups' halvings are only partly "
                       "synchronized (each group cuts once per its own window), which moves AIMD towards θ = 1"
                       if s == "TCP–Drop-tail" and abs(slopes[s] - pred) > TOL_THETA else "")))
@@ -177,12 +180,13 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
         fluid="θ = 1 for DCTCP (the fluid model misses the discrete cuts, Sect. 5.2)"))
     d = df[df.scheme == "DCTCP"]
     split = 3.2
+    hi_from = split if not quick else 3.0  # the quick grid has 3.0, not 3.2
     lo_s = local_slope(d.rtt_ratio, d.tput_ratio, 1.0, split)
-    hi_s = local_slope(d.rtt_ratio, d.tput_ratio, split if not quick else 3.0, 10.0)
+    hi_s = local_slope(d.rtt_ratio, d.tput_ratio, hi_from, 10.0)
     claims.append(instruments(
         "Sect. 5.1: DCTCP is slightly worse than linear at moderate RTT ratios and tends to squared as the ratio "
         "grows", "slope rises from ~1 towards 2", ok(1.0 < lo_s < hi_s),
-        packet=f"fitted slope {lo_s:.2f} for RTT ratios 1-{split:g}, {hi_s:.2f} for {split:g}-10",
+        packet=f"fitted slope {lo_s:.2f} for RTT ratios 1-{split:g}, {hi_s:.2f} for {hi_from:g}-10",
         detail="least-squares slopes of the log-log curve over each range. Our curves zig-zag by up to 2x between "
                "neighbouring RTT ratios (the same for any start pattern): the deterministic packet system phase-locks "
                "the long flows' feedback to the short flows' marking cycle at some RTTs; with no jitter in the "

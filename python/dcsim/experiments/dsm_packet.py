@@ -200,7 +200,7 @@ def calm(s: dict) -> bool:
 
 
 def _fmt(s: dict) -> str:
-    return (f"util {100 * s['util']:.2f} %, mean queue {s['q_mean_bytes'] / 1e3:.1f} KB, empty {100 * s['q_empty']:.1f} % "
+    return (f"util {100 * s['util']:.2f} %, mean queue {s['q_mean_bytes'] / 1e3:.1f} KB, empty {100 * s['q_empty']:.2f} % "
             f"of the time, drops {s['drop_pct']:.2f} %")
 
 
@@ -372,7 +372,7 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
     claims = [
         Claim("when flows finish, DSM and SMCC converge fast to 100 % utilization; QCN wastes a little",
               "DSM, SMCC ~100 %; QCN < 100 %",
-              "; ".join(f"{LABELS[r['scheme']]}: queue empty {100 * r['q_empty_frac']:.1f} % of 0.42-0.5 s, "
+              "; ".join(f"{LABELS[r['scheme']]}: queue empty {100 * r['q_empty_frac']:.2f} % of 0.42-0.5 s, "
                         f"rates sum {r['rate_sum_gbps']:.2f} Gbps" for r in after_leave),
               ok(after_leave[0]["q_empty_frac"] < EMPTY_TOL and after_leave[2]["q_empty_frac"] < EMPTY_TOL
                  and after_leave[1]["q_empty_frac"] >= EMPTY_TOL),
@@ -395,7 +395,7 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
                            "frames dropped / frames sent"))
     x = [ph[("dsm-hc2k", p)] for p in (f"{a:.1f}-{b:.1f} s" for a, b in phases)]
     claims.append(check("(dcsim) DSM with Hc = 2 kHz through every phase",
-                        "; ".join(f"{r['phase']}: {r['q_mean_kb']:.1f} KB, empty {100 * r['q_empty_frac']:.1f} %" for r in x),
+                        "; ".join(f"{r['phase']}: {r['q_mean_kb']:.1f} KB, empty {100 * r['q_empty_frac']:.2f} %" for r in x),
                         all(r["q_empty_frac"] < EMPTY_TOL for r in x), "an exploration (module docstring)"))
     return ExperimentResult("dsm-fig6", "Responsiveness (Fig. 6)", claims, [png, csv])
 
