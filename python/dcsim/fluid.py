@@ -264,9 +264,10 @@ def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s
 
     Returns columns ``t_s``, ``W_pkt`` (per-flow window), ``alpha``, ``q_pkt``, ``p`` (marking
     indicator 1{q > K}, eq. (8)), ``R_s`` (RTT d + q/C). ``df.attrs`` holds C_pps, R_star_s, wbar,
-    and ``stats``: {"from_s", "steps", and for ``W_pkt``, ``alpha``, ``q_pkt``, ``p`` and
+    and ``stats``: {"from_s", "to_s", "steps", and for ``W_pkt``, ``alpha``, ``q_pkt``, ``p`` and
     ``utilization`` (1 while q > 0, else min(1, N W/(R C))) their "min", "mean", "max"} over every
-    integration step from ``stats_from_s`` (default half the run) to the end. With ``envelope``
+    integration step from ``stats_from_s`` (default half of ``t_end_s``) to ``t_end_s`` as given
+    (not the whole sample the run extends to). With ``envelope``
     also ``W_pkt_lo``, ``W_pkt_hi``, ``alpha_lo``, ... ``q_pkt_hi``: each row's extremes over the
     steps since the row before (:data:`ENVELOPE_SUFFIXES`; for plots of decimated runs).
     """
@@ -335,8 +336,9 @@ def dx(N: float, C_bps: float, R0_s: float, *, t_end_s: float, dt_s: Optional[fl
 
     Returns columns ``t_s``, ``W_pkt``, ``Q_s`` (queueing delay), ``q_pkt`` (= Q C, the queue),
     ``R_s`` (= R0 + Q, the RTT). ``df.attrs`` holds C_pps, tau_s, p, and ``stats``: {"from_s",
-    "steps", and for ``W_pkt``, ``Q_s``, ``q_pkt`` and ``busy`` (1{Q > 0}) their "min", "mean",
-    "max"} over every integration step from ``stats_from_s`` (default half the run) to the end.
+    "to_s", "steps", and for ``W_pkt``, ``Q_s``, ``q_pkt`` and ``busy`` (1{Q > 0}) their "min",
+    "mean", "max"} over every integration step from ``stats_from_s`` (default half of ``t_end_s``)
+    to ``t_end_s`` as given.
     With ``envelope`` also ``W_pkt_lo``, ``W_pkt_hi``, ``Q_s_lo``, ... ``q_pkt_hi``: each row's
     extremes over the steps since the row before.
     """
