@@ -353,7 +353,8 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
             # share of the phase and the sum of the sources' rates
             qq = q[(q.t_s >= a + 0.02) & (q.t_s < b)]
             rr = rates[(rates.index >= a + 0.02) & (rates.index < b)]
-            rows.append(dict(scheme=key, phase=f"{a:.1f}-{b:.1f} s", q_mean_kb=float(qq.q_bytes.mean()) / 1e3,
+            rows.append(dict(scheme=key, phase=f"{a:.1f}-{b:.1f} s", measured=f"{a + 0.02:.2f}-{b:.1f} s",
+                             q_mean_kb=float(qq.q_bytes.mean()) / 1e3,
                              q_empty_frac=float((qq.q_bytes == 0).mean()), rate_sum_gbps=float(rr.mean()) / 1e9))
     for t in (0.1, 0.2, 0.3, 0.4):
         ax.axvline(t, color="gray", lw=0.6, ls=":")
