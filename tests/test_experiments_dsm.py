@@ -123,3 +123,15 @@ def test_fig6_drain_claim_asks_for_a_full_smcc_queue_and_busy_links(tmp_path):
     rule = at("smcc").q_mean_kb >= FULL_SHARE * BUFFER_BYTES / 1e3 and all(
         at(k).q_mean_kb < at("smcc").q_mean_kb and at(k).q_empty_frac < EMPTY_TOL for k in ("dsm", "qcn"))
     assert (c.verdict == "reproduced") == bool(rule) and "50%" in c.detail
+
+
+def test_the_printed_gains_check_names_eq_23s_bound():
+    """At 10 Gbps, 300 us (T = 80 us, m = 4) the printed gains give b below eq. (23)'s 1/((omega+1)T) =
+    1/(6 x 80 us) = 2083 1/s: the claims tables say so in a check row (the runs only warned on the
+    terminal: a probe)."""
+    from dcsim.experiments.dsm_packet import dumbbell, gains_check, scheme_changes
+    from dcsim.experiments.registry import CHECK
+
+    c = gains_check(dumbbell(5, 10e9, duration_s=0.01, warmup_s=0.0), [scheme_changes("dsm", 10e9, 300e-6)])
+    assert c.kind == CHECK and c.verdict == DIFFERS
+    assert "eq. (23)'s 1/((omega+1)T) = 2083 1/s" in c.ours and "1 bound violated over 1 setting" in c.detail
