@@ -614,8 +614,9 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
                f"K = {K_FIG3A} pkt (the paper does not give K for Fig. 3(a))",
                detail=f"TCP's share of the aggregate: {100 * tcp_share.loc[K_FIG3A]:.1f} %"),
         Claim("T_a remains at 1 Gbps", "1 Gbps", f"{u.min():.4f} .. {u.max():.4f} Gbps on the wire (utilization)",
-              ok(bool(((u - 1).abs() <= quoted_tolerance("1")).all())),
-              "bottleneck busy time / time after warm-up x 1 Gbps, every K and run, against the printed '1 Gbps'"),
+              ok(bool((u >= MIN_UTILIZATION).all())),
+              f"bottleneck busy time / time after warm-up x 1 Gbps, every K and run: at least {MIN_UTILIZATION:g} of "
+              "it (the link kept busy; the printed '1' read to its last digit, +-0.5 Gbps, would pass 50 %: a probe)"),
         approx("T_r ~6 at K = 20", "6", at.loc[k0], f"K = {k0}"),
         approx("T_r ~12 for K = 150", "12", at.loc[k1], f"K = {k1}"),
         trend("as K increases, T_r increases", "increasing in K", st, "K", True, xname="K", unit=""),
@@ -629,7 +630,9 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
 # ---------------------------------------------------------------------------------------------------
 
 MINTH_FULL = (30, 40, 50, 60, 70, 80, 90)
-MINTH_QUICK = (30, 60, 90)
+#: The quick grid keeps 40: T_r dips from 30 to 40 (full runs: 1.587 -> 1.479, ~12 standard errors),
+#: which a grid of 30/60/90 hid from "T_r increases with min_th" (a probe).
+MINTH_QUICK = (30, 40, 60, 90)
 MAXTH_FULL = (65, 80, 100, 125, 150, 175, 200)
 MAXTH_QUICK = (65, 125, 200)
 MINTH_FIG4C = 45
@@ -955,15 +958,22 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
                                 "increasing in min_th", st[(aqm, proto)], "min_th", True, xname="min_th", unit="ms"))
     # Fairness of the AFCTs at the higher min_th (the upper half of the grid): |TCP/DCTCP - 1|
     hi = [m for m in mins if m >= np.median(mins)]
-    gap = {}
+    # the gap of each run (both protocols share a run), so that its spread over the runs is measured:
+    # "fairer" as the module's other comparisons read "higher", by more than 2 standard errors
+    # (a plain "<" had passed 4.5 % against 6.4 % with 2 SE of 8.2 points: a probe)
+    per_run = df.assign(gap=(df[cols["TCP"]] / df[cols["DCTCP"]] - 1).abs())
+    gap, se = {}, {}
     for aqm in ("RED", "modified CHOKe"):
-        t = st[(aqm, "TCP")].set_index("min_th")["mean"]
-        d = st[(aqm, "DCTCP")].set_index("min_th")["mean"]
-        gap[aqm] = float(np.mean([abs(t[m] / d[m] - 1) for m in hi]))
+        g = per_run[(per_run["aqm"] == aqm) & per_run["min_th"].isin(hi)]["gap"]
+        gap[aqm] = float(g.mean())
+        se[aqm] = float(g.std(ddof=1) / math.sqrt(len(g))) if len(g) > 1 else math.nan
+    diff, se_d = gap["RED"] - gap["modified CHOKe"], math.hypot(se["RED"], se["modified CHOKe"])
     claims.append(Claim("modified CHOKe leads to fairer AFCTs compared to RED at higher min_th values",
-                        "modified CHOKe fairer", f"mean |AFCT_TCP / AFCT_DCTCP - 1| at min_th {hi}: modified CHOKe "
-                        f"{100 * gap['modified CHOKe']:.1f} %, RED {100 * gap['RED']:.1f} %",
-                        ok(gap["modified CHOKe"] < gap["RED"]), "smaller relative gap between the protocols' AFCTs = fairer"))
+                        "modified CHOKe fairer", f"mean |AFCT_TCP / AFCT_DCTCP - 1| over the runs at min_th {hi}: "
+                        f"modified CHOKe {100 * gap['modified CHOKe']:.1f} %, RED {100 * gap['RED']:.1f} %",
+                        ok(math.isfinite(se_d) and diff > 2 * se_d),
+                        f"smaller relative gap between the protocols' AFCTs = fairer, by more than 2 standard errors: "
+                        f"difference {100 * diff:+.1f} points, 2 SE {100 * 2 * se_d:.1f} points"))
     rl = df["workload[0].realised_load"]
     # realised load: compound Poisson sd = 8 sqrt(lambda T E[S^2]) / (C T), 5 sd allowed
     T = run["duration"]
