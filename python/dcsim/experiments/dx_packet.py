@@ -533,7 +533,8 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
                          period_fluid_s=f["period_s"], period_linear_s=lin_T, linear_decay_per_s=lin_decay,
                          util_packet=s["util"], util_fluid=f["util"], cwnd_mean_packet=s["cwnd_mean"],
                          W_mean_fluid=f["W_mean_pkt"], p_packet=s["p"], p_fluid=P_FLUID,
-                         q_star_pkt=q_star_s(s["N"], C_BPS, s["R0_us"] * 1e-6) * C_pps))
+                         q_star_pkt=q_star_s(s["N"], C_BPS, s["R0_us"] * 1e-6) * C_pps,
+                         state=theory_state(s["N"], C_BPS, s["R0_us"] * 1e-6)))  # Q* < 0: Theorem 2 does not apply
     stats = pd.DataFrame(rows)
     csv = out_dir / "dx_fig2_stats.csv"
     stats.to_csv(csv, index=False)
