@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from dcsim.experiments.dsm_packet import (FIG9_FLOWS, HEADLINE, SCHEMES, base_loop_s, dsm_T_m, fig9_ideal_util, headline,
-                                          holds, max_min_load, target_bytes)
+                                          holds, max_min_load, oscillates, target_bytes)
 from dcsim.experiments.registry import DIFFERS, REPRODUCED, get
 
 
@@ -56,6 +56,10 @@ def test_each_scheme_is_judged_against_its_own_target():
     steady_qcn = {"q_mean_bytes": 33_494.0, "q_empty": 0.0, "util": 1.0}
     assert holds(steady_qcn, target_bytes("qcn")) and not holds(steady_qcn, target_bytes("dsm"))
     assert not holds({**steady_qcn, "q_empty": 0.25}, target_bytes("qcn"))  # underflows
+    # "oscillates" (yet does not underflow, Sect. V-A at 300 us) is a swing of at least the holding band,
+    # 25 % of the target: QCN's 9.7 KB around 29.5 KB of its 33 KB is one, 1.5 KB is not
+    assert oscillates({**steady_qcn, "q_std_bytes": 9_700.0}, target_bytes("qcn"))
+    assert not oscillates({**steady_qcn, "q_std_bytes": 1_500.0}, target_bytes("qcn"))
 
 
 def test_headline_verdict_is_computed_from_both_halves():
