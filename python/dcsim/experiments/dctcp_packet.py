@@ -761,6 +761,11 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
     lossy = [K for K in Ks if abs(thr(dc, 25, K) - thr(dc, 2, K)) > res_n[K]]
     n25_lower = [K for K in lossy if thr(dc, 25, K) < thr(dc, 2, K)]
     loss_ratio = {N: (1 - thr(tcp, N, K0)) / max(1 - thr(dc, N, K0), 1e-6) for N in N10}
+    # The paper's "a much worse throughput loss with TCP" is about every K it shows: judged wherever TCP
+    # loses throughput beyond its resolution (not at the smallest K alone: a probe)
+    tcp_lossy = {(N, K): (1 - thr(tcp, N, K)) / max(1 - thr(dc, N, K), 1e-6)
+                 for N in N10 for K in Ks if 1 - thr(tcp, N, K) > noise[("TCP", N, K)]}
+    worst_lossy = min(tcp_lossy, key=tcp_lossy.get) if tcp_lossy else None
     tcp_diff = {K: thr(tcp, 25, K) - thr(tcp, 2, K) for K in Ks}
     tcp_res = {K: noise[("TCP", 25, K)] + noise[("TCP", 2, K)] for K in Ks}
     tcp_gain = [K for K in Ks if tcp_diff[K] > 0]
@@ -805,13 +810,15 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
               "compared wherever the two differ by more than the sum of their resolutions (half-window "
               "differences); the fluid model's worst case wbar ~ 10-20 pkt: N = 25 gives "
               f"wbar = {(Cd + K0) / 25:.1f} pkt, N = 2 gives {(Cd + K0) / 2:.0f}"),
-        Claim(f"TCP loses much more throughput than DCTCP at small K (K = {K0})", "much worse",
-              ", ".join(f"N={N}: TCP {100 * thr(tcp, N, K0):.1f} % vs DCTCP {100 * thr(dc, N, K0):.2f} % "
-                        f"(loss {loss_ratio[N]:.1f}x)" for N in N10),
-              ok(all(v >= 2 for v in loss_ratio.values())),
+        Claim("TCP loses much more throughput than DCTCP, at every K where it loses any", "much worse",
+              f"K = {K0}: " + ", ".join(f"N={N}: TCP {100 * thr(tcp, N, K0):.1f} % vs DCTCP {100 * thr(dc, N, K0):.2f} % "
+                                        f"(loss {loss_ratio[N]:.1f}x)" for N in N10)
+              + (f"; smallest ratio over the {len(tcp_lossy)} (N, K) where TCP loses: {tcp_lossy[worst_lossy]:.1f}x "
+                 f"(N = {worst_lossy[0]}, K = {worst_lossy[1]})" if worst_lossy else ""),
+              ok(bool(tcp_lossy) and all(v >= 2 for v in tcp_lossy.values())),
               "'much' = at least twice DCTCP's loss (the convention of Fig. 3's 'much more accurate', fixed before "
-              "any run); TCP = NewReno halving once per window on the same "
-              "threshold marks (ECN), no drops"),
+              "any run), wherever TCP's loss exceeds its resolution; TCP = NewReno halving once per window on the "
+              "same threshold marks (ECN), no drops"),
         Claim("unlike DCTCP, TCP's throughput improves with the number of flows", "TCP N = 25 > N = 2",
               f"TCP N = 25 > N = 2 at {len(tcp_gain)} of {len(Ks)} K values, not below it beyond the "
               f"measurement resolution at {len(tcp_not_worse)}: "
