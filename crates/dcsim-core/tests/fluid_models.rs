@@ -26,12 +26,17 @@ fn psi_floor_is_never_crossed() {
     assert!(tr.y[2].contains(&floor));
 }
 
+/// The DX equilibrium (W0 packets, Q0 s) of eqs. (5)-(8) with seg = 1 packet, C = C_PPS.
+fn dx_equilibrium(n: f64, r0: f64, p: f64) -> (f64, f64) {
+    let delta = (C_PPS * p * r0 - p * n).powi(2) + 4.0 * C_PPS * p * n * r0 * (1.0 - p);
+    let q0 = (p * (n - C_PPS * r0) + delta.sqrt()) / (2.0 * C_PPS * p);
+    (C_PPS * (r0 + q0) / n, q0)
+}
+
 #[test]
 fn dx_equilibrium_of_eqs_5_to_8_is_a_fixed_point() {
     let (n, r0, p) = (50.0, 80e-6, 0.95);
-    let delta = (C_PPS * p * r0 - p * n).powi(2) + 4.0 * C_PPS * p * n * r0 * (1.0 - p);
-    let q0 = (p * (n - C_PPS * r0) + delta.sqrt()) / (2.0 * C_PPS * p);
-    let w0 = C_PPS * (r0 + q0) / n;
+    let (w0, q0) = dx_equilibrium(n, r0, p);
     let m = Dx::new(n, C_PPS, r0, r0, p, true, [w0, q0]).unwrap();
     let tr = integrate(&m, &Options::new(r0 / 200.0, 0.01, r0, 0.0)).unwrap();
     assert!(tr.y[0].iter().all(|w| (w / w0 - 1.0).abs() < 1e-10));
@@ -87,9 +92,7 @@ fn dx_at_its_fixed_point_is_always_busy() {
     // At the equilibrium (5)-(8) Q0 > 0 for p < 1: Q > 0 at every step, so busy = 1 exactly, and
     // the window's mean is W0.
     let (n, r0, p) = (50.0, 80e-6, 0.95);
-    let delta = (C_PPS * p * r0 - p * n).powi(2) + 4.0 * C_PPS * p * n * r0 * (1.0 - p);
-    let q0 = (p * (n - C_PPS * r0) + delta.sqrt()) / (2.0 * C_PPS * p);
-    let w0 = C_PPS * (r0 + q0) / n;
+    let (w0, q0) = dx_equilibrium(n, r0, p);
     let m = Dx::new(n, C_PPS, r0, r0, p, true, [w0, q0]).unwrap();
     let mut o = Options::new(r0 / 200.0, 0.01, r0, 0.0);
     o.stats_from = Some(0.005);
