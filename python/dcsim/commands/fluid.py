@@ -8,6 +8,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -37,10 +38,13 @@ def _grid_stats(df: pd.DataFrame, model: str) -> dict:
     return st
 
 
-def _spacing(df: pd.DataFrame) -> float:
-    """The output rows' spacing (s); the run's length if it has one row."""
+def _window(df: pd.DataFrame, st: dict) -> dict:
+    """A summary's window of statistics (every step) and its output rows: where they start and end,
+    the steps counted, the rows written and their spacing (s; the run's length for one row)."""
     t = df.t_s
-    return float(t.iloc[1] - t.iloc[0]) if len(t) > 1 else float(t.iloc[-1])
+    return {"window_from_s": st["from_s"], "window_to_s": st["to_s"], "t_end_s": float(t.iloc[-1]),
+            "window_steps": st["steps"], "rows": len(df),
+            "sample_dt_s": float(t.iloc[1] - t.iloc[0]) if len(t) > 1 else float(t.iloc[-1])}
 
 
 def dctcp_summary(df: pd.DataFrame) -> dict:
@@ -58,9 +62,7 @@ def dctcp_summary(df: pd.DataFrame) -> dict:
         "packet_bytes": a["packet_bytes"], "R_star_s": a["R_star_s"], "wbar_pkt": a["wbar"],
         "queue_floor": a["queue_floor"],
         "regime": "fixed point (wbar <= 2)" if a["wbar"] <= 2 else "limit cycle (wbar > 2)",
-        "window_from_s": st["from_s"], "window_to_s": st["to_s"], "t_end_s": float(df.t_s.iloc[-1]),
-        "window_steps": st["steps"],
-        "rows": len(df), "sample_dt_s": _spacing(df),
+        **_window(df, st),
         "q_pkt": st["q_pkt"], "W_pkt": st["W_pkt"], "alpha": st["alpha"],
         "utilization": st["utilization"]["mean"], "marking_fraction": st["p"]["mean"],
     }
@@ -79,9 +81,7 @@ def dx_summary(df: pd.DataFrame) -> dict:
         "model": "dx", "paper": DX_PAPER,
         "N": a["N"], "C_bps": a["C_bps"], "R0_s": a["R0_s"], "tau_s": a["tau_s"], "p": a["p"],
         "packet_bytes": a["packet_bytes"], "window_floor": a["window_floor"],
-        "window_from_s": st["from_s"], "window_to_s": st["to_s"], "t_end_s": float(df.t_s.iloc[-1]),
-        "window_steps": st["steps"],
-        "rows": len(df), "sample_dt_s": _spacing(df),
+        **_window(df, st),
         "Q_s": st["Q_s"], "q_pkt": st["q_pkt"], "W_pkt": st["W_pkt"],
         "busy_fraction": st["busy"]["mean"],
     }
@@ -308,8 +308,6 @@ def _sample_dt(sample_dt: Optional[str], t_end_s: float, step_s: float) -> Optio
     from dcsim.fluid import MAX_ROWS
     from dcsim.theory import limits as L
     from dcsim.units import fmt_time, parse_time
-
-    import math
 
     if sample_dt is None:
         return None
