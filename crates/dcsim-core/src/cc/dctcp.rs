@@ -23,8 +23,13 @@
 //!     "no 2-packet floor" of Linux is in fact a floor of 2 on ssthresh and no reduction below it;
 //!     the transport's general floor is 1 segment (`min_cwnd`), reached only transiently in PRR
 //!     and after an RTO.
-//!   - On losses Linux DCTCP halves (`dctcp_react_to_loss`: max(cwnd / 2, 2)); the transport's loss
-//!     response (FlightSize / 2, RFC 5681/6675) is used for every controller.
+//!   - On losses Linux DCTCP halves (`dctcp_react_to_loss`: max(cwnd >> 1, 2), also on entering
+//!     Recovery from CWR), as Reno does: the transport applies that under the Linux profile
+//!     (`Sender::loss_ssthresh`), and FlightSize / 2 (RFC 5681/6675) under ns-2's.
+//!   - The ACK's own segments count in the window it closes (alpha updated after them), the
+//!     order of Linux >= 6.14 (`tcp_in_ack_event` after `tcp_clean_rtx_queue`); older kernels
+//!     updated alpha first, so those segments fell into the next window (alpha lags by at most
+//!     2^-k x the segments of one ACK; means within 0.1 %: a probe's 160 random ACK streams).
 
 pub struct Dctcp {
     /// EWMA gain g.

@@ -136,6 +136,14 @@ impl Cc {
         !matches!(self, Cc::Dx(_))
     }
 
+    /// Under the Linux profile, does a loss found during an ECN reduction (CWR -> Recovery) set
+    /// ssthresh again? DCTCP's does (`dctcp_state` halves the window on entering Recovery); Reno's
+    /// keeps the CWR's ssthresh (`tcp_enter_recovery` starts no new reduction inside one).
+    #[inline]
+    pub fn halves_on_loss_in_cwr(&self) -> bool {
+        matches!(self, Cc::Dctcp(_) | Cc::DctcpImprovedFairness(_))
+    }
+
     /// Does the controller set the window itself ([`Cc::window_round`]) instead of the
     /// transport's slow start and congestion avoidance?
     #[inline]

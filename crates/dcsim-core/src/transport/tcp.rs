@@ -33,7 +33,7 @@
 
 use crate::cc::{Cc, EcnResponse};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
-use crate::scenario::{EcnReaction, FlowSpec, TcpOptions, INITIAL_RTO_FLOOR_PS};
+use crate::scenario::{EcnReaction, FlowSpec, Profile, TcpOptions, INITIAL_RTO_FLOOR_PS};
 use crate::transport::prr::{Bound, Prr};
 use crate::transport::sack::{NextSeg, RangeSet, SackBlocks, SackReceiver, Scoreboard};
 use crate::units::Time;
@@ -168,6 +168,12 @@ pub struct Sender {
     partial_acks: u32,
     /// ECN cuts happen only for ACKs beyond this segment (once per window).
     ecn_recover: u64,
+    /// With `cwr_freeze`, ACKs up to this segment do not open the window: the round trip after
+    /// an immediate ECN cut (only ECN cuts set it: Linux grows the window in Loss, after a
+    /// timeout, and on the ACK that ends a recovery).
+    cwr_until: u64,
+    /// Timeouts since snd_una last advanced (Linux `icsk_retransmits`).
+    rtos_since_progress: u32,
     pub srtt: Option<Time>,
     rttvar: Time,
     rto: Time,
@@ -244,6 +250,8 @@ impl Sender {
             recover: 0,
             partial_acks: 0,
             ecn_recover: 0,
+            cwr_until: 0,
+            rtos_since_progress: 0,
             srtt: None,
             rttvar: Time::ZERO,
             rto: Time(INITIAL_RTO_FLOOR_PS).max(Time(spec.min_rto())),
@@ -389,6 +397,36 @@ impl Sender {
         (self.max_sent - self.snd_una) as f64
     }
 
+    /// ssthresh after a loss (fast retransmit or timeout). ns-2 (RFC 5681 eq. 4, RFC 6675):
+    /// FlightSize / 2. Linux: the congestion control's halving of the window on whole segments,
+    /// `max(cwnd >> 1, 2)` (`tcp_reno_ssthresh`; DCTCP's `dctcp_react_to_loss`, which replaces
+    /// its alpha-based ssthresh on Recovery and RTO). Floored at 2 and at the window floor.
+    fn loss_ssthresh(&self) -> f64 {
+        let half = match self.opts.profile {
+            Profile::Linux => ((self.cwnd.floor() as u64) >> 1) as f64,
+            Profile::Ns2 => self.flight() / 2.0,
+        };
+        half.max(2.0).max(self.min_cwnd)
+    }
+
+    /// Does a timeout now set ssthresh? ns-2: every timeout. Linux (`tcp_enter_loss`): outside a
+    /// reduction episode (Open, or CWR / Recovery / Loss whose `high_seq` is acknowledged), or in
+    /// Loss when no timeout fired since snd_una last advanced; a backed-off timeout of the same
+    /// episode keeps the ssthresh its first one set (it would otherwise halve the 1-segment window).
+    fn timeout_sets_ssthresh(&self) -> bool {
+        if self.opts.profile != Profile::Linux {
+            return true;
+        }
+        let (episode, loss) = if self.sb.is_some() {
+            (self.ca != CaState::Open && self.high_seq > self.snd_una, self.ca == CaState::Loss)
+        } else {
+            // NewReno (no SACK): recovery until `recover`, after a timeout also (go-back-N).
+            let cwr = self.ca == CaState::Cwr && self.high_seq > self.snd_una;
+            (self.in_recovery || cwr || self.recover > self.snd_una, !self.in_recovery && self.recover > self.snd_una)
+        };
+        !episode || (loss && self.rtos_since_progress == 0)
+    }
+
     /// RFC 6298 update from one RTT sample.
     fn rtt_sample(&mut self, r: Time) {
         match self.srtt {
@@ -454,6 +492,7 @@ impl Sender {
         self.ecn_cut_frac_sum += (1.0 - self.cwnd / before).max(0.0);
         self.ssthresh = self.cwnd;
         self.ecn_recover = self.snd_nxt;
+        self.cwr_until = self.snd_nxt;
         self.stats.ecn_cuts += 1;
     }
 
@@ -545,6 +584,7 @@ impl Sender {
             let acked = ack_no - self.snd_una;
             self.cc.on_ack(acked, ack.ece, ack_no, self.snd_nxt);
             self.snd_una = ack_no;
+            self.rtos_since_progress = 0;
             if self.snd_nxt < self.snd_una {
                 self.snd_nxt = self.snd_una; // after go-back-N, a late ACK may jump ahead
             }
@@ -583,7 +623,7 @@ impl Sender {
                 self.dupacks = 0;
                 if ack.ece && ack_no > self.ecn_recover {
                     self.ecn_cut_now();
-                } else if !ack.ece && (!self.opts.cwr_freeze || ack_no > self.ecn_recover) {
+                } else if !ack.ece && (!self.opts.cwr_freeze || ack_no > self.cwr_until) {
                     self.open_cwnd(acked);
                 }
             }
@@ -608,7 +648,7 @@ impl Sender {
                 // Fast retransmit (RFC 6582: only if this is not a loss of the last recovery's window).
                 self.stats.fast_retransmits += 1;
                 if loss_window {
-                    self.ssthresh = (self.flight() / 2.0).max(2.0).max(self.min_cwnd);
+                    self.ssthresh = self.loss_ssthresh();
                     self.cwnd = self.ssthresh + 3.0;
                 }
                 self.recover = self.max_sent;
@@ -631,7 +671,10 @@ impl Sender {
         }
         self.integrate(now);
         self.stats.timeouts += 1;
-        self.ssthresh = (self.flight() / 2.0).max(2.0).max(self.min_cwnd);
+        if self.timeout_sets_ssthresh() {
+            self.ssthresh = self.loss_ssthresh();
+        }
+        self.rtos_since_progress = self.rtos_since_progress.saturating_add(1);
         self.cwnd = 1.0;
         if let Some(sb) = &mut self.sb {
             // RFC 6675 §5.1 / Linux tcp_enter_loss: SACKed marks kept, the rest lost.
@@ -671,6 +714,7 @@ impl Sender {
         if acked > 0 {
             self.cc.on_ack(acked, ack.ece, ack_no, self.snd_nxt);
             self.snd_una = ack_no;
+            self.rtos_since_progress = 0;
         }
         let loss_window = self.cc.reacts_to_loss();
         // Ends of episodes: CWR when an ACK passes high_seq, recovery and loss when it reaches it.
@@ -686,9 +730,14 @@ impl Sender {
             if self.ca == CaState::Open {
                 let prior = self.cwnd;
                 if loss_window {
-                    self.ssthresh = (self.flight() / 2.0).max(2.0).max(self.min_cwnd);
+                    self.ssthresh = self.loss_ssthresh();
                 }
                 self.prr = Prr::start(self.ssthresh.min(prior).floor() as u64, prior.floor() as u64, Bound::SlowStart);
+            } else if loss_window && self.opts.profile == Profile::Linux && self.cc.halves_on_loss_in_cwr() {
+                // Linux dctcp_state: entering Recovery from CWR halves again (the reduction's
+                // prior window, PRR's RecoverFS, stays; PRR reads the new ssthresh from here on).
+                self.ssthresh = self.loss_ssthresh();
+                self.prr.ssthresh = (self.ssthresh.floor() as u64).max(1);
             }
             self.ca = CaState::Recovery;
             self.high_seq = self.max_sent;
@@ -719,7 +768,7 @@ impl Sender {
             }
             CaState::Open | CaState::Loss => {
                 let once = self.cc.ecn_response() == EcnResponse::OncePerWindow;
-                let frozen = once && (ack.ece || (self.opts.cwr_freeze && ack_no <= self.ecn_recover));
+                let frozen = once && (ack.ece || (self.opts.cwr_freeze && ack_no <= self.cwr_until));
                 if acked > 0 && !self.cc.owns_window() && !frozen {
                     self.open_cwnd(acked);
                 }
@@ -1288,15 +1337,20 @@ mod tests {
             self.s.start(Time(0), &mut out);
             self.push_data(0, std::mem::take(&mut out));
             let mut reached = None;
-            while let Some(std::cmp::Reverse((t, _, i))) = self.q.pop() {
+            loop {
+                // The timer fires when it is due before the next delivery (or nothing is in flight).
+                let next = self.q.peek().map(|e| (e.0).0);
+                if let Some(dl) = self.s.rto_deadline.filter(|dl| next.is_none_or(|t| dl.0 <= t)) {
+                    if dl.0 > until {
+                        break;
+                    }
+                    self.s.on_timeout(dl, &mut out);
+                    self.push_data(dl.0, std::mem::take(&mut out));
+                    continue;
+                }
+                let Some(std::cmp::Reverse((t, _, i))) = self.q.pop() else { break };
                 if t > until {
                     break;
-                }
-                if let Some(dl) = self.s.rto_deadline {
-                    if dl.0 <= t {
-                        self.s.on_timeout(dl, &mut out);
-                        self.push_data(dl.0, std::mem::take(&mut out));
-                    }
                 }
                 if !self.deliver(t, i, &mut out) {
                     self.push_data(t, std::mem::take(&mut out));
@@ -1347,9 +1401,11 @@ mod tests {
                 // All three retransmissions leave within the first RTT of recovery.
                 assert!(p.retx[2].0 - first_retx < 2 * D, "{:?}", p.retx);
                 assert_eq!(p.s.ca, CaState::Open, "recovery ended");
-                // FlightSize at the third duplicate ACK: 22 = 20 + the 2 new segments the first two
-                // duplicate ACKs let out (SACKed segments leave the pipe, like limited transmit).
-                assert_eq!(p.s.ssthresh, 11.0, "ssthresh = FlightSize / 2");
+                // Linux halves the window on whole segments (tcp_reno_ssthresh): cwnd 20 + the 5
+                // ACKs' 5/20 of congestion avoidance before the loss, 20 >> 1 = 10. (FlightSize /
+                // 2, ns-2's and RFC 6675's, would be 11: 20 + the 2 new segments the first two
+                // duplicate ACKs let out.)
+                assert_eq!(p.s.ssthresh, 10.0, "ssthresh = max(cwnd >> 1, 2)");
             }
         }
     }
@@ -1480,6 +1536,119 @@ mod tests {
             } else {
                 assert!(s.cwnd > 10.0, "ns-2 grows on unmarked ACKs at once");
             }
+        }
+    }
+
+    /// Retransmissions grouped by round trip (a gap of more than one one-way delay starts a new
+    /// round): how many segments each round sent again.
+    fn retransmissions_per_round(retx: &[(u64, u64)]) -> Vec<usize> {
+        let mut rounds: Vec<usize> = Vec::new();
+        let mut last = None;
+        for &(t, _) in retx {
+            if last.is_none_or(|l| t - l > D) {
+                rounds.push(0);
+            }
+            *rounds.last_mut().expect("pushed") += 1;
+            last = Some(t);
+        }
+        rounds
+    }
+
+    #[test]
+    fn after_a_timeout_the_window_grows_in_slow_start_with_cwr_freeze() {
+        use crate::scenario::Profile;
+        // The whole first window (20 segments) is lost: one timeout, then the window restarts at
+        // 1 segment and, in slow start without ABC (+1 per ACK), the rounds resend 1, 2, 4, 8
+        // and the last 5 of them (Linux: tcp_enter_loss, then tcp_slow_start in Loss; cwr_freeze
+        // is about ECN reductions). A freeze over the lost window resent one segment per round
+        // trip for ~20 RTTs. ssthresh = 10 (half the window of 20) keeps the doubling below it.
+        for (profile, sack, freeze) in [
+            (Profile::Linux, true, true),
+            (Profile::Linux, false, true),
+            (Profile::Ns2, false, true),
+            (Profile::Ns2, false, false),
+        ] {
+            let mut f = flow(profile, sack);
+            f.tcp.cwr_freeze = Some(freeze);
+            let lost: Vec<u64> = (0..20).collect();
+            let mut p = Path::new(f, &lost, &[]);
+            p.s.ssthresh = 20.0;
+            p.run(10_000_000_000 + 12 * 2 * D, 20).expect("the lost window is recovered");
+            let what = format!("{profile:?}, sack {sack}, cwr_freeze {freeze}");
+            assert_eq!(p.s.stats.timeouts, 1, "{what}");
+            assert_eq!(p.s.ssthresh.floor(), 10.0, "{what}");
+            assert_eq!(retransmissions_per_round(&p.retx), [1, 2, 4, 8, 5], "{what}: {:?}", p.retx);
+        }
+    }
+
+    #[test]
+    fn loss_ssthresh_is_half_the_window_in_linux_and_half_the_flight_in_ns2() {
+        use crate::scenario::Profile;
+        // 20 segments out, the window raised to 31 by hand (a window above the flight, as after
+        // growth on a NIC-limited sender): Linux halves the window (tcp_reno_ssthresh,
+        // dctcp_react_to_loss: 31 >> 1 = 15), ns-2 / RFC 5681 the flight (20 / 2 = 10). A second,
+        // backed-off timeout of the same episode keeps Linux's 15 (tcp_enter_loss sets ssthresh
+        // only once per episode: it would halve the 1-segment window to the floor of 2), ns-2
+        // halves the flight again. After an ACK of new data, the next timeout halves again in
+        // Linux too: the window then is 2 (1 + 1 in slow start), so ssthresh is the floor 2.
+        for (profile, sack, want) in [
+            (Profile::Linux, true, [15.0, 15.0, 2.0]),
+            (Profile::Linux, false, [15.0, 15.0, 2.0]),
+            (Profile::Ns2, false, [10.0, 10.0, 9.5]),
+        ] {
+            for proto in [ProtocolSpec::Newreno { ecn: false }, ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 }]
+            {
+                let mut f = spec(proto);
+                f.init_cwnd_pkt = 20.0;
+                f.tcp.profile = profile;
+                f.tcp.sack = Some(sack);
+                f.tcp.abc = Some(false);
+                let mut s = Sender::new(0, 0, 1, &f, 1500, 40);
+                let mut out = Vec::new();
+                s.start(Time(0), &mut out);
+                assert_eq!(out.len(), 20);
+                s.cwnd = 31.0;
+                let what = format!("{profile:?}, sack {sack}, {:?}", s.cc.alpha());
+                s.on_timeout(Time(10_000_000_000), &mut out);
+                assert_eq!((s.ssthresh, s.cwnd), (want[0], 1.0), "{what}: first timeout");
+                s.on_timeout(Time(30_000_000_000), &mut out);
+                assert_eq!(s.ssthresh, want[1], "{what}: backed-off timeout");
+                s.on_ack(&ack(1, false, Time(0)), Time(31_000_000_000), &mut out);
+                assert_eq!(s.snd_una, 1);
+                s.on_timeout(Time(80_000_000_000), &mut out);
+                assert_eq!(s.ssthresh, want[2], "{what}: a timeout after progress");
+            }
+        }
+    }
+
+    #[test]
+    fn linux_dctcp_halves_again_when_a_loss_ends_its_cwr_and_reno_does_not() {
+        use crate::scenario::{EcnReaction, Profile};
+        // Window 20: the first ACK carries ECN-Echo and CWR sets ssthresh (DCTCP with alpha = 1/2:
+        // 20 - (20 x 512 >> 11) = 15; NewReno-ECN: 20 / 2 = 10). PRR has brought the window to 16
+        // (set by hand) when the next ACK SACKs segments 2..=4: segment 1 is lost (DupThresh 3)
+        // and Recovery starts inside the CWR. Linux's DCTCP (dctcp_state) sets ssthresh =
+        // max(cwnd >> 1, 2) = 8 again, and PRR aims at it; Reno keeps the CWR's 10.
+        for (proto, cwr, want) in [
+            (ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 0.5 }, 15.0, 8.0),
+            (ProtocolSpec::Newreno { ecn: true }, 10.0, 10.0),
+        ] {
+            let mut f = spec(proto);
+            f.init_cwnd_pkt = 20.0;
+            f.tcp.profile = Profile::Linux;
+            f.tcp.sack = Some(true);
+            f.tcp.ecn_response = Some(EcnReaction::Prr);
+            let mut s = Sender::new(0, 0, 1, &f, 1500, 40);
+            s.ssthresh = 20.0;
+            let mut out = Vec::new();
+            s.start(Time(0), &mut out);
+            let t = Time(100_000_000);
+            s.on_ack_with_sack(&ack(1, true, Time(0)), &[], t, &mut out);
+            assert_eq!((s.ca, s.ssthresh), (CaState::Cwr, cwr));
+            s.cwnd = 16.0;
+            s.on_ack_with_sack(&ack(1, false, Time(0)), &[(2, 5)], t, &mut out);
+            assert_eq!(s.ca, CaState::Recovery);
+            assert_eq!((s.ssthresh, s.prr.ssthresh), (want, want as u64), "alpha {}", s.cc.alpha());
         }
     }
 }
