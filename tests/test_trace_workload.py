@@ -52,6 +52,9 @@ def test_trace_flows_start_at_their_times_with_their_sizes():
     assert math.isclose(f["slowdown"].iloc[0], 1.0, rel_tol=1e-12)
     w = res.summary()["workloads"][0]
     assert (w["kind"], w["flows"], w["arrivals"], w["bytes"], w["delivered_frac"]) == ("trace", 3, 4, 79600, 1.0)
+    # A trace's load refers to no link: the workloads row says so with NaN, not a rate of 0 bit/s.
+    row = res.workloads.iloc[0]
+    assert row["link"] == "" and math.isnan(row["link_bps"]) and math.isnan(row["target_load"])
 
 
 def test_a_trace_file_is_relative_to_the_scenario_and_kept_inline(tmp_path, monkeypatch):

@@ -171,7 +171,7 @@ SCHEMA: dict[str, list[Col]] = {
         _c("kind", "", SET, "poisson, incast, trace or permutation"),
         _c("link", "", SET, 'the link whose capacity the load refers to, "from->to", or "hosts": the senders\' '
                             'host links, each loaded by target_load on average (poisson)'),
-        _c("link_bps", "bit/s", SET, "its rate; with \"hosts\", the senders' host-link rates summed (poisson)"),
+        _c("link_bps", "bit/s", SET, "its rate; with \"hosts\", the senders' host-link rates summed (poisson; NaN for the other kinds)"),
         _c("target_load", "1", SET, "offered load: generated payload rate / link rate (poisson; NaN for the other kinds)"),
         _c("realised_load", "1", WR, "generated payload bits / (link rate x window_s) (poisson)"),
         _c("window_s", "s", WR, "the part of the arrival window [start, stop) that has passed"),

@@ -2244,7 +2244,8 @@ impl World {
             idx.push(i as u64);
             kind.push(self.spec.workloads[i].kind().to_string());
             link.push(w.link.clone());
-            link_bps.push(w.link_bps as f64);
+            // A rate the load refers to only for a Poisson workload (NaN for the other kinds).
+            link_bps.push(if matches!(w.gen, Generator::Poisson(_)) { w.link_bps as f64 } else { f64::NAN });
             target.push(w.target_load);
             // The arrival window that has passed: [start, min(stop, now)).
             let win = w.stop.min(now).0.saturating_sub(w.start.0);
