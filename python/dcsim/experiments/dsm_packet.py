@@ -29,7 +29,9 @@ Parameters the paper leaves open, and ours:
   and omega = 5 throughout, as printed.
 * **QCN** follows 802.1Qau's pseudo-code defaults (protocols.md §1: Qeq = 33 KB, w = 2,
   Gd = 1/128, BC_LIMIT 150 KB, a 10 ms timer with jitter, FR_TH = 5, R_AI = 5 Mbps,
-  R_HAI = 50 Mbps). The paper's [22] is that pseudo-code; it aims at Qeq, not at q0.
+  R_HAI = 50 Mbps). The paper's [22] is that pseudo-code; it aims at Qeq, not at q0. (The
+  paper's Fig. 5 text has every scheme "around the desired point q0 = 64KB", as if its QCN had
+  Qeq = 64 KB; it prints no Qeq. We keep the pseudo-code's value and judge QCN against it.)
 * **SMCC** is DSM with m = 0 and its own gains (a = 10 000, b = 6 667, c = 10 000 1/s, omega = 5):
   a reconstruction (see ``crates/dcsim-core/src/l2/smcc.rs``), since [21]'s settings are not public.
 * **MinRate**: 100 Mb/s for all three (QCN's; DSM's paper has none, and a source at rate 0 is never
