@@ -147,7 +147,7 @@ BAD = [
     # A tier's buffer below the network-wide K it inherits: the error names the key the user wrote.
     (leaf_spine(tiers={"leaf_spine": {"buffer": "50pkt"}}), "network.tiers.leaf_spine.buffer", "cannot hold network.aqm.K"),
     (leaf_spine(tiers={"leaf_spine": {"buffer": "50pkt", "aqm": {"kind": "threshold", "K": "60pkt"}}}),
-     "network.tiers.leaf_spine.aqm.K", "0 < K <= buffer"),
+     "network.tiers.leaf_spine.aqm.K", "0 < K < buffer"),
     # The list of keys a fabric takes includes those of every topology.
     (fat_tree(leaves=3), "network.leaves", "packet_bytes, header_bytes"),
 ]

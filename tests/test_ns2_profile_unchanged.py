@@ -7,6 +7,11 @@ N = 10 with delayed ACKs), two NewReno flows through a drop-tail queue
 (examples/newreno_droptail.toml), DCTCP + NewReno-ECN through RED (examples/red.toml) and 50 DX
 flows (examples/dx_special_state.toml). The hash covers the columns recorded then, so new columns
 may be added to a table but no recorded value may change.
+
+One deliberate change since, re-recorded for that case alone (2026-11-29): the `red` case's tables,
+when RED's average and count began to see the arrivals a full buffer drops (ns-2's `red.cc`
+order: the estimator first, then `qlen >= qlim`); the run has 186 such drops in its slow start.
+With RED deciding after the buffer limit, as before, all six cases match their first records.
 """
 
 import hashlib

@@ -90,7 +90,7 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
     [
         ('protocol = "dctcp"', 'protocol = "dctpc"', "flows[0].protocol: 'dctpc' is not one of dctcp, newreno"),
         ('bottleneck = "10Gbps"', 'bottleneck = "10Gbs"', "network.bottleneck: unknown rate unit 'Gbs'"),
-        ('K = "65pkt"', 'K = "1200pkt"', "network.aqm.K: marking threshold 1200pkt is larger than the buffer 1000pkt"),
+        ('K = "65pkt"', 'K = "1200pkt"', "network.aqm.K: marking threshold 1200pkt is not below the buffer 1000pkt"),
         ('g = 0.0625', 'gg = 0.0625', "flows[0].gg: unknown key; did you mean 'g'?"),
     ],
 )

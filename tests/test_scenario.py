@@ -155,8 +155,10 @@ BAD = [
     ("rate too high", "network.access", "11Tbps", "network.access", ["out of range", "1Kbps .. 10Tbps"]),
     ("unit typo", "network.bottleneck", "10Gbs", "network.bottleneck", ["'Gbs'", "Gbps"]),
     ("time unit typo", "network.rtt", "100uss", "network.rtt", ["'uss'", "us"]),
-    ("K above buffer", "network.aqm", {"kind": "threshold", "K": "1001pkt"}, "network.aqm.K", ["1001pkt", "1000pkt", "0 < K <= buffer"]),
-    ("K above buffer in bytes", "network.aqm", {"kind": "threshold", "K": "2MB"}, "network.aqm.K", ["0 < K <= buffer"]),
+    ("K above buffer", "network.aqm", {"kind": "threshold", "K": "1001pkt"}, "network.aqm.K", ["1001pkt", "1000pkt", "0 < K < buffer"]),
+    ("K above buffer in bytes", "network.aqm", {"kind": "threshold", "K": "2MB"}, "network.aqm.K", ["0 < K < buffer"]),
+    # An admitted arrival finds at most buffer - 1 packets waiting: K at the buffer never marks.
+    ("K at the buffer", "network.aqm", {"kind": "threshold", "K": "1000pkt"}, "network.aqm.K", ["never mark", "0 < K < buffer"]),
     ("no flows", "flows", [], "flows", ["at least one [[flows]]"]),
     ("no flows key", "flows", DELETE, "flows", ["at least one [[flows]]"]),
     ("unknown key in flows", "flows.0.gg", 0.1, "flows[0].gg", ["unknown key", "did you mean 'g'", "allowed keys"]),

@@ -116,7 +116,7 @@ def test_runs_cached_by_an_older_results_format_run_again(monkeypatch):
         ({"run.seed": [1, 2]}, {"seeds": 2}, r"^axis run.seed: give either a run.seed axis or seeds"),
         ({"flows[0].protocol": ["newreno", "dctcp"], "flows[0].g": [0.1]}, {},
          r"^axis flows\[0\].g = 0.1: flows\[0\].g: only for protocol"),
-        ({"network.buffer": ["100pkt", "10pkt"]}, {}, r"^axis network.buffer = \"10pkt\": network.aqm.K: marking threshold 20pkt is larger"),
+        ({"network.buffer": ["100pkt", "10pkt"]}, {}, r"^axis network.buffer = \"10pkt\": network.aqm.K: marking threshold 20pkt is not below"),
     ],
 )
 def test_bad_axes_are_reported_with_the_axis(axes, kw, expect):

@@ -910,11 +910,14 @@ class Aqm(_Model):
         cap_b = buffer.bytes(packet_bytes)
         if self.kind == "threshold":
             _amount(f"{field}.K", self.K, packet_bytes)
-            if self.K.bytes(packet_bytes) > cap_b:
+            # An arrival the buffer admits finds less than the buffer waiting (it needs room), so
+            # a threshold at the buffer would never mark.
+            if self.K.bytes(packet_bytes) >= cap_b:
                 raise _err(
                     f"{field}.K",
-                    f"marking threshold {size_str(self.K)} is larger than the buffer {size_str(buffer)}; "
-                    f"allowed 0 < K <= buffer",
+                    f"marking threshold {size_str(self.K)} is not below the buffer {size_str(buffer)}: an "
+                    f"arrival that fits finds less than the buffer waiting, so K would never mark; allowed "
+                    f"0 < K < buffer",
                 )
         if self.kind in self.CHOKE_DEFAULTS:
             cap_pkt = buffer.packets(packet_bytes)

@@ -989,11 +989,13 @@ impl QueueSpec {
             AqmSpec::DropTail => {}
             AqmSpec::Threshold { k } => {
                 check_amount(&format!("{field}.aqm.K"), *k)?;
-                if amount_bytes(*k, packet_bytes) > cap_bytes {
+                // An admitted arrival finds less than the buffer waiting: K at the buffer never marks.
+                if amount_bytes(*k, packet_bytes) >= cap_bytes {
                     return Err(invalid(
                         format!("{field}.aqm.K"),
                         format!(
-                            "marking threshold {k:?} is larger than the buffer {:?}; allowed 0 < K <= buffer",
+                            "marking threshold {k:?} is not below the buffer {:?} (an arrival that fits finds \
+                             less than the buffer waiting, so K would never mark); allowed 0 < K < buffer",
                             self.capacity
                         ),
                     ));

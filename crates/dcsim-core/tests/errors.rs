@@ -29,7 +29,11 @@ fn each_invalid_input_names_its_field() {
     let e = err(&spec(0, 65, 100, "dctcp", true)).to_string();
     assert!(e.contains("network.bottleneck") && e.contains("1000 ..= 10000000000000 bit/s"), "{e}");
     let e = err(&spec(10_000_000_000, 200, 100, "dctcp", true)).to_string();
-    assert!(e.contains("network.buffer.aqm.K") && e.contains("larger than the buffer"), "{e}");
+    assert!(e.contains("network.buffer.aqm.K") && e.contains("not below the buffer"), "{e}");
+    // K at the buffer: an admitted arrival finds at most buffer - 1 waiting, so it never marks.
+    let e = err(&spec(10_000_000_000, 100, 100, "dctcp", true)).to_string();
+    assert!(e.contains("network.buffer.aqm.K") && e.contains("0 < K < buffer"), "{e}");
+    assert!(Sim::from_json(&spec(10_000_000_000, 99, 100, "dctcp", true)).is_ok());
     let e = err(&spec(10_000_000_000, 65, 100, "dctpc", true)).to_string();
     assert!(e.contains("dctpc") && e.contains("dctcp") && e.contains("newreno"), "{e}");
     let e = err(&spec(10_000_000_000, 65, 100, "dctcp", false)).to_string();

@@ -80,6 +80,24 @@ impl Aqm {
         })
     }
 
+    /// Does the discipline keep RED's average queue (RED, CHOKe)? Such a discipline sees every
+    /// arrival, one the buffer then drops too (see `Port::enqueue`).
+    #[inline]
+    pub fn keeps_average(&self) -> bool {
+        matches!(self, Aqm::Red(_) | Aqm::Choke(_))
+    }
+
+    /// The buffer dropped the arrival the discipline had let in: RED's count starts again (ns-2
+    /// `red.cc`: a forced drop sets `count = 0`).
+    #[inline]
+    pub fn on_tail_drop(&mut self) {
+        match self {
+            Aqm::Red(a) => a.restart_count(),
+            Aqm::Choke(a) => a.red.restart_count(),
+            Aqm::DropTail(_) | Aqm::Threshold(_) => {}
+        }
+    }
+
     /// Decide on an arriving packet (`ect`: it is ECN-capable) at time `now`.
     #[inline]
     pub fn admit(&mut self, q: QueueView, ect: bool, now: Time, rng: &mut Rng) -> Verdict {

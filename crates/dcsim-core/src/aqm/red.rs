@@ -1,7 +1,11 @@
 //! RED with ECN (Floyd & Jacobson 1993), following ns-2.35 `queue/red.cc` (protocols.md §5):
 //! EWMA average with idle-time correction, min_th / max_th / max_p, count-based spacing
 //! (`wait`, ns-2's default, or classic `p_b/(1 - count p_b)`), optional gentle mode. Marks
-//! ECN-capable packets when `ecn` is on; drops the others.
+//! ECN-capable packets when `ecn` is on; drops the others. Two differences from ns-2: above max_th
+//! (forced) an ECN-capable packet is marked, not dropped, as the coexistence paper's RED marks
+//! "each arriving packet with probability one" there; and no `mark_p` limit on marking. As in
+//! ns-2, the average and the count see every arrival, the ones the full buffer then drops too
+//! (the port decides with RED before its buffer limit, and a tail drop restarts the count).
 
 use rand::Rng as _;
 
@@ -53,6 +57,11 @@ impl Red {
             }
         }
         self.avg = (1.0 - w) * self.avg + w * q.packets as f64;
+    }
+
+    /// Count packets since the last drop or mark from zero again (after a tail drop).
+    pub fn restart_count(&mut self) {
+        self.count = 0;
     }
 
     /// Base probability p_b from the average queue (gentle ramp above max_th when enabled).

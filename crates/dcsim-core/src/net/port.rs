@@ -534,19 +534,26 @@ impl Port {
         verdict
     }
 
-    /// An arriving packet at `now`: buffer limit (tail drop), then the discipline (CHOKe: the
-    /// discipline first, then the buffer limit). An accepted (possibly CE-marked) packet enters
-    /// the pipe; returns its arrival time at the next node, or None if it was dropped. Queued
-    /// packets CHOKe drops are handed over by [`Port::take_evicted`].
+    /// An arriving packet at `now`: buffer limit (tail drop), then the discipline; RED and CHOKe
+    /// decide first and the buffer limit follows, so their average and count see every arrival
+    /// (ns-2 `red.cc` `enque`: the estimator and `++count` run first, `qlen >= qlim` then forces
+    /// the drop and resets the count). An accepted (possibly CE-marked) packet enters the pipe;
+    /// returns its arrival time at the next node, or None if it was dropped. Queued packets CHOKe
+    /// drops are handed over by [`Port::take_evicted`].
     pub fn enqueue(&mut self, mut pkt: Packet, now: Time) -> Option<Time> {
         self.sync(now);
         self.counts.arrivals += 1;
         let idle = self.slots.is_empty();
         let view = QueueView { packets: self.q_pkts, bytes: self.q_bytes, idle_since: idle.then_some(self.last_end) };
-        let verdict = if matches!(self.aqm, Aqm::Choke(_)) {
-            self.integrate_to(now); // victims leave the queue at `now`
-            let v = self.choke_admit(&pkt, view, now);
+        let verdict = if self.aqm.keeps_average() {
+            let v = if matches!(self.aqm, Aqm::Choke(_)) {
+                self.integrate_to(now); // victims leave the queue at `now`
+                self.choke_admit(&pkt, view, now)
+            } else {
+                self.aqm.admit(view, pkt.ect, now, &mut self.rng)
+            };
             if v != Verdict::Drop && !self.admits(pkt.size, now) {
+                self.aqm.on_tail_drop();
                 Verdict::Drop
             } else {
                 v
@@ -905,5 +912,52 @@ mod tests {
         let d: std::collections::HashSet<u64> = delivered.iter().copied().collect();
         assert_eq!(d.len(), delivered.len());
         assert!(evicted.iter().all(|s| !d.contains(s)), "an evicted packet was delivered");
+    }
+
+    #[test]
+    fn red_sees_the_arrivals_the_buffer_drops() {
+        // ns-2 red.cc: the average and the count are updated for every arrival, then a full
+        // buffer forces the drop (and restarts the count). With w_q = 1 the average is the queue
+        // the last arrival found: an arrival refused at a full buffer of 20 packets found 20, so
+        // the average is 20, not the 19 the last accepted arrival found. Arrivals at ~10 x the
+        // link's rate fill the buffer; RED marks (ECN) between min_th 5 and max_th 15.
+        let params = crate::aqm::red::Params {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 1.0,
+            gentle: false,
+            ecn: true,
+            wait: true,
+        };
+        let red = Aqm::Red(crate::aqm::Red::new(params, 1500, Rate(1_000_000_000)));
+        let mut p = Port::new(
+            0,
+            1,
+            Rate(1_000_000_000),
+            Time(0),
+            Amount::Packets(20),
+            red,
+            stream(1, Stream::Port, 0),
+            Time(0),
+        );
+        let mut k = pkt(1500);
+        k.ect = true;
+        let mut tail_drops = 0;
+        for i in 0..400u64 {
+            // ~1.23 us apart (no arrival at a departure's picosecond, where a coin decides which
+            // came first); the link takes 12 us a packet.
+            let now = Time(i * 1_234_567);
+            while p.next_arrival().is_some_and(|t| t <= now) {
+                p.pop_arrival();
+            }
+            // RED marks (ECN), so every drop is the buffer's.
+            if p.enqueue(k, now).is_none() {
+                tail_drops += 1;
+                let Aqm::Red(r) = &p.aqm else { unreachable!() };
+                assert_eq!(r.avg, 20.0, "arrival {i}: the refused arrival's queue is in the average");
+            }
+        }
+        assert!(tail_drops > 300, "{tail_drops} tail drops");
     }
 }
