@@ -87,6 +87,8 @@ def test_engine_spec_of_the_example_and_a_toml_round_trip():
         ({"network.switches": 0}, "network.switches", "out of range"),
         ({"network.rtt": "100us"}, "network.rtt", 'not for topology = "parking_lot"'),
         ({"l2.sources": []}, "l2.sources", "no sources"),
+        ({"l2.scheme": "dsm", "l2.periodic": "yes"}, "l2.periodic", "true or false"),
+        ({"l2.periodic": True}, "l2.periodic", "not a parameter of qcn"),
     ],
 )
 def test_bad_input_names_the_field(change, field, words):
@@ -374,3 +376,37 @@ def test_the_rates_table_starts_at_each_sources_start():
     rates = dcsim.simulate(d).rates
     first = rates.groupby("source")["t_s"].min()
     assert first[0] == 0.0 and 2e-3 <= first[1] <= 2e-3 + 100e-6  # the next sample at or after its start
+
+
+def test_dsm_sampled_every_period_holds_q0_where_its_model_says():
+    """The DSM paper's model samples once per period T (Section III.A: "the switch transmit 1/p
+    packets during the sampling interval, the sampling period T is deterministic"); its discrete
+    model (eq. 9 closed by eqs. 22/25) settles at q0 when the loop delay is m periods. A packet run
+    with that sampling (periodic = true: every 100th frame at p = 0.01), m = 1 and a loop of ~80 us
+    (one T = 80 us at 10 Gbps with 1 KB frames), where the gains meet eq. (23) (b = 20 kHz / 5 =
+    4 000 1/s > 2 083), must hold the queue at q0 = 64 KB: the mean within 10 % of q0 (the paper's
+    "around q0"; the model's own tail error is 1e-10 B, so the band is the packets' granularity
+    and the five sources' phases), the link busy (>= 99 %: the queue never empties at q0), and
+    no drop (the 128 KB buffer is twice q0)."""
+    d = lot(scheme="dsm", latency="77.1488us", duration="200ms", m=1, periodic=True)
+    d["run"]["warmup"] = "100ms"
+    r = dcsim.simulate(Scenario.from_dict(d))
+    q = r.queue[(r.queue.port_label == "C1->C2") & (r.queue.t_s >= 0.1)].q_bytes
+    port = r.ports.set_index("port_label").loc["C1->C2"]
+    assert abs(q.mean() - 64_000) <= 6_400, q.describe()
+    assert port.utilization >= 0.99 and port.drops == 0, port
+
+
+@pytest.mark.parametrize("scheme", ["dsm", "smcc"])
+def test_a_detector_period_that_is_not_the_links_sampling_period_is_warned(scheme):
+    """Eq. (25) counts time in the configured T; the sampling period it stands for is 1/(pC)
+    (Section III.A): 80 us at 10 Gbps with p = 0.01 and 1 KB frames, 8 us at 100 Gbps. The default
+    T (80 us, Section V's 10 Gbps value) on a 100 Gbps lot is warned, naming the period to set;
+    with T = "8us" it is not (a probe: the eq. (23) warning had shown 8 us while the CP used 80 us)."""
+    def warned(**l2):
+        d = lot(scheme=scheme, **l2)
+        d["network"]["link"] = "100Gbps"
+        return [w for w in Scenario.from_dict(d).warnings() if "sampling period 1/(pC)" in w]
+    w = warned()
+    assert len(w) == 1 and "T = 80us" in w[0] and "= 8us of a 100Gbps congestion point" in w[0], w
+    assert warned(T="8us") == []

@@ -3181,7 +3181,8 @@ class _L2Base(_Model):
     one per source, Poisson short flows take the latency of the first listed source on their host);
     the sources' reaction points set their rates. ``scheme``: ``qcn`` (802.1Qau: qeq, w, gd,
     bc_limit, timer, fr_th, r_ai, r_hai, min_rate), ``dsm`` (DSM paper eqs. 22-26: q0, p, T, m, Ha,
-    Hb, Hc, omega, min_rate) or ``smcc`` (DSM with m = 0 and its own gains a, b, c in 1/s; a
+    Hb, Hc, omega, min_rate; ``periodic = true`` samples every round(1/p)-th frame, the paper's
+    deterministic T, instead of each frame with probability p) or ``smcc`` (DSM with m = 0 and its own gains a, b, c in 1/s; a
     reconstruction, see crates/dcsim-core/src/l2/smcc.rs). Unset parameters take the papers'
     defaults (DSM: q0 = 64KB, p = 0.01, T = 80us, m = 4, Ha = Hb = Hc = 20kHz, omega = 5). The
     schemes and their parameters (with units and defaults) come from the engine: ``L2_SCHEME_TABLE``.
@@ -3306,6 +3307,8 @@ class _L2Base(_Model):
                 v = int(round(v))
             elif unit == "count":
                 v = int(v)
+            elif unit == "flag":
+                v = bool(v)
             else:
                 v = float(v)
             out[key] = v
@@ -3346,7 +3349,7 @@ class _L2Base(_Model):
 
 #: Scenario types of the engine's parameter units.
 _L2_TYPES = {"bytes": SizeQ, "ps": Time, "bps": Rate, "hz": Freq, "per_second": Float, "count": Int,
-             "probability": Float, "number": Float, "weight": Float}
+             "probability": Float, "number": Float, "weight": Float, "flag": Bool}
 
 
 def _l2_param_order() -> list[str]:
@@ -4150,7 +4153,16 @@ class Scenario(_Model):
             m = 0
             a, b, c = (getattr(l2, x) if getattr(l2, x) is not None else d[x] for x in ("a", "b", "c"))
             given = "as given" if None not in (l2.a, l2.b, l2.c) else "as given, the others the defaults"
-        return [w for C in rates for w in self._eq31_warnings(C, p, m, omega, a, b, c, given)]
+        # The detector's T (eq. 25) is the configured one; the sampling period it stands for is
+        # 1/(p C) of each congestion point (§III.A): say so where they differ (the default 80 us
+        # is §V's 10 Gbps value: at 100 Gbps the period is 8 us).
+        T_cfg = l2.T if l2.T is not None else d["T"] / 1e12
+        frame = float(l2.frame.value)
+        mismatch = [f'l2: T = {time_str(T_cfg)} is not the sampling period 1/(pC) = '
+                    f'{time_str(dsm_theory.sampling_period_s(C, p, frame))} of a {rate_str(C)} congestion point '
+                    f'(p = {p:g}, {frame:g} B frames): eq. (25) then counts the wrong time; set T to that period'
+                    for C in rates if abs(T_cfg - dsm_theory.sampling_period_s(C, p, frame)) > 0.01 * T_cfg]
+        return mismatch + [w for C in rates for w in self._eq31_warnings(C, p, m, omega, a, b, c, given)]
 
     def _eq31_warnings(self, C: float, p: float, m: int, omega: float, a: float, b: float, c: float,
                        given: str) -> list[str]:

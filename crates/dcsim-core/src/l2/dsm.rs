@@ -117,6 +117,11 @@ pub struct Params {
     /// Rate floor of the RP, bit/s (not in the paper; see the module doc).
     #[serde(default = "default_min_rate_bps")]
     pub min_rate_bps: u64,
+    /// Sample every round(1/p)-th arriving frame (the deterministic period T of §III.A: "the
+    /// switch transmit 1/p packets during the sampling interval") instead of each frame with
+    /// probability p (802.1Qau's random sampling, the default).
+    #[serde(default)]
+    pub periodic: bool,
 }
 
 impl Default for Params {
@@ -131,6 +136,7 @@ impl Default for Params {
             h_c_hz: default_h_hz(),
             omega: default_omega(),
             min_rate_bps: default_min_rate_bps(),
+            periodic: false,
         }
     }
 }
@@ -200,6 +206,7 @@ impl Params {
             b_per_s: b,
             c_per_s: c,
             omega: self.omega,
+            periodic: self.periodic,
         }
     }
 }
@@ -215,6 +222,8 @@ pub struct Controller {
     pub b_per_s: f64,
     pub c_per_s: f64,
     pub omega: f64,
+    /// Sample every round(1/p)-th frame instead of each with probability p.
+    pub periodic: bool,
 }
 
 /// The region of the (Q̂_f, Q̂_v) plane that selected the rule (Fig. 2).
@@ -312,6 +321,7 @@ impl Scheme for Params {
         Param { name: "Hc", field: "h_c_hz", unit: Unit::Hz },
         Param { name: "omega", field: "omega", unit: Unit::Number },
         Param { name: "min_rate", field: "min_rate_bps", unit: Unit::Bps },
+        Param { name: "periodic", field: "periodic", unit: Unit::Flag },
     ];
     type Cp = Cp;
     type Rp = Rp;
@@ -397,6 +407,9 @@ pub struct Cp {
     /// Samples taken so far.
     pub samples: u64,
     pub last: Option<Sample>,
+    /// Periodic sampling: frames between samples (round(1/p)), and frames since the last one.
+    every: u64,
+    since: u64,
 }
 
 impl Cp {
@@ -410,6 +423,8 @@ impl Cp {
             predictor: Predictor::new(ctl.m),
             samples: 0,
             last: None,
+            every: (1.0 / ctl.p).round().max(1.0) as u64,
+            since: 0,
         }
     }
 
@@ -423,7 +438,13 @@ impl Cp {
 
     /// A frame arrived and was enqueued; `q_bytes` is the queue including it.
     pub fn on_arrival(&mut self, _now: Time, q_bytes: u64, rng: &mut Rng) -> Option<Feedback> {
-        if self.ctl.p < 1.0 && rng.random::<f64>() >= self.ctl.p {
+        if self.ctl.periodic {
+            self.since += 1;
+            if self.since < self.every {
+                return None;
+            }
+            self.since = 0;
+        } else if self.ctl.p < 1.0 && rng.random::<f64>() >= self.ctl.p {
             return None;
         }
         self.sample(q_bytes)
@@ -576,6 +597,7 @@ mod tests {
             b_per_s: 2000.0,
             c_per_s: 5000.0,
             omega: 5.0,
+            periodic: false,
         };
         let mut cp = Cp::new(&ctl, 3, Rate(10_000_000_000));
         let fb = |f: Option<Feedback>| match f {
@@ -675,6 +697,26 @@ mod tests {
         let n = (0..1_000_000).filter(|_| cp2.on_arrival(Time(0), 70_000, &mut rng).is_some()).count();
         assert_eq!(cp2.samples, cp.samples);
         assert!(n as u64 <= cp2.samples);
+    }
+
+    #[test]
+    fn periodic_sampling_takes_every_hundredth_frame_and_no_random_number() {
+        // p = 0.01, periodic: the 100th, 200th, ... arriving frame (§III.A: "the switch transmit
+        // 1/p packets during the sampling interval"), exactly 10^4 of 10^6, and the RNG untouched.
+        let ctl = Params { periodic: true, ..Params::default() }.controller();
+        let mut cp = Cp::new(&ctl, 0, Rate(10_000_000_000));
+        let mut rng = stream(11, Stream::Port, 4);
+        let sampled: Vec<u64> = (1..=1_000_000u64)
+            .filter(|_| {
+                let before = cp.samples;
+                cp.on_arrival(Time(0), 70_000, &mut rng);
+                cp.samples > before
+            })
+            .collect();
+        assert_eq!(sampled.len(), 10_000);
+        assert!(sampled.iter().enumerate().all(|(i, &f)| f == 100 * (i as u64 + 1)), "{:?}", &sampled[..3]);
+        let mut fresh = stream(11, Stream::Port, 4);
+        assert_eq!(rng.random::<u64>(), fresh.random::<u64>(), "no random number drawn");
     }
 
     #[test]

@@ -132,6 +132,8 @@ pub enum Unit {
     Number,
     /// a weight: a number >= 0 (0 switches its term off)
     Weight,
+    /// true or false
+    Flag,
 }
 
 /// One user-facing parameter of a scheme: its name in scenarios (the papers'), its engine field

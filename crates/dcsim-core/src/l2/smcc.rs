@@ -108,6 +108,7 @@ impl Params {
             b_per_s: self.b_per_s,
             c_per_s: self.c_per_s,
             omega: self.omega,
+            periodic: false,
         }
     }
 }
