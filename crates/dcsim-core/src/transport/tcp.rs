@@ -7,8 +7,11 @@
 //! number of segments, as in ns-2.
 //!
 //! Modelling choices (ns-2 `tcp.cc` semantics, which the reference papers used):
-//! * an ACK carrying ECN-Echo does not open the window (`recv_newack_helper`);
-//! * the ECN cut happens when an ECE ACK acknowledges data sent after the previous cut;
+//! * an ACK carrying ECN-Echo does not open the window (`recv_newack_helper` with ns-2's default
+//!   `old_ecn_ = 0`; with `old_ecn_ = 1` only the first ECE ACK of a run is held back);
+//! * the ECN cut happens when an ECE ACK of new data acknowledges data sent after the previous
+//!   cut (ns-2's `ecn()` also reacts to ECE on duplicate ACKs and right after a timeout, and
+//!   counts duplicate ACKs in α's window: loss episodes only, not modelled);
 //! * the receiver echoes CE per packet (no RFC 3168 latch), for NewReno-ECN as for DCTCP;
 //! * host backpressure, like Linux's TCP Small Queues: new data goes to the host NIC only while
 //!   the NIC holds fewer than a few packets (`tx_budget`, set by the simulator); the rest waits in
