@@ -4153,15 +4153,16 @@ class Scenario(_Model):
             m = 0
             a, b, c = (getattr(l2, x) if getattr(l2, x) is not None else d[x] for x in ("a", "b", "c"))
             given = "as given" if None not in (l2.a, l2.b, l2.c) else "as given, the others the defaults"
-        # The detector's T (eq. 25) is the configured one; the sampling period it stands for is
-        # 1/(p C) of each congestion point (§III.A): say so where they differ (the default 80 us
-        # is §V's 10 Gbps value: at 100 Gbps the period is 8 us).
+        # The detector's T (eq. 25, whose T terms multiply the last m feedbacks: none when m = 0,
+        # as SMCC) is the configured one; the sampling period it stands for is 1/(p C) of each
+        # congestion point (§III.A): say so where they differ (the default 80 us is §V's 10 Gbps
+        # value: at 100 Gbps the period is 8 us).
         T_cfg = l2.T if l2.T is not None else d["T"] / 1e12
         frame = float(l2.frame.value)
         mismatch = [f'l2: T = {time_str(T_cfg)} is not the sampling period 1/(pC) = '
                     f'{time_str(dsm_theory.sampling_period_s(C, p, frame))} of a {rate_str(C)} congestion point '
                     f'(p = {p:g}, {frame:g} B frames): eq. (25) then counts the wrong time; set T to that period'
-                    for C in rates if abs(T_cfg - dsm_theory.sampling_period_s(C, p, frame)) > 0.01 * T_cfg]
+                    for C in rates if m > 0 and abs(T_cfg - dsm_theory.sampling_period_s(C, p, frame)) > 0.01 * T_cfg]
         return mismatch + [w for C in rates for w in self._eq31_warnings(C, p, m, omega, a, b, c, given)]
 
     def _eq31_warnings(self, C: float, p: float, m: int, omega: float, a: float, b: float, c: float,
