@@ -1,5 +1,7 @@
-//! Queue disciplines, one file each. A discipline decides, for an arriving packet that fits in
-//! the buffer, whether to enqueue it, enqueue it CE-marked, or drop it.
+//! Queue disciplines, one file each. A discipline decides, for an arriving packet, whether to
+//! enqueue it, enqueue it CE-marked, or drop it: drop-tail and threshold marking see only the
+//! packets that fit in the buffer, RED and CHOKe every arrival (their average and count follow
+//! ns-2's `red.cc`; the buffer limit applies after their decision, see `Port::enqueue`).
 //!
 //! Adding a discipline: a file with a struct that has `admit` (and `on_idle` if it keeps an
 //! average), a variant of [`Aqm`], and an arm in each match below.
