@@ -3182,8 +3182,8 @@ class _L2Base(_Model):
     the sources' reaction points set their rates. ``scheme``: ``qcn`` (802.1Qau: qeq, w, gd,
     bc_limit, timer, fr_th, r_ai, r_hai, min_rate), ``dsm`` (DSM paper eqs. 22-26: q0, p, T, m, Ha,
     Hb, Hc, omega, min_rate; ``periodic = true`` samples every round(1/p)-th frame, the paper's
-    deterministic T, instead of each frame with probability p) or ``smcc`` (DSM with m = 0 and its own gains a, b, c in 1/s; a
-    reconstruction, see crates/dcsim-core/src/l2/smcc.rs). Unset parameters take the papers'
+    deterministic T, instead of each frame with probability p) or ``smcc`` (DSM with m = 0 and its
+    own gains a, b, c in 1/s; a reconstruction, see crates/dcsim-core/src/l2/smcc.rs). Unset parameters take the papers'
     defaults (DSM: q0 = 64KB, p = 0.01, T = 80us, m = 4, Ha = Hb = Hc = 20kHz, omega = 5). The
     schemes and their parameters (with units and defaults) come from the engine: ``L2_SCHEME_TABLE``.
     Frames are ``frame`` bytes (1 KB = 1000 B, the paper's T = 80 us is 100 such frames at
@@ -4159,10 +4159,13 @@ class Scenario(_Model):
         # value: at 100 Gbps the period is 8 us).
         T_cfg = l2.T if l2.T is not None else d["T"] / 1e12
         frame = float(l2.frame.value)
-        mismatch = [f'l2: T = {time_str(T_cfg)} is not the sampling period 1/(pC) = '
-                    f'{time_str(dsm_theory.sampling_period_s(C, p, frame))} of a {rate_str(C)} congestion point '
-                    f'(p = {p:g}, {frame:g} B frames): eq. (25) then counts the wrong time; set T to that period'
-                    for C in rates if m > 0 and abs(T_cfg - dsm_theory.sampling_period_s(C, p, frame)) > 0.01 * T_cfg]
+        mismatch = []
+        for C in rates if m > 0 else []:
+            T_C = dsm_theory.sampling_period_s(C, p, frame)
+            if abs(T_cfg - T_C) > 0.01 * T_cfg:
+                mismatch.append(f"l2: T = {time_str(T_cfg)} is not the sampling period 1/(pC) = {time_str(T_C)} of a "
+                                f"{rate_str(C)} congestion point (p = {p:g}, {frame:g} B frames): eq. (25) then "
+                                "counts the wrong time; set T to that period")
         return mismatch + [w for C in rates for w in self._eq31_warnings(C, p, m, omega, a, b, c, given)]
 
     def _eq31_warnings(self, C: float, p: float, m: int, omega: float, a: float, b: float, c: float,

@@ -113,3 +113,34 @@ impl Aqm {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::{stream, Stream};
+
+    #[test]
+    fn a_tail_drop_restarts_reds_count_in_red_and_in_choke() {
+        // Average above min_th (w_q = 1, queue 10 > 5), max_p small with `wait`: no mark for the
+        // first ~1/p_b arrivals, so three arrivals leave count = 3 (the first one above min_th
+        // sets it to 1). A tail drop then restarts it at 0 (ns-2 red.cc's forced drop), in RED
+        // and in CHOKe, which keeps RED's state.
+        let p = red::Params { min_th: 5.0, max_th: 15.0, max_p: 0.01, w_q: 1.0, gentle: false, ecn: true, wait: true };
+        let rate = Rate(1_000_000_000);
+        let count = |a: &Aqm| match a {
+            Aqm::Red(r) => r.count(),
+            Aqm::Choke(c) => c.red.count(),
+            _ => unreachable!(),
+        };
+        for mut aqm in [Aqm::Red(Red::new(p, 1500, rate)), Aqm::Choke(Choke::new(p, 1, MatchRule::All, 1500, rate))] {
+            let mut rng = stream(1, Stream::Port, 0);
+            let q = QueueView { packets: 10, bytes: 15_000, idle_since: None };
+            for _ in 0..3 {
+                assert_eq!(aqm.admit(q, true, Time(0), &mut rng), Verdict::Enqueue);
+            }
+            assert_eq!(count(&aqm), 3);
+            aqm.on_tail_drop();
+            assert_eq!(count(&aqm), 0);
+        }
+    }
+}

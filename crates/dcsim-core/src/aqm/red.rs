@@ -64,6 +64,11 @@ impl Red {
         self.count = 0;
     }
 
+    /// Arrivals counted since the last drop or mark (ns-2 `count`).
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
     /// Base probability p_b from the average queue (gentle ramp above max_th when enabled).
     fn p_b(&self) -> f64 {
         let Params { min_th, max_th, max_p, gentle, .. } = self.p;
