@@ -107,7 +107,7 @@ SCHEMA: dict[str, list[Col]] = {
         _c("cwnd_final_pkt", "packets", END, "window when the run ended"),
         _c("alpha_final", "1", END, "α when the run ended (NaN without α)"),
         _c("rtt_rounds", "count", AW, "once-per-RTT window decisions of a delay-based controller (DX)"),
-        _c("rtt_decreases", "count", AW, "of those, decisions that decreased the window (Q > 0)"),
+        _c("rtt_decreases", "count", AW, "of those, decisions of eq. (2)'s branch (Q > 0; at W = 1 it leaves the window at 1)"),
         _c("p_decrease", "1", AW, "rtt_decreases / rtt_rounds: the DX paper's p (Table 1); NaN without rounds"),
         _c("q_delay_mean_s", "s", AW, "mean measured queueing delay Q over the rounds (DX)"),
         _c("base_rtt_s", "s", END, "base RTT R0 in use (DX; NaN for the others)"),
@@ -115,7 +115,7 @@ SCHEMA: dict[str, list[Col]] = {
         _c("rtt_samples_queued", "count", AW, "of those, samples above the base RTT"),
         _c("drops", "packets", AW, "data packets of the flow dropped in the network (CHOKe evictions included)"),
         _c("drops_whole_run", "packets", WR, "data packets of the flow dropped in the network"),
-        _c("ecn_cut_mean_frac", "1", AW, "mean fraction of the window removed per ECN cut (DCTCP: α/2; NaN without cuts)"),
+        _c("ecn_cut_mean_frac", "1", AW, "mean fraction of the window removed per ECN cut (DCTCP: α/2; DCTCP–Improved Fairness: α/2 of W + 1/W per marked ACK; NaN without cuts)"),
         _c("ideal_fct_s", "s", SET, "FCT alone on an empty network with no window limit: the packets store-and-forward "
                                     "through every hop in order, then the last ACK back (for equal packets: propagation RTT "
                                     "+ every wire byte at the path's slowest link + one packet elsewhere; NaN: long-lived)"),

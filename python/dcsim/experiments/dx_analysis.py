@@ -171,7 +171,8 @@ def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
     # Theorem 1 is not satisfied for small N and is satisfied for large N; the summary: "DX may become
     # unstable ... when the base RTT is very large". So the claim is about Theorem 1's verdict along
     # R0 (with tau = R0): satisfied at small R0, not at large R0, switching once. It is not a claim about the
-    # bound's direction (unlike (b), the bound itself rises with R0).
+    # bound's direction (unlike (b), the bound is not monotone in R0: 93.05 us at R0 = 20 us, 92.02 us at 40 us,
+    # then rising).
     R0_star = dx.stability_threshold_R0(N_FIG1, C_FIG1_BPS, P_FIG1, SEG_BYTES)
     margin = (c.tau_bound_us - c.R0_s * 1e6).to_numpy()  # bound - tau at tau = R0
     switches = int(np.sum(np.diff(np.sign(margin)) != 0))

@@ -122,8 +122,9 @@ impl Dx {
             return None;
         }
         let r0 = self.r0()?;
-        // Q = mean(sample) - R0 = (sum - n R0) / n, exactly 0 iff every sample equals R0. Samples
-        // below a fixed R0 count as Q = 0 (the sum is floored at n R0).
+        // Q = max(mean(sample) - R0, 0) = (sum - n R0)^+ / n. With R0 "path" or "min" no sample is
+        // below R0, so Q = 0 iff every sample equals R0; with a fixed R0 above the true base RTT a
+        // sample below R0 offsets one above it (the mean is floored, not each sample).
         let excess = self.sum_ps.saturating_sub(self.samples as u128 * r0.0 as u128);
         let q_ps = (excess / self.samples as u128) as u64;
         let round = if excess == 0 {

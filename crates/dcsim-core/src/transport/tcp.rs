@@ -499,11 +499,25 @@ impl Sender {
         self.stats.ecn_cuts += 1;
     }
 
-    /// ECN-Echo for a controller that reacts per marked ACK (DCTCP–Improved Fairness, eq. 36).
-    fn ecn_per_ack(&mut self, acked: u64) {
-        self.cwnd = self.cc.per_ack_ecn_decrease(self.cwnd, acked).max(self.min_cwnd);
-        self.ssthresh = self.ssthresh.min(self.cwnd);
-        self.stats.ecn_cuts += 1;
+    /// The window on an ACK of new data, with a controller that reacts per marked ACK
+    /// (DCTCP–Improved Fairness) the DCTCP analysis paper's eq. (36): W <- W + 1/W - alpha/2 per
+    /// acknowledged segment, both terms on the window before this ACK; a mark ends slow start.
+    /// `grow`: the transport's increase applies to this ACK; `marked`: it carries a mark the
+    /// controller answers per ACK.
+    fn grow_and_ecn_per_ack(&mut self, acked: u64, marked: bool, grow: bool) {
+        if marked {
+            self.ssthresh = self.ssthresh.min(self.cwnd);
+        }
+        if grow {
+            self.open_cwnd(acked);
+        }
+        if marked {
+            let before = self.cwnd;
+            self.cwnd = self.cc.per_ack_ecn_decrease(before, acked).max(self.min_cwnd);
+            self.ecn_cut_frac_sum += (1.0 - self.cwnd / before).max(0.0);
+            self.ssthresh = self.ssthresh.min(self.cwnd);
+            self.stats.ecn_cuts += 1;
+        }
     }
 
     /// A delay-based controller's once-per-RTT window decision (DX eqs. 1-2), if this ACK ends a round.
@@ -613,12 +627,8 @@ impl Sender {
             } else if self.cc.ecn_response() != EcnResponse::OncePerWindow {
                 // The window is the controller's (DX), or ECN acts per ACK (eq. 36).
                 self.dupacks = 0;
-                if ack.ece && self.cc.ecn_response() == EcnResponse::PerAck {
-                    self.ecn_per_ack(acked);
-                }
-                if !self.cc.owns_window() {
-                    self.open_cwnd(acked);
-                }
+                let marked = ack.ece && self.cc.ecn_response() == EcnResponse::PerAck;
+                self.grow_and_ecn_per_ack(acked, marked, !self.cc.owns_window());
             } else if self.opts.ecn_response == EcnReaction::Prr {
                 self.dupacks = 0;
                 self.cwr_ack(ack.ece, acked, ack_no);
@@ -647,8 +657,11 @@ impl Sender {
                 if loss_window {
                     self.cwnd += 1.0; // window inflation
                 }
-            } else if self.dupacks == 3 && ack_no > self.recover.saturating_sub(1) {
-                // Fast retransmit (RFC 6582: only if this is not a loss of the last recovery's window).
+            } else if self.dupacks == 3 && ack_no > self.recover {
+                // Fast retransmit only if the ACK covers more than `recover` (RFC 6582 §3.2 step 1,
+                // the "careful" variant; ns-2's NewReno `highest_ack_ > recover_`): duplicate ACKs
+                // that reach exactly `recover` are the go-back-N duplicates of a timeout's window
+                // (or of the last recovery's), not a new loss.
                 self.stats.fast_retransmits += 1;
                 if loss_window {
                     self.ssthresh = self.loss_ssthresh();
@@ -754,10 +767,7 @@ impl Sender {
                 EcnReaction::Immediate if ack_no > self.ecn_recover => self.ecn_cut_now(),
                 EcnReaction::Immediate => {}
             },
-            EcnResponse::PerAck if ack.ece && acked > 0 && self.ca != CaState::Recovery => {
-                self.ecn_per_ack(acked);
-            }
-            _ => {}
+            _ => {} // a per-ACK reaction (eq. 36) goes with the window's growth below
         }
         // The window: PRR during a reduction, else growth (not on ECN-Echo ACKs of a controller
         // that cuts once per window, nor in the round trip after a cut with `cwr_freeze`).
@@ -772,9 +782,8 @@ impl Sender {
             CaState::Open | CaState::Loss => {
                 let once = self.cc.ecn_response() == EcnResponse::OncePerWindow;
                 let frozen = once && (ack.ece || (self.opts.cwr_freeze && ack_no <= self.cwr_until));
-                if acked > 0 && !self.cc.owns_window() && !frozen {
-                    self.open_cwnd(acked);
-                }
+                let marked = ack.ece && acked > 0 && self.cc.ecn_response() == EcnResponse::PerAck;
+                self.grow_and_ecn_per_ack(acked, marked, acked > 0 && !self.cc.owns_window() && !frozen);
             }
         }
         if acked == 0 {
@@ -1082,6 +1091,39 @@ mod tests {
     }
 
     #[test]
+    fn duplicate_acks_at_recover_after_a_timeout_do_not_start_a_fast_retransmit() {
+        // RFC 6582 §3.2 step 1 (ns-2's careful NewReno, `highest_ack_ > recover_`): after a
+        // timeout, go-back-N resends segments the receiver already has, and their duplicate ACKs
+        // reach exactly `recover` (everything sent before the timeout). They are not a new loss:
+        // a fast retransmit there resends in-flight data whose duplicates start the next one
+        // (a livelock of one spurious recovery per RTT with no drop at all). Three duplicate
+        // ACKs beyond `recover` are a new loss and do start one.
+        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::Newreno { ecn: false }), 1500, 40);
+        let mut out = Vec::new();
+        s.start(Time(0), &mut out);
+        assert_eq!(s.max_sent, 10);
+        out.clear();
+        let t = Time(20_000_000_000);
+        s.on_timeout(t, &mut out);
+        assert_eq!((s.recover, out[0].seq), (10, 0), "go back N from 0; recover = the window sent");
+        out.clear();
+        s.on_ack(&ack(10, false, Time(0)), t, &mut out); // the receiver had 1..9: the ACK jumps
+        assert!(s.max_sent > 10, "new data after the jump");
+        for _ in 0..3 {
+            s.on_ack(&ack(10, false, Time(0)), t, &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 0, "duplicate ACKs at recover = 10");
+        assert!(!s.in_recovery);
+        s.on_ack(&ack(11, false, Time(0)), t, &mut out);
+        out.clear();
+        for _ in 0..3 {
+            s.on_ack(&ack(11, false, Time(0)), t, &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, 1, "duplicate ACKs at 11 > recover");
+        assert_eq!(out[0].seq, 11);
+    }
+
+    #[test]
     fn ecn_cut_at_most_once_per_window() {
         let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 }), 1500, 40);
         let mut out = Vec::new();
@@ -1161,15 +1203,19 @@ mod tests {
         let mut out = Vec::new();
         s.start(Time(0), &mut out);
         let t = Time(100_000_000);
-        // Marked ACK (alpha = 1 at first): W <- W + 1/W - 1/2 (eq. 36), every ACK, no once-per-window.
+        // Marked ACK (alpha = 1 at first): W <- W + 1/W - 1/2 (eq. 36), both terms on the window
+        // before the ACK (10 + 0.1 - 0.5 = 9.6, not (10 - 0.5) + 1/9.5), every ACK, no
+        // once-per-window. The fraction removed per marked ACK is (1/2) / (W + 1/W).
         let w0 = s.cwnd;
         s.on_ack(&ack(1, true, Time(0)), t, &mut out);
-        let w1 = w0 - 0.5;
-        assert!((s.cwnd - (w1 + 1.0 / w1)).abs() < 1e-12, "cwnd {}", s.cwnd);
+        assert!((s.cwnd - (w0 + 1.0 / w0 - 0.5)).abs() < 1e-12, "cwnd {}", s.cwnd);
+        let frac1 = 0.5 / (w0 + 1.0 / w0);
         let w = s.cwnd;
         s.on_ack(&ack(2, true, Time(0)), t, &mut out);
-        assert!((s.cwnd - ((w - 0.5) + 1.0 / (w - 0.5))).abs() < 1e-12, "second marked ACK also decreases");
+        assert!((s.cwnd - (w + 1.0 / w - 0.5)).abs() < 1e-12, "second marked ACK also decreases");
         assert_eq!(s.stats.ecn_cuts, 2);
+        let frac2 = 0.5 / (w + 1.0 / w);
+        assert!((s.ecn_cut_frac_sum - (frac1 + frac2)).abs() < 1e-12, "{}", s.ecn_cut_frac_sum);
         // An unmarked ACK: + 1/W only.
         let w = s.cwnd;
         s.on_ack(&ack(3, false, Time(0)), t, &mut out);
