@@ -79,12 +79,39 @@ def test_grid_zip_linked_and_seeds_expand_in_order():
 
 def test_run_key_is_the_engine_spec_and_version():
     plan = plan_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt", "20pkt"]}, seeds=2))
+    from dcsim.result import summary_inputs
+
     for r in plan.runs:
-        engine_spec = Scenario.from_dict(plan.scenario(r)).to_engine_spec()
-        assert r.key == spec_mod.run_key(engine_spec)
+        sc = Scenario.from_dict(plan.scenario(r))
+        assert r.key == spec_mod.run_key(sc.to_engine_spec(), None, summary_inputs(sc))
         assert r.run_id == r.key[:16]
     assert len({r.key for r in plan.runs}) == 4
     assert spec_mod.run_key({"a": 1, "b": 2}, "1") == spec_mod.run_key({"b": 2, "a": 1}, "1") != spec_mod.run_key({"a": 1, "b": 2}, "2")
+
+
+def test_the_fct_buckets_and_the_code_are_in_the_run_key(monkeypatch, tmp_path):
+    """What the row depends on beyond the engine spec is in the key: metrics.fct_buckets (read in
+    Python, by the summary's FCT groups) and the code (the engine's sources and the Python
+    files, :func:`code_id`): a cached row of other buckets or of other code is computed again."""
+    axes = {"metrics.fct_buckets": [["50KB", "1MB"], ["20KB", "100KB", "150KB"]]}
+    plan = plan_sweep(make_spec(BASE, axes))
+    assert len({r.key for r in plan.runs}) == 2
+    res = sweep(BASE, axes, out=tmp_path / "o", progress=False, tables=False)
+    assert res.computed == 2
+    again = sweep(BASE, {"metrics.fct_buckets": [["20KB", "150KB"]]}, out=tmp_path / "o", progress=False, tables=False)
+    assert (again.computed, again.cached) == (1, 0)
+    key = spec_mod.run_key({"a": 1}, "1")
+    monkeypatch.setattr(spec_mod, "code_id", lambda: "engine other python other")
+    assert spec_mod.run_key({"a": 1}, "1") != key
+
+
+def test_the_code_id_is_the_engine_sources_and_the_python_files():
+    import dcsim._core
+
+    engine, ours, python, digest = spec_mod.code_id().split()
+    assert (engine, python) == ("engine", "python")
+    assert ours == dcsim._core.__engine_sources__ and len(ours) == 64 and int(ours, 16) >= 0
+    assert len(digest) == 64 and int(digest, 16) >= 0
 
 
 def test_runs_cached_by_an_older_results_format_run_again(monkeypatch):
@@ -524,6 +551,40 @@ def test_a_result_from_another_dcsim_is_refused(tmp_path):
     assert (res.computed, res.failed) == (0, 1)
     assert "worker dcsim 9.9.9" in res.failures[0]["error"] and "install the same dcsim on every worker" in res.failures[0]["error"]
     assert not list((tmp_path / "o").glob("runs/*/row.json"))
+
+
+@pytest.mark.parametrize("where", ["parent", "local pool"])
+def test_a_run_whose_tables_cannot_be_written_keeps_its_summary_row(tmp_path, monkeypatch, where):
+    """A full disk while a run's tables are written (here: every Parquet write fails with ENOSPC)
+    loses no computed number: the run's summary row is in the sweep table beside its error, the
+    sweep goes on to the end, and the next sweep computes the run again. ``parent``: an executor
+    whose results the sweep's process writes (a Dask client); ``local pool``: the forked workers
+    write their own runs."""
+    import errno
+
+    import dcsim.sweep.store as store
+
+    real = store.atomic_write
+
+    def full_disk(path, data):
+        if str(path).endswith(".parquet") and "runs" in str(path):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, data)
+
+    monkeypatch.setattr(store, "atomic_write", full_disk)
+    axes = {"network.aqm.K": ["10pkt", "20pkt"]}
+    kw = {"executor": cf.ThreadPoolExecutor(1)} if where == "parent" else {"jobs": 1}
+    res = sweep(BASE, axes, out=tmp_path / "o", progress=False, **kw)
+    assert (res.computed, res.failed) == (0, 2)
+    t = res.table
+    assert list(t["status"]) == ["error", "error"]
+    assert t["error"].str.contains("writing the run's files").all() and t["error"].str.contains("No space").all()
+    assert t["goodput_total_bps"].gt(0).all() and t["duration_s"].notna().all()  # the summary rows, kept
+    monkeypatch.setattr(store, "atomic_write", real)
+    again = sweep(BASE, axes, out=tmp_path / "o", progress=False, jobs=1)
+    assert (again.computed, again.cached, again.failed) == (2, 0, 0)
+    cols = ["goodput_total_bps", "duration_s"]
+    pd.testing.assert_frame_equal(again.table[cols], t[cols])
 
 
 def test_base_as_scenario_or_file_and_bad_out(tmp_path):

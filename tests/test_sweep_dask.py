@@ -75,6 +75,17 @@ def test_local_cluster_is_bit_identical_to_the_local_pool(tmp_path, cluster):
         pd.testing.assert_frame_equal(wall_free(r.table), wall_free(local.table), check_exact=True)
 
 
+def test_workers_that_run_other_code_are_refused_before_any_run(tmp_path, cluster, monkeypatch):
+    """The same version is not the same code: a worker whose engine sources or Python files differ
+    (``code_id``) would cache other results under the same version; the sweep refuses it."""
+    import dcsim.sweep.execute as execute
+
+    monkeypatch.setattr(execute, "code_id", lambda: "engine here python here")
+    with pytest.raises(SweepError, match=r"run other dcsim .* code than this machine .*install the same build"):
+        sweep(BASE, AXES, out=tmp_path / "o", dask=cluster.scheduler_address, progress=False)
+    assert not list((tmp_path / "o").glob("runs/*/row.json"))
+
+
 def test_a_trace_sweep_on_dask_stores_what_the_local_pool_does(tmp_path, cluster):
     """The trace file's content goes to the workers (scattered once), and both stores hold it once,
     linked beside each run's scenario.toml: the same bytes in every run's files."""

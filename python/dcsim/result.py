@@ -193,6 +193,13 @@ def jain_index(x: Any) -> float:
     return float(np.sum(x)) ** 2 / (x.size * s2)
 
 
+def summary_inputs(scenario) -> dict:
+    """The scenario's settings that :meth:`Result.summary` reads and the engine spec does not
+    hold: ``metrics.fct_buckets`` (bytes), the edges of the FCT groups. A sweep's run key
+    (:func:`dcsim.sweep.spec.run_key`) holds them, so a cached row is never one of other buckets."""
+    return {"fct_buckets_bytes": [float(b.value) for b in scenario.metrics.fct_buckets]}
+
+
 class Result:
     """Tables of one run plus the scenario that produced them.
 
@@ -490,7 +497,7 @@ class Result:
     def fct_stats(self) -> pd.DataFrame:
         """AFCT, p50/p99/p99.9 FCT and slowdown per protocol and flow-size bucket (metrics.fct_buckets),
         flows that started after warm-up (see :func:`fct_stats`)."""
-        edges = [b.value for b in self.scenario.metrics.fct_buckets]
+        edges = summary_inputs(self.scenario)["fct_buckets_bytes"]
         return fct_stats(self.flows, edges, self.warmup_s, self._workload_kinds())
 
     def _workload_kinds(self) -> dict[int, str]:

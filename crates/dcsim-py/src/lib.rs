@@ -29,6 +29,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     // The git commit of the sources this extension was built from (build.rs), or "unknown".
     m.add("__commit__", env!("DCSIM_GIT_COMMIT"))?;
+    // SHA-256 of the engine's sources (build.rs): part of a sweep run's cache key.
+    m.add("__engine_sources__", env!("DCSIM_ENGINE_SOURCES"))?;
     sim::register(m)?;
     fluid::register(m)?;
     parquet::register(m)?;

@@ -486,18 +486,28 @@ def run_sweep(
                     wall = res.get("wall_s")
                     if wall is not None:
                         stats.run_wall_s += wall
+                    # The summary row of a run this code computed (a failure after it, e.g. in
+                    # writing the tables, keeps it in the sweep table beside the error).
+                    row = res.get("row") if res.get("key") == run.key else None
                     if error is None:
-                        rec = run_record(run.key, res["version"], run.seed, tables, wall, res["row"])
-                        if not res.get("saved"):
-                            store.save_ok(run.run_id, rec, res.get("files") or {}, res.get("links"))
-                        stats.computed += 1
-                        add_rows(run.key, rec, None, wall)
-                    else:
+                        rec = run_record(run.key, res["version"], run.seed, tables, wall, row)
+                        try:
+                            if not res.get("saved"):
+                                store.save_ok(run.run_id, rec, res.get("files") or {}, res.get("links"))
+                        except OSError as e:  # e.g. a full disk: recorded as failed, computed again next time
+                            error = f"{type(e).__name__}: writing the run's files: {e}"
+                        else:
+                            stats.computed += 1
+                            add_rows(run.key, rec, None, wall)
+                            return
+                    try:
                         store.save_error(run.run_id, {"run_id": run.run_id, "key": run.key, "seed": run.seed,
                                                       "axes": plan.label(run.combo), "error": error,
                                                       "traceback": res.get("traceback"), "run_wall_s": wall})
-                        stats.failed += 1
-                        add_rows(run.key, None, error, wall)
+                    except OSError:
+                        pass  # the error is in the sweep table and the failures either way
+                    stats.failed += 1
+                    add_rows(run.key, {"metrics": row} if row else None, error, wall)
 
                 stats.started = time.perf_counter()
                 with _View(stats, progress, console, where) as view:

@@ -22,7 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
-from dcsim.sweep.spec import Plan, PlannedRun, SweepError
+from dcsim.sweep.spec import Plan, PlannedRun, SweepError, code_id
 from dcsim.sweep.worker import _noop, run_one, worker_info
 
 __all__ = ["Stats", "LocalPool", "RunTraces", "connect_dask", "execute", "default_jobs", "DASK_INSTALL", "DASK_TIMEOUT_S"]
@@ -252,6 +252,14 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
             raise SweepError(
                 f"--dask {address}: {len(other)} worker(s) run dcsim {v} (e.g. {w}), this machine {__version__}; "
                 f"results would differ: pip install dcsim=={__version__} on the workers"
+            )
+        here = code_id()
+        other = {w: i.get("code") for w, i in infos.items() if i.get("code") != here}
+        if other:
+            w, c = next(iter(other.items()))
+            raise SweepError(
+                f"--dask {address}: {len(other)} worker(s) run other dcsim {__version__} code than this machine (e.g. "
+                f"{w}: {c}; here: {here}); results would differ: install the same build of dcsim on every worker"
             )
     except BaseException:
         close()

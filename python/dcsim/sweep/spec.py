@@ -15,7 +15,8 @@ A sweep file (TOML)::
     "network.senders, flows[0].count" = [[2, 2], [10, 10]]   # linked axis: several paths move together
 
 Every combination is validated (:class:`~dcsim.scenario.Scenario`) before anything runs; each
-run is keyed by :func:`run_key`, a content hash of its engine spec and the dcsim version.
+run is keyed by :func:`run_key`, a content hash of its engine spec, the dcsim version and the code
+that computes it (:func:`code_id`).
 
 CDF files (``sizes = { kind = "cdf", file = "my.cdf" }``) are relative to the file that names
 them, as in ``dcsim run``: the base scenario file's folder for its own workloads, the sweep file's
@@ -32,6 +33,7 @@ current directory.
 from __future__ import annotations
 
 import builtins
+import functools
 import hashlib
 import itertools
 import json
@@ -386,15 +388,38 @@ def load_sweep(path: Union[str, Path]) -> SweepSpec:
 # Expansion and validation
 
 
-def run_key(engine_spec: Mapping, version: Optional[str] = None) -> str:
-    """sha256 (hex) of the canonical engine spec JSON (sorted keys, no spaces), the dcsim version
-    and the results' format (:data:`dcsim.schema.RESULTS_FORMAT`)."""
+@functools.lru_cache(maxsize=None)
+def code_id() -> str:
+    """The code a run's results come from: the SHA-256 of the engine's sources, built into the
+    extension (``dcsim._core.__engine_sources__``, crates/dcsim-py/build.rs), and the SHA-256 of
+    the dcsim package's Python files (the summary row is computed in Python), each by relative path.
+    The same on every machine that installed the same dcsim; another build of changed code gives
+    another id, so a run it cached is computed again (the version alone stays 0.1.0 across them)."""
+    import dcsim
+    from dcsim import _core
+
+    root = Path(dcsim.__file__).parent
+    h = hashlib.sha256()
+    for p in sorted(root.rglob("*.py"), key=lambda p: p.relative_to(root).as_posix()):
+        data = p.read_bytes()
+        h.update(p.relative_to(root).as_posix().encode() + b"\0" + len(data).to_bytes(8, "little") + data)
+    return f"engine {_core.__engine_sources__} python {h.hexdigest()}"
+
+
+def run_key(engine_spec: Mapping, version: Optional[str] = None, summary_inputs: Optional[Mapping] = None) -> str:
+    """sha256 (hex) of the canonical engine spec JSON (sorted keys, no spaces), the dcsim version,
+    the code that computes the run (:func:`code_id`), the results' format
+    (:data:`dcsim.schema.RESULTS_FORMAT`) and the scenario's settings the summary row reads beyond
+    the engine spec (:func:`dcsim.result.summary_inputs`: the FCT buckets)."""
     from dcsim.schema import RESULTS_FORMAT
 
     if version is None:
         from dcsim import __version__ as version
     text = json.dumps(engine_spec, sort_keys=True, separators=(",", ":"), allow_nan=False)
-    return hashlib.sha256(f"{text}\ndcsim {version}\nresults {RESULTS_FORMAT}".encode()).hexdigest()
+    summary = json.dumps(dict(summary_inputs or {}), sort_keys=True, separators=(",", ":"), allow_nan=False)
+    return hashlib.sha256(
+        f"{text}\ndcsim {version}\ncode {code_id()}\nresults {RESULTS_FORMAT}\nsummary {summary}".encode()
+    ).hexdigest()
 
 
 @dataclass
@@ -537,6 +562,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
     about 0.4 ms per combination, the seeds of a combination share one validation).
     """
     from dcsim import __version__
+    from dcsim.result import summary_inputs
     from dcsim.scenario import DataFiles, Scenario, ScenarioError, apply_changes, reading_files
 
     n_runs = count_runs(spec)
@@ -597,8 +623,10 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
             warned.setdefault(w, []).append(ci)
         if not invalid:  # keys only while everything is valid (the plan is dropped otherwise)
             # The seed is the engine spec's "seed" and nothing else: one validation per combination.
+            row_inputs = summary_inputs(sc)
             for s in spec.seeds if spec.seeds is not None else [eng["seed"]]:
-                runs.append(PlannedRun(index=len(runs), combo=ci, seed=int(s), key=run_key(dict(eng, seed=s), __version__)))
+                runs.append(PlannedRun(index=len(runs), combo=ci, seed=int(s),
+                                       key=run_key(dict(eng, seed=s), __version__, row_inputs)))
         if progress is not None and (ci % 256 == 255 or ci == len(combos) - 1):
             progress(ci + 1, len(combos))
     if invalid:

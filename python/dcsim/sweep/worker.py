@@ -80,7 +80,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
     out: dict[str, Any] = {"key": None, "version": __version__, "seed": None, "row": None, "files": {}, "links": {},
                            "error": None, "traceback": None, "saved": False}
     try:
-        from dcsim.result import TRACE_FILE, engine_spec_text
+        from dcsim.result import TRACE_FILE, engine_spec_text, summary_inputs
         from dcsim.scenario import Scenario, ScenarioWarning, reading_files
         from dcsim.simulate import simulate
         from dcsim.sweep.spec import run_key
@@ -95,7 +95,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
             warnings.simplefilter("ignore", ScenarioWarning)
             res = simulate(sc)
         summary = res.summary()
-        out["key"] = run_key(res.engine_spec, __version__)
+        out["key"] = run_key(res.engine_spec, __version__, summary_inputs(sc))
         out["seed"] = int(res.engine_spec["seed"])
         out["row"] = flatten_summary(summary)
         if tables:
@@ -147,7 +147,8 @@ def use_plan_files(files: Any) -> None:
 
 
 def worker_info() -> dict:
-    """What a worker has: dcsim version and whether its engine loads (checked before a Dask sweep).
+    """What a worker has: dcsim version, the code it runs (:func:`~dcsim.sweep.spec.code_id`) and
+    whether its engine loads (checked before a Dask sweep).
 
     It also imports what a run needs, so that no run's wall time includes the imports.
     """
@@ -155,8 +156,10 @@ def worker_info() -> dict:
     from dcsim import __version__
     from dcsim.simulate import engine
 
+    from dcsim.sweep.spec import code_id
+
     engine()
-    return {"version": __version__}
+    return {"version": __version__, "code": code_id()}
 
 
 def _noop() -> None:
