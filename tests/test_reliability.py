@@ -666,3 +666,38 @@ def test_output_paths_that_are_not_utf8_work_everywhere_a_table_is_written_or_re
     csv = odd / "t.csv"
     csv.write_text("a,b\n1,2\n")
     assert [p.name for p in parquet_beside_csvs([csv])] == ["t.parquet"]
+
+
+def test_run_max_wall_bounds_a_run_in_wall_clock_time(tmp_path):
+    """run.max_wall: a run that takes longer stops with a RunLimitError naming the field, soon after
+    the bound (the engine returns at least every EVENTS_PER_CALL = 2^20 events, ~0.1-0.2 s here),
+    and the CLI says it in one line with exit status 2 and no output directory. The bound is not in
+    the engine spec (a run that ends gives the same results), and a bound that is not positive is
+    refused before anything runs."""
+    import time
+
+    from typer.testing import CliRunner
+
+    from dcsim import RunLimitError, Scenario, ScenarioError, simulate
+    from dcsim.cli import app
+
+    base = {"network": {"senders": 10, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "200pkt",
+                        "aqm": {"kind": "threshold", "K": "65pkt"}},
+            "flows": [{"count": 10, "protocol": "dctcp"}],
+            "run": {"duration": "1000s", "max_wall": "0.3s"}}
+    t0 = time.perf_counter()
+    with pytest.raises(RunLimitError, match=r"^run\.max_wall: the run stopped at t = .* s of 1000 s simulated after .* more "
+                                            r"than run\.max_wall = 300ms"):
+        simulate(Scenario.from_dict(base))
+    # ~1 s of a 2-core machine's slack on top of the bound: the check runs between engine calls
+    assert time.perf_counter() - t0 < 0.3 + 2.0
+    sc = Scenario.from_dict({**base, "run": {"duration": "5ms"}})
+    bounded = Scenario.from_dict({**base, "run": {"duration": "5ms", "max_wall": "3600s"}})
+    assert sc.to_engine_spec() == bounded.to_engine_spec()
+    with pytest.raises(ScenarioError, match=r"run\.max_wall: 0s is not positive; allowed > 0 s"):
+        Scenario.from_dict({**base, "run": {"duration": "5ms", "max_wall": "0s"}})
+    path, out = tmp_path / "long.toml", tmp_path / "out"
+    path.write_text(Scenario.from_dict(base).to_toml())
+    res = CliRunner().invoke(app, ["run", str(path), "--no-plots", "--out", str(out)], env={"COLUMNS": "300"})
+    assert res.exit_code == 2 and "run.max_wall" in res.output and "Traceback" not in res.output, res.output
+    assert not out.exists()

@@ -174,7 +174,8 @@ class ScenarioError(ValueError):
 
 class RunLimitError(ScenarioError):
     """A run stopped by one of the scenario's bounds while it ran (metrics.max_memory: the packets
-    its queues held outgrew what the bound left for them). ``str(err)`` names the field."""
+    its queues held outgrew what the bound left for them; run.max_wall: it took longer than that
+    wall-clock time). ``str(err)`` names the field."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -2933,12 +2934,17 @@ class Run(_Model):
     """``[run]``: how long, the seed, and ``partitions``: the number of parts a fat_tree (by pods) or
     leaf_spine (by leaves) is split into, each simulated by its own world on its own core (the
     engine's ``sim/partition.rs``). Results depend on ``partitions`` like on the seed, never on the
-    number of cores; they are the one-world run's physics (tests/test_fabric.py), not bit for bit."""
+    number of cores; they are the one-world run's physics (tests/test_fabric.py), not bit for bit.
+
+    ``max_wall``: the most wall-clock time the engine may take (none by default); a run that takes
+    longer stops with a :class:`RunLimitError` naming it, within ~0.1 s of engine time of the bound.
+    It is not part of the engine spec: a run that finishes gives the same results with or without."""
 
     duration: Time
     warmup: Time = 0.0
     seed: Int = 1
     partitions: Int = 1
+    max_wall: Optional[Time] = None
 
     @model_validator(mode="after")
     def _check(self) -> "Run":
@@ -2958,6 +2964,8 @@ class Run(_Model):
             raise _err("seed", f"{self.seed} is out of range; allowed 0 .. 2^64-1")
         if not (1 <= self.partitions <= MAX_PARTITIONS):
             raise _err("partitions", f"{self.partitions} is out of range; allowed 1 .. {MAX_PARTITIONS}")
+        if self.max_wall is not None and not self.max_wall > 0:
+            raise _err("max_wall", f"{time_str(self.max_wall)} is not positive; allowed > 0 s (wall-clock), e.g. \"600s\"")
         return self
 
 

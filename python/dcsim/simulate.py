@@ -59,8 +59,10 @@ def simulate(
     a fraction of a second; ``progress(now_s, duration_s)`` is called after each step (for a
     progress bar). Raises :class:`ScenarioError` for an invalid scenario before anything runs,
     and :class:`RunLimitError` (a ScenarioError) if the run outgrows ``metrics.max_memory`` as it
-    runs (its queues hold more packets than the bound leaves room for); the engine's other
-    ``field: message`` errors pass through unchanged.
+    runs (its queues hold more packets than the bound leaves room for) or takes longer than
+    ``run.max_wall`` of wall-clock time (checked each time the engine returns, at least every
+    :data:`EVENTS_PER_CALL` events); the engine's other ``field: message`` errors pass through
+    unchanged.
     """
     from dcsim.scenario import RunLimitError, Scenario, ScenarioWarning, engine_error, load_scenario
 
@@ -83,14 +85,26 @@ def simulate(
     except ValueError as e:
         raise engine_error(e) from None
     duration_ps = int(sim.duration_ps)
+    max_wall = scenario.run.max_wall
+
+    def step() -> None:
+        """After each return of the engine: the wall-clock bound, then the progress callback."""
+        if max_wall is not None and time.perf_counter() - t0 > max_wall:
+            from dcsim.scenario import time_str
+
+            raise RunLimitError(
+                f"run.max_wall: the run stopped at t = {int(sim.now_ps) / 1e12:.6g} s of {duration_ps / 1e12:g} s "
+                f"simulated after {time.perf_counter() - t0:.3g} s of wall-clock time, more than run.max_wall = "
+                f"{time_str(max_wall)}; raise it, or shorten run.duration")
+        if progress is not None:
+            progress(int(sim.now_ps) / 1e12, duration_ps / 1e12)
+
     try:
         for i in range(1, chunks + 1):
             target = duration_ps * i // chunks
             while not sim.run_until(target, EVENTS_PER_CALL):
-                if progress is not None:
-                    progress(int(sim.now_ps) / 1e12, duration_ps / 1e12)
-            if progress is not None:
-                progress(int(sim.now_ps) / 1e12, duration_ps / 1e12)
+                step()
+            step()
     except ValueError as e:
         if str(e).startswith(RUN_LIMIT_FIELDS):
             raise RunLimitError(str(e)) from None
