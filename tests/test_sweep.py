@@ -752,3 +752,37 @@ def test_a_cached_run_with_a_table_missing_or_changed_in_place_or_an_edited_row_
     for i in ids:
         Result.from_dir(runs / i)  # every table there and readable
     assert run_sweep(s, tmp_path, jobs=1, progress=False).cached == 3
+
+
+def test_python_api_options_of_the_wrong_kind_are_named():
+    """The Python API checks its options as TOML and the CLI do: a string where an executor goes
+    (it raised AttributeError: 'str' object has no attribute 'submit') and a string where a flag
+    goes (yes="no" meant yes) are errors naming the option, before anything runs."""
+    with pytest.raises(SweepError, match=r"^executor: 'local' is not an executor; allowed a concurrent\.futures\.Executor"):
+        sweep(BASE, {"network.aqm.K": ["20pkt"]}, out="unused", executor="local", progress=False)
+    for name in ("yes", "tables", "force", "progress"):
+        with pytest.raises(SweepError, match=rf"^{name}: expected True or False, got 'no'"):
+            sweep(BASE, {"network.aqm.K": ["20pkt"]}, out="unused", **{"progress": False, name: "no"})
+    assert not Path("unused").exists()
+
+
+def test_a_signal_while_the_table_is_written_leaves_the_table(tmp_path, monkeypatch):
+    """SIGTERM after the last run, while sweep.parquet is written: the table is written, then the
+    sweep says it was interrupted (it used to die at once with no table)."""
+    import os
+    import signal
+
+    import dcsim.sweep.store as store
+    from dcsim.sweep import SweepInterrupted
+
+    real = store.write_table
+
+    def signalled(out, table):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real(out, table)
+
+    monkeypatch.setattr(store, "write_table", signalled)
+    with pytest.raises(SweepInterrupted) as e:
+        sweep(BASE, {"network.aqm.K": ["20pkt"]}, out=tmp_path / "o", progress=False, jobs=1)
+    assert e.value.signum == signal.SIGTERM and (e.value.done, e.value.total) == (1, 1)
+    assert len(pd.read_parquet(tmp_path / "o" / "sweep.parquet")) == 1

@@ -355,8 +355,17 @@ def run_sweep(
     if dask is not None and not _dask_address_ok(dask):
         raise SweepError(f"dask: {dask!r} is not a scheduler address; allowed \"local\" or tcp://HOST:PORT "
                          "(tls://, ucx://, ws://, wss:// too)")
+    if dask is not None and jobs is not None and dask.strip() != "local":  # before the plan, not after it
+        raise SweepError(f"--jobs: not with --dask {dask}; the cluster's workers decide (use --dask local --jobs N for a "
+                         "local cluster)")
     if not isinstance(out, (str, os.PathLike)):
         raise SweepError(f"out: {out!r} is not a directory path")
+    if executor is not None and not (isinstance(executor, cf.Executor) or hasattr(executor, "get_executor")):
+        raise SweepError(f"executor: {executor!r} is not an executor; allowed a concurrent.futures.Executor or a "
+                         "dask.distributed.Client (for a LocalCluster: dask=\"local\")")
+    for name, flag in (("tables", tables), ("force", force), ("yes", yes), ("progress", progress), ("dry_run", dry_run)):
+        if not isinstance(flag, bool):
+            raise SweepError(f"{name}: expected True or False, got {flag!r}")
     t0 = time.perf_counter()
     plan = _plan(spec, yes, progress, console)
     out = Path(out)
@@ -528,11 +537,16 @@ def run_sweep(
             if close is not None:
                 close()
 
-        meta = {"dcsim.sweep": {**spec.to_dict(), "dcsim_version": __version__}}
-        table_path = write_table(out, rows.table(metadata=meta))
-        # The table's description beside it, written with it: a sweep that failed or was stopped
-        # left a sweep.json describing it beside the table of the sweep before.
-        store.write_json("sweep.json", {**spec.to_dict(), "dcsim_version": __version__, "tables": tables})
+        # A signal while the table is written waits for it (the runs are all done): the table is
+        # there, then the sweep says it was interrupted.
+        with StopSignals() as late:
+            meta = {"dcsim.sweep": {**spec.to_dict(), "dcsim_version": __version__}}
+            table_path = write_table(out, rows.table(metadata=meta))
+            # The table's description beside it, written with it: a sweep that failed or was stopped
+            # left a sweep.json describing it beside the table of the sweep before.
+            store.write_json("sweep.json", {**spec.to_dict(), "dcsim_version": __version__, "tables": tables})
+        if late.received is not None:
+            raise SweepInterrupted(out, stats.done, stats.total, late.received)
     n_new = stats.computed + stats.failed
     return SweepResult(
         out=out,
