@@ -223,3 +223,10 @@ def test_jobs_with_a_scheduler_address_is_refused_before_the_plan(tmp_path):
     with pytest.raises(SweepError, match=r"^--jobs: not with --dask tcp://127\.0\.0\.1:1; the cluster's workers decide"):
         sweep(BASE, AXES, out=tmp_path / "o", jobs=2, dask="tcp://127.0.0.1:1", progress=False)
     assert not (tmp_path / "o").exists()
+
+
+def test_reproduce_refuses_a_dask_address_by_its_form_as_sweep_does(tmp_path):
+    res = CliRunner().invoke(app, ["reproduce", "dx-table1", "--quick", "--dask", "bogus", "-o", str(tmp_path / "o")],
+                             env={"COLUMNS": "300"})
+    assert res.exit_code == 2 and "--dask: 'bogus' is not a scheduler address" in res.output, res.output
+    assert not (tmp_path / "o").exists()

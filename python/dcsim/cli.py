@@ -157,8 +157,11 @@ def reproduce(
         return
     if all_ and ids:
         fail("give experiment ids or --all, not both")
-    from dcsim.sweep import MAX_JOBS
+    from dcsim.sweep import MAX_JOBS, _dask_address_ok
 
+    if dask is not None and not _dask_address_ok(dask):  # as `dcsim sweep` says it, before anything is made
+        fail(f"--dask: {dask!r} is not a scheduler address; allowed \"local\" or tcp://HOST:PORT (tls://, ucx://, "
+             "ws://, wss:// too)")
     if jobs is not None and not 1 <= jobs <= MAX_JOBS:
         fail(f"--jobs: {jobs} is out of range; allowed an integer 1 .. {MAX_JOBS}")
     if jobs is not None and dask is not None and dask != "local":
