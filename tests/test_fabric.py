@@ -491,7 +491,7 @@ def test_python_callers_get_numpy_numbers_accepted_and_wrong_indices_and_keys_na
     assert sc.replace({"metrics.trace_flows": [np.int64(0), np.int64(2)]}).metrics.trace_flows == [0, 2]
     assert sc.replace({"run.warmup": np.int64(0)}).run.warmup == 0
     assert sc.replace({"network.oversubscription": np.longdouble(2)}).network.oversubscription == 2.0
-    with pytest.raises(ScenarioError, match="expected a whole number, got True"):
+    with pytest.raises(ScenarioError, match="expected a whole number, got true"):
         sc.replace({"network.spines": np.True_})
     from dcsim.sweep import sweep
 

@@ -69,7 +69,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError, core_schema
 
 from dcsim import _core
-from dcsim.units import Size, UnitError, count_shown, did_you_mean, fmt_rate, fmt_time, parse_rate, parse_size, parse_time, to_ps
+from dcsim.units import Size, UnitError, count_shown, did_you_mean, fmt_rate, fmt_time, parse_rate, parse_size, parse_time, shown, to_ps
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -212,10 +212,7 @@ _TYPE_WORDING = {
 }
 
 
-def _shown(value: Any) -> str:
-    """A user's value in an error: a table as "a table", anything else as its repr, cut to one line."""
-    text = "a table" if isinstance(value, dict) else repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+_shown = shown  # a user's value in an error (dcsim.units.shown)
 
 
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -455,7 +452,7 @@ def _int_v(v: Any) -> int:
     Its range is the field's: every integer field checks its own (none is wider than 64 bits), so
     that 10^20 senders is told "allowed 1 .. 199998", not a width."""
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
-        raise ValueError(f"expected a whole number, got {v!r}")
+        raise ValueError(f"expected a whole number, got {_shown(v)}")
     v = int(v)
     return v if -(2**63) <= v < 2**64 else _WideInt(v)
 
@@ -484,7 +481,7 @@ def _float_v(v: Any) -> float:
     if isinstance(v, numbers.Real) and not isinstance(v, bool):  # NumPy's bool is not a numbers.Real
         v = int(v) if isinstance(v, numbers.Integral) else float(v)
     if isinstance(v, bool) or not isinstance(v, (int, float)):
-        raise ValueError(f"expected a number, got {v!r}")
+        raise ValueError(f"expected a number, got {_shown(v)}")
     try:
         x = float(v)
     except OverflowError:  # an integer beyond a double's range
@@ -497,7 +494,7 @@ def _float_v(v: Any) -> float:
 def _bool_v(v: Any) -> bool:
     """true or false only (no 1/0, no "yes")."""
     if not isinstance(v, bool):
-        raise ValueError(f"expected true or false, got {v!r}")
+        raise ValueError(f"expected true or false, got {_shown(v)}")
     return v
 
 
@@ -1747,7 +1744,7 @@ def _delayed_ack_form(v: Any) -> Any:
         return None
     if isinstance(v, (dict, DelayedAck)):
         return v
-    raise ValueError(f"expected true, false or a table {{segments, timeout}}, got {v!r}")
+    raise ValueError(f"expected true, false or a table {{segments, timeout}}, got {_shown(v)}")
 
 
 def _transport_as_written(m: Any) -> dict:

@@ -19,7 +19,7 @@ import math
 import numbers
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Any, Optional
 
 __all__ = [
     "UnitError",
@@ -52,6 +52,13 @@ _RE = re.compile(r"^\s*" + _NUM + r"\s*([A-Za-z/µμ]*)\s*$")
 # is kilo, M mega, G giga, T tera; m would be milli. Anything else is rejected (with a hint when
 # the spelling looks like a known unit in another case), never guessed.
 _PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
+
+
+def shown(value: Any) -> str:
+    """A user's value in an error, as they wrote it: true/false as in TOML (not Python's True), a
+    table as "a table", anything else as its repr, cut to one line."""
+    text = ("true" if value else "false") if isinstance(value, bool) else "a table" if isinstance(value, dict) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _rate_units() -> dict[str, float]:
@@ -106,7 +113,7 @@ def _hint(unit: str, known) -> str:
 def _split(value, what: str, forms: str) -> tuple[float, str]:
     """(number, unit) of a quantity; a number without a unit is refused unless it is 0."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise UnitError(f"{what}: expected a quantity with a unit such as {forms}, got {value!r}")
+        raise UnitError(f"{what}: expected a quantity with a unit such as {forms}, got {shown(value)}")
     if isinstance(value, (int, float)):
         try:
             x, u = float(value), ""
