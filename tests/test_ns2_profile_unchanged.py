@@ -13,12 +13,14 @@ when RED's average and count began to see the arrivals a full buffer drops (ns-2
 order: the estimator first, then `qlen >= qlim`); the run has 186 such drops in its slow start.
 With RED deciding after the buffer limit, as before, all six cases match their first records.
 
-A second deliberate change (2026-11-29, later), re-recorded for `newreno_droptail` and `red`: a fast
-retransmit needs three duplicate ACKs beyond `recover` (RFC 6582's careful variant, ns-2's
-`highest_ack_ > recover_`), not at it. Both runs time out in their slow start; with the old rule
-the go-back-N duplicates' ACKs at `recover` started spurious recoveries (newreno_droptail: one per
-flow), with the new one a segment lost at exactly `recover` waits for a second timeout, as in
-ns-2 (its test suite's `newreno_rto_loss`). The other four cases are unchanged.
+A second deliberate change (2026-11-29, later), re-recorded for `newreno_droptail` and `red`,
+both of which time out in their slow start: a fast retransmit needs three duplicate ACKs beyond
+`recover` (RFC 6582's careful variant, ns-2's `highest_ack_ > recover_`), not at it, so the
+go-back-N duplicates' ACKs no longer start spurious recoveries; and a timeout during a recovery
+halves the window the recovery set, not the flight its inflation sent (ns-2 clears `dupwnd_`
+before halving `cwnd_`). newreno_droptail: one timeout per flow, no fast retransmit after
+warm-up, 664 + 257 Mbps (before: 559 + 331 Mbps with a spurious recovery per flow). The other
+four cases are unchanged.
 """
 
 import hashlib

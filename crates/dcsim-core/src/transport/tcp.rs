@@ -404,10 +404,18 @@ impl Sender {
     /// FlightSize / 2. Linux: the congestion control's halving of the window on whole segments,
     /// `max(cwnd >> 1, 2)` (`tcp_reno_ssthresh`; DCTCP's `dctcp_react_to_loss`, which replaces
     /// its alpha-based ssthresh on Recovery and RTO). Floored at 2 and at the window floor.
+    ///
+    /// A timeout during NewReno's recovery (no SACK) counts neither the window's inflation by
+    /// the duplicate ACKs nor what it sent: both are capped at the window the recovery set
+    /// (ssthresh), as ns-2 clears `dupwnd_` before its timeout halves `cwnd_` and Linux halves a
+    /// window PRR keeps at ssthresh. Without the cap a long recovery (one hole per round trip)
+    /// that ends in a timeout set ssthresh to half of everything the inflation had sent, and the
+    /// slow start up to it overflowed the buffer again: a cycle of burst losses and timeouts.
     fn loss_ssthresh(&self) -> f64 {
+        let cap = if self.in_recovery { self.ssthresh } else { f64::INFINITY };
         let half = match self.opts.profile {
-            Profile::Linux => ((self.cwnd.floor() as u64) >> 1) as f64,
-            Profile::Ns2 => self.flight() / 2.0,
+            Profile::Linux => ((self.cwnd.min(cap).floor() as u64) >> 1) as f64,
+            Profile::Ns2 => self.flight().min(cap) / 2.0,
         };
         half.max(2.0).max(self.min_cwnd)
     }
@@ -1121,6 +1129,42 @@ mod tests {
         }
         assert_eq!(s.stats.fast_retransmits, 1, "duplicate ACKs at 11 > recover");
         assert_eq!(out[0].seq, 11);
+    }
+
+    #[test]
+    fn a_timeout_in_recovery_halves_the_window_the_recovery_set_not_what_inflation_sent() {
+        use crate::scenario::Profile;
+        // A recovery without SACK repairs one hole per round trip; while it lasts, every
+        // duplicate ACK inflates the window by one and sends a new segment, so the flight grows.
+        // A timeout then halves the window the recovery set (ns-2 clears dupwnd_ before halving
+        // cwnd_), not the flight: with 200 duplicate ACKs the flight is ~210 and half of it, 105,
+        // sent the slow start after the timeout into the buffer again (coexist-fig4, RED min_th
+        // 90: a cycle of burst losses and timeouts in 2 of 10 seeds). Linux keeps the
+        // recovery's ssthresh (tcp_enter_loss in Recovery).
+        for (profile, halves) in [(Profile::Ns2, true), (Profile::Linux, false)] {
+            let mut f = spec(ProtocolSpec::Newreno { ecn: false });
+            f.tcp.profile = profile;
+            f.tcp.sack = Some(false);
+            f.tcp.abc = Some(false);
+            let mut s = Sender::new(0, 0, 1, &f, 1500, 40);
+            s.ssthresh = 5.0; // congestion avoidance from the start
+            let mut out = Vec::new();
+            s.start(Time(0), &mut out);
+            let t = Time(100_000_000);
+            s.on_ack(&ack(1, false, Time(0)), t, &mut out);
+            for _ in 0..3 {
+                s.on_ack(&ack(1, false, Time(0)), t, &mut out);
+            }
+            assert!(s.in_recovery);
+            let set = s.ssthresh;
+            for _ in 0..200 {
+                s.on_ack(&ack(1, false, Time(0)), t, &mut out);
+            }
+            assert!(s.flight() > 200.0, "{profile:?}: the inflation sent new data: flight {}", s.flight());
+            s.on_timeout(Time(20_000_000_000), &mut out);
+            let want = if halves { (set / 2.0).max(2.0) } else { set };
+            assert_eq!(s.ssthresh, want, "{profile:?}: recovery set {set}");
+        }
     }
 
     #[test]
