@@ -230,3 +230,11 @@ def test_reproduce_refuses_a_dask_address_by_its_form_as_sweep_does(tmp_path):
                              env={"COLUMNS": "300"})
     assert res.exit_code == 2 and "--dask: 'bogus' is not a scheduler address" in res.output, res.output
     assert not (tmp_path / "o").exists()
+
+
+def test_a_tls_address_without_tls_settings_says_so():
+    """tls:// without Dask's TLS settings fails before any connection: it was reported as
+    "something answered after 0.0 s, but not as a Dask scheduler"."""
+    with pytest.raises(SweepError, match=r"^--dask tls://127\.0\.0\.1:1: a tls:// scheduler needs Dask's TLS settings") as e:
+        connect_dask("tls://127.0.0.1:1", timeout_s=2.0)
+    assert "something answered" not in str(e.value)

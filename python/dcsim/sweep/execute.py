@@ -319,6 +319,9 @@ def _unreachable(address: str, e: BaseException, elapsed_s: float, timeout_s: fl
         what = f"something at this address accepted the connection but is not a Dask scheduler: {e}"
     elif isinstance(e, ValueError):
         what = f"not a Dask scheduler address ({detail})"
+    elif isinstance(e, TypeError) and "TLS" in str(e):  # nothing was tried: no TLS settings here
+        what = f"a tls:// scheduler needs Dask's TLS settings (certificates) on this machine, which are not set ({detail})"
+        hint = "set them in Dask's configuration (distributed.comm.tls), or use a tcp:// address"
     elif (isinstance(e, TimeoutError) or "Timed out" in str(e)) and _accepts_connections(address):
         # Dask retries until its timeout when the connection is reset during its own connect
         # step, so a server that closes at once can look like silence: a plain connection says which.
