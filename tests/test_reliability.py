@@ -701,3 +701,14 @@ def test_run_max_wall_bounds_a_run_in_wall_clock_time(tmp_path):
     res = CliRunner().invoke(app, ["run", str(path), "--no-plots", "--out", str(out)], env={"COLUMNS": "300"})
     assert res.exit_code == 2 and "run.max_wall" in res.output and "Traceback" not in res.output, res.output
     assert not out.exists()
+
+
+def test_run_max_wall_never_rejects_a_run_that_ended():
+    """The bound is checked each time the engine returns, also after its last step: a run that
+    reached its end is kept however long it took (a 2 ms run with max_wall = 1 ns)."""
+    import dcsim
+
+    sc = dcsim.load_scenario(Path(__file__).resolve().parents[1] / "examples" / "dctcp_dumbbell.toml").replace(
+        {"run.duration": "2ms", "run.warmup": "1ms", "run.max_wall": "1ns"})
+    res = dcsim.simulate(sc, chunks=1)
+    assert res.flows["delivered_bytes_whole_run"].sum() > 0

@@ -114,6 +114,21 @@ def test_the_code_id_is_the_engine_sources_and_the_python_files():
     assert len(digest) == 64 and int(digest, 16) >= 0
 
 
+def test_the_python_digest_changes_with_any_source_and_ignores_hidden_directories(tmp_path):
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "sub" / "b.py").write_text("y = 2\n")
+    first = spec_mod.python_sources_digest(tmp_path)
+    (tmp_path / ".ipynb_checkpoints").mkdir()
+    (tmp_path / ".ipynb_checkpoints" / "a-checkpoint.py").write_text("x = 0\n")
+    (tmp_path / "notes.txt").write_text("not code")
+    assert spec_mod.python_sources_digest(tmp_path) == first
+    (tmp_path / "sub" / "b.py").write_text("y = 3\n")
+    changed = spec_mod.python_sources_digest(tmp_path)
+    (tmp_path / "sub" / "b.py").rename(tmp_path / "b.py")  # the same bytes at another path
+    assert len({first, changed, spec_mod.python_sources_digest(tmp_path)}) == 3
+
+
 def test_runs_cached_by_an_older_results_format_run_again(monkeypatch):
     """A sweep's cache key holds the results' format: rows cached before a table or the summary
     changed are not mixed with new ones."""
@@ -585,6 +600,22 @@ def test_a_run_whose_tables_cannot_be_written_keeps_its_summary_row(tmp_path, mo
     assert (again.computed, again.cached, again.failed) == (2, 0, 0)
     cols = ["goodput_total_bps", "duration_s"]
     pd.testing.assert_frame_equal(again.table[cols], t[cols])
+
+
+class _OtherCodeExecutor(cf.ThreadPoolExecutor):
+    """Stands for a worker with the same version but other code (another build)."""
+
+    def submit(self, fn, *args, **kwargs):
+        def other(*a, **kw):
+            return {**fn(*a, **kw), "key": "0" * 64, "code": "engine other python other"}
+
+        return super().submit(other, *args, **kwargs)
+
+
+def test_a_result_from_other_code_of_the_same_version_says_so(tmp_path):
+    res = sweep(BASE, {"network.aqm.K": ["20pkt"]}, out=tmp_path / "o", executor=_OtherCodeExecutor(1), progress=False)
+    assert (res.computed, res.failed) == (0, 1)
+    assert "the worker runs other dcsim code" in res.failures[0]["error"]
 
 
 def test_base_as_scenario_or_file_and_bad_out(tmp_path):

@@ -89,7 +89,7 @@ def simulate(
 
     def step() -> None:
         """After each return of the engine: the wall-clock bound, then the progress callback."""
-        if max_wall is not None and time.perf_counter() - t0 > max_wall:
+        if max_wall is not None and int(sim.now_ps) < duration_ps and time.perf_counter() - t0 > max_wall:
             from dcsim.scenario import time_str
 
             raise RunLimitError(

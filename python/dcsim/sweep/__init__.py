@@ -43,6 +43,7 @@ from dcsim.sweep.spec import (
     PlannedRun,
     SweepError,
     SweepSpec,
+    code_id,
     count_runs,
     load_sweep,
     make_spec,
@@ -488,9 +489,12 @@ def run_sweep(
                 def on_result(run: PlannedRun, res: dict) -> None:
                     error = res.get("error")
                     if error is None and res.get("key") != run.key:
+                        other_code = res.get("code") not in (None, code_id())
                         error = (
                             f"the worker built another engine spec (key {str(res.get('key'))[:16]}, expected {run.run_id}; "
-                            f"worker dcsim {res.get('version')}, here {__version__}): install the same dcsim on every worker"
+                            f"worker dcsim {res.get('version')}, here {__version__}"
+                            + ("; the worker runs other dcsim code (engine sources or Python files)" if other_code else "")
+                            + "): install the same dcsim on every worker"
                         )
                     wall = res.get("wall_s")
                     if wall is not None:

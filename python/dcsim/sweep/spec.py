@@ -398,12 +398,22 @@ def code_id() -> str:
     import dcsim
     from dcsim import _core
 
-    root = Path(dcsim.__file__).parent
+    engine = getattr(_core, "__engine_sources__", None)
+    if engine is None:  # an extension built before the sources' hash existed
+        raise RuntimeError("the dcsim engine (dcsim._core) is older than its Python package; rebuild it with "
+                           "`pip install -e .` or `maturin develop --release`")
+    return f"engine {engine} python {python_sources_digest(Path(dcsim.__file__).parent)}"
+
+
+def python_sources_digest(root: Path) -> str:
+    """SHA-256 (hex) over (relative path, length, bytes) of the .py files under ``root``, sorted by
+    path, leaving out hidden directories (an editor's or a notebook's checkpoints)."""
     h = hashlib.sha256()
-    for p in sorted(root.rglob("*.py"), key=lambda p: p.relative_to(root).as_posix()):
+    files = [p for p in root.rglob("*.py") if not any(part.startswith(".") for part in p.relative_to(root).parts)]
+    for p in sorted(files, key=lambda p: p.relative_to(root).as_posix()):
         data = p.read_bytes()
         h.update(p.relative_to(root).as_posix().encode() + b"\0" + len(data).to_bytes(8, "little") + data)
-    return f"engine {_core.__engine_sources__} python {h.hexdigest()}"
+    return h.hexdigest()
 
 
 def run_key(engine_spec: Mapping, version: Optional[str] = None, summary_inputs: Optional[Mapping] = None) -> str:

@@ -83,7 +83,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
         from dcsim.result import TRACE_FILE, engine_spec_text, summary_inputs
         from dcsim.scenario import Scenario, ScenarioWarning, reading_files
         from dcsim.simulate import simulate
-        from dcsim.sweep.spec import run_key
+        from dcsim.sweep.spec import code_id, run_key
 
         with reading_files(_files().with_given(data)) as files:
             sc = Scenario.from_dict(json.loads(scenario_json))
@@ -96,6 +96,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
             res = simulate(sc)
         summary = res.summary()
         out["key"] = run_key(res.engine_spec, __version__, summary_inputs(sc))
+        out["code"] = code_id()
         out["seed"] = int(res.engine_spec["seed"])
         out["row"] = flatten_summary(summary)
         if tables:

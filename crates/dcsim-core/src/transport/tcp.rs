@@ -405,17 +405,17 @@ impl Sender {
     /// `max(cwnd >> 1, 2)` (`tcp_reno_ssthresh`; DCTCP's `dctcp_react_to_loss`, which replaces
     /// its alpha-based ssthresh on Recovery and RTO). Floored at 2 and at the window floor.
     ///
-    /// A timeout during NewReno's recovery (no SACK) counts neither the window's inflation by
-    /// the duplicate ACKs nor what it sent: both are capped at the window the recovery set
-    /// (ssthresh), as ns-2 clears `dupwnd_` before its timeout halves `cwnd_` and Linux halves a
-    /// window PRR keeps at ssthresh. Without the cap a long recovery (one hole per round trip)
-    /// that ends in a timeout set ssthresh to half of everything the inflation had sent, and the
-    /// slow start up to it overflowed the buffer again: a cycle of burst losses and timeouts.
+    /// ns-2 profile: a timeout during NewReno's recovery (no SACK) does not count what the
+    /// window's inflation by the duplicate ACKs sent: the flight is capped at the window the
+    /// recovery set (ssthresh), as ns-2 clears `dupwnd_` before its timeout halves `cwnd_`.
+    /// Without the cap a long recovery (one hole per round trip) that ends in a timeout set
+    /// ssthresh to half of everything the inflation had sent, and the slow start up to it
+    /// overflowed the buffer again: a cycle of burst losses and timeouts. (Linux keeps the
+    /// recovery's ssthresh at such a timeout: [`Self::timeout_sets_ssthresh`].)
     fn loss_ssthresh(&self) -> f64 {
-        let cap = if self.in_recovery { self.ssthresh } else { f64::INFINITY };
         let half = match self.opts.profile {
-            Profile::Linux => ((self.cwnd.min(cap).floor() as u64) >> 1) as f64,
-            Profile::Ns2 => self.flight().min(cap) / 2.0,
+            Profile::Linux => ((self.cwnd.floor() as u64) >> 1) as f64,
+            Profile::Ns2 => self.flight().min(if self.in_recovery { self.ssthresh } else { f64::INFINITY }) / 2.0,
         };
         half.max(2.0).max(self.min_cwnd)
     }
@@ -424,9 +424,14 @@ impl Sender {
     /// reduction episode (Open, or CWR / Recovery / Loss whose `high_seq` is acknowledged), or in
     /// Loss when no timeout fired since snd_una last advanced; a backed-off timeout of the same
     /// episode keeps the ssthresh its first one set (it would otherwise halve the 1-segment window).
+    ///
+    /// ns-2 profile: every timeout but one whose segment the timer already resent (no ACK of new
+    /// data since the last timeout): RFC 5681 §3.1 holds ssthresh then. The flight of a
+    /// backed-off timeout still holds all the lost window, whose half would undo the first
+    /// timeout's cut (and, after a recovery, bring back what the inflation sent).
     fn timeout_sets_ssthresh(&self) -> bool {
         if self.opts.profile != Profile::Linux {
-            return true;
+            return self.rtos_since_progress == 0;
         }
         let (episode, loss) = if self.sb.is_some() {
             (self.ca != CaState::Open && self.high_seq > self.snd_una, self.ca == CaState::Loss)
@@ -667,9 +672,10 @@ impl Sender {
                 }
             } else if self.dupacks == 3 && ack_no > self.recover {
                 // Fast retransmit only if the ACK covers more than `recover` (RFC 6582 §3.2 step 1,
-                // the "careful" variant; ns-2's NewReno `highest_ack_ > recover_`): duplicate ACKs
-                // that reach exactly `recover` are the go-back-N duplicates of a timeout's window
-                // (or of the last recovery's), not a new loss.
+                // the "careful" variant; ns-2's NewReno `highest_ack_ > recover_`): after a timeout,
+                // duplicate ACKs that reach exactly `recover` come from go-back-N's duplicates, not
+                // from a new loss. The price: a new loss of the segment at `recover` itself (after
+                // a timeout or a recovery) waits for the timer.
                 self.stats.fast_retransmits += 1;
                 if loss_window {
                     self.ssthresh = self.loss_ssthresh();
@@ -1164,6 +1170,10 @@ mod tests {
             s.on_timeout(Time(20_000_000_000), &mut out);
             let want = if halves { (set / 2.0).max(2.0) } else { set };
             assert_eq!(s.ssthresh, want, "{profile:?}: recovery set {set}");
+            // A backed-off timeout (its segment lost again) holds it: half the flight, which still
+            // holds what the inflation sent, would bring it back (RFC 5681 §3.1).
+            s.on_timeout(Time(60_000_000_000), &mut out);
+            assert_eq!(s.ssthresh, want, "{profile:?}: backed-off timeout");
         }
     }
 
@@ -1681,9 +1691,10 @@ mod tests {
         // growth on a NIC-limited sender): Linux halves the window (tcp_reno_ssthresh,
         // dctcp_react_to_loss: 31 >> 1 = 15), ns-2 / RFC 5681 the flight (20 / 2 = 10). A second,
         // backed-off timeout of the same episode keeps Linux's 15 (tcp_enter_loss sets ssthresh
-        // only once per episode: it would halve the 1-segment window to the floor of 2), ns-2
-        // halves the flight again. After an ACK of new data, the next timeout halves again in
-        // Linux too: the window then is 2 (1 + 1 in slow start), so ssthresh is the floor 2.
+        // only once per episode: it would halve the 1-segment window to the floor of 2), and the
+        // ns2 profile's 10 too (RFC 5681 §3.1: a segment the timer already resent holds
+        // ssthresh). After an ACK of new data, the next timeout halves again: Linux's window is 2
+        // (1 + 1 in slow start), so the floor 2; ns-2's flight is 19, so 9.5.
         for (profile, sack, want) in [
             (Profile::Linux, true, [15.0, 15.0, 2.0]),
             (Profile::Linux, false, [15.0, 15.0, 2.0]),
