@@ -68,6 +68,14 @@ def test_table1(tmp_path):
     # (they were shown as the table's own row means, 0.923 > 0.886 > 0.851 against 0.953 > ...).
     falls = claims["Table 1: p falls as R0 grows (row means)"]
     assert falls.paper.endswith("(row means over N = 10, 50, 100 of its 10 columns)")
+    # Every relation printed holds between the numbers as printed, all shown to the same digits (a
+    # probe read "0.822 < 0.8221 > 0.771": the first mean had fewer digits than its relation needed).
+    for shown in (falls.paper.split(" (")[0], falls.packet.split(" (")[0]):
+        tokens = shown.split()
+        nums, rels = [float(t) for t in tokens[0::2]], tokens[1::2]
+        assert len({len(t.split(".")[1]) for t in tokens[0::2]}) == 1, shown
+        for a, rel, b in zip(nums, rels, nums[1:]):
+            assert {">": a > b, "<": a < b, "=": a == b}[rel], shown
 
 
 def test_fig2_special_state_and_oscillation(tmp_path):

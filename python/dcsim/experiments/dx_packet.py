@@ -428,10 +428,11 @@ def run_table1(out_dir: Path, quick: bool) -> ExperimentResult:
     def chain(ms: list[float]) -> str:
         """The means joined by the relation that holds between neighbours, to as many digits as it takes
         to show it (a probe: "0.822 > 0.822" where the means were 0.8218 < 0.8221)."""
-        out = f"{ms[0]:.3f}"
+        # every mean to the digits the closest pair needs ("0.8218 < 0.8221 > 0.7710", not "0.822 < 0.8221 > 0.771")
+        d = max((next((k for k in range(3, 10) if f"{a:.{k}f}" != f"{b:.{k}f}"), 10) for a, b in zip(ms, ms[1:])), default=3)
+        out = f"{ms[0]:.{d}f}"
         for a, b in zip(ms, ms[1:]):
-            digits = next((k for k in range(3, 10) if f"{a:.{k}f}" != f"{b:.{k}f}"), 10)
-            out += f" {'>' if a > b else '<' if a < b else '='} {b:.{digits}f}"
+            out += f" {'>' if a > b else '<' if a < b else '='} {b:.{d}f}"
         return out
 
     claims.append(instruments(
