@@ -551,20 +551,29 @@ def test_duckdb_reads_the_table(tmp_path):
     assert [r[0] for r in rows] == [20.0, 40.0] and [r[1] for r in rows] == pytest.approx(list(expect))
 
 
-class _OtherVersionExecutor(cf.ThreadPoolExecutor):
-    """Stands for a worker with another dcsim: its results carry another engine-spec key."""
+class _OtherWorkerExecutor(cf.ThreadPoolExecutor):
+    """Stands for a worker with another dcsim: its results carry another engine-spec key and the
+    worker's fields ``other`` (another version, or other code of the same version)."""
+
+    def __init__(self, other: dict) -> None:
+        super().__init__(1)
+        self.other = other
 
     def submit(self, fn, *args, **kwargs):
         def other(*a, **kw):
-            return {**fn(*a, **kw), "key": "0" * 64, "version": "9.9.9"}
+            return {**fn(*a, **kw), "key": "0" * 64, **self.other}
 
         return super().submit(other, *args, **kwargs)
 
 
-def test_a_result_from_another_dcsim_is_refused(tmp_path):
-    res = sweep(BASE, {"network.aqm.K": ["20pkt"]}, out=tmp_path / "o", executor=_OtherVersionExecutor(1), progress=False)
+@pytest.mark.parametrize("other, said", [
+    ({"version": "9.9.9"}, "worker dcsim 9.9.9"),
+    ({"code": "engine other python other"}, "the worker runs other dcsim code"),
+])
+def test_a_result_from_another_dcsim_is_refused(tmp_path, other, said):
+    res = sweep(BASE, {"network.aqm.K": ["20pkt"]}, out=tmp_path / "o", executor=_OtherWorkerExecutor(other), progress=False)
     assert (res.computed, res.failed) == (0, 1)
-    assert "worker dcsim 9.9.9" in res.failures[0]["error"] and "install the same dcsim on every worker" in res.failures[0]["error"]
+    assert said in res.failures[0]["error"] and "install the same dcsim on every worker" in res.failures[0]["error"]
     assert not list((tmp_path / "o").glob("runs/*/row.json"))
 
 
@@ -600,22 +609,6 @@ def test_a_run_whose_tables_cannot_be_written_keeps_its_summary_row(tmp_path, mo
     assert (again.computed, again.cached, again.failed) == (2, 0, 0)
     cols = ["goodput_total_bps", "duration_s"]
     pd.testing.assert_frame_equal(again.table[cols], t[cols])
-
-
-class _OtherCodeExecutor(cf.ThreadPoolExecutor):
-    """Stands for a worker with the same version but other code (another build)."""
-
-    def submit(self, fn, *args, **kwargs):
-        def other(*a, **kw):
-            return {**fn(*a, **kw), "key": "0" * 64, "code": "engine other python other"}
-
-        return super().submit(other, *args, **kwargs)
-
-
-def test_a_result_from_other_code_of_the_same_version_says_so(tmp_path):
-    res = sweep(BASE, {"network.aqm.K": ["20pkt"]}, out=tmp_path / "o", executor=_OtherCodeExecutor(1), progress=False)
-    assert (res.computed, res.failed) == (0, 1)
-    assert "the worker runs other dcsim code" in res.failures[0]["error"]
 
 
 def test_base_as_scenario_or_file_and_bad_out(tmp_path):

@@ -81,7 +81,7 @@ def test_workers_that_run_other_code_are_refused_before_any_run(tmp_path, cluste
     import dcsim.sweep.execute as execute
 
     monkeypatch.setattr(execute, "code_id", lambda: "engine here python here")
-    with pytest.raises(SweepError, match=r"run other dcsim .* code than this machine .*install the same build"):
+    with pytest.raises(SweepError, match=r"run dcsim code .* this machine engine here python here; .*install the same build"):
         sweep(BASE, AXES, out=tmp_path / "o", dask=cluster.scheduler_address, progress=False)
     assert not list((tmp_path / "o").glob("runs/*/row.json"))
 

@@ -157,15 +157,17 @@ def reproduce(
         return
     if all_ and ids:
         fail("give experiment ids or --all, not both")
-    from dcsim.sweep import MAX_JOBS, _dask_address_ok
+    from dcsim.sweep import MAX_JOBS, SweepError, check_dask_address
+    from dcsim.sweep.execute import check_jobs_with_dask
 
-    if dask is not None and not _dask_address_ok(dask):  # as `dcsim sweep` says it, before anything is made
-        fail(f"--dask: {dask!r} is not a scheduler address; allowed \"local\" or tcp://HOST:PORT (tls://, ucx://, "
-             "ws://, wss:// too)")
     if jobs is not None and not 1 <= jobs <= MAX_JOBS:
         fail(f"--jobs: {jobs} is out of range; allowed an integer 1 .. {MAX_JOBS}")
-    if jobs is not None and dask is not None and dask != "local":
-        fail(f"--jobs: not with --dask {dask}; the cluster's workers decide (--dask local --jobs N sizes a local cluster)")
+    if dask is not None:  # as `dcsim sweep` says it, before anything is made
+        try:
+            check_dask_address(dask, "--dask")
+            check_jobs_with_dask(dask, jobs)
+        except SweepError as e:
+            fail(str(e))
     exps = all_experiments() if all_ else []
     for i in ids or []:
         try:

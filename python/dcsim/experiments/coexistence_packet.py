@@ -408,8 +408,7 @@ def higher(statement: str, paper_text: str, a: pd.DataFrame, b: pd.DataFrame, xc
     sig = int((diff > 2 * se).sum())
     good = sig > len(j) / 2 and float(diff.mean()) > 0
     u = f" {unit}" if unit else ""
-    pts = ", ".join(f"{x if isinstance(x, str) else format(x, 'g')}: {scale * ma:.3g} vs {scale * mb:.3g}{u}"
-                    for x, ma, mb in zip(j[xcol], j["mean_a"], j["mean_b"]))
+    pts = ", ".join(f"{x:g}: {scale * ma:.3g} vs {scale * mb:.3g}{u}" for x, ma, mb in zip(j[xcol], j["mean_a"], j["mean_b"]))
     return Claim(statement, paper_text, f"{a_name} vs {b_name} at {xname} = {pts}", ok(good),
                  f"{a_name} higher by more than 2 standard errors at {sig} of {len(j)} points; mean difference "
                  f"{scale * float(diff.mean()):+.3g}{u}" + ("; " + detail if detail else ""))

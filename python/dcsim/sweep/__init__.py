@@ -301,6 +301,13 @@ def _check_jobs(jobs: Any) -> None:
         raise SweepError(f"jobs: {jobs!r} is out of range; allowed an integer 1 .. {MAX_JOBS} (default: all cores)")
 
 
+def check_dask_address(address: Any, field: str = "dask") -> None:
+    """A :class:`SweepError` naming ``field`` if ``address`` is not one :func:`_dask_address_ok` accepts."""
+    if not _dask_address_ok(address):
+        raise SweepError(f"{field}: {address!r} is not a scheduler address; allowed \"local\" or tcp://HOST:PORT "
+                         "(tls://, ucx://, ws://, wss:// too)")
+
+
 def _dask_address_ok(address: Any) -> bool:
     """"local", or a scheduler address Dask can dial: [SCHEME://]HOST:PORT with one of its
     schemes (checked before the plan: a typo used to be found after validating every run)."""
@@ -344,7 +351,8 @@ def run_sweep(
     import signal
 
     from dcsim import __version__
-    from dcsim.sweep.execute import LocalPool, RunTraces, Stats, StopSignals, connect_dask, default_jobs, execute
+    from dcsim.sweep.execute import (LocalPool, RunTraces, Stats, StopSignals, check_jobs_with_dask, connect_dask,
+                                     default_jobs, execute)
     from dcsim.sweep.worker import use_plan_files
     from dcsim.sweep.store import TABLE, RowBuffer, RunStore, run_record, sweep_lock, write_table
 
@@ -353,12 +361,9 @@ def run_sweep(
     _check_jobs(jobs)
     if executor is not None and (jobs is not None or dask is not None):
         raise SweepError("executor: give an executor, or jobs / dask, not both")
-    if dask is not None and not _dask_address_ok(dask):
-        raise SweepError(f"dask: {dask!r} is not a scheduler address; allowed \"local\" or tcp://HOST:PORT "
-                         "(tls://, ucx://, ws://, wss:// too)")
-    if dask is not None and jobs is not None and dask.strip() != "local":  # before the plan, not after it
-        raise SweepError(f"--jobs: not with --dask {dask}; the cluster's workers decide (use --dask local --jobs N for a "
-                         "local cluster)")
+    if dask is not None:  # before the plan, not after it
+        check_dask_address(dask)
+        check_jobs_with_dask(dask, jobs)
     if not isinstance(out, (str, os.PathLike)):
         raise SweepError(f"out: {out!r} is not a directory path")
     if executor is not None and not (isinstance(executor, cf.Executor) or hasattr(executor, "get_executor")):

@@ -25,7 +25,7 @@ from typing import Any, Callable, Optional
 from dcsim.sweep.spec import Plan, PlannedRun, SweepError, code_id
 from dcsim.sweep.worker import _noop, run_one, worker_info
 
-__all__ = ["Stats", "LocalPool", "RunTraces", "connect_dask", "execute", "default_jobs", "DASK_INSTALL", "DASK_TIMEOUT_S"]
+__all__ = ["Stats", "LocalPool", "RunTraces", "check_jobs_with_dask", "connect_dask", "execute", "default_jobs", "DASK_INSTALL", "DASK_TIMEOUT_S"]
 
 #: How to install the optional Dask extra (quoted in the error when it is missing).
 DASK_INSTALL = "pip install 'dcsim[dask]'"
@@ -181,6 +181,13 @@ class LocalPool:
             ex.shutdown(wait=True, cancel_futures=True)
 
 
+def check_jobs_with_dask(address: str, jobs: Optional[int]) -> None:
+    """``jobs`` sizes only a local cluster: with a scheduler address the cluster's workers decide."""
+    if jobs is not None and address.strip() != "local":
+        raise SweepError(f"--jobs: not with --dask {address}; the cluster's workers decide (use --dask local --jobs N for a "
+                         "local cluster)")
+
+
 def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DASK_TIMEOUT_S):
     """A Dask client: ``"local"`` starts a ``LocalCluster`` of ``jobs`` single-threaded worker
     processes; anything else is a scheduler address. Returns ``(client, close)``.
@@ -214,8 +221,7 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
                     signal.signal(signal.SIGINT, old)
             client = distributed.Client(cluster, timeout=timeout_s)
         else:
-            if jobs is not None:
-                raise SweepError(f"--jobs: not with --dask {address}; the cluster's workers decide (use --dask local --jobs N for a local cluster)")
+            check_jobs_with_dask(address, jobs)
             t0 = time.perf_counter()
             try:
                 client = _client_within(distributed, address, timeout_s)
@@ -246,21 +252,16 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
             raise SweepError(
                 f"--dask {address}: the workers cannot run dcsim ({type(e).__name__}: {e}); install it on every worker: pip install dcsim=={__version__}"
             ) from None
-        other = {w: i.get("version") for w, i in infos.items() if i.get("version") != __version__}
-        if other:
-            w, v = next(iter(other.items()))
-            raise SweepError(
-                f"--dask {address}: {len(other)} worker(s) run dcsim {v} (e.g. {w}), this machine {__version__}; "
-                f"results would differ: pip install dcsim=={__version__} on the workers"
-            )
-        here = code_id()
-        other = {w: i.get("code") for w, i in infos.items() if i.get("code") != here}
-        if other:
-            w, c = next(iter(other.items()))
-            raise SweepError(
-                f"--dask {address}: {len(other)} worker(s) run other dcsim {__version__} code than this machine (e.g. "
-                f"{w}: {c}; here: {here}); results would differ: install the same build of dcsim on every worker"
-            )
+        # The version first (the likelier difference), then the code of the same version (another build).
+        for what, here in (("version", __version__), ("code", code_id())):
+            other = {w: i.get(what) for w, i in infos.items() if i.get(what) != here}
+            if other:
+                w, theirs = next(iter(other.items()))
+                raise SweepError(
+                    f"--dask {address}: {len(other)} worker(s) run dcsim {what} {theirs} (e.g. {w}), this machine "
+                    f"{here}; results would differ: install the same build of dcsim on every worker (pip install "
+                    f"dcsim=={__version__})"
+                )
     except BaseException:
         close()
         raise

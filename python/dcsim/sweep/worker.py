@@ -156,7 +156,6 @@ def worker_info() -> dict:
     import dcsim.result  # noqa: F401
     from dcsim import __version__
     from dcsim.simulate import engine
-
     from dcsim.sweep.spec import code_id
 
     engine()

@@ -415,7 +415,8 @@ impl Sender {
     fn loss_ssthresh(&self) -> f64 {
         let half = match self.opts.profile {
             Profile::Linux => ((self.cwnd.floor() as u64) >> 1) as f64,
-            Profile::Ns2 => self.flight().min(if self.in_recovery { self.ssthresh } else { f64::INFINITY }) / 2.0,
+            Profile::Ns2 if self.in_recovery => self.flight().min(self.ssthresh) / 2.0,
+            Profile::Ns2 => self.flight() / 2.0,
         };
         half.max(2.0).max(self.min_cwnd)
     }
@@ -513,7 +514,7 @@ impl Sender {
     }
 
     /// The window on an ACK of new data, with a controller that reacts per marked ACK
-    /// (DCTCP–Improved Fairness) the DCTCP analysis paper's eq. (36): W <- W + 1/W - alpha/2 per
+    /// (DCTCP–Improved Fairness), the DCTCP analysis paper's eq. (36): W <- W + 1/W - alpha/2 per
     /// acknowledged segment, both terms on the window before this ACK; a mark ends slow start.
     /// `grow`: the transport's increase applies to this ACK; `marked`: it carries a mark the
     /// controller answers per ACK.
