@@ -9,6 +9,7 @@ reason, where no browser is installed; `.ci/run` installs one when it can.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import json
 import re
 import shutil
 from pathlib import Path
@@ -31,6 +32,7 @@ def report(tmp_path_factory):
     res = runner.invoke(app, ["reproduce", *FAST, "--quick", "--out", str(root / "out"), "--html", str(root / "html")],
                         env={"COLUMNS": "300"})
     assert res.exit_code == 0, res.output
+    (root / "terminal.txt").write_text(res.output)
     return root / "html"
 
 
@@ -50,6 +52,22 @@ def test_index_lists_every_experiment_with_its_verdict_counts(report):
     for rep, tot, diff, verb in rows:
         assert int(rep) + int(diff or 0) == int(tot)
         assert (verb == "differs") == (diff == "1") and (verb == "") == (diff == "")
+
+
+def test_the_terminal_ends_with_every_experiments_verdicts_and_the_tally(report):
+    """After more than one experiment the terminal lists each one's verdict counts and the tally
+    over all of them (before, only the HTML index had it: a user of --all scrolled through 34
+    claims tables). The counts must be those of the claims.json files written beside the runs."""
+    out = report.parent / "out"
+    said = " ".join(report.with_name("terminal.txt").read_text().split())
+    rep = tot = 0
+    for exp_id in FAST:
+        rows = [r for r in json.loads((out / exp_id / "claims.json").read_text()) if r["kind"] == "claim"]
+        n = sum(r["verdict"] == "reproduced" for r in rows)
+        rep, tot = rep + n, tot + len(rows)
+        assert re.search(rf"{re.escape(exp_id)} │ {n} of {len(rows)} reproduced", said), said[-800:]
+    assert f"{rep} of {tot} claims of the papers reproduced over {len(FAST)} experiments (0 failed)" in said
+    assert re.search(r"\(0 failed\); total wall time [\d.]+ s \(--quick\) report: ", said), said[-300:]
 
 
 def test_every_image_is_copied_beside_the_pages(report):

@@ -122,6 +122,23 @@ def print_claims(result, quick: bool = False) -> None:
     console.print(escape(result.summary()) + (f" [yellow]({escape(QUICK_NOTE)})[/]" if quick else ""))
 
 
+def print_tally(entries, not_run, quick: bool) -> None:
+    """After more than one experiment: each one's verdicts in a table, then the tally over all
+    (the HTML report's index, in the terminal)."""
+    from dcsim.report import tally, verdict_counts
+
+    table = Table(title="all experiments of this run")
+    for col in ("experiment", "claims of the paper", "dcsim's checks", "wall time"):
+        table.add_column(col, overflow="fold")
+    for e in entries:
+        said, checks = verdict_counts(e)
+        style = "red" if e.error is not None else ("green" if said.endswith("reproduced") else "yellow")
+        table.add_row(escape(e.id), f"[{style}]{escape(said)}[/]", escape(checks), f"{e.wall_s:.1f} s")
+    console.print(table)
+    left = f"; not run: {', '.join(not_run)}" if not_run else ""
+    console.print(escape(tally(entries) + left) + (" [yellow](--quick)[/]" if quick else ""))
+
+
 @app.command()
 def reproduce(
     ids: Optional[list[str]] = typer.Argument(None, help="Experiment ids; see --list.", show_default=False),
@@ -246,6 +263,8 @@ def reproduce(
     finally:
         if close is not None:
             close()
+        if len(exps) > 1 and entries:
+            print_tally(entries, not_run, quick)
         if html_dir is not None and entries:
             import dcsim
 

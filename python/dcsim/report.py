@@ -28,7 +28,7 @@ from typing import Optional, Sequence
 QUICK_NOTE = ("quick run (--quick): coarser grids, shorter runs and fewer repetitions than the paper's, "
               "so the verdicts may differ from a full run")
 
-__all__ = ["Entry", "write_report", "commit"]
+__all__ = ["Entry", "write_report", "commit", "tally", "verdict_counts"]
 
 CSS = """
 body { font-family: system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
@@ -115,6 +115,28 @@ def _counts(e: Entry) -> tuple[int, int, int, int]:
     claims, checks = r.paper_claims, r.checks
     return (sum(c.verdict == "reproduced" for c in claims), len(claims),
             sum(c.verdict == "reproduced" for c in checks), len(checks))
+
+
+def tally(entries: Sequence[Entry]) -> str:
+    """One line over several experiments: claims of the papers reproduced, failures, wall time
+    (the report's index and the terminal after ``dcsim reproduce`` of more than one experiment)."""
+    tot = [_counts(e) for e in entries]
+    stopped = sum(e.interrupted for e in entries)
+    failed = sum(e.error is not None and not e.interrupted for e in entries)
+    return (f"{sum(t[0] for t in tot)} of {sum(t[1] for t in tot)} claims of the papers reproduced over "
+            f"{len(entries)} experiments ({failed} failed{f', {stopped} interrupted' if stopped else ''}); "
+            f"total wall time {_fmt_s(sum(e.wall_s for e in entries))}")
+
+
+def verdict_counts(e: Entry) -> tuple[str, str]:
+    """An experiment's verdict and checks as the report's index says them: ("3 of 4 reproduced;
+    1 differs", "2 of 2 pass"), or ("failed" / "interrupted", "—")."""
+    if e.error is not None:
+        return ("interrupted" if e.interrupted else "failed"), "—"
+    n_rep, n_cl, n_ok, n_ch = _counts(e)
+    n_diff = n_cl - n_rep
+    differ = f"; {n_diff} {'differs' if n_diff == 1 else 'differ'}" if n_diff else ""
+    return f"{n_rep} of {n_cl} reproduced{differ}", (f"{n_ok} of {n_ch} pass" if n_ch else "—")
 
 
 def _claims_table(rows: list) -> str:
@@ -216,23 +238,15 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
             body.append("<h2>Parameters</h2>" + _parameters(Path(e.out_dir), e.id))
             body.append("<h2>Data</h2>" + _data_section(e.id, data))
         (html_dir / page).write_text(_page(f"{e.id}: {e.title}", "\n".join(body)), encoding="utf-8")
-        n_rep, n_cl, n_ok, n_ch = _counts(e)
-        if e.error is not None:
-            verdict = f"<td class=\"failed\">{'interrupted' if e.interrupted else 'failed'}</td>"
-        else:
-            cls = "reproduced" if n_rep == n_cl else "differs"
-            n_diff = n_cl - n_rep
-            differ = f"; {n_diff} {'differs' if n_diff == 1 else 'differ'}" if n_diff else ""
-            verdict = f"<td class=\"{cls}\">{n_rep} of {n_cl} reproduced{differ}</td>"
-        checks = "" if e.error is not None else (f"{n_ok} of {n_ch} pass" if n_ch else "—")
+        n_rep, n_cl, _, _ = _counts(e)
+        said, checks = verdict_counts(e)
+        cls = "failed" if e.error is not None else ("reproduced" if n_rep == n_cl else "differs")
+        verdict = f"<td class=\"{cls}\">{_e(said)}</td>"
+        checks = "" if e.error is not None else checks
         rows.append(f"<tr><td><a href=\"{_e(page)}\">{_e(e.id)}</a></td><td>{_e(e.title)}</td><td>{_e(e.paper)}</td>"
                     f"{verdict}<td>{checks}</td><td>{_fmt_s(e.wall_s)}</td></tr>")
-    tot = [_counts(e) for e in entries]
     stopped = sum(e.interrupted for e in entries)
-    summary = (f"{sum(t[0] for t in tot)} of {sum(t[1] for t in tot)} claims of the papers reproduced over "
-               f"{len(entries)} experiments ({sum(e.error is not None and not e.interrupted for e in entries)} failed"
-               f"{f', {stopped} interrupted' if stopped else ''}); total wall time "
-               f"{_fmt_s(sum(e.wall_s for e in entries))}")
+    summary = tally(entries)
     incomplete = ""
     if stopped or not_run:
         left = f"; not run: {', '.join(not_run)}" if not_run else ""
