@@ -381,6 +381,39 @@ def test_a_lone_window_unlimited_flow_takes_exactly_its_ideal_fct_whatever_its_l
     assert ideal[1461] > ideal[1460] and ideal[2921] > ideal[2920]
 
 
+def test_a_lone_flow_whose_first_ack_returns_late_waits_once_for_it_the_readmes_worked_example():
+    """The README's worked example, from first principles. k = 4 fat-tree, 10 Gbps, 1 us links but
+    2 us between aggregation and core; h0 -> h15 crosses 6 hops (1, 1, 2, 2, 1, 1 us): propagation
+    RTT 16 us. A 1 500-B packet takes T = 1.2 us a hop, a 40-B ACK 0.032 us. The first ACK returns
+    after 6 T + 16 + 6 x 0.032 = 23.392 us; the 10 packets of the initial window take 10 T = 12 us
+    to send, so slow start waits 11.392 us once (afterwards each ACK releases two packets, faster
+    than the host link sends them). 100 000 B = 68 full packets and one of 720 + 40 B: ideal FCT
+    (store-and-forward of all in order, then the last ACK) = 68 T (the full packets leave the
+    host) + 5 T (the last full one's other hops) + 0.608 us (the short one behind it at the last
+    hop) + 16 us + 6 x 0.032 us (the ACK back) = 104.400 us; so FCT = 115.792 us, slowdown 1.10912.
+    10 MB (6 850 packets): ideal 8 241.392 us, slowdown 1.001382; with init_cwnd = 20 (24 us of
+    sending > 23.392 us) it never waits: slowdown 1. Tolerance: 1 ps a hop (the engine's integer
+    picoseconds)."""
+    def lone(size: int, init_cwnd: int) -> tuple[float, float]:
+        d = {
+            "network": {"topology": "fat_tree", "k": 4, "host_link": "10Gbps", "delay": "1us", "buffer": "1000pkt",
+                        "tiers": {"agg_core": {"delay": "2us"}}},
+            "workloads": [{"kind": "trace", "protocol": "dctcp", "init_cwnd": init_cwnd,
+                           "arrivals": [{"start": "0s", "src": "h0", "dst": "h15", "size": f"{size}B"}]}],
+            "run": {"duration": "20ms"},
+        }
+        f = simulate(Scenario.from_dict(d)).flows.iloc[0]
+        return float(f["fct_s"]), float(f["ideal_fct_s"])
+
+    wait = 23.392e-6 - 12e-6
+    fct, ideal = lone(100_000, 10)
+    assert abs(ideal - 104.400e-6) <= 12e-12 and abs(fct - (104.400e-6 + wait)) <= 12e-12, (fct, ideal)
+    fct, ideal = lone(10_000_000, 10)
+    assert abs(ideal - 8241.392e-6) <= 12e-12 and abs(fct - (8241.392e-6 + wait)) <= 12e-12, (fct, ideal)
+    fct, ideal = lone(10_000_000, 20)
+    assert abs(fct - ideal) <= 12e-12, (fct, ideal)
+
+
 def _flooding_queue(max_memory: str, duration: str = "2ms") -> dict:
     """A 1 Tbps host with a huge window into a 1 Gbps uplink whose buffer (10^9 packets, allowed)
     never drops: the queue grows by ~0.1 M packets per ms, bounded by nothing but metrics.max_memory."""
