@@ -410,3 +410,29 @@ def test_a_detector_period_that_is_not_the_links_sampling_period_is_warned():
     w = warned()
     assert len(w) == 1 and "T = 80us" in w[0] and "= 8us of a 100Gbps congestion point" in w[0], w
     assert warned(T="8us") == [] and warned(m=0) == [] and warned("smcc") == []
+
+
+@pytest.mark.parametrize("min_rate, says", [(None, "100Mbps (the default of qcn) is above"), ("20Mbps", "20Mbps is above")])
+def test_a_min_rate_above_a_sources_line_rate_is_refused_when_the_scenario_is_read(tmp_path, min_rate, says):
+    """QCN's reaction point never goes below min_rate (100 Mbps by default), so a 10 Mbps host
+    cannot carry it. The engine refused it when the world was built, so `Scenario.from_dict` and a
+    sweep's plan accepted the scenario and `simulate` failed (a fuzzing round found it): now the
+    scenario layer refuses it, naming l2.min_rate, the source and both rates."""
+    d = {"network": {"topology": "parking_lot", "switches": 2, "link": "10Mbps", "delay": "5us", "buffer": "64000B",
+                     "attach": {"S1": "C1", "R1": "C2"}},
+         "l2": {"scheme": "qcn", "frame": "1000B", "sources": [{"src": "S1", "dst": "R1"}]},
+         "run": {"duration": "1ms"}}
+    if min_rate is not None:
+        d["l2"]["min_rate"] = min_rate
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(copy.deepcopy(d))
+    msg = str(e.value)
+    assert msg.startswith("l2.min_rate: ") and says in msg and "l2.sources[0].src = 'S1', 10Mbps" in msg, msg
+    toml = tmp_path / "s.toml"
+    toml.write_text(Scenario.from_dict({**d, "l2": {**d["l2"], "min_rate": "1Mbps"}}).to_toml()
+                    .replace('min_rate = "1Mbps"', f'min_rate = "{min_rate}"' if min_rate else ""))
+    res = runner.invoke(app, ["run", str(toml), "--no-plots", "-o", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "l2.min_rate: " in res.output and "Traceback" not in res.output, res.output
+    assert not (tmp_path / "o").exists()
+    d["l2"]["min_rate"] = "1Mbps"  # within the line rate: runs
+    assert dcsim.simulate(Scenario.from_dict(d)).counters["sent_pkts"].iloc[0] > 0

@@ -367,6 +367,23 @@ def test_all_errors_of_a_flow_group_are_reported_together():
     assert any(line.startswith("flows[0].gain: unknown key; allowed keys: count, protocol") for line in lines), lines
 
 
+@pytest.mark.parametrize("aqm, says", [
+    ({"kind": "threshold", "K": "65pkt"}, "a threshold queue drops them at K"),
+    ({"kind": "red", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1, "ecn": True}, "red drops them where it would mark"),
+    ({"kind": "modified_choke", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1}, "modified choke drops them where it would mark"),
+])
+def test_the_not_ecn_capable_warning_says_what_the_queue_it_names_does(aqm, says):
+    """RED and CHOKe drop a packet that is not ECN-capable where they would mark it (with their
+    probability, red.rs `decide`), not at a threshold K: the warning said "a threshold queue drops
+    them at K" whatever the queue (a fuzzing round read it beside a CHOKe queue)."""
+    d = fig2()
+    d["network"]["aqm"] = aqm
+    d["flows"][0] = {"count": 10, "protocol": "newreno"}
+    w = [x for x in Scenario.from_dict(d).warnings() if "not ECN-capable" in x]
+    assert len(w) == 1 and says in w[0], w
+    assert ("threshold" in w[0]) == (aqm["kind"] == "threshold"), w
+
+
 def test_suspicious_settings_warn_but_run():
     d = fig2()
     d["flows"][0] = {"count": 10, "protocol": "newreno"}

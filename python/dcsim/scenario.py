@@ -3574,6 +3574,14 @@ class Scenario(_Model):
                 raise _err(f"{fld}.dst", f"no path from {x.src!r} to {x.dst!r} (through switches: hosts do not forward)")
             if x.start >= self.run.duration:
                 raise _err(f"{fld}.start", f"{time_str(x.start)} is not before run.duration = {time_str(self.run.duration)}")
+            # The reaction point never goes below min_rate: the host's link must carry it (the engine
+            # checks the route's first hop; a host with several links is refused here only if none can).
+            floor = l2.min_rate if l2.min_rate is not None else l2.defaults()["min_rate"]
+            line = max((net.link_rate(x.src, n) or 0.0) for n in adj().get(x.src, [])) if adj().get(x.src) else None
+            if line is not None and floor > line:
+                given = "" if l2.min_rate is not None else f" (the default of {l2.scheme})"
+                raise _err("l2.min_rate", f"{rate_str(floor)}{given} is above the line rate of {fld}.src = {x.src!r}, "
+                                          f"{rate_str(line)}; allowed 0 < min_rate <= the sources' line rates")
         ports = self._l2_cp_names(hosts)
         if not ports:
             raise _err("l2.cps", "no congestion point: the network has no switch port to switch or host that metrics "
@@ -3951,9 +3959,12 @@ class Scenario(_Model):
         if marking:
             marking = list(dict.fromkeys(marking))  # a fabric's tiers may share network.aqm
             where = ", ".join(f"{f} ({k})" for f, k in marking[:3]) + (" ..." if len(marking) > 3 else "")
+            kinds = {k for _, k in marking}
+            what = "; ".join(
+                ([] if "threshold" not in kinds else ["a threshold queue drops them at K: it acts as a drop-tail queue of K packets"])
+                + [f"{k.replace('_', ' ')} drops them where it would mark" for k in AQM_KINDS if k in kinds and k != "threshold"])
             for gi, f in enumerate(self.flows):
                 if not f.ecn_capable():
-                    what = "a threshold queue drops them at K: it acts as a drop-tail queue of K packets"
                     out.append(f"flows[{gi}]: {f.protocol} flows are not ECN-capable and cross an ECN-marking queue "
                                f"({where}); {what}" + ("" if f.protocol != "newreno" else "; set ecn = true to mark them"))
             for wi, w in enumerate(self.workloads):
