@@ -17,7 +17,7 @@ use crate::l2::world::{L2Ev, L2World};
 use crate::metrics::{hist_quantile, Column, CwndProbe, QueueProbe, Strings, Table, ThroughputProbe};
 use crate::net::{topology, Network, Port, PortId};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
-use crate::scenario::{BaseRttSpec, NodeKind, ProtocolSpec, Spec, TopologySpec};
+use crate::scenario::{Amount, BaseRttSpec, NodeKind, ProtocolSpec, Spec, TopologySpec};
 use crate::sched::EventQueue;
 use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats, WindowAreas};
 use crate::units::{fmt_ps, Time};
@@ -2032,6 +2032,18 @@ impl World {
                 return Err(Error::Run(format!(
                     "port {pid}: {pending} arrival events for {} packets in the pipe",
                     p.in_pipe()
+                )));
+            }
+            let within = match p.capacity() {
+                Amount::Packets(n) => p.q_pkts() <= n,
+                Amount::Bytes(b) => p.q_bytes() <= b,
+            };
+            if !within {
+                return Err(Error::Run(format!(
+                    "port {pid}: queue of {} packets, {} B above its buffer {:?}",
+                    p.q_pkts(),
+                    p.q_bytes(),
+                    p.capacity()
                 )));
             }
             let sum = p.waiting_bytes_recount();
