@@ -802,6 +802,11 @@ class _Model(BaseModel):
             self.__pydantic_fields_set__.discard(name)
 
 
+def _natural_key(name: str) -> tuple:
+    """A name's sort key with its runs of digits as numbers: S2 before S10."""
+    return tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"(\d+)", name) if x)
+
+
 def _one_of_validator(field: str, allowed: tuple[str, ...]):
     """A field validator that checks a name against ``allowed`` (so that it is reported together
     with the table's other errors, such as unknown keys)."""
@@ -1318,6 +1323,12 @@ class Network(_Model):
                 raise _err(f"attach.{h}", f"{at!r} is not a switch of the chain; allowed C1 .. C{self.switches}")
             if h in switches:
                 raise _err(f"attach.{h}", f"{h!r} is the name of a switch; name hosts otherwise (e.g. S1, R1)")
+        # A TOML table has no order, but the engine numbers the hosts' ports in this order and
+        # keys each port's random stream by its number: the hosts go in one order whatever the
+        # order of the keys (by switch along the chain, then by name, digits as numbers).
+        order = {sw: i for i, sw in enumerate(switches)}
+        self._fill("attach", dict(sorted(self.attach.items(), key=lambda ha: (order[ha[1]], _natural_key(ha[0])))),
+                   given=True)
         if self.buffer is None:  # the DSM paper's 128 KB (the engine's default)
             self._fill("buffer", Size(ENGINE_DEFAULTS["parking_lot_buffer_bytes"], "B"))
         _buffer("buffer", self.buffer, self.packet_bytes)
