@@ -169,9 +169,9 @@ def valid_scenarios(draw) -> dict:
         if draw(st.booleans()):
             net["bottleneck"] = draw(rates)
         flows = [{**f, "start": "0us", "stagger": "0us"} for f in draw(flow_groups(None, hosts))]
-        if draw(st.booleans()):
+        if draw(st.booleans()):  # receivers given: a tree without a bottleneck names none by default
             workloads = [{"kind": "poisson", "link": "hosts", "load": draw(st.sampled_from([0.1, 0.5, 0.9])),
-                          "sizes": {"kind": "uniform", "min": "1KB", "max": "30KB"},
+                          "sizes": {"kind": "uniform", "min": "1KB", "max": "30KB"}, "receivers": hosts,
                           "protocol": draw(st.sampled_from(["dctcp", "newreno", "dx", "dctcp-improved-fairness"]))}]
     d = {"network": net, "flows": flows, "run": run, "metrics": metrics}
     if workloads:

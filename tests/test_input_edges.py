@@ -179,8 +179,6 @@ def test_an_integer_wider_than_64_bits_is_refused_by_field():
     ({"Ha": 1e300}, "l2.Ha: H_a = 1e300 is out of range; allowed in (0, 1e15)"),
     ({"omega": 1e20}, "l2.omega: omega = 1e20 is out of range; allowed in (0, 1e12)"),
     ({"m": 4294967295}, "l2.m: m = 4294967295 is out of range; allowed 0 <= m <= 100000"),
-    ({"min_rate": "100Gbps"}, "l2.min_rate: minimum rate 100Gbps (given, or the scheme's default) is above the line "
-                              "rate of the source's host link, 10Gbps"),
     ({"T": "3601s"}, "l2.T: sampling period T = 3601s is out of range; allowed 0 < T <= 3600s"),
     ({"scheme": "qcn", "bc_limit": "1B"}, "l2.bc_limit: BC_LIMIT = 1B is out of range; allowed 2B .. 1099511627776B"),
     ({"scheme": "qcn", "timer": "1ps"}, "l2.timer: timer T = 1ps is out of range; allowed 2ps .. 3600s"),
@@ -195,6 +193,30 @@ def test_the_engines_l2_errors_name_the_users_fields(params, message):
         simulate(sc)
     assert message in str(e.value) and "scheme." not in str(e.value), str(e.value)
     assert "_ps" not in str(e.value) and "_bytes" not in str(e.value) and "bit/s" not in str(e.value)
+
+
+def test_a_min_rate_above_the_line_rate_is_refused_by_the_scenario_or_else_by_the_engine_naming_it():
+    """The scenario refuses a min_rate that no link of a source's host can carry; a host with
+    several links (a graph) whose route takes the slow one is refused by the engine, by the
+    user's field too."""
+    from dcsim import simulate
+
+    with pytest.raises(ScenarioError, match=r"^l2\.min_rate: 100Gbps is above the line rate of l2\.sources\[0\]\.src = "
+                                            r"'S1', 10Gbps; allowed 0 < min_rate <= the sources' line rates$"):
+        Scenario.from_dict(parking_lot_l2(min_rate="100Gbps"))
+    nodes = [{"name": n, "kind": "host" if n.startswith("h") else "switch"} for n in ("h0", "h1", "s0", "s1")]
+    links = [{"a": "h0", "b": "s0", "rate": "10Mbps"}, {"a": "h0", "b": "s1", "rate": "10Gbps"},
+             {"a": "s0", "b": "h1", "rate": "10Gbps"}, {"a": "s1", "b": "s0", "rate": "10Gbps"}]
+    for link in links:
+        link["delay"] = "1us"
+    sc = Scenario.from_dict({"network": {"topology": "graph", "nodes": nodes, "links": links, "buffer": "150KB"},
+                             "l2": {"scheme": "qcn", "sources": [{"src": "h0", "dst": "h1"}], "cps": ["s0->h1"]},
+                             "run": {"duration": "1ms"}})
+    with pytest.raises(ScenarioError) as e:
+        simulate(sc)
+    msg = str(e.value)
+    assert msg.startswith("l2.min_rate: minimum rate 100Mbps (given, or the scheme's default) is above the line rate "
+                          "of the source's host link, 10Mbps") and "scheme." not in msg, msg
 
 
 def test_an_l2_size_below_one_byte_is_refused_before_the_engine():

@@ -466,3 +466,16 @@ def test_the_order_of_attachs_keys_changes_nothing(case):
     assert runs[0].counters["dropped_pkts"].iloc[0] + runs[0].ports["marks"].sum() > 0  # randomness was drawn
     for t in runs[0].tables:
         pd.testing.assert_frame_equal(runs[0].tables[t], runs[1].tables[t], check_exact=True)
+
+
+def test_attach_is_ordered_whatever_names_it_holds():
+    """Names equal as numbers (S1, S01) are ordered by their text; a digit that is not a decimal
+    one (S1², a superscript) is text (int() refused it: 'invalid literal for int()')."""
+    attach = {"S1": "C1", "S01": "C1", "S1²": "C1", "S10": "C1", "S2": "C1", "R1": "C2"}
+    d = {"network": {"topology": "parking_lot", "switches": 2, "link": "10Gbps", "delay": "5us", "attach": attach},
+         "flows": [{"protocol": "dctcp", "src": "S1", "dst": "R1"}], "run": {"duration": "1ms"}}
+    orders = []
+    for a in (attach, dict(reversed(list(attach.items())))):
+        d["network"]["attach"] = a
+        orders.append(list(Scenario.from_dict(copy.deepcopy(d)).network.attach))
+    assert orders[0] == orders[1] == ["S01", "S1", "S1²", "S2", "S10", "R1"], orders

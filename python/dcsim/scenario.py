@@ -804,7 +804,7 @@ class _Model(BaseModel):
 
 def _natural_key(name: str) -> tuple:
     """A name's sort key with its runs of digits as numbers: S2 before S10."""
-    return tuple((0, int(x), "") if x.isdigit() else (1, 0, x) for x in re.split(r"(\d+)", name) if x)
+    return tuple((0, int(x), "") if x.isdecimal() else (1, 0, x) for x in re.split(r"(\d+)", name) if x)
 
 
 def _one_of_validator(field: str, allowed: tuple[str, ...]):
@@ -1327,8 +1327,8 @@ class Network(_Model):
         # keys each port's random stream by its number: the hosts go in one order whatever the
         # order of the keys (by switch along the chain, then by name, digits as numbers).
         order = {sw: i for i, sw in enumerate(switches)}
-        self._fill("attach", dict(sorted(self.attach.items(), key=lambda ha: (order[ha[1]], _natural_key(ha[0])))),
-                   given=True)
+        self._fill("attach", dict(sorted(self.attach.items(),  # the name last: S1 and S01 are equal as numbers
+                                         key=lambda ha: (order[ha[1]], _natural_key(ha[0]), ha[0]))), given=True)
         if self.buffer is None:  # the DSM paper's 128 KB (the engine's default)
             self._fill("buffer", Size(ENGINE_DEFAULTS["parking_lot_buffer_bytes"], "B"))
         _buffer("buffer", self.buffer, self.packet_bytes)
@@ -3573,6 +3573,7 @@ class Scenario(_Model):
             if buf is not None and buf.unit != "pkt" and 0 < buf.value < frame:
                 raise _err(fld, f"{size_str(buf)} holds no L2 frame (l2.frame = {size_str(l2.frame)}): every frame would "
                                 f"be dropped; allowed at least {frame:g} B")
+        line_rates: dict[str, Optional[float]] = {}  # a source host's fastest link, bit/s
         for fld, x in [(f"l2.sources[{i}]", x) for i, x in enumerate(l2.sources)] + [
                 (f"l2.poisson[{i}]", x) for i, x in enumerate(l2.poisson)]:
             for name in ("src", "dst"):
@@ -3588,7 +3589,10 @@ class Scenario(_Model):
             # The reaction point never goes below min_rate: the host's link must carry it (the engine
             # checks the route's first hop; a host with several links is refused here only if none can).
             floor = l2.min_rate if l2.min_rate is not None else l2.defaults()["min_rate"]
-            line = max((net.link_rate(x.src, n) or 0.0) for n in adj().get(x.src, [])) if adj().get(x.src) else None
+            if x.src not in line_rates:
+                line_rates[x.src] = (net.tier_rate("host") if net.topology in FABRIC_TIERS else
+                                     max((net.link_rate(x.src, n) or 0.0 for n in adj().get(x.src, [])), default=None))
+            line = line_rates[x.src]
             if line is not None and floor > line:
                 given = "" if l2.min_rate is not None else f" (the default of {l2.scheme})"
                 raise _err("l2.min_rate", f"{rate_str(floor)}{given} is above the line rate of {fld}.src = {x.src!r}, "

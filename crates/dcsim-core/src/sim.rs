@@ -1989,7 +1989,8 @@ impl World {
     }
 
     /// Check the engine's invariants now: packet conservation (sent = delivered + dropped + in
-    /// flight), every queue's byte count equals the sum of its packets, time within the run.
+    /// flight), every queue within its buffer and its byte count the sum of its packets, time
+    /// within the run.
     pub fn check_invariants(&mut self) -> Result<()> {
         check_conservation(self.counters, self.in_flight())?;
         self.check_local_invariants()
@@ -2455,7 +2456,8 @@ impl Sim {
     }
 
     /// Check the engine's invariants now: packet conservation (sent = delivered + dropped + in
-    /// flight), every queue's byte count equals the sum of its packets, time within the run.
+    /// flight), every queue within its buffer and its byte count the sum of its packets, time
+    /// within the run.
     pub fn check_invariants(&mut self) -> Result<()> {
         if self.par.is_some() {
             return self.check_invariants_partitioned();
