@@ -208,8 +208,8 @@ def test_a_min_rate_above_the_line_rate_is_refused_by_the_scenario_or_else_by_th
     links = [{"a": "h0", "b": "s0", "rate": "10Mbps"}, {"a": "h0", "b": "s1", "rate": "10Gbps"},
              {"a": "s0", "b": "h1", "rate": "10Gbps"}, {"a": "s1", "b": "s0", "rate": "10Gbps"}]
     for link in links:
-        link["delay"] = "1us"
-    sc = Scenario.from_dict({"network": {"topology": "graph", "nodes": nodes, "links": links, "buffer": "150KB"},
+        link["delay"], link["buffer"] = "1us", "150KB"
+    sc = Scenario.from_dict({"network": {"topology": "graph", "nodes": nodes, "links": links},
                              "l2": {"scheme": "qcn", "sources": [{"src": "h0", "dst": "h1"}], "cps": ["s0->h1"]},
                              "run": {"duration": "1ms"}})
     with pytest.raises(ScenarioError) as e:
