@@ -382,6 +382,11 @@ def test_the_not_ecn_capable_warning_says_what_the_queue_it_names_does(aqm, says
     w = [x for x in Scenario.from_dict(d).warnings() if "not ECN-capable" in x]
     assert len(w) == 1 and says in w[0], w
     assert ("threshold" in w[0]) == (aqm["kind"] == "threshold"), w
+    # a workload's NewReno flows are told the same
+    d["flows"][0]["protocol"] = "dctcp"
+    d["workloads"] = [{"kind": "poisson", "load": 0.2, "sizes": {"kind": "fixed", "size": "10KB"}, "protocol": "newreno"}]
+    w = [x for x in Scenario.from_dict(d).warnings() if "not ECN-capable" in x]
+    assert len(w) == 1 and w[0].startswith("workloads[0]: ") and says in w[0], w
 
 
 def test_suspicious_settings_warn_but_run():

@@ -3987,7 +3987,7 @@ class Scenario(_Model):
                     if c.protocol == "newreno" and not c._flow.ecn:
                         field = f"workloads[{wi}]" + (f".mix[{ci}]" if w.mix is not None else "")
                         out.append(f"{field}: newreno flows are not ECN-capable and cross an ECN-marking queue "
-                                   f"({where}); set ecn = true to mark them")
+                                   f"({where}); {what}; set ecn = true to mark them")
             if net.topology in FABRIC_TIERS:
                 out += self._ack_warnings(where)
         out += self._l2_warnings()
