@@ -1,8 +1,11 @@
 """Claims tables: a row is a claim of the paper or one of our checks; only claims count as reproduced;
 tolerances of printed numbers come from the printed digits."""
 
+from pathlib import Path
+
 import pytest
 
+from dcsim.experiments import registry
 from dcsim.experiments.registry import (CHECK, CLAIM, DIFFERS, REPRODUCED, Claim, ExperimentResult, check,
                                         quoted_tolerance, verdict_quoted)
 
@@ -122,3 +125,41 @@ def test_reproduce_out_that_is_a_file_is_refused_before_running(tmp_path):
     (tmp_path / "afile").write_text("x")
     res = CliRunner().invoke(app, ["reproduce", "dx-thresholds", "--quick", "-o", str(tmp_path / "afile")])
     assert res.exit_code == 2 and "--out: cannot create" in " ".join(res.output.split()), res.output
+
+
+@pytest.mark.parametrize("quick", [True, False])
+def test_every_experiment_figure_says_what_it_is_and_whether_quick(tmp_path, monkeypatch, quick):
+    """A figure of a paper experiment carries a footer: `dcsim reproduce ID: title; paper`, and a
+    --quick run says it is one (a figure review: none of the 34 quick figures said so, and most
+    named neither their paper nor their figure). The footer exists only inside an experiment."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dcsim.report import QUICK_NOTE
+
+    texts = []
+
+    def draw(out_dir, q):
+        fig, ax = plt.subplots()
+        ax.plot([0, 1], [0, 1])
+        orig = fig.savefig
+
+        def spy(*a, **kw):
+            texts.append([t.get_text() for t in fig.texts])
+            return orig(*a, **kw)
+
+        fig.savefig = spy
+        png = registry.save_figure(fig, Path(out_dir), "x.png")
+        return registry.ExperimentResult("zz-fig", "A test figure (Fig. 99)", [], [png])
+
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))  # registered for this test only
+    registry.experiment("zz-fig", "A test figure (Fig. 99)", "Someone et al.: A paper")(draw)
+    registry.get("zz-fig").run(tmp_path, quick)
+    assert texts == [["dcsim reproduce zz-fig: A test figure (Fig. 99); Someone et al.: A paper"
+                      + (f"\n{QUICK_NOTE}" if quick else "")]]
+    fig, _ = plt.subplots()  # outside an experiment: no footer
+    fig.savefig = lambda *a, **kw: texts.append([t.get_text() for t in fig.texts])
+    registry.save_figure(fig, tmp_path, "y.png")
+    assert texts[-1] == []

@@ -18,6 +18,7 @@ $DCSIM_CACHE or ~/.cache/dcsim) where they exist, else the typical times shipped
 
 from __future__ import annotations
 
+import contextvars
 import importlib
 import math
 import re
@@ -95,10 +96,28 @@ def ok(cond: bool) -> str:
     return REPRODUCED if cond else DIFFERS
 
 
+#: What every figure of the experiment running now says under it: its id, title and paper, and
+#: whether it is a --quick run (set by the registry's run wrapper; None outside an experiment).
+_FOOTER: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar("dcsim_figure_footer", default=None)
+
+
+def figure_footer(exp_id: str, title: str, paper: str, quick: bool) -> str:
+    """The line under an experiment's figures: ``dcsim reproduce ID: title; paper``, and for a
+    --quick run that it is one (coarser grids, shorter runs than the paper's)."""
+    from dcsim.report import QUICK_NOTE
+
+    return f"dcsim reproduce {exp_id}: {title}; {paper}" + (f"\n{QUICK_NOTE}" if quick else "")
+
+
 def save_figure(fig, out_dir: Path, name: str) -> Path:
-    """Write a matplotlib figure as PNG into ``out_dir`` and close it."""
+    """Write a matplotlib figure as PNG into ``out_dir`` and close it; inside an experiment, with
+    the experiment's footer under it (what it is, from which paper, and whether a --quick run)."""
     import matplotlib.pyplot as plt
 
+    footer = _FOOTER.get()
+    if footer is not None:
+        fig.text(0.5, 0.0, footer, ha="center", va="top", fontsize=7.5, color="0.3",
+                 fontweight="bold" if "quick run" in footer else "normal")
     path = out_dir / name
     fig.savefig(path, dpi=120, bbox_inches="tight")
     plt.close(fig)
@@ -303,7 +322,11 @@ def experiment(id: str, title: str, paper: str):
             raise ValueError(f"experiment id {id!r} registered twice")
 
         def run(out_dir: Path, quick: bool) -> ExperimentResult:
-            result = fn(out_dir, quick)
+            token = _FOOTER.set(figure_footer(id, title, paper, quick))
+            try:
+                result = fn(out_dir, quick)
+            finally:
+                _FOOTER.reset(token)
             path = write_parameters(fn, result, Path(out_dir), quick)
             if path not in result.files:
                 result.files.append(path)
