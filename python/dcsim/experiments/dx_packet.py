@@ -562,9 +562,12 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
         ax.set_title(f"({tag}) N = {s['N']}, R0 = {s['R0_us']:g} µs", fontsize=10)
         ax.set_xlabel(f"time after warm-up ({1e3 * warmup:g} ms) [ms]")
         ax.set_ylabel("queue length [packets]")
-        ax.set_ylim(bottom=0)
+        # room above the highest curve (a constant fluid queue at the top had sat on the frame) and
+        # below it for the legend
+        top = max(float(q.q_pkt.max()), float(ff.q_pkt.max()))
+        ax.set_ylim(0, 1.35 * top if top > 0 else 1.0)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8, loc="lower right")
+        ax.legend(fontsize=8, loc="upper right", ncol=2, framealpha=0.9)
     fig.suptitle("Fig. 2: numerical results of the fluid model vs packet simulation (C = 10 Gbps)", fontsize=10)
     fig.tight_layout()
     png = save_figure(fig, out_dir, "dx_fig2.png")
