@@ -853,17 +853,23 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
     for key in SCHEMES:
         for port, ls in (("C1->C2", "-"), ("C2->C3", "--")):
             d = df[(df.scheme == key) & (df.port == port)]
-            axes[0].errorbar(d.rate_per_s, d.q_mean_kb, yerr=d.q_sd_kb, color=COLORS[key], ls=ls, marker="o", ms=3,
-                             capsize=2, label=f"{LABELS[key]} {port}")
+            # mean +- sd, the lower bar stopped at an empty queue (a queue is never negative)
+            axes[0].errorbar(d.rate_per_s, d.q_mean_kb, yerr=[np.minimum(d.q_sd_kb, d.q_mean_kb), d.q_sd_kb],
+                             color=COLORS[key], ls=ls, marker="o", ms=3, capsize=2)
             axes[1].plot(d.rate_per_s, 100 * d.util, color=COLORS[key], ls=ls, marker="o", ms=3)
         dd = df[(df.scheme == key) & (df.port == "C1->C2")]
         axes[2].plot(dd.rate_per_s, dd.drop_pct, color=COLORS[key], marker="o", ms=3, label=LABELS[key])
-    axes[0].set_ylabel("queue mean +- sd (KB)")
+    axes[0].set_ylabel("queue (KB): mean, bars +- sd (down to 0)")
     axes[1].set_ylabel("utilization (%)")
-    axes[2].set_ylabel("drops (% of frames sent)")
+    axes[2].set_ylabel("drops, all sources (% of frames sent)")
     for ax in axes:
         ax.set_xlabel("short flows per second (10 Mbit each)")
-    axes[0].legend(fontsize=6)
+    from matplotlib.lines import Line2D
+
+    axes[1].legend(handles=[Line2D([], [], color="k", ls="-", label="C1->C2"),
+                            Line2D([], [], color="k", ls="--", label="C2->C3")], fontsize=8, title="congestion point",
+                   title_fontsize=8)
+    axes[2].legend(fontsize=8, title="scheme (colour)", title_fontsize=8)
     fig.suptitle(f"DSM paper Fig. 10: parking lot, 5 long-lived flows per source + Poisson short flows ({duration:g} s runs)")
     fig.tight_layout()
     png = save_figure(fig, out_dir, "dsm_fig10.png")
