@@ -1262,19 +1262,21 @@ def run_sec43(out_dir: Path, quick: bool) -> ExperimentResult:
     df.to_csv(csv, index=False)
 
     fig, axes_ = plt.subplots(1, 3, figsize=(13, 3.8))
+    spread = len(staggers) > 1  # bars only where several start patterns ran
     for ax, case, x, xl in zip(axes_, ("vary R0", "vary N", "vary C"), ("R0_us", "N", "C_Gbps"),
                                ("base RTT R0 [µs] (N = 50, 10 Gbps)", "number of flows N (R0 = 120 µs, 10 Gbps)",
                                 "bottleneck C [Gbps] (N = 50, R0 = 120 µs)")):
         d = df[df.case == case]
-        ax.errorbar(d[x], 100 * d.util_packet, yerr=50 * d.util_spread, fmt="o-", color="tab:blue", capsize=3,
-                    label="dcsim packet sim (bar: start patterns)")
+        ax.errorbar(d[x], 100 * d.util_packet, yerr=50 * d.util_spread if spread else None, fmt="o-", color="tab:blue",
+                    capsize=3, label="dcsim packet sim" + (f" (bar: {len(staggers)} start patterns)" if spread else ""))
         ax.plot(d[x], 100 * d.util_paper, "s--", color="tab:red", mfc="white", label="paper (ns-3)")
         ax.plot(d[x], 100 * d.util_fluid, "k:", label="fluid model (p = 0.95)")
         ax.set_xlabel(xl)
         ax.set_ylabel("link utilization [%]")
         ax.set_xticks(list(d[x]))
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=7, loc="lower left")
+    handles, labels = axes_[0].get_legend_handles_labels()  # one legend, under the panels (not over points)
+    fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, -0.04))
     fig.suptitle("Section 4.3: utilization against R0, N and C", fontsize=10)
     fig.tight_layout()
     png = save_figure(fig, out_dir, "dx_sec43.png")

@@ -115,8 +115,9 @@ def save_figure(fig, out_dir: Path, name: str) -> Path:
     import matplotlib.pyplot as plt
 
     footer = _FOOTER.get()
-    if footer is not None:
-        fig.text(0.5, 0.0, footer, ha="center", va="top", fontsize=7.5, color="0.3",
+    if footer is not None:  # under everything the figure already draws (axes labels, a legend below them)
+        bottom = fig.get_tightbbox(fig.canvas.get_renderer()).y0 / fig.get_figheight()  # inches -> fraction
+        fig.text(0.5, min(0.0, bottom) - 0.01, footer, ha="center", va="top", fontsize=7.5, color="0.3",
                  fontweight="bold" if "quick run" in footer else "normal")
     path = out_dir / name
     fig.savefig(path, dpi=120, bbox_inches="tight")
