@@ -80,11 +80,18 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
     Wb = np.log10(df["wbar"].to_numpy().reshape(n, n))
     R = df["rho"].to_numpy().reshape(n, n)
     ax.plot_surface(G, Wb, R, cmap="viridis", edgecolor="k", linewidth=0.2)
-    ax.set_xlabel("g (log10)")
-    ax.set_ylabel("w̄ = (Cd+K)/N [packets] (log10)")
+    from matplotlib.ticker import FixedLocator, FuncFormatter
+
+    decade = FuncFormatter(lambda v, _: f"$10^{{{v:g}}}$")  # the axes are log10: label them as values
+    ax.xaxis.set_major_locator(FixedLocator([-3, -2, -1, 0]))
+    ax.yaxis.set_major_locator(FixedLocator([0.5, 1, 2, 3]))
+    ax.xaxis.set_major_formatter(decade)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{round(10 ** v, 2):g}"))
+    ax.set_xlabel("g (log scale)")
+    ax.set_ylabel("w̄ = (Cd+K)/N [packets] (log scale)")
     ax.set_zlabel("ρ(Z1 Z2)")
     ax.set_zlim(0, 1)
-    ax.set_title("Limit cycle stability (Theorem 1)")
+    ax.set_title(f"Fig. 6: limit cycle stability (Theorem 1), {n} x {n} grid")
     png = save_figure(fig, out_dir, "fig6_rho.png")
 
     rmax = float(df["rho"].max())
