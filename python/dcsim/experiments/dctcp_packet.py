@@ -332,10 +332,13 @@ def _plot_pair_column(axes, pr: _Pair, span_s: float, max_sources: int = 10, tit
         cf = c[c.flow == fl]
         axes[0].plot(ms(cf.t_s), cf.cwnd_pkt, lw=0.7, alpha=0.8, label=f"sim, {shown}" if i == 0 else None)
         axes[1].plot(ms(cf.t_s), cf.alpha, lw=0.7, alpha=0.8, label=f"sim, {shown}" if i == 0 else None)
-    axes[0].plot(ms(f.t_s), f.W_pkt, "k", lw=1.6, label="fluid model")
-    axes[1].plot(ms(f.t_s), f.alpha, "k", lw=1.6, label="fluid model")
+    # the fluid model dashed, so that a simulation on top of it (N = 100: both W = 2, alpha = 1) shows
+    # through its gaps instead of vanishing under it
+    fluid = dict(color="k", ls=(0, (4, 2)), lw=1.5, label="fluid model", zorder=3)
+    axes[0].plot(ms(f.t_s), f.W_pkt, **fluid)
+    axes[1].plot(ms(f.t_s), f.alpha, **fluid)
     axes[2].plot(ms(q.t_s), q.q_pkt, color="tab:blue", lw=0.7, label="sim")
-    axes[2].plot(ms(f.t_s), f.q_pkt, "k", lw=1.6, label="fluid model")
+    axes[2].plot(ms(f.t_s), f.q_pkt, **fluid)
     axes[2].axhline(pr.K, color="gray", ls=":", lw=0.9, label=f"K = {pr.K:g}")
     axes[0].set_title(title)
     axes[0].set_ylabel("window W [packets]")
@@ -349,8 +352,11 @@ def _plot_pair_column(axes, pr: _Pair, span_s: float, max_sources: int = 10, tit
     for ax in axes:
         ax.set_xlim(0, 1e3 * (b - a))
         ax.grid(alpha=0.3)
-    axes[0].legend(fontsize=7, loc="upper right")
-    axes[2].legend(fontsize=7, loc="lower right")
+    # legends above the data (room made on top), not over the troughs
+    for ax in (axes[0], axes[2]):
+        lo, hi = ax.get_ylim()
+        ax.set_ylim(lo, hi + 0.35 * (hi - lo))
+        ax.legend(fontsize=7, loc="upper right", ncol=3)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -379,7 +385,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
     fig, axes = plt.subplots(3, len(pairs), figsize=(5 * len(pairs), 9), sharex="col")
     for j, p in enumerate(pairs):
         _plot_pair_column(axes[:, j], p, span, title=f"N = {p.N}  (C = 10 Gbps, d = 100 µs, K = 65, g = 1/16)")
-    fig.suptitle("Fig. 2: fluid model (black) vs dcsim packet simulation", y=1.0)
+    fig.suptitle("Fig. 2: fluid model (black, dashed) vs dcsim packet simulation", y=1.0)
     fig.tight_layout()
     png = save_figure(fig, out_dir, "fig2_fluid_vs_sim.png")
 
