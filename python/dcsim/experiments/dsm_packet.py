@@ -280,22 +280,25 @@ def run_fig5(out_dir: Path, quick: bool) -> ExperimentResult:
     csv = out_dir / "dsm_fig5.csv"
     df.to_csv(csv, index=False)
 
-    fig, axes = plt.subplots(2, 3, figsize=(13, 6.5), sharey=True)
-    for j, (C, d) in enumerate(FIG5):
-        ax = axes[j // 3][j % 3]
-        for key in SCHEMES:
+    # one row per scheme, one column per setting: four schemes in one panel buried each other
+    # (SMCC's swings between 0 and the full buffer hid the rest)
+    fig, axes = plt.subplots(len(SCHEMES), len(FIG5), figsize=(17, 2.1 * len(SCHEMES) + 1), sharex=True, sharey=True)
+    for i, key in enumerate(SCHEMES):
+        for j, (C, d) in enumerate(FIG5):
+            ax = axes[i][j]
             res = runs[(key, C, d)][1]
             q = res.queue[res.queue.port_label.astype(str) == "C1->C2"]
-            ax.plot(q.t_s, q.q_bytes / 1e3, lw=0.7, color=COLORS[key], label=LABELS[key])
-        ax.axhline(Q0_BYTES / 1e3, color="k", ls="--", lw=0.8)
-        ax.set_title(f"{C / 1e9:g} Gbps, loop delay {d * 1e6:g} us", fontsize=10)
-        ax.set_ylim(0, BUFFER_BYTES / 1e3 * 1.05)
-        if j % 3 == 0:
-            ax.set_ylabel("queue (KB)")
-        if j >= 3:
-            ax.set_xlabel("time (s)")
-    axes[0][0].legend(fontsize=7, loc="upper right")
-    fig.suptitle("DSM paper Fig. 5: queue at the bottleneck, N = 5 sources from line rate (q0 = 64 KB dashed)")
+            ax.plot(q.t_s, q.q_bytes / 1e3, lw=0.6, color=COLORS[key])
+            ax.axhline(Q0_BYTES / 1e3, color="k", ls="--", lw=0.8)
+            if i == 0:
+                ax.set_title(f"{C / 1e9:g} Gbps, loop delay {d * 1e6:g} us", fontsize=9)
+            ax.set_ylim(0, BUFFER_BYTES / 1e3 * 1.05)
+            if j == 0:
+                ax.set_ylabel(f"{LABELS[key]}\nqueue (KB)", fontsize=8)
+            if i == len(SCHEMES) - 1:
+                ax.set_xlabel("time (s)")
+    fig.suptitle("DSM paper Fig. 5: queue at the bottleneck C1->C2, N = 5 sources from line rate "
+                 f"(dashed: q0 = {Q0_BYTES / 1e3:g} KB; buffer {BUFFER_BYTES / 1e3:g} KB)")
     fig.tight_layout()
     png = save_figure(fig, out_dir, "dsm_fig5.png")
 
@@ -376,13 +379,30 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
         table, sres = run_points(out_dir, f"fig6-{key}", base, [scheme_changes(key, C, d)] if SCHEMES[key]["scheme"] == "dsm"
                                  else [{"l2.scheme": SCHEMES[key]["scheme"]}])
         runs[key] = sres.result(table.run_id.iloc[0])
-    fig, ax = plt.subplots(figsize=(9, 4))
+    # one panel per scheme, with the sources' summed rate beside the queue (the claims are about
+    # the link staying busy: one panel of four schemes buried all but SMCC's full-buffer swings)
+    fig, axs = plt.subplots(len(runs), 1, figsize=(10, 1.9 * len(runs) + 0.8), sharex=True)
     phases = [(0.0, 0.1), (0.1, 0.2), (0.2, 0.3), (0.3, 0.4), (0.4, 0.5)]
     rows = []
-    for key, res in runs.items():
+    for ax, (key, res) in zip(axs, runs.items()):
         q = res.queue[res.queue.port_label.astype(str) == "C1->C2"]
-        ax.plot(q.t_s, q.q_bytes / 1e3, lw=0.7, color=COLORS[key], label=LABELS[key])
+        ax.plot(q.t_s, q.q_bytes / 1e3, lw=0.6, color=COLORS[key], label="queue C1->C2 (KB, left)")
         rates = res.rates.groupby("t_s").rate_bps.sum()
+        ar = ax.twinx()
+        ar.plot(rates.index, rates.to_numpy() / 1e9, lw=0.7, alpha=0.75, color="0.3",
+                label="sum of the sources' rates (Gbps, right)")
+        ar.set_ylim(0, 21)
+        ar.set_ylabel("Gbps", fontsize=8)
+        for t, what in ((0.1, "+1"), (0.2, "+1"), (0.3, "-1"), (0.4, "-1")):
+            ax.axvline(t, color="gray", lw=0.6, ls=":")
+            ax.text(t, BUFFER_BYTES / 1e3 * 1.05, f" {what} source", fontsize=7, va="top", color="0.3")
+        ax.axhline(Q0_BYTES / 1e3, color="k", ls="--", lw=0.8)
+        ax.set_ylim(0, BUFFER_BYTES / 1e3 * 1.05)
+        ax.set_ylabel(f"{LABELS[key]}\nqueue (KB)", fontsize=8)
+        if key == next(iter(runs)):  # one legend for all panels, above them
+            h1, l1 = ax.get_legend_handles_labels()
+            h2, l2 = ar.get_legend_handles_labels()
+            fig.legend(h1 + h2, l1 + l2, fontsize=8, loc="upper center", bbox_to_anchor=(0.5, 0.955), ncol=2)
         for a, b in phases:
             # utilization proxy in each phase: departures are not sampled, so use the queue-empty
             # share of the phase and the sum of the sources' rates
@@ -391,14 +411,10 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
             rows.append(dict(scheme=key, phase=f"{a:.1f}-{b:.1f} s", measured=f"{a + 0.02:.2f}-{b:.1f} s",
                              q_mean_kb=float(qq.q_bytes.mean()) / 1e3,
                              q_empty_frac=float((qq.q_bytes == 0).mean()), rate_sum_gbps=float(rr.mean()) / 1e9))
-    for t in (0.1, 0.2, 0.3, 0.4):
-        ax.axvline(t, color="gray", lw=0.6, ls=":")
-    ax.axhline(Q0_BYTES / 1e3, color="k", ls="--", lw=0.8)
-    ax.set_xlabel("time (s)")
-    ax.set_ylabel("queue (KB)")
-    ax.set_ylim(0, BUFFER_BYTES / 1e3 * 1.05)
-    ax.legend(fontsize=7)
-    ax.set_title("DSM paper Fig. 6: 3 sources at 0, +1 at 0.1 s and 0.2 s, -1 at 0.3 s and 0.4 s (10 Gbps, 300 us)")
+    axs[-1].set_xlabel("time (s)")
+    fig.suptitle("DSM paper Fig. 6: 3 sources at 0, +1 at 0.1 s and 0.2 s, -1 at 0.3 s and 0.4 s (10 Gbps, 300 us; "
+                 f"dashed: q0 = {Q0_BYTES / 1e3:g} KB)", fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
     png = save_figure(fig, out_dir, "dsm_fig6.png")
     df = pd.DataFrame(rows)
     csv = out_dir / "dsm_fig6.csv"
