@@ -247,17 +247,17 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     csv = out_dir / "fig8_period.csv"
     df[["g", "wbar", "T", "drift"]].to_csv(csv, index=False)
 
-    fig, ax = plt.subplots(figsize=(6, 4.2))
+    fig, ax = plt.subplots(figsize=(6.5, 4.4))
+    colors = {}
     for g, d in df.groupby("g"):
-        ax.loglog(d.wbar, d["T"], "-o", ms=3, label=f"g = {g:g}")
+        line, = ax.loglog(d.wbar, d["T"], "-o", ms=3, label=f"g = {g:g}")
+        colors[g] = line.get_color()
     ws = np.sort(df.wbar.unique())
     saw = np.array([th.sawtooth_period_rtt(w) for w in ws])
     ax.loglog(ws, saw, "k:", label="Sawtooth [1]: (w̄+1)√(2/w̄)/2")
     ax.set_xlabel("w̄ = (Cd+K)/N [packets]")
     ax.set_ylabel("period T [units of R* = d + K/C]")
-    ax.set_title("Limit cycle period of oscillations")
-    ax.legend()
-    png = save_figure(fig, out_dir, "fig8_period.png")
+    ax.set_title("Fig. 8: limit cycle period of oscillations", fontsize=10)
 
     claims = []
     gs = sorted(df.g.unique())
@@ -272,6 +272,12 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     for i, g in enumerate(gs):
         lo_c, hi_c = top_cycles[2 * i], top_cycles[2 * i + 1]
         k_top = math.log(hi_c.T / lo_c.T) / math.log(2.0)
+        # the octave the claim is judged on (beyond the figure's w̄ for small g), hollow diamonds
+        ax.loglog([tops[i] / 2, tops[i]], [lo_c.T, hi_c.T], "--D", color=colors[g], mfc="none", ms=5, lw=0.8,
+                  label="octave ending at w̄ = 1/g² (judged)" if i == 0 else None)
+        if g == min(gs):
+            ref = np.array([10.0, tops[i]])
+            ax.loglog(ref, hi_c.T * np.sqrt(ref / tops[i]), color="0.6", lw=0.8, ls="-.", label="slope √w̄")
         d = df[(df.g == g) & (df.wbar >= 10) & (df.wbar <= min(WBAR_HI, tops[i]) * 1.0001)]
         k_fig = float(np.polyfit(np.log(d.wbar), np.log(d["T"]), 1)[0]) if len(d) >= 2 else float("nan")
         v, _ = verdict_quoted("0.5", k_top)
@@ -286,6 +292,8 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
         else:
             claims.append(check(f"(edge) period vs wbar at larger g = {g:g}", ours, v == "reproduced",
                                 detail + f"; g = {g:g} is 'small' only up to wbar = {tops[i]:.0f}", paper="T ~ sqrt(wbar)"))
+    ax.legend(fontsize=8)
+    png = save_figure(fig, out_dir, "fig8_period.png")
     return ExperimentResult("dctcp-fig8", "Limit cycle period (Fig. 8)", claims, [png, csv])
 
 
