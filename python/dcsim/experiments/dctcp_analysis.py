@@ -169,11 +169,11 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
         ax.semilogx(d.wbar, d.Q_min, "--", color=line.get_color())
         ax.plot(*worst[g], "v", color=line.get_color(), ms=5)
     ax.axvspan(12, 16, color="gray", alpha=0.15, label="paper: worst w̄ 12-16")
-    ax.axhline(th.Q_MIN_PAPER, color="gray", lw=0.8, ls=":")
+    ax.axhline(th.Q_MIN_PAPER, color="gray", lw=0.8, ls=":", label=f"paper: worst undershoot {th.Q_MIN_PAPER:g}")
     ax.axhline(0, color="k", lw=0.5)
     ax.set_xlabel("w̄ = (Cd+K)/N [packets]")
     ax.set_ylabel("normalized queue q̃ = (q−K)/(C R*)")
-    ax.set_title("Queue undershoot (Q_min, dashed; ▼ worst w̄) and overshoot (Q_max, solid)")
+    ax.set_title("Fig. 7: queue undershoot (Q_min, dashed; ▼ worst w̄) and overshoot (Q_max, solid)", fontsize=10)
     ax.legend()
     png = save_figure(fig, out_dir, "fig7_queue.png")
 
@@ -331,11 +331,11 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
     fig, ax = plt.subplots(figsize=(6, 4.2))
     for g, d in df.groupby("g"):
         ax.plot(d.psi, 100 * d.throughput, "-o", ms=3, label=f"g = {g:g}")
-    ax.axhline(94, color="gray", ls=":", lw=0.8)
+    ax.axhline(94, color="gray", ls=":", lw=0.8, label="94 % (the paper's reading)")
     ax.set_xlim(left=0)
     ax.set_xlabel("ψ = K/(C d)  (≈ average queueing delay / d)")
     ax.set_ylabel("worst-case throughput [% of C]")
-    ax.set_title("Worst case throughput vs delay")
+    ax.set_title("Fig. 9: worst case throughput vs delay", fontsize=10)
     ax.legend()
     png = save_figure(fig, out_dir, "fig9_throughput.png")
 

@@ -734,8 +734,9 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
         ax.axhline(Q0_BYTES / 1e3, color="k", ls="--", lw=0.8)
         ax.set_ylabel(f"queue {port} (KB)")
         ax.set_ylim(0, BUFFER_BYTES / 1e3 * 1.05)
-        for t in (1, 2, 3, 4):
+        for t, what in ((1, "F3 joins"), (2, "F4 joins"), (3, "F3 leaves"), (4, "F2 leaves")):
             ax.axvline(t * f, color="gray", lw=0.6, ls=":")
+            ax.text(t * f, BUFFER_BYTES / 1e3 * 1.04, f" {what}", fontsize=7, va="top", color="0.3")
     axes[0].legend(fontsize=7, loc="upper right")
     axes[1].set_xlabel("time (s)")
     fig.suptitle("DSM paper Fig. 9: parking lot; F1, F2 from 0 (F2 ends at 4), F3 in [1, 3], F4 from 2 (schedule in units of "

@@ -357,7 +357,8 @@ def run_table1(out_dir: Path, quick: bool) -> ExperimentResult:
         ax.plot(TABLE1_N, [float(x) for x in TABLE1[R0]], "s--", color=colors[R0], mfc="white", ms=4,
                 label=f"R0 = {R0} µs, paper (ns-3)")
     ax.axhline(P_FLUID, color="k", ls=":", lw=1, label="fluid model's p = 0.95")
-    ax.axvline(th.special_state_threshold_N(C_BPS, 80e-6, SEG_BYTES), color=colors[80], ls=":", lw=0.8)
+    n_special = th.special_state_threshold_N(C_BPS, 80e-6, SEG_BYTES)
+    ax.axvline(n_special, color=colors[80], ls=":", lw=0.8, label=f"R0 = 80 µs: special state from N = {n_special:.1f}")
     ax.set_xlabel("number of flows N")
     ax.set_ylabel("p (fraction of RTTs in which W decreases)")
     ax.set_title("Table 1: probability of decreasing windows (band: min-max over flows)", fontsize=10)
@@ -1129,7 +1130,7 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
         fc = fcd[(fcd.R0_us == R0) & (fcd.p == P_FLUID)]
         ax.plot(np.r_[0, fc.q_pkt], np.r_[0, fc.cdf], ":", color=color, lw=1.2)
     ax.plot([], [], "k:", lw=1.2, label="fluid model (p = 0.95), same colours")
-    ax.axvline(30, color="gray", ls=":", lw=0.8)
+    ax.axvline(30, color="gray", ls=":", lw=0.8, label="30 pkt (paper: q > 30 always at R0 = 20 µs)")
     ax.set_xlabel("queue size [packets]")
     ax.set_ylabel("CDF (fraction of time)")
     ax.set_title("Fig. 6: CDF of the queue size, N = 50, C = 10 Gbps (packet simulation, fluid dotted)", fontsize=10)
