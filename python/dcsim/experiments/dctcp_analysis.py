@@ -633,15 +633,16 @@ def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
     pd.DataFrame({"s": cycle.s, "W": X[:, 0], "alpha": X[:, 1], "q": X[:, 2]}).to_csv(csv2, index=False)
 
     fig, ax = plt.subplots(figsize=(6, 4.8))
-    for df in orbits:
+    for i, df in enumerate(orbits):
         x0 = df.iloc[0]
-        ax.plot(df.q, df.W, lw=0.6, alpha=0.8)
+        ax.plot(df.q, df.W, lw=0.6, alpha=0.8,
+                label=f"orbit from W̃ = {x0.W:g}, α = {x0.alpha:g}, q̃ = {x0.q:g} (dot)")
         ax.plot(x0.q, x0.W, "o", ms=4, color=ax.lines[-1].get_color())
     ax.plot(np.r_[X[:, 2], X[0, 2]], np.r_[X[:, 0], X[0, 0]], "k", lw=2.2, label="limit cycle")
-    ax.axvline(0, color="gray", ls=":", lw=0.8)
-    ax.set_xlabel("q~  (normalized queue, (q − K)/(C R*))")
-    ax.set_ylabel("W~  [packets]")
-    ax.set_title(f"Fig. 4: phase diagram, w̄ = {WBAR_FIG4:g}, g = 1/16 (projection on the W~–q~ plane)", fontsize=10)
+    ax.axvline(0, color="gray", ls=":", lw=0.8, label="q̃ = 0 (queue at K)")
+    ax.set_xlabel("q̃  (normalized queue, (q − K)/(C R*))")
+    ax.set_ylabel("W̃  [packets]")
+    ax.set_title(f"Fig. 4: phase diagram, w̄ = {WBAR_FIG4:g}, g = 1/16 (projection on the W̃–q̃ plane)", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
     png = save_figure(fig, out_dir, "fig4_phase_diagram.png")
