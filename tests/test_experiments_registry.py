@@ -157,9 +157,21 @@ def test_every_experiment_figure_says_what_it_is_and_whether_quick(tmp_path, mon
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))  # registered for this test only
     registry.experiment("zz-fig", "A test figure (Fig. 99)", "Someone et al.: A paper")(draw)
     registry.get("zz-fig").run(tmp_path, quick)
-    assert texts == [["dcsim reproduce zz-fig: A test figure (Fig. 99); Someone et al.: A paper"
-                      + (f"\n{QUICK_NOTE}" if quick else "")]]
+    said = [[" ".join(t.split()) for t in ts] for ts in texts]  # wrapped to the figure's width
+    assert said == [[" ".join(("dcsim reproduce zz-fig: A test figure (Fig. 99); Someone et al.: A paper"
+                               + (f" {QUICK_NOTE}" if quick else "")).split())]]
     fig, _ = plt.subplots()  # outside an experiment: no footer
     fig.savefig = lambda *a, **kw: texts.append([t.get_text() for t in fig.texts])
     registry.save_figure(fig, tmp_path, "y.png")
     assert texts[-1] == []
+
+
+def test_experiment_figures_are_written_through_save_figure_only():
+    """The footer (experiment, paper, --quick) is added by save_figure: a figure written with
+    fig.savefig elsewhere went without it (coexist-fig1, dx-fig1, dx-thresholds had: a review)."""
+    import re as _re
+
+    here = Path(registry.__file__).parent
+    direct = [f"{p.name}:{i}" for p in sorted(here.glob("*.py")) if p.name != "registry.py"
+              for i, line in enumerate(p.read_text().splitlines(), 1) if _re.search(r"\.savefig\(", line)]
+    assert not direct, direct

@@ -810,3 +810,37 @@ def test_a_signal_while_the_table_is_written_leaves_the_table(tmp_path, monkeypa
         sweep(BASE, {"network.aqm.K": ["20pkt"]}, out=tmp_path / "o", progress=False, jobs=1)
     assert e.value.signum == signal.SIGTERM and (e.value.done, e.value.total) == (1, 1)
     assert len(pd.read_parquet(tmp_path / "o" / "sweep.parquet")) == 1
+
+
+@pytest.mark.parametrize("command", [["sweep", "examples/sweep_k.toml", "--dry-run"], ["reproduce", "dx-fig1", "--quick"]])
+@pytest.mark.parametrize("opts, says", [(["-j", "0"], "--jobs: 0 is out of range; allowed an integer 1 .. 256"),
+                                        (["--dask", "foo"], "--dask: 'foo' is not a scheduler address"),
+                                        (["-j", "2", "--dask", "tcp://127.0.0.1:1"], "--jobs: not with --dask")])
+def test_jobs_and_dask_are_refused_by_their_option_names_in_both_commands(tmp_path, command, opts, says):
+    """`dcsim sweep -j 0` said "FILE: jobs: 0 is out of range" (blaming the sweep file, without the
+    option's dashes) where `dcsim reproduce -j 0` said "--jobs: ..." (a help probe): both now check
+    the two options in one place, by their names, before anything is read; and both --help texts
+    give the range."""
+    from dcsim.sweep import MAX_JOBS
+
+    root = Path(__file__).resolve().parents[1]
+    args = [str(root / a) if a.endswith(".toml") else a for a in command]
+    res = runner.invoke(app, [*args, *opts, "--out", str(tmp_path / "o")], env={"COLUMNS": "300"})
+    assert res.exit_code == 2 and res.output.startswith(f"error: {says}"), res.output
+    assert not (tmp_path / "o").exists()
+    helptext = " ".join(runner.invoke(app, [command[0], "--help"], env={"COLUMNS": "300"}).output.split())
+    assert f"1 .. {MAX_JOBS} (default: all cores)" in helptext
+
+
+def test_the_sweep_file_example_of_the_spec_docstring_plans(tmp_path):
+    """The example in dcsim.sweep.spec's docstring, beside the demo scenario it names, must plan
+    (it set a 50 ms duration on a base with a 50 ms warm-up, refused: a help probe)."""
+    import shutil
+    import textwrap
+
+    doc = spec_mod.__doc__
+    block = doc.split("A sweep file (TOML)::", 1)[1].split("\n\nEvery combination", 1)[0]
+    (tmp_path / "sweep.toml").write_text(textwrap.dedent(block).strip() + "\n")
+    shutil.copy(Path(__file__).resolve().parents[1] / "examples" / "dctcp_dumbbell.toml", tmp_path / "dctcp_dumbbell.toml")
+    plan = plan_sweep(load_sweep(tmp_path / "sweep.toml"))
+    assert len(plan.runs) == 3 * 2 * 2 * 3  # K x g x (senders, count) x seeds

@@ -89,6 +89,21 @@ def run(
             worker.stop()
 
 
+def check_execution_options(jobs: Optional[int], dask: Optional[str]) -> None:
+    """--jobs and --dask of `dcsim sweep` and `dcsim reproduce`, checked before anything is read or
+    made, by their option names (one error wording for both commands)."""
+    from dcsim.sweep import SweepError, check_dask_address, check_jobs
+    from dcsim.sweep.execute import check_jobs_with_dask
+
+    try:
+        check_jobs(jobs, "--jobs")
+        if dask is not None:
+            check_dask_address(dask, "--dask")
+            check_jobs_with_dask(dask, jobs)
+    except SweepError as e:
+        fail(str(e))
+
+
 def print_claims(result, quick: bool = False) -> None:
     """The paper's claims, then dcsim's own checks (shown apart, never counted), then the tally.
 
@@ -146,7 +161,7 @@ def reproduce(
     list_: bool = typer.Option(False, "--list", help="List experiment ids."),
     out: Path = typer.Option(Path("dcsim-out"), "--out", "-o", help="Output root; files go to OUT/ID/."),
     quick: bool = typer.Option(False, "--quick", help="Coarser grids and fewer repetitions, for a fast look."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Local processes for the packet runs (default: all cores)."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Local processes for the packet runs, 1 .. 256 (default: all cores)."),
     dask: Optional[str] = typer.Option(None, "--dask", help='Run the packet runs on a Dask scheduler: an address, or "local".'),
     html_dir: Optional[Path] = typer.Option(None, "--html", help="Also write a static HTML report into this directory."),
 ) -> None:
@@ -174,17 +189,7 @@ def reproduce(
         return
     if all_ and ids:
         fail("give experiment ids or --all, not both")
-    from dcsim.sweep import MAX_JOBS, SweepError, check_dask_address
-    from dcsim.sweep.execute import check_jobs_with_dask
-
-    if jobs is not None and not 1 <= jobs <= MAX_JOBS:
-        fail(f"--jobs: {jobs} is out of range; allowed an integer 1 .. {MAX_JOBS}")
-    if dask is not None:  # as `dcsim sweep` says it, before anything is made
-        try:
-            check_dask_address(dask, "--dask")
-            check_jobs_with_dask(dask, jobs)
-        except SweepError as e:
-            fail(str(e))
+    check_execution_options(jobs, dask)
     exps = all_experiments() if all_ else []
     for i in ids or []:
         try:

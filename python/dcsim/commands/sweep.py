@@ -93,7 +93,7 @@ def results_table(df, paths: list[str]):
 def sweep(
     sweep_file: Path = typer.Argument(..., help="Sweep file (TOML): base scenario, axes table, combine, seeds."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory (default: dcsim-out/<sweep file name>)."),
-    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Local worker processes (default: all cores); with --dask local, its workers."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Local worker processes, 1 .. 256 (default: all cores); with --dask local, its workers."),
     dask: Optional[str] = typer.Option(None, "--dask", help='Run on the Dask scheduler at ADDRESS (tcp://HOST:PORT), or "local" for a LocalCluster. Needs: pip install \'dcsim[dask]\'.'),
     tables: bool = typer.Option(True, "--tables/--no-tables", help="Write each run's tables to OUT/runs/<run_id>/."),
     force: bool = typer.Option(False, "--force", help="Recompute runs that are already finished."),
@@ -103,10 +103,11 @@ def sweep(
     """Run a scenario over axes of dotted paths (grid or zip, seeds); cached and resumable."""
     from rich.markup import escape
 
-    from dcsim.cli import console, err_console, fail
+    from dcsim.cli import check_execution_options, console, err_console, fail
     from dcsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep
     from dcsim.units import count_shown, fmt_time
 
+    check_execution_options(jobs, dask)  # by their option names, before the file is read
     out = out if out is not None else _default_out(sweep_file)
 
     def on_plan(plan, c: dict) -> None:

@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dcsim.experiments.registry import DIFFERS, REPRODUCED, Claim, ExperimentResult, experiment, quoted_tolerance, verdict, verdict_quoted
+from dcsim.experiments.registry import (DIFFERS, REPRODUCED, Claim, ExperimentResult, experiment, quoted_tolerance,
+                                        save_figure, verdict, verdict_quoted)
 from dcsim.theory import aimd
 
 #: The paper (Irteza, Ahmed, Farrukh, Memon, Qazi, LUMS), as the experiments list it.
@@ -75,9 +76,7 @@ def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    png = out_dir / "coexist_fig1.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
+    png = save_figure(fig, out_dir, "coexist_fig1.png")
 
     claims = []
     t05 = aimd.throughput_ratio(0.5)

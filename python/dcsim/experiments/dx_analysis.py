@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dcsim.experiments.registry import (DIFFERS, REPRODUCED, Claim, ExperimentResult, experiment, verdict,
+from dcsim.experiments.registry import (DIFFERS, REPRODUCED, Claim, ExperimentResult, experiment, save_figure, verdict,
                                         verdict_quoted)
 from dcsim.theory import dx
 
@@ -151,9 +151,7 @@ def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=7, loc="best")
     fig.tight_layout()
-    png = out_dir / "dx_fig1.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
+    png = save_figure(fig, out_dir, "dx_fig1.png")
 
     claims: list[Claim] = []
     a, b, c = (df[df.panel == k] for k in "abc")
@@ -379,5 +377,4 @@ def _plot_state_map(png: Path, C: float, p: float, seg: float, quick: bool) -> N
     ax.legend(fontsize=7, loc="upper left")
     ax.grid(alpha=0.3)
     fig.tight_layout()
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
+    save_figure(fig, png.parent, png.name)

@@ -116,8 +116,12 @@ def save_figure(fig, out_dir: Path, name: str) -> Path:
 
     footer = _FOOTER.get()
     if footer is not None:  # under everything the figure already draws (axes labels, a legend below them)
-        bottom = fig.get_tightbbox(fig.canvas.get_renderer()).y0 / fig.get_figheight()  # inches -> fraction
-        fig.text(0.5, min(0.0, bottom) - 0.01, footer, ha="center", va="top", fontsize=7.5, color="0.3",
+        import textwrap
+
+        bottom = fig.get_tightbbox().y0 / fig.get_figheight()  # inches -> fraction (any backend)
+        width = max(40, int(fig.get_figwidth() * 14))  # characters of 7.5-pt text across the figure
+        text = "\n".join(textwrap.fill(line, width) for line in footer.split("\n"))
+        fig.text(0.5, min(0.0, bottom) - 0.01, text, ha="center", va="top", fontsize=7.5, color="0.3",
                  fontweight="bold" if "quick run" in footer else "normal")
     path = out_dir / name
     fig.savefig(path, dpi=120, bbox_inches="tight")

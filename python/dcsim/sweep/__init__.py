@@ -66,6 +66,7 @@ __all__ = [
     "SweepWarning",
     "Axis",
     "MAX_JOBS",
+    "check_jobs",
     "MAX_RUNS_WITHOUT_YES",
 ]
 
@@ -284,7 +285,7 @@ def execution(*, jobs: Optional[int] = None, executor: Optional[Any] = None):
     """Within the block, sweeps that name no executor run on ``executor`` (e.g. a Dask client's)
     or on a local pool of ``jobs`` processes: how ``dcsim reproduce --jobs / --dask`` sends every
     experiment's packet runs to the same place."""
-    _check_jobs(jobs)
+    check_jobs(jobs)
     if executor is not None and jobs is not None:
         raise SweepError("executor: give an executor or jobs, not both")
     old = dict(_DEFAULTS)
@@ -296,9 +297,11 @@ def execution(*, jobs: Optional[int] = None, executor: Optional[Any] = None):
         _DEFAULTS.update(old)
 
 
-def _check_jobs(jobs: Any) -> None:
+def check_jobs(jobs: Any, field: str = "jobs") -> None:
+    """A :class:`SweepError` naming ``field`` (the API's ``jobs``, the CLI's ``--jobs``) unless
+    ``jobs`` is None or an integer 1 .. MAX_JOBS."""
     if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS):
-        raise SweepError(f"jobs: {jobs!r} is out of range; allowed an integer 1 .. {MAX_JOBS} (default: all cores)")
+        raise SweepError(f"{field}: {jobs!r} is out of range; allowed an integer 1 .. {MAX_JOBS} (default: all cores)")
 
 
 def check_dask_address(address: Any, field: str = "dask") -> None:
@@ -358,7 +361,7 @@ def run_sweep(
 
     if executor is None and jobs is None and dask is None:
         executor, jobs = _DEFAULTS["executor"], _DEFAULTS["jobs"]
-    _check_jobs(jobs)
+    check_jobs(jobs)
     if executor is not None and (jobs is not None or dask is not None):
         raise SweepError("executor: give an executor, or jobs / dask, not both")
     if dask is not None:  # before the plan, not after it

@@ -8,6 +8,7 @@ A sweep file (TOML)::
 
     [set]                            # fixed changes to the base (optional)
     "run.duration" = "50ms"
+    "run.warmup" = "10ms"            # shorter than the duration (the base file's is 50ms)
 
     [axes]
     "network.aqm.K" = ["20pkt", "40pkt", "65pkt"]

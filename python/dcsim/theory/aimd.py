@@ -10,7 +10,8 @@ With equal RTTs throughput is proportional to window, so the DCTCP/TCP throughpu
 
     T_r = alpha_dctcp (1 - beta_tcp) / (alpha_tcp (1 - beta_dctcp))                        (4)
 
-with alpha_dctcp = alpha_tcp = 1 (segment per RTT), beta_tcp = 0.5 and beta_dctcp in [0.5, 1].
+with alpha_dctcp = alpha_tcp = 1 (segment per RTT), beta_tcp = 0.5 and beta_dctcp in [0.5, 1) in
+Fig. 1 (the functions take any beta in [0, 1)).
 
 Notes (ambiguities of the paper):
 

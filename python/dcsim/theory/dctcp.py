@@ -76,6 +76,7 @@ __all__ = [
     "Poincare",
     "poincare_jacobian",
     "worst_case_throughput",
+    "analyze",
 ]
 
 #: Coefficient of the K guideline (1)/(17): K ~ 0.17 C d.
