@@ -122,6 +122,27 @@ def test_the_demos_window_zoom_shows_the_sawtooth_not_the_slow_wander():
     assert period_ms == pytest.approx(1e3 * float(np.median(cut_gaps)), rel=0.2), (title, cut_gaps)
 
 
+@pytest.mark.parametrize("queue", ["flat", "periodic"])
+def test_cwnd_zoom_without_most_windows_rhythm_follows_the_queue_or_else_the_windows(queue):
+    """One of three windows is a sawtooth (174 ms), two are noise: the zoom follows the queue's
+    oscillation (57 ms) when it has one; a flat queue gives none, and the one window's period is
+    kept rather than dropped for 'the last 50 RTTs' (a review)."""
+    import pandas as pd
+
+    t = np.arange(0, 1.0, 250e-6)
+    rng = np.random.default_rng(1)
+    rows = [pd.DataFrame({"t_s": t, "flow": f, "alpha": np.nan, "srtt_s": 250e-6,
+                          "cwnd_pkt": _sawtooth(t, 0.174) if f == 0 else 50 + rng.normal(size=t.size)}) for f in (0, 1, 2)]
+    q = np.full(t.size, 30.0) if queue == "flat" else 100 + 50 * ((t / 0.057) % 1.0)
+    res = _synthetic({"cwnd": pd.concat(rows, ignore_index=True),
+                      "queue": pd.DataFrame({"t_s": t, "port": 0, "q_pkt": q, "q_bytes": 1500 * q})})
+    title = " ".join(" ".join(a.get_title() for a in res.plot("cwnd").axes).split())
+    if queue == "flat":
+        assert "period ≈ 174 ms" in title and "queue" not in title, title
+    else:
+        assert "period ≈ 57 ms" in title and "of the first monitored queue" in title, title
+
+
 def test_compare_zoom_scales_to_the_slowest_run():
     """Runs of very different periods (1 ms and 57 ms, 150 ms after warm-up: fewer than 4 slow
     cycles): the zoom shows whole periods of the slow one and names each run's own period."""

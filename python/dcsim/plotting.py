@@ -403,8 +403,9 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
         # oscillation, the flows' common rhythm, as the queue figure's zoom does.
         qt, qport, qpkt = (result._col("queue", c) for c in ("t_s", "port", "q_pkt"))
         first = qport == qport[0]
-        period = oscillation_period(*_after_warmup(result, qt[first], qpkt[first].astype(float)))
-        of_queue = True
+        q_period = oscillation_period(*_after_warmup(result, qt[first], qpkt[first].astype(float)))
+        if q_period is not None:  # else the windows' own periods, if any, as before
+            period, of_queue = q_period, True
     zw, zk = _zoom_width(result, period)
     z0, z1, ztitle = result.duration_s - zw, result.duration_s, _zoom_title(result, zw, period, zk)
     if zk and of_queue:

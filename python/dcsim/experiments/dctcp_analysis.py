@@ -452,6 +452,7 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
     claims: list[Claim] = []
     rows = []
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    err_end = 0.0  # RTTs: where the slowest error curve stops (below 1e-10, unresolved)
     for name, g in g_cases.items():
         # Fig. 12: flow 1 owns the link (alpha = 0), flow 2 starts with W = 1 pkt and alpha = 1
         run = th.hybrid_model([W_max - 1, 1.0], [0.0, 1.0], g, W_max, n_events)
@@ -503,6 +504,7 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
         # the error only where double rounding resolves it (below 1e-10 W* it is noise, see above),
         # with bound (24) relative to W* dashed in the same colour
         shown = err > 1e-10
+        err_end = max(err_end, float((run.T - run.T[0])[shown].max()) if shown.any() else 0.0)
         ax2.semilogy((run.T - run.T[0])[shown], err[shown], color=line.get_color(), label=f"g = {name}: β = {beta:.4f}/RTT")
         ax2.semilogy(run.T - run.T[0], bound / W_star, color=line.get_color(), ls="--", lw=0.8)
     ax1.set_xlabel("time since flow 2 starts [ms]")
@@ -514,6 +516,8 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
     ax2.set_xlabel("time [RTT]")
     ax2.set_ylabel("max |W_i − W*| / W*")
     ax2.set_ylim(1e-11, 1e3)
+    if err_end > 0:  # the errors' span (the bound's lines run on to the end of the run)
+        ax2.set_xlim(-0.03 * err_end, 1.5 * err_end)
     from matplotlib.ticker import MaxNLocator
 
     ax2.xaxis.set_major_locator(MaxNLocator(5))

@@ -391,7 +391,9 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
         ar = ax.twinx()
         ar.plot(rates.index, rates.to_numpy() / 1e9, lw=0.7, alpha=0.75, color="0.3",
                 label="sum of the sources' rates (Gbps, right)")
-        ar.set_ylim(0, 21)
+        ar.set_ylim(0, 1.05 * max(20e9, float(rates.max())) / 1e9)  # 3 sources start at line rate: 30 Gbps
+        ax.set_zorder(ar.get_zorder() + 1)  # the queue over the rate
+        ax.patch.set_visible(False)
         ar.set_ylabel("Gbps", fontsize=8)
         for t, what in ((0.1, "+1"), (0.2, "+1"), (0.3, "-1"), (0.4, "-1")):
             ax.axvline(t, color="gray", lw=0.6, ls=":")
@@ -539,7 +541,7 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     hc_drop = max(drops[("dsm-hc2k", C / 1e9, D * 1e6)] for C in FIG7_C for D in FIG7_D)
     claims.append(check("(dcsim) DSM with Hc = 2 kHz: utilization and drops over the 12 settings",
                         f"min utilization {100 * hc_min:.2f} %, max drops {hc_drop:.2f} %",
-                        hc_min >= UTIL_HOLD and hc_drop < 5.0,
+                        hc_min >= UTIL_HOLD and hc_drop < DROP_HEADLINE_PCT,
                         "an exploration (module docstring); as in Figs. 8-10, a full link must also drop < 5 % of frames"))
     claims.append(gains)
     return ExperimentResult("dsm-fig7", "Adaptability (Fig. 7)", claims, [png, csv])
@@ -634,7 +636,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
               f"SMCC {g.drops['smcc']:.2f} %", ok(g.util["dsm"] > g.util["qcn"] and g.drops["dsm"] < g.drops["smcc"]),
               f"means over {count_shown(reps, 'run')}"),
         Claim("DSM: 100 % utilization and < 5 % drops (the paper's headline)", "100 %, < 5 %",
-              f"{100 * g.util['dsm']:.2f} %, {g.drops['dsm']:.2f} %", ok(g.util["dsm"] >= UTIL_HOLD and g.drops["dsm"] < 5.0),
+              f"{100 * g.util['dsm']:.2f} %, {g.drops['dsm']:.2f} %", ok(g.util["dsm"] >= UTIL_HOLD and g.drops["dsm"] < DROP_HEADLINE_PCT),
               "'100 %' read as >= 99 %"),
     ]
     loops = df[["loop_min_s", "loop_max_s"]]
@@ -643,7 +645,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
                         and loops.loop_max_s.max() <= 800e-6 + 1e-12, "every feedback frame of every run"))
     claims.append(check("(dcsim) DSM with Hc = 2 kHz", f"throughput {100 * g.util['dsm-hc2k']:.2f} %, drops "
                         f"{g.drops['dsm-hc2k']:.2f} %, within q0 +-25 % {100 * near_q0('dsm-hc2k'):.1f} % of the time",
-                        g.util["dsm-hc2k"] >= UTIL_HOLD and g.drops["dsm-hc2k"] < 5.0, "an exploration (module docstring)"))
+                        g.util["dsm-hc2k"] >= UTIL_HOLD and g.drops["dsm-hc2k"] < DROP_HEADLINE_PCT, "an exploration (module docstring)"))
     claims.append(gains)
     return ExperimentResult("dsm-fig8", "Heterogeneous and time-varying delays (Fig. 8)", claims, [png, csv])
 
@@ -737,7 +739,7 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
         for t, what in ((1, "F3 joins"), (2, "F4 joins"), (3, "F3 leaves"), (4, "F2 leaves")):
             ax.axvline(t * f, color="gray", lw=0.6, ls=":")
             ax.text(t * f, BUFFER_BYTES / 1e3 * 1.04, f" {what}", fontsize=7, va="top", color="0.3")
-    axes[0].legend(fontsize=7, loc="upper right")
+    axes[0].legend(fontsize=7, loc="center right")
     axes[1].set_xlabel("time (s)")
     fig.suptitle("DSM paper Fig. 9: parking lot; F1, F2 from 0 (F2 ends at 4), F3 in [1, 3], F4 from 2 (schedule in units of "
                  f"{f:g} s)")
@@ -886,7 +888,7 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
 
     axes[1].legend(handles=[Line2D([], [], color="k", ls="-", label="C1->C2"),
                             Line2D([], [], color="k", ls="--", label="C2->C3")], fontsize=8, title="congestion point",
-                   title_fontsize=8)
+                   title_fontsize=8, loc="center left")
     axes[2].legend(fontsize=8, title="scheme (colour)", title_fontsize=8)
     fig.suptitle(f"DSM paper Fig. 10: parking lot, 5 long-lived flows per source + Poisson short flows ({duration:g} s runs)")
     fig.tight_layout()
@@ -929,11 +931,11 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
               "under control (a probe: a mean queue of 2-9 KB at 31 % utilization had passed)"),
         Claim("DSM achieves high utilization and loses fewer packets (100 % utilization, < 5 % drops)", ">= 99 %, < 5 %",
               f"DSM: min utilization {100 * worst('dsm', 'util', min):.2f} %, max drops {worst('dsm', 'drop_pct', max):.2f} %",
-              ok(worst("dsm", "util", min) >= UTIL_HOLD and worst("dsm", "drop_pct", max) < 5.0), "over every rate and bottleneck"),
+              ok(worst("dsm", "util", min) >= UTIL_HOLD and worst("dsm", "drop_pct", max) < DROP_HEADLINE_PCT), "over every rate and bottleneck"),
     ]
     claims.append(check("(dcsim) DSM with Hc = 2 kHz", f"min utilization {100 * worst('dsm-hc2k', 'util', min):.2f} %, "
                         f"max drops {worst('dsm-hc2k', 'drop_pct', max):.2f} %, mean sd {mean_sd('dsm-hc2k'):.1f} KB",
-                        worst("dsm-hc2k", "util", min) >= UTIL_HOLD and worst("dsm-hc2k", "drop_pct", max) < 5.0,
+                        worst("dsm-hc2k", "util", min) >= UTIL_HOLD and worst("dsm-hc2k", "drop_pct", max) < DROP_HEADLINE_PCT,
                         "an exploration (module docstring)"))
     n = {r: g[("qcn", r, "C1->C2")]["short_flows"] for r in FIG10_RATES}
     expect = {r: r * duration for r in FIG10_RATES}
