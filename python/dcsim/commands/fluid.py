@@ -323,8 +323,8 @@ def _sample_dt(sample_dt: Optional[str], t_end_s: float, step_s: float) -> Optio
     return k * step_s
 
 
-SAMPLE_DT_HELP = ("Spacing of the output rows (--csv, --plot), rounded to whole integration steps; default about "
-                  "4000 rows. The summary sees every step whatever it is.")
+SAMPLE_DT_HELP = ("Spacing of the output rows (--csv, --plot), e.g. 20us, at most --t-end, rounded to whole "
+                  "integration steps; default about 4000 rows. The summary sees every step whatever it is.")
 
 
 def dctcp(
@@ -334,7 +334,7 @@ def dctcp(
     g: float = typer.Option(1 / 16, "--g", "--gain", help="EWMA weight g in (0, 1]."),
     N: float = typer.Option(10, "--N", "--n", "--flows", help="Number of long-lived flows, a real number in [1, 1e6]."),
     t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms"; at most 1e4 s and 1e8 steps.'),
-    dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, at most R*/2 (default R*/200)."),
+    dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, e.g. 0.5us: at most R*/2 (default R*/200), R* = d + K/C the round trip at the queue K."),
     sample_dt: Optional[str] = typer.Option(None, "--sample-dt", help=SAMPLE_DT_HELP),
     packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size (C in packets/s); 1 B .. 65535 B."),
     no_floor: bool = typer.Option(False, "--no-floor", help="Let q go negative (eq. (7) as printed)."),
@@ -383,7 +383,7 @@ def dx(
                                       "ambiguous)."),
     p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, 0 <= p <= 1 (paper: 0.95; 1: Q > 0 always)."),
     t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms"; at most 1e4 s and 1e8 steps.'),
-    dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, at most tau/2 (default tau/m <= R0/100)."),
+    dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, e.g. 0.5us: at most tau/2 (default tau/m with m a multiple of 10, so that it is <= R0/100)."),
     sample_dt: Optional[str] = typer.Option(None, "--sample-dt", help=SAMPLE_DT_HELP),
     packet_size: str = typer.Option("1500B", "--packet-size", help="Segment size seg; 1 B .. 65535 B."),
     no_window_floor: bool = typer.Option(False, "--no-window-floor", help="Drop the one-segment window floor."),
