@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -308,3 +309,17 @@ def test_a_model_queue_below_zero_is_flagged_not_shown_as_a_queue():
     res = CliRunner().invoke(app, ["theory", "dsm", "--C", "10Gbps", "--delay", "300us", "--m", "100000"],
                              env={"COLUMNS": "200"})
     assert res.exit_code == 0 and "went below 0" in res.output and "not floored at 0" in res.output
+
+
+@pytest.mark.parametrize("kw, says", [({"C_bps": 1}, "C_bps: 1 bps is out of range; allowed 1 Mbps <= C_bps <= 10 Tbps"),
+                                      ({"p": 0}, "p: 0 is out of range; allowed 1e-06 <= p <= 1"),
+                                      ({"H_b_hz": 0.5}, "H_b_hz: 0.5 Hz is out of range"),
+                                      ({"n_samples": 0}, "n_samples: 0 is out of range")])
+def test_analyze_checks_the_ranges_the_cli_checks(kw, says):
+    """dcsim.theory.dsm.analyze took C = 1 bit/s, which `dcsim theory dsm --C` refuses (1 Mbps ..
+    10 Tbps; a help probe): the Python entry point checks the ranges of theory.limits as the CLI does."""
+    from dcsim.theory import dsm
+
+    args = dict(C_bps=10e9, q0_bytes=64e3, p=0.01, delay_s=100e-6, simulate=False)
+    with pytest.raises(ValueError, match="^" + re.escape(says)):
+        dsm.analyze(**{**args, **kw})

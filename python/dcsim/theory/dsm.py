@@ -347,7 +347,24 @@ def analyze(C_bps: float, q0_bytes: float, p: float, delay_s: float, m: Optional
             frame_bytes: float = PAPER_FRAME_BYTES, qf_max_bytes: Optional[float] = None,
             qv_max_bytes: Optional[float] = None, simulate: bool = True, n_samples: int = 2000) -> dict:
     """Everything `dcsim theory dsm` prints: T, m (eq. 6), the ranges, the §V gains and their check,
-    eq. (27), and (optionally) the discrete model's convergence to q0. Keys carry SI units."""
+    eq. (27), and (optionally) the discrete model's convergence to q0. Keys carry SI units.
+
+    Inputs must lie in the ranges of :mod:`dcsim.theory.limits` that `dcsim theory dsm` checks
+    (CAPACITY, DSM_QUEUE, DSM_P, DSM_DELAY, PACKET, DSM_OMEGA, DSM_H, DSM_QV_MAX, DSM_SAMPLES);
+    a value outside raises ValueError naming the argument and the range."""
+    from dcsim.theory import limits as L
+
+    C_bps = L.CAPACITY.check(C_bps, "C_bps")
+    q0_bytes = L.DSM_QUEUE.check(q0_bytes, "q0_bytes")
+    p = L.DSM_P.check(p, "p")
+    delay_s = L.DSM_DELAY.check(delay_s, "delay_s")
+    frame_bytes = L.PACKET.check(frame_bytes, "frame_bytes")
+    omega = L.DSM_OMEGA.check(omega, "omega")
+    H_a_hz, H_b_hz, H_c_hz = (L.DSM_H.check(h, name) for h, name in ((H_a_hz, "H_a_hz"), (H_b_hz, "H_b_hz"),
+                                                                     (H_c_hz, "H_c_hz")))
+    qf_max_bytes = None if qf_max_bytes is None else L.DSM_QUEUE.check(qf_max_bytes, "qf_max_bytes")
+    qv_max_bytes = None if qv_max_bytes is None else L.DSM_QV_MAX.check(qv_max_bytes, "qv_max_bytes")
+    n_samples = int(L.DSM_SAMPLES.check(n_samples, "n_samples"))
     C_bps = _pos("C_bps", C_bps)
     q0_bytes = _pos("q0_bytes", q0_bytes)
     frame_bytes = _pos("frame_bytes", frame_bytes)

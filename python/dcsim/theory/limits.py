@@ -1,7 +1,8 @@
 """Allowed ranges of the numeric inputs of the theory and fluid commands, in one place.
 
 Every user-facing entry point (``dcsim theory dctcp | dx | dsm``, ``dcsim fluid dctcp | dx``, and the
-Python functions they call: :func:`dcsim.theory.dx.analyze`, :func:`dcsim.theory.dctcp.analyze`)
+Python functions they call: :func:`dcsim.theory.dx.analyze`, :func:`dcsim.theory.dctcp.analyze`,
+:func:`dcsim.theory.dsm.analyze`)
 checks its inputs against these ranges *before* anything is computed, and a value outside names
 the field and the range, e.g. ``--C: 1e+27 Tbps is out of range; allowed 1 Mbps <= C <= 10 Tbps``.
 
