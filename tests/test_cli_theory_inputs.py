@@ -437,3 +437,12 @@ def test_the_fluid_api_refuses_what_it_read_as_something_else():
     with pytest.raises(ValueError, match=r"^delay_samples = 1000000000 is out of range"):
         dsm.simulate_discrete(C_bps=10e9, q0_bytes=64e3, p=0.01, m=4, a=1.0, b=1.0, c=1.0, omega=5.0,
                               delay_samples=10**9)
+
+
+@pytest.mark.parametrize("args, says", [(["--N", "1000001"], "--N: 1000001 flows is out of range"),
+                                        (["--K", "1000001pkt"], "--K: 1000001pkt is out of range")])
+def test_a_whole_number_out_of_range_is_shown_as_written(args, says):
+    """"--N: 1000001.0 flows" and "--K: 1000001pkt = 1000001.0 pkt" (a help probe): a whole
+    number is shown with its digits, and the user's text alone when it says the same."""
+    res = runner.invoke(app, ["theory", "dctcp", "--C", "10Gbps", "--d", "100us", *args])
+    assert res.exit_code == 2 and says in res.output and ".0" not in res.output.split("allowed")[0], res.output

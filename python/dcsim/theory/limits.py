@@ -62,7 +62,11 @@ def plain(x: float) -> str:
     except (TypeError, ValueError):
         return str(x)
     short = f"{v:g}"
-    return short if float(short) == v or not math.isfinite(v) else repr(v)
+    if float(short) == v or not math.isfinite(v):
+        return short
+    if v.is_integer() and abs(v) < 1e16:  # 1000001, not 1000001.0
+        return str(int(v))
+    return repr(v)
 
 
 @dataclass(frozen=True)
@@ -110,7 +114,7 @@ class Limit:
         v = float(x)
         if not self.contains(v):
             what = self.show(v)
-            if given is not None and (v == 0 or str(given).strip() in (what, plain(v))):
+            if given is not None and (v == 0 or "".join(str(given).split()) in ("".join(what.split()), plain(v))):
                 what = str(given).strip()
             elif given is not None:
                 what = f"{given} = {what}"
