@@ -446,3 +446,15 @@ def test_a_whole_number_out_of_range_is_shown_as_written(args, says):
     number is shown with its digits, and the user's text alone when it says the same."""
     res = runner.invoke(app, ["theory", "dctcp", "--C", "10Gbps", "--d", "100us", *args])
     assert res.exit_code == 2 and says in res.output and ".0" not in res.output.split("allowed")[0], res.output
+
+
+@pytest.mark.parametrize("command", [["theory", "dx"], ["fluid", "dx", "--t-end", "1ms"]])
+@pytest.mark.parametrize("spelling", ["--seg", "--packet-size"])
+def test_dx_segment_size_takes_either_spelling(command, spelling):
+    """theory dx called it --seg and fluid dx --packet-size, each refusing the other's (a help
+    probe): both take both, and the segment size reaches the output."""
+    res = runner.invoke(app, [*command, "--N", "50", "--C", "10Gbps", "--R0", "80us", spelling, "1000B"],
+                        env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    if command[0] == "theory":
+        assert "seg = 1000 B" in res.output

@@ -18,7 +18,8 @@ def dx(
     C: str = typer.Option(..., "--C", "--c", "--capacity", help='Bottleneck capacity, e.g. "10Gbps"; 1 Mbps .. 10 Tbps.'),
     R0: str = typer.Option(..., "--R0", "--r0", "--base-rtt", help='Base RTT R0, e.g. "80us"; 1 us .. 1 s.'),
     p: float = typer.Option(0.95, "--p", help="Constant probability that Q > 0, 1e-6 <= p <= 1 - 1e-6 (paper: 0.95)."),
-    seg: str = typer.Option("1500B", "--seg", help='Segment size seg in bytes, e.g. "1500B"; 1 B .. 65535 B.'),
+    seg: str = typer.Option("1500B", "--seg", "--packet-size",
+                            help='Segment size seg in bytes, e.g. "1500B"; 1 B .. 65535 B (also --packet-size, as in fluid dx).'),
     as_json: bool = typer.Option(False, "--json", help="Print machine-readable JSON (SI units in the keys)."),
 ) -> None:
     """Equilibrium (5)-(8), omega_c (16), Theorem 1 bound (17) as printed / corrected / numerical, thresholds."""
