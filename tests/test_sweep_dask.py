@@ -218,9 +218,10 @@ def test_missing_extra_says_how_to_install_it(monkeypatch, tmp_path):
 
 
 def test_jobs_with_a_scheduler_address_is_refused_before_the_plan(tmp_path):
-    """--jobs with a scheduler address is an error before anything is planned or written (it was
-    found only after validating every run, and left OUT/.lock behind)."""
-    with pytest.raises(SweepError, match=r"^--jobs: not with --dask tcp://127\.0\.0\.1:1; the cluster's workers decide"):
+    """jobs with a scheduler address is an error before anything is planned or written (it was
+    found only after validating every run, and left OUT/.lock behind); the Python API's message
+    names its arguments (it said --jobs, --dask: a review), the CLI's its options (test_sweep)."""
+    with pytest.raises(SweepError, match=r"^jobs: not with dask='tcp://127\.0\.0\.1:1'; the cluster's workers decide"):
         sweep(BASE, AXES, out=tmp_path / "o", jobs=2, dask="tcp://127.0.0.1:1", progress=False)
     assert not (tmp_path / "o").exists()
 

@@ -314,7 +314,10 @@ def test_a_model_queue_below_zero_is_flagged_not_shown_as_a_queue():
 @pytest.mark.parametrize("kw, says", [({"C_bps": 1}, "C_bps: 1 bps is out of range; allowed 1 Mbps <= C_bps <= 10 Tbps"),
                                       ({"p": 0}, "p: 0 is out of range; allowed 1e-06 <= p <= 1"),
                                       ({"H_b_hz": 0.5}, "H_b_hz: 0.5 Hz is out of range"),
-                                      ({"n_samples": 0}, "n_samples: 0 is out of range")])
+                                      ({"n_samples": 0}, "n_samples: 0 is out of range"),
+                                      ({"n_samples": 2.7}, "n_samples: 2.7 is not an integer"),
+                                      ({"n_samples": 10**400}, "n_samples: an integer of 401 digits is out of range"),
+                                      ({"frame_bytes": 65535.01}, "frame_bytes: 65535.01 B is out of range")])
 def test_analyze_checks_the_ranges_the_cli_checks(kw, says):
     """dcsim.theory.dsm.analyze took C = 1 bit/s, which `dcsim theory dsm --C` refuses (1 Mbps ..
     10 Tbps; a help probe): the Python entry point checks the ranges of theory.limits as the CLI does."""

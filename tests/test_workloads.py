@@ -230,10 +230,13 @@ def test_fct_buckets():
     flows = pd.DataFrame({"protocol": ["a", "a", "a", "b"], "size_bytes": [10e3, 10001, np.nan, 2e6],
                           "start_s": [1.0, 1.0, 1.0, 0.0], "fct_s": [1.0, np.nan, 5.0, 3.0], "slowdown": [2.0, np.nan, 1, 1]})
     st = fct_stats(flows, [10e3, 100e3], warmup_s=0.5).set_index(["protocol", "bucket"])
-    # the long-lived flow (no size) and the flow started before warm-up are not counted
-    assert list(st.index) == [("a", "<=10KB"), ("a", "10KB-100KB"), ("a", "all"), ("all", "all")]
+    # the long-lived flow (no size) and the flow started before warm-up are not counted; an empty
+    # bucket has its row with 0 flows (a sweep's table then holds 0, not a missing value)
+    assert list(st.index) == [("a", "<=10KB"), ("a", "10KB-100KB"), ("a", ">100KB"), ("a", "all"), ("all", "all")]
     assert (st.loc[("a", "10KB-100KB")].flows, st.loc[("a", "10KB-100KB")].finished) == (1, 0)
     assert math.isnan(st.loc[("a", "10KB-100KB")].afct_s)
+    assert (st.loc[("a", ">100KB")].flows, st.loc[("a", ">100KB")].finished) == (0, 0)
+    assert math.isnan(st.loc[("a", ">100KB")].slowdown_p99)
 
 
 def test_tree_example_runs_from_the_cli(tmp_path):
@@ -302,7 +305,7 @@ def test_fct_stats_per_traffic_source():
     incast = st[(st.traffic == "workload 1 (incast)") & (st.bucket == "10KB-100KB")].iloc[0]
     assert (incast.flows, incast.finished, incast.slowdown_p50) == (2, 1, 50.0)
     one = fct_stats(flows[flows.workload == 0], [10e3, 100e3], 0.0, {0: "poisson"})
-    assert set(one.traffic) == {"all"} and len(one) == 4  # 2 buckets, dctcp all, all
+    assert set(one.traffic) == {"all"} and len(one) == 5  # 3 buckets (">100KB" empty), dctcp all, all
 
 
 def test_an_incast_beside_background_traffic_is_reported_apart(tmp_path):
@@ -337,3 +340,29 @@ def test_a_cdf_file_with_more_points_than_allowed_is_refused_naming_the_bound(tm
     monkeypatch.setattr(scn, "MAX_CDF_POINTS", 4)
     with pytest.raises(ValueError, match=r"many\.cdf: more than 4 points; allowed at most 4"):
         scn.read_cdf(p)
+
+
+def test_an_empty_size_bucket_is_a_zero_in_a_sweeps_row_not_a_missing_value():
+    """Flows of 20 KB only: the <=10KB bucket is empty. Its flows and finished are 0 in the
+    flattened summary a sweep's table holds (they were missing, so a mean over seeds skipped the
+    runs without such flows and overstated the count: a probe); its percentiles are NaN, and the
+    terminal table leaves the empty row out."""
+    from dcsim.sweep.worker import flatten_summary
+
+    d = {"network": {"topology": "leaf_spine", "leaves": 2, "spines": 1, "hosts_per_leaf": 2, "host_link": "10Gbps",
+                     "buffer": "200pkt"},
+         "workloads": [{"kind": "poisson", "load": 0.3, "sizes": {"kind": "fixed", "size": "20KB"}, "protocol": "dctcp"}],
+         "run": {"duration": "3ms", "seed": 1}}
+    res = simulate(Scenario.from_dict(d))
+    row = flatten_summary(res.summary())
+    assert row["fct_group[dctcp <=10KB].flows"] == 0 and row["fct_group[dctcp <=10KB].finished"] == 0
+    p99 = row["fct_group[dctcp <=10KB].slowdown_p99"]
+    assert p99 is None or math.isnan(p99)  # no value (JSON's null in summary.json)
+    assert row["fct_group[dctcp 10KB-100KB].flows"] > 0
+    from rich.console import Console
+
+    from dcsim.run import print_fct
+
+    con = Console(record=True, width=200)
+    print_fct(res.summary(), con)
+    assert "<=10KB" not in con.export_text()

@@ -8,9 +8,11 @@ Where to start (each has its own help):
 * ``dcsim.Scenario`` (``from_toml``, ``from_dict``, ``replace``): a validated scenario;
   ``dcsim.simulate(scenario)`` runs it and returns a ``dcsim.Result`` (tables as DataFrames,
   ``summary()``, ``plot(kind)``, ``fct_stats()``, ``to_dir()``);
-* ``dcsim.sweep``: many runs over axes of dotted paths, on local processes or Dask;
-* ``dcsim.fluid``: the papers' delay-differential models; ``dcsim.theory``: their closed forms;
-* ``dcsim.experiments``: the papers' figures and tables (``dcsim reproduce`` on the command line).
+* ``import dcsim.sweep``: many runs over axes of dotted paths, on local processes or Dask;
+* ``import dcsim.fluid``: the papers' delay-differential models; ``import dcsim.theory``: their
+  closed forms;
+* ``import dcsim.experiments``: the papers' figures and tables (``dcsim reproduce`` on the
+  command line).
 
 ``Scenario``, ``Result`` and the errors are imported on first use (``import dcsim`` stays fast),
 so ``help(dcsim)`` lists them only under ``__all__``.

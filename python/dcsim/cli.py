@@ -99,7 +99,7 @@ def check_execution_options(jobs: Optional[int], dask: Optional[str]) -> None:
         check_jobs(jobs, "--jobs")
         if dask is not None:
             check_dask_address(dask, "--dask")
-            check_jobs_with_dask(dask, jobs)
+            check_jobs_with_dask(dask, jobs, cli=True)
     except SweepError as e:
         fail(str(e))
 

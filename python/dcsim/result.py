@@ -107,6 +107,8 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
     network, the ``flows`` column; a p99.9 of fewer than 1000 flows interpolates between the
     largest ones).
 
+    Every bucket of every protocol present gets a row, an empty one with 0 flows and NaN statistics.
+
     ``traffic`` is "all" when the counted flows come from one source. When they come from several
     (an incast on top of background traffic; finite [[flows]] beside a workload) each source gets
     its own rows (traffic = :func:`traffic_of`, with ``workload_kinds``), so that one source's
@@ -139,10 +141,9 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
         out = []
         for proto in sorted(d["protocol"].unique()):
             dp = d[d["protocol"] == proto]
-            for b in labels:
-                db = dp[dp["bucket"] == b]
-                if len(db):
-                    out.append(row(traffic, proto, b, db))
+            for b in labels:  # every bucket, an empty one too (0 flows): a sweep's table then has a 0
+                # there, not a missing value that a mean over seeds would skip (a probe)
+                out.append(row(traffic, proto, b, dp[dp["bucket"] == b]))
             out.append(row(traffic, proto, "all", dp))
         out.append(row(traffic, "all", "all", d))
         return out

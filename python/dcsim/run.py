@@ -242,7 +242,9 @@ def print_fct(summary: dict, console: Console) -> None:
                 f"round completion mean {_time(w['round_completion_mean_s'])}, max {_time(w['round_completion_max_s'])}; "
                 f"{count_shown(w['flows'], 'response')}{_delivered(w)}"
             )
-    groups = summary.get("fct_groups", [])
+    # rows of empty size buckets (0 flows: summary.json keeps them, so that a sweep's table has a 0
+    # there) are not printed
+    groups = [g for g in summary.get("fct_groups", []) if g.get("flows")]
     if not groups:
         return
     t = Table(title="Flow completion times (finite flows started after warm-up)")

@@ -181,11 +181,15 @@ class LocalPool:
             ex.shutdown(wait=True, cancel_futures=True)
 
 
-def check_jobs_with_dask(address: str, jobs: Optional[int]) -> None:
-    """``jobs`` sizes only a local cluster: with a scheduler address the cluster's workers decide."""
+def check_jobs_with_dask(address: str, jobs: Optional[int], cli: bool = False) -> None:
+    """``jobs`` sizes only a local cluster: with a scheduler address the cluster's workers decide.
+    The message names the options as the caller wrote them (``cli``: --jobs, --dask)."""
     if jobs is not None and address.strip() != "local":
-        raise SweepError(f"--jobs: not with --dask {address}; the cluster's workers decide (use --dask local --jobs N for a "
-                         "local cluster)")
+        if cli:
+            raise SweepError(f"--jobs: not with --dask {address}; the cluster's workers decide (use --dask local --jobs N "
+                             "for a local cluster)")
+        raise SweepError(f"jobs: not with dask={address!r}; the cluster's workers decide (use dask=\"local\", jobs=N for "
+                         "a local cluster)")
 
 
 def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DASK_TIMEOUT_S):

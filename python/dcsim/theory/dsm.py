@@ -33,6 +33,7 @@ Where the paper's printed formulas need a reading, we say so next to the functio
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import asdict, dataclass
 from typing import Optional
 
@@ -364,6 +365,9 @@ def analyze(C_bps: float, q0_bytes: float, p: float, delay_s: float, m: Optional
                                                                      (H_c_hz, "H_c_hz")))
     qf_max_bytes = None if qf_max_bytes is None else L.DSM_QUEUE.check(qf_max_bytes, "qf_max_bytes")
     qv_max_bytes = None if qv_max_bytes is None else L.DSM_QV_MAX.check(qv_max_bytes, "qv_max_bytes")
+    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral):  # 2.7 is no count (a review)
+        raise ValueError(f"n_samples: {n_samples!r} is not an integer; allowed an integer "
+                         f"{L.DSM_SAMPLES.lo:.0f} <= n_samples <= {L.DSM_SAMPLES.hi:.0f}")
     n_samples = int(L.DSM_SAMPLES.check(n_samples, "n_samples"))
     C_bps = _pos("C_bps", C_bps)
     q0_bytes = _pos("q0_bytes", q0_bytes)

@@ -59,6 +59,8 @@ def plain(x: float) -> str:
     digit it needs: "--g: 1 is out of range; allowed 0 < g <= 1" was said of 1.0000001 (a probe)."""
     try:
         v = float(x)
+    except OverflowError:  # an integer beyond a double
+        return f"an integer of {len(str(abs(int(x))))} digits"
     except (TypeError, ValueError):
         return str(x)
     short = f"{v:g}"
@@ -111,7 +113,10 @@ class Limit:
         if isinstance(x, bool) or not isinstance(x, numbers.Real):
             raise ValueError(f"{name}: expected a number, got {given if given is not None else repr(x)}; "
                              f"allowed {self.text(sym)}")
-        v = float(x)
+        try:
+            v = float(x)
+        except OverflowError:  # an integer beyond a double is beyond every range here
+            raise ValueError(f"{name}: {plain(x)} is out of range; allowed {self.text(sym)}") from None
         if not self.contains(v):
             what = self.show(v)
             if given is not None and (v == 0 or "".join(str(given).split()) in ("".join(what.split()), plain(v))):
@@ -139,7 +144,7 @@ PROB_P = Limit("p", 1e-6, 1.0 - 1e-6)
 #: special stable state's Q* exactly); the closed forms' 1e-6 margins do not apply to it.
 FLUID_P = Limit("p", 0.0, 1.0)
 #: Packet (segment) size, bytes: at most an IPv4 datagram, as in scenario files.
-PACKET = Limit("packet size", 1.0, 65535.0, fmt=lambda b: f"{b:g} B")
+PACKET = Limit("packet size", 1.0, 65535.0, fmt=lambda b: f"{plain(b)} B")  # every digit: 65535.01 B
 #: Length of a fluid run, seconds.
 T_END = Limit("t_end", 0.0, 1e4, lo_open=True, fmt=fmt_time)
 #: `dcsim theory dsm` (Cheng et al., DSM; §V uses C = 10 Gbps, 1 KB frames, p = 0.01, q0 = 64 KB,
@@ -154,9 +159,9 @@ DSM_P = Limit("p", 1e-6, 1.0)
 #: Largest feedback-loop delay tau (0: no delay), seconds; further bounded by m = tau/T <= MAX_M.
 DSM_DELAY = Limit("tau", 0.0, 1.0, fmt=fmt_time)
 #: Target queue q0 and max |Q_f|, bytes: at least one byte, at most 1 TB (any switch buffer).
-DSM_QUEUE = Limit("queue", 1.0, 1e12, fmt=lambda b: f"{b:g} B")
+DSM_QUEUE = Limit("queue", 1.0, 1e12, fmt=lambda b: f"{plain(b)} B")
 #: max |Q_v| of eqs. (29)-(31), bytes (0 allowed: a queue that never moves).
-DSM_QV_MAX = Limit("Q_v max", 0.0, 1e12, fmt=lambda b: f"{b:g} B")
+DSM_QV_MAX = Limit("Q_v max", 0.0, 1e12, fmt=lambda b: f"{plain(b)} B")
 #: The switching line's weight omega (> 0; the paper 5); eq. (31) needs omega > about 1.
 DSM_OMEGA = Limit("omega", 0.0, 1e6, lo_open=True)
 #: §V's H_a, H_b, H_c, Hz (the paper 20 kHz; 2/T is 25 kHz at 10 Gbps and up to 2.5e12 Hz at
