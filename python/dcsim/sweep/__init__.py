@@ -18,8 +18,10 @@ value of the axis has a unit), ``seed``, ``status`` (``ok`` / ``error``), ``erro
 :func:`~dcsim.sweep.worker.flatten_summary` (units in the column names). Each run's tables sit in
 OUT/runs/<run_id>/ (readable with :meth:`Result.from_dir`).
 
-A run's id is the first 16 hex digits of sha256(engine spec, dcsim version): a finished run is
-never computed again (unless ``force``), whichever sweep asks for it in the same OUT. Failed runs
+A run's id is the first 16 hex digits of a SHA-256 over its engine spec, the dcsim version, the
+code that computes it (:func:`code_id`) and the summary's own inputs (``metrics.fct_buckets``): a
+finished run is never computed again (unless ``force``), whichever sweep asks for it in the same
+OUT; changing the buckets computes the runs again. Failed runs
 are recorded (``status = "error"``) and tried again by the next sweep.
 """
 
