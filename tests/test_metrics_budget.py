@@ -116,6 +116,29 @@ monitor = [%s]
 """ % ", ".join(f'"edge{i}->h{8 * i}"' for i in range(128))
 
 
+#: 50 racks of 100 hosts, every switch port monitored by default (5 000 + 50 + 50 = 5 100 ports) and
+#: two flows traced: refused for its default sampling ("metrics.queue_interval: ... lengthen to at
+#: least 1.0742 ms") until the share-out reserved the port series' coarsest need (an audit).
+TREE_5000_HOSTS = """
+[network]
+topology = "tree"
+hosts = [%s]
+host_link = "10Gbps"
+rtt = "100us"
+buffer = "100pkt"
+[[flows]]
+src = "h0"
+dst = "h150"
+protocol = "dctcp"
+[[flows]]
+src = "h1"
+dst = "h250"
+protocol = "dctcp"
+[run]
+duration = "1s"
+""" % ", ".join(["100"] * 50)
+
+
 def rows_bound(spec: dict, n_ports: int, n_traced: int) -> int:
     """Bytes of the sampled series the spec's intervals allow at most (the bound's own arithmetic)."""
     d, m = spec["duration_ps"], spec["metrics"]
@@ -129,11 +152,13 @@ def rows_bound(spec: dict, n_ports: int, n_traced: int) -> int:
     ("tree with 1 680 monitored switch ports", 1600 + 80, 3),
     ("large workload (300 000 short flows)", 1, 64),
     ("k = 16 fat-tree, web search at 50 %, 128 monitored ports", 128, 0),
+    ("tree of 5 000 hosts, every switch port monitored", 5100, 2),
 ])
 def test_no_one_second_scenario_is_rejected_for_its_default_sampling(case, n_ports, n_traced):
     text = {"5000-flow dumbbell": dumbbell(5000), "tree with 1 680 monitored switch ports": TREE_MANY_PORTS,
             "large workload (300 000 short flows)": LARGE_WORKLOAD,
-            "k = 16 fat-tree, web search at 50 %, 128 monitored ports": FAT_TREE_WEB_SEARCH}[case]
+            "k = 16 fat-tree, web search at 50 %, 128 monitored ports": FAT_TREE_WEB_SEARCH,
+            "tree of 5 000 hosts, every switch port monitored": TREE_5000_HOSTS}[case]
     sc = Scenario.from_toml_str(text)
     spec = sc.check_resources()  # raises ScenarioError if the engine refused it
     m = spec["metrics"]

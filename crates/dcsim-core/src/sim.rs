@@ -391,12 +391,20 @@ pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
     // less (a graph with two 10^5-packet buffers had its auto series fill 1 GB but 4 MB, and the
     // run stopped when the queues outgrew that; every switch port of a 5 000-sender dumbbell
     // full, 800 MB, would coarsen its series for ACK queues that never fill).
+    // The room never takes what the series need at their coarsest (fixed + least <= limit here).
     let mut left = limit.saturating_sub(fixed);
-    left -= (spec.topology.switch_buffer_packets(spec.packet_bytes) * PACKET_HELD_BYTES).min(left / QUEUE_SHARE);
+    left -= (spec.topology.switch_buffer_packets(spec.packet_bytes) * PACKET_HELD_BYTES)
+        .min(left / QUEUE_SHARE)
+        .min(left.saturating_sub(least));
     todo.sort_by_key(|s| (plan.bytes(s), s.field));
     let k = todo.len() as u128;
+    // What each series needs at its coarsest: a series takes at most what leaves the ones after it
+    // theirs (a 5 000-host tree's window series took its preferred 80 MB, and the port series,
+    // served last, no longer fit at 1 ms: the run was refused for its default sampling).
+    let coarsest_need: Vec<u128> = todo.iter().map(|s| plan.bytes_at(s, plan.coarsest(s))).collect();
     for (i, s) in todo.iter().enumerate() {
-        let share = left / (k - i as u128);
+        let rest: u128 = coarsest_need[i + 1..].iter().sum();
+        let share = (left / (k - i as u128)).min(left.saturating_sub(rest));
         let mut iv = s.interval_ps;
         if plan.bytes_at(s, iv) > share {
             // d / iv + 1 rows per entity within the share: iv >= d / (rows - 1).
