@@ -700,3 +700,16 @@ def test_small_api_inputs_found_by_the_api_probe_are_named(tmp_path):
     with pytest.raises(ValueError, match=r"^to_dir: summary: expected the dict Result\.summary\(\) returns"):
         res.to_dir(tmp_path / "o", summary="hello")
     assert not (tmp_path / "o").exists()
+
+
+def test_an_error_naming_the_allowed_hosts_of_a_large_fabric_lists_a_few_and_the_count():
+    """"allowed hosts: h0, h1, h10, h100, ..." listed every host of a 20 000-host leaf-spine in
+    string order, 149 KB of text (an audit): now the first ten in natural order, the last and
+    the count."""
+    d = {"network": {"topology": "leaf_spine", "leaves": 500, "spines": 4, "hosts_per_leaf": 40, "host_link": "10Gbps",
+                     "buffer": "100pkt"},
+         "flows": [{"protocol": "dctcp", "dst": "h1"}], "run": {"duration": "1ms"}}
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d)
+    msg = str(e.value)
+    assert msg.endswith("allowed hosts: h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, ... h19999 (20000 in all)"), msg

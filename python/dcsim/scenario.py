@@ -4357,10 +4357,17 @@ def _shortest_path_delay(adj: dict[str, list[str]], delay: dict[tuple[str, str],
     return None
 
 
-def _names(names: set) -> str:
-    """Names for an error message, sorted (built only when an error is raised: a fabric has
-    thousands of hosts)."""
-    return ", ".join(sorted(names))
+#: Names an error message lists at most (a 20 000-host fabric's whole list was 149 KB of text).
+NAMES_SHOWN = 20
+
+
+def _names(names: "Collection[str]") -> str:
+    """Names for an error message in natural order (h2 before h10), at most NAMES_SHOWN of them
+    and how many there are in all (built only when an error is raised)."""
+    ordered = sorted(names, key=lambda n: (_natural_key(n), n))
+    if len(ordered) <= NAMES_SHOWN:
+        return ", ".join(ordered)
+    return ", ".join(ordered[:NAMES_SHOWN // 2]) + f", ... {ordered[-1]} ({len(ordered)} in all)"
 
 
 def _path_exists(net: "Network", adj: Callable[[], dict], src: str, dst: str, hosts: "Collection[str]") -> bool:
