@@ -391,6 +391,38 @@ def test_a_worker_that_dies_fails_only_its_own_run(tmp_path, monkeypatch):
     assert died["error"].str.startswith("BrokenProcessPool: the worker process died while running this run alone").all()
 
 
+def test_a_pool_that_breaks_between_two_submits_is_restarted_not_fatal(tmp_path, monkeypatch):
+    """A worker that dies between two looks at the pool breaks it before the next submit, which
+    then raises BrokenProcessPool: that ended the sweep with "cannot submit more runs" (a CI run
+    of test_a_worker_that_dies_fails_only_its_own_run hit the race). Now the run goes back to be
+    sent again, the pool is restarted, and nothing is recorded as failed. A stand-in pool raises
+    at one submit, deterministically."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from dcsim.sweep import execute as ex
+
+    real_start = ex.LocalPool.start
+    raised = []
+
+    def start(self):
+        pool = real_start(self)
+        real_submit = pool.submit
+
+        def submit(fn, *a, **kw):
+            if fn is ex.run_one and not raised:
+                raised.append(fn)
+                raise BrokenProcessPool("A child process terminated abruptly (stand-in)")
+            return real_submit(fn, *a, **kw)
+
+        pool.submit = submit
+        return pool
+
+    monkeypatch.setattr(ex.LocalPool, "start", start)
+    res = sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt"]}, seeds=2, out=tmp_path / "o", jobs=2, tables=False,
+                progress=False)
+    assert raised and (res.computed, res.failed) == (4, 0), res.table[["status", "error"]]
+
+
 # --------------------------------------------------------------------------------------------
 # sweep files and the CLI
 

@@ -424,41 +424,60 @@ def execute(
     assert executor is not None
     it = iter(todo)
     suspects: deque[PlannedRun] = deque()  # in flight when a worker died: rerun one at a time
+    unsent: deque[PlannedRun] = deque()  # refused by a local pool that had just broken: sent again
     in_flight: dict[cf.Future, PlannedRun] = {}
     exhausted = False
 
-    def submit(run: PlannedRun) -> None:
+    def submit(run: PlannedRun, back: deque) -> bool:
+        """Send ``run``; False if a local pool broke before it could take it (a worker died
+        between two looks: the run goes back to the front of ``back``, the queue it came from,
+        and the pool is restarted)."""
         payload = json.dumps(plan.scenario(run), separators=(",", ":"))
         kw = traces(run) if traces is not None else {}
         try:
             fut = executor.submit(run_one, payload, tables, save_to, run.key, **kw)
+        except BrokenProcessPool:
+            if local is None:
+                raise SweepError("executor: cannot submit more runs (its process pool broke); finished runs are kept, "
+                                 "run the sweep again to resume") from None
+            back.appendleft(run)
+            return False
         except RuntimeError as e:  # an executor that was shut down or broke (BrokenExecutor included)
             raise SweepError(f"executor: cannot submit more runs ({type(e).__name__}: {e}); finished runs are kept, run the sweep again to resume") from None
         in_flight[fut] = run
+        return True
+
+    def next_run() -> Optional[PlannedRun]:
+        return unsent.popleft() if unsent else next(it, None)
 
     try:
         while True:
+            broken = False
             if suspects:
                 if not in_flight:
-                    submit(suspects.popleft())
+                    broken = not submit(suspects.popleft(), suspects)  # a suspect still runs alone
             else:
                 while not exhausted and len(in_flight) < max_in_flight:
-                    run = next(it, None)
+                    run = next_run()
                     if run is None:
                         exhausted = True
                         break
-                    submit(run)
-            if not in_flight:
-                if suspects:
+                    if not submit(run, unsent):
+                        broken = True
+                        break
+            if not in_flight and not broken:
+                if suspects or unsent:
                     continue
                 break
-            done, _ = cf.wait(list(in_flight), timeout=WAIT_S, return_when=cf.FIRST_COMPLETED)
-            lost = _collect(done, in_flight, on_result, local is not None)
+            lost: list[PlannedRun] = []
+            if in_flight:
+                done, _ = cf.wait(list(in_flight), timeout=WAIT_S, return_when=cf.FIRST_COMPLETED)
+                lost = _collect(done, in_flight, on_result, local is not None)
             if lost and stop is not None:
                 time.sleep(0.05)  # workers killed by the same signal as the sweep are not failures
             if stop is not None and stop.received is not None:
                 raise KeyboardInterrupt
-            if lost:
+            if lost or broken:
                 # The dead pool fails every run still in it (promptly); collect those too.
                 rest, _ = cf.wait(list(in_flight), timeout=5.0)
                 lost += _collect(rest, in_flight, on_result, True)
