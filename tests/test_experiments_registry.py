@@ -157,7 +157,9 @@ def test_every_experiment_figure_says_what_it_is_and_whether_quick(tmp_path, mon
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))  # registered for this test only
     registry.experiment("zz-fig", "A test figure (Fig. 99)", "Someone et al.: A paper")(draw)
     registry.get("zz-fig").run(tmp_path, quick)
-    said = [[" ".join(t.split()) for t in ts] for ts in texts]  # wrapped to the figure's width
+    said = [[" ".join(t.split()) for t in ts] for ts in texts]  # wrapped to the figure's width:
+    width = int(plt.rcParams["figure.figsize"][0] * 14)  # characters of 7.5-pt text (save_figure's rule)
+    assert all(len(line) <= width for line in texts[0][0].split("\n")), texts  # so it never widens the figure
     assert said == [[" ".join(("dcsim reproduce zz-fig: A test figure (Fig. 99); Someone et al.: A paper"
                                + (f" {QUICK_NOTE}" if quick else "")).split())]]
     fig, _ = plt.subplots()  # outside an experiment: no footer

@@ -145,9 +145,10 @@ def print_tally(entries, not_run, quick: bool) -> None:
     table = Table(title="all experiments of this run")
     for col in ("experiment", "claims of the paper", "dcsim's checks", "wall time"):
         table.add_column(col, overflow="fold")
+    styles = {"reproduced": "green", "differs": "yellow", "failed": "red"}
     for e in entries:
-        said, checks = verdict_counts(e)
-        style = "red" if e.error is not None else ("green" if said.endswith("reproduced") else "yellow")
+        kind, said, checks = verdict_counts(e)
+        style = styles[kind]
         table.add_row(escape(e.id), f"[{style}]{escape(said)}[/]", escape(checks), f"{e.wall_s:.1f} s")
     console.print(table)
     left = f"; not run: {', '.join(not_run)}" if not_run else ""

@@ -128,15 +128,17 @@ def tally(entries: Sequence[Entry]) -> str:
             f"total wall time {_fmt_s(sum(e.wall_s for e in entries))}")
 
 
-def verdict_counts(e: Entry) -> tuple[str, str]:
-    """An experiment's verdict and checks as the report's index says them: ("3 of 4 reproduced;
-    1 differs", "2 of 2 pass"), or ("failed" / "interrupted", "—")."""
+def verdict_counts(e: Entry) -> tuple[str, str, str]:
+    """An experiment's outcome as the report's index says it: (kind, verdict, checks), kind one of
+    "reproduced" (every claim), "differs", "failed"; e.g. ("differs", "3 of 4 reproduced; 1 differs",
+    "2 of 2 pass"), or ("failed", "failed" / "interrupted", "—")."""
     if e.error is not None:
-        return ("interrupted" if e.interrupted else "failed"), "—"
+        return "failed", ("interrupted" if e.interrupted else "failed"), "—"
     n_rep, n_cl, n_ok, n_ch = _counts(e)
     n_diff = n_cl - n_rep
     differ = f"; {n_diff} {'differs' if n_diff == 1 else 'differ'}" if n_diff else ""
-    return f"{n_rep} of {n_cl} reproduced{differ}", (f"{n_ok} of {n_ch} pass" if n_ch else "—")
+    return ("differs" if n_diff else "reproduced"), f"{n_rep} of {n_cl} reproduced{differ}", (
+        f"{n_ok} of {n_ch} pass" if n_ch else "—")
 
 
 def _claims_table(rows: list) -> str:
@@ -238,9 +240,7 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
             body.append("<h2>Parameters</h2>" + _parameters(Path(e.out_dir), e.id))
             body.append("<h2>Data</h2>" + _data_section(e.id, data))
         (html_dir / page).write_text(_page(f"{e.id}: {e.title}", "\n".join(body)), encoding="utf-8")
-        n_rep, n_cl, _, _ = _counts(e)
-        said, checks = verdict_counts(e)
-        cls = "failed" if e.error is not None else ("reproduced" if n_rep == n_cl else "differs")
+        cls, said, checks = verdict_counts(e)
         verdict = f"<td class=\"{cls}\">{_e(said)}</td>"
         checks = "" if e.error is not None else checks
         rows.append(f"<tr><td><a href=\"{_e(page)}\">{_e(e.id)}</a></td><td>{_e(e.title)}</td><td>{_e(e.paper)}</td>"

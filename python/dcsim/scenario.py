@@ -803,8 +803,9 @@ class _Model(BaseModel):
 
 
 def _natural_key(name: str) -> tuple:
-    """A name's sort key with its runs of digits as numbers: S2 before S10."""
-    return tuple((0, int(x), "") if x.isdecimal() else (1, 0, x) for x in re.split(r"(\d+)", name) if x)
+    """A name's sort key with its runs of digits as numbers, S2 before S10; names equal as numbers
+    (S1, S01) by their text, so that the order is total."""
+    return tuple((0, int(x), "") if x.isdecimal() else (1, 0, x) for x in re.split(r"(\d+)", name) if x), name
 
 
 def _one_of_validator(field: str, allowed: tuple[str, ...]):
@@ -1327,8 +1328,8 @@ class Network(_Model):
         # keys each port's random stream by its number: the hosts go in one order whatever the
         # order of the keys (by switch along the chain, then by name, digits as numbers).
         order = {sw: i for i, sw in enumerate(switches)}
-        self._fill("attach", dict(sorted(self.attach.items(),  # the name last: S1 and S01 are equal as numbers
-                                         key=lambda ha: (order[ha[1]], _natural_key(ha[0]), ha[0]))), given=True)
+        self._fill("attach", dict(sorted(self.attach.items(), key=lambda ha: (order[ha[1]], _natural_key(ha[0])))),
+                   given=True)
         if self.buffer is None:  # the DSM paper's 128 KB (the engine's default)
             self._fill("buffer", Size(ENGINE_DEFAULTS["parking_lot_buffer_bytes"], "B"))
         _buffer("buffer", self.buffer, self.packet_bytes)
@@ -4364,7 +4365,7 @@ NAMES_SHOWN = 20
 def _names(names: "Collection[str]") -> str:
     """Names for an error message in natural order (h2 before h10), at most NAMES_SHOWN of them
     and how many there are in all (built only when an error is raised)."""
-    ordered = sorted(names, key=lambda n: (_natural_key(n), n))
+    ordered = sorted(names, key=_natural_key)
     if len(ordered) <= NAMES_SHOWN:
         return ", ".join(ordered)
     return ", ".join(ordered[:NAMES_SHOWN // 2]) + f", ... {ordered[-1]} ({len(ordered)} in all)"

@@ -369,18 +369,14 @@ def analyze(C_bps: float, q0_bytes: float, p: float, delay_s: float, m: Optional
         raise ValueError(f"n_samples: {n_samples!r} is not an integer; allowed an integer "
                          f"{L.DSM_SAMPLES.lo:.0f} <= n_samples <= {L.DSM_SAMPLES.hi:.0f}")
     n_samples = int(L.DSM_SAMPLES.check(n_samples, "n_samples"))
-    C_bps = _pos("C_bps", C_bps)
-    q0_bytes = _pos("q0_bytes", q0_bytes)
-    frame_bytes = _pos("frame_bytes", frame_bytes)
     T_s = sampling_period_s(C_bps, p, frame_bytes)
-    delay_s = _pos("delay_s", delay_s, allow_zero=True)
     m_delay = delay_bound_m(delay_s, T_s)
     if m_delay > MAX_M:
         raise ValueError(f"delay_s = {delay_s!r} is {delay_s / T_s:.4g} sampling periods; allowed at most m = {MAX_M}")
     m_used = m_delay if m is None else _m(m)
     d_qf, d_qv = section_v_maxima(C_bps, p, frame_bytes)
-    qf = d_qf if qf_max_bytes is None else _pos("qf_max_bytes", qf_max_bytes)
-    qv = d_qv if qv_max_bytes is None else _pos("qv_max_bytes", qv_max_bytes, allow_zero=True)
+    qf = d_qf if qf_max_bytes is None else qf_max_bytes
+    qv = d_qv if qv_max_bytes is None else qv_max_bytes
     r = admissible_ranges(C_bps, p, m_used, omega, qf, qv, frame_bytes)
     a, b, c = gains_from_h(m_used, H_a_hz, H_b_hz, H_c_hz)
     checks = check_parameters(r, a, b, c)
