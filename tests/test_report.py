@@ -121,6 +121,32 @@ def test_an_interrupted_experiment_is_said_and_the_report_is_marked_incomplete(t
     assert (tmp_path / "o" / "dx-thresholds" / "claims.json").exists()  # the finished one is kept
 
 
+def test_a_ctrl_c_while_the_claims_are_written_is_an_interrupted_experiment(tmp_path, monkeypatch):
+    """A Ctrl-C after an experiment's runs, while its claims were written, left it out of the
+    tally, which then read as a complete run ("1 of 1 ... over 1 experiments (0 failed)", nothing
+    said not run). Now it is counted as interrupted and the experiments after it as not run."""
+    import dcsim.cli as cli
+
+    real = cli.write_claims
+    calls = []
+
+    def stop_on_second(result, out_dir, quick=False):
+        calls.append(out_dir)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return real(result, out_dir, quick)
+
+    monkeypatch.setattr(cli, "write_claims", stop_on_second)
+    res = runner.invoke(app, ["reproduce", "dx-thresholds", "dx-thresholds", "dx-thresholds", "--quick", "--out",
+                              str(tmp_path / "o"), "--html", str(tmp_path / "h")], env={"COLUMNS": "300"})
+    assert res.exit_code == 130, res.output
+    said = " ".join(res.output.split())
+    assert "interrupted: dx-thresholds was interrupted" in said and "1 of 3 experiments finished before it" in said
+    assert "over 2 experiments (0 failed, 1 interrupted)" in said and "not run: dx-thresholds" in said, said[-600:]
+    index = (tmp_path / "h" / "index.html").read_text()
+    assert "this report is incomplete; not run: dx-thresholds" in index and "1 interrupted" in index
+
+
 def test_a_quick_run_says_so_under_its_claims_and_in_claims_json(tmp_path):
     """Nothing but parameters.json said that a verdict came from --quick's shorter runs."""
     import json

@@ -224,7 +224,6 @@ def reproduce(
             fail(str(e))
     entries: list[Entry] = []
     failed = 0
-    not_run: list[str] = []
     try:
         with execution(jobs=jobs, executor=executor):
             for k, exp in enumerate(exps, 1):
@@ -237,9 +236,15 @@ def reproduce(
                                   console=err_console, transient=True) as bar:
                         bar.add_task(f"{what}reproducing {exp.id}: {exp.title}", total=None)
                         result = exp.run(out_dir, quick)
+                    wall = time.perf_counter() - t0
+                    # Inside the try: a Ctrl-C or a failure while the claims are written counts this
+                    # experiment as interrupted or failed, never as missing from the tally.
+                    print_claims(result, quick)
+                    files = [*result.files, *write_claims(result, out_dir, quick), *parquet_beside_csvs(result.files)]
+                    record_runtime(exp.id, quick, wall)  # bookkeeping, after the results are written
+                    console.print("files: " + ", ".join(str(p) for p in files))
                 except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM in one of its sweeps (SweepInterrupted)
                     wall = time.perf_counter() - t0
-                    not_run = [x.id for x in exps[k:]]
                     done = f"{k - 1} of {len(exps)} experiments finished before it; " if len(exps) > 1 else ""
                     msg = (f"{exp.id} was interrupted after {wall:.1f} s; {done}the runs it finished are kept in "
                            f"{out_dir}: run the same command again to resume")
@@ -260,15 +265,13 @@ def reproduce(
                     if len(exps) == 1:
                         raise typer.Exit(code=1)
                     continue
-                wall = time.perf_counter() - t0
-                print_claims(result, quick)
-                files = [*result.files, *write_claims(result, out_dir, quick), *parquet_beside_csvs(result.files)]
-                record_runtime(exp.id, quick, wall)  # bookkeeping, after the results are written
-                console.print("files: " + ", ".join(str(p) for p in files))
                 entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, result=result, files=list(result.files)))
     finally:
         if close is not None:
             close()
+        # One entry per experiment that started, in order: those after them did not run (also when
+        # the loop was left between two experiments).
+        not_run = [x.id for x in exps[len(entries):]]
         if len(exps) > 1 and entries:
             print_tally(entries, not_run, quick)
         if html_dir is not None and entries:
