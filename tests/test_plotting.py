@@ -434,3 +434,19 @@ def test_a_fabric_draws_its_tiers():
     assert heights == [*ts["drops"], *ts["marks"]]
     with pytest.raises(ValueError, match="has no tiers"):
         _run().plot("tiers")
+
+
+def test_the_goodput_title_says_how_many_flows_are_drawn():
+    """Past MAX_FLOWS_DRAWN the per-flow lines are a subset and carry no legend entry each: the
+    title says how many of the traced flows are drawn (as the window figure's does)."""
+    from dcsim.plotting import MAX_FLOWS_DRAWN
+
+    n = MAX_FLOWS_DRAWN + 4
+    r = dcsim.simulate({
+        "network": {"senders": n, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "300pkt",
+                    "aqm": {"kind": "threshold", "K": "40pkt"}},
+        "flows": [{"count": n, "protocol": "dctcp"}],
+        "run": {"duration": "5ms", "warmup": "0ms"},
+    })
+    assert f"({MAX_FLOWS_DRAWN} of {n} traced flows drawn)" in r.plot("throughput")._suptitle.get_text()
+    assert "(4 flows)" in _run(duration="12ms").plot("throughput")._suptitle.get_text()

@@ -466,7 +466,8 @@ def plot_throughput(result: Result, path: PathLike = None) -> Figure:
     ax.set_xlim(0, result.duration_s * scale)
     ax.set_ylim(bottom=0)
     iv = result.engine_spec["metrics"]["throughput_interval_ps"] / 1e12
-    _title(fig, f"Goodput of each flow over {_fmt_ms(iv)} intervals")
+    drawn = f"{len(shown)} of {traced} traced flows drawn" if len(shown) < traced else f"{traced} flows"
+    _title(fig, f"Goodput of each flow over {_fmt_ms(iv)} intervals ({drawn})")
     _finish(fig, [ax], [result])
     return _save(fig, path)
 
