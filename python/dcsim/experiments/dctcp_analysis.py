@@ -64,6 +64,12 @@ def fig6_grid(n_g: int, n_w: int) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+#: Agreement asked of a spectral radius computed another way: the exact rho matches the
+#: finite-difference Poincare map's to 1e-3 relative (tests/test_theory_dctcp.py), so a printed
+#: formula that differs from it by more than this is not the same quantity.
+RHO_TOL = 1e-3
+
+
 @experiment("dctcp-fig6", "Limit cycle stability: rho(Z1 Z2) over g and wbar (Theorem 1, Fig. 6)", PAPER)
 def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
     out_dir = Path(out_dir)
@@ -104,11 +110,15 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
               f"({n}x{n} log grid)", ok(rmax < 1),
               "Z1, Z2 from the variational equation along the cycle; checked against a finite-difference "
               "Poincare map in tests"),
-        Claim("Z1, Z2 as printed use exp(int J_F ds)", "exp(int J_F ds) (Theorem 1)",
-              f"max rho with the printed form = {pmax:.4f}; max |difference| to exact = {gap:.3g}",
-              ok(pmax < 1),
+        Claim("Theorem 1's Z1, Z2 as printed, exp(int J_F ds), give the Poincare map's Jacobian",
+              "Z = exp(int J_F ds) (Theorem 1)",
+              f"max |rho(printed Z1 Z2) - rho(exact)| = {gap:.3g} over the grid", ok(gap <= RHO_TOL),
               "exp(int J) equals the transition matrix only if the J_F(s) commute; they do not, so the printed "
-              "Z1 Z2 is not the Poincare Jacobian (conclusion rho < 1 still holds)"),
+              f"Z1 Z2 is not the Poincare Jacobian. Allowed: {RHO_TOL:g} (RHO_TOL: how closely the exact rho "
+              "matches a finite-difference Poincare map in tests/test_theory_dctcp.py)"),
+        check("(dcsim) with the printed Z1 Z2, rho < 1 still holds everywhere (Fig. 6's conclusion)",
+              f"max rho with the printed form = {pmax:.4f}", pmax < 1,
+              "the theorem's conclusion does not depend on the printed form's error on this grid"),
         check("the cycle is reached (numerics)", f"max drift over the last period = {df.drift.max():.2g}",
               float(df.drift.max()) < DRIFT_TOL,
               f"relative change of T and x_alpha between the last two periods; tolerance {DRIFT_TOL:g} (DRIFT_TOL)"),
@@ -261,20 +271,24 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
 
     claims = []
     gs = sorted(df.g.unique())
-    # "grows as sqrt(wbar) (for small g)" is a statement of growth, judged where it applies: the local
-    # exponent d ln T / d ln wbar over the octave ending at wbar = 1/g^2, the largest wbar at which g
-    # is still "small" in the sense of (18) (g <~ 1/sqrt(wbar)). The exponent is printed to one
-    # decimal, 0.5: reproduced if it rounds to it (+-0.05). Over the figure's own range it grows
-    # slower (a pure power law over [10, 1000]: ~0.35), and a fit T = a + b wbar^k with a free offset
-    # is not identified (0.51 with a ~ 4, 0.40 with a = 1: a probe), so neither is the verdict.
+    # "The figure suggests that the period grows as sqrt(wbar) (for small g)": a statement of growth
+    # read off the figure, so it is judged inside the figure's range, where it is steepest: the local
+    # exponent d ln T / d ln wbar over the figure's top octave [WBAR_HI/2, WBAR_HI] at the smallest g.
+    # The exponent is printed to one decimal, 0.5: reproduced if it rounds to it (+-0.05). (Until
+    # 2026-11-30 it was judged over the octave ending at wbar = 1/g^2 = 10^4, beyond the figure, where
+    # it is 0.49: that is now an (edge) check. Over the figure's range the exponent rises with wbar,
+    # 0.14 near 10 to 0.43 near 1000, as T = 2 + h_alpha + h_beta carries the two fixed delays; a pure
+    # power law over [10, 1000] fits ~0.33.)
+    fig_top = th.limit_cycles([WBAR_HI / 2, WBAR_HI], [min(G_CURVES)] * 2)
+    k_fig_top = math.log(fig_top[1].T / fig_top[0].T) / math.log(2.0)
     tops = [1.0 / g ** 2 for g in gs]
     top_cycles = th.limit_cycles([w for t in tops for w in (t / 2, t)], [g for g in gs for _ in (0, 1)])
     for i, g in enumerate(gs):
         lo_c, hi_c = top_cycles[2 * i], top_cycles[2 * i + 1]
         k_top = math.log(hi_c.T / lo_c.T) / math.log(2.0)
-        # the octave the claim is judged on (beyond the figure's w̄ for small g), hollow diamonds
+        # the octave ending at 1/g^2 (beyond the figure's w̄ for small g), hollow diamonds
         ax.loglog([tops[i] / 2, tops[i]], [lo_c.T, hi_c.T], "--D", color=colors[g], mfc="none", ms=5, lw=0.8,
-                  label="octave ending at w̄ = 1/g² (judged)" if i == 0 else None)
+                  label="octave ending at w̄ = 1/g² (edge check)" if i == 0 else None)
         if g == min(gs):
             ref = np.array([10.0, tops[i]])
             ax.loglog(ref, hi_c.T * np.sqrt(ref / tops[i]), color="0.6", lw=0.8, ls="-.", label="slope √w̄")
@@ -288,7 +302,17 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
                   "rounds to 0.5 (+-0.05); Sawtooth [1]: T ~ 0.71 sqrt(wbar)"
                   + ("" if hi_c.converged and lo_c.converged else "; a cycle there did not converge"))
         if g == min(G_CURVES):  # the paper's "small g" (footnote 4: all g <= 0.01 give one curve)
-            claims.append(Claim(f"period grows as sqrt(wbar) for small g; g = {g:g}", "T ~ sqrt(wbar)", ours, v, detail))
+            vf, _ = verdict_quoted("0.5", k_fig_top)
+            claims.append(Claim(
+                f"period grows as sqrt(wbar) for small g; g = {g:g}", "T ~ sqrt(wbar) (in the figure)",
+                f"local exponent {k_fig_top:.3f} over the figure's top octave, wbar {WBAR_HI / 2:.0f} -> "
+                f"{WBAR_HI:.0f} pkt (T = {fig_top[0].T:.1f} -> {fig_top[1].T:.1f} R*); a power law over "
+                f"[10, {WBAR_HI:.0f}] fits wbar^{k_fig:.3f}", vf,
+                "judged inside the figure, where its slope is steepest; reproduced if the exponent rounds to 0.5 "
+                "(+-0.05). The growth approaches sqrt(wbar) only beyond the figure: see the (edge) row at 1/g^2"
+                + ("" if fig_top[0].converged and fig_top[1].converged else "; a cycle there did not converge")))
+            claims.append(check(f"(edge) period vs wbar beyond the figure, up to wbar = 1/g^2; g = {g:g}", ours,
+                                v == "reproduced", detail, paper="T ~ sqrt(wbar)"))
         else:
             claims.append(check(f"(edge) period vs wbar at larger g = {g:g}", ours, v == "reproduced",
                                 detail + f"; g = {g:g} is 'small' only up to wbar = {tops[i]:.0f}", paper="T ~ sqrt(wbar)"))
