@@ -444,18 +444,23 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
     q_fp_paper = 2 * p.N - C_PPS * p.d_s
     s = p.sim_q
     t = p.tolerances()
-    # (a) the physics: the simulated queue sits at 2N - C d' within the comparison's resolution (the fluid
-    # model's own K/d' ambiguity and the stagger spread, as above); (b) the paper's "about 120" is its own
-    # 2N - C d = 116.7 pkt printed to two digits (+-5 pkt)
+    # The paper's "about 120" (its ns2 run; its own 2N - C d = 116.7 pkt, footnote 2) is read as printed
+    # to two significant digits, +-5 pkt (registry.quoted_tolerance's rule at the tens), and the
+    # simulated mean is compared with it directly. Where the two differ, the physics says why: our
+    # queue sits at 2N - C d', d' including the serialisations (a dcsim check below).
     ok_fp = abs(s["mean"] - q_fp) <= t["total"]["mean"] + 0.5  # + 0.5: a time-averaged integer queue
-    v_paper = ok(abs(q_fp_paper - 120.0) <= 5.0)  # "about 120": two significant digits, +-5 pkt
+    ABOUT_120_TOL_PKT = 5.0
     claims.append(Claim("N = 100: the queue climbs to about 120 packets (K = 65)", "about 120 pkt",
-                        f"sim mean {s['mean']:.1f} pkt (range {s['abs_min']:.0f}-{s['abs_max']:.0f}); 2N - C d' = "
-                        f"{q_fp:.1f}; fluid {p.fl_q['mean']:.1f}",
-                        ok(ok_fp and v_paper == REPRODUCED),
-                        f"sim {abs(s['mean'] - q_fp):.2f} pkt from 2N - C d' (d' = {1e6 * p.d_eff:.2f} us incl. "
-                        f"serialisation; allowed {t['total']['mean'] + 0.5:.2f} pkt); with the paper's d: 2N - C d = "
-                        f"{q_fp_paper:.1f} pkt, which rounds to 120 (two digits); footnote 2's q/C = 140 us is 116.7 pkt"))
+                        f"sim mean {s['mean']:.1f} pkt (range {s['abs_min']:.0f}-{s['abs_max']:.0f}); fluid "
+                        f"{p.fl_q['mean']:.1f}", ok(abs(s["mean"] - 120.0) <= ABOUT_120_TOL_PKT),
+                        f"sim {s['mean'] - 120.0:+.1f} pkt from 120; allowed +-{ABOUT_120_TOL_PKT:g} pkt (120 printed to "
+                        f"two digits). The paper's own 2N - C d = {q_fp_paper:.1f} pkt (footnote 2: q/C = 140 us); "
+                        f"ours is 2N - C d' = {q_fp:.1f} pkt, d' = {1e6 * p.d_eff:.2f} us including the serialisations"))
+    claims.append(check("(dcsim) N = 100: the simulated queue sits at 2N - C d' (N windows of 2 fill pipe + queue)",
+                        f"sim mean {s['mean']:.1f} pkt; 2N - C d' = {q_fp:.1f} pkt", ok_fp,
+                        f"{abs(s['mean'] - q_fp):.2f} pkt apart; allowed {t['total']['mean'] + 0.5:.2f} pkt (the "
+                        "comparison's resolution: the fluid model's K/d' ambiguity and the stagger spread, + 0.5 for a "
+                        "time-averaged integer queue)", paper="2N - C d (footnote 2)"))
     a_min = float(p.c.alpha.min())
     # every packet marked: alpha -> 1 geometrically, 1 - alpha = (1 - g)^n (1 - alpha_0) after n updates (one
     # per window, i.e. per RTT <= 240 us); the last flow starts (N - 1) STAGGER_S late, so each flow has had at
