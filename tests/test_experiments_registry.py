@@ -39,6 +39,14 @@ def test_quoted_tolerance_is_half_a_unit_in_the_last_digit(printed, tol):
     assert quoted_tolerance(printed) == pytest.approx(tol)
 
 
+@pytest.mark.parametrize("printed,tol", [("1600", 50), ("400", 50), ("120", 5), ("8", 0.5), ("0.215", 0.0005),
+                                         ("0", 0.5), ("145", 0.5)])
+def test_an_approximate_whole_number_is_good_to_its_last_non_zero_digit(printed, tol):
+    """'~1600' back-offs is not a count to the unit: its trailing zeros are not significant."""
+    assert quoted_tolerance(printed, about=True) == pytest.approx(tol)
+    assert quoted_tolerance("1600") == 0.5  # printed without "~": every digit counts
+
+
 def test_verdict_quoted():
     assert verdict_quoted("42", 41.55)[0] == REPRODUCED
     assert verdict_quoted("145", 144.39)[0] == DIFFERS

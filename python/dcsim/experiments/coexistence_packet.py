@@ -40,7 +40,8 @@ measured one its statistical resolution):
 
 * A number the paper prints ("~8", "3.5", "0.215") is reproduced if our mean lies within half a
   unit of its last printed digit (:func:`~dcsim.experiments.registry.quoted_tolerance`) plus twice
-  the standard error of our mean over the repetitions (:func:`approx`).
+  the standard error of our mean over the repetitions (:func:`approx`); in a whole number marked
+  approximate ("~1600") trailing zeros are not significant (+-50).
 * A trend ("T_r increases with K") is reproduced if the change from the first to the last point
   exceeds twice its standard error in the stated direction and no step between neighbouring
   points goes the other way by more than twice its standard error (:func:`trend`).
@@ -800,8 +801,9 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
     tcp_cuts = d40[f"{TCP_FLOW}.ecn_cuts"] + d40[f"{TCP_FLOW}.fast_retransmits"] + d40[f"{TCP_FLOW}.timeouts"]
     ratio = dc_cuts / tcp_cuts
     r = pd.Series({"mean": ratio.mean(), "sd": ratio.std(ddof=1), "n": len(ratio)})
-    # "~1600" and "~400": counts printed to their last non-zero digit (+-50)
-    lo_r, hi_r = (1600 - 50) / (400 + 50), (1600 + 50) / (400 - 50)
+    # "~1600" and "~400": approximate counts, good to their last non-zero digit (+-50 each)
+    d16, d4 = quoted_tolerance("1600", about=True), quoted_tolerance("400", about=True)
+    lo_r, hi_r = (1600 - d16) / (400 + d4), (1600 + d16) / (400 - d4)
     alpha_cut = 2 * d40[f"{DCTCP_FLOW}.ecn_cut_mean_frac"]  # W <- W (1 - alpha/2): alpha = 2 x fraction removed
     ac = pd.Series({"mean": alpha_cut.mean(), "sd": alpha_cut.std(ddof=1), "n": len(alpha_cut)})
     tr40 = float(d40["T_r"].mean())

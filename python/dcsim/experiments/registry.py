@@ -70,15 +70,21 @@ def verdict(paper: float, ours: float, rel_tol: float) -> tuple[str, float]:
     return (REPRODUCED if ok else DIFFERS), diff
 
 
-def quoted_tolerance(printed: str) -> float:
+def quoted_tolerance(printed: str, about: bool = False) -> float:
     """Half a unit in the last digit of a number as the paper prints it: "0.15" -> 0.005, "42" -> 0.5,
     "145" -> 0.5, "94" -> 0.5. A number printed with n digits claims no more than that; our value is
     consistent with it if it rounds to it. (Used for values the paper computed and printed, never for
-    bounds it derives.)"""
+    bounds it derives.)
+
+    ``about``: the paper marks the number as approximate ("~1600", "about 120"); a whole number's
+    trailing zeros are then not significant, and the unit is that of its last non-zero digit:
+    "1600" -> 50, "400" -> 50, "120" -> 5 ("8" -> 0.5 either way)."""
     txt = printed.strip().lstrip("+-")
     if not re.fullmatch(r"\d+(\.\d+)?", txt):
         raise ValueError(f"quoted_tolerance: {printed!r} is not a plain decimal number")
     decimals = len(txt.split(".")[1]) if "." in txt else 0
+    if about and decimals == 0 and txt.strip("0"):
+        return 0.5 * 10.0 ** (len(txt) - len(txt.rstrip("0")))
     return 0.5 * 10.0 ** (-decimals)
 
 
