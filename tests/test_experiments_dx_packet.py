@@ -12,10 +12,12 @@ import pandas as pd
 import pytest
 
 import dcsim
-from dcsim.experiments.dx_packet import (TABLE1, TOL_Q_SPECIAL, TOL_W_SPECIAL, UTIL_SPECIAL, flow_stat, propagation_s,
-                                         q_star_s, rtt_str, scenario)
+from dcsim.experiments.dx_packet import (FIG3_R0_US, FIG3_R0_US_QUICK, SEC43, SMOOTH_PTS_PER_US, TABLE1, TOL_Q_SPECIAL,
+                                         TOL_W_SPECIAL, UTIL_SPECIAL, flow_stat, propagation_s, q_star_s, rtt_str,
+                                         scenario, sec43_claims, smooth_transition_row, transition_points)
+from dcsim.theory import dx as th
 from dcsim.scenario import ScenarioError
-from dcsim.experiments.registry import REPRODUCED, get
+from dcsim.experiments.registry import DIFFERS, REPRODUCED, get
 
 C_PPS = 10e9 / 12000
 
@@ -113,6 +115,85 @@ def test_fig3_states(tmp_path):
             assert "limit cycle" in claims[s].detail and "RTTs, p = " in claims[s].detail
 
 
+# Fig. 3(a)'s "smooth transition from the stable to the unstable state", on synthetic numbers: judged
+# only on the grid points around Theorem 1's boundary (R0* = 144.4 us at N = 50, 10 Gbps), the three
+# nearest it with one on each side at least; the special state (R0 <= 60 us) is not the stable side.
+R0_STAR, R0_SPECIAL = 144.39, 60.0
+GRID = (20, 60, 70, 80, 100, 120, 145, 160, 200, 320)
+
+
+def _row(util_pct: dict, grid=GRID):
+    u = [util_pct.get(r, 95.0) / 100 for r in grid]
+    return smooth_transition_row(grid, u, [1.0] * len(grid), R0_STAR, R0_SPECIAL)
+
+
+def test_fig3_transition_points_bracket_the_boundary():
+    r0, _ = transition_points(GRID, [0.9] * len(GRID), R0_STAR, R0_SPECIAL)
+    assert list(r0) == [120, 145, 160]
+    # the third point is the nearer of the next ones on either side: here the stable side's 140
+    r0, _ = transition_points((100, 140, 150, 300), [0.9] * 4, R0_STAR, R0_SPECIAL)
+    assert list(r0) == [100, 140, 150]
+    # unsorted input, values follow their R0
+    r0, u = transition_points((160, 120, 145, 20), (0.3, 0.1, 0.2, 0.0), R0_STAR, R0_SPECIAL)
+    assert list(r0) == [120, 145, 160] and list(u) == [0.1, 0.2, 0.3]
+    # no judgeable bracket: one step only, nothing stable (60 us is Theorem 2's boundary), nothing unstable
+    for grid in ((20, 60, 120, 320), (20, 60, 145, 160, 320), (70, 80, 100, 120), (120,)):
+        assert transition_points(grid, [0.9] * len(grid), R0_STAR, R0_SPECIAL) is None, grid
+
+
+def test_fig3_smooth_ignores_a_steep_step_inside_the_stable_state():
+    # the full run's shape: 100 -> 120 us jumps 6.9 points (0.34 points/us) inside the stable state,
+    # the steps around the boundary are gentle (0.04, 0.06 points/us)
+    c = _row({100: 88.43, 120: 95.31, 145: 94.32, 160: 93.37})
+    assert c.kind == "claim" and c.verdict == REPRODUCED, c.ours
+    assert "100 -> 120 us" in c.detail and "inside the stable state" in c.detail
+    # ... and one inside the unstable state does not count either
+    assert _row({120: 95.0, 145: 94.5, 160: 94.0, 200: 80.0}).verdict == REPRODUCED
+
+
+@pytest.mark.parametrize("step", [(120, 145), (145, 160)])
+def test_fig3_smooth_fails_on_a_steep_step_around_the_boundary(step):
+    a, b = step
+
+    def drop(slope):  # flat at 95 % up to a, then one step of this slope from a to b, flat after b
+        return {r: 95.0 - (slope * (b - a) if r >= b else 0.0) for r in GRID}
+
+    c = _row(drop(2 * SMOOTH_PTS_PER_US))  # twice the limit
+    assert c.kind == "claim" and c.verdict == DIFFERS, c.ours
+    assert f"steepest {a} -> {b} us" in c.ours
+    assert _row(drop(0.9 * SMOOTH_PTS_PER_US)).verdict == REPRODUCED  # just under it
+
+
+def test_fig3_smooth_not_judged_on_too_few_points():
+    grid = (20, 60, 120, 320)  # the former quick grid: one step, 120 -> 320 us, across the boundary
+    c = _row({120: 95.0, 320: 95.0}, grid)
+    assert c.kind == "check" and c.statement.startswith("(dcsim)") and c.verdict != REPRODUCED
+    assert "not judged" in c.detail
+
+
+def test_fig3_grids_bracket_the_boundary():
+    # both grids judge the transition on points around Theorem 1's boundary, not a chord across it
+    r0_star = th.stability_threshold_R0(50, 10e9, 0.95, 1500) * 1e6
+    assert r0_star == pytest.approx(R0_STAR, abs=0.01)
+    for grid in (FIG3_R0_US, FIG3_R0_US_QUICK):
+        r0, _ = transition_points(grid, [0.9] * len(grid), r0_star, R0_SPECIAL)
+        assert list(r0) == [120, 145, 160], grid
+
+
+def test_sec43_shared_point_is_one_claim():
+    # the three sweeps share N = 50, R0 = 120 us, 10 Gbps and print 96.11 % for it each time: one claim
+    groups = sec43_claims()
+    assert len(groups) == 7
+    shared = [g for g in groups if len(g[0]) > 1]
+    assert shared == [(("vary R0", "vary N", "vary C"), 50, 120, 10e9, "96.11")]
+    assert len({(N, R0, C, printed) for _, N, R0, C, printed in groups}) == len(groups)
+    # every printed number of the paper is in exactly one claim
+    assert sorted((case, N, R0, C, p) for cases, N, R0, C, p in groups for case in cases) == sorted(SEC43)
+    # a point printed with two different numbers stays two claims
+    rows = SEC43 + (("vary X", 50, 120, 10e9, "97.00"),)
+    assert len(sec43_claims(rows)) == 8
+
+
 def test_fig4_windows(tmp_path):
     claims = _run("dx-fig4", tmp_path)
     s = "Fig. 4: the average window size is indeed 1 when N >= 100 (R0 = 120 us) / R0 <= 60 us (N = 50)"
@@ -169,6 +250,9 @@ def test_sec43_measured(tmp_path):
     claims = _run("dx-sec4.3", tmp_path)
     df = pd.read_csv(tmp_path / "dx_sec43.csv")
     assert len(df) == 9
+    # the shared point of the three sweeps (one run) is one claim: 7 points + 3 orderings
+    assert sum(c.kind == "claim" for c in claims.values()) == 10
+    assert sum("96.11" in c.paper for c in claims.values() if " % (increasing" not in c.paper) == 1
     # the special-state points (R0 = 20 us at 10 Gbps; 1 Gbps at 120 us) keep the link busy
     assert (df[df.state == "special"].util_packet >= 0.999).all()
     assert claims["Sect. 4.3 vary R0: utilization at R0 = 20 us (N = 50, R0 = 20 us, C = 10 Gbps)"].verdict == REPRODUCED
