@@ -6,8 +6,9 @@ import json
 import pandas as pd
 import pytest
 
-from dcsim.experiments.dsm_packet import (FIG9_FLOWS, HEADLINE, SCHEMES, base_loop_s, dsm_T_m, fig9_ideal_util, headline,
-                                          holds, max_min_load, oscillates, target_bytes)
+from dcsim.experiments.dsm_packet import (FIG9_FLOWS, HEADLINE, SCHEMES, TREND_SEEDS_FULL, TREND_SEEDS_QUICK, base_loop_s,
+                                          dsm_T_m, fig9_ideal_util, headline, holds, holds_q0, max_min_load, oscillates,
+                                          seed_margin, target_bytes, trend)
 from dcsim.experiments.registry import DIFFERS, REPRODUCED, get
 
 
@@ -46,6 +47,19 @@ def test_fig5_runs_every_scheme_with_the_exact_loop_delays(tmp_path):
     dsm = df[df.scheme == "dsm"]
     want = REPRODUCED if dsm.util.min() >= 0.99 and dsm.drop_pct.max() < 5 else DIFFERS
     assert h.verdict == want, (h, dsm)
+    # Fig. 5's 100 us rows are judged around q0 = 64 KB as the paper's text says (QCN's Qeq in a check
+    # row), the 300 us 'out of control' rows as not holding the scheme's own target: recomputed from the CSV
+    at = lambda k, d: df[(df.scheme == k) & (df.C_gbps == 10) & (df.loop_us == d)].iloc[0].to_dict()  # noqa: E731
+    for key, label in (("qcn", "QCN"), ("smcc", "SMCC")):
+        (c100,) = [c for c in res.paper_claims if c.statement.startswith(f"at 100 us (10 Gbps) {label} keeps")]
+        assert c100.paper == "around q0 = 64 KB" and "vs 64 KB" in c100.ours
+        assert (c100.verdict == REPRODUCED) == holds_q0(at(key, 100)), c100
+        (c300,) = [c for c in res.paper_claims if c.statement == f"at 300 us (10 Gbps) {label} oscillates, out of control"]
+        assert (c300.verdict == REPRODUCED) == (not holds(at(key, 300), target_bytes(key))), c300
+        assert all(w in c300.ours for w in ("mean queue", "empty", "util", "queue sd"))
+    (own,) = [c for c in res.checks if c.statement.startswith("(dcsim) at 100 us (10 Gbps) QCN keeps the queue stable "
+                                                              "around its own Qeq = 33 KB")]
+    assert (own.verdict == REPRODUCED) == holds(at("qcn", 100), 33_000) and "vs 33 KB" in own.ours
 
 
 def test_each_scheme_is_judged_against_its_own_target():
@@ -56,10 +70,69 @@ def test_each_scheme_is_judged_against_its_own_target():
     steady_qcn = {"q_mean_bytes": 33_494.0, "q_empty": 0.0, "util": 1.0}
     assert holds(steady_qcn, target_bytes("qcn")) and not holds(steady_qcn, target_bytes("dsm"))
     assert not holds({**steady_qcn, "q_empty": 0.25}, target_bytes("qcn"))  # underflows
-    # "oscillates" (yet does not underflow, Sect. V-A at 300 us) is a swing of at least the holding band,
-    # 25 % of the target: QCN's 9.7 KB around 29.5 KB of its 33 KB is one, 1.5 KB is not
-    assert oscillates({**steady_qcn, "q_std_bytes": 9_700.0}, target_bytes("qcn"))
-    assert not oscillates({**steady_qcn, "q_std_bytes": 1_500.0}, target_bytes("qcn"))
+
+
+def test_out_of_control_excludes_holding_the_target():
+    """'Oscillates, out of control' (Fig. 5 at 300 us) is 'does not hold': a run that holds its target
+    (the 100 us 'stable' rule) cannot also be out of control. The audit's case: QCN at 300 us in a full
+    run, mean 29.5 KB of its 33 KB, empty 0.16 % of the time, 99.99 % utilization, sd 9.7 KB, had passed
+    as 'out of control' under a rule on the sd alone."""
+    qcn = target_bytes("qcn")
+    swing_in_band = {"q_mean_bytes": 29_500.0, "q_empty": 0.0016, "util": 0.9999, "q_std_bytes": 9_700.0}
+    assert holds(swing_in_band, qcn) and not oscillates(swing_in_band, qcn)
+    # a big swing that stays within the band, never empties and keeps the link busy is not 'out of control'
+    assert not oscillates({**swing_in_band, "q_mean_bytes": 33_000.0, "q_empty": 0.0, "util": 1.0,
+                           "q_std_bytes": 20_000.0}, qcn)
+    # out of control: the mean parked off the band, or the queue emptying (link idle), whatever the sd
+    assert oscillates({**swing_in_band, "q_mean_bytes": 12_200.0}, qcn)
+    assert oscillates({**swing_in_band, "q_empty": 0.37, "util": 0.86, "q_std_bytes": 1_000.0}, qcn)
+    assert oscillates({**swing_in_band, "util": 0.95}, qcn)
+    for s in ({**swing_in_band, "q_mean_bytes": m, "q_empty": e, "util": u}
+              for m in (5e3, 29.5e3, 40e3, 64e3) for e in (0.0, 0.005, 0.02) for u in (0.9, 0.995, 1.0)):
+        assert oscillates(s, qcn) != holds(s, qcn), s
+
+
+def test_fig5_stable_at_100us_is_judged_around_q0_as_the_paper_says():
+    """Fig. 5 text: at 100 us "all the schemes ... keep the queue stable around the desired point q0 =
+    64KB". QCN held at its own Qeq = 33 KB holds Qeq, not q0: the claim row (holds_q0) says differs,
+    a (dcsim) check row says it holds its Qeq."""
+    at_qeq = {"q_mean_bytes": 33_494.0, "q_empty": 0.0, "util": 1.0, "q_std_bytes": 1_500.0}
+    assert not holds_q0(at_qeq) and holds(at_qeq, target_bytes("qcn"))
+    assert holds_q0({**at_qeq, "q_mean_bytes": 63_000.0})
+
+
+def test_trend_judges_the_trend_not_every_step():
+    # a strong rise with one small step against it (within the margin) is a trend (Fig. 10, full run:
+    # QCN's sd fell 0.2 KB at one step while all six curves rose strongly)
+    assert trend([15.9, 20.1, 19.9, 26.0, 32.3], margin=1.0, sign=+1) == (True, [])
+    # ... but not if that step goes against it by more than the margin
+    good, against = trend([15.9, 20.1, 17.0, 26.0, 32.3], margin=1.0, sign=+1)
+    assert not good and [i for i, _ in against] == [1] and against[0][1] == pytest.approx(-3.1)
+    # a noisy flat series is no trend: first -> last within the margin, whatever the steps
+    assert not trend([96.6, 96.4, 96.9, 96.5], margin=0.8, sign=-1)[0]
+    assert not trend([96.6, 96.4, 96.9, 96.5], margin=0.8, sign=+1)[0]
+    # the quick run's QCN (96.6 -> 96.4 -> 87.8 -> 72.2 %, margin 2.7 points) falls; a rise does not
+    assert trend([0.966, 0.964, 0.878, 0.722], margin=0.027, sign=-1)[0]
+    assert not trend([0.722, 0.878, 0.964, 0.966], margin=0.027, sign=-1)[0]
+    # the end-to-end change must exceed the margin, not only be of the right sign
+    assert not trend([1.0, 1.5, 2.0], margin=1.0, sign=+1)[0] and trend([1.0, 1.6, 2.1], margin=1.0, sign=+1)[0]
+    # with no margin any step against the direction counts; a step of exactly the margin is within the noise
+    assert trend([1.0, 1.0, 2.0], margin=0.0, sign=+1)[0] and not trend([1.0, 0.99, 2.0], margin=0.0, sign=+1)[0]
+    assert trend([3.0, 2.0, 2.5, 1.0], margin=0.5, sign=-1)[0] and not trend([3.0, 2.0, 2.6, 1.0], margin=0.5, sign=-1)[0]
+    # nothing to judge: not a trend
+    assert not trend([1.0], 0.0, +1)[0] and not trend([1.0, float("nan"), 3.0], 0.1, +1)[0]
+    assert not trend([1.0, 3.0], float("nan"), +1)[0]
+    with pytest.raises(ValueError):
+        trend([1.0, 2.0], 0.1, 0)
+
+
+def test_seed_margin_is_the_largest_range_over_the_seeds():
+    assert seed_margin([[0.966, 0.958], [0.964, 0.961], [0.878, 0.851]]) == pytest.approx(0.027)
+    assert seed_margin([[1.0, 1.0, 1.0], [2.0, 2.5, 1.5]]) == pytest.approx(1.0)
+    with pytest.raises(ValueError):  # one run a point measures no spread
+        seed_margin([[1.0], [2.0, 2.1]])
+    # the trend claims run at least two seeds in every variant
+    assert len(set(TREND_SEEDS_QUICK)) >= 2 and len(set(TREND_SEEDS_FULL)) >= len(set(TREND_SEEDS_QUICK))
 
 
 def test_headline_verdict_is_computed_from_both_halves():
@@ -112,6 +185,30 @@ def test_fig10_generates_short_flows_at_their_rate(tmp_path):
     df = pd.read_csv(tmp_path / "dsm_fig10.csv")
     assert ((df.util >= 0) & (df.util <= 1)).all() and (df.q_mean_kb <= 128).all()
     assert (df[df.rate_per_s == 0].short_flows == 0).all()
+    # every point ran once per seed; the trend claim's verdict follows its stated rule on the CSV's numbers
+    assert sorted(df.seed.unique()) == sorted(TREND_SEEDS_QUICK)
+    assert (df.groupby(["scheme", "rate_per_s", "port"]).seed.nunique() == len(TREND_SEEDS_QUICK)).all()
+    (c,) = [c for c in res.paper_claims if c.statement.startswith("the heavier the short flows")]
+    every = True
+    for (_, _), d in df[df.scheme.isin(["dsm", "qcn", "smcc"])].groupby(["scheme", "port"]):
+        vals = [list(d[d.rate_per_s == r].q_sd_kb) for r in sorted(d.rate_per_s.unique())]
+        every &= trend([sum(v) / len(v) for v in vals], seed_margin(vals), +1)[0]
+    assert (c.verdict == REPRODUCED) == every and "margin" in c.detail and "per seed" in c.detail
+
+
+def test_fig7_trend_verdicts_follow_the_stated_rule(tmp_path):
+    res = _run("dsm-fig7", tmp_path)
+    df = pd.read_csv(tmp_path / "dsm_fig7.csv")
+    assert ((df.util >= 0) & (df.util <= 1)).all()
+    assert (df.groupby(["scheme", "C_gbps", "loop_us"]).seed.nunique() == len(TREND_SEEDS_QUICK)).all()
+    for key, label in (("qcn", "QCN"), ("smcc", "SMCC")):
+        (c,) = [c for c in res.paper_claims if c.statement == f"the larger the bandwidth, the lower {label}'s utilization"]
+        d = df[df.scheme == key]
+        per_c = d.groupby(["C_gbps", "seed"]).util.mean()  # over the three delays
+        vals = [list(per_c.loc[C]) for C in sorted(d.C_gbps.unique())]
+        want = trend([sum(v) / len(v) for v in vals], seed_margin(vals), -1)[0]
+        assert (c.verdict == REPRODUCED) == want, c
+        assert f"margin {100 * seed_margin(vals):.2f} points" in c.ours
 
 
 def test_fig6_drain_claim_asks_for_a_full_smcc_queue_and_busy_links(tmp_path):
