@@ -239,6 +239,11 @@ def test_batches_run_in_a_process_forked_after_a_batch():
     (lambda: fluid.dx_batch([10, 20], C_BPS, 80e-6, t_end_s=1e-3, stats_from_s=[0.0, None]), "stats_from_s must be"),
     (lambda: fluid.dx(50, C_BPS, 80e-6, t_end_s=1e-3, stats_from_s=[0.0, 1e-4]), "stats_from_s must be a real number"),
     (lambda: fluid.dctcp(C_BPS, D_S, K_PKT, G, 2, t_end_s=1e-3, stats_from_s=2e-3), "stats_from_s = 0.002 is out of range"),
+    # a sample interval longer than the run stretched it (100 s of 1 us steps for 5 ms: a probe)
+    (lambda: fluid.dctcp(C_BPS, D_S, K_PKT, G, 10, t_end_s=0.005, dt_s=1e-6, sample_dt_s=100.0),
+     r"sample_dt_s = 100 is out of range: must be in \[1e-06, 0.005\]"),
+    (lambda: fluid.dx(50, C_BPS, 80e-6, t_end_s=0.005, dt_s=1e-6, sample_dt_s=10.0), r"sample_dt_s.* out of range"),
+    (lambda: fluid.dctcp(C_BPS, D_S, K_PKT, G, 10, t_end_s=0.005, sample_dt_s=1e300), "sample_dt_s = 1e"),
 ])
 def test_bad_input_names_the_argument(call, name):
     with pytest.raises(ValueError, match=name):

@@ -235,7 +235,10 @@ def _physical_grid(delay_s: float, t_end_s, dt_s, sample_dt_s):
     dt_s = _real("dt_s", dt_s, 0, delay_s / 2, lo_open=True, unit=f"s (at most half the delay {delay_s:.6g} s)")
     if sample_dt_s is None:
         sample_dt_s = dt_s * max(1, math.ceil(t_end_s / dt_s / DEFAULT_ROWS))
-    sample_dt_s = _real("sample_dt_s", sample_dt_s, dt_s, math.inf, unit="s")
+    # at most the run (or one step): the run ends at the first sample >= t_end_s, so a longer sample
+    # interval would stretch it, unbounded, past what was asked (a probe: 100 s of 1 us steps for 5 ms)
+    sample_dt_s = _real("sample_dt_s", sample_dt_s, dt_s, max(t_end_s, dt_s),
+                        unit=f"s (from dt_s to t_end_s = {t_end_s:.6g} s)")
     _stride("sample_dt_s", sample_dt_s, "dt_s", dt_s)
     limits.check_steps(t_end_s, dt_s, "t_end_s")  # the CLI's bounds (1e8 steps; the delay's history)
     limits.check_delay_steps(delay_s, dt_s, "dt_s", dt_given=True)
@@ -420,7 +423,7 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
         dti = b["dt_s"][i] if "dt_s" in b else _dx_dt(R0i, taui)
         dti = _real(sfx("dt_s", i), dti, 0, taui / 2, lo_open=True, unit=f"s (at most tau/2 = {taui / 2:.6g} s)")
         si = b["sample_dt_s"][i] if "sample_dt_s" in b else dti * max(1, math.ceil(t_end_i / dti / DEFAULT_ROWS))
-        si = _real(sfx("sample_dt_s", i), si, dti, math.inf, unit="s")
+        si = _real(sfx("sample_dt_s", i), si, dti, max(t_end_i, dti), unit=f"s (from dt_s to t_end_s = {t_end_i:.6g} s)")
         _stride(sfx("sample_dt_s", i), si, sfx("dt_s", i), dti)
         tfi = _real(sfx("t_from_s", i), b["t_from_s"][i], 0, t_end_i, unit="s")
         limits.check_steps(t_end_i, dti, sfx("t_end_s", i))  # the CLI's bounds (1e8 steps; the delay's history)
