@@ -509,6 +509,18 @@ def run_dir(tmp_path_factory):
     (lambda d: (d / "engine_spec.json").write_text("[]"), r"engine_spec\.json: not an engine spec"),
     (lambda d: (d / "scenario.toml").write_text("this is not toml"), r"scenario\.toml: .*not valid TOML"),
     (lambda d: (d / "scenario.toml").unlink(), r"no scenario\.toml; not a run's directory"),
+    # an unreadable manifest had turned the check of the files off (a probe loaded another run's flows)
+    (lambda d: (d / "dcsim-manifest.json").write_text("{"), r"dcsim-manifest\.json: present but not a readable"),
+    (lambda d: (d / "dcsim-manifest.json").write_text("[]"), r"dcsim-manifest\.json: present but not a readable"),
+    (lambda d: ((d / "dcsim-manifest.json").unlink(), os.mkfifo(d / "dcsim-manifest.json")),
+     r"dcsim-manifest\.json: present but not a readable"),
+    (lambda d: (d / "dcsim-manifest.json").write_text('{"files": [], "sizes_crc32": []}'),
+     r"dcsim-manifest\.json: its sizes_crc32 is not a table"),
+    # a listed file is read no further than its listed size, and a pipe is not opened (/dev/zero had
+    # raised MemoryError, a pipe hung)
+    (lambda d: ((d / "summary.json").unlink(), (d / "summary.json").symlink_to("/dev/zero")),
+     r"summary\.json: not a regular file"),
+    (lambda d: ((d / "summary.json").unlink(), os.mkfifo(d / "summary.json")), r"summary\.json: not a regular file"),
 ])
 def test_a_damaged_run_directory_is_one_error_naming_the_file(run_dir, tmp_path, damage, message):
     """Result.from_dir let FileNotFoundError, pyarrow's ArrowInvalid, KeyError, JSONDecodeError or

@@ -177,10 +177,20 @@ def exclusive_lock(path: Path, *, remove: bool = False,
 MANIFEST = "dcsim-manifest.json"
 
 
+#: A manifest lists a run's files: kilobytes. More than this is not one (and is not read further).
+MANIFEST_MAX_BYTES = 16 << 20
+
+
 def read_manifest(path: Path) -> Optional[dict]:
-    """Directory ``path``'s manifest, or None (none, or unreadable)."""
+    """Directory ``path``'s manifest, or None (none, unreadable, not a regular file: a pipe or a
+    device is never opened, since opening a pipe waits for a writer; or larger than
+    MANIFEST_MAX_BYTES)."""
+    f = Path(path) / MANIFEST
     try:
-        m = json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
+        if not f.is_file():
+            return None
+        data = read_at_most(f, MANIFEST_MAX_BYTES)
+        m = None if data is None else json.loads(data.decode("utf-8"))
     except (OSError, ValueError):
         return None
     return m if isinstance(m, dict) else None
@@ -204,6 +214,10 @@ def frame_to_parquet(df, path: Path) -> None:
         df.to_parquet(f, index=False)
 
 
+#: A listed file larger than both its listed size and this is compared by its size alone (not read).
+LISTED_READ_MAX_BYTES = 1 << 30
+
+
 def not_as_listed(d: Path, listed: dict) -> Optional[tuple[str, str]]:
     """The first file of ``listed`` ({name: [size, CRC-32]}, as a run listed what it wrote) that
     directory ``d`` does not hold as listed, and why: (name, reason); None if each is there, of
@@ -212,10 +226,15 @@ def not_as_listed(d: Path, listed: dict) -> Optional[tuple[str, str]]:
         if (not (isinstance(meta, list) and len(meta) == 2 and all(type(x) is int for x in meta))
                 or "/" in name or "\\" in name or name.startswith(".")):
             return str(name), f"listed as {meta!r}, not as a file name with its size and CRC-32"
+        f = Path(d) / name
         try:
-            data = (Path(d) / name).read_bytes()
+            if f.exists() and not f.is_file():  # a pipe would never open, a device never end
+                return name, "not a regular file"
+            data = read_at_most(f, max(meta[0], LISTED_READ_MAX_BYTES))
         except OSError as e:
             return name, f"cannot be read ({e.strerror or e})"
+        if data is None:
+            return name, f"{f.stat().st_size} bytes, where the run wrote {meta[0]} bytes"
         got = size_crc32(data)
         if got != meta:
             return name, f"{got[0]} bytes, CRC-32 {got[1]:08x}, where the run wrote {meta[0]} bytes, CRC-32 {meta[1]:08x}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import math
 import numbers
+import os
 import threading
 from collections.abc import MutableMapping
 from pathlib import Path
@@ -944,9 +945,16 @@ def _not_one_run(out: Path) -> Optional[tuple[str, str]]:
     CRC-32 (in its manifest, or a sweep's run in its row.json), and why; None if each is,
     or if nothing lists them (a run of a dcsim before the lists). Figures are not read back, so
     not checked."""
-    from dcsim._files import not_as_listed, read_manifest
+    from dcsim._files import MANIFEST, not_as_listed, read_manifest
 
-    listed = (read_manifest(out) or {}).get("sizes_crc32")
+    manifest = read_manifest(out)
+    if manifest is None and (os.path.lexists(out / MANIFEST)):
+        # present but unreadable: damage, not "a run of a dcsim before the lists" (an unreadable
+        # manifest had turned the check off: a probe loaded another run's flows under it)
+        return MANIFEST, "present but not a readable dcsim manifest (a regular JSON file holding a table)"
+    listed = (manifest or {}).get("sizes_crc32")
+    if "sizes_crc32" in (manifest or {}) and not isinstance(listed, dict):
+        return MANIFEST, "its sizes_crc32 is not a table of the run's files"
     if not isinstance(listed, dict) and (out / "row.json").is_file():
         try:
             listed = json.loads((out / "row.json").read_text(encoding="utf-8")).get("files")
@@ -957,10 +965,19 @@ def _not_one_run(out: Path) -> Optional[tuple[str, str]]:
     return not_as_listed(out, {n: v for n, v in listed.items() if not n.endswith(".png")})
 
 
+#: A run's summary.json holds a few hundred numbers: kilobytes. More is not one (not read further).
+SUMMARY_MAX_BYTES = 16 << 20
+
+
 def _summary_wall_s(path: Path) -> Optional[float]:
-    """The run's wall time as its summary.json says (None without one: it is not a result)."""
+    """The run's wall time as its summary.json says (None without one: it is not a result; nor
+    from anything but a regular file of at most SUMMARY_MAX_BYTES: a pipe or /dev/zero would never
+    end)."""
+    from dcsim._files import read_at_most
+
     try:
-        wall = json.loads(path.read_text(encoding="utf-8")).get("wall_s")
+        data = read_at_most(path, SUMMARY_MAX_BYTES) if path.is_file() else None
+        wall = None if data is None else json.loads(data.decode("utf-8")).get("wall_s")
     except (OSError, ValueError, AttributeError):
         return None
     return float(wall) if isinstance(wall, (int, float)) and not isinstance(wall, bool) and math.isfinite(wall) else None
