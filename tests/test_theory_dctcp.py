@@ -382,3 +382,19 @@ def test_a_cycle_beyond_the_step_budget_is_said_to_be_longer_than_it():
     the error says so and by how much, not "integrate longer (wbar must be > 2)" alone (a probe)."""
     with pytest.raises(ValueError, match=r"no limit cycle found at wbar = 9\.75e\+06.*period exceeds ~6\.4e\+04 R\*"):
         th.limit_cycle(9.75e6, 1 / 16, psi=0.17)
+
+
+def test_a_period_beyond_the_step_budget_is_not_searched_for():
+    """At wbar ~ 1e8 (10 Tbps x 1 s, N = 1) the period is ~ g wbar / 4 R*, far beyond what any run
+    within the budget can show; the long search integrated 1, 4, 16, 64 times the horizon to find
+    nothing (minutes, a probe). It is now refused without those runs, and the message says why."""
+    from dcsim.theory.dctcp import PERIOD_GUESS_LOW, _period_guess
+
+    wbar, g = 8.0e8, 1.0
+    with pytest.raises(ValueError, match=r"no limit cycle found at wbar = 8e\+08, g = 1: its period, ~.* R\* or more, "
+                                         r"exceeds what a run within the budget .* not integrated"):
+        th.limit_cycle(wbar, g)
+    assert PERIOD_GUESS_LOW * _period_guess(wbar, g) == pytest.approx(0.25 * g * wbar / 4)
+    # the lower bound holds where the period is known (Fig. 8's cycles: T >= 0.45 x the guess)
+    for w, gg in ((10.0, 0.01), (1000.0, 0.01), (1e4, 0.01), (100.0, 0.1), (14.0, 0.3)):
+        assert th.limit_cycle(w, gg).T >= PERIOD_GUESS_LOW * _period_guess(w, gg)

@@ -670,6 +670,11 @@ def _period_guess(wbar: float, g: float) -> float:
     return max(2.0 + 2.0 * math.sqrt(wbar), g * wbar / 4.0)
 
 
+#: The limit cycle's period is at least this fraction of :func:`_period_guess` (the lowest measured:
+#: 0.45, T ~ 0.9 sqrt(wbar) at small g and large wbar; with a margin).
+PERIOD_GUESS_LOW = 0.25
+
+
 def _t_end_for(wbar: float, g: float) -> float:
     """Integration horizon (units of R*) long enough for the slow modes to die out.
 
@@ -801,6 +806,16 @@ def _limit_cycle_long(wbar: float, g: float, psi: Optional[float], t_end: float,
 
     err: Optional[ValueError] = None
     factors = [f for f in (1.0, 4.0, 16.0, 64.0) if f == 1.0 or t_end * f / dt <= MAX_STEPS]
+    # A run shows a cycle only if its second half holds three periods (period <= run / 6). The period
+    # is at least PERIOD_GUESS_LOW of the guess (measured down to 0.45 of it: T = 0.9 sqrt(wbar) at
+    # small g, large wbar, against 2 sqrt(wbar)); runs too short for that cannot succeed and are
+    # skipped: at wbar ~ 1e8 (10 Tbps x 1 s) the four runs had taken minutes to find nothing (a probe).
+    low = PERIOD_GUESS_LOW * _period_guess(wbar, g)
+    if t_end * factors[-1] / 6.0 < low:
+        raise ValueError(f"no limit cycle found at wbar = {_plain(wbar)}, g = {_plain(g)}: its period, ~{low:.3g} R* "
+                         f"or more, exceeds what a run within the budget of {MAX_STEPS:g} steps of {dt:g} R* can show "
+                         f"(three periods in the second half of {t_end * factors[-1]:.3g} R*); not integrated")
+    factors = [f for f in factors if t_end * f / 6.0 >= low]
     for factor in factors:
         run = t_end * factor
         sample = sample_dt * max(1, math.ceil(run / 2 / sample_dt / MAX_CYCLE_ROWS))
