@@ -395,6 +395,11 @@ def test_an_emptied_queue_reads_zero_not_rounding_noise():
     (["theory", "dctcp", "--C", "10Gbps", "--d", "100us", "--g", "1.0000001"], "--g", "1.0000001"),
     ([*BASE["theory dx"], "--p", "0.9999991"], "--p", "0.9999991"),
     ([*BASE["fluid dctcp"], "--N", "1000000.5"], "--N", "1000000.5"),
+    # times and rates went through their formatter's few digits: "0.9999999us = 1000 ns" (a probe)
+    (["fluid", "dx", "--N", "50", "--C", "10Gbps", "--R0", "0.9999999us"], "--R0", "0.9999999us = 9.999999e-07 s"),
+    (["fluid", "dx", "--N", "50", "--C", "10.00000001Tbps", "--R0", "80us"], "--C",
+     "10.00000001Tbps = 10000000010000 bit/s"),
+    (["theory", "dctcp", "--C", "10Gbps", "--d", "0.999999us"], "--d", "0.999999us = 9.99999e-07 s"),
 ])
 def test_an_offending_value_is_shown_with_every_digit(args, option, shown):
     """"--g: 1 is out of range; allowed 0 < g <= 1" was said of 1.0000001: the value was rounded

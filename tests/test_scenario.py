@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import importlib
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -690,3 +691,17 @@ def test_a_first_rto_shorter_than_the_path_rtt_is_warned_about_and_is_what_happe
     assert not rto_lines(w.replace({"network.rtt": "0.7ms"}))
     lines = rto_lines(w.replace({"network.rtt": "0.9ms"}))
     assert len(lines) == 1 and lines[0].startswith("workloads[0]: ") and "fires 1ms" in lines[0] and "at least 1 ms" in lines[0], lines
+
+
+@pytest.mark.parametrize("rtt", ["1e-300s", "0.4ps", "0.5ps"])
+def test_a_time_below_the_engines_picosecond_is_refused_as_such(rtt):
+    """A positive time that rounds to 0 ps reached the engine as 0 and was refused as "must be
+    positive (> 0 s)", which it is (a probe). It is now named as below the 1 ps resolution."""
+    d = {"network": {"senders": 2, "bottleneck": "10Gbps", "rtt": rtt, "buffer": "100pkt",
+                     "aqm": {"kind": "threshold", "K": "20pkt"}},
+         "flows": [{"count": 2, "protocol": "dctcp"}], "run": {"duration": "1ms"}}
+    with pytest.raises(ScenarioError, match=rf"network\.rtt: '{re.escape(rtt)}' is below the engine's time "
+                                            r"resolution of 1 ps \(it would be 0\); allowed 0, or from 1ps"):
+        Scenario.from_dict(d)
+    d["network"]["rtt"] = "1ps"
+    assert Scenario.from_dict(d).to_engine_json()

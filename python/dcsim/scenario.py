@@ -392,6 +392,9 @@ def _rate_v(v: Any) -> float:
 def _check_time_range(x: float, v: Any) -> float:
     if abs(x) > MAX_TIME_S:
         raise ValueError(f"{v!r} is out of range; allowed at most {MAX_TIME_S:g} s (10^6 s)")
+    if x != 0 and to_ps(abs(x)) == 0:  # it would reach the engine as 0 ps ("must be positive" of 1e-300 s: a probe)
+        raise ValueError(f"{v!r} is below the engine's time resolution of 1 ps (it would be 0); allowed 0, or "
+                         "from 1ps")
     return x
 
 

@@ -82,6 +82,10 @@ class Limit:
     lo_open: bool = False
     hi_open: bool = False
     fmt: Optional[Callable[[float], str]] = None
+    #: The unit of the raw value (``fmt``'s input: "s", "bit/s"), to show a value within 0.1 % of a
+    #: bound, which ``fmt`` would round onto it, with every digit ("1.0000001 s", not "1 s is out of
+    #: range ... <= 1 s").
+    base: str = ""
 
     def show(self, x: float) -> str:
         if self.fmt is not None and isinstance(x, numbers.Real) and math.isfinite(x):
@@ -119,6 +123,10 @@ class Limit:
             raise ValueError(f"{name}: {plain(x)} is out of range; allowed {self.text(sym)}") from None
         if not self.contains(v):
             what = self.show(v)
+            near = min((abs(v - b) / abs(b) for b in (self.lo, self.hi) if b), default=math.inf)
+            if self.fmt is not None and math.isfinite(v) and near < 1e-3:
+                # the formatter's few digits would round it onto the bound it is beyond
+                what = plain(v) + (f" {self.base}" if self.base else "")
             if given is not None and (v == 0 or "".join(str(given).split()) in ("".join(what.split()), plain(v))):
                 what = str(given).strip()
             elif given is not None:
@@ -130,9 +138,9 @@ class Limit:
 #: Number of long-lived flows (real: the models treat N as a parameter).
 N_FLOWS = Limit("N", 1.0, 1e6, "flows")
 #: Bottleneck capacity, bit/s.
-CAPACITY = Limit("C", 1e6, 1e13, fmt=fmt_rate)
+CAPACITY = Limit("C", 1e6, 1e13, fmt=fmt_rate, base="bit/s")
 #: Delays: DCTCP's round-trip propagation delay d, DX's base RTT R0 and feedback delay tau, seconds.
-DELAY = Limit("delay", 1e-6, 1.0, fmt=fmt_time)
+DELAY = Limit("delay", 1e-6, 1.0, fmt=fmt_time, base="s")
 #: DCTCP marking threshold K, packets (K = 0 marks every queued packet; psi = K/(Cd) = 0).
 MARKING_K = Limit("K", 0.0, 1e6, "pkt")
 #: DCTCP's EWMA weight g of eq. (3).
@@ -146,7 +154,7 @@ FLUID_P = Limit("p", 0.0, 1.0)
 #: Packet (segment) size, bytes: at most an IPv4 datagram, as in scenario files.
 PACKET = Limit("packet size", 1.0, 65535.0, fmt=lambda b: f"{plain(b)} B")  # every digit: 65535.01 B
 #: Length of a fluid run, seconds.
-T_END = Limit("t_end", 0.0, 1e4, lo_open=True, fmt=fmt_time)
+T_END = Limit("t_end", 0.0, 1e4, lo_open=True, fmt=fmt_time, base="s")
 #: `dcsim theory dsm` (Cheng et al., DSM; §V uses C = 10 Gbps, 1 KB frames, p = 0.01, q0 = 64 KB,
 #: loop delays up to 800 us, omega = 5, H = 20 kHz). C is :data:`CAPACITY` and the frame size
 #: :data:`PACKET`. Inside these ranges the sampling period T = 8 frame / (p C) lies in
@@ -157,7 +165,7 @@ T_END = Limit("t_end", 0.0, 1e4, lo_open=True, fmt=fmt_time)
 #: QCN's sampling probability p of §III.A (0 < p <= 1; the paper 0.01): below 1e-6, T exceeds days.
 DSM_P = Limit("p", 1e-6, 1.0)
 #: Largest feedback-loop delay tau (0: no delay), seconds; further bounded by m = tau/T <= MAX_M.
-DSM_DELAY = Limit("tau", 0.0, 1.0, fmt=fmt_time)
+DSM_DELAY = Limit("tau", 0.0, 1.0, fmt=fmt_time, base="s")
 #: Target queue q0 and max |Q_f|, bytes: at least one byte, at most 1 TB (any switch buffer).
 DSM_QUEUE = Limit("queue", 1.0, 1e12, fmt=lambda b: f"{plain(b)} B")
 #: max |Q_v| of eqs. (29)-(31), bytes (0 allowed: a queue that never moves).
