@@ -248,6 +248,16 @@ def test_bad_seeds_and_jobs(tmp_path):
     with pytest.raises(SweepError, match=r"^jobs: 0 is out of range"):
         sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path, jobs=0, progress=False)
     assert not (tmp_path / "runs").exists()
+    # NumPy's integers are integers (as for seeds: "jobs: np.int64(1) is out of range", a probe); bools are not
+    import numpy as np
+
+    from dcsim.sweep import check_jobs
+    assert check_jobs(np.int64(2)) == 2 and type(check_jobs(np.int64(2))) is int
+    for bad in (True, np.bool_(True), 2.0, np.int64(0)):
+        with pytest.raises(SweepError, match=r"^jobs: .* is out of range; allowed an integer 1 \.\. 256"):
+            check_jobs(bad)
+    res = sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "np", jobs=np.int64(1), progress=False)
+    assert res.computed == 1
 
 
 # --------------------------------------------------------------------------------------------

@@ -31,6 +31,7 @@ import contextlib
 
 import concurrent.futures as cf
 import json
+import numbers
 import os
 import time
 from dataclasses import dataclass, field
@@ -287,7 +288,7 @@ def execution(*, jobs: Optional[int] = None, executor: Optional[Any] = None):
     """Within the block, sweeps that name no executor run on ``executor`` (e.g. a Dask client's)
     or on a local pool of ``jobs`` processes: how ``dcsim reproduce --jobs / --dask`` sends every
     experiment's packet runs to the same place."""
-    check_jobs(jobs)
+    jobs = check_jobs(jobs)
     if executor is not None and jobs is not None:
         raise SweepError("executor: give an executor or jobs, not both")
     old = dict(_DEFAULTS)
@@ -299,11 +300,16 @@ def execution(*, jobs: Optional[int] = None, executor: Optional[Any] = None):
         _DEFAULTS.update(old)
 
 
-def check_jobs(jobs: Any, field: str = "jobs") -> None:
-    """A :class:`SweepError` naming ``field`` (the API's ``jobs``, the CLI's ``--jobs``) unless
-    ``jobs`` is None or an integer 1 .. MAX_JOBS."""
-    if jobs is not None and (isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= MAX_JOBS):
+def check_jobs(jobs: Any, field: str = "jobs") -> Optional[int]:
+    """``jobs`` as a Python int (None stays None), or a :class:`SweepError` naming ``field`` (the
+    API's ``jobs``, the CLI's ``--jobs``) unless it is an integer 1 .. MAX_JOBS (NumPy's too, as for
+    seeds; never a bool)."""
+    if jobs is None:
+        return None
+    # NumPy's bool is no numbers.Integral; Python's bool is one, and refused too
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or not 1 <= jobs <= MAX_JOBS:
         raise SweepError(f"{field}: {jobs!r} is out of range; allowed an integer 1 .. {MAX_JOBS} (default: all cores)")
+    return int(jobs)
 
 
 def check_dask_address(address: Any, field: str = "dask") -> None:
@@ -363,7 +369,7 @@ def run_sweep(
 
     if executor is None and jobs is None and dask is None:
         executor, jobs = _DEFAULTS["executor"], _DEFAULTS["jobs"]
-    check_jobs(jobs)
+    jobs = check_jobs(jobs)
     if executor is not None and (jobs is not None or dask is not None):
         raise SweepError("executor: give an executor, or jobs / dask, not both")
     if dask is not None:  # before the plan, not after it
