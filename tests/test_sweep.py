@@ -159,6 +159,10 @@ def test_runs_cached_by_an_older_results_format_run_again(monkeypatch):
         ({"flows[0].protocol": ["newreno", "dctcp"], "flows[0].g": [0.1]}, {},
          r"^axis flows\[0\].g = 0.1: flows\[0\].g: only for protocol"),
         ({"network.buffer": ["100pkt", "10pkt"]}, {}, r"^axis network.buffer = \"10pkt\": network.aqm.K: marking threshold 20pkt is not below"),
+        # tables as values replace the base's table: the axis is named, not the base (a probe)
+        ({"network": [{"senders": 2}, {"senders": 3}]}, {},
+         r"^axis network \(every value: a table as an axis value replaces the base's whole network table; give the "
+         r"fields it keeps, or sweep the field itself, e.g. network.<field>\): network.bottleneck: required"),
     ],
 )
 def test_bad_axes_are_reported_with_the_axis(axes, kw, expect):

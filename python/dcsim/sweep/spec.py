@@ -645,6 +645,17 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
     return Plan(spec=spec, combos=combos, scenarios=scenarios, runs=runs, warnings=warned, traces=traces, files=files)
 
 
+class _EveryValue:
+    """:func:`_blame`'s answer when an error's field lies under an axis's path in every value of it."""
+
+    def __init__(self, tables: bool) -> None:
+        self.tables = tables
+
+    def hint(self, path: str) -> str:
+        return (f": a table as an axis value replaces the base's whole {path} table; give the fields it keeps, or "
+                f"sweep the field itself, e.g. {path}.<field>" if self.tables else "")
+
+
 def _blame(spec: SweepSpec, combos: list[tuple[int, ...]], msg: str, hits: list[int]) -> Optional[tuple[str, Any]]:
     """The axis value an error belongs to: the axis whose path holds the error's field, else the
     one axis value present in exactly the combinations the error hits (e.g. ``network.buffer =
@@ -655,6 +666,11 @@ def _blame(spec: SweepSpec, combos: list[tuple[int, ...]], msg: str, hits: list[
         for pi, p in enumerate(a.paths):
             if any(_under(f, p) for f in fields) and all(combos[ci][ai] == first[ai] for ci in hits):
                 return p, a.steps[first[ai]][pi]
+    for a in spec.axes:  # every value of one axis: its path still holds the error's field
+        for pi, p in enumerate(a.paths):
+            if any(_under(f, p) for f in fields):
+                tables = all(isinstance(st[pi], dict) for st in a.steps)
+                return p, _EveryValue(tables)
     hit_set = set(hits)
     for ai, a in enumerate(spec.axes):
         step = first[ai]
@@ -670,7 +686,9 @@ def _invalid_message(spec: SweepSpec, combos: list[tuple[int, ...]], invalid: di
     for msg, hits in invalid.items():
         one = msg.replace("\n", "; ")
         blame = _blame(spec, combos, msg, hits)
-        if blame is not None:
+        if blame is not None and isinstance(blame[1], _EveryValue):
+            where = f"axis {blame[0]} (every value{blame[1].hint(blame[0])})"
+        elif blame is not None:
             where = f"axis {blame[0]} = {_show(blame[1]) if not isinstance(blame[1], tuple) else list(blame[1])}"
             if len(hits) > 1:
                 where += f" (in {len(hits)} combinations)"
