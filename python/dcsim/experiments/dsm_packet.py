@@ -46,7 +46,8 @@ Parameters the paper leaves open, and ours:
   sampled again).
 
 What we found, and report in the claims tables. With the printed gains (Hc = 20 kHz, so
-c = 10 000 1/s), one DSM feedback moves one source by up to c q0 = 5.1 Gbps: the paper's model
+c = 10 000 1/s), one DSM feedback moves one source by c q0 = 5.1 Gbps from the queue's term alone
+(with the predictor's terms, eq. 25, up to the +-C clip of eq. 27): the paper's model
 (eq. 5) lets the aggregate rate absorb any u, but a real source cannot go above its line rate
 nor below MinRate, so the big steps saturate, the predictor (eq. 25) counts steps that never took
 effect, and the queue underflows: in most settings of Figs. 5 and 7 DSM keeps 22-68 % utilization

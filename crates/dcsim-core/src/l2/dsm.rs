@@ -117,9 +117,10 @@ pub struct Params {
     /// Rate floor of the RP, bit/s (not in the paper; see the module doc).
     #[serde(default = "default_min_rate_bps")]
     pub min_rate_bps: u64,
-    /// Sample every round(1/p)-th arriving frame (the deterministic period T of §III.A: "the
-    /// switch transmit 1/p packets during the sampling interval") instead of each frame with
-    /// probability p (802.1Qau's random sampling, the default).
+    /// Sample every round(1/p)-th arriving frame instead of each frame with probability p
+    /// (802.1Qau's random sampling, the default). This is the deterministic period T of §III.A
+    /// ("the switch transmit 1/p packets during the sampling interval") while frames arrive at C;
+    /// in overload samples come R_in/C times as often (the paper counts transmitted frames).
     #[serde(default)]
     pub periodic: bool,
 }

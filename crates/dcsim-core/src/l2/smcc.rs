@@ -54,7 +54,8 @@ pub struct Params {
     /// Sampling probability p per arriving frame.
     #[serde(default = "default_p")]
     pub p: f64,
-    /// Sampling period T, ps (only enters through the gains' scale; there is no history at m = 0).
+    /// Sampling period T, ps (unused by the control law: the gains are in 1/s and at m = 0 eq. 25
+    /// has no T term; kept for the spec's shape).
     #[serde(default = "default_t_ps")]
     pub t_ps: u64,
     /// Gain a (StateA, Fb = -a Q_f), 1/s.
