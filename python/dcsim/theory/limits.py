@@ -124,9 +124,9 @@ class Limit:
         if not self.contains(v):
             what = self.show(v)
             near = min((abs(v - b) / abs(b) for b in (self.lo, self.hi) if b), default=math.inf)
-            if self.fmt is not None and math.isfinite(v) and near < 1e-3:
+            if self.base and math.isfinite(v) and near < 1e-3:
                 # the formatter's few digits would round it onto the bound it is beyond
-                what = plain(v) + (f" {self.base}" if self.base else "")
+                what = f"{plain(v)} {self.base}"
             if given is not None and (v == 0 or "".join(str(given).split()) in ("".join(what.split()), plain(v))):
                 what = str(given).strip()
             elif given is not None:
@@ -152,7 +152,7 @@ PROB_P = Limit("p", 1e-6, 1.0 - 1e-6)
 #: special stable state's Q* exactly); the closed forms' 1e-6 margins do not apply to it.
 FLUID_P = Limit("p", 0.0, 1.0)
 #: Packet (segment) size, bytes: at most an IPv4 datagram, as in scenario files.
-PACKET = Limit("packet size", 1.0, 65535.0, fmt=lambda b: f"{plain(b)} B")  # every digit: 65535.01 B
+PACKET = Limit("packet size", 1.0, 65535.0, fmt=lambda b: f"{plain(b)} B", base="B")  # every digit: 65535.01 B
 #: Length of a fluid run, seconds.
 T_END = Limit("t_end", 0.0, 1e4, lo_open=True, fmt=fmt_time, base="s")
 #: `dcsim theory dsm` (Cheng et al., DSM; §V uses C = 10 Gbps, 1 KB frames, p = 0.01, q0 = 64 KB,
@@ -167,9 +167,9 @@ DSM_P = Limit("p", 1e-6, 1.0)
 #: Largest feedback-loop delay tau (0: no delay), seconds; further bounded by m = tau/T <= MAX_M.
 DSM_DELAY = Limit("tau", 0.0, 1.0, fmt=fmt_time, base="s")
 #: Target queue q0 and max |Q_f|, bytes: at least one byte, at most 1 TB (any switch buffer).
-DSM_QUEUE = Limit("queue", 1.0, 1e12, fmt=lambda b: f"{plain(b)} B")
+DSM_QUEUE = Limit("queue", 1.0, 1e12, fmt=lambda b: f"{plain(b)} B", base="B")
 #: max |Q_v| of eqs. (29)-(31), bytes (0 allowed: a queue that never moves).
-DSM_QV_MAX = Limit("Q_v max", 0.0, 1e12, fmt=lambda b: f"{plain(b)} B")
+DSM_QV_MAX = Limit("Q_v max", 0.0, 1e12, fmt=lambda b: f"{plain(b)} B", base="B")
 #: The switching line's weight omega (> 0; the paper 5); eq. (31) needs omega > about 1.
 DSM_OMEGA = Limit("omega", 0.0, 1e6, lo_open=True)
 #: §V's H_a, H_b, H_c, Hz (the paper 20 kHz; 2/T is 25 kHz at 10 Gbps and up to 2.5e12 Hz at
