@@ -159,6 +159,22 @@ def _worst_wbar(g: float, lo: float = 8.0, hi: float = 20.0, n: int = 49) -> tup
     return float(np.exp(x0)), float(c - b * b / (4 * a))
 
 
+def _where_K_falls_short(gs, qmins) -> str:
+    """Where 0.17 C d stops sufficing as g grows: the g at which the worst undershoot needs K =
+    0.17 C d, by root-finding on :func:`_worst_wbar` between the curves' g values that bracket it
+    (to 0.002 in g), or what the curves show if none does. (The text had said "~0.06", computed
+    nowhere: the crossing is at g ~ 0.073, an independent recomputation.)"""
+    from scipy.optimize import brentq
+
+    need = [th.K_from_Q_min(q, 1.0) - th.K_COEFF for q in qmins]
+    for (g0, n0), (g1, n1) in zip(zip(gs, need), zip(gs[1:], need[1:])):
+        if n0 <= 0 < n1:
+            g_star = brentq(lambda g: th.K_from_Q_min(_worst_wbar(g)[1], 1.0) - th.K_COEFF, g0, g1, xtol=2e-3)
+            return f"0.17 C d falls short from g ~ {g_star:.3f} (the worst undershoot then needs more)"
+    return ("0.17 C d suffices at every g shown" if all(n <= 0 for n in need) else
+            "0.17 C d falls short at every g shown")
+
+
 #: Fig. 7 observation (ii): the worst-case wbar "about 12-16 packets" (Section 3.3.1).
 WORST_WBAR_PAPER = ("12", "16")
 
@@ -243,7 +259,7 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
               ok(K_needed <= th.K_COEFF),
               f"reproduced if 0.17 C d suffices at g = {g_small:g}; the exact need is "
               f"{100 * (th.K_COEFF - K_needed) / th.K_COEFF:.0f} % below 0.17 (the paper rounds Q_min to -0.15: "
-              "0.176 C d); 0.17 falls short for g above ~0.06"),
+              f"0.176 C d); {_where_K_falls_short(gs, qmins)}"),
         check("the cycle is reached (numerics)", f"max drift = {df.drift.max():.2g}", float(df.drift.max()) < DRIFT_TOL,
               f"tolerance {DRIFT_TOL:g} (DRIFT_TOL)"),
     ]
@@ -369,16 +385,18 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
     thr_full = float(full.throughput.min())
     touching = d_small[d_small.floor_gap <= 0]
     psi_full = float(touching.psi.max()) if len(touching) else float("nan")
-    below_g = df[df.g < 0.1]
+    # "for g < 0.1" reaches up to 0.1, and the worst case falls as g grows (93.85 % at 0.1 against
+    # 94.08 % at 0.05): the curve at g = 0.1 stands for the range's upper end (an independent
+    # recomputation found it below 94 % unrounded from g ~ 0.073; with only 0.01 and 0.05 the
+    # claim was judged on its easy part)
+    below_g = df[df.g <= 0.1]
     thr_min = float(below_g.throughput.min())
     j = int(below_g.throughput.idxmin())
-    d01 = df[df.g == 0.1]
     w_small = {g: _refined_worst_wbar(wb, float(df[df.g == g].sort_values("psi").wbar_worst.iloc[0]), g)
                for g in G_CURVES}
     # "at least 94 %" and "10-20 packets" are printed numbers: reproduced if ours rounds to them
     # (94 % -> >= 93.5 %; 10-20 pkt -> 9.5-20.5 pkt); 100 % throughput is exact (see below)
     v94 = "reproduced" if 100 * thr_min >= 94 - 0.5 else "differs"
-    thr01 = float(d01.throughput.min())
     step = float(wb[1] / wb[0])
     claims = [
         # Exact criterion: a cycle that never reaches the floor q = 0 has throughput exactly 1 (integrate
@@ -392,12 +410,11 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
               + (f"{psi_full:.3g}" if math.isfinite(psi_full) else "none")),
         Claim("throughput always >= 94 % for g < 0.1", ">= 94 %",
               f"min over psi in [{psis.min():g}, {psis.max():g}], wbar in [3, 100] pkt, g in "
-              f"{{{', '.join(f'{g:g}' for g in G_CURVES if g < 0.1)}}}: {100 * thr_min:.2f} % "
+              f"{{{', '.join(f'{g:g}' for g in G_CURVES if g <= 0.1)}}}: {100 * thr_min:.2f} % "
               f"(g = {df.g[j]:g}, psi = {df.psi[j]:g}, wbar = {df.wbar_worst[j]:.1f} pkt)", v94,
-              "reproduced if it rounds to >= 94 % (the paper prints whole percent)"),
-        check("(edge) g = 0.1, outside the claim's g < 0.1", f"min throughput = {100 * thr01:.2f} %",
-              100 * thr01 >= 94 - 0.5, "the 94 % bound is stated for g < 0.1 only; passes if it still rounds to 94 %",
-              paper="—"),
+              "reproduced if it rounds to >= 94 % (the paper prints whole percent); g = 0.1 stands for the upper "
+              "end of g < 0.1, where the worst case is lowest"
+              + ("" if 100 * thr_min >= 94 else f" (unrounded it is below 94 %: {100 * thr_min:.2f} %)")),
         Claim("worst case wbar is around 10-20 packets", "10-20 pkt (Section 3.3.3)",
               "wbar_worst at psi = 0: " + ", ".join(f"g={g:g}: {w:.1f}" for g, w in w_small.items()) + " pkt",
               ok(all(9.5 <= w <= 20.5 for w in w_small.values())),
