@@ -5,8 +5,9 @@
 that the engine's tables have exactly these columns, so the three never drift apart.
 
 Windows: ``sample`` (a time series, one row per sampling instant), ``after warm-up``
-([run.warmup, end): events at or after the warm-up instant, and the exact part of every interval
-after it), ``whole run`` ([0, end)), ``end`` (the value when the run ended), ``setup``
+([run.warmup, end]: events at or after the warm-up instant, up to and including the end instant,
+and the exact part of every interval after it), ``whole run`` ([0, end]), ``end`` (the value when
+the run ended), ``setup``
 (fixed by the scenario), ``label`` (added by dcsim for reading, not by the engine).
 """
 
@@ -147,8 +148,10 @@ SCHEMA: dict[str, list[Col]] = {
         _c("q_mean_bytes", "bytes", AW, "time-weighted mean queue"),
         _c("q_min_pkt", "packets", AW, "smallest queue held for a positive time (the level at warm-up counts)"),
         _c("q_max_pkt", "packets", AW, "largest queue held for a positive time"),
-        _c("q_p50_pkt", "packets", AW, "time-weighted median queue (monitored ports; NaN otherwise)"),
-        _c("q_p99_pkt", "packets", AW, "time-weighted 99th percentile (monitored ports)"),
+        _c("q_p50_pkt", "packets", AW, "time-weighted median queue: the smallest level held for at least half the time "
+                                        "(whole packets; monitored ports; NaN otherwise)"),
+        _c("q_p99_pkt", "packets", AW, "time-weighted 99th percentile: the smallest level at or below which the queue "
+                                        "spends 99 % of the time (whole packets; monitored ports)"),
         _c("q_empty_frac", "1", AW, "fraction of time with no packet waiting (monitored ports)"),
     ],
     "queue_hist": [
