@@ -451,7 +451,17 @@ def write_sweep(path: Path, body: str) -> Path:
 def test_example_sweep_file_loads():
     s = load_sweep(ROOT / "examples" / "sweep_k.toml")
     assert [a.name for a in s.axes] == ["network.aqm.K", "flows[0].g"] and s.seeds == [1, 2]
-    assert s.set == {"run.duration": "50ms", "run.warmup": "10ms"}
+    assert s.set == {"run.duration": "50ms", "run.warmup": "10ms", "flows[0].start_jitter": "100us"}
+
+
+def test_the_example_sweeps_seeds_give_different_runs(tmp_path):
+    """sweep_k.toml asks for 2 seeds, but its base has nothing random: the two seeds gave
+    bit-identical rows (an audit of the examples). Its random starts now make them differ."""
+    spec = load_sweep(ROOT / "examples" / "sweep_k.toml")
+    res = sweep(spec.base, {"network.aqm.K": ["65pkt"]}, seeds=2, set=spec.set, out=tmp_path / "o",
+                executor=tpool(), progress=False)
+    q = res.table["port[sw->r].q_mean_pkt"].to_numpy()
+    assert len(q) == 2 and q[0] != q[1]
 
 
 def test_every_example_sweep_plans_runs_the_scenario_layer_accepts():

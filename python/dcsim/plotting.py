@@ -544,28 +544,34 @@ def plot_ports(result: Result, path: PathLike = None) -> Figure:
 
 
 def plot_rates(result: Result, path: PathLike = None) -> Figure:
-    """Each L2 source's rate (its reaction point's current rate, Gbps) vs time, with their sum."""
+    """Each L2 source's rate (its reaction point's current rate, Gbps) vs time, and below it their
+    sum (a panel of its own: on one axis five sources' sum squeezed each source into a fifth)."""
     _needs(result, "rates", "plot('rates')")
     scale, xlabel = _time_axis(result)
     r = result.rates
-    fig, (ax,), _ = _figure(zoom=False)
-    _mark_warmup(ax, result, scale)
+    fig, (ax, ax_sum), _ = _figure(rows=2, height=2.2, zoom=False)
     labels = dict(zip(result.sources["source"], result.sources["label"])) if len(result.sources) else {}
     shown = _subset(r["source"].to_numpy()) if len(r) else []
+    for a in (ax, ax_sum):
+        _mark_warmup(a, result, scale)
     for src in shown:
         s = r[r["source"] == src]
         ax.step(s["t_s"] * scale, s["rate_bps"] / 1e9, where="post", lw=0.8,
                 label=f"{labels.get(src, src)} #{src}" if len(shown) <= 6 else None)
     if len(r):
         total = r.groupby("t_s")["rate_bps"].sum()
-        ax.step(total.index * scale, total / 1e9, where="post", color="k", lw=1.4, label="sum")
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("rate (Gbps)")
+        ax_sum.step(total.index * scale, total / 1e9, where="post", color="k", lw=1.2,
+                    label=f"sum of the {r['source'].nunique()} sources")
+    ax_sum.set_xlabel(xlabel)
+    ax.set_ylabel("rate of each (Gbps)")
+    ax_sum.set_ylabel("sum (Gbps)")
     ax.set_xlim(0, result.duration_s * scale)
-    ax.set_ylim(bottom=0)
+    for a in (ax, ax_sum):
+        a.set_ylim(bottom=0)
     scheme = ", ".join(sorted(set(result.sources["scheme"]))) if len(result.sources) else "L2"
-    _title(fig, f"Sending rate of each {scheme} source")
-    _finish(fig, [ax], [result])
+    drawn = f" ({len(shown)} of {r['source'].nunique()} drawn)" if len(r) and len(shown) < r["source"].nunique() else ""
+    _title(fig, f"Sending rate of each {scheme} source{drawn}, and their sum")
+    _finish(fig, [ax, ax_sum], [result])
     return _save(fig, path)
 
 
