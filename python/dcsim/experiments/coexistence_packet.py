@@ -435,8 +435,10 @@ def independent_marking_check(df: pd.DataFrame) -> Claim:
                  f"marking probability p = {100 * g['p'].min():.2f} .. {100 * g['p'].max():.2f} %; T_r / model = "
                  f"{(g['T_r'] / g['pred']).min():.2f} .. {(g['T_r'] / g['pred']).max():.2f} (worst: {worst})",
                  float(err.max()) <= TOL_MODEL,
-                 f"within {TOL_MODEL:.0%} at every setting; the paper's T_r = 2 .. 3.5 would need p = 0.2 .. 0.7 "
-                 "under this model, ten times the marking rate RED gives here", paper="- (not in the paper)")
+                 f"within {TOL_MODEL:.0%} at every setting; the paper's T_r = 2 .. 3.5 would need p = "
+                 f"{(1.64 / 3.5) ** 2:.2f} .. {(1.64 / 2) ** 2:.2f} under this model, "
+                 f"{(1.64 / 3.5) ** 2 / g['p'].max():.0f} .. {(1.64 / 2) ** 2 / g['p'].min():.0f} times the marking rate "
+                 "RED gives here", paper="- (not in the paper)")
 
 
 def setup_claim(what: str, df: pd.DataFrame, params: dict, cond: bool, ours: str) -> Claim:
