@@ -924,8 +924,10 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
                  "utilization of each bottleneck over the run relative to max-min fair rates on the schedule (a "
                  "bottleneck cannot be full while another link limits its flows); drops = frames dropped / sent"),
     ]
-    claims.append(check("(dcsim) DSM with Hc = 2 kHz: stable around q0", stable_text("dsm-hc2k"), more_stable("dsm-hc2k"),
-                        "an exploration (module docstring); same test as above"))
+    claims.append(check("(dcsim) DSM with Hc = 2 kHz: more stable queues than QCN and SMCC", stable_text("dsm-hc2k"),
+                        more_stable("dsm-hc2k"),
+                        "an exploration (module docstring); the same test as the paper's claim above: near its target "
+                        "in every congested second, and a smaller queue sd than each other scheme that is too"))
     claims.append(headline(min(util[("dsm-hc2k", p)] for p in ("C1->C2", "C2->C3")), drops["dsm-hc2k"],
                            util_text("dsm-hc2k") + f"; drops {drops['dsm-hc2k']:.2f} %", "as above", key="dsm-hc2k"))
     return ExperimentResult("dsm-fig9", "Parking lot, long-lived flows (Fig. 9)", claims, [png, csv])
