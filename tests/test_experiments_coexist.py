@@ -23,6 +23,9 @@ def run(id: str, out) -> dict:
         assert f.exists() and f.stat().st_size > 0, f
     names = [f.name for f in res.files]
     assert any(n.endswith(".png") for n in names) and any(n.endswith(".csv") for n in names)
+    # every table and figure it wrote is listed: the terminal's "files:" line left five CSVs out
+    written = {f.name for f in out.iterdir() if f.is_file() and f.suffix in (".csv", ".png")}
+    assert written <= set(names), written - set(names)
     params = json.loads((out / "parameters.json").read_text())
     assert params["rtt"] == "250us" and params["buffer"] == "250pkt" and params["mode"] == "quick"
     assert params["source"].startswith("as run")

@@ -309,3 +309,29 @@ def test_commit_from_a_checkout_and_for_an_installed_package(tmp_path, monkeypat
     # Built outside a git checkout (an sdist): nothing recorded, and said so.
     monkeypatch.setattr(report_mod, "_built_commit", lambda: "unknown")
     assert report_mod.commit("0.1.0") == "not recorded (installed package dcsim 0.1.0, built outside a git checkout)"
+
+
+def test_checks_read_passes_or_fails_and_split_tables_have_no_duplicate_column(tmp_path):
+    """The HTML report gave dcsim's own checks claim verdicts ('reproduced' / 'differs'), repeated
+    every value of a split table in a 'dcsim' column beside its instrument columns, left empty
+    cells blank, and never flagged a failing check in the index (an audit). Terminal and report now
+    share one layout (report.claims_layout)."""
+    from dcsim.experiments.registry import Claim, ExperimentResult, check, instruments
+    from dcsim.report import Entry, claims_layout, write_report
+
+    rows = [instruments("a split claim", "1", "reproduced", packet="p1", theory="t1"),
+            check("(setup) one value only", "v", False)]
+    r = ExperimentResult("zz-x", "x", rows)
+    cols, laid = claims_layout(r.checks)
+    assert cols == ("dcsim",) and laid == [(("v",), "fails", False)]
+    cols, laid = claims_layout(r.paper_claims)
+    assert cols == ("packet sim", "fluid model", "theory") and laid == [(("p1", "—", "t1"), "reproduced", True)]
+    (tmp_path / "o").mkdir()
+    index = write_report([Entry("zz-x", "x", "none", tmp_path / "o", 1.0, result=r, files=[])], tmp_path / "h",
+                         quick=True, version="0.1.0")
+    page = (tmp_path / "h" / "zz-x.html").read_text()
+    claims_html, checks_html = page.split("dcsim's own checks")
+    assert "<th>claim (paper)</th><th>paper</th><th>packet sim</th><th>fluid model</th><th>theory</th>" in claims_html
+    assert "<th>dcsim</th>" not in claims_html and "<td>—</td>" in claims_html
+    assert '<td class="differs">fails</td>' in checks_html and ">differs<" not in checks_html
+    assert '<td class="checkfails">0 of 1 pass</td>' in index.read_text()

@@ -109,30 +109,22 @@ def print_claims(result, quick: bool = False) -> None:
 
     Experiments that lay the packet simulation, the fluid model and the theory side by side get one
     column per instrument instead of one "dcsim" column."""
+    from dcsim.report import QUICK_NOTE, claims_layout
+
     for rows, title, head in (
         (result.paper_claims, f"{result.id}: {result.title}", "claim (paper)"),
         (result.checks, f"{result.id}: checks (dcsim's own, not claims of the paper, not counted)", "check"),
     ):
         if not rows:
             continue
-        split = any(c.packet or c.fluid or c.theory for c in rows)
-        ours_cols = ("packet sim", "fluid model", "theory") if split else ("dcsim",)
+        cols, laid = claims_layout(rows)  # the HTML report's layout too
         table = Table(title=escape(title), show_lines=True)
-        for col in (head, "paper", *ours_cols, "verdict", "detail"):
+        for col in (head, "paper", *cols, "verdict", "detail"):
             table.add_column(col, overflow="fold")
-        for c in rows:
-            style = "green" if c.verdict == "reproduced" else "yellow"
-            word = c.verdict if c.is_claim else ("passes" if c.verdict == "reproduced" else "fails")
-            if not split:
-                ours = (c.ours,)
-            elif c.packet or c.fluid or c.theory:
-                ours = (c.packet or "—", c.fluid or "—", c.theory or "—")
-            else:
-                ours = (c.ours, "", "")
-            table.add_row(escape(c.statement), escape(c.paper), *(escape(x) for x in ours), f"[{style}]{word}[/]",
-                          escape(c.detail))
+        for c, (ours, word, good) in zip(rows, laid):
+            table.add_row(escape(c.statement), escape(c.paper), *(escape(x) for x in ours),
+                          f"[{'green' if good else 'yellow'}]{word}[/]", escape(c.detail))
         console.print(table)
-    from dcsim.report import QUICK_NOTE
 
     console.print(escape(result.summary()) + (f" [yellow]({escape(QUICK_NOTE)})[/]" if quick else ""))
 

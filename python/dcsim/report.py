@@ -38,6 +38,7 @@ th { background: #f0f0f0; }
 td.reproduced { background: #d8f5d8; }
 td.differs { background: #f9d6d6; }
 td.failed { background: #f9d6d6; font-weight: bold; }
+td.checkfails { background: #fff3c4; }
 .quick { background: #fff3c4; border: 1px solid #e0c000; padding: 0.5em 1em; }
 img { max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
 .meta { color: #555; font-size: 90%; }
@@ -141,15 +142,34 @@ def verdict_counts(e: Entry) -> tuple[str, str, str]:
         f"{n_ok} of {n_ch} pass" if n_ch else "—")
 
 
-def _claims_table(rows: list) -> str:
-    has_instr = any(c.packet or c.fluid or c.theory for c in rows)
-    head = ["statement", "paper", "dcsim"] + (["packet sim", "fluid model", "theory"] if has_instr else []) + [
-        "verdict", "detail"]
-    out = ["<table><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr>"]
+def claims_layout(rows: list) -> tuple[tuple[str, ...], list[tuple[tuple[str, ...], str, bool]]]:
+    """How a claims or checks table is laid out, in the terminal and in the HTML report alike: the
+    columns for dcsim's value (one "dcsim" column, or one per instrument when a row splits its value
+    into packet simulation, fluid model and theory), and per row those cells, the verdict's word
+    ("reproduced" / "differs" for a claim of the paper, "passes" / "fails" for dcsim's own check)
+    and whether it is the good one."""
+    split = any(c.packet or c.fluid or c.theory for c in rows)
+    cols = ("packet sim", "fluid model", "theory") if split else ("dcsim",)
+    out = []
     for c in rows:
-        cells = [c.statement, c.paper, c.ours] + ([c.packet, c.fluid, c.theory] if has_instr else [])
-        out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in cells)
-                   + f"<td class=\"{_e(c.verdict)}\">{_e(c.verdict)}</td><td>{_e(c.detail)}</td></tr>")
+        if not split:
+            ours: tuple[str, ...] = (c.ours,)
+        elif c.packet or c.fluid or c.theory:
+            ours = (c.packet or "—", c.fluid or "—", c.theory or "—")
+        else:  # a row with one value in a split table: under the first instrument's column
+            ours = (c.ours, "—", "—")
+        good = c.verdict == "reproduced"
+        word = c.verdict if c.is_claim else ("passes" if good else "fails")
+        out.append((ours, word, good))
+    return cols, out
+
+
+def _claims_table(rows: list, head: str) -> str:
+    cols, laid = claims_layout(rows)
+    out = ["<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in (head, "paper", *cols, "verdict", "detail")) + "</tr>"]
+    for c, (ours, word, good) in zip(rows, laid):
+        out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in (c.statement, c.paper, *ours))
+                   + f"<td class=\"{'reproduced' if good else 'differs'}\">{_e(word)}</td><td>{_e(c.detail)}</td></tr>")
     out.append("</table>")
     return "\n".join(out)
 
@@ -233,18 +253,21 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
             body.append(f"<p><b>{_e(r.summary())}</b></p>")
             body.append("<h2>Figures</h2>" + ("".join(f"<p><img src=\"{_e(src)}\" alt=\"{_e(src)}\"></p>" for src in figs)
                                              or "<p>This experiment draws no figure.</p>"))
-            body.append("<h2>Claims of the paper</h2>" + (_claims_table(r.paper_claims) if r.paper_claims
-                                                          else "<p>none</p>"))
+            body.append("<h2>Claims of the paper</h2>" + (_claims_table(r.paper_claims, "claim (paper)")
+                                                          if r.paper_claims else "<p>none</p>"))
             if r.checks:
-                body.append("<h2>dcsim's own checks (not claims of the paper)</h2>" + _claims_table(r.checks))
+                body.append("<h2>dcsim's own checks (not claims of the paper)</h2>" + _claims_table(r.checks, "check"))
             body.append("<h2>Parameters</h2>" + _parameters(Path(e.out_dir), e.id))
             body.append("<h2>Data</h2>" + _data_section(e.id, data))
         (html_dir / page).write_text(_page(f"{e.id}: {e.title}", "\n".join(body)), encoding="utf-8")
         cls, said, checks = verdict_counts(e)
         verdict = f"<td class=\"{cls}\">{_e(said)}</td>"
-        checks = "" if e.error is not None else checks
+        n_ok, n_checks = _counts(e)[2:]
+        # a failing check is flagged as a differing claim is (its own colour: it is not the paper's)
+        check_cls = "" if e.error is not None or n_ok == n_checks else " class=\"checkfails\""
+        checks = "" if e.error is not None else _e(checks)
         rows.append(f"<tr><td><a href=\"{_e(page)}\">{_e(e.id)}</a></td><td>{_e(e.title)}</td><td>{_e(e.paper)}</td>"
-                    f"{verdict}<td>{checks}</td><td>{_fmt_s(e.wall_s)}</td></tr>")
+                    f"{verdict}<td{check_cls}>{checks}</td><td>{_fmt_s(e.wall_s)}</td></tr>")
     stopped = sum(e.interrupted for e in entries)
     summary = tally(entries)
     incomplete = ""

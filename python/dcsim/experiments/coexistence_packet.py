@@ -554,7 +554,8 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
     fig.tight_layout()
     png = save_figure(fig, out_dir, "coexist_fig2.png")
     csv = _save_tables(out_dir, "coexist_fig2", df, RUN_COLS)
-    ts.to_csv(out_dir / "coexist_fig2_throughput.csv", index=False)
+    extra = [out_dir / "coexist_fig2_throughput.csv"]  # every table written is listed (a report audit)
+    ts.to_csv(extra[0], index=False)
 
     claims = [
         Claim("both flows converge to the same throughput values (drops halve both windows)", "T_r = 1",
@@ -568,7 +569,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
                f"base RTT {rtt * 1e6:.3f} us incl. serialisation", unit="pkt"),
         _util_claim(df, params),
     ]
-    return ExperimentResult("coexist-fig2", "Drop-Tail (Fig. 2)", claims, [png, csv], parameters=params)
+    return ExperimentResult("coexist-fig2", "Drop-Tail (Fig. 2)", claims, [png, csv, *extra], parameters=params)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -610,8 +611,9 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
     fig.tight_layout()
     png = save_figure(fig, out_dir, "coexist_fig3.png")
     csv = _save_tables(out_dir, "coexist_fig3", df, RUN_COLS + ("K",))
-    st.to_csv(out_dir / "coexist_fig3_Tr_vs_K.csv", index=False)
-    ts.to_csv(out_dir / "coexist_fig3_throughput.csv", index=False)
+    extra = [out_dir / "coexist_fig3_Tr_vs_K.csv", out_dir / "coexist_fig3_throughput.csv"]
+    st.to_csv(extra[0], index=False)
+    ts.to_csv(extra[1], index=False)
 
     k0, k1 = min(Ks), max(Ks)
     claims = [
@@ -627,7 +629,7 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
         trend("as K increases, T_r increases", "increasing in K", st, "K", True, xname="K", unit=""),
         _util_claim(df, params),
     ]
-    return ExperimentResult("coexist-fig3", "DCTCP AQM (Fig. 3)", claims, [png, csv], parameters=params)
+    return ExperimentResult("coexist-fig3", "DCTCP AQM (Fig. 3)", claims, [png, csv, *extra], parameters=params)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -678,8 +680,9 @@ def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
     png = save_figure(fig, out_dir, "coexist_fig4.png")
     csv_b = _save_tables(out_dir, "coexist_fig4b", b, RUN_COLS + ("min_th",))
     csv_c = _save_tables(out_dir, "coexist_fig4c", c, RUN_COLS + ("max_th",))
-    pd.concat([sb.assign(panel="b"), sc_.assign(panel="c")]).to_csv(out_dir / "coexist_fig4_Tr.csv", index=False)
-    ts.to_csv(out_dir / "coexist_fig4_throughput.csv", index=False)
+    extra = [out_dir / "coexist_fig4_Tr.csv", out_dir / "coexist_fig4_throughput.csv"]
+    pd.concat([sb.assign(panel="b"), sc_.assign(panel="c")]).to_csv(extra[0], index=False)
+    ts.to_csv(extra[1], index=False)
 
     atb, atc = sb.set_index("min_th"), sc_.set_index("max_th")
     lowest = float(pd.concat([sb["mean"], sc_["mean"]]).min())
@@ -699,7 +702,7 @@ def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
                                              c.assign(setting="max_th " + c["max_th"].map("{:g}".format))])),
         _util_claim(pd.concat([b, c]), params),
     ]
-    return ExperimentResult("coexist-fig4", "RED (Fig. 4)", claims, [png, csv_b, csv_c], parameters=params)
+    return ExperimentResult("coexist-fig4", "RED (Fig. 4)", claims, [png, csv_b, csv_c, *extra], parameters=params)
 
 
 def _red_against_dctcp_aqm(sb: pd.DataFrame, sc_: pd.DataFrame, k: pd.Series) -> Claim:
@@ -919,7 +922,8 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     fig.tight_layout()
     png = save_figure(fig, out_dir, "coexist_fig7.png")
     csv = _save_tables(out_dir, "coexist_fig7", df, RUN_COLS + ("senders", "aqm", "protocol", "afct_s", "unfinished", "round_s"))
-    pd.concat([s.assign(aqm=a, protocol=p) for (a, p), s in st.items()]).to_csv(out_dir / "coexist_fig7_afct.csv", index=False)
+    extra = [out_dir / "coexist_fig7_afct.csv"]
+    pd.concat([s.assign(aqm=a, protocol=p) for (a, p), s in st.items()]).to_csv(extra[0], index=False)
 
     claims = []
     nmax = max(ns)
@@ -945,7 +949,7 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     claims.append(setup_claim("every run completed its rounds", df, params, unfinished == 0 and bool(df["afct_s"].notna().all()),
                               f"{count_shown(len(df), 'run')}, {count_shown(unfinished, 'response')} unfinished at the end; mean round completion "
                               f"{1e3 * df['round_s'].mean():.1f} ms (1 MB at 1 Gbps takes 8.2 ms)"))
-    return ExperimentResult("coexist-fig7", "Incast (Fig. 7)", claims, [png, csv], parameters=params)
+    return ExperimentResult("coexist-fig7", "Incast (Fig. 7)", claims, [png, csv, *extra], parameters=params)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -995,7 +999,8 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     fig.tight_layout()
     png = save_figure(fig, out_dir, "coexist_fig8.png")
     csv = _save_tables(out_dir, "coexist_fig8", df, RUN_COLS + ("min_th", "aqm", *cols.values(), "workload[0].realised_load"))
-    pd.concat([s.assign(aqm=a, protocol=p) for (a, p), s in st.items()]).to_csv(out_dir / "coexist_fig8_afct_ms.csv", index=False)
+    extra = [out_dir / "coexist_fig8_afct_ms.csv"]
+    pd.concat([s.assign(aqm=a, protocol=p) for (a, p), s in st.items()]).to_csv(extra[0], index=False)
 
     claims = []
     for aqm in ("RED", "modified CHOKe"):
@@ -1030,4 +1035,4 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
                               f"5 sd of the Poisson spread = {100 * 5 * sd:.2f} points); short flows per run "
                               f"{df['workload[0].flows'].mean():.0f}; unfinished "
                               f"{int((df['fct_group[all].flows'] - df['fct_group[all].finished']).sum())}"))
-    return ExperimentResult("coexist-fig8", "Short flows (Fig. 8)", claims, [png, csv], parameters=params)
+    return ExperimentResult("coexist-fig8", "Short flows (Fig. 8)", claims, [png, csv, *extra], parameters=params)
