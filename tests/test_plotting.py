@@ -450,3 +450,42 @@ def test_the_goodput_title_says_how_many_flows_are_drawn():
     })
     assert f"({MAX_FLOWS_DRAWN} of {n} traced flows drawn)" in r.plot("throughput")._suptitle.get_text()
     assert "(4 flows)" in _run(duration="12ms").plot("throughput")._suptitle.get_text()
+
+
+def test_figure_audit_fixes_flows_alpha_mean_warmup_scale_and_in_order_goodput():
+    """An audit of the run figures: plot('flows') divided a short flow's bytes by the whole time
+    after warm-up (every web-search flow at ~0 Gbps); the alpha 'mean of 2 traced flows' of a
+    DCTCP/NewReno pair was the DCTCP flow's own alpha; a warm-up slow-start peak set the window
+    axis (0-730 packets for windows under 100); an in-order goodput above the link rate went
+    unexplained."""
+    from dcsim.result import active_goodput_bps
+
+    web = dcsim.simulate(dcsim.load_scenario(Path(__file__).parents[1] / "examples" / "websearch.toml").replace(
+        {"run.duration": "150ms", "run.warmup": "50ms"}))
+    fig = web.plot("flows")
+    f = web.flows
+    want = active_goodput_bps(f.delivered_bytes, f.start_s, f.fct_s, web.warmup_s, web.duration_s) / 1e9
+    heights = np.array([b.get_height() for b in fig.axes[0].patches])
+    assert heights.size == len(f) and np.nanmax(heights) == pytest.approx(np.nanmax(want))
+    assert np.nanmax(heights) > 5 * np.nanmax(f.goodput_bps / 1e9)  # a short flow's rate, not its bytes / 100 ms
+    red = dcsim.simulate(dcsim.load_scenario(Path(__file__).parents[1] / "examples" / "red.toml").replace(
+        {"run.duration": "300ms"}))
+    fig = red.plot("cwnd")
+    w_ax, a_ax = fig.axes[0], fig.axes[1]
+    labels = [ln.get_label() for ln in a_ax.get_lines()]
+    assert not any(lab.startswith("mean of") for lab in labels), labels  # one flow has alpha: no mean of it
+    after = red.cwnd[red.cwnd.t_s >= red.warmup_s].cwnd_pkt.max()
+    assert w_ax.get_ylim()[1] == pytest.approx(1.3 * after) and "cut off" in w_ax.get_title()
+    title = red.plot("throughput")._suptitle.get_text()
+    assert ("can exceed the link rate" in title) == bool(red.flows.retransmits_whole_run.sum() > 0)
+
+
+def test_a_queue_figure_of_idle_monitored_ports_says_so():
+    """fat_tree.toml's 9 default monitored ports stay empty while its other ports queue: the figure
+    drew flat lines at 0 under the title "Queue length" (an audit of the figures)."""
+    fab = dcsim.simulate(dcsim.load_scenario(Path(__file__).parents[1] / "examples" / "fat_tree.toml").replace(
+        {"run.duration": "5ms"}))
+    if float(fab.queue.q_pkt.max()) == 0:
+        title = fab.plot("queue")._suptitle.get_text()
+        assert f"all empty; the run has {len(fab.ports)} ports" in title and "tiers figure" in title
+    assert _run(duration="12ms").plot("queue")._suptitle.get_text() == "Queue length at the monitored port"
