@@ -489,3 +489,25 @@ def test_a_queue_figure_of_idle_monitored_ports_says_so():
         title = fab.plot("queue")._suptitle.get_text()
         assert f"all empty; the run has {len(fab.ports)} ports" in title and "tiers figure" in title
     assert _run(duration="12ms").plot("queue")._suptitle.get_text() == "Queue length at the monitored port"
+
+
+def test_the_fct_figure_counts_unfinished_flows_and_marks_percentiles():
+    """An audit: unfinished flows vanished from the FCT figure (a bucket of 3 flows, none finished,
+    was not there), one bucket's CDF hid under an identical 'all', and percentile bars on a log
+    axis made 2.0 look five times 1.25. Now each bucket's legend counts its unfinished flows, a
+    bucket no flow of which finished is named in the title, 'all' appears only beside several
+    buckets, and the percentiles are markers with their values."""
+    ls = dcsim.simulate(dcsim.load_scenario(Path(__file__).parents[1] / "examples" / "leaf_spine.toml"))
+    fig = ls.plot("fct")
+    ax1, ax2 = fig.axes[:2]
+    f = ls.flows
+    timed = f[np.isfinite(f.size_bytes) & (f.start_s >= ls.warmup_s)]
+    left = int(timed.fct_s.isna().sum())
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert left > 0 and any(f"; {left} unfinished)" in lab for lab in labels if lab.startswith("all (")), labels
+    assert f"{left} unfinished flows (counted in the legend) have no FCT" in fig._suptitle.get_text()
+    assert not ax2.patches and {ln.get_label() for ln in ax2.get_lines()} >= {"p50", "p99", "p99.9"}
+    inc = dcsim.simulate(dcsim.load_scenario(Path(__file__).parents[1] / "examples" / "incast.toml").replace(
+        {"run.duration": "300ms"}))
+    names = [t.get_text() for t in inc.plot("fct").legends[0].get_texts()]
+    assert not any(n.startswith("all (") for n in names), names  # one bucket: no identical 'all'
