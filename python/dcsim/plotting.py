@@ -591,33 +591,44 @@ def plot_ports(result: Result, path: PathLike = None) -> Figure:
 
 def plot_rates(result: Result, path: PathLike = None) -> Figure:
     """Each L2 source's rate (its reaction point's current rate, Gbps) vs time, and below it their
-    sum (a panel of its own: on one axis five sources' sum squeezed each source into a fifth)."""
+    sum. Up to six sources get a panel each (five sources stepping between MinRate and line rate
+    on one axis made a barcode no source could be followed in); more are drawn together, a subset.
+    The sum's panel draws the parking lot's link rate."""
     _needs(result, "rates", "plot('rates')")
     scale, xlabel = _time_axis(result)
     r = result.rates
-    fig, (ax, ax_sum), _ = _figure(rows=2, height=2.2, zoom=False)
     labels = dict(zip(result.sources["source"], result.sources["label"])) if len(result.sources) else {}
     shown = _subset(r["source"].to_numpy()) if len(r) else []
-    for a in (ax, ax_sum):
+    own = 0 < len(shown) <= 6  # a panel per source
+    fig, axes, _ = _figure(rows=(len(shown) if own else 1) + 1, height=1.3 if own else 2.2, zoom=False)
+    ax_sum = axes[-1]
+    for a in axes:
         _mark_warmup(a, result, scale)
-    for src in shown:
+    for i, src in enumerate(shown):
         s = r[r["source"] == src]
-        ax.step(s["t_s"] * scale, s["rate_bps"] / 1e9, where="post", lw=0.8,
-                label=f"{labels.get(src, src)} #{src}" if len(shown) <= 6 else None)
+        a = axes[i] if own else axes[0]
+        a.step(s["t_s"] * scale, s["rate_bps"] / 1e9, where="post", lw=0.8, color=f"C{i % 10}",
+               label=f"{labels.get(src, src)} #{src}" if len(shown) <= 6 else None)
+        if own:
+            a.set_ylabel(f"#{src} (Gbps)", fontsize=8)
     if len(r):
         total = r.groupby("t_s")["rate_bps"].sum()
         ax_sum.step(total.index * scale, total / 1e9, where="post", color="k", lw=1.2,
                     label=f"sum of the {r['source'].nunique()} sources")
+    net = result.scenario.network
+    if net.topology == "parking_lot" and net.link:
+        ax_sum.axhline(net.link / 1e9, color="r", ls="--", lw=0.9, label=f"link rate {net.link / 1e9:g} Gbps")
     ax_sum.set_xlabel(xlabel)
-    ax.set_ylabel("rate of each (Gbps)")
+    if not own:
+        axes[0].set_ylabel("rate of each (Gbps)")
     ax_sum.set_ylabel("sum (Gbps)")
-    ax.set_xlim(0, result.duration_s * scale)
-    for a in (ax, ax_sum):
+    axes[0].set_xlim(0, result.duration_s * scale)
+    for a in axes:
         a.set_ylim(bottom=0)
     scheme = ", ".join(sorted(set(result.sources["scheme"]))) if len(result.sources) else "L2"
     drawn = f" ({len(shown)} of {r['source'].nunique()} drawn)" if len(r) and len(shown) < r["source"].nunique() else ""
     _title(fig, f"Sending rate of each {scheme} source{drawn}, and their sum")
-    _finish(fig, [ax, ax_sum], [result])
+    _finish(fig, list(axes), [result])
     return _save(fig, path)
 
 
