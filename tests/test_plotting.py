@@ -526,3 +526,17 @@ def test_an_unfinished_incast_round_is_drawn_as_the_lower_bound_it_is():
     assert tri.get_ydata() == pytest.approx((r.duration_s - left.start_s.to_numpy()) * 1e3)
     asked = r.scenario.workloads[int(rd.workload.iloc[0])].rounds
     assert (f"({len(rd)} of {asked} rounds started by the end)" in fig._suptitle.get_text()) == (len(rd) < asked)
+
+
+def test_a_fabric_queue_figure_draws_each_ports_threshold():
+    """K and the buffer were drawn for dumbbells and trees only: a leaf-spine's host port sat at its
+    full 300-packet buffer with no line, and no K anywhere (an audit). Each drawn port's K now comes
+    from its tier (leaf_spine.toml: 65 packets at the hosts, 130 on the uplinks), once per setting."""
+    r = dcsim.simulate(dcsim.load_scenario(Path(__file__).parents[1] / "examples" / "leaf_spine.toml"))
+    labels = [ln.get_label() for ln in r.plot("queue").axes[0].get_lines() if not ln.get_label().startswith("queue")]
+    net = r.scenario.network
+    k_host = net.tier_queue("host")[1].K.packets(net.packet_bytes)
+    k_up = net.tier_queue("leaf_spine")[1].K.packets(net.packet_bytes)
+    assert f"K = {k_host:g} pkt (leaf0->h0)" in labels and any(lab.startswith(f"K = {k_up:g} pkt (") for lab in labels)
+    assert [lab for lab in _run(duration="12ms").plot("queue").axes[0].get_lines()
+            if lab.get_label() == "K = 40 pkt"]  # one shared setting: once, unlabelled by port

@@ -326,18 +326,41 @@ def _save(fig: Figure, path: PathLike) -> Figure:
     return fig
 
 
-def _aqm_lines(result: Result) -> list[tuple[float, str, str, str]]:
-    """(y, color, style, label) of K / RED (CHOKe) thresholds of a dumbbell or tree, in packets."""
+def _port_queues(result: Result) -> dict:
+    """{port id: (buffer Size, Aqm)} of the ports whose queue the scenario configures: every port of
+    a dumbbell or tree (the network's buffer and AQM), a fabric's ports by tier (its overrides), a
+    graph's by link. Other topologies (the L2 parking lot): {}."""
     net = result.scenario.network
-    if net.topology not in ("dumbbell", "tree") or net.aqm is None:
-        return []
-    pb = net.packet_bytes
+    ids, src, dst = (result._col("ports", c).tolist() for c in ("port", "src", "dst"))
+    if net.topology in ("dumbbell", "tree"):
+        return {i: (net.buffer, net.aqm) for i in ids} if net.aqm is not None else {}
+    tiers = result.port_tiers()
+    if tiers is not None:
+        return {i: net.tier_queue(t.rsplit(" ", 1)[0]) for i, t in zip(ids, tiers) if t}
+    if net.topology == "graph":
+        by_pair = {frozenset((ln.a, ln.b)): ln for ln in net.links}
+        out = {}
+        for i, a, b in zip(ids, src, dst):
+            ln = by_pair.get(frozenset((a, b)))
+            if ln is not None and ln.aqm is not None and ln.buffer is not None:
+                out[i] = (ln.buffer, ln.aqm)
+        return out
+    return {}
+
+
+def _aqm_lines(result: Result, buffer, aqm, top: float) -> list[tuple[float, str, str]]:
+    """(y, style, label) of a queue's K / RED (CHOKe) thresholds, and of its buffer when the queue
+    gets near it (``top``: the highest queue drawn), in packets."""
+    pb = result.scenario.network.packet_bytes
     lines = []
-    if net.aqm.kind == "threshold":
-        lines.append((net.aqm.K.packets(pb), "k", "--", f"K = {net.aqm.K.packets(pb):g} pkt"))
-    elif net.aqm.is_red_like:
-        for name, th in (("min_th", net.aqm.min_th), ("max_th", net.aqm.max_th)):
-            lines.append((th.packets(pb), "k", ":", f"{name} = {th.packets(pb):g} pkt"))
+    if aqm.kind == "threshold":
+        lines.append((aqm.K.packets(pb), "--", f"K = {aqm.K.packets(pb):g} pkt"))
+    elif aqm.is_red_like:
+        for name, th in (("min_th", aqm.min_th), ("max_th", aqm.max_th)):
+            lines.append((th.packets(pb), ":", f"{name} = {th.packets(pb):g} pkt"))
+    B = buffer.packets(pb)
+    if top >= 0.5 * B:  # the buffer only when the queue gets near it
+        lines.append((B, "-.", f"buffer = {B:g} pkt"))
     return lines
 
 
@@ -353,23 +376,34 @@ def plot_queue(result: Result, path: PathLike = None) -> Figure:
     first = qport == qport[0] if len(qport) else np.zeros(0, dtype=bool)
     z0, z1, ztitle = _zoom_window(result, qt[first], qpkt[first])
     _mark_warmup(ax, result, scale)
+    colors = {}
     for port in np.unique(qport):
         mine = qport == port
         t, y = qt[mine], qpkt[mine]
         line, = _plot(ax, t * scale, y, lw=0.7, label=f"queue {labels.get(port, port)}")
+        colors[port] = line.get_color()
         z = (t >= z0) & (t <= z1)
         _plot(zx, t[z] * 1e3, y[z], lw=0.9, color=line.get_color())
     top = float(qpkt.max()) if len(qpkt) else 1.0
-    lines = _aqm_lines(result)
-    net = result.scenario.network
-    if net.topology in ("dumbbell", "tree"):
-        B = net.buffer.packets(net.packet_bytes)
-        if top >= 0.5 * B:  # draw the buffer only when the queue gets near it
-            lines.append((B, "r", "-.", f"buffer = {B:g} pkt"))
-    for y, color, ls, label in lines:
-        ax.axhline(y, color=color, ls=ls, lw=1, label=label)
-        zx.axhline(y, color=color, ls=ls, lw=1)
-        top = max(top, y)
+    # K, RED's thresholds and the buffer of each drawn port: once, in black, when the ports share
+    # them; else in each port's colour (a fabric's or a graph's had none drawn: an audit)
+    queues = _port_queues(result)
+    groups: dict[tuple, list] = {}  # the ports drawn, by their lines
+    for port in colors:
+        if port in queues:
+            own_top = float(np.nanmax(qpkt[qport == port]))  # a port's buffer only when its own queue nears it
+            groups.setdefault(tuple(_aqm_lines(result, *queues[port], top=own_top)), []).append(port)
+    shared = len(groups) == 1 and sum(len(g) for g in groups.values()) == len(colors)
+    for lines, ports in groups.items():
+        for y, ls, label in lines:
+            if shared:
+                color = "r" if label.startswith("buffer") else "k"
+            else:  # each distinct setting in its port's colour (several ports: grey, counted)
+                color = colors[ports[0]] if len(ports) == 1 else "0.45"
+                label += f" ({labels.get(ports[0], ports[0])})" if len(ports) == 1 else f" ({len(ports)} ports)"
+            ax.axhline(y, color=color, ls=ls, lw=1, label=label)
+            zx.axhline(y, color=color, ls=ls, lw=1)
+            top = max(top, y)
     for a in (ax, zx):
         a.set_ylim(0, 1.15 * top + 1)
         a.set_ylabel("queue length (packets)")
