@@ -82,11 +82,17 @@ def _figure(rows: int = 1, height: float = 3.0, zoom: bool = True) -> tuple[Figu
     return fig, full, zoomed
 
 
+#: A peak of the autocorrelation at least this share of its highest is taken for the period, the
+#: first such (see :func:`oscillation_period`).
+PEAK_NEAR_HIGHEST = 0.8
+
+
 def oscillation_period(t: np.ndarray, y: np.ndarray, min_periods: float = 2.0) -> Optional[float]:
     """The period of a sustained oscillation of y(t), s (None if y does not oscillate).
 
-    From the autocorrelation of y (resampled on a uniform grid, mean removed): the highest peak
-    after its first zero crossing, at a lag of at most 1/``min_periods`` of the record, refined
+    From the autocorrelation of y (resampled on a uniform grid, mean removed): the first peak after
+    its first zero crossing that reaches PEAK_NEAR_HIGHEST of the highest one there, at a lag of at
+    most 1/``min_periods`` of the record, refined
     between samples by a parabola; None if that peak's correlation is below 0.2 (noise or a
     trend, not an oscillation). Short excursions (a window inflated during fast recovery, noise)
     barely move the autocorrelation, so they do not halve the period as counting crossings of the
@@ -122,8 +128,16 @@ def oscillation_period(t: np.ndarray, y: np.ndarray, min_periods: float = 2.0) -
     if top - k0 < 2:
         return None
     k = k0 + int(np.argmax(acf[k0:top]))
-    if acf[k] < 0.2 or k >= top - 1 and acf[k] <= acf[k - 1]:
-        return None
+    if acf[k] < 0.2 or (k >= top - 1 and (k + 1 >= n or acf[k + 1] > acf[k])):
+        return None  # weak, or still rising at the last lag searched: the peak lies beyond the record
+    # The first peak that comes close to the highest: a record with a disturbance in it (an incast
+    # burst) can make the peak at twice the period the highest (39.9 ms quoted for a 23 ms sawtooth:
+    # an audit of the figures).
+    seg = acf[k0:k + 1]
+    peaks = [i for i in range(1, len(seg) - 1) if seg[i] >= seg[i - 1] and seg[i] >= seg[i + 1]
+             and seg[i] >= PEAK_NEAR_HIGHEST * acf[k]]
+    if peaks:
+        k = k0 + peaks[0]
     shift = 0.0
     if 0 < k < n - 1:
         a, b, c = acf[k - 1], acf[k], acf[k + 1]
@@ -150,6 +164,16 @@ def _after_warmup(result: Result, t: np.ndarray, y: np.ndarray) -> tuple[np.ndar
     return t[after], y[after]
 
 
+def _zoom_period(result: Result, t: np.ndarray, y: np.ndarray) -> Optional[float]:
+    """The period a zoom at the run's end shows: measured on the second half of the time after
+    warm-up, next to the zoom (an incast burst earlier had set the period quoted: 39.9 ms for a
+    23 ms sawtooth, an audit of the figures), or on all of it when that half holds too few periods."""
+    t, y = _after_warmup(result, t, y)
+    late = t >= result.warmup_s + 0.5 * (result.duration_s - result.warmup_s)
+    p = oscillation_period(t[late], y[late])
+    return p if p is not None else oscillation_period(t, y)
+
+
 def _zoom_width(result: Result, period: Optional[float]) -> tuple[float, int]:
     """(width s, whole periods shown) of a zoom on an oscillation of ``period`` (None: no
     oscillation: the last 50 RTTs, at least 1 ms, and 0 periods); never longer than the time after
@@ -171,7 +195,7 @@ def _zoom_title(result: Result, width: float, period: Optional[float], k: int) -
 def _zoom_window(result: Result, t: np.ndarray, y: np.ndarray) -> tuple[float, float, str]:
     """(start, end, title) of the zoom: the last ZOOM_PERIODS periods of y's oscillation after
     warm-up (at least 2, fewer than 4 when the run is short), else the last 50 RTTs (at least 1 ms)."""
-    period = oscillation_period(*_after_warmup(result, t, y)) if len(t) else None
+    period = _zoom_period(result, t, y) if len(t) else None
     w, k = _zoom_width(result, period)
     T = result.duration_s
     return T - w, T, _zoom_title(result, w, period, k)
@@ -442,6 +466,7 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
     periods = []
     for flow in shown:
         mine = cflow == flow
+        # each window on all its time after warm-up: a window's slow wander must not pass for its rhythm
         p = oscillation_period(*_after_warmup(result, ct[mine], values["cwnd_pkt"][mine]))
         if p is not None:
             periods.append(p)
@@ -454,7 +479,7 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
         # oscillation, the flows' common rhythm, as the queue figure's zoom does.
         qt, qport, qpkt = (result._col("queue", c) for c in ("t_s", "port", "q_pkt"))
         first = qport == qport[0]
-        q_period = oscillation_period(*_after_warmup(result, qt[first], qpkt[first].astype(float)))
+        q_period = _zoom_period(result, qt[first], qpkt[first].astype(float))
         if q_period is not None:  # else the windows' own periods, if any, as before
             period, of_queue = q_period, True
     zw, zk = _zoom_width(result, period)
@@ -1083,7 +1108,7 @@ def compare(results: Sequence[Result], kind: str = "queue", labels: Optional[Seq
         (zx,) = zs
         # One window for all runs, scaled to the slowest oscillation shown: whole periods of the run
         # that needs the widest window; the title names that run and gives every run's own period.
-        periods = [oscillation_period(*_after_warmup(r, t, y)) if len(t) else None for r, (t, y) in zip(results, series)]
+        periods = [_zoom_period(r, t, y) if len(t) else None for r, (t, y) in zip(results, series)]
         widths = [_zoom_width(r, p) for r, p in zip(results, periods)]
         i = max(range(len(results)), key=lambda j: widths[j][0])
         (zw, zk), z1 = widths[i], max(r.duration_s for r in results)
