@@ -560,3 +560,16 @@ def test_the_zoom_period_is_measured_next_to_the_zoom():
     # a clean record that only the whole time after warm-up holds twice: still found
     slow = 50 + 30 * ((t / 0.16) % 1.0)
     assert _zoom_period(SimpleNamespace(warmup_s=0.0, duration_s=0.6), t, slow) == pytest.approx(0.16, rel=0.03)
+
+
+def test_a_zoom_with_nothing_at_the_end_goes_to_the_last_activity():
+    """trace.toml's traffic ends at ~4 ms of a 6 ms run: the zoom on the last 1 ms was an empty
+    panel (an audit). With no oscillation and nothing in the last stretch, the zoom now shows the
+    same width around the last time the queue was above zero, and says so."""
+    r = dcsim.simulate(dcsim.load_scenario(Path(__file__).parents[1] / "examples" / "trace.toml"))
+    fig = r.plot("queue")
+    zx = fig.axes[1]
+    q = r.queue[r.queue.port == r.queue.port.iloc[0]]
+    last = q[q.q_pkt > 0].t_s.max()
+    z0, z1 = (v / 1e3 for v in zx.get_xlim())
+    assert "around the last non-zero value" in zx.get_title() and z0 <= last <= z1 and z1 < r.duration_s

@@ -198,7 +198,17 @@ def _zoom_window(result: Result, t: np.ndarray, y: np.ndarray) -> tuple[float, f
     period = _zoom_period(result, t, y) if len(t) else None
     w, k = _zoom_width(result, period)
     T = result.duration_s
-    return T - w, T, _zoom_title(result, w, period, k)
+    title = _zoom_title(result, w, period, k)
+    if not k and len(t):
+        t_, y_ = _after_warmup(result, t, y)
+        busy = np.isfinite(y_) & (y_ > 0)
+        if busy.any() and not busy[t_ >= T - w].any():
+            # nothing in the last stretch (a queue that emptied before the end): the same width
+            # around the last time the series was above zero (empty panels: an audit of the figures)
+            last = float(t_[busy][-1])
+            z0 = min(max(last - w / 2, result.warmup_s), T - w)
+            return z0, z0 + w, title.replace("last ", "") + f" around the last non-zero value ({_fmt_ms(last)})"
+    return T - w, T, title
 
 
 def _fmt_ms(s: float) -> str:
@@ -412,22 +422,29 @@ def plot_queue(result: Result, path: PathLike = None) -> Figure:
     # K, RED's thresholds and the buffer of each drawn port: once, in black, when the ports share
     # them; else in each port's colour (a fabric's or a graph's had none drawn: an audit)
     queues = _port_queues(result)
-    groups: dict[tuple, list] = {}  # the ports drawn, by their lines
+    groups: dict[tuple, list] = {}  # the ports drawn, by their thresholds, then by their buffers near
+    buffers: dict[tuple, list] = {}
     for port in colors:
         if port in queues:
             own_top = float(np.nanmax(qpkt[qport == port]))  # a port's buffer only when its own queue nears it
-            groups.setdefault(tuple(_aqm_lines(result, *queues[port], top=own_top)), []).append(port)
-    shared = len(groups) == 1 and sum(len(g) for g in groups.values()) == len(colors)
-    for lines, ports in groups.items():
-        for y, ls, label in lines:
-            if shared:
-                color = "r" if label.startswith("buffer") else "k"
-            else:  # each distinct setting in its port's colour (several ports: grey, counted)
-                color = colors[ports[0]] if len(ports) == 1 else "0.45"
-                label += f" ({labels.get(ports[0], ports[0])})" if len(ports) == 1 else f" ({len(ports)} ports)"
-            ax.axhline(y, color=color, ls=ls, lw=1, label=label)
-            zx.axhline(y, color=color, ls=ls, lw=1)
-            top = max(top, y)
+            lines = _aqm_lines(result, *queues[port], top=own_top)
+            groups.setdefault(tuple(ln for ln in lines if not ln[2].startswith("buffer")), []).append(port)
+            for ln in lines:
+                if ln[2].startswith("buffer"):
+                    buffers.setdefault((ln,), []).append(port)
+    every = sum(len(g) for g in groups.values()) == len(colors)
+    for table, base in ((groups, "k"), (buffers, "r")):
+        shared = len(table) == 1 and (every or table is buffers)
+        for lines, ports in table.items():
+            for y, ls, label in lines:
+                if shared and (table is groups or len(colors) == 1):
+                    color = base
+                else:  # each distinct setting in its port's colour (several ports: grey, counted)
+                    color = colors[ports[0]] if len(ports) == 1 else "0.45"
+                    label += f" ({labels.get(ports[0], ports[0])})" if len(ports) == 1 else f" ({len(ports)} ports)"
+                ax.axhline(y, color=color, ls=ls, lw=1, label=label)
+                zx.axhline(y, color=color, ls=ls, lw=1)
+                top = max(top, y)
     for a in (ax, zx):
         a.set_ylim(0, 1.15 * top + 1)
         a.set_ylabel("queue length (packets)")
