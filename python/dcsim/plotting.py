@@ -390,8 +390,8 @@ def _aqm_lines(result: Result, buffer, aqm, top: float) -> list[tuple[float, str
     if aqm.kind == "threshold":
         lines.append((aqm.K.packets(pb), "--", f"K = {aqm.K.packets(pb):g} pkt"))
     elif aqm.is_red_like:
-        for name, th in (("min_th", aqm.min_th), ("max_th", aqm.max_th)):
-            lines.append((th.packets(pb), ":", f"{name} = {th.packets(pb):g} pkt"))
+        for name, th in (("min_th", aqm.min_th), ("max_th", aqm.max_th)):  # against RED's averaged queue
+            lines.append((th.packets(pb), ":", f"{name} = {th.packets(pb):g} pkt (on the average)"))
     B = buffer.packets(pb)
     if top >= 0.5 * B:  # the buffer only when the queue gets near it
         lines.append((B, "-.", f"buffer = {B:g} pkt"))
@@ -653,8 +653,9 @@ def plot_ports(result: Result, path: PathLike = None) -> Figure:
     FigureCanvasAgg(fig)
     ax1, ax2 = fig.subplots(2, 1, sharex=True)
     names = [f"{s}->{d}" for s, d in zip(p["src"], p["dst"])]
-    ax1.bar(names, 100 * p["utilization"])
-    ax2.bar(names, p["q_mean_pkt"])
+    ax1.bar(names, 100 * p["utilization"], width=0.6)
+    ax2.bar(names, p["q_mean_pkt"], width=0.6)
+    ax1.set_xlim(-0.5 - max(0.0, (4 - len(names)) / 2), len(names) - 0.5 + max(0.0, (4 - len(names)) / 2))
     ax1.set_ylabel("utilization (%)")
     ax1.set_ylim(0, 105)
     ax2.set_ylabel("mean queue (packets)")
@@ -748,8 +749,9 @@ def plot_workloads(result: Result, path: PathLike = None) -> Figure:
              for i, k, lk in zip(w["workload"], w["kind"], w["link"])]
     target = 100 * w["target_load"].to_numpy(dtype=float)
     real = 100 * w["realised_load"].to_numpy(dtype=float)
-    ax1.bar(x - 0.2, np.nan_to_num(target), width=0.4, label="target (offered) load")
-    ax1.bar(x + 0.2, np.nan_to_num(real), width=0.4, label="realised load")
+    offered = bool(np.isfinite(target).any() or np.isfinite(real).any())  # an incast alone offers none
+    ax1.bar(x - 0.2, np.nan_to_num(target), width=0.4, label="target (offered) load" if offered else None)
+    ax1.bar(x + 0.2, np.nan_to_num(real), width=0.4, label="realised load" if offered else None)
     for xi, t, r, k in zip(x, target, real, w["kind"]):
         if not np.isfinite(t) and not np.isfinite(r):
             ax1.text(xi, 0, f"no offered load\n({k})", ha="center", va="bottom", fontsize=7, color="0.4")
