@@ -573,3 +573,13 @@ def test_a_zoom_with_nothing_at_the_end_goes_to_the_last_activity():
     last = q[q.q_pkt > 0].t_s.max()
     z0, z1 = (v / 1e3 for v in zx.get_xlim())
     assert "around the last non-zero value" in zx.get_title() and z0 <= last <= z1 and z1 < r.duration_s
+
+
+def test_compare_of_runs_of_different_lengths_zooms_where_every_run_is():
+    """A 1 s and a 200 ms run: the zoom ended at 1 s, so the short run was absent from it while its
+    period was quoted (an audit). It now ends at the shortest run's end and says so."""
+    a, b = _run(duration="40ms"), _run(duration="25ms")
+    fig = compare([a, b], "queue", labels=["long", "short"])
+    zx = fig.axes[1]
+    assert zx.get_xlim()[1] == pytest.approx(25.0) and "the shortest run's end" in zx.get_title()
+    assert all(len(ln.get_xdata()) for ln in zx.get_lines())  # both runs drawn in the zoom

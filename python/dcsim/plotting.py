@@ -1123,6 +1123,9 @@ def compare(results: Sequence[Result], kind: str = "queue", labels: Optional[Seq
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_ylim(bottom=0)
+    warm = {r.warmup_s for r in results}
+    if len(warm) == 1 and next(iter(warm)) > 0:  # one warm-up for all: shaded as in a run's own figures
+        _mark_warmup(ax, results[0], scale)
     if zoom:
         (zx,) = zs
         # One window for all runs, scaled to the slowest oscillation shown: whole periods of the run
@@ -1130,10 +1133,14 @@ def compare(results: Sequence[Result], kind: str = "queue", labels: Optional[Seq
         periods = [_zoom_period(r, t, y) if len(t) else None for r, (t, y) in zip(results, series)]
         widths = [_zoom_width(r, p) for r, p in zip(results, periods)]
         i = max(range(len(results)), key=lambda j: widths[j][0])
-        (zw, zk), z1 = widths[i], max(r.duration_s for r in results)
-        zw = min(zw, max(r.duration_s - r.warmup_s for r in results))
+        # ending where the shortest run ends, so that every run is in it (a 200 ms run was absent
+        # from a zoom on the last 695 ms of a 1 s one, yet its period was quoted: an audit)
+        (zw, zk), z1 = widths[i], min(r.duration_s for r in results)
+        zw = min(zw, min(r.duration_s - r.warmup_s for r in results))
         z0 = z1 - zw
-        head = (f"last {_fmt_ms(zw)}: {zk} periods of {labels[i]}" if zk else _zoom_title(results[i], zw, None, 0))
+        ends = "" if len({r.duration_s for r in results}) == 1 else f" to {_fmt_ms(z1)}, the shortest run's end"
+        head = (f"last {_fmt_ms(zw)}{ends}: {zk} periods of {labels[i]}" if zk
+                else _zoom_title(results[i], zw, None, 0) + ends)
         own = [f"{lab} ≈ {_fmt_ms(p)}" for lab, p in zip(labels, periods) if p is not None]
         ztitle = "\n".join([head] + (textwrap.wrap("periods: " + ", ".join(own), 52) if own else []))
         for (t, y), lab in zip(series, labels):
