@@ -944,7 +944,9 @@ def worst_case_throughput(psi: Sequence[float], g: float, wbar_grid: Sequence[fl
 
     Returns one row per psi: psi, g, throughput (fraction of C), wbar_worst, drift (max over the
     grid), floor_gap = min over the grid of Q_min + psi/(1+psi): > 0 means no cycle touches the
-    floor q = 0, and then the throughput is exactly 1 (integrate (13) over a period).
+    floor q = 0, and then the throughput is exactly 1 (integrate (13) over a period); converged:
+    every cycle of the grid is (:attr:`LimitCycle.converged`, which allows for the floor's sampling
+    resolution at psi = 0).
     """
     psi = [float(p) for p in psi]
     wb = [float(w) for w in wbar_grid]
@@ -956,7 +958,8 @@ def worst_case_throughput(psi: Sequence[float], g: float, wbar_grid: Sequence[fl
         cs = cycles[i * len(wb):(i + 1) * len(wb)]
         k = int(np.argmin([c.throughput for c in cs]))
         rows.append(dict(psi=p, g=g, throughput=cs[k].throughput, wbar_worst=cs[k].wbar,
-                         drift=max(c.drift for c in cs), floor_gap=min(c.Q_min + p / (1 + p) for c in cs)))
+                         drift=max(c.drift for c in cs), floor_gap=min(c.Q_min + p / (1 + p) for c in cs),
+                         converged=all(c.converged for c in cs)))
     return pd.DataFrame(rows)
 
 
