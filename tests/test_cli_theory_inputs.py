@@ -463,3 +463,17 @@ def test_dx_segment_size_takes_either_spelling(command, spelling):
     assert res.exit_code == 0, res.output
     if command[0] == "theory":
         assert "seg = 1000 B" in res.output
+
+
+def test_theory_dctcp_says_when_a_row_means_nothing_or_the_paper_fails():
+    """An audit of `theory dctcp`: an empty g range (Cd + K < 25 pkt) printed as a range, eq. (46)'s
+    bounds below 0 or above 1 printed as bounds, and beta_TCP / beta_DCTCP >= 1.4 with g large
+    enough printed beside the paper's '< 1.4' without a word."""
+    res, text = _run(["theory", "dctcp", "--C", "10Gbps", "--d", "300us"])
+    assert res.exit_code == 0 and "lower < 0: no bound there, alpha lies in [0, 1]" in text
+    h = th_dctcp.analyze(C_bps=10e9, d_s=300e-6)["hybrid"]
+    assert h["limited_by"].startswith("gamma") and h["beta_ratio_tcp_over_dctcp"] >= 1.4
+    assert "g is large enough here, and it is not below 1.4" in text
+    res, text = _run(["theory", "dctcp", "--C", "1Gbps", "--d", "1ms", "--K", "97.5KB", "--packet-size", "9000B",
+                      "--no-cycle"])
+    assert "empty: Cd + K < 25 pkt, no g satisfies eq. (2)" in text

@@ -259,10 +259,11 @@ def test_cli_table_and_json(monkeypatch):
     # m below the delay bound is reported.
     r = _cli("--C", "10Gbps", "--delay", "300us", "--m", "2", "--json", "--no-simulate")
     assert json.loads(r.output)["m_below_delay_bound"] is True
+    assert json.loads(r.output)["all_ok"] is False  # it said true with m below the delay bound (an audit)
     # m = 0 with max Q_v = 0: eq. (31) does not bound b (1/(T (0 + 0))); JSON says null, not Infinity.
     r = _cli("--C", "10Gbps", "--delay", "0us", "--m", "0", "--qv-max", "0B", "--json", "--no-simulate")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.output)["ranges"]["b_max_eq31"] is None
+    assert json.loads(r.output)["ranges"]["b_max_eq31_per_s"] is None
 
 
 @pytest.mark.parametrize("args,opt", [
@@ -326,3 +327,19 @@ def test_analyze_checks_the_ranges_the_cli_checks(kw, says):
     args = dict(C_bps=10e9, q0_bytes=64e3, p=0.01, delay_s=100e-6, simulate=False)
     with pytest.raises(ValueError, match="^" + re.escape(says)):
         dsm.analyze(**{**args, **kw})
+
+
+def test_eq27_states_c_with_and_without_the_m_terms_and_json_ranges_carry_units():
+    """An audit of `theory dsm`: StateC's |u| used max Q_f (the paper drops the m terms for c) in a
+    table titled 'bounds of eq. 29', where eq. (29)'s |Q̂_f|max gives 136 Gbps at the defaults;
+    and the JSON's ranges had keys without units although the help promises them."""
+    r = dsm.analyze(10e9, 64e3, 0.01, 300e-6, simulate=False)
+    e = r["eq27"]
+    assert e["u_max_C_with_m_terms_bps"] == pytest.approx(8 * r["c_per_s"] * e["qf_hat_max_bytes"], rel=1e-12)
+    assert e["u_max_C_with_m_terms_bps"] > 10e9 > e["u_max_C_bps"] and e["ok_with_m_terms"] is False
+    assert all(k.endswith(("_per_s", "_frames", "_s", "_hz")) or k in ("m", "omega", "omega_min_eq31")
+               for k in r["ranges"]), r["ranges"].keys()
+    text = " ".join(_cli("--C", "10Gbps", "--delay", "300us", "--no-simulate").output.split())
+    assert "with eq. (29)'s |Q̂_f|max: 136 Gbps, which changes the verdict: above C" in text
+    omega = " ".join(_cli("--C", "100Gbps", "--delay", "100us", "--no-simulate").output.split())
+    assert "ω = 5 is at or below eq. (31)'s m + p max(Q_v) - 1 = 13.5 at m = 13" in omega

@@ -68,8 +68,9 @@ def dctcp(
     t.add_row("bandwidth-delay product C d", _fmt_pkt(r["Cd_pkt"]), "")
     t.add_row("[bold]K guideline[/] 0.17 C d", _fmt_pkt(r["K_guideline_pkt"]), "eq. (1)/(17)")
     t.add_row("K used", _fmt_pkt(r["K_pkt"]), "--K" if r["K_given"] else "guideline")
-    t.add_row("[bold]g range[/] 5/(Cd+K) .. 1/sqrt(Cd+K)", f"{r['g_min']:.4g} .. {r['g_max']:.4g} (dimensionless)",
-              "eq. (2)/(27)")
+    empty = r["g_min"] > r["g_max"]  # Cd + K < 25 packets: no g satisfies eq. (2)
+    t.add_row("[bold]g range[/] 5/(Cd+K) .. 1/sqrt(Cd+K)", f"{r['g_min']:.4g} .. {r['g_max']:.4g} (dimensionless)"
+              + (" [yellow](empty: Cd + K < 25 pkt, no g satisfies eq. (2))[/]" if empty else ""), "eq. (2)/(27)")
     t.add_row("g used", f"{r['g']:.4g}" + ("" if r["g_in_range"] else " [yellow](outside the range)[/]"),
               "--g" if r["g_given"] else "default 1/16")
     t.add_row("N flows", f"{r['N']:g} flows", "--N")
@@ -104,8 +105,12 @@ def dctcp(
         t.add_row("hybrid model: alpha*, rates, bounds", "not applicable", escape(r["notes"]["hybrid"]))
     if "hybrid" in r:
         h = r["hybrid"]
-        t.add_row("alpha* (W* = wbar)", f"{h['alpha_star']:.4g}", "eq. (23)")
-        t.add_row("alpha* bounds", f"{h['alpha_star_lower']:.4g} .. {h['alpha_star_upper']:.4g}", "eq. (46)")
+        t.add_row("alpha* (W* = wbar)", f"{h['alpha_star']:.4g} (dimensionless)", "eq. (23)")
+        lo, hi = h["alpha_star_lower"], h["alpha_star_upper"]
+        trivial = [w for w, bad in (("lower < 0", lo < 0), ("upper > 1", hi > 1)) if bad]
+        t.add_row("alpha* bounds", f"{lo:.4g} .. {hi:.4g} (dimensionless)"
+                  + (f" [yellow]({', '.join(trivial)}: no bound there, alpha lies in [0, 1])[/]" if trivial else ""),
+                  "eq. (46)")
         t.add_row("gamma (window rate)", f"{h['gamma_per_rtt']:.4g} /RTT", "Section 4.2")
         t.add_row("[bold]beta_DCTCP[/] = min(g, gamma)",
                   f"{h['beta_dctcp_per_rtt']:.4g} /RTT = {h['beta_dctcp_per_s']:.4g} /s (1/beta = {fmt_time(1 / h['beta_dctcp_per_s'])})",
@@ -113,8 +118,12 @@ def dctcp(
         t.add_row("beta_TCP = log 2/(1 + W*/2)",
                   f"{h['beta_tcp_per_rtt']:.4g} /RTT = {h['beta_tcp_per_s']:.4g} /s (1/beta = {fmt_time(1 / h['beta_tcp_per_s'])})",
                   "Section 4.2")
-        t.add_row("beta_TCP / beta_DCTCP", f"{h['beta_ratio_tcp_over_dctcp']:.4g} (paper: < 1.4 for g large enough)",
-                  "Section 4.2")
+        ratio = h["beta_ratio_tcp_over_dctcp"]
+        # "g large enough" = the rate limited by gamma, not by g: there the paper's < 1.4 is its claim
+        fails = h["limited_by"].startswith("gamma") and ratio >= 1.4
+        t.add_row("beta_TCP / beta_DCTCP", f"{ratio:.4g} (paper: < 1.4 for g large enough)"
+                  + (" [yellow](g is large enough here, and it is not below 1.4: eq. (26) holds only as W* grows)[/]"
+                     if fails else ""), "Section 4.2")
         if h["assumptions_violated"]:
             t.add_row("[yellow]assumptions (22) violated[/]", "; ".join(h["assumptions_violated"]), "Theorem 2")
     console.print(t)

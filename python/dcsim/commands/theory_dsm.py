@@ -18,7 +18,7 @@ PAPER = "Cheng et al., Congestion Control in Converged Ethernet with Heterogeneo
 
 
 #: Results that may be infinite by design: eq. (31) does not bound b when m = 0 and max Q_v = 0.
-UNBOUNDED_OK = {"ranges.b_max_eq31"}
+UNBOUNDED_OK = {"ranges.b_max_eq31_per_s"}
 
 
 def _non_finite(x, path: str = "") -> list[str]:
@@ -115,7 +115,7 @@ def dsm(
         m_note += " [bold red](below the delay bound: stability not guaranteed, §IV.C)[/]"
     t.add_row("m used", f"{r['m']} periods", m_note)
     t.add_row("target queue q0", _kb(q0_bytes), "--q0")
-    t.add_row("max |Q_f|, max |Q_v|", f"{_kb(r['qf_max_bytes'])}, {_kb(r['qv_max_bytes'])} (p·max = {rg['p_qf_max']:.4g}, {rg['p_qv_max']:.4g} frames)",
+    t.add_row("max |Q_f|, max |Q_v|", f"{_kb(r['qf_max_bytes'])}, {_kb(r['qv_max_bytes'])} (p·max = {rg['p_qf_max_frames']:.4g}, {rg['p_qv_max_frames']:.4g} frames)",
               "given" if r["qf_qv_max_source"] == "given" else "§V reading: C T and 1.5 C T")
     console.print(t)
 
@@ -127,22 +127,25 @@ def dsm(
     t.add_column("§V H form")
     t.add_column("chosen")
     t.add_column("inside")
-    t.add_row("a", f"> {_per_s(rg['a_min'])}", f"< {_per_s(rg['a_max_eq23'])}", f"< {_per_s(rg['a_max_eq31'])}",
+    t.add_row("a", f"> {_per_s(rg['a_min_per_s'])}", f"< {_per_s(rg['a_max_eq23_per_s'])}", f"< {_per_s(rg['a_max_eq31_per_s'])}",
               f"H_a < {_hz(rg['H_a_max_hz'])}", f"{_per_s(r['a_per_s'])} (H_a = {_hz(Ha)})", mark(ck["a_eq23"] and ck["a_eq31"]))
-    t.add_row("b", f"> {_per_s(rg['b_min_eq23'])} (eq. 23)", f"< {_per_s(rg['b_max_eq23'])}", f"< {_per_s(rg['b_max_eq31'])}",
+    t.add_row("b", f"> {_per_s(rg['b_min_eq23_per_s'])} (eq. 23)", f"< {_per_s(rg['b_max_eq23_per_s'])}", f"< {_per_s(rg['b_max_eq31_per_s'])}",
               f"H_b < {_hz(rg['H_b_max_hz'])}", f"{_per_s(r['b_per_s'])} (H_b = {_hz(Hb)})",
               mark(ck["b_eq23_lower"] and ck["b_eq23_upper"] and ck["b_eq31"]))
-    t.add_row("c", f"> {_per_s(rg['c_min'])}", f"< {_per_s(rg['c_max_eq23'])}", f"< {_per_s(rg['c_max_eq31'])}",
+    t.add_row("c", f"> {_per_s(rg['c_min_per_s'])}", f"< {_per_s(rg['c_max_eq23_per_s'])}", f"< {_per_s(rg['c_max_eq31_per_s'])}",
               f"H_c < {_hz(rg['H_c_max_hz'])}", f"{_per_s(r['c_per_s'])} (H_c = {_hz(Hc)})", mark(ck["c_eq23"] and ck["c_eq31"]))
     t.add_row("ω", f"> {rg['omega_min_eq31']:.4g} (eq. 31)", "", "", "", f"{omega:g} (dimensionless)", mark(ck["omega_eq31"]))
     console.print(t)
     if not ck["b_eq23_lower"]:
-        hb_lo, hb_hi = rg["b_min_eq23"] * (2 * r["m"] + 3), rg["H_b_max_hz"]
+        hb_lo, hb_hi = rg["b_min_eq23_per_s"] * (2 * r["m"] + 3), rg["H_b_max_hz"]
         inside = (f"b inside needs H_b in ({_hz(hb_lo)}, {_hz(hb_hi)})" if hb_lo < hb_hi else
                   f"no H_b puts b inside at m = {r['m']}: its lower end {_hz(hb_lo)} is above its upper end {_hz(hb_hi)}")
-        console.print(f"[yellow]b = {_per_s(r['b_per_s'])} is below eq. (23)'s 1/((ω+1)T) = {_per_s(rg['b_min_eq23'])}: "
-                      "the sliding condition (20) fails in StateB. (The paper's own §V choice, H_b = 20 kHz at m = 4, ω = 5, "
-                      f"does this; {inside}.)[/]")
+        console.print(f"[yellow]b = {_per_s(r['b_per_s'])} is below eq. (23)'s 1/((ω+1)T) = {_per_s(rg['b_min_eq23_per_s'])}: "
+                      f"the sliding condition (20) fails in StateB; {inside}. (The paper's own §V choice, H_b = 20 kHz "
+                      "at m = 4 and ω = 5, is below it too.)[/]")
+    if not ck["omega_eq31"]:
+        console.print(f"[yellow]ω = {omega:g} is at or below eq. (31)'s m + p max(Q_v) - 1 = {rg['omega_min_eq31']:.4g} "
+                      f"at m = {r['m']}: the reaching condition fails; raise --omega above it.[/]")
 
     e = r["eq27"]
     t = titled_table("Eq. (27): one adjustment |u| must not exceed C (bounds of eq. 29)")
@@ -151,7 +154,10 @@ def dsm(
     t.add_column("from")
     t.add_row("StateA", fmt_rate(e["u_max_A_bps"]), f"a · |Q̂_f|max, |Q̂_f|max = {_kb(e['qf_hat_max_bytes'])}")
     t.add_row("StateB", fmt_rate(e["u_max_B_bps"]), f"b · |Q̂_v|max, |Q̂_v|max = {_kb(e['qv_hat_max_bytes'])}")
-    t.add_row("StateC", fmt_rate(e["u_max_C_bps"]), "c · max Q_f (the paper drops the m terms for c)")
+    t.add_row("StateC", fmt_rate(e["u_max_C_bps"]), "c · max Q_f (the paper drops the m terms for c; with eq. (29)'s "
+              f"|Q̂_f|max: {fmt_rate(e['u_max_C_with_m_terms_bps'])}"
+              + ("" if e["ok_with_m_terms"] == e["ok"] else ", which changes the verdict: "
+                 + ("within C" if e["ok_with_m_terms"] else "above C")) + ")")
     t.add_row("[bold]max vs C[/]", f"{fmt_rate(e['u_max_bps'])} vs {fmt_rate(C_bps)}", mark(e["ok"]))
     console.print(t)
 

@@ -203,6 +203,19 @@ def admissible_ranges(C_bps: float, p: float, m: int, omega: float, qf_max_bytes
                   H_a_max_hz=fa * a_max, H_b_max_hz=fb * b_max, H_c_max_hz=fc * c_max)
 
 
+def ranges_with_units(r: "Ranges") -> dict:
+    """:class:`Ranges` as ``analyze`` reports them: each key with its unit (gains' bounds in 1/s,
+    ``_per_s``; p max(Q) in frames, ``_frames``); T, H in their own units already; m, omega
+    dimensionless."""
+    def key(k: str) -> str:
+        if k[:2] in ("a_", "b_", "c_"):
+            return f"{k}_per_s"
+        if k.startswith("p_q"):
+            return f"{k}_frames"
+        return k
+    return {key(k): v for k, v in asdict(r).items()}
+
+
 def u_max_bps(a: float, b: float, c: float, C_bps: float, p: float, m: int, qf_max_bytes: float, qv_max_bytes: float,
               frame_bytes: float = PAPER_FRAME_BYTES) -> dict:
     """Eq. (27)-(29): the largest one-step rate adjustment |u| (bit/s) the rule (22) can produce.
@@ -217,8 +230,12 @@ def u_max_bps(a: float, b: float, c: float, C_bps: float, p: float, m: int, qf_m
     qf_hat = qf_max_bytes + m * qv_max_bytes + m * (m + 1) / 2.0 * CT
     qv_hat = qv_max_bytes + m * CT
     u = {"A": 8.0 * a * qf_hat, "B": 8.0 * b * qv_hat, "C": 8.0 * c * qf_max_bytes}
+    # StateC with eq. (29)'s |Q̂_f|max, the m terms the paper drops for c kept (an audit: 136 Gbps
+    # at the paper's defaults, where the paper's form gives 8 Gbps)
+    u_c_m = 8.0 * c * qf_hat
     return {"qf_hat_max_bytes": qf_hat, "qv_hat_max_bytes": qv_hat, "u_max_A_bps": u["A"], "u_max_B_bps": u["B"],
-            "u_max_C_bps": u["C"], "u_max_bps": max(u.values()), "ok": max(u.values()) <= C_bps * (1 + 1e-12)}
+            "u_max_C_bps": u["C"], "u_max_bps": max(u.values()), "ok": max(u.values()) <= C_bps * (1 + 1e-12),
+            "u_max_C_with_m_terms_bps": u_c_m, "ok_with_m_terms": max(u["A"], u["B"], u_c_m) <= C_bps * (1 + 1e-12)}
 
 
 def check_parameters(r: Ranges, a: float, b: float, c: float) -> dict[str, bool]:
@@ -385,9 +402,11 @@ def analyze(C_bps: float, q0_bytes: float, p: float, delay_s: float, m: Optional
         "T_s": T_s, "two_over_T_hz": 2.0 / T_s, "m_from_delay": m_delay, "m": m_used, "m_given": m is not None,
         "m_below_delay_bound": m_used < m_delay, "qf_max_bytes": qf, "qv_max_bytes": qv,
         "qf_qv_max_source": "given" if (qf_max_bytes is not None or qv_max_bytes is not None) else "section V reading",
-        "ranges": asdict(r), "H_a_hz": H_a_hz, "H_b_hz": H_b_hz, "H_c_hz": H_c_hz,
+        "ranges": ranges_with_units(r), "H_a_hz": H_a_hz, "H_b_hz": H_b_hz, "H_c_hz": H_c_hz,
         "a_per_s": a, "b_per_s": b, "c_per_s": c, "omega": omega, "checks": checks,
-        "all_ok": all(checks.values()), "eq27": u_max_bps(a, b, c, C_bps, p, m_used, qf, qv, frame_bytes),
+        # every condition, and m covering the loop delay (it had said true with m below the bound)
+        "all_ok": all(checks.values()) and m_used >= m_delay,
+        "eq27": u_max_bps(a, b, c, C_bps, p, m_used, qf, qv, frame_bytes),
     }
     if simulate:
         run = simulate_discrete(C_bps=C_bps, q0_bytes=q0_bytes, p=p, m=m_used, a=a, b=b, c=c, omega=omega,
