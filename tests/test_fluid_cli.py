@@ -174,3 +174,22 @@ def test_the_smallest_sample_dt_offered_is_accepted():
     r = runner.invoke(app, ["fluid", "dx", "--t-end", "1s", "--sample-dt", "1ps"])  # 2.5e6 rows: fine
     assert r.exit_code == 0, r.output
     assert offered == "1.78us", offered
+
+
+def test_a_no_floor_plot_says_so_and_dx_busy_time_is_not_called_utilization(tmp_path, monkeypatch):
+    """An audit of the fluid commands: --no-floor drew negative queues under the usual title, and
+    `fluid dx`'s 'time with Q > 0' (85 % at R0 = 320 us) read as a utilization (the model's is ~100 %)."""
+    from matplotlib.figure import Figure
+
+    from dcsim import fluid as fl
+    from dcsim.commands.fluid import plot_dctcp
+
+    titles = []
+    real = Figure.savefig
+    monkeypatch.setattr(Figure, "savefig", lambda self, *a, **k: (titles.append(self._suptitle.get_text()),
+                                                                  real(self, *a, **k))[1])
+    for floor in (False, True):
+        plot_dctcp(fl.dctcp(10e9, 100e-6, 65, 1 / 16, 10, t_end_s=0.005, queue_floor=floor), tmp_path / "nf.png")
+    assert "no queue floor (--no-floor)" in titles[0] and "no queue floor" not in titles[1]
+    res = CliRunner().invoke(app, ["fluid", "dx", "--t-end", "5ms"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0 and "not the utilization" in " ".join(res.output.split())

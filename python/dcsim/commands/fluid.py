@@ -130,7 +130,9 @@ def plot_dctcp(df: pd.DataFrame, path: Path, title: Optional[str] = None) -> Pat
     for x in ax:
         x.grid(alpha=0.3)
     fig.suptitle(title or (f"DCTCP fluid model: C = {a['C_bps'] / 1e9:g} Gbps, d = {a['d_s'] * 1e6:g} us, "
-                           f"K = {a['K_pkt']:g} pkt, g = {a['g']:g}, N = {a['N']:g}"), fontsize=10)
+                           f"K = {a['K_pkt']:g} pkt, g = {a['g']:g}, N = {a['N']:g}"
+                           + ("" if a.get("queue_floor", True) else "\nno queue floor (--no-floor): q may go below "
+                              "0, as eq. (7) is printed")), fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
@@ -248,7 +250,8 @@ def _print_dx(s: dict) -> None:
     for k, lab in (("q_pkt", "queue"), ("W_pkt", "window W")):
         st = s[k]
         t.add_row(f"{lab} min / mean / max", f"{st['min']:.4g} pkt / {st['mean']:.4g} pkt / {st['max']:.4g} pkt")
-    t.add_row("time with Q > 0", f"{100 * s['busy_fraction']:.1f} %")
+    t.add_row("time with Q > 0", f"{100 * s['busy_fraction']:.1f} % (the paper's p measured; not the utilization: "
+                                 "the link can be full at Q = 0)")
     console.print(t)
 
 

@@ -46,7 +46,9 @@ def dx(
     e, lin, t1, t2 = r["equilibrium"], r["linearization"], r["theorem1"], r["theorem2"]
     head = f"N = {N:g} flows, C = {fmt_rate(C_bps)}, R0 = {fmt_time(R0_s)}, p = {p:g}, seg = {seg_bytes:g} B"
 
-    t = titled_table(f"DX equilibrium, eqs. (5)-(8) — {head}")
+    special = r["theorem2"]["special_state"]
+    t = titled_table(f"DX equilibrium, eqs. (5)-(8) — {head}"
+                     + (" [yellow](not reached: x >= 1 puts DX in Theorem 2's special state, below)[/]" if special else ""))
     t.add_column("quantity")
     t.add_column("value", justify="right")
     t.add_row("queueing delay Q0 (7)", f"{fmt_time(e['Q0_s'])} = {e['q0_pkt']:.4g} pkt")
@@ -71,14 +73,16 @@ def dx(
     else:
         t.add_row("critical delay, numerical", "not found", escape(r["notes"].get("tau_critical_numerical_s", "")))
     t.add_row("tau = R0", f"{fmt_time(R0_s)}: {'stable' if t1['stable_tau_R0'] else 'not certified stable'}",
-              "the reading that reproduces the paper's Sect. 4.3 numbers")
+              "the reading nearest the paper's Sect. 4.3 numbers; not all of its thresholds "
+              "(`dcsim reproduce dx-thresholds` compares each)")
     t.add_row("tau = R0 + Q0", f"{fmt_time(e['rtt_s'])}: {'stable' if t1['stable_tau_R0_plus_Q0'] else 'not certified stable'}", "")
     n_min = t1["N_min_stable"]
-    n_text = ("none" if n_min is None else f"every N >= 1 (the bound is {n_min:.4g} flows)" if n_min < 1 else f"{n_min:.4g} flows")
+    n_text = ("no bound found" if n_min is None else f"every N >= 1 (the bound is {n_min:.4g} flows)" if n_min < 1
+              else f"{n_min:.4g} flows")
     t.add_row(f"stable for N > (at R0 = {fmt_time(R0_s)})", n_text,
               "tau = R0" + ("" if n_min is not None else "; " + escape(r["notes"].get("N_min_stable", ""))))
     r0_max = t1["R0_max_stable_s"]
-    t.add_row(f"stable for R0 < (at N = {N:g})", us(r0_max),
+    t.add_row(f"stable for R0 < (at N = {N:g})", us(r0_max) if r0_max is not None else "no bound found",
               "tau = R0" + ("" if r0_max is not None else "; " + escape(r["notes"].get("R0_max_stable_s", ""))))
     console.print(t)
 
