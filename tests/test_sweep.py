@@ -584,7 +584,7 @@ def test_cli_prints_the_results_per_combination(tmp_path):
     assert res.exit_code == 0, res.output
     df = pd.read_parquet(out / "sweep.parquet")
     util, good = col(df, r"port\[.*\]\.utilization"), "goodput_total_bps"
-    assert "results after warm-up (mean over seeds)" in res.output, res.output
+    assert "results after warm-up (mean over the finished seeds)" in res.output, res.output
     rows = [line.split("│")[1:-1] for line in res.output.splitlines() if line.startswith("│")]
     assert [r[0].strip() for r in rows] == ["20pkt", "40pkt"], rows
     for r, k in zip(rows, ["20pkt", "40pkt"]):
@@ -900,3 +900,32 @@ def test_the_sweep_file_example_of_the_spec_docstring_plans(tmp_path):
     shutil.copy(Path(__file__).resolve().parents[1] / "examples" / "dctcp_dumbbell.toml", tmp_path / "dctcp_dumbbell.toml")
     plan = plan_sweep(load_sweep(tmp_path / "sweep.toml"))
     assert len(plan.runs) == 3 * 2 * 2 * 3  # K x g x (senders, count) x seeds
+
+
+def test_the_results_table_counts_every_combination_and_seed_as_asked():
+    """An audit of the sweep's terminal table: a combination whose seeds all failed vanished; a run
+    without a finished flow was skipped in 'flows done' (6 seeds, one with 1 flow: 1, not 1/6);
+    the seeds column vanished when no combination had two finished seeds; an L2 run's frames
+    were headed packets."""
+    import pandas as pd
+    from rich.console import Console
+
+    from dcsim.commands.sweep import results_table
+
+    def text(df):
+        c = Console(record=True, width=250)
+        c.print(results_table(df, ["K"]))
+        return " ".join(c.export_text().split())
+
+    df = pd.DataFrame({
+        "K": ["10pkt"] * 3 + ["20pkt"] * 3 + ["30pkt"] * 3,
+        "status": ["ok", "ok", "ok", "ok", "error", "error", "error", "error", "error"],
+        "goodput_total_bps": [1e9] * 9, "fct_group[all].finished": [1.0, None, None, 2.0, None, None, None, None, None],
+    })
+    out = text(df)
+    assert "│ 10pkt │ 3 │ 1.000 │ 0.333 │" in out, out  # (1 + 0 + 0) / 3 flows done over 3 finished seeds
+    assert "│ 30pkt │ 0 │ - │ - │" in out and "mean over the finished seeds" in out  # all failed: still a row
+    l2 = pd.DataFrame({"K": ["a", "a"], "status": ["ok", "error"], "goodput_total_bps": [0.0, 0.0],
+                       "l2_goodput_total_bps": [5e9, 5e9], "after_warmup.drops": [3.0, None]})
+    out = text(l2)
+    assert "drops frames" in out and "drops pkt" not in out and "seeds" in out, out

@@ -55,24 +55,35 @@ def results_table(df, paths: list[str]):
 
     from dcsim._console import titled_table
 
-    ok = df[df["status"] == "ok"]
+    ok = df[df["status"] == "ok"].copy()
     if ok.empty:
         return None
+    # A run with no finite flow started after warm-up has no FCT group: it finished 0 of them, not
+    # an unknown number a mean over seeds would skip (6 seeds, one with 1 flow, had shown 1, not 1/6)
+    if "fct_group[all].finished" in ok.columns and ok["fct_group[all].finished"].notna().any():
+        ok["fct_group[all].finished"] = ok["fct_group[all].finished"].fillna(0)
     # The first two monitored ports whose utilization shows (>= 0.005 %, printed "0.01") in some
     # run: a fabric's default monitors include ports a light load leaves idle, and columns of
     # "0.00" say nothing.
     ports = [c[len("port["):-len("].utilization")] for c in ok.columns
              if c.startswith("port[") and c.endswith("].utilization") and (100 * ok[c].fillna(0) >= 0.005).any()][:2]
     cols = [(c, h, k, f) for c, h, k, f in _HEADLINE if c in ok.columns and ok[c].notna().any()]
-    if "l2_goodput_total_bps" in ok.columns and not ok["goodput_total_bps"].any():  # L2 sources only
+    l2_only = "l2_goodput_total_bps" in ok.columns and not ok["goodput_total_bps"].any()  # L2 sources only
+    if l2_only:
         cols = [x for x in cols if x[0] not in ("goodput_total_bps", "after_warmup.timeouts")]
     cols += [(f"port[{p}].{c}", f"{p} {h}", k, f) for p in ports for c, h, k, f in _PORT if f"port[{p}].{c}" in ok.columns]
+    if l2_only:  # an L2 run's queues and drops count its frames (1 KB in the DSM paper), not packets
+        cols = [(c, h.replace(" pkt", " frames"), k, f) for c, h, k, f in cols]
+    # every combination, also one whose seeds all failed (a row of "-", 0 seeds: it had vanished)
+    every = df[paths].astype(str).drop_duplicates()
+    index = list(map(tuple, every.to_numpy())) if len(paths) > 1 else list(every[paths[0]])
     keys = ok[paths].astype(str)  # an axis may take lists as values
     groups = ok.groupby([keys[p] for p in paths], sort=False)
-    means = groups[[c for c, *_ in cols]].mean()
-    seeds = groups.size()
-    several = bool((seeds > 1).any())
-    title = "results after warm-up" + (" (mean over seeds)" if several else "")
+    means = groups[[c for c, *_ in cols]].mean().reindex(index)
+    seeds = groups.size().reindex(index).fillna(0).astype(int)
+    asked = df.groupby([df[p].astype(str) for p in paths], sort=False).size()
+    several = bool((asked > 1).any())  # the seeds column whenever a combination was asked for several
+    title = "results after warm-up" + (" (mean over the finished seeds)" if several else "")
     t = titled_table(title)
     for p in paths:
         t.add_column(escape(p))
