@@ -523,6 +523,9 @@ def test_cli_runs_a_sweep_and_dry_run_plans_only(tmp_path):
     assert len(pd.read_parquet(out / "sweep.parquet")) == 4
     again = runner.invoke(app, ["sweep", str(f), "--out", str(out)], env={"COLUMNS": "300"})
     assert "4 runs: 0 computed, 4 cached, 0 failed" in again.output
+    # --force said "0 finished before, 4 to run", hiding that it computes finished runs again (an audit)
+    forced = runner.invoke(app, ["sweep", str(f), "--out", str(out), "--force"], env={"COLUMNS": "300"})
+    assert "= 4 runs; 4 finished before, 4 of them computed again (--force), 4 to run" in forced.output, forced.output
 
 
 def test_cli_warns_before_replacing_another_sweeps_table(tmp_path):

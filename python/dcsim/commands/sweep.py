@@ -131,7 +131,9 @@ def sweep(
         shared = f"; {c['shared']} share an engine spec with another combination (run once)" if c["shared"] else ""
         err_console.print(
             f"[bold]{escape(sweep_file.name)}[/]: "
-            + escape(f"{axes}{seeds} = {count_shown(c['runs'], 'run')}; {c['cached']} finished before, {c['to_compute']} to run on {where}{shared}; out: {out}")
+            + escape(f"{axes}{seeds} = {count_shown(c['runs'], 'run')}; {c['cached'] + c.get('forced', 0)} finished before"
+                     + (f", {c['forced']} of them computed again (--force)" if c.get("forced") else "")
+                     + f", {c['to_compute']} to run on {where}{shared}; out: {out}")
         )
         if c.get("replaces") is not None:
             from dcsim.sweep import replaced_warning

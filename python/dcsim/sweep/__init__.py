@@ -365,7 +365,7 @@ def run_sweep(
     from dcsim.sweep.execute import (LocalPool, RunTraces, Stats, StopSignals, check_jobs_with_dask, connect_dask,
                                      default_jobs, execute)
     from dcsim.sweep.worker import use_plan_files
-    from dcsim.sweep.store import TABLE, RowBuffer, RunStore, run_record, sweep_lock, write_table
+    from dcsim.sweep.store import ROW, TABLE, RowBuffer, RunStore, run_record, sweep_lock, write_table
 
     if executor is None and jobs is None and dask is None:
         executor, jobs = _DEFAULTS["executor"], _DEFAULTS["jobs"]
@@ -422,10 +422,12 @@ def run_sweep(
 
     replaces: Optional[str] = None  # the other sweep whose table in OUT this one replaces
 
+    forced = 0  # runs finished before that --force computes again
+
     def report_plan(cached: int, to_compute: int) -> None:
         if on_plan is not None:
             on_plan(plan, {"runs": len(plan.runs), "combinations": len(plan.combos), "cached": cached,
-                           "to_compute": to_compute, "shared": shared, "replaces": replaces})
+                           "to_compute": to_compute, "shared": shared, "replaces": replaces, "forced": forced})
         else:  # the API: each scenario warning once, as a ScenarioWarning
             import warnings
 
@@ -459,6 +461,8 @@ def run_sweep(
             rec = None if force else store.load_row(runs[0].run_id, key, need_tables=tables)
             if rec is None:
                 todo.append(runs[0])
+                if force and (store.run_dir(runs[0].run_id) / ROW).is_file():
+                    forced += len(runs)
             else:
                 stats.cached += len(runs)
                 add_rows(key, rec, None, rec.get("run_wall_s"))
