@@ -353,6 +353,8 @@ pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
     let least: u128 = todo.iter().map(|s| plan.bytes_at(s, plan.coarsest(s))).sum();
     if fixed < limit && fixed + least > limit {
         let mb = |b: u128| format!("{:.1} MB", b as f64 / 1e6);
+        // a least size, rounded up so that it is enough ("2.0 MB is too small ... allowed >= 2.0 MB": a probe)
+        let mb_up = |b: u128| format!("{:.1} MB", (b as f64 / 1e5).ceil() / 10.0);
         let parts: Vec<String> = todo
             .iter()
             .map(|s| {
@@ -376,7 +378,7 @@ pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
                 if port_series { "port series" } else { "sampled series" },
                 parts.join(", "),
                 mb(fixed),
-                mb(fixed + least)
+                mb_up(fixed + least)
             ),
         ));
     }
@@ -570,6 +572,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         return Ok(());
     }
     let mb = |b: u128| format!("{:.1} MB", b as f64 / 1e6);
+    let mb_up = |b: u128| format!("{:.1} MB", (b as f64 / 1e5).ceil() / 10.0); // a least size: rounded up
     if let Some((i, &g)) = generated.iter().enumerate().max_by_key(|(_, g)| **g) {
         // Most of the need is the workload's flows, and the network alone would fit: name the
         // workload (a budget below the network itself names metrics.max_memory, below).
@@ -605,7 +608,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
                 plan.nodes,
                 plan.ports,
                 mb(state),
-                mb(total)
+                mb_up(total)
             ),
         ));
     }
