@@ -54,6 +54,12 @@ impl Builder<'_> {
 /// Build the network of `spec` (already validated).
 pub fn build(spec: &Spec) -> Result<Network> {
     let mut b = Builder { spec, net: Network::default() };
+    // The ports and nodes the topology has, allocated once: grown by doubling, the ports' vector of
+    // a k = 40 fat-tree (96 000 ports of ~600 B) held 131 072 (77.6 MB for 56.8 MB), a third more
+    // than the memory plan counts, in every world of a partitioned run (a probe; massif).
+    let (nodes, ports) = spec.topology.size();
+    b.net.ports.reserve_exact(ports as usize);
+    b.net.nodes.reserve_exact(nodes as usize);
     let mut default_monitor = Vec::new();
     match &spec.topology {
         TopologySpec::Dumbbell { senders, bottleneck_bps, access_bps, rtt_ps, bottleneck_queue, reverse_queue } => {
