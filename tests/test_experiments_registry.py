@@ -185,3 +185,17 @@ def test_experiment_figures_are_written_through_save_figure_only():
     direct = [f"{p.name}:{i}" for p in sorted(here.glob("*.py")) if p.name != "registry.py"
               for i, line in enumerate(p.read_text().splitlines(), 1) if _re.search(r"\.savefig\(", line)]
     assert not direct, direct
+
+
+def test_monotone_trend_is_the_one_trend_rule_with_per_step_margins():
+    """The coexistence experiments' 2-standard-error trend and the DSM experiments' seed-spread
+    trend are one rule (registry.monotone_trend): first to last beyond the end margin, no step
+    against the direction beyond its own margin."""
+    from dcsim.experiments.registry import monotone_trend
+
+    # a step against the trend within its own margin (0.5) is noise; the same step with a margin of 0.1 is not
+    assert monotone_trend([1.0, 2.0, 1.7, 3.0], +1, 1.0, [0.1, 0.5, 0.1]) == (True, [])
+    assert monotone_trend([1.0, 2.0, 1.7, 3.0], +1, 1.0, [0.1, 0.1, 0.1]) == (False, [1])
+    assert monotone_trend([3.0, 2.0, 1.0], -1, 1.5, 0.0) == (True, [])
+    assert monotone_trend([3.0, 2.0, 1.9], -1, 1.5, 0.0) == (False, [])  # the ends too close
+    assert monotone_trend([1.0, 2.0], +1, 0.5, [0.1, 0.1]) == (False, [])  # margins do not match the steps

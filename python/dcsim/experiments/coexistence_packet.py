@@ -136,6 +136,7 @@ from dcsim.experiments.registry import (  # noqa: E402
     ExperimentResult,
     check,
     experiment,
+    monotone_trend,
     ok,
     quoted_tolerance,
     save_figure,
@@ -383,13 +384,10 @@ def trend(statement: str, paper_text: str, st: pd.DataFrame, xcol: str, increasi
     standard errors."""
     st = st.sort_values(xcol)
     x, m, se = st[xcol].to_numpy(float), st["mean"].to_numpy(float), np.nan_to_num(st["sem"].to_numpy(float))
-    sign = 1 if increasing else -1
     delta = m[-1] - m[0]
     se_d = math.hypot(se[0], se[-1])
-    steps = sign * np.diff(m)
-    step_se = np.hypot(se[1:], se[:-1])
-    against = [(x[i], x[i + 1]) for i in np.flatnonzero(steps < -2 * step_se)]
-    good = sign * delta > 2 * se_d and not against
+    good, steps = monotone_trend(m, 1 if increasing else -1, 2 * se_d, 2 * np.hypot(se[1:], se[:-1]))
+    against = [(x[i], x[i + 1]) for i in steps]
     ours = f"{m[0]:.3g} ({xname} = {x[0]:g}) -> {m[-1]:.3g} ({xname} = {x[-1]:g}){(' ' + unit) if unit else ''}"
     if against:
         ours += "; against the trend between " + ", ".join(f"{a:g} and {b:g}" for a, b in against)

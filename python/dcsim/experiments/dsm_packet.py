@@ -84,7 +84,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from dcsim.experiments.registry import Claim, ExperimentResult, check, experiment, ok, save_figure  # noqa: E402
+from dcsim.experiments.registry import (  # noqa: E402
+    Claim,
+    ExperimentResult,
+    check,
+    experiment,
+    monotone_trend,
+    ok,
+    save_figure,
+)
 from dcsim.theory import dsm as th  # noqa: E402
 from dcsim.units import count_shown  # noqa: E402
 
@@ -252,20 +260,12 @@ def seed_margin(per_point) -> float:
 
 
 def trend(values, margin: float, sign: int) -> tuple[bool, list[tuple[int, float]]]:
-    """Whether ``values`` (a series over an ordered grid) follows the claimed direction (``sign`` +1:
-    rising, -1: falling), judged on the trend, not on every step: the change from the first point to
-    the last goes that way by more than ``margin``, and no step between neighbouring points goes
-    against it by more than ``margin`` (smaller steps against it are within the noise). Returns the
-    verdict and the steps against the direction beyond the margin, as (index of the step's first
-    point, change). ``margin`` is a noise level measured or stated before looking (see
-    :func:`seed_margin`), never fitted to a run."""
-    if sign not in (1, -1):
-        raise ValueError("trend: sign must be +1 (rising) or -1 (falling)")
+    """:func:`~dcsim.experiments.registry.monotone_trend` with one ``margin`` for the ends and every
+    step (a noise level measured before looking: :func:`seed_margin`); the steps against the
+    direction beyond it as (index of the step's first point, change)."""
+    good, against = monotone_trend(values, sign, margin, margin)
     v = [float(x) for x in values]
-    if len(v) < 2 or not all(math.isfinite(x) for x in v) or not math.isfinite(margin) or margin < 0:
-        return False, []
-    against = [(i, v[i + 1] - v[i]) for i in range(len(v) - 1) if sign * (v[i + 1] - v[i]) < -margin]
-    return sign * (v[-1] - v[0]) > margin and not against, against
+    return good, [(i, v[i + 1] - v[i]) for i in against]
 
 
 def trend_rule(words: str, margin_of: str) -> str:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 __all__ = [
+    "monotone_trend",
     "Claim",
     "CLAIM",
     "CHECK",
@@ -95,6 +96,24 @@ def verdict_quoted(printed: str, ours: float) -> tuple[str, float]:
     tol = quoted_tolerance(printed)
     ok_ = math.isfinite(ours) and abs(ours - paper) <= tol * (1 + 1e-12)
     return (REPRODUCED if ok_ else DIFFERS), (abs(ours - paper) / abs(paper) if paper else abs(ours))
+
+
+def monotone_trend(values, sign: int, end_margin: float, step_margins) -> tuple[bool, list[int]]:
+    """The experiments' rule for "X grows (falls) with Y", judged on the trend, not on every step:
+    the change from the first point to the last goes the ``sign`` way (+1 rising, -1 falling) by
+    more than ``end_margin``, and no step between neighbouring points goes against it by more than
+    its ``step_margins`` (one number, or one a step). The margins are a noise level measured or
+    stated before looking (standard errors, a spread over seeds), never fitted to a run. Returns
+    the verdict and the indices of the steps against the trend beyond their margin."""
+    if sign not in (1, -1):
+        raise ValueError("monotone_trend: sign must be +1 (rising) or -1 (falling)")
+    v = [float(x) for x in values]
+    n = len(v) - 1
+    margins = [float(m) for m in step_margins] if hasattr(step_margins, "__len__") else [float(step_margins)] * max(n, 0)
+    if n < 1 or len(margins) != n or not all(map(math.isfinite, v)) or not math.isfinite(end_margin) or end_margin < 0:
+        return False, []
+    against = [i for i in range(n) if sign * (v[i + 1] - v[i]) < -margins[i]]
+    return sign * (v[-1] - v[0]) > end_margin and not against, against
 
 
 def ok(cond: bool) -> str:
