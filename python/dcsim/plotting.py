@@ -382,20 +382,15 @@ def _port_queues(result: Result) -> dict:
     return {}
 
 
-def _aqm_lines(result: Result, buffer, aqm, top: float) -> list[tuple[float, str, str]]:
-    """(y, style, label) of a queue's K / RED (CHOKe) thresholds, and of its buffer when the queue
-    gets near it (``top``: the highest queue drawn), in packets."""
+def _aqm_lines(result: Result, aqm) -> tuple[tuple[float, str, str], ...]:
+    """(y, style, label) of a queue's K / RED (CHOKe) thresholds, in packets."""
     pb = result.scenario.network.packet_bytes
-    lines = []
     if aqm.kind == "threshold":
-        lines.append((aqm.K.packets(pb), "--", f"K = {aqm.K.packets(pb):g} pkt"))
-    elif aqm.is_red_like:
-        for name, th in (("min_th", aqm.min_th), ("max_th", aqm.max_th)):  # against RED's averaged queue
-            lines.append((th.packets(pb), ":", f"{name} = {th.packets(pb):g} pkt (on the average)"))
-    B = buffer.packets(pb)
-    if top >= 0.5 * B:  # the buffer only when the queue gets near it
-        lines.append((B, "-.", f"buffer = {B:g} pkt"))
-    return lines
+        return ((aqm.K.packets(pb), "--", f"K = {aqm.K.packets(pb):g} pkt"),)
+    if aqm.is_red_like:  # against RED's averaged queue
+        return tuple((th.packets(pb), ":", f"{name} = {th.packets(pb):g} pkt (on the average)")
+                     for name, th in (("min_th", aqm.min_th), ("max_th", aqm.max_th)))
+    return ()
 
 
 def plot_queue(result: Result, path: PathLike = None) -> Figure:
@@ -419,32 +414,28 @@ def plot_queue(result: Result, path: PathLike = None) -> Figure:
         z = (t >= z0) & (t <= z1)
         _plot(zx, t[z] * 1e3, y[z], lw=0.9, color=line.get_color())
     top = float(qpkt.max()) if len(qpkt) else 1.0
-    # K, RED's thresholds and the buffer of each drawn port: once, in black, when the ports share
-    # them; else in each port's colour (a fabric's or a graph's had none drawn: an audit)
+    # K, RED's thresholds and the buffer of each drawn port (its buffer only when its own queue gets
+    # near it): each setting once, in black (the buffer red) when every drawn port has it, else in
+    # its port's colour, or grey with a count (a fabric's or a graph's had none drawn: an audit)
     queues = _port_queues(result)
-    groups: dict[tuple, list] = {}  # the ports drawn, by their thresholds, then by their buffers near
-    buffers: dict[tuple, list] = {}
+    settings: dict[tuple, list] = {}
     for port in colors:
         if port in queues:
-            own_top = float(np.nanmax(qpkt[qport == port]))  # a port's buffer only when its own queue nears it
-            lines = _aqm_lines(result, *queues[port], top=own_top)
-            groups.setdefault(tuple(ln for ln in lines if not ln[2].startswith("buffer")), []).append(port)
-            for ln in lines:
-                if ln[2].startswith("buffer"):
-                    buffers.setdefault((ln,), []).append(port)
-    every = sum(len(g) for g in groups.values()) == len(colors)
-    for table, base in ((groups, "k"), (buffers, "r")):
-        shared = len(table) == 1 and (every or table is buffers)
-        for lines, ports in table.items():
-            for y, ls, label in lines:
-                if shared and (table is groups or len(colors) == 1):
-                    color = base
-                else:  # each distinct setting in its port's colour (several ports: grey, counted)
-                    color = colors[ports[0]] if len(ports) == 1 else "0.45"
-                    label += f" ({labels.get(ports[0], ports[0])})" if len(ports) == 1 else f" ({len(ports)} ports)"
-                ax.axhline(y, color=color, ls=ls, lw=1, label=label)
-                zx.axhline(y, color=color, ls=ls, lw=1)
-                top = max(top, y)
+            buffer, aqm = queues[port]
+            settings.setdefault((_aqm_lines(result, aqm), "k"), []).append(port)
+            B = buffer.packets(result.scenario.network.packet_bytes)
+            if float(np.nanmax(qpkt[qport == port])) >= 0.5 * B:
+                settings.setdefault((((B, "-.", f"buffer = {B:g} pkt"),), "r"), []).append(port)
+    for (lines, base), ports in settings.items():
+        for y, ls, label in lines:
+            if len(ports) == len(colors):
+                color = base
+            else:
+                color = colors[ports[0]] if len(ports) == 1 else "0.45"
+                label += f" ({labels.get(ports[0], ports[0])})" if len(ports) == 1 else f" ({len(ports)} ports)"
+            ax.axhline(y, color=color, ls=ls, lw=1, label=label)
+            zx.axhline(y, color=color, ls=ls, lw=1)
+            top = max(top, y)
     for a in (ax, zx):
         a.set_ylim(0, 1.15 * top + 1)
         a.set_ylabel("queue length (packets)")
@@ -579,7 +570,7 @@ def plot_throughput(result: Result, path: PathLike = None) -> Figure:
     drawn = f"{len(shown)} of {traced} traced flows drawn" if len(shown) < traced else f"{traced} flows"
     # in-order delivery: the interval in which a retransmission fills a hole delivers what waited
     # behind it, and can exceed the link's rate (1.57 Gbps on a 1 Gbps link: an audit of the figures)
-    repaired = bool(_protocols(result)) and bool(np.nansum(result._col("flows", "retransmits_whole_run")) > 0)
+    repaired = bool(protocols) and bool(np.nansum(result._col("flows", "retransmits_whole_run")) > 0)
     note = ("\nin-order goodput: an interval after a repaired loss delivers what waited and can exceed the link rate"
             if repaired else "")
     _title(fig, f"Goodput of each flow over {_fmt_ms(iv)} intervals ({drawn}){note}")
