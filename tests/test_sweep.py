@@ -163,6 +163,9 @@ def test_runs_cached_by_an_older_results_format_run_again(monkeypatch):
         ({"network": [{"senders": 2}, {"senders": 3}]}, {},
          r"^axis network \(every value: a table as an axis value replaces the base's whole network table; give the "
          r"fields it keeps, or sweep the field itself, e.g. network.<field>\): network.bottleneck: required"),
+        # ... but not "every value" when one value is valid (a review)
+        ({"network": [{"senders": 2}, {"senders": 3}, dict(BASE["network"])]}, {},
+         r"^combination network = \{'senders': 2\} \(and 1 more\): network.bottleneck: required"),
     ],
 )
 def test_bad_axes_are_reported_with_the_axis(axes, kw, expect):

@@ -666,7 +666,9 @@ def _blame(spec: SweepSpec, combos: list[tuple[int, ...]], msg: str, hits: list[
         for pi, p in enumerate(a.paths):
             if any(_under(f, p) for f in fields) and all(combos[ci][ai] == first[ai] for ci in hits):
                 return p, a.steps[first[ai]][pi]
-    for a in spec.axes:  # every value of one axis: its path still holds the error's field
+    for ai, a in enumerate(spec.axes):  # every value of one axis hit, its path holding the error's field
+        if {combos[ci][ai] for ci in hits} != set(range(len(a))):
+            continue
         for pi, p in enumerate(a.paths):
             if any(_under(f, p) for f in fields):
                 tables = all(isinstance(st[pi], dict) for st in a.steps)
