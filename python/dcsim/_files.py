@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
 __all__ = ["atomic_dir", "atomic_write_bytes", "read_at_most", "exclusive_lock", "LockBusy", "MANIFEST",
-           "read_manifest", "size_crc32", "file_checks", "not_as_listed", "frame_to_parquet"]
+           "read_manifest", "read_small_json", "size_crc32", "file_checks", "not_as_listed", "frame_to_parquet"]
 
 
 @contextlib.contextmanager
@@ -177,22 +177,27 @@ def exclusive_lock(path: Path, *, remove: bool = False,
 MANIFEST = "dcsim-manifest.json"
 
 
-#: A manifest lists a run's files: kilobytes. More than this is not one (and is not read further).
-MANIFEST_MAX_BYTES = 16 << 20
+#: A run's small JSON files (its manifest, its summary) hold kilobytes: more is not one of them.
+SMALL_JSON_MAX_BYTES = 16 << 20
 
 
-def read_manifest(path: Path) -> Optional[dict]:
-    """Directory ``path``'s manifest, or None (none, unreadable, not a regular file: a pipe or a
-    device is never opened, since opening a pipe waits for a writer; or larger than
-    MANIFEST_MAX_BYTES)."""
-    f = Path(path) / MANIFEST
+def read_small_json(path: Path):
+    """The JSON value of file ``path``, or None: none, unreadable, not JSON, larger than
+    SMALL_JSON_MAX_BYTES, or not a regular file (a pipe or a device is never opened: opening a
+    pipe waits for a writer, /dev/zero never ends)."""
+    f = Path(path)
     try:
         if not f.is_file():
             return None
-        data = read_at_most(f, MANIFEST_MAX_BYTES)
-        m = None if data is None else json.loads(data.decode("utf-8"))
+        data = read_at_most(f, SMALL_JSON_MAX_BYTES)
+        return None if data is None else json.loads(data.decode("utf-8"))
     except (OSError, ValueError):
         return None
+
+
+def read_manifest(path: Path) -> Optional[dict]:
+    """Directory ``path``'s manifest, or None (see :func:`read_small_json`; or not a table)."""
+    m = read_small_json(Path(path) / MANIFEST)
     return m if isinstance(m, dict) else None
 
 

@@ -948,7 +948,7 @@ def _not_one_run(out: Path) -> Optional[tuple[str, str]]:
     from dcsim._files import MANIFEST, not_as_listed, read_manifest
 
     manifest = read_manifest(out)
-    if manifest is None and (os.path.lexists(out / MANIFEST)):
+    if manifest is None and os.path.lexists(out / MANIFEST):
         # present but unreadable: damage, not "a run of a dcsim before the lists" (an unreadable
         # manifest had turned the check off: a probe loaded another run's flows under it)
         return MANIFEST, "present but not a readable dcsim manifest (a regular JSON file holding a table)"
@@ -965,21 +965,13 @@ def _not_one_run(out: Path) -> Optional[tuple[str, str]]:
     return not_as_listed(out, {n: v for n, v in listed.items() if not n.endswith(".png")})
 
 
-#: A run's summary.json holds a few hundred numbers: kilobytes. More is not one (not read further).
-SUMMARY_MAX_BYTES = 16 << 20
-
-
 def _summary_wall_s(path: Path) -> Optional[float]:
-    """The run's wall time as its summary.json says (None without one: it is not a result; nor
-    from anything but a regular file of at most SUMMARY_MAX_BYTES: a pipe or /dev/zero would never
-    end)."""
-    from dcsim._files import read_at_most
+    """The run's wall time as its summary.json says (None without one: it is not a result; read as
+    :func:`dcsim._files.read_small_json` reads, so a pipe or /dev/zero is never read)."""
+    from dcsim._files import read_small_json
 
-    try:
-        data = read_at_most(path, SUMMARY_MAX_BYTES) if path.is_file() else None
-        wall = None if data is None else json.loads(data.decode("utf-8")).get("wall_s")
-    except (OSError, ValueError, AttributeError):
-        return None
+    d = read_small_json(path)
+    wall = d.get("wall_s") if isinstance(d, dict) else None
     return float(wall) if isinstance(wall, (int, float)) and not isinstance(wall, bool) and math.isfinite(wall) else None
 
 
