@@ -4019,15 +4019,22 @@ class Scenario(_Model):
                            f"is the unit right?")
         return out
 
+    def _flow_groups(self) -> list[tuple[str, "FlowGroup", Optional["Workload"]]]:
+        """Every group of flows as the warnings name it: (field, its flow settings, its workload or
+        None): the listed [[flows]] (``flows[i]``), then each class of each workload
+        (``workloads[i]``, ``workloads[i].mix[j]``)."""
+        out: list = [(f"flows[{gi}]", f, None) for gi, f in enumerate(self.flows)]
+        out += [(f"workloads[{wi}]" + (f".mix[{ci}]" if w.mix is not None else ""), c._flow, w)
+                for wi, w in enumerate(self.workloads) for ci, c in enumerate(w.classes())]
+        return out
+
     def _delack_warnings(self) -> list[str]:
         """Finite flows ACKed by a receiver that delays its ACKs by the profile's default (linux:
         every 2 segments, else after 40 ms): a flow whose last segment is odd waits the timeout
         for its last ACK, as Linux's quick-ACK mode at a connection's start is not modelled. A
         20 ms run of one-packet flows finished none of its 60 000 (a fuzz run) and said nothing."""
-        groups = [(f"flows[{gi}]", f) for gi, f in enumerate(self.flows) if f.size is not None]
-        groups += [(f"workloads[{wi}]" + (f".mix[{ci}]" if w.mix is not None else ""), c._flow)
-                   for wi, w in enumerate(self.workloads) if w.kind != "permutation" or w.size is not None
-                   for ci, c in enumerate(w.classes())]
+        finite = lambda f, w: f.size is not None if w is None else (w.kind != "permutation" or w.size is not None)  # noqa: E731
+        groups = [(field, f) for field, f, w in self._flow_groups() if finite(f, w)]
         out = self._dx_delack_warnings()
         for field, f in groups:
             d = f.delayed_ack
@@ -4043,11 +4050,8 @@ class Scenario(_Model):
         every RTT sample includes the receiver's hold, which DX (eqs. 1-2) reads as queueing delay.
         4 DX flows at 10 Gbps under the linux profile (2 segments / 40 ms): utilization 0.000,
         every window 1 segment, DX's Q 40 ms (an audit; the ns2 profile, no delayed ACK: 97 %)."""
-        groups = [(f"flows[{gi}]", f) for gi, f in enumerate(self.flows)]
-        groups += [(f"workloads[{wi}]" + (f".mix[{ci}]" if w.mix is not None else ""), c._flow)
-                   for wi, w in enumerate(self.workloads) for ci, c in enumerate(w.classes())]
         out = []
-        for field, f in groups:
+        for field, f, _ in self._flow_groups():
             d = f.delayed_ack
             if f.protocol == "dx" and d is not None and d.segments > 1:
                 whose = "" if "delayed_ack" in f.model_fields_set else f", the {f.profile} profile's"
@@ -4113,11 +4117,8 @@ class Scenario(_Model):
         false) on a fabric, where ACKs share switch queues with other flows' data: a marking queue
         drops them at its threshold, and lost ACKs end in retransmission timeouts (a k = 8 fat-tree
         at 50 % web search: 366 RTOs and p99 slowdown 361, against none and 16 with ECT ACKs)."""
-        groups = [(f"flows[{gi}]", f) for gi, f in enumerate(self.flows)]
-        groups += [(f"workloads[{wi}]" + (f".mix[{ci}]" if w.mix is not None else ""), c._flow)
-                   for wi, w in enumerate(self.workloads) for ci, c in enumerate(w.classes())]
         out = []
-        for field, f in groups:
+        for field, f, _ in self._flow_groups():
             if f.ecn_capable() and not f.ect_acks and "ect_acks" not in f.model_fields_set:
                 out.append(f"{field}: its pure ACKs are Not-ECT (ect_acks = false, the {f.profile} profile's) and share "
                            f"switch queues with other flows' data ({where}): a marking queue drops them where it would mark "
