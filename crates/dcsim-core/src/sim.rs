@@ -352,9 +352,6 @@ pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
     }
     let least: u128 = todo.iter().map(|s| plan.bytes_at(s, plan.coarsest(s))).sum();
     if fixed < limit && fixed + least > limit {
-        let mb = |b: u128| format!("{:.1} MB", b as f64 / 1e6);
-        // a least size, rounded up so that it is enough ("2.0 MB is too small ... allowed >= 2.0 MB": a probe)
-        let mb_up = |b: u128| format!("{:.1} MB", (b as f64 / 1e5).ceil() / 10.0);
         let parts: Vec<String> = todo
             .iter()
             .map(|s| {
@@ -435,6 +432,17 @@ fn set_interval(spec: &mut Spec, field: &str, iv_ps: u128) {
 }
 
 /// What `spec` would keep at its peak (see [`check_memory`]).
+/// Bytes in a message, MB to one decimal.
+fn mb(b: u128) -> String {
+    format!("{:.1} MB", b as f64 / 1e6)
+}
+
+/// A least size in a message, MB to one decimal rounded up, so that it is enough as printed
+/// ("2.0 MB is too small ... allowed >= 2.0 MB" of a need a little above it: a probe).
+fn mb_up(b: u128) -> String {
+    format!("{:.1} MB", (b as f64 / 1e5).ceil() / 10.0)
+}
+
 fn memory_plan(spec: &Spec) -> MemoryPlan {
     let (nodes, ports) = spec.topology.size();
     let monitored = match (&spec.metrics.monitor, &spec.topology) {
@@ -571,8 +579,6 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     if total <= limit {
         return Ok(());
     }
-    let mb = |b: u128| format!("{:.1} MB", b as f64 / 1e6);
-    let mb_up = |b: u128| format!("{:.1} MB", (b as f64 / 1e5).ceil() / 10.0); // a least size: rounded up
     if let Some((i, &g)) = generated.iter().enumerate().max_by_key(|(_, g)| **g) {
         // Most of the need is the workload's flows, and the network alone would fit: name the
         // workload (a budget below the network itself names metrics.max_memory, below).
@@ -1318,7 +1324,6 @@ impl World {
         }
         // Queued, on the wire or propagating (a port to another world keeps only the first two).
         let held: u64 = self.net.ports.iter().map(|p| p.in_pipe().max(p.unsent())).sum();
-        let mb = |b: u128| format!("{:.1} MB", b as f64 / 1e6);
         Err(invalid(
             "metrics.max_memory",
             format!(
