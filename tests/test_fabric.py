@@ -381,6 +381,37 @@ def test_a_lone_window_unlimited_flow_takes_exactly_its_ideal_fct_whatever_its_l
     assert ideal[1461] > ideal[1460] and ideal[2921] > ideal[2920]
 
 
+def test_the_ideal_fct_stays_a_lower_bound_with_delayed_acks():
+    """With delayed ACKs the receiver need not send ACK n - 1, so the ideal must not make ACK n
+    wait behind it. The case that shows it (an audit's): 10 Gbps hosts, 5 Gbps leaf-spine links,
+    an even number of packets whose last is short (13 160 B = 9 x 1 460 + 20 B: the last packet,
+    60 B on the wire, arrives 48 ns after the one before, and an ACK takes 64 ns at 5 Gbps). Every
+    packet ACKed: ACK 10 queues 16 ns behind ACK 9, which the ideal counts, so a lone
+    window-unlimited flow takes its ideal exactly. Delayed ACKs (every 2nd segment): there is no
+    ACK 9 and ACK 8 left 2.4 us earlier, so ACK 10 returns unqueued and the lone flow again takes
+    exactly its ideal, now 16 ns lower; before, its slowdown was 0.99954, below the bound. 14 600 B
+    (10 full packets) is the same either way. Tolerance: 1 ps a hop (the engine's integer
+    picoseconds; the rates give whole picoseconds here, so the values are exact)."""
+    def lone(delayed_ack: bool) -> dict[int, tuple[float, float]]:
+        d = {
+            "network": {"topology": "leaf_spine", "leaves": 2, "spines": 1, "hosts_per_leaf": 1, "host_link": "10Gbps",
+                        "buffer": "1000pkt", "tiers": {"leaf_spine": {"rate": "5Gbps"}}},
+            "workloads": [{"kind": "trace", "protocol": "dctcp", "init_cwnd": 1000, "delayed_ack": delayed_ack,
+                           "arrivals": [{"start": f"{i}ms", "src": "h0", "dst": "h1", "size": f"{b}B"}
+                                        for i, b in enumerate((13_160, 14_600))]}],
+            "run": {"duration": "2ms"},
+        }
+        f = simulate(Scenario.from_dict(d)).flows
+        return {int(r.size_bytes): (float(r.fct_s), float(r.ideal_fct_s)) for r in f.itertuples()}
+
+    every, delayed = lone(False), lone(True)
+    for size in (13_160, 14_600):
+        for fct, ideal in (every[size], delayed[size]):
+            assert abs(fct - ideal) <= 4e-12, (size, fct, ideal)
+    assert abs((every[13_160][1] - delayed[13_160][1]) - 16e-9) <= 4e-12, (every[13_160], delayed[13_160])
+    assert every[14_600][1] == delayed[14_600][1]
+
+
 def test_a_lone_flow_whose_first_ack_returns_late_waits_once_for_it_the_readmes_worked_example():
     """The README's worked example, from first principles. k = 4 fat-tree, 10 Gbps, 1 us links but
     2 us between aggregation and core; h0 -> h15 crosses 6 hops (1, 1, 2, 2, 1, 1 us): propagation
