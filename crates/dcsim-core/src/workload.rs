@@ -24,7 +24,8 @@
 //!   flow out and every receiver's one flow in, so any loss of throughput is a collision of flows
 //!   hashed onto the same fabric link. A flow carries `size`
 //!   bytes, or is long-lived (runs to the end) without one. With several classes, each gets its
-//!   share of the senders exactly (largest remainder), the senders taken in a seeded random order.
+//!   share of the senders to within one sender (see [`class_by_midpoint`]), the senders taken in
+//!   a seeded random order.
 //! * **Sizes**: fixed, uniform on [a, b] (whole bytes), or an empirical CDF given as points
 //!   (size_bytes, P(S <= size)), sampled by linear interpolation between the points on a uniform
 //!   percentile (S13 `custom_rand.py`); below the first point's probability the first size is
@@ -462,6 +463,15 @@ pub struct RoundRecord {
     pub bytes: u64,
 }
 
+/// The class of member `i` of `n` (an incast's servers, a permutation's ranked senders) under
+/// cumulative shares: the one whose cumulative share interval holds the member's midpoint
+/// (i + 1/2) / n. Class j thus gets round(n C_j) - round(n C_(j-1)) members, C the cumulative
+/// shares: within one member of its quota n s_j (cumulative rounding, not largest remainder:
+/// shares 0.34 / 0.33 / 0.33 of 4 servers give 1 / 2 / 1, where largest remainder gives 2 / 1 / 1).
+fn class_by_midpoint(cum_shares: &[f64], i: usize, n: usize) -> u32 {
+    pick_class(cum_shares, (i as f64 + 0.5) / n as f64)
+}
+
 fn pick_class(cum_shares: &[f64], u: f64) -> u32 {
     cum_shares.iter().position(|&c| u < c).unwrap_or(cum_shares.len() - 1) as u32
 }
@@ -673,10 +683,10 @@ impl Generator {
                     .collect::<Result<_>>()?;
                 let (base, extra) = (total_bytes / n, total_bytes % n);
                 let sizes = (0..n).map(|i| base + (i < extra) as u64).collect();
-                // Servers are assigned to classes by share, in order (largest remainder), so every
-                // round is the same.
+                // Servers are assigned to classes by share, in server order, so every round is the
+                // same.
                 let cum = cumulative(classes);
-                let class_of = (0..n).map(|i| pick_class(&cum, (i as f64 + 0.5) / n as f64)).collect();
+                let class_of = (0..n).map(|i| class_by_midpoint(&cum, i as usize, n as usize)).collect();
                 let g = Incast {
                     client,
                     servers,
@@ -727,9 +737,9 @@ impl Generator {
                 let Some(to) = partners(&from, &to, &mut rng) else {
                     return Err(invalid(field("receivers"), "no permutation pairs every sender with another host"));
                 };
-                // Each class gets its share of the senders exactly (largest remainder, as an
-                // incast's servers), the senders taken in a seeded random order: a mix spreads
-                // over the fabric instead of following the host numbering (leaf by leaf).
+                // Each class gets its share of the senders (as an incast's servers), the senders
+                // taken in a seeded random order: a mix spreads over the fabric instead of
+                // following the host numbering (leaf by leaf).
                 let (cum, n) = (cumulative(classes), from.len());
                 let mut rank: Vec<usize> = (0..n).collect();
                 rank.shuffle(&mut rng);
@@ -741,7 +751,7 @@ impl Generator {
                         src,
                         dst,
                         size_bytes: *size_bytes,
-                        class: pick_class(&cum, (r as f64 + 0.5) / n as f64),
+                        class: class_by_midpoint(&cum, r, n),
                         round: None,
                     })
                     .collect();
@@ -774,6 +784,34 @@ impl Generator {
 mod tests {
     use super::*;
     use crate::rng::stream;
+
+    #[test]
+    fn classes_by_midpoint_give_each_class_its_quota_to_within_one_member() {
+        // Cumulative rounding: class j gets round(n C_j) - round(n C_(j-1)) members, within one of
+        // its quota n s_j, and members of a class are consecutive. The audit's case: 0.34 / 0.33 /
+        // 0.33 of 4 servers gives 1 / 2 / 1 (largest remainder would give 2 / 1 / 1).
+        let counts = |shares: &[f64], n: usize| {
+            let total: f64 = shares.iter().sum();
+            let cum: Vec<f64> =
+                shares.iter().scan(0.0, |acc, s| Some(*acc + s / total).inspect(|&c| *acc = c)).collect();
+            let classes: Vec<u32> = (0..n).map(|i| class_by_midpoint(&cum, i, n)).collect();
+            assert!(classes.windows(2).all(|w| w[0] <= w[1]), "{shares:?} of {n}: {classes:?}");
+            (0..shares.len() as u32).map(|c| classes.iter().filter(|&&x| x == c).count()).collect::<Vec<_>>()
+        };
+        assert_eq!(counts(&[0.34, 0.33, 0.33], 4), [1, 2, 1]);
+        assert_eq!(counts(&[0.7, 0.3], 16), [11, 5]);
+        for shares in [&[0.5, 0.5][..], &[0.1, 0.2, 0.7], &[1.0, 1.0, 1.0], &[0.05, 0.9, 0.05], &[3.0, 1.0]] {
+            let total: f64 = shares.iter().sum();
+            for n in 1..=40 {
+                let got = counts(shares, n);
+                assert_eq!(got.iter().sum::<usize>(), n);
+                for (c, s) in got.iter().zip(shares) {
+                    let quota = n as f64 * s / total;
+                    assert!((*c as f64 - quota).abs() <= 1.0 + 1e-9, "{shares:?} of {n}: {got:?}");
+                }
+            }
+        }
+    }
 
     fn web_search() -> Vec<(f64, f64)> {
         // protocols.md §6, S13 WebSearch_distribution.txt (bytes, CDF %)
