@@ -174,6 +174,19 @@ def test_bad_axes_are_reported_with_the_axis(axes, kw, expect):
     assert re.search(expect, str(e.value)), str(e.value)
 
 
+def test_the_plan_makes_the_engines_memory_check_as_dcsim_run_does():
+    """The demo's 10 traced windows every 10 us for 50 ms need 11.1 MB, which the engine's memory
+    plan refuses under metrics.max_memory = 1MB before `dcsim run` runs anything. The sweep's plan
+    (and so --dry-run) had checked only the scenario layer: the combination was planned, and its
+    run failed at run time (an audit)."""
+    spec = make_spec(ROOT / "examples" / "dctcp_dumbbell.toml", {"metrics.max_memory": ["1GB", "1MB"]},
+                     set={"run.duration": "50ms", "run.warmup": "10ms"})
+    with pytest.raises(SweepError) as e:
+        plan_sweep(spec)
+    assert re.match(r'axis metrics.max_memory = "1MB": metrics.cwnd_interval: sampling every 10 us .* '
+                    r"more than metrics.max_memory = 1.0 MB", str(e.value)), str(e.value)
+
+
 def test_a_protocol_axis_drops_the_bases_options_of_the_old_protocol():
     """As `dcsim run --set` and Scenario.replace: switching the protocol drops the base's g (the
     sweep refused "flows[0].g: only for protocol = dctcp" for every newreno combination, so a base
