@@ -222,6 +222,16 @@ def test_several_invalid_combinations_are_listed_once_per_error():
     assert lines[3].startswith('axis network.aqm.K = "20ms" (in 2 combinations)')
 
 
+@pytest.mark.parametrize("set_", [{"run.seed": 7}, {"run": {"seed": 7}}])
+def test_seeds_and_a_run_seed_in_set_are_refused_as_a_run_seed_axis_is(set_):
+    """seeds replace every run's seed, so a run.seed in [set] was dropped without a word (an
+    audit); a run.seed axis beside seeds was already refused. Without seeds the set seed is kept."""
+    with pytest.raises(SweepError, match=r"^set run.seed: give either run.seed in set or seeds, not both"):
+        make_spec(BASE, {"flows[0].g": [0.0625]}, seeds=2, set=set_)
+    plan = plan_sweep(make_spec(BASE, {"flows[0].g": [0.0625]}, set=set_))
+    assert [r.seed for r in plan.runs] == [7]
+
+
 def test_more_than_the_run_limit_needs_yes(monkeypatch, tmp_path):
     s = make_spec(BASE, {"network.aqm.K": ["10pkt", "20pkt"]}, seeds=3)
     monkeypatch.setattr(spec_mod, "MAX_RUNS_WITHOUT_YES", 5)
@@ -369,6 +379,18 @@ def test_equal_engine_specs_run_once(tmp_path):
     df = res.table
     assert df["run_id"][0] == df["run_id"][1] and list(df["network.access"]) == ["10Gbps", "10000Mbps"]
     assert list(df["network.access_bps"]) == [10e9, 10e9]
+
+
+def test_combinations_that_differ_only_in_max_wall_run_once_under_the_largest_bound(tmp_path):
+    """run.max_wall is not in the engine spec, so such combinations share one computation. It ran
+    under the first combination's bound: with ["1us", "100s"] the 100 s combination failed for a
+    1 us bound it never set (an audit), and the bar counted 1 failure of 2. Now the shared run
+    goes under the largest bound, whatever the order, and 1 us alone still stops its run."""
+    for i, order in enumerate((["1us", "100s"], ["100s", "1us"])):
+        res = sweep(BASE, {"run.max_wall": order}, out=tmp_path / f"o{i}", executor=tpool(), progress=False)
+        assert (res.runs, res.computed, res.failed, res.shared) == (2, 1, 0, 1), res.failures
+    res = sweep(BASE, {"run.max_wall": ["1us"]}, out=tmp_path / "alone", executor=tpool(), progress=False)
+    assert res.failed == 1 and res.failures[0]["error"].startswith("RunLimitError: run.max_wall"), res.failures
 
 
 def test_a_failed_run_is_recorded_and_does_not_stop_the_sweep(tmp_path, monkeypatch):

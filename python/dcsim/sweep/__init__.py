@@ -242,7 +242,7 @@ class _View:
         mean = s.mean_run_wall_s
         return {
             "counts": f"{s.done}/{s.total} runs ({s.cached} cached)",
-            "failed": f"[red]{s.failed} failed[/]" if s.failed else "0 failed",
+            "failed": f"[red]{s.failed_rows} failed[/]" if s.failed_rows else "0 failed",
             "eta": "-" if eta is None else ("0 s" if eta == 0 else fmt_time(eta)),
             "mean": "-" if mean is None else f"{fmt_time(mean)}/run{self.where}",
         }
@@ -418,6 +418,7 @@ def run_sweep(
             rows.add(r.index, row)
             stats.done += 1
             if error:
+                stats.failed_rows += 1
                 failures.append({"run_id": r.run_id, "seed": r.seed, "axes": plan.label(r.combo), "error": error})
 
     replaces: Optional[str] = None  # the other sweep whose table in OUT this one replaces
@@ -460,7 +461,7 @@ def run_sweep(
         for key, runs in groups.items():
             rec = None if force else store.load_row(runs[0].run_id, key, need_tables=tables)
             if rec is None:
-                todo.append(runs[0])
+                todo.append(plan.runner(runs))
                 if force and (store.run_dir(runs[0].run_id) / ROW).is_file():
                     forced += len(runs)
             else:

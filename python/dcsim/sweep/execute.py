@@ -56,8 +56,9 @@ class Stats:
     total: int = 0
     to_compute: int = 0
     cached: int = 0
-    computed: int = 0
-    failed: int = 0
+    computed: int = 0  # computations (runs sharing an engine spec are one)
+    failed: int = 0  # computations that failed
+    failed_rows: int = 0  # the table's rows they leave failed (the progress bar's count)
     done: int = 0
     run_wall_s: float = 0.0  # sum over runs computed now, s
     started: float = field(default_factory=time.perf_counter)

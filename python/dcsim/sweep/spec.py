@@ -315,6 +315,12 @@ def make_spec(
     seed_list = _seeds(seeds, seed_base)
     if run_seed_axis and seed_list is not None:
         raise SweepError("axis run.seed: give either a run.seed axis or seeds, not both")
+    def sets_seed(p: str) -> bool:
+        parts = _set_parts(p)
+        return parts == ("run", "seed") or (parts == ("run",) and isinstance(sets[p], Mapping) and "seed" in sets[p])
+
+    if seed_list is not None and any(sets_seed(p) for p in sets):
+        raise SweepError("set run.seed: give either run.seed in set or seeds, not both (seeds replace every run's seed)")
     if combine == "zip":
         lengths = {a.name: len(a) for a in ax}
         if len(builtins.set(lengths.values())) > 1:
@@ -464,6 +470,16 @@ class Plan:
     traces: list = field(default_factory=list)
     #: The data files the plan read (:class:`~dcsim.scenario.DataFiles`): its last traces, parsed.
     files: Any = None
+    #: Each combination's run.max_wall, s (None: unbounded); not in the engine spec, so runs of
+    #: combinations that differ only in it share one computation (see :meth:`runner`).
+    max_wall_s: list = field(default_factory=list)
+
+    def runner(self, runs: list["PlannedRun"]) -> "PlannedRun":
+        """Which of ``runs`` (one engine spec) computes it: the one with the largest run.max_wall
+        (none: unbounded), so no combination's run fails for a bound another combination set."""
+        if not self.max_wall_s:
+            return runs[0]
+        return max(runs, key=lambda r: math.inf if self.max_wall_s[r.combo] is None else self.max_wall_s[r.combo])
 
     def scenario(self, run: PlannedRun) -> dict:
         """The TOML-shaped scenario of ``run`` (base + set + axes + seed): CDF files are inline
@@ -609,6 +625,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
 
     scenarios: list[dict] = []
     traces: list[dict[int, tuple[str, str]]] = []
+    max_wall_s: list[Optional[float]] = []
     runs: list[PlannedRun] = []
     cdf_cache: dict = {}  # CDF file -> its points, read once per sweep
     files = DataFiles()  # each trace file parsed once for every combination
@@ -631,6 +648,7 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
             traces.append({})
             continue
         traces.append(_trace_files(d, files.digests))
+        max_wall_s.append(sc.run.max_wall)
         for w in sc.warnings():
             warned.setdefault(w, []).append(ci)
         if not invalid:  # keys only while everything is valid (the plan is dropped otherwise)
@@ -643,7 +661,8 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
             progress(ci + 1, len(combos))
     if invalid:
         raise SweepError(_invalid_message(spec, combos, invalid))
-    return Plan(spec=spec, combos=combos, scenarios=scenarios, runs=runs, warnings=warned, traces=traces, files=files)
+    return Plan(spec=spec, combos=combos, scenarios=scenarios, runs=runs, warnings=warned, traces=traces, files=files,
+                max_wall_s=max_wall_s)
 
 
 class _EveryValue:
