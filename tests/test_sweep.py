@@ -674,6 +674,29 @@ def test_a_result_from_another_dcsim_is_refused(tmp_path, other, said):
     assert not list((tmp_path / "o").glob("runs/*/row.json"))
 
 
+def test_a_sweep_table_that_cannot_be_written_says_the_runs_are_kept_and_how_to_resume(tmp_path, monkeypatch):
+    """A full disk when the sweep table itself is written ended the CLI with only "No space left
+    on device: .../sweep.parquet" (an audit). The error now says the runs are kept and that the
+    same command writes the table without computing them again, which it does."""
+    import errno
+
+    import dcsim.sweep.store as store
+
+    real = store.write_table
+
+    def full_disk(out, table):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store, "write_table", full_disk)
+    axes = {"network.aqm.K": ["10pkt", "20pkt"]}
+    with pytest.raises(SweepError, match=r"^out: cannot write the sweep table in .* \(No space left on device\); the 2 runs' "
+                                         r"results \(2 computed now, 0 cached\) are kept in .*runs: make room and run the same command again"):
+        sweep(BASE, axes, out=tmp_path / "o", executor=tpool(), progress=False)
+    monkeypatch.setattr(store, "write_table", real)
+    again = sweep(BASE, axes, out=tmp_path / "o", executor=tpool(), progress=False)
+    assert (again.computed, again.cached, again.failed) == (0, 2, 0)
+
+
 @pytest.mark.parametrize("where", ["parent", "local pool"])
 def test_a_run_whose_tables_cannot_be_written_keeps_its_summary_row(tmp_path, monkeypatch, where):
     """A full disk while a run's tables are written (here: every Parquet write fails with ENOSPC)

@@ -86,6 +86,30 @@ def test_workers_that_run_other_code_are_refused_before_any_run(tmp_path, cluste
     assert not list((tmp_path / "o").glob("runs/*/row.json"))
 
 
+def test_a_sweep_whose_workers_all_leave_stops_saying_so_not_a_hang(tmp_path, monkeypatch):
+    """Every worker leaving mid-sweep (here: the cluster scaled to 0 while runs are in flight) had
+    left the sweep waiting forever with nothing printed (an audit). Now, with no worker for
+    DASK_NO_WORKER_S (shortened to 2 s here), it stops with an error that says the finished runs
+    are kept. The runs (4 of 1 s simulated, ~0.2 s each) outlast the 0.5 s before the scale-down;
+    the bound of 60 s on the whole test is the hang it replaces."""
+    import logging
+    import threading
+
+    import dcsim.sweep.execute as execute
+
+    monkeypatch.setattr(execute, "DASK_NO_WORKER_S", 2.0)
+    monkeypatch.setattr(execute, "NO_WORKER_LOOK_S", 0.1)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  silence_logs=logging.ERROR) as c:
+        threading.Timer(0.5, lambda: c.scale(0)).start()
+        t0 = time.monotonic()
+        with pytest.raises(SweepError, match=r"^--dask: the cluster has had no worker for 2 s with \d+ runs? in flight "
+                                             r"\(its workers left\); finished runs are kept"):
+            sweep(dict(BASE, run={"duration": "1s", "warmup": "3ms", "seed": 1}), {"network.aqm.K": ["10pkt"]}, seeds=4,
+                  out=tmp_path / "o", dask=c.scheduler_address, progress=False)
+        assert time.monotonic() - t0 < 60
+
+
 def test_a_trace_sweep_on_dask_stores_what_the_local_pool_does(tmp_path, cluster):
     """The trace file's content goes to the workers (scattered once), and both stores hold it once,
     linked beside each run's scenario.toml: the same bytes in every run's files."""

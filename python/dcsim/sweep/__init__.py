@@ -549,7 +549,8 @@ def run_sweep(
                         execute(plan, todo, executor=executor, local=local, max_in_flight=max_in_flight, tables=tables,
                                 on_result=on_result, on_tick=view.tick, stop=stop,
                                 save_to=str(out) if local is not None else None,
-                                traces=RunTraces(plan, store if tables else None, ship=local is None, client=client))
+                                traces=RunTraces(plan, store if tables else None, ship=local is None, client=client),
+                                workers=(lambda: len(client.nthreads())) if client is not None else None)
                 if stop.received is not None:
                     raise KeyboardInterrupt
         except KeyboardInterrupt:
@@ -566,10 +567,18 @@ def run_sweep(
         # there, then the sweep says it was interrupted.
         with StopSignals() as late:
             meta = {"dcsim.sweep": {**spec.to_dict(), "dcsim_version": __version__}}
-            table_path = write_table(out, rows.table(metadata=meta))
-            # The table's description beside it, written with it: a sweep that failed or was stopped
-            # left a sweep.json describing it beside the table of the sweep before.
-            store.write_json("sweep.json", {**spec.to_dict(), "dcsim_version": __version__, "tables": tables})
+            try:
+                table_path = write_table(out, rows.table(metadata=meta))
+                # The table's description beside it, written with it: a sweep that failed or was
+                # stopped left a sweep.json describing it beside the table of the sweep before.
+                store.write_json("sweep.json", {**spec.to_dict(), "dcsim_version": __version__, "tables": tables})
+            except OSError as e:  # e.g. a full disk: what the runs computed is in OUT/runs
+                failed = f", {len(failures)} failed" if failures else ""
+                raise SweepError(
+                    f"out: cannot write the sweep table in {out} ({e.strerror or e}); the {len(plan.runs)} runs' results "
+                    f"({stats.computed} computed now, {stats.cached} cached{failed}) are kept in {out / 'runs'}: make "
+                    "room and run the same command again, which writes the table without computing them again"
+                ) from None
         if late.received is not None:
             raise SweepInterrupted(out, stats.done, stats.total, late.received)
     n_new = stats.computed + stats.failed

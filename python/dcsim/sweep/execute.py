@@ -24,6 +24,7 @@ from typing import Any, Callable, Optional
 
 from dcsim.sweep.spec import Plan, PlannedRun, SweepError, code_id
 from dcsim.sweep.worker import _noop, run_one, worker_info
+from dcsim.units import count_shown
 
 __all__ = ["Stats", "LocalPool", "RunTraces", "check_jobs_with_dask", "connect_dask", "execute", "default_jobs", "DASK_INSTALL", "DASK_TIMEOUT_S"]
 
@@ -33,6 +34,11 @@ DASK_INSTALL = "pip install 'dcsim[dask]'"
 DASK_TIMEOUT_S = 5.0
 #: Longest time the loop waits for a result before it looks at Ctrl-C and the progress bar, s.
 WAIT_S = 0.2
+#: A sweep on Dask whose cluster has had no worker for this long, runs still to do, stops (s): its
+#: workers all left mid-sweep, and nothing would ever compute the rest. Looked at every
+#: NO_WORKER_LOOK_S.
+DASK_NO_WORKER_S = 60.0
+NO_WORKER_LOOK_S = 1.0
 
 
 def _main_thread() -> bool:
@@ -404,6 +410,7 @@ def execute(
     stop: Optional[StopSignals] = None,
     save_to: Optional[str] = None,
     traces: Optional[RunTraces] = None,
+    workers: Optional[Callable[[], int]] = None,
 ) -> None:
     """Run ``todo`` on ``executor`` (or on ``local``'s pool).
 
@@ -418,7 +425,9 @@ def execute(
 
     ``save_to``: the sweep's OUT, given only for local workers, which then write finished runs
     themselves (in parallel) instead of sending the files back. ``traces``: what each run gets of
-    its trace files (:class:`RunTraces`).
+    its trace files (:class:`RunTraces`). ``workers()``: how many workers a Dask cluster has;
+    with none for :data:`DASK_NO_WORKER_S` while runs are in flight, a :class:`SweepError` says
+    so (finished runs are kept).
     """
     if local is not None:
         executor = local.executor
@@ -428,6 +437,26 @@ def execute(
     unsent: deque[PlannedRun] = deque()  # refused by a local pool that had just broken: sent again
     in_flight: dict[cf.Future, PlannedRun] = {}
     exhausted = False
+    last_look, none_since = time.monotonic(), None  # when the cluster was first seen without a worker
+
+    def watch_workers() -> None:
+        nonlocal last_look, none_since
+        now = time.monotonic()
+        if workers is None or not in_flight or now - last_look < NO_WORKER_LOOK_S:
+            return
+        last_look = now
+        try:
+            n = workers()
+        except Exception:  # a scheduler that went away has no worker either
+            n = 0
+        if n:
+            none_since = None
+        elif none_since is None:
+            none_since = now
+        elif now - none_since >= DASK_NO_WORKER_S:
+            raise SweepError(f"--dask: the cluster has had no worker for {DASK_NO_WORKER_S:g} s with "
+                             f"{count_shown(len(in_flight), 'run')} in flight (its workers left); finished runs are "
+                             "kept: start workers and run the same command again to resume")
 
     def submit(run: PlannedRun, back: deque) -> bool:
         """Send ``run``; False if a local pool broke before it could take it (a worker died
@@ -490,6 +519,7 @@ def execute(
                     suspects.extend(lost)
                 executor = _restart(local)
             on_tick()
+            watch_workers()
     except BaseException:
         for fut in in_flight:
             fut.cancel()
