@@ -402,6 +402,14 @@ pub fn leaf_spine_size(leaves: u32, spines: u32, hosts_per_leaf: u32) -> (u64, u
     ((l * h).saturating_add(l + s), (l * h).saturating_add(l * s))
 }
 
+/// The routing tables' shape of a topology: see [`TopologySpec::route_shape`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RouteShape {
+    pub rows: u64,
+    pub groups: u64,
+    pub ecmp_width: u64,
+}
+
 /// Fabric sizes (nodes, links) of a k-ary fat-tree: k^3/4 hosts, 5k^2/4 switches; k^3/4 links in
 /// each of the three tiers.
 pub fn fat_tree_size(k: u32) -> (u64, u64) {
@@ -1076,6 +1084,73 @@ impl TopologySpec {
                 let n = *switches as u64;
                 (n + hosts.len() as u64, 2 * (n.saturating_sub(1) + hosts.len() as u64))
             }
+        }
+    }
+
+    /// The routing tables' shape (see `Network::compute_routes`), for the memory plan before
+    /// building: `rows` (switches and multi-homed hosts), destination `groups` (hosts with the
+    /// same set of neighbours) and the most ports an equal-cost set can hold (0 without ECMP).
+    pub fn route_shape(&self) -> RouteShape {
+        let shape = |rows: u64, groups: u64, ecmp_width: u64| RouteShape { rows, groups, ecmp_width };
+        match self {
+            // One switch, every host behind it.
+            TopologySpec::Dumbbell { .. } => shape(1, 1, 0),
+            TopologySpec::Tree { racks, .. } => {
+                let r = racks.len() as u64;
+                shape(r + (r > 1) as u64, r, 0)
+            }
+            TopologySpec::ParkingLot { switches, hosts, .. } => {
+                shape(*switches as u64, (*switches as u64).min(hosts.len() as u64), 0)
+            }
+            TopologySpec::LeafSpine { leaves, spines, .. } => {
+                shape(*leaves as u64 + *spines as u64, *leaves as u64, *spines as u64)
+            }
+            TopologySpec::FatTree { k, .. } => {
+                let k = *k as u64;
+                shape(5 * k * k / 4, k * k / 2, k / 2)
+            }
+            TopologySpec::Graph { nodes, links, ecmp_seed } => {
+                let id: std::collections::HashMap<&str, usize> =
+                    nodes.iter().enumerate().map(|(i, n)| (n.name.as_str(), i)).collect();
+                let mut neighbours: Vec<Vec<usize>> = vec![Vec::new(); nodes.len()];
+                for l in links {
+                    if let (Some(&a), Some(&b)) = (id.get(l.a.as_str()), id.get(l.b.as_str())) {
+                        neighbours[a].push(b);
+                        neighbours[b].push(a);
+                    }
+                }
+                // An equal-cost set holds at most a node's links (parallel links included).
+                let width = if ecmp_seed.is_some() { neighbours.iter().map(Vec::len).max().unwrap_or(0) } else { 0 };
+                let mut groups = std::collections::HashSet::new();
+                let mut rows = 0;
+                for (n, nb) in nodes.iter().zip(neighbours.iter_mut()) {
+                    if n.kind == NodeKind::Switch || nb.len() > 1 {
+                        rows += 1;
+                    }
+                    if n.kind == NodeKind::Host {
+                        nb.sort_unstable();
+                        nb.dedup();
+                        groups.insert(std::mem::take(nb));
+                    }
+                }
+                shape(rows, groups.len() as u64, width as u64)
+            }
+        }
+    }
+
+    /// Bytes of the nodes and links the spec lists itself (a graph's), which every world's copy of
+    /// the spec holds.
+    pub fn listed_bytes(&self) -> u128 {
+        match self {
+            TopologySpec::Graph { nodes, links, .. } => {
+                let n: usize = nodes.iter().map(|n| std::mem::size_of::<NodeSpec>() + n.name.len()).sum();
+                let l: usize = links.iter().map(|l| std::mem::size_of::<LinkSpec>() + l.a.len() + l.b.len()).sum();
+                (n + l) as u128
+            }
+            TopologySpec::ParkingLot { hosts, .. } => {
+                hosts.iter().map(|h| std::mem::size_of::<HostAt>() + h.name.len() + h.at.len()).sum::<usize>() as u128
+            }
+            _ => 0,
         }
     }
 

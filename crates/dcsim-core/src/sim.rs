@@ -254,6 +254,27 @@ const PARTITION_FLOW_BYTES: u128 = (std::mem::size_of::<FlowPath>() + std::mem::
 /// See [`GENERATED_FLOW_BYTES`].
 const GENERATED_FIXED_BYTES: u128 = 16_000_000;
 
+/// What a world keeps for each port beside the port itself: its NIC's queue of waiting flows, the
+/// silent-port flag and its count of loud packets, the cached next hop, the port's remote part
+/// (a partitioned world), its entry in its node's port list and in the last-hop table. The plan
+/// had counted the ports alone, and undercounted a world by a quarter (a k = 40 fat-tree world:
+/// 73.0 MB against 59.0 MB planned; an audit with a counting allocator).
+const PORT_SIDE_BYTES: u128 = (std::mem::size_of::<NicWait>()
+    + std::mem::size_of::<u32>()
+    + std::mem::size_of::<PortId>()
+    + std::mem::size_of::<bool>()
+    + std::mem::size_of::<u16>()
+    + std::mem::size_of::<PortId>()
+    + std::mem::size_of::<(NodeId, PortId)>()) as u128;
+/// What a world keeps for each node beside its `Node`: its name (in the node and as the name
+/// map's key), the map's slot, its destination group, table row and last-hop index. Measured:
+/// 197 B a node at k = 40 (the world's heap less every structure counted above; an audit); 256 B
+/// keeps a margin of 30 %.
+const NODE_SIDE_BYTES: u128 = 256;
+/// A row of the `ports` table (21 numeric columns, the two node names), bytes: 24.8 MB for the
+/// 96 000 ports of a k = 40 fat-tree, measured (an audit), 258 B a port.
+const PORT_ROW_BYTES: u128 = (21 * 8 + 2 * (std::mem::size_of::<String>() + 16)) as u128;
+
 /// Memory a sampled row costs at the run's peak beyond its own columns (`*_ROW_BYTES`, held
 /// once: the engine moves them into numpy arrays, which the front end reads without a copy and
 /// builds DataFrames on without one), bytes: the front end's transient copies of the series, i.e.
@@ -475,11 +496,27 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
     // A partitioned run holds one world per part and merges each sampled row once (one more
     // copy); what it adds to a generated flow is [`PARTITION_FLOW_BYTES`] a world.
     let parts = spec.partitions.max(1) as u128;
-    let world = parts
-        * (l2_all as u128 * 1024
-            + nodes as u128 * (std::mem::size_of::<crate::net::Node>() as u128 + 64)
-            + ports as u128 * std::mem::size_of::<Port>() as u128
-            + flows as u128 * (std::mem::size_of::<Flow>() as u128 + std::mem::size_of::<FlowPath>() as u128 + 64));
+    let (nodes_u, ports_u) = (nodes as u128, ports as u128);
+    let route = spec.topology.route_shape();
+    let (rows, groups, width) = (route.rows as u128, route.groups as u128, route.ecmp_width as u128);
+    let entry = std::mem::size_of::<crate::net::PortId>() as u128;
+    let per_world = l2_all as u128 * 1024
+        + nodes_u * (std::mem::size_of::<crate::net::Node>() as u128 + NODE_SIDE_BYTES)
+        + ports_u * (std::mem::size_of::<Port>() as u128 + PORT_SIDE_BYTES)
+        // the routing tables, and the equal-cost sets (one a switch and direction, as a fabric's)
+        + rows * groups * entry
+        + rows * (width * entry + 8)
+        + spec.topology.listed_bytes()
+        + flows as u128 * (std::mem::size_of::<Flow>() as u128 + std::mem::size_of::<FlowPath>() as u128 + 64);
+    // Once: the route searches' working memory while a world is built (the worlds are built one
+    // after the other), on as many threads as any machine gives them; and the ports table.
+    let batch =
+        crate::net::route_batch_groups(crate::net::MAX_ROUTE_THREADS as u64, route.rows, route.ecmp_width) as u128;
+    let route_search = groups.min(batch) * rows * (width * entry + 8)
+        + crate::net::MAX_ROUTE_THREADS as u128 * (nodes_u * 8 + rows * 24)
+        + nodes_u * 24
+        + ports_u * 16;
+    let world = parts * per_world + route_search + ports_u * PORT_ROW_BYTES * (1 + (parts > 1) as u128);
     let m = &spec.metrics;
     let f = FRONT_END_ROW_BYTES;
     let merged = parts > 1;

@@ -433,6 +433,32 @@ fn partitioned_fat_tree_keeps_its_wheels_past_the_first_look() {
     assert_eq!(sim.worlds_with_time_wheel(), 2, "both partitions keep their wheels");
 }
 
+#[test]
+fn the_memory_plans_route_shape_is_the_built_networks() {
+    // rows x destination groups = the table's entries, and the equal-cost sets' ports within
+    // rows x width, for every builder (the graphs: the proptests below).
+    let tree = TopologySpec::Tree {
+        racks: vec![3, 5, 2],
+        host_bps: GBPS,
+        core_bps: 10 * GBPS,
+        bottleneck_bps: None,
+        bottleneck_hosts: vec![],
+        rtt_ps: 100 * US,
+        queue: QueueSpec { capacity: Amount::Packets(100), aqm: AqmSpec::DropTail },
+    };
+    let topologies = vec![fat_tree(4, Some(1)), fat_tree(8, None), leaf_spine(3, 4, 5, Some(2)), tree];
+    let db = dumbbell(4, 10 * GBPS, 40 * GBPS, 100 * US, 200, AqmSpec::DropTail, dctcp(0.0625), MS, 0);
+    let db_net = topology::build(&db).expect("built");
+    assert_eq!(db.topology.route_shape().rows * db.topology.route_shape().groups, db_net.route_entries() as u64);
+    for topo in topologies {
+        let kind = topo.kind();
+        let shape = topo.route_shape();
+        let net = build(topo);
+        assert_eq!(shape.rows * shape.groups, net.route_entries() as u64, "{kind}");
+        assert!(net.ecmp_set_sizes().1 as u64 <= shape.rows * shape.ecmp_width, "{kind}: {:?}", net.ecmp_set_sizes());
+    }
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 200, ..Default::default() })]
     /// `Network::unconnected_pair` (one pair of hosts per pair of destination groups) decides what
@@ -468,6 +494,9 @@ proptest::proptest! {
             Ok(net) => net,
             Err(e) => panic!("{e} for links {pairs:?}"),
         };
+        // The memory plan's count of the routing tables is the built one's.
+        let shape = spec.topology.route_shape();
+        proptest::prop_assert_eq!(shape.rows * shape.groups, net.route_entries() as u64, "{:?}", pairs);
         let ids: Vec<NodeId> = (0..hosts).map(|i| id(&net, &name(i))).collect();
         // Every ordered split of the hosts into senders and receivers would be many cases: take all
         // hosts both ways, and the first half against the rest.
@@ -529,7 +558,13 @@ proptest::proptest! {
         }
         let mut links: Vec<LinkSpec> = pairs.iter().map(|&(a, b)| link(format!("s{a}"), format!("s{b}"))).collect();
         links.extend(attach.iter().enumerate().map(|(i, &s)| link(format!("h{i}"), format!("s{}", s % switches))));
-        let net = build(TopologySpec::Graph { nodes, links, ecmp_seed: Some(7) });
+        let topo = TopologySpec::Graph { nodes, links, ecmp_seed: Some(7) };
+        let shape = topo.route_shape();
+        let net = build(topo);
+        // The memory plan's bounds: the tables exactly, the equal-cost sets' ports at most
+        // rows x width.
+        proptest::prop_assert_eq!(shape.rows * shape.groups, net.route_entries() as u64);
+        proptest::prop_assert!(net.ecmp_set_sizes().1 as u64 <= shape.rows * shape.ecmp_width, "{:?}", net.ecmp_set_sizes());
         for src in 0..attach.len() {
             for dst in (0..attach.len()).filter(|&d| d != src) {
                 let (s, d) = (id(&net, &format!("h{src}")), id(&net, &format!("h{dst}")));

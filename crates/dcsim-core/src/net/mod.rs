@@ -34,7 +34,18 @@ pub const MAX_ROUTE_ENTRIES: u64 = 1 << 26;
 /// costs microseconds and a thread's start more).
 const PARALLEL_MIN_GROUPS: usize = 64;
 /// Most threads of the route searches (each holds a search's working memory, ~16 bytes a node).
-const MAX_ROUTE_THREADS: usize = 16;
+pub const MAX_ROUTE_THREADS: usize = 16;
+/// Equal-cost ports a batch of route searches may hold at once (4 bytes each: 16 MB), whatever
+/// the machine's cores: see [`route_batch_groups`].
+pub const ROUTE_BATCH_PORTS: u64 = 1 << 22;
+
+/// The destination groups searched in one batch on `threads` threads: 64 a thread, fewer where
+/// their equal-cost sets (at most `rows` x `ecmp_width` ports a group) would hold more than
+/// [`ROUTE_BATCH_PORTS`], but at least one a thread. A batch of 64 groups a thread had held 26 MB
+/// on 2 threads and ~150 MB on 16 at k = 40 (an audit), a peak that grew with the machine.
+pub fn route_batch_groups(threads: u64, rows: u64, ecmp_width: u64) -> u64 {
+    (ROUTE_BATCH_PORTS / (rows * ecmp_width).max(1)).clamp(threads, 64 * threads)
+}
 
 pub use port::Port;
 
@@ -312,8 +323,9 @@ impl Network {
         } else {
             1
         });
-        let batch = 64 * threads;
         let rows = self.rows;
+        let width = if ctx.ecmp { incoming.iter().map(Vec::len).max().unwrap_or(0) } else { 0 };
+        let batch = route_batch_groups(threads as u64, rows as u64, width as u64) as usize;
         let mut scratch: Vec<Scratch> = (0..threads).map(|_| Scratch::new(n, rows, ctx.ecmp)).collect();
         let mut set_index: FxHashMap<Vec<PortId>, u32> = FxHashMap::default();
         for (b, chunk) in self.table.chunks_mut(batch * rows).enumerate() {
