@@ -71,6 +71,10 @@ def test_engine_spec_of_the_example_and_a_toml_round_trip():
         ({"l2.scheme": "dsm", "l2.p": 1.5}, "l2.p", "0 < p <= 1"),
         ({"l2.scheme": "dsm", "l2.q0": "200KB"}, "l2.q0", "larger than the buffer of congestion point C1->C2"),
         ({"l2.qeq": "130KB"}, "l2.qeq", "larger than the buffer"),
+        # a buffer in packets holds that many frames (1000 B): the engine had been left to refuse
+        # it inside simulate (a fuzz run); 64 frames hold q0 = 64 KB exactly, so 63 do not
+        ({"network.buffer": "2pkt", "l2.scheme": "dsm"}, "l2.q0", "(2pkt of 1000B frames = 2000 B)"),
+        ({"network.buffer": "63pkt", "l2.scheme": "dsm"}, "l2.q0", "larger than the buffer of congestion point"),
         ({"l2.cps": ["S1->C1"]}, "l2.cps[0]", "host port"),
         ({"l2.cps": ["C1->C3"]}, "l2.cps[0]", "no link"),
         ({"l2.sources[0].initial_rate": "0bps"}, "l2.sources[0].initial_rate", "out of range"),
@@ -214,6 +218,11 @@ def test_parking_lot_buffer_defaults_to_the_papers_128KB_from_the_engine():
     # qeq / q0 are checked against the default buffer too.
     d["l2"]["qeq"] = "130KB"
     assert error(d).startswith("l2.qeq:")
+    # ... and against a buffer in packets as the engine counts it, 64 frames of 1000 B: accepted.
+    d["l2"].pop("qeq")
+    d["network"]["buffer"] = "64pkt"
+    d["l2"]["scheme"] = "dsm"
+    assert Scenario.from_dict(d).check_resources()["topology"]["queue"]["capacity"] == {"packets": 64}
 
 
 def test_smcc_with_only_some_gains_given_is_checked_with_the_defaults_for_the_rest():

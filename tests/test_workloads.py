@@ -83,6 +83,10 @@ CHOKE = {"kind": "modified_choke", "min_th": "40pkt", "max_th": "100pkt", "max_p
         ("workloads.0.link", "tor0->h2", "workloads[0].link", "no link"),
         ("workloads.0.mix", [{"protocol": "dctcp", "share": 0.5}], "workloads[0].mix", "add up to 0.5"),
         ("workloads.0.senders", ["h9"], "workloads[0].senders[0]", "not a host"),
+        # every host a receiver: the default senders leave none, which had read as if senders = []
+        # had been written (a fuzz run)
+        ("workloads.0.receivers", ["h0", "h1", "h2"], "workloads[0].senders",
+         "not given, and the default (every host but the receivers) leaves none"),
         ("network.bottleneck_hosts", ["h7"], "network.bottleneck_hosts[0]", "not a host of the tree"),
     ],
 )

@@ -3621,9 +3621,12 @@ class Scenario(_Model):
             buf = net.buffer if net.topology != "graph" else next(
                 (link.buffer for link in net.links if {link.a, link.b} == {a, b}), None)
             name, target = l2.target_bytes()
-            if buf is not None and buf.unit != "pkt" and target > buf.value:
+            # A buffer in packets holds that many L2 frames (as the engine counts it).
+            cap = None if buf is None else buf.value * (float(l2.frame.value) if buf.unit == "pkt" else 1.0)
+            if cap is not None and target > cap:
+                held = f"{size_str(buf)} of {size_str(l2.frame)} frames = {cap:g} B" if buf.unit == "pkt" else size_str(buf)
                 raise _err(f"l2.{name}", f"{target:g} B is larger than the buffer of congestion point {a}->{b} "
-                                         f"({size_str(buf)}); allowed {name} <= buffer")
+                                         f"({held}); allowed {name} <= buffer")
 
     def _l2_cp_names(self, hosts: set) -> list:
         """The congestion points as written ("A->B"): l2.cps, or the monitored switch ports."""
@@ -3670,7 +3673,12 @@ class Scenario(_Model):
                         raise _err(f"{fld}.receivers", f"required for a {net.topology}: the receiving hosts")
                 if w.senders is None:
                     if net.topology in ("dumbbell", "tree"):
-                        w._fill("senders", [h for h in net.host_names() if h not in w.receivers])
+                        others = [h for h in net.host_names() if h not in w.receivers]
+                        if not others:
+                            raise _err(f"{fld}.senders", "not given, and the default (every host but the receivers) "
+                                                         "leaves none: every host is a receiver; give senders or "
+                                                         "fewer receivers")
+                        w._fill("senders", others)
                     else:
                         raise _err(f"{fld}.senders", f"required with topology = {net.topology!r}: the sending hosts")
                 for what in ("senders", "receivers"):
