@@ -20,8 +20,8 @@ so ``help(dcsim)`` lists them only under ``__all__``.
 
 __version__ = "0.1.0"
 
-__all__ = ["Scenario", "ScenarioError", "RunLimitError", "load_scenario", "simulate", "Result", "WriteError",
-           "ResultDirError"]
+__all__ = ["Scenario", "ScenarioError", "ScenarioWarning", "RunLimitError", "load_scenario", "simulate", "Result",
+           "WriteError", "ResultDirError"]
 
 # `simulate` is bound here (the function shadows its module's name); its heavy imports are lazy.
 from dcsim.simulate import simulate  # noqa: E402
@@ -30,6 +30,7 @@ from dcsim.simulate import simulate  # noqa: E402
 _EXPORTS = {
     "Scenario": "dcsim.scenario",
     "ScenarioError": "dcsim.scenario",
+    "ScenarioWarning": "dcsim.scenario",  # what simulate warns with: filter it without the submodule
     "RunLimitError": "dcsim.scenario",
     "load_scenario": "dcsim.scenario",
     "Result": "dcsim.result",

@@ -52,7 +52,7 @@ impl Cc {
     /// base RTT (`FixedPs`) before this; a spec built by hand with `Path` gets the minimum RTT.
     pub fn new(spec: &ProtocolSpec) -> Cc {
         match spec {
-            ProtocolSpec::Newreno { ecn } => Cc::NewReno(NewReno { ecn: *ecn }),
+            ProtocolSpec::Newreno { ecn } => Cc::NewReno(NewReno { ecn: *ecn, whole_segments: false }),
             ProtocolSpec::Dctcp { g, alpha_init } => Cc::Dctcp(Dctcp::new(*g, *alpha_init)),
             ProtocolSpec::DctcpImprovedFairness { g, alpha_init } => {
                 Cc::DctcpImprovedFairness(DctcpImprovedFairness::new(*g, *alpha_init))
@@ -70,6 +70,13 @@ impl Cc {
             Cc::Dctcp(c) => c.use_linux_arithmetic(),
             Cc::DctcpImprovedFairness(c) => c.dctcp.use_linux_arithmetic(),
             _ => {}
+        }
+    }
+
+    /// Use Linux's whole-segment Reno halving (`tcp_reno_ssthresh`; the linux profile).
+    pub fn use_linux_reno(&mut self) {
+        if let Cc::NewReno(c) = self {
+            c.whole_segments = true;
         }
     }
 

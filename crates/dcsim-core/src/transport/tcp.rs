@@ -235,6 +235,9 @@ impl Sender {
         if spec.tcp_options().dctcp_fixed_point {
             cc.use_linux_dctcp();
         }
+        if spec.tcp_options().profile == Profile::Linux {
+            cc.use_linux_reno();
+        }
         Sender {
             flow,
             src,
@@ -795,10 +798,17 @@ impl Sender {
                 }
             }
             CaState::Open | CaState::Loss => {
+                // Linux grows in Loss whatever the ACK's ECN-Echo (`tcp_may_raise_cwnd`: ECE starts
+                // CWR only from Open), and by the segments this ACK newly delivered, cumulatively or
+                // by SACK (`tcp_cong_control`'s acked_sacked), not those SACKed before (an audit:
+                // one segment too many after every recovery). ns-2 grows by the cumulative ACK.
+                let linux = self.opts.profile == Profile::Linux;
                 let once = self.cc.ecn_response() == EcnResponse::OncePerWindow;
-                let frozen = once && (ack.ece || (self.opts.cwr_freeze && ack_no <= self.cwr_until));
+                let ece_freezes = ack.ece && !(linux && self.ca == CaState::Loss);
+                let frozen = once && (ece_freezes || (self.opts.cwr_freeze && ack_no <= self.cwr_until));
                 let marked = ack.ece && acked > 0 && self.cc.ecn_response() == EcnResponse::PerAck;
-                self.grow_and_ecn_per_ack(acked, marked, acked > 0 && !self.cc.owns_window() && !frozen);
+                let grown = if linux { delivered } else { acked };
+                self.grow_and_ecn_per_ack(grown, marked, acked > 0 && !self.cc.owns_window() && !frozen);
             }
         }
         if acked == 0 {
@@ -1065,6 +1075,36 @@ mod tests {
 
     fn ack(seq: u64, ece: bool, ts: Time) -> Packet {
         Packet { kind: Kind::Ack, flow: 0, src: 1, dst: 0, size: 40, seq, ect: false, ce: false, ece, ts, aux: 0 }
+    }
+
+    #[test]
+    fn linux_grows_in_loss_whatever_the_acks_ecn_echo() {
+        // Linux's Loss state is not a reduction: ECN-Echo starts CWR only from Open
+        // (`tcp_may_raise_cwnd` lets an ACK with ECE raise the window first), so after a timeout
+        // slow start grows on ECE ACKs as on others: 1 -> 2 -> 3 for two ACKs of one segment each.
+        // The engine had frozen the window on ECE in Loss (an audit). ns-2 answers ECE once per
+        // window whatever the state, unchanged.
+        use crate::scenario::Profile;
+        for (profile, ece, want) in [
+            (Profile::Linux, false, 3.0),
+            (Profile::Linux, true, 3.0),
+            (Profile::Ns2, false, 3.0),
+            (Profile::Ns2, true, 1.0),
+        ] {
+            let mut f = spec(ProtocolSpec::Newreno { ecn: true });
+            f.tcp.profile = profile;
+            f.tcp.sack = Some(true);
+            f.tcp.abc = Some(false);
+            let mut s = Sender::new(0, 0, 1, &f, 1500, 40);
+            let mut out = Vec::new();
+            s.start(Time(0), &mut out);
+            s.on_timeout(Time(20_000_000_000), &mut out);
+            assert_eq!((s.ca, s.cwnd), (CaState::Loss, 1.0), "{profile:?}");
+            for seq in [1, 2] {
+                s.on_ack_with_sack(&ack(seq, ece, Time(0)), &[], Time(20_000_100_000), &mut out);
+            }
+            assert_eq!(s.cwnd, want, "{profile:?}, ECE {ece}");
+        }
     }
 
     #[test]
