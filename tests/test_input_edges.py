@@ -725,3 +725,57 @@ def test_an_error_naming_the_allowed_hosts_of_a_large_fabric_lists_a_few_and_the
         Scenario.from_dict(d)
     msg = str(e.value)
     assert msg.endswith("allowed hosts: h0, h1, h2, h3, h4, h5, h6, h7, h8, h9, ... h19999 (20000 in all)"), msg
+
+
+def _demo_result(duration: str = "10ms"):
+    import warnings
+
+    from dcsim import simulate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return simulate(load_scenario(DEMO).replace({"run.duration": duration, "run.warmup": "2ms"}))
+
+
+@pytest.mark.parametrize("call, words", [
+    # strings where numbers go: read as numbers by some functions, refused by others (an API audit)
+    (lambda: __import__("dcsim.fluid").fluid.dx(N="100", C_bps=1e10, R0_s=80e-6, t_end_s=1e-3), "N must be a real number"),
+    (lambda: __import__("dcsim.theory.dx").theory.dx.special_state_max_R0("100", 10e9), "N: expected a number"),
+    (lambda: __import__("dcsim.theory.aimd").theory.aimd.throughput_ratio("0.5"), "beta_dctcp: expected a number"),
+    # an R0 in microseconds where seconds go: 80 s is out of the theory's range, as analyze says
+    (lambda: __import__("dcsim.theory.dx").theory.dx.special_state(100, 10e9, 80), "R0_s: 80 s is out of range"),
+    (lambda: __import__("dcsim.fluid").fluid.default_normalized_init(0), "wbar"),
+    (lambda: __import__("dcsim.units").units.to_ps("1us"), "to_ps: expected seconds as a number"),
+    (lambda: __import__("dcsim.experiments").experiments.get(None), "id: expected an experiment id"),
+    (lambda: __import__("dcsim").Result.from_dir(None), "out: None is not a directory path"),
+    (lambda: load_scenario(DEMO).replace({"run.seed": 2}, **{"run.seed": 3}), "'run.seed' is given twice"),
+])
+def test_api_inputs_a_notebook_user_passes_are_named(call, words):
+    with pytest.raises((ValueError, KeyError)) as e:
+        call()
+    assert words in str(e.value), str(e.value)
+
+
+def test_figures_traces_and_experiments_go_into_folders_made_for_them(tmp_path):
+    """A path into a folder that does not exist yet: made, as Result.to_dir makes its own. Each had
+    failed after the work, in PIL, pathlib or pandas (an API audit)."""
+    import dcsim.experiments as E
+    from dcsim.plotting import compare
+
+    r = _demo_result()
+    r.plot("queue", path=tmp_path / "a" / "q.png")
+    assert (tmp_path / "a" / "q.png").stat().st_size > 0
+    import warnings
+
+    from dcsim import simulate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ws = simulate(load_scenario(ROOT / "examples" / "websearch.toml").replace({"run.duration": "5ms", "run.warmup": "1ms"}))
+    assert ws.write_trace(tmp_path / "t" / "flows.csv").is_file()
+    fig = compare({"one": r, "two": r}, "queue", path=tmp_path / "b" / "c.png")  # a {label: Result} mapping
+    assert fig is not None and (tmp_path / "b" / "c.png").is_file()
+    with pytest.raises(ValueError, match=r"compare: results\[0\] is a str, not a Result"):
+        compare(["run.toml"], "queue")
+    res = E.get("dx-thresholds").run(tmp_path / "c" / "d", True)
+    assert res.files and all(Path(f).is_file() for f in res.files)

@@ -264,7 +264,7 @@ def test_graph_errors_name_the_field():
 def test_bad_toml_syntax_and_missing_file(tmp_path):
     p = tmp_path / "bad.toml"
     p.write_text("[network\nsenders = 1\n")
-    with pytest.raises(ScenarioError, match="not valid TOML"):
+    with pytest.raises(ScenarioError, match=r"^.*bad\.toml: not valid TOML"):  # the file named (an API audit)
         Scenario.from_toml(p)
     with pytest.raises(ScenarioError, match="cannot read"):
         Scenario.from_toml(tmp_path / "missing.toml")

@@ -283,9 +283,11 @@ def test_bad_seeds_and_jobs(tmp_path):
 
     from dcsim.sweep import check_jobs
     assert check_jobs(np.int64(2)) == 2 and type(check_jobs(np.int64(2))) is int
-    for bad in (True, np.bool_(True), 2.0, np.int64(0)):
-        with pytest.raises(SweepError, match=r"^jobs: .* is out of range; allowed an integer 1 \.\. 256"):
+    for bad in (True, np.bool_(True), 2.0, "2"):  # not integers: said so (a text "2" had read "out of range")
+        with pytest.raises(SweepError, match=r"^jobs: expected an integer, got .*; allowed 1 \.\. 256"):
             check_jobs(bad)
+    with pytest.raises(SweepError, match=r"^jobs: 0 is out of range; allowed an integer 1 \.\. 256"):
+        check_jobs(np.int64(0))
     res = sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "np", jobs=np.int64(1), progress=False)
     assert res.computed == 1
 
@@ -358,6 +360,22 @@ def test_resume_recomputes_nothing_and_gives_the_same_table(tmp_path):
         forced = sweep(BASE, {"network.aqm.K": ["40pkt"]}, seeds=2, out=out, executor=tpool(), force=True, progress=False)
     assert (forced.computed, forced.cached) == (2, 0)
     pd.testing.assert_frame_equal(wall_free(forced.table), wall_free(fewer.table))
+
+
+def test_the_result_of_a_run_without_tables_says_how_to_get_them(tmp_path):
+    """SweepResult.result of a run the sweep kept without tables had said "no scenario.toml; not a
+    run's directory" (an API audit); an id that is no run of the sweep is named as such."""
+    from dcsim.result import ResultDirError
+
+    res = sweep(BASE, {"network.aqm.K": ["20pkt"]}, out=tmp_path / "o", executor=tpool(), tables=False, progress=False)
+    rid = res.table["run_id"][0]
+    with pytest.raises(ResultDirError, match=r"kept only its summary row \(the sweep ran with tables=False"):
+        res.result(rid)
+    for bad in ("nope", 3, "../o"):
+        with pytest.raises(ResultDirError, match=r"is not a finished run of this sweep"):
+            res.result(bad)
+    res = sweep(BASE, {"network.aqm.K": ["20pkt"]}, out=tmp_path / "o", executor=tpool(), tables=True, progress=False)
+    assert res.result(rid).flows.shape[0] == 2
 
 
 def test_tables_are_optional_and_asking_for_them_later_computes_them(tmp_path):

@@ -177,6 +177,28 @@ def exclusive_lock(path: Path, *, remove: bool = False,
 MANIFEST = "dcsim-manifest.json"
 
 
+def dir_path(out, field: str = "out") -> Path:
+    """``out`` (a str or path-like) as a Path; anything else (None: an API audit) raises
+    ValueError naming ``field``."""
+    if not isinstance(out, (str, os.PathLike)) or not str(out):
+        raise ValueError(f"{field}: {out!r} is not a directory path")
+    return Path(out)
+
+
+def file_path(path, field: str) -> Path:
+    """``path`` (a str or path-like) as a Path whose folder exists (made, as ``Result.to_dir``
+    makes its own): a missing folder had failed after the work, in PIL or pathlib (an API audit).
+    Raises ValueError naming ``field``."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise ValueError(f"{field}: {path!r} is not a file path")
+    p = Path(path)
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ValueError(f"{field}: cannot create the folder {str(p.parent)!r} ({e.strerror or e})") from None
+    return p
+
+
 #: A run's small JSON files (its manifest, its summary) hold kilobytes: more is not one of them.
 SMALL_JSON_MAX_BYTES = 16 << 20
 

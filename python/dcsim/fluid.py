@@ -151,6 +151,7 @@ def default_normalized_init(wbar: float) -> tuple[float, float, float]:
     α = sqrt(2/W*) is the Sawtooth-model value of the DCTCP paper [1]; the state starts near
     the limit cycle so transients are short. (Same rule as the Rust core.)
     """
+    wbar = _real("wbar", wbar, 0, lo_open=True, unit="packets")  # 0 had divided by zero (an API audit)
     return (wbar, min(1.0, math.sqrt(2.0 / wbar)), 0.0)
 
 
@@ -376,8 +377,9 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
     """
     def arr(name, x):
         raw = np.asarray(x, dtype=object)
-        if isinstance(x, (bool, np.bool_)) or np.asarray(x).dtype == bool or any(v is None for v in raw.flat):
-            # True read as 1, None as NaN (probes)
+        if isinstance(x, (bool, np.bool_)) or np.asarray(x).dtype == bool or any(
+                v is None or isinstance(v, (str, bytes)) for v in raw.flat):
+            # True read as 1, None as NaN (probes), "100" as 100 (an API audit: dctcp refused it)
             raise ValueError(f"{name} must be a real number or a 1-D array of them, got {x!r}")
         try:
             a = np.atleast_1d(np.asarray(x, dtype=float))

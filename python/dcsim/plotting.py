@@ -22,6 +22,7 @@ the slowest run), or the last 50 RTTs when there is no oscillation.
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Callable, Optional, Sequence, Union
 
@@ -349,7 +350,10 @@ def _save(fig: Figure, path: PathLike) -> Figure:
     (savefig would lay the figure out twice: a pass without rendering, then the drawing)."""
     if path is None:
         return fig
-    if Path(path).suffix.lower() != ".png":
+    from dcsim._files import file_path
+
+    path = file_path(path, "path")
+    if path.suffix.lower() != ".png":
         fig.savefig(path, dpi=DPI)
         return fig
     from PIL import Image  # matplotlib's own PNG writer
@@ -1046,7 +1050,7 @@ PLOTS: dict[str, Callable[[Result, PathLike], Figure]] = {
 COMPARE_KINDS = ("queue", "cwnd", "throughput", "queue_hist", "flows")
 
 
-def compare(results: Sequence[Result], kind: str = "queue", labels: Optional[Sequence[str]] = None,
+def compare(results: Union[Sequence[Result], Mapping[str, Result]], kind: str = "queue", labels: Optional[Sequence[str]] = None,
             path: PathLike = None) -> Figure:
     """Several runs on one figure, e.g. ``compare([dctcp, reno], "queue", labels=["DCTCP", "NewReno"])``.
 
@@ -1056,11 +1060,22 @@ def compare(results: Sequence[Result], kind: str = "queue", labels: Optional[Seq
     * ``queue_hist``: each run's queue-length CDF;
     * ``flows``: each run's per-flow goodput after warm-up.
 
-    Raises ValueError naming the run whose table for ``kind`` is empty.
+    ``results`` may be a mapping ``{label: Result}`` (its keys are the labels). Raises
+    ValueError naming the run whose table for ``kind`` is empty, or an item that is not a Result.
     """
+    if isinstance(results, Mapping):
+        if labels is not None:
+            raise ValueError("compare: labels given twice (as the keys of results and as labels); give one")
+        labels, results = [str(k) for k in results], list(results.values())
+    if isinstance(results, (str, bytes, Result)) or not isinstance(results, Iterable):
+        raise ValueError(f"compare: results must be a sequence of Result (or {{label: Result}}), got {type(results).__name__}")
     results = list(results)
     if not results:
         raise ValueError("compare: no results given")
+    for i, r in enumerate(results):
+        if not isinstance(r, Result):
+            raise ValueError(f"compare: results[{i}] is a {type(r).__name__}, not a Result (dcsim.simulate(...) or "
+                             "Result.from_dir(...) gives one)")
     if kind not in COMPARE_KINDS:
         raise ValueError(f"compare: kind {kind!r} is not one of {', '.join(COMPARE_KINDS)}")
     if labels is None:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Optional, S
 import numpy as np
 
 from dcsim import schema
-from dcsim._files import frame_to_parquet
+from dcsim._files import dir_path, frame_to_parquet
 from dcsim._json import jsonable
 from dcsim.scenario import FABRIC_TIERS, Scenario, load_scenario
 
@@ -255,7 +255,7 @@ class Result:
         import pandas as pd
         import pyarrow as pa
 
-        out = Path(out)
+        out = dir_path(out)
         if not out.is_dir():
             raise ResultDirError(f"{out}: {'not a directory' if out.exists() else 'no such directory'}")
         if not (out / "scenario.toml").is_file():
@@ -555,7 +555,9 @@ class Result:
                              "',' or '#'); rename the node, or give the flows inline: trace() returns them")
         lines = ["start,src,dst,size"] + [f"{s!r},{a},{b},{n}" for s, a, b, n in
                                           zip(t["start_s"].tolist(), t["src"], t["dst"], t["size_bytes"].tolist())]
-        path = Path(path)
+        from dcsim._files import file_path
+
+        path = file_path(path, "write_trace: path")
         path.write_text("\n".join(lines) + "\n", encoding="utf-8")
         return path
 
@@ -783,7 +785,7 @@ class Result:
         from dcsim._files import MANIFEST, atomic_dir
         from dcsim.run import check_out_dir, out_dir_lock, stop_previous_plotter, write_manifest
 
-        out = Path(out)
+        out = dir_path(out)
         _check_summary(summary, "to_dir")
         check_out_dir(out, force, names=("out", "force=True"))
         failed: list[str] = []

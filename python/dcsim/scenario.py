@@ -3860,6 +3860,9 @@ class Scenario(_Model):
         """
         if changes is not None and not isinstance(changes, Mapping):
             raise ScenarioError(f"replace: expected a table of path = value, got {type(changes).__name__}")
+        both = sorted(set(changes or {}) & set(kw), key=str)
+        if both:  # the keyword had won silently (an API audit)
+            raise ScenarioError(f"replace: {both[0]!r} is given twice, in the table and as a keyword; give it once")
         updates = plain(dict(changes or {}, **kw))
         for path in updates:
             if not isinstance(path, str):
@@ -4491,7 +4494,7 @@ def _file_tables(path: Path, changes: Optional[dict], json_file: bool) -> dict:
     try:
         data = json.loads(text) if json_file else tomllib.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as e:  # (json's error is a ValueError)
-        raise ScenarioError(f"scenario file: not valid {'JSON' if json_file else 'TOML'}: {e}") from None
+        raise ScenarioError(f"{path}: not valid {'JSON' if json_file else 'TOML'}: {e}") from None
     except RecursionError:  # the parsers recurse per level of nesting
         raise ScenarioError(f"{path}: nested too deeply to be a scenario (allowed at most {MAX_NESTING} levels)") from None
     _resolve_data_files(data, path.parent)  # (its shape is checked by Scenario.from_dict)

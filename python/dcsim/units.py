@@ -202,6 +202,8 @@ def capacity_pps(C_bps: float, packet_bytes: float = DEFAULT_PACKET_BYTES) -> fl
 
 def to_ps(seconds: float) -> int:
     """Seconds -> integer picoseconds (the engine's time unit), rounded to nearest."""
+    if isinstance(seconds, (str, bytes, bool)):  # "1us" had failed in a multiplication (an API audit)
+        raise UnitError(f"to_ps: expected seconds as a number, got {seconds!r} (parse_time reads \"1us\")")
     return int(round(seconds * 1e12))
 
 

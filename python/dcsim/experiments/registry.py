@@ -352,6 +352,14 @@ def experiment(id: str, title: str, paper: str):
             raise ValueError(f"experiment id {id!r} registered twice")
 
         def run(out_dir: Path, quick: bool) -> ExperimentResult:
+            # The folder first: a missing one had failed in the figure's save, after the work (an
+            # API audit: minutes of a packet experiment lost).
+            try:
+                Path(out_dir).mkdir(parents=True, exist_ok=True)
+            except (OSError, TypeError) as e:
+                raise ValueError(f"out_dir: cannot create the output folder {out_dir!r} ({e})") from None
+            if not isinstance(quick, bool):
+                raise ValueError(f"quick: expected True or False, got {quick!r}")
             token = _FOOTER.set(figure_footer(id, title, paper, quick))
             try:
                 result = fn(out_dir, quick)
@@ -480,6 +488,8 @@ def all_experiments() -> list[Experiment]:
 
 def get(id: str) -> Experiment:
     _load()
+    if not isinstance(id, str):
+        raise KeyError(f"id: expected an experiment id (a str such as {sorted(_REGISTRY)[0]!r}), got {id!r}")
     if id not in _REGISTRY:
         from dcsim.units import closest_name
 

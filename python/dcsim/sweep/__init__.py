@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Union
 
+from dcsim._files import dir_path
 from dcsim.sweep.spec import (
     MAX_RUNS_WITHOUT_YES,
     RUN_ID_HEX,
@@ -123,9 +124,17 @@ class SweepResult:
 
     def result(self, run_id: str):
         """The :class:`~dcsim.result.Result` of one run (needs the run's tables: ``tables=True``)."""
-        from dcsim.result import Result
+        from dcsim.result import Result, ResultDirError
+        from dcsim.sweep.store import ROW
 
-        return Result.from_dir(self.run_dir(run_id))
+        d = self.run_dir(run_id) if isinstance(run_id, str) and run_id and "/" not in run_id else None
+        if d is None or not (d / ROW).is_file():
+            raise ResultDirError(f"run_id: {run_id!r} is not a finished run of this sweep (see the table's run_id column)")
+        if not (d / "scenario.toml").is_file():  # the sweep ran with tables=False: only its row was kept
+            raise ResultDirError(f"run_id: run {run_id} kept only its summary row (the sweep ran with tables=False, "
+                                 "dcsim sweep --no-tables); run the sweep again with tables=True, which computes "
+                                 "its tables")
+        return Result.from_dir(d)
 
 
 # --------------------------------------------------------------------------------------------
@@ -307,8 +316,10 @@ def check_jobs(jobs: Any, field: str = "jobs") -> Optional[int]:
     if jobs is None:
         return None
     # NumPy's bool is no numbers.Integral; Python's bool is one, and refused too
-    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or not 1 <= jobs <= MAX_JOBS:
-        raise SweepError(f"{field}: {jobs!r} is out of range; allowed an integer 1 .. {MAX_JOBS} (default: all cores)")
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral):  # "2" is no count (an API audit)
+        raise SweepError(f"{field}: expected an integer, got {jobs!r}; allowed 1 .. {MAX_JOBS} (default: all cores)")
+    if not 1 <= jobs <= MAX_JOBS:
+        raise SweepError(f"{field}: {int(jobs)} is out of range; allowed an integer 1 .. {MAX_JOBS} (default: all cores)")
     return int(jobs)
 
 
@@ -375,8 +386,10 @@ def run_sweep(
     if dask is not None:  # before the plan, not after it
         check_dask_address(dask)
         check_jobs_with_dask(dask, jobs)
-    if not isinstance(out, (str, os.PathLike)):
-        raise SweepError(f"out: {out!r} is not a directory path")
+    try:
+        dir_path(out)
+    except ValueError as e:
+        raise SweepError(str(e)) from None
     if executor is not None and not (isinstance(executor, cf.Executor) or hasattr(executor, "get_executor")):
         raise SweepError(f"executor: {executor!r} is not an executor; allowed a concurrent.futures.Executor or a "
                          "dask.distributed.Client (for a LocalCluster: dask=\"local\")")

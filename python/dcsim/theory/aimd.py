@@ -51,7 +51,14 @@ def _show(x) -> str:
     return f"{float(a):g}" if a.ndim == 0 else "[" + ", ".join(f"{v:g}" for v in a.ravel()) + "]"
 
 
+def _not_text(name: str, x, what: str) -> None:
+    """Numbers only: "0.5" was read as 0.5 here and refused elsewhere (an API audit)."""
+    if isinstance(x, (str, bytes, bool)) or any(isinstance(v, (str, bytes)) for v in np.asarray(x, dtype=object).flat):
+        raise ValueError(f"{name}: expected {what}, got {x!r}")
+
+
 def _check_beta(name: str, beta, *, allow_zero: bool = True) -> np.ndarray:
+    _not_text(name, beta, "a number or an array of numbers")
     try:
         b = np.asarray(beta, dtype=float)
     except (TypeError, ValueError):
@@ -63,6 +70,7 @@ def _check_beta(name: str, beta, *, allow_zero: bool = True) -> np.ndarray:
 
 
 def _check_alpha(name: str, alpha) -> float:
+    _not_text(name, alpha, "a number (segments/RTT)")
     try:
         a = float(alpha)
     except (TypeError, ValueError):

@@ -91,6 +91,8 @@ _TAU_MODES = ("R0", "R0+Q0")
 
 
 def _check_positive(name: str, value: float, unit: str) -> float:
+    if isinstance(value, (str, bytes, bool)):  # "100" was read as 100 (an API audit)
+        raise ValueError(f"{name}: expected a number in {unit}, got {value!r}")
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -511,8 +513,10 @@ class SpecialState:
     R0_max_s: float  # N seg / C
     active: bool  # N >= C R0 / seg
     W_star_pkt: float  # W* = seg = 1 segment
-    Q_star_s: float  # Q* = (N seg - C R0) / C  (only meaningful when active)
-    q_star_pkt: float  # Q* C / seg = N - C R0 / seg  (segments queued)
+    # Q* = (N seg - C R0) / C; negative when not active: no such state, and by how much the flows
+    # fall short of it (the experiments tabulate it signed).
+    Q_star_s: float
+    q_star_pkt: float  # Q* C / seg = N - C R0 / seg  (segments queued; negative when not active)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -520,8 +524,17 @@ class SpecialState:
 
 @_domain_errors
 def special_state(N: float, C_bps: float, R0_s: float, seg_bytes: float = DEFAULT_SEG_BYTES) -> SpecialState:
-    """Theorem 2: threshold N >= C R0/seg and fixed point W* = seg, Q* = (N seg - C R0)/C (Sect. 3.3)."""
-    N = _check_positive("N", N, "flows")
+    """Theorem 2: threshold N >= C R0/seg and fixed point W* = seg, Q* = (N seg - C R0)/C (Sect. 3.3).
+
+    Q* is negative when the state does not hold (``active`` False): no such state, and by how much
+    the flows fall short of it. Inputs in the ranges of :func:`analyze` (an R0 given in
+    microseconds, 80 for 80e-6, is refused: 80 s is out of range)."""
+    from dcsim.theory import limits as L
+
+    N = L.N_FLOWS.check(N, "N")
+    C_bps = L.CAPACITY.check(C_bps, "C_bps")
+    R0_s = L.DELAY.check(R0_s, "R0_s")
+    seg_bytes = L.PACKET.check(seg_bytes, "seg_bytes")
     n_thr = special_state_threshold_N(C_bps, R0_s, seg_bytes)
     seg = 8.0 * float(seg_bytes)
     Q_star = (N * seg - C_bps * R0_s) / C_bps
