@@ -264,7 +264,7 @@ def test_a_table_that_cannot_be_written_loses_none_of_the_others_and_exits_1(tmp
     listed = json.loads((out / "dcsim-manifest.json").read_text())["files"]
     assert "cwnd.parquet" not in listed and "queue.parquet" in listed and "summary.json" in listed
     # the summary was printed all the same
-    assert "Flows (after warm-up)" in res.output
+    assert "Flows (after warm-up; FCT over the whole run)" in res.output
 
 
 def test_to_dir_reports_every_file_that_failed_after_writing_the_rest(tmp_path, monkeypatch):

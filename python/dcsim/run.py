@@ -88,7 +88,7 @@ def print_summary(summary: dict, console: Console) -> None:
     console.print(ports)
     print_tiers(summary, console)
 
-    flows = Table(title="Flows (after warm-up)")
+    flows = Table(title="Flows (after warm-up; FCT over the whole run)")
     heads = ("flow", "path", "protocol", "goodput Gbps", "cwnd pkt", "alpha", "retx pkt", "RTOs", "CE pkt", "FCT ms")
     rows = summary["flows"]
     # a controller deciding once per RTT (DX): the paper's p and its measured queueing delay Q
@@ -121,7 +121,8 @@ def print_summary(summary: dict, console: Console) -> None:
         mean = sum(g) / len(g) / 1e9 if g else None
         flows.add_row(f"+{len(rest)}", "more flows", "", _num(mean, ".3f") + " (mean)", *[""] * (len(heads) - 4))
     flows.caption = "cwnd and alpha: exact time-weighted means after warm-up (cwnd_mean_pkt, alpha_mean)" + (
-        "; p: fraction of RTT rounds with queueing delay Q > 0 (the window decreases), Q: DX's mean measured queueing delay"
+        "; p: fraction of RTT rounds with queueing delay Q > 0 (the window decreases, unless it is at its floor of 1 "
+        "segment), Q: DX's mean measured queueing delay"
         if rounds else "")
     if rows:
         console.print(flows)
@@ -167,8 +168,8 @@ def print_sources(summary: dict, console: Console) -> None:
     rows = summary.get("sources") or []
     if not rows:
         return
-    t = Table(title="L2 sources (after warm-up)")
-    heads = ("source", "path", "scheme", "rate end Gbps", "goodput Gbps", "sent frames", "dropped", "feedback",
+    t = Table(title="L2 sources (after warm-up; rate at the end, loop and FCT over the whole run)")
+    heads = ("source", "path", "scheme", "rate end Gbps", "goodput Gbps", "sent frames", "dropped frames", "feedback frames",
              "loop us mean", "loop us min..max", "FCT ms")
     for col in heads:
         t.add_column(col, justify="left" if col in ("path", "scheme") else "right")

@@ -103,8 +103,10 @@ SCHEMA: dict[str, list[Col]] = {
         _c("marks_whole_run", "packets", WR, "data packets that arrived CE-marked"),
         _c("ecn_cuts_whole_run", "count", WR, "window reductions on ECN-Echo"),
         _c("fct_s", "s", WR, "flow completion time: last ACK - start (NaN: not finished)"),
-        _c("cwnd_mean_pkt", "packets", AW, "time-weighted mean window while the flow ran (exact, not sampled)"),
-        _c("alpha_mean", "1", AW, "time-weighted mean of DCTCP's α while the flow ran (NaN without α)"),
+        _c("cwnd_mean_pkt", "packets", AW, "time-weighted mean window while the flow ran (exact, not sampled; NaN "
+                                           "for a flow that did not run after warm-up)"),
+        _c("alpha_mean", "1", AW, "time-weighted mean of DCTCP's α while the flow ran (NaN without α, or for a "
+                                  "flow that did not run after warm-up)"),
         _c("cwnd_final_pkt", "packets", END, "window when the run ended"),
         _c("alpha_final", "1", END, "α when the run ended (NaN without α)"),
         _c("rtt_rounds", "count", AW, "once-per-RTT window decisions of a delay-based controller (DX)"),
@@ -173,7 +175,7 @@ SCHEMA: dict[str, list[Col]] = {
         _c("workload", "index", SET, "[[workloads]] entry"),
         _c("kind", "", SET, "poisson, incast, trace or permutation"),
         _c("link", "", SET, 'the link whose capacity the load refers to, "from->to", or "hosts": the senders\' '
-                            'host links, each loaded by target_load on average (poisson)'),
+                            'host links, each loaded by target_load on average (poisson; "" for the other kinds)'),
         _c("link_bps", "bit/s", SET, "its rate; with \"hosts\", the senders' host-link rates summed (poisson; NaN for the other kinds)"),
         _c("target_load", "1", SET, "offered load: generated payload rate / link rate (poisson; NaN for the other kinds)"),
         _c("realised_load", "1", WR, "generated payload bits / (link rate x window_s) (poisson)"),
@@ -237,7 +239,7 @@ SCHEMA: dict[str, list[Col]] = {
 }
 
 #: summary.json's top-level keys (Result.summary()); the lists (flows, ports, workloads, tiers,
-#: fct_groups, sources) are described by their tables and SUMMARY_DERIVED.
+#: fct_groups, sources) are described by their tables, these rows and SUMMARY_DERIVED.
 SUMMARY_TOP: list[Col] = [
     _c("scenario", "", LAB, "the scenario in one line (Scenario.describe())"),
     _c("duration_s", "s", SET, "simulated time"),
@@ -258,10 +260,16 @@ SUMMARY_TOP: list[Col] = [
                                "ACKs or L2 frames)"),
     _c("whole_run", "", WR, "the same totals over the whole run"),
     _c("fct_groups", "", AW, "flow completion statistics of the finite flows that started after warm-up, per "
-                             "size bucket, protocol and traffic source (Result.fct_stats(); absent without such flows)"),
-    _c("l2_goodput_total_bps", "bit/s", AW, "sum of the L2 sources' goodput (with L2 sources)"),
-    _c("l2_dropped_frames", "frames", AW, "frames of the L2 sources dropped"),
-    _c("l2_drop_pct", "%", AW, "l2_dropped_frames / frames the L2 sources sent (null if none sent)"),
+                             "size bucket, protocol and traffic source (Result.fct_stats(); absent without such "
+                             "flows): each entry holds fct_stats()'s columns and fct_group, its label as printed "
+                             '(e.g. "dctcp <=10KB", "workload 1 (incast): all")'),
+    _c("sources", "", AW, "the L2 sources (with L2 sources; absent otherwise): each entry holds columns of the "
+                          "`sources` table under the same names (counts after warm-up, rate_final_bps at the end, "
+                          "loop delays and fct_s over the whole run)"),
+    _c("l2_goodput_total_bps", "bit/s", AW, "sum of the L2 sources' goodput (with L2 sources; absent otherwise)"),
+    _c("l2_dropped_frames", "frames", AW, "frames of the L2 sources dropped (with L2 sources; absent otherwise)"),
+    _c("l2_drop_pct", "%", AW, "l2_dropped_frames / frames the L2 sources sent (null if none sent; absent "
+                               "without L2 sources)"),
 ]
 
 #: ``summary.json``: each entry of its ``flows`` list holds columns of ``flows`` under the same
