@@ -666,7 +666,7 @@ def test_a_first_rto_shorter_than_the_path_rtt_is_warned_about_and_is_what_happe
     scripts' rtxcur_init_ = minrto_). A path whose propagation RTT alone exceeds it times out once
     with nothing lost: the warning says so, and the run shows it (one RTO, no drop); with min_rto
     above the RTT there is neither warning nor timeout. Found by a physics probe (1 Gbps, RTT
-    12 ms: 6.8 Mbps of goodput in 100 ms)."""
+    12 ms: 7.0 Mbps of goodput in 100 ms)."""
     d = {"network": {"topology": "dumbbell", "senders": 1, "bottleneck": "1Gbps", "rtt": "12ms", "buffer": "2000pkt"},
          "flows": [{"protocol": "dctcp"}], "run": {"duration": "100ms", "warmup": "0ms", "seed": 1}}
     sc = Scenario.from_dict(d)
