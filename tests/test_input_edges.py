@@ -745,6 +745,8 @@ def _demo_result(duration: str = "10ms"):
     # an R0 in microseconds where seconds go: 80 s is out of the theory's range, as analyze says
     (lambda: __import__("dcsim.theory.dx").theory.dx.special_state(100, 10e9, 80), "R0_s: 80 s is out of range"),
     (lambda: __import__("dcsim.fluid").fluid.default_normalized_init(0), "wbar"),
+    (lambda: __import__("dcsim.fluid").fluid.dctcp_normalized_batch([10, 20], [0.0625] * 2, psi=[0.5, None], t_end=10),
+     "psi[1] must be a real number, got None"),
     (lambda: __import__("dcsim.units").units.to_ps("1us"), "to_ps: expected seconds as a number"),
     (lambda: __import__("dcsim.experiments").experiments.get(None), "id: expected an experiment id"),
     (lambda: __import__("dcsim").Result.from_dir(None), "out: None is not a directory path"),

@@ -219,6 +219,9 @@ def dctcp_normalized_batch(wbar, g, *, psi=None, t_end: float = 200.0, dt: float
 
 
 def _vec(name: str, x) -> np.ndarray:
+    for i, v in enumerate(np.asarray(x, dtype=object).reshape(-1)):  # None read as NaN, "0.5" as 0.5 (an API audit)
+        if v is None or isinstance(v, (str, bytes, bool, np.bool_)):
+            raise ValueError(f"{name}[{i}] must be a real number, got {v!r}")
     try:
         a = np.asarray(x, dtype=float)
     except (TypeError, ValueError):
