@@ -530,6 +530,36 @@ def test_a_run_of_many_generated_flows_stays_within_the_max_memory_that_accepts_
     assert hi / 2 <= peaks["run"] - peaks["tiny"] <= hi, (peaks, hi, flows)
 
 
+def test_the_plan_counts_what_listed_flows_cost_at_the_peak(tmp_path):
+    """Listed flows ([[flows]]) keep result rows, summary entries and the scenario's objects
+    besides their state in the engine: 1 000 and 5 000 of them on a dumbbell for 1 us peak
+    11.5 KB a flow apart (`dcsim run --no-plots`), where the plan had counted 3.45 KB (an audit:
+    5 000 listed flows at 3.3 x their plan). The plan's growth per flow must cover the measured
+    growth, and stay within twice it (not refuse what fits)."""
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom dcsim.cli import main\nrc = main()\n"
+              "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0]\n"
+              "print(int(hwm.split()[1]) * 1024)\nsys.exit(rc)")
+    peak, plan = {}, {}
+    for n in (1000, 5000):
+        sets = {"network.senders": n, "flows[0].count": n, "run.duration": "1us", "run.warmup": "0s",
+                "metrics.queue_interval": "auto", "metrics.cwnd_interval": "auto", "metrics.throughput_interval": "auto"}
+        sc = load_scenario(ROOT / "examples" / "dctcp_dumbbell.toml").replace(sets)
+        with pytest.raises(ScenarioError) as e:
+            sc.replace({"metrics.max_memory": "1MB"}).check_resources()
+        plan[n] = float(str(e.value).split("allowed >= ")[1].split(" MB")[0]) * 1e6
+        path = tmp_path / f"f{n}.toml"
+        path.write_text(sc.to_toml())
+        out = subprocess.run([sys.executable, "-c", script, "run", str(path), "--no-plots", "--out", str(tmp_path / f"o{n}")],
+                             capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
+        assert out.returncode == 0, out.stderr
+        peak[n] = int(out.stdout.strip().splitlines()[-1])
+    grew, planned = peak[5000] - peak[1000], plan[5000] - plan[1000]
+    assert grew <= planned <= 2 * grew, (peak, plan)
+
+
 def test_a_budget_below_the_network_itself_names_max_memory_not_a_sampling_interval():
     """A k = 16 fat-tree (1 344 nodes, 6 144 ports: ~5 MB of state) under max_memory = 1 MB: no
     sampling interval can help, so the error names metrics.max_memory and the size needed, not

@@ -278,6 +278,13 @@ const PORT_SIDE_BYTES: u128 = (std::mem::size_of::<NicWait>()
     + std::mem::size_of::<u16>()
     + std::mem::size_of::<PortId>()
     + std::mem::size_of::<(NodeId, PortId)>()) as u128;
+/// What a listed flow (`[[flows]]`) costs at the peak of `dcsim run` beyond its state in the
+/// engine's world: its result row (as a generated flow's, [`GENERATED_FLOW_BYTES`]), its entry
+/// in the summary's `flows` list and the scenario's objects for it. Measured: `dcsim run
+/// --no-plots` of 1 000 and 5 000 listed flows on a dumbbell for 1 us peaked 11.5 KB a flow
+/// apart, of which the plan had counted 3.45 KB (the world's); 10 KB keeps a margin of 25 % (an
+/// audit had found 5 000 listed flows at 3.3 x their plan).
+const LISTED_FLOW_BYTES: u128 = 10_000;
 /// What a world keeps for each node beside its `Node`: its name (in the node and as the name
 /// map's key), the map's slot, its destination group, table row and last-hop index. Measured:
 /// 197 B a node at k = 40 (the world's heap less every structure counted above; an audit); 256 B
@@ -521,14 +528,18 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
         + spec.topology.listed_bytes()
         + flows as u128 * (std::mem::size_of::<Flow>() as u128 + std::mem::size_of::<FlowPath>() as u128 + 64);
     // Once: the route searches' working memory while a world is built (the worlds are built one
-    // after the other), on as many threads as any machine gives them; and the ports table.
+    // after the other), on as many threads as any machine gives them; the ports table; and each
+    // listed flow's result row, its entry in the summary and the scenario's objects for it.
     let batch =
         crate::net::route_batch_groups(crate::net::MAX_ROUTE_THREADS as u64, route.rows, route.ecmp_width) as u128;
     let route_search = groups.min(batch) * rows * (width * entry + 8)
         + crate::net::MAX_ROUTE_THREADS as u128 * (nodes_u * 8 + rows * 24)
         + nodes_u * 24
         + ports_u * 16;
-    let world = parts * per_world + route_search + ports_u * PORT_ROW_BYTES * (1 + (parts > 1) as u128);
+    let world = parts * per_world
+        + route_search
+        + ports_u * PORT_ROW_BYTES * (1 + (parts > 1) as u128)
+        + flows as u128 * LISTED_FLOW_BYTES;
     let m = &spec.metrics;
     let f = FRONT_END_ROW_BYTES;
     let merged = parts > 1;
@@ -558,26 +569,39 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
             w.max_flows(spec.duration_ps, rate).ceil() as u128
         })
         .collect();
+    // Flows a workload runs at once keep their transport state meanwhile: a permutation's all, an
+    // incast round's servers (a Poisson or trace workload's few at a time are within the margins).
+    let flow_state = (std::mem::size_of::<Flow>() + std::mem::size_of::<FlowPath>() + 64) as u128;
     let generated = generated_flows
         .iter()
-        .map(|&n| {
-            n * (GENERATED_FLOW_BYTES + parts * PARTITION_FLOW_BYTES) + GENERATED_FIXED_BYTES * n.min(8_000) / 8_000
+        .zip(&spec.workloads)
+        .map(|(&n, w)| {
+            let at_once = match w {
+                WorkloadSpec::Permutation { senders, .. } => senders.len() as u128,
+                WorkloadSpec::Incast { servers, .. } => servers.len() as u128,
+                WorkloadSpec::Poisson { .. } | WorkloadSpec::Trace { .. } => 0,
+            };
+            n * (GENERATED_FLOW_BYTES + parts * PARTITION_FLOW_BYTES)
+                + GENERATED_FIXED_BYTES * n.min(8_000) / 8_000
+                + at_once * flow_state
         })
         .collect();
     MemoryPlan { duration_ps: spec.duration_ps as u128, nodes, ports, world, generated_flows, generated, series }
 }
 
-/// What metrics.max_memory leaves, beyond what [`check_memory`] planned, for the memory that grows
-/// with the packets the network holds: the ports' rings and the monitored ports' queue
+/// What metrics.max_memory leaves a world, beyond what [`check_memory`] planned, for the memory
+/// that grows with the packets the network holds: the ports' rings and the monitored ports' queue
 /// histograms, which the buffers bound only loosely (a buffer of 10^9 packets is allowed). Every
-/// world checks its own ports against it as it runs ([`QUEUE_MEMORY_CHECK_EVENTS`]), so a run of
-/// p partitions may hold up to p times it.
+/// world checks its own ports against it as it runs ([`QUEUE_MEMORY_CHECK_EVENTS`]); the worlds
+/// of a partitioned run share what is left equally, so that together they stay within it.
 ///
-/// It is at least what the links hold in flight (each port's rate x (delay + a full packet's
-/// serialisation), in full packets) plus [`QUEUE_PACKETS_PER_PORT`] queued packets a port, each
-/// in rings that may have doubled: memory every run needs, which the plan does not count, so a
-/// budget the sampled series fill to the last byte still runs (by that much beyond the bound).
-fn queue_allowance_bytes(spec: &Spec, net: &Network) -> u128 {
+/// It is at least what the world's links hold in flight (each port's rate x (delay + a full
+/// packet's serialisation), in full packets) plus [`QUEUE_PACKETS_PER_PORT`] queued packets a
+/// port, in rings that may have doubled: memory every run needs, which the plan does not count,
+/// so a budget the sampled series fill to the last byte still runs, by that much beyond the bound
+/// (~11 KB a port of 10 Gbps and 1 us; the refusal of a budget below the plan says how much).
+/// Each partition's world had been left all of it for the whole network's ports.
+fn queue_allowance_bytes(spec: &Spec, net: &Network, owns: impl Fn(NodeId) -> bool) -> u128 {
     let plan = memory_plan(spec);
     let planned =
         plan.world + plan.generated.iter().sum::<u128>() + plan.series.iter().map(|s| plan.bytes(s)).sum::<u128>();
@@ -585,13 +609,15 @@ fn queue_allowance_bytes(spec: &Spec, net: &Network) -> u128 {
     let floor: u128 = net
         .ports
         .iter()
+        .filter(|p| owns(p.from))
         .map(|p| {
             let span_ps = p.delay.0 as u128 + p.rate.tx_time(spec.packet_bytes).0 as u128;
             let in_flight = (p.rate.bps() as u128 * span_ps).div_ceil(8 * full * Time::PS_PER_S as u128);
             (in_flight + QUEUE_PACKETS_PER_PORT) * PACKET_HELD_BYTES
         })
         .sum();
-    (spec.metrics.max_memory_bytes as u128).saturating_sub(planned).max(floor)
+    let share = (spec.metrics.max_memory_bytes as u128).saturating_sub(planned) / spec.partitions.max(1) as u128;
+    share.max(floor)
 }
 
 /// See [`queue_allowance_bytes`].
@@ -1128,7 +1154,7 @@ impl World {
             None => (0..flows.len() as FlowId).collect(),
             Some(ids) => ids.iter().map(|&i| i as FlowId).collect(),
         };
-        let queue_allowance = queue_allowance_bytes(&spec, &net);
+        let queue_allowance = queue_allowance_bytes(&spec, &net, |n| part.as_ref().is_none_or(|p| p.owns(n)));
         let mut sim = World {
             now: Time::ZERO,
             end: Time(spec.duration_ps),

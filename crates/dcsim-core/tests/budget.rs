@@ -114,9 +114,10 @@ fn a_chosen_interval_that_overflows_is_still_refused_by_name() {
 fn a_budget_too_small_for_the_sampled_series_names_each_series_field() {
     // 100 traced flows: the goodput and the window series sample the same flows; the message must
     // tell them apart. At the coarsest automatic sampling each needs 100 x 1 001 rows, far more
-    // than 1 MB.
+    // than the 0.7 MB that 2 MB leaves beside the network and the 100 flows' state (1.3 MB, their
+    // result rows counted).
     let mut s = dctcp_dumbbell(100, 1_000 * MS);
-    s.metrics.max_memory_bytes = 1_000_000;
+    s.metrics.max_memory_bytes = 2_000_000;
     s.validate().unwrap();
     let e = fit_sampling(&mut s, &auto_all()).unwrap_err().to_string();
     assert!(e.starts_with("metrics.max_memory:") && e.contains("too small to hold even the sampled series"), "{e}");

@@ -299,3 +299,18 @@ fn short_windows_run_the_worlds_on_one_thread() {
     one.run().expect("run");
     assert_eq!(bits(&one.results().expect("results")), bits(&two.results().expect("results")));
 }
+
+#[test]
+fn the_worlds_of_a_partitioned_run_share_what_max_memory_leaves_the_queues() {
+    // Each world checks its own ports against its allowance. Every world had been left all that
+    // max_memory leaves beside the plan, so p worlds could hold p times it (an audit). Now they
+    // share it: with the default 1 GB and a k = 8 fat-tree (a plan of a few MB) two worlds get
+    // about half of one world's allowance each (within the plans' difference, < 10 %), four a
+    // quarter; the least any world gets is its own ports' floor.
+    let one = Sim::new(fat_tree_spec(1, 0.3, 2)).unwrap().queue_allowance_bytes();
+    for p in [2u32, 4] {
+        let each = Sim::new(fat_tree_spec(p, 0.3, 2)).unwrap().queue_allowance_bytes();
+        let all = each * p as u128;
+        assert!(all <= one && all * 10 >= one * 9, "{p} worlds: {each} B each, one world {one} B");
+    }
+}
