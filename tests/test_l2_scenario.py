@@ -488,3 +488,16 @@ def test_attach_is_ordered_whatever_names_it_holds():
         d["network"]["attach"] = a
         orders.append(list(Scenario.from_dict(copy.deepcopy(d)).network.attach))
     assert orders[0] == orders[1] == ["S01", "S1", "S1²", "S2", "S10", "R1"], orders
+
+
+def test_a_fabric_congestion_point_is_checked_against_its_tiers_buffer():
+    """On a fabric a congestion point's buffer is its tier's: q0 = 64 KB fits the leaf-spine tier's
+    600 frames though the network's default is 10, and does not fit a tier of 10 frames under a
+    default of 600 (an audit: the network's buffer had been read for every port)."""
+    d = {"network": {"topology": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2, "host_link": "10Gbps",
+                     "buffer": "10pkt", "tiers": {"leaf_spine": {"buffer": "600pkt"}}},
+         "l2": {"scheme": "dsm", "cps": ["leaf0->spine0"], "sources": [{"src": "h0", "dst": "h2"}]},
+         "run": {"duration": "1ms"}}
+    assert Scenario.from_dict(d).check_resources()
+    d["network"].update(buffer="600pkt", tiers={"leaf_spine": {"buffer": "10pkt"}})
+    assert error(d).startswith("l2.q0: 64000 B is larger than the buffer of congestion point leaf0->spine0 (10pkt")

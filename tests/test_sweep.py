@@ -707,8 +707,8 @@ def test_a_sweep_table_that_cannot_be_written_says_the_runs_are_kept_and_how_to_
 
     monkeypatch.setattr(store, "write_table", full_disk)
     axes = {"network.aqm.K": ["10pkt", "20pkt"]}
-    with pytest.raises(SweepError, match=r"^out: cannot write the sweep table in .* \(No space left on device\); the 2 runs' "
-                                         r"results \(2 computed now, 0 cached\) are kept in .*runs: make room and run the same command again"):
+    with pytest.raises(SweepError, match=r"^out: cannot write the sweep table in .* \(No space left on device\); the results "
+                                         r"of 2 of the 2 runs are kept in .*runs: make room and run the same command again"):
         sweep(BASE, axes, out=tmp_path / "o", executor=tpool(), progress=False)
     monkeypatch.setattr(store, "write_table", real)
     again = sweep(BASE, axes, out=tmp_path / "o", executor=tpool(), progress=False)

@@ -236,9 +236,14 @@ def file_checks(paths: Iterable[Path]) -> dict[str, list[int]]:
 def frame_to_parquet(df, path: Path) -> None:
     """Write DataFrame ``df`` as a Parquet file through a file Python opened: a path that is not
     UTF-8 is a str Arrow refuses (an output path of a probe ended `sweep` and `reproduce` in an
-    internal error)."""
+    internal error). The bytes are made in memory first: given the open file, pandas 2.3 and
+    pyarrow 21 on Python 3.9 read its name and failed on such a path too."""
+    import io
+
+    buf = io.BytesIO()
+    df.to_parquet(buf, index=False)
     with open(path, "wb") as f:
-        df.to_parquet(f, index=False)
+        f.write(buf.getbuffer())
 
 
 #: A listed file larger than both its listed size and this is compared by its size alone (not read).

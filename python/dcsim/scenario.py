@@ -1448,6 +1448,19 @@ class Network(_Model):
         t = self.tier(name)
         return (t.buffer or self.buffer, t.aqm or self.aqm)
 
+    def port_buffer(self, a: str, b: str) -> Optional[Size]:
+        """The buffer of port a -> b as the engine builds it: a graph link's, a fabric tier's (by
+        the levels of the names), else the network's (None: the engine's default)."""
+        if self.topology == "graph":
+            return next((link.buffer for link in self.links if {link.a, link.b} == {a, b}), None)
+        if self.topology in FABRIC_TIERS:
+            levels = FABRIC_LEVELS[self.topology]
+            level = {n: next((i for i, pre in reversed(list(enumerate(levels)))
+                              if n.startswith(pre) and n[len(pre):].isdigit()), None) for n in (a, b)}
+            if None not in level.values() and abs(level[a] - level[b]) == 1:
+                return self.tier_queue(FABRIC_TIERS[self.topology][min(level.values())])[0]
+        return self.buffer
+
     def fabric_hosts(self) -> int:
         if self.topology == "leaf_spine":
             return int(self.leaves) * int(self.hosts_per_leaf)
@@ -3618,8 +3631,7 @@ class Scenario(_Model):
             if (a, b) in seen:
                 raise _err(fld, f"{a}->{b} is listed twice")
             seen.add((a, b))
-            buf = net.buffer if net.topology != "graph" else next(
-                (link.buffer for link in net.links if {link.a, link.b} == {a, b}), None)
+            buf = net.port_buffer(a, b)  # a tier's own on a fabric (an audit: net.buffer had been read)
             name, target = l2.target_bytes()
             # A buffer in packets holds that many L2 frames (as the engine counts it).
             cap = None if buf is None else buf.value * (float(l2.frame.value) if buf.unit == "pkt" else 1.0)

@@ -408,6 +408,11 @@ pub struct RouteShape {
     pub rows: u64,
     pub groups: u64,
     pub ecmp_width: u64,
+    /// The most distinct equal-cost sets: a fabric's are one a switch and direction (at most
+    /// `rows`); a graph's may differ by destination group (at most one a table entry: a
+    /// hypercube of 2^9 switches built 1.2 M ports of sets against 5 120 of a per-switch bound,
+    /// an audit).
+    pub max_sets: u64,
 }
 
 /// Fabric sizes (nodes, links) of a k-ary fat-tree: k^3/4 hosts, 5k^2/4 switches; k^3/4 links in
@@ -1089,9 +1094,19 @@ impl TopologySpec {
 
     /// The routing tables' shape (see `Network::compute_routes`), for the memory plan before
     /// building: `rows` (switches and multi-homed hosts), destination `groups` (hosts with the
-    /// same set of neighbours) and the most ports an equal-cost set can hold (0 without ECMP).
+    /// same set of neighbours), the most ports an equal-cost set can hold (0 without ECMP) and the
+    /// most distinct sets.
     pub fn route_shape(&self) -> RouteShape {
-        let shape = |rows: u64, groups: u64, ecmp_width: u64| RouteShape { rows, groups, ecmp_width };
+        let shape = |rows: u64, groups: u64, ecmp_width: u64| {
+            let max_sets = if ecmp_width == 0 {
+                0
+            } else if matches!(self, TopologySpec::Graph { .. }) {
+                rows.saturating_mul(groups)
+            } else {
+                rows
+            };
+            RouteShape { rows, groups, ecmp_width, max_sets }
+        };
         match self {
             // One switch, every host behind it.
             TopologySpec::Dumbbell { .. } => shape(1, 1, 0),

@@ -522,9 +522,10 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
     let per_world = l2_all as u128 * 1024
         + nodes_u * (std::mem::size_of::<crate::net::Node>() as u128 + NODE_SIDE_BYTES)
         + ports_u * (std::mem::size_of::<Port>() as u128 + PORT_SIDE_BYTES)
-        // the routing tables, and the equal-cost sets (one a switch and direction, as a fabric's)
+        // the routing tables, and the equal-cost sets (their ports, their (start, length), and the
+        // search's map from each set to its number, a copy of it, while the world is built)
         + rows * groups * entry
-        + rows * (width * entry + 8)
+        + route.max_sets as u128 * (2 * width * entry + 64)
         + spec.topology.listed_bytes()
         + flows as u128 * (std::mem::size_of::<Flow>() as u128 + std::mem::size_of::<FlowPath>() as u128 + 64);
     // Once: the route searches' working memory while a world is built (the worlds are built one

@@ -465,8 +465,8 @@ pub struct RoundRecord {
 
 /// The class of member `i` of `n` (an incast's servers, a permutation's ranked senders) under
 /// cumulative shares: the one whose cumulative share interval holds the member's midpoint
-/// (i + 1/2) / n. Class j thus gets round(n C_j) - round(n C_(j-1)) members, C the cumulative
-/// shares: within one member of its quota n s_j (cumulative rounding, not largest remainder:
+/// (i + 1/2) / n. Class j thus gets r(n C_j) - r(n C_(j-1)) members, C the cumulative shares and
+/// r the nearest integer (halves down): within one member of its quota n s_j (cumulative rounding, not largest remainder:
 /// shares 0.34 / 0.33 / 0.33 of 4 servers give 1 / 2 / 1, where largest remainder gives 2 / 1 / 1).
 fn class_by_midpoint(cum_shares: &[f64], i: usize, n: usize) -> u32 {
     pick_class(cum_shares, (i as f64 + 0.5) / n as f64)

@@ -434,9 +434,38 @@ fn partitioned_fat_tree_keeps_its_wheels_past_the_first_look() {
 }
 
 #[test]
+fn a_hypercubes_equal_cost_sets_are_within_the_plans_bound() {
+    // A 2^d hypercube of switches, a host on each, with ECMP: every switch has a different set of
+    // next hops towards each destination, far more than one set a switch (d = 7: the per-switch
+    // bound was 7 x 128 = 896 ports; an audit built 1.2 M ports at d = 9).
+    let d = 7u32;
+    let n = 1usize << d;
+    let node = |name: String, kind| NodeSpec { name, kind };
+    let link = |a: String, b: String| LinkSpec { a, b, rate_bps: GBPS, delay_ps: US, queue: None };
+    let mut nodes: Vec<NodeSpec> = (0..n).map(|i| node(format!("h{i}"), NodeKind::Host)).collect();
+    nodes.extend((0..n).map(|i| node(format!("s{i}"), NodeKind::Switch)));
+    let mut links: Vec<LinkSpec> = (0..n).map(|i| link(format!("h{i}"), format!("s{i}"))).collect();
+    for i in 0..n {
+        for b in 0..d {
+            let j = i ^ (1 << b);
+            if i < j {
+                links.push(link(format!("s{i}"), format!("s{j}")));
+            }
+        }
+    }
+    let topo = TopologySpec::Graph { nodes, links, ecmp_seed: Some(1) };
+    let shape = topo.route_shape();
+    let net = build(topo);
+    assert_eq!(shape.rows * shape.groups, net.route_entries() as u64);
+    let ports = net.ecmp_set_sizes().1 as u64;
+    assert!(ports > shape.rows * shape.ecmp_width, "the per-switch bound would hold: {ports} ports");
+    assert!(ports <= shape.max_sets * shape.ecmp_width, "{ports} ports, shape {shape:?}");
+}
+
+#[test]
 fn the_memory_plans_route_shape_is_the_built_networks() {
     // rows x destination groups = the table's entries, and the equal-cost sets' ports within
-    // rows x width, for every builder (the graphs: the proptests below).
+    // max_sets x width, for these builders (the graphs: the proptests below and a hypercube).
     let tree = TopologySpec::Tree {
         racks: vec![3, 5, 2],
         host_bps: GBPS,
@@ -455,7 +484,11 @@ fn the_memory_plans_route_shape_is_the_built_networks() {
         let shape = topo.route_shape();
         let net = build(topo);
         assert_eq!(shape.rows * shape.groups, net.route_entries() as u64, "{kind}");
-        assert!(net.ecmp_set_sizes().1 as u64 <= shape.rows * shape.ecmp_width, "{kind}: {:?}", net.ecmp_set_sizes());
+        assert!(
+            net.ecmp_set_sizes().1 as u64 <= shape.max_sets * shape.ecmp_width,
+            "{kind}: {:?}",
+            net.ecmp_set_sizes()
+        );
     }
 }
 
@@ -562,9 +595,9 @@ proptest::proptest! {
         let shape = topo.route_shape();
         let net = build(topo);
         // The memory plan's bounds: the tables exactly, the equal-cost sets' ports at most
-        // rows x width.
+        // max_sets x width (a graph's sets may differ by destination group).
         proptest::prop_assert_eq!(shape.rows * shape.groups, net.route_entries() as u64);
-        proptest::prop_assert!(net.ecmp_set_sizes().1 as u64 <= shape.rows * shape.ecmp_width, "{:?}", net.ecmp_set_sizes());
+        proptest::prop_assert!(net.ecmp_set_sizes().1 as u64 <= shape.max_sets * shape.ecmp_width, "{:?}", net.ecmp_set_sizes());
         for src in 0..attach.len() {
             for dst in (0..attach.len()).filter(|&d| d != src) {
                 let (s, d) = (id(&net, &format!("h{src}")), id(&net, &format!("h{dst}")));

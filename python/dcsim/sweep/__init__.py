@@ -586,11 +586,12 @@ def run_sweep(
                 # stopped left a sweep.json describing it beside the table of the sweep before.
                 store.write_json("sweep.json", {**spec.to_dict(), "dcsim_version": __version__, "tables": tables})
             except OSError as e:  # e.g. a full disk: what the runs computed is in OUT/runs
-                failed = f", {len(failures)} failed" if failures else ""
+                finished = stats.done - len(failures)
+                failed = f"; the {len(failures)} that failed are computed again then" if failures else ""
                 raise SweepError(
-                    f"out: cannot write the sweep table in {out} ({e.strerror or e}); the {len(plan.runs)} runs' results "
-                    f"({stats.computed} computed now, {stats.cached} cached{failed}) are kept in {out / 'runs'}: make "
-                    "room and run the same command again, which writes the table without computing them again"
+                    f"out: cannot write the sweep table in {out} ({e.strerror or e}); the results of {finished} of the "
+                    f"{len(plan.runs)} runs are kept in {out / 'runs'}: make room and run the same command again, which "
+                    f"writes the table without computing them again{failed}"
                 ) from None
         if late.received is not None:
             raise SweepInterrupted(out, stats.done, stats.total, late.received)

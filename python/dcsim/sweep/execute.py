@@ -426,8 +426,8 @@ def execute(
     ``save_to``: the sweep's OUT, given only for local workers, which then write finished runs
     themselves (in parallel) instead of sending the files back. ``traces``: what each run gets of
     its trace files (:class:`RunTraces`). ``workers()``: how many workers a Dask cluster has;
-    with none for :data:`DASK_NO_WORKER_S` while runs are in flight, a :class:`SweepError` says
-    so (finished runs are kept).
+    when every worker it had left and none came back for :data:`DASK_NO_WORKER_S` while runs are
+    in flight, a :class:`SweepError` says so (finished runs are kept).
     """
     if local is not None:
         executor = local.executor
@@ -437,10 +437,12 @@ def execute(
     unsent: deque[PlannedRun] = deque()  # refused by a local pool that had just broken: sent again
     in_flight: dict[cf.Future, PlannedRun] = {}
     exhausted = False
-    last_look, none_since = time.monotonic(), None  # when the cluster was first seen without a worker
+    # When the cluster was first seen without a worker, after one had been seen: an adaptive
+    # cluster may start with none (an audit), and connect_dask waits for the first itself.
+    last_look, none_since, seen = time.monotonic(), None, False
 
     def watch_workers() -> None:
-        nonlocal last_look, none_since
+        nonlocal last_look, none_since, seen
         now = time.monotonic()
         if workers is None or not in_flight or now - last_look < NO_WORKER_LOOK_S:
             return
@@ -450,13 +452,15 @@ def execute(
         except Exception:  # a scheduler that went away has no worker either
             n = 0
         if n:
-            none_since = None
+            none_since, seen = None, True
+        elif not seen:
+            return
         elif none_since is None:
             none_since = now
         elif now - none_since >= DASK_NO_WORKER_S:
-            raise SweepError(f"--dask: the cluster has had no worker for {DASK_NO_WORKER_S:g} s with "
-                             f"{count_shown(len(in_flight), 'run')} in flight (its workers left); finished runs are "
-                             "kept: start workers and run the same command again to resume")
+            raise SweepError(f"dask: every worker of the Dask cluster left, and none came back for {DASK_NO_WORKER_S:g} s, "
+                             f"with {count_shown(len(in_flight), 'run')} in flight; finished runs are kept: start workers "
+                             "and run the same command again to resume")
 
     def submit(run: PlannedRun, back: deque) -> bool:
         """Send ``run``; False if a local pool broke before it could take it (a worker died

@@ -36,7 +36,7 @@ const PARALLEL_MIN_GROUPS: usize = 64;
 /// Most threads of the route searches (each holds a search's working memory, ~16 bytes a node).
 pub const MAX_ROUTE_THREADS: usize = 16;
 /// Equal-cost ports a batch of route searches may hold at once (4 bytes each: 16 MB), whatever
-/// the machine's cores: see [`route_batch_groups`].
+/// the machine's cores, unless one group a thread holds more: see [`route_batch_groups`].
 pub const ROUTE_BATCH_PORTS: u64 = 1 << 22;
 
 /// The destination groups searched in one batch on `threads` threads: 64 a thread, fewer where

@@ -519,14 +519,15 @@ impl Sender {
     /// The window on an ACK of new data, with a controller that reacts per marked ACK
     /// (DCTCP–Improved Fairness), the DCTCP analysis paper's eq. (36): W <- W + 1/W - alpha/2 per
     /// acknowledged segment, both terms on the window before this ACK; a mark ends slow start.
-    /// `grow`: the transport's increase applies to this ACK; `marked`: it carries a mark the
-    /// controller answers per ACK.
-    fn grow_and_ecn_per_ack(&mut self, acked: u64, marked: bool, grow: bool) {
+    /// `grow`: the transport's increase applies to this ACK, by `grow_by` segments; `marked`: it
+    /// carries a mark the controller answers per ACK, for each of the `acked` segments it
+    /// acknowledges cumulatively.
+    fn grow_and_ecn_per_ack(&mut self, grow_by: u64, acked: u64, marked: bool, grow: bool) {
         if marked {
             self.ssthresh = self.ssthresh.min(self.cwnd);
         }
         if grow {
-            self.open_cwnd(acked);
+            self.open_cwnd(grow_by);
         }
         if marked {
             let before = self.cwnd;
@@ -645,7 +646,7 @@ impl Sender {
                 // The window is the controller's (DX), or ECN acts per ACK (eq. 36).
                 self.dupacks = 0;
                 let marked = ack.ece && self.cc.ecn_response() == EcnResponse::PerAck;
-                self.grow_and_ecn_per_ack(acked, marked, !self.cc.owns_window());
+                self.grow_and_ecn_per_ack(acked, acked, marked, !self.cc.owns_window());
             } else if self.opts.ecn_response == EcnReaction::Prr {
                 self.dupacks = 0;
                 self.cwr_ack(ack.ece, acked, ack_no);
@@ -808,7 +809,8 @@ impl Sender {
                 let frozen = once && (ece_freezes || (self.opts.cwr_freeze && ack_no <= self.cwr_until));
                 let marked = ack.ece && acked > 0 && self.cc.ecn_response() == EcnResponse::PerAck;
                 let grown = if linux { delivered } else { acked };
-                self.grow_and_ecn_per_ack(grown, marked, acked > 0 && !self.cc.owns_window() && !frozen);
+                // The per-ACK ECN decrease (eq. 36) stays per cumulatively acknowledged segment.
+                self.grow_and_ecn_per_ack(grown, acked, marked, acked > 0 && !self.cc.owns_window() && !frozen);
             }
         }
         if acked == 0 {
