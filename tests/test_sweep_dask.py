@@ -263,3 +263,51 @@ def test_a_tls_address_without_tls_settings_says_so():
     with pytest.raises(SweepError, match=r"^--dask tls://127\.0\.0\.1:1: a tls:// scheduler needs Dask's TLS settings") as e:
         connect_dask("tls://127.0.0.1:1", timeout_s=2.0)
     assert "something answered" not in str(e.value)
+
+
+class _SlowExecutor:
+    """A concurrent.futures-like executor whose runs finish after ``delay_s`` with a failure
+    result (what they return does not matter here, only that the loop waits for them)."""
+
+    def __init__(self, delay_s: float) -> None:
+        import concurrent.futures as cf
+        import threading
+
+        self.cf, self.threading, self.delay_s = cf, threading, delay_s
+
+    def submit(self, fn, *args, **kwargs):
+        fut = self.cf.Future()
+        finish = lambda: fut.done() or fut.set_result({"error": "done", "key": None})  # noqa: E731 (not if cancelled)
+        self.threading.Timer(self.delay_s, finish).start()
+        return fut
+
+
+@pytest.mark.parametrize("counts, fails", [((0,), False), ((1, 0), True)])
+def test_the_worker_watchdog_waits_for_a_first_worker(monkeypatch, counts, fails):
+    """A cluster that has not had a worker yet (an adaptive one starts with none) is waited for;
+    one whose every worker left stops the sweep once none came back for DASK_NO_WORKER_S (0.3 s
+    here; the runs take 1.5 s). An audit: the watchdog had fired on a cluster that never had a
+    worker, saying its workers left."""
+    import dcsim.sweep.execute as execute
+    from dcsim.sweep import make_spec, plan_sweep
+
+    monkeypatch.setattr(execute, "DASK_NO_WORKER_S", 0.3)
+    monkeypatch.setattr(execute, "NO_WORKER_LOOK_S", 0.05)
+    plan = plan_sweep(make_spec(BASE, {"network.aqm.K": ["20pkt"]}))
+    seen = iter(counts)
+    last = [counts[-1]]
+
+    def workers() -> int:
+        last[0] = next(seen, last[0])
+        return last[0]
+
+    done = []
+    run = lambda: execute.execute(plan, plan.runs, executor=_SlowExecutor(1.5), local=None, max_in_flight=2,  # noqa: E731
+                                  tables=False, on_result=lambda r, res: done.append(r), on_tick=lambda: None,
+                                  workers=workers)
+    if fails:
+        with pytest.raises(SweepError, match=r"^dask: every worker of the Dask cluster left"):
+            run()
+    else:
+        run()
+        assert len(done) == len(plan.runs)
