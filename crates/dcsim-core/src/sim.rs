@@ -519,6 +519,8 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
     let route = spec.topology.route_shape();
     let (rows, groups, width) = (route.rows as u128, route.groups as u128, route.ecmp_width as u128);
     let entry = std::mem::size_of::<crate::net::PortId>() as u128;
+    // A running flow's transport state and its path.
+    let flow_state = (std::mem::size_of::<Flow>() + std::mem::size_of::<FlowPath>() + 64) as u128;
     let per_world = l2_all as u128 * 1024
         + nodes_u * (std::mem::size_of::<crate::net::Node>() as u128 + NODE_SIDE_BYTES)
         + ports_u * (std::mem::size_of::<Port>() as u128 + PORT_SIDE_BYTES)
@@ -527,7 +529,7 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
         + rows * groups * entry
         + route.max_sets as u128 * (2 * width * entry + 64)
         + spec.topology.listed_bytes()
-        + flows as u128 * (std::mem::size_of::<Flow>() as u128 + std::mem::size_of::<FlowPath>() as u128 + 64);
+        + flows as u128 * flow_state;
     // Once: the route searches' working memory while a world is built (the worlds are built one
     // after the other), on as many threads as any machine gives them; the ports table; and each
     // listed flow's result row, its entry in the summary and the scenario's objects for it.
@@ -572,7 +574,6 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
         .collect();
     // Flows a workload runs at once keep their transport state meanwhile: a permutation's all, an
     // incast round's servers (a Poisson or trace workload's few at a time are within the margins).
-    let flow_state = (std::mem::size_of::<Flow>() + std::mem::size_of::<FlowPath>() + 64) as u128;
     let generated = generated_flows
         .iter()
         .zip(&spec.workloads)
