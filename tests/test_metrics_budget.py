@@ -385,3 +385,25 @@ def test_written_intervals_that_cannot_fit_one_by_one_are_told_how_long_each_mus
     advice = dict(re.findall(r"(metrics\.\w+_interval) to at least ([\d.]+ [mun]?s)", str(e.value)))
     assert set(advice) == {"metrics.queue_interval", "metrics.throughput_interval", "metrics.cwnd_interval"}, str(e.value)
     sc.replace({k: v.replace(" ", "") for k, v in advice.items()}).check_resources()
+
+
+def test_a_run_its_queues_stopped_under_automatic_intervals_names_the_intervals_to_write_out():
+    """The automatic intervals grow into a larger budget too (the queues keep an eighth of what is
+    left), so "raise metrics.max_memory" alone helped little: a k = 8 fat-tree at 50 % web search
+    for 50 ms stopped at 13.5 MB and again at 28 MB, and ran at 57 MB (an audit). The message now
+    names the intervals the run used; written out, 28 MB holds the run."""
+    import re
+    import warnings
+
+    sets = {"run.duration": "50ms", "workloads[0].load": 0.5, "workloads[0].sizes": {"kind": "cdf", "name": "web_search"}}
+    sc = load_scenario(ROOT / "examples" / "fat_tree.toml").replace({**sets, "metrics.max_memory": "13.5MB"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(dcsim.RunLimitError) as e:
+            dcsim.simulate(sc)
+        msg = str(e.value)
+        assert msg.startswith("metrics.max_memory: the run stopped") and "write the intervals out" in msg, msg
+        written = dict(re.findall(r'(metrics\.\w+_interval) = "([^"]+)"', msg))
+        assert set(written) == {"metrics.queue_interval", "metrics.throughput_interval", "metrics.cwnd_interval"}, msg
+        res = dcsim.simulate(sc.replace({**written, "metrics.max_memory": "28MB"}))
+    assert res.summary()["duration_s"] == 0.05
