@@ -481,6 +481,22 @@ def test_a_run_whose_queues_outgrow_max_memory_stops_naming_the_field(tmp_path):
     assert ok.counters.iloc[0].in_flight_pkts > 100_000
 
 
+def _run_peak_bytes(scenario_file: Path, out: Path) -> int:
+    """Peak memory of `dcsim run SCENARIO --no-plots` in a child process, bytes: the child's own
+    VmHWM. Not ru_maxrss, which Linux carries over a fork and exec from the parent: after a large
+    test in this pytest process, runs reported pytest's size and checks on them held vacuously."""
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom dcsim.cli import main\nrc = main()\n"
+              "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0]\n"
+              "print(int(hwm.split()[1]) * 1024)\nsys.exit(rc)")
+    res = subprocess.run([sys.executable, "-c", script, "run", str(scenario_file), "--no-plots", "--out", str(out)],
+                         capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
+    assert res.returncode == 0, res.stderr
+    return int(res.stdout.strip().splitlines()[-1])
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads a process's peak from /proc (Linux)")
 @pytest.mark.parametrize("partitions", [1, 2])
 def test_a_run_of_many_generated_flows_stays_within_the_max_memory_that_accepts_it(tmp_path, partitions):
@@ -493,9 +509,6 @@ def test_a_run_of_many_generated_flows_stays_within_the_max_memory_that_accepts_
     least half of M above the short one (the per-flow figures are upper bounds by 10-35 %, plus a
     fixed 16 MB; a partitioned run was planned at 3 x its flows' cost, ~3.5 x its peak, and a fuzz
     run found one refused at the default 1 GB that needed 0.54 GB)."""
-    import subprocess
-    import sys
-
     d = {
         "network": {"topology": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2, "host_link": "100Gbps",
                     "buffer": "100pkt"},
@@ -510,38 +523,24 @@ def test_a_run_of_many_generated_flows_stays_within_the_max_memory_that_accepts_
             hi = mid
         except ScenarioError:
             lo = mid
-    # The child's own peak: VmHWM of its address space. Not ru_maxrss, which Linux carries over a
-    # fork and exec from the parent: after a large test in this pytest process, both runs reported
-    # pytest's size and the check above them held vacuously.
-    script = ("import sys\nfrom dcsim.cli import main\nrc = main()\n"
-              "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0]\n"
-              "print(int(hwm.split()[1]) * 1024)\nsys.exit(rc)")
     peaks = {}
     for name, duration in (("tiny", "10us"), ("run", "2ms")):
         path = tmp_path / f"{name}.toml"
         path.write_text(_toml({**d, "run": {"duration": duration, "partitions": partitions},
                                "metrics": {"max_memory": f"{hi}B"}}))
-        out = subprocess.run([sys.executable, "-c", script, "run", str(path), "--no-plots", "--out", str(tmp_path / name)],
-                             capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
-        assert out.returncode == 0, out.stderr
-        peaks[name] = int(out.stdout.strip().splitlines()[-1])
+        peaks[name] = _run_peak_bytes(path, tmp_path / name)
     flows = len(Result.from_dir(tmp_path / "run").flows)
     assert flows > 25_000
     assert hi / 2 <= peaks["run"] - peaks["tiny"] <= hi, (peaks, hi, flows)
 
 
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads a process's peak from /proc (Linux)")
 def test_the_plan_counts_what_listed_flows_cost_at_the_peak(tmp_path):
     """Listed flows ([[flows]]) keep result rows, summary entries and the scenario's objects
     besides their state in the engine: 1 000 and 5 000 of them on a dumbbell for 1 us peak
     11.5 KB a flow apart (`dcsim run --no-plots`), where the plan had counted 3.45 KB (an audit:
     5 000 listed flows at 3.3 x their plan). The plan's growth per flow must cover the measured
     growth, and stay within twice it (not refuse what fits)."""
-    import subprocess
-    import sys
-
-    script = ("import sys\nfrom dcsim.cli import main\nrc = main()\n"
-              "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM:')][0]\n"
-              "print(int(hwm.split()[1]) * 1024)\nsys.exit(rc)")
     peak, plan = {}, {}
     for n in (1000, 5000):
         sets = {"network.senders": n, "flows[0].count": n, "run.duration": "1us", "run.warmup": "0s",
@@ -552,10 +551,7 @@ def test_the_plan_counts_what_listed_flows_cost_at_the_peak(tmp_path):
         plan[n] = float(str(e.value).split("allowed >= ")[1].split(" MB")[0]) * 1e6
         path = tmp_path / f"f{n}.toml"
         path.write_text(sc.to_toml())
-        out = subprocess.run([sys.executable, "-c", script, "run", str(path), "--no-plots", "--out", str(tmp_path / f"o{n}")],
-                             capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"})
-        assert out.returncode == 0, out.stderr
-        peak[n] = int(out.stdout.strip().splitlines()[-1])
+        peak[n] = _run_peak_bytes(path, tmp_path / f"o{n}")
     grew, planned = peak[5000] - peak[1000], plan[5000] - plan[1000]
     assert grew <= planned <= 2 * grew, (peak, plan)
 

@@ -1093,10 +1093,7 @@ mod tests {
             (Profile::Ns2, false, 3.0),
             (Profile::Ns2, true, 1.0),
         ] {
-            let mut f = spec(ProtocolSpec::Newreno { ecn: true });
-            f.tcp.profile = profile;
-            f.tcp.sack = Some(true);
-            f.tcp.abc = Some(false);
+            let f = FlowSpec { protocol: ProtocolSpec::Newreno { ecn: true }, ..flow(profile, true) };
             let mut s = Sender::new(0, 0, 1, &f, 1500, 40);
             let mut out = Vec::new();
             s.start(Time(0), &mut out);
