@@ -361,6 +361,30 @@ def test_l2_congestion_points_default_to_the_monitored_switch_ports_on_any_topol
     assert len(res.cps) > 0 and res.sources.sent_frames.iloc[0] > 0
 
 
+def test_the_default_congestion_points_do_not_depend_on_how_many_ports_the_budget_samples():
+    """A budget too small for every default port's queue series samples the first that fit
+    (metrics.monitor_first); the default congestion points stay every default switch port, so that
+    max_memory cannot change what the network does."""
+    d = {"network": {"topology": "tree", "hosts": 10, "racks": 10, "host_link": "10Gbps", "rtt": "20us",
+                     "buffer": "100pkt"},
+         "l2": {"scheme": "qcn", "sources": [{"src": "h0", "dst": "h99"}]},
+         "run": {"duration": "10ms"}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ScenarioWarning)
+        cut = dcsim.simulate({**d, "metrics": {"max_memory": "10MB"}})
+        whole = dcsim.simulate(d)
+    assert 0 < cut.ports.monitored.sum() < whole.ports.monitored.sum() == 120
+    assert len(cut.cps) == len(whole.cps) == 120
+    # The same run: the sources, the congestion points and every port's counts; only the queue
+    # distributions of the ports no longer sampled are gone (NaN), the others' the same.
+    assert cut.sources.equals(whole.sources) and cut.cps.equals(whole.cps)
+    dist = ["monitored", "q_p50_pkt", "q_p99_pkt", "q_empty_frac"]
+    assert cut.ports.drop(columns=dist).equals(whole.ports.drop(columns=dist))
+    kept = cut.ports.monitored
+    assert cut.ports[kept][dist].equals(whole.ports[kept][dist])
+    assert cut.ports[~kept].q_p50_pkt.isna().all()
+
+
 def test_an_l2_run_of_short_flows_only_is_described_and_plotted_as_such():
     """It was described as "0 x qcn rate sources" and drew an empty rates.png (short flows have no
     rate series)."""

@@ -223,6 +223,70 @@ def test_an_interval_written_out_is_used_as_is_and_refused_by_name():
         sc.check_resources()
 
 
+#: 80 racks of 80 hosts: 6 400 + 2 x 80 = 6 560 switch ports monitored by default. At the coarsest
+#: automatic sampling (1 ms: 1 001 rows a port of 192 B) their series alone need 1.26 GB: the run
+#: was refused for its default sampling until the default ports were fitted to the budget too.
+TREE_6400_HOSTS = TREE_5000_HOSTS.replace(", ".join(["100"] * 50), ", ".join(["80"] * 80))
+
+
+def test_default_ports_beyond_the_budget_sample_the_first_that_fit():
+    sc = Scenario.from_toml_str(TREE_6400_HOSTS)
+    spec = sc.check_resources()  # not refused
+    n, every = spec["metrics"]["monitor_first"], len(sc.network.default_monitored_ports())
+    assert every == 6560 and 1 <= n < every
+    assert rows_bound(spec, n, 2) <= 1e9
+    # From first principles: what 1 GB holds beside the network and the two flows' series at their
+    # coarsest (the refusal of the same ports written out names that need), at 1 001 rows of 192 B a
+    # port; the queues' room takes at most an eighth of it (QUEUE_SHARE), never more.
+    ports = ", ".join(f'"{a}->{b}"' for a, b in sc.network.default_monitored_ports())
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_toml_str(TREE_6400_HOSTS + f"[metrics]\nmonitor = [{ports}]\n").check_resources()
+    msg = str(e.value)
+    assert "too small to hold even the port series" in msg and "6560 monitored ports" in msg, msg
+    beside = float(msg.split(" MB for the world")[0].rsplit("beside ", 1)[1]) * 1e6
+    flows = 2 * 1001 * (ROW_BYTES["throughput"] + ROW_BYTES["cwnd"])
+    per_port = 1001 * ROW_BYTES["queue"]
+    left = 1e9 - beside - flows
+    assert left * 7 / 8 / per_port - 1 <= n <= left / per_port, (n, left / per_port)
+    # The warning says so, naming the field.
+    lines = [w for w in sc.warnings() if w.startswith("metrics.monitor:")]
+    assert len(lines) == 1 and f"the first {n} of them" in lines[0] and "6560 ports" in lines[0], lines
+    # A budget that holds them all keeps them all, without a warning.
+    big = Scenario.from_toml_str(TREE_6400_HOSTS + '[metrics]\nmax_memory = "2GB"\n')
+    assert "monitor_first" not in big.check_resources()["metrics"]
+    assert not [w for w in big.warnings() if w.startswith("metrics.monitor:")]
+
+
+SMALL_TREE = {"network": {"topology": "tree", "hosts": 10, "racks": 10, "host_link": "10Gbps", "rtt": "20us",
+                          "buffer": "100pkt"},
+              "flows": [{"protocol": "dctcp", "src": "h0", "dst": "h99"}],
+              "run": {"duration": "10ms"}, "metrics": {"max_memory": "10MB"}}
+
+
+def test_the_ports_sampled_are_the_first_default_ones_and_the_cli_shows_the_busiest(tmp_path):
+    # 120 default ports x 1 001 rows x 192 B = 23 MB > 10 MB: cut short.
+    sc = Scenario.from_dict(SMALL_TREE)
+    with pytest.warns(dcsim.ScenarioWarning, match=r"metrics\.monitor: .* the first \d+ of them are sampled"):
+        r = dcsim.simulate(sc)
+    n = sc.check_resources()["metrics"]["monitor_first"]
+    engine = [(a, b) for a, b, m in zip(r.ports.src, r.ports.dst, r.ports.monitored) if m]
+    assert sorted(engine) == sorted(sc.network.default_monitored_ports()[:n]) and 20 < n < 120
+    assert set(r.queue.port) == set(r.ports.port[r.ports.monitored])
+    assert len(r.ports) == 220  # every port keeps its row
+    # The CLI's table shows the 20 busiest monitored ports, the flow's among them, and one line for the rest.
+    f = tmp_path / "tree.toml"
+    f.write_text(sc.to_toml())
+    res = runner.invoke(app, ["run", str(f), "--out", str(tmp_path / "out"), "--no-plots"])
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert f"the 20 busiest of {n} monitored" in text and f"+{n - 20} more ports" in text, text
+    # The flow's uplink from rack 0, among the first ports (rack by rack), is the busiest; ports
+    # that only carry its ACKs or nothing come after it.
+    busy = r.ports[r.ports.monitored].sort_values("utilization", ascending=False)
+    assert (busy.src.iloc[0], busy.dst.iloc[0]) == ("tor0", "root") and "tor0->root" in text
+    assert "warning: metrics.monitor:" in text
+
+
 TOO_SMALL = 'max_memory = "2MB"\nmonitor = [' + ", ".join(f'"s{i}->sw"' for i in range(64)) + "]\ntrace_flows = 0"
 
 

@@ -46,6 +46,10 @@ __all__ = ["run_scenario_file", "default_out_dir", "print_summary"]
 
 #: The flow table lists at most this many flows; the rest are summarised in one line.
 MAX_FLOW_ROWS = 20
+#: The port table lists at most this many monitored ports, the busiest (largest mean queue, then
+#: utilization) in their order; the rest are summarised in one line (a tree of 5 000 hosts
+#: monitors 5 100 ports by default: the table had printed every one).
+MAX_PORT_ROWS = 20
 
 
 def default_out_dir(scenario_path: Path) -> Path:
@@ -66,13 +70,28 @@ def _time(x) -> str:
     return "-" if x is None or not math.isfinite(x) else fmt_time(x)
 
 
+def busiest_ports(rows: list) -> tuple[list, list]:
+    """The port rows the summary table shows, in their order, and the rest: all of them, or the
+    MAX_PORT_ROWS with the largest mean queue, then utilization (a missing number counts as 0)."""
+    if len(rows) <= MAX_PORT_ROWS:
+        return list(rows), []
+    def load(i: int) -> tuple:
+        r = rows[i]
+        return (-(r["q_mean_pkt"] or 0.0), -(r["utilization"] or 0.0), i)
+    keep = set(sorted(range(len(rows)), key=load)[:MAX_PORT_ROWS])
+    return [r for i, r in enumerate(rows) if i in keep], [r for i, r in enumerate(rows) if i not in keep]
+
+
 def print_summary(summary: dict, console: Console) -> None:
     """The summary as rich tables; the unit of every number is in its column header."""
     ports = Table(title="Ports (after warm-up)")
     heads = ("port", "rate Gbps", "util %", "q mean pkt", "q p50 pkt", "q p99 pkt", "q max pkt", "idle us", "drops pkt", "marks pkt")
     for col in heads:
         ports.add_column(col, justify="left" if col == "port" else "right")
-    for p in summary["ports"]:
+    shown, rest = busiest_ports(summary["ports"])
+    if rest:
+        ports.title = f"Ports (after warm-up; the {len(shown)} busiest of {len(shown) + len(rest)} monitored)"
+    for p in shown:
         ports.add_row(
             escape(p["port"]),
             _num(p["rate_bps"] / 1e9, ".4g"),
@@ -85,6 +104,13 @@ def print_summary(summary: dict, console: Console) -> None:
             _num(p["drops"], "d"),
             _num(p["marks"], "d"),
         )
+    if rest:
+        util = [r["utilization"] for r in rest if r["utilization"] is not None]
+        qmax = [r["q_max_pkt"] for r in rest if r["q_max_pkt"] is not None]
+        ports.add_row(f"+{len(rest)} more ports", "", _num(100 * max(util), ".2f") + " (max)" if util else "",
+                      "", "", "", _num(max(qmax), ".0f") + " (max)" if qmax else "", "",
+                      _num(sum(r["drops"] or 0 for r in rest), "d"), _num(sum(r["marks"] or 0 for r in rest), "d"))
+        ports.caption = "every monitored port: summary.json and ports.parquet"
     console.print(ports)
     print_tiers(summary, console)
 

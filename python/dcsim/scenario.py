@@ -3017,6 +3017,11 @@ class Metrics(_Model):
     @field_serializer("queue_interval", "throughput_interval", "cwnd_interval")
     def _interval_out(self, v: Any) -> str:
         return v if v == "auto" else time_str(v)
+
+    #: Ports whose queue is sampled ("A->B"), used as listed. Default (None): the network's
+    #: (:meth:`Network.default_monitored_ports`), or the first of them whose series fit max_memory
+    #: at the coarsest sampling when all of them would not (with a warning; the engine's
+    #: fit_sampling, metrics.monitor_first in the engine spec).
     monitor: Optional[list[str]] = None
     #: Flows whose goodput and window are traced over time: the first k (an integer), a list of
     #: flow indices, or "all". Every flow gets its summary row in `flows` either way; bounding the
@@ -3441,6 +3446,9 @@ class Scenario(_Model):
     #: passed the engine's checks (:meth:`check_resources`): read-only, it cannot change.
     _engine_json: Optional[str] = PrivateAttr(default=None)
     _resources_checked: bool = PrivateAttr(default=False)
+    #: How many of the default monitored ports the engine samples (its fit to metrics.max_memory,
+    #: made with the engine JSON): None for all of them.
+    _monitor_first: Optional[int] = PrivateAttr(default=None)
 
     @_gc_paused
     def __init__(self, **data: Any) -> None:
@@ -3466,12 +3474,13 @@ class Scenario(_Model):
         """pydantic's copy, which does not validate ``update``: the copy is validated again before
         it runs. :meth:`replace` is the validated way to change a scenario."""
         c = super().model_copy(update=update, deep=deep)
-        c._validated, c._engine_json, c._resources_checked = False, None, False
+        c._validated, c._engine_json, c._resources_checked, c._monitor_first = False, None, False, None
         return c
 
     #: Private attributes that record what was done with a scenario (validated, its engine JSON
     #: built and checked), not what it is.
-    _BOOKKEEPING: ClassVar[frozenset[str]] = frozenset({"_validated", "_engine_json", "_resources_checked"})
+    _BOOKKEEPING: ClassVar[frozenset[str]] = frozenset({"_validated", "_engine_json", "_resources_checked",
+                                                              "_monitor_first"})
 
     def __eq__(self, other: Any) -> bool:
         """Equal scenarios: the same tables and values. What was done with either (see
@@ -3963,7 +3972,9 @@ class Scenario(_Model):
                 "max_memory_bytes": int(m.max_memory.value),
             },
         }
-        auto = m.auto_fields()
+        # The default ports are "auto" too: when their queue series cannot fit max_memory even at
+        # the coarsest sampling, the engine samples the first of them that fit (metrics.monitor_first).
+        auto = m.auto_fields() + (["metrics.monitor"] if ports is None else [])
         text = None
         if auto:
             # The engine lengthens the "auto" intervals that do not fit max_memory (or refuses a
@@ -3973,6 +3984,11 @@ class Scenario(_Model):
                 fitted = json.loads(_core.fit_sampling(text, auto))
             except ValueError as e:
                 raise engine_error(e) from None
+            first = fitted.pop("metrics.monitor", None)
+            self._monitor_first = first
+            if first is not None:
+                spec["metrics"]["monitor_first"] = first
+                text = None
             for field, ps in fitted.items():
                 key = field.split(".", 1)[1] + "_ps"
                 if spec["metrics"][key] != ps:
@@ -4018,6 +4034,7 @@ class Scenario(_Model):
             if net.topology in FABRIC_TIERS:
                 out += self._ack_warnings(where)
         out += self._l2_warnings()
+        out += self._monitor_warnings()
         out += self._delack_warnings()
         out += self._initial_rto_warnings()
         for wi, w in enumerate(self.workloads):
@@ -4203,6 +4220,22 @@ class Scenario(_Model):
             if d is not None:
                 out.append((field, field, f"the propagation RTT of its path {a} -> {b} ", 2 * d))
         return out
+
+    def _monitor_warnings(self) -> list[str]:
+        """The default monitored ports cut short: their queue series did not fit metrics.max_memory
+        even at the coarsest automatic sampling, so the engine samples the first of them that fit
+        (the engine's fit_sampling, made with the engine JSON)."""
+        if self.metrics.monitor is not None:
+            return []
+        self.to_engine_json()  # made once for a validated scenario; it records the fit
+        if self._monitor_first is None:
+            return []
+        every = len(self.network.default_monitored_ports())
+        return [f"metrics.monitor: the queue series of all {every} ports monitored by default would not fit "
+                f"metrics.max_memory = {self.metrics.max_memory.value / 1e6:g} MB beside the rest of the run, even at "
+                f"1 000 samples a port (or the queue_interval chosen); the first {self._monitor_first} of them are "
+                f"sampled (the ports table's `monitored` column); name the ports to watch in metrics.monitor, or "
+                f"raise metrics.max_memory"]
 
     def _l2_warnings(self) -> list[str]:
         """DSM / SMCC gains outside the DSM paper's admissible ranges, eqs. (23) and (31): allowed

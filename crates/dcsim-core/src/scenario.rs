@@ -783,6 +783,11 @@ pub struct MetricsSpec {
     /// Ports whose queue is sampled; None = the dumbbell bottleneck, or every switch port of a graph.
     #[serde(default)]
     pub monitor: Option<Vec<PortRef>>,
+    /// With `monitor` None: sample only the first n of the default ports (in
+    /// `net::topology::build`'s order). [`crate::sim::fit_sampling`] sets it when the default
+    /// ports' queue series would not fit `max_memory_bytes` even at their coarsest sampling.
+    #[serde(default)]
+    pub monitor_first: Option<u64>,
     /// Flows (indices) whose goodput and window are traced over time; None = every flow. The
     /// per-flow summary rows cover every flow either way.
     #[serde(default)]
@@ -806,6 +811,7 @@ impl Default for MetricsSpec {
             throughput_interval_ps: default_throughput_interval_ps(),
             cwnd_interval_ps: default_cwnd_interval_ps(),
             monitor: None,
+            monitor_first: None,
             trace_flows: None,
             max_memory_bytes: default_max_memory_bytes(),
         }
@@ -1772,6 +1778,16 @@ impl Spec {
                     ));
                 }
             }
+        }
+        match (&m.monitor, m.monitor_first) {
+            (_, Some(0)) => return Err(invalid("metrics.monitor_first", "0 is out of range; allowed >= 1")),
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    "metrics.monitor_first",
+                    "applies to the default ports only; give metrics.monitor or metrics.monitor_first, not both",
+                ))
+            }
+            _ => {}
         }
         if let Some(ids) = &m.trace_flows {
             let mut seen = std::collections::HashSet::new();

@@ -374,13 +374,25 @@ fn round_up_2sig(ps: u128) -> u128 {
 /// and the size it needs. The result always passes [`check_memory`].
 pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
     for a in auto {
-        if !["metrics.queue_interval", "metrics.throughput_interval", "metrics.cwnd_interval", "l2.rate_interval"]
-            .contains(&a.as_str())
+        if ![
+            "metrics.queue_interval",
+            "metrics.throughput_interval",
+            "metrics.cwnd_interval",
+            "l2.rate_interval",
+            "metrics.monitor",
+        ]
+        .contains(&a.as_str())
         {
-            return Err(invalid("auto", format!("{a:?} is not a sampling interval")));
+            return Err(invalid("auto", format!("{a:?} is not a sampling interval or metrics.monitor")));
         }
     }
-    let plan = memory_plan(spec);
+    let mut plan = memory_plan(spec);
+    if auto.iter().any(|a| a == "metrics.monitor") && spec.metrics.monitor.is_none() {
+        if let Some(n) = default_ports_that_fit(spec, &plan, auto) {
+            spec.metrics.monitor_first = Some(n);
+            plan = memory_plan(spec);
+        }
+    }
     let limit = spec.metrics.max_memory_bytes as u128;
     let is_auto = |s: &SeriesCost| s.n > 0 && auto.iter().any(|a| a == s.field);
     let fixed: u128 = plan.world
@@ -457,6 +469,34 @@ pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
     check_memory(spec)
 }
 
+/// How many of the default monitored ports (`metrics.monitor` unset) [`fit_sampling`] keeps
+/// when the queue series of all of them would not fit `metrics.max_memory`: the most whose series
+/// fit at its coarsest automatic interval (or the one chosen), beside the world, the generated
+/// flows, the other series at their coarsest (or chosen) intervals and the queues' room that
+/// [`fit_sampling`] leaves. None when every port fits, or not even one does (the error then names
+/// `metrics.max_memory`). The ports sampled are then the first n in the default order; a 1 s run
+/// of a 6 400-host tree (6 560 switch ports) had been refused for its default sampling.
+fn default_ports_that_fit(spec: &Spec, plan: &MemoryPlan, auto: &[String]) -> Option<u64> {
+    let [queue, ref rest @ ..] = plan.series;
+    let least = |s: &SeriesCost| {
+        if s.n > 0 && auto.iter().any(|a| a == s.field) {
+            plan.bytes_at(s, plan.coarsest(s))
+        } else {
+            plan.bytes(s)
+        }
+    };
+    let others = plan.world + plan.generated.iter().sum::<u128>() + rest.iter().map(least).sum::<u128>();
+    let limit = spec.metrics.max_memory_bytes as u128;
+    if queue.n <= 1 || others + least(&queue) <= limit {
+        return None;
+    }
+    let left = limit.checked_sub(others)?;
+    let room = (spec.topology.switch_buffer_packets(spec.packet_bytes) * PACKET_HELD_BYTES).min(left / QUEUE_SHARE);
+    // Fewer than queue.n: queue.n ports' series exceed `left`.
+    let n = ((left - room) / (least(&queue) / queue.n)) as u64;
+    (n >= 1).then_some(n)
+}
+
 fn set_interval(spec: &mut Spec, field: &str, iv_ps: u128) {
     let iv = iv_ps.min(u64::MAX as u128) as u64;
     match field {
@@ -483,9 +523,10 @@ fn mb_up(b: u128) -> String {
     format!("{:.1} MB", (b as f64 / 1e5).ceil() / 10.0)
 }
 
-fn memory_plan(spec: &Spec) -> MemoryPlan {
-    let (nodes, ports) = spec.topology.size();
-    let monitored = match (&spec.metrics.monitor, &spec.topology) {
+/// How many ports `spec` monitors before `metrics.monitor_first` cuts the default ones short:
+/// those listed, or the topology's default ones (`net::topology::build`).
+fn monitored_before_cut(spec: &Spec) -> u64 {
+    match (&spec.metrics.monitor, &spec.topology) {
         (Some(m), _) => m.len() as u64,
         (None, TopologySpec::Dumbbell { .. }) => 1,
         (None, TopologySpec::Graph { nodes, links, .. }) => {
@@ -505,7 +546,12 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
         // leaf0 -> h0 and leaf0's uplinks; edge0 -> h0, edge0's and agg0's uplinks (`topology.rs`)
         (None, TopologySpec::LeafSpine { spines, .. }) => 1 + *spines as u64,
         (None, TopologySpec::FatTree { k, .. }) => 1 + *k as u64,
-    };
+    }
+}
+
+fn memory_plan(spec: &Spec) -> MemoryPlan {
+    let (nodes, ports) = spec.topology.size();
+    let monitored = monitored_before_cut(spec).min(spec.metrics.monitor_first.unwrap_or(u64::MAX));
     let flows = spec.flows.len() as u64;
     let traced = spec.metrics.trace_flows.as_ref().map_or(flows, |t| t.len() as u64);
     // The rate series traces the listed L2 sources; every source (short flows too) costs its state.
@@ -1054,6 +1100,13 @@ impl World {
     fn build(spec: Spec, part: Option<Box<partition::Part>>) -> Result<World> {
         spec.check()?;
         let mut net = topology::build(&spec)?;
+        // An L2 run's default congestion points are the default monitored switch ports, all of
+        // them: how many are sampled (metrics.monitor_first, fitted to the memory bound) must not
+        // change what the network does.
+        let l2_default_cps = if spec.l2.is_some() { net.monitored.clone() } else { Vec::new() };
+        if let (None, Some(n)) = (&spec.metrics.monitor, spec.metrics.monitor_first) {
+            net.monitored.truncate(n.try_into().unwrap_or(usize::MAX));
+        }
         for &p in &net.monitored {
             net.ports[p as usize].keep_histogram();
         }
@@ -1149,7 +1202,9 @@ impl World {
             workloads.push(Workload { gen, link_bps, link, target_load, start: Time(start), stop: Time(stop) });
         }
         let l2 = match &spec.l2 {
-            Some(setup) => Some(Box::new(L2World::new(setup, &net, spec.seed, Time(spec.duration_ps))?)),
+            Some(setup) => {
+                Some(Box::new(L2World::new(setup, &net, &l2_default_cps, spec.seed, Time(spec.duration_ps))?))
+            }
             None => None,
         };
         let traced: Vec<FlowId> = match &spec.metrics.trace_flows {

@@ -146,6 +146,71 @@ fn a_budget_too_small_for_the_port_series_is_refused_naming_max_memory() {
     s.check().unwrap();
 }
 
+/// 10 racks of 10 hosts: 120 switch ports monitored by default (each ToR's 10 host ports and its
+/// two ports to and from the root), one flow across two racks, 10 ms under a 10 MB budget. At the
+/// coarsest automatic sampling (10 us: 1 001 rows a port of 32 + 160 B) the port series alone
+/// need 120 x 1 001 x 192 B = 23 MB.
+fn tree_of_120_ports() -> Spec {
+    let mut s = dctcp_dumbbell(1, 10 * MS);
+    s.topology = TopologySpec::Tree {
+        racks: vec![10; 10],
+        host_bps: 10 * GBPS,
+        core_bps: 10 * GBPS,
+        bottleneck_bps: None,
+        bottleneck_hosts: vec![],
+        rtt_ps: 20 * US,
+        queue: QueueSpec { capacity: Amount::Packets(100), aqm: AqmSpec::DropTail },
+    };
+    (s.flows[0].src, s.flows[0].dst) = ("h0".into(), "h99".into());
+    s.metrics.max_memory_bytes = 10_000_000;
+    s
+}
+
+#[test]
+fn default_ports_beyond_the_budget_are_sampled_as_many_as_fit_the_rest_keep_their_rows() {
+    let mut s = tree_of_120_ports();
+    s.validate().unwrap();
+    // Without the default ports among the automatic fields: refused, as before.
+    let e = fit_sampling(&mut s.clone(), &auto_all()).unwrap_err().to_string();
+    assert!(e.contains("too small to hold even the port series") && e.contains("120 monitored ports"), "{e}");
+    let mut auto = auto_all();
+    auto.push("metrics.monitor".into());
+    fit_sampling(&mut s, &auto).unwrap();
+    s.check().unwrap();
+    let n = s.metrics.monitor_first.expect("the default ports cut short");
+    // At most what the 10 MB hold at 1 001 rows a port, whatever else the run keeps.
+    assert!((1..=(10_000_000 / (1001 * 192)) as u64).contains(&n), "{n}");
+    let (_, t) = run(s.clone());
+    let ports = table(&t, "ports");
+    let monitored: Vec<bool> = ports.bool("monitored").to_vec();
+    assert_eq!(monitored.iter().filter(|&&m| m).count() as u64, n);
+    let sampled: std::collections::HashSet<u64> = table(&t, "queue").u64("port").iter().copied().collect();
+    let marked: std::collections::HashSet<u64> =
+        ports.u64("port").iter().zip(&monitored).filter(|(_, &m)| m).map(|(&p, _)| p).collect();
+    assert_eq!(sampled, marked);
+    // Every port keeps its row in the ports table.
+    assert_eq!(monitored.len(), 2 * (100 + 10), "both directions of 100 host links and 10 ToR links");
+    // The ports listed instead of cut: the same n are accepted, all 120 are refused.
+    let mut listed = s.clone();
+    listed.metrics.monitor_first = None;
+    listed.metrics.monitor = Some(
+        strs(ports, "src")
+            .iter()
+            .zip(strs(ports, "dst"))
+            .zip(&monitored)
+            .filter(|(_, &m)| m)
+            .map(|((a, b), _)| PortRef { from: a.to_string(), to: b.into() })
+            .collect(),
+    );
+    listed.check().unwrap();
+    // A cut is for the default ports only, and keeps at least one.
+    let mut both = s.clone();
+    both.metrics.monitor = listed.metrics.monitor.clone();
+    assert!(both.validate().unwrap_err().to_string().starts_with("metrics.monitor_first: applies to the default"));
+    s.metrics.monitor_first = Some(0);
+    assert!(s.validate().unwrap_err().to_string().starts_with("metrics.monitor_first: 0 is out of range"));
+}
+
 #[test]
 fn results_are_moved_out_once_and_a_second_call_says_so() {
     let mut sim = Sim::new(dctcp_dumbbell(2, 2 * MS)).unwrap();

@@ -115,7 +115,8 @@ fn validate_spec(spec_json: &str) -> PyResult<()> {
 /// Resolve the automatic sampling intervals named in `auto` (e.g. "metrics.queue_interval"; the
 /// spec holds their preferred, finest value): each kept or lengthened so that the run fits in
 /// metrics.max_memory (see dcsim_core::sim::fit_sampling). Returns {field: interval_ps} as JSON
-/// for the fields in `auto`. Raises ValueError("field: message") when the spec is invalid or the
+/// for the fields in `auto`, and for "metrics.monitor" (the default ports) how many of them are
+/// sampled, or null for all. Raises ValueError("field: message") when the spec is invalid or the
 /// budget cannot hold it.
 #[pyfunction]
 fn fit_sampling(spec_json: &str, auto: Vec<String>) -> PyResult<String> {
@@ -126,6 +127,10 @@ fn fit_sampling(spec_json: &str, auto: Vec<String>) -> PyResult<String> {
         let m = &spec.metrics;
         let mut out = serde_json::Map::new();
         for a in &auto {
+            if a == "metrics.monitor" {
+                out.insert(a.clone(), m.monitor_first.into());
+                continue;
+            }
             let iv = match a.as_str() {
                 "metrics.queue_interval" => m.queue_interval_ps,
                 "metrics.throughput_interval" => m.throughput_interval_ps,

@@ -386,8 +386,9 @@ pub struct L2World {
 }
 
 impl L2World {
-    /// Build the sources and CPs on `net`; `monitored` are the default CP ports.
-    pub fn new(setup: &L2Setup, net: &Network, seed: u64, end: Time) -> Result<L2World> {
+    /// Build the sources and CPs on `net`; the switch ports of `default_monitored` (every default
+    /// monitored port, however many are sampled) are the CPs unless `setup.cps` names them.
+    pub fn new(setup: &L2Setup, net: &Network, default_monitored: &[PortId], seed: u64, end: Time) -> Result<L2World> {
         let mut sources = Vec::new();
         for (i, s) in setup.sources.iter().enumerate() {
             let f = |n: &str| format!("l2.sources[{i}].{n}");
@@ -535,8 +536,7 @@ impl L2World {
                     Ok(p)
                 })
                 .collect::<Result<_>>()?,
-            None => net
-                .monitored
+            None => default_monitored
                 .iter()
                 .copied()
                 .filter(|&p| net.nodes[net.ports[p as usize].from as usize].kind == NodeKind::Switch)
