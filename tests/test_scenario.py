@@ -218,6 +218,10 @@ BAD = [
     ("rtts as a string", "network.rtts", "10us", "network.rtts", ["expected a list", "got '10us'"]),
     ("topology as a number", "network.topology", 3, "network.topology", ["expected a string, got 3"]),
     ("memory bound in packets", "metrics", {"max_memory": "10pkt"}, "metrics.max_memory", ["size in bytes"]),
+    # A field counted in bytes shows byte forms: "65pkt" as the example of a memory bound had
+    # suggested a form it refuses (a probe).
+    ("memory bound without unit", "metrics", {"max_memory": "5"}, "metrics.max_memory", ["'5' has no unit", '"1GB"']),
+    ("bucket edge without unit", "metrics", {"fct_buckets": [5]}, "metrics.fct_buckets[0]", ["5 has no unit", '"100KB"']),
     ("memory bound too small", "metrics", {"cwnd_interval": "1ns", "max_memory": "100MB"}, "metrics.cwnd_interval", ["sampling every 1 ns", "more than metrics.max_memory = 100.0 MB", "lengthen metrics.cwnd_interval to at least"]),
 ]
 
@@ -236,6 +240,8 @@ def test_invalid_input_names_the_field_and_what_is_allowed(what, path, value, fi
     assert msg.startswith(f"{field}: "), msg
     for w in words:
         assert w in msg, f"{w!r} not in {msg!r}"
+    if what.endswith("without unit") and field.startswith("metrics."):  # counted in bytes
+        assert "pkt" not in msg, msg
     assert "Traceback" not in msg and "pydantic" not in msg and "Value error" not in msg and "Input should" not in msg
 
 

@@ -69,7 +69,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError, core_schema
 
 from dcsim import _core
-from dcsim.units import Size, UnitError, count_shown, did_you_mean, fmt_rate, fmt_time, parse_rate, parse_size, parse_time, shown, to_ps
+from dcsim.units import BYTE_FORMS, Size, UnitError, count_shown, did_you_mean, fmt_rate, fmt_time, parse_rate, parse_size, parse_time, shown, to_ps
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -544,6 +544,14 @@ def _size_v(v: Any) -> Size:
         raise ValueError(_strip_what(e)) from None
 
 
+def _bytes_v(v: Any) -> Size:
+    """A size counted in bytes only: its messages show byte forms ("1GB"), not "65pkt"."""
+    try:
+        return parse_size(v, "\0", forms=BYTE_FORMS)
+    except UnitError as e:
+        raise ValueError(_strip_what(e)) from None
+
+
 def _window_v(v: Any) -> Size:
     """A window: packets, written "2pkt" or plainly 2 (windows are counted in packets)."""
     try:
@@ -577,6 +585,7 @@ def _time_or_list_s(v: Union[float, list[float]]) -> Union[str, list[str]]:
 TimeOrList = Annotated[Union[float, list[float]], _Plain(_time_or_list_v, _time_or_list_s)]
 """One time or a list of times, s; written "100us" or ["100us", "200us"]."""
 SizeQ = Annotated[Size, _Plain(_size_v, size_str, returns_str=True)]
+BytesQ = Annotated[Size, _Plain(_bytes_v, size_str, returns_str=True)]
 """A size in packets or bytes; written "65pkt" or "256KB"."""
 WindowQ = Annotated[Size, _Plain(_window_v, size_str, returns_str=True)]
 """A window in packets; written "2pkt" or 2."""
@@ -3044,9 +3053,9 @@ class Metrics(_Model):
     #: checked as the run goes: past what this leaves them (at least what the links hold in flight
     #: and 64 packets a port), the run stops with RunLimitError. Allowed 1MB .. 1TB (LIMITS
     #: min/max_memory_bytes).
-    max_memory: SizeQ = Size(float(ENGINE_DEFAULTS["max_memory_bytes"]), "B")
+    max_memory: BytesQ = Size(float(ENGINE_DEFAULTS["max_memory_bytes"]), "B")
     #: Flow-size bucket edges for the FCT summary (per protocol and bucket): (0, e1], (e1, e2], ...
-    fct_buckets: list[SizeQ] = Field(default_factory=lambda: [Size(v, "B") for v in (10e3, 100e3, 1e6, 10e6)])
+    fct_buckets: list[BytesQ] = Field(default_factory=lambda: [Size(v, "B") for v in (10e3, 100e3, 1e6, 10e6)])
 
     @model_validator(mode="after")
     def _check(self) -> "Metrics":

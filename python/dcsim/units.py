@@ -102,6 +102,8 @@ _PKT_UNITS = {"pkt", "pkts", "packet", "packets"}
 RATE_FORMS = '"10Gbps", "100Mbps", "1.25GBps" (b = bit, B = byte; prefixes k/K, M, G, T)'
 TIME_FORMS = '"1s", "50ms", "100us", "500ns", "10ps"'
 SIZE_FORMS = '"65pkt", "1500B", "256KB", "1MiB", "1Mb" (B = byte, b = bit)'
+#: Sizes counted in bytes only (a memory bound, flow-size bucket edges).
+BYTE_FORMS = '"1GB", "512MB", "100KB", "1MiB" (B = byte, b = bit)'
 
 
 def _hint(unit: str, known) -> str:
@@ -170,11 +172,13 @@ class Size:
         return f"{self.value:g}{'pkt' if self.unit == 'pkt' else 'B'}"
 
 
-def parse_size(value: str | float | int | Size, what: str = "size", *, bare: str | None = None) -> Size:
+def parse_size(value: str | float | int | Size, what: str = "size", *, bare: str | None = None,
+               forms: str = SIZE_FORMS) -> Size:
     """Parse "65pkt" (packets) or "256KB" / "1500B" / "1Mb" (bytes; b = bit).
 
     A plain number needs ``bare="pkt"`` (fields counted in packets by definition, such as
-    windows); otherwise it is refused unless it is 0.
+    windows); otherwise it is refused unless it is 0. ``forms``: the examples a message shows
+    (BYTE_FORMS for a field counted in bytes only).
     """
     if isinstance(value, Size):
         return value
@@ -183,11 +187,11 @@ def parse_size(value: str | float | int | Size, what: str = "size", *, bare: str
         if not math.isfinite(x):
             raise UnitError(f"{what}: {value!r} is not finite")
     else:
-        x, u = _split(value, what, SIZE_FORMS)
+        x, u = _split(value, what, forms)
     if not u or u in _PKT_UNITS:
         return Size(x, "pkt")
     if u not in _SIZE_UNITS:
-        raise UnitError(f"{what}: unknown size unit {u!r} in {value!r}{_hint(u, _SIZE_UNITS)}; allowed: {SIZE_FORMS}")
+        raise UnitError(f"{what}: unknown size unit {u!r} in {value!r}{_hint(u, _SIZE_UNITS)}; allowed: {forms}")
     return Size(x * _SIZE_UNITS[u], "B")
 
 
