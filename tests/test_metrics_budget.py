@@ -251,6 +251,15 @@ def test_default_ports_beyond_the_budget_sample_the_first_that_fit():
     # The warning says so, naming the field.
     lines = [w for w in sc.warnings() if w.startswith("metrics.monitor:")]
     assert len(lines) == 1 and f"the first {n} of them" in lines[0] and "6560 ports" in lines[0], lines
+    # A budget too small for even one of them names the size that one needs (it had named what
+    # all 6 560 need, > 1 260 MB), and that size is accepted.
+    for small in ("10MB", "16MB"):
+        with pytest.raises(ScenarioError) as e:
+            Scenario.from_toml_str(TREE_6400_HOSTS + f'[metrics]\nmax_memory = "{small}"\n').check_resources()
+        need = float(str(e.value).split("allowed >= ")[1].split(" MB")[0])
+        assert str(e.value).startswith("metrics.max_memory: ") and need < 50, str(e.value)
+        spec = Scenario.from_toml_str(TREE_6400_HOSTS + f'[metrics]\nmax_memory = "{need}MB"\n').check_resources()
+        assert spec["metrics"]["monitor_first"] >= 1
     # A budget that holds them all keeps them all, without a warning.
     big = Scenario.from_toml_str(TREE_6400_HOSTS + '[metrics]\nmax_memory = "2GB"\n')
     assert "monitor_first" not in big.check_resources()["metrics"]

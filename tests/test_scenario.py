@@ -711,3 +711,21 @@ def test_a_time_below_the_engines_picosecond_is_refused_as_such(rtt):
         Scenario.from_dict(d)
     d["network"]["rtt"] = "1ps"
     assert Scenario.from_dict(d).to_engine_json()
+
+
+def test_a_graphs_path_rtts_are_searched_once_per_distinct_pair(monkeypatch):
+    """The warnings asked for a graph's path RTTs twice, a shortest-path search per flow each time
+    (2.6 s of a 16 000-node graph's checks, a probe): a validated scenario keeps them, and flows
+    between the same hosts share one search."""
+    import dcsim.scenario as scenario_module
+
+    d = Scenario.from_toml(EXAMPLES[[p.name for p in EXAMPLES].index("graph.toml")]).to_dict()
+    d["flows"] = [dict(d["flows"][0]) for _ in range(3)]
+    sc = Scenario.from_dict(d)
+    calls = []
+    real = scenario_module._shortest_path_delay
+    monkeypatch.setattr(scenario_module, "_shortest_path_delay", lambda *a: calls.append(a[2:4]) or real(*a))
+    first = sc.path_rtts()
+    sc.warnings()
+    assert sc.path_rtts() == first and len(first) == 3
+    assert len(calls) == 1, calls

@@ -1175,6 +1175,16 @@ impl TopologySpec {
         }
     }
 
+    /// How many nodes and links the spec lists itself: a graph's nodes and links, a parking
+    /// lot's hosts (the other topologies are built from a few numbers).
+    pub fn listed_items(&self) -> u64 {
+        match self {
+            TopologySpec::Graph { nodes, links, .. } => (nodes.len() + links.len()) as u64,
+            TopologySpec::ParkingLot { hosts, .. } => hosts.len() as u64,
+            _ => 0,
+        }
+    }
+
     /// The packets the switches' egress queues hold when every one is full (host NICs, unbounded,
     /// are not counted): the room the memory plan leaves the queues beside the sampled series.
     pub fn switch_buffer_packets(&self, packet_bytes: u32) -> u128 {

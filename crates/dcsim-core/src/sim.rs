@@ -285,6 +285,15 @@ const PORT_SIDE_BYTES: u128 = (std::mem::size_of::<NicWait>()
 /// apart, of which the plan had counted 3.45 KB (the world's); 10 KB keeps a margin of 25 % (an
 /// audit had found 5 000 listed flows at 3.3 x their plan).
 const LISTED_FLOW_BYTES: u128 = 10_000;
+/// What a node or link the spec lists itself (a graph's, a parking lot's hosts:
+/// [`crate::scenario::TopologySpec::listed_items`]) costs at the peak of `dcsim run` beyond the
+/// world's copy of it ([`crate::scenario::TopologySpec::listed_bytes`]): the front end's scenario
+/// objects, its engine spec and the spec's JSON. Measured (`dcsim run --no-plots`, one port
+/// monitored, no flow traced): graphs of 2 000 switches and 25 000, 50 000 and 100 000 links
+/// peaked 4.2-4.6 KB a link apart, 500 switches and 5 000 and 20 000 links 5.8 KB, of which the
+/// plan had counted ~2 KB (the world's) and none of the front end's (a 201 000-link graph peaked
+/// at 1 278 MB under the default 1 GB: a probe). 5 KB more keeps a margin of 20 % on the smaller.
+const LISTED_ITEM_BYTES: u128 = 5_000;
 /// What a world keeps for each node beside its `Node`: its name (in the node and as the name
 /// map's key), the map's slot, its destination group, table row and last-hop index. Measured:
 /// 197 B a node at k = 40 (the world's heap less every structure counted above; an audit); 256 B
@@ -330,6 +339,8 @@ struct MemoryPlan {
     nodes: u64,
     ports: u64,
     world: u128,
+    /// The routing tables' shape (checked against [`crate::net::MAX_ROUTE_ENTRIES`] first).
+    route: crate::scenario::RouteShape,
     /// Per workload: the most flows it can generate, and what their results take.
     generated_flows: Vec<u128>,
     generated: Vec<u128>,
@@ -387,6 +398,7 @@ pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
         }
     }
     let mut plan = memory_plan(spec);
+    crate::net::check_route_entries(plan.route.rows, plan.route.groups)?;
     if auto.iter().any(|a| a == "metrics.monitor") && spec.metrics.monitor.is_none() {
         if let Some(n) = default_ports_that_fit(spec, &plan, auto) {
             spec.metrics.monitor_first = Some(n);
@@ -473,9 +485,11 @@ pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
 /// when the queue series of all of them would not fit `metrics.max_memory`: the most whose series
 /// fit at its coarsest automatic interval (or the one chosen), beside the world, the generated
 /// flows, the other series at their coarsest (or chosen) intervals and the queues' room that
-/// [`fit_sampling`] leaves. None when every port fits, or not even one does (the error then names
-/// `metrics.max_memory`). The ports sampled are then the first n in the default order; a 1 s run
-/// of a 6 400-host tree (6 560 switch ports) had been refused for its default sampling.
+/// [`fit_sampling`] leaves; at least one, so that a budget too small for even one is refused
+/// naming the size one port needs (it had named the size all of them need: 4 090 MB for a
+/// 20 000-host tree that 54.6 MB holds). None when every port fits. The ports sampled are the first
+/// n in the default order; a 1 s run of a 6 400-host tree (6 560 switch ports) had been refused
+/// for its default sampling.
 fn default_ports_that_fit(spec: &Spec, plan: &MemoryPlan, auto: &[String]) -> Option<u64> {
     let [queue, ref rest @ ..] = plan.series;
     let least = |s: &SeriesCost| {
@@ -490,11 +504,10 @@ fn default_ports_that_fit(spec: &Spec, plan: &MemoryPlan, auto: &[String]) -> Op
     if queue.n <= 1 || others + least(&queue) <= limit {
         return None;
     }
-    let left = limit.checked_sub(others)?;
+    let left = limit.saturating_sub(others);
     let room = (spec.topology.switch_buffer_packets(spec.packet_bytes) * PACKET_HELD_BYTES).min(left / QUEUE_SHARE);
     // Fewer than queue.n: queue.n ports' series exceed `left`.
-    let n = ((left - room) / (least(&queue) / queue.n)) as u64;
-    (n >= 1).then_some(n)
+    Some((((left - room) / (least(&queue) / queue.n)) as u64).max(1))
 }
 
 fn set_interval(spec: &mut Spec, field: &str, iv_ps: u128) {
@@ -588,7 +601,8 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
     let world = parts * per_world
         + route_search
         + ports_u * PORT_ROW_BYTES * (1 + (parts > 1) as u128)
-        + flows as u128 * LISTED_FLOW_BYTES;
+        + flows as u128 * LISTED_FLOW_BYTES
+        + spec.topology.listed_items() as u128 * LISTED_ITEM_BYTES;
     let m = &spec.metrics;
     let f = FRONT_END_ROW_BYTES;
     let merged = parts > 1;
@@ -634,7 +648,7 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
                 + at_once * flow_state
         })
         .collect();
-    MemoryPlan { duration_ps: spec.duration_ps as u128, nodes, ports, world, generated_flows, generated, series }
+    MemoryPlan { duration_ps: spec.duration_ps as u128, nodes, ports, world, route, generated_flows, generated, series }
 }
 
 /// What metrics.max_memory leaves a world, beyond what [`check_memory`] planned, for the memory
@@ -694,6 +708,7 @@ const QUEUE_HIST_ROW_BYTES: usize = 32 + 32;
 /// sampling interval that dominates and how long it must be.
 pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     let plan = memory_plan(spec);
+    crate::net::check_route_entries(plan.route.rows, plan.route.groups)?;
     let MemoryPlan { duration_ps: d, world, ref generated_flows, ref generated, ref series, .. } = plan;
     let m = &spec.metrics;
     let bytes = |s: &SeriesCost| plan.bytes(s);

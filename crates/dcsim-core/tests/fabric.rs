@@ -641,3 +641,41 @@ fn the_ports_and_nodes_take_no_more_room_than_the_topology_has() {
         assert_eq!(net.nodes.capacity(), net.nodes.len());
     }
 }
+
+#[test]
+fn routing_tables_beyond_the_maximum_are_refused_by_the_spec_check_before_anything_is_built() {
+    // A chain of 8 193 switches with one host each: 8 193 tables x 8 193 destination groups =
+    // 67 125 249 entries > 2^26 = 67 108 864. The spec's check and the sampling fit refuse it
+    // from the spec alone (a graph had been refused only when its world was built, after ~10 s
+    // of the front end's checks); one switch fewer is within the maximum.
+    let chain = |s: usize| TopologySpec::Graph {
+        nodes: (0..s)
+            .flat_map(|i| {
+                [
+                    NodeSpec { name: format!("s{i}"), kind: NodeKind::Switch },
+                    NodeSpec { name: format!("h{i}"), kind: NodeKind::Host },
+                ]
+            })
+            .collect(),
+        links: (0..s)
+            .map(|i| LinkSpec { a: format!("h{i}"), b: format!("s{i}"), rate_bps: GBPS, delay_ps: US, queue: None })
+            .chain((1..s).map(|i| LinkSpec {
+                a: format!("s{}", i - 1),
+                b: format!("s{i}"),
+                rate_bps: GBPS,
+                delay_ps: US,
+                queue: None,
+            }))
+            .collect(),
+        ecmp_seed: None,
+    };
+    let mut spec = spec_with(chain(8193));
+    spec.metrics.monitor = Some(vec![PortRef { from: "s0".into(), to: "h0".into() }]);
+    let e = spec.check().unwrap_err().to_string();
+    assert!(e.starts_with("network: routing needs 8193 tables x 8193 destination groups = 67125249 entries"), "{e}");
+    let e = dcsim_core::sim::fit_sampling(&mut spec, &["metrics.queue_interval".to_string()]).unwrap_err().to_string();
+    assert!(e.starts_with("network: routing needs"), "{e}");
+    let shape = chain(8192).route_shape();
+    assert_eq!((shape.rows, shape.groups), (8192, 8192));
+    dcsim_core::net::check_route_entries(shape.rows, shape.groups).unwrap();
+}

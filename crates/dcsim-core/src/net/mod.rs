@@ -30,6 +30,26 @@ use crate::scenario::NodeKind;
 
 /// Most routing-table entries a network may need (4 bytes each: 256 MiB).
 pub const MAX_ROUTE_ENTRIES: u64 = 1 << 26;
+
+/// Refuse routing tables of `rows` x `groups` entries beyond [`MAX_ROUTE_ENTRIES`], naming
+/// `network`. The memory plan (`sim::check_memory`, `sim::fit_sampling`) makes it from the spec's
+/// [`crate::scenario::TopologySpec::route_shape`] before anything is built (a 20 000-node graph
+/// had been refused only when its world was built, after ~10 s of checks), the network builder
+/// again from the tables it builds.
+pub fn check_route_entries(rows: u64, groups: u64) -> Result<()> {
+    let entries = rows.saturating_mul(groups);
+    if entries > MAX_ROUTE_ENTRIES {
+        return Err(invalid(
+            "network",
+            format!(
+                "routing needs {rows} tables x {groups} destination groups = {entries} entries, more than the \
+                 maximum {MAX_ROUTE_ENTRIES} (hosts that share their switches share a group: attach hosts to fewer \
+                 switches)"
+            ),
+        ));
+    }
+    Ok(())
+}
 /// Destination groups from which the route searches use several threads (below, one search
 /// costs microseconds and a thread's start more).
 const PARALLEL_MIN_GROUPS: usize = 64;
@@ -284,17 +304,7 @@ impl Network {
             })
             .collect();
         self.rows = rows as usize;
-        let entries = rows as u64 * self.groups as u64;
-        if entries > MAX_ROUTE_ENTRIES {
-            return Err(invalid(
-                "network",
-                format!(
-                    "routing needs {rows} tables x {} destination groups = {entries} entries, more than the maximum \
-                     {MAX_ROUTE_ENTRIES} (hosts that share their switches share a group: attach hosts to fewer switches)",
-                    self.groups
-                ),
-            ));
-        }
+        check_route_entries(rows as u64, self.groups as u64)?;
         // The searches cross a switch's incoming links only towards nodes that keep a table row
         // (switches, multi-homed hosts): a host with one link relays nothing and needs no entry,
         // so its uplink is dropped from the scan (in a fabric, most links are such uplinks).
@@ -304,7 +314,7 @@ impl Network {
                 inc.retain(|&(_, from)| row[from as usize] != NONE);
             }
         }
-        self.table = vec![NO_ROUTE; entries as usize];
+        self.table = vec![NO_ROUTE; self.rows * self.groups];
         self.ecmp_sets.clear();
         self.ecmp_ports.clear();
         if self.rows == 0 {
