@@ -308,3 +308,35 @@ fn grid_stats_end_at_stats_to_and_the_mean_stays_within_the_extremes() {
     o.stats_to = Some(1.0); // before stats_from
     assert!(matches!(integrate(&Drain, &o), Err(FluidError::InvalidParameter { name, .. }) if name == "stats_to"));
 }
+
+#[test]
+fn a_run_stops_once_its_cancel_flag_is_set_and_an_unset_flag_changes_nothing() {
+    use dcsim_core::fluid::dde::{integrate_batch_until, integrate_until};
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let o = Options::new(1e-3, 20_000.0, 1.0, 0.0); // 2 x 10^7 steps, ~1 s
+                                                    // Set before the run: it stops at its first look, at t = 0.
+    let set = AtomicBool::new(true);
+    match integrate_until(&NegDelay, &o, &set) {
+        Err(FluidError::Interrupted { t }) => assert_eq!(t, 0.0),
+        other => panic!("expected an interruption, got {:?}", other.map(|tr| tr.t.len())),
+    }
+    // Set by another thread while it runs: it stops before its end, within 1 024 steps of a look.
+    let flag = AtomicBool::new(false);
+    let stopped = std::thread::scope(|s| {
+        let run = s.spawn(|| integrate_until(&NegDelay, &o, &flag));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        flag.store(true, Ordering::Relaxed);
+        run.join().unwrap()
+    });
+    match stopped {
+        Err(FluidError::Interrupted { t }) => assert!(t > 0.0 && t < 20_000.0, "{t}"),
+        other => panic!("expected an interruption, got {:?}", other.map(|tr| tr.t.len())),
+    }
+    // Unset: the same trajectory as without a flag, every run of a batch too.
+    let short = Options::new(1e-2, 5.0, 0.5, 0.0);
+    let free = AtomicBool::new(false);
+    assert_eq!(integrate_until(&NegDelay, &short, &free).unwrap().y, integrate(&NegDelay, &short).unwrap().y);
+    let batch = integrate_batch_until(&[NegDelay, NegDelay], &[short, short], &set);
+    assert!(batch.iter().all(|r| matches!(r, Err(FluidError::Interrupted { .. }))));
+}

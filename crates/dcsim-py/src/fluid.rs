@@ -5,12 +5,14 @@
 //! state component and observable; one asked for its envelope, `NAME_lo` and `NAME_hi` per component
 //! (the extremes since the row before). The GIL is released while integrating; every error is a ValueError.
 
-use dcsim_core::fluid::dde::{integrate, integrate_batch_with, DdeSystem, Envelope, Options, Trajectory};
+use dcsim_core::fluid::dde::{integrate_batch_until, integrate_until, DdeSystem, Envelope, Options, Trajectory};
 use dcsim_core::fluid::{Dctcp, DctcpNormalized, Dx, FluidError};
 use numpy::PyArray1;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 fn err(e: FluidError) -> PyErr {
     PyValueError::new_err(e.to_string())
@@ -46,6 +48,57 @@ fn to_dict<'py, const D: usize>(py: Python<'py>, names: [&str; D], tr: Trajector
     Ok(d)
 }
 
+/// How often a running integration lets Python look at its signals (Ctrl-C, SIGTERM).
+const SIGNAL_POLL: Duration = Duration::from_millis(50);
+
+/// Run `f` off the GIL on a thread of its own while this thread, every [`SIGNAL_POLL`], lets
+/// Python handle its signals: a handler's exception (KeyboardInterrupt) sets the flag `f` stops
+/// at ([`integrate_until`]) and is returned once `f` has stopped. A 7.5 s run had seen Ctrl-C only
+/// when it was done, and then panicked creating its NumPy arrays with the interrupt pending.
+fn interruptible<T: Send>(py: Python<'_>, f: impl FnOnce(&AtomicBool) -> T + Send) -> PyResult<T> {
+    // NumPy's C API is looked up on first use, and the lookup panics (numpy's crate) if a signal's
+    // exception is pending then: made before the run, it is not made after it. (Not at import:
+    // `dcsim run` imports NumPy beside the engine, off its critical path.)
+    PyArray1::<f64>::zeros(py, 0, false);
+    let cancel = AtomicBool::new(false);
+    let (out, signal) = py.detach(|| {
+        std::thread::scope(|scope| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            let cancel = &cancel;
+            scope.spawn(move || {
+                let _ = tx.send(crate::no_panic(|| f(cancel)));
+            });
+            let mut signal: Option<PyErr> = None;
+            loop {
+                match rx.recv_timeout(SIGNAL_POLL) {
+                    Ok(out) => return (out, signal),
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                        if signal.is_none() {
+                            if let Err(e) = Python::attach(|py| py.check_signals()) {
+                                cancel.store(true, Ordering::Relaxed);
+                                signal = Some(e);
+                            }
+                        }
+                    }
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => {
+                        let e = pyo3::exceptions::PyRuntimeError::new_err(
+                            "dcsim internal error: the integration thread ended",
+                        );
+                        return (Err(e), signal);
+                    }
+                }
+            }
+        })
+    });
+    match signal {
+        Some(e) => Err(e),
+        None => {
+            py.check_signals()?; // one that came as it finished
+            out
+        }
+    }
+}
+
 fn opts(dt: f64, t_end: f64, sample_dt: f64, t_from: f64) -> Options {
     Options::new(dt, t_end, sample_dt, t_from)
 }
@@ -56,7 +109,7 @@ fn run_batch<'py, const D: usize, S: DdeSystem<D> + Send>(
     systems: Vec<S>,
     options: Vec<Options>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let results = py.detach(move || crate::no_panic(|| integrate_batch_with(&systems, &options)))?;
+    let results = interruptible(py, |cancel| integrate_batch_until(&systems, &options, cancel))?;
     let out = PyList::empty(py);
     for (i, r) in results.into_iter().enumerate() {
         out.append(to_dict(py, names, r.map_err(|e| err(e.in_run(i)))?)?)?;
@@ -91,7 +144,7 @@ fn dctcp_normalized<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let sys = DctcpNormalized::new(wbar, g, psi, init).map_err(err)?;
     let o = opts(dt, t_end, sample_dt, t_from);
-    let tr = py.detach(move || crate::no_panic(|| integrate(&sys, &o)))?.map_err(err)?;
+    let tr = interruptible(py, |cancel| integrate_until(&sys, &o, cancel))?.map_err(err)?;
     to_dict(py, ["W", "alpha", "q"], tr)
 }
 
@@ -149,7 +202,7 @@ fn dctcp<'py>(
         envelope,
         ..opts(dt_s, t_end_s, sample_dt_s, t_from_s)
     };
-    let tr = py.detach(move || crate::no_panic(|| integrate(&sys, &o)))?.map_err(err)?;
+    let tr = interruptible(py, |cancel| integrate_until(&sys, &o, cancel))?.map_err(err)?;
     to_dict(py, ["W", "alpha", "q"], tr)
 }
 

@@ -28,6 +28,9 @@ pub enum FluidError {
     /// The state left the model's domain (NaN/inf, or 1 + q~ <= 0): the step is too large.
     #[error("integration diverged at t = {t}: state {component} = {value}; reduce dt (currently {dt})")]
     Diverged { t: f64, component: &'static str, value: f64, dt: f64 },
+    /// The caller asked the run to stop ([`dde::integrate_until`]).
+    #[error("interrupted at t = {t}")]
+    Interrupted { t: f64 },
 }
 
 impl FluidError {
@@ -42,6 +45,7 @@ impl FluidError {
                 FluidError::InvalidParameter { name, value, range }
             }
             FluidError::Diverged { t, component, value, dt } => FluidError::Diverged { t, component, value, dt },
+            FluidError::Interrupted { t } => FluidError::Interrupted { t },
         }
     }
 }
