@@ -193,3 +193,37 @@ def test_a_no_floor_plot_says_so_and_dx_busy_time_is_not_called_utilization(tmp_
     assert "no queue floor (--no-floor)" in titles[0] and "no queue floor" not in titles[1]
     res = CliRunner().invoke(app, ["fluid", "dx", "--t-end", "5ms"], env={"COLUMNS": "200"})
     assert res.exit_code == 0 and "not the utilization" in " ".join(res.output.split())
+
+
+def test_a_file_that_cannot_be_written_costs_only_itself(tmp_path):
+    """A full disk under --csv had lost the run's summary and its plot (exit 2 with a message that
+    named no file; a probe): the summary and the other file still come, each failed file gets a
+    line naming its option and path, and the status is 1."""
+    full = tmp_path / "full.csv"
+    full.symlink_to("/dev/full")
+    png = tmp_path / "ok.png"
+    r = runner.invoke(app, ["fluid", "dctcp", "--t-end", "5ms", "--csv", str(full), "--plot", str(png), "--json"])
+    assert r.exit_code == 1, r.output
+    assert f"--csv: cannot write {full}: No space left on device" in " ".join(r.output.split())
+    summary = json.loads(r.stdout)
+    assert summary["files"] == [str(png)] and png.stat().st_size > 10_000
+    assert summary["q_pkt"]["max"] > 0
+
+
+def test_fig2_refuses_a_directory_in_the_way_before_it_runs_and_writes_around_a_failed_file(tmp_path):
+    """A directory named like one of its files had stopped the command part-way, with Python's
+    bare "[Errno 21] Is a directory" (N = 2 written, N = 100 never run: a probe)."""
+    (tmp_path / "a" / "fig2_N10.png").mkdir(parents=True)
+    r = runner.invoke(app, ["fluid", "dctcp-fig2", "--out", str(tmp_path / "a"), "--t-end", "2ms"])
+    assert r.exit_code == 2 and "--out:" in r.output and "fig2_N10.png is a directory" in " ".join(r.output.split())
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["fig2_N10.png"]  # nothing run
+    # A file the disk refuses as it is written: every other file and N still come.
+    b = tmp_path / "b"
+    b.mkdir()
+    (b / "fig2_N10.csv").symlink_to("/dev/full")
+    r = runner.invoke(app, ["fluid", "dctcp-fig2", "--out", str(b), "--t-end", "2ms", "--json"])
+    assert r.exit_code == 1, r.output
+    assert f"--out: cannot write {b / 'fig2_N10.csv'}: No space left on device" in " ".join(r.output.split())
+    for N in (2, 100):
+        assert (b / f"fig2_N{N}.csv").stat().st_size > 0 and (b / f"fig2_N{N}.png").stat().st_size > 10_000
+    assert (b / "fig2_N10.png").stat().st_size > 10_000

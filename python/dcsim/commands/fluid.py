@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
@@ -186,10 +186,18 @@ def params_file(csv: Path) -> Path:
     return Path(csv).with_suffix(".params.json")
 
 
-def fig2(out_dir: Path, t_end_s: float = 0.03, N_values=FIG2_N) -> dict[int, dict]:
+def fig2_files(out_dir: Path, N: int) -> tuple[Path, Path, Path]:
+    """The files :func:`fig2` writes for one N: its CSV, the CSV's parameters and its PNG."""
+    csv = Path(out_dir) / f"fig2_N{N}.csv"
+    return csv, params_file(csv), Path(out_dir) / f"fig2_N{N}.png"
+
+
+def fig2(out_dir: Path, t_end_s: float = 0.03, N_values=FIG2_N, errors: Optional[list] = None) -> dict[int, dict]:
     """Acceptance point 4: the fluid model at the Fig. 2 setting, one CSV + PNG per N.
 
-    Returns {N: {"df": DataFrame, "csv": Path, "png": Path}}.
+    Returns {N: {"df": DataFrame, "files": [the paths written]}}. With ``errors`` (a list), a
+    file that cannot be written adds a line to it and the other files and N still come; without,
+    the OSError is raised.
     """
     from dcsim import fluid
 
@@ -198,10 +206,19 @@ def fig2(out_dir: Path, t_end_s: float = 0.03, N_values=FIG2_N) -> dict[int, dic
     res = {}
     for N in N_values:
         df = fluid.dctcp(10e9, 100e-6, 65.0, 1 / 16, N, t_end_s=t_end_s, sample_dt_s=None, envelope=True)
-        csv = write_csv(df.drop(columns=fluid.envelope_columns(df)), out_dir / f"fig2_N{N}.csv")
-        png = plot_dctcp(df, out_dir / f"fig2_N{N}.png",
-                         title=f"Fig. 2 setting (fluid): 10 Gbps, d = 100 us, K = 65 pkt, g = 1/16, N = {N}")
-        res[N] = {"df": df, "csv": csv, "png": png}
+        csv, params, png = fig2_files(out_dir, N)
+        title = f"Fig. 2 setting (fluid): 10 Gbps, d = 100 us, K = 65 pkt, g = 1/16, N = {N}"
+        files = []
+        for write, shown in ((lambda: write_csv(df.drop(columns=fluid.envelope_columns(df)), csv), [csv, params]),
+                             (lambda: plot_dctcp(df, png, title=title), [png])):
+            try:
+                write()
+                files += [str(f) for f in shown if f.exists()]
+            except OSError as e:
+                if errors is None:
+                    raise
+                errors.append(f"--out: cannot write {e.filename or shown[0]}: {e.strerror or e}")
+        res[N] = {"df": df, "files": files}
     return res
 
 
@@ -347,7 +364,6 @@ def dctcp(
 ) -> None:
     """Integrate the DCTCP fluid model (5)-(8); summary over the second half of the run."""
     from dcsim import fluid
-    from dcsim.cli import console
     from dcsim.commands.inputs import fail, number, parse_bytes, quantity
     from dcsim.theory import limits as L
     from dcsim.units import capacity_pps, parse_rate, parse_size, parse_time
@@ -367,15 +383,7 @@ def dctcp(
                          queue_floor=not no_floor, sample_dt_s=sample_dt_s, envelope=plot is not None)
     except ValueError as e:
         fail(str(e))
-    s = dctcp_summary(df)
-    files = _outputs(df, csv, plot, plot_dctcp)
-    s["files"] = files
-    if as_json:
-        print(dumps(s, indent=2))
-    else:
-        _print_dctcp(s)
-        if files:
-            console.print("files: " + ", ".join(files), markup=False)
+    _report(dctcp_summary(df), *_outputs(df, csv, plot, plot_dctcp), as_json, _print_dctcp)
 
 
 def dx(
@@ -397,7 +405,6 @@ def dx(
 ) -> None:
     """Integrate the DX fluid model (3)-(4) from W = 1 segment, Q = 0; summary over the second half."""
     from dcsim import fluid
-    from dcsim.cli import console
     from dcsim.commands.inputs import fail, number, parse_bytes, quantity
     from dcsim.theory import limits as L
     from dcsim.units import parse_rate, parse_time
@@ -419,15 +426,7 @@ def dx(
                       envelope=plot is not None)
     except ValueError as e:
         fail(str(e))
-    s = dx_summary(df)
-    files = _outputs(df, csv, plot, plot_dx)
-    s["files"] = files
-    if as_json:
-        print(dumps(s, indent=2))
-    else:
-        _print_dx(s)
-        if files:
-            console.print("files: " + ", ".join(files), markup=False)
+    _report(dx_summary(df), *_outputs(df, csv, plot, plot_dx), as_json, _print_dx)
 
 
 def dctcp_fig2(
@@ -445,35 +444,70 @@ def dctcp_fig2(
     R_star_s = 100e-6 + 65 / (10e9 / 12000)  # the Fig. 2 setting of fig()
     t_end_s, _ = _grid(t_end, None, R_star_s / 2, R_star_s / fluid.STEPS_PER_DELAY, has_dt=False)
     output_dir(out, "--out")
+    for N in FIG2_N:  # before the runs: a directory in the way of a file had stopped them part-way
+        for f in fig2_files(out, N):
+            if f.is_dir():
+                fail(f"--out: {f} is a directory, in the way of a file this command writes; remove it or give "
+                     f"another --out")
+    errors: list[str] = []
     try:
-        res = fig2(out, t_end_s=t_end_s)
-    except (OSError, ValueError) as e:
+        res = fig2(out, t_end_s=t_end_s, errors=errors)
+    except ValueError as e:
         fail(str(e))
-    summaries = {}
-    for N, r in res.items():
-        s = dctcp_summary(r["df"])
-        s["files"] = [str(r["csv"]), str(params_file(r["csv"])), str(r["png"])]
-        summaries[N] = s
+    summaries = {N: {**dctcp_summary(r["df"]), "files": r["files"]} for N, r in res.items()}
     if as_json:
         print(dumps(summaries, indent=2))
-        return
-    for s in summaries.values():
-        _print_dctcp(s)
-    console.print("files: " + ", ".join(f for s in summaries.values() for f in s["files"]), markup=False)
+    else:
+        for s in summaries.values():
+            _print_dctcp(s)
+        console.print("files: " + ", ".join(f for s in summaries.values() for f in s["files"]), markup=False)
+    _exit_on(errors)
 
 
-def _outputs(df, csv, plot, plotter) -> list[str]:
-    from dcsim.commands.inputs import fail
-
+def _outputs(df, csv, plot, plotter) -> tuple[list[str], list[str]]:
+    """Write what was asked, each file apart: (the files written, one error line per file that
+    could not be). Checked before the run, the disk can still fill up or a path be taken since:
+    that costs only that file, not the summary or the other file (a full disk under --csv had
+    lost the run's summary and its plot: a probe)."""
     from dcsim.fluid import envelope_columns
 
-    files = []
-    try:
-        if csv is not None:  # the rows; the envelope (asked for by the plot) is the plot's
+    files, errors = [], []
+    if csv is not None:  # the rows; the envelope (asked for by the plot) is the plot's
+        try:
             written = write_csv(df.drop(columns=envelope_columns(df)), csv)
             files += [str(written)] + [str(params_file(written))] * params_file(written).exists()
-        if plot is not None:
+        except OSError as e:
+            errors.append(f"--csv: cannot write {e.filename or csv}: {e.strerror or e}")
+    if plot is not None:
+        try:
             files.append(str(plotter(df, plot)))
-    except OSError as e:  # checked before the run; the disk can still fill up
-        fail(f"{'--csv' if csv is not None and not files else '--plot'}: cannot write: {e.strerror or e}")
-    return files
+        except OSError as e:
+            errors.append(f"--plot: cannot write {e.filename or plot}: {e.strerror or e}")
+    return files, errors
+
+
+def _report(s: dict, files: list[str], errors: list[str], as_json: bool, show: Callable[[dict], None]) -> None:
+    """The summary (JSON or tables) and the files written, then each file that could not be
+    written, one line each, with status 1: what was computed is shown either way."""
+    from dcsim.cli import console
+
+    s["files"] = files
+    if as_json:
+        print(dumps(s, indent=2))
+    else:
+        show(s)
+        if files:
+            console.print("files: " + ", ".join(files), markup=False)
+    _exit_on(errors)
+
+
+def _exit_on(errors: list[str]) -> None:
+    """Each file that could not be written, one line each, then status 1 (after the summary)."""
+    if errors:
+        from rich.markup import escape
+
+        from dcsim.cli import err_console
+
+        for e in errors:
+            err_console.print(f"[bold red]error:[/] {escape(e)}", soft_wrap=True)
+        raise typer.Exit(code=1)
