@@ -99,6 +99,26 @@ def test_a_failing_experiment_is_reported_and_the_others_still_run(tmp_path, mon
     assert (tmp_path / "o" / "dx-thresholds" / "claims.json").exists()
 
 
+def test_a_file_in_the_way_of_an_experiments_directory_is_refused_before_anything_runs(tmp_path, monkeypatch):
+    """`reproduce A B -o OUT` with a file OUT/A had ended the whole batch with a bare "File exists"
+    (B never ran, A counted nowhere: a probe). It is now refused before anything runs, naming
+    --out and the file; a directory that still cannot be made (a race) fails that experiment only.
+    An id given twice runs once."""
+    ran = []
+    monkeypatch.setitem(registry._REGISTRY, "zz-count", registry.Experiment(
+        "zz-count", "counted", "none", lambda out_dir, quick: ran.append(out_dir) or registry.ExperimentResult("zz-count", "counted")))
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "dx-thresholds").write_text("x")
+    res = runner.invoke(app, ["reproduce", "zz-count", "dx-thresholds", "--out", str(tmp_path / "o")],
+                        env={"COLUMNS": "300"})
+    assert res.exit_code == 2 and not ran, res.output
+    text = " ".join(res.output.split())
+    assert f"--out: {tmp_path / 'o' / 'dx-thresholds'} is a file" in text, text
+    (tmp_path / "o" / "dx-thresholds").unlink()
+    res = runner.invoke(app, ["reproduce", "zz-count", "zz-count", "--out", str(tmp_path / "o")], env={"COLUMNS": "300"})
+    assert res.exit_code == 0 and len(ran) == 1, res.output
+
+
 @pytest.mark.parametrize("stop, code", [(KeyboardInterrupt(), 130), ("sigterm", 143)])
 def test_an_interrupted_experiment_is_said_and_the_report_is_marked_incomplete(tmp_path, monkeypatch, stop, code):
     """Ctrl-C (or SIGTERM inside an experiment's sweep) exited 130 without a word, and the report

@@ -184,7 +184,7 @@ def reproduce(
         fail("give experiment ids or --all, not both")
     check_execution_options(jobs, dask)
     exps = all_experiments() if all_ else []
-    for i in ids or []:
+    for i in dict.fromkeys(ids or []):  # an id given twice runs once
         try:
             exps.append(get(i))
         except KeyError as e:
@@ -195,6 +195,10 @@ def reproduce(
                 d.mkdir(parents=True, exist_ok=True)
             except OSError as e:
                 fail(f"{option}: cannot create {d}: {e.strerror or e}")
+    for exp in exps:  # a file in the way of an experiment's directory had stopped the whole batch
+        if (out / exp.id).exists() and not (out / exp.id).is_dir():
+            fail(f"--out: {out / exp.id} is a file, in the way of the directory of experiment {exp.id}; remove it "
+                 f"or give another --out")
     import time
     import traceback
 
@@ -220,10 +224,10 @@ def reproduce(
         with execution(jobs=jobs, executor=executor):
             for k, exp in enumerate(exps, 1):
                 out_dir = out / exp.id
-                out_dir.mkdir(parents=True, exist_ok=True)
                 t0 = time.perf_counter()
                 what = f"[{k}/{len(exps)}] " if len(exps) > 1 else ""
                 try:
+                    out_dir.mkdir(parents=True, exist_ok=True)  # an experiment of its own that fails
                     with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
                                   console=err_console, transient=True) as bar:
                         bar.add_task(f"{what}reproducing {exp.id}: {exp.title}", total=None)
