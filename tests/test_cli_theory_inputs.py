@@ -260,6 +260,19 @@ def test_delay_longer_than_the_history_budget_names_the_option(args, option):
     assert "dt[0]" not in text and "steps" in text
 
 
+@pytest.mark.parametrize("args,option", [
+    (["theory", "dctcp", "--C", "10Gbps", "--d", "100us", "--packet-size", "1.5B"], "--packet-size"),
+    (["theory", "dx", "--N", "10", "--C", "10Gbps", "--R0", "80us", "--seg", "1.5B"], "--seg"),
+    (["theory", "dsm", "--C", "10Gbps", "--delay", "300us", "--frame", "1.5B"], "--frame"),
+    (["fluid", "dctcp", "--packet-size", "1.5B"], "--packet-size"),
+    (["fluid", "dx", "--seg", "1.5B"], "--packet-size"),
+])
+def test_a_packet_size_is_whole_bytes_in_every_command(args, option):
+    """`theory dctcp --packet-size 1.5B` showed 1 B and computed C in packets/s with 1.5 B, while
+    `fluid` refused it (a probe): every command now takes whole bytes."""
+    assert "whole number of bytes" in _bad(args, option)
+
+
 # --- theory dsm ----------------------------------------------------------------------------------
 
 DSM_BASE = {"--C": "10Gbps", "--delay": "300us"}

@@ -398,3 +398,16 @@ def test_a_period_beyond_the_step_budget_is_not_searched_for():
     # the lower bound holds where the period is known (Fig. 8's cycles: T >= 0.45 x the guess)
     for w, gg in ((10.0, 0.01), (1000.0, 0.01), (1e4, 0.01), (100.0, 0.1), (14.0, 0.3)):
         assert th.limit_cycle(w, gg).T >= PERIOD_GUESS_LOW * _period_guess(w, gg)
+
+
+def test_a_limit_cycles_throughput_is_a_fraction_of_C_and_tiny_g_warns_nothing():
+    """A cycle that never empties the queue has throughput 1 exactly ((13) over a period): the
+    trapezoid gave 1.00000007 at g = 1e-320 and 1.0000000007 at g = 1e-6, a fraction of C above 1,
+    and 6/g overflowed with a RuntimeWarning on the terminal (a probe)."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a RuntimeWarning fails the test
+        for g in (1e-320, 1e-6, 1 / 16):
+            c = th.limit_cycle(10.0, g)
+            assert 0.0 <= c.throughput <= 1.0, (g, c.throughput)

@@ -281,15 +281,6 @@ def _check_outputs(csv: Optional[Path], plot: Optional[Path]) -> None:
         output_file(plot, "--plot", plot_suffixes())
 
 
-def _whole_bytes(pb: float, given: str) -> int:
-    """--packet-size as the fluid models take it: whole bytes (the API's packet_bytes was named)."""
-    from dcsim.commands.inputs import fail
-
-    if not float(pb).is_integer():
-        fail(f"--packet-size: {given.strip()} is not a whole number of bytes; allowed 1 B .. 65535 B in whole bytes")
-    return int(pb)
-
-
 def _grid(t_end: str, dt: Optional[str], dt_max_s: float, default_dt_s: float,
           delay: Optional[tuple[float, str]] = None, has_dt: bool = True) -> tuple[float, Optional[float]]:
     """--t-end and --dt: their ranges and the step budget (dcsim.theory.limits.MAX_STEPS).
@@ -364,13 +355,13 @@ def dctcp(
 ) -> None:
     """Integrate the DCTCP fluid model (5)-(8); summary over the second half of the run."""
     from dcsim import fluid
-    from dcsim.commands.inputs import fail, number, parse_bytes, quantity
+    from dcsim.commands.inputs import fail, number, quantity, whole_bytes
     from dcsim.theory import limits as L
     from dcsim.units import capacity_pps, parse_rate, parse_size, parse_time
 
     C_bps = quantity(C, "--C", parse_rate, L.CAPACITY)
     d_s = quantity(d, "--d", parse_time, L.DELAY)
-    pb = _whole_bytes(quantity(packet_size, "--packet-size", parse_bytes, L.PACKET), packet_size)
+    pb = whole_bytes(packet_size, "--packet-size")
     K_pkt = quantity(K, "--K", lambda t, o: parse_size(t, o).packets(pb), L.MARKING_K)
     g = number(g, "--g", L.EWMA_G)
     N = number(N, "--N", L.N_FLOWS)
@@ -405,7 +396,7 @@ def dx(
 ) -> None:
     """Integrate the DX fluid model (3)-(4) from W = 1 segment, Q = 0; summary over the second half."""
     from dcsim import fluid
-    from dcsim.commands.inputs import fail, number, parse_bytes, quantity
+    from dcsim.commands.inputs import fail, number, quantity, whole_bytes
     from dcsim.theory import limits as L
     from dcsim.units import parse_rate, parse_time
 
@@ -414,7 +405,7 @@ def dx(
     R0_s = quantity(R0, "--R0", parse_time, L.DELAY)
     tau_s = None if tau is None else quantity(tau, "--tau", parse_time, L.DELAY)
     p = number(p, "--p", L.FLUID_P)
-    pb = _whole_bytes(quantity(packet_size, "--packet-size", parse_bytes, L.PACKET), packet_size)
+    pb = whole_bytes(packet_size, "--packet-size")
     tau_used = R0_s if tau_s is None else tau_s
     t_end_s, dt_s = _grid(t_end, dt, tau_used / 2, fluid._dx_dt(R0_s, tau_used),
                           delay=(tau_used, "--tau" if tau_s is not None else "--R0"))

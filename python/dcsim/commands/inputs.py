@@ -67,6 +67,17 @@ def plot_suffixes() -> tuple[str, ...]:
     return tuple(sorted("." + k for k in FigureCanvasBase.get_supported_filetypes()))
 
 
+def whole_bytes(text: str, option: str) -> int:
+    """A packet, segment or frame size: a size in bytes within theory.limits.PACKET, in whole bytes
+    (`theory dctcp --packet-size 1.5B` had shown 1 B and computed with 1.5 B)."""
+    from dcsim.theory import limits as L
+
+    b = quantity(text, option, parse_bytes, L.PACKET)
+    if not float(b).is_integer():
+        fail(f"{option}: {text.strip()} is not a whole number of bytes; allowed 1 B .. 65535 B in whole bytes")
+    return int(b)
+
+
 def output_file(path: Optional[Path], option: str, suffixes: tuple[str, ...]) -> Optional[Path]:
     """Check that ``path`` can be written: known extension, existing parent directory, not a directory."""
     if path is None:

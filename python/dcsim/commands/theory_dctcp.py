@@ -40,14 +40,14 @@ def dctcp(
 ) -> None:
     """Guidelines K ~ 0.17 C d and 5/(Cd+K) <~ g <~ 1/sqrt(Cd+K), regime, alpha*, convergence rates."""
     from dcsim.cli import console
-    from dcsim.commands.inputs import fail, number, parse_bytes, quantity
+    from dcsim.commands.inputs import fail, number, quantity, whole_bytes
     from dcsim.theory import dctcp as th
     from dcsim.theory import limits as L
     from dcsim.units import fmt_rate, fmt_time, parse_rate, parse_size, parse_time
 
     C_bps = quantity(C, "--C", parse_rate, L.CAPACITY)
     d_s = quantity(d, "--d", parse_time, L.DELAY)
-    packet_bytes = quantity(packet_size, "--packet-size", parse_bytes, L.PACKET)
+    packet_bytes = whole_bytes(packet_size, "--packet-size")
     K_pkt = None if K is None else quantity(K, "--K", lambda t, o: parse_size(t, o).packets(packet_bytes), L.MARKING_K)
     N = number(N, "--N", L.N_FLOWS)
     g = None if g is None else number(g, "--g", L.EWMA_G)

@@ -63,7 +63,7 @@ def dsm(
 ) -> None:
     """Admissible DSM gains a, b, c, omega (equations 23, 31), H form (§V), |u|max <= C (27), delay bound m (6)."""
     from dcsim.cli import console
-    from dcsim.commands.inputs import fail, number, parse_bytes, quantity
+    from dcsim.commands.inputs import fail, number, parse_bytes, quantity, whole_bytes
     from dcsim.theory import dsm as th
     from dcsim.theory import limits as L
     from dcsim.units import fmt_rate, fmt_time, parse_rate, parse_time
@@ -74,7 +74,7 @@ def dsm(
     if m is not None and not 0 <= m <= th.MAX_M:
         fail(f"--m: {m} is out of range; allowed 0 <= m <= {th.MAX_M} (an integer)")
     delay_s = quantity(delay, "--delay", parse_time, L.DSM_DELAY)
-    frame_bytes = quantity(frame, "--frame", parse_bytes, L.PACKET)
+    frame_bytes = whole_bytes(frame, "--frame")
     omega = number(omega, "--omega", L.DSM_OMEGA)
     Ha = number(Ha, "--Ha", L.DSM_H)
     Hb = number(Hb, "--Hb", L.DSM_H)

@@ -24,7 +24,7 @@ def dx(
 ) -> None:
     """Equilibrium (5)-(8), omega_c (16), Theorem 1 bound (17) as printed / corrected / numerical, thresholds."""
     from dcsim.cli import console
-    from dcsim.commands.inputs import fail, number, parse_bytes, quantity
+    from dcsim.commands.inputs import fail, number, quantity, whole_bytes
     from dcsim.theory import dx as th
     from dcsim.theory import limits as L
     from dcsim.units import fmt_rate, fmt_time, parse_rate, parse_time
@@ -33,7 +33,7 @@ def dx(
     C_bps = quantity(C, "--C", parse_rate, L.CAPACITY)
     R0_s = quantity(R0, "--R0", parse_time, L.DELAY)
     p = number(p, "--p", L.PROB_P)
-    seg_bytes = quantity(seg, "--seg", parse_bytes, L.PACKET)
+    seg_bytes = whole_bytes(seg, "--seg")
     try:
         r = th.analyze(N, C_bps, R0_s, p, seg_bytes)
     except ValueError as e:
