@@ -157,14 +157,18 @@ def test_a_ctrl_c_while_the_claims_are_written_is_an_interrupted_experiment(tmp_
         return real(result, out_dir, quick)
 
     monkeypatch.setattr(cli, "write_claims", stop_on_second)
-    res = runner.invoke(app, ["reproduce", "dx-thresholds", "dx-thresholds", "dx-thresholds", "--quick", "--out",
+    # Three experiments (an id given twice runs once): dx-thresholds under two more ids.
+    fast = registry.get("dx-thresholds")
+    for i in ("zz-second", "zz-third"):
+        monkeypatch.setitem(registry._REGISTRY, i, registry.Experiment(i, fast.title, fast.paper, fast.run))
+    res = runner.invoke(app, ["reproduce", "dx-thresholds", "zz-second", "zz-third", "--quick", "--out",
                               str(tmp_path / "o"), "--html", str(tmp_path / "h")], env={"COLUMNS": "300"})
     assert res.exit_code == 130, res.output
     said = " ".join(res.output.split())
-    assert "interrupted: dx-thresholds was interrupted" in said and "1 of 3 experiments finished before it" in said
-    assert "over 2 experiments (0 failed, 1 interrupted)" in said and "not run: dx-thresholds" in said, said[-600:]
+    assert "interrupted: zz-second was interrupted" in said and "1 of 3 experiments finished before it" in said
+    assert "over 2 experiments (0 failed, 1 interrupted)" in said and "not run: zz-third" in said, said[-600:]
     index = (tmp_path / "h" / "index.html").read_text()
-    assert "this report is incomplete; not run: dx-thresholds" in index and "1 interrupted" in index
+    assert "this report is incomplete; not run: zz-third" in index and "1 interrupted" in index
 
 
 def test_a_quick_run_says_so_under_its_claims_and_in_claims_json(tmp_path):
