@@ -387,3 +387,15 @@ def test_a_slow_step_shows_a_spinner_only_once_it_is_slow():
             time.sleep(0.2)
             raise ValueError("bad scenario")
     assert settles(threads)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--no-plots", "--wait-plots"], "--wait-plots: it waits for the plots, and --no-plots draws none"),
+    (["--format", "csv", "--json"], "--json: it means --format json"),
+])
+def test_run_refuses_options_that_contradict_each_other_before_it_runs(tmp_path, args, words):
+    """`dcsim run --no-plots --wait-plots` had exited 0 with no plots and no word (a probe)."""
+    res = runner.invoke(app, ["run", str(ROOT / "examples" / "dctcp_dumbbell.toml"),
+                              "--out", str(tmp_path / "o"), *args])
+    assert res.exit_code == 2 and words in " ".join(res.output.split()), res.output
+    assert not (tmp_path / "o").exists()

@@ -221,6 +221,7 @@ BAD = [
     # A field counted in bytes shows byte forms: "65pkt" as the example of a memory bound had
     # suggested a form it refuses (a probe).
     ("memory bound without unit", "metrics", {"max_memory": "5"}, "metrics.max_memory", ["'5' has no unit", '"1GB"']),
+    ("memory bound of 0", "metrics", {"max_memory": 0}, "metrics.max_memory", ["0B: give a positive size", "allowed 1MB .. 1TB"]),
     ("bucket edge without unit", "metrics", {"fct_buckets": [5]}, "metrics.fct_buckets[0]", ["5 has no unit", '"100KB"']),
     ("memory bound too small", "metrics", {"cwnd_interval": "1ns", "max_memory": "100MB"}, "metrics.cwnd_interval", ["sampling every 1 ns", "more than metrics.max_memory = 100.0 MB", "lengthen metrics.cwnd_interval to at least"]),
 ]

@@ -1011,3 +1011,27 @@ def test_the_results_table_counts_every_combination_and_seed_as_asked():
                        "l2_goodput_total_bps": [5e9, 5e9], "after_warmup.drops": [3.0, None]})
     out = text(l2)
     assert "drops frames" in out and "drops pkt" not in out and "seeds" in out, out
+
+
+def test_an_output_directory_of_other_files_is_refused_before_anything_runs(tmp_path):
+    """A sweep into a folder of the user's own files, or into a `dcsim run` directory, wrote its
+    runs and table among them without a word (a probe; `dcsim run` refuses such a directory). It
+    is refused before the plan, naming out and the files; an earlier sweep's directory (runs,
+    traces, table, lock, temporary files) is still shared, and a file in the way is named."""
+    f = write_sweep(tmp_path / "s.toml", '[axes]\nnetwork.aqm.K = ["10pkt"]\n')
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep")
+    r = runner.invoke(app, ["sweep", str(f), "--out", str(mine), "--yes"])
+    assert r.exit_code == 2, r.output
+    assert f"out: {mine} holds files a sweep does not write (notes.txt)" in " ".join(r.output.split())
+    assert sorted(p.name for p in mine.iterdir()) == ["notes.txt"]
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(SweepError, match="exists and is not a directory"):
+        sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "afile", executor=tpool(), progress=False)
+    shared = tmp_path / "shared"
+    for _ in range(2):  # the second sweep finds the first one's directory
+        res = sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=shared, executor=tpool(),
+                    progress=False)
+        assert res.failed == 0
+    assert res.cached == 1

@@ -60,7 +60,8 @@ def test_get():
     [
         ("network.aqm.KK", "network.aqm.KK: no such key; did you mean 'K'? keys there: kind, K"),
         ("flows[2].protocol", "flows[2]: index out of range; flows has 2 entries; allowed flows[0] .. flows[1]"),
-        ("network.aqm.K.x", "network.aqm.K.x: network.aqm.K is str '65pkt', not a table"),
+        # In a scenario file's words: it had said "is str '65pkt'" (a probe).
+        ("network.aqm.K.x", "network.aqm.K.x: network.aqm.K is the text '65pkt', not a table"),
         ("flows.count", "flows.count: flows is a list of 2, not a table"),
         ("run[0]", "run[0]: run is a table, not a list"),
     ],
@@ -88,7 +89,7 @@ def test_set_never_creates_list_entries_or_goes_through_values():
         set_path(DOC, "flows[5].g", 0.1)
     with pytest.raises(PathError, match=r"^network.links\[0\]: network.links is not in the document"):
         set_path(DOC, "network.links[0].rate", "1Gbps")
-    with pytest.raises(PathError, match=r"^run.duration.x: run.duration is str"):
+    with pytest.raises(PathError, match=r"^run.duration.x: run.duration is the text"):
         set_path(DOC, "run.duration.x", 1)
     with pytest.raises(PathError, match="no such key"):
         set_path(DOC, "run.seed", 1, create=False)

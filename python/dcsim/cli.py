@@ -74,6 +74,8 @@ def run(
         fail(f"--format: {fmt!r} is not one of table, json, csv")
     if json_ and fmt not in ("table", "json"):
         fail(f"--json: it means --format json, and --format {fmt} was given; give one of them")
+    if wait_plots and not plots:  # it had exited 0 with no plots, saying nothing (a probe)
+        fail("--wait-plots: it waits for the plots, and --no-plots draws none; give one of them")
     worker = None
     if plots and wait_plots:  # first of all: the plot process imports matplotlib while this one imports the rest
         from dcsim._plot_worker import PlotWorker

@@ -107,7 +107,9 @@ def _describe(v: Any) -> str:
         return "a table"
     if isinstance(v, list):
         return f"a list of {len(v)}"
-    return f"{type(v).__name__} {v!r}"
+    # In the words of a scenario file (a probe: "network.rtt is str '100us', not a table")
+    kind = {bool: "the boolean", str: "the text", int: "the number", float: "the number"}.get(type(v), "the value")
+    return f"{kind} {str(v).lower() if isinstance(v, bool) else repr(v)}"
 
 
 def _keys_hint(d: Mapping, key: str) -> str:

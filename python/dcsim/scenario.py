@@ -547,9 +547,12 @@ def _size_v(v: Any) -> Size:
 def _bytes_v(v: Any) -> Size:
     """A size counted in bytes only: its messages show byte forms ("1GB"), not "65pkt"."""
     try:
-        return parse_size(v, "\0", forms=BYTE_FORMS)
+        size = parse_size(v, "\0", forms=BYTE_FORMS)
     except UnitError as e:
         raise ValueError(_strip_what(e)) from None
+    # A bare 0 (the one number allowed without a unit) is 0 bytes here, not "0pkt" (a probe's
+    # max_memory = 0 was told about "0pkt")
+    return Size(0.0, "B") if size.value == 0 else size
 
 
 def _window_v(v: Any) -> Size:
@@ -3066,7 +3069,8 @@ class Metrics(_Model):
             if not (v > 0 and to_ps(v) >= 1):
                 raise _err(name, f"{time_str(v)} is not positive; allowed >= 1 ps")
         if self.max_memory.unit != "B" or not self.max_memory.value >= 1:
-            raise _err("max_memory", f"{size_str(self.max_memory)}: give a positive size in bytes, e.g. \"1GB\"")
+            raise _err("max_memory", f"{size_str(self.max_memory)}: give a positive size in bytes, e.g. \"1GB\"; "
+                                     f"allowed 1MB .. 1TB")
         if not LIMITS["min_memory_bytes"] <= self.max_memory.value <= LIMITS["max_memory_bytes"]:
             raise _err("max_memory", f"{size_str(self.max_memory)} is out of range; allowed 1MB .. 1TB")
         tf = self.trace_flows

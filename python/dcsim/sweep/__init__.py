@@ -309,6 +309,28 @@ def execution(*, jobs: Optional[int] = None, executor: Optional[Any] = None):
         _DEFAULTS.update(old)
 
 
+def check_sweep_out(out: Path) -> None:
+    """A sweep's output directory, checked before the plan: new, empty, or one that holds only what
+    sweeps write there (their runs, traces, tables, lock and hidden temporary files), which a sweep
+    shares with earlier ones. A folder of the user's own files, or a `dcsim run` directory, had the
+    sweep's files written among them (a probe): refused, naming ``out`` and a few of the files."""
+    from dcsim.sweep.store import SPEC, TABLE, TRACES
+
+    if out.exists() and not out.is_dir():
+        raise SweepError(f"out: {out} exists and is not a directory; give a directory")
+    if not out.is_dir():
+        return
+    own = {"runs", TRACES, SPEC, TABLE}
+    try:
+        foreign = sorted(n for n in os.listdir(out) if n not in own and not n.startswith("."))
+    except OSError as e:
+        raise SweepError(f"out: {out}: {e.strerror or e}") from None
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f", ... ({len(foreign)} in all)" if len(foreign) > 5 else "")
+        raise SweepError(f"out: {out} holds files a sweep does not write ({shown}); a sweep would put its runs "
+                         f"and table among them: give a new directory, or one an earlier sweep wrote")
+
+
 def check_jobs(jobs: Any, field: str = "jobs") -> Optional[int]:
     """``jobs`` as a Python int (None stays None), or a :class:`SweepError` naming ``field`` (the
     API's ``jobs``, the CLI's ``--jobs``) unless it is an integer 1 .. MAX_JOBS (NumPy's too, as for
@@ -390,6 +412,7 @@ def run_sweep(
         dir_path(out)
     except ValueError as e:
         raise SweepError(str(e)) from None
+    check_sweep_out(Path(out))
     if executor is not None and not (isinstance(executor, cf.Executor) or hasattr(executor, "get_executor")):
         raise SweepError(f"executor: {executor!r} is not an executor; allowed a concurrent.futures.Executor or a "
                          "dask.distributed.Client (for a LocalCluster: dask=\"local\")")
