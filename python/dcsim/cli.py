@@ -417,8 +417,11 @@ def main() -> int:
         return rv if isinstance(rv, int) else 0
     except aborts:
         signum = interrupted[-1] if interrupted else signal.SIGINT
-        err_console.print(f"[bold red]interrupted[/] ({signal_name(signum)}): stopped; no output directory was left "
-                          "half-written")
+        # Said of the commands that write an output directory (a probe: `theory dctcp`, which
+        # writes none, was told about one).
+        writes_dir = bool({"run", "sweep", "reproduce", "dctcp-fig2"} & set(sys.argv[1:3]))
+        err_console.print(f"[bold red]interrupted[/] ({signal_name(signum)}): stopped"
+                          + ("; no output directory was left half-written" if writes_dir else ""))
         return 128 + int(signum)
     except exits as e:
         return e.exit_code
