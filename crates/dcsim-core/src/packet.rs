@@ -5,8 +5,9 @@ use crate::units::Time;
 pub type NodeId = u32;
 pub type FlowId = u32;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Kind {
+    #[default]
     Data,
     Ack,
     /// A rate-based L2 source's data frame (`transport/rate.rs`); `flow` is the source's index.
@@ -16,7 +17,7 @@ pub enum Kind {
     Feedback,
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Packet {
     pub kind: Kind,
     pub flow: FlowId,

@@ -74,7 +74,7 @@ pub struct QueueTimeStats {
 }
 
 /// A packet accepted by the port and not yet fully serialised.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Slot {
     start: Time,
     end: Time,
