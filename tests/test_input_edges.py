@@ -50,13 +50,16 @@ duration = "1ms"
 @pytest.mark.skipif(not Path("/dev/zero").exists(), reason="no /dev/zero")
 def test_a_device_as_a_data_file_is_refused_after_at_most_the_limit(tmp_path, monkeypatch):
     """/dev/zero has size 0 by stat and never ends: it was read whole (23 GB before the kernel
-    killed it). A data file is read no further than MAX_DATA_FILE_BYTES + 1 (lowered here so the
-    test reads 64 KiB), then refused naming the field."""
+    killed it). A data file is read no further than its bound + 1 (lowered here so the test reads
+    64 KiB), then refused naming the field. A CDF's bound is 64 MiB, not a trace's 1 GiB (a
+    probe's CDF on /dev/zero had been read to 1 GiB)."""
     import dcsim.scenario as scn
 
-    monkeypatch.setattr(scn, "MAX_DATA_FILE_BYTES", 1 << 16)
     text = poisson_tree('{ kind = "cdf", file = "/dev/zero" }')
     (tmp_path / "s.toml").write_text(text)
+    with pytest.raises(ScenarioError, match=r"workloads\[0\]\.sizes\.file: .*more than 67108864 bytes; .* CDF file"):
+        load_scenario(tmp_path / "s.toml")
+    monkeypatch.setattr(scn, "MAX_CDF_FILE_BYTES", 1 << 16)
     with pytest.raises(ScenarioError, match=r"workloads\[0\]\.sizes\.file: .*more than 65536 bytes"):
         load_scenario(tmp_path / "s.toml")
 

@@ -2037,6 +2037,9 @@ MAX_TRACE_FLOWS = 10_000_000
 #: Largest data file read (a CDF's or a trace's), bytes: it is read whole; 10^7 trace lines of
 #: ~40 B fit.
 MAX_DATA_FILE_BYTES = 1 << 30
+#: Largest CDF file read, bytes: MAX_CDF_POINTS lines of up to ~670 B (a CDF pointed at /dev/zero
+#: had been read to 1 GiB before it was refused: a probe).
+MAX_CDF_FILE_BYTES = 64 << 20
 
 
 def cdf_path(name: str) -> Path:
@@ -2161,16 +2164,16 @@ def reading_files(files: DataFiles) -> Iterator[DataFiles]:
 
 def read_data_file(path: Path, what: str) -> bytes:
     """The bytes of a data file (a ``what`` file); ValueError naming it when it cannot be read or
-    is larger than MAX_DATA_FILE_BYTES."""
+    is larger than its bound (MAX_CDF_FILE_BYTES for a CDF, MAX_DATA_FILE_BYTES otherwise)."""
     from dcsim._files import read_at_most
 
+    most = MAX_CDF_FILE_BYTES if what == "CDF" else MAX_DATA_FILE_BYTES
     try:
-        data = read_at_most(path, MAX_DATA_FILE_BYTES)
+        data = read_at_most(path, most)
     except OSError as e:
         raise ValueError(f"{path}: cannot read the {what} file ({e.strerror or e})") from None
     if data is None:
-        raise ValueError(f"{path}: more than {MAX_DATA_FILE_BYTES} bytes; allowed at most {MAX_DATA_FILE_BYTES} "
-                         f"bytes for a {what} file")
+        raise ValueError(f"{path}: more than {most} bytes; allowed at most {most} bytes for a {what} file")
     return data
 
 
