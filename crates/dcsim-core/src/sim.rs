@@ -382,7 +382,9 @@ fn round_up_2sig(ps: u128) -> u128 {
 /// is shared out smallest need first, each series taking at most an equal share of what is
 /// left. A budget that cannot hold the automatic series even at their coarsest
 /// ([`MIN_AUTO_SAMPLES`] rows per port / flow / source) is refused, naming `metrics.max_memory`
-/// and the size it needs. The result always passes [`check_memory`].
+/// and the size it needs. With "metrics.monitor" in `auto` and no ports listed, the default
+/// monitored ports are fitted first ([`default_ports_that_fit`], `metrics.monitor_first`). The
+/// result always passes [`check_memory`].
 pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
     for a in auto {
         if ![
