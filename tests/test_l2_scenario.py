@@ -76,6 +76,9 @@ def test_engine_spec_of_the_example_and_a_toml_round_trip():
         ({"network.buffer": "2pkt", "l2.scheme": "dsm"}, "l2.q0", "(2pkt of 1000B frames = 2000 B)"),
         ({"network.buffer": "63pkt", "l2.scheme": "dsm"}, "l2.q0", "larger than the buffer of congestion point"),
         ({"l2.cps": ["S1->C1"]}, "l2.cps[0]", "host port"),
+        # Counted in bytes: a bare 0 is 0 bytes, not "0pkt", and no unit shows byte forms (an audit).
+        ({"l2.scheme": "dsm", "l2.q0": 0}, "l2.q0", "0B: give a whole number of bytes"),
+        ({"l2.frame": 5}, "l2.frame", '5 has no unit; write a number and a unit such as "1500B"'),
         ({"l2.cps": ["C1->C3"]}, "l2.cps[0]", "no link"),
         ({"l2.sources[0].initial_rate": "0bps"}, "l2.sources[0].initial_rate", "out of range"),
         ({"l2.scheme": "dcqcn"}, "l2.scheme", "qcn, dsm, smcc"),

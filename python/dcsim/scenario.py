@@ -3402,7 +3402,7 @@ class _L2Base(_Model):
 
 
 #: Scenario types of the engine's parameter units.
-_L2_TYPES = {"bytes": SizeQ, "ps": Time, "bps": Rate, "hz": Freq, "per_second": Float, "count": Int,
+_L2_TYPES = {"bytes": BytesQ, "ps": Time, "bps": Rate, "hz": Freq, "per_second": Float, "count": Int,
              "probability": Float, "number": Float, "weight": Float, "flag": Bool}
 
 
@@ -3419,7 +3419,7 @@ L2 = create_model(
     __module__=__name__,
     __doc__=_L2Base.__doc__,
     **{name: (Optional[_L2_TYPES[L2_UNITS[name]]], None) for name in _l2_param_order()},
-    frame=(SizeQ, Size(1000, "B")),
+    frame=(BytesQ, Size(1000, "B")),
     feedback_frame=(SizeQ, Size(64, "B")),
     cps=(Optional[list[str]], None),
     feedback_latency=(Optional[Latency], None),

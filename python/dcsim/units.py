@@ -103,7 +103,7 @@ RATE_FORMS = '"10Gbps", "100Mbps", "1.25GBps" (b = bit, B = byte; prefixes k/K, 
 TIME_FORMS = '"1s", "50ms", "100us", "500ns", "10ps"'
 SIZE_FORMS = '"65pkt", "1500B", "256KB", "1MiB", "1Mb" (B = byte, b = bit)'
 #: Sizes counted in bytes only (a memory bound, flow-size bucket edges).
-BYTE_FORMS = '"1GB", "512MB", "100KB", "1MiB" (B = byte, b = bit)'
+BYTE_FORMS = '"1500B", "100KB", "1GB", "1MiB" (B = byte, b = bit)'
 
 
 def _hint(unit: str, known) -> str:
