@@ -56,7 +56,12 @@ def test_fig7_and_fig8(tmp_path):
 
 def test_fig9(tmp_path):
     claims, _ = _run("dctcp-fig9", tmp_path)
-    assert claims["throughput always >= 94 % for g < 0.1"].verdict == "reproduced"
+    # "always at least 94 %" is a bound: checked as stated (it had passed by rounding at 93.83 %:
+    # an audit); the worst case over g <= 0.1, recomputed from the figure's table, decides
+    df = pd.read_csv(tmp_path / "fig9_throughput.csv")
+    worst = 100 * df[df.g <= 0.1].throughput.min()
+    c = claims["throughput always >= 94 % for g < 0.1"]
+    assert c.verdict == ("reproduced" if worst >= 94 else "differs") and f"{worst:.2f} %" in c.ours, c.ours
     assert claims["100 % throughput for psi >~ 0.17 (small g)"].verdict == "reproduced"
 
 

@@ -394,9 +394,12 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
     j = int(below_g.throughput.idxmin())
     w_small = {g: _refined_worst_wbar(wb, float(df[df.g == g].sort_values("psi").wbar_worst.iloc[0]), g)
                for g in G_CURVES}
-    # "at least 94 %" and "10-20 packets" are printed numbers: reproduced if ours rounds to them
-    # (94 % -> >= 93.5 %; 10-20 pkt -> 9.5-20.5 pkt); 100 % throughput is exact (see below)
-    v94 = "reproduced" if 100 * thr_min >= 94 - 0.5 else "differs"
+    # "at least 94 %" is a bound the paper states over g < 0.1: checked as stated, as Fig. 10's
+    # "> 94 %" is (it had passed by rounding, ">= 93.5 %", at 93.83-93.85 %: an audit, against the
+    # rule of registry.quoted_tolerance, rounding for printed values, never for bounds). "10-20
+    # packets" is a printed reading: reproduced if ours rounds into it (9.5-20.5 pkt); 100 %
+    # throughput is exact (see below)
+    v94 = "reproduced" if 100 * thr_min >= 94 else "differs"
     step = float(wb[1] / wb[0])
     claims = [
         # Exact criterion: a cycle that never reaches the floor q = 0 has throughput exactly 1 (integrate
@@ -412,9 +415,10 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
               f"min over psi in [{psis.min():g}, {psis.max():g}], wbar in [3, 100] pkt, g in "
               f"{{{', '.join(f'{g:g}' for g in G_CURVES if g <= 0.1)}}}: {100 * thr_min:.2f} % "
               f"(g = {df.g[j]:g}, psi = {df.psi[j]:g}, wbar = {df.wbar_worst[j]:.1f} pkt)", v94,
-              "reproduced if it rounds to >= 94 % (the paper prints whole percent); g = 0.1 stands for the upper "
-              "end of g < 0.1, where the worst case is lowest"
-              + ("" if 100 * thr_min >= 94 else f" (unrounded it is below 94 %: {100 * thr_min:.2f} %)")),
+              "reproduced if it is >= 94 % (a bound, checked as stated); g = 0.1 stands for the upper end of "
+              "g < 0.1, where the worst case is lowest"
+              + ("" if 100 * thr_min >= 94 else f"; {100 * thr_min:.2f} % rounds to 94 % (the paper prints whole "
+                                                "percent) but is below the bound")),
         Claim("worst case wbar is around 10-20 packets", "10-20 pkt (Section 3.3.3)",
               "wbar_worst at psi = 0: " + ", ".join(f"g={g:g}: {w:.1f}" for g, w in w_small.items()) + " pkt",
               ok(all(9.5 <= w <= 20.5 for w in w_small.values())),
