@@ -66,7 +66,7 @@ def run(
              "after the command returns: plots.json appears in the output directory when they are complete, "
              "naming any that failed."),
     force: bool = typer.Option(False, "--force", help="Replace an existing output directory that is not a dcsim run."),
-    fmt: str = typer.Option("table", "--format", help="Summary on stdout: table, json or csv (csv: the flows table)."),
+    fmt: str = typer.Option("table", "--format", help="Summary on stdout: table, json or csv (csv: the flows table; with L2 sources alone, the sources table)."),
     json_: bool = typer.Option(False, "--json", help="Same as --format json (progress goes to stderr)."),
 ) -> None:
     """Run a packet-level scenario: summary table, Parquet tables, summary.json, PNG plots."""

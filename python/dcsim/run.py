@@ -312,7 +312,10 @@ def _print_summary(result: Result, summary: dict, console: Console, fmt: str) ->
         if fmt == "json":
             console.print_json(json.dumps(summary))
         elif fmt == "csv":
-            result.flows.to_csv(sys.stdout, index=False)
+            # A scenario of L2 sources alone has no flows: its sources table, not an empty header
+            # (a probe on examples/dsm_dumbbell.toml)
+            only_l2 = len(result.flows) == 0 and summary.get("sources")
+            (result.sources if only_l2 else result.flows).to_csv(sys.stdout, index=False)
         else:
             print_summary(summary, console)
         console.file.flush()
