@@ -174,6 +174,14 @@ def dsm(
         t.add_row("largest |q - q0| over the last 10 %", f"{s['tail_max_abs_error_bytes']:.3g} B")
         t.add_row("queue range (eq. 7 not floored at 0)", f"{_kb(s['q_min_bytes'])} .. {_kb(s['q_max_bytes'])}")
         console.print(t)
+        # The model's clock: one sample every T. A switch samples every 1/p frames, which is every T
+        # only while frames arrive at C (an audit: with the paper's gains the packet run's sources
+        # fell to the 0.1 Gbps floor, where samples came ~100 x slower than T, and the run did not settle as the
+        # model did).
+        console.print("[yellow]note:[/] the model samples every T = 1/(p C), the time of 1/p frames at the line rate; "
+                      "a switch samples every 1/p arriving frames, every T only while frames arrive at C: when the "
+                      "sources slow down, its samples and the feedback come further apart than the model's (`dcsim "
+                      "run` simulates that).")
         if s["q_below_zero"]:
             console.print(f"[yellow]note:[/] the model's queue went below 0 (to {_kb(s['q_min_bytes'])}): a real queue "
                           "empties and drains no further, so there the linear model (the paper's) is outside what it "
