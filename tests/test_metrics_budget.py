@@ -482,3 +482,11 @@ def test_a_run_its_queues_stopped_under_automatic_intervals_names_the_intervals_
         assert set(written) == {"metrics.queue_interval"}, msg
         res = dcsim.simulate(sc.replace({**written, "metrics.max_memory": "28MB"}))
     assert res.summary()["duration_s"] == 0.05
+
+
+def test_a_refused_budget_is_shown_as_given():
+    """max_memory = "2.25MB" had been shown as "2.2 MB" beside a need of "2.3 MB" (a fuzz run)."""
+    sc = Scenario.from_toml_str(dumbbell(64, "1s", TOO_SMALL.replace('"2MB"', '"2.25MB"')))
+    with pytest.raises(ScenarioError) as e:
+        sc.check_resources()
+    assert str(e.value).startswith("metrics.max_memory: 2.25 MB is too small"), str(e.value)

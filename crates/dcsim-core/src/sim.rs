@@ -437,7 +437,7 @@ pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
                 "{} is too small to hold even the {}: {} at the coarsest automatic sampling, beside {} for the \
                  world, the flows' summary rows and the series with a chosen interval; allowed >= {} (or monitor \
                  fewer ports: metrics.monitor; trace fewer flows: metrics.trace_flows)",
-                mb(limit),
+                mb_given(limit),
                 if port_series { "port series" } else { "sampled series" },
                 parts.join(", "),
                 mb(fixed),
@@ -530,6 +530,16 @@ fn set_interval(spec: &mut Spec, field: &str, iv_ps: u128) {
 /// Bytes in a message, MB to one decimal.
 fn mb(b: u128) -> String {
     format!("{:.1} MB", b as f64 / 1e6)
+}
+
+/// The budget a user gave, as given: MB to one decimal when that is exact, else to as many
+/// decimals as it has (up to six). "2.25MB" had been shown as "2.2 MB" beside a need of
+/// "2.3 MB" (a fuzz run).
+fn mb_given(b: u128) -> String {
+    let text = format!("{:.6}", b as f64 / 1e6);
+    let text = text.trim_end_matches('0');
+    let text = if text.ends_with('.') { format!("{text}0") } else { text.to_string() };
+    format!("{text} MB")
 }
 
 /// A least size in a message, MB to one decimal rounded up, so that it is enough as printed
@@ -731,7 +741,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
                     generated_flows[i],
                     mb(g),
                     mb(total),
-                    mb(limit),
+                    mb_given(limit),
                     match spec.workloads[i].kind() {
                         "trace" => "give the trace fewer flows",
                         "incast" => "lower rounds or n",
@@ -750,7 +760,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
             format!(
                 "{} is too small: the network ({} nodes, {} ports) and its flows' state need {} before any \
                  sampled series; allowed >= {}, the run's whole need with them",
-                mb(limit),
+                mb_given(limit),
                 plan.nodes,
                 plan.ports,
                 mb(state),
@@ -769,7 +779,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
         d / iv + 1,
         mb(bytes(worst)),
         mb(total),
-        mb(limit)
+        mb_given(limit)
     );
     // Rows of this series that still fit: (limit - world - others) / (n rb).
     let room = limit.saturating_sub(world + others) / (n * rb);
