@@ -588,8 +588,9 @@ def _time_or_list_s(v: Union[float, list[float]]) -> Union[str, list[str]]:
 TimeOrList = Annotated[Union[float, list[float]], _Plain(_time_or_list_v, _time_or_list_s)]
 """One time or a list of times, s; written "100us" or ["100us", "200us"]."""
 SizeQ = Annotated[Size, _Plain(_size_v, size_str, returns_str=True)]
-BytesQ = Annotated[Size, _Plain(_bytes_v, size_str, returns_str=True)]
 """A size in packets or bytes; written "65pkt" or "256KB"."""
+BytesQ = Annotated[Size, _Plain(_bytes_v, size_str, returns_str=True)]
+"""A size counted in bytes (a memory bound, an L2 frame); written "1GB", "1500B" or 0."""
 WindowQ = Annotated[Size, _Plain(_window_v, size_str, returns_str=True)]
 """A window in packets; written "2pkt" or 2."""
 
