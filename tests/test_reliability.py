@@ -14,6 +14,7 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Optional
 
 import numpy as np
 import pytest
@@ -128,19 +129,21 @@ LONG = textwrap.dedent("""
 """)
 
 
-def _sigint_after(cmd: list[str], wait_for: str, cwd: Path, sig: int = signal.SIGINT) -> tuple[int, str, float]:
-    """Start cmd, wait until `wait_for` appears on stderr, send `sig` (Ctrl-C's SIGINT unless
-    given); (exit code, stderr, seconds to exit)."""
+def _sigint_after(cmd: list[str], wait_for: Optional[str], cwd: Path, sig: int = signal.SIGINT,
+                  settle_s: float = 0.5) -> tuple[int, str, float]:
+    """Start cmd, wait until `wait_for` appears on stderr (None: a command that prints nothing
+    before it is done), then `settle_s` more, send `sig` (Ctrl-C's SIGINT unless given); (exit
+    code, stderr, seconds to exit)."""
     p = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     buf = ""
     deadline = time.monotonic() + 60
-    while wait_for not in buf and time.monotonic() < deadline:
+    while wait_for is not None and wait_for not in buf and time.monotonic() < deadline:
         line = p.stderr.readline()
         if not line:
             break
         buf += line
-    time.sleep(0.5)  # well inside the run (60 simulated s take ~10 s)
+    time.sleep(settle_s)  # well inside the run (60 simulated s take ~10 s)
     t0 = time.monotonic()
     p.send_signal(sig)
     try:
@@ -720,19 +723,10 @@ def test_a_signal_stops_a_long_fluid_integration_in_one_line(tmp_path, sig):
     only when the run was done, and then NumPy's import, with the interrupt pending, panicked in
     the extension (a Rust backtrace and a Python traceback, status 1; a probe). The run now stops
     within its poll of the signals (50 ms) and says so in one line, status 128 + signal."""
-    p = subprocess.Popen([sys.executable, "-c", "import sys; from dcsim.cli import main; sys.exit(main())",
-                          "fluid", "dx", "--t-end", "40s"], cwd=tmp_path, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    time.sleep(1.0)  # imported (~0.3 s) and integrating
-    t0 = time.monotonic()
-    p.send_signal(sig)
-    try:
-        _, err = p.communicate(timeout=30)
-    except subprocess.TimeoutExpired:
-        p.kill()
-        pytest.fail("the integration did not stop on the signal")
-    dt = time.monotonic() - t0
-    assert p.returncode == 128 + sig, err
+    # 1 s: imported (~0.3 s) and integrating
+    rc, err, dt = _sigint_after([sys.executable, "-c", "import sys; from dcsim.cli import main; sys.exit(main())",
+                                 "fluid", "dx", "--t-end", "40s"], None, tmp_path, sig, settle_s=1.0)
+    assert rc == 128 + sig, err
     assert "interrupted" in err and "Traceback" not in err and "panicked" not in err, err
     assert "output directory" not in err, err  # it writes none (it had been told about one)
     # The run (40 s simulated, the most at its step) has ~6 s to go; 3 s only guards against a hang on a loaded CI machine.
