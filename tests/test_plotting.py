@@ -398,7 +398,7 @@ def test_a_drawn_series_has_the_envelope_of_the_samples(dctcp):
 
 
 def test_workload_runs_draw_the_slowdown_not_empty_window_plots():
-    """A workload's generated flows are not traced: a fabric run with only workloads drew empty
+    """A workload's generated flows are not traced by default: a fabric run with only workloads drew empty
     window and goodput figures. It draws the queue and fct.png instead; the slowdown it plots is
     FCT / FCT on an empty network, so no flow lies below 1 (first principles: nothing beats an
     empty network), and the dumbbell demo (long-lived, traced flows) keeps its three figures."""

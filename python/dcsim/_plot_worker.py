@@ -53,8 +53,8 @@ def has_alpha(result) -> bool:
 
 def plot_names(result) -> list[str]:
     """The figures ``dcsim run`` draws for this result (without importing matplotlib): the queue
-    of the monitored ports; windows and goodput when flows were traced (a workload's generated flows are not:
-    their figures would be empty); the slowdown of finished finite flows when there are some; a
+    of the monitored ports; windows and goodput when flows were traced (a workload's generated flows only
+    when metrics.trace_flows names them: else their figures would be empty); the slowdown of finished finite flows when there are some; a
     fabric's tiers; the sources' rates when it has L2 sources; a permutation's goodput per flow."""
     names = ["queue.png"] if result._rows("queue") else []  # none without a monitored port (metrics.monitor = [])
     if result._rows("cwnd"):

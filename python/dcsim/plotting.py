@@ -324,6 +324,34 @@ def _by_time(t: np.ndarray, y: np.ndarray, how: str) -> tuple[np.ndarray, np.nda
         return times, np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
 
+def _aggregate(result: Result, table: str, t: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The traced flows' aggregate over time on the table's whole sampling grid: the goodput
+    series' sum (0 at an instant without rows: no traced flow ran, e.g. between a workload's
+    short flows), the window series' mean (NaN there: a gap in the line, not a line drawn across
+    it). Without the grid a line joined the samples of flows milliseconds apart."""
+    if table == "throughput":
+        iv_ps = result.engine_spec["metrics"]["throughput_interval_ps"]
+        first, how, fill = 1, "sum", 0.0  # goodput samples at iv, 2 iv, ... up to the end
+    else:
+        iv_ps = result.engine_spec["metrics"]["cwnd_interval_ps"]
+        first, how, fill = None, "mean", np.nan  # window samples from the first one on
+    times, vals = _by_time(t, y, how)
+    if not len(times):
+        return times, vals
+    k = np.rint(times * 1e12 / iv_ps).astype(np.int64)
+    k0 = int(k[0]) if first is None else first
+    k1 = int(k[-1]) if first is None else int(round(result.duration_s * 1e12)) // iv_ps
+    grid = np.full(k1 - k0 + 1, fill)
+    grid[k - k0] = vals
+    return np.arange(k0, k1 + 1) * (iv_ps / 1e12), grid
+
+
+def _dots_if_short(result: Result, t: np.ndarray) -> dict:
+    """Markers for a flow's series that spans under 1 % of the run (a workload's traced short
+    flow: a few samples, a line too short to see on the run's axis)."""
+    return {"marker": ".", "ms": 3} if len(t) and t[-1] - t[0] < 0.01 * result.duration_s else {}
+
+
 def _protocols(result: Result) -> dict:
     """{flow: protocol} from the flows table ({} without one)."""
     if "flows" not in result.tables or not result._rows("flows"):
@@ -506,7 +534,7 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
         for flow in shown:
             mine = cflow == flow
             t, y = ct[mine], values[col][mine]
-            line, = _plot(ax, t * scale, y, lw=0.5, alpha=0.7,
+            line, = _plot(ax, t * scale, y, lw=0.5, alpha=0.7, **_dots_if_short(result, t),
                           label=f"flow {flow} ({protocols.get(flow, '?')})" if len(shown) <= 4 else None)
             z = (t >= z0) & (t <= z1)
             _plot(zx, t[z] * 1e3, y[z], lw=0.9, color=line.get_color())
@@ -514,7 +542,7 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
         # 2 traced flows" of a DCTCP/NewReno pair was the DCTCP flow's own alpha, an audit)
         having = len(np.unique(cflow[np.isfinite(values[col])]))
         if having > 1:
-            mt, my = _by_time(ct, values[col], "mean")
+            mt, my = _aggregate(result, "cwnd", ct, values[col])
             what = "traced flows" if having == n else f"traced flows with {'α' if col == 'alpha' else 'a window'}"
             _plot(ax, mt * scale, my, color="k", lw=0.8, label=f"mean of {having} {what}")
             z = (mt >= z0) & (mt <= z1)
@@ -560,9 +588,9 @@ def plot_throughput(result: Result, path: PathLike = None) -> Figure:
     protocols = _protocols(result)
     for flow in shown:
         mine = tflow == flow
-        _plot(ax, tt[mine] * scale, tg[mine] / 1e9, lw=0.8,
+        _plot(ax, tt[mine] * scale, tg[mine] / 1e9, lw=0.8, **_dots_if_short(result, tt[mine]),
               label=f"flow {flow} ({protocols.get(flow, '?')})" if len(shown) <= 6 else None)
-    total_t, total = _by_time(tt, tg, "sum")
+    total_t, total = _aggregate(result, "throughput", tt, tg)
     traced, flows = len(np.unique(tflow)), result._rows("flows")
     _plot(ax, total_t * scale, total / 1e9, color="k", lw=1.4,
           label="aggregate" if traced == flows else f"aggregate of the {traced} traced flows (of {flows})")
@@ -1117,11 +1145,10 @@ def compare(results: Union[Sequence[Result], Mapping[str, Result]], kind: str = 
             s = q[q["port"] == q["port"].iloc[0]] if len(q) else q
             series.append((s["t_s"].to_numpy(), s["q_pkt"].to_numpy(dtype=float)))
         elif kind == "cwnd":
-            m = r.cwnd.groupby("t_s")["cwnd_pkt"].mean()
-            series.append((m.index.to_numpy(), m.to_numpy()))
+            series.append(_aggregate(r, "cwnd", r._col("cwnd", "t_s"), r._col("cwnd", "cwnd_pkt").astype(float)))
         else:
-            m = r.throughput.groupby("t_s")["goodput_bps"].sum() / 1e9
-            series.append((m.index.to_numpy(), m.to_numpy()))
+            t, g = _aggregate(r, "throughput", r._col("throughput", "t_s"), r._col("throughput", "goodput_bps").astype(float))
+            series.append((t, g / 1e9))
     for (t, y), lab in zip(series, labels):
         ax.plot(t * scale, y, lw=0.8, label=lab)
     ylabel = {"queue": "queue length (packets)", "cwnd": "mean window of the traced flows (packets)",

@@ -3039,9 +3039,12 @@ class Metrics(_Model):
     #: at the coarsest sampling when all of them would not (with a warning; the engine's
     #: fit_sampling, metrics.monitor_first in the engine spec).
     monitor: Optional[list[str]] = None
-    #: Flows whose goodput and window are traced over time: the first k (an integer), a list of
-    #: flow indices, or "all". Every flow gets its summary row in `flows` either way; bounding the
-    #: traces keeps a run with thousands of flows within memory at the default sampling.
+    #: Flows whose goodput and window are traced over time: the first k listed flows (an integer),
+    #: every listed flow ("all"), or a list of flow ids as the flows table numbers them: the listed
+    #: [[flows]] first, then a workload's generated flows in the order they start (traced from their
+    #: start; the memory plan counts each for the whole run). Every flow gets its summary row in
+    #: `flows` either way; bounding the traces keeps a run with thousands of flows within memory at
+    #: the default sampling.
     trace_flows: Any = DEFAULT_TRACE_FLOWS
 
     @field_validator("trace_flows", mode="before")

@@ -129,7 +129,7 @@ def _auto_interval_hint(scenario, spec: dict, message: str) -> str:
     key = {"metrics.queue_interval": "queue_interval_ps", "metrics.throughput_interval": "throughput_interval_ps",
            "metrics.cwnd_interval": "cwnd_interval_ps"}
     # Only the series that sample something take memory: a run without traced flows (a workload's
-    # flows are not traced) has no goodput or window series to write out.
+    # flows are traced only when trace_flows names them) has no goodput or window series to write out.
     traced = spec["metrics"]["trace_flows"]
     if not (len(spec["flows"]) if traced is None else len(traced)):
         key = {"metrics.queue_interval": key["metrics.queue_interval"]}

@@ -788,8 +788,9 @@ pub struct MetricsSpec {
     /// ports' queue series would not fit `max_memory_bytes` even at their coarsest sampling.
     #[serde(default)]
     pub monitor_first: Option<u64>,
-    /// Flows (indices) whose goodput and window are traced over time; None = every flow. The
-    /// per-flow summary rows cover every flow either way.
+    /// Flows (indices) whose goodput and window are traced over time; None = every listed flow.
+    /// Indices past the listed flows name generated flows, in the order they start (their ids in
+    /// the flows table). The per-flow summary rows cover every flow either way.
     #[serde(default)]
     pub trace_flows: Option<Vec<u64>>,
     /// Memory the run may use, bytes: the world (ports, flows, routes) plus the sampled series at
@@ -1802,11 +1803,19 @@ impl Spec {
         if let Some(ids) = &m.trace_flows {
             let mut seen = std::collections::HashSet::new();
             for (k, &i) in ids.iter().enumerate() {
-                if i >= self.flows.len() as u64 {
-                    let allowed = match self.flows.len() {
-                        0 => "the scenario lists no flows (trace_flows names listed [[flows]], not a workload's)"
-                            .to_string(),
-                        n => format!("allowed 0 .. {}", n - 1),
+                // Ids past the listed flows name a workload's flows, in the order they start.
+                let listed = self.flows.len() as u64;
+                let ids = if self.workloads.is_empty() { listed } else { listed + MAX_GENERATED_FLOWS as u64 };
+                if i >= ids {
+                    let allowed = match (listed, self.workloads.is_empty()) {
+                        (0, true) => "the scenario has no flows (no [[flows]], no [[workloads]])".to_string(),
+                        (n, true) => format!("allowed 0 .. {} (the listed [[flows]])", n - 1),
+                        (n, false) => format!(
+                            "allowed 0 .. {} ({}the workloads' flows in the order they start, at most \
+                             {MAX_GENERATED_FLOWS:.0e})",
+                            ids - 1,
+                            if n == 0 { String::new() } else { format!("the {n} listed [[flows]], then ") }
+                        ),
                     };
                     return Err(invalid(
                         format!("metrics.trace_flows[{k}]"),

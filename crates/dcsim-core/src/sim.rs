@@ -8,7 +8,7 @@
 //! of a finished flow still in the network are delivered or dropped as usual; a drop or a CE mark
 //! of one is added to its row, so per-flow counters stay exact.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
 mod partition;
 
@@ -853,8 +853,17 @@ pub(crate) struct World {
     nic_wait: Vec<NicWait>,
     queue_probe: QueueProbe,
     tp_probe: ThroughputProbe,
-    /// Flows whose goodput and window are traced (metrics.trace_flows; all by default).
+    /// Flows whose goodput and window are traced (metrics.trace_flows; all listed flows by
+    /// default). Ids past the listed flows name generated flows, in the order they start.
     traced: Vec<FlowId>,
+    /// Traced generated flows: each one's place in `traced`.
+    traced_generated: HashMap<FlowId, usize>,
+    /// Per place in `traced`: a traced generated flow's delivered bytes when its state was freed
+    /// (it finished), for the goodput sample that follows, which then forgets it.
+    goodput_tail: Vec<Option<u64>>,
+    /// A window sample is scheduled. It is not while no traced flow can be sampled; a traced
+    /// generated flow schedules it when it starts (see `spawn`, `sample_cwnd`).
+    cwnd_armed: bool,
     cwnd_probe: CwndProbe,
     /// The most rows a sample of each series writes in this world (see [`Sampled`]).
     sampled: Sampled,
@@ -1238,6 +1247,8 @@ impl World {
             None => (0..flows.len() as FlowId).collect(),
             Some(ids) => ids.iter().map(|&i| i as FlowId).collect(),
         };
+        let traced_generated: HashMap<FlowId, usize> =
+            traced.iter().enumerate().filter(|&(_, &f)| f as usize >= flows.len()).map(|(k, &f)| (f, k)).collect();
         let queue_allowance = queue_allowance_bytes(&spec, &net, |n| part.as_ref().is_none_or(|p| p.owns(n)));
         let mut sim = World {
             now: Time::ZERO,
@@ -1246,7 +1257,10 @@ impl World {
             events: event_queue_for(&net, spec.packet_bytes),
             queue_probe: QueueProbe::default(),
             tp_probe: ThroughputProbe { last_bytes: vec![0; traced.len()], ..Default::default() },
+            goodput_tail: vec![None; traced.len()],
             traced,
+            traced_generated,
+            cwnd_armed: false,
             cwnd_probe: CwndProbe::default(),
             sampled: Sampled::default(),
             net,
@@ -1313,10 +1327,11 @@ impl World {
         }
         sim.l2_flush();
         // No sampling event fires that cannot record anything: the queue series needs a
-        // monitored port, the throughput and window series a traced flow (generated flows are
-        // never traced), and a window sample a traced flow that has started and not finished, so
-        // the window series starts at the first sampling instant at or after the earliest start
-        // of a traced flow and stops once every traced flow is done (see `sample_cwnd`).
+        // monitored port, the throughput and window series a traced flow, and a window sample a
+        // traced flow that has started and not finished, so the window series starts at the first
+        // sampling instant at or after the earliest start of a traced listed flow (or when a
+        // traced generated flow starts: `spawn`) and pauses while no traced flow runs (see
+        // `sample_cwnd`).
         if !sim.net.monitored.is_empty() {
             sim.events.push(Time::ZERO, Ev::SampleQueue);
         }
@@ -1326,23 +1341,37 @@ impl World {
         let first_start = sim
             .traced
             .iter()
-            .filter_map(|&i| match &sim.flows[i as usize] {
-                FlowSlot::Active(f) => Some(f.sender.start.0),
-                FlowSlot::Done(_) | FlowSlot::Elsewhere(_) => None,
+            .filter_map(|&i| match sim.flows.get(i as usize) {
+                Some(FlowSlot::Active(f)) => Some(f.sender.start.0),
+                _ => None, // a generated flow (it starts later)
             })
             .min();
-        let mut cwnd_from = None;
         if let Some(t0) = first_start {
-            let iv = sim.spec.metrics.cwnd_interval_ps;
-            // The first multiple of the interval at or after t0 (u128: no overflow near u64::MAX).
-            let first = (t0 as u128).div_ceil(iv as u128) * iv as u128;
-            if first <= sim.end.0 as u128 {
-                sim.events.push(Time(first as u64), Ev::SampleCwnd);
-                cwnd_from = Some(first as u64);
-            }
+            sim.arm_cwnd_sample(Time(t0));
         }
+        // A traced generated flow may start at any time: its rows are reserved from t = 0.
+        let cwnd_from = if sim.traced_generated.is_empty() { first_start } else { Some(0) };
+        let cwnd_from = cwnd_from.map(|t0| sim.next_cwnd_sample(Time(t0)).0).filter(|&t| t <= sim.end.0);
         sim.reserve_series(cwnd_from);
         Ok(sim)
+    }
+
+    /// The first window sampling instant at or after `t`: a multiple of metrics.cwnd_interval
+    /// (saturating at the largest time, past every run's end).
+    fn next_cwnd_sample(&self, t: Time) -> Time {
+        let iv = self.spec.metrics.cwnd_interval_ps as u128;
+        // u128: no overflow near u64::MAX.
+        Time(((t.0 as u128).div_ceil(iv) * iv).min(u64::MAX as u128) as u64)
+    }
+
+    /// Schedule the window sample at the first sampling instant at or after `t`, unless one is
+    /// scheduled or that instant is past the end.
+    fn arm_cwnd_sample(&mut self, t: Time) {
+        let at = self.next_cwnd_sample(t);
+        if !self.cwnd_armed && at <= self.end {
+            self.events.push(at, Ev::SampleCwnd);
+            self.cwnd_armed = true;
+        }
     }
 
     /// Reserve the sampled series' columns at their largest row counts (the bounds
@@ -1350,11 +1379,14 @@ impl World {
     /// run goes. Only what is written is touched: the rest stays address space, not memory.
     fn reserve_series(&mut self, cwnd_from_ps: Option<u64>) {
         let owns = |n: NodeId| self.part.as_ref().is_none_or(|p| p.owns(n));
+        // A traced generated flow may start in any world: each counts it.
         let traced_owned = |end: fn(&Flow) -> NodeId| {
-            self.traced
-                .iter()
-                .filter(|&&i| matches!(&self.flows[i as usize], FlowSlot::Active(f) if owns(end(f))))
-                .count()
+            self.traced_generated.len()
+                + self
+                    .traced
+                    .iter()
+                    .filter(|&&i| matches!(self.flows.get(i as usize), Some(FlowSlot::Active(f)) if owns(end(f))))
+                    .count()
         };
         self.sampled = Sampled {
             ports: self.net.monitored.iter().filter(|&&p| owns(self.net.ports[p as usize].from)).count(),
@@ -1960,18 +1992,34 @@ impl World {
         self.peak_live_flows = self.peak_live_flows.max(self.live_flows);
         if sends {
             self.events.push(self.now, Ev::FlowStart(id));
+            if self.traced_generated.contains_key(&id) {
+                self.arm_cwnd_sample(self.now);
+            }
         }
+    }
+
+    /// Free a finished generated flow's transport state (here: its sender's world, or its
+    /// receiver's when that is another), keeping its row; a traced flow's last delivered bytes
+    /// are kept for the next goodput sample (where its receiver ran).
+    fn retire(&mut self, f: FlowId) -> Option<Box<Flow>> {
+        let row_index = self.rows.len() as u32;
+        let FlowSlot::Active(flow) = std::mem::replace(&mut self.flows[f as usize], FlowSlot::Done(row_index)) else {
+            return None;
+        };
+        self.rows.push(flow.row(f));
+        self.live_flows -= 1;
+        if let Some(&k) = self.traced_generated.get(&f) {
+            if self.part.as_ref().is_none_or(|p| p.owns(flow.dst)) {
+                self.goodput_tail[k] = Some(flow.receiver.delivered_bytes);
+            }
+        }
+        Some(flow)
     }
 
     /// A generated flow completed: keep its row, free its transport state, and tell an incast
     /// workload (its next round may start).
     fn finish(&mut self, f: FlowId) {
-        let row_index = self.rows.len() as u32;
-        let FlowSlot::Active(flow) = std::mem::replace(&mut self.flows[f as usize], FlowSlot::Done(row_index)) else {
-            return;
-        };
-        self.rows.push(flow.row(f));
-        self.live_flows -= 1;
+        let Some(flow) = self.retire(f) else { return };
         if let Some(p) = &mut self.part {
             p.sender_finished(f, flow.dst);
         }
@@ -2124,12 +2172,22 @@ impl World {
         let mut last_bytes = std::mem::take(&mut self.tp_probe.last_bytes);
         let mut rows = self.tp_probe.rows(self.sampled.rx_flows);
         for (k, &i) in self.traced.iter().enumerate() {
-            // traced flows are listed flows, which keep their state for the whole run
-            let FlowSlot::Active(f) = &self.flows[i as usize] else { continue };
-            if self.part.as_ref().is_some_and(|part| !part.owns(f.dst)) {
-                continue; // sampled where its receiver runs
-            }
-            let b = f.receiver.delivered_bytes;
+            // Listed flows keep their state for the whole run; a traced generated flow is sampled
+            // from its start, and once more after it finished (its last bytes), where its
+            // receiver ran.
+            let b = match self.flows.get(i as usize) {
+                Some(FlowSlot::Active(f)) => {
+                    if self.part.as_ref().is_some_and(|part| !part.owns(f.dst)) {
+                        continue; // sampled where its receiver runs
+                    }
+                    f.receiver.delivered_bytes
+                }
+                Some(FlowSlot::Done(_)) => match self.goodput_tail[k].take() {
+                    Some(b) => b,
+                    None => continue,
+                },
+                Some(FlowSlot::Elsewhere(_)) | None => continue,
+            };
             rows.push(t, i as u64, (b - last_bytes[k]) as f64 * 8.0 / dt);
             last_bytes[k] = b;
         }
@@ -2158,7 +2216,7 @@ impl World {
             {
                 g.sender.prefetch_sampled();
             }
-            let FlowSlot::Active(f) = &self.flows[i as usize] else { continue };
+            let Some(FlowSlot::Active(f)) = self.flows.get(i as usize) else { continue };
             if self.part.as_ref().is_some_and(|part| !part.owns(f.src)) {
                 continue; // sampled where its sender runs
             }
@@ -2173,9 +2231,9 @@ impl World {
             rows.push(t, i as u64, s.cwnd, s.cc.alpha(), s.srtt.map_or(f64::NAN, |x| x.secs_f64()));
         }
         rows.finish();
-        let next = self.now + Time(self.spec.metrics.cwnd_interval_ps);
-        if pending && next <= self.end {
-            self.events.push(next, Ev::SampleCwnd);
+        self.cwnd_armed = false;
+        if pending {
+            self.arm_cwnd_sample(self.now + Time(self.spec.metrics.cwnd_interval_ps));
         }
     }
 

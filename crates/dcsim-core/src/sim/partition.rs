@@ -361,11 +361,7 @@ impl World {
     /// The sender of generated flow `f` (in another world) finished: free the receiver's state,
     /// keeping its row.
     fn receiver_done(&mut self, f: FlowId) {
-        let row_index = self.rows.len() as u32;
-        if let FlowSlot::Active(flow) = std::mem::replace(&mut self.flows[f as usize], FlowSlot::Done(row_index)) {
-            self.rows.push(flow.row(f));
-            self.live_flows -= 1;
-        }
+        self.retire(f);
     }
 
     fn part_mut(&mut self) -> &mut Part {
