@@ -7,6 +7,7 @@ earlier run.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -25,6 +26,7 @@ from dcsim import Scenario, ScenarioError
 from dcsim.cli import app
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def dumbbell(**over) -> dict:
@@ -674,9 +676,9 @@ def test_output_paths_that_are_not_utf8_work_everywhere_a_table_is_written_or_re
 def test_run_max_wall_bounds_a_run_in_wall_clock_time(tmp_path):
     """run.max_wall: a run that takes longer stops with a RunLimitError naming the field, soon after
     the bound (the engine returns at least every EVENTS_PER_CALL = 2^20 events, ~0.1-0.2 s here),
-    and the CLI says it in one line with exit status 2 and no output directory. The bound is not in
-    the engine spec (a run that ends gives the same results), and a bound that is not positive is
-    refused before anything runs."""
+    and the CLI says it with exit status 2, having written what was simulated (see the next test).
+    The bound is not in the engine spec (a run that ends gives the same results), and a bound that
+    is not positive is refused before anything runs."""
     import time
 
     from typer.testing import CliRunner
@@ -703,7 +705,48 @@ def test_run_max_wall_bounds_a_run_in_wall_clock_time(tmp_path):
     path.write_text(Scenario.from_dict(base).to_toml())
     res = CliRunner().invoke(app, ["run", str(path), "--no-plots", "--out", str(out)], env={"COLUMNS": "300"})
     assert res.exit_code == 2 and "run.max_wall" in res.output and "Traceback" not in res.output, res.output
-    assert not out.exists()
+    assert f"of 1000 s, is in {out}/" in " ".join(res.output.split()), res.output
+    stopped = json.loads((out / "summary.json").read_text())["stopped"]
+    assert stopped["field"] == "run.max_wall" and stopped["duration_s"] == 1000 and 0 < stopped["simulated_s"] < 1000
+
+
+def test_a_run_that_max_wall_stopped_keeps_what_it_simulated(tmp_path):
+    """Nothing a user already computed is lost: a run stopped by run.max_wall past its warm-up
+    returns the Result of 0 .. t as RunLimitError.partial, and `dcsim run` writes it (exit status
+    2). max_wall = 1 ns stops the run at the engine's first return (EVENTS_PER_CALL events with
+    chunks = 1), so the stop is the same on every machine. The partial Result is the run of that
+    duration: a fresh run with run.duration = t gives the same tables, bit for bit (no other
+    event shares the last instant here); before the warm-up ended nothing is kept."""
+    import dcsim
+    from dcsim import Result, RunLimitError
+    from dcsim.simulate import EVENTS_PER_CALL
+
+    sc = dcsim.load_scenario(ROOT / "examples" / "dctcp_dumbbell.toml").replace(
+        {"run.duration": "1s", "run.warmup": "1ms"})
+    with pytest.raises(RunLimitError, match=r"^run\.max_wall: the run stopped at t = ") as e:
+        dcsim.simulate(sc.replace({"run.max_wall": "1ns"}), chunks=1)
+    part = e.value.partial
+    t_ps = part.engine_spec["duration_ps"]
+    assert part.stopped == {"field": "run.max_wall", "max_wall_s": 1e-9, "duration_s": 1.0, "simulated_s": t_ps / 1e12}
+    assert 1e9 < t_ps < 1e12 and part.duration_s == t_ps / 1e12 and part.scenario.run.duration == t_ps / 1e12
+    assert int(part.counters["events"].iloc[0]) == EVENTS_PER_CALL
+    fresh = dcsim.simulate(sc.replace({"run.duration": f"{t_ps}ps"}), chunks=1)
+    for table in ("flows", "ports", "counters", "queue", "queue_hist", "cwnd", "throughput"):
+        assert part.tables[table].equals(fresh.tables[table]), table
+    # What it derives divides by the time simulated: the bottleneck, full after warm-up (DCTCP
+    # keeps ~K packets queued), is busy the whole time from warm-up to t; 10 flows share it.
+    sw_r = part.ports[part.ports["port_label"].astype(str) == "sw->r"]
+    assert float(sw_r["utilization"].iloc[0]) == pytest.approx(1.0, abs=1e-3)
+    summary = part.summary()
+    assert summary["duration_s"] == t_ps / 1e12 and summary["stopped"] == part.stopped
+    assert summary["goodput_total_bps"] == pytest.approx(10e9 * 1460 / 1500, rel=0.02)  # payload share of 10 Gbps
+    part.to_dir(tmp_path / "out")
+    back = Result.from_dir(tmp_path / "out")
+    assert back.stopped == part.stopped and back.duration_s == part.duration_s
+    # Stopped before the warm-up ended: nothing measured, nothing kept, and the message says why.
+    with pytest.raises(RunLimitError, match=r"before the warm-up ended at 0\.9 s: nothing was measured") as e:
+        dcsim.simulate(sc.replace({"run.max_wall": "1ns", "run.warmup": "900ms"}), chunks=1)
+    assert e.value.partial is None
 
 
 def test_run_max_wall_never_rejects_a_run_that_ended():

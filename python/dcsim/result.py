@@ -227,6 +227,9 @@ class Result:
         self.scenario = scenario
         self.tables = tables if isinstance(tables, _Tables) else _Tables({}, dict(tables))
         self.wall_s = wall_s
+        #: A run that run.max_wall stopped (see :func:`dcsim.simulate`): {"field", "max_wall_s",
+        #: "duration_s" asked for, "simulated_s"}, the last the scenario's run.duration here; else None.
+        self.stopped: Optional[dict] = None
         self.engine_spec = engine_spec if engine_spec is not None else scenario.to_engine_spec()
 
     @classmethod
@@ -301,7 +304,9 @@ class Result:
         if problem:
             raise ResultDirError(f"{out / problem[0]}: {problem[1]}; the directory's files are not those of one run "
                                  "(a file removed, copied from another run, or changed since the run wrote it)")
-        return cls(scenario, tables, engine_spec=spec, wall_s=_summary_wall_s(out / "summary.json"))
+        res = cls(scenario, tables, engine_spec=spec, wall_s=_summary_wall_s(out / "summary.json"))
+        res.stopped = _summary_stopped(out / "summary.json")
+        return res
 
     def _col(self, table: str, column: str) -> np.ndarray:
         """One column as a numpy array, without building the DataFrame (strings: an object array)."""
@@ -734,6 +739,8 @@ class Result:
             out["l2_goodput_total_bps"] = float(np.nansum(col("sources", "goodput_bps").astype(float)))
             out["l2_dropped_frames"] = dropped
             out["l2_drop_pct"] = 100.0 * dropped / sent if sent else None
+        if self.stopped is not None:
+            out["stopped"] = dict(self.stopped)
         return jsonable(out)
 
     def _workload_summary(self, r: dict) -> dict:
@@ -975,6 +982,15 @@ def _summary_wall_s(path: Path) -> Optional[float]:
     d = read_small_json(path)
     wall = d.get("wall_s") if isinstance(d, dict) else None
     return float(wall) if isinstance(wall, (int, float)) and not isinstance(wall, bool) and math.isfinite(wall) else None
+
+
+def _summary_stopped(path: Path) -> Optional[dict]:
+    """What stopped the run, as its summary.json says (None for a run that ended, or without one)."""
+    from dcsim._files import read_small_json
+
+    d = read_small_json(path)
+    stopped = d.get("stopped") if isinstance(d, dict) else None
+    return stopped if isinstance(stopped, dict) else None
 
 
 class WriteError(OSError):

@@ -559,6 +559,7 @@ def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, back
             bar.update(task, completed=now_s / duration_s, now=fmt_time(now_s) if now_s > 0 else "0 s")
 
         importing = import_in_background()  # on the other core while the engine runs
+        stopped: Optional[RunLimitError] = None
         try:
             with warnings.catch_warnings():  # printed above already, once
                 warnings.simplefilter("ignore", ScenarioWarning)
@@ -568,8 +569,12 @@ def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, back
                 # demo: ~7 ms more, alternated runs of benchmarks/bench_cli.py's command).
                 result = simulate(sc, progress=progress, chunks=1)
         except RunLimitError as e:  # a bound the run reached as it ran
-            fail(f"{scenario}: the run stopped at a bound of the scenario; nothing was written\n{e}")
-            raise
+            if e.partial is None:
+                fail(f"{scenario}: the run stopped at a bound of the scenario; nothing was written\n{e}")
+                raise
+            # run.max_wall past the warm-up: what was simulated is printed and written as a run of
+            # that duration (summary.json's "stopped" says so), then the command fails as above.
+            stopped, result = e, e.partial
         except ScenarioError as e:  # the engine's own validation (Python should have caught it first)
             fail(f"{scenario}: invalid scenario\n{e}")
             raise
@@ -643,6 +648,10 @@ def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, back
                                          soft_wrap=True)
     for msg in plot_errors:
         info.print(f"[bold red]plot failed:[/] {escape(msg)}")
+    if stopped is not None:
+        fail(f"{scenario}: the run stopped at a bound of the scenario; what it simulated, 0 .. "
+             f"{fmt_time(result.duration_s)} of {fmt_time(stopped.partial.stopped['duration_s'])}, is in {out}/ "
+             f"(summary.json: \"stopped\")\n{stopped}")
     if write_errors or plot_errors:
         raise typer.Exit(code=1)
     return result

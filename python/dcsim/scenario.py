@@ -175,7 +175,10 @@ class ScenarioError(ValueError):
 class RunLimitError(ScenarioError):
     """A run stopped by one of the scenario's bounds while it ran (metrics.max_memory: the packets
     its queues held outgrew what the bound left for them; run.max_wall: it took longer than that
-    wall-clock time). ``str(err)`` names the field."""
+    wall-clock time). ``str(err)`` names the field. ``partial``: for run.max_wall past the warm-up,
+    the :class:`~dcsim.Result` of the time simulated (see :func:`dcsim.simulate`); else None."""
+
+    partial: Any = None
 
 
 # --------------------------------------------------------------------------------------------
@@ -2978,8 +2981,9 @@ class Run(_Model):
     number of cores; they are the one-world run's physics (tests/test_fabric.py), not bit for bit.
 
     ``max_wall``: the most wall-clock time the engine may take (none by default); a run that takes
-    longer stops with a :class:`RunLimitError` naming it, within ~0.1 s of engine time of the bound.
-    It is not part of the engine spec: a run that finishes gives the same results with or without."""
+    longer stops with a :class:`RunLimitError` naming it, within ~0.1 s of engine time of the bound,
+    whose ``partial`` is the Result of the time simulated (past the warm-up; see
+    :func:`dcsim.simulate`). It is not part of the engine spec: a run that finishes gives the same results with or without."""
 
     duration: Time
     warmup: Time = 0.0

@@ -270,6 +270,9 @@ SUMMARY_TOP: list[Col] = [
     _c("l2_dropped_frames", "frames", AW, "frames of the L2 sources dropped (with L2 sources; absent otherwise)"),
     _c("l2_drop_pct", "%", AW, "l2_dropped_frames / frames the L2 sources sent (null if none sent; absent "
                                "without L2 sources)"),
+    _c("stopped", "", END, "a run that run.max_wall stopped past its warm-up (absent for a run that ended): field "
+                           "(\"run.max_wall\"), max_wall_s, duration_s (asked for) and simulated_s (reached; "
+                           "duration_s above and the written scenario's run.duration are this)"),
 ]
 
 #: ``summary.json``: each entry of its ``flows`` list holds columns of ``flows`` under the same

@@ -62,7 +62,9 @@ def simulate(
     runs (its queues hold more packets than the bound leaves room for) or takes longer than
     ``run.max_wall`` of wall-clock time (checked each time the engine returns, at least every
     :data:`EVENTS_PER_CALL` events); the engine's other ``field: message`` errors pass through
-    unchanged.
+    unchanged. A run stopped by ``run.max_wall`` after its warm-up keeps what it simulated: the
+    error's ``partial`` is the :class:`Result` of 0 .. t (its scenario's run.duration is t, and
+    ``partial.stopped`` says what was asked for); None for every other stop.
     """
     from dcsim.scenario import RunLimitError, Scenario, ScenarioWarning, engine_error, load_scenario
 
@@ -90,12 +92,7 @@ def simulate(
     def step() -> None:
         """After each return of the engine: the wall-clock bound, then the progress callback."""
         if max_wall is not None and int(sim.now_ps) < duration_ps and time.perf_counter() - t0 > max_wall:
-            from dcsim.scenario import time_str
-
-            raise RunLimitError(
-                f"run.max_wall: the run stopped at t = {int(sim.now_ps) / 1e12:.6g} s of {duration_ps / 1e12:g} s "
-                f"simulated after {time.perf_counter() - t0:.3g} s of wall-clock time, more than run.max_wall = "
-                f"{time_str(max_wall)}; raise it, or shorten run.duration")
+            raise _WallStop()
         if progress is not None:
             progress(int(sim.now_ps) / 1e12, duration_ps / 1e12)
 
@@ -105,6 +102,8 @@ def simulate(
             while not sim.run_until(target, EVENTS_PER_CALL):
                 step()
             step()
+    except _WallStop:
+        raise _wall_stop(scenario, spec, sim, max_wall, time.perf_counter() - t0) from None
     except ValueError as e:
         if str(e).startswith(RUN_LIMIT_FIELDS):
             raise RunLimitError(str(e) + _auto_interval_hint(scenario, spec, str(e))) from None
@@ -115,6 +114,38 @@ def simulate(
     raw = sim.results()
     wall_s = time.perf_counter() - t0
     return Result.from_engine(scenario, raw, wall_s=wall_s, engine_spec=spec)
+
+
+class _WallStop(Exception):
+    """run.max_wall was exceeded (turned into a RunLimitError with the part simulated)."""
+
+
+def _wall_stop(scenario, spec: dict, sim, max_wall: float, wall_s: float):
+    """The RunLimitError of a run that ``run.max_wall`` stopped at t = now, with the Result of 0 .. t
+    as its ``partial`` when t is past the warm-up (before it nothing was measured after warm-up).
+    The engine's tables close every statistic at t already (a port's utilization, a flow's goodput
+    after warm-up, the workloads' realised load all divide by t - warm-up); the partial Result's
+    scenario and engine spec say run.duration = t, so the figures it derives agree with them, and
+    ``stopped`` keeps what was asked for."""
+    from dcsim.result import Result
+    from dcsim.scenario import RunLimitError, time_str
+
+    now_ps, duration_ps = int(sim.now_ps), int(spec["duration_ps"])
+    message = (f"run.max_wall: the run stopped at t = {now_ps / 1e12:.6g} s of {duration_ps / 1e12:g} s simulated "
+               f"after {wall_s:.3g} s of wall-clock time, more than run.max_wall = {time_str(max_wall)}; raise it, "
+               f"or shorten run.duration")
+    partial = None
+    if now_ps > int(spec["warmup_ps"]):
+        raw = sim.results()
+        partial = Result.from_engine(scenario.replace({"run.duration": f"{now_ps}ps"}), raw, wall_s=wall_s,
+                                     engine_spec={**spec, "duration_ps": now_ps})
+        partial.stopped = {"field": "run.max_wall", "max_wall_s": float(max_wall), "duration_s": duration_ps / 1e12,
+                           "simulated_s": now_ps / 1e12}
+    else:
+        message += f" (before the warm-up ended at {int(spec['warmup_ps']) / 1e12:g} s: nothing was measured)"
+    err = RunLimitError(message)
+    err.partial = partial
+    return err
 
 
 def _auto_interval_hint(scenario, spec: dict, message: str) -> str:
