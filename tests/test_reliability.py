@@ -774,3 +774,33 @@ def test_a_signal_stops_a_long_fluid_integration_in_one_line(tmp_path, sig):
     assert "output directory" not in err, err  # it writes none (it had been told about one)
     # The run (40 s simulated, the most at its step) has ~6 s to go; 3 s only guards against a hang on a loaded CI machine.
     assert dt < 3.0, f"took {dt:.2f} s to stop"
+
+
+def test_a_stopped_run_whose_results_cannot_be_taken_still_reports_the_stop(monkeypatch):
+    """If taking the partial results fails (here: the engine's results() raises), the stop is still
+    a RunLimitError naming run.max_wall, without a partial, and the message says what was lost."""
+    import importlib
+
+    import dcsim
+    from dcsim import RunLimitError
+
+    simulate_mod = importlib.import_module("dcsim.simulate")  # the module (dcsim.simulate is the function)
+    core = simulate_mod.engine()
+
+    class Failing:
+        def __init__(self, text):
+            self._sim = core.Simulation(text)
+
+        def __getattr__(self, name):
+            return getattr(self._sim, name)
+
+        def results(self):
+            raise ValueError("results: a failure for the test")
+
+    monkeypatch.setattr(simulate_mod, "engine", lambda: type("Core", (), {"Simulation": Failing}))
+    sc = dcsim.load_scenario(ROOT / "examples" / "dctcp_dumbbell.toml").replace(
+        {"run.duration": "1s", "run.warmup": "1ms", "run.max_wall": "1ns"})
+    with pytest.raises(RunLimitError, match=r"^run\.max_wall: .*what it simulated could not be kept: ValueError: "
+                                            r"results: a failure for the test") as e:
+        dcsim.simulate(sc, chunks=1)
+    assert e.value.partial is None

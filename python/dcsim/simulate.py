@@ -136,11 +136,15 @@ def _wall_stop(scenario, spec: dict, sim, max_wall: float, wall_s: float):
                f"or shorten run.duration")
     partial = None
     if now_ps > int(spec["warmup_ps"]):
-        raw = sim.results()
-        partial = Result.from_engine(scenario.replace({"run.duration": f"{now_ps}ps"}), raw, wall_s=wall_s,
-                                     engine_spec={**spec, "duration_ps": now_ps})
-        partial.stopped = {"field": "run.max_wall", "max_wall_s": float(max_wall), "duration_s": duration_ps / 1e12,
-                           "simulated_s": now_ps / 1e12}
+        try:
+            raw = sim.results()
+            partial = Result.from_engine(scenario.replace({"run.duration": f"{now_ps}ps"}), raw, wall_s=wall_s,
+                                         engine_spec={**spec, "duration_ps": now_ps})
+        except (ValueError, MemoryError) as e:  # said, not hidden: the stop is reported either way
+            message += f" (what it simulated could not be kept: {type(e).__name__}: {e})"
+        else:
+            partial.stopped = {"field": "run.max_wall", "max_wall_s": float(max_wall),
+                               "duration_s": duration_ps / 1e12, "simulated_s": now_ps / 1e12}
     else:
         message += f" (before the warm-up ended at {int(spec['warmup_ps']) / 1e12:g} s: nothing was measured)"
     err = RunLimitError(message)
