@@ -149,3 +149,23 @@ def test_the_figures_aggregates_lie_on_the_sampling_grid_with_gaps_where_no_trac
     t, w = _aggregate(r, "cwnd", cw["t_s"].to_numpy(), cw["cwnd_pkt"].to_numpy())
     assert np.isnan(w).any() and np.isfinite(w).sum() == cw["t_s"].nunique()
     plot_cwnd_alpha(r), plot_throughput(r)  # drawn without error
+
+
+def test_many_traced_generated_flows_with_an_auto_window_interval_are_warned_about():
+    """The plan counts each traced flow for the whole run (a generated flow's life is not known
+    before it runs), so tracing thousands of them lengthens the automatic window interval past
+    the life of short flows: said, with the interval used and the one preferred."""
+    def text(traced, cwnd_interval=None, duration="1s"):
+        t = FABRIC.format(parts=1, traced=traced).replace('duration = "5ms"', f'duration = "{duration}"')
+        t = t.replace('throughput_interval = "50us"\n', "")
+        return t.replace('"2us"', f'"{cwnd_interval}"') if cwnd_interval else t.replace('cwnd_interval = "2us"\n', "")
+
+    many = list(range(2_000))
+    assert not [w for w in Scenario.from_toml_str(text(TRACED, duration="5ms")).warnings() if w.startswith("metrics.cwnd_interval")]
+    sc = Scenario.from_toml_str(text(many))
+    lines = [w for w in sc.warnings() if w.startswith("metrics.cwnd_interval")]
+    assert len(lines) == 1 and "the 1999 generated ones of metrics.trace_flows" in lines[0], lines
+    fitted_ps = sc.check_resources()["metrics"]["cwnd_interval_ps"]
+    assert f'"auto" is {dcsim.units.fmt_time(fitted_ps / 1e12, 12)}, not ' in lines[0]
+    # a window interval written out is the user's: no warning
+    assert not [w for w in Scenario.from_toml_str(text(many, "10ms")).warnings() if w.startswith("metrics.cwnd_interval")]

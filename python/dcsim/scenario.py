@@ -3473,6 +3473,9 @@ class Scenario(_Model):
     #: How many of the default monitored ports the engine samples (its fit to metrics.max_memory,
     #: made with the engine JSON): None for all of them.
     _monitor_first: Optional[int] = PrivateAttr(default=None)
+    #: Traced generated flows with an automatic window interval the fit lengthened: (their number,
+    #: the preferred interval, the fitted one), ps; None otherwise (see :meth:`_trace_warnings`).
+    _trace_fit: Optional[tuple[int, int, int]] = PrivateAttr(default=None)
     #: A validated scenario's :meth:`_labelled_path_rtts`, computed once: a graph's are a search
     #: per flow, which two warnings asked for (2.6 s of a 16 000-node graph's checks).
     _path_rtts: Optional[list] = PrivateAttr(default=None)
@@ -3502,12 +3505,13 @@ class Scenario(_Model):
         it runs. :meth:`replace` is the validated way to change a scenario."""
         c = super().model_copy(update=update, deep=deep)
         c._validated, c._engine_json, c._resources_checked, c._monitor_first, c._path_rtts = False, None, False, None, None
+        c._trace_fit = None
         return c
 
     #: Private attributes that record what was done with a scenario (validated, its engine JSON
     #: built and checked), not what it is.
     _BOOKKEEPING: ClassVar[frozenset[str]] = frozenset({"_validated", "_engine_json", "_resources_checked",
-                                                              "_monitor_first", "_path_rtts"})
+                                                              "_monitor_first", "_path_rtts", "_trace_fit"})
 
     def __eq__(self, other: Any) -> bool:
         """Equal scenarios: the same tables and values. What was done with either (see
@@ -4016,9 +4020,13 @@ class Scenario(_Model):
             if first is not None:
                 spec["metrics"]["monitor_first"] = first
                 text = None
+            generated = 0 if traced is None else sum(1 for i in traced if i >= len(flows))
+            self._trace_fit = None
             for field, ps in fitted.items():
                 key = field.split(".", 1)[1] + "_ps"
                 if spec["metrics"][key] != ps:
+                    if key == "cwnd_interval_ps" and generated and ps > spec["metrics"][key]:
+                        self._trace_fit = (generated, spec["metrics"][key], ps)
                     spec["metrics"][key] = ps
                     text = None  # changed: encoded again if asked for
         return spec, text
@@ -4062,6 +4070,7 @@ class Scenario(_Model):
                 out += self._ack_warnings(where)
         out += self._l2_warnings()
         out += self._monitor_warnings()
+        out += self._trace_warnings()
         out += self._delack_warnings()
         out += self._initial_rto_warnings()
         for wi, w in enumerate(self.workloads):
@@ -4274,6 +4283,21 @@ class Scenario(_Model):
                 f"1 000 samples a port (or the queue_interval chosen); the first {self._monitor_first} of them are "
                 f"sampled (the ports table's `monitored` column); name the ports to watch in metrics.monitor, or "
                 f"raise metrics.max_memory"]
+
+    def _trace_warnings(self) -> list[str]:
+        """Traced generated flows with a window interval the fit lengthened: the memory plan counts
+        each traced flow for the whole run (a generated flow's lifetime is not known before it
+        runs), so many traced flows lengthen the automatic interval past the life of short flows."""
+        if self.metrics.cwnd_interval != "auto":
+            return []
+        self.to_engine_json()  # made once for a validated scenario; it records the fit
+        if self._trace_fit is None:
+            return []
+        n, pref_ps, ps = self._trace_fit
+        return [f"metrics.cwnd_interval: \"auto\" is {fmt_time(ps / 1e12, 12)}, not {fmt_time(pref_ps / 1e12, 12)}, to fit "
+                f"metrics.max_memory: the plan counts each traced flow, the {n} generated ones of metrics.trace_flows "
+                f"too, for the whole run; a generated flow shorter than that gets at most one window sample. Trace "
+                f"fewer flows, or raise metrics.max_memory"]
 
     def _l2_warnings(self) -> list[str]:
         """DSM / SMCC gains outside the DSM paper's admissible ranges, eqs. (23) and (31): allowed
