@@ -773,8 +773,8 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     let others: u128 =
         series.iter().filter(|s| s.field != field).map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
     let head = format!(
-        "sampling every {} records up to {} rows ({}) for {n} {what}; the run would need {} in all, more than \
-         metrics.max_memory = {}",
+        "sampling every {} records up to {} rows each ({} in all) for {n} {what}; the run would need {} in all, \
+         more than metrics.max_memory = {}",
         fmt_ps(iv),
         d / iv + 1,
         mb(bytes(worst)),

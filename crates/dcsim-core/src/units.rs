@@ -61,7 +61,10 @@ pub fn fmt_ps(ps: u128) -> String {
     let x = ps as f64;
     for (unit, scale) in [("s", 1e12), ("ms", 1e9), ("us", 1e6), ("ns", 1e3)] {
         if x >= scale {
-            return format!("{:.4} {unit}", x / scale).replace(".0000 ", " ");
+            // Up to 4 decimals, without trailing zeros ("4.2 ms", not "4.2000 ms").
+            let v = format!("{:.4}", x / scale);
+            let v = v.trim_end_matches('0').trim_end_matches('.');
+            return format!("{v} {unit}");
         }
     }
     format!("{ps} ps")
@@ -134,6 +137,16 @@ pub fn show_bps(bps: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn times_in_messages_have_no_trailing_zeros() {
+        assert_eq!(fmt_ps(4_200_000_000), "4.2 ms"); // had been "4.2000 ms"
+        assert_eq!(fmt_ps(10_000_000), "10 us");
+        assert_eq!(fmt_ps(11_178_600), "11.1786 us");
+        assert_eq!(fmt_ps(1_000_050), "1.0001 us"); // rounded to 4 decimals, as before
+        assert_eq!(fmt_ps(2_000_000_000_000), "2 s");
+        assert_eq!(fmt_ps(999), "999 ps");
+    }
 
     #[test]
     fn values_are_shown_in_the_scenarios_units() {
