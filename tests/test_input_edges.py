@@ -174,7 +174,7 @@ def test_an_integer_wider_than_64_bits_is_refused_by_field():
         Scenario.from_dict(parking_lot_l2(m=2**63 - 1))
     d = dumbbell()
     d["metrics"] = {"trace_flows": [10**20]}
-    with pytest.raises(ScenarioError, match=r"metrics\.trace_flows\[0\]: 100000000000000000000 is not a flow index; allowed 0 \.\. 2\^64-1"):
+    with pytest.raises(ScenarioError, match=r"metrics\.trace_flows\[0\]: 100000000000000000000 is not a flow id; allowed 0 \.\. 2\^64-1"):
         Scenario.from_dict(d)
 
 

@@ -10,7 +10,9 @@ against the flows table of the same run, not against earlier output.
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -34,6 +36,7 @@ aqm = {{ kind = "threshold", K = "65pkt" }}
 protocol = "dctcp"
 src = "h0"
 dst = "h7"
+start = "{start}"
 ect_acks = true
 [[workloads]]
 kind = "poisson"
@@ -56,8 +59,9 @@ TRACED = [0, 1, 4, 9, 25, 60, 80]
 NEVER = 10**6
 
 
-def run(parts: int = 1, traced=None):
-    return dcsim.simulate(Scenario.from_toml_str(FABRIC.format(parts=parts, traced=traced or TRACED + [NEVER])))
+def run(parts: int = 1, traced=None, start: str = "0s"):
+    return dcsim.simulate(Scenario.from_toml_str(FABRIC.format(parts=parts, traced=traced or TRACED + [NEVER],
+                                                               start=start)))
 
 
 @pytest.fixture(scope="module", params=[1, 2], ids=["one world", "two partitions"])
@@ -81,8 +85,17 @@ def test_traced_generated_flows_deliver_every_byte_once_in_their_goodput_rows(re
     assert NEVER not in set(r.throughput["flow"]) and NEVER not in set(r.cwnd["flow"])
 
 
-def test_traced_generated_flows_have_window_rows_only_while_they_run(result):
-    r = result
+@pytest.fixture(scope="module", params=[("0s", 1), ("3ms", 1), ("3ms", 2)],
+                ids=["listed flow from 0", "listed flow from 3 ms", "listed flow from 3 ms, two partitions"])
+def windows(request):
+    """Runs whose traced listed flow starts at 0 or late: a late one had set the first window
+    sample at its start, and the generated flows that ran before it had no window rows (a probe)."""
+    start, parts = request.param
+    return run(parts, start=start)
+
+
+def test_traced_generated_flows_have_window_rows_only_while_they_run(windows):
+    r = windows
     iv_s = r.engine_spec["metrics"]["cwnd_interval_ps"] / 1e12
     flows = r.flows.set_index("flow")
     for f in TRACED[1:]:
@@ -120,7 +133,7 @@ def test_rows_come_in_time_then_in_the_order_trace_flows_lists_them(result):
 
 
 def test_trace_flows_past_the_listed_flows_need_a_workload():
-    text = FABRIC.format(parts=1, traced="[0, 1]")
+    text = FABRIC.format(parts=1, traced="[0, 1]", start="0s")
     no_workload = text.split("[[workloads]]")[0] + "[run]" + text.split("[run]")[1]
     with pytest.raises(ScenarioError, match=r"metrics\.trace_flows\[1\]: flow 1 does not exist; "
                                             r"allowed 0 \.\. 0 \(the listed \[\[flows\]\]\)"):
@@ -156,7 +169,7 @@ def test_many_traced_generated_flows_with_an_auto_window_interval_are_warned_abo
     before it runs), so tracing thousands of them lengthens the automatic window interval past
     the life of short flows: said, with the interval used and the one preferred."""
     def text(traced, cwnd_interval=None, duration="1s"):
-        t = FABRIC.format(parts=1, traced=traced).replace('duration = "5ms"', f'duration = "{duration}"')
+        t = FABRIC.format(parts=1, traced=traced, start="0s").replace('duration = "5ms"', f'duration = "{duration}"')
         t = t.replace('throughput_interval = "50us"\n', "")
         return t.replace('"2us"', f'"{cwnd_interval}"') if cwnd_interval else t.replace('cwnd_interval = "2us"\n', "")
 
@@ -169,3 +182,63 @@ def test_many_traced_generated_flows_with_an_auto_window_interval_are_warned_abo
     assert f'"auto" is {dcsim.units.fmt_time(fitted_ps / 1e12, 12)}, not ' in lines[0]
     # a window interval written out is the user's: no warning
     assert not [w for w in Scenario.from_toml_str(text(many, "10ms")).warnings() if w.startswith("metrics.cwnd_interval")]
+
+
+def test_series_the_system_cannot_reserve_are_refused_naming_max_memory(tmp_path):
+    """A budget beyond the machine (max_memory = 1 TB) with a million traced ids let the plan
+    admit 195 GB of window series, whose reservation aborted the process (SIGABRT, "memory
+    allocation of 39032000000 bytes failed": a probe). The reservation is now checked: where the
+    system refuses it (a 24 GB machine without overcommit of that size), the run is refused naming
+    metrics.max_memory, status 2; a machine that grants the address space runs it (only written
+    rows become memory). Either way the process is not killed. In a subprocess: an abort would
+    take pytest with it."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    path = tmp_path / "huge.toml"
+    path.write_text((root / "examples" / "leaf_spine.toml").read_text() + '\n[metrics]\nmax_memory = "1TB"\n'
+                    f"trace_flows = {json.dumps(list(range(1_000_000)))}\n")
+    res = subprocess.run([sys.executable, "-m", "dcsim", "run", str(path), "--no-plots", "--out", str(tmp_path / "out")],
+                         capture_output=True, text=True, timeout=600)
+    out = res.stdout + res.stderr
+    assert res.returncode in (0, 2), (res.returncode, out[-2000:])
+    assert "memory allocation" not in out and "Traceback" not in out, out[-2000:]
+    if res.returncode == 2:
+        assert "metrics.max_memory: the system refused the address space of the window series" in " ".join(out.split())
+
+
+@pytest.mark.parametrize("value, message", [
+    ("[true]", "metrics.trace_flows: [true]: give a number of listed flows"),  # had been "[True]"
+    ("true", "metrics.trace_flows: true: give a number of listed flows"),
+    ("[-1]", "metrics.trace_flows[0]: -1 is not a flow id; allowed 0 .. 2^64-1 (the ids of the flows table"),
+])
+def test_bad_trace_flows_are_named_in_toml_spelling(value, message):
+    from typer.testing import CliRunner
+
+    from dcsim.cli import app
+
+    root = Path(__file__).resolve().parents[1]
+    res = CliRunner().invoke(app, ["run", str(root / "examples" / "websearch.toml"), "--no-plots",
+                                   "--set", f"metrics.trace_flows={value}"], env={"COLUMNS": "300"})
+    assert res.exit_code == 2 and message in " ".join(res.output.split()), res.output
+
+
+def test_the_window_figure_of_traced_flows_that_never_ran_together():
+    """Flows 1, 60 and 80 never run at the same time (0-0.5, 2.8-2.9 and 4.0-4.1 ms): the figure
+    listed a "mean of 3 traced flows" that was single points (invisible), and with flows 1 and 60
+    it zoomed on the last 1 ms of the run, where no traced flow ran (an empty panel: a probe).
+    Now no mean, and the zoom shows the last traced flow's life."""
+    from dcsim.plotting import plot_cwnd_alpha
+
+    fig = plot_cwnd_alpha(run(1, traced=[1, 60, 80]))
+    labels = [line.get_label() for ax in fig.axes for line in ax.get_lines()]
+    assert not [lab for lab in labels if str(lab).startswith("mean of")], labels
+    r = run(1, traced=[1, 60])
+    t60 = r.cwnd.loc[r.cwnd["flow"] == 60, "t_s"] * 1e3  # ms, the zoom's unit
+    assert t60.max() < r.duration_s * 1e3 - 1  # before the last 1 ms
+    zooms = plot_cwnd_alpha(r).axes[2:]
+    for zoom in zooms:
+        lo, hi = zoom.get_xlim()
+        assert lo <= t60.min() and t60.max() <= hi and hi - lo < 1.2 * (t60.max() - t60.min()) + 0.01, (lo, hi)
+    assert zooms[0].get_title().startswith("flow 60, the last traced")

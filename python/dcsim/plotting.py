@@ -524,6 +524,20 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
             period, of_queue = q_period, True
     zw, zk = _zoom_width(result, period)
     z0, z1, ztitle = result.duration_s - zw, result.duration_s, _zoom_title(result, zw, period, zk)
+    last = float(ct.max()) if len(ct) else result.duration_s
+    if last < z0:
+        # The traced windows end before the last stretch (a workload's traced flows finished; the
+        # panel was empty: a probe): the life of the flow sampled last, if shorter than the zoom,
+        # else the zoom's width up to its last sample.
+        f_last = cflow[np.argmax(ct)]
+        t_f = ct[cflow == f_last]
+        span = max(float(t_f.max() - t_f.min()), result.engine_spec["metrics"]["cwnd_interval_ps"] / 1e12)
+        if span < zw:
+            z0, z1 = float(t_f.min()) - 0.05 * span, float(t_f.max()) + 0.05 * span
+            ztitle = f"flow {f_last}, the last traced, {_fmt_ms(float(t_f.min()))} .. {_fmt_ms(float(t_f.max()))}"
+        else:
+            z0, z1 = last - zw, last
+            ztitle = ztitle.replace("last ", "") + f" up to the last window sample ({_fmt_ms(last)})"
     if zk and of_queue:
         ztitle += "\nof the first monitored queue"
     elif zk and len(periods) > 1 and min(periods) < 0.8 * period:
@@ -539,9 +553,13 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
             z = (t >= z0) & (t <= z1)
             _plot(zx, t[z] * 1e3, y[z], lw=0.9, color=line.get_color())
         # the mean over the flows that have the quantity (a NewReno flow has no alpha: the "mean of
-        # 2 traced flows" of a DCTCP/NewReno pair was the DCTCP flow's own alpha, an audit)
-        having = len(np.unique(cflow[np.isfinite(values[col])]))
-        if having > 1:
+        # 2 traced flows" of a DCTCP/NewReno pair was the DCTCP flow's own alpha, an audit), when
+        # two of them have it at one instant at least (a workload's traced flows that never ran
+        # together made a "mean" of single points, invisible: a probe)
+        finite = np.isfinite(values[col])
+        having = len(np.unique(cflow[finite]))
+        together = bool(len(ct)) and np.bincount(np.unique(ct, return_inverse=True)[1][finite]).max(initial=0) > 1
+        if having > 1 and together:
             mt, my = _aggregate(result, "cwnd", ct, values[col])
             what = "traced flows" if having == n else f"traced flows with {'α' if col == 'alpha' else 'a window'}"
             _plot(ax, mt * scale, my, color="k", lw=0.8, label=f"mean of {having} {what}")

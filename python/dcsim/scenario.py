@@ -3057,7 +3057,7 @@ class Metrics(_Model):
         ok = (isinstance(v, int) and not isinstance(v, bool)) or v == "all" or (
             isinstance(v, list) and all(isinstance(x, int) and not isinstance(x, bool) for x in v))
         if not ok:
-            raise ValueError(f"{v!r}: give a number of flows (the first k), a list of flow indices, or \"all\"")
+            raise ValueError(f"{shown(v)}: give a number of listed flows (the first k), a list of flow ids, or \"all\"")
         return v
     #: Memory the run may use: the world, the generated flows' results (1.9 KB a flow, measured)
     #: and the sampled series at their peak cost (the engine's columns, shared with pandas, and the
@@ -3086,14 +3086,15 @@ class Metrics(_Model):
             raise _err("max_memory", f"{size_str(self.max_memory)} is out of range; allowed 1MB .. 1TB")
         tf = self.trace_flows
         if isinstance(tf, str) and tf != "all":
-            raise _err("trace_flows", f"{tf!r}: give a number of flows (the first k), a list of flow indices, or \"all\"")
+            raise _err("trace_flows", f"{shown(tf)}: give a number of listed flows (the first k), a list of flow ids, or \"all\"")
         if isinstance(tf, int) and not 0 <= tf < 2**64:
             raise _err("trace_flows", f"{_int_str(tf)} is out of range; allowed 0 .. 2^64-1 (the first k flows)")
         if isinstance(tf, list):
             listed: set[int] = set()
             for i, x in enumerate(tf):
                 if not 0 <= x < 2**64:
-                    raise _err(f"trace_flows[{i}]", f"{_int_str(x)} is not a flow index; allowed 0 .. 2^64-1")
+                    raise _err(f"trace_flows[{i}]", f"{_int_str(x)} is not a flow id; allowed 0 .. 2^64-1 (the ids of "
+                                                    f"the flows table: the listed flows, then the generated ones)")
                 if x in listed:
                     raise _err(f"trace_flows[{i}]", f"flow {x} is listed twice")
                 listed.add(x)

@@ -55,9 +55,16 @@ _PREFIX = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}
 
 
 def shown(value: Any) -> str:
-    """A user's value in an error, as they wrote it: true/false as in TOML (not Python's True), a
-    table as "a table", anything else as its repr, cut to one line."""
-    text = ("true" if value else "false") if isinstance(value, bool) else "a table" if isinstance(value, dict) else repr(value)
+    """A user's value in an error, as they wrote it: true/false as in TOML (not Python's True, also
+    inside a list), a table as "a table", anything else as its repr, cut to one line."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, dict):
+        text = "a table"
+    elif isinstance(value, (list, tuple)):
+        text = "[" + ", ".join(shown(v) for v in value[:20]) + (", ..." if len(value) > 20 else "") + "]"
+    else:
+        text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 

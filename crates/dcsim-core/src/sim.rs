@@ -861,9 +861,10 @@ pub(crate) struct World {
     /// Per place in `traced`: a traced generated flow's delivered bytes when its state was freed
     /// (it finished), for the goodput sample that follows, which then forgets it.
     goodput_tail: Vec<Option<u64>>,
-    /// A window sample is scheduled. It is not while no traced flow can be sampled; a traced
-    /// generated flow schedules it when it starts (see `spawn`, `sample_cwnd`).
-    cwnd_armed: bool,
+    /// When the next window sample is due: None while no traced flow can be sampled; a traced
+    /// generated flow brings it forward when it starts earlier (see `spawn`, `sample_cwnd`). A
+    /// sampling event at another time was overtaken so, and is ignored.
+    cwnd_next: Option<Time>,
     cwnd_probe: CwndProbe,
     /// The most rows a sample of each series writes in this world (see [`Sampled`]).
     sampled: Sampled,
@@ -1260,7 +1261,7 @@ impl World {
             goodput_tail: vec![None; traced.len()],
             traced,
             traced_generated,
-            cwnd_armed: false,
+            cwnd_next: None,
             cwnd_probe: CwndProbe::default(),
             sampled: Sampled::default(),
             net,
@@ -1352,7 +1353,7 @@ impl World {
         // A traced generated flow may start at any time: its rows are reserved from t = 0.
         let cwnd_from = if sim.traced_generated.is_empty() { first_start } else { Some(0) };
         let cwnd_from = cwnd_from.map(|t0| sim.next_cwnd_sample(Time(t0)).0).filter(|&t| t <= sim.end.0);
-        sim.reserve_series(cwnd_from);
+        sim.reserve_series(cwnd_from)?;
         Ok(sim)
     }
 
@@ -1365,19 +1366,23 @@ impl World {
     }
 
     /// Schedule the window sample at the first sampling instant at or after `t`, unless one is
-    /// scheduled or that instant is past the end.
+    /// due by then or that instant is past the end. (A traced listed flow starting late had set
+    /// the first sample at its start, and a traced generated flow running before it was not
+    /// sampled: a probe.)
     fn arm_cwnd_sample(&mut self, t: Time) {
         let at = self.next_cwnd_sample(t);
-        if !self.cwnd_armed && at <= self.end {
+        if at <= self.end && self.cwnd_next.is_none_or(|next| at < next) {
             self.events.push(at, Ev::SampleCwnd);
-            self.cwnd_armed = true;
+            self.cwnd_next = Some(at);
         }
     }
 
     /// Reserve the sampled series' columns at their largest row counts (the bounds
     /// `check_memory` accepted), so that they never grow by reallocation and copying while the
-    /// run goes. Only what is written is touched: the rest stays address space, not memory.
-    fn reserve_series(&mut self, cwnd_from_ps: Option<u64>) {
+    /// run goes. Only what is written is touched: the rest stays address space, not memory. An
+    /// address space the system refuses (a metrics.max_memory beyond the machine, with series to
+    /// match: a probe's 39 GB had aborted the process) is an error naming the field.
+    fn reserve_series(&mut self, cwnd_from_ps: Option<u64>) -> Result<()> {
         let owns = |n: NodeId| self.part.as_ref().is_none_or(|p| p.owns(n));
         // A traced generated flow may start in any world: each counts it.
         let traced_owned = |end: fn(&Flow) -> NodeId| {
@@ -1399,26 +1404,38 @@ impl World {
             |from: u64, iv: u64, n: usize| ((end.saturating_sub(from) / iv.max(1) + 1) as usize).saturating_mul(n);
         // Samples at from, from + iv, ... up to the end.
         let q = rows(0, m.queue_interval_ps, self.sampled.ports);
+        let t = rows(m.throughput_interval_ps, m.throughput_interval_ps, self.sampled.rx_flows);
+        let w = cwnd_from_ps.map_or(0, |from| rows(from, m.cwnd_interval_ps, self.sampled.tx_flows));
+        let refused = |field: &str, n: usize, row_bytes: u128| {
+            invalid(
+                "metrics.max_memory",
+                format!(
+                    "the system refused the address space of the {field} series ({n} rows, {}) that \
+                     metrics.max_memory = {} admits; lower metrics.max_memory to what this machine has",
+                    mb((n as u128) * row_bytes),
+                    mb_given(self.spec.metrics.max_memory_bytes as u128)
+                ),
+            )
+        };
         let qp = &mut self.queue_probe;
         for c in [&mut qp.port, &mut qp.q_pkt, &mut qp.q_bytes] {
-            c.reserve_exact(q);
+            c.try_reserve_exact(q).map_err(|_| refused("queue", q, QUEUE_ROW_BYTES))?;
         }
-        qp.t_s.reserve_exact(q);
-        let t = rows(m.throughput_interval_ps, m.throughput_interval_ps, self.sampled.rx_flows);
+        qp.t_s.try_reserve_exact(q).map_err(|_| refused("queue", q, QUEUE_ROW_BYTES))?;
         let tp = &mut self.tp_probe;
         for c in [&mut tp.t_s, &mut tp.rate_bps] {
-            c.reserve_exact(t);
+            c.try_reserve_exact(t).map_err(|_| refused("goodput", t, THROUGHPUT_ROW_BYTES))?;
         }
-        tp.flow.reserve_exact(t);
-        let w = cwnd_from_ps.map_or(0, |from| rows(from, m.cwnd_interval_ps, self.sampled.tx_flows));
+        tp.flow.try_reserve_exact(t).map_err(|_| refused("goodput", t, THROUGHPUT_ROW_BYTES))?;
         let cp = &mut self.cwnd_probe;
         for c in [&mut cp.t_s, &mut cp.cwnd_pkt, &mut cp.alpha, &mut cp.srtt_s] {
-            c.reserve_exact(w);
+            c.try_reserve_exact(w).map_err(|_| refused("window", w, CWND_ROW_BYTES))?;
         }
-        cp.flow.reserve_exact(w);
+        cp.flow.try_reserve_exact(w).map_err(|_| refused("window", w, CWND_ROW_BYTES))?;
         self.queue_probe.keep_resident();
         self.tp_probe.keep_resident();
         self.cwnd_probe.keep_resident();
+        Ok(())
     }
 
     pub fn now(&self) -> Time {
@@ -2203,6 +2220,9 @@ impl World {
         /// Traced flows between a prefetch and the sample that reads it.
         const SAMPLE_PREFETCH_AHEAD: usize = 4;
         let t = self.now.secs_f64();
+        if self.cwnd_next != Some(self.now) {
+            return; // overtaken by an earlier one (see `arm_cwnd_sample`), or a second one this instant
+        }
         // Whether a traced flow may still be sampled later (not finished yet); if none is, the
         // series is complete and no further sampling event is scheduled.
         let mut pending = false;
@@ -2231,7 +2251,7 @@ impl World {
             rows.push(t, i as u64, s.cwnd, s.cc.alpha(), s.srtt.map_or(f64::NAN, |x| x.secs_f64()));
         }
         rows.finish();
-        self.cwnd_armed = false;
+        self.cwnd_next = None;
         if pending {
             self.arm_cwnd_sample(self.now + Time(self.spec.metrics.cwnd_interval_ps));
         }
