@@ -710,28 +710,49 @@ def test_run_max_wall_bounds_a_run_in_wall_clock_time(tmp_path):
     assert stopped["field"] == "run.max_wall" and stopped["duration_s"] == 1000 and 0 < stopped["simulated_s"] < 1000
 
 
+def _stopped_at_first_return(sc):
+    """The partial Result of ``sc`` stopped by run.max_wall = 1 ns at the engine's first return
+    (EVENTS_PER_CALL events with chunks = 1: the same stop on every machine)."""
+    import dcsim
+    from dcsim import RunLimitError
+
+    with pytest.raises(RunLimitError, match=r"^run\.max_wall: the run stopped at t = ") as e:
+        dcsim.simulate(sc.replace({"run.max_wall": "1ns"}), chunks=1)
+    return e.value.partial
+
+
+def _fresh_run_of(sc, part):
+    """``sc`` run afresh to the partial's t, sampled at the intervals the stopped run used."""
+    import dcsim
+
+    m = part.engine_spec["metrics"]
+    return dcsim.simulate(sc.replace({"run.duration": f"{part.engine_spec['duration_ps']}ps", **{
+        f"metrics.{k}": f"{m[k + '_ps']}ps" for k in ("queue_interval", "throughput_interval", "cwnd_interval")}}),
+        chunks=1)
+
+
+TABLES_COMPARED = ("flows", "ports", "counters", "queue", "queue_hist", "cwnd", "throughput", "workloads")
+
+
 def test_a_run_that_max_wall_stopped_keeps_what_it_simulated(tmp_path):
     """Nothing a user already computed is lost: a run stopped by run.max_wall past its warm-up
     returns the Result of 0 .. t as RunLimitError.partial, and `dcsim run` writes it (exit status
-    2). max_wall = 1 ns stops the run at the engine's first return (EVENTS_PER_CALL events with
-    chunks = 1), so the stop is the same on every machine. The partial Result is the run of that
-    duration: a fresh run with run.duration = t gives the same tables, bit for bit (no other
-    event shares the last instant here); before the warm-up ended nothing is kept."""
+    2). The partial Result is the run of 0 .. t: a fresh run with run.duration = t (and the
+    sampling intervals the stopped run used) gives the same tables, bit for bit. Its scenario is
+    the one given; before the warm-up ended nothing is kept."""
     import dcsim
     from dcsim import Result, RunLimitError
     from dcsim.simulate import EVENTS_PER_CALL
 
     sc = dcsim.load_scenario(ROOT / "examples" / "dctcp_dumbbell.toml").replace(
         {"run.duration": "1s", "run.warmup": "1ms"})
-    with pytest.raises(RunLimitError, match=r"^run\.max_wall: the run stopped at t = ") as e:
-        dcsim.simulate(sc.replace({"run.max_wall": "1ns"}), chunks=1)
-    part = e.value.partial
+    part = _stopped_at_first_return(sc)
     t_ps = part.engine_spec["duration_ps"]
     assert part.stopped == {"field": "run.max_wall", "max_wall_s": 1e-9, "duration_s": 1.0, "simulated_s": t_ps / 1e12}
-    assert 1e9 < t_ps < 1e12 and part.duration_s == t_ps / 1e12 and part.scenario.run.duration == t_ps / 1e12
+    assert 1e9 < t_ps < 1e12 and part.duration_s == t_ps / 1e12 and part.scenario.run.duration == 1.0
     assert int(part.counters["events"].iloc[0]) == EVENTS_PER_CALL
-    fresh = dcsim.simulate(sc.replace({"run.duration": f"{t_ps}ps"}), chunks=1)
-    for table in ("flows", "ports", "counters", "queue", "queue_hist", "cwnd", "throughput"):
+    fresh = _fresh_run_of(sc, part)
+    for table in TABLES_COMPARED:
         assert part.tables[table].equals(fresh.tables[table]), table
     # What it derives divides by the time simulated: the bottleneck, full after warm-up (DCTCP
     # keeps ~K packets queued), is busy the whole time from warm-up to t; 10 flows share it.
@@ -743,10 +764,37 @@ def test_a_run_that_max_wall_stopped_keeps_what_it_simulated(tmp_path):
     part.to_dir(tmp_path / "out")
     back = Result.from_dir(tmp_path / "out")
     assert back.stopped == part.stopped and back.duration_s == part.duration_s
+    footer = " ".join(" ".join(t.get_text() for t in back.plot("queue").texts).split())
+    assert "stopped by run.max_wall at" in footer and "(this figure's end)" in footer, footer
     # Stopped before the warm-up ended: nothing measured, nothing kept, and the message says why.
     with pytest.raises(RunLimitError, match=r"before the warm-up ended at 0\.9 s: nothing was measured") as e:
         dcsim.simulate(sc.replace({"run.max_wall": "1ns", "run.warmup": "900ms"}), chunks=1)
     assert e.value.partial is None
+
+
+def test_a_stopped_run_keeps_flows_that_start_after_it_and_its_last_instant_whole():
+    """Two probe findings. (1) The partial Result's scenario had been the given one with
+    run.duration = t, validated again: a flow or workload starting after t was refused in it, and
+    the partial was lost. (2) The engine paused inside an instant: a one-world fat-tree's partial
+    lacked one packet of the instant t against a fresh run to t (161 693 against 161 694 sent).
+    The engine now finishes an instant before it returns."""
+    import dcsim
+
+    late = dcsim.Scenario.from_dict({
+        "network": {"senders": 10, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "200pkt",
+                    "aqm": {"kind": "threshold", "K": "65pkt"}},
+        "flows": [{"count": 5, "protocol": "dctcp", "ect_acks": True},
+                  {"count": 5, "protocol": "dctcp", "ect_acks": True, "start": "1s"}],
+        "run": {"duration": "2s", "warmup": "10ms"}})
+    part = _stopped_at_first_return(late)
+    assert part is not None and part.duration_s < 1.0 and len(part.flows) == 10
+    assert (part.flows["sent_pkts"].to_numpy()[5:] == 0).all()  # not started by t
+    fabric = dcsim.load_scenario(ROOT / "examples" / "fat_tree.toml").replace(
+        {"run.duration": "1s", "run.warmup": "100us"})
+    part = _stopped_at_first_return(fabric)
+    fresh = _fresh_run_of(fabric, part)
+    for table in TABLES_COMPARED:
+        assert part.tables[table].equals(fresh.tables[table]), table
 
 
 def test_run_max_wall_never_rejects_a_run_that_ended():

@@ -33,6 +33,7 @@ from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
 from dcsim._plot_worker import has_alpha, plot_names
 from dcsim.result import Result, link_sharing
+from dcsim.units import fmt_time
 
 __all__ = [
     "plot_queue",
@@ -235,7 +236,9 @@ def _finish(fig: Figure, axes: Sequence, results: Sequence[Result], labels: Opti
     lines = []
     for i, r in enumerate(results):
         head = f"{labels[i]}: " if labels else ""
-        lines += textwrap.wrap(head + r.scenario.describe(), width)
+        stop = (f"; stopped by run.max_wall at {fmt_time(r.stopped['simulated_s'])} (this figure's end)"
+                if r.stopped else "")
+        lines += textwrap.wrap(head + r.scenario.describe() + stop, width)
     lines.append(f"dcsim {_version()}")
     handles, names = [], []
     for ax in axes:

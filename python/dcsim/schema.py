@@ -271,8 +271,8 @@ SUMMARY_TOP: list[Col] = [
     _c("l2_drop_pct", "%", AW, "l2_dropped_frames / frames the L2 sources sent (null if none sent; absent "
                                "without L2 sources)"),
     _c("stopped", "", END, "a run that run.max_wall stopped past its warm-up (absent for a run that ended): field "
-                           "(\"run.max_wall\"), max_wall_s, duration_s (asked for) and simulated_s (reached; "
-                           "duration_s above and the written scenario's run.duration are this)"),
+                           "(\"run.max_wall\"), max_wall_s, duration_s (asked for: the scenario's run.duration) and "
+                           "simulated_s (reached: duration_s above, engine_spec.json's duration_ps)"),
 ]
 
 #: ``summary.json``: each entry of its ``flows`` list holds columns of ``flows`` under the same

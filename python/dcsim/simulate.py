@@ -63,8 +63,8 @@ def simulate(
     ``run.max_wall`` of wall-clock time (checked each time the engine returns, at least every
     :data:`EVENTS_PER_CALL` events); the engine's other ``field: message`` errors pass through
     unchanged. A run stopped by ``run.max_wall`` after its warm-up keeps what it simulated: the
-    error's ``partial`` is the :class:`Result` of 0 .. t (its scenario's run.duration is t, and
-    ``partial.stopped`` says what was asked for); None for every other stop.
+    error's ``partial`` is the :class:`Result` of 0 .. t (its engine spec's duration is t, its
+    scenario the one given, and ``partial.stopped`` says both); None for every other stop.
     """
     from dcsim.scenario import RunLimitError, Scenario, ScenarioWarning, engine_error, load_scenario
 
@@ -125,8 +125,10 @@ def _wall_stop(scenario, spec: dict, sim, max_wall: float, wall_s: float):
     as its ``partial`` when t is past the warm-up (before it nothing was measured after warm-up).
     The engine's tables close every statistic at t already (a port's utilization, a flow's goodput
     after warm-up, the workloads' realised load all divide by t - warm-up); the partial Result's
-    scenario and engine spec say run.duration = t, so the figures it derives agree with them, and
-    ``stopped`` keeps what was asked for."""
+    engine spec (with the sampling intervals the run used) says duration t, so what the Result
+    derives agrees with them. Its scenario stays the one given: one of run.duration t would be
+    another scenario (flows that start after t are refused in it, and its automatic intervals
+    are fitted to t: a probe), and ``stopped`` says what was asked for and reached."""
     from dcsim.result import Result
     from dcsim.scenario import RunLimitError, time_str
 
@@ -138,8 +140,7 @@ def _wall_stop(scenario, spec: dict, sim, max_wall: float, wall_s: float):
     if now_ps > int(spec["warmup_ps"]):
         try:
             raw = sim.results()
-            partial = Result.from_engine(scenario.replace({"run.duration": f"{now_ps}ps"}), raw, wall_s=wall_s,
-                                         engine_spec={**spec, "duration_ps": now_ps})
+            partial = Result.from_engine(scenario, raw, wall_s=wall_s, engine_spec={**spec, "duration_ps": now_ps})
         except (ValueError, MemoryError) as e:  # said, not hidden: the stop is reported either way
             message += f" (what it simulated could not be kept: {type(e).__name__}: {e})"
         else:
