@@ -2223,10 +2223,10 @@ impl World {
     fn sample_cwnd(&mut self) {
         /// Traced flows between a prefetch and the sample that reads it.
         const SAMPLE_PREFETCH_AHEAD: usize = 4;
-        let t = self.now.secs_f64();
         if self.cwnd_next != Some(self.now) {
             return; // overtaken by an earlier one (see `arm_cwnd_sample`), or a second one this instant
         }
+        let t = self.now.secs_f64();
         // Whether a traced flow may still be sampled later (not finished yet); if none is, the
         // series is complete and no further sampling event is scheduled.
         let mut pending = false;
