@@ -764,8 +764,16 @@ def test_a_run_that_max_wall_stopped_keeps_what_it_simulated(tmp_path):
     part.to_dir(tmp_path / "out")
     back = Result.from_dir(tmp_path / "out")
     assert back.stopped == part.stopped and back.duration_s == part.duration_s
-    footer = " ".join(" ".join(t.get_text() for t in back.plot("queue").texts).split())
-    assert "stopped by run.max_wall at" in footer and "(this figure's end)" in footer, footer
+    # The figures say where they end: drawn from the Result, read back, or in `dcsim run`'s plot
+    # process (which had been handed the Result without `stopped`: a README probe).
+    import pickle
+
+    from dcsim._plot_worker import _payload, result_from
+
+    drawn = result_from(pickle.loads(pickle.dumps(_payload(part, tmp_path))))
+    for r in (part, back, drawn):
+        footer = " ".join(" ".join(t.get_text() for t in r.plot("queue").texts).split())
+        assert "stopped by run.max_wall at" in footer and "(this figure's end)" in footer, footer
     # Stopped before the warm-up ended: nothing measured, nothing kept, and the message says why.
     with pytest.raises(RunLimitError, match=r"before the warm-up ended at 0\.9 s: nothing was measured") as e:
         dcsim.simulate(sc.replace({"run.max_wall": "1ns", "run.warmup": "900ms"}), chunks=1)

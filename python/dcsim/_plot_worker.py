@@ -90,10 +90,20 @@ def has_finished_finite_flows(result) -> bool:
 
 def _payload(result, out_dir: Path) -> dict:
     """What the plots need: the columns of the sampled and summary tables (numpy arrays; the
-    engine's, without the label columns), the scenario and the engine spec."""
+    engine's, without the label columns), the scenario, the engine spec and what stopped the run
+    (the footers say where a run that run.max_wall stopped ends)."""
     tables = {name: {c: result._col(name, c) for c in result.tables.columns(name)} for name in result.tables}
     return {"dir": str(out_dir), "scenario": result.scenario, "tables": tables,
-            "engine_spec": result.engine_spec, "wall_s": result.wall_s}
+            "engine_spec": result.engine_spec, "wall_s": result.wall_s, "stopped": result.stopped}
+
+
+def result_from(msg: dict):
+    """The Result a plot process draws, from :func:`_payload`'s message."""
+    from dcsim.result import Result, _Tables
+
+    result = Result(msg["scenario"], _Tables(msg["tables"], {}), wall_s=msg["wall_s"], engine_spec=msg["engine_spec"])
+    result.stopped = msg.get("stopped")
+    return result
 
 
 class PlotWorker:
@@ -265,15 +275,13 @@ def main() -> int:
         from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: F401  (the slow imports first)
 
         from dcsim import plotting
-        from dcsim.result import Result, _Tables
 
         if msg is None:
             try:
                 msg = pickle.load(sys.stdin.buffer)
             except EOFError:
                 return 0  # the parent stopped before the run ended: nothing to draw
-        result = Result(msg["scenario"], _Tables(msg["tables"], {}), wall_s=msg["wall_s"],
-                        engine_spec=msg["engine_spec"])
+        result = result_from(msg)
         if background:
             return _draw_in_background(result, msg)
         files, errors = [], []

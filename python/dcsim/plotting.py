@@ -29,7 +29,7 @@ from typing import Callable, Optional, Sequence, Union
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
-from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
+from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter
 
 from dcsim._plot_worker import has_alpha, plot_names
 from dcsim.result import Result, link_sharing
@@ -81,6 +81,8 @@ def _figure(rows: int = 1, height: float = 3.0, zoom: bool = True) -> tuple[Figu
         zoomed = [fig.add_subplot(grid[i, 1]) for i in range(rows)]
         for ax in zoomed[1:]:
             ax.sharex(zoomed[0])
+        # at most 4 ticks: the zoom of a run seconds long labels ms like "5585.5" (they overlapped)
+        zoomed[0].xaxis.set_major_locator(MaxNLocator(4))
     return fig, full, zoomed
 
 
