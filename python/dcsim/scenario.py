@@ -4289,8 +4289,9 @@ class Scenario(_Model):
         """Traced generated flows with a window interval the fit lengthened: the memory plan counts
         each traced flow for the whole run (a generated flow's lifetime is not known before it
         runs), so many traced flows lengthen the automatic interval past the life of short flows."""
-        if self.metrics.cwnd_interval != "auto":
-            return []
+        tf = self.metrics.trace_flows
+        if self.metrics.cwnd_interval != "auto" or not (isinstance(tf, list) and tf and self.workloads):
+            return []  # no generated flow can be traced (nothing is built for the check)
         self.to_engine_json()  # made once for a validated scenario; it records the fit
         if self._trace_fit is None:
             return []
