@@ -558,7 +558,8 @@ class LimitCycle:
     def converged(self) -> bool:
         """The last two periods differ by < 0.1 % in T and x_alpha (below the 3-4 significant digits the
         claims and the CLI print), beyond what the sampling resolves: at psi = 0 the section q~ = 0 is the
-        floor itself, so a crossing is located only to one sample step and drift_resolution = 2 step / T;
+        floor itself, so a crossing is located only to one sample step plus the integrator's step (its
+        floor contacts fall on step boundaries) and drift_resolution = 2 (step + dt) / T;
         and the run was long enough for alpha to settle (g t >= ALPHA_SETTLED_GT): alpha moves at rate
         g, so at small g two periods differ little long before the orbit is the cycle's."""
         return bool(self.drift < 1e-3 + self.drift_resolution and self.alpha_relaxation >= ALPHA_SETTLED_GT)
@@ -588,7 +589,8 @@ def _downs_at(q: np.ndarray) -> np.ndarray:
 def _floored_crossing(q: np.ndarray, psi: float) -> bool:
     """Whether the sample after any of the last three downward crossings is on the floor
     q~ = -psi/(1+psi) (eq. 13 with the floor of Section 3.3.2): the crossing is then not interpolated
-    between two points of the falling queue, so it is known to a sample step only."""
+    between two points of the falling queue, so it is known to a sample step (and to the integrator's
+    step, on whose grid the floor contact lies) only."""
     floor = -psi / (1.0 + psi)
     after = q[_downs_at(q)[-3:] + 1]
     return bool(np.any(after <= floor + 1e-12 * max(1.0, abs(floor))))
@@ -605,13 +607,16 @@ def _extremum(t: np.ndarray, y: np.ndarray, i: int) -> float:
 
 
 def limit_cycle_from_trajectory(t: np.ndarray, W: np.ndarray, alpha: np.ndarray, q: np.ndarray,
-                                wbar: float, g: float, psi: Optional[float] = None) -> LimitCycle:
+                                wbar: float, g: float, psi: Optional[float] = None,
+                                dt: Optional[float] = None) -> LimitCycle:
     """Extract the limit cycle from the tail of a trajectory of (11)-(14) (Sections 3.2-3.3).
 
     Uses the last two down-crossings of q~ = 0 (the Poincare section S of Section 3.2): period T,
     x_alpha, x_beta, h_alpha, h_beta; Q_min, Q_max over that period; throughput of Section 3.3.2
     (the trapezoid rule on the samples). ``drift`` compares with the period before (max relative
-    change of T and x_alpha): small drift means the trajectory has converged to the cycle.
+    change of T and x_alpha): small drift means the trajectory has converged to the cycle. ``dt``
+    is the integration step the trajectory was computed with (None: taken as the sample step, its
+    largest value, since samples lie on the integration grid); it enters ``drift_resolution``.
     Raises ValueError if the tail has fewer than three down-crossings (no cycle yet, or wbar <= 2).
     """
     t, W, alpha, q = (np.asarray(v, dtype=float) for v in (t, W, alpha, q))
@@ -653,8 +658,17 @@ def limit_cycle_from_trajectory(t: np.ndarray, W: np.ndarray, alpha: np.ndarray,
         thr = 1.0
     step = float(np.median(np.diff(t)))
     # A crossing whose next sample already sits on the floor (psi = 0, or a floor shallower than one
-    # step's fall, e.g. K = 1e-6 pkt) is located only to a sample step, and its drift with it.
-    res = 2.0 * step / T if psi is not None and _floored_crossing(q, psi) else 0.0
+    # step's fall, e.g. K = 1e-6 pkt) is the floor contact itself. The samples locate it to a step,
+    # and the integrator locates neither contacts nor lift-offs (dde.rs: both fall on step
+    # boundaries, order 1), so the orbit's own contact times jitter by up to one integration step dt
+    # from period to period. Each of the three crossings behind T and T_prev is then off by up to
+    # step + dt, and T - T_prev (t1 - 2 t0 + t_-1) by up to 2 (step + dt). The sample step alone had been
+    # allowed: with dt = step = 0.01 R* the full Fig. 9 grid's cycle at wbar = 34.4, g = 0.01 drifted
+    # by 3 steps of 7.04 R* (0.0043) with its periods at 7.04-7.07 R*, and by 0.002 R* at dt = 1e-3.
+    if psi is not None and _floored_crossing(q, psi):
+        res = 2.0 * (step + (step if dt is None else min(float(dt), step))) / T
+    else:
+        res = 0.0
     return LimitCycle(float(wbar), float(g), psi, T, tb - t0 - 1.0, t1 - tb - 1.0, Q_min, Q_max, thr,
                       x_alpha, x_beta, float(drift), s, X, res)
 
@@ -775,7 +789,7 @@ def limit_cycles(wbar: Sequence[float], g: Sequence[float], *, psi=None, t_end: 
                                                  t_end=e, dt=dt, sample_dt=sample_dt, t_from=t_from)
         for i, tr in zip(idx, trajs):
             try:
-                c, ran = limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar[i], g[i], p), e
+                c, ran = limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar[i], g[i], p, dt), e
             except ValueError:
                 c, ran = _limit_cycle_long(wbar[i], g[i], p, e, dt, sample_dt)
             out[i] = replace(c, alpha_relaxation=float(g[i]) * ran)
@@ -832,7 +846,7 @@ def _limit_cycle_long(wbar: float, g: float, psi: Optional[float], t_end: float,
         sample = sample_dt * max(1, math.ceil(run / 2 / sample_dt / MAX_CYCLE_ROWS))
         tr = _normalized_run(float(wbar), float(g), psi, run, dt, sample, run / 2)
         try:
-            return limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar, g, psi), run
+            return limit_cycle_from_trajectory(tr["t"], tr["W"], tr["alpha"], tr["q"], wbar, g, psi, dt), run
         except ValueError as e:
             err = e
     longest = t_end * factors[-1]
