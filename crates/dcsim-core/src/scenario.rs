@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::cc::{Cc, Controller, EcnResponse};
 use crate::error::{invalid, Error, Result};
 use crate::units::{MAX_RATE_BPS, MAX_TIME_PS, MIN_RATE_BPS};
 use crate::workload::{validate_classes, WorkloadSpec};
@@ -689,20 +690,18 @@ impl TcpOptions {
 }
 
 impl ProtocolSpec {
-    /// Are this controller's data packets ECN-capable (ECT)?
+    /// Are this controller's data packets ECN-capable (ECT)? ([`Controller::ect`], asked of the
+    /// controller the spec builds.)
     pub fn ecn_capable(&self) -> bool {
-        matches!(
-            self,
-            ProtocolSpec::Newreno { ecn: true }
-                | ProtocolSpec::Dctcp { .. }
-                | ProtocolSpec::DctcpImprovedFairness { .. }
-        )
+        Cc::new(self).ect()
     }
 
     /// Does this controller cut its window once per window of data on ECN-Echo (so that the ECN
-    /// reaction can be chosen)?
+    /// reaction can be chosen)? An ECN-capable sender whose [`Controller::ecn_response`] is once
+    /// per window.
     pub fn cuts_on_ecn(&self) -> bool {
-        matches!(self, ProtocolSpec::Newreno { ecn: true } | ProtocolSpec::Dctcp { .. })
+        let cc = Cc::new(self);
+        cc.ect() && cc.ecn_response() == EcnResponse::OncePerWindow
     }
 }
 

@@ -12,6 +12,7 @@ use std::collections::{HashMap, VecDeque};
 
 mod partition;
 
+use crate::cc::Controller;
 use crate::error::{invalid, Error, Result};
 use crate::l2::world::{L2Ev, L2World};
 use crate::metrics::{hist_quantile, Column, CwndProbe, QueueProbe, Strings, Table, ThroughputProbe};

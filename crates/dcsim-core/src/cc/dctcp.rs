@@ -31,6 +31,8 @@
 //!     updated alpha first, so those segments fell into the next window (alpha lags by at most
 //!     2^-k x the segments of one ACK; means within 0.1 %: a probe's 160 random ACK streams).
 
+use super::{Controller, EcnResponse};
+
 pub struct Dctcp {
     /// EWMA gain g.
     pub g: f64,
@@ -102,6 +104,40 @@ impl Dctcp {
             }
             None => cwnd * (1.0 - self.alpha / 2.0),
         }
+    }
+}
+
+/// ECN-capable; eq. (3) on every ACK, eq. (4) once per window; halves on a loss found in CWR
+/// under the Linux profile (`dctcp_state`).
+impl Controller for Dctcp {
+    fn ect(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn on_ack(&mut self, acked: u64, ece: bool, ack_no: u64, snd_nxt: u64) {
+        Dctcp::on_ack(self, acked, ece, ack_no, snd_nxt);
+    }
+
+    fn ecn_response(&self) -> EcnResponse {
+        EcnResponse::OncePerWindow
+    }
+
+    #[inline]
+    fn ecn_cut(&self, cwnd: f64) -> f64 {
+        Dctcp::ecn_cut(self, cwnd)
+    }
+
+    fn halves_on_loss_in_cwr(&self) -> bool {
+        true
+    }
+
+    fn alpha(&self) -> f64 {
+        self.alpha
+    }
+
+    fn use_linux_dctcp(&mut self) {
+        self.use_linux_arithmetic();
     }
 }
 

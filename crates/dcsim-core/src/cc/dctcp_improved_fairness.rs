@@ -13,7 +13,7 @@
 //! congestion avoidance (slow start before the first mark; the first mark ends it); the window
 //! floor `min_cwnd` holds as for DCTCP.
 
-use super::Dctcp;
+use super::{Controller, Dctcp, EcnResponse};
 
 pub struct DctcpImprovedFairness {
     pub dctcp: Dctcp,
@@ -23,11 +23,43 @@ impl DctcpImprovedFairness {
     pub fn new(g: f64, alpha_init: f64) -> Self {
         DctcpImprovedFairness { dctcp: Dctcp::new(g, alpha_init) }
     }
+}
+
+/// DCTCP's alpha, ECT and loss behaviour; the per-ACK decrease of eq. (36) instead of the cut.
+impl Controller for DctcpImprovedFairness {
+    fn ect(&self) -> bool {
+        true
+    }
+
+    #[inline]
+    fn on_ack(&mut self, acked: u64, ece: bool, ack_no: u64, snd_nxt: u64) {
+        self.dctcp.on_ack(acked, ece, ack_no, snd_nxt);
+    }
+
+    fn ecn_response(&self) -> EcnResponse {
+        EcnResponse::PerAck
+    }
+
+    fn ecn_cut(&self, cwnd: f64) -> f64 {
+        self.dctcp.ecn_cut(cwnd)
+    }
 
     /// Eq. (36), decrease part: W - (alpha/2) per acknowledged segment of a marked ACK.
     #[inline]
-    pub fn per_ack_decrease(&self, cwnd: f64, acked: u64) -> f64 {
+    fn per_ack_ecn_decrease(&self, cwnd: f64, acked: u64) -> f64 {
         cwnd - acked as f64 * self.dctcp.alpha / 2.0
+    }
+
+    fn halves_on_loss_in_cwr(&self) -> bool {
+        true
+    }
+
+    fn alpha(&self) -> f64 {
+        self.dctcp.alpha
+    }
+
+    fn use_linux_dctcp(&mut self) {
+        self.dctcp.use_linux_arithmetic();
     }
 }
 
@@ -42,7 +74,7 @@ mod tests {
         // 20 marked ACKs on W = 20: sum of alpha/2 = 5 = W alpha/2 (eq. 4's cut), increase aside.
         let mut w = 20.0;
         for _ in 0..20 {
-            w = c.per_ack_decrease(w, 1);
+            w = c.per_ack_ecn_decrease(w, 1);
         }
         assert!((w - (20.0 - 20.0 * 0.5 / 2.0)).abs() < 1e-12);
     }

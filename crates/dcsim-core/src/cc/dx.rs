@@ -53,6 +53,7 @@
 //! (the paper's "probability of decreasing windows" p of Table 1 is their ratio), the sum of the
 //! rounds' Q for its mean, and per ACK: `rtt_samples`, `rtt_samples_queued` (sample > R0).
 
+use super::Controller;
 use crate::units::Time;
 
 /// Where the base RTT R0 comes from.
@@ -137,6 +138,36 @@ impl Dx {
         self.sum_ps = 0;
         self.samples = 0;
         Some(round)
+    }
+}
+
+/// No ECN, no loss response: the window is eqs. (1)-(2)'s, once per round, from exact
+/// (NIC) timestamps.
+impl Controller for Dx {
+    fn reacts_to_loss(&self) -> bool {
+        false
+    }
+
+    fn owns_window(&self) -> bool {
+        true
+    }
+
+    fn nic_tx_timestamps(&self) -> bool {
+        Dx::NIC_TX_TIMESTAMPS
+    }
+
+    #[inline]
+    fn on_rtt_sample(&mut self, rtt: Time) -> Option<bool> {
+        Some(Dx::on_rtt_sample(self, rtt))
+    }
+
+    #[inline]
+    fn window_round(&mut self, cwnd: f64, ack_no: u64, snd_nxt: u64, cwnd_limited: bool) -> Option<Round> {
+        Dx::on_ack(self, cwnd, ack_no, snd_nxt, cwnd_limited)
+    }
+
+    fn base_rtt_s(&self) -> f64 {
+        self.r0().map_or(f64::NAN, |t| t.secs_f64())
     }
 }
 

@@ -1,6 +1,8 @@
 //! TCP NewReno's congestion response to ECN (RFC 3168): halve the window, at most once per
 //! window. Its loss response (RFC 5681/6582) lives in `transport/tcp.rs`, shared with DCTCP.
 
+use super::{Controller, EcnResponse};
+
 pub struct NewReno {
     /// ECN-capable (RFC 3168); without it, a marking queue drops this flow's packets.
     pub ecn: bool,
@@ -8,16 +10,28 @@ pub struct NewReno {
     pub whole_segments: bool,
 }
 
-impl NewReno {
+impl Controller for NewReno {
+    fn ect(&self) -> bool {
+        self.ecn
+    }
+
+    fn ecn_response(&self) -> EcnResponse {
+        EcnResponse::OncePerWindow
+    }
+
     /// Half the window: RFC 3168's response; Linux's `tcp_reno_ssthresh`, max(cwnd >> 1, 2), on
     /// whole segments (the linux profile had kept the fraction: CWR ended at 26.577 for 53.15
     /// where Linux gives 26; an audit).
     #[inline]
-    pub fn ecn_cut(&self, cwnd: f64) -> f64 {
+    fn ecn_cut(&self, cwnd: f64) -> f64 {
         if self.whole_segments {
             ((cwnd.floor().max(0.0) as u64) >> 1).max(2) as f64
         } else {
             cwnd / 2.0
         }
+    }
+
+    fn use_linux_reno(&mut self) {
+        self.whole_segments = true;
     }
 }

@@ -34,7 +34,7 @@
 //! * `ce_quickack`: the receiver also ACKs at once the packet that changed the CE state;
 //! * `ect_acks`: the receiver's pure ACKs carry ECT(0) (an ECN queue marks them, not drops them).
 
-use crate::cc::{Cc, EcnResponse};
+use crate::cc::{Cc, Controller, EcnResponse};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
 use crate::scenario::{EcnReaction, FlowSpec, Profile, TcpOptions, INITIAL_RTO_FLOOR_PS};
 use crate::transport::prr::{Bound, Prr};
