@@ -25,7 +25,7 @@
 use rand::Rng as _;
 
 use super::red::{Params, Red};
-use super::{QueueView, Verdict};
+use super::{Discipline, QueueView, Verdict};
 use crate::packet::{Kind, Packet};
 use crate::rng::Rng;
 use crate::units::{Rate, Time};
@@ -145,6 +145,23 @@ impl Choke {
     pub fn put_victims(&mut self, mut v: Vec<usize>) {
         v.clear();
         self.victims = v;
+    }
+}
+
+/// RED's average and count (CHOKe keeps RED's state). Seen through a view only, CHOKe finds no
+/// packet to compare with: RED's decision. The port never takes this path; it calls
+/// [`Choke::admit`] with its waiting packets.
+impl Discipline for Choke {
+    fn admit(&mut self, q: QueueView, ect: bool, now: Time, rng: &mut Rng) -> Verdict {
+        Choke::admit(self, q, u64::MAX, ect, now, rng, |_| u64::MAX - 1)
+    }
+
+    fn keeps_average(&self) -> bool {
+        true
+    }
+
+    fn on_tail_drop(&mut self) {
+        self.red.restart_count();
     }
 }
 

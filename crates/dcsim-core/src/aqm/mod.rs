@@ -3,8 +3,9 @@
 //! packets that fit in the buffer, RED and CHOKe every arrival (their average and count follow
 //! ns-2's `red.cc`; the buffer limit applies after their decision, see `Port::enqueue`).
 //!
-//! Adding a discipline: a file with a struct that has `admit` (and `on_idle` if it keeps an
-//! average), a variant of [`Aqm`], and an arm in each match below.
+//! Adding a discipline: a file with a struct implementing [`Discipline`] (`admit`; RED's family
+//! also `keeps_average` and `on_tail_drop`), one line in the [`disciplines!`] list below, an arm
+//! in [`Aqm::new`], and an `AqmSpec` variant in `scenario.rs`.
 //!
 //! CHOKe (`choke.rs`) also looks into the queue and may mark or drop packets already in it; the
 //! port calls it with access to its waiting packets (see `net/port.rs`).
@@ -42,7 +43,48 @@ pub struct QueueView {
     pub idle_since: Option<Time>,
 }
 
-pub enum Aqm {
+/// What a queue discipline decides for an arriving packet.
+pub trait Discipline {
+    /// Decide on an arriving packet (`ect`: it is ECN-capable) at time `now`.
+    fn admit(&mut self, q: QueueView, ect: bool, now: Time, rng: &mut Rng) -> Verdict;
+
+    /// Does the discipline keep RED's average queue (RED, CHOKe)? Such a discipline sees every
+    /// arrival, one the buffer then drops too (see `Port::enqueue`); the others only those that fit.
+    fn keeps_average(&self) -> bool {
+        false
+    }
+
+    /// The buffer dropped the arrival the discipline had let in (RED: its count starts again).
+    fn on_tail_drop(&mut self) {}
+}
+
+/// The disciplines, one `Variant(Type)` each: the enum [`Aqm`] a port holds, with every
+/// [`Discipline`] hook dispatched by a match (no virtual call on the per-packet path).
+macro_rules! disciplines {
+    ($($variant:ident($ty:ty)),+ $(,)?) => {
+        /// The discipline of one port.
+        pub enum Aqm {
+            $($variant($ty)),+
+        }
+
+        impl Discipline for Aqm {
+            #[inline]
+            fn admit(&mut self, q: QueueView, ect: bool, now: Time, rng: &mut Rng) -> Verdict {
+                match self { $(Aqm::$variant(a) => Discipline::admit(a, q, ect, now, rng)),+ }
+            }
+            #[inline]
+            fn keeps_average(&self) -> bool {
+                match self { $(Aqm::$variant(a) => Discipline::keeps_average(a)),+ }
+            }
+            #[inline]
+            fn on_tail_drop(&mut self) {
+                match self { $(Aqm::$variant(a) => Discipline::on_tail_drop(a)),+ }
+            }
+        }
+    };
+}
+
+disciplines! {
     DropTail(DropTail),
     Threshold(Threshold),
     Red(Red),
@@ -81,37 +123,6 @@ impl Aqm {
             }
         })
     }
-
-    /// Does the discipline keep RED's average queue (RED, CHOKe)? Such a discipline sees every
-    /// arrival, one the buffer then drops too (see `Port::enqueue`).
-    #[inline]
-    pub fn keeps_average(&self) -> bool {
-        matches!(self, Aqm::Red(_) | Aqm::Choke(_))
-    }
-
-    /// The buffer dropped the arrival the discipline had let in: RED's count starts again (ns-2
-    /// `red.cc`: a forced drop sets `count = 0`).
-    #[inline]
-    pub fn on_tail_drop(&mut self) {
-        match self {
-            Aqm::Red(a) => a.restart_count(),
-            Aqm::Choke(a) => a.red.restart_count(),
-            Aqm::DropTail(_) | Aqm::Threshold(_) => {}
-        }
-    }
-
-    /// Decide on an arriving packet (`ect`: it is ECN-capable) at time `now`.
-    #[inline]
-    pub fn admit(&mut self, q: QueueView, ect: bool, now: Time, rng: &mut Rng) -> Verdict {
-        match self {
-            Aqm::DropTail(a) => a.admit(),
-            Aqm::Threshold(a) => a.admit(q, ect),
-            Aqm::Red(a) => a.admit(q, ect, now, rng),
-            // Seen through a view only, CHOKe finds no packet to compare with: RED's decision. The
-            // port never takes this path; it calls `Choke::admit` with its waiting packets.
-            Aqm::Choke(a) => a.admit(q, u64::MAX, ect, now, rng, |_| u64::MAX - 1),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -142,5 +153,37 @@ mod tests {
             aqm.on_tail_drop();
             assert_eq!(count(&aqm), 0);
         }
+    }
+
+    /// RED and CHOKe decide before the buffer limit (they see every arrival: protocols.md §5,
+    /// ns-2 `red.cc`); drop-tail and threshold marking see only the packets that fit. A discipline
+    /// that states nothing else keeps no average and ignores a tail drop.
+    #[test]
+    fn only_reds_family_sees_every_arrival() {
+        let p = red::Params { min_th: 5.0, max_th: 15.0, max_p: 0.1, w_q: 0.002, gentle: false, ecn: true, wait: true };
+        let rate = Rate(1_000_000_000);
+        let spec = |a: &Aqm| match a {
+            Aqm::DropTail(_) => "droptail",
+            Aqm::Threshold(_) => "threshold",
+            Aqm::Red(_) => "red",
+            Aqm::Choke(_) => "choke",
+        };
+        for aqm in [
+            Aqm::DropTail(DropTail),
+            Aqm::Threshold(Threshold::new(crate::scenario::Amount::Packets(65))),
+            Aqm::Red(Red::new(p, 1500, rate)),
+            Aqm::Choke(Choke::new(p, 1, MatchRule::All, 1500, rate)),
+        ] {
+            assert_eq!(aqm.keeps_average(), matches!(spec(&aqm), "red" | "choke"), "{}", spec(&aqm));
+        }
+        struct EnqueueAll;
+        impl Discipline for EnqueueAll {
+            fn admit(&mut self, _q: QueueView, _ect: bool, _now: Time, _rng: &mut Rng) -> Verdict {
+                Verdict::Enqueue
+            }
+        }
+        let mut d = EnqueueAll;
+        d.on_tail_drop();
+        assert!(!d.keeps_average());
     }
 }

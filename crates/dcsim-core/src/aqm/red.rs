@@ -9,7 +9,7 @@
 
 use rand::Rng as _;
 
-use super::{QueueView, Verdict};
+use super::{Discipline, QueueView, Verdict};
 use crate::rng::Rng;
 use crate::units::{Rate, Time};
 
@@ -130,6 +130,22 @@ impl Red {
         } else {
             Verdict::Drop
         }
+    }
+}
+
+/// RED sees every arrival (its average and count, ns-2 `red.cc`), and a tail drop restarts its count.
+impl Discipline for Red {
+    #[inline]
+    fn admit(&mut self, q: QueueView, ect: bool, now: Time, rng: &mut Rng) -> Verdict {
+        Red::admit(self, q, ect, now, rng)
+    }
+
+    fn keeps_average(&self) -> bool {
+        true
+    }
+
+    fn on_tail_drop(&mut self) {
+        self.restart_count();
     }
 }
 

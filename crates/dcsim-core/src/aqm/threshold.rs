@@ -2,8 +2,10 @@
 //! is CE-marked iff it finds the instantaneous queue at least K (packets or bytes). A packet that
 //! is not ECN-capable is dropped instead (as ns-2's RED emulation of this AQM does).
 
-use super::{QueueView, Verdict};
+use super::{Discipline, QueueView, Verdict};
+use crate::rng::Rng;
 use crate::scenario::Amount;
+use crate::units::Time;
 
 pub struct Threshold {
     pub k: Amount,
@@ -25,6 +27,13 @@ impl Threshold {
             (true, true) => Verdict::Mark,
             (true, false) => Verdict::Drop,
         }
+    }
+}
+
+impl Discipline for Threshold {
+    #[inline]
+    fn admit(&mut self, q: QueueView, ect: bool, _now: Time, _rng: &mut Rng) -> Verdict {
+        Threshold::admit(self, q, ect)
     }
 }
 

@@ -21,7 +21,7 @@
 #[path = "ring.rs"]
 mod ring;
 use crate::aqm::choke::flow_key;
-use crate::aqm::{Aqm, QueueView, Verdict};
+use crate::aqm::{Aqm, Discipline, QueueView, Verdict};
 use crate::packet::{NodeId, Packet};
 use crate::rng::Rng;
 use crate::scenario::Amount;
