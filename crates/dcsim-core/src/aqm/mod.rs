@@ -4,7 +4,7 @@
 //! ns-2's `red.cc`; the buffer limit applies after their decision, see `Port::enqueue`).
 //!
 //! Adding a discipline: a file with a struct implementing [`Discipline`] (`admit`; RED's family
-//! also `keeps_average` and `on_tail_drop`), one line in the [`disciplines!`] list below, an arm
+//! also `keeps_average` and `on_tail_drop`), one line in the `disciplines!` list below, an arm
 //! in [`Aqm::new`], and an `AqmSpec` variant in `scenario.rs`.
 //!
 //! CHOKe (`choke.rs`) also looks into the queue and may mark or drop packets already in it; the

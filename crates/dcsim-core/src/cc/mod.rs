@@ -16,7 +16,7 @@
 //!
 //! Adding a controller: a file with a struct implementing [`Controller`] (only the hooks where it
 //! differs from the defaults, which are those of a controller that ignores ECN and leaves the
-//! window to the transport), one line in the [`controllers!`] list below, an arm in [`Cc::new`],
+//! window to the transport), one line in the `controllers!` list below, an arm in [`Cc::new`],
 //! and a `ProtocolSpec` variant in `scenario.rs` with its parameters.
 
 pub mod dctcp;

@@ -37,7 +37,7 @@
 //!    the parameter table for front ends ([`Param`]: name, engine field, unit), the range checks,
 //!    the target queue checked against each CP's buffer, and the feedback payload's encoding
 //!    (reuse a [`Signal`] variant, or carry a 64-bit word in [`Signal::Word`]);
-//! 2. `pub mod <name>;` and one line `Variant => <name>` in the [`l2_schemes!`] invocation below,
+//! 2. `pub mod <name>;` and one line `Variant => <name>` in the `l2_schemes!` invocation below,
 //!    which generates [`L2Spec`], [`Cp`], [`Rp`], their dispatch and [`schemes_table`].
 //!
 //! The event loop (`world.rs`) and the Python front end (which reads [`schemes_table`] through

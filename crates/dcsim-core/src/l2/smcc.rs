@@ -13,7 +13,7 @@
 //! i.e. a = H_a / 2 = 10^4 1/s, b = H_b / 3 = 6667 1/s, c = H_c / 2 = 10^4 1/s, ω = 5. These lie
 //! inside the ranges of DSM's eq. (23) and (31) at m = 0 with the §V settings (a, c < 1/T =
 //! 12.5 kHz; 1/((ω+1)T) = 2083 < b < 1/(1.5 T) = 8333 1/s; ω > 0.5). The DSM paper says only
-//! that its SMCC "follows the parameter settings in [21]", which we do not have.
+//! that its SMCC "follows the parameter settings in \[21\]", which we do not have.
 
 use serde::{Deserialize, Serialize};
 
