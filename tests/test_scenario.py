@@ -730,3 +730,38 @@ def test_a_graphs_path_rtts_are_searched_once_per_distinct_pair(monkeypatch):
     sc.warnings()
     assert sc.path_rtts() == first and len(first) == 3
     assert len(calls) == 1, calls
+
+
+def test_protocol_facts_come_from_the_engines_controllers():
+    """ECN capability, the once-per-window ECN cut and DCTCP's alpha are asked of the engine's
+    controller (ProtocolSpec::facts), not repeated here: RFC 3168 NewReno is ECN-capable only with
+    ecn = true; DCTCP (RFC 8257) is and cuts once per window; DCTCP-IF (eq. 36) decreases per
+    marked ACK instead; DX uses no ECN. The linux profile gives Linux's DCTCP arithmetic and ECT
+    ACKs to the two that keep DCTCP's alpha."""
+    from dcsim.scenario import FlowGroup
+
+    expect = {  # protocol, extra: ect, cuts once per window, keeps alpha
+        ("newreno", ()): (False, False, False),
+        ("newreno", (("ecn", True),)): (True, True, False),
+        ("dctcp", ()): (True, True, True),
+        ("dctcp-improved-fairness", ()): (True, False, True),
+        ("dx", ()): (False, False, False),
+    }
+    for (proto, extra), (ect, cuts, alpha) in expect.items():
+        g = FlowGroup(protocol=proto, **dict(extra))
+        assert g.ecn_capable() is ect, proto
+        assert g._cuts_on_ecn() is cuts, proto
+        linux = FlowGroup(protocol=proto, profile="linux", **dict(extra))
+        assert linux.dctcp_fixed_point is alpha and linux.ect_acks is alpha, proto
+        assert linux.ecn_response == ("prr" if cuts else "immediate"), proto
+
+
+def test_a_protocol_without_an_engine_table_is_an_error_not_newreno():
+    """protocol_engine() had ended in NewReno's table for any protocol it did not name: a protocol
+    added to PROTOCOLS without its branch would have run as NewReno without a word (an
+    extensibility probe)."""
+    from dcsim.scenario import FlowGroup
+
+    g = FlowGroup.model_construct(protocol="aimd")
+    with pytest.raises(RuntimeError, match="aimd"):
+        g.protocol_engine()

@@ -116,6 +116,22 @@ def _s(key: str) -> float:
 PROTOCOLS = ("dctcp", "newreno", "dx", "dctcp-improved-fairness")
 #: Protocols with DCTCP's alpha estimator (parameters g and alpha_init).
 _DCTCP_LIKE = ("dctcp", "dctcp-improved-fairness")
+
+
+@functools.lru_cache(maxsize=1024)
+def _protocol_facts_of(protocol_json: str) -> tuple[bool, bool, bool]:
+    f = json.loads(_core.protocol_facts(protocol_json))
+    return bool(f["ect"]), bool(f["cuts_on_ecn"]), bool(f["dctcp_alpha"])
+
+
+def _protocol_facts(protocol_engine: dict) -> dict[str, bool]:
+    """What the engine's controller says of a protocol (``ProtocolSpec::facts``), given the engine's
+    ``protocol`` table of a flow (:meth:`FlowGroup.protocol_engine`): ``ect`` (its data packets are
+    ECN-capable), ``cuts_on_ecn`` (it cuts once per window on ECN-Echo, so the ECN reaction can be
+    chosen), ``dctcp_alpha`` (it keeps DCTCP's alpha: Linux's DCTCP arithmetic and ECT ACKs under
+    the linux profile). Asked of the engine so that each controller states them in one place."""
+    ect, cuts, alpha = _protocol_facts_of(json.dumps(protocol_engine, sort_keys=True))
+    return {"ect": ect, "cuts_on_ecn": cuts, "dctcp_alpha": alpha}
 #: Which TCP the transport imitates (crates/dcsim-core/src/scenario.rs `Profile`; README "Which TCP?").
 TCP_PROFILES = ("ns2", "linux")
 #: ECN reactions of a controller that cuts once per window (NewReno-ECN, DCTCP).
@@ -1883,11 +1899,11 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
         return _delayed_ack_form(v)
 
     def _cuts_on_ecn(self) -> bool:
-        return self.protocol == "dctcp" or (self.protocol == "newreno" and bool(self.ecn))
+        return _protocol_facts(self.protocol_engine())["cuts_on_ecn"]
 
     def ecn_capable(self) -> bool:
         """Are the group's data packets ECN-capable (ECT)? (The engine's ``ProtocolSpec::ecn_capable``.)"""
-        return self.protocol in _DCTCP_LIKE or (self.protocol == "newreno" and bool(self.ecn))
+        return _protocol_facts(self.protocol_engine())["ect"]
 
     def _tcp_defaults(self) -> None:
         """Fill the transport options the user left out from the profile (as the engine's
@@ -1902,10 +1918,11 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
         for name in ("sack", "abc", "ce_quickack"):
             if getattr(self, name) is None:
                 self._fill(name, bool(prof[name]))
+        dctcp_alpha = _protocol_facts(self.protocol_engine())["dctcp_alpha"]
         if self.dctcp_fixed_point is None:
-            self._fill("dctcp_fixed_point", linux and self.protocol in _DCTCP_LIKE)
+            self._fill("dctcp_fixed_point", linux and dctcp_alpha)
         if self.ect_acks is None:
-            self._fill("ect_acks", linux and self.protocol in _DCTCP_LIKE)
+            self._fill("ect_acks", linux and dctcp_alpha)
         if self.min_rto is None:
             self._fill("min_rto", prof["min_rto_ps"] / 1e12)
         # The profile's delayed ACK for what was not written: all of it, or what `delayed_ack = true`
@@ -1935,7 +1952,7 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
                                    "ECN-capable, so neither are its ACKs (Linux sets ECT only on a connection that "
                                    "negotiated ECN); use ect_acks = false")
         if self.dctcp_fixed_point:
-            if self.protocol not in _DCTCP_LIKE:
+            if not dctcp_alpha:
                 raise _err("dctcp_fixed_point", f"true cannot be combined with protocol = {self.protocol}: "
                                                 "only DCTCP has an alpha")
             if not any(self.g == 2.0 ** -k for k in range(11)):
@@ -1955,7 +1972,7 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
         if self.protocol not in PROTOCOLS:
             raise _err("protocol", _one_of(self.protocol, PROTOCOLS))
         own = self._PROTOCOL_PARAMS[self.protocol]
-        for name in ("g", "alpha_init", "ecn", "R0"):
+        for name in dict.fromkeys(n for ps in self._PROTOCOL_PARAMS.values() for n in ps):
             if getattr(self, name) is not None and name not in own:
                 users = [p for p, ps in self._PROTOCOL_PARAMS.items() if name in ps]
                 why = " (DCTCP is always ECN-capable; DX uses no ECN)" if name == "ecn" else ""
@@ -1979,10 +1996,12 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
             if not isinstance(self.R0, str) and not (self.R0 > 0 and to_ps(self.R0) >= 1):
                 raise _err("R0", f"{time_str(self.R0)} is not positive; allowed \"min\", \"path\" or a time > 0 "
                                  f"(the base RTT of eq. 2), e.g. \"80us\"")
-        else:
+        elif self.protocol == "newreno":
             defaults = self.NEWRENO_DEFAULTS
             if self.ecn is None:
                 self._fill("ecn", defaults["ecn"])
+        else:  # a protocol added to PROTOCOLS without its parameters here: never a silent NewReno
+            raise RuntimeError(f"dcsim: protocol {self.protocol!r} has no defaults in FlowGroup._check")
         if self.profile not in TCP_PROFILES:
             raise _err("profile", _one_of(self.profile, TCP_PROFILES))
         if self.ecn_response is not None and self.ecn_response not in ECN_RESPONSES:
@@ -2015,7 +2034,9 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
         if self.protocol == "dx":
             r0 = self.R0 if isinstance(self.R0, str) else {"fixed_ps": to_ps(self.R0)}
             return {"kind": "dx", "r0": r0}
-        return {"kind": "newreno", "ecn": bool(self.ecn)}
+        if self.protocol == "newreno":
+            return {"kind": "newreno", "ecn": bool(self.ecn)}
+        raise RuntimeError(f"dcsim: protocol {self.protocol!r} has no engine table in FlowGroup.protocol_engine")
 
     def size_bytes(self, packet_bytes: int, header_bytes: int) -> Optional[int]:
         """Payload bytes; a size in packets counts full packets of (packet_bytes - header_bytes) payload."""

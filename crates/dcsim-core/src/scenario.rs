@@ -703,6 +703,22 @@ impl ProtocolSpec {
         let cc = Cc::new(self);
         cc.ect() && cc.ecn_response() == EcnResponse::OncePerWindow
     }
+
+    /// Does this controller keep DCTCP's alpha ([`Controller::alpha`] is a number), so that the
+    /// linux profile gives it Linux's DCTCP arithmetic and ECN-capable ACKs?
+    pub fn keeps_dctcp_alpha(&self) -> bool {
+        !Cc::new(self).alpha().is_nan()
+    }
+
+    /// The facts front ends ask of a protocol, as JSON: `ect`, `cuts_on_ecn`, `dctcp_alpha`
+    /// (the Python package reads them instead of repeating them).
+    pub fn facts(&self) -> serde_json::Value {
+        serde_json::json!({
+            "ect": self.ecn_capable(),
+            "cuts_on_ecn": self.cuts_on_ecn(),
+            "dctcp_alpha": self.keeps_dctcp_alpha(),
+        })
+    }
 }
 
 impl FlowSpec {
@@ -728,7 +744,7 @@ impl FlowSpec {
     pub fn tcp_options(&self) -> TcpOptions {
         let t = &self.tcp;
         let linux = t.profile == Profile::Linux;
-        let dctcp = matches!(self.protocol, ProtocolSpec::Dctcp { .. } | ProtocolSpec::DctcpImprovedFairness { .. });
+        let dctcp = self.protocol.keeps_dctcp_alpha();
         let prr_default = if linux && self.protocol.cuts_on_ecn() { EcnReaction::Prr } else { EcnReaction::Immediate };
         let ecn_response = t.ecn_response.unwrap_or(prr_default);
         TcpOptions {

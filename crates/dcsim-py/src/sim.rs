@@ -149,9 +149,21 @@ fn engine_defaults() -> String {
     dcsim_core::scenario::defaults().to_string()
 }
 
+/// The facts of one protocol (the engine's `protocol` table of a flow, as JSON): whether it is
+/// ECN-capable, cuts once per window on ECN-Echo, and keeps DCTCP's alpha; asked of its controller.
+#[pyfunction]
+fn protocol_facts(protocol_json: &str) -> PyResult<String> {
+    guarded(|| {
+        let p: dcsim_core::scenario::ProtocolSpec = serde_json::from_str(protocol_json)
+            .map_err(|e| dcsim_core::Error::Invalid { field: "protocol".into(), msg: e.to_string() })?;
+        Ok(p.facts().to_string())
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(engine_defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(protocol_facts, m)?)?;
     m.add_function(wrap_pyfunction!(validate_spec, m)?)?;
     m.add_function(wrap_pyfunction!(fit_sampling, m)?)?;
     Ok(())

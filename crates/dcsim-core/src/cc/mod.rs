@@ -16,8 +16,10 @@
 //!
 //! Adding a controller: a file with a struct implementing [`Controller`] (only the hooks where it
 //! differs from the defaults, which are those of a controller that ignores ECN and leaves the
-//! window to the transport), one line in the `controllers!` list below, an arm in [`Cc::new`],
-//! and a `ProtocolSpec` variant in `scenario.rs` with its parameters.
+//! window to the transport), its `pub mod`, one line in the `controllers!` list below, an arm in
+//! [`Cc::new`], and a `ProtocolSpec` variant in `scenario.rs` with its parameters (and its
+//! `name()`, range checks and defaults); the Python side is listed in the README ("Adding a
+//! congestion controller").
 
 pub mod dctcp;
 pub mod dctcp_improved_fairness;
