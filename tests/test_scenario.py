@@ -765,3 +765,14 @@ def test_a_protocol_without_an_engine_table_is_an_error_not_newreno():
     g = FlowGroup.model_construct(protocol="aimd")
     with pytest.raises(RuntimeError, match="aimd"):
         g.protocol_engine()
+
+
+def test_an_aqm_kind_without_an_engine_table_is_an_error_not_red():
+    """Aqm.to_engine had ended in RED's table for any kind it did not name (as protocol_engine()
+    ended in NewReno's): a kind added to AQM_KINDS without its table would have run as RED."""
+    from dcsim.scenario import Aqm
+
+    red = Aqm(kind="red", min_th="5pkt", max_th="15pkt", max_p=0.1)
+    a = Aqm.model_construct(**{**dict(red), "kind": "pie"})
+    with pytest.raises(RuntimeError, match="pie"):
+        a.to_engine(1500)

@@ -911,7 +911,7 @@ class Aqm(_Model):
         if self.kind not in AQM_KINDS:
             raise _err("kind", _one_of(self.kind, AQM_KINDS))
         params = self._PARAMS[self.kind]
-        for name in ("K", "min_th", "max_th", "max_p", "w_q", "gentle", "ecn", "wait", "m", "match"):
+        for name in dict.fromkeys(n for ps in self._PARAMS.values() for n in ps):
             if getattr(self, name) is not None and name not in params:
                 allowed = ", ".join(params) if params else "no parameters"
                 raise _err(name, f"not a parameter of aqm kind {self.kind!r}; allowed: {allowed}")
@@ -979,6 +979,8 @@ class Aqm(_Model):
             return {"kind": "drop_tail"}
         if self.kind == "threshold":
             return {"kind": "threshold", "k": _amount("K", self.K, packet_bytes)}
+        if not self.is_red_like:  # a kind added to AQM_KINDS without its table here: never a silent RED
+            raise RuntimeError(f"dcsim: aqm kind {self.kind!r} has no engine table in Aqm.to_engine")
         extra = {"m": int(self.m), "rule": self.match} if self.kind in self.CHOKE_DEFAULTS else {}
         return {
             "kind": "choke" if extra else "red",
