@@ -776,3 +776,18 @@ def test_an_aqm_kind_without_an_engine_table_is_an_error_not_red():
     a = Aqm.model_construct(**{**dict(red), "kind": "pie"})
     with pytest.raises(RuntimeError, match="pie"):
         a.to_engine(1500)
+
+
+def test_a_topology_or_workload_kind_without_an_engine_table_is_an_error():
+    """Network.to_engine had ended in a graph's table, Workload.to_engine in an incast's, for any
+    kind they did not name (as Aqm.to_engine ended in RED's): now an error naming the kind."""
+    from dcsim.scenario import Network, Workload
+
+    n = Network.model_construct(topology="torus", packet_bytes=1500, links=[], nodes=[], ecmp_seed=None)
+    with pytest.raises(RuntimeError, match="torus"):
+        n.to_engine()
+    sc = Scenario.from_toml(Path(__file__).resolve().parent.parent / "examples" / "incast.toml")
+    w = sc.workloads[0]
+    bad = Workload.model_construct(**{**dict(w), "kind": "storm"})
+    with pytest.raises(RuntimeError, match="storm"):
+        bad.to_engine(1500, 40)

@@ -1760,6 +1760,8 @@ class Network(_Model):
                 "rtt_ps": to_ps(self.rtt),
                 "queue": _queue_engine(self.buffer, self.aqm, pb, "network"),
             }
+        if self.topology != "graph":  # a topology without its table here: never a silent graph
+            raise RuntimeError(f"dcsim: topology {self.topology!r} has no engine table in Network.to_engine")
         links = []
         for i, link in enumerate(self.links):
             d = {"a": link.a, "b": link.b, "rate_bps": int(round(link.rate)), "delay_ps": to_ps(link.delay)}
@@ -2971,6 +2973,8 @@ class Workload(_KeepsDelayedAckOff, _Model):
                 "arrivals": self.arrivals.to_engine(self.start, packet_bytes - header_bytes),
                 "classes": classes,
             }
+        if self.kind != "incast":  # a kind without its table here: never a silent incast
+            raise RuntimeError(f"dcsim: workload kind {self.kind!r} has no engine table in Workload.to_engine")
         return {
             "kind": "incast",
             "client": self.client,
