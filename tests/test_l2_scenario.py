@@ -266,7 +266,8 @@ def test_schemes_and_parameters_come_from_the_engines_table():
     from dcsim.scenario import L2, L2_PARAMS, L2_SCHEMES
 
     table = json.loads(_core.engine_defaults())["l2_schemes"]
-    assert L2_SCHEMES == tuple(s["name"] for s in table) == ("qcn", "dsm", "smcc")
+    assert L2_SCHEMES == tuple(s["name"] for s in table)
+    assert L2_SCHEMES[:3] == ("qcn", "dsm", "smcc")  # the papers' schemes first; others may follow
     as_written = {"bytes": lambda d: f"{d}B", "ps": lambda d: f"{d}ps", "bps": lambda d: f"{d}bps"}
     for s in table:
         assert set(L2_PARAMS[s["name"]]) == {p["name"] for p in s["params"]}

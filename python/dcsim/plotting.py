@@ -422,7 +422,7 @@ def _port_queues(result: Result) -> dict:
 def _aqm_lines(result: Result, aqm) -> tuple[tuple[float, str, str], ...]:
     """(y, style, label) of a queue's K / RED (CHOKe) thresholds, in packets."""
     pb = result.scenario.network.packet_bytes
-    if aqm.kind == "threshold":
+    if aqm.K is not None:  # a marking threshold (threshold marking, or a discipline with a K)
         return ((aqm.K.packets(pb), "--", f"K = {aqm.K.packets(pb):g} pkt"),)
     if aqm.is_red_like:  # against RED's averaged queue
         return tuple((th.packets(pb), ":", f"{name} = {th.packets(pb):g} pkt (on the average)")

@@ -944,6 +944,16 @@ class Aqm(_Model):
         """RED or a CHOKe (RED's average, thresholds and probability)."""
         return self.kind in ("red", "choke", "modified_choke")
 
+    @property
+    def marks_ect(self) -> bool:
+        """Does it CE-mark ECN-capable packets (and so drop, where it would mark, the packets of
+        flows that are not ECN-capable)? Threshold marking, and RED or CHOKe with ``ecn``."""
+        return self.kind == "threshold" or (self.is_red_like and bool(self.ecn))
+
+    def shown(self) -> str:
+        """The kind with its marking threshold, for one-line descriptions ("threshold K=65pkt")."""
+        return self.kind + (f" K={size_shown(self.K)}" if self.K is not None else "")
+
     def check_against_buffer(self, buffer: Size, packet_bytes: int, field: str) -> None:
         """K and RED thresholds must fit in the buffer (``field`` = path of this aqm)."""
         cap_b = buffer.bytes(packet_bytes)
@@ -4065,17 +4075,17 @@ class Scenario(_Model):
         net, run = self.network, self.run
         marking = []  # (field, what) of queues that mark ECN at a threshold
         if net.topology in ("dumbbell", "tree", "parking_lot"):
-            if net.aqm.kind == "threshold" or (net.aqm.is_red_like and net.aqm.ecn):
+            if net.aqm.marks_ect:
                 marking.append(("network.aqm", net.aqm.kind))
         elif net.topology in FABRIC_TIERS:
             for name in FABRIC_TIERS[net.topology]:
                 aqm = net.tier_queue(name)[1]
-                if aqm.kind == "threshold" or (aqm.is_red_like and aqm.ecn):
+                if aqm.marks_ect:
                     given = net.tier(name).aqm is not None
                     marking.append((f"network.tiers.{name}.aqm" if given else "network.aqm", aqm.kind))
         else:
             for i, link in enumerate(net.links):
-                if link.aqm is not None and (link.aqm.kind == "threshold" or (link.aqm.is_red_like and link.aqm.ecn)):
+                if link.aqm is not None and link.aqm.marks_ect:
                     marking.append((f"network.links[{i}].aqm", link.aqm.kind))
         if marking:
             marking = list(dict.fromkeys(marking))  # a fabric's tiers may share network.aqm
@@ -4455,13 +4465,13 @@ class Scenario(_Model):
         if net.topology == "dumbbell":
             rtts = sorted(set(net.rtt_list))
             rtt = time_str(rtts[0]) if len(rtts) == 1 else f"{time_str(rtts[0])}..{time_str(rtts[-1])}"
-            aqm = net.aqm.kind + (f" K={size_shown(net.aqm.K)}" if net.aqm.kind == "threshold" else "")
+            aqm = net.aqm.shown()
             where = (
                 f"dumbbell, {count_shown(net.senders, 'sender')}, bottleneck {rate_str(net.bottleneck)}, RTT {rtt}, "
                 f"buffer {size_shown(net.buffer)}, {aqm}"
             )
         elif net.topology == "tree":
-            aqm = net.aqm.kind + (f" K={size_shown(net.aqm.K)}" if net.aqm.kind == "threshold" else "")
+            aqm = net.aqm.shown()
             if net.aqm.is_red_like:
                 aqm += f" min_th={size_shown(net.aqm.min_th)} max_th={size_shown(net.aqm.max_th)}"
                 aqm += f" m={net.aqm.m}" if net.aqm.m is not None else ""

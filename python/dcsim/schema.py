@@ -197,7 +197,7 @@ SCHEMA: dict[str, list[Col]] = {
         _c("label", "", SET, 'the source as "src->dst", e.g. "S1->R1"'),
         _c("src", "", SET, "sending host"),
         _c("dst", "", SET, "receiving host"),
-        _c("scheme", "", SET, "L2 scheme of its reaction point: qcn, dsm or smcc"),
+        _c("scheme", "", SET, "L2 scheme of its reaction point (l2.scheme: qcn, dsm, smcc, ...)"),
         _c("start_s", "s", SET, "first frame"),
         _c("stop_s", "s", SET, "no frame leaves at or after this time"),
         _c("size_bytes", "bytes", SET, "payload of a finite source (NaN: long-lived)"),

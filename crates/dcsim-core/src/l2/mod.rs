@@ -41,7 +41,12 @@
 //!    which generates [`L2Spec`], [`Cp`], [`Rp`], their dispatch and [`schemes_table`].
 //!
 //! The event loop (`world.rs`) and the Python front end (which reads [`schemes_table`] through
-//! `engine_defaults()`: names, parameters, units, defaults) need no change.
+//! `engine_defaults()`: names, parameters, units, defaults) need no change. Parameters share one
+//! namespace in `[l2]` across the schemes: a name another scheme uses (`p`, `timer`, `r_ai`, ...)
+//! must keep that scheme's unit (Python refuses two units for one name when it loads), and a
+//! scheme's rate floor is its `min_rate` parameter ([`Scheme::min_rate_bps`]; Python checks a
+//! source's `initial_rate` against it). The tests and fuzz strategies that draw schemes list the
+//! papers' three (`tests/test_fuzz.py`, `tests/fuzz_l2.rs`): add the new one there to fuzz it.
 
 pub mod dsm;
 pub mod qcn;
@@ -410,7 +415,7 @@ mod tests {
     fn schemes_table_agrees_with_the_serde_tags_and_the_params() {
         let t = schemes_table();
         let names: Vec<&str> = t.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["qcn", "dsm", "smcc"]);
+        assert_eq!(names[..3], ["qcn", "dsm", "smcc"]); // the papers' schemes, in registration order
         for s in t.as_array().unwrap() {
             let name = s["name"].as_str().unwrap();
             // NAME is the serde tag, and every listed field is a field of Params with a default.
