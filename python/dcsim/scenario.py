@@ -132,6 +132,8 @@ def _protocol_facts(protocol_engine: dict) -> dict[str, bool]:
     the linux profile). Asked of the engine so that each controller states them in one place."""
     ect, cuts, alpha = _protocol_facts_of(json.dumps(protocol_engine, sort_keys=True))
     return {"ect": ect, "cuts_on_ecn": cuts, "dctcp_alpha": alpha}
+
+
 #: Which TCP the transport imitates (crates/dcsim-core/src/scenario.rs `Profile`; README "Which TCP?").
 TCP_PROFILES = ("ns2", "linux")
 #: ECN reactions of a controller that cuts once per window (NewReno-ECN, DCTCP).
