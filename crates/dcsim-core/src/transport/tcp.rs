@@ -231,11 +231,12 @@ pub enum CaState {
 
 impl Sender {
     pub fn new(flow: FlowId, src: NodeId, dst: NodeId, spec: &FlowSpec, packet_bytes: u32, header_bytes: u32) -> Self {
+        let opts = spec.tcp_options();
         let mut cc = Cc::new(&spec.protocol);
-        if spec.tcp_options().dctcp_fixed_point {
+        if opts.dctcp_fixed_point {
             cc.use_linux_dctcp();
         }
-        if spec.tcp_options().profile == Profile::Linux {
+        if opts.profile == Profile::Linux {
             cc.use_linux_reno();
         }
         Sender {
@@ -276,11 +277,11 @@ impl Sender {
             areas: WindowAreas::default(),
             areas_at: Time::ZERO,
             ecn_cut_frac_sum: 0.0,
-            opts: spec.tcp_options(),
+            sb: opts.sack.then(Box::default),
+            opts,
             ca: CaState::Open,
             high_seq: 0,
             prr: Prr::start(1, 1, Bound::SlowStart),
-            sb: spec.tcp_options().sack.then(Box::default),
         }
     }
 
