@@ -97,6 +97,7 @@ __all__ = [
     "CDF_NAMES",
     "load_scenario",
     "PROTOCOLS",
+    "PROTOCOL_TABLE",
     "AQM_KINDS",
     "TOPOLOGIES",
 ]
@@ -113,9 +114,15 @@ def _s(key: str) -> float:
     return ENGINE_DEFAULTS[key] / 1e12
 
 
-PROTOCOLS = ("dctcp", "newreno", "dx", "dctcp-improved-fairness")
-#: Protocols with DCTCP's alpha estimator (parameters g and alpha_init).
-_DCTCP_LIKE = ("dctcp", "dctcp-improved-fairness")
+#: The window congestion controllers as the engine describes them (crates/dcsim-core/src/cc/mod.rs,
+#: protocols_table), by name: for each, its engine ``kind``, its parameters (name, engine field,
+#: unit, default), its window floor ``min_cwnd_pkt`` and the facts of its defaults. A protocol
+#: added to the engine needs no change here.
+PROTOCOL_TABLE: dict[str, dict] = {p["name"]: p for p in ENGINE_DEFAULTS["protocols"]}
+PROTOCOLS = tuple(PROTOCOL_TABLE)
+#: Each protocol's parameters (names in scenarios) -> the engine's field.
+PROTOCOL_PARAMS: dict[str, dict[str, str]] = {
+    n: {p["name"]: p["field"] for p in t["params"]} for n, t in PROTOCOL_TABLE.items()}
 
 
 @functools.lru_cache(maxsize=1024)
@@ -635,6 +642,26 @@ BaseRttQ = Annotated[Union[str, float], _Plain(_r0_v, _r0_s, returns_str=True)]
 """DX's base RTT R0: "min", "path" or a time in seconds; written "min" or "80us"."""
 
 
+def _freq_v(v: Any) -> float:
+    """A frequency, Hz: a number (Hz) or a string such as "20kHz", "20000Hz"."""
+    if isinstance(v, str):
+        m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(Hz|kHz|MHz)\s*", v)
+        if not m:
+            raise ValueError(f"{v!r} is not a frequency; write a number in Hz or e.g. \"20kHz\"")
+        try:
+            x = float(m.group(1)) * {"Hz": 1.0, "kHz": 1e3, "MHz": 1e6}[m.group(2)]
+        except ValueError:
+            raise ValueError(f"{v!r} is not a frequency; write a number in Hz or e.g. \"20kHz\"") from None
+    else:
+        x = _float_v(v)
+    if not (math.isfinite(x) and x > 0):
+        raise ValueError(f"{v!r} is out of range; allowed > 0 Hz")
+    return x
+
+
+Freq = Annotated[float, _Plain(_freq_v)]
+
+
 def _one_of(value: str, allowed: tuple[str, ...]) -> str:
     return f"{value!r} is not one of {', '.join(allowed)}"
 
@@ -645,6 +672,97 @@ def _positive_rate(field: str, bps: float) -> None:
         if "e" in shown:  # beyond the largest unit: "1e+39bps", not the exact "1.0000000000000001e+39bps"
             shown = f"{bps:.6g}bps"
         raise _err(field, f"{shown} is out of range; allowed 1Kbps .. 10Tbps, e.g. \"10Gbps\"")
+
+
+# Parameters the engine describes (window controllers, L2 schemes; crates/dcsim-core/src/params.rs):
+# each has a name in scenarios, an engine field and a unit, from which the scenario's field type, its
+# range check, its engine value and the scenario form of its default follow.
+
+#: Scenario types of the engine's parameter units.
+_PARAM_TYPES = {"bytes": BytesQ, "ps": Time, "bps": Rate, "hz": Freq, "per_second": Float, "count": Int,
+                "probability": Float, "number": Float, "weight": Float, "flag": Bool, "gain": Float,
+                "fraction": Float, "base_rtt": BaseRttQ}
+
+
+def _param_units(table: dict[str, dict], family: str) -> dict[str, str]:
+    """Each parameter's unit across a family's entries (``PROTOCOL_TABLE``, ``L2_SCHEME_TABLE``):
+    one name has one unit, for which the scenario has a type."""
+    units: dict[str, str] = {}
+    for entry in table.values():
+        for p in entry["params"]:
+            if units.setdefault(p["name"], p["unit"]) != p["unit"]:  # pragma: no cover - engine bug
+                raise RuntimeError(f"dcsim: {family} parameter {p['name']!r} has two units: {units[p['name']]}, {p['unit']}")
+            if p["unit"] not in _PARAM_TYPES:  # pragma: no cover - a unit added to the engine only
+                raise RuntimeError(f"dcsim: {family} parameter {p['name']!r} has unit {p['unit']!r}, which has no "
+                                   "scenario type (scenario.py _PARAM_TYPES)")
+    return units
+
+
+def _check_param(name: str, unit: str, v: Any) -> None:
+    """Range check of a given parameter by its unit (the engine checks every field again, with its
+    own bounds); errors name the parameter and the allowed range."""
+    if unit == "probability" and not (0 < v <= 1):
+        raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1 (sampling probability per frame)")
+    if unit == "gain" and not (0 < v <= 1):
+        raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1 (an EWMA gain, e.g. 0.0625 = 1/16)")
+    if unit == "fraction" and not (0 <= v <= 1):
+        raise _err(name, f"{v!r} is out of range; allowed [0, 1]")
+    if unit == "base_rtt" and not isinstance(v, str) and not (v > 0 and to_ps(v) >= 1):
+        raise _err(name, f"{time_str(v)} is not positive; allowed \"min\", \"path\" or a time > 0, e.g. \"80us\"")
+    if unit == "bytes" and (v.unit == "pkt" or not v.value >= 1 or not float(v.value).is_integer()):
+        raise _err(name, f"{size_str(v)}: give a whole number of bytes, at least 1, e.g. \"64KB\"")
+    if unit == "ps" and not v > 0:
+        raise _err(name, f"{time_str(v)} is not positive; allowed > 0 s")
+    if unit == "weight" and not v >= 0:  # QCN's w: 0 leaves the position term alone
+        raise _err(name, f"{v!r} is out of range; allowed >= 0")
+    if unit in ("number", "per_second") and not v > 0:
+        raise _err(name, f"{v!r} is out of range; allowed > 0")
+    if unit == "count" and not 0 <= v < 2**32:
+        raise _err(name, f"{v} is out of range; allowed 0 <= {name} < 2^32 (and the scheme's own bound)")
+    if unit == "bps":
+        _positive_rate(name, v)
+
+
+def _param_engine(unit: str, v: Any) -> Any:
+    """A parameter's value in the engine's unit and form."""
+    if unit == "ps":
+        return to_ps(v)
+    if unit == "bytes":
+        return int(v.value)
+    if unit == "bps":
+        return int(round(v))
+    if unit == "count":
+        return int(v)
+    if unit == "flag":
+        return bool(v)
+    if unit == "base_rtt":  # the engine's BaseRttSpec: "min", "path" or {"fixed_ps": n}
+        return v if isinstance(v, str) else {"fixed_ps": to_ps(v)}
+    return float(v)
+
+
+def _param_default(unit: str, engine_default: Any) -> Any:
+    """The engine's default of a parameter in the scenario's form (seconds, a size, ...)."""
+    if unit == "ps":
+        return engine_default / 1e12
+    if unit == "bytes":
+        return Size(float(engine_default), "B")
+    if unit == "base_rtt" and isinstance(engine_default, dict):
+        return engine_default["fixed_ps"] / 1e12
+    if unit == "flag":
+        return bool(engine_default)
+    return engine_default
+
+
+#: Each protocol parameter's unit (one per name across the protocols), in the engine's order.
+PROTOCOL_UNITS: dict[str, str] = _param_units(PROTOCOL_TABLE, "protocol")
+
+
+def _with_protocol_params(head: type) -> type:
+    """``head`` (a table's fields up to ``protocol``) followed by every protocol's parameters as
+    optional fields, typed by unit: the base of the tables that give a transport ([[flows]],
+    [[workloads]] and their mix classes)."""
+    return create_model(f"{head.__name__}Params", __base__=head, __module__=__name__,
+                        **{name: (Optional[_PARAM_TYPES[unit]], None) for name, unit in PROTOCOL_UNITS.items()})
 
 
 def _amount(field: str, sz: Size, packet_bytes: int) -> dict:
@@ -1836,7 +1954,12 @@ def _transport_as_written(m: Any) -> dict:
     return opts
 
 
-class FlowGroup(_KeepsDelayedAckOff, _Model):
+class _FlowGroupHead(_Model):
+    count: Int = 1
+    protocol: str
+
+
+class FlowGroup(_KeepsDelayedAckOff, _with_protocol_params(_FlowGroupHead)):
     """``count`` identical flows (TCP connections). Flow i of the group starts at ``start + i*stagger``.
 
     Protocols: ``dctcp``, ``newreno``, ``dctcp-improved-fairness`` (the DCTCP analysis paper's
@@ -1849,14 +1972,11 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
     ``R0`` (DX only) is DX's base RTT: ``"min"`` (default: the minimum RTT sample seen so far),
     ``"path"`` (the exact base RTT of the flow's path, as a host that knows its topology) or a
     time. ``min_cwnd`` defaults to the protocol's floor: 1 segment for DX, 2 for the others.
+
+    The protocols, their parameters (a field each, typed by its unit), defaults and window floors
+    are the engine's (``PROTOCOL_TABLE``); a parameter of another protocol is an error naming it.
     """
 
-    count: Int = 1
-    protocol: str
-    g: Optional[Float] = None
-    alpha_init: Optional[Float] = None
-    ecn: Optional[Bool] = None
-    R0: Optional[BaseRttQ] = None
     start: Time = 0.0
     stagger: Time = 0.0
     #: Each flow starts a uniformly random time in [0, start_jitter) later (drawn by the engine from
@@ -1884,26 +2004,6 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
     senders: Optional[list[Int]] = None
     src: Optional[str] = None
     dst: Optional[str] = None
-
-    #: DCTCP defaults: the analysis paper's g = 1/16 and alpha starting at 1 (RFC 8257), window
-    #: floor 2 packets (its ns-2 floor); also for DCTCP–Improved Fairness.
-    DCTCP_DEFAULTS: ClassVar[dict[str, float]] = {
-        "g": ENGINE_DEFAULTS["dctcp_g"],
-        "alpha_init": ENGINE_DEFAULTS["dctcp_alpha_init"],
-        "min_cwnd": ENGINE_DEFAULTS["min_cwnd_pkt"],
-    }
-    #: NewReno defaults: not ECN-capable, window floor 2 packets.
-    NEWRENO_DEFAULTS: ClassVar[dict[str, Any]] = {"ecn": False, "min_cwnd": ENGINE_DEFAULTS["min_cwnd_pkt"]}
-    #: DX defaults: base RTT = the minimum RTT seen, window floor 1 segment (the DX paper's floor,
-    #: which creates the special stable state of its Theorem 2).
-    DX_DEFAULTS: ClassVar[dict[str, Any]] = {"R0": "min", "min_cwnd": ENGINE_DEFAULTS["dx_min_cwnd_pkt"]}
-    #: Protocol-specific parameters, for the error message of a misplaced one.
-    _PROTOCOL_PARAMS: ClassVar[dict[str, tuple[str, ...]]] = {
-        "dctcp": ("g", "alpha_init"),
-        "dctcp-improved-fairness": ("g", "alpha_init"),
-        "newreno": ("ecn",),
-        "dx": ("R0",),
-    }
 
     _protocol_ok = _one_of_validator("protocol", PROTOCOLS)
     _profile_ok = _one_of_validator("profile", TCP_PROFILES)
@@ -1987,44 +2087,24 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
             raise _err("count", f"{self.count} is out of range; allowed 1 .. {LIMITS['max_flows']}")
         if self.protocol not in PROTOCOLS:
             raise _err("protocol", _one_of(self.protocol, PROTOCOLS))
-        own = self._PROTOCOL_PARAMS[self.protocol]
-        for name in dict.fromkeys(n for ps in self._PROTOCOL_PARAMS.values() for n in ps):
+        own = PROTOCOL_PARAMS[self.protocol]
+        for name in PROTOCOL_UNITS:
             if getattr(self, name) is not None and name not in own:
-                users = [p for p, ps in self._PROTOCOL_PARAMS.items() if name in ps]
-                why = " (DCTCP is always ECN-capable; DX uses no ECN)" if name == "ecn" else ""
-                shown = " or ".join(f'"{u}"' for u in users)
-                raise _err(name, f"only for protocol = {shown}{why}; "
-                                 f"{self.protocol} takes: {', '.join(own)}")
-        if self.protocol in _DCTCP_LIKE:
-            defaults = self.DCTCP_DEFAULTS
-            if self.g is None:
-                self._fill("g", defaults["g"])
-            if self.alpha_init is None:
-                self._fill("alpha_init", defaults["alpha_init"])
-            if not (0 < self.g <= 1):
-                raise _err("g", f"{self.g} is out of range; allowed 0 < g <= 1 (e.g. 0.0625 = 1/16)")
-            if not (0 <= self.alpha_init <= 1):
-                raise _err("alpha_init", f"{self.alpha_init} is out of range; allowed [0, 1]")
-        elif self.protocol == "dx":
-            defaults = self.DX_DEFAULTS
-            if self.R0 is None:
-                self._fill("R0", defaults["R0"])
-            if not isinstance(self.R0, str) and not (self.R0 > 0 and to_ps(self.R0) >= 1):
-                raise _err("R0", f"{time_str(self.R0)} is not positive; allowed \"min\", \"path\" or a time > 0 "
-                                 f"(the base RTT of eq. 2), e.g. \"80us\"")
-        elif self.protocol == "newreno":
-            defaults = self.NEWRENO_DEFAULTS
-            if self.ecn is None:
-                self._fill("ecn", defaults["ecn"])
-        else:  # a protocol added to PROTOCOLS without its parameters here: never a silent NewReno
-            raise RuntimeError(f"dcsim: protocol {self.protocol!r} has no defaults in FlowGroup._check")
+                users = " or ".join(f'"{p}"' for p, ps in PROTOCOL_PARAMS.items() if name in ps)
+                raise _err(name, f"only for protocol = {users}; {self.protocol} takes: {', '.join(own) or 'no parameters'}")
+        # The protocol's parameters: the engine's defaults where not given, else range checks.
+        for p in PROTOCOL_TABLE[self.protocol]["params"]:
+            if getattr(self, p["name"]) is None:
+                self._fill(p["name"], _param_default(p["unit"], p["default"]))
+            else:
+                _check_param(p["name"], p["unit"], getattr(self, p["name"]))
         if self.profile not in TCP_PROFILES:
             raise _err("profile", _one_of(self.profile, TCP_PROFILES))
         if self.ecn_response is not None and self.ecn_response not in ECN_RESPONSES:
             raise _err("ecn_response", _one_of(self.ecn_response, ECN_RESPONSES))
         if self.min_cwnd is None:
             linux_floor = ENGINE_DEFAULTS["profiles"][self.profile]["min_cwnd_pkt"]
-            self._fill("min_cwnd", Size(float(linux_floor or defaults["min_cwnd"]), "pkt"))
+            self._fill("min_cwnd", Size(float(linux_floor or PROTOCOL_TABLE[self.protocol]["min_cwnd_pkt"]), "pkt"))
         self._tcp_defaults()
         if not self.start >= 0:
             raise _err("start", f"{time_str(self.start)} is negative; allowed >= 0 s")
@@ -2044,15 +2124,9 @@ class FlowGroup(_KeepsDelayedAckOff, _Model):
         return self
 
     def protocol_engine(self) -> dict:
-        if self.protocol in _DCTCP_LIKE:
-            kind = "dctcp" if self.protocol == "dctcp" else "dctcp_improved_fairness"
-            return {"kind": kind, "g": float(self.g), "alpha_init": float(self.alpha_init)}
-        if self.protocol == "dx":
-            r0 = self.R0 if isinstance(self.R0, str) else {"fixed_ps": to_ps(self.R0)}
-            return {"kind": "dx", "r0": r0}
-        if self.protocol == "newreno":
-            return {"kind": "newreno", "ecn": bool(self.ecn)}
-        raise RuntimeError(f"dcsim: protocol {self.protocol!r} has no engine table in FlowGroup.protocol_engine")
+        """The engine's ``protocol`` table: the protocol's kind and its parameters in the engine's units."""
+        proto = PROTOCOL_TABLE[self.protocol]
+        return {"kind": proto["kind"], **{p["field"]: _param_engine(p["unit"], getattr(self, p["name"])) for p in proto["params"]}}
 
     def size_bytes(self, packet_bytes: int, header_bytes: int) -> Optional[int]:
         """Payload bytes; a size in packets counts full packets of (packet_bytes - header_bytes) payload."""
@@ -2674,17 +2748,16 @@ def _reraise_nested(e: ValidationError) -> PydanticCustomError:
     return _err("protocol" if path == "scenario" else path, msg)
 
 
-class FlowClass(_KeepsDelayedAckOff, _Model):
+class _FlowClassHead(_Model):
+    protocol: str
+    share: Optional[Float] = None
+
+
+class FlowClass(_KeepsDelayedAckOff, _with_protocol_params(_FlowClassHead)):
     """A class of generated flows: its ``share`` of the arrivals (of the incast servers) and its
     transport: ``protocol`` and the options of a [[flows]] group (g, alpha_init, ecn, R0, min_cwnd,
     init_cwnd, min_rto, delayed_ack), validated and defaulted exactly as there."""
 
-    protocol: str
-    share: Optional[Float] = None
-    g: Optional[Float] = None
-    alpha_init: Optional[Float] = None
-    ecn: Optional[Bool] = None
-    R0: Optional[BaseRttQ] = None
     min_cwnd: Optional[WindowQ] = None
     init_cwnd: Optional[WindowQ] = None
     min_rto: Optional[Time] = None
@@ -2698,8 +2771,8 @@ class FlowClass(_KeepsDelayedAckOff, _Model):
     dctcp_fixed_point: Optional[Bool] = None
     ect_acks: Optional[Bool] = None
 
-    _TRANSPORT: ClassVar[tuple[str, ...]] = ("g", "alpha_init", "ecn", "R0", "min_cwnd", "init_cwnd", "min_rto",
-                                             "delayed_ack", "profile") + TCP_OPTIONS
+    _TRANSPORT: ClassVar[tuple[str, ...]] = (*PROTOCOL_UNITS, "min_cwnd", "init_cwnd", "min_rto", "delayed_ack",
+                                             "profile") + TCP_OPTIONS
     _flow: Any = PrivateAttr(default=None)
 
     @field_validator("delayed_ack", mode="before")
@@ -2737,7 +2810,33 @@ class FlowClass(_KeepsDelayedAckOff, _Model):
         }
 
 
-class Workload(_KeepsDelayedAckOff, _Model):
+class _WorkloadHead(_Model):
+    kind: str
+    # poisson
+    load: Optional[Float] = None
+    link: Optional[str] = None
+    sizes: Optional[Sizes] = None
+    senders: Optional[list[str]] = None
+    receivers: Optional[list[str]] = None
+    stop: Optional[Time] = None
+    # incast
+    client: Optional[str] = None
+    servers: Optional[list[str]] = None
+    n: Optional[Int] = None
+    total: Optional[SizeQ] = None
+    rounds: Optional[Int] = None
+    gap: Optional[Time] = None
+    # trace
+    file: Optional[str] = None
+    arrivals: Annotated[Optional[list], WrapValidator(_trace_as_is)] = None
+    # permutation (and senders, receivers)
+    size: Optional[SizeQ] = None
+    # all
+    start: Time = 0.0
+    protocol: Optional[str] = None
+
+
+class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
     """Generated flows ([[workloads]]); see crates/dcsim-core/src/workload.rs.
 
     * ``poisson``: flows arrive with exponential gaps at an offered ``load`` (0 < load < 1) of the
@@ -2769,33 +2868,6 @@ class Workload(_KeepsDelayedAckOff, _Model):
     ``[{protocol = "dctcp", share = 0.5}, {protocol = "newreno", ecn = true, share = 0.5}]``.
     """
 
-    kind: str
-    # poisson
-    load: Optional[Float] = None
-    link: Optional[str] = None
-    sizes: Optional[Sizes] = None
-    senders: Optional[list[str]] = None
-    receivers: Optional[list[str]] = None
-    stop: Optional[Time] = None
-    # incast
-    client: Optional[str] = None
-    servers: Optional[list[str]] = None
-    n: Optional[Int] = None
-    total: Optional[SizeQ] = None
-    rounds: Optional[Int] = None
-    gap: Optional[Time] = None
-    # trace
-    file: Optional[str] = None
-    arrivals: Annotated[Optional[list], WrapValidator(_trace_as_is)] = None
-    # permutation (and senders, receivers)
-    size: Optional[SizeQ] = None
-    # all
-    start: Time = 0.0
-    protocol: Optional[str] = None
-    g: Optional[Float] = None
-    alpha_init: Optional[Float] = None
-    ecn: Optional[Bool] = None
-    R0: Optional[BaseRttQ] = None
     min_cwnd: Optional[WindowQ] = None
     init_cwnd: Optional[WindowQ] = None
     min_rto: Optional[Time] = None
@@ -3198,31 +3270,7 @@ L2_PARAMS: dict[str, dict[str, str]] = {
 #: errors name its fields (l2.scheme.h_a_hz), the user wrote l2.Ha.
 L2_FIELD_NAMES: dict[str, str] = {f: n for ps in L2_PARAMS.values() for n, f in ps.items()}
 #: Each parameter's unit (one per name across the schemes).
-L2_UNITS: dict[str, str] = {}
-for _s in L2_SCHEME_TABLE.values():
-    for _p in _s["params"]:
-        if L2_UNITS.setdefault(_p["name"], _p["unit"]) != _p["unit"]:  # pragma: no cover - engine bug
-            raise RuntimeError(f"L2 parameter {_p['name']!r} has two units: {L2_UNITS[_p['name']]}, {_p['unit']}")
-
-
-def _freq_v(v: Any) -> float:
-    """A frequency, Hz: a number (Hz) or a string such as "20kHz", "20000Hz"."""
-    if isinstance(v, str):
-        m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(Hz|kHz|MHz)\s*", v)
-        if not m:
-            raise ValueError(f"{v!r} is not a frequency; write a number in Hz or e.g. \"20kHz\"")
-        try:
-            x = float(m.group(1)) * {"Hz": 1.0, "kHz": 1e3, "MHz": 1e6}[m.group(2)]
-        except ValueError:
-            raise ValueError(f"{v!r} is not a frequency; write a number in Hz or e.g. \"20kHz\"") from None
-    else:
-        x = _float_v(v)
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{v!r} is out of range; allowed > 0 Hz")
-    return x
-
-
-Freq = Annotated[float, _Plain(_freq_v)]
+L2_UNITS: dict[str, str] = _param_units(L2_SCHEME_TABLE, "L2")
 
 
 def _latency_v(v: Any) -> Any:
@@ -3305,25 +3353,9 @@ class _L2Base(_Model):
         for other in {n for ps in L2_PARAMS.values() for n in ps} - set(mine):
             if getattr(self, other) is not None:
                 raise _err(other, f"not a parameter of {self.scheme}; {self.scheme} takes {', '.join(mine)}")
-        # Range checks by unit (the engine checks every field again, with its own bounds).
         for name in mine:
-            v, unit = getattr(self, name), L2_UNITS[name]
-            if v is None:
-                continue
-            if unit == "probability" and not (0 < v <= 1):
-                raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1 (sampling probability per frame)")
-            if unit == "bytes" and (v.unit == "pkt" or not v.value >= 1 or not float(v.value).is_integer()):
-                raise _err(name, f"{size_str(v)}: give a whole number of bytes, at least 1, e.g. \"64KB\"")
-            if unit == "ps" and not v > 0:
-                raise _err(name, f"{time_str(v)} is not positive; allowed > 0 s")
-            if unit == "weight" and not v >= 0:  # QCN's w: 0 leaves the position term alone
-                raise _err(name, f"{v!r} is out of range; allowed >= 0")
-            if unit in ("number", "per_second") and not v > 0:
-                raise _err(name, f"{v!r} is out of range; allowed > 0")
-            if unit == "count" and not 0 <= v < 2**32:
-                raise _err(name, f"{v} is out of range; allowed 0 <= {name} < 2^32 (and the scheme's own bound)")
-            if unit == "bps":
-                _positive_rate(name, v)
+            if getattr(self, name) is not None:
+                _check_param(name, L2_UNITS[name], getattr(self, name))
         if self.scheme == "qcn" and self.fr_th is not None and self.fr_th < 1:
             raise _err("fr_th", f"{self.fr_th} is out of range; allowed >= 1 cycle")
         if not self.rate_interval > 0:
@@ -3398,22 +3430,8 @@ class _L2Base(_Model):
         out: dict[str, Any] = {"kind": self.scheme}
         for name, key in L2_PARAMS[self.scheme].items():
             v = getattr(self, name)
-            if v is None:
-                continue
-            unit = L2_UNITS[name]
-            if unit == "ps":
-                v = to_ps(v)
-            elif unit == "bytes":
-                v = int(v.value)
-            elif unit == "bps":
-                v = int(round(v))
-            elif unit == "count":
-                v = int(v)
-            elif unit == "flag":
-                v = bool(v)
-            else:
-                v = float(v)
-            out[key] = v
+            if v is not None:
+                out[key] = _param_engine(L2_UNITS[name], v)
         return out
 
     def to_engine(self) -> dict:
@@ -3449,11 +3467,6 @@ class _L2Base(_Model):
 
 
 
-#: Scenario types of the engine's parameter units.
-_L2_TYPES = {"bytes": BytesQ, "ps": Time, "bps": Rate, "hz": Freq, "per_second": Float, "count": Int,
-             "probability": Float, "number": Float, "weight": Float, "flag": Bool}
-
-
 def _l2_param_order() -> list[str]:
     """Every scheme's parameters in the engine's order; those every scheme has (min_rate) last."""
     names = list(dict.fromkeys(p["name"] for s in L2_SCHEME_TABLE.values() for p in s["params"]))
@@ -3466,7 +3479,7 @@ L2 = create_model(
     __base__=_L2Base,
     __module__=__name__,
     __doc__=_L2Base.__doc__,
-    **{name: (Optional[_L2_TYPES[L2_UNITS[name]]], None) for name in _l2_param_order()},
+    **{name: (Optional[_PARAM_TYPES[L2_UNITS[name]]], None) for name in _l2_param_order()},
     frame=(BytesQ, Size(1000, "B")),
     feedback_frame=(SizeQ, Size(64, "B")),
     cps=(Optional[list[str]], None),
@@ -4666,8 +4679,7 @@ def apply_changes(data: dict, updates: dict) -> dict:
         if m and isinstance(value, str) and value in PROTOCOLS:
             # A new protocol: drop the old one's options, unless this change gives them too.
             i = int(m.group(1))
-            own = FlowGroup._PROTOCOL_PARAMS[value]
-            foreign = {p for ps in FlowGroup._PROTOCOL_PARAMS.values() for p in ps} - set(own)
+            foreign = set(PROTOCOL_UNITS) - set(PROTOCOL_PARAMS[value])
             group = dict(data["flows"][i])
             for key in foreign & set(group):
                 if f"flows[{i}].{key}" not in updates:

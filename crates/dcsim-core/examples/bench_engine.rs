@@ -29,9 +29,8 @@ mod bare_heap;
 use bare_heap::bare_heap_loop;
 
 fn spec(duration_s: f64, n: usize, trace: Option<usize>) -> Spec {
-    let flows = (0..n)
-        .map(|i| FlowSpec::long_lived(format!("s{i}"), "r", ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 }))
-        .collect();
+    let flows =
+        (0..n).map(|i| FlowSpec::long_lived(format!("s{i}"), "r", ProtocolSpec::dctcp(1.0 / 16.0, 1.0))).collect();
     Spec {
         seed: 1,
         duration_ps: (duration_s * 1e12) as u64,

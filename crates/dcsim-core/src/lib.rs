@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod net;
 pub mod packet;
 pub mod pages;
+pub mod params;
 pub mod prefetch;
 pub mod rng;
 pub mod scenario;

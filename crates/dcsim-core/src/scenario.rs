@@ -6,6 +6,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use crate::cc::ProtocolSpec;
 use crate::cc::{Cc, Controller, EcnResponse};
 use crate::error::{invalid, Error, Result};
 use crate::units::{MAX_RATE_BPS, MAX_TIME_PS, MIN_RATE_BPS};
@@ -16,13 +17,6 @@ fn default_packet_bytes() -> u32 {
 }
 fn default_header_bytes() -> u32 {
     40
-}
-fn default_min_cwnd() -> f64 {
-    2.0
-}
-/// DX's window floor: one segment (DX analysis paper, Section 3.3).
-fn default_dx_min_cwnd() -> f64 {
-    1.0
 }
 fn default_init_cwnd() -> f64 {
     10.0
@@ -52,12 +46,6 @@ fn default_throughput_interval_ps() -> u64 {
 fn default_cwnd_interval_ps() -> u64 {
     10_000_000 // 10 us: a tenth of the papers' 100 us RTT, so a zoom on a few periods is not a staircase
 }
-fn default_dctcp_g() -> f64 {
-    1.0 / 16.0
-}
-fn default_alpha_init() -> f64 {
-    1.0
-}
 fn default_true() -> bool {
     true
 }
@@ -74,13 +62,10 @@ pub fn defaults() -> serde_json::Value {
     serde_json::json!({
         "packet_bytes": default_packet_bytes(),
         "header_bytes": default_header_bytes(),
-        "min_cwnd_pkt": default_min_cwnd(),
-        "dx_min_cwnd_pkt": default_dx_min_cwnd(),
         "init_cwnd_pkt": default_init_cwnd(),
         "min_rto_ps": default_min_rto_ps(),
         "initial_rto_floor_ps": INITIAL_RTO_FLOOR_PS,
-        "dctcp_g": default_dctcp_g(),
-        "dctcp_alpha_init": default_alpha_init(),
+        "protocols": crate::cc::protocols_table(),
         "delack_segments": default_delack_segments(),
         "delack_timeout_ps": default_delack_timeout_ps(),
         "profiles": {
@@ -480,39 +465,6 @@ pub struct LinkSpec {
     pub queue: Option<QueueSpec>,
 }
 
-/// Window congestion controller.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum ProtocolSpec {
-    /// TCP NewReno (RFC 5681/6582); `ecn` makes it ECN-capable (RFC 3168 halving on ECE).
-    Newreno {
-        #[serde(default)]
-        ecn: bool,
-    },
-    /// DCTCP (Alizadeh et al. 2010, RFC 8257): alpha EWMA with gain g, cut cwnd*(1-alpha/2).
-    Dctcp {
-        #[serde(default = "default_dctcp_g")]
-        g: f64,
-        #[serde(default = "default_alpha_init")]
-        alpha_init: f64,
-    },
-    /// "DCTCP–Improved Fairness" (DCTCP analysis paper §5.2, eq. 36): DCTCP's alpha, but
-    /// W <- W + 1/W - alpha/2 on every marked ACK instead of one cut per window.
-    DctcpImprovedFairness {
-        #[serde(default = "default_dctcp_g")]
-        g: f64,
-        #[serde(default = "default_alpha_init")]
-        alpha_init: f64,
-    },
-    /// DX (DX analysis paper, eqs. 1-2): once per RTT W + 1 if the queueing delay Q = 0, else
-    /// W (1 - Q/U), U = R0 W/(W - 1); no ECN, no loss signal; see `cc/dx.rs`.
-    Dx {
-        /// Base RTT R0: the minimum RTT seen (default), the path's exact base RTT, or a value.
-        #[serde(default)]
-        r0: BaseRttSpec,
-    },
-}
-
 /// Where a delay-based controller takes its base RTT R0 from.
 #[derive(Clone, Copy, Debug, Serialize, Deserialize, Default, PartialEq, Eq)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -525,26 +477,6 @@ pub enum BaseRttSpec {
     Path,
     /// A given value, ps.
     FixedPs(u64),
-}
-
-impl ProtocolSpec {
-    pub fn name(&self) -> &'static str {
-        match self {
-            ProtocolSpec::Newreno { .. } => "newreno",
-            ProtocolSpec::Dctcp { .. } => "dctcp",
-            ProtocolSpec::DctcpImprovedFairness { .. } => "dctcp-improved-fairness",
-            ProtocolSpec::Dx { .. } => "dx",
-        }
-    }
-
-    /// The window floor of this protocol when a flow gives none, packets: 1 segment for DX (the
-    /// paper's floor), 2 for the TCPs (the DCTCP analysis paper's ns-2 floor).
-    pub fn default_min_cwnd_pkt(&self) -> f64 {
-        match self {
-            ProtocolSpec::Dx { .. } => default_dx_min_cwnd(),
-            _ => default_min_cwnd(),
-        }
-    }
 }
 
 /// Receiver delayed-ACK settings (DCTCP's CE-state machine, RFC 8257 §3.2).
@@ -854,7 +786,7 @@ fn amount_bytes(a: Amount, packet_bytes: u32) -> u64 {
     }
 }
 
-fn check_unit_interval(field: &str, x: f64, lo_open: bool) -> Result<()> {
+pub(crate) fn check_unit_interval(field: &str, x: f64, lo_open: bool) -> Result<()> {
     let ok = x.is_finite() && x <= 1.0 && if lo_open { x > 0.0 } else { x >= 0.0 };
     if ok {
         Ok(())
@@ -877,7 +809,7 @@ fn no_host_twice(field: &str, hosts: &[String]) -> Result<()> {
 }
 
 /// A time field: at most [`MAX_TIME_PS`] (10^6 s); `positive` also excludes 0.
-fn check_time(field: &str, ps: u64, positive: bool) -> Result<()> {
+pub(crate) fn check_time(field: &str, ps: u64, positive: bool) -> Result<()> {
     if positive && ps == 0 {
         return Err(invalid(field, "must be positive (> 0 s)"));
     }
@@ -929,14 +861,7 @@ pub fn validate_flow_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Re
             ));
         }
     }
-    match &f.protocol {
-        ProtocolSpec::Dctcp { g, alpha_init } | ProtocolSpec::DctcpImprovedFairness { g, alpha_init } => {
-            check_unit_interval(&field("g"), *g, true)?;
-            check_unit_interval(&field("alpha_init"), *alpha_init, false)?;
-        }
-        ProtocolSpec::Dx { r0: BaseRttSpec::FixedPs(ps) } => check_time(&field("R0"), *ps, true)?,
-        ProtocolSpec::Newreno { .. } | ProtocolSpec::Dx { .. } => {}
-    }
+    f.protocol.check(field)?;
     if let Some(d) = &f.delayed_ack {
         check_count(&field("delayed_ack.segments"), d.segments as u64, MAX_COUNT)?;
         check_time(&field("delayed_ack.timeout"), d.timeout_ps, true)?;
@@ -950,8 +875,8 @@ fn validate_tcp_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<
     let name = f.protocol.name();
     if o.ecn_response == EcnReaction::Prr && !f.protocol.cuts_on_ecn() {
         let why = match &f.protocol {
-            ProtocolSpec::Newreno { .. } => "newreno with ecn = false never sees ECN-Echo (set ecn = true)".to_string(),
-            ProtocolSpec::DctcpImprovedFairness { .. } => {
+            ProtocolSpec::Newreno(_) => "newreno with ecn = false never sees ECN-Echo (set ecn = true)".to_string(),
+            ProtocolSpec::DctcpImprovedFairness(_) => {
                 "dctcp-improved-fairness decreases its window on every marked ACK (eq. 36), not once per window"
                     .to_string()
             }
@@ -976,7 +901,7 @@ fn validate_tcp_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<
         ));
     }
     if o.ect_acks && !f.protocol.ecn_capable() {
-        let what = if matches!(f.protocol, ProtocolSpec::Newreno { .. }) { " with ecn = false" } else { "" };
+        let what = if matches!(f.protocol, ProtocolSpec::Newreno(_)) { " with ecn = false" } else { "" };
         return Err(invalid(
             field("ect_acks"),
             format!(
@@ -987,9 +912,9 @@ fn validate_tcp_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<
         ));
     }
     if o.dctcp_fixed_point {
-        match &f.protocol {
-            ProtocolSpec::Dctcp { g, .. } | ProtocolSpec::DctcpImprovedFairness { g, .. } => {
-                if dctcp_shift_g(*g).is_none() {
+        match f.protocol.dctcp_g() {
+            Some(g) => {
+                if dctcp_shift_g(g).is_none() {
                     return Err(invalid(
                         field("g"),
                         format!(
@@ -1000,7 +925,7 @@ fn validate_tcp_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<
                     ));
                 }
             }
-            _ => {
+            None => {
                 return Err(invalid(
                     field("dctcp_fixed_point"),
                     format!("true cannot be combined with {} = {name}: only DCTCP has an alpha", field("protocol")),

@@ -18,7 +18,7 @@ use crate::l2::world::{L2Ev, L2World};
 use crate::metrics::{hist_quantile, Column, CwndProbe, QueueProbe, Strings, Table, ThroughputProbe};
 use crate::net::{topology, Network, Port, PortId};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
-use crate::scenario::{Amount, BaseRttSpec, NodeKind, ProtocolSpec, Spec, TopologySpec};
+use crate::scenario::{Amount, NodeKind, Spec, TopologySpec};
 use crate::sched::EventQueue;
 use crate::transport::tcp::{DelayedAck, Receiver, Sender, SenderStats, WindowAreas};
 use crate::units::{fmt_ps, Time};
@@ -925,16 +925,12 @@ fn build_flow(
     f: &crate::scenario::FlowSpec,
     origin: Option<(u32, Option<u32>)>,
 ) -> Flow {
-    let mut sender = match f.protocol {
-        ProtocolSpec::Dx { r0: BaseRttSpec::Path } => {
-            let rtt = path_rtt(net, src, dst, id, spec.packet_bytes, spec.header_bytes);
-            let resolved = crate::scenario::FlowSpec {
-                protocol: ProtocolSpec::Dx { r0: BaseRttSpec::FixedPs(rtt.0) },
-                ..f.clone()
-            };
-            Sender::new(id, src, dst, &resolved, spec.packet_bytes, spec.header_bytes)
-        }
-        _ => Sender::new(id, src, dst, f, spec.packet_bytes, spec.header_bytes),
+    let mut sender = if f.protocol.wants_path_rtt() {
+        let mut resolved = f.clone();
+        resolved.protocol.set_base_rtt(path_rtt(net, src, dst, id, spec.packet_bytes, spec.header_bytes));
+        Sender::new(id, src, dst, &resolved, spec.packet_bytes, spec.header_bytes)
+    } else {
+        Sender::new(id, src, dst, f, spec.packet_bytes, spec.header_bytes)
     };
     if f.start_jitter_ps > 0 {
         use rand::Rng as _;

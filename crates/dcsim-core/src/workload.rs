@@ -940,7 +940,7 @@ mod tests {
     fn class(share: f64) -> ClassSpec {
         ClassSpec {
             share,
-            protocol: ProtocolSpec::Newreno { ecn: true },
+            protocol: ProtocolSpec::newreno(true),
             min_cwnd_pkt: Some(2.0),
             init_cwnd_pkt: 10.0,
             min_rto_ps: Some(1),

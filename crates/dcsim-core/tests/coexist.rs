@@ -69,7 +69,7 @@ fn poisson(load: f64, sizes: SizeSpec) -> WorkloadSpec {
         sizes,
         senders: vec!["h0".into(), "h1".into()],
         receivers: vec!["h2".into()],
-        classes: vec![class(0.5, dctcp(1.0 / 16.0)), class(0.5, ProtocolSpec::Newreno { ecn: true })],
+        classes: vec![class(0.5, dctcp(1.0 / 16.0)), class(0.5, ProtocolSpec::newreno(true))],
         start_ps: 0,
         stop_ps: None,
     }
@@ -99,7 +99,7 @@ fn tree_paths_have_the_papers_rtt_and_a_lone_flow_completes_in_its_ideal_time() 
         let f = FlowSpec {
             size_bytes: Some(size),
             init_cwnd_pkt: 200.0,
-            ..FlowSpec::long_lived("h0", "h2", ProtocolSpec::Newreno { ecn: false })
+            ..FlowSpec::long_lived("h0", "h2", ProtocolSpec::newreno(false))
         };
         let (_, t) = run_checked(tree(AqmSpec::DropTail, vec![f], vec![], 10 * MS), 4);
         let fl = table(&t, "flows");
@@ -131,7 +131,7 @@ fn choke_keeps_packet_conservation_and_exact_per_flow_drops() {
     for m in [1u32, 7] {
         let flows = vec![
             FlowSpec::long_lived("h0", "h2", dctcp(1.0 / 16.0)),
-            FlowSpec { start_ps: 3 * MS, ..FlowSpec::long_lived("h1", "h2", ProtocolSpec::Newreno { ecn: false }) },
+            FlowSpec { start_ps: 3 * MS, ..FlowSpec::long_lived("h1", "h2", ProtocolSpec::newreno(false)) },
         ];
         let w = vec![poisson(0.2, SizeSpec::Uniform { min_bytes: 10_000, max_bytes: 50_000 })];
         let (_, t) = run_checked(tree(choke(20.0, m, false), flows, w, 300 * MS), 20);
@@ -160,7 +160,7 @@ fn every_fct_is_at_least_its_ideal() {
     // Short flows over busy long-lived flows: queueing, marks and losses only add to the ideal.
     let flows = vec![
         FlowSpec::long_lived("h0", "h2", dctcp(1.0 / 16.0)),
-        FlowSpec::long_lived("h1", "h2", ProtocolSpec::Newreno { ecn: true }),
+        FlowSpec::long_lived("h1", "h2", ProtocolSpec::newreno(true)),
     ];
     let cdf = SizeSpec::Cdf { points: vec![(1000.0, 0.0), (1460.0, 0.5), (100_000.0, 1.0)] };
     let (_, t) = run_checked(tree(choke(30.0, 7, true), flows, vec![poisson(0.3, cdf)], 200 * MS), 5);

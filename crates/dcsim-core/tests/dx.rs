@@ -26,7 +26,7 @@ fn dx_spec(n: u32, r0_us: u64, r0: BaseRttSpec, duration_ms: u64) -> Spec {
         r0_us * US,
         1,
         AqmSpec::DropTail,
-        ProtocolSpec::Dx { r0 },
+        ProtocolSpec::dx(r0),
         duration_ms * MS,
         50 * MS,
     );

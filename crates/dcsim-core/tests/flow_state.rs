@@ -18,7 +18,7 @@ fn poisson_dumbbell(load: f64, duration_ps: u64) -> Spec {
         100 * US,
         250,
         AqmSpec::Threshold { k: Amount::Packets(20) },
-        ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 },
+        ProtocolSpec::dctcp(1.0 / 16.0, 1.0),
         duration_ps,
         0,
     );
@@ -31,7 +31,7 @@ fn poisson_dumbbell(load: f64, duration_ps: u64) -> Spec {
         receivers: vec!["r".into()],
         classes: vec![ClassSpec {
             share: 1.0,
-            protocol: ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 },
+            protocol: ProtocolSpec::dctcp(1.0 / 16.0, 1.0),
             min_cwnd_pkt: None,
             init_cwnd_pkt: 2.0,
             min_rto_ps: Some(10 * MS),

@@ -51,7 +51,7 @@ prop_compose! {
         linux in prop::bool::ANY,
         ect_acks in prop::option::of(prop::bool::ANY),
     ) -> FlowSpec {
-        let protocol = if dctcp { ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 } } else { ProtocolSpec::Newreno { ecn: true } };
+        let protocol = if dctcp { ProtocolSpec::dctcp(1.0 / 16.0, 1.0) } else { ProtocolSpec::newreno(true) };
         let profile = if linux { Profile::Linux } else { Profile::Ns2 };
         FlowSpec {
             size_bytes: size,

@@ -115,7 +115,7 @@ fn buffer_of(t: &TopologySpec, src: &str, dst: &str) -> Option<u64> {
 fn class(dctcp_cc: bool, init: f64) -> ClassSpec {
     ClassSpec {
         share: 1.0,
-        protocol: if dctcp_cc { dctcp(1.0 / 16.0) } else { ProtocolSpec::Newreno { ecn: true } },
+        protocol: if dctcp_cc { dctcp(1.0 / 16.0) } else { ProtocolSpec::newreno(true) },
         min_cwnd_pkt: None,
         init_cwnd_pkt: init,
         min_rto_ps: Some(MS),

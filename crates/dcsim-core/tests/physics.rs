@@ -123,7 +123,7 @@ fn newreno_droptail_coexistence_setup() {
             250 * US,
             250,
             AqmSpec::DropTail,
-            ProtocolSpec::Newreno { ecn: false },
+            ProtocolSpec::newreno(false),
             5000 * MS,
             500 * MS,
         );
@@ -169,7 +169,7 @@ fn same_seed_bit_identical_different_seed_differs() {
             100 * US,
             200,
             red.clone(),
-            ProtocolSpec::Newreno { ecn: false },
+            ProtocolSpec::newreno(false),
             100 * MS,
             10 * MS,
         );
@@ -194,8 +194,7 @@ fn red_marks_ecn_flows_and_keeps_average_between_thresholds() {
         ecn: true,
         wait: true,
     };
-    let spec =
-        dumbbell(4, 10 * GBPS, 10 * GBPS, 100 * US, 1000, red, ProtocolSpec::Newreno { ecn: true }, 300 * MS, 50 * MS);
+    let spec = dumbbell(4, 10 * GBPS, 10 * GBPS, 100 * US, 1000, red, ProtocolSpec::newreno(true), 300 * MS, 50 * MS);
     let t = run_checked(spec);
     let p = table(&t, "ports");
     let b = bottleneck_row(&t);
@@ -286,7 +285,7 @@ fn graph_topology_routes_over_shortest_path() {
         },
         flows: vec![FlowSpec {
             size_bytes: Some(3_000_000),
-            ..FlowSpec::long_lived("h0", "h1", ProtocolSpec::Newreno { ecn: false })
+            ..FlowSpec::long_lived("h0", "h1", ProtocolSpec::newreno(false))
         }],
         workloads: vec![],
         metrics: MetricsSpec::default(),
@@ -308,17 +307,8 @@ fn graph_topology_routes_over_shortest_path() {
 
 /// One finite NewReno flow alone on an idle dumbbell path: its FCT.
 fn lone_flow_fct_s(access_bps: u64, size_bytes: u64) -> f64 {
-    let mut spec = dumbbell(
-        1,
-        10 * GBPS,
-        access_bps,
-        100 * US,
-        1000,
-        AqmSpec::DropTail,
-        ProtocolSpec::Newreno { ecn: false },
-        20 * MS,
-        0,
-    );
+    let mut spec =
+        dumbbell(1, 10 * GBPS, access_bps, 100 * US, 1000, AqmSpec::DropTail, ProtocolSpec::newreno(false), 20 * MS, 0);
     spec.flows[0].size_bytes = Some(size_bytes);
     let t = run_checked(spec);
     table(&t, "flows").f64("fct_s")[0]
@@ -351,7 +341,7 @@ fn a_nic_slower_than_the_path_bounds_the_window() {
         100 * US,
         1000,
         AqmSpec::DropTail,
-        ProtocolSpec::Newreno { ecn: false },
+        ProtocolSpec::newreno(false),
         200 * MS,
         50 * MS,
     );
@@ -370,17 +360,8 @@ fn a_flow_paced_at_the_bottleneck_rate_does_not_lock_a_later_flow_out() {
     // arrives exactly as each slot frees. Without a coin for that tie it held the full queue and
     // the second flow, starting 300 ms later, got 2.9 Mbps of goodput against 970 Mbps (RFC 2309's
     // "lock-out"). Fair share after it joins: within 25 %, the coexistence test's tolerance.
-    let mut spec = dumbbell(
-        2,
-        GBPS,
-        GBPS,
-        250 * US,
-        250,
-        AqmSpec::DropTail,
-        ProtocolSpec::Newreno { ecn: false },
-        1000 * MS,
-        400 * MS,
-    );
+    let mut spec =
+        dumbbell(2, GBPS, GBPS, 250 * US, 250, AqmSpec::DropTail, ProtocolSpec::newreno(false), 1000 * MS, 400 * MS);
     spec.flows[1].start_ps = 300 * MS;
     let t = run_checked(spec);
     let g = table(&t, "flows").f64("goodput_bps").to_vec();

@@ -31,7 +31,63 @@
 //!     updated alpha first, so those segments fell into the next window (alpha lags by at most
 //!     2^-k x the segments of one ACK; means within 0.1 %: a probe's 160 random ACK streams).
 
-use super::{Controller, EcnResponse};
+use serde::{Deserialize, Serialize};
+
+use super::{Controller, EcnResponse, Param, Protocol, ProtocolSpec, Unit};
+use crate::error::Result;
+use crate::scenario::check_unit_interval;
+
+/// DCTCP in scenarios: `protocol = "dctcp"` with the EWMA gain `g` of eq. (3) and alpha's
+/// initial value `alpha_init`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// EWMA gain g of eq. (3), in (0, 1]; the analysis paper's 1/16.
+    pub g: f64,
+    /// alpha before the first window's update, in [0, 1]; 1 as RFC 8257 (and Linux) start it.
+    pub alpha_init: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Params { g: 1.0 / 16.0, alpha_init: 1.0 }
+    }
+}
+
+/// DCTCP's parameters for front ends (shared with DCTCP–Improved Fairness, which keeps its alpha).
+pub const DCTCP_PARAMS: &[Param] = &[
+    Param { name: "g", field: "g", unit: Unit::Gain },
+    Param { name: "alpha_init", field: "alpha_init", unit: Unit::Fraction },
+];
+
+/// Range checks of DCTCP's g (0, 1] and alpha_init [0, 1].
+pub fn check_dctcp(g: f64, alpha_init: f64, field: &dyn Fn(&str) -> String) -> Result<()> {
+    check_unit_interval(&field("g"), g, true)?;
+    check_unit_interval(&field("alpha_init"), alpha_init, false)
+}
+
+impl Protocol for Params {
+    const NAME: &'static str = "dctcp";
+    const PARAMS: &'static [Param] = DCTCP_PARAMS;
+    type Controller = Dctcp;
+
+    fn controller(&self) -> Dctcp {
+        Dctcp::new(self.g, self.alpha_init)
+    }
+    fn check(&self, field: &dyn Fn(&str) -> String) -> Result<()> {
+        check_dctcp(self.g, self.alpha_init, field)
+    }
+    fn dctcp_g(&self) -> Option<f64> {
+        Some(self.g)
+    }
+}
+
+impl ProtocolSpec {
+    /// DCTCP with gain `g` and initial alpha `alpha_init`.
+    pub fn dctcp(g: f64, alpha_init: f64) -> Self {
+        ProtocolSpec::Dctcp(Params { g, alpha_init })
+    }
+}
 
 pub struct Dctcp {
     /// EWMA gain g.

@@ -13,7 +13,52 @@
 //! congestion avoidance (slow start before the first mark; the first mark ends it); the window
 //! floor `min_cwnd` holds as for DCTCP.
 
-use super::{Controller, Dctcp, EcnResponse};
+use serde::{Deserialize, Serialize};
+
+use super::dctcp::{check_dctcp, DCTCP_PARAMS};
+use super::{Controller, Dctcp, EcnResponse, Param, Protocol, ProtocolSpec};
+use crate::error::Result;
+
+/// DCTCP–Improved Fairness in scenarios: `protocol = "dctcp-improved-fairness"` with DCTCP's
+/// parameters (its alpha is DCTCP's).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// EWMA gain g of eq. (3), in (0, 1].
+    pub g: f64,
+    /// alpha before the first window's update, in [0, 1].
+    pub alpha_init: f64,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        let d = super::dctcp::Params::default();
+        Params { g: d.g, alpha_init: d.alpha_init }
+    }
+}
+
+impl Protocol for Params {
+    const NAME: &'static str = "dctcp-improved-fairness";
+    const PARAMS: &'static [Param] = DCTCP_PARAMS;
+    type Controller = DctcpImprovedFairness;
+
+    fn controller(&self) -> DctcpImprovedFairness {
+        DctcpImprovedFairness::new(self.g, self.alpha_init)
+    }
+    fn check(&self, field: &dyn Fn(&str) -> String) -> Result<()> {
+        check_dctcp(self.g, self.alpha_init, field)
+    }
+    fn dctcp_g(&self) -> Option<f64> {
+        Some(self.g)
+    }
+}
+
+impl ProtocolSpec {
+    /// DCTCP–Improved Fairness with DCTCP's gain `g` and initial alpha `alpha_init`.
+    pub fn dctcp_improved_fairness(g: f64, alpha_init: f64) -> Self {
+        ProtocolSpec::DctcpImprovedFairness(Params { g, alpha_init })
+    }
+}
 
 pub struct DctcpImprovedFairness {
     pub dctcp: Dctcp,

@@ -22,7 +22,7 @@
 //!   includes the samples of the current round. A flow that starts while a standing queue exists
 //!   never sees the true base RTT and overestimates it (the classic latecomer problem of
 //!   delay-based control). The scenario's `R0 = "path"`
-//!   ([`BaseRttSpec::Path`](crate::scenario::BaseRttSpec::Path)) gives the flow the exact base RTT
+//!   ([`BaseRttSpec::Path`]) gives the flow the exact base RTT
 //!   of its path (what a host that knows its topology, or measured it idle, would use): the world
 //!   builder computes it (propagation plus a data packet and its ACK serialised on every hop) and
 //!   hands it to DX as [`BaseRtt::Fixed`], which also takes any given value. U of eq. (2) uses the
@@ -53,8 +53,55 @@
 //! (the paper's "probability of decreasing windows" p of Table 1 is their ratio), the sum of the
 //! rounds' Q for its mean, and per ACK: `rtt_samples`, `rtt_samples_queued` (sample > R0).
 
-use super::Controller;
+use serde::{Deserialize, Serialize};
+
+use super::{Controller, Param, Protocol, ProtocolSpec, Unit};
+use crate::error::Result;
+use crate::scenario::{check_time, BaseRttSpec};
 use crate::units::Time;
+
+/// DX in scenarios: `protocol = "dx"` with its base RTT `R0` ("min", "path" or a time).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// Base RTT R0 of eq. (2): the minimum RTT seen (default), the path's exact base RTT, or a value.
+    pub r0: BaseRttSpec,
+}
+
+impl Protocol for Params {
+    const NAME: &'static str = "dx";
+    const PARAMS: &'static [Param] = &[Param { name: "R0", field: "r0", unit: Unit::BaseRtt }];
+    /// One segment: the DX analysis paper's floor (Section 3.3), which creates the special
+    /// stable state of its Theorem 2.
+    const MIN_CWND_PKT: f64 = 1.0;
+    type Controller = Dx;
+
+    fn controller(&self) -> Dx {
+        Dx::new(match self.r0 {
+            BaseRttSpec::Min | BaseRttSpec::Path => BaseRtt::Min,
+            BaseRttSpec::FixedPs(ps) => BaseRtt::Fixed(Time(ps)),
+        })
+    }
+    fn check(&self, field: &dyn Fn(&str) -> String) -> Result<()> {
+        match self.r0 {
+            BaseRttSpec::FixedPs(ps) => check_time(&field("R0"), ps, true),
+            BaseRttSpec::Min | BaseRttSpec::Path => Ok(()),
+        }
+    }
+    fn wants_path_rtt(&self) -> bool {
+        self.r0 == BaseRttSpec::Path
+    }
+    fn set_base_rtt(&mut self, rtt: Time) {
+        self.r0 = BaseRttSpec::FixedPs(rtt.0);
+    }
+}
+
+impl ProtocolSpec {
+    /// DX with base RTT `r0`.
+    pub fn dx(r0: BaseRttSpec) -> Self {
+        ProtocolSpec::Dx(Params { r0 })
+    }
+}
 
 /// Where the base RTT R0 comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,19 +14,25 @@
 //! [`Controller::nic_tx_timestamps`] asks for data packets to be stamped when their transmission
 //! starts on the NIC (hardware timestamps) instead of when the transport hands them over.
 //!
-//! Adding a controller: a file with a struct implementing [`Controller`] (only the hooks where it
-//! differs from the defaults, which are those of a controller that ignores ECN and leaves the
-//! window to the transport), its `pub mod`, one line in the `controllers!` list below, an arm in
-//! [`Cc::new`], and a `ProtocolSpec` variant in `scenario.rs` with its parameters (and its
-//! `name()`, range checks and defaults); the Python side is listed in the README ("Adding a
-//! congestion controller").
+//! Adding a controller: one file with a struct implementing [`Controller`] (only the hooks where
+//! it differs from the defaults, which are those of a controller that ignores ECN and leaves the
+//! window to the transport) and its `Params` implementing [`Protocol`] (the name in scenarios,
+//! the parameter table with units, the range checks, the controller it builds; serde with
+//! defaults and `deny_unknown_fields`), plus its `pub mod` and one line in the `controllers!`
+//! list below, which generates [`ProtocolSpec`], [`Cc`] and their dispatch. The Python front end
+//! reads the protocols, their parameters, units, defaults and facts from [`protocols_table`]
+//! (through `engine_defaults()`), so it needs no change.
 
 pub mod dctcp;
 pub mod dctcp_improved_fairness;
 pub mod dx;
 pub mod newreno;
 
-use crate::scenario::{BaseRttSpec, ProtocolSpec};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+pub use crate::params::{Param, Unit};
 use crate::units::Time;
 
 pub use dctcp::Dctcp;
@@ -126,13 +132,121 @@ pub trait Controller {
     fn use_linux_reno(&mut self) {}
 }
 
-/// The controllers, one `Variant(Type)` each: the enum [`Cc`] the transport holds, with every
-/// [`Controller`] hook dispatched by a match (no virtual call on the per-ACK path).
+/// A protocol as scenarios give it, implemented by each controller file's `Params`: its name,
+/// its parameters (with units, for front ends; their defaults are the `Default`), their range
+/// checks, and the controller of one flow.
+pub trait Protocol: Clone + std::fmt::Debug + PartialEq + Default + Serialize + DeserializeOwned {
+    /// The protocol's name in scenarios (`protocol = "..."`).
+    const NAME: &'static str;
+    /// The user-facing parameters, in the order front ends list them.
+    const PARAMS: &'static [Param];
+    /// The window floor when a flow gives none (ns-2 profile), packets: 2, the DCTCP analysis
+    /// paper's ns-2 floor, unless the protocol's paper says otherwise.
+    const MIN_CWND_PKT: f64 = 2.0;
+    /// The controller this protocol runs.
+    type Controller: Controller;
+    /// The controller of one flow.
+    fn controller(&self) -> Self::Controller;
+    /// Range checks of every parameter; an error names `field(name)` (the parameter's name in
+    /// scenarios) and the allowed range.
+    fn check(&self, _field: &dyn Fn(&str) -> String) -> Result<()> {
+        Ok(())
+    }
+    /// DCTCP's EWMA gain g, for a protocol that keeps DCTCP's alpha (the linux profile keeps g as
+    /// a shift, so it must be 2^-k).
+    fn dctcp_g(&self) -> Option<f64> {
+        None
+    }
+    /// Is a base RTT given as "path", for the world builder to resolve ([`Protocol::set_base_rtt`])?
+    fn wants_path_rtt(&self) -> bool {
+        false
+    }
+    /// The path's exact base RTT, computed by the world builder for a protocol that wants it.
+    fn set_base_rtt(&mut self, _rtt: Time) {}
+}
+
+/// A protocol for front ends: its name, its engine `kind`, its parameters (name, engine field,
+/// unit, default), its window floor and the facts of its defaults.
+fn describe<P: Protocol>(spec: ProtocolSpec) -> serde_json::Value {
+    let defaults = serde_json::to_value(P::default()).unwrap_or_default();
+    let kind = serde_json::to_value(&spec).ok().and_then(|v| v.get("kind").cloned()).unwrap_or_default();
+    serde_json::json!({
+        "name": P::NAME,
+        "kind": kind,
+        "params": crate::params::describe(P::PARAMS, &defaults),
+        "min_cwnd_pkt": P::MIN_CWND_PKT,
+        "facts": spec.facts(),
+    })
+}
+
+/// The protocols, one `Variant => module` each (the module's `Params` implements [`Protocol`]):
+/// generates [`ProtocolSpec`] (serde tag `kind`, the variant in snake_case), the enum [`Cc`] the
+/// transport holds, with every [`Controller`] hook dispatched by a match (no virtual call on the
+/// per-ACK path), and [`protocols_table`].
 macro_rules! controllers {
-    ($($variant:ident($ty:ty)),+ $(,)?) => {
+    ($($(#[$doc:meta])* $variant:ident => $module:ident),+ $(,)?) => {
+        /// Window congestion controller of a flow, with its parameters.
+        #[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+        #[serde(tag = "kind", rename_all = "snake_case")]
+        pub enum ProtocolSpec {
+            $($(#[$doc])* $variant($module::Params),)+
+        }
+
         /// The controller of one flow.
         pub enum Cc {
-            $($variant($ty)),+
+            $($variant(<$module::Params as Protocol>::Controller)),+
+        }
+
+        impl ProtocolSpec {
+            /// The protocol's name in scenarios.
+            pub fn name(&self) -> &'static str {
+                match self { $(ProtocolSpec::$variant(_) => <$module::Params as Protocol>::NAME,)+ }
+            }
+
+            /// The window floor of this protocol when a flow gives none, packets
+            /// ([`Protocol::MIN_CWND_PKT`]: 1 segment for DX, the paper's floor; 2 for the TCPs,
+            /// the DCTCP analysis paper's ns-2 floor).
+            pub fn default_min_cwnd_pkt(&self) -> f64 {
+                match self { $(ProtocolSpec::$variant(_) => <$module::Params as Protocol>::MIN_CWND_PKT,)+ }
+            }
+
+            /// Range checks of the protocol's parameters ([`Protocol::check`]).
+            pub fn check(&self, field: &dyn Fn(&str) -> String) -> Result<()> {
+                match self { $(ProtocolSpec::$variant(p) => Protocol::check(p, field),)+ }
+            }
+
+            /// DCTCP's g, for a protocol that keeps DCTCP's alpha ([`Protocol::dctcp_g`]).
+            pub fn dctcp_g(&self) -> Option<f64> {
+                match self { $(ProtocolSpec::$variant(p) => Protocol::dctcp_g(p),)+ }
+            }
+
+            /// Is a base RTT given as "path" ([`Protocol::wants_path_rtt`])?
+            pub fn wants_path_rtt(&self) -> bool {
+                match self { $(ProtocolSpec::$variant(p) => Protocol::wants_path_rtt(p),)+ }
+            }
+
+            /// The path's exact base RTT, from the world builder ([`Protocol::set_base_rtt`]).
+            pub fn set_base_rtt(&mut self, rtt: Time) {
+                match self { $(ProtocolSpec::$variant(p) => Protocol::set_base_rtt(p, rtt),)+ }
+            }
+        }
+
+        impl Cc {
+            /// The controller of `spec`. The world builder resolves a base RTT of "path" to the
+            /// path's exact base RTT before this; a spec built by hand with it keeps "path", which
+            /// DX reads as the minimum RTT.
+            pub fn new(spec: &ProtocolSpec) -> Cc {
+                match spec { $(ProtocolSpec::$variant(p) => Cc::$variant(Protocol::controller(p)),)+ }
+            }
+        }
+
+        /// The protocols for front ends, in this list's order: for each, its name, engine `kind`,
+        /// parameters (name, engine field, unit, default), window floor and the facts of its
+        /// defaults (`engine_defaults()["protocols"]`).
+        pub fn protocols_table() -> serde_json::Value {
+            serde_json::Value::Array(vec![
+                $(describe::<$module::Params>(ProtocolSpec::$variant(<$module::Params>::default())),)+
+            ])
         }
 
         impl Controller for Cc {
@@ -201,33 +315,88 @@ macro_rules! controllers {
 }
 
 controllers! {
-    NewReno(NewReno),
-    Dctcp(Dctcp),
-    DctcpImprovedFairness(DctcpImprovedFairness),
-    Dx(Dx),
-}
-
-impl Cc {
-    /// The controller of `spec`. The world builder resolves DX's `r0 = "path"` to the path's exact
-    /// base RTT (`FixedPs`) before this; a spec built by hand with `Path` gets the minimum RTT.
-    pub fn new(spec: &ProtocolSpec) -> Cc {
-        match spec {
-            ProtocolSpec::Newreno { ecn } => Cc::NewReno(NewReno { ecn: *ecn, whole_segments: false }),
-            ProtocolSpec::Dctcp { g, alpha_init } => Cc::Dctcp(Dctcp::new(*g, *alpha_init)),
-            ProtocolSpec::DctcpImprovedFairness { g, alpha_init } => {
-                Cc::DctcpImprovedFairness(DctcpImprovedFairness::new(*g, *alpha_init))
-            }
-            ProtocolSpec::Dx { r0 } => Cc::Dx(Dx::new(match r0 {
-                BaseRttSpec::Min | BaseRttSpec::Path => BaseRtt::Min,
-                BaseRttSpec::FixedPs(ps) => BaseRtt::Fixed(Time(*ps)),
-            })),
-        }
-    }
+    /// DCTCP (Alizadeh et al. 2010, RFC 8257): alpha EWMA with gain g, cut cwnd*(1-alpha/2).
+    Dctcp => dctcp,
+    /// TCP NewReno (RFC 5681/6582); `ecn` makes it ECN-capable (RFC 3168 halving on ECE).
+    Newreno => newreno,
+    /// DX (DX analysis paper, eqs. 1-2): once per RTT W + 1 if the queueing delay Q = 0, else
+    /// W (1 - Q/U), U = R0 W/(W - 1); no ECN, no loss signal; see `cc/dx.rs`.
+    Dx => dx,
+    /// "DCTCP–Improved Fairness" (DCTCP analysis paper §5.2, eq. 36): DCTCP's alpha, but
+    /// W <- W + 1/W - alpha/2 on every marked ACK instead of one cut per window.
+    DctcpImprovedFairness => dctcp_improved_fairness,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::BaseRttSpec;
+
+    /// The table front ends read: every protocol of the list, in its order (the papers' first),
+    /// with its engine kind, parameters (name, field, unit, default) and window floor; a table of
+    /// just its kind builds the defaults; and the scenario JSON of each protocol is unchanged by
+    /// the table (the `kind` tag with the parameters beside it; an unknown parameter is refused).
+    #[test]
+    fn the_protocols_table_lists_every_protocol_with_its_parameters() {
+        let table = protocols_table();
+        let rows = table.as_array().expect("a list");
+        let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
+        assert_eq!(names[..4], ["dctcp", "newreno", "dx", "dctcp-improved-fairness"]);
+        let row = |n: &str| rows.iter().find(|r| r["name"] == n).unwrap().clone();
+        let dctcp = row("dctcp");
+        assert_eq!(dctcp["kind"], "dctcp");
+        assert_eq!(
+            dctcp["params"][0],
+            serde_json::json!({"name": "g", "field": "g", "unit": "gain", "default": 0.0625})
+        );
+        assert_eq!(dctcp["params"][1]["unit"], "fraction");
+        assert_eq!(dctcp["params"][1]["default"], 1.0);
+        assert_eq!(dctcp["min_cwnd_pkt"], 2.0);
+        assert_eq!(dctcp["facts"]["ect"], true);
+        let dx = row("dx");
+        assert_eq!(
+            dx["params"][0],
+            serde_json::json!({"name": "R0", "field": "r0", "unit": "base_rtt", "default": "min"})
+        );
+        assert_eq!(dx["min_cwnd_pkt"], 1.0);
+        assert_eq!(row("newreno")["params"][0]["default"], false);
+        assert_eq!(row("dctcp-improved-fairness")["kind"], "dctcp_improved_fairness");
+        for r in rows {
+            let spec: ProtocolSpec = serde_json::from_value(serde_json::json!({"kind": r["kind"]})).unwrap();
+            assert_eq!(spec.name(), r["name"]);
+            let mut written = serde_json::to_value(&spec).unwrap();
+            written.as_object_mut().unwrap().remove("kind");
+            for p in r["params"].as_array().unwrap() {
+                assert_eq!(written[p["field"].as_str().unwrap()], p["default"], "{}", r["name"]);
+            }
+        }
+        let given: ProtocolSpec = serde_json::from_str(r#"{"kind": "dctcp", "g": 0.25, "alpha_init": 0.5}"#).unwrap();
+        assert_eq!(given, ProtocolSpec::dctcp(0.25, 0.5));
+        let fixed: ProtocolSpec = serde_json::from_str(r#"{"kind": "dx", "r0": {"fixed_ps": 80000000}}"#).unwrap();
+        assert_eq!(fixed, ProtocolSpec::dx(BaseRttSpec::FixedPs(80_000_000)));
+        let err = serde_json::from_str::<ProtocolSpec>(r#"{"kind": "newreno", "g": 0.5}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown field `g`"), "{err}");
+        assert!(serde_json::from_str::<ProtocolSpec>(r#"{"kind": "cubic"}"#).is_err());
+    }
+
+    /// A protocol's range checks name the parameter as scenarios write it.
+    #[test]
+    fn range_checks_name_the_parameter() {
+        let field = |n: &str| format!("flows[0].{n}");
+        let e = ProtocolSpec::dctcp(0.0, 1.0).check(&field).unwrap_err().to_string();
+        assert!(e.contains("flows[0].g") && e.contains("(0, 1]"), "{e}");
+        let e = ProtocolSpec::dctcp_improved_fairness(0.5, 1.5).check(&field).unwrap_err().to_string();
+        assert!(e.contains("flows[0].alpha_init") && e.contains("[0, 1]"), "{e}");
+        let e = ProtocolSpec::dx(BaseRttSpec::FixedPs(0)).check(&field).unwrap_err().to_string();
+        assert!(e.contains("flows[0].R0"), "{e}");
+        assert!(ProtocolSpec::newreno(true).check(&field).is_ok());
+        assert!(ProtocolSpec::dx(BaseRttSpec::Path).wants_path_rtt());
+        let mut dx = ProtocolSpec::dx(BaseRttSpec::Path);
+        dx.set_base_rtt(Time(5));
+        assert_eq!(dx, ProtocolSpec::dx(BaseRttSpec::FixedPs(5)));
+        assert_eq!(ProtocolSpec::dctcp(0.25, 1.0).dctcp_g(), Some(0.25));
+        assert_eq!(ProtocolSpec::newreno(true).dctcp_g(), None);
+    }
 
     /// Each protocol's facts as its definition states them: RFC 3168 NewReno (ECT only with
     /// `ecn`, half the window once per window), DCTCP (RFC 8257: ECT, once per window, alpha),
@@ -236,13 +405,13 @@ mod tests {
     #[test]
     fn each_protocol_states_its_facts() {
         use EcnResponse::*;
-        let dctcp = ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 };
-        let dcif = ProtocolSpec::DctcpImprovedFairness { g: 1.0 / 16.0, alpha_init: 1.0 };
-        let dx = ProtocolSpec::Dx { r0: BaseRttSpec::Min };
+        let dctcp = ProtocolSpec::dctcp(1.0 / 16.0, 1.0);
+        let dcif = ProtocolSpec::dctcp_improved_fairness(1.0 / 16.0, 1.0);
+        let dx = ProtocolSpec::dx(BaseRttSpec::Min);
         // (spec, ect, response, reacts to loss, owns window, NIC stamps, halves in CWR, has alpha, cuts on ECN)
         let cases = [
-            (ProtocolSpec::Newreno { ecn: false }, false, OncePerWindow, true, false, false, false, false, false),
-            (ProtocolSpec::Newreno { ecn: true }, true, OncePerWindow, true, false, false, false, false, true),
+            (ProtocolSpec::newreno(false), false, OncePerWindow, true, false, false, false, false, false),
+            (ProtocolSpec::newreno(true), true, OncePerWindow, true, false, false, false, false, true),
             (dctcp, true, OncePerWindow, true, false, false, true, true, true),
             (dcif, true, PerAck, true, false, false, true, true, false),
             (dx, false, None, false, true, true, false, false, false),

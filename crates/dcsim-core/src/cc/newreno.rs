@@ -1,7 +1,34 @@
 //! TCP NewReno's congestion response to ECN (RFC 3168): halve the window, at most once per
 //! window. Its loss response (RFC 5681/6582) lives in `transport/tcp.rs`, shared with DCTCP.
 
-use super::{Controller, EcnResponse};
+use serde::{Deserialize, Serialize};
+
+use super::{Controller, EcnResponse, Param, Protocol, ProtocolSpec, Unit};
+
+/// NewReno in scenarios: `protocol = "newreno"`, ECN-capable with `ecn = true`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Params {
+    /// ECN-capable (RFC 3168: half the window on ECN-Echo, once per window); default false.
+    pub ecn: bool,
+}
+
+impl Protocol for Params {
+    const NAME: &'static str = "newreno";
+    const PARAMS: &'static [Param] = &[Param { name: "ecn", field: "ecn", unit: Unit::Flag }];
+    type Controller = NewReno;
+
+    fn controller(&self) -> NewReno {
+        NewReno { ecn: self.ecn, whole_segments: false }
+    }
+}
+
+impl ProtocolSpec {
+    /// NewReno, ECN-capable if `ecn`.
+    pub fn newreno(ecn: bool) -> Self {
+        ProtocolSpec::Newreno(Params { ecn })
+    }
+}
 
 pub struct NewReno {
     /// ECN-capable (RFC 3168); without it, a marking queue drops this flow's packets.

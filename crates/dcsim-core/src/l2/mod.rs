@@ -53,6 +53,7 @@ pub mod qcn;
 pub mod smcc;
 pub mod world;
 
+pub use crate::params::{Param, Unit};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
@@ -115,41 +116,6 @@ pub trait ReactionPoint: Clone + std::fmt::Debug {
     }
 }
 
-/// The unit of a scheme parameter, for front ends (how to parse and convert it).
-#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
-#[serde(rename_all = "snake_case")]
-pub enum Unit {
-    /// bytes (a size such as "64KB")
-    Bytes,
-    /// picoseconds (a time such as "80us")
-    Ps,
-    /// bit/s (a rate such as "100Mbps")
-    Bps,
-    /// Hz (a frequency such as "20kHz")
-    Hz,
-    /// 1/s (a gain)
-    PerSecond,
-    /// a whole number >= 0
-    Count,
-    /// a probability in (0, 1]
-    Probability,
-    /// a positive number
-    Number,
-    /// a weight: a number >= 0 (0 switches its term off)
-    Weight,
-    /// true or false
-    Flag,
-}
-
-/// One user-facing parameter of a scheme: its name in scenarios (the papers'), its engine field
-/// in `Params`, and its unit.
-#[derive(Clone, Copy, Debug, Serialize)]
-pub struct Param {
-    pub name: &'static str,
-    pub field: &'static str,
-    pub unit: Unit,
-}
-
 /// A scheme: its parameters (this trait is implemented by the scheme's `Params`).
 pub trait Scheme: Clone + std::fmt::Debug + PartialEq + Default + Serialize + DeserializeOwned {
     /// The scheme's name in scenarios (`[l2] scheme = "..."`), also the serde tag.
@@ -178,13 +144,7 @@ pub trait Scheme: Clone + std::fmt::Debug + PartialEq + Default + Serialize + De
 /// its parameters (name, engine field, unit, default).
 fn describe<S: Scheme>() -> serde_json::Value {
     let defaults = serde_json::to_value(S::default()).unwrap_or_default();
-    let params: Vec<serde_json::Value> = S::PARAMS
-        .iter()
-        .map(|p| {
-            serde_json::json!({"name": p.name, "field": p.field, "unit": p.unit,
-                               "default": defaults.get(p.field).cloned().unwrap_or_default()})
-        })
-        .collect();
+    let params = crate::params::describe(S::PARAMS, &defaults);
     serde_json::json!({"name": S::NAME, "target": S::default().target_queue().0, "params": params})
 }
 

@@ -1094,7 +1094,7 @@ mod tests {
             (Profile::Ns2, false, 3.0),
             (Profile::Ns2, true, 1.0),
         ] {
-            let f = FlowSpec { protocol: ProtocolSpec::Newreno { ecn: true }, ..flow(profile, true) };
+            let f = FlowSpec { protocol: ProtocolSpec::newreno(true), ..flow(profile, true) };
             let mut s = Sender::new(0, 0, 1, &f, 1500, 40);
             let mut out = Vec::new();
             s.start(Time(0), &mut out);
@@ -1109,7 +1109,7 @@ mod tests {
 
     #[test]
     fn newreno_fast_retransmit_partial_and_full_ack() {
-        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::Newreno { ecn: false }), 1500, 40);
+        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::newreno(false)), 1500, 40);
         s.ssthresh = 5.0; // congestion avoidance from the start
         let mut out = Vec::new();
         s.start(Time(0), &mut out);
@@ -1153,7 +1153,7 @@ mod tests {
         // a fast retransmit there resends in-flight data whose duplicates start the next one
         // (a livelock of one spurious recovery per RTT with no drop at all). Three duplicate
         // ACKs beyond `recover` are a new loss and do start one.
-        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::Newreno { ecn: false }), 1500, 40);
+        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::newreno(false)), 1500, 40);
         let mut out = Vec::new();
         s.start(Time(0), &mut out);
         assert_eq!(s.max_sent, 10);
@@ -1189,7 +1189,7 @@ mod tests {
         // 90: a cycle of burst losses and timeouts in 2 of 10 seeds). Linux keeps the
         // recovery's ssthresh (tcp_enter_loss in Recovery).
         for (profile, halves) in [(Profile::Ns2, true), (Profile::Linux, false)] {
-            let mut f = spec(ProtocolSpec::Newreno { ecn: false });
+            let mut f = spec(ProtocolSpec::newreno(false));
             f.tcp.profile = profile;
             f.tcp.sack = Some(false);
             f.tcp.abc = Some(false);
@@ -1220,7 +1220,7 @@ mod tests {
 
     #[test]
     fn ecn_cut_at_most_once_per_window() {
-        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 }), 1500, 40);
+        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::dctcp(1.0 / 16.0, 1.0)), 1500, 40);
         let mut out = Vec::new();
         s.start(Time(0), &mut out);
         let t = Time(100_000_000);
@@ -1251,7 +1251,7 @@ mod tests {
     #[test]
     fn dx_window_ignores_loss_and_ecn_but_recovery_retransmits() {
         use crate::scenario::BaseRttSpec;
-        let mut spec = spec(ProtocolSpec::Dx { r0: BaseRttSpec::FixedPs(100_000_000) });
+        let mut spec = spec(ProtocolSpec::dx(BaseRttSpec::FixedPs(100_000_000)));
         spec.init_cwnd_pkt = 8.0;
         let mut s = Sender::new(0, 0, 1, &spec, 1500, 40);
         assert!(!s.cc.ect(), "DX packets are not ECN-capable");
@@ -1286,14 +1286,7 @@ mod tests {
 
     #[test]
     fn improved_fairness_subtracts_alpha_over_2_per_marked_ack() {
-        let mut s = Sender::new(
-            0,
-            0,
-            1,
-            &spec(ProtocolSpec::DctcpImprovedFairness { g: 1.0 / 16.0, alpha_init: 1.0 }),
-            1500,
-            40,
-        );
+        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::dctcp_improved_fairness(1.0 / 16.0, 1.0)), 1500, 40);
         s.ssthresh = 5.0; // congestion avoidance
         let mut out = Vec::new();
         s.start(Time(0), &mut out);
@@ -1321,7 +1314,7 @@ mod tests {
     fn window_integral_is_exact_between_acks() {
         // cwnd 10 from t = 0 to the first ACK at 100 us (slow start: 11 after it), then held to 300 us:
         // the time-weighted mean is (10 x 100 + 11 x 200) / 300 packets.
-        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::Newreno { ecn: false }), 1500, 40);
+        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::newreno(false)), 1500, 40);
         let mut out = Vec::new();
         s.start(Time(0), &mut out);
         s.on_ack(&ack(1, false, Time(0)), Time(100_000_000), &mut out);
@@ -1335,7 +1328,7 @@ mod tests {
 
     #[test]
     fn rto_follows_rfc6298_and_backs_off() {
-        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::Newreno { ecn: false }), 1500, 40);
+        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::newreno(false)), 1500, 40);
         s.min_rto = Time(1_000_000); // 1 us so the estimate shows
         s.rtt_sample(Time(100_000_000)); // 100 us
         assert_eq!(s.srtt, Some(Time(100_000_000)));
@@ -1508,7 +1501,7 @@ mod tests {
     }
 
     fn flow(profile: crate::scenario::Profile, sack: bool) -> FlowSpec {
-        let mut f = spec(ProtocolSpec::Newreno { ecn: false });
+        let mut f = spec(ProtocolSpec::newreno(false));
         f.tcp.profile = profile;
         f.tcp.sack = Some(sack);
         f.tcp.abc = Some(false);
@@ -1620,7 +1613,7 @@ mod tests {
         use crate::scenario::EcnReaction;
         // DCTCP with alpha = 1 (cut to half), window 20 in congestion avoidance, `ecn_response =
         // "prr"` (CWR freeze implied). The first ACK carries ECN-Echo, the rest of the window not.
-        let mut f = spec(ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 });
+        let mut f = spec(ProtocolSpec::dctcp(1.0 / 16.0, 1.0));
         f.init_cwnd_pkt = 20.0;
         f.tcp.ecn_response = Some(EcnReaction::Prr);
         let mut s = Sender::new(0, 0, 1, &f, 1500, 40);
@@ -1660,7 +1653,7 @@ mod tests {
         // ns-2's cut (at once, on the first ECE ACK), but with `cwr_freeze`: the unmarked ACKs of
         // the round trip after the cut do not open the window; ns-2 (no freeze) grows on them.
         for freeze in [true, false] {
-            let mut f = spec(ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 });
+            let mut f = spec(ProtocolSpec::dctcp(1.0 / 16.0, 1.0));
             f.init_cwnd_pkt = 20.0;
             f.tcp.cwr_freeze = Some(freeze);
             let mut s = Sender::new(0, 0, 1, &f, 1500, 40);
@@ -1741,8 +1734,7 @@ mod tests {
             (Profile::Linux, false, [15.0, 15.0, 2.0]),
             (Profile::Ns2, false, [10.0, 10.0, 9.5]),
         ] {
-            for proto in [ProtocolSpec::Newreno { ecn: false }, ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 1.0 }]
-            {
+            for proto in [ProtocolSpec::newreno(false), ProtocolSpec::dctcp(1.0 / 16.0, 1.0)] {
                 let mut f = spec(proto);
                 f.init_cwnd_pkt = 20.0;
                 f.tcp.profile = profile;
@@ -1774,10 +1766,9 @@ mod tests {
         // (set by hand) when the next ACK SACKs segments 2..=4: segment 1 is lost (DupThresh 3)
         // and Recovery starts inside the CWR. Linux's DCTCP (dctcp_state) sets ssthresh =
         // max(cwnd >> 1, 2) = 8 again, and PRR aims at it; Reno keeps the CWR's 10.
-        for (proto, cwr, want) in [
-            (ProtocolSpec::Dctcp { g: 1.0 / 16.0, alpha_init: 0.5 }, 15.0, 8.0),
-            (ProtocolSpec::Newreno { ecn: true }, 10.0, 10.0),
-        ] {
+        for (proto, cwr, want) in
+            [(ProtocolSpec::dctcp(1.0 / 16.0, 0.5), 15.0, 8.0), (ProtocolSpec::newreno(true), 10.0, 10.0)]
+        {
             let mut f = spec(proto);
             f.init_cwnd_pkt = 20.0;
             f.tcp.profile = Profile::Linux;

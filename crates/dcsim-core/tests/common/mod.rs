@@ -47,7 +47,7 @@ pub fn dumbbell(
 }
 
 pub fn dctcp(g: f64) -> ProtocolSpec {
-    ProtocolSpec::Dctcp { g, alpha_init: 1.0 }
+    ProtocolSpec::dctcp(g, 1.0)
 }
 
 pub fn run(spec: Spec) -> (Sim, Vec<Table>) {

@@ -1,0 +1,63 @@
+//! User-facing parameter tables, shared by the two families that front ends read from the engine:
+//! window congestion controllers (`cc/`, [`crate::cc::Protocol`]) and L2 rate schemes (`l2/`,
+//! [`crate::l2::Scheme`]). Each declares its parameters once, with their names in scenarios (the
+//! papers'), their engine fields and units; Python builds its scenario fields, range checks by
+//! unit and engine tables from them (`ENGINE_DEFAULTS["protocols"]` and `["l2_schemes"]`), so a
+//! new controller or scheme needs no change there.
+
+use serde::Serialize;
+
+/// The unit of a parameter, for front ends (how to parse, check and convert it).
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// bytes (a size such as "64KB")
+    Bytes,
+    /// picoseconds (a time such as "80us")
+    Ps,
+    /// bit/s (a rate such as "100Mbps")
+    Bps,
+    /// Hz (a frequency such as "20kHz")
+    Hz,
+    /// 1/s (a gain)
+    PerSecond,
+    /// a whole number >= 0
+    Count,
+    /// a probability in (0, 1]
+    Probability,
+    /// a positive number
+    Number,
+    /// a weight: a number >= 0 (0 switches its term off)
+    Weight,
+    /// true or false
+    Flag,
+    /// an EWMA gain in (0, 1] (DCTCP's g, eq. 3 of the DCTCP analysis paper)
+    Gain,
+    /// a fraction in [0, 1] (an estimate such as DCTCP's alpha)
+    Fraction,
+    /// a base RTT: "min" (the minimum RTT sample seen), "path" (the path's exact base RTT,
+    /// computed by the world builder) or a time > 0 (the engine's `BaseRttSpec`)
+    BaseRtt,
+}
+
+/// One user-facing parameter: its name in scenarios (the papers'), its engine field, its unit.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Param {
+    pub name: &'static str,
+    pub field: &'static str,
+    pub unit: Unit,
+}
+
+/// The parameters for front ends, each with its default taken from `defaults` (the serialised
+/// `Default` of the family's parameter struct): name, engine field, unit, default.
+pub fn describe(params: &[Param], defaults: &serde_json::Value) -> serde_json::Value {
+    serde_json::Value::Array(
+        params
+            .iter()
+            .map(|p| {
+                serde_json::json!({"name": p.name, "field": p.field, "unit": p.unit,
+                                   "default": defaults.get(p.field).cloned().unwrap_or_default()})
+            })
+            .collect(),
+    )
+}
