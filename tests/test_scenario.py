@@ -762,31 +762,37 @@ def test_protocol_facts_come_from_the_engines_controllers():
 
 def test_a_protocol_the_engine_lists_needs_no_python_change():
     """The protocols, their parameters, units, defaults and window floors come from the engine's
-    table (``cc::protocols_table``): a protocol the engine adds (here "aimd" with a fraction "beta"
-    and a floor of 1 segment, added to the table before the scenario module loads) is accepted,
-    defaulted, range-checked, refused its parameter elsewhere and written in the engine's form, with
-    no Python change. (protocol_engine() had once ended in NewReno's table for a protocol it did not
+    table (``cc::protocols_table``): a protocol the engine adds (here "aimd" with a fraction
+    "beta_probe" and a floor of 1 segment, added to the table before the scenario module loads) is
+    accepted, defaulted, range-checked by its unit and by the engine's own check, refused its
+    parameter elsewhere and written in the engine's form, with no Python change. (protocol_engine() had once ended in NewReno's table for a protocol it did not
     name; an extensibility probe then needed ~22 edits for one controller.)"""
     code = textwrap.dedent('''
         import json
         import dcsim._core as core
         table = json.loads(core.engine_defaults())
         table["protocols"].append({"name": "aimd", "kind": "aimd", "min_cwnd_pkt": 1.0, "facts": {},
-                                   "params": [{"name": "beta", "field": "beta", "unit": "fraction", "default": 0.5}]})
+                                   "params": [{"name": "beta_probe", "field": "beta", "unit": "fraction",
+                                               "default": 0.5}]})
         core.engine_defaults = lambda: json.dumps(table)
         facts = core.protocol_facts  # the engine's facts of the new protocol: ECN-capable, one cut per window
         aimd = json.dumps({"ect": True, "cuts_on_ecn": True, "dctcp_alpha": False})
         core.protocol_facts = lambda p: aimd if json.loads(p)["kind"] == "aimd" else facts(p)
+        check = core.protocol_check  # and its own range check, narrower than the unit's: beta < 1
+        core.protocol_check = lambda p: (json.dumps({"field": "beta_probe", "message": "1.0 is out of range; allowed (0, 1)"})
+                                         if json.loads(p).get("beta") == 1.0 else "null" if json.loads(p)["kind"] == "aimd"
+                                         else check(p))
         from dcsim.scenario import FlowGroup, PROTOCOLS, ScenarioError
         from pydantic import ValidationError
         assert PROTOCOLS[-1] == "aimd", PROTOCOLS
         g = FlowGroup(protocol="aimd")
-        assert g.beta == 0.5 and float(g.min_cwnd.value) == 1.0
-        assert FlowGroup(protocol="aimd", beta=0.25).protocol_engine() == {"kind": "aimd", "beta": 0.25}
+        assert g.beta_probe == 0.5 and float(g.min_cwnd.value) == 1.0
+        assert FlowGroup(protocol="aimd", beta_probe=0.25).protocol_engine() == {"kind": "aimd", "beta": 0.25}
         assert FlowGroup(protocol="aimd", profile="linux").ecn_response == "prr"  # the facts, asked of the engine
-        for bad, says in (({"protocol": "aimd", "beta": 1.5}, "allowed [0, 1]"),
-                          ({"protocol": "dctcp", "beta": 0.5}, 'only for protocol = "aimd"'),
-                          ({"protocol": "aimd", "g": 0.5}, "aimd takes: beta")):
+        for bad, says in (({"protocol": "aimd", "beta_probe": 1.5}, "allowed [0, 1]"),
+                          ({"protocol": "aimd", "beta_probe": 1.0}, "allowed (0, 1)"),
+                          ({"protocol": "dctcp", "beta_probe": 0.5}, '"aimd"'),
+                          ({"protocol": "aimd", "g": 0.5}, "aimd takes: beta_probe")):
             try:
                 FlowGroup(**bad)
             except ValidationError as e:
@@ -811,6 +817,38 @@ def test_every_protocol_of_the_engine_round_trips_through_the_scenario():
         assert g.protocol_engine() == {"kind": proto["kind"], **{p["field"]: p["default"] for p in proto["params"]}}, name
         assert float(g.min_cwnd.value) == proto["min_cwnd_pkt"], name
         assert _protocol_facts(g.protocol_engine()) == {k: proto["facts"][k] for k in ("ect", "cuts_on_ecn", "dctcp_alpha")}
+
+
+def test_the_engines_protocol_check_names_the_parameter_as_written():
+    """``_core.protocol_check``, which FlowGroup asks after its checks by unit (so that a range the
+    engine narrows, such as a fraction in (0, 1), is refused when the scenario is loaded, not first
+    at run time: ``test_a_protocol_the_engine_lists_needs_no_python_change`` checks that path),
+    names the parameter as scenarios write it (DX's ``R0``, the engine's ``r0``) and the range."""
+    from dcsim.scenario import _core
+
+    assert json.loads(_core.protocol_check(json.dumps({"kind": "dx", "r0": {"fixed_ps": 2 * 10**18}}))) == {
+        "field": "R0", "message": "2000000000000000000 ps is out of range; allowed at most 1000000000000000000 ps (10^6 s)"}
+    assert json.loads(_core.protocol_check(json.dumps({"kind": "dctcp", "g": 0.0, "alpha_init": 1.0}))) == {
+        "field": "g", "message": "0 is out of range; allowed (0, 1]"}
+    assert json.loads(_core.protocol_check(json.dumps({"kind": "dctcp", "g": 0.5, "alpha_init": 1.0}))) is None
+
+
+def test_an_engine_error_names_a_workloads_field_as_written():
+    """The engine names a workload's transport as its one class (``workloads[0].mix[0].g``); a
+    workload without a mix is reported as the user wrote it (a probe)."""
+    from dcsim.scenario import engine_error
+
+    sc = Scenario.from_toml(Path(__file__).resolve().parent.parent / "examples" / "incast.toml")
+    assert sc.workloads[0].mix is None
+    e = engine_error(ValueError("workloads[0].mix[0].g: 2 is out of range"), sc)
+    assert str(e) == "workloads[0].g: 2 is out of range"
+    mixed = sc.to_dict()
+    w = mixed["workloads"][0]
+    from dcsim.scenario import Workload
+
+    w["mix"] = [{"protocol": w.pop("protocol"), "share": 1.0, **{k: w.pop(k) for k in Workload._TRANSPORT if k in w}}]
+    e = engine_error(ValueError("workloads[0].mix[0].g: 2 is out of range"), Scenario.from_dict(mixed))
+    assert str(e) == "workloads[0].mix[0].g: 2 is out of range"
 
 
 def test_an_aqm_kind_without_an_engine_table_is_an_error_not_red():

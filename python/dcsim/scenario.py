@@ -131,6 +131,12 @@ def _protocol_facts_of(protocol_json: str) -> tuple[bool, bool, bool]:
     return bool(f["ect"]), bool(f["cuts_on_ecn"]), bool(f["dctcp_alpha"])
 
 
+@functools.lru_cache(maxsize=1024)
+def _protocol_check_of(protocol_json: str) -> Optional[tuple[str, str]]:
+    found = json.loads(_core.protocol_check(protocol_json))
+    return None if found is None else (found["field"], found["message"])
+
+
 def _protocol_facts(protocol_engine: dict) -> dict[str, bool]:
     """What the engine's controller says of a protocol (``ProtocolSpec::facts``), given the engine's
     ``protocol`` table of a flow (:meth:`FlowGroup.protocol_engine`): ``ect`` (its data packets are
@@ -2092,12 +2098,17 @@ class FlowGroup(_KeepsDelayedAckOff, _with_protocol_params(_FlowGroupHead)):
             if getattr(self, name) is not None and name not in own:
                 users = " or ".join(f'"{p}"' for p, ps in PROTOCOL_PARAMS.items() if name in ps)
                 raise _err(name, f"only for protocol = {users}; {self.protocol} takes: {', '.join(own) or 'no parameters'}")
-        # The protocol's parameters: the engine's defaults where not given, else range checks.
+        # The protocol's parameters: the engine's defaults where not given, else range checks by
+        # unit, then the engine's own checks of the protocol (Protocol::check: a range narrower
+        # than the unit's, such as (0, 1) for a fraction, is refused here, not first at run time).
         for p in PROTOCOL_TABLE[self.protocol]["params"]:
             if getattr(self, p["name"]) is None:
                 self._fill(p["name"], _param_default(p["unit"], p["default"]))
             else:
                 _check_param(p["name"], p["unit"], getattr(self, p["name"]))
+        refused = _protocol_check_of(json.dumps(self.protocol_engine(), sort_keys=True))
+        if refused is not None:
+            raise _err(*refused)
         if self.profile not in TCP_PROFILES:
             raise _err("profile", _one_of(self.profile, TCP_PROFILES))
         if self.ecn_response is not None and self.ecn_response not in ECN_RESPONSES:
@@ -4067,7 +4078,7 @@ class Scenario(_Model):
             try:
                 fitted = json.loads(_core.fit_sampling(text, auto))
             except ValueError as e:
-                raise engine_error(e) from None
+                raise engine_error(e, sc) from None
             first = fitted.pop("metrics.monitor", None)
             self._monitor_first = first
             if first is not None:
@@ -4437,7 +4448,7 @@ class Scenario(_Model):
             try:
                 _core.validate_spec(text)
             except ValueError as e:
-                raise engine_error(e) from None
+                raise engine_error(e, self) from None
             self._resources_checked = self._validated
         return json.loads(text)
 
@@ -4588,10 +4599,17 @@ def _reachable(adj: dict[str, list[str]], src: str, dst: str, hosts: "Collection
     return False
 
 
-def engine_error(e: ValueError) -> "ScenarioError":
+def engine_error(e: ValueError, scenario: Optional["Scenario"] = None) -> "ScenarioError":
     """An error of the engine's checks as the scenario's: the engine names its own fields, and an
-    L2 parameter's is not the user's (``l2.scheme.h_a_hz`` -> ``l2.Ha``)."""
-    return ScenarioError(re.sub(r"\bl2\.scheme\.(\w+)", lambda m: f"l2.{L2_FIELD_NAMES.get(m[1], m[1])}", str(e)))
+    L2 parameter's is not the user's (``l2.scheme.h_a_hz`` -> ``l2.Ha``); a workload's transport
+    is its one class in the engine (``workloads[0].mix[0].g``), the user's ``workloads[0].g``
+    unless the workload has a mix."""
+    text = re.sub(r"\bl2\.scheme\.(\w+)", lambda m: f"l2.{L2_FIELD_NAMES.get(m[1], m[1])}", str(e))
+    if scenario is not None:
+        plain = {i for i, w in enumerate(scenario.workloads) if w.mix is None}
+        text = re.sub(r"\bworkloads\[(\d+)\]\.mix\[0\]\.",
+                      lambda m: f"workloads[{m[1]}]." if int(m[1]) in plain else m[0], text)
+    return ScenarioError(text)
 
 
 def _read_text(path: Path, what: str = "scenario") -> str:

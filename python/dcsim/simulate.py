@@ -85,7 +85,7 @@ def simulate(
     try:
         sim = core.Simulation(scenario.to_engine_json())  # the JSON checked above (built once)
     except ValueError as e:
-        raise engine_error(e) from None
+        raise engine_error(e, scenario) from None
     duration_ps = int(sim.duration_ps)
     max_wall = scenario.run.max_wall
 

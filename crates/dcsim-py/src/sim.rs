@@ -160,10 +160,29 @@ fn protocol_facts(protocol_json: &str) -> PyResult<String> {
     })
 }
 
+/// The engine's range checks of one protocol's parameters (its `protocol` table, as JSON):
+/// `null`, or `{"field", "message"}` naming the parameter as scenarios write it
+/// ([`dcsim_core::cc::Protocol::check`]), so that front ends refuse what the engine would, when
+/// the scenario is loaded.
+#[pyfunction]
+fn protocol_check(protocol_json: &str) -> PyResult<String> {
+    guarded(|| {
+        let p: dcsim_core::scenario::ProtocolSpec = serde_json::from_str(protocol_json)
+            .map_err(|e| dcsim_core::Error::Invalid { field: "protocol".into(), msg: e.to_string() })?;
+        Ok(match p.check(&|name| name.to_string()) {
+            Ok(()) => serde_json::Value::Null,
+            Err(dcsim_core::Error::Invalid { field, msg }) => serde_json::json!({"field": field, "message": msg}),
+            Err(e) => serde_json::json!({"field": "protocol", "message": e.to_string()}),
+        }
+        .to_string())
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(engine_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(protocol_facts, m)?)?;
+    m.add_function(wrap_pyfunction!(protocol_check, m)?)?;
     m.add_function(wrap_pyfunction!(validate_spec, m)?)?;
     m.add_function(wrap_pyfunction!(fit_sampling, m)?)?;
     Ok(())
