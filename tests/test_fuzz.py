@@ -23,8 +23,9 @@ Invariants (first principles, no tolerance tuned to results):
   a congestion point within its buffer, rates in (0, line rate], delivered <= sent, replays.
 
 The scenarios draw every queue kind (CHOKe and modified CHOKe in one world only: a partitioned
-fabric refuses them) and every transport (NewReno, DCTCP, DCTCP-Improved Fairness, DX) on
-dumbbells, graphs, trees (with a Poisson workload) and fabrics.
+fabric refuses them) and every transport the engine lists (NewReno, DCTCP, DCTCP-Improved
+Fairness, DX; parameters drawn by unit) on dumbbells, graphs, trees (with a Poisson workload) and
+fabrics.
 """
 
 from __future__ import annotations
@@ -41,10 +42,12 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 from typer.testing import CliRunner
 
 import dcsim
 from dcsim import Scenario, ScenarioError
+from dcsim.scenario import PROTOCOL_TABLE, PROTOCOLS, FlowGroup
 from dcsim.cli import app
 
 LONG = int(os.environ.get("DCSIM_FUZZ_EXAMPLES", "10000"))
@@ -80,19 +83,38 @@ def aqms(draw, buffer_pkt: int, choke: bool = True) -> dict:
     return aqm
 
 
+#: Every protocol the engine lists (``PROTOCOL_TABLE``), so a protocol added to the engine is fuzzed
+#: without a change here; its parameters drawn by unit (values in range for the unit).
+protocols = st.sampled_from(PROTOCOLS)
+_BY_UNIT = {"gain": st.sampled_from([1 / 16, 0.5, 1.0]), "fraction": st.sampled_from([0.0, 0.5, 1.0]),
+            "flag": st.booleans(), "base_rtt": st.sampled_from(["min", "path", "30us"]),
+            "ps": st.sampled_from(["1us", "30us", "1ms"]), "number": st.sampled_from([0.5, 1.0, 4.0]),
+            "weight": st.sampled_from([0.0, 2.0]), "probability": st.sampled_from([0.01, 1.0]),
+            "count": st.integers(1, 8), "per_second": st.sampled_from([1e3, 1e5]),
+            "bps": st.sampled_from(["1Mbps", "1Gbps"]), "bytes": st.sampled_from(["1500B", "64KB"]),
+            "hz": st.sampled_from(["1kHz", "20kHz"])}
+
+
+@st.composite
+def protocol_params(draw, proto: str) -> dict:
+    """Some of a protocol's parameters, drawn by unit; none if the protocol's own check narrows a
+    drawn value's range (the scenario's error for that is `test_invalid_scenarios_fail_with_a_named_field`'s)."""
+    params = {p["name"]: draw(_BY_UNIT[p["unit"]]) for p in PROTOCOL_TABLE[proto]["params"] if draw(st.booleans())}
+    try:
+        FlowGroup(protocol=proto, **params)
+    except ValidationError:
+        return {}
+    return params
+
+
 @st.composite
 def flow_groups(draw, senders: int | None, hosts: list[str] | None) -> list[dict]:
     groups = []
     for _ in range(draw(st.integers(1, 3))):
-        proto = draw(st.sampled_from(["dctcp", "newreno", "dx", "dctcp-improved-fairness"]))
+        proto = draw(protocols)
         g = {"count": draw(st.integers(1, 4)), "protocol": proto,
-             "start": f"{draw(st.integers(0, 500))}us", "stagger": f"{draw(st.integers(0, 50))}us"}
-        if proto in ("dctcp", "dctcp-improved-fairness"):
-            g["g"] = draw(st.sampled_from([1 / 16, 0.5, 1.0]))
-        elif proto == "newreno":
-            g["ecn"] = draw(st.booleans())
-        elif draw(st.booleans()):
-            g["R0"] = draw(st.sampled_from(["min", "path", "30us"]))
+             "start": f"{draw(st.integers(0, 500))}us", "stagger": f"{draw(st.integers(0, 50))}us",
+             **draw(protocol_params(proto))}
         if draw(st.booleans()):
             g["size"] = draw(st.sampled_from(["1B", "1000B", "1460B", "1461B", "20KB", "5pkt", "150KB"]))
         if draw(st.booleans()):
@@ -172,7 +194,7 @@ def valid_scenarios(draw) -> dict:
         if draw(st.booleans()):  # receivers given: a tree without a bottleneck names none by default
             workloads = [{"kind": "poisson", "link": "hosts", "load": draw(st.sampled_from([0.1, 0.5, 0.9])),
                           "sizes": {"kind": "uniform", "min": "1KB", "max": "30KB"}, "receivers": hosts,
-                          "protocol": draw(st.sampled_from(["dctcp", "newreno", "dx", "dctcp-improved-fairness"]))}]
+                          "protocol": draw(protocols)}]
     d = {"network": net, "flows": flows, "run": run, "metrics": metrics}
     if workloads:
         d["workloads"] = workloads
@@ -205,7 +227,7 @@ def partitioned_fabrics(draw) -> dict:
     if draw(st.booleans()):
         d["flows"] = [{**f, "start": "0us", "stagger": "0us"} for f in draw(flow_groups(None, names))]
     if "flows" not in d or draw(st.booleans()):
-        proto = draw(st.sampled_from(["dctcp", "newreno", "dx", "dctcp-improved-fairness"]))
+        proto = draw(protocols)
         if draw(st.booleans()):
             d["workloads"] = [{"kind": "poisson", "load": draw(st.sampled_from([0.1, 0.5, 0.9])),
                                "sizes": {"kind": "uniform", "min": "1KB", "max": draw(st.sampled_from(["2KB", "50KB"]))},
