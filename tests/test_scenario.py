@@ -399,6 +399,13 @@ def test_the_not_ecn_capable_warning_says_what_the_queue_it_names_does(aqm, says
     d["workloads"] = [{"kind": "poisson", "load": 0.2, "sizes": {"kind": "fixed", "size": "10KB"}, "protocol": "newreno"}]
     w = [x for x in Scenario.from_dict(d).warnings() if "not ECN-capable" in x]
     assert len(w) == 1 and w[0].startswith("workloads[0]: ") and says in w[0], w
+    # and any protocol whose data is not ECN-capable (the engine's facts), not only NewReno: a
+    # workload's DX flows had crossed marking queues without a word, where [[flows]] of DX were told
+    d["workloads"][0]["protocol"] = "dx"
+    w = [x for x in Scenario.from_dict(d).warnings() if "not ECN-capable" in x]
+    assert len(w) == 1 and w[0].startswith("workloads[0]: dx flows are not ECN-capable") and says in w[0], w
+    d["workloads"][0]["protocol"] = "dctcp"
+    assert not [x for x in Scenario.from_dict(d).warnings() if "not ECN-capable" in x]
 
 
 def test_suspicious_settings_warn_but_run():

@@ -4126,10 +4126,10 @@ class Scenario(_Model):
                                f"({where}); {what}" + ("" if f.protocol != "newreno" else "; set ecn = true to mark them"))
             for wi, w in enumerate(self.workloads):
                 for ci, c in enumerate(w.classes()):
-                    if c.protocol == "newreno" and not c._flow.ecn:
+                    if not c._flow.ecn_capable():
                         field = f"workloads[{wi}]" + (f".mix[{ci}]" if w.mix is not None else "")
-                        out.append(f"{field}: newreno flows are not ECN-capable and cross an ECN-marking queue "
-                                   f"({where}); {what}; set ecn = true to mark them")
+                        out.append(f"{field}: {c.protocol} flows are not ECN-capable and cross an ECN-marking queue "
+                                   f"({where}); {what}" + ("" if c.protocol != "newreno" else "; set ecn = true to mark them"))
             if net.topology in FABRIC_TIERS:
                 out += self._ack_warnings(where)
         out += self._l2_warnings()
