@@ -42,12 +42,12 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pydantic import ValidationError
+from pydantic import TypeAdapter
 from typer.testing import CliRunner
 
 import dcsim
 from dcsim import Scenario, ScenarioError
-from dcsim.scenario import PROTOCOL_TABLE, PROTOCOLS, FlowGroup
+from dcsim.scenario import _PARAM_TYPES, PROTOCOL_TABLE, PROTOCOLS, FlowGroup, _check_param, _core, _param_engine
 from dcsim.cli import app
 
 LONG = int(os.environ.get("DCSIM_FUZZ_EXAMPLES", "10000"))
@@ -97,13 +97,20 @@ _BY_UNIT = {"gain": st.sampled_from([1 / 16, 0.5, 1.0]), "fraction": st.sampled_
 
 @st.composite
 def protocol_params(draw, proto: str) -> dict:
-    """Some of a protocol's parameters, drawn by unit; none if the protocol's own check narrows a
-    drawn value's range (the scenario's error for that is `test_invalid_scenarios_fail_with_a_named_field`'s)."""
-    params = {p["name"]: draw(_BY_UNIT[p["unit"]]) for p in PROTOCOL_TABLE[proto]["params"] if draw(st.booleans())}
-    try:
-        FlowGroup(protocol=proto, **params)
-    except ValidationError:
+    """Some of a protocol's parameters, drawn by unit. Python must accept every draw by its unit;
+    only a range the protocol's own engine check narrows (``Protocol::check``, e.g. a fraction in
+    (0, 1)) drops the draw, so that a wrong refusal on the Python side still fails the fuzz."""
+    table = PROTOCOL_TABLE[proto]
+    params = {p["name"]: draw(_BY_UNIT[p["unit"]]) for p in table["params"] if draw(st.booleans())}
+    engine = {"kind": table["kind"]}
+    for p in table["params"]:
+        if p["name"] in params:
+            value = TypeAdapter(_PARAM_TYPES[p["unit"]]).validate_python(params[p["name"]])
+            _check_param(p["name"], p["unit"], value)  # raises (fails the test) if the unit's range refuses it
+            engine[p["field"]] = _param_engine(p["unit"], value)
+    if json.loads(_core.protocol_check(json.dumps(engine))) is not None:
         return {}
+    FlowGroup(protocol=proto, **params)  # raises (fails the test) if Python refuses what the engine accepts
     return params
 
 

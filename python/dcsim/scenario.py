@@ -724,7 +724,7 @@ def _check_param(name: str, unit: str, v: Any) -> None:
     if unit in ("number", "per_second") and not v > 0:
         raise _err(name, f"{v!r} is out of range; allowed > 0")
     if unit == "count" and not 0 <= v < 2**32:
-        raise _err(name, f"{v} is out of range; allowed 0 <= {name} < 2^32 (and the scheme's own bound)")
+        raise _err(name, f"{v} is out of range; allowed 0 <= {name} < 2^32 (and its own bound, checked by the engine)")
     if unit == "bps":
         _positive_rate(name, v)
 
@@ -2097,7 +2097,12 @@ class FlowGroup(_KeepsDelayedAckOff, _with_protocol_params(_FlowGroupHead)):
         for name in PROTOCOL_UNITS:
             if getattr(self, name) is not None and name not in own:
                 users = " or ".join(f'"{p}"' for p, ps in PROTOCOL_PARAMS.items() if name in ps)
-                raise _err(name, f"only for protocol = {users}; {self.protocol} takes: {', '.join(own) or 'no parameters'}")
+                why = ""
+                if name == "ecn":  # NewReno's switch to ECN; the others' ECN is their own (the engine's facts)
+                    ect = PROTOCOL_TABLE[self.protocol]["facts"]["ect"]
+                    why = f" ({self.protocol} is always ECN-capable)" if ect else f" ({self.protocol} uses no ECN)"
+                raise _err(name, f"only for protocol = {users}{why}; "
+                                 f"{self.protocol} takes: {', '.join(own) or 'no parameters'}")
         # The protocol's parameters: the engine's defaults where not given, else range checks by
         # unit, then the engine's own checks of the protocol (Protocol::check: a range narrower
         # than the unit's, such as (0, 1) for a fraction, is refused here, not first at run time).
@@ -2766,8 +2771,9 @@ class _FlowClassHead(_Model):
 
 class FlowClass(_KeepsDelayedAckOff, _with_protocol_params(_FlowClassHead)):
     """A class of generated flows: its ``share`` of the arrivals (of the incast servers) and its
-    transport: ``protocol`` and the options of a [[flows]] group (g, alpha_init, ecn, R0, min_cwnd,
-    init_cwnd, min_rto, delayed_ack), validated and defaulted exactly as there."""
+    transport: ``protocol`` and the options of a [[flows]] group (the protocol's parameters from the
+    engine's table, min_cwnd, init_cwnd, min_rto, delayed_ack, the profile and its options),
+    validated and defaulted exactly as there."""
 
     min_cwnd: Optional[WindowQ] = None
     init_cwnd: Optional[WindowQ] = None

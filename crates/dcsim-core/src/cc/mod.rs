@@ -364,11 +364,22 @@ mod tests {
         for r in rows {
             let spec: ProtocolSpec = serde_json::from_value(serde_json::json!({"kind": r["kind"]})).unwrap();
             assert_eq!(spec.name(), r["name"]);
+            // The table's fields are exactly the serialised parameters (a misspelled or missing
+            // `Param.field` would give Python a null default; a field missing from the table, a
+            // parameter no scenario can set), each with its default.
             let mut written = serde_json::to_value(&spec).unwrap();
-            written.as_object_mut().unwrap().remove("kind");
-            for p in r["params"].as_array().unwrap() {
+            let written = written.as_object_mut().unwrap();
+            written.remove("kind");
+            let params = r["params"].as_array().unwrap();
+            let fields: std::collections::BTreeSet<&str> =
+                params.iter().map(|p| p["field"].as_str().unwrap()).collect();
+            assert_eq!(fields, written.keys().map(String::as_str).collect(), "{}", r["name"]);
+            for p in params {
+                assert!(!p["default"].is_null(), "{}: {}", r["name"], p["name"]);
                 assert_eq!(written[p["field"].as_str().unwrap()], p["default"], "{}", r["name"]);
             }
+            // A protocol that keeps DCTCP's alpha names its gain (the linux profile's shift check).
+            assert_eq!(spec.dctcp_g().is_some(), spec.keeps_dctcp_alpha(), "{}", r["name"]);
         }
         let given: ProtocolSpec = serde_json::from_str(r#"{"kind": "dctcp", "g": 0.25, "alpha_init": 0.5}"#).unwrap();
         assert_eq!(given, ProtocolSpec::dctcp(0.25, 0.5));
