@@ -368,6 +368,29 @@ def test_switching_protocol_drops_the_old_protocols_options():
     assert sc.to_dict(resolved=True)["flows"][0]["alpha_init"] == 1.0
 
 
+def test_switching_a_workloads_protocol_drops_the_old_protocols_options_too():
+    """A workload and a mix class switch protocols as a [[flows]] group does (a reviewer: the
+    incast example's workload, with alpha_init = 0, refused `workloads[0].protocol = "newreno"`
+    with "alpha_init: only for protocol = dctcp ...")."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    sc = Scenario.from_toml(root / "incast.toml")
+    assert sc.workloads[0].alpha_init == 0.0
+    nr = sc.replace({"workloads[0].protocol": "newreno", "workloads[0].ecn": True})
+    w = nr.workloads[0]
+    assert w.protocol == "newreno" and w.alpha_init is None and w.ecn is True and w.init_cwnd.value == 2
+    # an option given with the change is kept, and judged by the new protocol
+    with pytest.raises(ScenarioError, match=r"^workloads\[0\]\.alpha_init: only for protocol"):
+        sc.replace({"workloads[0].protocol": "newreno", "workloads[0].alpha_init": 0.5})
+    d = sc.to_dict()
+    w0 = d["workloads"][0]
+    from dcsim.scenario import Workload
+
+    w0["mix"] = [{"protocol": w0.pop("protocol"), "share": 1.0, **{k: w0.pop(k) for k in Workload._TRANSPORT if k in w0}}]
+    mixed = Scenario.from_dict(d).replace({"workloads[0].mix[0].protocol": "dx"})
+    c = mixed.workloads[0].mix[0]
+    assert c.protocol == "dx" and c.alpha_init is None
+
+
 def test_all_errors_of_a_flow_group_are_reported_together():
     d = fig2()
     d["flows"][0]["protocol"] = "dctpc"

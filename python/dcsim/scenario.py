@@ -4699,16 +4699,18 @@ def apply_changes(data: dict, updates: dict) -> dict:
             data = set_path(data, path, value)
         except PathError as e:
             raise ScenarioError(str(e)) from None
-        m = re.fullmatch(r"flows\[(\d+)\]\.protocol", path) if isinstance(path, str) else None
+        m = (re.fullmatch(r"(flows\[\d+\]|workloads\[\d+\](?:\.mix\[\d+\])?)\.protocol", path)
+             if isinstance(path, str) else None)
         if m and isinstance(value, str) and value in PROTOCOLS:
-            # A new protocol: drop the old one's options, unless this change gives them too.
-            i = int(m.group(1))
+            # A new protocol: drop the old one's options, unless this change gives them too (a
+            # [[flows]] group, a workload or a mix class alike).
+            table = m.group(1)
             foreign = set(PROTOCOL_UNITS) - set(PROTOCOL_PARAMS[value])
-            group = dict(data["flows"][i])
+            group = dict(get_path(data, table))
             for key in foreign & set(group):
-                if f"flows[{i}].{key}" not in updates:
+                if f"{table}.{key}" not in updates:
                     del group[key]
-            data["flows"] = [*data["flows"][:i], group, *data["flows"][i + 1:]]
+            data = set_path(data, table, group)
         if isinstance(path, str) and path.endswith(".file"):
             # Another file: what it holds (a CDF's points, a trace's arrivals) replaces what the
             # scenario holds from the file it was loaded with.
