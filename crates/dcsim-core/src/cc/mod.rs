@@ -148,10 +148,9 @@ pub trait Protocol: Clone + std::fmt::Debug + PartialEq + Default + Serialize + 
     /// The controller of one flow.
     fn controller(&self) -> Self::Controller;
     /// Range checks of every parameter; an error names `field(name)` (the parameter's name in
-    /// scenarios) and the allowed range.
-    fn check(&self, _field: &dyn Fn(&str) -> String) -> Result<()> {
-        Ok(())
-    }
+    /// scenarios) and the allowed range. No default: a protocol states its ranges (or that it
+    /// has none to check).
+    fn check(&self, field: &dyn Fn(&str) -> String) -> Result<()>;
     /// DCTCP's EWMA gain g, for a protocol that keeps DCTCP's alpha (the linux profile keeps g as
     /// a shift, so it must be 2^-k).
     fn dctcp_g(&self) -> Option<f64> {

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::{Controller, EcnResponse, Param, Protocol, ProtocolSpec, Unit};
+use crate::error::Result;
 
 /// NewReno in scenarios: `protocol = "newreno"`, ECN-capable with `ecn = true`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -20,6 +21,10 @@ impl Protocol for Params {
 
     fn controller(&self) -> NewReno {
         NewReno { ecn: self.ecn, whole_segments: false }
+    }
+    /// A flag has no range.
+    fn check(&self, _field: &dyn Fn(&str) -> String) -> Result<()> {
+        Ok(())
     }
 }
 
