@@ -126,9 +126,9 @@ PROTOCOL_PARAMS: dict[str, dict[str, str]] = {
 
 
 @functools.lru_cache(maxsize=1024)
-def _protocol_facts_of(protocol_json: str) -> tuple[bool, bool, bool]:
+def _protocol_facts_of(protocol_json: str) -> tuple[bool, bool, bool, bool]:
     f = json.loads(_core.protocol_facts(protocol_json))
-    return bool(f["ect"]), bool(f["cuts_on_ecn"]), bool(f["dctcp_alpha"])
+    return bool(f["ect"]), bool(f["cuts_on_ecn"]), bool(f["dctcp_alpha"]), bool(f["delay_based"])
 
 
 @functools.lru_cache(maxsize=1024)
@@ -142,9 +142,10 @@ def _protocol_facts(protocol_engine: dict) -> dict[str, bool]:
     ``protocol`` table of a flow (:meth:`FlowGroup.protocol_engine`): ``ect`` (its data packets are
     ECN-capable), ``cuts_on_ecn`` (it cuts once per window on ECN-Echo, so the ECN reaction can be
     chosen), ``dctcp_alpha`` (it keeps DCTCP's alpha: Linux's DCTCP arithmetic and ECT ACKs under
-    the linux profile). Asked of the engine so that each controller states them in one place."""
-    ect, cuts, alpha = _protocol_facts_of(json.dumps(protocol_engine, sort_keys=True))
-    return {"ect": ect, "cuts_on_ecn": cuts, "dctcp_alpha": alpha}
+    the linux profile), ``delay_based`` (it reads RTT samples against a base RTT as queueing delay,
+    as DX does). Asked of the engine so that each controller states them in one place."""
+    ect, cuts, alpha, delay = _protocol_facts_of(json.dumps(protocol_engine, sort_keys=True))
+    return {"ect": ect, "cuts_on_ecn": cuts, "dctcp_alpha": alpha, "delay_based": delay}
 
 
 #: Which TCP the transport imitates (crates/dcsim-core/src/scenario.rs `Profile`; README "Which TCP?").
@@ -4181,7 +4182,7 @@ class Scenario(_Model):
         20 ms run of one-packet flows finished none of its 60 000 (a fuzz run) and said nothing."""
         finite = lambda f, w: f.size is not None if w is None else (w.kind != "permutation" or w.size is not None)  # noqa: E731
         groups = [(field, f) for field, f, w in self._flow_groups() if finite(f, w)]
-        out = self._dx_delack_warnings()
+        out = self._delay_delack_warnings()
         for field, f in groups:
             d = f.delayed_ack
             if d is not None and d.segments > 1 and "delayed_ack" not in f.model_fields_set:
@@ -4191,20 +4192,23 @@ class Scenario(_Model):
                            f"are not modelled), which its FCT includes; set delayed_ack = false to ACK every segment")
         return out
 
-    def _dx_delack_warnings(self) -> list[str]:
-        """DX flows whose receivers delay ACKs: an ACK echoes the first held segment's timestamp, so
-        every RTT sample includes the receiver's hold, which DX (eqs. 1-2) reads as queueing delay.
+    def _delay_delack_warnings(self) -> list[str]:
+        """Flows of a delay-based controller (the engine's fact ``delay_based``: DX) whose receivers
+        delay ACKs: an ACK echoes the first held segment's timestamp, so every RTT sample includes
+        the receiver's hold, which the controller (DX: eqs. 1-2) reads as queueing delay.
         4 DX flows at 10 Gbps under the linux profile (2 segments / 40 ms): utilization 0.000,
         every window 1 segment, DX's Q 40 ms (an audit; the ns2 profile, no delayed ACK: 97 %)."""
         out = []
         for field, f, _ in self._flow_groups():
             d = f.delayed_ack
-            if f.protocol == "dx" and d is not None and d.segments > 1:
+            if d is not None and d.segments > 1 and _protocol_facts(f.protocol_engine())["delay_based"]:
                 whose = "" if "delayed_ack" in f.model_fields_set else f", the {f.profile} profile's"
-                out.append(f"{field}: DX with delayed ACKs (every {d.segments} segments, else after "
-                           f"{time_str(d.timeout)}{whose}): each RTT sample includes the receiver's hold, which DX "
-                           "reads as queueing delay, so its window falls to 1 segment and it sends almost nothing; "
-                           "set delayed_ack = false")
+                name = "DX" if f.protocol == "dx" else f.protocol
+                then = ("its window falls to 1 segment and it sends almost nothing" if f.protocol == "dx"
+                        else "it backs off from a queue that is not there")
+                out.append(f"{field}: {name} with delayed ACKs (every {d.segments} segments, else after "
+                           f"{time_str(d.timeout)}{whose}): each RTT sample includes the receiver's hold, which {name} "
+                           f"reads as queueing delay, so {then}; set delayed_ack = false")
         return out
 
     def _initial_rto_warnings(self) -> list[str]:

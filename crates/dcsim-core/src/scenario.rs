@@ -642,13 +642,21 @@ impl ProtocolSpec {
         !Cc::new(self).alpha().is_nan()
     }
 
-    /// The facts front ends ask of a protocol, as JSON: `ect`, `cuts_on_ecn`, `dctcp_alpha`
-    /// (the Python package reads them instead of repeating them).
+    /// Does this controller read RTT samples against a base RTT as queueing delay
+    /// ([`Controller::on_rtt_sample`] answers), so that a receiver's delayed ACK, whose hold
+    /// enters every sample, looks like a queue to it?
+    pub fn reads_delay(&self) -> bool {
+        Cc::new(self).on_rtt_sample(crate::units::Time(1)).is_some()
+    }
+
+    /// The facts front ends ask of a protocol, as JSON: `ect`, `cuts_on_ecn`, `dctcp_alpha`,
+    /// `delay_based` (the Python package reads them instead of repeating them).
     pub fn facts(&self) -> serde_json::Value {
         serde_json::json!({
             "ect": self.ecn_capable(),
             "cuts_on_ecn": self.cuts_on_ecn(),
             "dctcp_alpha": self.keeps_dctcp_alpha(),
+            "delay_based": self.reads_delay(),
         })
     }
 }

@@ -438,6 +438,7 @@ mod tests {
             assert_eq!(cc.nic_tx_timestamps(), nic, "{name}");
             assert_eq!(cc.halves_on_loss_in_cwr(), halves, "{name}");
             assert_eq!(!cc.alpha().is_nan(), alpha, "{name}");
+            assert_eq!(spec.reads_delay(), owns, "{name}"); // DX, the one delay-based controller
         }
     }
 
