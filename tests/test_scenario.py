@@ -806,7 +806,8 @@ def test_a_protocol_the_engine_lists_needs_no_python_change():
                                                "default": 0.5}]})
         core.engine_defaults = lambda: json.dumps(table)
         facts = core.protocol_facts  # the engine's facts of the new protocol: ECN-capable, one cut per window
-        aimd = json.dumps({"ect": True, "cuts_on_ecn": True, "dctcp_alpha": False, "delay_based": True})
+        aimd = json.dumps({"ect": True, "cuts_on_ecn": True, "dctcp_alpha": False, "delay_based": True,
+                           "no_window_cut_why": "", "not_ect_as": ""})
         core.protocol_facts = lambda p: aimd if json.loads(p)["kind"] == "aimd" else facts(p)
         check = core.protocol_check  # and its own range check, narrower than the unit's: beta < 1
         core.protocol_check = lambda p: (json.dumps({"field": "beta_probe", "message": "1.0 is out of range; allowed (0, 1)"})

@@ -80,9 +80,9 @@ def test_unknown_profile_or_option_lists_the_valid_names():
 
 
 @pytest.mark.parametrize("flow, fields", [
-    ('protocol = "dx"\necn_response = "prr"', ("flows[0].ecn_response", "protocol = dx")),
-    ('protocol = "newreno"\necn_response = "prr"', ("flows[0].ecn_response", "protocol = newreno", "ecn = true")),
-    ('protocol = "dctcp-improved-fairness"\necn_response = "prr"', ("flows[0].ecn_response", "protocol")),
+    ('protocol = "dx"\necn_response = "prr"', ("flows[0].ecn_response", "protocol = dx never reduces its window on ECN")),
+    ('protocol = "newreno"\necn_response = "prr"', ("flows[0].ecn_response", "newreno with ecn = false never sees ECN-Echo")),
+    ('protocol = "dctcp-improved-fairness"\necn_response = "prr"', ("flows[0].ecn_response", "every marked ACK (eq. 36)")),
     ('protocol = "dctcp"\necn_response = "prr"\ncwr_freeze = false', ("flows[0].cwr_freeze", "ecn_response")),
     ('protocol = "dctcp"\nprofile = "linux"\ng = 0.1', ("flows[0].g", "dctcp_fixed_point")),
     ('protocol = "newreno"\ndctcp_fixed_point = true', ("flows[0].dctcp_fixed_point", "protocol = newreno")),

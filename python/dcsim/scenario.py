@@ -126,9 +126,10 @@ PROTOCOL_PARAMS: dict[str, dict[str, str]] = {
 
 
 @functools.lru_cache(maxsize=1024)
-def _protocol_facts_of(protocol_json: str) -> tuple[bool, bool, bool, bool]:
+def _protocol_facts_of(protocol_json: str) -> tuple[tuple[str, Any], ...]:
     f = json.loads(_core.protocol_facts(protocol_json))
-    return bool(f["ect"]), bool(f["cuts_on_ecn"]), bool(f["dctcp_alpha"]), bool(f["delay_based"])
+    return tuple((k, f[k]) for k in ("ect", "cuts_on_ecn", "dctcp_alpha", "delay_based", "no_window_cut_why",
+                                     "not_ect_as"))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -137,15 +138,16 @@ def _protocol_check_of(protocol_json: str) -> Optional[tuple[str, str]]:
     return None if found is None else (found["field"], found["message"])
 
 
-def _protocol_facts(protocol_engine: dict) -> dict[str, bool]:
+def _protocol_facts(protocol_engine: dict) -> dict[str, Any]:
     """What the engine's controller says of a protocol (``ProtocolSpec::facts``), given the engine's
     ``protocol`` table of a flow (:meth:`FlowGroup.protocol_engine`): ``ect`` (its data packets are
     ECN-capable), ``cuts_on_ecn`` (it cuts once per window on ECN-Echo, so the ECN reaction can be
     chosen), ``dctcp_alpha`` (it keeps DCTCP's alpha: Linux's DCTCP arithmetic and ECT ACKs under
     the linux profile), ``delay_based`` (it reads RTT samples against a base RTT as queueing delay,
-    as DX does). Asked of the engine so that each controller states them in one place."""
-    ect, cuts, alpha, delay = _protocol_facts_of(json.dumps(protocol_engine, sort_keys=True))
-    return {"ect": ect, "cuts_on_ecn": cuts, "dctcp_alpha": alpha, "delay_based": delay}
+    as DX does), and for errors ``no_window_cut_why`` (why it never cuts once per window on ECN)
+    and ``not_ect_as`` (how a flow of it that is not ECN-capable is written: NewReno's " with ecn =
+    false"). Asked of the engine so that each controller states them in one place."""
+    return dict(_protocol_facts_of(json.dumps(protocol_engine, sort_keys=True)))
 
 
 #: Which TCP the transport imitates (crates/dcsim-core/src/scenario.rs `Profile`; README "Which TCP?").
@@ -2058,11 +2060,7 @@ class FlowGroup(_KeepsDelayedAckOff, _with_protocol_params(_FlowGroupHead)):
                     da._fill(key, value)
             self._fill("delayed_ack", da, given=given)
         if self.ecn_response == "prr" and not self._cuts_on_ecn():
-            why = {
-                "newreno": "newreno with ecn = false never sees ECN-Echo (set ecn = true)",
-                "dctcp-improved-fairness": "dctcp-improved-fairness decreases its window on every marked ACK (eq. 36), "
-                                           "not once per window",
-            }.get(self.protocol, f"protocol = {self.protocol} never reduces its window on ECN")
+            why = _protocol_facts(self.protocol_engine())["no_window_cut_why"]
             raise _err("ecn_response", f'"prr" cannot be combined with protocol = {self.protocol}: {why}; '
                                        f'allowed here: "immediate"')
         if self.ecn_response == "prr" and not self.cwr_freeze:
@@ -2070,7 +2068,7 @@ class FlowGroup(_KeepsDelayedAckOff, _with_protocol_params(_FlowGroupHead)):
                                      'ACK of the CWR round trip, so it never grows there (Linux tcp_cong_control); '
                                      'use ecn_response = "immediate" for growth on unmarked ACKs')
         if self.ect_acks and not self.ecn_capable():
-            what = " with ecn = false" if self.protocol == "newreno" else ""
+            what = _protocol_facts(self.protocol_engine())["not_ect_as"]
             raise _err("ect_acks", f"true cannot be combined with protocol = {self.protocol}{what}: its data is not "
                                    "ECN-capable, so neither are its ACKs (Linux sets ECT only on a connection that "
                                    "negotiated ECN); use ect_acks = false")

@@ -650,13 +650,16 @@ impl ProtocolSpec {
     }
 
     /// The facts front ends ask of a protocol, as JSON: `ect`, `cuts_on_ecn`, `dctcp_alpha`,
-    /// `delay_based` (the Python package reads them instead of repeating them).
+    /// `delay_based`, and for errors `no_window_cut_why` and `not_ect_as` (the Python package reads
+    /// them instead of repeating them).
     pub fn facts(&self) -> serde_json::Value {
         serde_json::json!({
             "ect": self.ecn_capable(),
             "cuts_on_ecn": self.cuts_on_ecn(),
             "dctcp_alpha": self.keeps_dctcp_alpha(),
             "delay_based": self.reads_delay(),
+            "no_window_cut_why": self.no_window_cut_reason(),
+            "not_ect_as": self.not_ect_as(),
         })
     }
 }
@@ -882,14 +885,7 @@ fn validate_tcp_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<
     let o = f.tcp_options();
     let name = f.protocol.name();
     if o.ecn_response == EcnReaction::Prr && !f.protocol.cuts_on_ecn() {
-        let why = match &f.protocol {
-            ProtocolSpec::Newreno(_) => "newreno with ecn = false never sees ECN-Echo (set ecn = true)".to_string(),
-            ProtocolSpec::DctcpImprovedFairness(_) => {
-                "dctcp-improved-fairness decreases its window on every marked ACK (eq. 36), not once per window"
-                    .to_string()
-            }
-            _ => format!("protocol = {name} never reduces its window on ECN"),
-        };
+        let why = f.protocol.no_window_cut_reason();
         return Err(invalid(
             field("ecn_response"),
             format!(
@@ -909,7 +905,7 @@ fn validate_tcp_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Result<
         ));
     }
     if o.ect_acks && !f.protocol.ecn_capable() {
-        let what = if matches!(f.protocol, ProtocolSpec::Newreno(_)) { " with ecn = false" } else { "" };
+        let what = f.protocol.not_ect_as();
         return Err(invalid(
             field("ect_acks"),
             format!(

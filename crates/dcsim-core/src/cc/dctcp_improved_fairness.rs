@@ -51,6 +51,9 @@ impl Protocol for Params {
     fn dctcp_g(&self) -> Option<f64> {
         Some(self.g)
     }
+    fn why_no_window_cut(&self) -> Option<&'static str> {
+        Some("dctcp-improved-fairness decreases its window on every marked ACK (eq. 36), not once per window")
+    }
 }
 
 impl ProtocolSpec {

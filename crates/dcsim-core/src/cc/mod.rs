@@ -162,6 +162,16 @@ pub trait Protocol: Clone + std::fmt::Debug + PartialEq + Default + Serialize + 
     }
     /// The path's exact base RTT, computed by the world builder for a protocol that wants it.
     fn set_base_rtt(&mut self, _rtt: Time) {}
+    /// Why ECN-Echo does not cut this protocol's window once per window, for the error that
+    /// refuses `ecn_response = "prr"` (asked only of one that does not); None: the generic reason.
+    fn why_no_window_cut(&self) -> Option<&'static str> {
+        None
+    }
+    /// How a flow of this protocol whose data is not ECN-capable is written, for errors (NewReno:
+    /// " with ecn = false"); empty by default.
+    fn not_ect_as(&self) -> &'static str {
+        ""
+    }
 }
 
 /// A protocol for front ends: its name, its engine `kind`, its parameters (name, engine field,
@@ -227,6 +237,18 @@ macro_rules! controllers {
             /// The path's exact base RTT, from the world builder ([`Protocol::set_base_rtt`]).
             pub fn set_base_rtt(&mut self, rtt: Time) {
                 match self { $(ProtocolSpec::$variant(p) => Protocol::set_base_rtt(p, rtt),)+ }
+            }
+
+            /// Why ECN-Echo does not cut the window once per window ([`Protocol::why_no_window_cut`],
+            /// else the generic reason).
+            pub fn no_window_cut_reason(&self) -> String {
+                let why = match self { $(ProtocolSpec::$variant(p) => Protocol::why_no_window_cut(p),)+ };
+                why.map_or_else(|| format!("protocol = {} never reduces its window on ECN", self.name()), str::to_string)
+            }
+
+            /// How a flow that is not ECN-capable is written ([`Protocol::not_ect_as`]).
+            pub fn not_ect_as(&self) -> &'static str {
+                match self { $(ProtocolSpec::$variant(p) => Protocol::not_ect_as(p),)+ }
             }
         }
 
@@ -406,6 +428,25 @@ mod tests {
         assert_eq!(dx, ProtocolSpec::dx(BaseRttSpec::FixedPs(5)));
         assert_eq!(ProtocolSpec::dctcp(0.25, 1.0).dctcp_g(), Some(0.25));
         assert_eq!(ProtocolSpec::newreno(true).dctcp_g(), None);
+    }
+
+    /// The reasons errors give, stated by each protocol: why ECN-Echo never cuts its window once
+    /// per window (refusing ecn_response = "prr"), and how a flow that is not ECN-capable is
+    /// written (refusing ect_acks).
+    #[test]
+    fn each_protocol_states_the_reasons_its_errors_give() {
+        assert_eq!(
+            ProtocolSpec::newreno(false).no_window_cut_reason(),
+            "newreno with ecn = false never sees ECN-Echo (set ecn = true)"
+        );
+        assert!(ProtocolSpec::dctcp_improved_fairness(0.5, 1.0).no_window_cut_reason().contains("(eq. 36)"));
+        assert_eq!(
+            ProtocolSpec::dx(BaseRttSpec::Min).no_window_cut_reason(),
+            "protocol = dx never reduces its window on ECN"
+        );
+        assert_eq!(ProtocolSpec::newreno(false).not_ect_as(), " with ecn = false");
+        assert_eq!(ProtocolSpec::newreno(true).not_ect_as(), "");
+        assert_eq!(ProtocolSpec::dx(BaseRttSpec::Min).not_ect_as(), "");
     }
 
     /// Each protocol's facts as its definition states them: RFC 3168 NewReno (ECT only with

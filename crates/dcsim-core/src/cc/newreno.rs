@@ -26,6 +26,16 @@ impl Protocol for Params {
     fn check(&self, _field: &dyn Fn(&str) -> String) -> Result<()> {
         Ok(())
     }
+    fn why_no_window_cut(&self) -> Option<&'static str> {
+        Some("newreno with ecn = false never sees ECN-Echo (set ecn = true)")
+    }
+    fn not_ect_as(&self) -> &'static str {
+        if self.ecn {
+            ""
+        } else {
+            " with ecn = false"
+        }
+    }
 }
 
 impl ProtocolSpec {
