@@ -147,8 +147,8 @@ def print_summary(summary: dict, console: Console) -> None:
         mean = sum(g) / len(g) / 1e9 if g else None
         flows.add_row(f"+{len(rest)}", "more flows", "", _num(mean, ".3f") + " (mean)", *[""] * (len(heads) - 4))
     flows.caption = "cwnd and alpha: exact time-weighted means after warm-up (cwnd_mean_pkt, alpha_mean)" + (
-        "; p: fraction of RTT rounds with queueing delay Q > 0 (the window decreases, unless it is at its floor of 1 "
-        "segment), Q: DX's mean measured queueing delay"
+        "; p: fraction of the once-per-RTT window decisions that took the decrease branch (DX: queueing delay Q > 0; "
+        "at its floor of 1 segment the window stays), Q: the mean queueing delay the controller measured"
         if rounds else "")
     if rows:
         console.print(flows)

@@ -713,7 +713,7 @@ def _check_param(name: str, unit: str, v: Any) -> None:
     if unit == "probability" and not (0 < v <= 1):
         raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1 (sampling probability per frame)")
     if unit == "gain" and not (0 < v <= 1):
-        raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1 (an EWMA gain, e.g. 0.0625 = 1/16)")
+        raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1")
     if unit == "fraction" and not (0 <= v <= 1):
         raise _err(name, f"{v!r} is out of range; allowed [0, 1]")
     if unit == "base_rtt" and not isinstance(v, str) and not (v > 0 and to_ps(v) >= 1):

@@ -31,7 +31,7 @@ pub enum Unit {
     Weight,
     /// true or false
     Flag,
-    /// an EWMA gain in (0, 1] (DCTCP's g, eq. 3 of the DCTCP analysis paper)
+    /// a gain or factor in (0, 1] (DCTCP's EWMA gain g, eq. 3 of the DCTCP analysis paper)
     Gain,
     /// a fraction in [0, 1] (an estimate such as DCTCP's alpha)
     Fraction,
