@@ -774,7 +774,7 @@ def test_protocol_facts_come_from_the_engines_controllers():
     ecn = true; DCTCP (RFC 8257) is and cuts once per window; DCTCP-IF (eq. 36) decreases per
     marked ACK instead; DX uses no ECN. The linux profile gives Linux's DCTCP arithmetic and ECT
     ACKs to the two that keep DCTCP's alpha."""
-    from dcsim.scenario import FlowGroup
+    from dcsim.scenario import FlowGroup, _protocol_facts
 
     expect = {  # protocol, extra: ect, cuts once per window, keeps alpha
         ("newreno", ()): (False, False, False),
@@ -786,7 +786,7 @@ def test_protocol_facts_come_from_the_engines_controllers():
     for (proto, extra), (ect, cuts, alpha) in expect.items():
         g = FlowGroup(protocol=proto, **dict(extra))
         assert g.ecn_capable() is ect, proto
-        assert g._cuts_on_ecn() is cuts, proto
+        assert _protocol_facts(g.protocol_engine())["cuts_on_ecn"] is cuts, proto
         linux = FlowGroup(protocol=proto, profile="linux", **dict(extra))
         assert linux.dctcp_fixed_point is alpha and linux.ect_acks is alpha, proto
         assert linux.ecn_response == ("prr" if cuts else "immediate"), proto

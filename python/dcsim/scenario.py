@@ -2023,9 +2023,6 @@ class FlowGroup(_KeepsDelayedAckOff, _with_protocol_params(_FlowGroupHead)):
     def _delayed_ack_form(cls, v: Any) -> Any:
         return _delayed_ack_form(v)
 
-    def _cuts_on_ecn(self) -> bool:
-        return _protocol_facts(self.protocol_engine())["cuts_on_ecn"]
-
     def ecn_capable(self) -> bool:
         """Are the group's data packets ECN-capable (ECT)? (The engine's ``ProtocolSpec::ecn_capable``.)"""
         return _protocol_facts(self.protocol_engine())["ect"]
@@ -2035,15 +2032,16 @@ class FlowGroup(_KeepsDelayedAckOff, _with_protocol_params(_FlowGroupHead)):
         ``FlowSpec::tcp_options`` does), then refuse combinations the transport cannot honour,
         naming both fields."""
         linux = self.profile == "linux"
+        facts = _protocol_facts(self.protocol_engine())
         prof = ENGINE_DEFAULTS["profiles"][self.profile]
         if self.ecn_response is None:
-            self._fill("ecn_response", "prr" if linux and self._cuts_on_ecn() else "immediate")
+            self._fill("ecn_response", "prr" if linux and facts["cuts_on_ecn"] else "immediate")
         if self.cwr_freeze is None:
             self._fill("cwr_freeze", linux or self.ecn_response == "prr")
         for name in ("sack", "abc", "ce_quickack"):
             if getattr(self, name) is None:
                 self._fill(name, bool(prof[name]))
-        dctcp_alpha = _protocol_facts(self.protocol_engine())["dctcp_alpha"]
+        dctcp_alpha = facts["dctcp_alpha"]
         if self.dctcp_fixed_point is None:
             self._fill("dctcp_fixed_point", linux and dctcp_alpha)
         if self.ect_acks is None:
@@ -2059,16 +2057,16 @@ class FlowGroup(_KeepsDelayedAckOff, _with_protocol_params(_FlowGroupHead)):
                 if key not in da.model_fields_set:
                     da._fill(key, value)
             self._fill("delayed_ack", da, given=given)
-        if self.ecn_response == "prr" and not self._cuts_on_ecn():
-            why = _protocol_facts(self.protocol_engine())["no_window_cut_why"]
+        if self.ecn_response == "prr" and not facts["cuts_on_ecn"]:
+            why = facts["no_window_cut_why"]
             raise _err("ecn_response", f'"prr" cannot be combined with protocol = {self.protocol}: {why}; '
                                        f'allowed here: "immediate"')
         if self.ecn_response == "prr" and not self.cwr_freeze:
             raise _err("cwr_freeze", 'false cannot be combined with ecn_response = "prr": PRR sets the window on every '
                                      'ACK of the CWR round trip, so it never grows there (Linux tcp_cong_control); '
                                      'use ecn_response = "immediate" for growth on unmarked ACKs')
-        if self.ect_acks and not self.ecn_capable():
-            what = _protocol_facts(self.protocol_engine())["not_ect_as"]
+        if self.ect_acks and not facts["ect"]:
+            what = facts["not_ect_as"]
             raise _err("ect_acks", f"true cannot be combined with protocol = {self.protocol}{what}: its data is not "
                                    "ECN-capable, so neither are its ACKs (Linux sets ECT only on a connection that "
                                    "negotiated ECN); use ect_acks = false")

@@ -54,28 +54,21 @@ impl Default for Params {
     }
 }
 
-/// DCTCP's parameters for front ends (shared with DCTCP–Improved Fairness, which keeps its alpha).
-pub const DCTCP_PARAMS: &[Param] = &[
-    Param { name: "g", field: "g", unit: Unit::Gain },
-    Param { name: "alpha_init", field: "alpha_init", unit: Unit::Fraction },
-];
-
-/// Range checks of DCTCP's g (0, 1] and alpha_init [0, 1].
-pub fn check_dctcp(g: f64, alpha_init: f64, field: &dyn Fn(&str) -> String) -> Result<()> {
-    check_unit_interval(&field("g"), g, true)?;
-    check_unit_interval(&field("alpha_init"), alpha_init, false)
-}
-
 impl Protocol for Params {
     const NAME: &'static str = "dctcp";
-    const PARAMS: &'static [Param] = DCTCP_PARAMS;
+    const PARAMS: &'static [Param] = &[
+        Param { name: "g", field: "g", unit: Unit::Gain },
+        Param { name: "alpha_init", field: "alpha_init", unit: Unit::Fraction },
+    ];
     type Controller = Dctcp;
 
     fn controller(&self) -> Dctcp {
         Dctcp::new(self.g, self.alpha_init)
     }
+    /// g in (0, 1], alpha_init in [0, 1].
     fn check(&self, field: &dyn Fn(&str) -> String) -> Result<()> {
-        check_dctcp(self.g, self.alpha_init, field)
+        check_unit_interval(&field("g"), self.g, true)?;
+        check_unit_interval(&field("alpha_init"), self.alpha_init, false)
     }
     fn dctcp_g(&self) -> Option<f64> {
         Some(self.g)

@@ -15,41 +15,28 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::dctcp::{check_dctcp, DCTCP_PARAMS};
 use super::{Controller, Dctcp, EcnResponse, Param, Protocol, ProtocolSpec};
 use crate::error::Result;
 
 /// DCTCP–Improved Fairness in scenarios: `protocol = "dctcp-improved-fairness"` with DCTCP's
-/// parameters (its alpha is DCTCP's).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct Params {
-    /// EWMA gain g of eq. (3), in (0, 1].
-    pub g: f64,
-    /// alpha before the first window's update, in [0, 1].
-    pub alpha_init: f64,
-}
-
-impl Default for Params {
-    fn default() -> Self {
-        let d = super::dctcp::Params::default();
-        Params { g: d.g, alpha_init: d.alpha_init }
-    }
-}
+/// parameters, defaults and checks (its alpha is DCTCP's).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct Params(pub super::dctcp::Params);
 
 impl Protocol for Params {
     const NAME: &'static str = "dctcp-improved-fairness";
-    const PARAMS: &'static [Param] = DCTCP_PARAMS;
+    const PARAMS: &'static [Param] = <super::dctcp::Params as Protocol>::PARAMS;
     type Controller = DctcpImprovedFairness;
 
     fn controller(&self) -> DctcpImprovedFairness {
-        DctcpImprovedFairness::new(self.g, self.alpha_init)
+        DctcpImprovedFairness { dctcp: self.0.controller() }
     }
     fn check(&self, field: &dyn Fn(&str) -> String) -> Result<()> {
-        check_dctcp(self.g, self.alpha_init, field)
+        self.0.check(field)
     }
     fn dctcp_g(&self) -> Option<f64> {
-        Some(self.g)
+        self.0.dctcp_g()
     }
     fn why_no_window_cut(&self) -> Option<&'static str> {
         Some("dctcp-improved-fairness decreases its window on every marked ACK (eq. 36), not once per window")
@@ -59,7 +46,7 @@ impl Protocol for Params {
 impl ProtocolSpec {
     /// DCTCP–Improved Fairness with DCTCP's gain `g` and initial alpha `alpha_init`.
     pub fn dctcp_improved_fairness(g: f64, alpha_init: f64) -> Self {
-        ProtocolSpec::DctcpImprovedFairness(Params { g, alpha_init })
+        ProtocolSpec::DctcpImprovedFairness(Params(super::dctcp::Params { g, alpha_init }))
     }
 }
 
