@@ -280,7 +280,7 @@ BAD_PARTITIONS = [
       "flows": [{"count": 2, "protocol": "dctcp"}], "run": {"duration": "1ms", "partitions": 2}}, "fat_tree or leaf_spine"),
     ({**partitioned(2), "network": {**partitioned(2)["network"], "aqm": {"kind": "modified_choke", "min_th": "5pkt",
                                                                            "max_th": "15pkt", "max_p": 0.1, "w_q": 0.002}}},
-     "CHOKe"),
+     "cannot run modified_choke queues (network.aqm), which drop packets already queued"),
 ]
 
 

@@ -47,7 +47,7 @@ from typer.testing import CliRunner
 
 import dcsim
 from dcsim import Scenario, ScenarioError
-from dcsim.scenario import _PARAM_TYPES, PROTOCOL_TABLE, PROTOCOLS, FlowGroup, _check_param, _core, _param_engine
+from dcsim.scenario import _PARAM_TYPES, AQM_KINDS, AQM_TABLE, PROTOCOL_TABLE, PROTOCOLS, FlowGroup, _check_param, _core, _param_engine
 from dcsim.cli import app
 
 LONG = int(os.environ.get("DCSIM_FUZZ_EXAMPLES", "10000"))
@@ -62,10 +62,20 @@ rates = st.sampled_from(["10Mbps", "100Mbps", "1Gbps", "2.5Gbps", "10Gbps", "40G
 times_us = st.integers(min_value=1, max_value=800)
 
 
+#: The queue disciplines ``aqms`` draws, with parameters that fit the buffer (their constraints
+#: between parameters, such as min_th < max_th <= buffer, are no unit's).
+FUZZED_AQM_KINDS = ("droptail", "threshold", "red", "choke", "modified_choke")
+
+
+def test_the_fuzz_draws_every_queue_discipline_the_engine_lists():
+    """A discipline added to the engine (``AQM_KINDS``) must be added to ``aqms`` to be fuzzed."""
+    assert set(AQM_KINDS) == set(FUZZED_AQM_KINDS), "a discipline the fuzz strategies do not draw: add it to aqms()"
+
+
 @st.composite
 def aqms(draw, buffer_pkt: int, choke: bool = True) -> dict:
     """Any queue kind (CHOKe and modified CHOKe only where `choke`: a partitioned fabric refuses them)."""
-    kind = draw(st.sampled_from(["droptail", "threshold", "red", *(("choke", "modified_choke") if choke else ())]))
+    kind = draw(st.sampled_from([k for k in FUZZED_AQM_KINDS if choke or not AQM_TABLE[k]["facts"]["reaches_into_queue"]]))
     if kind == "droptail":
         return {"kind": "droptail"}
     if kind == "threshold":

@@ -673,7 +673,7 @@ def test_choke_with_partitions_names_the_field_the_user_wrote():
     d["network"]["aqm"] = {"kind": "choke", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1, "w_q": 0.002}
     d["network"].pop("tiers", None)
     d["run"]["partitions"] = 2
-    with pytest.raises(ScenarioError, match=r"run\.partitions: 2 partitions cannot run CHOKe queues \(network\.aqm\)"):
+    with pytest.raises(ScenarioError, match=r"run\.partitions: 2 partitions cannot run choke queues \(network\.aqm\)"):
         Scenario.from_dict(d)
 
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
 from dcsim import Scenario, ScenarioError, load_scenario, simulate
-from dcsim.scenario import PROTOCOLS
+from dcsim.scenario import AQM_KINDS, PROTOCOLS
 from dcsim.result import jain_index
 from dcsim.units import Size
 
@@ -888,6 +889,88 @@ def test_an_engine_error_names_a_workloads_field_as_written():
     w["mix"] = [{"protocol": w.pop("protocol"), "share": 1.0, **{k: w.pop(k) for k in Workload._TRANSPORT if k in w}}]
     e = engine_error(ValueError("workloads[0].mix[0].g: 2 is out of range"), Scenario.from_dict(mixed))
     assert str(e) == "workloads[0].mix[0].g: 2 is out of range"
+
+
+def test_a_queue_discipline_the_engine_lists_needs_no_python_change():
+    """The queue disciplines, their parameters, units, defaults, required parameters, checks
+    against the buffer and facts come from the engine's table (``aqm::queues_table``): a
+    discipline the engine adds (here "pie" with a required time "target" and a probability
+    "alpha", added to the table before the scenario module loads) is accepted, defaulted,
+    range-checked by its unit and by the engine's check against the buffer, refused its parameter
+    elsewhere, warned about by its facts and written in the engine's form, with no Python change.
+    (Aqm had named every discipline's parameters, defaults and checks itself.)"""
+    code = textwrap.dedent('''
+        import json
+        import dcsim._core as core
+        table = json.loads(core.engine_defaults())
+        table["queues"].append({"name": "pie", "kind": "pie", "required": ["target"],
+                                "facts": {}, "params": [
+                                    {"name": "target", "field": "target_ps", "unit": "ps", "default": 15000000},
+                                    {"name": "alpha", "field": "alpha", "unit": "probability", "default": 0.125}]})
+        core.engine_defaults = lambda: json.dumps(table)
+        facts = core.queue_facts  # the engine's facts of the new discipline: it marks, keeps no average
+        pie = json.dumps({"marks_ect": True, "keeps_average": False, "reaches_into_queue": False,
+                          "not_ect_fate": "drops them above its target delay"})
+        core.queue_facts = lambda a: pie if json.loads(a)["kind"] == "pie" else facts(a)
+        check = core.queue_check  # and its own check against the buffer
+        core.queue_check = lambda q, pb: (json.dumps({"field": "target", "message": "longer than the buffer drains"})
+                                          if json.loads(q)["aqm"].get("target_ps") == 10**12
+                                          else "null" if json.loads(q)["aqm"]["kind"] == "pie" else check(q, pb))
+        from dcsim.scenario import AQM_KINDS, Aqm, Scenario, ScenarioError
+        from pydantic import ValidationError
+        assert AQM_KINDS[-1] == "pie", AQM_KINDS
+        a = Aqm(kind="pie", target="20us")
+        assert a.alpha == 0.125 and a.to_engine(1500) == {"kind": "pie", "target_ps": 20000000, "alpha": 0.125}
+        assert a.marks_ect and not a.keeps_average and a.shown() == "pie target=2e-05"
+        for bad, says in (({"kind": "pie"}, 'required for aqm kind "pie" (it needs target), e.g. target = 1.5e-05'),
+                          ({"kind": "pie", "target": "20us", "alpha": 1.5}, "allowed 0 < alpha <= 1"),
+                          ({"kind": "pie", "target": "20us", "K": "5pkt"}, "allowed: target, alpha"),
+                          ({"kind": "red", "min_th": "5pkt", "max_th": "15pkt", "max_p": 0.1, "target": "20us"},
+                           "not a parameter of aqm kind 'red'")):
+            try:
+                Aqm(**bad)
+            except ValidationError as e:
+                assert says in str(e), str(e)
+            else:
+                raise AssertionError(bad)
+        net = {"senders": 2, "bottleneck": "10Gbps", "rtt": "80us", "buffer": "300pkt"}
+        run = {"duration": "20ms"}
+        sc = Scenario.from_dict({"network": {**net, "aqm": {"kind": "pie", "target": "20us"}},
+                                 "flows": [{"count": 2, "protocol": "newreno"}], "run": run})
+        assert sc.network.aqm.to_engine(1500)["kind"] == "pie"  # (the engine itself lacks pie)
+        Scenario._monitor_warnings = lambda self: []  # (it builds the engine's spec: this engine lacks pie)
+        said = [w for w in sc.warnings() if "not ECN-capable" in w]
+        assert len(said) == 1 and "network.aqm (pie)" in said[0] and "pie drops them above its target delay" in said[0], said
+        try:
+            Scenario.from_dict({"network": {**net, "aqm": {"kind": "pie", "target": "1s"}},
+                                "flows": [{"count": 2, "protocol": "dctcp"}], "run": run})
+        except ScenarioError as e:
+            assert "network.aqm.target: longer than the buffer drains" in str(e), str(e)
+        else:
+            raise AssertionError("the engine's check was not asked")
+        print("ok")
+    ''')
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr[-2000:]
+
+
+def test_every_queue_discipline_of_the_engine_round_trips_through_the_scenario():
+    """For each discipline of the engine's table, an ``aqm`` that gives only its required
+    parameters (at the table's examples) gets the engine's defaults for the others: ``to_engine``
+    equals the table's defaults in the engine's form (modified CHOKe: CHOKe with m = 7); the facts
+    asked of the engine are the table's; and a missing required parameter is named."""
+    from dcsim.scenario import AQM_TABLE, Aqm, _param_default
+
+    assert AQM_KINDS[:5] == ("droptail", "threshold", "red", "choke", "modified_choke")
+    for name, q in AQM_TABLE.items():
+        given = {p["name"]: _param_default(p["unit"], p["default"]) for p in q["params"] if p["name"] in q["required"]}
+        a = Aqm(kind=name, **given)
+        assert a.to_engine(1500) == {"kind": q["kind"], **{p["field"]: p["default"] for p in q["params"]}}, name
+        assert a.facts() == q["facts"], name
+        for missing in q["required"]:
+            with pytest.raises(ValidationError, match=f'required for aqm kind "{name}"'):
+                Aqm(kind=name, **{k: v for k, v in given.items() if k != missing})
+    assert Aqm(kind="modified_choke", min_th="5pkt", max_th="15pkt", max_p=0.1).m == 7
 
 
 def test_an_aqm_kind_without_an_engine_table_is_an_error_not_red():

@@ -424,7 +424,7 @@ def _aqm_lines(result: Result, aqm) -> tuple[tuple[float, str, str], ...]:
     pb = result.scenario.network.packet_bytes
     if aqm.K is not None:  # a marking threshold (threshold marking, or a discipline with a K)
         return ((aqm.K.packets(pb), "--", f"K = {aqm.K.packets(pb):g} pkt"),)
-    if aqm.is_red_like:  # against RED's averaged queue
+    if aqm.keeps_average and aqm.min_th is not None:  # RED's thresholds, against its averaged queue
         return tuple((th.packets(pb), ":", f"{name} = {th.packets(pb):g} pkt (on the average)")
                      for name, th in (("min_th", aqm.min_th), ("max_th", aqm.max_th)))
     return ()

@@ -158,7 +158,8 @@ ECN_RESPONSES = ("immediate", "prr")
 TCP_OPTIONS = ("ecn_response", "cwr_freeze", "sack", "abc", "ce_quickack", "dctcp_fixed_point", "ect_acks")
 #: DX's R0 (base RTT): the minimum RTT sample seen, or the path's exact base RTT, or a time.
 DX_R0_MODES = ("min", "path")
-AQM_KINDS = ("droptail", "threshold", "red", "choke", "modified_choke")
+#: The queue disciplines' names in scenarios (``AQM_TABLE``: the engine's).
+AQM_KINDS = tuple(q["name"] for q in ENGINE_DEFAULTS["queues"])
 TOPOLOGIES = ("dumbbell", "graph", "tree", "parking_lot", "leaf_spine", "fat_tree")
 #: Data-center fabrics (built with ECMP), and the tiers of links each has ([network.tiers.NAME]).
 FABRIC_TIERS = {"leaf_spine": ("host", "leaf_spine"), "fat_tree": ("host", "edge_agg", "agg_core")}
@@ -167,8 +168,6 @@ FABRIC_TIERS = {"leaf_spine": ("host", "leaf_spine"), "fat_tree": ("host", "edge
 FABRIC_LEVELS = {"leaf_spine": ("h", "leaf", "spine"), "fat_tree": ("h", "edge", "agg", "core")}
 #: One-way propagation delay of every fabric link when neither network.delay nor a tier gives one, s.
 DEFAULT_FABRIC_DELAY_S = 1e-6
-#: CHOKe's rules for when the m drawn packets match the arrival (see crates/dcsim-core/src/aqm/choke.rs).
-CHOKE_MATCH = ("all", "any")
 NODE_KINDS = ("host", "switch")
 
 #: The engine's documented maxima (crates/dcsim-core/src/scenario.rs), checked here first so that
@@ -690,7 +689,7 @@ def _positive_rate(field: str, bps: float) -> None:
 #: Scenario types of the engine's parameter units.
 _PARAM_TYPES = {"bytes": BytesQ, "ps": Time, "bps": Rate, "hz": Freq, "per_second": Float, "count": Int,
                 "probability": Float, "number": Float, "weight": Float, "flag": Bool, "gain": Float,
-                "fraction": Float, "base_rtt": BaseRttQ}
+                "fraction": Float, "base_rtt": BaseRttQ, "amount": SizeQ, "packets": SizeQ, "choice": str}
 
 
 def _param_units(table: dict[str, dict], family: str) -> dict[str, str]:
@@ -707,11 +706,17 @@ def _param_units(table: dict[str, dict], family: str) -> dict[str, str]:
     return units
 
 
-def _check_param(name: str, unit: str, v: Any) -> None:
+def _check_param(name: str, unit: str, v: Any, choices: Optional[list[str]] = None) -> None:
     """Range check of a given parameter by its unit (the engine checks every field again, with its
-    own bounds); errors name the parameter and the allowed range."""
+    own bounds); errors name the parameter and the allowed range (``choices``: a choice's words)."""
     if unit == "probability" and not (0 < v <= 1):
-        raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1 (sampling probability per frame)")
+        raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1")
+    if unit == "choice" and v not in (choices or ()):
+        raise _err(name, _one_of(str(v), tuple(choices or ())))
+    if unit == "amount":
+        _amount(name, v, 0)
+    if unit == "packets" and not (math.isfinite(v.value) and v.value >= 0):
+        raise _err(name, f"{size_str(v)} is out of range; allowed >= 0 packets")
     if unit == "gain" and not (0 < v <= 1):
         raise _err(name, f"{v!r} is out of range; allowed 0 < {name} <= 1")
     if unit == "fraction" and not (0 <= v <= 1):
@@ -732,8 +737,15 @@ def _check_param(name: str, unit: str, v: Any) -> None:
         _positive_rate(name, v)
 
 
-def _param_engine(unit: str, v: Any) -> Any:
-    """A parameter's value in the engine's unit and form."""
+def _param_engine(unit: str, v: Any, packet_bytes: int = 0) -> Any:
+    """A parameter's value in the engine's unit and form (a queue length in packets converted
+    with ``packet_bytes``)."""
+    if unit == "amount":
+        return {"packets": int(v.value)} if v.unit == "pkt" else {"bytes": int(v.value)}
+    if unit == "packets":
+        return float(v.packets(packet_bytes))
+    if unit == "choice":
+        return str(v)
     if unit == "ps":
         return to_ps(v)
     if unit == "bytes":
@@ -755,6 +767,11 @@ def _param_default(unit: str, engine_default: Any) -> Any:
         return engine_default / 1e12
     if unit == "bytes":
         return Size(float(engine_default), "B")
+    if unit == "amount":  # {"packets": n} or {"bytes": n}
+        (what, n), = engine_default.items()
+        return Size(float(n), "pkt" if what == "packets" else "B")
+    if unit == "packets":
+        return Size(float(engine_default), "pkt")
     if unit == "base_rtt" and isinstance(engine_default, dict):
         return engine_default["fixed_ps"] / 1e12
     if unit == "flag":
@@ -988,8 +1005,39 @@ def _one_of_validator(field: str, allowed: tuple[str, ...]):
 # The model
 
 
-class Aqm(_Model):
-    """Queue discipline of an egress port.
+#: The queue disciplines the engine offers (crates/dcsim-core/src/aqm/, queues_table), by name: for
+#: each, its engine ``kind``, its parameters (name, engine field, unit, default or example; the
+#: words of a choice), the ``required`` ones and the ``facts`` of its defaults. A discipline added
+#: to the engine needs no change here.
+AQM_TABLE: dict[str, dict] = {q["name"]: q for q in ENGINE_DEFAULTS["queues"]}
+#: Each discipline's parameters (names in scenarios) -> the engine's field.
+AQM_PARAMS: dict[str, dict[str, str]] = {n: {p["name"]: p["field"] for p in t["params"]} for n, t in AQM_TABLE.items()}
+#: Each discipline parameter's unit (one per name across the disciplines), in the engine's order.
+AQM_UNITS: dict[str, str] = _param_units(AQM_TABLE, "queue")
+
+
+@functools.lru_cache(maxsize=1024)
+def _queue_facts_of(aqm_json: str) -> tuple[tuple[str, Any], ...]:
+    f = json.loads(_core.queue_facts(aqm_json))
+    return tuple((k, f[k]) for k in ("marks_ect", "keeps_average", "reaches_into_queue", "not_ect_fate"))
+
+
+@functools.lru_cache(maxsize=1024)
+def _queue_check_of(queue_json: str, packet_bytes: int) -> Optional[tuple[str, str]]:
+    found = json.loads(_core.queue_check(queue_json, packet_bytes))
+    return None if found is None else (found["field"], found["message"])
+
+
+def _param_shown(unit: str, engine_value: Any) -> str:
+    """An engine value as a scenario writes it, for an "e.g." in errors ("65pkt", 0.1)."""
+    v = _param_default(unit, engine_value)
+    return f'"{size_str(v)}"' if isinstance(v, Size) else json.dumps(v)
+
+
+class _AqmHead(_Model):
+    """Queue discipline of an egress port; the disciplines, their parameters (with units,
+    defaults and which are required), their range checks against the buffer and their facts are
+    the engine's (``AQM_TABLE``, crates/dcsim-core/src/aqm/).
 
     * ``droptail``: no marking; drop when the buffer is full.
     * ``threshold``: DCTCP marking: CE on enqueue when the instantaneous queue is at least ``K``
@@ -1007,131 +1055,80 @@ class Aqm(_Model):
     """
 
     kind: str = "droptail"
-    K: Optional[SizeQ] = None
-    min_th: Optional[SizeQ] = None
-    max_th: Optional[SizeQ] = None
-    max_p: Optional[Float] = None
-    w_q: Optional[Float] = None
-    gentle: Optional[Bool] = None
-    ecn: Optional[Bool] = None
-    wait: Optional[Bool] = None
-    m: Optional[Int] = None
-    match: Optional[str] = None
 
     _kind_ok = _one_of_validator("kind", AQM_KINDS)
-
-    _PARAMS: ClassVar[dict[str, tuple[str, ...]]] = {
-        "droptail": (),
-        "threshold": ("K",),
-        "red": ("min_th", "max_th", "max_p", "w_q", "gentle", "ecn", "wait"),
-        "choke": ("min_th", "max_th", "max_p", "w_q", "gentle", "ecn", "wait", "m", "match"),
-        "modified_choke": ("min_th", "max_th", "max_p", "w_q", "gentle", "ecn", "wait", "m", "match"),
-    }
-    #: CHOKe draws per arrival and match rule: classic CHOKe, and the paper's modified CHOKe (m = 7).
-    CHOKE_DEFAULTS: ClassVar[dict[str, dict[str, Any]]] = {
-        "choke": {"m": 1, "match": "all"},
-        "modified_choke": {"m": 7, "match": "all"},
-    }
-    #: RED defaults: the classic w_q (protocols.md §5), ECN on, ns-2 wait_ spacing, not gentle.
-    RED_DEFAULTS: ClassVar[dict[str, Any]] = {"w_q": 0.002, "gentle": False, "ecn": True, "wait": True}
 
     @model_validator(mode="after")
     def _check(self) -> "Aqm":
         if self.kind not in AQM_KINDS:
             raise _err("kind", _one_of(self.kind, AQM_KINDS))
-        params = self._PARAMS[self.kind]
-        for name in dict.fromkeys(n for ps in self._PARAMS.values() for n in ps):
-            if getattr(self, name) is not None and name not in params:
-                allowed = ", ".join(params) if params else "no parameters"
+        entry, own = AQM_TABLE[self.kind], AQM_PARAMS[self.kind]
+        for name in AQM_UNITS:
+            if getattr(self, name) is not None and name not in own:
+                allowed = ", ".join(own) if own else "no parameters"
                 raise _err(name, f"not a parameter of aqm kind {self.kind!r}; allowed: {allowed}")
-        if self.kind == "threshold":
-            if self.K is None:
-                raise _err("K", 'required for aqm kind "threshold", e.g. K = "65pkt"')
-        if self.kind in ("red", "choke", "modified_choke"):
-            for name in ("min_th", "max_th", "max_p"):
-                if getattr(self, name) is None:
-                    raise _err(name, f'required for aqm kind "{self.kind}" (min_th, max_th in packets; 0 < max_p <= 1)')
-            for name, value in self.RED_DEFAULTS.items():
-                if getattr(self, name) is None:
-                    self._fill(name, value)
-            for name in ("max_p", "w_q"):
-                x = getattr(self, name)
-                if not (0 < x <= 1):
-                    raise _err(name, f"{x} is out of range; allowed (0, 1]")
-        if self.kind in self.CHOKE_DEFAULTS:
-            for name, value in self.CHOKE_DEFAULTS[self.kind].items():
-                if getattr(self, name) is None:
-                    self._fill(name, value)
-            if self.match not in CHOKE_MATCH:
-                raise _err("match", _one_of(str(self.match), CHOKE_MATCH))
-            if self.m < 1:
-                raise _err("m", f"{self.m} is out of range; allowed 1 <= m <= buffer (packets drawn per arrival)")
+        # The engine's defaults where not given (a required parameter has none), else range
+        # checks by unit; the checks against the buffer are the engine's (check_against_buffer).
+        for p in entry["params"]:
+            name = p["name"]
+            if getattr(self, name) is None:
+                if name in entry["required"]:
+                    raise _err(name, f'required for aqm kind "{self.kind}" (it needs {", ".join(entry["required"])}), '
+                                     f'e.g. {name} = {_param_shown(p["unit"], p["default"])}')
+                self._fill(name, _param_default(p["unit"], p["default"]))
+            else:
+                _check_param(name, p["unit"], getattr(self, name), p.get("choices"))
         return self
 
+    def facts(self) -> dict[str, Any]:
+        """What the engine says of this discipline (``AqmSpec::facts``): ``marks_ect`` (it CE-marks
+        ECN-capable packets, and so drops those that are not where it would mark them),
+        ``keeps_average`` (RED's average queue: it sees every arrival, and its thresholds apply
+        to the average), ``reaches_into_queue`` (it drops packets already queued: CHOKe) and
+        ``not_ect_fate`` (what it does with packets that are not ECN-capable, for warnings). None
+        depends on the packet size."""
+        return dict(_queue_facts_of(json.dumps(self.to_engine(ENGINE_DEFAULTS["packet_bytes"]), sort_keys=True)))
+
     @property
-    def is_red_like(self) -> bool:
-        """RED or a CHOKe (RED's average, thresholds and probability)."""
-        return self.kind in ("red", "choke", "modified_choke")
+    def keeps_average(self) -> bool:
+        """Does it keep RED's average queue (RED, CHOKe)?"""
+        return self.facts()["keeps_average"]
 
     @property
     def marks_ect(self) -> bool:
         """Does it CE-mark ECN-capable packets (and so drop, where it would mark, the packets of
         flows that are not ECN-capable)? Threshold marking, and RED or CHOKe with ``ecn``."""
-        return self.kind == "threshold" or (self.is_red_like and bool(self.ecn))
+        return self.facts()["marks_ect"]
 
     def shown(self) -> str:
-        """The kind with its marking threshold, for one-line descriptions ("threshold K=65pkt")."""
-        return self.kind + (f" K={size_shown(self.K)}" if self.K is not None else "")
+        """The kind with its required parameters, for one-line descriptions ("threshold K=65pkt")."""
+        given = [(n, getattr(self, n)) for n in AQM_TABLE[self.kind]["required"]]
+        return " ".join([self.kind] + [f"{n}={size_shown(v) if isinstance(v, Size) else f'{v:g}'}" for n, v in given])
 
     def check_against_buffer(self, buffer: Size, packet_bytes: int, field: str) -> None:
-        """K and RED thresholds must fit in the buffer (``field`` = path of this aqm)."""
-        cap_b = buffer.bytes(packet_bytes)
-        if self.kind == "threshold":
-            _amount(f"{field}.K", self.K, packet_bytes)
-            # An arrival the buffer admits finds less than the buffer waiting (it needs room), so
-            # a threshold at the buffer would never mark.
-            if self.K.bytes(packet_bytes) >= cap_b:
-                raise _err(
-                    f"{field}.K",
-                    f"marking threshold {size_str(self.K)} is not below the buffer {size_str(buffer)}: an "
-                    f"arrival that fits finds less than the buffer waiting, so K would never mark; allowed "
-                    f"0 < K < buffer",
-                )
-        if self.kind in self.CHOKE_DEFAULTS:
-            cap_pkt = buffer.packets(packet_bytes)
-            if self.m > cap_pkt:
-                raise _err(
-                    f"{field}.m",
-                    f"{self.m} is out of range; allowed 1 <= m <= buffer ({size_str(buffer)}: {cap_pkt:g} packets)",
-                )
-        if self.is_red_like:
-            lo, hi = self.min_th.packets(packet_bytes), self.max_th.packets(packet_bytes)
-            if not lo >= 0:
-                raise _err(f"{field}.min_th", f"{size_str(self.min_th)} is out of range; allowed >= 0 packets")
-            if not hi > lo:
-                raise _err(f"{field}.max_th", f"{size_str(self.max_th)} must be larger than min_th = {size_str(self.min_th)}")
-            if hi * packet_bytes > cap_b:
-                raise _err(f"{field}.max_th", f"{size_str(self.max_th)} is larger than the buffer {size_str(buffer)}; allowed max_th <= buffer")
+        """The engine's checks of this discipline against the port's buffer (``QueueKind::check``:
+        K below the buffer, RED's thresholds within it, CHOKe's m at most a buffer of packets);
+        ``field`` = path of this aqm. A buffer that is no valid amount is its own field's error."""
+        try:
+            capacity = _amount("buffer", buffer, packet_bytes)
+        except PydanticCustomError:
+            return
+        queue = json.dumps({"capacity": capacity, "aqm": self.to_engine(packet_bytes)}, sort_keys=True)
+        refused = _queue_check_of(queue, packet_bytes)
+        if refused is not None:
+            raise _err(f"{field}.{refused[0]}", refused[1])
 
     def to_engine(self, packet_bytes: int) -> dict:
-        if self.kind == "droptail":
-            return {"kind": "drop_tail"}
-        if self.kind == "threshold":
-            return {"kind": "threshold", "k": _amount("K", self.K, packet_bytes)}
-        if not self.is_red_like:  # a kind added to AQM_KINDS without its table here: never a silent RED
-            raise RuntimeError(f"dcsim: aqm kind {self.kind!r} has no engine table in Aqm.to_engine")
-        extra = {"m": int(self.m), "rule": self.match} if self.kind in self.CHOKE_DEFAULTS else {}
-        return {
-            "kind": "choke" if extra else "red",
-            **extra,
-            "min_th_pkt": self.min_th.packets(packet_bytes),
-            "max_th_pkt": self.max_th.packets(packet_bytes),
-            "max_p": float(self.max_p),
-            "w_q": float(self.w_q),
-            "gentle": bool(self.gentle),
-            "ecn": bool(self.ecn),
-            "wait": bool(self.wait),
-        }
+        """The engine's ``aqm`` table: the discipline's kind and its parameters in the engine's units."""
+        entry = AQM_TABLE.get(self.kind)
+        if entry is None:  # only a model built without validation can hold another kind
+            raise RuntimeError(f"dcsim: aqm kind {self.kind!r} is not one the engine offers ({', '.join(AQM_KINDS)})")
+        return {"kind": entry["kind"], **{p["field"]: _param_engine(p["unit"], getattr(self, p["name"]), packet_bytes)
+                                          for p in entry["params"]}}
+
+
+Aqm = create_model("Aqm", __base__=_AqmHead, __module__=__name__,
+                   **{name: (Optional[_PARAM_TYPES[unit]], None) for name, unit in AQM_UNITS.items()})
 
 
 def _queue_engine(buffer: Size, aqm: Aqm, packet_bytes: int, field: str) -> dict:
@@ -3675,10 +3672,11 @@ class Scenario(_Model):
         if self.l2 is not None:
             raise _err("run.partitions", f"{p} partitions cannot carry L2 sources ([l2]); use 1")
         for name in FABRIC_TIERS[net.topology]:
-            if net.tier_queue(name)[1].kind in ("choke", "modified_choke"):
+            aqm = net.tier_queue(name)[1]
+            if aqm.facts()["reaches_into_queue"]:
                 own = net.tier(name).aqm is not None  # else network.aqm, which every tier takes
                 where = f"network.tiers.{name}.aqm" if own else "network.aqm"
-                raise _err("run.partitions", f"{p} partitions cannot run CHOKe queues ({where}), which "
+                raise _err("run.partitions", f"{p} partitions cannot run {aqm.kind} queues ({where}), which "
                                              f"drop packets already queued; use 1")
         for i, w in enumerate(self.workloads):
             if w.kind == "incast":
@@ -4102,27 +4100,24 @@ class Scenario(_Model):
         """Plausible but suspicious settings, as ``field: message`` lines (the run goes ahead)."""
         out: list[str] = []
         net, run = self.network, self.run
-        marking = []  # (field, what) of queues that mark ECN at a threshold
+        marking = []  # (field, kind, what it does with packets that are not ECN-capable) of marking queues
         if net.topology in ("dumbbell", "tree", "parking_lot"):
-            if net.aqm.marks_ect:
-                marking.append(("network.aqm", net.aqm.kind))
+            queues = [("network.aqm", net.aqm)]
         elif net.topology in FABRIC_TIERS:
-            for name in FABRIC_TIERS[net.topology]:
-                aqm = net.tier_queue(name)[1]
-                if aqm.marks_ect:
-                    given = net.tier(name).aqm is not None
-                    marking.append((f"network.tiers.{name}.aqm" if given else "network.aqm", aqm.kind))
+            queues = [(f"network.tiers.{name}.aqm" if net.tier(name).aqm is not None else "network.aqm",
+                       net.tier_queue(name)[1]) for name in FABRIC_TIERS[net.topology]]
         else:
-            for i, link in enumerate(net.links):
-                if link.aqm is not None and link.aqm.marks_ect:
-                    marking.append((f"network.links[{i}].aqm", link.aqm.kind))
+            queues = [(f"network.links[{i}].aqm", link.aqm) for i, link in enumerate(net.links) if link.aqm is not None]
+        for field, aqm in queues:
+            facts = aqm.facts()
+            if facts["marks_ect"]:
+                marking.append((field, aqm.kind, facts["not_ect_fate"]))
         if marking:
             marking = list(dict.fromkeys(marking))  # a fabric's tiers may share network.aqm
-            where = ", ".join(f"{f} ({k})" for f, k in marking[:3]) + (" ..." if len(marking) > 3 else "")
-            kinds = {k for _, k in marking}
-            what = "; ".join(
-                ([] if "threshold" not in kinds else ["a threshold queue drops them at K: it acts as a drop-tail queue of K packets"])
-                + [f"{k.replace('_', ' ')} drops them where it would mark" for k in AQM_KINDS if k in kinds and k != "threshold"])
+            where = ", ".join(f"{f} ({k})" for f, k, _ in marking[:3]) + (" ..." if len(marking) > 3 else "")
+            fates = dict.fromkeys((k, fate) for k in AQM_KINDS for _, kk, fate in marking if kk == k)
+            what = "; ".join(f"{'a threshold queue' if k == 'threshold' else k.replace('_', ' ')} {fate}"
+                             for k, fate in fates)
             for gi, f in enumerate(self.flows):
                 if not f.ecn_capable():
                     out.append(f"flows[{gi}]: {f.protocol} flows are not ECN-capable and cross an ECN-marking queue "
@@ -4479,7 +4474,7 @@ class Scenario(_Model):
     def marking_threshold_pkt(self) -> Optional[float]:
         """K of a dumbbell with threshold marking, packets (None otherwise)."""
         aqm = self.network.aqm
-        if self.network.topology == "dumbbell" and aqm is not None and aqm.kind == "threshold":
+        if self.network.topology == "dumbbell" and aqm is not None and aqm.K is not None:
             return aqm.K.packets(self.network.packet_bytes)
         return None
 
@@ -4504,9 +4499,7 @@ class Scenario(_Model):
             )
         elif net.topology == "tree":
             aqm = net.aqm.shown()
-            if net.aqm.is_red_like:
-                aqm += f" min_th={size_shown(net.aqm.min_th)} max_th={size_shown(net.aqm.max_th)}"
-                aqm += f" m={net.aqm.m}" if net.aqm.m is not None else ""
+            aqm += f" m={net.aqm.m}" if net.aqm.m is not None else ""
             slow = f", {rate_str(net.bottleneck)} to {', '.join(net.bottleneck_hosts)}" if net.bottleneck else ""
             sizes = net.rack_sizes()
             racks = (f"{count_shown(net.racks, 'rack')} x {count_shown(sizes[0], 'host')}" if len(set(sizes)) == 1 else

@@ -44,7 +44,7 @@ fn spec(duration_s: f64, n: usize, trace: Option<usize>) -> Spec {
             rtt_ps: vec![100_000_000],
             bottleneck_queue: QueueSpec {
                 capacity: Amount::Packets(1000),
-                aqm: AqmSpec::Threshold { k: Amount::Packets(65) },
+                aqm: AqmSpec::threshold(Amount::Packets(65)),
             },
             reverse_queue: None,
         },

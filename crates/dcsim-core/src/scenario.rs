@@ -46,9 +46,6 @@ fn default_throughput_interval_ps() -> u64 {
 fn default_cwnd_interval_ps() -> u64 {
     10_000_000 // 10 us: a tenth of the papers' 100 us RTT, so a zoom on a few periods is not a staircase
 }
-fn default_true() -> bool {
-    true
-}
 fn default_delack_segments() -> u32 {
     2
 }
@@ -66,6 +63,7 @@ pub fn defaults() -> serde_json::Value {
         "min_rto_ps": default_min_rto_ps(),
         "initial_rto_floor_ps": INITIAL_RTO_FLOOR_PS,
         "protocols": crate::cc::protocols_table(),
+        "queues": crate::aqm::queues_table(),
         "delack_segments": default_delack_segments(),
         "delack_timeout_ps": default_delack_timeout_ps(),
         "profiles": {
@@ -188,6 +186,16 @@ pub enum Amount {
     Bytes(u64),
 }
 
+/// As scenarios write it: "65pkt", "30000B".
+impl std::fmt::Display for Amount {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Amount::Packets(n) => write!(f, "{n}pkt"),
+            Amount::Bytes(b) => write!(f, "{b}B"),
+        }
+    }
+}
+
 /// An egress queue: capacity and discipline.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -200,12 +208,12 @@ pub struct QueueSpec {
 impl QueueSpec {
     /// A queue that never drops in practice (host NICs): 1 GB drop-tail.
     pub fn unbounded() -> QueueSpec {
-        QueueSpec { capacity: Amount::Bytes(1_000_000_000), aqm: AqmSpec::DropTail }
+        QueueSpec { capacity: Amount::Bytes(1_000_000_000), aqm: AqmSpec::drop_tail() }
     }
 
     /// A switch port's queue where the scenario gives none (a graph's link): 1 000 packets, drop-tail.
     pub fn default_switch() -> QueueSpec {
-        QueueSpec { capacity: Amount::Packets(1000), aqm: AqmSpec::DropTail }
+        QueueSpec { capacity: Amount::Packets(1000), aqm: AqmSpec::drop_tail() }
     }
 
     /// Its capacity in packets of `packet_bytes` (a capacity in bytes rounded up).
@@ -217,56 +225,7 @@ impl QueueSpec {
     }
 }
 
-/// Queue discipline (see `aqm/`).
-#[derive(Clone, Debug, Serialize, Deserialize, Default)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
-pub enum AqmSpec {
-    #[default]
-    DropTail,
-    /// DCTCP threshold marking: CE on enqueue when the instantaneous queue is at least K.
-    Threshold { k: Amount },
-    /// RED (Floyd & Jacobson 1993, ns-2 `red.cc` semantics), thresholds in packets.
-    Red {
-        min_th_pkt: f64,
-        max_th_pkt: f64,
-        max_p: f64,
-        /// EWMA weight of the average queue.
-        w_q: f64,
-        #[serde(default)]
-        gentle: bool,
-        /// Mark ECN-capable packets instead of dropping them.
-        #[serde(default = "default_true")]
-        ecn: bool,
-        /// ns-2 `wait_`: space drops by count (p_a = 0 while count*p_b < 1). false = classic RED.
-        #[serde(default = "default_true")]
-        wait: bool,
-    },
-    /// CHOKe on RED (Pan et al. 2000); `m` packets drawn per arrival, matched by `rule` (`all`:
-    /// the coexistence paper's modified CHOKe, Section IV-E). RED fields as for `Red`.
-    Choke {
-        min_th_pkt: f64,
-        max_th_pkt: f64,
-        max_p: f64,
-        w_q: f64,
-        #[serde(default)]
-        gentle: bool,
-        #[serde(default = "default_true")]
-        ecn: bool,
-        #[serde(default = "default_true")]
-        wait: bool,
-        #[serde(default = "default_choke_m")]
-        m: u32,
-        #[serde(default = "default_choke_rule")]
-        rule: crate::aqm::MatchRule,
-    },
-}
-
-fn default_choke_m() -> u32 {
-    1
-}
-fn default_choke_rule() -> crate::aqm::MatchRule {
-    crate::aqm::MatchRule::All
-}
+pub use crate::aqm::AqmSpec;
 
 /// Network topology.
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -422,7 +381,7 @@ pub fn max_fat_tree_k() -> u32 {
 pub const DEFAULT_PARKING_LOT_BUFFER_BYTES: u64 = 128_000;
 
 fn default_parking_lot_queue() -> QueueSpec {
-    QueueSpec { capacity: Amount::Bytes(DEFAULT_PARKING_LOT_BUFFER_BYTES), aqm: AqmSpec::DropTail }
+    QueueSpec { capacity: Amount::Bytes(DEFAULT_PARKING_LOT_BUFFER_BYTES), aqm: AqmSpec::drop_tail() }
 }
 
 /// A host of a parking lot and the switch (`C1 ..`) it hangs off.
@@ -777,7 +736,7 @@ impl Default for MetricsSpec {
     }
 }
 
-fn check_amount(field: &str, a: Amount) -> Result<()> {
+pub(crate) fn check_amount(field: &str, a: Amount) -> Result<()> {
     match a {
         Amount::Packets(0) | Amount::Bytes(0) => Err(invalid(field, "must be positive (> 0 packets or bytes)")),
         Amount::Packets(n) if n > MAX_BUFFER_PKT => {
@@ -790,7 +749,7 @@ fn check_amount(field: &str, a: Amount) -> Result<()> {
     }
 }
 
-fn amount_bytes(a: Amount, packet_bytes: u32) -> u64 {
+pub(crate) fn amount_bytes(a: Amount, packet_bytes: u32) -> u64 {
     match a {
         Amount::Packets(n) => n.saturating_mul(packet_bytes as u64),
         Amount::Bytes(b) => b,
@@ -948,59 +907,7 @@ pub fn dctcp_shift_g(g: f64) -> Option<u32> {
 impl QueueSpec {
     fn validate(&self, field: &str, packet_bytes: u32) -> Result<()> {
         check_amount(&format!("{field}.capacity"), self.capacity)?;
-        let cap_bytes = amount_bytes(self.capacity, packet_bytes);
-        match &self.aqm {
-            AqmSpec::DropTail => {}
-            AqmSpec::Threshold { k } => {
-                check_amount(&format!("{field}.aqm.K"), *k)?;
-                // An admitted arrival finds less than the buffer waiting: K at the buffer never marks.
-                if amount_bytes(*k, packet_bytes) >= cap_bytes {
-                    return Err(invalid(
-                        format!("{field}.aqm.K"),
-                        format!(
-                            "marking threshold {k:?} is not below the buffer {:?} (an arrival that fits finds \
-                             less than the buffer waiting, so K would never mark); allowed 0 < K < buffer",
-                            self.capacity
-                        ),
-                    ));
-                }
-            }
-            AqmSpec::Red { min_th_pkt, max_th_pkt, max_p, w_q, .. }
-            | AqmSpec::Choke { min_th_pkt, max_th_pkt, max_p, w_q, .. } => {
-                let f = |n: &str| format!("{field}.aqm.{n}");
-                if let AqmSpec::Choke { m, .. } = &self.aqm {
-                    // m draws from at most a buffer's worth of waiting packets.
-                    let cap_pkt = match self.capacity {
-                        Amount::Packets(n) => n,
-                        Amount::Bytes(b) => b / packet_bytes as u64,
-                    };
-                    if !(1..=cap_pkt).contains(&(*m as u64)) {
-                        return Err(invalid(
-                            f("m"),
-                            format!("{m} is out of range; allowed 1 <= m <= buffer ({cap_pkt} packets)"),
-                        ));
-                    }
-                }
-                if !(min_th_pkt.is_finite() && *min_th_pkt >= 0.0) {
-                    return Err(invalid(f("min_th"), format!("{min_th_pkt} must be >= 0 packets")));
-                }
-                if !(max_th_pkt.is_finite() && max_th_pkt > min_th_pkt) {
-                    return Err(invalid(
-                        f("max_th"),
-                        format!("{max_th_pkt} must be larger than min_th = {min_th_pkt} packets"),
-                    ));
-                }
-                if (*max_th_pkt * packet_bytes as f64) > cap_bytes as f64 {
-                    return Err(invalid(
-                        f("max_th"),
-                        format!("{max_th_pkt} packets exceeds the buffer {:?}", self.capacity),
-                    ));
-                }
-                check_unit_interval(&f("max_p"), *max_p, true)?;
-                check_unit_interval(&f("w_q"), *w_q, true)?;
-            }
-        }
-        Ok(())
+        self.aqm.check(&|n| format!("{field}.aqm.{n}"), self.capacity, packet_bytes)
     }
 }
 
@@ -1828,10 +1735,13 @@ impl Spec {
             return Err(invalid("run.partitions", format!("{p} partitions cannot carry L2 sources ([l2]); use 1")));
         }
         for (field, t) in tiers {
-            if matches!(t.queue.aqm, AqmSpec::Choke { .. }) {
+            if t.queue.aqm.reaches_into_queue() {
                 return Err(invalid(
                     "run.partitions",
-                    format!("{p} partitions cannot run CHOKe queues ({field}.aqm), which drop packets already queued; use 1"),
+                    format!(
+                        "{p} partitions cannot run {} queues ({field}.aqm), which drop packets already queued; use 1",
+                        t.queue.aqm.name()
+                    ),
                 ));
             }
         }

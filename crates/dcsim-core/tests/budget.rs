@@ -21,7 +21,7 @@ fn dctcp_dumbbell(n: u32, duration_ps: u64) -> Spec {
         10 * GBPS,
         100 * US,
         1000,
-        AqmSpec::Threshold { k: Amount::Packets(65) },
+        AqmSpec::threshold(Amount::Packets(65)),
         dctcp(1.0 / 16.0),
         duration_ps,
         0,
@@ -65,7 +65,7 @@ fn automatic_intervals_leave_the_queues_room_for_their_buffers() {
     // only the in-flight floor (a run like this stopped at 274 ms holding 22 854 packets). Now the
     // queues keep room for every switch buffer full (5 ports x 10^5 packets), up to an eighth of
     // what the series could have taken.
-    let mut s = dumbbell(4, GBPS, 10 * GBPS, 100 * US, 100_000, AqmSpec::DropTail, dctcp(1.0 / 16.0), 5_000 * MS, 0);
+    let mut s = dumbbell(4, GBPS, 10 * GBPS, 100 * US, 100_000, AqmSpec::drop_tail(), dctcp(1.0 / 16.0), 5_000 * MS, 0);
     s.metrics.max_memory_bytes = 256_000_000;
     let before = s.metrics.cwnd_interval_ps;
     fit_sampling(&mut s, &auto_all()).unwrap();
@@ -75,7 +75,7 @@ fn automatic_intervals_leave_the_queues_room_for_their_buffers() {
     let room = Sim::new(s).unwrap().queue_allowance_bytes();
     assert!(room >= want, "queues may take {room} B, want >= {want} B");
     // A budget that fits the buffers' room keeps it whole.
-    let mut s = dumbbell(4, GBPS, 10 * GBPS, 100 * US, 10_000, AqmSpec::DropTail, dctcp(1.0 / 16.0), 5_000 * MS, 0);
+    let mut s = dumbbell(4, GBPS, 10 * GBPS, 100 * US, 10_000, AqmSpec::drop_tail(), dctcp(1.0 / 16.0), 5_000 * MS, 0);
     s.metrics.max_memory_bytes = 256_000_000;
     fit_sampling(&mut s, &auto_all()).unwrap();
     assert!(Sim::new(s).unwrap().queue_allowance_bytes() >= 5 * 10_000 * PACKET_HELD_BYTES);
@@ -159,7 +159,7 @@ fn tree_of_120_ports() -> Spec {
         bottleneck_bps: None,
         bottleneck_hosts: vec![],
         rtt_ps: 20 * US,
-        queue: QueueSpec { capacity: Amount::Packets(100), aqm: AqmSpec::DropTail },
+        queue: QueueSpec { capacity: Amount::Packets(100), aqm: AqmSpec::drop_tail() },
     };
     (s.flows[0].src, s.flows[0].dst) = ("h0".into(), "h99".into());
     s.metrics.max_memory_bytes = 10_000_000;

@@ -37,9 +37,9 @@ fn tree(aqm: AqmSpec, flows: Vec<FlowSpec>, workloads: Vec<WorkloadSpec>, durati
 }
 
 fn choke(min_th: f64, m: u32, ecn: bool) -> AqmSpec {
-    AqmSpec::Choke {
-        min_th_pkt: min_th,
-        max_th_pkt: 100.0,
+    AqmSpec::Choke(dcsim_core::aqm::choke::Params {
+        min_th,
+        max_th: 100.0,
         max_p: 0.1,
         w_q: 0.002,
         gentle: false,
@@ -47,7 +47,7 @@ fn choke(min_th: f64, m: u32, ecn: bool) -> AqmSpec {
         wait: true,
         m,
         rule: dcsim_core::aqm::MatchRule::All,
-    }
+    })
 }
 
 fn class(share: f64, protocol: ProtocolSpec) -> ClassSpec {
@@ -101,7 +101,7 @@ fn tree_paths_have_the_papers_rtt_and_a_lone_flow_completes_in_its_ideal_time() 
             init_cwnd_pkt: 200.0,
             ..FlowSpec::long_lived("h0", "h2", ProtocolSpec::newreno(false))
         };
-        let (_, t) = run_checked(tree(AqmSpec::DropTail, vec![f], vec![], 10 * MS), 4);
+        let (_, t) = run_checked(tree(AqmSpec::drop_tail(), vec![f], vec![], 10 * MS), 4);
         let fl = table(&t, "flows");
         let fct_ps = (fl.f64("fct_s")[0] * 1e12).round() as u64;
         let ideal_ps = (fl.f64("ideal_fct_s")[0] * 1e12).round() as u64;
@@ -111,7 +111,7 @@ fn tree_paths_have_the_papers_rtt_and_a_lone_flow_completes_in_its_ideal_time() 
     }
     // Names and the default monitor: the ToR port towards the bottleneck host.
     let (sim, t) =
-        run_checked(tree(AqmSpec::DropTail, vec![FlowSpec::long_lived("h0", "h2", dctcp(0.0625))], vec![], MS), 1);
+        run_checked(tree(AqmSpec::drop_tail(), vec![FlowSpec::long_lived("h0", "h2", dctcp(0.0625))], vec![], MS), 1);
     let names: Vec<&str> = sim.network().nodes.iter().map(|n| n.name.as_str()).collect();
     assert_eq!(names, vec!["root", "tor0", "h0", "h1", "tor1", "h2"]);
     let p = table(&t, "ports");
@@ -234,7 +234,7 @@ fn incast_rounds_follow_each_other_and_record_their_completion() {
             start_ps: MS,
             classes: vec![class(1.0, dctcp(1.0 / 16.0))],
         }],
-        ..tree(AqmSpec::DropTail, vec![], vec![], 500 * MS)
+        ..tree(AqmSpec::drop_tail(), vec![], vec![], 500 * MS)
     };
     let (_, t) = run_checked(spec, 10);
     let r = table(&t, "rounds");
@@ -425,7 +425,7 @@ proptest::proptest! {
             Some(_) => { a.at_ps.pop(); }
             None => {}
         }
-        let spec = tree(AqmSpec::DropTail, vec![], vec![WorkloadSpec::Trace { arrivals: a.clone(), classes: vec![class(1.0, dctcp(0.0625))] }], MS);
+        let spec = tree(AqmSpec::drop_tail(), vec![], vec![WorkloadSpec::Trace { arrivals: a.clone(), classes: vec![class(1.0, dctcp(0.0625))] }], MS);
         match Sim::new(spec) {
             Err(e) => {
                 let msg = e.to_string();

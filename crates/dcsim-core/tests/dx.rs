@@ -25,7 +25,7 @@ fn dx_spec(n: u32, r0_us: u64, r0: BaseRttSpec, duration_ms: u64) -> Spec {
         10 * GBPS,
         r0_us * US,
         1,
-        AqmSpec::DropTail,
+        AqmSpec::drop_tail(),
         ProtocolSpec::dx(r0),
         duration_ms * MS,
         50 * MS,
@@ -37,7 +37,7 @@ fn dx_spec(n: u32, r0_us: u64, r0: BaseRttSpec, duration_ms: u64) -> Spec {
                 bottleneck_bps,
                 access_bps,
                 rtt_ps,
-                bottleneck_queue: QueueSpec { capacity: Amount::Bytes(256_000), aqm: AqmSpec::DropTail },
+                bottleneck_queue: QueueSpec { capacity: Amount::Bytes(256_000), aqm: AqmSpec::drop_tail() },
                 reverse_queue,
             }
         }
@@ -138,7 +138,7 @@ fn base_rtt_path_is_exact_and_min_finds_it() {
 fn dx_uses_no_ecn() {
     let mut s = dx_spec(80, 80, BaseRttSpec::Path, 80);
     if let TopologySpec::Dumbbell { bottleneck_queue, .. } = &mut s.topology {
-        bottleneck_queue.aqm = AqmSpec::Threshold { k: Amount::Packets(100) };
+        bottleneck_queue.aqm = AqmSpec::threshold(Amount::Packets(100));
     }
     let (_, t) = run(s);
     let f = table(&t, "flows");

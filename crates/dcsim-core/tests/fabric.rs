@@ -16,7 +16,7 @@ fn tier(rate_bps: u64) -> TierSpec {
     TierSpec {
         rate_bps,
         delay_ps: US,
-        queue: QueueSpec { capacity: Amount::Packets(200), aqm: AqmSpec::Threshold { k: Amount::Packets(65) } },
+        queue: QueueSpec { capacity: Amount::Packets(200), aqm: AqmSpec::threshold(Amount::Packets(65)) },
     }
 }
 
@@ -473,10 +473,10 @@ fn the_memory_plans_route_shape_is_the_built_networks() {
         bottleneck_bps: None,
         bottleneck_hosts: vec![],
         rtt_ps: 100 * US,
-        queue: QueueSpec { capacity: Amount::Packets(100), aqm: AqmSpec::DropTail },
+        queue: QueueSpec { capacity: Amount::Packets(100), aqm: AqmSpec::drop_tail() },
     };
     let topologies = vec![fat_tree(4, Some(1)), fat_tree(8, None), leaf_spine(3, 4, 5, Some(2)), tree];
-    let db = dumbbell(4, 10 * GBPS, 40 * GBPS, 100 * US, 200, AqmSpec::DropTail, dctcp(0.0625), MS, 0);
+    let db = dumbbell(4, 10 * GBPS, 40 * GBPS, 100 * US, 200, AqmSpec::drop_tail(), dctcp(0.0625), MS, 0);
     let db_net = topology::build(&db).expect("built");
     assert_eq!(db.topology.route_shape().rows * db.topology.route_shape().groups, db_net.route_entries() as u64);
     for topo in topologies {

@@ -17,7 +17,7 @@ fn poisson_dumbbell(load: f64, duration_ps: u64) -> Spec {
         10 * GBPS,
         100 * US,
         250,
-        AqmSpec::Threshold { k: Amount::Packets(20) },
+        AqmSpec::threshold(Amount::Packets(20)),
         ProtocolSpec::dctcp(1.0 / 16.0, 1.0),
         duration_ps,
         0,

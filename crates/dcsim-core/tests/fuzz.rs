@@ -26,17 +26,19 @@ fn time_ps() -> impl Strategy<Value = u64> {
 
 fn aqm(buffer: u64) -> impl Strategy<Value = AqmSpec> {
     prop_oneof![
-        Just(AqmSpec::DropTail),
-        (1..=buffer.max(1) + 1).prop_map(|k| AqmSpec::Threshold { k: Amount::Packets(k) }),
-        (0.0f64..50.0, 1.0f64..100.0, 0.0f64..1.2, prop::bool::ANY).prop_map(|(lo, w, p, gentle)| AqmSpec::Red {
-            min_th_pkt: lo,
-            max_th_pkt: lo + w,
-            max_p: p,
-            w_q: 0.002,
-            gentle,
-            ecn: true,
-            wait: true,
-        }),
+        Just(AqmSpec::drop_tail()),
+        (1..=buffer.max(1) + 1).prop_map(|k| AqmSpec::threshold(Amount::Packets(k))),
+        (0.0f64..50.0, 1.0f64..100.0, 0.0f64..1.2, prop::bool::ANY).prop_map(|(lo, w, p, gentle)| AqmSpec::Red(
+            dcsim_core::aqm::red::Params {
+                min_th: lo,
+                max_th: lo + w,
+                max_p: p,
+                w_q: 0.002,
+                gentle,
+                ecn: true,
+                wait: true,
+            }
+        )),
     ]
 }
 

@@ -38,17 +38,17 @@ fn tier() -> impl Strategy<Value = TierSpec> {
         |(rate_bps, delay_ps, buffer, aqm, frac)| {
             let k = ((buffer as f64 * frac).ceil() as u64).max(1);
             let aqm = match aqm {
-                0 => AqmSpec::DropTail,
-                1 => AqmSpec::Threshold { k: Amount::Packets(k) },
-                _ => AqmSpec::Red {
-                    min_th_pkt: k as f64 / 2.0,
-                    max_th_pkt: k as f64,
+                0 => AqmSpec::drop_tail(),
+                1 => AqmSpec::threshold(Amount::Packets(k)),
+                _ => AqmSpec::Red(dcsim_core::aqm::red::Params {
+                    min_th: k as f64 / 2.0,
+                    max_th: k as f64,
                     max_p: 0.1,
                     w_q: 0.002,
                     gentle: true,
                     ecn: true,
                     wait: true,
-                },
+                }),
             };
             TierSpec { rate_bps, delay_ps, queue: QueueSpec { capacity: Amount::Packets(buffer), aqm } }
         },

@@ -117,7 +117,7 @@ prop_compose! {
                 host_rate_bps,
                 host_delay_ps: delay_ps,
                 hosts,
-                queue: QueueSpec { capacity: Amount::Bytes(buffer), aqm: AqmSpec::DropTail },
+                queue: QueueSpec { capacity: Amount::Bytes(buffer), aqm: AqmSpec::drop_tail() },
             },
             flows: vec![],
             workloads: vec![],

@@ -46,7 +46,7 @@ pub fn l2_dumbbell(
             host_rate_bps: rate_bps,
             host_delay_ps: US,
             hosts,
-            queue: QueueSpec { capacity: Amount::Bytes(128_000), aqm: AqmSpec::DropTail },
+            queue: QueueSpec { capacity: Amount::Bytes(128_000), aqm: AqmSpec::drop_tail() },
         },
         flows: vec![],
         workloads: vec![],
@@ -325,7 +325,7 @@ fn parking_lot_queue_defaults_to_128_kb_drop_tail() {
     .unwrap();
     let TopologySpec::ParkingLot { queue, .. } = t else { panic!("not a parking lot") };
     assert!(matches!(queue.capacity, Amount::Bytes(128_000)), "{:?}", queue.capacity);
-    assert!(matches!(queue.aqm, AqmSpec::DropTail), "{:?}", queue.aqm);
+    assert!(matches!(queue.aqm, AqmSpec::DropTail(_)), "{:?}", queue.aqm);
     assert_eq!(dcsim_core::scenario::defaults()["parking_lot_buffer_bytes"], 128_000);
 }
 

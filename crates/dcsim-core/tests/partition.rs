@@ -16,7 +16,7 @@ fn tier(rate_bps: u64) -> TierSpec {
     TierSpec {
         rate_bps,
         delay_ps: US,
-        queue: QueueSpec { capacity: Amount::Packets(200), aqm: AqmSpec::Threshold { k: Amount::Packets(65) } },
+        queue: QueueSpec { capacity: Amount::Packets(200), aqm: AqmSpec::threshold(Amount::Packets(65)) },
     }
 }
 
@@ -242,14 +242,14 @@ fn what_cannot_be_split_is_refused_naming_the_field() {
         let e = err(Spec { partitions: p, ..base.clone() });
         assert!(e.contains("run.partitions") && e.contains(want), "{p}: {e}");
     }
-    let d = dumbbell(4, 10 * GBPS, 10 * GBPS, 100 * US, 100, AqmSpec::DropTail, dctcp(1.0 / 16.0), 10 * MS, 0);
+    let d = dumbbell(4, 10 * GBPS, 10 * GBPS, 100 * US, 100, AqmSpec::drop_tail(), dctcp(1.0 / 16.0), 10 * MS, 0);
     let e = err(Spec { partitions: 2, ..d });
     assert!(e.contains("run.partitions") && e.contains("fat_tree or leaf_spine"), "{e}");
     let mut choke = base.clone();
     if let TopologySpec::FatTree { agg_core, .. } = &mut choke.topology {
-        agg_core.queue.aqm = AqmSpec::Choke {
-            min_th_pkt: 5.0,
-            max_th_pkt: 15.0,
+        agg_core.queue.aqm = AqmSpec::Choke(dcsim_core::aqm::choke::Params {
+            min_th: 5.0,
+            max_th: 15.0,
             max_p: 0.1,
             w_q: 0.002,
             gentle: false,
@@ -257,7 +257,7 @@ fn what_cannot_be_split_is_refused_naming_the_field() {
             wait: true,
             m: 1,
             rule: dcsim_core::aqm::MatchRule::Any,
-        };
+        });
     }
     let e = err(choke);
     assert!(e.contains("run.partitions") && e.contains("network.tiers.agg_core.aqm"), "{e}");

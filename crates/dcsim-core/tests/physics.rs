@@ -21,7 +21,7 @@ fn fig2(n: u32, duration_ps: u64) -> Spec {
         10 * GBPS,
         100 * US,
         1000,
-        AqmSpec::Threshold { k: Amount::Packets(K) },
+        AqmSpec::threshold(Amount::Packets(K)),
         dctcp(1.0 / 16.0),
         duration_ps,
         50 * MS,
@@ -122,7 +122,7 @@ fn newreno_droptail_coexistence_setup() {
             access,
             250 * US,
             250,
-            AqmSpec::DropTail,
+            AqmSpec::drop_tail(),
             ProtocolSpec::newreno(false),
             5000 * MS,
             500 * MS,
@@ -152,15 +152,15 @@ fn newreno_droptail_coexistence_setup() {
 
 #[test]
 fn same_seed_bit_identical_different_seed_differs() {
-    let red = AqmSpec::Red {
-        min_th_pkt: 20.0,
-        max_th_pkt: 60.0,
+    let red = AqmSpec::Red(dcsim_core::aqm::red::Params {
+        min_th: 20.0,
+        max_th: 60.0,
         max_p: 0.1,
         w_q: 0.002,
         gentle: false,
         ecn: false,
         wait: true,
-    };
+    });
     let mk = |seed| {
         let mut s = dumbbell(
             4,
@@ -185,15 +185,15 @@ fn same_seed_bit_identical_different_seed_differs() {
 
 #[test]
 fn red_marks_ecn_flows_and_keeps_average_between_thresholds() {
-    let red = AqmSpec::Red {
-        min_th_pkt: 30.0,
-        max_th_pkt: 90.0,
+    let red = AqmSpec::Red(dcsim_core::aqm::red::Params {
+        min_th: 30.0,
+        max_th: 90.0,
         max_p: 0.1,
         w_q: 0.002,
         gentle: false,
         ecn: true,
         wait: true,
-    };
+    });
     let spec = dumbbell(4, 10 * GBPS, 10 * GBPS, 100 * US, 1000, red, ProtocolSpec::newreno(true), 300 * MS, 50 * MS);
     let t = run_checked(spec);
     let p = table(&t, "ports");
@@ -307,8 +307,17 @@ fn graph_topology_routes_over_shortest_path() {
 
 /// One finite NewReno flow alone on an idle dumbbell path: its FCT.
 fn lone_flow_fct_s(access_bps: u64, size_bytes: u64) -> f64 {
-    let mut spec =
-        dumbbell(1, 10 * GBPS, access_bps, 100 * US, 1000, AqmSpec::DropTail, ProtocolSpec::newreno(false), 20 * MS, 0);
+    let mut spec = dumbbell(
+        1,
+        10 * GBPS,
+        access_bps,
+        100 * US,
+        1000,
+        AqmSpec::drop_tail(),
+        ProtocolSpec::newreno(false),
+        20 * MS,
+        0,
+    );
     spec.flows[0].size_bytes = Some(size_bytes);
     let t = run_checked(spec);
     table(&t, "flows").f64("fct_s")[0]
@@ -340,7 +349,7 @@ fn a_nic_slower_than_the_path_bounds_the_window() {
         GBPS,
         100 * US,
         1000,
-        AqmSpec::DropTail,
+        AqmSpec::drop_tail(),
         ProtocolSpec::newreno(false),
         200 * MS,
         50 * MS,
@@ -361,7 +370,7 @@ fn a_flow_paced_at_the_bottleneck_rate_does_not_lock_a_later_flow_out() {
     // the second flow, starting 300 ms later, got 2.9 Mbps of goodput against 970 Mbps (RFC 2309's
     // "lock-out"). Fair share after it joins: within 25 %, the coexistence test's tolerance.
     let mut spec =
-        dumbbell(2, GBPS, GBPS, 250 * US, 250, AqmSpec::DropTail, ProtocolSpec::newreno(false), 1000 * MS, 400 * MS);
+        dumbbell(2, GBPS, GBPS, 250 * US, 250, AqmSpec::drop_tail(), ProtocolSpec::newreno(false), 1000 * MS, 400 * MS);
     spec.flows[1].start_ps = 300 * MS;
     let t = run_checked(spec);
     let g = table(&t, "flows").f64("goodput_bps").to_vec();

@@ -21,7 +21,7 @@ fn one_flow(duration_ps: u64) -> Spec {
         RATE_BPS,
         RTT_PS,
         100,
-        AqmSpec::Threshold { k: Amount::Packets(65) },
+        AqmSpec::threshold(Amount::Packets(65)),
         dctcp(1.0 / 16.0),
         duration_ps,
         0,

@@ -18,7 +18,7 @@ fn dumbbell_of_30000_senders_builds_and_runs() {
         10 * GBPS,
         100 * US,
         1000,
-        AqmSpec::Threshold { k: Amount::Packets(65) },
+        AqmSpec::threshold(Amount::Packets(65)),
         dctcp(1.0 / 16.0),
         10 * US,
         0,

@@ -178,11 +178,44 @@ fn protocol_check(protocol_json: &str) -> PyResult<String> {
     })
 }
 
+/// The facts of one queue discipline (the engine's `aqm` table, as JSON; [`AqmSpec::facts`]):
+/// whether it marks ECN-capable packets, keeps RED's average, drops packets already queued.
+///
+/// [`AqmSpec::facts`]: dcsim_core::aqm::AqmSpec::facts
+#[pyfunction]
+fn queue_facts(aqm_json: &str) -> PyResult<String> {
+    guarded(|| {
+        let a: dcsim_core::aqm::AqmSpec = serde_json::from_str(aqm_json)
+            .map_err(|e| dcsim_core::Error::Invalid { field: "aqm".into(), msg: e.to_string() })?;
+        Ok(a.facts().to_string())
+    })
+}
+
+/// The engine's range checks of one queue (its `queue` table, as JSON: capacity and `aqm`) for
+/// packets of `packet_bytes`: `null`, or `{"field", "message"}` naming the discipline's parameter
+/// as scenarios write it ([`dcsim_core::aqm::QueueKind::check`]), so that front ends refuse what
+/// the engine would, when the scenario is loaded.
+#[pyfunction]
+fn queue_check(queue_json: &str, packet_bytes: u32) -> PyResult<String> {
+    guarded(|| {
+        let q: dcsim_core::scenario::QueueSpec = serde_json::from_str(queue_json)
+            .map_err(|e| dcsim_core::Error::Invalid { field: "aqm".into(), msg: e.to_string() })?;
+        Ok(match q.aqm.check(&|name| name.to_string(), q.capacity, packet_bytes) {
+            Ok(()) => serde_json::Value::Null,
+            Err(dcsim_core::Error::Invalid { field, msg }) => serde_json::json!({"field": field, "message": msg}),
+            Err(e) => serde_json::json!({"field": "aqm", "message": e.to_string()}),
+        }
+        .to_string())
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(engine_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(protocol_facts, m)?)?;
     m.add_function(wrap_pyfunction!(protocol_check, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_facts, m)?)?;
+    m.add_function(wrap_pyfunction!(queue_check, m)?)?;
     m.add_function(wrap_pyfunction!(validate_spec, m)?)?;
     m.add_function(wrap_pyfunction!(fit_sampling, m)?)?;
     Ok(())

@@ -131,6 +131,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from dcsim.experiments.coexistence import PAPER_TITLE  # noqa: E402
+from dcsim.scenario import AQM_TABLE  # noqa: E402
 from dcsim.experiments.registry import (  # noqa: E402
     Claim,
     ExperimentResult,
@@ -159,7 +160,7 @@ MAX_P = 0.1
 W_Q = 0.002
 MAX_TH = 100
 M_DRAWS = 7
-assert M_DRAWS == __import__("dcsim.scenario", fromlist=["Aqm"]).Aqm.CHOKE_DEFAULTS["modified_choke"]["m"]
+assert {"name": "m", "field": "m", "unit": "count", "default": M_DRAWS} in AQM_TABLE["modified_choke"]["params"]
 K_FIG3A = 65
 INIT_CWND = 2
 #: DCTCP's alpha before its first estimate: 0 as in ns-2 (protocols.md §4; Linux and RFC 8257 start

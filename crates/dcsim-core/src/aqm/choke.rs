@@ -23,12 +23,120 @@
 //! different flows. Draws use the port's RNG stream, so runs stay bit-identical per seed.
 
 use rand::Rng as _;
+use serde::{Deserialize, Serialize};
 
-use super::red::{Params, Red};
-use super::{Discipline, QueueView, Verdict};
+use super::red::{self, Red};
+use super::{Discipline, QueueKind, QueueView, Verdict};
+use crate::error::{invalid, Result};
 use crate::packet::{Kind, Packet};
+use crate::params::{Param, Unit};
 use crate::rng::Rng;
+use crate::scenario::Amount;
 use crate::units::{Rate, Time};
+
+/// CHOKe in scenarios: `kind = "choke"`, RED's parameters (`red.rs`, the same names and
+/// defaults) and `m` packets drawn per arrival, matched by `match` (`rule` in the engine);
+/// `kind = "modified_choke"` is the coexistence paper's modified CHOKe (Section IV-E): m = 7,
+/// `match = "all"` by default.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Params {
+    #[serde(rename = "min_th_pkt")]
+    pub min_th: f64,
+    #[serde(rename = "max_th_pkt")]
+    pub max_th: f64,
+    pub max_p: f64,
+    #[serde(default = "default_w_q")]
+    pub w_q: f64,
+    #[serde(default)]
+    pub gentle: bool,
+    #[serde(default = "yes")]
+    pub ecn: bool,
+    #[serde(default = "yes")]
+    pub wait: bool,
+    /// Packets drawn per arrival (1: classic CHOKe).
+    #[serde(default = "one")]
+    pub m: u32,
+    /// When the drawn packets match the arrival.
+    #[serde(default = "all")]
+    pub rule: MatchRule,
+}
+
+fn default_w_q() -> f64 {
+    red::Params::example().w_q
+}
+fn yes() -> bool {
+    true
+}
+fn one() -> u32 {
+    1
+}
+fn all() -> MatchRule {
+    MatchRule::All
+}
+
+/// RED's parameters, then m and the match rule.
+const PARAMS: [Param; 9] = {
+    let r = red::PARAMS;
+    [
+        r[0],
+        r[1],
+        r[2],
+        r[3],
+        r[4],
+        r[5],
+        r[6],
+        Param { name: "m", field: "m", unit: Unit::Count },
+        Param { name: "match", field: "rule", unit: Unit::Choice(&["all", "any"]) },
+    ]
+};
+
+impl Params {
+    /// RED's part of the parameters.
+    pub fn red(&self) -> red::Params {
+        let Params { min_th, max_th, max_p, w_q, gentle, ecn, wait, .. } = *self;
+        red::Params { min_th, max_th, max_p, w_q, gentle, ecn, wait }
+    }
+}
+
+impl QueueKind for Params {
+    const NAME: &'static str = "choke";
+    const PARAMS: &'static [Param] = &PARAMS;
+    const REQUIRED: &'static [&'static str] = &red::REQUIRED;
+    type Discipline = Choke;
+
+    fn example() -> Self {
+        let red::Params { min_th, max_th, max_p, w_q, gentle, ecn, wait } = red::Params::example();
+        Params { min_th, max_th, max_p, w_q, gentle, ecn, wait, m: one(), rule: all() }
+    }
+    /// The coexistence paper's modified CHOKe: m = 7 draws that must all match.
+    fn presets() -> Vec<(&'static str, serde_json::Value)> {
+        vec![("modified_choke", serde_json::json!({"m": 7, "rule": "all"}))]
+    }
+    fn discipline(&self, packet_bytes: u32, rate: Rate) -> Choke {
+        Choke::new(self.red(), self.m, self.rule, packet_bytes, rate)
+    }
+    /// RED's checks, and 1 <= m <= buffer: m draws from at most a buffer's worth of waiting packets.
+    fn check(&self, field: &dyn Fn(&str) -> String, capacity: Amount, packet_bytes: u32) -> Result<()> {
+        let cap_pkt = match capacity {
+            Amount::Packets(n) => n,
+            Amount::Bytes(b) => b / packet_bytes.max(1) as u64,
+        };
+        if !(1..=cap_pkt).contains(&(self.m as u64)) {
+            return Err(invalid(
+                field("m"),
+                format!("{} is out of range; allowed 1 <= m <= buffer ({capacity}: {cap_pkt} packets)", self.m),
+            ));
+        }
+        self.red().check(field, capacity, packet_bytes)
+    }
+    fn marks_ect(&self) -> bool {
+        self.ecn
+    }
+    fn reaches_into_queue(&self) -> bool {
+        true
+    }
+}
 
 /// When the `m` drawn packets count as matching the arrival.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -74,7 +182,7 @@ pub struct Choke {
 }
 
 impl Choke {
-    pub fn new(p: Params, m: u32, rule: MatchRule, mean_packet_bytes: u32, rate: Rate) -> Self {
+    pub fn new(p: red::Params, m: u32, rule: MatchRule, mean_packet_bytes: u32, rate: Rate) -> Self {
         Choke {
             red: Red::new(p, mean_packet_bytes, rate),
             m,
@@ -171,8 +279,8 @@ mod tests {
     use crate::rng::{stream, Stream};
 
     /// w_q = 1: the average is the instantaneous queue, so the gating is easy to place.
-    fn params(ecn: bool) -> Params {
-        Params { min_th: 5.0, max_th: 200.0, max_p: 1e-9, w_q: 1.0, gentle: false, ecn, wait: true }
+    fn params(ecn: bool) -> red::Params {
+        red::Params { min_th: 5.0, max_th: 200.0, max_p: 1e-9, w_q: 1.0, gentle: false, ecn, wait: true }
     }
     fn choke(m: u32, rule: MatchRule, ecn: bool) -> Choke {
         Choke::new(params(ecn), m, rule, 1500, Rate(1_000_000_000))

@@ -8,22 +8,109 @@
 //! (the port decides with RED before its buffer limit, and a tail drop restarts the count).
 
 use rand::Rng as _;
+use serde::{Deserialize, Serialize};
 
-use super::{Discipline, QueueView, Verdict};
+use super::{Discipline, QueueKind, QueueView, Verdict};
+use crate::error::{invalid, Result};
+use crate::params::{Param, Unit};
 use crate::rng::Rng;
+use crate::scenario::{amount_bytes, check_unit_interval, Amount};
 use crate::units::{Rate, Time};
 
-#[derive(Clone, Copy, Debug)]
+/// RED in scenarios: `kind = "red"`, thresholds on the average queue in packets (`min_th`,
+/// `max_th`, `max_p` required); the others default to the classic w_q = 0.002 (protocols.md §5),
+/// not gentle, ECN on, ns-2's `wait_` spacing.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Params {
     /// Thresholds on the average queue, packets.
+    #[serde(rename = "min_th_pkt")]
     pub min_th: f64,
+    #[serde(rename = "max_th_pkt")]
     pub max_th: f64,
+    /// Marking probability at max_th (coexistence paper, eq. 2).
     pub max_p: f64,
-    /// EWMA weight w_q.
+    /// EWMA weight w_q of the average queue.
+    #[serde(default = "default_w_q")]
     pub w_q: f64,
+    /// Ramp p_b from max_p to 1 between max_th and 2 max_th instead of forcing above max_th.
+    #[serde(default)]
     pub gentle: bool,
+    /// Mark ECN-capable packets instead of dropping them.
+    #[serde(default = "yes")]
     pub ecn: bool,
+    /// ns-2 `wait_`: space drops by count (p_a = 0 while count*p_b < 1). false = classic RED.
+    #[serde(default = "yes")]
     pub wait: bool,
+}
+
+fn default_w_q() -> f64 {
+    0.002
+}
+fn yes() -> bool {
+    true
+}
+
+/// RED's parameters as scenarios name them (CHOKe's too, which keeps RED's state).
+pub const PARAMS: [Param; 7] = [
+    Param { name: "min_th", field: "min_th_pkt", unit: Unit::Packets },
+    Param { name: "max_th", field: "max_th_pkt", unit: Unit::Packets },
+    Param { name: "max_p", field: "max_p", unit: Unit::Probability },
+    Param { name: "w_q", field: "w_q", unit: Unit::Gain },
+    Param { name: "gentle", field: "gentle", unit: Unit::Flag },
+    Param { name: "ecn", field: "ecn", unit: Unit::Flag },
+    Param { name: "wait", field: "wait", unit: Unit::Flag },
+];
+/// The parameters RED needs a scenario to give.
+pub const REQUIRED: [&str; 3] = ["min_th", "max_th", "max_p"];
+
+impl Params {
+    /// Floyd & Jacobson's example thresholds: min_th = 5, max_th = 15 packets, max_p = 0.1.
+    pub fn example() -> Self {
+        Params { min_th: 5.0, max_th: 15.0, max_p: 0.1, w_q: default_w_q(), gentle: false, ecn: true, wait: true }
+    }
+
+    /// 0 <= min_th < max_th <= buffer (packets); 0 < max_p, w_q <= 1.
+    pub fn check(&self, field: &dyn Fn(&str) -> String, capacity: Amount, packet_bytes: u32) -> Result<()> {
+        let Params { min_th, max_th, .. } = *self;
+        if !(min_th.is_finite() && min_th >= 0.0) {
+            return Err(invalid(field("min_th"), format!("{min_th} packets is out of range; allowed >= 0 packets")));
+        }
+        if !(max_th.is_finite() && max_th > min_th) {
+            return Err(invalid(
+                field("max_th"),
+                format!("{max_th} packets must be larger than min_th = {min_th} packets"),
+            ));
+        }
+        if max_th * packet_bytes as f64 > amount_bytes(capacity, packet_bytes) as f64 {
+            return Err(invalid(
+                field("max_th"),
+                format!("{max_th} packets is larger than the buffer {capacity}; allowed max_th <= buffer"),
+            ));
+        }
+        check_unit_interval(&field("max_p"), self.max_p, true)?;
+        check_unit_interval(&field("w_q"), self.w_q, true)
+    }
+}
+
+impl QueueKind for Params {
+    const NAME: &'static str = "red";
+    const PARAMS: &'static [Param] = &PARAMS;
+    const REQUIRED: &'static [&'static str] = &REQUIRED;
+    type Discipline = Red;
+
+    fn example() -> Self {
+        Params::example()
+    }
+    fn discipline(&self, packet_bytes: u32, rate: Rate) -> Red {
+        Red::new(*self, packet_bytes, rate)
+    }
+    fn check(&self, field: &dyn Fn(&str) -> String, capacity: Amount, packet_bytes: u32) -> Result<()> {
+        Params::check(self, field, capacity, packet_bytes)
+    }
+    fn marks_ect(&self) -> bool {
+        self.ecn
+    }
 }
 
 pub struct Red {
@@ -155,7 +242,7 @@ mod tests {
     use crate::rng::{stream, Stream};
 
     fn params() -> Params {
-        Params { min_th: 5.0, max_th: 15.0, max_p: 0.1, w_q: 0.002, gentle: false, ecn: true, wait: true }
+        Params::example()
     }
     fn view(p: u64) -> QueueView {
         QueueView { packets: p, bytes: p * 1500, idle_since: None }

@@ -26,7 +26,7 @@ impl Builder<'_> {
         let q =
             if self.net.nodes[from as usize].kind == NodeKind::Host { QueueSpec::unbounded() } else { queue.clone() };
         let rate = Rate(rate_bps);
-        let aqm = Aqm::new(&q.aqm, self.spec.packet_bytes, rate)?;
+        let aqm = Aqm::new(&q.aqm, self.spec.packet_bytes, rate);
         let rng = stream(self.spec.seed, Stream::Port, id as u64);
         self.net.ports.push(Port::new(from, to, rate, delay, q.capacity, aqm, rng, Time(self.spec.warmup_ps)));
         self.net.nodes[from as usize].ports.push(id);
