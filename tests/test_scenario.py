@@ -392,6 +392,52 @@ def test_switching_a_workloads_protocol_drops_the_old_protocols_options_too():
     assert c.protocol == "dx" and c.alpha_init is None
 
 
+def test_switching_a_queues_kind_drops_the_old_kinds_parameters():
+    """A queue discipline switches as a protocol does (a review: `network.aqm.kind = "threshold"`
+    on the RED example was refused, "min_th: not a parameter of aqm kind 'threshold'", so neither
+    `dcsim run --set` nor a sweep axis could switch kinds without restating the table)."""
+    root = Path(__file__).resolve().parent.parent / "examples"
+    red = Scenario.from_toml(root / "red.toml")
+    th = red.replace({"network.aqm.kind": "threshold", "network.aqm.K": "30pkt"})
+    assert th.network.aqm.kind == "threshold" and th.network.aqm.min_th is None and th.network.aqm.K.value == 30
+    assert th.to_dict()["network"]["aqm"] == {"kind": "threshold", "K": "30pkt"}
+    with pytest.raises(ScenarioError, match=r'^network\.aqm\.K: required for aqm kind "threshold"'):
+        red.replace({"network.aqm.kind": "threshold"})
+    # a parameter given with the change is kept, and judged by the new kind
+    with pytest.raises(ScenarioError, match=r"^network\.aqm\.max_p: not a parameter of aqm kind 'threshold'"):
+        red.replace({"network.aqm.kind": "threshold", "network.aqm.K": "30pkt", "network.aqm.max_p": 0.5})
+    # what RED and CHOKe share stays
+    ch = red.replace({"network.aqm.kind": "modified_choke"})
+    assert ch.network.aqm.min_th.value == 50 and ch.network.aqm.w_q == 0.002 and ch.network.aqm.m == 7
+    # a fabric tier's aqm and a graph link's alike
+    d = Scenario.from_toml(root / "fat_tree.toml").to_dict()
+    d["network"]["tiers"] = {"host": {"aqm": {"kind": "threshold", "K": "20pkt"}}}
+    ft = Scenario.from_dict(d).replace({"network.tiers.host.aqm.kind": "droptail"})
+    assert ft.network.tiers["host"].aqm.kind == "droptail" and ft.network.tiers["host"].aqm.K is None
+    g = Scenario.from_toml(root / "graph.toml")
+    i = next(i for i, link in enumerate(g.network.links) if link.aqm is not None)
+    red_link = g.replace({f"network.links[{i}].aqm.kind": "red", f"network.links[{i}].aqm.min_th": "5pkt",
+                          f"network.links[{i}].aqm.max_th": "15pkt", f"network.links[{i}].aqm.max_p": 0.1})
+    assert red_link.network.links[i].aqm.K is None and red_link.network.links[i].aqm.max_th.value == 15
+
+
+def test_a_threshold_in_bytes_reaches_the_engine_in_bytes_and_marks_there():
+    """K = "30KB" is the engine's {"bytes": 30000}, not packets (a review: no test sent a K in
+    bytes to the engine). With 1500 B packets that is K = 20 packets: the marking run's queue is
+    the same as with K = "20pkt", to the byte (same seed, same decisions)."""
+    d = {"network": {"senders": 2, "bottleneck": "1Gbps", "rtt": "100us", "buffer": "100pkt",
+                     "aqm": {"kind": "threshold", "K": "30KB"}},
+         "flows": [{"count": 2, "protocol": "dctcp"}], "run": {"duration": "20ms"}}
+    sc = Scenario.from_dict(d)
+    assert sc.to_engine_spec()["topology"]["bottleneck_queue"]["aqm"] == {"kind": "threshold", "k": {"bytes": 30000}}
+    in_bytes = simulate(sc)
+    d["network"]["aqm"]["K"] = "20pkt"
+    in_packets = simulate(Scenario.from_dict(d))
+    marks = in_bytes.ports["marks_whole_run"].tolist()
+    assert sum(marks) > 0 and marks == in_packets.ports["marks_whole_run"].tolist()
+    assert in_bytes.queue["q_pkt"].tolist() == in_packets.queue["q_pkt"].tolist()
+
+
 def test_all_errors_of_a_flow_group_are_reported_together():
     d = fig2()
     d["flows"][0]["protocol"] = "dctpc"
@@ -407,8 +453,8 @@ def test_all_errors_of_a_flow_group_are_reported_together():
 
 @pytest.mark.parametrize("aqm, says", [
     ({"kind": "threshold", "K": "65pkt"}, "a threshold queue drops them at K"),
-    ({"kind": "red", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1, "ecn": True}, "red drops them where it would mark"),
-    ({"kind": "modified_choke", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1}, "modified choke drops them where it would mark"),
+    ({"kind": "red", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1, "ecn": True}, "a red queue drops them where it would mark"),
+    ({"kind": "modified_choke", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1}, "a modified choke queue drops them where it would mark"),
 ])
 def test_the_not_ecn_capable_warning_says_what_the_queue_it_names_does(aqm, says):
     """RED and CHOKe drop a packet that is not ECN-capable where they would mark it (with their
@@ -740,15 +786,20 @@ def test_a_first_rto_shorter_than_the_path_rtt_is_warned_about_and_is_what_happe
 @pytest.mark.parametrize("rtt", ["1e-300s", "0.4ps", "0.5ps"])
 def test_a_time_below_the_engines_picosecond_is_refused_as_such(rtt):
     """A positive time that rounds to 0 ps reached the engine as 0 and was refused as "must be
-    positive (> 0 s)", which it is (a probe). It is now named as below the 1 ps resolution."""
+    positive (> 0 s)", which it is (a probe). It is now named as below the 1 ps resolution; the
+    message said "allowed 0, or from 1ps", also for a time that must be positive (min_rto)."""
     d = {"network": {"senders": 2, "bottleneck": "10Gbps", "rtt": rtt, "buffer": "100pkt",
                      "aqm": {"kind": "threshold", "K": "20pkt"}},
          "flows": [{"count": 2, "protocol": "dctcp"}], "run": {"duration": "1ms"}}
     with pytest.raises(ScenarioError, match=rf"network\.rtt: '{re.escape(rtt)}' is below the engine's time "
-                                            r"resolution of 1 ps \(it would be 0\); allowed 0, or from 1ps"):
+                                            r"resolution of 1 ps \(it would be 0\); give at least 1ps$"):
         Scenario.from_dict(d)
     d["network"]["rtt"] = "1ps"
     assert Scenario.from_dict(d).to_engine_json()
+    d["flows"][0]["min_rto"] = rtt
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d)
+    assert str(e.value).startswith("flows[0].min_rto:") and "allowed 0" not in str(e.value), str(e.value)
 
 
 def test_a_graphs_path_rtts_are_searched_once_per_distinct_pair(monkeypatch):
@@ -940,7 +991,7 @@ def test_a_queue_discipline_the_engine_lists_needs_no_python_change():
         assert sc.network.aqm.to_engine(1500)["kind"] == "pie"  # (the engine itself lacks pie)
         Scenario._monitor_warnings = lambda self: []  # (it builds the engine's spec: this engine lacks pie)
         said = [w for w in sc.warnings() if "not ECN-capable" in w]
-        assert len(said) == 1 and "network.aqm (pie)" in said[0] and "pie drops them above its target delay" in said[0], said
+        assert len(said) == 1 and "network.aqm (pie)" in said[0] and "a pie queue drops them above its target delay" in said[0], said
         try:
             Scenario.from_dict({"network": {**net, "aqm": {"kind": "pie", "target": "1s"}},
                                 "flows": [{"count": 2, "protocol": "dctcp"}], "run": run})

@@ -429,8 +429,8 @@ def _check_time_range(x: float, v: Any) -> float:
     if abs(x) > MAX_TIME_S:
         raise ValueError(f"{v!r} is out of range; allowed at most {MAX_TIME_S:g} s (10^6 s)")
     if x != 0 and to_ps(abs(x)) == 0:  # it would reach the engine as 0 ps ("must be positive" of 1e-300 s: a probe)
-        raise ValueError(f"{v!r} is below the engine's time resolution of 1 ps (it would be 0); allowed 0, or "
-                         "from 1ps")
+        # (not "allowed 0": of the times, only some take 0, and a field that must be positive said so)
+        raise ValueError(f"{v!r} is below the engine's time resolution of 1 ps (it would be 0); give at least 1ps")
     return x
 
 
@@ -1035,6 +1035,13 @@ def _param_shown(unit: str, engine_value: Any) -> str:
 
 
 class _AqmHead(_Model):
+    """An aqm table's ``kind``, which the disciplines' parameters follow (:class:`Aqm`)."""
+
+    kind: str = "droptail"
+
+
+class Aqm(create_model("_AqmParams", __base__=_AqmHead, __module__=__name__,
+                       **{name: (Optional[_PARAM_TYPES[unit]], None) for name, unit in AQM_UNITS.items()})):
     """Queue discipline of an egress port; the disciplines, their parameters (with units,
     defaults and which are required), their range checks against the buffer and their facts are
     the engine's (``AQM_TABLE``, crates/dcsim-core/src/aqm/).
@@ -1053,8 +1060,6 @@ class _AqmHead(_Model):
     * ``modified_choke``: the coexistence paper's modified CHOKe (Section IV-E): ``choke`` with
       ``m = 7`` and ``match = "all"`` by default.
     """
-
-    kind: str = "droptail"
 
     _kind_ok = _one_of_validator("kind", AQM_KINDS)
 
@@ -1125,10 +1130,6 @@ class _AqmHead(_Model):
             raise RuntimeError(f"dcsim: aqm kind {self.kind!r} is not one the engine offers ({', '.join(AQM_KINDS)})")
         return {"kind": entry["kind"], **{p["field"]: _param_engine(p["unit"], getattr(self, p["name"]), packet_bytes)
                                           for p in entry["params"]}}
-
-
-Aqm = create_model("Aqm", __base__=_AqmHead, __module__=__name__,
-                   **{name: (Optional[_PARAM_TYPES[unit]], None) for name, unit in AQM_UNITS.items()})
 
 
 def _queue_engine(buffer: Size, aqm: Aqm, packet_bytes: int, field: str) -> dict:
@@ -4116,8 +4117,7 @@ class Scenario(_Model):
             marking = list(dict.fromkeys(marking))  # a fabric's tiers may share network.aqm
             where = ", ".join(f"{f} ({k})" for f, k, _ in marking[:3]) + (" ..." if len(marking) > 3 else "")
             fates = dict.fromkeys((k, fate) for k in AQM_KINDS for _, kk, fate in marking if kk == k)
-            what = "; ".join(f"{'a threshold queue' if k == 'threshold' else k.replace('_', ' ')} {fate}"
-                             for k, fate in fates)
+            what = "; ".join(f"a {k.replace('_', ' ')} queue {fate}" for k, fate in fates)
             for gi, f in enumerate(self.flows):
                 if not f.ecn_capable():
                     out.append(f"flows[{gi}]: {f.protocol} flows are not ECN-capable and cross an ECN-marking queue "
@@ -4682,7 +4682,7 @@ def _file_tables(path: Path, changes: Optional[dict], json_file: bool) -> dict:
 
 def apply_changes(data: dict, updates: dict) -> dict:
     """``data`` (a scenario's tables) with ``updates`` (dotted path -> value) made: a new protocol
-    drops the old one's options unless the updates give them, and another file drops what the
+    or queue discipline drops the old one's options unless the updates give them, and another file drops what the
     scenario holds from its old one (a CDF's points, a trace's arrivals). Raises
     :class:`ScenarioError` naming a path that is not one."""
     from dcsim.paths import PathError, get_path, set_path
@@ -4704,6 +4704,15 @@ def apply_changes(data: dict, updates: dict) -> dict:
                 if f"{table}.{key}" not in updates:
                     del group[key]
             data = set_path(data, table, group)
+        m = re.fullmatch(r"(network\.(?:aqm|tiers\.\w+\.aqm|links\[\d+\]\.aqm))\.kind", path) if isinstance(path, str) else None
+        if m and isinstance(value, str) and value in AQM_KINDS:
+            # A new queue discipline: drop the old one's parameters, unless this change gives them.
+            table = m.group(1)
+            held = dict(get_path(data, table))
+            for key in (set(AQM_UNITS) - set(AQM_PARAMS[value])) & set(held):
+                if f"{table}.{key}" not in updates:
+                    del held[key]
+            data = set_path(data, table, held)
         if isinstance(path, str) and path.endswith(".file"):
             # Another file: what it holds (a CDF's points, a trace's arrivals) replaces what the
             # scenario holds from the file it was loaded with.

@@ -188,7 +188,9 @@ impl Choke {
             m,
             rule,
             stats: ChokeStats::default(),
-            victims: Vec::with_capacity(m as usize),
+            // (grows if ever needed: m can be up to the buffer, and a spec's facts build a Choke
+            // before the buffer check; a review found m = 4e9 asking for 32 GB here)
+            victims: Vec::with_capacity((m as usize).min(64)),
         }
     }
 

@@ -355,6 +355,10 @@ mod tests {
         assert!(err.to_string().contains("missing field `max_p`"), "{err}");
         let err = serde_json::from_str::<AqmSpec>(r#"{"kind": "threshold", "k": {"packets": 5}, "m": 2}"#).unwrap_err();
         assert!(err.to_string().contains("unknown field `m`"), "{err}");
+        // Drop-tail with a stray key: the enum's unit variant had let it through (serde ignores
+        // deny_unknown_fields for unit variants of internally tagged enums; a review).
+        let err = serde_json::from_str::<AqmSpec>(r#"{"kind": "drop_tail", "k": {"packets": 5}}"#).unwrap_err();
+        assert!(err.to_string().contains("unknown field `k`"), "{err}");
         assert!(serde_json::from_str::<AqmSpec>(r#"{"kind": "pie"}"#).is_err());
     }
 
@@ -374,8 +378,13 @@ mod tests {
         let red = red::Params::example();
         let e = err(AqmSpec::Red(red::Params { max_th: 101.0, ..red }), cap);
         assert!(e.contains("network.aqm.max_th") && e.contains("max_th <= buffer"), "{e}");
-        let e = err(AqmSpec::Red(red::Params { max_th: 5.0, ..red }), cap);
-        assert!(e.contains("network.aqm.max_th") && e.contains("larger than min_th"), "{e}");
+        // A threshold given in bytes arrives as a fraction of packets: shown to four decimals.
+        let e = err(AqmSpec::Red(red::Params { max_th: 200_000.0 / 1500.0, ..red }), Amount::Bytes(31_000));
+        assert!(e.contains("133.3333 packets is larger than the buffer 31000B (20.6667 packets of 1500 B)"), "{e}");
+        let e = err(AqmSpec::Red(red::Params { max_th: 1e300, ..red }), cap);
+        assert!(e.contains("1e300 packets is larger"), "{e}");
+        let e = err(AqmSpec::Red(red::Params { max_th: 4.0, ..red }), cap);
+        assert!(e.contains("network.aqm.max_th: 4 packets must be larger than min_th = 5 packets"), "{e}");
         let e = err(AqmSpec::Red(red::Params { min_th: -1.0, ..red }), cap);
         assert!(e.contains("network.aqm.min_th") && e.contains(">= 0"), "{e}");
         let e = err(AqmSpec::Red(red::Params { max_p: 0.0, ..red }), cap);

@@ -73,23 +73,36 @@ impl Params {
     /// 0 <= min_th < max_th <= buffer (packets); 0 < max_p, w_q <= 1.
     pub fn check(&self, field: &dyn Fn(&str) -> String, capacity: Amount, packet_bytes: u32) -> Result<()> {
         let Params { min_th, max_th, .. } = *self;
+        let (lo, hi) = (packets_shown(min_th), packets_shown(max_th));
         if !(min_th.is_finite() && min_th >= 0.0) {
-            return Err(invalid(field("min_th"), format!("{min_th} packets is out of range; allowed >= 0 packets")));
+            return Err(invalid(field("min_th"), format!("{lo} is out of range; allowed >= 0 packets")));
         }
         if !(max_th.is_finite() && max_th > min_th) {
-            return Err(invalid(
-                field("max_th"),
-                format!("{max_th} packets must be larger than min_th = {min_th} packets"),
-            ));
+            return Err(invalid(field("max_th"), format!("{hi} must be larger than min_th = {lo}")));
         }
-        if max_th * packet_bytes as f64 > amount_bytes(capacity, packet_bytes) as f64 {
+        let cap_bytes = amount_bytes(capacity, packet_bytes);
+        if max_th * packet_bytes as f64 > cap_bytes as f64 {
+            let cap = packets_shown(cap_bytes as f64 / packet_bytes.max(1) as f64);
             return Err(invalid(
                 field("max_th"),
-                format!("{max_th} packets is larger than the buffer {capacity}; allowed max_th <= buffer"),
+                format!(
+                    "{hi} is larger than the buffer {capacity} ({cap} of {packet_bytes} B); allowed max_th <= buffer"
+                ),
             ));
         }
         check_unit_interval(&field("max_p"), self.max_p, true)?;
         check_unit_interval(&field("w_q"), self.w_q, true)
+    }
+}
+
+/// A queue length in packets for errors: up to four decimals ("133.3333 packets", "5 packets"),
+/// powers of ten beyond 10^9 (a threshold given in bytes arrives as a fraction of packets).
+fn packets_shown(x: f64) -> String {
+    if x.is_finite() && x.abs() < 1e9 {
+        let s = format!("{x:.4}");
+        format!("{} packets", s.trim_end_matches('0').trim_end_matches('.'))
+    } else {
+        format!("{x:e} packets")
     }
 }
 
