@@ -972,8 +972,8 @@ def test_a_queue_discipline_the_engine_lists_needs_no_python_change():
         assert AQM_KINDS[-1] == "pie", AQM_KINDS
         a = Aqm(kind="pie", target="20us")
         assert a.alpha == 0.125 and a.to_engine(1500) == {"kind": "pie", "target_ps": 20000000, "alpha": 0.125}
-        assert a.marks_ect and not a.keeps_average and a.shown() == "pie target=2e-05"
-        for bad, says in (({"kind": "pie"}, 'required for aqm kind "pie" (it needs target), e.g. target = 1.5e-05'),
+        assert a.marks_ect and not a.keeps_average and a.shown() == "pie target=20us"
+        for bad, says in (({"kind": "pie"}, 'required for aqm kind "pie" (it needs target), e.g. target = "15us"'),
                           ({"kind": "pie", "target": "20us", "alpha": 1.5}, "allowed 0 < alpha <= 1"),
                           ({"kind": "pie", "target": "20us", "K": "5pkt"}, "allowed: target, alpha"),
                           ({"kind": "red", "min_th": "5pkt", "max_th": "15pkt", "max_p": 0.1, "target": "20us"},

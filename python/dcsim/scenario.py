@@ -1028,10 +1028,24 @@ def _queue_check_of(queue_json: str, packet_bytes: int) -> Optional[tuple[str, s
     return None if found is None else (found["field"], found["message"])
 
 
+def _param_text(unit: str, v: Any) -> str:
+    """A parameter's value (scenario form) as a scenario writes it: "65pkt", "30KB", "15us", 0.1."""
+    if isinstance(v, Size):
+        return size_shown(v)
+    if unit in ("ps", "base_rtt") and not isinstance(v, str):
+        return time_str(v)
+    if unit == "bps":
+        return rate_str(v)
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return f"{v:g}" if isinstance(v, float) else str(v)
+
+
 def _param_shown(unit: str, engine_value: Any) -> str:
-    """An engine value as a scenario writes it, for an "e.g." in errors ("65pkt", 0.1)."""
+    """An engine value as TOML writes it, for an "e.g." in errors: K = "65pkt", max_p = 0.1."""
     v = _param_default(unit, engine_value)
-    return f'"{size_str(v)}"' if isinstance(v, Size) else json.dumps(v)
+    text = _param_text(unit, v)
+    return f'"{text}"' if isinstance(v, (Size, str)) or unit in ("ps", "bps", "base_rtt") else text
 
 
 class _AqmHead(_Model):
@@ -1108,7 +1122,7 @@ class Aqm(create_model("_AqmParams", __base__=_AqmHead, __module__=__name__,
     def shown(self) -> str:
         """The kind with its required parameters, for one-line descriptions ("threshold K=65pkt")."""
         given = [(n, getattr(self, n)) for n in AQM_TABLE[self.kind]["required"]]
-        return " ".join([self.kind] + [f"{n}={size_shown(v) if isinstance(v, Size) else f'{v:g}'}" for n, v in given])
+        return " ".join([self.kind] + [f"{n}={_param_text(AQM_UNITS[n], v)}" for n, v in given])
 
     def check_against_buffer(self, buffer: Size, packet_bytes: int, field: str) -> None:
         """The engine's checks of this discipline against the port's buffer (``QueueKind::check``:
