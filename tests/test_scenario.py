@@ -421,6 +421,27 @@ def test_switching_a_queues_kind_drops_the_old_kinds_parameters():
     assert red_link.network.links[i].aqm.K is None and red_link.network.links[i].aqm.max_th.value == 15
 
 
+def test_an_aqm_tables_unknown_key_and_its_description_follow_its_kind():
+    """A probe that added a discipline: an unknown key listed every discipline's parameters as
+    allowed (then refused most of them for the kind), and the one-line description showed only
+    the required parameters, so runs that differ in another one were described alike."""
+    d = {"network": {"senders": 2, "bottleneck": "1Gbps", "rtt": "100us", "buffer": "100pkt",
+                     "aqm": {"kind": "threshold", "K": "20pkt", "q": 3}},
+         "flows": [{"count": 2, "protocol": "dctcp"}], "run": {"duration": "1ms"}}
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d)
+    assert str(e.value) == "network.aqm.q: unknown key; allowed keys: kind, K", str(e.value)
+    d["network"]["aqm"] = {"kind": "choke", "min_th": "5pkt", "max_th": "15pkt", "max_p": 0.1, "wq": 0.1}
+    with pytest.raises(ScenarioError, match=r"^network\.aqm\.wq: unknown key; did you mean 'w_q'\? allowed keys: kind, "
+                                            r"min_th, max_th, max_p, w_q, gentle, ecn, wait, m, match$"):
+        Scenario.from_dict(d)
+    del d["network"]["aqm"]["wq"]
+    assert Scenario.from_dict(d).network.aqm.shown() == "choke min_th=5pkt max_th=15pkt max_p=0.1"
+    d["network"]["aqm"].update(m=3, w_q=0.002, ecn=False)  # w_q at its default: not shown
+    assert Scenario.from_dict(d).network.aqm.shown() == "choke min_th=5pkt max_th=15pkt max_p=0.1 ecn=false m=3"
+    assert "buffer 100pkt, choke min_th=5pkt max_th=15pkt max_p=0.1 ecn=false m=3;" in Scenario.from_dict(d).describe()
+
+
 def test_a_threshold_in_bytes_reaches_the_engine_in_bytes_and_marks_there():
     """K = "30KB" is the engine's {"bytes": 30000}, not packets (a review: no test sent a K in
     bytes to the engine). With 1500 B packets that is K = 20 packets: the marking run's queue is
@@ -454,7 +475,7 @@ def test_all_errors_of_a_flow_group_are_reported_together():
 @pytest.mark.parametrize("aqm, says", [
     ({"kind": "threshold", "K": "65pkt"}, "a threshold queue drops them at K"),
     ({"kind": "red", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1, "ecn": True}, "a red queue drops them where it would mark"),
-    ({"kind": "modified_choke", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1}, "a modified choke queue drops them where it would mark"),
+    ({"kind": "modified_choke", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1}, "a modified_choke queue drops them where it would mark"),
 ])
 def test_the_not_ecn_capable_warning_says_what_the_queue_it_names_does(aqm, says):
     """RED and CHOKe drop a packet that is not ECN-capable where they would mark it (with their

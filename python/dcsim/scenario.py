@@ -1077,6 +1077,19 @@ class Aqm(create_model("_AqmParams", __base__=_AqmHead, __module__=__name__,
 
     _kind_ok = _one_of_validator("kind", AQM_KINDS)
 
+    @model_validator(mode="before")
+    @classmethod
+    def _unknown_keys(cls, data: Any) -> Any:
+        """An unknown key is named with the keys of the table's kind (not every discipline's
+        parameters, which the generic hint would list: a probe)."""
+        kind = data.get("kind", "droptail") if isinstance(data, dict) else None
+        if isinstance(kind, str) and kind in AQM_PARAMS:  # (else the kind's own error, and pydantic's for the key)
+            own = ["kind", *AQM_PARAMS[kind]]
+            for key in data:
+                if key not in cls.model_fields:
+                    raise _err((key,), f"unknown key; {did_you_mean(str(key), own)}allowed keys: {', '.join(own)}")
+        return data
+
     @model_validator(mode="after")
     def _check(self) -> "Aqm":
         if self.kind not in AQM_KINDS:
@@ -1120,9 +1133,12 @@ class Aqm(create_model("_AqmParams", __base__=_AqmHead, __module__=__name__,
         return self.facts()["marks_ect"]
 
     def shown(self) -> str:
-        """The kind with its required parameters, for one-line descriptions ("threshold K=65pkt")."""
-        given = [(n, getattr(self, n)) for n in AQM_TABLE[self.kind]["required"]]
-        return " ".join([self.kind] + [f"{n}={_param_text(AQM_UNITS[n], v)}" for n, v in given])
+        """The kind with its required parameters and those given away from their defaults, for
+        one-line descriptions ("threshold K=65pkt", "choke min_th=5pkt max_th=15pkt max_p=0.1 m=3")."""
+        entry = AQM_TABLE[self.kind]
+        shown = [p["name"] for p in entry["params"] if p["name"] in entry["required"] or (
+            p["name"] in self.model_fields_set and getattr(self, p["name"]) != _param_default(p["unit"], p["default"]))]
+        return " ".join([self.kind] + [f"{n}={_param_text(AQM_UNITS[n], getattr(self, n))}" for n in shown])
 
     def check_against_buffer(self, buffer: Size, packet_bytes: int, field: str) -> None:
         """The engine's checks of this discipline against the port's buffer (``QueueKind::check``:
@@ -4131,7 +4147,7 @@ class Scenario(_Model):
             marking = list(dict.fromkeys(marking))  # a fabric's tiers may share network.aqm
             where = ", ".join(f"{f} ({k})" for f, k, _ in marking[:3]) + (" ..." if len(marking) > 3 else "")
             fates = dict.fromkeys((k, fate) for k in AQM_KINDS for _, kk, fate in marking if kk == k)
-            what = "; ".join(f"a {k.replace('_', ' ')} queue {fate}" for k, fate in fates)
+            what = "; ".join(f"a {k} queue {fate}" for k, fate in fates)
             for gi, f in enumerate(self.flows):
                 if not f.ecn_capable():
                     out.append(f"flows[{gi}]: {f.protocol} flows are not ECN-capable and cross an ECN-marking queue "
@@ -4513,7 +4529,6 @@ class Scenario(_Model):
             )
         elif net.topology == "tree":
             aqm = net.aqm.shown()
-            aqm += f" m={net.aqm.m}" if net.aqm.m is not None else ""
             slow = f", {rate_str(net.bottleneck)} to {', '.join(net.bottleneck_hosts)}" if net.bottleneck else ""
             sizes = net.rack_sizes()
             racks = (f"{count_shown(net.racks, 'rack')} x {count_shown(sizes[0], 'host')}" if len(set(sizes)) == 1 else

@@ -5,8 +5,11 @@
 //!
 //! Adding a discipline: one file with a struct implementing [`Discipline`] (`admit`; RED's family
 //! also `keeps_average` and `on_tail_drop`) and its `Params` implementing [`QueueKind`] (the name
-//! in scenarios, the parameter table with units, the required parameters, the range checks
-//! against the buffer, the discipline it builds; serde with defaults and `deny_unknown_fields`),
+//! in scenarios, the parameter table with units, the required parameters, an `example` (the
+//! defaults, the required ones at values errors quote), the range checks against the buffer, the
+//! discipline it builds, and its facts: `marks_ect` if it CE-marks ECN-capable packets, which the
+//! warning about flows that are not needs, `reaches_into_queue`, `not_ect_fate`; serde with
+//! defaults and `deny_unknown_fields`),
 //! plus its `pub mod` and one line in the `disciplines!` list below, which generates [`AqmSpec`],
 //! [`Aqm`] and their dispatch. The Python front end reads the disciplines, their parameters,
 //! units, defaults and facts from [`queues_table`] (through `engine_defaults()`), so it needs no
@@ -271,7 +274,11 @@ mod tests {
         let table = queues_table();
         let rows = table.as_array().expect("a list");
         let names: Vec<&str> = rows.iter().map(|r| r["name"].as_str().unwrap()).collect();
-        assert_eq!(names[..5], ["droptail", "threshold", "red", "choke", "modified_choke"]);
+        // The list's order (a discipline added anywhere in it keeps this test), a preset right
+        // after its discipline.
+        let at = |n: &str| names.iter().position(|&m| m == n).unwrap_or_else(|| panic!("{n} missing: {names:?}"));
+        assert!(at("droptail") < at("threshold") && at("threshold") < at("red") && at("red") < at("choke"));
+        assert_eq!(at("modified_choke"), at("choke") + 1);
         let row = |n: &str| rows.iter().find(|r| r["name"] == n).unwrap().clone();
         assert_eq!(row("droptail")["kind"], "drop_tail");
         assert_eq!(
