@@ -9,12 +9,12 @@
 //! defaults, the required ones at values errors quote), the range checks against the buffer, the
 //! discipline it builds, and its facts: `marks_ect` if it CE-marks ECN-capable packets, which the
 //! warning about flows that are not needs, `reaches_into_queue`, `not_ect_fate`; serde with
-//! defaults and `deny_unknown_fields`),
-//! plus its `pub mod` and one line in the `disciplines!` list below, which generates [`AqmSpec`],
-//! [`Aqm`] and their dispatch. The Python front end reads the disciplines, their parameters,
-//! units, defaults and facts from [`queues_table`] (through `engine_defaults()`), so it needs no
-//! change. A random decision draws from the `rng` that `admit` is given (the port's own stream:
-//! runs stay reproducible whatever the other ports do).
+//! defaults and `deny_unknown_fields`), plus its `pub mod` and one line in the `disciplines!`
+//! list below, which generates [`AqmSpec`], [`Aqm`] and their dispatch. The Python front end
+//! reads the disciplines, their parameters, units, defaults and facts from [`queues_table`]
+//! (through `engine_defaults()`), so it needs no change. A random decision draws from the `rng`
+//! that `admit` is given (the port's own stream: runs stay reproducible whatever the other ports
+//! do).
 //!
 //! CHOKe (`choke.rs`) also looks into the queue and may mark or drop packets already in it; the
 //! port calls it with access to its waiting packets (see `net/port.rs`).
