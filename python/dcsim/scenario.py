@@ -125,16 +125,18 @@ PROTOCOL_PARAMS: dict[str, dict[str, str]] = {
     n: {p["name"]: p["field"] for p in t["params"]} for n, t in PROTOCOL_TABLE.items()}
 
 
-@functools.lru_cache(maxsize=1024)
-def _protocol_facts_of(protocol_json: str) -> tuple[tuple[str, Any], ...]:
-    f = json.loads(_core.protocol_facts(protocol_json))
-    return tuple((k, f[k]) for k in ("ect", "cuts_on_ecn", "dctcp_alpha", "delay_based", "no_window_cut_why",
-                                     "not_ect_as"))
+@functools.lru_cache(maxsize=2048)
+def _engine_answer(question: str, *args: Any) -> str:
+    """The engine's answer, as JSON, to ``_core.<question>(*args)``: the facts or the range check of
+    a protocol (``protocol_facts``, ``protocol_check``) or a queue (``queue_facts``,
+    ``queue_check``), asked with its engine table as JSON (keys sorted); cached, as a scenario asks
+    the same question of many flows and queues."""
+    return getattr(_core, question)(*args)
 
 
-@functools.lru_cache(maxsize=1024)
-def _protocol_check_of(protocol_json: str) -> Optional[tuple[str, str]]:
-    found = json.loads(_core.protocol_check(protocol_json))
+def _refusal(answer: str) -> Optional[tuple[str, str]]:
+    """(parameter, message) of an engine check that refused, else None."""
+    found = json.loads(answer)
     return None if found is None else (found["field"], found["message"])
 
 
@@ -147,7 +149,7 @@ def _protocol_facts(protocol_engine: dict) -> dict[str, Any]:
     as DX does), and for errors ``no_window_cut_why`` (why it never cuts once per window on ECN)
     and ``not_ect_as`` (how a flow of it that is not ECN-capable is written: NewReno's " with ecn =
     false"). Asked of the engine so that each controller states them in one place."""
-    return dict(_protocol_facts_of(json.dumps(protocol_engine, sort_keys=True)))
+    return json.loads(_engine_answer("protocol_facts", json.dumps(protocol_engine, sort_keys=True)))
 
 
 #: Which TCP the transport imitates (crates/dcsim-core/src/scenario.rs `Profile`; README "Which TCP?").
@@ -714,7 +716,7 @@ def _check_param(name: str, unit: str, v: Any, choices: Optional[list[str]] = No
     if unit == "choice" and v not in (choices or ()):
         raise _err(name, _one_of(str(v), tuple(choices or ())))
     if unit == "amount":
-        _amount(name, v, 0)
+        _amount(name, v)
     if unit == "packets" and not (math.isfinite(v.value) and v.value >= 0):
         raise _err(name, f"{size_str(v)} is out of range; allowed >= 0 packets")
     if unit == "gain" and not (0 < v <= 1):
@@ -741,7 +743,7 @@ def _param_engine(unit: str, v: Any, packet_bytes: int = 0) -> Any:
     """A parameter's value in the engine's unit and form (a queue length in packets converted
     with ``packet_bytes``)."""
     if unit == "amount":
-        return {"packets": int(v.value)} if v.unit == "pkt" else {"bytes": int(v.value)}
+        return _amount(unit, v)  # (checked by _check_param: no error here)
     if unit == "packets":
         return float(v.packets(packet_bytes))
     if unit == "choice":
@@ -791,7 +793,7 @@ def _with_protocol_params(head: type) -> type:
                         **{name: (Optional[_PARAM_TYPES[unit]], None) for name, unit in PROTOCOL_UNITS.items()})
 
 
-def _amount(field: str, sz: Size, packet_bytes: int) -> dict:
+def _amount(field: str, sz: Size) -> dict:
     """Size -> the engine's Amount ({"packets": n} or {"bytes": n}); must be a positive whole number."""
     if not sz.value > 0:
         raise _err(field, f"{size_str(sz)} must be positive; allowed > 0 packets or bytes, e.g. \"100pkt\"")
@@ -809,7 +811,7 @@ def _buffer(field: str, sz: Size, packet_bytes: int) -> dict:
     if sz.unit != "pkt" and 0 < sz.value < packet_bytes:
         raise _err(field, f"{size_str(sz)} holds no packet (network.packet_bytes = {packet_bytes}): every data packet "
                           f"would be dropped; allowed at least {packet_bytes} B, or \"1pkt\"")
-    return _amount(field, sz, packet_bytes)
+    return _amount(field, sz)
 
 
 def _check_flow_size(size: Size) -> None:
@@ -1016,18 +1018,6 @@ AQM_PARAMS: dict[str, dict[str, str]] = {n: {p["name"]: p["field"] for p in t["p
 AQM_UNITS: dict[str, str] = _param_units(AQM_TABLE, "queue")
 
 
-@functools.lru_cache(maxsize=1024)
-def _queue_facts_of(aqm_json: str) -> tuple[tuple[str, Any], ...]:
-    f = json.loads(_core.queue_facts(aqm_json))
-    return tuple((k, f[k]) for k in ("marks_ect", "keeps_average", "reaches_into_queue", "not_ect_fate"))
-
-
-@functools.lru_cache(maxsize=1024)
-def _queue_check_of(queue_json: str, packet_bytes: int) -> Optional[tuple[str, str]]:
-    found = json.loads(_core.queue_check(queue_json, packet_bytes))
-    return None if found is None else (found["field"], found["message"])
-
-
 def _param_text(unit: str, v: Any) -> str:
     """A parameter's value (scenario form) as a scenario writes it: "65pkt", "30KB", "15us", 0.1."""
     if isinstance(v, Size):
@@ -1119,7 +1109,8 @@ class Aqm(create_model("_AqmParams", __base__=_AqmHead, __module__=__name__,
         to the average), ``reaches_into_queue`` (it drops packets already queued: CHOKe) and
         ``not_ect_fate`` (what it does with packets that are not ECN-capable, for warnings). None
         depends on the packet size."""
-        return dict(_queue_facts_of(json.dumps(self.to_engine(ENGINE_DEFAULTS["packet_bytes"]), sort_keys=True)))
+        return json.loads(_engine_answer("queue_facts", json.dumps(self.to_engine(ENGINE_DEFAULTS["packet_bytes"]),
+                                                                   sort_keys=True)))
 
     @property
     def keeps_average(self) -> bool:
@@ -1145,11 +1136,11 @@ class Aqm(create_model("_AqmParams", __base__=_AqmHead, __module__=__name__,
         K below the buffer, RED's thresholds within it, CHOKe's m at most a buffer of packets);
         ``field`` = path of this aqm. A buffer that is no valid amount is its own field's error."""
         try:
-            capacity = _amount("buffer", buffer, packet_bytes)
+            capacity = _amount("buffer", buffer)
         except PydanticCustomError:
             return
         queue = json.dumps({"capacity": capacity, "aqm": self.to_engine(packet_bytes)}, sort_keys=True)
-        refused = _queue_check_of(queue, packet_bytes)
+        refused = _refusal(_engine_answer("queue_check", queue, packet_bytes))
         if refused is not None:
             raise _err(f"{field}.{refused[0]}", refused[1])
 
@@ -2136,7 +2127,7 @@ class FlowGroup(_KeepsDelayedAckOff, _with_protocol_params(_FlowGroupHead)):
                 self._fill(p["name"], _param_default(p["unit"], p["default"]))
             else:
                 _check_param(p["name"], p["unit"], getattr(self, p["name"]))
-        refused = _protocol_check_of(json.dumps(self.protocol_engine(), sort_keys=True))
+        refused = _refusal(_engine_answer("protocol_check", json.dumps(self.protocol_engine(), sort_keys=True)))
         if refused is not None:
             raise _err(*refused)
         if self.profile not in TCP_PROFILES:

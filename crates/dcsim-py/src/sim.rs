@@ -149,32 +149,37 @@ fn engine_defaults() -> String {
     dcsim_core::scenario::defaults().to_string()
 }
 
+/// A protocol or queue table given as JSON; a malformed one is an error about `field`.
+fn parse<T: serde::de::DeserializeOwned>(json: &str, field: &str) -> dcsim_core::Result<T> {
+    serde_json::from_str(json).map_err(|e| dcsim_core::Error::Invalid { field: field.into(), msg: e.to_string() })
+}
+
+/// A range check's answer for front ends: `null`, or `{"field", "message"}` naming the parameter
+/// as scenarios write it (an error of another kind is about `field`).
+fn refusal(checked: dcsim_core::Result<()>, field: &str) -> String {
+    match checked {
+        Ok(()) => serde_json::Value::Null,
+        Err(dcsim_core::Error::Invalid { field, msg }) => serde_json::json!({"field": field, "message": msg}),
+        Err(e) => serde_json::json!({"field": field, "message": e.to_string()}),
+    }
+    .to_string()
+}
+
 /// The facts of one protocol (the engine's `protocol` table of a flow, as JSON): whether it is
 /// ECN-capable, cuts once per window on ECN-Echo, and keeps DCTCP's alpha; asked of its controller.
 #[pyfunction]
 fn protocol_facts(protocol_json: &str) -> PyResult<String> {
-    guarded(|| {
-        let p: dcsim_core::scenario::ProtocolSpec = serde_json::from_str(protocol_json)
-            .map_err(|e| dcsim_core::Error::Invalid { field: "protocol".into(), msg: e.to_string() })?;
-        Ok(p.facts().to_string())
-    })
+    guarded(|| Ok(parse::<dcsim_core::scenario::ProtocolSpec>(protocol_json, "protocol")?.facts().to_string()))
 }
 
 /// The engine's range checks of one protocol's parameters (its `protocol` table, as JSON):
-/// `null`, or `{"field", "message"}` naming the parameter as scenarios write it
-/// ([`dcsim_core::cc::Protocol::check`]), so that front ends refuse what the engine would, when
-/// the scenario is loaded.
+/// [`refusal`] of [`dcsim_core::cc::Protocol::check`], so that front ends refuse what the engine
+/// would, when the scenario is loaded.
 #[pyfunction]
 fn protocol_check(protocol_json: &str) -> PyResult<String> {
     guarded(|| {
-        let p: dcsim_core::scenario::ProtocolSpec = serde_json::from_str(protocol_json)
-            .map_err(|e| dcsim_core::Error::Invalid { field: "protocol".into(), msg: e.to_string() })?;
-        Ok(match p.check(&|name| name.to_string()) {
-            Ok(()) => serde_json::Value::Null,
-            Err(dcsim_core::Error::Invalid { field, msg }) => serde_json::json!({"field": field, "message": msg}),
-            Err(e) => serde_json::json!({"field": "protocol", "message": e.to_string()}),
-        }
-        .to_string())
+        let p: dcsim_core::scenario::ProtocolSpec = parse(protocol_json, "protocol")?;
+        Ok(refusal(p.check(&|name| name.to_string()), "protocol"))
     })
 }
 
@@ -184,28 +189,17 @@ fn protocol_check(protocol_json: &str) -> PyResult<String> {
 /// [`AqmSpec::facts`]: dcsim_core::aqm::AqmSpec::facts
 #[pyfunction]
 fn queue_facts(aqm_json: &str) -> PyResult<String> {
-    guarded(|| {
-        let a: dcsim_core::aqm::AqmSpec = serde_json::from_str(aqm_json)
-            .map_err(|e| dcsim_core::Error::Invalid { field: "aqm".into(), msg: e.to_string() })?;
-        Ok(a.facts().to_string())
-    })
+    guarded(|| Ok(parse::<dcsim_core::aqm::AqmSpec>(aqm_json, "aqm")?.facts().to_string()))
 }
 
 /// The engine's range checks of one queue (its `queue` table, as JSON: capacity and `aqm`) for
-/// packets of `packet_bytes`: `null`, or `{"field", "message"}` naming the discipline's parameter
-/// as scenarios write it ([`dcsim_core::aqm::QueueKind::check`]), so that front ends refuse what
-/// the engine would, when the scenario is loaded.
+/// packets of `packet_bytes`: [`refusal`] of [`dcsim_core::aqm::QueueKind::check`], so that front
+/// ends refuse what the engine would, when the scenario is loaded.
 #[pyfunction]
 fn queue_check(queue_json: &str, packet_bytes: u32) -> PyResult<String> {
     guarded(|| {
-        let q: dcsim_core::scenario::QueueSpec = serde_json::from_str(queue_json)
-            .map_err(|e| dcsim_core::Error::Invalid { field: "aqm".into(), msg: e.to_string() })?;
-        Ok(match q.aqm.check(&|name| name.to_string(), q.capacity, packet_bytes) {
-            Ok(()) => serde_json::Value::Null,
-            Err(dcsim_core::Error::Invalid { field, msg }) => serde_json::json!({"field": field, "message": msg}),
-            Err(e) => serde_json::json!({"field": "aqm", "message": e.to_string()}),
-        }
-        .to_string())
+        let q: dcsim_core::scenario::QueueSpec = parse(queue_json, "aqm")?;
+        Ok(refusal(q.aqm.check(&|name| name.to_string(), q.capacity, packet_bytes), "aqm"))
     })
 }
 

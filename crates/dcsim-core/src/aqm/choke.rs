@@ -38,6 +38,11 @@ use crate::units::{Rate, Time};
 /// defaults) and `m` packets drawn per arrival, matched by `match` (`rule` in the engine);
 /// `kind = "modified_choke"` is the coexistence paper's modified CHOKe (Section IV-E): m = 7,
 /// `match = "all"` by default.
+///
+/// RED's fields are written out again (not `#[serde(flatten)]`ed from `red::Params`): serde does
+/// not combine `flatten` with `deny_unknown_fields`, and a misspelled key must stay an error.
+/// [`Params::red`] and `example` name every one of them, so a field added to RED and not here
+/// fails to compile.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Params {
@@ -46,13 +51,13 @@ pub struct Params {
     #[serde(rename = "max_th_pkt")]
     pub max_th: f64,
     pub max_p: f64,
-    #[serde(default = "default_w_q")]
+    #[serde(default = "red::default_w_q")]
     pub w_q: f64,
     #[serde(default)]
     pub gentle: bool,
-    #[serde(default = "yes")]
+    #[serde(default = "red::yes")]
     pub ecn: bool,
-    #[serde(default = "yes")]
+    #[serde(default = "red::yes")]
     pub wait: bool,
     /// Packets drawn per arrival (1: classic CHOKe).
     #[serde(default = "one")]
@@ -62,12 +67,6 @@ pub struct Params {
     pub rule: MatchRule,
 }
 
-fn default_w_q() -> f64 {
-    red::Params::example().w_q
-}
-fn yes() -> bool {
-    true
-}
 fn one() -> u32 {
     1
 }

@@ -44,10 +44,11 @@ pub struct Params {
     pub wait: bool,
 }
 
-fn default_w_q() -> f64 {
+/// The classic w_q (protocols.md §5); CHOKe's default too.
+pub(super) fn default_w_q() -> f64 {
     0.002
 }
-fn yes() -> bool {
+pub(super) fn yes() -> bool {
     true
 }
 
