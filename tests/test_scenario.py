@@ -497,6 +497,13 @@ def test_the_not_ecn_capable_warning_says_what_the_queue_it_names_does(aqm, says
     d["workloads"][0]["protocol"] = "dx"
     w = [x for x in Scenario.from_dict(d).warnings() if "not ECN-capable" in x]
     assert len(w) == 1 and w[0].startswith("workloads[0]: dx flows are not ECN-capable") and says in w[0], w
+    # the fix is offered only where it exists: NewReno has an ecn option that makes its data
+    # ECN-capable (the engine's facts with it set), DX has none (the advice had been keyed by the
+    # name "newreno"; now by the protocol's table)
+    assert "set ecn = true" not in w[0], w
+    d["workloads"][0]["protocol"] = "newreno"
+    w = [x for x in Scenario.from_dict(d).warnings() if "not ECN-capable" in x]
+    assert len(w) == 1 and w[0].endswith("; set ecn = true to mark them"), w
     d["workloads"][0]["protocol"] = "dctcp"
     assert not [x for x in Scenario.from_dict(d).warnings() if "not ECN-capable" in x]
 

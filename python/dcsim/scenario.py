@@ -152,6 +152,16 @@ def _protocol_facts(protocol_engine: dict) -> dict[str, Any]:
     return json.loads(_engine_answer("protocol_facts", json.dumps(protocol_engine, sort_keys=True)))
 
 
+def _ect_advice(flow: "FlowGroup") -> str:
+    """The fix a not-ECN-capable flow's warning suggests: "set ecn = true" when its protocol has a
+    parameter ``ecn`` and the engine's facts say that setting it makes the flow's packets ECN-capable
+    (NewReno's ECN option); nothing otherwise. Asked of the table, not of a protocol's name."""
+    field = PROTOCOL_PARAMS[flow.protocol].get("ecn")
+    if field is None:
+        return ""
+    return "; set ecn = true to mark them" if _protocol_facts({**flow.protocol_engine(), field: True})["ect"] else ""
+
+
 #: Which TCP the transport imitates (crates/dcsim-core/src/scenario.rs `Profile`; README "Which TCP?").
 TCP_PROFILES = ("ns2", "linux")
 #: ECN reactions of a controller that cuts once per window (NewReno-ECN, DCTCP).
@@ -4142,13 +4152,13 @@ class Scenario(_Model):
             for gi, f in enumerate(self.flows):
                 if not f.ecn_capable():
                     out.append(f"flows[{gi}]: {f.protocol} flows are not ECN-capable and cross an ECN-marking queue "
-                               f"({where}); {what}" + ("" if f.protocol != "newreno" else "; set ecn = true to mark them"))
+                               f"({where}); {what}" + _ect_advice(f))
             for wi, w in enumerate(self.workloads):
                 for ci, c in enumerate(w.classes()):
                     if not c._flow.ecn_capable():
                         field = f"workloads[{wi}]" + (f".mix[{ci}]" if w.mix is not None else "")
                         out.append(f"{field}: {c.protocol} flows are not ECN-capable and cross an ECN-marking queue "
-                                   f"({where}); {what}" + ("" if c.protocol != "newreno" else "; set ecn = true to mark them"))
+                                   f"({where}); {what}" + _ect_advice(c._flow))
             if net.topology in FABRIC_TIERS:
                 out += self._ack_warnings(where)
         out += self._l2_warnings()
