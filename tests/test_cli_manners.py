@@ -411,3 +411,64 @@ def test_csv_of_a_scenario_of_l2_sources_alone_is_its_sources_table(tmp_path):
     assert res.exit_code == 0, res.output
     table = pd.read_csv(io.StringIO(res.stdout))
     assert len(table) == 5 and {"source", "goodput_bps", "sent_frames"} <= set(table.columns), res.stdout[:300]
+
+
+def test_the_summary_tables_cut_no_number_in_a_narrow_terminal(tmp_path):
+    """In an 80-column terminal rich narrowed every column of the summary alike and cut what no
+    longer fit: the ports row read "100.…" for 100.00 % and "390…" for 39 097 marks (a README
+    walkthrough). Every number of the summary must be printed whole at 80 and at 40 columns."""
+    import io
+    import re
+
+    from rich.console import Console
+
+    from dcsim.run import print_summary
+
+    sc = dcsim.Scenario.from_toml(ROOT / "examples" / "dctcp_dumbbell.toml").replace(
+        {"run.duration": "20ms", "run.warmup": "5ms"})
+    summary = dcsim.simulate(sc).summary()
+    port, flow = summary["ports"][0], summary["flows"][0]
+    whole = [f"{100 * port['utilization']:.2f}", str(port["marks"]), f"{flow['goodput_bps'] / 1e9:.3f}", str(flow["marks"])]
+    for width in (250, 80, 40):
+        con = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=width)
+        print_summary(summary, con)
+        text = con.file.getvalue()
+        assert "…" not in text, (width, text)
+        assert max(len(line) for line in text.splitlines()) <= width, (width, text)
+        words = set(re.findall(r"[\d.]+", text))
+        assert all(w in words for w in whole), (width, whole, text)
+
+
+def test_a_table_too_wide_for_its_console_is_printed_in_parts_with_its_first_column():
+    """`print_table`: a table whose columns cannot stand side by side is split into tables of the
+    same rows, each led by the first column; one that fits is printed as rich prints it."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
+    from dcsim._console import print_table
+
+    def table():
+        t = Table(title="wide", caption="the end")
+        for i in range(8):
+            t.add_column(f"column {i} pkt", justify="right")
+        t.add_row(*(f"{123456 + i}" for i in range(8)))
+        return t
+
+    def printed(width):
+        con = Console(file=io.StringIO(), color_system=None, width=width)
+        print_table(con, table())
+        return con.file.getvalue()
+
+    wide, narrow = printed(200), printed(40)
+    assert wide.count("┏") == 1 and "continued" not in wide
+    ref = Console(file=io.StringIO(), color_system=None, width=200)
+    ref.print(table())
+    assert wide == ref.file.getvalue()
+    # at 40 columns each column needs 6 (its widest word) + 2 (padding) + 1 (a line), and a table
+    # one line more: the first column and k more take 9 k + 10 <= 40, so k = 3: parts of 3, 3 and 1
+    assert narrow.count("┏") == 3 and narrow.count("(continued)") == 2, narrow
+    assert narrow.count("123456") == 3 and all(f"{123456 + i}" in narrow for i in range(8)), narrow
+    assert narrow.count("the end") == 1 and narrow.rstrip().endswith("the end"), narrow
+    assert "…" not in narrow and max(len(line) for line in narrow.splitlines()) <= 40

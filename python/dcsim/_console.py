@@ -1,5 +1,6 @@
-"""The command line's consoles and titled tables (rich), made in one place: :func:`wide_console`,
-:func:`titled_table`, and the streams under them (:func:`tolerate_narrow_encodings`)."""
+"""The command line's consoles and tables (rich), made in one place: :func:`wide_console`,
+:func:`titled_table`, :func:`print_table`, and the streams under them
+(:func:`tolerate_narrow_encodings`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import os
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["silence", "slow_step", "titled_table", "tolerate_narrow_encodings", "wide_console"]
+__all__ = ["print_table", "silence", "slow_step", "titled_table", "tolerate_narrow_encodings", "wide_console"]
 
 
 @contextlib.contextmanager
@@ -92,3 +93,80 @@ def titled_table(title: str, **kwargs) -> Table:
     """A table at least as wide as its title (the terminal permitting), so that a title listing
     the inputs is not wrapped inside a quantity ("R0 = 80" / "us") when the columns are narrow."""
     return Table(title=title, min_width=len(title), **kwargs)
+
+
+
+def _column_widths(console: Console, table: Table) -> list[tuple[int, int]]:
+    """Each column's (least, natural) width of content, padding apart: its widest word (a number is
+    one word; a header may wrap between words), and its widest header or cell on one line."""
+    from rich.measure import Measurement
+
+    options = console.options.update_width(10**6)
+    out = []
+    for col in table.columns:
+        got = [Measurement.get(console, options, r) for r in (col.header, *col.cells)]
+        least = max([m.minimum for m in got] + [col.min_width or 0])
+        out.append((least, max([m.maximum for m in got] + [least])))
+    return out
+
+
+def _frame_width(table: Table, columns: int) -> int:
+    """What a table of ``columns`` columns adds to its contents: their padding and the box's lines."""
+    _, pad_right, _, pad_left = table.padding
+    padding = columns * (pad_left + pad_right) - (0 if table.pad_edge else pad_left + pad_right)
+    return padding + ((columns - 1 + (2 if table.show_edge else 0)) if table.box else 0)
+
+
+def _fitted(least: list[int], natural: list[int], room: int) -> list[int]:
+    """Widths from ``least`` toward ``natural`` within ``room`` characters, one character at a
+    time to the column furthest from its natural width (the first of equals)."""
+    widths = list(least)
+    for _ in range(max(0, room - sum(widths))):
+        short = [n - w for w, n in zip(widths, natural)]
+        i = max(range(len(widths)), key=lambda j: short[j])
+        if short[i] <= 0:
+            break
+        widths[i] += 1
+    return widths
+
+
+def print_table(console: Console, table: Table) -> None:
+    """Print ``table`` without cutting a number: rich, short of room, narrows every column alike
+    and cuts what no longer fits ("100.…" for 100.00 %, "390…" for 39 097 marks in an 80-column
+    terminal: a probe). Where the columns do not fit side by side on one line each, they get
+    widths of their own (each at least its widest word, so a header wraps between words and no
+    cell is cut); where not even that fits, the table is printed as several tables of the same
+    rows, each with the first column (the row's name) and as many of the next as fit, as pandas
+    prints a wide frame."""
+    n = len(table.columns)
+    widths = _column_widths(console, table)
+    if n == 0 or sum(w for _, w in widths) + _frame_width(table, n) <= console.width:
+        console.print(table)
+        return
+
+    def fits(cols: list[int]) -> bool:
+        return sum(widths[i][0] for i in cols) + _frame_width(table, len(cols)) <= console.width
+
+    parts: list[list[int]] = [[]]
+    for i in range(1, n):
+        if parts[-1] and not fits([0, *parts[-1], i]):
+            parts.append([])
+        parts[-1].append(i)
+    if fits(list(range(n))):
+        parts = [list(range(1, n))]
+    cells = [list(col.cells) for col in table.columns]
+    for k, part in enumerate(parts):
+        cols = [0, *part] if n > 1 else [0]
+        room = console.width - _frame_width(table, len(cols))
+        sized = _fitted([widths[i][0] for i in cols], [widths[i][1] for i in cols], room)
+        title = table.title if k == 0 else (f"{table.title} (continued)" if table.title else None)
+        piece = Table(title=title, caption=table.caption if k == len(parts) - 1 else None, box=table.box,
+                      show_lines=table.show_lines, show_edge=table.show_edge, pad_edge=table.pad_edge,
+                      padding=table.padding)
+        for i, width in zip(cols, sized):
+            col = table.columns[i]
+            piece.add_column(col.header, justify=col.justify, style=col.style, header_style=col.header_style,
+                             overflow=col.overflow, vertical=col.vertical, width=width)
+        for r in range(table.row_count):
+            piece.add_row(*(cells[i][r] for i in cols))
+        console.print(piece)

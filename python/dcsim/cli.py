@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from dcsim._console import wide_console
+from dcsim._console import print_table, wide_console
 from dcsim._signals import signal_name, take_stop_signals
 from dcsim.units import fmt_time
 from rich.markup import escape
@@ -126,7 +126,7 @@ def print_claims(result, quick: bool = False) -> None:
         for c, (ours, word, good) in zip(rows, laid):
             table.add_row(escape(c.statement), escape(c.paper), *(escape(x) for x in ours),
                           f"[{'green' if good else 'yellow'}]{word}[/]", escape(c.detail))
-        console.print(table)
+        print_table(console, table)
 
     console.print(escape(result.summary()) + (f" [yellow]({escape(QUICK_NOTE)})[/]" if quick else ""))
 
@@ -144,7 +144,7 @@ def print_tally(entries, not_run, quick: bool) -> None:
         kind, said, checks = verdict_counts(e)
         style = styles[kind]
         table.add_row(escape(e.id), f"[{style}]{escape(said)}[/]", escape(checks), f"{e.wall_s:.1f} s")
-    console.print(table)
+    print_table(console, table)
     left = f"; not run: {', '.join(not_run)}" if not_run else ""
     console.print(escape(tally(entries) + left) + (" [yellow](--quick)[/]" if quick else ""))
 
@@ -177,7 +177,7 @@ def reproduce(
                 t, src = runtime(e.id, q, mine, shipped)
                 shown.append("—" if t is None else fmt_time(t) + ("*" if src == "shipped" else ""))
             table.add_row(e.id, e.paper, e.title, " / ".join(shown))
-        console.print(table)
+        print_table(console, table)
         if shipped:
             console.print(f"* typical: measured on {shipped.get('machine')} ({shipped.get('date')}, dcsim "
                           f"{shipped.get('dcsim')}; {shipped.get('load')})", highlight=False)

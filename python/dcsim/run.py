@@ -27,7 +27,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from dcsim._console import silence, slow_step, wide_console
+from dcsim._console import print_table, silence, slow_step, wide_console
 from dcsim._files import MANIFEST, atomic_dir, atomic_write_bytes, file_checks, read_manifest
 from dcsim._preload import import_in_background
 
@@ -111,7 +111,7 @@ def print_summary(summary: dict, console: Console) -> None:
                       "", "", "", _num(max(qmax), ".0f") + " (max)" if qmax else "", "",
                       _num(sum(r["drops"] or 0 for r in rest), "d"), _num(sum(r["marks"] or 0 for r in rest), "d"))
         ports.caption = "every monitored port: summary.json and ports.parquet"
-    console.print(ports)
+    print_table(console, ports)
     print_tiers(summary, console)
 
     flows = Table(title="Flows (after warm-up; FCT over the whole run)")
@@ -151,7 +151,7 @@ def print_summary(summary: dict, console: Console) -> None:
         "at its floor of 1 segment the window stays), Q: the mean queueing delay the controller measured"
         if rounds else "")
     if rows:
-        console.print(flows)
+        print_table(console, flows)
     print_fct(summary, console)
     print_sources(summary, console)
 
@@ -211,7 +211,7 @@ def print_sources(summary: dict, console: Console) -> None:
     t.caption = ("loop: the sampled frame's departure -> its feedback's arrival at the source; "
                  f"L2 drops after warm-up: {summary.get('l2_dropped_frames', 0)} frames, "
                  f"{_num(summary.get('l2_drop_pct'), '.2f', '%')} of the frames sent")
-    console.print(t)
+    print_table(console, t)
 
 
 def print_tiers(summary: dict, console: Console) -> None:
@@ -229,7 +229,7 @@ def print_tiers(summary: dict, console: Console) -> None:
                   pct(r["util_mean"]), pct(r["util_max"]), _num(r["q_mean_pkt"], ".2f"), _num(r["q_max_pkt"], ".0f"),
                   _num(r["drops"], "d"), _num(r["marks"], "d"))
     t.caption = "up: towards the spines or cores; util % max and q max pkt: the busiest port of the tier"
-    console.print(t)
+    print_table(console, t)
 
 
 def _delivered(w: dict) -> str:
@@ -310,7 +310,7 @@ def print_fct(summary: dict, console: Console) -> None:
         caption += (f"; under 90 % of the flows finished in {shown}: their statistics are biased low "
                     "(run longer, or stop the arrivals earlier)")
     t.caption = caption
-    console.print(t)
+    print_table(console, t)
 
 
 def _print_summary(result: Result, summary: dict, console: Console, fmt: str) -> Optional[str]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
-from dcsim._console import titled_table
+from dcsim._console import print_table, titled_table
 from dcsim._json import dumps
 
 if TYPE_CHECKING:  # numpy and pandas load only when a command computes (fast --help)
@@ -244,7 +244,7 @@ def _print_dctcp(s: dict) -> None:
         t.add_row(f"{lab} min / mean / max", f"{st['min']:.4g}{u} / {st['mean']:.4g}{u} / {st['max']:.4g}{u}")
     t.add_row("link utilization", f"{100 * s['utilization']:.2f} %")
     t.add_row("time marked (q > K)", f"{100 * s['marking_fraction']:.1f} %")
-    console.print(t)
+    print_table(console, t)
     if not s["queue_floor"] and s["q_pkt"]["min"] < 0:
         console.print(f"note: --no-floor: the queue went below 0 (to {s['q_pkt']['min']:.4g} pkt), eq. (7) as printed; "
                       "a real queue empties and drains no further, so the utilization and RTT there are outside the "
@@ -269,7 +269,7 @@ def _print_dx(s: dict) -> None:
         t.add_row(f"{lab} min / mean / max", f"{st['min']:.4g} pkt / {st['mean']:.4g} pkt / {st['max']:.4g} pkt")
     t.add_row("time with Q > 0", f"{100 * s['busy_fraction']:.1f} % (the paper's p measured; not the utilization: "
                                  "the link can be full at Q = 0)")
-    console.print(t)
+    print_table(console, t)
 
 
 def _check_outputs(csv: Optional[Path], plot: Optional[Path]) -> None:

@@ -114,6 +114,7 @@ def sweep(
     """Run a scenario over axes of dotted paths (grid or zip, seeds); cached and resumable."""
     from rich.markup import escape
 
+    from dcsim._console import print_table
     from dcsim.cli import check_execution_options, console, err_console, fail
     from dcsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep
     from dcsim.units import count_shown, fmt_time
@@ -167,7 +168,7 @@ def sweep(
     )
     shown = results_table(res.table, [p for a in spec.axes for p in a.paths])
     if shown is not None:
-        console.print(shown)
+        print_table(console, shown)
     some = tables and res.failed < res.runs  # a failed run wrote no tables
     console.print(f"table: {res.table_path}" + (f"; each run's tables in {res.out / 'runs'}/<run_id>/" if some else ""))
     if res.failures:

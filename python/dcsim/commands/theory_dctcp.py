@@ -7,7 +7,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from dcsim._console import titled_table
+from dcsim._console import print_table, titled_table
 from dcsim._json import dumps
 
 PAPER = "Alizadeh, Javanmard, Prabhakar, Analysis of DCTCP (SIGMETRICS 2011)"
@@ -126,5 +126,5 @@ def dctcp(
                      if fails else ""), "Section 4.2")
         if h["assumptions_violated"]:
             t.add_row("[yellow]assumptions (22) violated[/]", "; ".join(h["assumptions_violated"]), "Theorem 2")
-    console.print(t)
+    print_table(console, t)
 

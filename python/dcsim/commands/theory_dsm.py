@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from dcsim._console import titled_table
+from dcsim._console import print_table, titled_table
 from dcsim._json import dumps
 
 PAPER = "Cheng et al., Congestion Control in Converged Ethernet with Heterogeneous and Time-Varying Delays (DSM)"
@@ -117,7 +117,7 @@ def dsm(
     t.add_row("target queue q0", _kb(q0_bytes), "--q0")
     t.add_row("max |Q_f|, max |Q_v|", f"{_kb(r['qf_max_bytes'])}, {_kb(r['qv_max_bytes'])} (p·max = {rg['p_qf_max_frames']:.4g}, {rg['p_qv_max_frames']:.4g} frames)",
               "given" if r["qf_qv_max_source"] == "given" else "§V reading: C T and 1.5 C T")
-    console.print(t)
+    print_table(console, t)
 
     t = titled_table(f"Admissible gains (ξ = 0, constant delays), m = {r['m']}, ω = {omega:g}")
     t.add_column("gain")
@@ -135,7 +135,7 @@ def dsm(
     t.add_row("c", f"> {_per_s(rg['c_min_per_s'])}", f"< {_per_s(rg['c_max_eq23_per_s'])}", f"< {_per_s(rg['c_max_eq31_per_s'])}",
               f"H_c < {_hz(rg['H_c_max_hz'])}", f"{_per_s(r['c_per_s'])} (H_c = {_hz(Hc)})", mark(ck["c_eq23"] and ck["c_eq31"]))
     t.add_row("ω", f"> {rg['omega_min_eq31']:.4g} (eq. 31)", "", "", "", f"{omega:g} (dimensionless)", mark(ck["omega_eq31"]))
-    console.print(t)
+    print_table(console, t)
     if not ck["b_eq23_lower"]:
         hb_lo, hb_hi = rg["b_min_eq23_per_s"] * (2 * r["m"] + 3), rg["H_b_max_hz"]
         inside = (f"b inside needs H_b in ({_hz(hb_lo)}, {_hz(hb_hi)})" if hb_lo < hb_hi else
@@ -159,7 +159,7 @@ def dsm(
               + ("" if e["ok_with_m_terms"] == e["ok"] else ", which changes the verdict: "
                  + ("within C" if e["ok_with_m_terms"] else "above C")) + ")")
     t.add_row("[bold]max vs C[/]", f"{fmt_rate(e['u_max_bps'])} vs {fmt_rate(C_bps)}", mark(e["ok"]))
-    console.print(t)
+    print_table(console, t)
 
     if simulate:
         s = r["simulation"]
@@ -173,7 +173,7 @@ def dsm(
         t.add_row("final queue", f"{_kb(s['q_final_bytes'])} (q0 = {_kb(q0_bytes)})")
         t.add_row("largest |q - q0| over the last 10 %", f"{s['tail_max_abs_error_bytes']:.3g} B")
         t.add_row("queue range (eq. 7 not floored at 0)", f"{_kb(s['q_min_bytes'])} .. {_kb(s['q_max_bytes'])}")
-        console.print(t)
+        print_table(console, t)
         # The model's clock: one sample every T. A switch samples every 1/p frames, which is every T
         # only while frames arrive at C (an audit: with the paper's gains the packet run's sources
         # fell to the 0.1 Gbps floor, where samples came ~100 x slower than T, and the run did not settle as the

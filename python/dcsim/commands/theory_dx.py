@@ -7,7 +7,7 @@ import math
 import typer
 from rich.markup import escape
 
-from dcsim._console import titled_table
+from dcsim._console import print_table, titled_table
 from dcsim._json import dumps
 
 PAPER = "Jiang et al., Modeling and Analysis of the Latency-Based Congestion Control Algorithm DX"
@@ -57,7 +57,7 @@ def dx(
     t.add_row("load x = N seg / (C R0)", f"{e['x_load']:.4g} (x >= 1: Theorem 2)")
     t.add_row("a1, b2 (11)", f"{lin['a1_per_s']:.5g} 1/s, {lin['b2_per_s']:.5g} 1/s")
     t.add_row("a2, b1 (11)", f"{lin['a2_bit_per_s2']:.5g} bit/s², {lin['b1_per_bit']:.5g} 1/bit")
-    console.print(t)
+    print_table(console, t)
 
     t = titled_table("Theorem 1: the DX system is stable if tau < bound (17)")
     t.add_column("quantity")
@@ -84,7 +84,7 @@ def dx(
     r0_max = t1["R0_max_stable_s"]
     t.add_row(f"stable for R0 < (at N = {N:g})", us(r0_max) if r0_max is not None else "no bound found",
               "tau = R0" + ("" if r0_max is not None else "; " + escape(r["notes"].get("R0_max_stable_s", ""))))
-    console.print(t)
+    print_table(console, t)
 
     t = titled_table("Theorem 2: special stable state (window floor one segment)")
     t.add_column("quantity")
@@ -94,5 +94,5 @@ def dx(
     t.add_row("in the special state", "yes" if t2["special_state"] else "no")
     if t2["special_state"]:
         t.add_row("fixed point W*, Q*", f"{t2['W_star_pkt']:g} pkt, {fmt_time(t2['Q_star_s'])} = {t2['q_star_pkt']:.4g} pkt")
-    console.print(t)
+    print_table(console, t)
 
