@@ -298,10 +298,11 @@ def test_scenario_warnings_reach_a_cli_user_once_as_warning_lines(capsys):
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
-def test_a_terminal_that_cannot_show_greek_letters_gets_question_marks_not_an_error(encoding):
+def test_a_terminal_that_cannot_show_greek_letters_gets_stand_ins_not_an_error(encoding):
     """`dcsim theory dctcp` prints an em dash (and α, µ elsewhere). On a stream whose encoding
     cannot write them (PYTHONIOENCODING=ascii, a Latin-1 locale) it ended in "internal error:
-    UnicodeEncodeError"; such characters now come out as "?" and the command succeeds."""
+    UnicodeEncodeError"; such characters now come out as one-column ASCII stand-ins ("-" for
+    the dash) and the command succeeds."""
     import os
     import subprocess
     import sys
@@ -314,8 +315,40 @@ def test_a_terminal_that_cannot_show_greek_letters_gets_question_marks_not_an_er
     out, err = r.stdout.decode(encoding), r.stderr.decode(encoding)
     assert r.returncode == 0, err
     assert "internal error" not in err and "Traceback" not in err
-    assert "DCTCP theory ? Alizadeh" in out  # the em dash, replaced
+    assert "DCTCP theory - Alizadeh" in out  # the em dash, replaced
     assert "K guideline 0.17 C d" in out
+
+
+def test_a_table_keeps_its_borders_on_a_stream_that_cannot_write_its_symbols():
+    """With PYTHONIOENCODING=ascii, `dcsim theory dsm` wrote "?" for the combining circumflex of
+    "Q̂" (which rich counts as no column) and its rows came out one column too wide, the right
+    border wrapped onto a line of its own at 80 columns; ω, ², § were all "?" (the ω gain's row
+    had no name). Every line now has the table's width, and the stand-ins are one column each."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONIOENCODING": "ascii", "COLUMNS": "80"}
+    code = ("import sys, dcsim._console as c; c.wide_console = lambda stderr=False: "
+            "c._Console(stderr=stderr, width=80, emoji=False, color_system=None); "
+            "from dcsim.cli import main; sys.exit(main())")
+    r = subprocess.run([sys.executable, "-c", code, "theory", "dsm", "--C", "10Gbps", "--delay", "100us"],
+                       env=env, capture_output=True, timeout=120)
+    out = r.stdout.decode("ascii")
+    assert r.returncode == 0, r.stderr
+    rows = [line for line in out.splitlines() if line.startswith(("|", "+"))]
+    assert rows and all(len(line) == 80 for line in rows), [line for line in rows if len(line) != 80]
+    assert "| w    |" in out and "?" not in out.replace("(?)", ""), out
+
+    from dcsim._console import _ascii_stand_in
+
+    def written(text: str) -> str:
+        return text.encode("ascii", errors="dcsim-ascii").decode("ascii")
+
+    import codecs
+
+    codecs.register_error("dcsim-ascii", _ascii_stand_in)
+    assert written("Q̂_f ω² §V — µs 宽") == "Q_f w2 SV - us ??"
 
 
 _RUN_IMPORTS_PROBE = """
@@ -472,3 +505,35 @@ def test_a_table_too_wide_for_its_console_is_printed_in_parts_with_its_first_col
     assert narrow.count("123456") == 3 and all(f"{123456 + i}" in narrow for i in range(8)), narrow
     assert narrow.count("the end") == 1 and narrow.rstrip().endswith("the end"), narrow
     assert "…" not in narrow and max(len(line) for line in narrow.splitlines()) <= 40
+
+
+@pytest.mark.parametrize("width, total, where", [(80, 320, ""), (120, 32_000, " on 2 Dask workers"), (60, 320, "")])
+def test_the_sweep_bar_ends_short_of_the_line_and_cuts_no_field(width, total, where):
+    """The sweep's bar had filled the line to its last column (a terminal's "^C" echo then
+    wrapped the cursor, and the bar's cleanup left a stale bar above the message) and, short of
+    room, rich squeezed every column ("0 ca… 0 fa… ET…" at 40 columns). Drawn at the widest its
+    fields get as a sweep goes (its ETA and mean per run known), every line now ends before the
+    line's last column and no field is cut; at 60 columns the mean per run and the time elapsed
+    are left out."""
+    import io
+    import re
+
+    from rich.console import Console
+
+    from dcsim.sweep import _View
+    from dcsim.sweep.execute import Stats
+
+    stats = Stats(total=total, to_compute=total)
+    con = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=width)
+    with _View(stats, True, con, where=where) as view:
+        stats.done = stats.computed = total // 2
+        stats.run_wall_s = total // 2 * 0.6338
+        stats.started -= total * 0.6338 * 4  # a long ETA: "x.xxx h" or "xx.xx min"
+        view.tick(force=True)
+    lines = [re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", x) for x in re.split(r"[\r\n]", con.file.getvalue())]
+    shown = [x for x in lines if "runs" in x]
+    assert shown and all(len(x.rstrip()) < width for x in shown), (width, shown)
+    assert "…" not in "".join(shown) and f"{total // 2}/{total} runs (0 cached)" in shown[-1], shown
+    assert (f"ms/run{where}" in shown[-1]) == (width > 60), shown
+    # a person's wait in min or h (fmt_wall): 160 runs in 811 s, 160 to go; 16 000 in 81 130 s
+    assert {320: "ETA 13.52 min", 32_000: "ETA 22.54 h"}[total] in shown[-1], shown

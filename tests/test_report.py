@@ -127,6 +127,9 @@ def test_an_interrupted_experiment_is_said_and_the_report_is_marked_incomplete(t
     from dcsim.sweep import SweepInterrupted
 
     def stopped(out_dir, quick):
+        row = out_dir / "sweep-a" / "runs" / "0123456789abcdef" / "row.json"  # one run of its sweep finished
+        row.parent.mkdir(parents=True)
+        row.write_text("{}")
         raise stop if isinstance(stop, BaseException) else SweepInterrupted(out_dir, 3, 8, 15)
 
     monkeypatch.setitem(registry._REGISTRY, "zz-stopped", registry.Experiment("zz-stopped", "stopped", "none", stopped))
@@ -135,10 +138,25 @@ def test_an_interrupted_experiment_is_said_and_the_report_is_marked_incomplete(t
     assert res.exit_code == code, res.output
     said = " ".join(res.output.split())
     assert "interrupted: zz-stopped was interrupted" in said and "1 of 3 experiments finished before it" in said
-    assert "run the same command again to resume" in said and "Traceback" not in said
+    assert "1 finished packet run kept in" in said and "run the same command again to resume" in said
+    assert "Traceback" not in said
     index = (tmp_path / "h" / "index.html").read_text()
     assert "this report is incomplete; not run: coexist-fig1" in index and "1 interrupted" in index
     assert (tmp_path / "o" / "dx-thresholds" / "claims.json").exists()  # the finished one is kept
+
+
+def test_an_interrupted_experiment_without_runs_promises_no_resume(tmp_path, monkeypatch):
+    """A fluid or theory experiment (dctcp-fig7), or one stopped before its first packet run, keeps
+    nothing a second `dcsim reproduce` would reuse: it had been said to keep "the runs it finished
+    ...: run the same command again to resume" all the same (a probe)."""
+    def stopped(out_dir, quick):
+        raise KeyboardInterrupt
+
+    monkeypatch.setitem(registry._REGISTRY, "zz-whole", registry.Experiment("zz-whole", "whole", "none", stopped))
+    res = runner.invoke(app, ["reproduce", "zz-whole", "--out", str(tmp_path / "o")], env={"COLUMNS": "300"})
+    said = " ".join(res.output.split())
+    assert res.exit_code == 130 and "zz-whole was interrupted" in said, res.output
+    assert "it keeps no runs to resume from" in said and "resume" not in said.replace("resume from", ""), said
 
 
 def test_a_ctrl_c_while_the_claims_are_written_is_an_interrupted_experiment(tmp_path, monkeypatch):

@@ -440,6 +440,12 @@ def test_an_aqm_tables_unknown_key_and_its_description_follow_its_kind():
     d["network"]["aqm"].update(m=3, w_q=0.002, ecn=False)  # w_q at its default: not shown
     assert Scenario.from_dict(d).network.aqm.shown() == "choke min_th=5pkt max_th=15pkt max_p=0.1 ecn=false m=3"
     assert "buffer 100pkt, choke min_th=5pkt max_th=15pkt max_p=0.1 ecn=false m=3;" in Scenario.from_dict(d).describe()
+    # every topology's line names the discipline's parameters, not only the dumbbell's: a fabric's
+    # and a parking lot's read "threshold" without K (a probe)
+    for name, says in (("fat_tree", "buffer 300pkt, threshold K=65pkt;"), ("leaf_spine", "buffer 300pkt, threshold K=65pkt;")):
+        assert says in Scenario.from_toml(Path(__file__).resolve().parent.parent / "examples" / f"{name}.toml").describe(), name
+    lot = Scenario.from_toml(Path(__file__).resolve().parent.parent / "examples" / "dsm_dumbbell.toml").replace({"network.aqm": {"kind": "threshold", "K": "40KB"}})
+    assert "buffer 128KB, threshold K=40KB;" in lot.describe(), lot.describe()
 
 
 def test_a_threshold_in_bytes_reaches_the_engine_in_bytes_and_marks_there():

@@ -7,6 +7,7 @@ runs, prints no traceback and exits 130 (SIGTERM: 143), leaving no worker proces
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -225,3 +226,61 @@ def test_a_failed_write_names_its_file_and_leaves_no_temporary_file(tmp_path, mo
         store.atomic_write(target, b"{}")
     assert e.value.errno == 28 and e.value.filename == str(target)
     assert list(tmp_path.iterdir()) == []
+
+
+
+# A `dcsim sweep` whose first Ctrl-C comes once two runs are finished, and whose second comes at a
+# chosen moment of its stop: while its workers are stopped ("close"), or just after its signal
+# handlers are given back ("restored"). Sent by the process to itself, at those exact points, so
+# that the test does not depend on timing.
+_SECOND_CTRL_C = """
+import os, signal, sys, threading, time
+from pathlib import Path
+import dcsim.sweep.execute as ex
+import dcsim.cli
+
+when, out = sys.argv[1], Path(sys.argv[2])
+
+def ctrl_c():
+    os.kill(os.getpid(), signal.SIGINT)
+    time.sleep(0.05)  # the handler runs in the main thread meanwhile
+
+def first():
+    while len(list((out / "runs").glob("*/row.json"))) < 2:
+        time.sleep(0.005)
+    os.kill(os.getpid(), signal.SIGINT)
+
+if when == "close":
+    close = ex.LocalPool.close
+    def patched(self, *a, **k):
+        ctrl_c()
+        return close(self, *a, **k)
+    ex.LocalPool.close = patched
+else:
+    leave = ex.StopSignals.__exit__
+    def patched(self, *a):
+        leave(self, *a)
+        if self.received is not None:
+            ctrl_c()
+    ex.StopSignals.__exit__ = patched
+threading.Thread(target=first, daemon=True).start()
+sys.argv = ["dcsim", "sweep", sys.argv[3], "--out", str(out), "--jobs", "2"]
+sys.exit(dcsim.cli.main())
+"""
+
+
+@pytest.mark.parametrize("when", ["close", "restored"])
+def test_a_second_ctrl_c_while_the_sweep_stops_keeps_its_message(tmp_path, when):
+    """Two Ctrl-C a moment apart (an impatient user): the second one, landing while the workers
+    were stopped or once the sweep had given the signal handlers back, had replaced the sweep's
+    message ("N of M runs finished and kept in OUT; run the same command again to resume") by the
+    generic "no output directory was left half-written", or by nothing (a probe: 2 of 3 tries 0.1 s
+    apart). The second waits for the stop: the sweep's message is printed, its runs are kept."""
+    f = sweep_file(tmp_path, duration="300ms")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-c", _SECOND_CTRL_C, when, str(out), str(f)], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "COLUMNS": "200"})
+    assert proc.returncode == 130, (proc.returncode, proc.stderr)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    assert "runs finished and kept in" in proc.stderr and "run the same command again to resume" in proc.stderr, proc.stderr
+    assert 2 <= len(finished(out)) < len(KS) * SEEDS

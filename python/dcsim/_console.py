@@ -10,7 +10,7 @@ import os
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["print_table", "silence", "slow_step", "titled_table", "tolerate_narrow_encodings", "wide_console"]
+__all__ = ["print_table", "say", "silence", "slow_step", "titled_table", "tolerate_narrow_encodings", "wide_console"]
 
 
 @contextlib.contextmanager
@@ -51,14 +51,49 @@ def silence(stream) -> None:
             os.close(null)
 
 
+#: One-column ASCII stand-ins for the symbols dcsim prints, where a stream cannot write them (the
+#: rest: their NFKD base letter if it is ASCII, "é" -> "e", "²" -> "2"; else "?").
+ASCII_STAND_INS = {
+    "α": "a", "β": "b", "γ": "g", "δ": "d", "ε": "e", "η": "h", "θ": "t", "λ": "l", "µ": "u", "μ": "u",
+    "ξ": "x", "π": "p", "ρ": "r", "σ": "s", "τ": "t", "φ": "f", "χ": "x", "ψ": "y", "ω": "w", "Δ": "D",
+    "Ω": "W", "—": "-", "–": "-", "−": "-", "·": ".", "×": "x", "≤": "<", "≥": ">", "≈": "~", "∝": "~",
+    "→": ">", "←": "<", "±": "+", "§": "S", "√": "V", "∞": "8", "°": "o", "…": ".", "▼": "v",
+}
+
+
+def _ascii_stand_in(err: UnicodeError) -> tuple[str, int]:
+    """The ``dcsim-ascii`` codec error handler: each character a stream cannot write becomes as
+    many columns of ASCII as it takes on the screen, so that tables keep their borders: a stand-in
+    (ω -> w, ² -> 2), nothing for a combining mark (Q̂ -> Q: rich counts it as no column, and "?"
+    had pushed a table's right border onto the next line), "?" otherwise."""
+    import unicodedata
+
+    from rich.cells import cell_len
+
+    if not isinstance(err, UnicodeEncodeError):
+        raise err
+    out = []
+    for ch in err.object[err.start:err.end]:
+        if unicodedata.combining(ch):
+            continue
+        base = ASCII_STAND_INS.get(ch) or unicodedata.normalize("NFKD", ch)[:1]
+        width = cell_len(ch)
+        out.append((base if base.isascii() and base.isprintable() else "?").ljust(width, "?")[:width])
+    return "".join(out), err.end
+
+
 def tolerate_narrow_encodings() -> None:
     """stdout and stderr, when their encoding cannot write every character (an ASCII or Latin-1
-    locale, PYTHONIOENCODING=ascii), write "?" for one they cannot (α, —, µ) instead of failing:
-    `dcsim theory dctcp` ended in an internal error on such a terminal. UTF-8 streams are left as
-    they are."""
+    locale, PYTHONIOENCODING=ascii), write an ASCII stand-in for one they cannot (ω -> w, ² -> 2,
+    "?" for the rest; :func:`_ascii_stand_in`) instead of failing: `dcsim theory dctcp` ended in an
+    internal error on such a terminal. UTF-8 streams are left as they are."""
     import codecs
     import sys
 
+    try:
+        codecs.lookup_error("dcsim-ascii")
+    except LookupError:
+        codecs.register_error("dcsim-ascii", _ascii_stand_in)
     for stream in (sys.stdout, sys.stderr):
         try:
             name = codecs.lookup(stream.encoding).name
@@ -66,7 +101,7 @@ def tolerate_narrow_encodings() -> None:
             continue
         if not name.startswith("utf") and hasattr(stream, "reconfigure"):
             with contextlib.suppress(ValueError, OSError):
-                stream.reconfigure(errors="replace")
+                stream.reconfigure(errors="dcsim-ascii")
 
 
 class _Console(Console):
@@ -87,6 +122,14 @@ def wide_console(stderr: bool = False) -> Console:
     table on the first print, and search every string for codes)."""
     c = _Console(stderr=stderr, emoji=False)
     return c if c.is_terminal else _Console(stderr=stderr, width=250, emoji=False)
+
+
+def say(console: Console, text: str) -> None:
+    """Print a message (an error, a warning, the files written): on a terminal wrapped between
+    words at its width, elsewhere on one line, however long (a log or a pipe reads it whole).
+    Left to the terminal, a message had been broken mid-word, mid-unit and mid-number ("at least
+    11." / "1786 us", "flows.pa" / "rquet" in an 80-column terminal: a probe)."""
+    console.print(text, soft_wrap=not console.is_terminal)
 
 
 def titled_table(title: str, **kwargs) -> Table:

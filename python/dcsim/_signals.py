@@ -10,6 +10,12 @@ from typing import Any, Callable
 #: action kills the process where it stands; a command takes them over and stops as on Ctrl-C.
 STOP_SIGNALS = ("SIGTERM", "SIGHUP")
 
+#: The stop signals (Ctrl-C's SIGINT too) a command has received while it runs, in order: by the
+#: command line's handler and by a sweep's, which stops at a safe point (``StopSignals``). Once one
+#: has come, the command is stopping, and the command line's handler leaves a further one to that
+#: stop (see :func:`dcsim.cli.main`). The command line clears it when a command starts.
+RECEIVED: list = []
+
 
 def take_stop_signals(handler: Callable[[int, Any], Any]) -> dict[int, Any]:
     """Install ``handler`` for each of STOP_SIGNALS that this platform has and that still has its

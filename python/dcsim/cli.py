@@ -9,9 +9,9 @@ from typing import Optional
 
 import typer
 
-from dcsim._console import print_table, wide_console
-from dcsim._signals import signal_name, take_stop_signals
-from dcsim.units import fmt_time
+from dcsim._console import print_table, say, wide_console
+from dcsim._signals import RECEIVED, signal_name, take_stop_signals
+from dcsim.units import count_shown, fmt_time
 from rich.markup import escape
 from rich.table import Table
 
@@ -46,7 +46,7 @@ def _main(
 def fail(msg: str) -> None:
     """Print a clear error and exit with status 2 (the message is shown as is, never as markup:
     "[[network.links]]" stays visible)."""
-    err_console.print(f"[bold red]error:[/] {escape(str(msg))}", soft_wrap=True)
+    say(err_console, f"[bold red]error:[/] {escape(str(msg))}")
     raise typer.Exit(code=2)
 
 
@@ -205,6 +205,7 @@ def reproduce(
     import traceback
 
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+    from rich.table import Column
 
     from dcsim.experiments.registry import record_runtime
     from dcsim.report import Entry, write_report
@@ -230,7 +231,12 @@ def reproduce(
                 what = f"[{k}/{len(exps)}] " if len(exps) > 1 else ""
                 try:
                     out_dir.mkdir(parents=True, exist_ok=True)  # an experiment of its own that fails
-                    with Progress(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
+                    # The spinner and the time first, the title last and cut to the line: a title
+                    # longer than the line had pushed both off it at 80 columns (dctcp-fig7's), so a
+                    # long experiment looked hung (a probe).
+                    with Progress(SpinnerColumn(), TimeElapsedColumn(),
+                                  TextColumn("{task.description}", table_column=Column(
+                                      no_wrap=True, overflow="ellipsis", max_width=max(10, err_console.width - 12))),
                                   console=err_console, transient=True) as bar:
                         bar.add_task(f"{what}reproducing {exp.id}: {exp.title}", total=None)
                         result = exp.run(out_dir, quick)
@@ -244,9 +250,11 @@ def reproduce(
                 except KeyboardInterrupt as e:  # Ctrl-C, or SIGTERM in one of its sweeps (SweepInterrupted)
                     wall = time.perf_counter() - t0
                     done = f"{k - 1} of {len(exps)} experiments finished before it; " if len(exps) > 1 else ""
-                    msg = (f"{exp.id} was interrupted after {wall:.1f} s; {done}the runs it finished are kept in "
-                           f"{out_dir}: run the same command again to resume")
-                    err_console.print(f"[yellow]interrupted:[/] {escape(msg)}", soft_wrap=True)
+                    kept = _runs_kept(out_dir)
+                    msg = (f"{exp.id} was interrupted after {wall:.1f} s; {done}"
+                           + (f"{count_shown(kept, 'finished packet run')} kept in {out_dir}: run the same command "
+                              f"again to resume" if kept else "it keeps no runs to resume from (it is computed whole)"))
+                    say(err_console, f"[yellow]interrupted:[/] {escape(msg)}")
                     entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, error=msg, interrupted=True))
                     import signal
 
@@ -257,7 +265,7 @@ def reproduce(
                     wall = time.perf_counter() - t0
                     failed += 1
                     msg = f"{type(e).__name__}: {e}"
-                    err_console.print(f"[bold red]error:[/] {escape(exp.id)} failed: {escape(msg)}", soft_wrap=True)
+                    say(err_console, f"[bold red]error:[/] {escape(exp.id)} failed: {escape(msg)}")
                     entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, error=msg + "\n\n"
                                          + "".join(traceback.format_exception(type(e), e, e.__traceback__))))
                     if len(exps) == 1:
@@ -350,15 +358,25 @@ def _scenario_warnings_as_lines():
         text = str(message)
         if text not in shown:
             shown.add(text)
-            err_console.print(f"[yellow]warning:[/] {escape(text)}", soft_wrap=True)
+            say(err_console, f"[yellow]warning:[/] {escape(text)}")
 
     warnings.showwarning = show
     return previous
 
 
-#: Ctrl-C received while a command ran (main()'s handler; typer would turn the KeyboardInterrupt into
-#: a silent exit 130). A command that reports the interruption itself clears it.
-_SIGINTS: list = []
+def _runs_kept(out_dir: Path) -> int:
+    """Finished runs of an experiment's sweeps in its directory (``<sweep>/runs/<id>/row.json``),
+    which a second `dcsim reproduce` does not compute again. An interrupted experiment with none
+    (a fluid or theory figure, or one stopped before its first run) had been said to keep "the
+    runs it finished ... run the same command again to resume" all the same (a probe)."""
+    from dcsim.sweep.store import ROW
+
+    return sum(1 for p in out_dir.rglob(ROW) if p.parent.parent.name == "runs") if out_dir.is_dir() else 0
+
+
+#: Ctrl-C received while a command ran (main()'s handler, or a sweep's; typer would turn the
+#: KeyboardInterrupt into a silent exit 130). A command that reports the interruption itself clears it.
+_SIGINTS = RECEIVED
 
 
 def main() -> int:
@@ -395,6 +413,12 @@ def main() -> int:
 
     def on_sigint(signum, frame):  # remember it: typer turns KeyboardInterrupt into a silent exit
         interrupted.append(signum)
+        # A second signal while the command stops on the first waits for that stop (its cleanup,
+        # and its message of what was kept: a sweep's "9 of 20 runs finished and kept ...; run the
+        # same command again to resume" had been replaced by the generic line, or by nothing, when
+        # a second Ctrl-C came 0.1 s after the first: a probe); a third stops at once.
+        if len(interrupted) == 2:
+            return
         signal.default_int_handler(signum, frame)
 
     if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
@@ -435,7 +459,7 @@ def main() -> int:
             # The system refused a file or a stream (stdout on a full disk, a file without
             # permission): the environment's doing, not a bug, and said so in one line.
             where = f": {e.filename}" if e.filename else " (writing the output)"
-            err_console.print(f"[bold red]error:[/] {escape(e.strerror or str(e))}{escape(where)}", soft_wrap=True)
+            say(err_console, f"[bold red]error:[/] {escape(e.strerror or str(e))}{escape(where)}")
             return 1
         err_console.print(
             f"[bold red]internal error[/] (please report it with the command and scenario): "

@@ -27,7 +27,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from dcsim._console import print_table, silence, slow_step, wide_console
+from dcsim._console import print_table, say, silence, slow_step, wide_console
 from dcsim._files import MANIFEST, atomic_dir, atomic_write_bytes, file_checks, read_manifest
 from dcsim._preload import import_in_background
 
@@ -556,7 +556,10 @@ def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, back
         info.print(f"[yellow]warning:[/] {escape(w)}")
     with Progress(
         TextColumn("simulating"),
-        BarColumn(),
+        # Short of the line's end: a bar filling the line to its last column left the cursor there,
+        # and a terminal's "^C" echo wrapped it, so that the bar's cleanup erased the wrong line and
+        # left a stale bar above the message (a probe, at 60-80 columns).
+        BarColumn(bar_width=max(5, min(40, info.width - 52))),
         TextColumn("{task.fields[now]} / {task.fields[total_s]}"),
         TimeElapsedColumn(),
         TextColumn("ETA"),
@@ -651,13 +654,12 @@ def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, back
                 write_errors.append(f"{MANIFEST}: {type(e).__name__}: {e}")
             shown += (f"; {', '.join(planned[:-1])} being drawn in the background (pid {pid}): complete when "
                       f"{planned[-1]} appears, which names any plot that failed")
-    info.print(f"files in {out}/: {shown}", soft_wrap=True)
+    say(info, f"files in {out}/: {shown}")
     for msg in write_errors:
-        info.print(f"[bold red]error:[/] could not write {escape(msg)}", soft_wrap=True)
+        say(info, f"[bold red]error:[/] could not write {escape(msg)}")
     for msg in filter(None, stdout_error):  # on stderr: stdout failed
         write_errors.append(msg)
-        wide_console(stderr=True).print(f"[bold red]error:[/] could not write {escape(msg)}; the files are written",
-                                         soft_wrap=True)
+        say(wide_console(stderr=True), f"[bold red]error:[/] could not write {escape(msg)}; the files are written")
     for msg in plot_errors:
         info.print(f"[bold red]plot failed:[/] {escape(msg)}")
     if stopped is not None:

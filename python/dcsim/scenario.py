@@ -4548,11 +4548,11 @@ class Scenario(_Model):
                           if net.tier("leaf_spine").rate is None else f"{rate_str(net.tier_rate('leaf_spine'))} uplinks")
             else:
                 shape = f"fat-tree k={net.k}, {net.fabric_hosts()} hosts, {rate_str(net.tier_rate('host'))} hosts"
-            where = f"{shape}, ECMP, buffer {size_shown(buf)}, {aqm.kind}"
+            where = f"{shape}, ECMP, buffer {size_shown(buf)}, {aqm.shown()}"
         elif net.topology == "parking_lot":
             where = (f"parking lot, {count_shown(net.switches, 'switch', 'switches')} at {rate_str(net.link)}, "
                      f"{time_str(net.delay)} per hop, {count_shown(len(net.attach), 'host')}, "
-                     f"buffer {size_shown(net.buffer)}, {net.aqm.kind}")
+                     f"buffer {size_shown(net.buffer)}, {net.aqm.shown()}")
         else:
             where = f"graph, {count_shown(len(net.nodes), 'node')}, {count_shown(len(net.links), 'link')}"
         parts = f", {self.run.partitions} partitions" if self.run.partitions > 1 else ""

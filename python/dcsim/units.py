@@ -30,6 +30,7 @@ __all__ = [
     "to_ps",
     "fmt_rate",
     "fmt_time",
+    "fmt_wall",
     "DEFAULT_PACKET_BYTES",
     "capacity_pps",
     "closest_name",
@@ -250,6 +251,14 @@ def fmt_rate(bps: float, digits: int = 4, sep: str = " ") -> str:
         if abs(bps) >= scale:
             return f"{bps / scale:.{digits}g}{sep}{unit}"
     return f"{bps:.{digits}g}{sep}bps"
+
+
+def fmt_wall(s: float) -> str:
+    """A wall-clock duration for a person waiting: s (and below) as :func:`fmt_time`, then min
+    and h ("22.54 h", where :func:`fmt_time` wrote a sweep's ETA as "8.113e+04 s")."""
+    if abs(s) < 60:
+        return fmt_time(s)
+    return f"{s / 60:.4g} min" if abs(s) < 3600 else f"{s / 3600:.4g} h"
 
 
 def fmt_time(s: float, digits: int = 4, sep: str = " ") -> str:

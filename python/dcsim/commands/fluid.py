@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
-from dcsim._console import print_table, titled_table
+from dcsim._console import print_table, say, titled_table
 from dcsim._json import dumps
 
 if TYPE_CHECKING:  # numpy and pandas load only when a command computes (fast --help)
@@ -500,5 +500,5 @@ def _exit_on(errors: list[str]) -> None:
         from dcsim.cli import err_console
 
         for e in errors:
-            err_console.print(f"[bold red]error:[/] {escape(e)}", soft_wrap=True)
+            say(err_console, f"[bold red]error:[/] {escape(e)}")
         raise typer.Exit(code=1)

@@ -117,7 +117,7 @@ def sweep(
     from dcsim._console import print_table
     from dcsim.cli import check_execution_options, console, err_console, fail
     from dcsim.sweep import SweepError, SweepInterrupted, load_sweep, run_sweep
-    from dcsim.units import count_shown, fmt_time
+    from dcsim.units import count_shown, fmt_time, fmt_wall
 
     check_execution_options(jobs, dask)  # by their option names, before the file is read
     out = out if out is not None else _default_out(sweep_file)
@@ -164,7 +164,7 @@ def sweep(
         return
     mean = f", {fmt_time(res.mean_run_wall_s)} per run" if res.mean_run_wall_s is not None else ""
     console.print(
-        f"{count_shown(res.runs, 'run')}: {res.computed} computed, {res.cached} cached, {res.failed} failed in {fmt_time(res.wall_s)}{mean}"
+        f"{count_shown(res.runs, 'run')}: {res.computed} computed, {res.cached} cached, {res.failed} failed in {fmt_wall(res.wall_s)}{mean}"
     )
     shown = results_table(res.table, [p for a in spec.axes for p in a.paths])
     if shown is not None:

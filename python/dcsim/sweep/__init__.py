@@ -227,15 +227,25 @@ class _View:
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+        console = self.console or Console(stderr=True)
+        # The bar ends short of the line (as `run`'s, see dcsim.run), beside its fields as wide as
+        # they get in a sweep's course ("160/320 runs (0 cached)", "0 failed", "ETA 13.52 min",
+        # "633.9 ms/run" and where, "0:00:07"); where a 3-character bar leaves no room for them
+        # all, the mean per run and the time elapsed are left out: rich had squeezed every column
+        # instead, and left "… 20/20 runs (0 ca… 0 fa… ET…" on the screen at 40 columns (a probe).
+        n = len(str(self.stats.total))
+        core = 5 + (2 * n + 17) + 8 + 13 + 4  # sweep, counts, failed, ETA, and the spaces between
+        room = console.width - 1 - core - (12 + len(self.where)) - 7 - 2
+        wide = room >= 3
+        room = room if wide else console.width - 1 - core
         self.bar = Progress(
             TextColumn("[bold]sweep[/]"),
-            BarColumn(),
+            BarColumn(bar_width=max(3, min(40, room))),
             TextColumn("{task.fields[counts]}"),
             TextColumn("{task.fields[failed]}"),
             TextColumn("ETA {task.fields[eta]}"),
-            TextColumn("{task.fields[mean]}"),
-            TimeElapsedColumn(),
-            console=self.console or Console(stderr=True),
+            *([TextColumn("{task.fields[mean]}"), TimeElapsedColumn()] if wide else []),
+            console=console,
             transient=False,
         )
         self.bar.__enter__()
@@ -244,7 +254,7 @@ class _View:
         return self
 
     def _fields(self) -> dict:
-        from dcsim.units import fmt_time
+        from dcsim.units import fmt_time, fmt_wall
 
         s = self.stats
         eta = s.eta_s()
@@ -252,7 +262,7 @@ class _View:
         return {
             "counts": f"{s.done}/{s.total} runs ({s.cached} cached)",
             "failed": f"[red]{s.failed_rows} failed[/]" if s.failed_rows else "0 failed",
-            "eta": "-" if eta is None else ("0 s" if eta == 0 else fmt_time(eta)),
+            "eta": "-" if eta is None else ("0 s" if eta == 0 else fmt_wall(eta)),
             "mean": "-" if mean is None else f"{fmt_time(mean)}/run{self.where}",
         }
 
@@ -592,12 +602,16 @@ def run_sweep(
         except KeyboardInterrupt:
             raise SweepInterrupted(out, stats.done, stats.total, stop.received or signal.SIGINT) from None
         finally:
-            stop.__exit__(None, None, None)
-            if local is not None:
-                local.close()
-                use_plan_files(None)
-            if close is not None:
-                close()
+            stop.hold()  # a signal while the workers stop waits for them (see StopSignals.hold)
+            try:
+                if local is not None:
+                    local.close()
+                    use_plan_files(None)
+                if close is not None:
+                    close()
+            finally:
+                stop.__exit__(None, None, None)
+        held = stop.received  # the runs all done, a signal while the workers stopped: as `late` below
 
         # A signal while the table is written waits for it (the runs are all done): the table is
         # there, then the sweep says it was interrupted.
@@ -616,8 +630,8 @@ def run_sweep(
                     f"{len(plan.runs)} runs are kept in {out / 'runs'}: make room and run the same command again, which "
                     f"writes the table without computing them again{failed}"
                 ) from None
-        if late.received is not None:
-            raise SweepInterrupted(out, stats.done, stats.total, late.received)
+        if late.received is not None or held is not None:
+            raise SweepInterrupted(out, stats.done, stats.total, late.received or held)
     n_new = stats.computed + stats.failed
     return SweepResult(
         out=out,

@@ -22,6 +22,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional
 
+from dcsim._signals import RECEIVED
 from dcsim.sweep.spec import Plan, PlannedRun, SweepError, code_id
 from dcsim.sweep.worker import _noop, run_one, worker_info
 from dcsim.units import count_shown
@@ -108,11 +109,20 @@ class StopSignals:
     def __init__(self) -> None:
         self.received: Optional[int] = None
         self._old: dict = {}
+        self._held = False
 
     def _handler(self, signum, frame) -> None:  # noqa: ARG002
-        if self.received is not None and signum == signal.SIGINT:
+        RECEIVED.append(signum)  # the command line's handler, back after the sweep, knows it is stopping
+        if self.received is not None and signum == signal.SIGINT and not self._held:
             raise KeyboardInterrupt
-        self.received = signum
+        self.received = self.received or signum
+
+    def hold(self) -> None:
+        """From now on a signal is only recorded, a second Ctrl-C too: while the workers are
+        stopped, a second Ctrl-C had raised there and replaced the interrupted sweep's message
+        ("9 of 20 runs finished and kept ...; run the same command again to resume") by the
+        generic one (a probe, two Ctrl-C 0.1 s apart)."""
+        self._held = True
 
     def __enter__(self) -> "StopSignals":
         import threading
