@@ -537,3 +537,25 @@ def test_the_sweep_bar_ends_short_of_the_line_and_cuts_no_field(width, total, wh
     assert (f"ms/run{where}" in shown[-1]) == (width > 60), shown
     # a person's wait in min or h (fmt_wall): 160 runs in 811 s, 160 to go; 16 000 in 81 130 s
     assert {320: "ETA 13.52 min", 32_000: "ETA 22.54 h"}[total] in shown[-1], shown
+
+
+def test_a_message_wraps_between_words_on_a_terminal_and_stays_one_line_elsewhere():
+    """Errors, warnings and "files in ..." were printed for the terminal to wrap at its last
+    column: "at least 11." / "1786 us", "flows.pa" / "rquet" at 80 columns (a probe). On a
+    terminal a message now wraps between words; to a pipe or a file it stays one line."""
+    import io
+
+    from rich.console import Console
+
+    from dcsim._console import say
+
+    text = ("metrics.cwnd_interval: sampling every 10 us records up to 500001 rows each (1000.0 MB in all); "
+            "lengthen metrics.cwnd_interval to at least 11.1786 us, or raise metrics.max_memory")
+    term = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=40)
+    say(term, text)
+    lines = term.file.getvalue().splitlines()
+    assert len(lines) > 1 and all(len(x) <= 40 for x in lines), lines
+    assert [w for x in lines for w in x.split()] == text.split(), lines  # no word broken
+    pipe = Console(file=io.StringIO(), force_terminal=False, width=40)
+    say(pipe, text)
+    assert pipe.file.getvalue() == text + "\n"
