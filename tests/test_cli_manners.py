@@ -559,3 +559,36 @@ def test_a_message_wraps_between_words_on_a_terminal_and_stays_one_line_elsewher
     pipe = Console(file=io.StringIO(), force_terminal=False, width=40)
     say(pipe, text)
     assert pipe.file.getvalue() == text + "\n"
+
+
+def test_a_sweep_inside_a_status_line_shows_its_progress_there(tmp_path, capsys):
+    """Inside `dcsim reproduce`, an experiment's sweep drew its bar on a console of its own while
+    the experiment's spinner held the same lines: the two overwrote each other on every refresh
+    and left unlabelled "sweep ━━━ 6/6 runs" lines behind (a probe). Now the sweep's progress
+    goes into the command's status line ("reproducing x (sweep 1/2 runs, ETA ...): title") and
+    it draws nothing of its own."""
+    import io
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from dcsim._console import status_line
+    from dcsim.sweep import sweep
+
+    base = {"network": {"senders": 2, "bottleneck": "1Gbps", "rtt": "100us", "buffer": "100pkt",
+                        "aqm": {"kind": "threshold", "K": "20pkt"}},
+            "flows": [{"count": 2, "protocol": "dctcp"}], "run": {"duration": "2ms"}}
+    said = []
+    con = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=100)
+    with Progress(console=con, transient=True) as bar:
+        task = bar.add_task("", total=None)
+        update = bar.update
+        bar.update = lambda t, **kw: (said.append(kw.get("description")), update(t, **kw))[1]
+        with status_line(bar, task, "reproducing x{note}: title"):
+            sweep(base, {"network.aqm.K": ["10pkt", "20pkt"]}, out=tmp_path / "s", tables=False, jobs=1,
+                  progress=True)
+    notes = [d for d in said if d and "(sweep" in d]
+    assert any(d.startswith("reproducing x (sweep 1/2 runs, ETA ") for d in notes), said
+    assert all(d.endswith(": title") for d in notes), said
+    assert said[-1] == "reproducing x: title", said  # the note is gone once the sweep is done
+    assert "━" not in capsys.readouterr().err

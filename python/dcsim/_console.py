@@ -10,7 +10,8 @@ import os
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["print_table", "say", "silence", "slow_step", "titled_table", "tolerate_narrow_encodings", "wide_console"]
+__all__ = ["print_table", "say", "silence", "slow_step", "status_line", "status_note", "titled_table",
+           "tolerate_narrow_encodings", "wide_console"]
 
 
 @contextlib.contextmanager
@@ -38,6 +39,35 @@ def slow_step(console: Console, text: str, after_s: float = 1.0):
         timer.join()  # a spinner being started is in `shown` before it is stopped below
         for status in shown:
             status.stop()
+
+
+#: The command's live status line, if one is shown: (its Progress, its task, its text with a
+#: "{note}" slot). At most one live display can hold a terminal's last lines: a sweep inside
+#: `dcsim reproduce` had drawn its bar on a console of its own, and the two overwrote each other
+#: on every refresh and left unlabelled sweep bars behind (a probe).
+_STATUS: list = []
+
+
+@contextlib.contextmanager
+def status_line(progress, task, text: str):
+    """While the block runs, ``progress``'s ``task`` is the status line that :func:`status_note`
+    writes into: ``text`` with its "{note}" replaced."""
+    _STATUS.append((progress, task, text))
+    progress.update(task, description=text.replace("{note}", ""))
+    try:
+        yield
+    finally:
+        _STATUS.pop()
+
+
+def status_note(note: str) -> bool:
+    """Show ``note`` in the command's status line; False when there is none (the caller then
+    shows its progress its own way)."""
+    if not _STATUS:
+        return False
+    progress, task, text = _STATUS[-1]
+    progress.update(task, description=text.replace("{note}", note))
+    return True
 
 
 def silence(stream) -> None:
@@ -203,9 +233,13 @@ def print_table(console: Console, table: Table) -> None:
         room = console.width - _frame_width(table, len(cols))
         sized = _fitted([widths[i][0] for i in cols], [widths[i][1] for i in cols], room)
         title = table.title if k == 0 else (f"{table.title} (continued)" if table.title else None)
-        piece = Table(title=title, caption=table.caption if k == len(parts) - 1 else None, box=table.box,
-                      show_lines=table.show_lines, show_edge=table.show_edge, pad_edge=table.pad_edge,
-                      padding=table.padding)
+        caption = table.caption if k == len(parts) - 1 else None
+        # As wide as its title and caption, the line permitting: a piece of one narrow column had
+        # wrapped them over ten lines of 17 characters (a probe).
+        least = max(len(str(title or "")), len(str(caption or "")))
+        piece = Table(title=title, caption=caption, box=table.box, show_lines=table.show_lines,
+                      show_edge=table.show_edge, pad_edge=table.pad_edge, padding=table.padding,
+                      min_width=min(console.width, least))
         for i, width in zip(cols, sized):
             col = table.columns[i]
             piece.add_column(col.header, justify=col.justify, style=col.style, header_style=col.header_style,

@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from dcsim._console import print_table, say, wide_console
+from dcsim._console import print_table, say, status_line, wide_console
 from dcsim._signals import RECEIVED, signal_name, take_stop_signals
 from dcsim.units import count_shown, fmt_time
 from rich.markup import escape
@@ -238,8 +238,9 @@ def reproduce(
                                   TextColumn("{task.description}", table_column=Column(
                                       no_wrap=True, overflow="ellipsis", max_width=max(10, err_console.width - 12))),
                                   console=err_console, transient=True) as bar:
-                        bar.add_task(f"{what}reproducing {exp.id}: {exp.title}", total=None)
-                        result = exp.run(out_dir, quick)
+                        task = bar.add_task("", total=None)
+                        with status_line(bar, task, f"{what}reproducing {escape(exp.id)}{{note}}: {escape(exp.title)}"):
+                            result = exp.run(out_dir, quick)  # its sweeps show their progress in {note}
                     wall = time.perf_counter() - t0
                     # Inside the try: a Ctrl-C or a failure while the claims are written counts this
                     # experiment as interrupted or failed, never as missing from the tally.

@@ -306,7 +306,8 @@ def print_fct(summary: dict, console: Console) -> None:
     # finished shows statistics biased low (a probe's ">10MB: 10 flows, 1 finished, p99.9 slowdown 1.45").
     few = [g["fct_group"] for g in shown_groups if g["finished"] < 0.9 * g["flows"]]
     if few:
-        shown = ", ".join(escape(x) for x in few[:3]) + (" ..." if len(few) > 3 else "")
+        # (the first 3 and "..." had hidden the incast and "all" rows of a leaf-spine's 8: a probe)
+        shown = ", ".join(escape(x) for x in few[:8]) + (f" and {len(few) - 8} more" if len(few) > 8 else "")
         caption += (f"; under 90 % of the flows finished in {shown}: their statistics are biased low "
                     "(run longer, or stop the arrivals earlier)")
     t.caption = caption

@@ -219,10 +219,16 @@ class _View:
     def __init__(self, stats, enabled: bool, console=None, where: str = "") -> None:
         self.stats, self.enabled, self.console, self.where = stats, enabled, console, where
         self.bar = None
+        self.inline = False
         self.last = 0.0
 
     def __enter__(self) -> "_View":
         if not self.enabled:
+            return self
+        from dcsim._console import status_note
+
+        self.inline = status_note(self._note())  # inside a command's status line (`dcsim reproduce`)
+        if self.inline:
             return self
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -266,16 +272,30 @@ class _View:
             "mean": "-" if mean is None else f"{fmt_time(mean)}/run{self.where}",
         }
 
+    def _note(self) -> str:
+        """The sweep's progress in a status line: " (sweep 12/20 runs, ETA 3.2 s)"."""
+        eta = self._fields()["eta"]
+        return f" (sweep {self.stats.done}/{self.stats.total} runs" + (f", ETA {eta})" if eta != "-" else ")")
+
     def tick(self, force: bool = False) -> None:
-        if self.bar is None:
+        if self.bar is None and not self.inline:
             return
         now = time.perf_counter()
         if force or now - self.last >= 0.1:
             self.last = now
-            self.bar.update(self.task, completed=self.stats.done, **self._fields())
+            if self.inline:
+                from dcsim._console import status_note
+
+                status_note(self._note())
+            else:
+                self.bar.update(self.task, completed=self.stats.done, **self._fields())
 
     def __exit__(self, *exc: Any) -> None:
-        if self.bar is not None:
+        if self.inline:
+            from dcsim._console import status_note
+
+            status_note("")
+        elif self.bar is not None:
             self.tick(force=True)
             self.bar.__exit__(*exc)
 
