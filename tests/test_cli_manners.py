@@ -588,7 +588,23 @@ def test_a_sweep_inside_a_status_line_shows_its_progress_there(tmp_path, capsys)
             sweep(base, {"network.aqm.K": ["10pkt", "20pkt"]}, out=tmp_path / "s", tables=False, jobs=1,
                   progress=True)
     notes = [d for d in said if d and "(sweep" in d]
-    assert any(d.startswith("reproducing x (sweep 1/2 runs, ETA ") for d in notes), said
+    assert notes and notes[0] == "reproducing x (sweep 0/2 runs): title", said
     assert all(d.endswith(": title") for d in notes), said
     assert said[-1] == "reproducing x: title", said  # the note is gone once the sweep is done
     assert "━" not in capsys.readouterr().err
+    # (ticks are at most every 0.1 s, so a fast sweep may show no more: the count and ETA as a
+    # tick writes them, forced)
+    import re
+
+    from dcsim.sweep import _View
+    from dcsim.sweep.execute import Stats
+
+    stats = Stats(total=2, to_compute=2)
+    with Progress(console=con, transient=True) as bar:
+        task = bar.add_task("", total=None)
+        with status_line(bar, task, "reproducing x{note}: title"), _View(stats, True) as view:
+            stats.done = stats.computed = 1
+            stats.run_wall_s = 0.5
+            view.tick(force=True)
+            shown = bar.tasks[0].description
+    assert re.fullmatch(r"reproducing x \(sweep 1/2 runs, ETA [\d.]+ (us|ms|s)\): title", shown), shown

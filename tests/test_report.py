@@ -67,7 +67,7 @@ def test_the_terminal_ends_with_every_experiments_verdicts_and_the_tally(report)
         rep, tot = rep + n, tot + len(rows)
         assert re.search(rf"{re.escape(exp_id)} │ {n} of {len(rows)} reproduced", said), said[-800:]
     assert f"{rep} of {tot} claims of the papers reproduced over {len(FAST)} experiments (0 failed)" in said
-    assert re.search(r"\(0 failed\); total wall time [\d.]+ s \(--quick\) report: ", said), said[-300:]
+    assert re.search(r"\(0 failed\); total wall time [\d.]+ (ms|s|min|h) \(--quick\) report: ", said), said[-300:]
 
 
 def test_every_image_is_copied_beside_the_pages(report):

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 __all__ = ["print_table", "say", "silence", "slow_step", "status_line", "status_note", "titled_table",
-           "tolerate_narrow_encodings", "wide_console"]
+           "tolerate_narrow_encodings", "wide_console", "bar_width"]
 
 
 @contextlib.contextmanager
@@ -154,6 +154,14 @@ def wide_console(stderr: bool = False) -> Console:
     return c if c.is_terminal else _Console(stderr=stderr, width=250, emoji=False)
 
 
+def bar_width(console: Console, beside: int) -> int:
+    """A progress bar's width, 3 to 40 characters, that ends the line short of its last column
+    beside ``beside`` characters of other columns: a bar filling the line left the cursor at its
+    end, a terminal's "^C" echo wrapped it, and the bar's cleanup erased the wrong line, leaving a
+    stale bar above the message (a probe, at 60-80 columns)."""
+    return max(3, min(40, console.width - 1 - beside))
+
+
 def say(console: Console, text: str) -> None:
     """Print a message (an error, a warning, the files written): on a terminal wrapped between
     words at its width, elsewhere on one line, however long (a log or a pipe reads it whole).
@@ -166,7 +174,6 @@ def titled_table(title: str, **kwargs) -> Table:
     """A table at least as wide as its title (the terminal permitting), so that a title listing
     the inputs is not wrapped inside a quantity ("R0 = 80" / "us") when the columns are narrow."""
     return Table(title=title, min_width=len(title), **kwargs)
-
 
 
 def _column_widths(console: Console, table: Table) -> list[tuple[int, int]]:
@@ -221,25 +228,22 @@ def print_table(console: Console, table: Table) -> None:
         return sum(widths[i][0] for i in cols) + _frame_width(table, len(cols)) <= console.width
 
     parts: list[list[int]] = [[]]
-    for i in range(1, n):
+    for i in range(1, n):  # all in one part where they fit at their least widths
         if parts[-1] and not fits([0, *parts[-1], i]):
             parts.append([])
         parts[-1].append(i)
-    if fits(list(range(n))):
-        parts = [list(range(1, n))]
     cells = [list(col.cells) for col in table.columns]
     for k, part in enumerate(parts):
-        cols = [0, *part] if n > 1 else [0]
+        cols = [0, *part]
         room = console.width - _frame_width(table, len(cols))
         sized = _fitted([widths[i][0] for i in cols], [widths[i][1] for i in cols], room)
         title = table.title if k == 0 else (f"{table.title} (continued)" if table.title else None)
         caption = table.caption if k == len(parts) - 1 else None
-        # As wide as its title and caption, the line permitting: a piece of one narrow column had
-        # wrapped them over ten lines of 17 characters (a probe).
-        least = max(len(str(title or "")), len(str(caption or "")))
+        # As wide as its title and caption (rich caps it at the line): a piece of one narrow column
+        # had wrapped them over ten lines of 17 characters (a probe).
         piece = Table(title=title, caption=caption, box=table.box, show_lines=table.show_lines,
                       show_edge=table.show_edge, pad_edge=table.pad_edge, padding=table.padding,
-                      min_width=min(console.width, least))
+                      min_width=max(len(str(title or "")), len(str(caption or ""))))
         for i, width in zip(cols, sized):
             col = table.columns[i]
             piece.add_column(col.header, justify=col.justify, style=col.style, header_style=col.header_style,

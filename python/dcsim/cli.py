@@ -11,7 +11,7 @@ import typer
 
 from dcsim._console import print_table, say, status_line, wide_console
 from dcsim._signals import RECEIVED, signal_name, take_stop_signals
-from dcsim.units import count_shown, fmt_time
+from dcsim.units import count_shown, fmt_time, fmt_wall
 from rich.markup import escape
 from rich.table import Table
 
@@ -143,7 +143,7 @@ def print_tally(entries, not_run, quick: bool) -> None:
     for e in entries:
         kind, said, checks = verdict_counts(e)
         style = styles[kind]
-        table.add_row(escape(e.id), f"[{style}]{escape(said)}[/]", escape(checks), f"{e.wall_s:.1f} s")
+        table.add_row(escape(e.id), f"[{style}]{escape(said)}[/]", escape(checks), fmt_wall(e.wall_s))
     print_table(console, table)
     left = f"; not run: {', '.join(not_run)}" if not_run else ""
     console.print(escape(tally(entries) + left) + (" [yellow](--quick)[/]" if quick else ""))
@@ -259,8 +259,8 @@ def reproduce(
                     entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, error=msg, interrupted=True))
                     import signal
 
-                    signum = getattr(e, "signum", _SIGINTS[-1] if _SIGINTS else signal.SIGINT)
-                    _SIGINTS.clear()  # said above: main() need not say it again
+                    signum = getattr(e, "signum", RECEIVED[-1] if RECEIVED else signal.SIGINT)
+                    RECEIVED.clear()  # said above: main() need not say it again
                     raise typer.Exit(code=128 + int(signum)) from None
                 except Exception as e:  # one failed experiment must not lose the others
                     wall = time.perf_counter() - t0
@@ -375,11 +375,6 @@ def _runs_kept(out_dir: Path) -> int:
     return sum(1 for p in out_dir.rglob(ROW) if p.parent.parent.name == "runs") if out_dir.is_dir() else 0
 
 
-#: Ctrl-C received while a command ran (main()'s handler, or a sweep's; typer would turn the
-#: KeyboardInterrupt into a silent exit 130). A command that reports the interruption itself clears it.
-_SIGINTS = RECEIVED
-
-
 def main() -> int:
     """Console-script entry point. Ctrl-C exits with 130 and one line, a usage error with 2, and
     no traceback reaches the user (set DCSIM_DEBUG=1 to see one for a bug report)."""
@@ -409,7 +404,7 @@ def main() -> int:
         exits += tuple(getattr(exc, n) for n in ("Exit",) if hasattr(exc, n))
         break
 
-    interrupted = _SIGINTS
+    interrupted = RECEIVED  # typer would turn the KeyboardInterrupt into a silent exit 130
     interrupted.clear()
 
     def on_sigint(signum, frame):  # remember it: typer turns KeyboardInterrupt into a silent exit

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
+from dcsim.units import fmt_wall
+
 #: Said under every claims table of a --quick run (`dcsim reproduce`) and on every page of its report.
 QUICK_NOTE = ("quick run (--quick): coarser grids, shorter runs and fewer repetitions than the paper's, "
               "so the verdicts may differ from a full run")
@@ -104,10 +106,6 @@ def _page(title: str, body: str) -> str:
             f"<style>{CSS}</style></head><body>\n{body}\n</body></html>\n")
 
 
-def _fmt_s(s: float) -> str:
-    return f"{s:.1f} s" if s < 120 else f"{s / 60:.1f} min"
-
-
 def _counts(e: Entry) -> tuple[int, int, int, int]:
     """(claims reproduced, claims, checks passing, checks)."""
     r = e.result
@@ -126,7 +124,7 @@ def tally(entries: Sequence[Entry]) -> str:
     failed = sum(e.error is not None and not e.interrupted for e in entries)
     return (f"{sum(t[0] for t in tot)} of {sum(t[1] for t in tot)} claims of the papers reproduced over "
             f"{len(entries)} experiments ({failed} failed{f', {stopped} interrupted' if stopped else ''}); "
-            f"total wall time {_fmt_s(sum(e.wall_s for e in entries))}")
+            f"total wall time {fmt_wall(sum(e.wall_s for e in entries))}")
 
 
 def verdict_counts(e: Entry) -> tuple[str, str, str]:
@@ -245,7 +243,7 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
             _copy(f, figs_dir)
         body = ["<p><a href=\"index.html\">&larr; all experiments</a></p>",
                 f"<h1>{_e(e.id)}: {_e(e.title)}</h1>", f"<p class=\"meta\">{_e(e.paper)}</p>", quick_note,
-                f"<p class=\"meta\">wall time {_fmt_s(e.wall_s)}; {meta}</p>"]
+                f"<p class=\"meta\">wall time {fmt_wall(e.wall_s)}; {meta}</p>"]
         if e.error is not None:
             body.append(f"<h2>{'Interrupted' if e.interrupted else 'Failed'}</h2><pre>{_e(e.error)}</pre>")
         else:
@@ -267,7 +265,7 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
         check_cls = "" if e.error is not None or n_ok == n_checks else " class=\"checkfails\""
         checks = "" if e.error is not None else _e(checks)
         rows.append(f"<tr><td><a href=\"{_e(page)}\">{_e(e.id)}</a></td><td>{_e(e.title)}</td><td>{_e(e.paper)}</td>"
-                    f"{verdict}<td{check_cls}>{checks}</td><td>{_fmt_s(e.wall_s)}</td></tr>")
+                    f"{verdict}<td{check_cls}>{checks}</td><td>{fmt_wall(e.wall_s)}</td></tr>")
     stopped = sum(e.interrupted for e in entries)
     summary = tally(entries)
     incomplete = ""

@@ -27,7 +27,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from dcsim._console import print_table, say, silence, slow_step, wide_console
+from dcsim._console import bar_width, print_table, say, silence, slow_step, wide_console
 from dcsim._files import MANIFEST, atomic_dir, atomic_write_bytes, file_checks, read_manifest
 from dcsim._preload import import_in_background
 
@@ -557,10 +557,8 @@ def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, back
         info.print(f"[yellow]warning:[/] {escape(w)}")
     with Progress(
         TextColumn("simulating"),
-        # Short of the line's end: a bar filling the line to its last column left the cursor there,
-        # and a terminal's "^C" echo wrapped it, so that the bar's cleanup erased the wrong line and
-        # left a stale bar above the message (a probe, at 60-80 columns).
-        BarColumn(bar_width=max(5, min(40, info.width - 52))),
+        # beside "simulating", "6.713 s / 30 s", the time elapsed, "ETA" and the time left
+        BarColumn(bar_width=bar_width(info, 51)),
         TextColumn("{task.fields[now]} / {task.fields[total_s]}"),
         TimeElapsedColumn(),
         TextColumn("ETA"),

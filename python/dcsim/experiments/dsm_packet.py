@@ -94,7 +94,7 @@ from dcsim.experiments.registry import (  # noqa: E402
     save_figure,
 )
 from dcsim.theory import dsm as th  # noqa: E402
-from dcsim.units import count_shown  # noqa: E402
+from dcsim.units import count_shown, fmt_wall  # noqa: E402
 
 PAPER = "Cheng et al., Congestion Control in Converged Ethernet with Heterogeneous and Time-Varying Delays"
 FRAME_BYTES = 1000
@@ -688,7 +688,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     cpu_s = len(SCHEMES) * reps * duration * FIG8_CPU_PER_SIM_S
     wall_s = len(SCHEMES) * math.ceil(reps / jobs) * duration * FIG8_CPU_PER_SIM_S
     print(f"dsm-fig8: {len(SCHEMES)} schemes x {count_shown(reps, 'run')} of {duration:g} s at 10 Gbps: about {cpu_s:.0f} s of CPU, "
-          f"so about {f'{wall_s / 60:.1f} min' if wall_s >= 120 else f'{wall_s:.0f} s'} wall on {jobs} core(s) (cached runs are not repeated)", file=sys.stderr)
+          f"so about {fmt_wall(wall_s)} wall on {jobs} core(s) (cached runs are not repeated)", file=sys.stderr)
     rows, hists = [], {}
     for key in SCHEMES:
         ch = scheme_changes(key, C, 800e-6) if SCHEMES[key]["scheme"] == "dsm" else {"l2.scheme": SCHEMES[key]["scheme"]}

@@ -233,20 +233,19 @@ class _View:
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+        from dcsim._console import bar_width
+
         console = self.console or Console(stderr=True)
-        # The bar ends short of the line (as `run`'s, see dcsim.run), beside its fields as wide as
-        # they get in a sweep's course ("160/320 runs (0 cached)", "0 failed", "ETA 13.52 min",
-        # "633.9 ms/run" and where, "0:00:07"); where a 3-character bar leaves no room for them
-        # all, the mean per run and the time elapsed are left out: rich had squeezed every column
-        # instead, and left "… 20/20 runs (0 ca… 0 fa… ET…" on the screen at 40 columns (a probe).
-        n = len(str(self.stats.total))
-        core = 5 + (2 * n + 17) + 8 + 13 + 4  # sweep, counts, failed, ETA, and the spaces between
-        room = console.width - 1 - core - (12 + len(self.where)) - 7 - 2
-        wide = room >= 3
-        room = room if wide else console.width - 1 - core
+        # Beside the fields as wide as they get in a sweep's course ("sweep", "160/320 runs (0
+        # cached)", "0 failed", "ETA 13.52 min"; then "633.9 ms/run" and where, "0:00:07"); where a
+        # 3-character bar leaves no room for the last two, they are left out: rich had squeezed
+        # every column instead, and left "… 20/20 runs (0 ca… 0 fa… ET…" at 40 columns (a probe).
+        core = 5 + (2 * len(str(self.stats.total)) + 17) + 8 + 13 + 4  # and the spaces between
+        full = core + (12 + len(self.where)) + 7 + 2
+        wide = console.width - 1 - full >= 3
         self.bar = Progress(
             TextColumn("[bold]sweep[/]"),
-            BarColumn(bar_width=max(3, min(40, room))),
+            BarColumn(bar_width=bar_width(console, full if wide else core)),
             TextColumn("{task.fields[counts]}"),
             TextColumn("{task.fields[failed]}"),
             TextColumn("ETA {task.fields[eta]}"),
