@@ -5,10 +5,11 @@
 //! large worlds a time wheel in front of it ([`Wheel`]), whose pushes and pops touch one or two
 //! cache lines instead of a path through a heap of thousands of entries. Which one a world uses
 //! changes its speed only, never a result: both release events by the same unique
-//! (time, sequence) key. Without a wheel, timers (retransmission and delayed-ACK timeouts,
-//! pushed with [`EventQueue::push_timer`]) wait in a heap of their own whose smallest key is kept
-//! at hand: a 5 000-flow dumbbell keeps 5 000 of them pending against a few dozen packet arrivals,
-//! and in the one heap they made every packet's sift-downs some three levels deeper.
+//! (time, sequence) key. Without a wheel, timers (retransmission and delayed-ACK timeouts and the
+//! series' sampling, pushed with [`EventQueue::push_timer`]) wait in a heap of their own whose
+//! smallest key is kept at hand: a 5 000-flow dumbbell keeps 5 000 of them pending against a few
+//! dozen packet arrivals, and in the one heap they made every packet's sift-downs some three levels
+//! deeper.
 
 use crate::units::Time;
 
@@ -121,9 +122,9 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Push a timer: an event due far ahead that is mostly re-armed or left to fire late (a
-    /// retransmission or delayed-ACK timeout). It leaves in the same (time, sequence) order as any
-    /// other event; only where it waits differs (see `timers`). With a wheel it is pushed as usual
-    /// (beyond the wheel's span it waits in the heap already).
+    /// retransmission or delayed-ACK timeout, a sampling of the series). It leaves in the same
+    /// (time, sequence) order as any other event; only where it waits differs (see `timers`). With
+    /// a wheel it is pushed as usual (beyond the wheel's span it waits in the heap already).
     #[inline(always)]
     pub fn push_timer(&mut self, t: Time, event: E) {
         if self.wheel.is_some() {
