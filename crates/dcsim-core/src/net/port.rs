@@ -422,6 +422,12 @@ impl Port {
         self.pipe.front()
     }
 
+    /// The `i`-th packet in the pipe (0 = the head) with its arrival time, if there is one.
+    #[inline]
+    pub fn pipe_at(&self, i: usize) -> Option<&(Time, Packet)> {
+        (i < self.pipe.len()).then(|| &self.pipe[i])
+    }
+
     /// Arrival time of the first packet in the pipe for which `f` holds.
     pub fn first_arrival_where(&self, f: impl Fn(&Packet) -> bool) -> Option<Time> {
         self.pipe.iter().find(|(_, p)| f(p)).map(|(t, _)| *t)
@@ -661,6 +667,19 @@ mod tests {
                 assert_eq!(p.tx_time_carry(bytes, carry), p.rate.tx_time_carry(bytes, carry), "{rate} {bytes} {carry}");
             }
         }
+    }
+
+    #[test]
+    fn pipe_at_is_the_packet_that_many_arrivals_later() {
+        // 1 Gbps: packets of 100, 200, 300 B leave back to back, and arrive in that order.
+        let mut p = port(1_000_000_000, Amount::Packets(10), Time(0));
+        let arrivals: Vec<Time> =
+            [100u32, 200, 300].iter().map(|&b| p.enqueue(pkt(b), Time(0)).expect("room")).collect();
+        let ahead: Vec<(Time, u32)> = (0..4).filter_map(|i| p.pipe_at(i)).map(|(t, q)| (*t, q.size)).collect();
+        assert_eq!(ahead, vec![(arrivals[0], 100), (arrivals[1], 200), (arrivals[2], 300)]);
+        assert_eq!(p.pop_arrival().map(|q| q.size), Some(100));
+        assert_eq!(p.pipe_at(1).map(|(t, q)| (*t, q.size)), Some((arrivals[2], 300)));
+        assert!(p.pipe_at(2).is_none());
     }
 
     #[test]
