@@ -906,9 +906,12 @@ pub(crate) struct World {
     paths: Vec<FlowPath>,
 }
 
-/// How far behind an arriving packet [`World::prefetch_pipe_ahead`] looks in its pipe, packets
-/// (on the 5 000-flow dumbbell 2 measured best of 2, 4 and 8, by less than the machine's noise).
-const PIPE_AHEAD: usize = 2;
+/// How far behind an arriving packet [`World::prefetch_pipe_ahead`] looks in its pipe, packets:
+/// for a flow's state or path line, and for the next port's fields (on the 5 000-flow dumbbell,
+/// medians of 8 alternations: 4 and 2 0.377 s, 6 and 3 0.376 s, 4 and 1 0.383 s, 2 alone 0.389 s).
+const PIPE_AHEAD_FAR: usize = 4;
+/// See [`PIPE_AHEAD_FAR`].
+const PIPE_AHEAD_NEAR: usize = 2;
 
 /// No port (see `World::head_next`).
 const NO_PORT: PortId = PortId::MAX;
@@ -1629,16 +1632,27 @@ impl World {
     }
 
     /// Prefetch for a large world whose events go through the heap alone (its wheel went: a
-    /// dumbbell of thousands of senders is too sparse for one), where no upcoming events show:
-    /// the packet [`PIPE_AHEAD`] places behind the one arriving over port `pid`, due a few events
-    /// later, will read its flow's state (at its destination) or its flow's path line (to be
-    /// forwarded), both mostly out of cache among thousands of flows. A hint only (5 000-flow
-    /// dumbbell with its default metrics: medians of 8 interleaved best-of-3 runs 0.409 -> 0.391 s;
-    /// benchmarks/MEASUREMENTS.md, 2026-11-30 21:35-22:10).
+    /// dumbbell of thousands of senders is too sparse for one), where no upcoming events show but
+    /// a pipe shows the packets due after the one arriving over port `pid`, mostly out of cache
+    /// among thousands of flows. In two stages, as [`Self::prefetch_upcoming`]: for the packet
+    /// [`PIPE_AHEAD_FAR`] places behind, its flow's state (at its destination) or its flow's path
+    /// line (to be forwarded); for the one [`PIPE_AHEAD_NEAR`] places behind, whose path line is
+    /// in cache by then, the fields of the port it goes on to. Hints only (5 000-flow dumbbell
+    /// with its default metrics, medians of 8 interleaved best-of-3 runs: 0.409 -> 0.391 s with
+    /// the first stage, then 0.423 -> 0.411 s with the second, N = 10 unchanged;
+    /// benchmarks/MEASUREMENTS.md, 2026-11-30 21:35-22:05).
     #[inline]
     fn prefetch_pipe_ahead(&self, pid: PortId) {
         let port = &self.net.ports[pid as usize];
-        let Some((_, pkt)) = port.pipe_at(PIPE_AHEAD) else { return };
+        if let Some((_, pkt)) = port.pipe_at(PIPE_AHEAD_NEAR) {
+            if pkt.dst != port.to && matches!(pkt.kind, Kind::Data | Kind::Ack) {
+                let q = self.paths.get(pkt.flow as usize).map_or(NO_PORT, |p| p.next(pkt.kind, pid));
+                if q != NO_PORT {
+                    self.net.ports[q as usize].prefetch_fields();
+                }
+            }
+        }
+        let Some((_, pkt)) = port.pipe_at(PIPE_AHEAD_FAR) else { return };
         if pkt.dst == port.to {
             if let Some(FlowSlot::Active(f)) = self.flows.get(pkt.flow as usize) {
                 crate::prefetch::bytes(&**f as *const Flow, std::mem::size_of::<Flow>());
