@@ -507,14 +507,15 @@ def test_a_table_too_wide_for_its_console_is_printed_in_parts_with_its_first_col
     assert "…" not in narrow and max(len(line) for line in narrow.splitlines()) <= 40
 
 
-@pytest.mark.parametrize("width, total, where", [(80, 320, ""), (120, 32_000, " on 2 Dask workers"), (60, 320, "")])
+@pytest.mark.parametrize("width, total, where",
+                         [(80, 320, ""), (120, 32_000, " on 2 Dask workers"), (60, 320, ""), (40, 320, "")])
 def test_the_sweep_bar_ends_short_of_the_line_and_cuts_no_field(width, total, where):
     """The sweep's bar had filled the line to its last column (a terminal's "^C" echo then
     wrapped the cursor, and the bar's cleanup left a stale bar above the message) and, short of
     room, rich squeezed every column ("0 ca… 0 fa… ET…" at 40 columns). Drawn at the widest its
     fields get as a sweep goes (its ETA and mean per run known), every line now ends before the
     line's last column and no field is cut; at 60 columns the mean per run and the time elapsed
-    are left out."""
+    are left out, and at 40, where no bar fits beside the counts, one line of text remains."""
     import io
     import re
 
@@ -531,12 +532,51 @@ def test_the_sweep_bar_ends_short_of_the_line_and_cuts_no_field(width, total, wh
         stats.started -= total * 0.6338 * 4  # a long ETA: "x.xxx h" or "xx.xx min"
         view.tick(force=True)
     lines = [re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", x) for x in re.split(r"[\r\n]", con.file.getvalue())]
-    shown = [x for x in lines if "runs" in x]
+    shown = [x for x in lines if x.startswith("sweep")]
     assert shown and all(len(x.rstrip()) < width for x in shown), (width, shown)
-    assert "…" not in "".join(shown) and f"{total // 2}/{total} runs (0 cached)" in shown[-1], shown
+    assert "…" not in "".join(shown), shown
+    if width >= 60:
+        assert f"{total // 2}/{total} runs (0 cached)" in shown[-1], shown
+    else:
+        assert shown[-1].startswith(f"sweep {total // 2}/{total}, 0 failed, ETA "), shown
     assert (f"ms/run{where}" in shown[-1]) == (width > 60), shown
     # a person's wait in min or h (fmt_wall): 160 runs in 811 s, 160 to go; 16 000 in 81 130 s
     assert {320: "ETA 13.52 min", 32_000: "ETA 22.54 h"}[total] in shown[-1], shown
+
+
+def test_a_dumb_terminal_gets_no_bar_and_no_empty_line():
+    """TERM=dumb: a terminal that cannot redraw a line. rich printed the sweep bar's last state
+    and an empty line after it, and a transient bar or spinner left the empty line alone (a
+    probe); there the progress displays are now off, and the summary that follows says it all."""
+    import io
+    import time
+
+    from rich.console import Console
+
+    from dcsim._console import slow_step
+    from dcsim.sweep import _View
+    from dcsim.sweep.execute import Stats
+
+    def console():
+        return Console(file=io.StringIO(), force_terminal=True, color_system=None, width=80,
+                       _environ={"TERM": "dumb"})
+
+    con = console()
+    assert con.is_dumb_terminal
+    stats = Stats(total=20, to_compute=20)
+    with _View(stats, True, con) as view:
+        stats.done = stats.computed = 20
+        view.tick(force=True)
+    assert con.file.getvalue() == ""
+    con = console()
+    with slow_step(con, "reading the trace", after_s=0.0):
+        time.sleep(0.3)
+    assert con.file.getvalue() == ""
+    # a terminal that can redraw keeps its bar
+    con = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=80, _environ={"TERM": "xterm"})
+    with _View(stats, True, con) as view:
+        view.tick(force=True)
+    assert "20/20 runs" in con.file.getvalue()
 
 
 def test_a_message_wraps_between_words_on_a_terminal_and_stays_one_line_elsewhere():

@@ -25,6 +25,8 @@ def slow_step(console: Console, text: str, after_s: float = 1.0):
     shown = []
 
     def show() -> None:
+        if console.is_dumb_terminal:
+            return  # it cannot redraw there: a spinner only left an empty line
         status = console.status(text)
         status.start()
         shown.append(status)

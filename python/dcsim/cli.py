@@ -237,7 +237,7 @@ def reproduce(
                     with Progress(SpinnerColumn(), TimeElapsedColumn(),
                                   TextColumn("{task.description}", table_column=Column(
                                       no_wrap=True, overflow="ellipsis", max_width=max(10, err_console.width - 12))),
-                                  console=err_console, transient=True) as bar:
+                                  console=err_console, transient=True, disable=err_console.is_dumb_terminal) as bar:
                         task = bar.add_task("", total=None)
                         with status_line(bar, task, f"{what}reproducing {escape(exp.id)}{{note}}: {escape(exp.title)}"):
                             result = exp.run(out_dir, quick)  # its sweeps show their progress in {note}

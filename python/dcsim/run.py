@@ -565,6 +565,7 @@ def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, back
         TimeRemainingColumn(),
         console=info,
         transient=True,
+        disable=info.is_dumb_terminal,  # it cannot redraw there: it only left an empty line
     ) as bar:
         task = bar.add_task("run", total=1.0, now="0 s", total_s=fmt_time(sc.run.duration))
 

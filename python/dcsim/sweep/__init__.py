@@ -238,21 +238,29 @@ class _View:
         console = self.console or Console(stderr=True)
         # Beside the fields as wide as they get in a sweep's course ("sweep", "160/320 runs (0
         # cached)", "0 failed", "ETA 13.52 min"; then "633.9 ms/run" and where, "0:00:07"); where a
-        # 3-character bar leaves no room for the last two, they are left out: rich had squeezed
-        # every column instead, and left "… 20/20 runs (0 ca… 0 fa… ET…" at 40 columns (a probe).
+        # 3-character bar leaves no room for the last two, they are left out, and where it leaves
+        # none for the bar either, one line of text remains ("sweep 160/320, 0 failed, ETA 13.52
+        # min"): rich had squeezed every column instead, and left "sw… 9/20 runs (0 cach… 0 fai…
+        # ETA 193.4…" at 40 columns (a probe).
         core = 5 + (2 * len(str(self.stats.total)) + 17) + 8 + 13 + 4  # and the spaces between
         full = core + (12 + len(self.where)) + 7 + 2
-        wide = console.width - 1 - full >= 3
-        self.bar = Progress(
-            TextColumn("[bold]sweep[/]"),
-            BarColumn(bar_width=bar_width(console, full if wide else core)),
-            TextColumn("{task.fields[counts]}"),
-            TextColumn("{task.fields[failed]}"),
-            TextColumn("ETA {task.fields[eta]}"),
-            *([TextColumn("{task.fields[mean]}"), TimeElapsedColumn()] if wide else []),
-            console=console,
-            transient=False,
-        )
+        room = console.width - 1
+        if room - core < 3:
+            columns = [TextColumn("[bold]sweep[/] {task.fields[done]}/{task.total:.0f}, {task.fields[failed]}, "
+                                  "ETA {task.fields[eta]}")]
+        else:
+            wide = room - full >= 3
+            columns = [
+                TextColumn("[bold]sweep[/]"),
+                BarColumn(bar_width=bar_width(console, full if wide else core)),
+                TextColumn("{task.fields[counts]}"),
+                TextColumn("{task.fields[failed]}"),
+                TextColumn("ETA {task.fields[eta]}"),
+                *([TextColumn("{task.fields[mean]}"), TimeElapsedColumn()] if wide else []),
+            ]
+        # A dumb terminal (TERM=dumb) cannot redraw a bar: rich printed its last state and an
+        # empty line at the end, below which the summary says the same.
+        self.bar = Progress(*columns, console=console, transient=False, disable=console.is_dumb_terminal)
         self.bar.__enter__()
         self.task = self.bar.add_task("sweep", total=self.stats.total, **self._fields())
         self.bar.update(self.task, completed=self.stats.done)
@@ -265,6 +273,7 @@ class _View:
         eta = s.eta_s()
         mean = s.mean_run_wall_s
         return {
+            "done": s.done,
             "counts": f"{s.done}/{s.total} runs ({s.cached} cached)",
             "failed": f"[red]{s.failed_rows} failed[/]" if s.failed_rows else "0 failed",
             "eta": "-" if eta is None else ("0 s" if eta == 0 else fmt_wall(eta)),
@@ -311,8 +320,9 @@ def _plan(spec: SweepSpec, yes: bool, progress: bool, console) -> Plan:
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
+    console = console or Console(stderr=True)
     with Progress(TextColumn("validating"), BarColumn(), TextColumn("{task.completed}/{task.total} combinations"),
-                  TimeRemainingColumn(), console=console or Console(stderr=True), transient=True) as bar:
+                  TimeRemainingColumn(), console=console, transient=True, disable=console.is_dumb_terminal) as bar:
         task = bar.add_task("validate", total=n_combos)
         return plan_sweep(spec, yes=yes, progress=lambda done, total: bar.update(task, completed=done))
 
