@@ -544,6 +544,32 @@ def test_the_sweep_bar_ends_short_of_the_line_and_cuts_no_field(width, total, wh
     assert {320: "ETA 13.52 min", 32_000: "ETA 22.54 h"}[total] in shown[-1], shown
 
 
+@pytest.mark.parametrize("width", [40, 80, 120])
+def test_the_run_bar_ends_short_of_the_line_and_cuts_no_field(width):
+    """The run's bar at 40 columns had its times cut to "0:…" and "ETA -:…" by rich (a probe);
+    every field is now whole and the line ends before the terminal's last column: below ~55
+    columns without the bar and the time elapsed."""
+    import io
+    import re
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from dcsim.run import _run_bar_columns
+
+    con = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=width)
+    with Progress(*_run_bar_columns(con), console=con, transient=False, auto_refresh=False) as bar:
+        task = bar.add_task("run", total=1.0, now="6.713 s", total_s="30 s")
+        bar.update(task, completed=0.2237)
+        bar.refresh()
+    lines = [re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", x) for x in re.split(r"[\r\n]", con.file.getvalue())]
+    shown = [x for x in lines if x.startswith("simulating")]
+    assert shown and all(len(x.rstrip()) < width for x in shown), (width, shown)
+    assert "…" not in "".join(shown) and "6.713 s / 30 s" in shown[-1], shown
+    assert re.search(r"ETA (\d+:\d\d:\d\d|-:--:--)$", shown[-1].rstrip()), shown  # "-:--:--" until rich has a rate
+    assert (re.search(r"30 s \d+:\d\d:\d\d ETA", shown[-1]) is not None) == (width > 55), shown
+
+
 def test_a_dumb_terminal_gets_no_bar_and_no_empty_line():
     """TERM=dumb: a terminal that cannot redraw a line. rich printed the sweep bar's last state
     and an empty line after it, and a transient bar or spinner left the empty line alone (a

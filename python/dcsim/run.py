@@ -550,19 +550,27 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
                                    info=info, fail=fail, fmt=fmt)
 
 
+def _run_bar_columns(info: Console) -> list:
+    """The run's progress bar: "simulating", the bar, "6.713 s / 30 s", the time elapsed, "ETA" and
+    the time left, 51 characters beside the bar; where a 3-character bar leaves no room, the bar
+    and the time elapsed are left out (rich had cut the times to "0:…" and "ETA -:…" at 40
+    columns: a probe)."""
+    beside = 51
+    if info.width - 1 - beside >= 3:
+        head = [TextColumn("simulating"), BarColumn(bar_width=bar_width(info, beside)),
+                TextColumn("{task.fields[now]} / {task.fields[total_s]}"), TimeElapsedColumn()]
+    else:
+        head = [TextColumn("simulating {task.fields[now]} / {task.fields[total_s]},")]
+    return [*head, TextColumn("ETA"), TimeRemainingColumn()]
+
+
 def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, background: bool, console: Console,
                         info: Console, fail: Callable[[str], None], fmt: str) -> Result:
     info.print(f"[bold]{escape(Path(scenario).name)}[/]: {escape(sc.describe())}")
     for w in sc.warnings():
         info.print(f"[yellow]warning:[/] {escape(w)}")
     with Progress(
-        TextColumn("simulating"),
-        # beside "simulating", "6.713 s / 30 s", the time elapsed, "ETA" and the time left
-        BarColumn(bar_width=bar_width(info, 51)),
-        TextColumn("{task.fields[now]} / {task.fields[total_s]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
+        *_run_bar_columns(info),
         console=info,
         transient=True,
         disable=info.is_dumb_terminal,  # it cannot redraw there: it only left an empty line
