@@ -570,6 +570,31 @@ def test_the_run_bar_ends_short_of_the_line_and_cuts_no_field(width):
     assert (re.search(r"30 s \d+:\d\d:\d\d ETA", shown[-1]) is not None) == (width > 55), shown
 
 
+@pytest.mark.parametrize("width", [40, 80, 120])
+def test_the_validation_bar_ends_short_of_the_line_and_cuts_no_field(width):
+    """A sweep of over 2 000 combinations shows its validation; rich's 40-character bar had filled
+    an 80-column line to its last column. Every field is now whole and the line ends before the
+    terminal's last column: at 40 columns without the bar."""
+    import io
+    import re
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from dcsim.sweep import _validation_columns
+
+    con = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=width)
+    with Progress(*_validation_columns(con, 30_000), console=con, transient=False, auto_refresh=False) as bar:
+        task = bar.add_task("validate", total=30_000)
+        bar.update(task, completed=28_160)
+        bar.refresh()
+    lines = [re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", x) for x in re.split(r"[\r\n]", con.file.getvalue())]
+    shown = [x for x in lines if x.startswith("validating")]
+    assert shown and all(len(x.rstrip()) < width for x in shown), (width, shown)
+    assert "…" not in "".join(shown) and "28160/30000" in shown[-1], shown
+    assert ("combinations" in shown[-1]) == (width >= 80), shown
+
+
 def test_a_dumb_terminal_gets_no_bar_and_no_empty_line():
     """TERM=dumb: a terminal that cannot redraw a line. rich printed the sweep bar's last state
     and an empty line after it, and a transient bar or spinner left the empty line alone (a

@@ -312,17 +312,34 @@ class _View:
 # The sweep
 
 
+def _validation_columns(console, n_combos: int) -> list:
+    """The validation's progress: "validating", a bar, "2816/3000 combinations" and the time left.
+    The bar (rich's 40 by default) had filled an 80-column line to its last column; where even 3
+    characters of bar do not fit, there is no bar and no "combinations"."""
+    from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
+
+    from dcsim._console import bar_width
+
+    beside = 10 + 1 + (2 * len(str(n_combos)) + 14) + 1 + 7 + 1
+    if console.width - 1 - beside >= 3:
+        head = [TextColumn("validating"), BarColumn(bar_width=bar_width(console, beside)),
+                TextColumn("{task.completed}/{task.total} combinations")]
+    else:
+        head = [TextColumn("validating {task.completed}/{task.total}")]
+    return [*head, TimeRemainingColumn()]
+
+
 def _plan(spec: SweepSpec, yes: bool, progress: bool, console) -> Plan:
     """plan_sweep, with a progress bar when validation takes a while (> 2000 combinations)."""
     n_combos = count_runs(spec) // (len(spec.seeds) if spec.seeds else 1)
     if not progress or n_combos <= 2000:
         return plan_sweep(spec, yes=yes)
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import Progress
 
     console = console or Console(stderr=True)
-    with Progress(TextColumn("validating"), BarColumn(), TextColumn("{task.completed}/{task.total} combinations"),
-                  TimeRemainingColumn(), console=console, transient=True, disable=console.is_dumb_terminal) as bar:
+    with Progress(*_validation_columns(console, n_combos), console=console, transient=True,
+                  disable=console.is_dumb_terminal) as bar:
         task = bar.add_task("validate", total=n_combos)
         return plan_sweep(spec, yes=yes, progress=lambda done, total: bar.update(task, completed=done))
 
