@@ -692,6 +692,52 @@ def test_a_result_from_another_dcsim_is_refused(tmp_path, other, said):
     assert not list((tmp_path / "o").glob("runs/*/row.json"))
 
 
+class _CancellingExecutor(cf.ThreadPoolExecutor):
+    """Stands for a Dask cluster whose worker went away: it cancels each run's first ``cancels``
+    submissions (the future is cancelled, as Dask's are), then runs it; after ``closed_after``
+    submissions it refuses more with a ``ClosedClientError``, as a client whose scheduler went
+    away (kill -9) does."""
+
+    def __init__(self, cancels: int, closed_after: int = 10**9) -> None:
+        super().__init__(1)
+        self.cancels, self.closed_after, self.seen, self.n = cancels, closed_after, {}, 0
+
+    def submit(self, fn, payload, *args, **kwargs):
+        self.n += 1
+        if self.n > self.closed_after:
+            raise type("ClosedClientError", (Exception,), {})("Client is closed. Can't send update-graph message.")
+        self.seen[payload] = self.seen.get(payload, 0) + 1
+        if self.seen[payload] <= self.cancels:
+            f = cf.Future()
+            f.cancel()
+            f.set_running_or_notify_cancel()  # as an executor does: the waiters see it done
+            return f
+        return super().submit(fn, payload, *args, **kwargs)
+
+
+def test_a_run_the_executor_cancels_is_sent_again_and_not_counted_failed(tmp_path):
+    """A Dask scheduler killed mid-sweep: the runs it held were cancelled and each was recorded as
+    failed at once ("8 failed" though none had), and the next submit's ClosedClientError ended
+    the CLI in "internal error" without a table (a probe). A cancelled run is now sent again, up to
+    CANCELLED_TRIES times in all, and a closed client is a SweepError that says the finished runs
+    are kept."""
+    from dcsim.sweep.execute import CANCELLED_TRIES
+
+    axes = {"network.aqm.K": ["20pkt", "40pkt"]}
+    res = sweep(BASE, axes, out=tmp_path / "a", executor=_CancellingExecutor(cancels=CANCELLED_TRIES - 1), progress=False)
+    assert (res.computed, res.failed) == (2, 0)
+    res = sweep(BASE, axes, out=tmp_path / "b", executor=_CancellingExecutor(cancels=CANCELLED_TRIES), progress=False)
+    assert (res.computed, res.failed) == (0, 2)
+    assert all(f"cancelled this run {CANCELLED_TRIES} times" in f["error"] for f in res.failures)
+    with pytest.raises(SweepError, match=r"dask: the connection to the Dask scheduler is closed \(Client is closed"
+                                         r".*finished runs are kept"):
+        sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt", "65pkt"]}, out=tmp_path / "c",
+              executor=_CancellingExecutor(cancels=0, closed_after=1), progress=False)
+    again = sweep(BASE, {"network.aqm.K": ["20pkt", "40pkt", "65pkt"]}, out=tmp_path / "c", executor=tpool(),
+                  progress=False)
+    assert (again.cached + again.computed, again.failed) == (3, 0)
+
+
 def test_a_sweep_table_that_cannot_be_written_says_the_runs_are_kept_and_how_to_resume(tmp_path, monkeypatch):
     """A full disk when the sweep table itself is written ended the CLI with only "No space left
     on device: .../sweep.parquet" (an audit). The error now says the runs are kept and that the

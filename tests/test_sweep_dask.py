@@ -213,6 +213,67 @@ def test_something_else_answering_is_said_so_not_a_timeout():
             s_.close()
 
 
+def test_a_stranger_s_bytes_are_said_to_be_no_dask_protocol():
+    """Dask reads whatever a server sends first as its frame header: an SSH banner made it try to
+    allocate 2.82 EiB, and the message quoted that MemoryError (a probe)."""
+    import struct
+
+    from dcsim.sweep.execute import _unreachable
+
+    address = "tcp://127.0.0.1:8791"
+    big = MemoryError("Unable to allocate 2.82 EiB for an array with shape (3256153323631825747,) and data type uint8")
+    for e in (big, struct.error("unpack_from requires a buffer of at least 8 bytes")):
+        msg = _unreachable(address, e, 0.01, 5.0)
+        assert msg.startswith(f"--dask {address}: something answered after 0.0 s, but not as a Dask scheduler: it sent "
+                              "bytes that are not Dask's protocol"), msg
+        assert "EiB" not in msg and "unpack_from" not in msg
+
+
+def test_the_workers_of_a_local_cluster_leave_ctrl_c_to_the_sweep():
+    """A terminal's Ctrl-C reaches the whole process group: a local cluster's workers ignore it
+    (inherited, and Dask's preload dcsim.sweep.worker.dask_setup for a worker restarted later),
+    and the sweep stops them itself."""
+    import signal
+
+    client, close = connect_dask("local", 1)
+    try:
+        ignored = client.run(lambda: signal.getsignal(signal.SIGINT) == signal.SIG_IGN)
+        assert ignored and all(ignored.values()), ignored
+    finally:
+        close()
+
+
+def test_a_local_cluster_has_at_most_four_workers_per_core(tmp_path):
+    """--dask local -j 256 on 2 cores started 252 worker processes over 12 minutes, 11.7 GB,
+    ignoring the command's timeout meanwhile (a probe). A local cluster now has at most 4 workers
+    per core, checked before the plan, by the option's name."""
+    from dcsim.sweep.execute import LOCAL_CLUSTER_WORKERS_PER_CORE, check_jobs_with_dask, default_jobs
+
+    most = LOCAL_CLUSTER_WORKERS_PER_CORE * default_jobs()
+    check_jobs_with_dask("local", most)
+    with pytest.raises(SweepError, match=rf"^--jobs: {most + 1} workers for a local Dask cluster on "
+                                         rf"{default_jobs()} cores; allowed 1 \.\. {most} "):
+        check_jobs_with_dask("local", most + 1, cli=True)
+    with pytest.raises(SweepError, match=rf"^jobs: {most + 1} workers .* allowed 1 \.\. {most} "):
+        sweep(BASE, {"network.aqm.K": ["10pkt"]}, out=tmp_path / "o", dask="local", jobs=most + 1, progress=False)
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_worker_that_cannot_read_the_run_says_its_environment_differs():
+    """Dask's error for a worker without dcsim (or another environment) was cut to its first line,
+    mid-sentence: "RuntimeError: Error during deserialization of the task graph. This frequently"
+    (a probe, executor=Client(...) with such a worker)."""
+    from dcsim import __version__
+    from dcsim.sweep.execute import _exc_error
+
+    e = RuntimeError("Error during deserialization of the task graph. This frequently\noccurs if the Scheduler and "
+                     "Client have different environments. For more information, see ...")
+    msg = _exc_error(e)["error"]
+    assert "This frequently" not in msg and "its Python environment differs from this one" in msg, msg
+    assert msg.endswith(f"pip install dcsim=={__version__}"), msg
+    assert _exc_error(ValueError("a\nb"))["error"] == "ValueError: a"
+
+
 def test_a_timeout_where_something_accepts_connections_is_not_called_silence():
     """Dask's own connect step retries until its timeout when the peer resets the connection, so
     a server that closes at once can end in "Timed out trying to connect" (seen in CI): a plain

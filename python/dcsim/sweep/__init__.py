@@ -329,6 +329,32 @@ def _validation_columns(console, n_combos: int) -> list:
     return [*head, TimeRemainingColumn()]
 
 
+#: Dask's loggers that print tracebacks and warnings while a cluster this sweep connected to
+#: loses a worker or its scheduler, or while the sweep stops it ("Exception in callback ...
+#: FutureCancelledError", "Couldn't gather 1 keys, rescheduling", "Failed to reconnect to
+#: scheduler"; a probe): the sweep says what happened itself, in one line.
+DASK_LOGGERS = ("distributed", "tornado.application", "asyncio")
+
+
+def quiet_dask_logs(held: dict) -> None:
+    """Raise :data:`DASK_LOGGERS` to CRITICAL; their levels go into ``held`` for
+    :func:`restore_logs`."""
+    import logging
+
+    for name in DASK_LOGGERS:
+        lg = logging.getLogger(name)
+        held.setdefault(name, lg.level)
+        lg.setLevel(logging.CRITICAL)
+
+
+def restore_logs(held: dict) -> None:
+    import logging
+
+    for name, level in held.items():
+        logging.getLogger(name).setLevel(level)
+    held.clear()
+
+
 def _plan(spec: SweepSpec, yes: bool, progress: bool, console) -> Plan:
     """plan_sweep, with a progress bar when validation takes a while (> 2000 combinations)."""
     n_combos = count_runs(spec) // (len(spec.seeds) if spec.seeds else 1)
@@ -568,6 +594,7 @@ def run_sweep(
         local: Optional[LocalPool] = None
         where = ""
         stop = StopSignals()
+        held_logs: dict = {}  # the Dask loggers quietened for a cluster this sweep connects to
         try:
             if todo:
                 stop.__enter__()
@@ -580,7 +607,13 @@ def run_sweep(
                     else:
                         nthreads = getattr(executor, "_max_workers", None) or default_jobs()
                 elif dask is not None:
-                    client, close = connect_dask(dask.strip(), jobs)
+                    quiet_dask_logs(held_logs)
+                    try:
+                        client, close = connect_dask(dask.strip(), jobs)
+                    except SweepError:
+                        if stop.received is not None:  # a Ctrl-C while the cluster started stopped its workers
+                            raise KeyboardInterrupt from None
+                        raise
                     nthreads = sum(client.nthreads().values()) or 1
                     executor = client.get_executor()
                     where = f" on {len(client.nthreads())} Dask workers"
@@ -657,6 +690,7 @@ def run_sweep(
                     close()
             finally:
                 stop.__exit__(None, None, None)
+                restore_logs(held_logs)
         held = stop.received  # the runs all done, a signal while the workers stopped: as `late` below
 
         # A signal while the table is written waits for it (the runs are all done): the table is

@@ -42,12 +42,6 @@ DASK_NO_WORKER_S = 60.0
 NO_WORKER_LOOK_S = 1.0
 
 
-def _main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
-
-
 def default_jobs() -> int:
     """All cores this process may use."""
     try:
@@ -198,9 +192,23 @@ class LocalPool:
             ex.shutdown(wait=True, cancel_futures=True)
 
 
+#: Most workers per core of a ``--dask local`` cluster. Each is a Python process of its own that
+#: imports Dask and dcsim: 256 on 2 cores took 12 minutes to start and 11.7 GB (a probe), for no
+#: speed, since the runs are bound by the cores.
+LOCAL_CLUSTER_WORKERS_PER_CORE = 4
+
+
 def check_jobs_with_dask(address: str, jobs: Optional[int], cli: bool = False) -> None:
     """``jobs`` sizes only a local cluster: with a scheduler address the cluster's workers decide.
-    The message names the options as the caller wrote them (``cli``: --jobs, --dask)."""
+    A local cluster has at most :data:`LOCAL_CLUSTER_WORKERS_PER_CORE` workers per core. The
+    message names the options as the caller wrote them (``cli``: --jobs, --dask)."""
+    cores = default_jobs()
+    most = LOCAL_CLUSTER_WORKERS_PER_CORE * cores
+    if jobs is not None and address.strip() == "local" and jobs > most:
+        field = "--jobs" if cli else "jobs"
+        raise SweepError(f"{field}: {jobs} workers for a local Dask cluster on {cores} cores; allowed 1 .. {most} "
+                         f"({LOCAL_CLUSTER_WORKERS_PER_CORE} per core: each is a process of its own, and the runs are "
+                         "bound by the cores)")
     if jobs is not None and address.strip() != "local":
         if cli:
             raise SweepError(f"--jobs: not with --dask {address}; the cluster's workers decide (use --dask local --jobs N "
@@ -229,17 +237,18 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
     try:
         if address == "local":
             n = jobs or default_jobs()
-            # Its worker processes start with Ctrl-C ignored (an ignored signal stays ignored in a
-            # new process): a terminal's Ctrl-C reaches the whole process group, and the sweep
-            # stops the cluster itself.
-            old = signal.signal(signal.SIGINT, signal.SIG_IGN) if _main_thread() else None
-            try:
+            # Its workers ignore Ctrl-C (a terminal's Ctrl-C reaches the whole process group, and
+            # the sweep stops the cluster itself): inherited while it starts (an ignored signal
+            # stays ignored in a new process), and set by each worker as it starts (Dask's preload,
+            # dcsim.sweep.worker.dask_setup), for a worker its nanny restarts later. A Ctrl-C while
+            # the cluster starts is lost (a probe); keeping this process's handler meanwhile let it
+            # reach the workers as they imported Dask (tracebacks, and a start that failed after
+            # 10 s), and blocking it did not keep it pending (Dask's threads took it).
+            with _ctrl_c_ignored():
                 cluster = distributed.LocalCluster(
-                    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.ERROR
+                    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
+                    silence_logs=logging.ERROR, preload=["dcsim.sweep.worker"],
                 )
-            finally:
-                if old is not None:
-                    signal.signal(signal.SIGINT, old)
             client = distributed.Client(cluster, timeout=timeout_s)
         else:
             check_jobs_with_dask(address, jobs)
@@ -287,6 +296,19 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
         close()
         raise
     return client, close
+
+
+@contextlib.contextmanager
+def _ctrl_c_ignored():
+    """SIGINT ignored meanwhile (main thread only), and the processes started then inherit that."""
+    import threading
+
+    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() else None
+    try:
+        yield
+    finally:
+        if old is not None:
+            signal.signal(signal.SIGINT, old)
 
 
 class NoHandshake(TimeoutError):
@@ -350,14 +372,37 @@ def _unreachable(address: str, e: BaseException, elapsed_s: float, timeout_s: fl
         what = f"something at this address accepts connections but did not answer as a Dask scheduler within {timeout_s:g} s ({detail})"
     elif isinstance(e, TimeoutError) or "Timed out" in str(e):
         what = f"no Dask scheduler answered within {timeout_s:g} s; nothing accepted a connection there ({detail})"
+    elif isinstance(e, MemoryError) or type(e).__name__ == "error":  # struct.error
+        # Dask read a stranger's bytes as its frame header ("Unable to allocate 2.82 EiB for an
+        # array": an SSH banner, a proxy's "HTTP/1.1 400"; a probe): say that, not the allocation.
+        what = (f"something answered after {elapsed_s:.1f} s, but not as a Dask scheduler: it sent bytes that are not "
+                f"Dask's protocol ({type(e).__name__})")
     else:
         what = f"something answered after {elapsed_s:.1f} s, but not as a Dask scheduler ({detail})"
     return f"--dask {address}: {what}; {hint}"
 
 
+def _first_line(e: BaseException) -> str:
+    """The first line of ``e``'s message."""
+    text = str(e).strip()
+    return text.splitlines()[0] if text else ""
+
+
 def _exc_error(e: BaseException) -> dict:
     text = str(e).strip()
+    if type(e).__name__ == "RuntimeError" and text.startswith("Error during deserialization of the task graph"):
+        # Dask's, on a worker whose environment differs (e.g. without dcsim): its first line had been
+        # cut mid-sentence ("... This frequently"), leaving out what it means (a probe).
+        return _error("RuntimeError: a Dask worker could not read the run (error during deserialization of the task "
+                      "graph): its Python environment differs from this one; install the same dcsim (and numpy, "
+                      f"pandas) on every worker: pip install dcsim=={_version()}")
     return _error(f"{type(e).__name__}: {text.splitlines()[0]}" if text else type(e).__name__)
+
+
+def _version() -> str:
+    from dcsim import __version__
+
+    return __version__
 
 
 class RunTraces:
@@ -400,6 +445,10 @@ class RunTraces:
             del self._content[next(iter(self._content))]
         return got
 
+
+#: Times a run the executor cancelled is sent (a Dask worker or scheduler that went away cancels
+#: the runs it held) before it is recorded as failed.
+CANCELLED_TRIES = 3
 
 DIED = (
     "BrokenProcessPool: the worker process died while running this run alone (a crash in the engine, "
@@ -488,11 +537,32 @@ def execute(
             return False
         except RuntimeError as e:  # an executor that was shut down or broke (BrokenExecutor included)
             raise SweepError(f"executor: cannot submit more runs ({type(e).__name__}: {e}); finished runs are kept, run the sweep again to resume") from None
+        except Exception as e:
+            if type(e).__name__ == "ClosedClientError":  # distributed's: its scheduler went away (a probe: kill -9)
+                raise SweepError(f"dask: the connection to the Dask scheduler is closed ({_first_line(e)}); finished "
+                                 "runs are kept: start the scheduler and its workers again and run the same command "
+                                 "to resume") from None
+            raise SweepError(f"executor: cannot submit more runs ({type(e).__name__}: {_first_line(e)}); finished runs "
+                             "are kept, run the sweep again to resume") from None
         in_flight[fut] = run
         return True
 
     def next_run() -> Optional[PlannedRun]:
         return unsent.popleft() if unsent else next(it, None)
+
+    def cancelled(run: PlannedRun) -> bool:
+        """A run the executor cancelled (a Dask cluster whose worker or scheduler went away): sent
+        again, up to :data:`CANCELLED_TRIES` times, then recorded as failed. (Each had been recorded
+        as failed at once, so a scheduler's loss showed as "8 failed" although no run had failed.)"""
+        nonlocal exhausted
+        tries[run.run_id] = tries.get(run.run_id, 0) + 1
+        if tries[run.run_id] >= CANCELLED_TRIES:
+            return False
+        unsent.append(run)
+        exhausted = False  # next_run gives it before the plan's next
+        return True
+
+    tries: dict[str, int] = {}
 
     try:
         while True:
@@ -516,7 +586,7 @@ def execute(
             lost: list[PlannedRun] = []
             if in_flight:
                 done, _ = cf.wait(list(in_flight), timeout=WAIT_S, return_when=cf.FIRST_COMPLETED)
-                lost = _collect(done, in_flight, on_result, local is not None)
+                lost = _collect(done, in_flight, on_result, local is not None, cancelled)
             if lost and stop is not None:
                 time.sleep(0.05)  # workers killed by the same signal as the sweep are not failures
             if stop is not None and stop.received is not None:
@@ -542,8 +612,10 @@ def execute(
         raise
 
 
-def _collect(done, in_flight: dict, on_result, restartable: bool) -> list[PlannedRun]:
-    """Hand the finished futures' results to ``on_result``; return the runs a dead local pool lost."""
+def _collect(done, in_flight: dict, on_result, restartable: bool,
+             cancelled: Optional[Callable[[PlannedRun], bool]] = None) -> list[PlannedRun]:
+    """Hand the finished futures' results to ``on_result``; return the runs a dead local pool lost.
+    A cancelled run goes to ``cancelled``, which may take it back to send it again (True)."""
     lost: list[PlannedRun] = []
     for fut in done:
         run = in_flight.pop(fut)
@@ -555,7 +627,9 @@ def _collect(done, in_flight: dict, on_result, restartable: bool) -> list[Planne
                 continue
             res = _exc_error(e)
         except cf.CancelledError:
-            res = _error("CancelledError: the executor cancelled this run")
+            if cancelled is not None and cancelled(run):
+                continue
+            res = _error(f"CancelledError: the executor cancelled this run {CANCELLED_TRIES} times")
         except Exception as e:
             res = _exc_error(e)
         on_result(run, res)

@@ -14,7 +14,19 @@ import traceback
 import warnings
 from typing import Any, Mapping, Optional
 
-__all__ = ["run_one", "flatten_summary", "worker_info"]
+__all__ = ["run_one", "flatten_summary", "worker_info", "dask_setup"]
+
+
+def dask_setup(worker: Any = None) -> None:  # noqa: ARG001
+    """Dask's preload hook, run in each worker process of a ``--dask local`` cluster as it starts:
+    the worker leaves Ctrl-C to the sweep, which stops the cluster itself (a terminal's Ctrl-C
+    reaches the whole process group). The workers started with the cluster inherit that from the
+    sweep; one its nanny restarts later (after a crash) did not."""
+    import signal
+    import threading
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _singular(key: str) -> str:
