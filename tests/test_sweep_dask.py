@@ -372,3 +372,21 @@ def test_the_worker_watchdog_waits_for_a_first_worker(monkeypatch, counts, fails
     else:
         run()
         assert len(done) == len(plan.runs)
+
+
+def test_a_scheduler_that_went_away_is_said_so_at_once(monkeypatch):
+    """A scheduler killed mid-sweep: the client closes after its 5 s of reconnecting, and the
+    sweep waited 60 s more to say "every worker of the Dask cluster left" (a probe, kill -9 of the
+    scheduler). A closed client (workers() None) now ends it at the next look, saying what went."""
+    import dcsim.sweep.execute as execute
+    from dcsim.sweep import make_spec, plan_sweep
+
+    monkeypatch.setattr(execute, "NO_WORKER_LOOK_S", 0.05)
+    plan = plan_sweep(make_spec(BASE, {"network.aqm.K": ["20pkt"]}))
+    counts = iter([1, 1])
+    t0 = time.perf_counter()
+    with pytest.raises(SweepError, match=r"^dask: the connection to the Dask scheduler is closed; finished runs are "
+                                         r"kept: start the scheduler and its workers again"):
+        execute.execute(plan, plan.runs, executor=_SlowExecutor(5.0), local=None, max_in_flight=2, tables=False,
+                        on_result=lambda r, res: None, on_tick=lambda: None, workers=lambda: next(counts, None))
+    assert time.perf_counter() - t0 < 2.0

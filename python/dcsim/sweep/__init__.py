@@ -333,15 +333,17 @@ def _validation_columns(console, n_combos: int) -> list:
 #: loses a worker or its scheduler, or while the sweep stops it ("Exception in callback ...
 #: FutureCancelledError", "Couldn't gather 1 keys, rescheduling", "Failed to reconnect to
 #: scheduler"; a probe): the sweep says what happened itself, in one line.
-DASK_LOGGERS = ("distributed", "tornado.application", "asyncio")
+DASK_LOGGERS = ("distributed", "tornado", "asyncio", "concurrent.futures")
 
 
 def quiet_dask_logs(held: dict) -> None:
-    """Raise :data:`DASK_LOGGERS` to CRITICAL; their levels go into ``held`` for
-    :func:`restore_logs`."""
+    """Raise :data:`DASK_LOGGERS` and every logger below them (Dask gives some their own levels)
+    to CRITICAL; their levels go into ``held`` for :func:`restore_logs`."""
     import logging
 
-    for name in DASK_LOGGERS:
+    names = [n for n in list(logging.Logger.manager.loggerDict)
+             if any(n == p or n.startswith(p + ".") for p in DASK_LOGGERS)]
+    for name in {*DASK_LOGGERS, *names}:
         lg = logging.getLogger(name)
         held.setdefault(name, lg.level)
         lg.setLevel(logging.CRITICAL)
@@ -607,13 +609,13 @@ def run_sweep(
                     else:
                         nthreads = getattr(executor, "_max_workers", None) or default_jobs()
                 elif dask is not None:
-                    quiet_dask_logs(held_logs)
                     try:
                         client, close = connect_dask(dask.strip(), jobs)
                     except SweepError:
-                        if stop.received is not None:  # a Ctrl-C while the cluster started stopped its workers
+                        if stop.received is not None:  # a signal while the cluster started stopped its workers
                             raise KeyboardInterrupt from None
                         raise
+                    quiet_dask_logs(held_logs)
                     nthreads = sum(client.nthreads().values()) or 1
                     executor = client.get_executor()
                     where = f" on {len(client.nthreads())} Dask workers"
@@ -675,7 +677,8 @@ def run_sweep(
                                 on_result=on_result, on_tick=view.tick, stop=stop,
                                 save_to=str(out) if local is not None else None,
                                 traces=RunTraces(plan, store if tables else None, ship=local is None, client=client),
-                                workers=(lambda: len(client.nthreads())) if client is not None else None)
+                                workers=(lambda: None if client.status == "closed" else len(client.nthreads()))
+                                if client is not None else None)
                 if stop.received is not None:
                     raise KeyboardInterrupt
         except KeyboardInterrupt:

@@ -382,6 +382,14 @@ def _unreachable(address: str, e: BaseException, elapsed_s: float, timeout_s: fl
     return f"--dask {address}: {what}; {hint}"
 
 
+def _scheduler_gone(e: Optional[BaseException]) -> SweepError:
+    """The error for a Dask client whose scheduler went away (``ClosedClientError``, or the
+    client's status "closed")."""
+    why = f" ({_first_line(e)})" if e is not None else ""
+    return SweepError(f"dask: the connection to the Dask scheduler is closed{why}; finished runs are kept: start the "
+                      "scheduler and its workers again and run the same command to resume")
+
+
 def _first_line(e: BaseException) -> str:
     """The first line of ``e``'s message."""
     text = str(e).strip()
@@ -484,7 +492,8 @@ def execute(
 
     ``save_to``: the sweep's OUT, given only for local workers, which then write finished runs
     themselves (in parallel) instead of sending the files back. ``traces``: what each run gets of
-    its trace files (:class:`RunTraces`). ``workers()``: how many workers a Dask cluster has;
+    its trace files (:class:`RunTraces`). ``workers()``: how many workers a Dask cluster has (None
+    once its client closed: the scheduler went away, which ends the sweep with a SweepError);
     when every worker it had left and none came back for :data:`DASK_NO_WORKER_S` while runs are
     in flight, a :class:`SweepError` says so (finished runs are kept).
     """
@@ -508,8 +517,12 @@ def execute(
         last_look = now
         try:
             n = workers()
-        except Exception:  # a scheduler that went away has no worker either
-            n = 0
+        except Exception as e:
+            if type(e).__name__ == "ClosedClientError":  # the scheduler went away: say so now, not in 60 s
+                raise _scheduler_gone(e) from None
+            n = 0  # no answer: no worker either
+        if n is None:  # the client closed (its scheduler went away and did not come back within 5 s)
+            raise _scheduler_gone(None)
         if n:
             none_since, seen = None, True
         elif not seen:
@@ -539,9 +552,7 @@ def execute(
             raise SweepError(f"executor: cannot submit more runs ({type(e).__name__}: {e}); finished runs are kept, run the sweep again to resume") from None
         except Exception as e:
             if type(e).__name__ == "ClosedClientError":  # distributed's: its scheduler went away (a probe: kill -9)
-                raise SweepError(f"dask: the connection to the Dask scheduler is closed ({_first_line(e)}); finished "
-                                 "runs are kept: start the scheduler and its workers again and run the same command "
-                                 "to resume") from None
+                raise _scheduler_gone(e) from None
             raise SweepError(f"executor: cannot submit more runs ({type(e).__name__}: {_first_line(e)}); finished runs "
                              "are kept, run the sweep again to resume") from None
         in_flight[fut] = run
