@@ -283,4 +283,6 @@ def test_a_second_ctrl_c_while_the_sweep_stops_keeps_its_message(tmp_path, when)
     assert proc.returncode == 130, (proc.returncode, proc.stderr)
     assert "Traceback" not in proc.stderr, proc.stderr
     assert "runs finished and kept in" in proc.stderr and "run the same command again to resume" in proc.stderr, proc.stderr
+    # and not the generic line after it, which contradicted it (a probe of the Dask path)
+    assert "no output directory was left half-written" not in proc.stderr, proc.stderr
     assert 2 <= len(finished(out)) < len(KS) * SEEDS
