@@ -432,9 +432,7 @@ def main() -> int:
     show_warning = _scenario_warnings_as_lines()
     try:
         rv = app(standalone_mode=False)
-        # A command that said what its interruption kept exits with 128 + the signal (a sweep's
-        # "9 of 20 runs finished and kept ..."): the generic line after it contradicted it (a probe).
-        if interrupted and not (isinstance(rv, int) and rv > 128):
+        if interrupted:
             raise KeyboardInterrupt
         return rv if isinstance(rv, int) else 0
     except aborts:

@@ -155,10 +155,15 @@ def sweep(
         fail(msg if msg.startswith(f"{sweep_file}: ") else f"{sweep_file}: {msg}")
         return
     except SweepInterrupted as e:  # Ctrl-C, or SIGTERM from a batch scheduler
+        from dcsim._signals import RECEIVED
+
         err_console.print(
             f"[yellow]interrupted:[/] {e.done} of {e.total} runs finished and kept in {escape(str(e.out))}; "
             f"run the same command again to resume"
         )
+        # Said: the command line's generic "interrupted (...): stopped; no output directory was left
+        # half-written" after it contradicted it (a probe of the Dask path).
+        RECEIVED.clear()
         raise typer.Exit(code=128 + int(e.signum)) from None
     if dry_run:
         return
