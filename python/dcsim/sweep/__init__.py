@@ -612,7 +612,7 @@ def run_sweep(
                     try:
                         client, close = connect_dask(dask.strip(), jobs)
                     except SweepError:
-                        if stop.received is not None:  # a signal while the cluster started stopped its workers
+                        if stop.received is not None:  # a SIGTERM while the cluster started (it may have failed then)
                             raise KeyboardInterrupt from None
                         raise
                     quiet_dask_logs(held_logs)

@@ -404,7 +404,7 @@ def _exc_error(e: BaseException) -> dict:
         return _error("RuntimeError: a Dask worker could not read the run (error during deserialization of the task "
                       "graph): its Python environment differs from this one; install the same dcsim (and numpy, "
                       f"pandas) on every worker: pip install dcsim=={_version()}")
-    return _error(f"{type(e).__name__}: {text.splitlines()[0]}" if text else type(e).__name__)
+    return _error(f"{type(e).__name__}: {_first_line(e)}" if text else type(e).__name__)
 
 
 def _version() -> str:
