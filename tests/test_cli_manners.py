@@ -544,26 +544,35 @@ def test_the_sweep_bar_ends_short_of_the_line_and_cuts_no_field(width, total, wh
     assert {320: "ETA 13.52 min", 32_000: "ETA 22.54 h"}[total] in shown[-1], shown
 
 
-@pytest.mark.parametrize("width", [40, 80, 120])
-def test_the_run_bar_ends_short_of_the_line_and_cuts_no_field(width):
-    """The run's bar at 40 columns had its times cut to "0:…" and "ETA -:…" by rich (a probe);
-    every field is now whole and the line ends before the terminal's last column: below ~55
-    columns without the bar and the time elapsed."""
+def _progress_lines(columns, width: int, first: str, total: float, completed: float, **fields) -> list:
+    """The lines a rich Progress of ``columns(console)`` draws on a ``width``-column terminal for one
+    task at ``completed`` of ``total`` (its ``fields`` given), without colour codes: those that
+    start with ``first``."""
     import io
     import re
 
     from rich.console import Console
     from rich.progress import Progress
 
-    from dcsim.run import _run_bar_columns
-
     con = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=width)
-    with Progress(*_run_bar_columns(con), console=con, transient=False, auto_refresh=False) as bar:
-        task = bar.add_task("run", total=1.0, now="6.713 s", total_s="30 s")
-        bar.update(task, completed=0.2237)
+    with Progress(*columns(con), console=con, transient=False, auto_refresh=False) as bar:
+        task = bar.add_task("task", total=total, **fields)
+        bar.update(task, completed=completed)
         bar.refresh()
     lines = [re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", x) for x in re.split(r"[\r\n]", con.file.getvalue())]
-    shown = [x for x in lines if x.startswith("simulating")]
+    return [x for x in lines if x.startswith(first)]
+
+
+@pytest.mark.parametrize("width", [40, 80, 120])
+def test_the_run_bar_ends_short_of_the_line_and_cuts_no_field(width):
+    """The run's bar at 40 columns had its times cut to "0:…" and "ETA -:…" by rich (a probe);
+    every field is now whole and the line ends before the terminal's last column: below ~55
+    columns without the bar and the time elapsed."""
+    import re
+
+    from dcsim.run import _run_bar_columns
+
+    shown = _progress_lines(_run_bar_columns, width, "simulating", 1.0, 0.2237, now="6.713 s", total_s="30 s")
     assert shown and all(len(x.rstrip()) < width for x in shown), (width, shown)
     assert "…" not in "".join(shown) and "6.713 s / 30 s" in shown[-1], shown
     assert re.search(r"ETA (\d+:\d\d:\d\d|-:--:--)$", shown[-1].rstrip()), shown  # "-:--:--" until rich has a rate
@@ -575,21 +584,9 @@ def test_the_validation_bar_ends_short_of_the_line_and_cuts_no_field(width):
     """A sweep of over 2 000 combinations shows its validation; rich's 40-character bar had filled
     an 80-column line to its last column. Every field is now whole and the line ends before the
     terminal's last column: at 40 columns without the bar."""
-    import io
-    import re
-
-    from rich.console import Console
-    from rich.progress import Progress
-
     from dcsim.sweep import _validation_columns
 
-    con = Console(file=io.StringIO(), force_terminal=True, color_system=None, width=width)
-    with Progress(*_validation_columns(con, 30_000), console=con, transient=False, auto_refresh=False) as bar:
-        task = bar.add_task("validate", total=30_000)
-        bar.update(task, completed=28_160)
-        bar.refresh()
-    lines = [re.sub(r"\x1b\[[0-9;?]*[a-zA-Z]", "", x) for x in re.split(r"[\r\n]", con.file.getvalue())]
-    shown = [x for x in lines if x.startswith("validating")]
+    shown = _progress_lines(lambda con: _validation_columns(con, 30_000), width, "validating", 30_000, 28_160)
     assert shown and all(len(x.rstrip()) < width for x in shown), (width, shown)
     assert "…" not in "".join(shown) and "28160/30000" in shown[-1], shown
     assert ("combinations" in shown[-1]) == (width >= 80), shown

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 __all__ = ["print_table", "say", "silence", "slow_step", "status_line", "status_note", "titled_table",
-           "tolerate_narrow_encodings", "wide_console", "bar_width"]
+           "tolerate_narrow_encodings", "wide_console", "bar_fits", "bar_width"]
 
 
 @contextlib.contextmanager
@@ -162,6 +162,13 @@ def bar_width(console: Console, beside: int) -> int:
     end, a terminal's "^C" echo wrapped it, and the bar's cleanup erased the wrong line, leaving a
     stale bar above the message (a probe, at 60-80 columns)."""
     return max(3, min(40, console.width - 1 - beside))
+
+
+def bar_fits(console: Console, beside: int) -> bool:
+    """Whether a bar of :func:`bar_width`'s least, 3 characters, fits beside ``beside`` characters
+    of other columns; where it does not, a progress display leaves the bar out (and rich does not
+    cut its other fields to "…")."""
+    return console.width - 1 - beside >= 3
 
 
 def say(console: Console, text: str) -> None:

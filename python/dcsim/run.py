@@ -27,7 +27,7 @@ from rich.markup import escape
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 from rich.table import Table
 
-from dcsim._console import bar_width, print_table, say, silence, slow_step, wide_console
+from dcsim._console import bar_fits, bar_width, print_table, say, silence, slow_step, wide_console
 from dcsim._files import MANIFEST, atomic_dir, atomic_write_bytes, file_checks, read_manifest
 from dcsim._preload import import_in_background
 
@@ -556,7 +556,7 @@ def _run_bar_columns(info: Console) -> list:
     and the time elapsed are left out (rich had cut the times to "0:…" and "ETA -:…" at 40
     columns: a probe)."""
     beside = 51
-    if info.width - 1 - beside >= 3:
+    if bar_fits(info, beside):
         head = [TextColumn("simulating"), BarColumn(bar_width=bar_width(info, beside)),
                 TextColumn("{task.fields[now]} / {task.fields[total_s]}"), TimeElapsedColumn()]
     else:

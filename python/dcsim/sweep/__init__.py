@@ -225,15 +225,13 @@ class _View:
     def __enter__(self) -> "_View":
         if not self.enabled:
             return self
-        from dcsim._console import status_note
+        from dcsim._console import bar_fits, bar_width, status_note
 
         self.inline = status_note(self._note())  # inside a command's status line (`dcsim reproduce`)
         if self.inline:
             return self
         from rich.console import Console
         from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-        from dcsim._console import bar_width
 
         console = self.console or Console(stderr=True)
         # Beside the fields as wide as they get in a sweep's course ("sweep", "160/320 runs (0
@@ -244,12 +242,11 @@ class _View:
         # ETA 193.4…" at 40 columns (a probe).
         core = 5 + (2 * len(str(self.stats.total)) + 17) + 8 + 13 + 4  # and the spaces between
         full = core + (12 + len(self.where)) + 7 + 2
-        room = console.width - 1
-        if room - core < 3:
+        if not bar_fits(console, core):
             columns = [TextColumn("[bold]sweep[/] {task.fields[done]}/{task.total:.0f}, {task.fields[failed]}, "
                                   "ETA {task.fields[eta]}")]
         else:
-            wide = room - full >= 3
+            wide = bar_fits(console, full)
             columns = [
                 TextColumn("[bold]sweep[/]"),
                 BarColumn(bar_width=bar_width(console, full if wide else core)),
@@ -318,10 +315,10 @@ def _validation_columns(console, n_combos: int) -> list:
     characters of bar do not fit, there is no bar and no "combinations"."""
     from rich.progress import BarColumn, TextColumn, TimeRemainingColumn
 
-    from dcsim._console import bar_width
+    from dcsim._console import bar_fits, bar_width
 
     beside = 10 + 1 + (2 * len(str(n_combos)) + 14) + 1 + 7 + 1
-    if console.width - 1 - beside >= 3:
+    if bar_fits(console, beside):
         head = [TextColumn("validating"), BarColumn(bar_width=bar_width(console, beside)),
                 TextColumn("{task.completed}/{task.total} combinations")]
     else:
