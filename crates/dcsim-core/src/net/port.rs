@@ -27,6 +27,7 @@ use crate::rng::Rng;
 use crate::scenario::Amount;
 use crate::units::{Rate, Time};
 use ring::Ring;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Event counters of a port, whole run. The post-warm-up values are these minus the snapshot the
 /// simulator takes at the warm-up instant ([`Port::on_warmup`]).
@@ -83,6 +84,26 @@ struct Slot {
     waited: bool,
     /// Serialisation remainder at `end` (see [`Rate::tx_time_carry`]).
     carry: u64,
+}
+
+/// Entries by which the process's queue-length histograms have grown so far, over every thread
+/// (they never shrink): see [`grown_bytes`].
+static HIST_ENTRIES_GROWN: AtomicU64 = AtomicU64::new(0);
+
+/// Bytes by which every port's rings and histograms (histogram entries at `row_bytes` more each,
+/// as [`Port::growing_bytes`] counts them) have grown so far in this process: an upper bound on
+/// the growth of any one world's between two looks.
+pub fn grown_bytes(row_bytes: usize) -> u128 {
+    ring::grown_bytes() as u128
+        + HIST_ENTRIES_GROWN.load(Ordering::Relaxed) as u128 * (std::mem::size_of::<u64>() + row_bytes) as u128
+}
+
+/// A queue length the histogram has not seen: room up to `len` entries.
+#[cold]
+#[inline(never)]
+fn grow_hist(h: &mut Vec<u64>, len: usize) {
+    HIST_ENTRIES_GROWN.fetch_add((len - h.len()) as u64, Ordering::Relaxed);
+    h.resize(len, 0);
 }
 
 pub struct Port {
@@ -238,7 +259,7 @@ impl Port {
             st.max_pkt = Some(st.max_pkt.map_or(q, |m| m.max(q)));
             if let Some(h) = &mut st.hist_ps {
                 if h.len() <= q as usize {
-                    h.resize(q as usize + 1, 0);
+                    grow_hist(h, q as usize + 1);
                 }
                 h[q as usize] += dt;
             }
@@ -362,14 +383,23 @@ impl Port {
         now.max(self.last_end)
     }
 
-    /// Memory that grows with the packets the port holds: its rings (a ring doubles when full and
-    /// never shrinks) and its queue-length histogram (one entry per length seen, each a row of
-    /// the `queue_hist` table of `row_bytes`), bytes. A ring that `more` packets would fill
-    /// counts as doubled: it may double before the next look.
+    /// Memory that grows with the packets the port holds, bytes: what it holds now
+    /// ([`Self::held_bytes`]), with a ring that `more` packets would fill counted as doubled (a
+    /// ring doubles when full and never shrinks: it may double before the next look). So it is at
+    /// most twice `held_bytes`.
     pub fn growing_bytes(&self, row_bytes: usize, more: usize) -> usize {
-        let ring = |len: usize, cap: usize, entry: usize| cap * entry * if len + more >= cap { 2 } else { 1 };
-        ring(self.slots.len(), self.slots.capacity(), std::mem::size_of::<Slot>())
-            + ring(self.pipe.len(), self.pipe.capacity(), std::mem::size_of::<(Time, Packet)>())
+        let may_double = |len: usize, cap: usize, entry: usize| if len + more >= cap { cap * entry } else { 0 };
+        self.held_bytes(row_bytes)
+            + may_double(self.slots.len(), self.slots.capacity(), std::mem::size_of::<Slot>())
+            + may_double(self.pipe.len(), self.pipe.capacity(), std::mem::size_of::<(Time, Packet)>())
+    }
+
+    /// Memory that grows with the packets the port holds, as it is now: its rings and its
+    /// queue-length histogram (one entry per length seen, each a row of the `queue_hist` table of
+    /// `row_bytes`), bytes.
+    pub fn held_bytes(&self, row_bytes: usize) -> usize {
+        self.slots.capacity() * std::mem::size_of::<Slot>()
+            + self.pipe.capacity() * std::mem::size_of::<(Time, Packet)>()
             + self.qstats.hist_ps.as_ref().map_or(0, |h| h.len() * (std::mem::size_of::<u64>() + row_bytes))
     }
 
@@ -667,6 +697,39 @@ mod tests {
                 assert_eq!(p.tx_time_carry(bytes, carry), p.rate.tx_time_carry(bytes, carry), "{rate} {bytes} {carry}");
             }
         }
+    }
+
+    #[test]
+    fn growth_counted_bounds_what_the_memory_check_walks() {
+        // The two facts World::check_queue_memory skips its walk on: a port's count is at most
+        // twice what it holds (whatever `more`), and what it holds grew by at most what the
+        // process-wide counter grew by (other tests' ports may add to the counter: >=).
+        let mut p = port(1_000_000_000, Amount::Packets(10_000), Time(0));
+        p.keep_histogram();
+        let row = 64;
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut now = Time(0);
+        for step in 0..3_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (held0, grown0) = (p.held_bytes(row) as u128, grown_bytes(row));
+            // Bursts of up to 40 packets at one instant, then up to 50 us of draining.
+            for _ in 0..x % 40 {
+                p.enqueue(pkt(1500), now);
+            }
+            now += Time((x >> 8) % (50 * US));
+            p.advance(now);
+            while p.next_arrival().is_some_and(|t| t <= now) {
+                p.pop_arrival();
+            }
+            let held = p.held_bytes(row) as u128;
+            assert!(held - held0 <= grown_bytes(row) - grown0, "step {step}: held grew by {}", held - held0);
+            for more in [0, 1, 7, 1 << 16] {
+                assert!(p.growing_bytes(row, more) <= 2 * p.held_bytes(row), "step {step}, more {more}");
+            }
+        }
+        assert!(p.held_bytes(row) > 0);
     }
 
     #[test]

@@ -3,6 +3,17 @@
 //! checks more on every access), and no per-entry drop.
 
 use std::ops::{Index, IndexMut};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Bytes by which the process's rings have grown so far (a ring never shrinks), over every
+/// thread: what a world's rings can have grown by since it last looked is at most what this grew
+/// by ([`grown_bytes`]; `World::check_queue_memory`).
+static GROWN_BYTES: AtomicU64 = AtomicU64::new(0);
+
+/// See [`GROWN_BYTES`].
+pub fn grown_bytes() -> u64 {
+    GROWN_BYTES.load(Ordering::Relaxed)
+}
 
 #[derive(Clone, Debug)]
 pub struct Ring<T: Copy + Default> {
@@ -87,6 +98,7 @@ impl<T: Copy + Default> Ring<T> {
     #[inline(never)]
     fn grow(&mut self) {
         let cap = (2 * self.buf.len()).max(2);
+        GROWN_BYTES.fetch_add(((cap - self.buf.len()) * std::mem::size_of::<T>()) as u64, Ordering::Relaxed);
         let mut buf = Vec::with_capacity(cap);
         buf.extend((0..self.len).map(|i| self[i]));
         buf.resize(cap, T::default());
