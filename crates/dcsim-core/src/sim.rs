@@ -180,9 +180,14 @@ fn active(flows: &mut [FlowSlot], f: FlowId) -> Option<&mut Flow> {
 /// How many new segments `flow`'s host NIC accepts at `now`: the host backlog less what waits.
 #[inline]
 fn set_nic_budget(flow: &mut Flow, ports: &mut [Port], now: Time, backlog_pkt: u64) {
-    let nic = &mut ports[flow.nic as usize];
+    flow.sender.tx_budget = nic_room(&mut ports[flow.nic as usize], now, backlog_pkt);
+}
+
+/// How many new segments a host NIC accepts now: `backlog_pkt` less the packets waiting in it.
+#[inline]
+fn nic_room(nic: &mut Port, now: Time, backlog_pkt: u64) -> u64 {
     nic.sync(now);
-    flow.sender.tx_budget = backlog_pkt.saturating_sub(nic.q_pkts());
+    backlog_pkt.saturating_sub(nic.q_pkts())
 }
 
 /// Schedule flow `f`'s retransmission timeout at its sender's deadline, unless none is set or
@@ -254,14 +259,15 @@ const RATE_ROW_BYTES: u128 = 24; // t_s, source, rate
 /// Since the string columns are kept as codes ([`Strings`]; 2026-11-29): 54, 117, 215 and 351 MB
 /// (1.90, 1.64, 1.50 and 1.23 KB a flow), so the figure stays an upper bound.
 const GENERATED_FLOW_BYTES: u128 = 1946;
-/// What each world of a run adds to every generated flow: its path and its slot (88 B). A
+/// What each world of a run adds to every generated flow: its path, its slot and its NIC (92 B). A
 /// partitioned run keeps a flow's row in its sender's and receiver's worlds as well as the merged
 /// one, but those are freed before the front end's tables reach the peak: measured, one-packet
 /// Poisson flows on a k = 4 fat-tree peaked 1 610, 1 565 and 1 753 B a flow above the same
 /// scenario run for 10 us with 1, 2 and 4 partitions (160 000 flows, 2026-11-28). The plan had
 /// counted a partitioned flow's result three times (5.9 KB a flow), so a run that needed 0.54 GB
 /// was refused at the default 1 GB (a fuzz run).
-const PARTITION_FLOW_BYTES: u128 = (std::mem::size_of::<FlowPath>() + std::mem::size_of::<FlowSlot>()) as u128;
+const PARTITION_FLOW_BYTES: u128 =
+    (std::mem::size_of::<FlowPath>() + std::mem::size_of::<FlowSlot>() + std::mem::size_of::<PortId>()) as u128;
 /// See [`GENERATED_FLOW_BYTES`].
 const GENERATED_FIXED_BYTES: u128 = 16_000_000;
 
@@ -917,6 +923,10 @@ pub(crate) struct World {
     /// Per flow id: its data and ACK paths (every flow id, also those elsewhere, whose packets
     /// may cross this world's switches).
     paths: Vec<FlowPath>,
+    /// Each flow's sender NIC ([`Flow::nic`]) by flow id, `NO_PORT` for a flow this world does
+    /// not hold: an ACK's arrival reads its NIC's room through this, not through the flow's
+    /// state, so that at 5 000 flows the NIC's cache misses need not wait for the flow's.
+    flow_nic: Vec<PortId>,
 }
 
 /// How far behind an arriving packet [`World::prefetch_pipe_ahead`] looks in its pipe, packets:
@@ -1315,6 +1325,7 @@ impl World {
             part,
             head_next: Vec::new(),
             paths: Vec::new(),
+            flow_nic: Vec::new(),
             spec,
         };
         if sim.events.has_wheel() && sim.l2.is_none() {
@@ -1330,6 +1341,7 @@ impl World {
                 _ => unreachable!("listed flows are built in every world"),
             })
             .collect();
+        sim.flow_nic = sim.flows.iter().map(|f| if let FlowSlot::Active(f) = f { f.nic } else { NO_PORT }).collect();
         // No run needs more events at one instant than a few per flow and port; far more means
         // the engine stopped advancing (a bug), and the run stops with an error instead of hanging.
         let sources = sim.l2.as_ref().map_or(0, |l| l.sources() as u64);
@@ -2079,6 +2091,7 @@ impl World {
         if !sends && !receives {
             // Both ends in other partitions: the id is taken, this world only counts drops.
             self.flows.push(FlowSlot::Elsewhere(Drops::default()));
+            self.flow_nic.push(NO_PORT);
             return;
         }
         let class = &self.spec.workloads[w as usize].classes()[r.class as usize];
@@ -2088,6 +2101,7 @@ impl World {
         if self.now >= self.warmup {
             flow.at_warmup = Some(FlowSnapshot::default()); // all of it is after warm-up
         }
+        self.flow_nic.push(flow.nic);
         self.flows.push(FlowSlot::Active(Box::new(flow)));
         self.live_flows += 1;
         self.peak_live_flows = self.peak_live_flows.max(self.live_flows);
@@ -2149,6 +2163,15 @@ impl World {
             return;
         }
         let f = pkt.flow;
+        // An ACK lets its sender send: its NIC's room first (see `flow_nic`).
+        let room = match self.flows.get(f as usize) {
+            Some(FlowSlot::Active(_)) if pkt.kind == Kind::Ack => Some(nic_room(
+                &mut self.net.ports[self.flow_nic[f as usize] as usize],
+                self.now,
+                self.spec.host_backlog_pkt,
+            )),
+            _ => None,
+        };
         let flow = match self.flows.get_mut(f as usize) {
             Some(FlowSlot::Active(flow)) => flow,
             Some(FlowSlot::Done(i)) => {
@@ -2166,8 +2189,8 @@ impl World {
             // (A packet reaches its destination host in the world that owns it, which holds the flow.)
             Some(FlowSlot::Elsewhere(_)) | None => return,
         };
-        if pkt.kind == Kind::Ack {
-            set_nic_budget(flow, &mut self.net.ports, self.now, self.spec.host_backlog_pkt);
+        if let Some(room) = room {
+            flow.sender.tx_budget = room;
         }
         match pkt.kind {
             Kind::Data => flow.receiver.on_data(&pkt, self.now, &mut self.out),
