@@ -576,9 +576,12 @@ def test_cli_runs_a_sweep_and_dry_run_plans_only(tmp_path):
     res = runner.invoke(app, ["sweep", str(f), "--out", str(out), "--jobs", "2"], env={"COLUMNS": "300"})
     assert res.exit_code == 0, res.output
     assert "4 runs: 4 computed, 0 cached, 0 failed" in res.output
+    # The summary says where the runs ran (a probe: it had said so only in the plan line).
+    assert re.search(r"4 runs: 4 computed, 0 cached, 0 failed in [^\n]* on 2 local processes", res.output), res.output
     assert len(pd.read_parquet(out / "sweep.parquet")) == 4
     again = runner.invoke(app, ["sweep", str(f), "--out", str(out)], env={"COLUMNS": "300"})
     assert "4 runs: 0 computed, 4 cached, 0 failed" in again.output
+    assert " on " not in again.output.split("4 cached, 0 failed", 1)[1].splitlines()[0]  # none ran
     # --force said "0 finished before, 4 to run", hiding that it computes finished runs again (an audit)
     forced = runner.invoke(app, ["sweep", str(f), "--out", str(out), "--force"], env={"COLUMNS": "300"})
     assert "= 4 runs; 4 finished before, 4 of them computed again (--force), 4 to run" in forced.output, forced.output

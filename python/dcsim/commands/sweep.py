@@ -168,8 +168,9 @@ def sweep(
     if dry_run:
         return
     mean = f", {fmt_time(res.mean_run_wall_s)} per run" if res.mean_run_wall_s is not None else ""
+    on = f" on {res.ran_on}" if res.ran_on else ""
     console.print(
-        f"{count_shown(res.runs, 'run')}: {res.computed} computed, {res.cached} cached, {res.failed} failed in {fmt_wall(res.wall_s)}{mean}"
+        f"{count_shown(res.runs, 'run')}: {res.computed} computed, {res.cached} cached, {res.failed} failed in {fmt_wall(res.wall_s)}{on}{mean}"
     )
     shown = results_table(res.table, [p for a in spec.axes for p in a.paths])
     if shown is not None:

@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Union
 
 from dcsim._files import dir_path
+from dcsim.units import count_shown
 from dcsim.sweep.spec import (
     MAX_RUNS_WITHOUT_YES,
     RUN_ID_HEX,
@@ -111,6 +112,8 @@ class SweepResult:
     mean_run_wall_s: Optional[float]
     failures: list[dict] = field(default_factory=list)
     shared: int = 0  # runs whose engine spec equals another combination's (computed once)
+    #: Where this sweep's runs ran, e.g. "2 local processes", "4 Dask workers" ("" if none ran).
+    ran_on: str = ""
 
     @property
     def table(self):
@@ -592,6 +595,7 @@ def run_sweep(
         close: Optional[Callable[[], None]] = None
         local: Optional[LocalPool] = None
         where = ""
+        ran_on = ""
         stop = StopSignals()
         held_logs: dict = {}  # the Dask loggers quietened for a cluster this sweep connects to
         try:
@@ -602,9 +606,11 @@ def run_sweep(
                     if hasattr(executor, "get_executor") and not isinstance(executor, cf.Executor):
                         client = executor
                         nthreads = sum(executor.nthreads().values()) or 1
+                        ran_on = count_shown(len(executor.nthreads()), "Dask worker")
                         executor = executor.get_executor()
                     else:
                         nthreads = getattr(executor, "_max_workers", None) or default_jobs()
+                        ran_on = f"{type(executor).__name__} ({count_shown(nthreads, 'worker')})"
                 elif dask is not None:
                     try:
                         client, close = connect_dask(dask.strip(), jobs)
@@ -615,7 +621,8 @@ def run_sweep(
                     quiet_dask_logs(held_logs)
                     nthreads = sum(client.nthreads().values()) or 1
                     executor = client.get_executor()
-                    where = f" on {len(client.nthreads())} Dask workers"
+                    ran_on = count_shown(len(client.nthreads()), "Dask worker")
+                    where = f" on {ran_on}"
                     if progress:
                         from rich.console import Console
 
@@ -629,6 +636,7 @@ def run_sweep(
                     use_plan_files(plan.files)  # forked workers start with the plan's parsed traces
                     local.start()
                     nthreads = local.jobs
+                    ran_on = count_shown(local.jobs, "local process", "local processes")
                 max_in_flight = max(2, 2 * nthreads)
 
                 def on_result(run: PlannedRun, res: dict) -> None:
@@ -724,6 +732,7 @@ def run_sweep(
         mean_run_wall_s=(stats.run_wall_s / n_new) if n_new else None,
         failures=failures,
         shared=shared,
+        ran_on=ran_on,
     )
 
 
