@@ -297,6 +297,39 @@ def test_scenario_warnings_reach_a_cli_user_once_as_warning_lines(capsys):
     assert others == [(UserWarning, "something else")]
 
 
+def test_dask_version_table_reaches_a_cli_user_as_one_warning_line(capsys):
+    """A sweep on a cluster whose workers lack a package or run other versions showed Dask's
+    VersionMismatchWarning: a source path and a table as wide as the terminal (a probe). Now one
+    "warning:" line names each package with its three versions, once."""
+    import warnings
+
+    distributed = pytest.importorskip("distributed")
+    from distributed.versions import VersionMismatchWarning, error_message
+
+    from dcsim.cli import _scenario_warnings_as_lines
+
+    here = {"packages": {"python": "3.11.7", "numpy": "2.0.1", "pandas": "2.2.0", "msgpack": "1.0.0"}}
+    workers = {
+        "tcp://a:1": {"packages": {"python": "3.11.7", "numpy": "1.26.4", "pandas": None, "msgpack": "1.0.0"}},
+        "tcp://b:1": {"packages": {"python": "3.11.7", "numpy": "1.26.4", "pandas": None, "msgpack": "1.0.0"}},
+    }
+    table = error_message(here, workers, here)["warning"]
+    assert "+----" in table and distributed  # the form Dask gives it
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        previous = _scenario_warnings_as_lines()
+        try:
+            for _ in range(2):
+                warnings.warn(table, VersionMismatchWarning)
+        finally:
+            warnings.showwarning = previous
+    err = capsys.readouterr().err
+    assert err.count("warning: dask: ") == 1 and err.lstrip().startswith("warning: dask: "), err
+    err = " ".join(err.split())  # a terminal may wrap the line between words
+    assert "numpy here 2.0.1, scheduler 2.0.1, workers 1.26.4" in err and "pandas here 2.2.0, scheduler 2.2.0, workers lack it" in err, err
+    assert "+--" not in err and "VersionMismatchWarning" not in err and "python here" not in err and "msgpack" not in err
+
+
 @pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
 def test_a_terminal_that_cannot_show_greek_letters_gets_stand_ins_not_an_error(encoding):
     """`dcsim theory dctcp` prints an em dash (and α, µ elsewhere). On a stream whose encoding

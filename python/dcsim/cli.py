@@ -344,19 +344,41 @@ app.command("sweep")(sweep_cmd.sweep)
 GC_THRESHOLD_0 = 20_000
 
 
+def _version_mismatch_line(message: str) -> str:
+    """Dask's VersionMismatchWarning (a table of the packages whose versions differ between this
+    machine, the scheduler and the workers) as one line: "numpy here 2.0.1, scheduler 2.0.1,
+    workers {'1.26.4', '1.26.0'}; ...". The table, a probe found, filled the terminal."""
+    rows = []
+    for line in message.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.startswith("|") else []
+        if len(cells) == 4 and cells[0] != "Package":
+            pkg, here, scheduler, workers = cells
+            workers = "lack it" if workers in ("None", "MISSING") else workers
+            rows.append(f"{pkg} here {here}, scheduler {scheduler}, workers {workers}")
+    if not rows:
+        return f"dask: {message.strip()}"
+    return ("dask: the cluster's Python packages differ from this machine's: " + "; ".join(rows)
+            + " (dcsim's own version is checked: a run a worker cannot do is listed as failed)")
+
+
 def _scenario_warnings_as_lines():
     """Show scenario warnings to a CLI user as "warning: message" lines, each once (a sweep's or
-    an experiment's runs raise the same one many times), without Python's source path; other
-    warnings as Python shows them. Returns the previous ``warnings.showwarning``."""
+    an experiment's runs raise the same one many times), without Python's source path, and Dask's
+    version table as one such line; other warnings as Python shows them. Returns the previous
+    ``warnings.showwarning``."""
     import warnings
 
     shown: set[str] = set()
     previous = warnings.showwarning
 
     def show(message, category, filename, lineno, file=None, line=None):
-        if category.__name__ != "ScenarioWarning":  # by name: dcsim.scenario is not imported yet
+        # By name: dcsim.scenario (and Dask) are not imported yet.
+        if category.__name__ == "VersionMismatchWarning":  # Dask's, as a sweep connects to a cluster
+            text = _version_mismatch_line(str(message))
+        elif category.__name__ == "ScenarioWarning":
+            text = str(message)
+        else:
             return previous(message, category, filename, lineno, file, line)
-        text = str(message)
         if text not in shown:
             shown.add(text)
             say(err_console, f"[yellow]warning:[/] {escape(text)}")
