@@ -223,3 +223,35 @@ fn results_are_moved_out_once_and_a_second_call_says_so() {
     let e = sim.run().unwrap_err().to_string();
     assert!(e.contains("already taken"), "{e}");
 }
+
+#[test]
+fn a_run_the_queue_memory_stops_names_the_packets_in_flight_then() {
+    // Ten NewReno flows fill a 10^7-packet drop-tail buffer at 1 Gbps until the queues outgrow
+    // what 6 MB leaves them. The packets the error names are those in the network at the stop:
+    // by conservation, sent - delivered - dropped. (It had counted each port's unsent packets as
+    // of its last sync, which depends on which handlers read the port: 26 279 or 26 283 packets
+    // for this stop, 26 256 in the network; a review.)
+    let mut s = dumbbell(
+        10,
+        GBPS,
+        40 * GBPS,
+        100 * US,
+        10_000_000,
+        AqmSpec::drop_tail(),
+        ProtocolSpec::newreno(false),
+        2_000 * MS,
+        50 * MS,
+    );
+    s.metrics.queue_interval_ps = 1_000 * MS;
+    s.metrics.throughput_interval_ps = 100 * MS;
+    s.metrics.cwnd_interval_ps = 100 * MS;
+    s.metrics.max_memory_bytes = 6_000_000;
+    let mut sim = Sim::new(s).expect("the plan fits 6 MB");
+    let e = sim.run().expect_err("the queues outgrow their share").to_string();
+    assert!(e.starts_with("metrics.max_memory: the run stopped at t = "), "{e}");
+    let held: u64 =
+        e.split("the network holds ").nth(1).and_then(|r| r.split(' ').next()).and_then(|n| n.parse().ok()).expect(&e);
+    let c = sim.counters();
+    assert_eq!(held, c.sent_pkts - c.delivered_pkts - c.dropped_pkts, "{e}");
+    assert!(held > 10_000, "{e}");
+}
