@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Optional, Union
 
 from dcsim._files import dir_path
-from dcsim.units import count_shown
 from dcsim.sweep.spec import (
     MAX_RUNS_WITHOUT_YES,
     RUN_ID_HEX,
@@ -55,6 +54,7 @@ from dcsim.sweep.spec import (
     plan_sweep,
     run_key,
 )
+from dcsim.units import count_shown
 
 __all__ = [
     "sweep",
