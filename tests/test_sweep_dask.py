@@ -230,17 +230,84 @@ def test_a_stranger_s_bytes_are_said_to_be_no_dask_protocol():
 
 
 def test_the_workers_of_a_local_cluster_leave_ctrl_c_to_the_sweep():
-    """A terminal's Ctrl-C reaches the whole process group: a local cluster's workers ignore it
-    (inherited, and Dask's preload dcsim.sweep.worker.dask_setup for a worker restarted later),
-    and the sweep stops them itself."""
+    """A terminal's Ctrl-C reaches its whole foreground process group: a local cluster (its
+    scheduler, nannies and workers) runs in a session of its own, which the terminal's signals do
+    not reach, and the sweep stops it itself; its workers ignore SIGINT too (Dask's preload
+    dcsim.sweep.worker.dask_setup)."""
     import signal
 
     client, close = connect_dask("local", 1)
     try:
+        sessions = client.run(os.getsid, 0)
+        assert sessions and all(sid != os.getsid(0) for sid in sessions.values()), sessions
         ignored = client.run(lambda: signal.getsignal(signal.SIGINT) == signal.SIG_IGN)
         assert ignored and all(ignored.values()), ignored
     finally:
         close()
+
+
+def test_ctrl_c_while_the_local_cluster_starts_stops_the_sweep_before_any_run(tmp_path):
+    """Ctrl-C (SIGINT to the command's whole process group, as a terminal sends it) while
+    ``--dask local`` starts its cluster: the sweep had ignored SIGINT then (so that the workers it
+    spawned inherited that), the Ctrl-C was lost, and all 20 runs of the sweep ran (a probe,
+    2026-12-01). Now it stops, with none run, the interrupted line and status 130, no traceback
+    from any process, and the cluster's processes gone."""
+    import signal
+
+    (tmp_path / "base.json").write_text(json.dumps(BASE))
+    f = tmp_path / "s.toml"
+    f.write_text('base = "base.json"\n[axes]\n"network.aqm.K" = ["10pkt", "20pkt", "40pkt"]\n')
+    out = tmp_path / "o"
+    p = subprocess.Popen([sys.executable, "-m", "dcsim", "sweep", str(f), "--out", str(out), "--dask", "local", "--jobs", "2"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        first = p.stderr.readline()  # the plan's line, said before the cluster starts
+        assert "3 runs" in first and "to run on Dask local" in first, first
+        # The cluster is starting once the sweep has a child process (the cluster's own, or
+        # before this change its first worker's).
+        deadline = time.monotonic() + 30
+        while not subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True).stdout and time.monotonic() < deadline:
+            time.sleep(0.01)
+        os.killpg(p.pid, signal.SIGINT)
+        rest, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    err = first + err
+    assert p.returncode == 130, err
+    assert "interrupted: 0 of 3 runs finished and kept" in err, err
+    assert "Traceback" not in err + rest, err
+    assert not (out / "runs").exists() or not any((out / "runs").iterdir())
+    time.sleep(0.5)
+    left = subprocess.run(["pgrep", "-f", "dcsim.sweep.local_cluster"], capture_output=True, text=True).stdout.split()
+    assert left == [], left
+
+
+def test_the_local_cluster_process_says_its_address_and_ends_with_its_stdin():
+    """``python -m dcsim.sweep.local_cluster N``: one JSON line with the scheduler's address once
+    the cluster is up; it ends (status 0) when its stdin ends, as when the sweep that started it
+    closes it or dies. A cluster that cannot start says why on that line instead."""
+    from dcsim.sweep import local_cluster
+
+    p = subprocess.Popen([sys.executable, "-m", "dcsim.sweep.local_cluster", "1"], stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        line = json.loads(p.stdout.readline())
+        assert line["address"].startswith("tcp://127.0.0.1:"), line
+        with distributed.Client(line["address"], timeout=10) as c:
+            assert len(c.nthreads()) == 1
+        p.stdin.close()
+        assert p.wait(timeout=30) == 0
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, 9)
+    import contextlib
+    import io
+
+    said = io.StringIO()
+    with contextlib.redirect_stdout(said):
+        assert local_cluster.main(["two"]) == 1
+    assert json.loads(said.getvalue()) == {"error": "ValueError: invalid literal for int() with base 10: 'two'"}
 
 
 def test_a_local_cluster_has_at_most_four_workers_per_core(tmp_path):

@@ -615,9 +615,11 @@ def run_sweep(
                     try:
                         client, close = connect_dask(dask.strip(), jobs)
                     except SweepError:
-                        if stop.received is not None:  # a SIGTERM while the cluster started (it may have failed then)
+                        if stop.received is not None:  # a signal while the cluster started (it may have failed then)
                             raise KeyboardInterrupt from None
                         raise
+                    if stop.received is not None:  # Ctrl-C while it started: no run is sent
+                        raise KeyboardInterrupt
                     quiet_dask_logs(held_logs)
                     nthreads = sum(client.nthreads().values()) or 1
                     executor = client.get_executor()

@@ -33,6 +33,9 @@ __all__ = ["Stats", "LocalPool", "RunTraces", "check_jobs_with_dask", "connect_d
 DASK_INSTALL = "pip install 'dcsim[dask]'"
 #: Time allowed to reach a Dask scheduler (and for its first worker), s.
 DASK_TIMEOUT_S = 5.0
+#: Longest wait for a ``--dask local`` cluster to be up (its process started, Dask imported, its
+#: workers started), s: 1 to 2 s on 2 cores; up to 4 workers per core take longer.
+LOCAL_CLUSTER_START_S = 120.0
 #: Longest time the loop waits for a result before it looks at Ctrl-C and the progress bar, s.
 WAIT_S = 0.2
 #: A sweep on Dask whose cluster has had no worker for this long, runs still to do, stops (s): its
@@ -219,7 +222,8 @@ def check_jobs_with_dask(address: str, jobs: Optional[int], cli: bool = False) -
 
 def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DASK_TIMEOUT_S):
     """A Dask client: ``"local"`` starts a ``LocalCluster`` of ``jobs`` single-threaded worker
-    processes; anything else is a scheduler address. Returns ``(client, close)``.
+    processes, in a process of its own session (:mod:`dcsim.sweep.local_cluster`), which ``close``
+    ends; anything else is a scheduler address. Returns ``(client, close)``.
 
     Fails within about ``timeout_s`` with a :class:`SweepError` that says what happened if the
     scheduler cannot be reached (nothing answered in time, or something that is not a Dask
@@ -229,27 +233,15 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
         import distributed
     except ImportError:
         raise SweepError(f"--dask: Dask is an optional extra that is not installed; install it with: {DASK_INSTALL}") from None
-    import logging
-
     from dcsim import __version__
 
     cluster = None
     try:
         if address == "local":
-            n = jobs or default_jobs()
-            # Its workers ignore Ctrl-C (a terminal's Ctrl-C reaches the whole process group, and
-            # the sweep stops the cluster itself): inherited while it starts (an ignored signal
-            # stays ignored in a new process), and set by each worker as it starts (Dask's preload,
-            # dcsim.sweep.worker.dask_setup), for a worker its nanny restarts later. A Ctrl-C while
-            # the cluster starts is lost (a probe); keeping this process's handler meanwhile let it
-            # reach the workers as they imported Dask (tracebacks, and a start that failed after
-            # 10 s), and blocking it did not keep it pending (Dask's threads took it).
-            with _ctrl_c_ignored():
-                cluster = distributed.LocalCluster(
-                    n_workers=n, threads_per_worker=1, processes=True, dashboard_address=":0",
-                    silence_logs=logging.ERROR, preload=["dcsim.sweep.worker"],
-                )
-            client = distributed.Client(cluster, timeout=timeout_s)
+            # In a process of its own session: the terminal's Ctrl-C reaches only this process,
+            # which stops the cluster itself (see dcsim.sweep.local_cluster).
+            cluster = _LocalClusterProcess(jobs or default_jobs())
+            client = _client_within(distributed, cluster.address, timeout_s)
         else:
             check_jobs_with_dask(address, jobs)
             t0 = time.perf_counter()
@@ -259,17 +251,21 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
                 raise SweepError(_unreachable(address, e, time.perf_counter() - t0, timeout_s)) from None
     except SweepError:
         raise
-    except Exception as e:  # the LocalCluster could not start
+    except Exception as e:  # the LocalCluster could not start, or be connected to
         if cluster is not None:
             cluster.close()
         raise SweepError(f"--dask local: cannot start a Dask LocalCluster ({type(e).__name__}: {e})") from None
+    except BaseException:  # Ctrl-C while it started
+        if cluster is not None:
+            cluster.close()
+        raise
 
     def close() -> None:
         try:
             client.close(timeout=2)
         finally:
             if cluster is not None:
-                cluster.close(timeout=5)
+                cluster.close()
 
     try:
         try:
@@ -298,17 +294,59 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
     return client, close
 
 
-@contextlib.contextmanager
-def _ctrl_c_ignored():
-    """SIGINT ignored meanwhile (main thread only), and the processes started then inherit that."""
-    import threading
+class _LocalClusterProcess:
+    """``--dask local``'s cluster: ``python -m dcsim.sweep.local_cluster N`` in a session of its
+    own, which says its scheduler's address once the cluster is up and keeps it until its stdin
+    ends. Waiting for it is bounded (:data:`LOCAL_CLUSTER_START_S`); :meth:`close` ends it, and
+    it ends itself if this process dies."""
 
-    old = signal.signal(signal.SIGINT, signal.SIG_IGN) if threading.current_thread() is threading.main_thread() else None
-    try:
-        yield
-    finally:
-        if old is not None:
-            signal.signal(signal.SIGINT, old)
+    def __init__(self, workers: int) -> None:
+        import subprocess
+
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "dcsim.sweep.local_cluster", str(workers)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True,
+        )
+        try:
+            said = self._first_line(LOCAL_CLUSTER_START_S)
+            try:
+                answer = json.loads(said)
+            except ValueError:
+                answer = {"error": f"it said {said[:200]!r}" if said else f"its process ended (status {self.proc.poll()})"}
+            if "address" not in answer:
+                raise RuntimeError(answer.get("error", answer))
+            self.address = str(answer["address"])
+        except BaseException:
+            self.close()
+            raise
+
+    def _first_line(self, timeout_s: float) -> str:
+        """The cluster process's first line on stdout, read within ``timeout_s``."""
+        import selectors
+
+        with selectors.DefaultSelector() as sel:
+            sel.register(self.proc.stdout, selectors.EVENT_READ)
+            if not sel.select(timeout_s):
+                raise TimeoutError(f"it was not up after {timeout_s:g} s")
+        return self.proc.stdout.readline().strip()
+
+    def close(self) -> None:
+        """End the cluster: its stdin closed, it closes the cluster (up to 5 s); after 10 s its
+        session's processes (it and its workers) are killed."""
+        import subprocess
+
+        if self.proc.poll() is None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+        with contextlib.suppress(OSError):  # the workers too, had any outlived it
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+        with contextlib.suppress(OSError):
+            self.proc.stdout.close()
 
 
 class NoHandshake(TimeoutError):

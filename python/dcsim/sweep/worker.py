@@ -19,9 +19,9 @@ __all__ = ["run_one", "flatten_summary", "worker_info", "dask_setup"]
 
 def dask_setup(worker: Any = None) -> None:  # noqa: ARG001
     """Dask's preload hook, run in each worker process of a ``--dask local`` cluster as it starts:
-    the worker leaves Ctrl-C to the sweep, which stops the cluster itself (a terminal's Ctrl-C
-    reaches the whole process group). The workers started with the cluster inherit that from the
-    sweep; one its nanny restarts later (after a crash) did not."""
+    the worker leaves Ctrl-C to the sweep, which stops the cluster itself. The cluster runs in a
+    session of its own (:mod:`dcsim.sweep.local_cluster`), which a terminal's Ctrl-C does not
+    reach; this keeps a worker running when SIGINT is sent to that session's process group."""
     import signal
     import threading
 
