@@ -283,6 +283,23 @@ def test_ctrl_c_while_the_local_cluster_starts_stops_the_sweep_before_any_run(tm
     assert left == [], left
 
 
+def test_a_script_without_a_main_guard_can_sweep_on_a_local_cluster(tmp_path):
+    """Dask's workers start by multiprocessing's "spawn", which imports the starting process's
+    main module again: a script that called sweep(..., dask="local") at its top level, without
+    ``if __name__ == "__main__":``, failed with "Nanny failed to start" and a page of tracebacks
+    (a probe, 2026-12-01). The cluster's own process is the workers' parent now."""
+    script = tmp_path / "study.py"
+    script.write_text(
+        "from dcsim.sweep import sweep\n"
+        f"r = sweep({BASE!r}, {{'network.aqm.K': ['10pkt', '20pkt']}}, out={str(tmp_path / 'o')!r}, dask='local', jobs=1, "
+        "progress=False)\n"
+        "print('computed', r.computed)\n"
+    )
+    res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and res.stdout.strip() == "computed 2", res.stdout + res.stderr[-2000:]
+    assert "Traceback" not in res.stderr, res.stderr[-2000:]
+
+
 def test_the_local_cluster_process_says_its_address_and_ends_with_its_stdin():
     """``python -m dcsim.sweep.local_cluster N``: one JSON line with the scheduler's address once
     the cluster is up; it ends (status 0) when its stdin ends, as when the sweep that started it
