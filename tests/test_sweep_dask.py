@@ -283,6 +283,27 @@ def test_ctrl_c_while_the_local_cluster_starts_stops_the_sweep_before_any_run(tm
     assert left == [], left
 
 
+def test_the_local_cluster_s_answer_is_its_first_json_line_and_a_failed_start_says_why(capfd):
+    """Lines its process prints before the answer are passed on to stderr, not taken for it; a
+    cluster process that ends without an answer, or whose cluster cannot start, is an error that
+    says so (connect_dask turns it into "--dask local: cannot start a Dask LocalCluster (...)")."""
+    from dcsim.sweep.execute import _LocalClusterProcess
+
+    def answer_of(code: str) -> dict:
+        c = object.__new__(_LocalClusterProcess)
+        c.proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+        try:
+            return c._answer(30)
+        finally:
+            c.proc.wait()
+
+    assert answer_of("print('a warning'); print('{\"address\": \"tcp://127.0.0.1:1\"}')") == {"address": "tcp://127.0.0.1:1"}
+    assert "a warning" in capfd.readouterr().err
+    assert answer_of("print('[1, 2]')") == {"error": "its process ended before the cluster was up"}
+    with pytest.raises(RuntimeError, match=r"^ValueError: invalid literal for int\(\) with base 10: 'x'$"):
+        _LocalClusterProcess("x")  # type: ignore[arg-type]
+
+
 def test_a_script_without_a_main_guard_can_sweep_on_a_local_cluster(tmp_path):
     """Dask's workers start by multiprocessing's "spawn", which imports the starting process's
     main module again: a script that called sweep(..., dask="local") at its top level, without

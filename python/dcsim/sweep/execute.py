@@ -308,11 +308,7 @@ class _LocalClusterProcess:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True,
         )
         try:
-            said = self._first_line(LOCAL_CLUSTER_START_S)
-            try:
-                answer = json.loads(said)
-            except ValueError:
-                answer = {"error": f"it said {said[:200]!r}" if said else f"its process ended (status {self.proc.poll()})"}
+            answer = self._answer(LOCAL_CLUSTER_START_S)
             if "address" not in answer:
                 raise RuntimeError(answer.get("error", answer))
             self.address = str(answer["address"])
@@ -320,15 +316,37 @@ class _LocalClusterProcess:
             self.close()
             raise
 
-    def _first_line(self, timeout_s: float) -> str:
-        """The cluster process's first line on stdout, read within ``timeout_s``."""
-        import selectors
+    def _answer(self, timeout_s: float) -> dict:
+        """The cluster process's answer: the first line of its stdout that is a JSON object, read
+        within ``timeout_s``; ``{"error": ...}`` if its stdout ended without one. Its other lines
+        (something else in that process may print) are passed on to stderr, as is what it prints
+        later, by a thread that ends with the process."""
+        import queue
+        import threading
 
-        with selectors.DefaultSelector() as sel:
-            sel.register(self.proc.stdout, selectors.EVENT_READ)
-            if not sel.select(timeout_s):
-                raise TimeoutError(f"it was not up after {timeout_s:g} s")
-        return self.proc.stdout.readline().strip()
+        answers: queue.Queue = queue.Queue()
+
+        def read() -> None:
+            answered = False
+            with self.proc.stdout as out:
+                for line in out:
+                    if not answered:
+                        try:
+                            answer = json.loads(line)
+                        except ValueError:
+                            answer = None
+                        if isinstance(answer, dict):
+                            answered = True
+                            answers.put(answer)
+                            continue
+                    sys.stderr.write(line)
+            answers.put({"error": "its process ended before the cluster was up"})
+
+        threading.Thread(target=read, name="dcsim-local-cluster-stdout", daemon=True).start()
+        try:
+            return answers.get(timeout=timeout_s)
+        except queue.Empty:
+            raise TimeoutError(f"it was not up after {timeout_s:g} s") from None
 
     def close(self) -> None:
         """End the cluster: its stdin closed, it closes the cluster (up to 5 s); after 10 s its
@@ -345,8 +363,6 @@ class _LocalClusterProcess:
         with contextlib.suppress(OSError):  # the workers too, had any outlived it
             os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait()
-        with contextlib.suppress(OSError):
-            self.proc.stdout.close()
 
 
 class NoHandshake(TimeoutError):
