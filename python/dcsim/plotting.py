@@ -930,7 +930,7 @@ def plot_fct(result: Result, path: PathLike = None) -> Figure:
 
     def count(b: str, n: int) -> str:
         left = sum(unfinished.values()) if b == "all" else unfinished.get(b, 0)
-        return f"{n} flows" + (f"; {left} unfinished" if left else "")
+        return f"{n} finished, {left} unfinished" if left else f"{n} flows"
 
     for i, (b, s) in enumerate(groups):
         last = b == "all"

@@ -342,7 +342,7 @@ class Result:
 
     @property
     def throughput(self) -> pd.DataFrame:
-        """The ``throughput`` table: each traced flow's goodput over each metrics.throughput_interval (traced: metrics.trace_flows, the first 100 by default) (columns: see :data:`dcsim.schema.SCHEMA`)."""
+        """The ``throughput`` table: each traced flow's goodput over each metrics.throughput_interval (traced: metrics.trace_flows, by default the first 100 listed flows; a workload's generated flows only when named by id) (columns: see :data:`dcsim.schema.SCHEMA`)."""
         return self._table("throughput")
 
     @property
@@ -550,15 +550,30 @@ class Result:
         """Write :meth:`trace` as a trace file (``start,src,dst,size``: exact seconds and bytes).
         Replayed by a ``kind = "trace"`` workload with the same network, protocol and seed, it
         gives the same flows and completion times, bit for bit (tests/test_trace_workload.py).
+        That holds for a workload of one protocol: a trace file holds no protocol, so a replay of
+        a workload's ``mix`` draws each flow's class afresh by the shares (its flows start and
+        route as before, but complete otherwise); a :class:`dcsim.ScenarioWarning` says so.
         Raises ValueError, writing nothing, if a host's name cannot be a field of the file's lines
         (a graph's node named with whitespace, a comma or ``#``)."""
-        from dcsim.scenario import not_a_trace_field
+        from dcsim.scenario import ScenarioWarning, not_a_trace_field
 
         t = self.trace(workload)
         bad = sorted({h for h in (*t["src"].unique(), *t["dst"].unique()) if not_a_trace_field(h)})
         if bad:
             raise ValueError(f"write_trace: host {bad[0]!r} cannot be a field of a trace file's line (no whitespace, "
                              "',' or '#'); rename the node, or give the flows inline: trace() returns them")
+        workloads = self.scenario.workloads or []
+        chosen = range(len(workloads)) if workload is None else [self._workload_index(workload)]
+        mixed = [i for i in chosen if len(workloads[i].mix or ()) > 1]
+        if mixed:
+            import warnings
+
+            i = mixed[0]
+            shares = ", ".join(f"{c.protocol} {c.share:.0%}" for c in workloads[i].mix)
+            warnings.warn(f"write_trace: workloads[{i}] mixes protocols ({shares}); a trace file holds no protocol, "
+                          "so a replay with the same mix draws each flow's protocol afresh by the shares: its flows "
+                          "start and route as in this run but complete otherwise (the replay is exact for a workload "
+                          "of one protocol)", ScenarioWarning, stacklevel=2)
         lines = ["start,src,dst,size"] + [f"{s!r},{a},{b},{n}" for s, a, b, n in
                                           zip(t["start_s"].tolist(), t["src"], t["dst"], t["size_bytes"].tolist())]
         from dcsim._files import file_path

@@ -44,7 +44,7 @@ TABLE_DOCS = {
              "from the exact trajectory in `ports` and `queue_hist`; an \"auto\" interval, the default, is "
              "lengthened to fit metrics.max_memory: the one used is in engine_spec.json)",
     "throughput": "each traced flow's goodput over each metrics.throughput_interval (traced: metrics.trace_flows, "
-                  "the first 100 by default)",
+                  "by default the first 100 listed flows; a workload's generated flows only when named by id)",
     "cwnd": "each running traced flow's window, α and SRTT every metrics.cwnd_interval",
     "flows": "one row per flow",
     "ports": "one row per egress port (queue + link)",
