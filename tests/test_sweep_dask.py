@@ -299,7 +299,7 @@ def test_the_local_cluster_s_answer_is_its_first_json_line_and_a_failed_start_sa
 
     assert answer_of("print('a warning'); print('{\"address\": \"tcp://127.0.0.1:1\"}')") == {"address": "tcp://127.0.0.1:1"}
     assert "a warning" in capfd.readouterr().err
-    assert answer_of("print('[1, 2]')") == {"error": "its process ended before the cluster was up"}
+    assert answer_of("print('[1, 2]')") == {"error": "its process ended (status 0) before the cluster was up"}
     with pytest.raises(RuntimeError, match=r"^ValueError: invalid literal for int\(\) with base 10: 'x'$"):
         _LocalClusterProcess("x")  # type: ignore[arg-type]
 
@@ -319,6 +319,57 @@ def test_a_script_without_a_main_guard_can_sweep_on_a_local_cluster(tmp_path):
     res = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert res.returncode == 0 and res.stdout.strip() == "computed 2", res.stdout + res.stderr[-2000:]
     assert "Traceback" not in res.stderr, res.stderr[-2000:]
+
+
+def test_the_local_cluster_imports_what_the_sweep_imports_and_has_its_dask_settings(tmp_path):
+    """The cluster's process had been started with ``-m``, which puts the current directory first
+    on its module path: a ``dcsim.py`` there broke ``--dask local`` ("'dcsim' is not a package"),
+    and a script that made dcsim importable by ``sys.path`` had its workers import another copy;
+    settings made with ``dask.config.set`` did not reach the cluster (a review). It now gets the
+    sweep's module path and Dask configuration, as multiprocessing and Dask give theirs."""
+    import dask
+
+    (tmp_path / "dcsim.py").write_text("raise SystemExit('the study folder's dcsim.py was imported')\n")
+    (tmp_path / "base.json").write_text(json.dumps(BASE))
+    (tmp_path / "s.toml").write_text('base = "base.json"\n[axes]\n"network.aqm.K" = ["10pkt"]\n')
+    cli = Path(sys.executable).with_name("dcsim")
+    res = subprocess.run([str(cli), "sweep", "s.toml", "--out", "o", "--dask", "local", "--jobs", "1"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert res.returncode == 0 and "1 run: 1 computed" in res.stdout, res.stdout + res.stderr
+    with dask.config.set({"distributed.scheduler.allowed-failures": 7}):
+        client, close = connect_dask("local", 1)
+    try:
+        key = "distributed.scheduler.allowed-failures"
+        assert client.run_on_scheduler(dask.config.get, key) == 7
+        assert set(client.run(dask.config.get, key).values()) == {7}
+    finally:
+        close()
+
+
+def test_a_sweep_killed_while_its_cluster_starts_leaves_no_traceback_and_no_process(tmp_path):
+    """``kill -9`` of the sweep while its local cluster started: the cluster then printed its
+    address into a pipe nobody read and died with a BrokenPipeError traceback on the terminal
+    (a review). It now closes quietly; its processes end with it."""
+    import signal
+
+    (tmp_path / "base.json").write_text(json.dumps(BASE))
+    f = tmp_path / "s.toml"
+    f.write_text('base = "base.json"\n[axes]\n"network.aqm.K" = ["10pkt", "20pkt"]\n')
+    p = subprocess.Popen([sys.executable, "-m", "dcsim", "sweep", str(f), "--out", str(tmp_path / "o"), "--dask", "local",
+                          "--jobs", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 30
+        while not subprocess.run(["pgrep", "-P", str(p.pid)], capture_output=True).stdout and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)  # the cluster process has started and is starting its workers
+        os.kill(p.pid, signal.SIGKILL)
+        _, err = p.communicate(timeout=60)  # stderr ends once the cluster and its workers, which share it, are gone
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+    assert "Traceback" not in err and "BrokenPipeError" not in err, err
+    left = subprocess.run(["pgrep", "-f", "dcsim.sweep.local_cluster"], capture_output=True, text=True).stdout.split()
+    assert left == [], left
 
 
 def test_the_local_cluster_process_says_its_address_and_ends_with_its_stdin():

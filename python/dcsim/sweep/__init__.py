@@ -613,7 +613,7 @@ def run_sweep(
                         ran_on = f"{type(executor).__name__} ({count_shown(nthreads, 'worker')})"
                 elif dask is not None:
                     try:
-                        client, close = connect_dask(dask.strip(), jobs)
+                        client, close = connect_dask(dask.strip(), jobs, should_stop=lambda: stop.received is not None)
                     except SweepError:
                         if stop.received is not None:  # a signal while the cluster started (it may have failed then)
                             raise KeyboardInterrupt from None
@@ -685,7 +685,8 @@ def run_sweep(
                                 save_to=str(out) if local is not None else None,
                                 traces=RunTraces(plan, store if tables else None, ship=local is None, client=client),
                                 workers=(lambda: None if client.status == "closed" else len(client.nthreads()))
-                                if client is not None else None)
+                                if client is not None else None,
+                                local_cluster=dask is not None and dask.strip() == "local")
                 if stop.received is not None:
                     raise KeyboardInterrupt
         except KeyboardInterrupt:

@@ -97,11 +97,13 @@ def _worker_init(parent: Optional[int] = None) -> None:
 
 
 class StopSignals:
-    """While active (main thread only), SIGINT and SIGTERM only set :attr:`received`; the sweep
-    loop looks at it every :data:`WAIT_S` and stops at a safe point (an exception raised inside
-    the executor's code could leave one of its locks held). A second Ctrl-C stops at once."""
+    """While active (main thread only), SIGINT, SIGTERM and SIGHUP only set :attr:`received`; the
+    sweep loop looks at it every :data:`WAIT_S` and stops at a safe point (an exception raised
+    inside the executor's code could leave one of its locks held). A second Ctrl-C stops at once.
+    (SIGHUP had been left to the command line's handler, which raised wherever the sweep was and
+    named it Ctrl-C, status 130: a review.)"""
 
-    SIGNALS = ("SIGINT", "SIGTERM")
+    SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
 
     def __init__(self) -> None:
         self.received: Optional[int] = None
@@ -220,10 +222,13 @@ def check_jobs_with_dask(address: str, jobs: Optional[int], cli: bool = False) -
                          "a local cluster)")
 
 
-def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DASK_TIMEOUT_S):
+def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DASK_TIMEOUT_S,
+                 should_stop: Optional[Callable[[], bool]] = None):
     """A Dask client: ``"local"`` starts a ``LocalCluster`` of ``jobs`` single-threaded worker
     processes, in a process of its own session (:mod:`dcsim.sweep.local_cluster`), which ``close``
-    ends; anything else is a scheduler address. Returns ``(client, close)``.
+    ends; anything else is a scheduler address. Returns ``(client, close)``. While a local
+    cluster starts, ``should_stop()`` is asked every :data:`WAIT_S`: True (a signal the caller
+    recorded) kills it and raises KeyboardInterrupt.
 
     Fails within about ``timeout_s`` with a :class:`SweepError` that says what happened if the
     scheduler cannot be reached (nothing answered in time, or something that is not a Dask
@@ -240,7 +245,7 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
         if address == "local":
             # In a process of its own session: the terminal's Ctrl-C reaches only this process,
             # which stops the cluster itself (see dcsim.sweep.local_cluster).
-            cluster = _LocalClusterProcess(jobs or default_jobs())
+            cluster = _LocalClusterProcess(jobs or default_jobs(), should_stop)
             client = _client_within(distributed, cluster.address, timeout_s)
         else:
             check_jobs_with_dask(address, jobs)
@@ -295,20 +300,25 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
 
 
 class _LocalClusterProcess:
-    """``--dask local``'s cluster: ``python -m dcsim.sweep.local_cluster N`` in a session of its
-    own, which says its scheduler's address once the cluster is up and keeps it until its stdin
-    ends. Waiting for it is bounded (:data:`LOCAL_CLUSTER_START_S`); :meth:`close` ends it, and
-    it ends itself if this process dies."""
+    """``--dask local``'s cluster: :func:`dcsim.sweep.local_cluster.main` in a process of its own
+    session, with this process's module path and Dask configuration; it says its scheduler's
+    address once the cluster is up and keeps it until its stdin ends. Waiting for it is bounded
+    (:data:`LOCAL_CLUSTER_START_S`) and stops when ``should_stop()`` says so; :meth:`close` ends
+    it, and it ends itself if this process dies."""
 
-    def __init__(self, workers: int) -> None:
+    def __init__(self, workers: int, should_stop: Optional[Callable[[], bool]] = None) -> None:
         import subprocess
 
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "dcsim.sweep.local_cluster", str(workers)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, start_new_session=True,
-        )
+        import dask.config
+
+        from dcsim.sweep.local_cluster import command
+
+        env = {**os.environ, "DASK_INTERNAL_INHERIT_CONFIG": dask.config.serialize(dask.config.global_config)}
+        self.address: Optional[str] = None
+        self.proc = subprocess.Popen(command(workers), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                     start_new_session=True, env=env)
         try:
-            answer = self._answer(LOCAL_CLUSTER_START_S)
+            answer = self._answer(LOCAL_CLUSTER_START_S, should_stop)
             if "address" not in answer:
                 raise RuntimeError(answer.get("error", answer))
             self.address = str(answer["address"])
@@ -316,11 +326,11 @@ class _LocalClusterProcess:
             self.close()
             raise
 
-    def _answer(self, timeout_s: float) -> dict:
+    def _answer(self, timeout_s: float, should_stop: Optional[Callable[[], bool]] = None) -> dict:
         """The cluster process's answer: the first line of its stdout that is a JSON object, read
         within ``timeout_s``; ``{"error": ...}`` if its stdout ended without one. Its other lines
         (something else in that process may print) are passed on to stderr, as is what it prints
-        later, by a thread that ends with the process."""
+        later, by a thread that ends with the process. KeyboardInterrupt once ``should_stop()``."""
         import queue
         import threading
 
@@ -340,29 +350,48 @@ class _LocalClusterProcess:
                             answers.put(answer)
                             continue
                     sys.stderr.write(line)
-            answers.put({"error": "its process ended before the cluster was up"})
+            answers.put(None)
 
         threading.Thread(target=read, name="dcsim-local-cluster-stdout", daemon=True).start()
-        try:
-            return answers.get(timeout=timeout_s)
-        except queue.Empty:
-            raise TimeoutError(f"it was not up after {timeout_s:g} s") from None
+        deadline = time.monotonic() + timeout_s
+        while True:
+            if should_stop is not None and should_stop():
+                raise KeyboardInterrupt
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"it was not up after {timeout_s:g} s")
+            try:
+                answer = answers.get(timeout=min(WAIT_S, left))
+            except queue.Empty:
+                continue
+            if answer is None:
+                try:
+                    status = f"status {self.proc.wait(timeout=5)}"
+                except Exception:
+                    status = "its stdout closed"
+                return {"error": f"its process ended ({status}) before the cluster was up"}
+            return answer
 
     def close(self) -> None:
-        """End the cluster: its stdin closed, it closes the cluster (up to 5 s); after 10 s its
-        session's processes (it and its workers) are killed."""
+        """End the cluster: its stdin closed, it closes the cluster (up to 5 s; one that never
+        said it was up is killed at once); after 10 s its session's processes (it and its
+        workers) are killed."""
         import subprocess
 
-        if self.proc.poll() is None:
+        try:
             with contextlib.suppress(OSError):
                 self.proc.stdin.close()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
-        with contextlib.suppress(OSError):  # the workers too, had any outlived it
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait()
+            if self.address is not None and self.proc.poll() is None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.proc.wait(timeout=10)
+        finally:
+            killpg = getattr(os, "killpg", None)  # POSIX; elsewhere the process alone
+            with contextlib.suppress(OSError):  # the workers too, had any outlived it
+                if killpg is not None:
+                    killpg(self.proc.pid, signal.SIGKILL)
+                else:
+                    self.proc.kill()
+            self.proc.wait()
 
 
 class NoHandshake(TimeoutError):
@@ -436,10 +465,14 @@ def _unreachable(address: str, e: BaseException, elapsed_s: float, timeout_s: fl
     return f"--dask {address}: {what}; {hint}"
 
 
-def _scheduler_gone(e: Optional[BaseException]) -> SweepError:
+def _scheduler_gone(e: Optional[BaseException], local_cluster: bool = False) -> SweepError:
     """The error for a Dask client whose scheduler went away (``ClosedClientError``, or the
-    client's status "closed")."""
+    client's status "closed"); of a ``--dask local`` cluster, its process ended (a review: the
+    advice to start the scheduler again misled where the sweep had started it)."""
     why = f" ({_first_line(e)})" if e is not None else ""
+    if local_cluster:
+        return SweepError(f"dask: the local Dask cluster's process ended{why}; finished runs are kept: run the same "
+                          "command again to resume")
     return SweepError(f"dask: the connection to the Dask scheduler is closed{why}; finished runs are kept: start the "
                       "scheduler and its workers again and run the same command to resume")
 
@@ -532,8 +565,10 @@ def execute(
     save_to: Optional[str] = None,
     traces: Optional[RunTraces] = None,
     workers: Optional[Callable[[], int]] = None,
+    local_cluster: bool = False,
 ) -> None:
-    """Run ``todo`` on ``executor`` (or on ``local``'s pool).
+    """Run ``todo`` on ``executor`` (or on ``local``'s pool; ``local_cluster``: a Dask cluster
+    ``--dask local`` started, which its errors name as such).
 
     ``on_result(run, res)`` gets :func:`run_one`'s dict (or an error dict made here if the
     executor failed the future); ``on_tick()`` is called at least every :data:`WAIT_S`.
@@ -573,10 +608,10 @@ def execute(
             n = workers()
         except Exception as e:
             if type(e).__name__ == "ClosedClientError":  # the scheduler went away: say so now, not in 60 s
-                raise _scheduler_gone(e) from None
+                raise _scheduler_gone(e, local_cluster) from None
             n = 0  # no answer: no worker either
         if n is None:  # the client closed (its scheduler went away and did not come back within 5 s)
-            raise _scheduler_gone(None)
+            raise _scheduler_gone(None, local_cluster)
         if n:
             none_since, seen = None, True
         elif not seen:
@@ -606,7 +641,7 @@ def execute(
             raise SweepError(f"executor: cannot submit more runs ({type(e).__name__}: {e}); finished runs are kept, run the sweep again to resume") from None
         except Exception as e:
             if type(e).__name__ == "ClosedClientError":  # distributed's: its scheduler went away (a probe: kill -9)
-                raise _scheduler_gone(e) from None
+                raise _scheduler_gone(e, local_cluster) from None
             raise SweepError(f"executor: cannot submit more runs ({type(e).__name__}: {_first_line(e)}); finished runs "
                              "are kept, run the sweep again to resume") from None
         in_flight[fut] = run
