@@ -55,9 +55,9 @@ def main(argv: list[str]) -> int:
         if _say({"address": cluster.scheduler_address}):
             sys.stdin.read()  # until the sweep closes its end, or exits
     finally:
-        # The sweep has said what happened; what Dask logs while its cluster goes is noise.
-        for name in ("distributed", "tornado", "asyncio"):
-            logging.getLogger(name).setLevel(logging.CRITICAL)
+        from dcsim.sweep import quiet_dask_logs  # imported already: this module's package
+
+        quiet_dask_logs({})  # the sweep has said what happened; what Dask logs as its cluster goes is noise
         cluster.close(timeout=5)
     return 0
 
