@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
@@ -248,11 +249,13 @@ def test_a_workloads_flows_replayed_as_a_trace_give_the_same_run_bit_for_bit(tmp
     assert a.flows[cols].equals(b.flows[cols])
 
 
-def test_a_mixed_workload_s_trace_warns_that_its_replay_draws_the_protocols_afresh(tmp_path):
-    """A trace file holds no protocol: replayed with the same mix, each flow's class is drawn by the
-    shares again (a probe of examples/websearch.toml's 50/50 mix: 57 % of the flows kept their
-    protocol, and the FCTs differed), while the README and the docstring had promised the same
-    completion times. write_trace now says so; the flows still start and route as they did."""
+def test_a_mixed_workload_s_trace_names_each_flow_s_protocol_and_replays_exactly(tmp_path):
+    """A trace file of a mix names each flow's protocol (a fifth column), and a replay with the
+    same mix runs each flow as the class of its protocol: the same flows table, bit for bit. Before
+    the column, the replay drew each flow's class afresh by the shares (a probe of
+    examples/websearch.toml's 50/50 mix: 57 % of the flows kept their protocol, and the FCTs
+    differed). One protocol: no column, no warning. Two classes of one protocol with other options
+    cannot be told apart by a file: a warning says so."""
     import warnings
 
     from dcsim import ScenarioWarning
@@ -263,17 +266,48 @@ def test_a_mixed_workload_s_trace_warns_that_its_replay_draws_the_protocols_afre
          "workloads": [{"kind": "poisson", "load": 0.4, "sizes": {"kind": "cdf", "name": "web_search"}, "mix": mix}],
          "run": {"duration": "10ms", "seed": 3}}
     a = simulate(Scenario.from_dict(d))
-    with pytest.warns(ScenarioWarning, match=r"^write_trace: workloads\[0\] mixes protocols \(dctcp 50%, newreno 50%\); "
-                                             r"a trace file holds no protocol"):
-        path = a.write_trace(tmp_path / "replay.csv")
-    d["workloads"] = [{"kind": "trace", "file": str(path), "mix": mix}]
-    b = simulate(Scenario.from_dict(d))
-    cols = ["src", "dst", "start_s", "size_bytes", "path"]
-    assert len(a.flows) > 10 and a.flows[cols].equals(b.flows[cols])
-    single = simulate(Scenario.from_dict({**d, "workloads": [{**d["workloads"][0], "mix": None, "protocol": "dctcp"}]}))
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        single.write_trace(tmp_path / "one.csv")  # one protocol: exact, no warning
+        path = a.write_trace(tmp_path / "replay.csv")
+    lines = path.read_text().splitlines()
+    assert lines[0] == "start,src,dst,size,protocol"
+    assert {ln.rsplit(",", 1)[1] for ln in lines[1:]} == {"dctcp", "newreno"}
+    d["workloads"] = [{"kind": "trace", "file": str(path), "mix": mix}]
+    b = simulate(Scenario.from_dict(d))
+    assert len(a.flows) > 10
+    pd.testing.assert_frame_equal(a.flows, b.flows, check_exact=True)
+    # The same file with the mix's classes in the other order: each flow still gets its protocol.
+    d["workloads"][0]["mix"] = mix[::-1]
+    c = simulate(Scenario.from_dict(d))
+    pd.testing.assert_frame_equal(a.flows, c.flows, check_exact=True)
+    # A replay whose transport lacks a protocol the file names is refused, naming the line.
+    d["workloads"][0] = {"kind": "trace", "file": str(path), "protocol": "dctcp"}
+    first = next(n for n, ln in enumerate(lines, start=1) if ln.endswith(",newreno"))
+    with pytest.raises(ValueError, match=rf"workloads\[0\]\.file: .*replay\.csv line {first}: protocol: 'newreno' is "
+                                         r"not a protocol of this workload \(dctcp\)"):
+        Scenario.from_dict(d)
+    single = simulate(Scenario.from_dict({**d, "workloads": [{**d["workloads"][0], "file": None,
+                                                              "kind": "poisson", "load": 0.4,
+                                                              "sizes": {"kind": "cdf", "name": "web_search"}}]}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        one = single.write_trace(tmp_path / "one.csv")  # one protocol: exact, no warning, no column
+    assert one.read_text().splitlines()[0] == "start,src,dst,size"
+    alike = [{"protocol": "dctcp", "share": 0.5}, {"protocol": "dctcp", "g": 0.25, "share": 0.5}]
+    d["workloads"] = [{"kind": "poisson", "load": 0.4, "sizes": {"kind": "cdf", "name": "web_search"}, "mix": alike}]
+    e = simulate(Scenario.from_dict(d))
+    with pytest.warns(ScenarioWarning, match=r"^write_trace: workloads\[0\]\.mix\[0\], workloads\[0\]\.mix\[1\] run dctcp "
+                                             r"with different options; .* these flows' lines name none"):
+        e.write_trace(tmp_path / "alike.csv")
+    assert (tmp_path / "alike.csv").read_text().splitlines()[1].count(",") == 3  # drawn again by the shares
+    d["workloads"] = [{"kind": "trace", "file": str(tmp_path / "alike.csv"), "mix": alike}]
+    assert len(simulate(Scenario.from_dict(d)).flows) == len(e.flows)
+    # A line that names such a protocol cannot pick a class: refused, naming the line.
+    (tmp_path / "named.csv").write_text("start,src,dst,size,protocol\n0,h0,h1,1000\n1e-5,h1,h2,1000,dctcp\n")
+    d["workloads"][0]["file"] = str(tmp_path / "named.csv")
+    with pytest.raises(ValueError, match=r"named\.csv line 3: protocol: 'dctcp' is the protocol of 2 classes of the mix "
+                                         r"\(mix\[0\], mix\[1\]\)"):
+        Scenario.from_dict(d)
 
 
 def test_a_trace_whose_host_names_cannot_be_fields_is_refused_not_written_unreadable(tmp_path):
@@ -326,7 +360,7 @@ def test_a_plain_trace_line_is_its_numbers_or_a_named_error(start, size, same):
     ok_size = math.isfinite(b) and b >= 1 and b.is_integer()
     if ok_start and ok_size and not same:
         r = _arrival(s_text, "h0", dst, z_text, plain=True)
-        assert r == (t, "h0", "h1", b, False, None, None)  # a plain number's written form is its exact one
+        assert r == (t, "h0", "h1", b, False, None, None, None)  # a plain number's written form is its exact one
         flows = TraceFlows()
         flows.add(r)
         assert flows.written(0) == {"start": f"{t!r}s", "src": "h0", "dst": "h1", "size": f"{int(b)}B"}
@@ -433,9 +467,10 @@ _FIELD = st.one_of(st.sampled_from(["0", "1e-3", "2ms", "-1", "nan", "inf", "1_0
                    st.text(max_size=6))
 
 
-_GOOD_LINE = st.builds(lambda t, a, b, z, sep, comment: sep.join([t, a, b, z]) + comment,
+_GOOD_LINE = st.builds(lambda t, a, b, z, p, sep, comment: sep.join([t, a, b, z, *p]) + comment,
                        st.sampled_from(["0", "1e-3", "2ms", "0.5us", "3"]), st.sampled_from(["h0", "h1", "h2", "h3"]),
                        st.sampled_from(["h0", "h1", "h2", "h3"]), st.sampled_from(["64KB", "10pkt", "100", "1000B"]),
+                       st.sampled_from([[], [], ["dctcp"]]),  # the workload's protocol, named or not
                        st.sampled_from([" ", ",", "\t", ", "]), st.sampled_from(["", " # a comment", "#"]))
 _ANY_LINE = st.lists(_FIELD, min_size=0, max_size=6).map(lambda f: " ".join(f))
 
@@ -447,7 +482,7 @@ def test_any_trace_file_loads_or_names_its_file_and_line(tmp_path_factory, lines
     ScenarioError naming workloads[0].file, the file, and the line or the whole file's fault;
     never another exception."""
     tmp = tmp_path_factory.mktemp("anytrace")
-    text = ("start,src,dst,size\n" if header else "") + "\n".join(lines) + "\n"
+    text = ("start,src,dst,size\n" if header else "") + "\n".join(lines) + "\n"  # a 4-field header allows 5-field lines
     (tmp / "flows.csv").write_bytes(text.encode("utf-8", "surrogatepass"))
     try:
         sc = Scenario.from_dict(_trace_file_named(tmp))
@@ -462,6 +497,56 @@ def test_any_trace_file_loads_or_names_its_file_and_line(tmp_path_factory, lines
     assert 1 <= len(tr) <= len(lines)
     assert set(tr.hosts) <= {"h0", "h1", "h2", "h3"} and all(a["src"] != a["dst"] for a in tr)
     assert Scenario.from_toml_str(sc.to_toml()) == sc
+
+
+def test_a_trace_s_protocol_column_reads_writes_and_names_its_errors(tmp_path):
+    """A fifth field names a flow's protocol, in a file (header of four or five names, lines of
+    four or five fields) and inline; the scenario writes it back (TOML, the trace file beside a
+    run's scenario) and hands the engine each flow's class (null where drawn). A protocol that is
+    none, or a line of six fields, is refused naming the file and line."""
+    from dcsim.scenario import read_trace
+
+    mix = [{"protocol": "newreno", "ecn": True, "share": 0.3, "ect_acks": True},
+           {"protocol": "dctcp", "share": 0.7, "ect_acks": True}]
+    lines = ["start,src,dst,size,protocol", "0 h0 h1 1000 dctcp", "1e-5,h1,h2,2KB", "2e-5 h2 h3 3000,newreno"]
+    (tmp_path / "flows.csv").write_text("\n".join(lines) + "\n")
+    tr = read_trace(tmp_path / "flows.csv")
+    assert (tr.protocols, tr.proto.tolist()) == (["dctcp", "newreno"], [0, -1, 1])
+    assert [a.get("protocol") for a in tr] == ["dctcp", None, "newreno"]
+    assert list(tr.csv_lines()) == ["start,src,dst,size,protocol\n", "0.0,h0,h1,1000,dctcp\n", "1e-05,h1,h2,2KB\n",
+                                    "2e-05,h2,h3,3000,newreno\n"]
+    d = fabric(None, file=str(tmp_path / "flows.csv"))
+    del d["workloads"][0]["protocol"], d["workloads"][0]["ect_acks"]
+    d["workloads"][0]["mix"] = mix
+    sc = Scenario.from_dict(d)
+    assert json.loads(sc.to_engine_json())["workloads"][0]["arrivals"]["class"] == [1, None, 0]
+    inline = {**d["workloads"][0], "file": None, "arrivals": [a.copy() for a in tr]}
+    assert Scenario.from_dict({**d, "workloads": [inline]}) == sc == Scenario.from_toml_str(sc.to_toml())
+    assert 'protocol = "newreno" }' in sc.to_toml()
+    res = simulate(sc)
+    assert res.flows["protocol"].tolist()[0::2] == ["dctcp", "newreno"]  # the named ones; flow 1 drawn
+    # A run's scenario with its trace written beside it (a large trace) keeps the column.
+    written = tmp_path / "again.csv"
+    written.write_text("".join(sc.workloads[0].arrivals.csv_lines()))
+    assert read_trace(written) == tr
+    for text, words in [("0 h0 h1 1000 cubic\n", ["line 1", "protocol: 'cubic' is not one of dctcp, newreno"]),
+                        ("0 h0 h1 1000 dctcp x\n", ["line 1", "expected 'start src dst size' or 'start src dst size protocol'"]),
+                        ("start,src,dst,size,protocol\n0 h0 h1 1000 dx\n", ["line 2", "protocol: 'dx' is not a protocol of "
+                                                                             "this workload (newreno, dctcp)"])]:
+        (tmp_path / "bad.csv").write_text(text)
+        with pytest.raises(ScenarioError) as e:
+            Scenario.from_dict({**d, "workloads": [{**d["workloads"][0], "file": str(tmp_path / "bad.csv")}]})
+        assert str(e.value).startswith("workloads[0].file: ") and all(w in str(e.value) for w in words), str(e.value)
+    bad = [{"start": "0s", "src": "h0", "dst": "h1", "size": "1KB", "protocol": "dx"}]
+    with pytest.raises(ScenarioError, match=r"workloads\[0\]\.arrivals\[0\]\.protocol: 'dx' is not a protocol of this workload"):
+        Scenario.from_dict({**d, "workloads": [{**inline, "arrivals": bad}]})
+    bad[0]["protocol"] = 5
+    with pytest.raises(ScenarioError, match=r"workloads\[0\]\.arrivals\[0\]\.protocol: 5 is not one of"):
+        Scenario.from_dict({**d, "workloads": [{**inline, "arrivals": bad}]})
+    bad[0]["proto"] = bad[0].pop("protocol")
+    with pytest.raises(ScenarioError, match=r"workloads\[0\]\.arrivals\[0\]: unknown proto; a flow of a trace is "
+                                           r"\{start, src, dst, size\} and optionally its protocol"):
+        Scenario.from_dict({**d, "workloads": [{**inline, "arrivals": bad}]})
 
 
 def _trace_file_named(tmp) -> dict:

@@ -526,7 +526,7 @@ class Result:
 
     def trace(self, workload: Optional[int] = None) -> pd.DataFrame:
         """The flows the workloads generated (or workload ``workload``'s), as a trace: start_s,
-        src, dst, size_bytes, in start order. :meth:`write_trace` writes it as a trace file.
+        src, dst, size_bytes, protocol, in start order. :meth:`write_trace` writes it as a trace file.
         Raises ValueError naming the workload if its flows are long-lived (a permutation's)."""
         f = self.flows
         if workload is not None:
@@ -543,18 +543,21 @@ class Result:
             named = ", ".join(f"workloads[{w}] ({kinds.get(w, '?')})" for w in which)
             raise ValueError(f"trace: {named} generated long-lived flows (no size), which a trace cannot hold"
                              + ("" if workload is not None else "; give workload= of a workload of sized flows"))
-        out = f[["start_s", "src", "dst", "size_bytes"]].astype({"src": str, "dst": str, "size_bytes": "int64"})
+        out = f[["start_s", "src", "dst", "size_bytes", "protocol"]].astype(
+            {"src": str, "dst": str, "size_bytes": "int64", "protocol": str})
         return out.sort_values("start_s", kind="stable").reset_index(drop=True)
 
     def write_trace(self, path: Union[str, Path], workload: Optional[int] = None) -> Path:
-        """Write :meth:`trace` as a trace file (``start,src,dst,size``: exact seconds and bytes).
-        Replayed by a ``kind = "trace"`` workload with the same network, protocol and seed, it
-        gives the same flows and completion times, bit for bit (tests/test_trace_workload.py).
-        That holds for a workload of one protocol: a trace file holds no protocol, so a replay of
-        a workload's ``mix`` draws each flow's class afresh by the shares (its flows start and
-        route as before, but complete otherwise); a :class:`dcsim.ScenarioWarning` says so.
-        Raises ValueError, writing nothing, if a host's name cannot be a field of the file's lines
-        (a graph's node named with whitespace, a comma or ``#``)."""
+        """Write :meth:`trace` as a trace file (``start,src,dst,size``: exact seconds and bytes;
+        and ``protocol``, where the flows ran more than one class). Replayed by a ``kind =
+        "trace"`` workload with the same network, transport (the protocol, or a mix with the same
+        classes) and seed, it gives the same flows and completion times, bit for bit
+        (tests/test_trace_workload.py): each flow of a mix replays as the class of its protocol.
+        Where two of the classes the flows ran have the same protocol (with other options), the
+        file cannot tell them apart: their flows' lines name no protocol (a replay draws their
+        class by the shares), and a :class:`dcsim.ScenarioWarning` says that the replay is not
+        exact. Raises ValueError, writing nothing, if a host's name cannot be a field of the
+        file's lines (a graph's node named with whitespace, a comma or ``#``)."""
         from dcsim.scenario import ScenarioWarning, not_a_trace_field
 
         t = self.trace(workload)
@@ -564,18 +567,29 @@ class Result:
                              "',' or '#'); rename the node, or give the flows inline: trace() returns them")
         workloads = self.scenario.workloads or []
         chosen = range(len(workloads)) if workload is None else [self._workload_index(workload)]
-        mixed = [i for i in chosen if len(workloads[i].mix or ()) > 1]
-        if mixed:
+        # The transports the flows may have run: (workload, class) -> its options but the share.
+        classes = {(i, k): {**c.to_engine(), "share": None} for i in chosen for k, c in enumerate(workloads[i].classes())}
+        named = len({json.dumps(c, sort_keys=True) for c in classes.values()}) > 1
+        by_protocol: dict[str, list] = {}
+        for (i, k), c in classes.items():
+            if c not in by_protocol.setdefault(workloads[i].classes()[k].protocol, []):
+                by_protocol[workloads[i].classes()[k].protocol].append(c)
+        alike = sorted(p for p, cs in by_protocol.items() if len(cs) > 1)
+        if alike:
             import warnings
 
-            i = mixed[0]
-            shares = ", ".join(f"{c.protocol} {c.share:.0%}" for c in workloads[i].mix)
-            warnings.warn(f"write_trace: workloads[{i}] mixes protocols ({shares}); a trace file holds no protocol, "
-                          "so a replay with the same mix draws each flow's protocol afresh by the shares: its flows "
-                          "start and route as in this run but complete otherwise (the replay is exact for a workload "
-                          "of one protocol)", ScenarioWarning, stacklevel=2)
-        lines = ["start,src,dst,size"] + [f"{s!r},{a},{b},{n}" for s, a, b, n in
-                                          zip(t["start_s"].tolist(), t["src"], t["dst"], t["size_bytes"].tolist())]
+            where = [f"workloads[{i}]" + (f".mix[{k}]" if workloads[i].mix else "")
+                     for (i, k) in classes if workloads[i].classes()[k].protocol == alike[0]]
+            warnings.warn(f"write_trace: {', '.join(where)} run {alike[0]} with different options; a trace file names "
+                          "a flow's protocol only, so these flows' lines name none and a replay draws their classes by "
+                          "the shares: they start and route as in this run but may complete otherwise (the replay is "
+                          "exact where the classes' protocols differ)", ScenarioWarning, stacklevel=2)
+        rows = zip(t["start_s"].tolist(), t["src"], t["dst"], t["size_bytes"].tolist(), t["protocol"])
+        if named:
+            lines = ["start,src,dst,size,protocol"] + [f"{s!r},{a},{b},{n}" + ("" if p in alike else f",{p}")
+                                                       for s, a, b, n, p in rows]
+        else:
+            lines = ["start,src,dst,size"] + [f"{s!r},{a},{b},{n}" for s, a, b, n, _ in rows]
         from dcsim._files import file_path
 
         path = file_path(path, "write_trace: path")

@@ -2353,18 +2353,19 @@ def _data_lines(path: Path, what: str, form: str, data: Optional[bytes] = None) 
 
 
 def _data_rows(path: Path, what: str, form: str, expect: str, add: Callable[[list[str]], None], cap: int,
-               items: str, header: bool = False, data: Optional[bytes] = None) -> "array[int]":
+               items: str, header: bool = False, data: Optional[bytes] = None, optional: int = 0) -> "array[int]":
     """The rows of a small data file (see `_data_lines`): each line's fields (as many as ``form``
-    names) handed to ``add``, which keeps them or raises ValueError. Returns the line of each row:
-    at most ``cap`` rows, at least one. ``header``: a first line that spells ``form`` is skipped.
+    names, of which the last ``optional`` may be left out) handed to ``add``, which keeps them or
+    raises ValueError. Returns the line of each row: at most ``cap`` rows, at least one.
+    ``header``: a first line that spells ``form`` (or it without its optional fields) is skipped.
     Every error names the file and line (``expect``: what a line must hold; ``items``: what the
     rows are, plural)."""
-    fields = form.split()
+    fields = form.replace("[", "").replace("]", "").split()  # "a b [c]": c optional
     lines = array("I")  # 4 B a row (a trace has up to 10^7)
     for n, line, body in _data_lines(path, what, form, data):
-        if header and not lines and [b.lower() for b in body] == fields:
+        if header and not lines and [b.lower() for b in body] in [fields[:len(fields) - k] for k in range(optional + 1)]:
             continue
-        if len(body) != len(fields):
+        if not len(fields) - optional <= len(body) <= len(fields):
             raise ValueError(f"{path} line {n}: expected {expect}, got {line.strip()!r}")
         try:
             add(body)
@@ -2427,17 +2428,19 @@ def _plain_number(v: Any) -> Optional[float]:
 
 
 #: One flow of a trace as :func:`_arrival` normalises it: start (s), src, dst, the size's value
-#: and whether it counts packets (else bytes), and the start and size as written, None where that
-#: is the exact form of the number (``"<repr(start)>s"``, ``"<bytes>B"``).
-Arrival = tuple[float, str, str, float, bool, Optional[str], Optional[str]]
+#: and whether it counts packets (else bytes), the start and size as written, None where that
+#: is the exact form of the number (``"<repr(start)>s"``, ``"<bytes>B"``), and its protocol (None:
+#: drawn by the shares of the workload's mix).
+Arrival = tuple[float, str, str, float, bool, Optional[str], Optional[str], Optional[str]]
 
 
-def _arrival(start: Any, src: Any, dst: Any, size: Any, *, plain: bool = False) -> Arrival:
+def _arrival(start: Any, src: Any, dst: Any, size: Any, protocol: Any = None, *, plain: bool = False) -> Arrival:
     """One flow of a trace, normalised (see :data:`Arrival`): start in seconds (a time such as
     "10us"), src and dst host names, size in payload bytes or packets ("64KB", "1000B", "10pkt"),
-    and the start and size as given (None for a plain number, written back exactly as "0.0001s"
-    and "64000B"). With ``plain`` (a trace file) a plain number is also allowed: seconds for
-    start, bytes for size. Raises ValueError naming the bad value."""
+    the start and size as given (None for a plain number, written back exactly as "0.0001s"
+    and "64000B"), and its protocol, if given (one of :data:`PROTOCOLS`; the workload picks the
+    class of its mix with that protocol). With ``plain`` (a trace file) a plain number is also
+    allowed: seconds for start, bytes for size. Raises ValueError naming the bad value."""
     x = _plain_number(start) if plain else None
     try:
         t = x if x is not None else parse_time(start, "start")
@@ -2463,22 +2466,26 @@ def _arrival(start: Any, src: Any, dst: Any, size: Any, *, plain: bool = False) 
         value, in_packets = float(sz.value), sz.unit == "pkt"
     if not (math.isfinite(value) and value >= 1) or (not in_packets and not value.is_integer()):
         raise ValueError(f"size: {size!r} is out of range; allowed a whole number of bytes >= 1, e.g. \"64KB\"")
+    if protocol is not None and protocol not in PROTOCOLS:
+        raise ValueError(f"protocol: {_one_of(protocol, PROTOCOLS)}")
     start_text = start.strip() if x is None and isinstance(start, str) else None
     size_text = str(size).strip() if b is None else None
-    return t, src, dst, value, in_packets, start_text, size_text
+    return t, src, dst, value, in_packets, start_text, size_text, protocol
 
 
 class TraceFlows(Sequence):
     """A trace's flows, stored by columns (a million flows in ~40 MB rather than ~0.8 GB of one
     table each): start (s), source and destination (indices into ``hosts``), size (bytes, or
-    packets where ``in_packets``), and the start and size as written where that is not the exact
-    form of the number. Reads as the read-only list of tables the scenario was written with,
-    ``{start, src, dst, size}`` with units (``sc.workloads[0].arrivals[3]["size"] == "64KB"``);
-    the scenario written with a run holds them so."""
+    packets where ``in_packets``), the start and size as written where that is not the exact
+    form of the number, and the protocol of the flows that name one (``proto``: an index into
+    ``protocols``, -1 for none). Reads as the read-only list of tables the scenario was written
+    with, ``{start, src, dst, size}`` (and ``protocol`` where given) with units
+    (``sc.workloads[0].arrivals[3]["size"] == "64KB"``); the scenario written with a run holds
+    them so."""
 
     #: What a trace is (compared, pickled); ``_index`` finds a host's index while flows are added,
     #: ``_where`` is the field's path, for errors, ``_engine`` the last engine columns (:meth:`to_engine`).
-    _COLUMNS = ("start_s", "src", "dst", "size", "in_packets", "hosts", "start_text", "size_text")
+    _COLUMNS = ("start_s", "src", "dst", "size", "in_packets", "hosts", "start_text", "size_text", "proto", "protocols")
     __slots__ = (*_COLUMNS, "_index", "_where", "_engine")
 
     def __init__(self) -> None:
@@ -2490,13 +2497,15 @@ class TraceFlows(Sequence):
         self.hosts: list[str] = []  # in the order of their first flow
         self.start_text: dict[int, str] = {}  # flow -> start as written (a time with a unit)
         self.size_text: dict[int, str] = {}
+        self.proto = array("b")  # the index of each flow's protocol in `protocols`; -1: none (drawn)
+        self.protocols: list[str] = []  # the protocols named, in the order of their first flow
         self._where = "arrivals"
         self._index: dict[str, int] = {}
         self._engine: Optional[tuple] = None  # the last engine columns (to_engine)
 
     def add(self, flow: Arrival) -> None:
         """Append one flow (as :func:`_arrival` returns it)."""
-        t, src, dst, value, in_packets, start_text, size_text = flow
+        t, src, dst, value, in_packets, start_text, size_text, protocol = flow
         j = len(self.start_s)
         index = self._index
         self.start_s.append(t)
@@ -2504,6 +2513,12 @@ class TraceFlows(Sequence):
         self.dst.append(index[dst] if dst in index else self._new_host(dst))
         self.size.append(value)
         self.in_packets.append(in_packets)
+        if protocol is None:
+            self.proto.append(-1)
+        else:
+            if protocol not in self.protocols:
+                self.protocols.append(protocol)
+            self.proto.append(self.protocols.index(protocol))
         # a text that is the exact form of its number is not kept (it is written back the same)
         if start_text is not None and start_text != f"{t!r}s":
             self.start_text[j] = start_text
@@ -2518,25 +2533,30 @@ class TraceFlows(Sequence):
     def __len__(self) -> int:
         return len(self.start_s)
 
-    #: The fields of a flow as written.
-    FIELDS = ("start", "src", "dst", "size")
+    #: The fields of a flow as written (``protocol`` only where the flow names one).
+    FIELDS = ("start", "src", "dst", "size", "protocol")
 
-    def rows(self, units: bool = True) -> Iterator[tuple[str, str, str, str]]:
-        """Each flow's start, src, dst and size as written (:meth:`_row`)."""
-        for j, (t, s, d, v) in enumerate(zip(self.start_s, self.src, self.dst, self.size)):
-            yield self._row(j, t, s, d, v, units)
+    def rows(self, units: bool = True) -> Iterator[tuple[str, ...]]:
+        """Each flow's start, src, dst and size as written, and its protocol if it names one
+        (:meth:`_row`)."""
+        for j, (t, s, d, v, p) in enumerate(zip(self.start_s, self.src, self.dst, self.size, self.proto)):
+            yield self._row(j, t, s, d, v, p, units)
 
-    def _row(self, j: int, t: float, s: int, d: int, v: float, units: bool) -> tuple[str, str, str, str]:
-        """Flow ``j`` (its start, host indices and size) as written: the texts given, else the
-        exact forms of the numbers, with units (``"<repr(start)>s"``, ``"<bytes>B"``) or, without
-        ``units``, as a trace file's plain numbers (seconds, bytes)."""
+    def _row(self, j: int, t: float, s: int, d: int, v: float, p: int, units: bool) -> tuple[str, ...]:
+        """Flow ``j`` (its start, host indices, size and protocol index) as written: the texts
+        given, else the exact forms of the numbers, with units (``"<repr(start)>s"``,
+        ``"<bytes>B"``) or, without ``units``, as a trace file's plain numbers (seconds, bytes);
+        then its protocol, if it names one."""
         start, size = self.start_text.get(j), self.size_text.get(j)
-        return (start if start is not None else f"{t!r}s" if units else repr(t), self.hosts[s], self.hosts[d],
-                size if size is not None else f"{int(v)}B" if units else str(int(v)))
+        row = (start if start is not None else f"{t!r}s" if units else repr(t), self.hosts[s], self.hosts[d],
+               size if size is not None else f"{int(v)}B" if units else str(int(v)))
+        return row if p < 0 else (*row, self.protocols[p])
 
     def written(self, j: int) -> dict:
-        """Flow ``j`` as the scenario writes it: ``{start, src, dst, size}``, times and sizes with units."""
-        return dict(zip(self.FIELDS, self._row(j, self.start_s[j], self.src[j], self.dst[j], self.size[j], True)))
+        """Flow ``j`` as the scenario writes it: ``{start, src, dst, size}`` (and ``protocol`` if
+        it names one), times and sizes with units."""
+        return dict(zip(self.FIELDS, self._row(j, self.start_s[j], self.src[j], self.dst[j], self.size[j],
+                                               self.proto[j], True)))
 
     def __getitem__(self, j):
         if isinstance(j, slice):
@@ -2572,17 +2592,20 @@ class TraceFlows(Sequence):
         return (_trace_flows_from, tuple(getattr(self, a) for a in self._COLUMNS))
 
     def toml_lines(self) -> Iterator[str]:
-        """Each flow as a line of a TOML array, ``  { start = "...", src = "...", dst = "...", size = "..." },``:
-        the tables :meth:`written` gives, written from the columns (a table each was ~15 us a flow)."""
+        """Each flow as a line of a TOML array, ``  { start = "...", src = "...", dst = "...", size = "..." },``
+        (and ``protocol = "..."`` where the flow names one): the tables :meth:`written` gives,
+        written from the columns (a table each was ~15 us a flow)."""
         hosts = {h: _toml_str(h) for h in self.hosts}
-        for start, src, dst, size in self.rows():
-            yield f"  {{ start = {_toml_str(start)}, src = {hosts[src]}, dst = {hosts[dst]}, size = {_toml_str(size)} }},\n"
+        for start, src, dst, size, *protocol in self.rows():
+            named = f", protocol = {_toml_str(protocol[0])}" if protocol else ""
+            yield f"  {{ start = {_toml_str(start)}, src = {hosts[src]}, dst = {hosts[dst]}, size = {_toml_str(size)}{named} }},\n"
 
     def csv_lines(self) -> Iterator[str]:
         """The flows as a trace file (:func:`read_trace` reads them back to these flows): a header,
-        then ``start,src,dst,size`` a line, the texts as written and otherwise the plain numbers
-        (seconds as ``repr`` gives them, whole bytes), which are exact."""
-        yield ",".join(self.FIELDS) + "\n"
+        then ``start,src,dst,size`` a line (``,protocol`` too where a flow names one), the texts as
+        written and otherwise the plain numbers (seconds as ``repr`` gives them, whole bytes),
+        which are exact."""
+        yield ",".join(self.FIELDS[:5 if self.protocols else 4]) + "\n"
         for row in self.rows(units=False):
             yield ",".join(row) + "\n"
 
@@ -2615,9 +2638,11 @@ class TraceFlows(Sequence):
                 return j, b
         return None
 
-    def to_engine(self, start_s: float, payload_per_packet: int) -> dict:
+    def to_engine(self, start_s: float, payload_per_packet: int, class_of: Sequence[int] = ()) -> dict:
         """The engine's arrivals, by columns (its ``TraceArrivals``): each flow at ``start_s`` + its
-        start in whole picoseconds, its hosts as indices into ``hosts``, its payload bytes.
+        start in whole picoseconds, its hosts as indices into ``hosts``, its payload bytes, and,
+        where flows name their protocol, each flow's class (``class_of[p]`` for ``protocols[p]``;
+        None: drawn by share).
 
         The times and payloads of the last (``start_s``, ``payload_per_packet``) are kept (16 B a
         flow): a sweep's combinations share one trace, and each builds its engine spec (a million
@@ -2628,8 +2653,12 @@ class TraceFlows(Sequence):
             self._engine = (key, array("Q", [to_ps(start_s + t) for t in self.start_s]),
                             array("Q", self.payloads(payload_per_packet)))
         _, at_ps, size_bytes = self._engine
-        return {"hosts": list(self.hosts), "at_ps": at_ps.tolist(), "src": self.src.tolist(), "dst": self.dst.tolist(),
-                "size_bytes": size_bytes.tolist()}
+        out = {"hosts": list(self.hosts), "at_ps": at_ps.tolist(), "src": self.src.tolist(), "dst": self.dst.tolist(),
+               "size_bytes": size_bytes.tolist()}
+        if self.protocols:
+            classes = [*class_of, None]  # proto -1: drawn
+            out["class"] = [classes[p] for p in self.proto]
+        return out
 
 
 def _trace_as_is(v: Any, handler: Callable[[Any], Any]) -> Any:
@@ -2648,18 +2677,21 @@ def _trace_flows_from(*columns: Any) -> TraceFlows:
 
 
 def read_trace(path: Union[str, Path], with_lines: bool = False):
-    """Read a trace file: one flow per line, ``start src dst size`` (whitespace or commas between
-    them; a first line ``start,src,dst,size`` is a header; ``#`` starts a comment). start: a time
-    ("10us") or a plain number of seconds; size: a size ("64KB", "10pkt") or a plain number of
-    bytes. Returns the flows, a :class:`TraceFlows` (with ``with_lines``, also the line of each).
+    """Read a trace file: one flow per line, ``start src dst size`` and optionally its
+    ``protocol`` (whitespace or commas between them; a first line ``start,src,dst,size`` or
+    ``start,src,dst,size,protocol`` is a header; ``#`` starts a comment). start: a time ("10us")
+    or a plain number of seconds; size: a size ("64KB", "10pkt") or a plain number of bytes;
+    protocol: one of :data:`PROTOCOLS`, which picks the class of the workload's mix with it (a flow
+    without one draws its class by the shares). Returns the flows, a :class:`TraceFlows` (with ``with_lines``, also the line of each).
     Raises ValueError naming the file and line. Within :func:`reading_files`, the file is parsed
     once per content."""
     path = Path(path)
 
     def parse(data: Optional[bytes] = None) -> tuple[TraceFlows, "array[int]"]:
         flows = TraceFlows()
-        lines = _data_rows(path, "trace", TRACE_FORM, f"'{TRACE_FORM}'", lambda body: flows.add(_arrival(*body, plain=True)),
-                           MAX_TRACE_FLOWS, "flows", header=True, data=data)
+        lines = _data_rows(path, "trace", f"{TRACE_FORM} [protocol]", f"'{TRACE_FORM}' or '{TRACE_FORM} protocol'",
+                           lambda body: flows.add(_arrival(*body, plain=True)), MAX_TRACE_FLOWS, "flows", header=True,
+                           data=data, optional=1)
         return flows, lines
 
     files = _DATA_FILES.get()
@@ -2897,7 +2929,10 @@ class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
       with its size: ``file = "flows.csv"`` (lines "start src dst size", relative to the scenario
       file, where plain numbers are seconds and bytes; read when the scenario is loaded and kept as
       its ``arrivals``) or ``arrivals = [{start = "10us", src = "h0", dst = "h5", size = "64KB"},
-      ...]``. Flows due at or after the end of the run do not start.
+      ...]``. Flows due at or after the end of the run do not start. A flow may also name its
+      ``protocol`` (a fifth field of the file's line): it then runs as the class of the workload's
+      mix with that protocol instead of one drawn by the shares (what :meth:`Result.write_trace`
+      writes for a mix, so that its replay is exact).
     * ``permutation``: at ``start``, every one of ``senders`` starts one flow to its partner under a
       random permutation drawn from the run's seed: a bijection onto ``receivers`` (as many hosts;
       senders default to every host, receivers to the senders) that pairs no host with itself. A
@@ -2931,6 +2966,8 @@ class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
     _PERMUTATION: ClassVar[tuple[str, ...]] = ("senders", "receivers", "size")
     #: A trace read from a file: (file, line of each arrival), for errors found later (hosts).
     _trace_lines: Optional[tuple[str, list[int]]] = PrivateAttr(default=None)
+    #: A trace's class for each protocol its flows name (by index into ``arrivals.protocols``).
+    _trace_classes: list[int] = PrivateAttr(default_factory=list)
     _TRANSPORT: ClassVar[tuple[str, ...]] = FlowClass._TRANSPORT
 
     @field_validator("delayed_ack", mode="before")
@@ -3010,7 +3047,33 @@ class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
                 FlowClass(protocol=self.protocol, share=1.0, **self._transport_options())
             except ValidationError as e:
                 raise _reraise_nested(e) from None
+        if self.kind == "trace":
+            self._trace_classes = self._classes_named(self.arrivals)
         return self
+
+    def _classes_named(self, flows: "TraceFlows") -> list[int]:
+        """The class of this workload's that each protocol the trace's flows name picks (by index
+        into ``flows.protocols``): the one class with that protocol. Raises a named-field error
+        for a protocol that no class or several classes have."""
+        protocols = [c.protocol for c in self.classes()]
+        out = []
+        for p, name in enumerate(flows.protocols):
+            found = [i for i, q in enumerate(protocols) if q == name]
+            if len(found) == 1:
+                out.append(found[0])
+                continue
+            j = flows.proto.index(p)  # its first flow
+            if found:
+                why = (f"{name!r} is the protocol of {len(found)} classes of the mix "
+                       f"({', '.join(f'mix[{i}]' for i in found)}); a trace's protocol picks one class")
+            else:
+                why = (f"{name!r} is not a protocol of this workload (" + ", ".join(dict.fromkeys(protocols))
+                       + "); give the workload a mix with a class of each protocol the trace names")
+            if self._trace_lines is not None:
+                file, lines = self._trace_lines
+                raise _err("file", f"{file} line {lines[j]}: protocol: {why}")
+            raise _err(f"arrivals[{j}].protocol", why)
+        return out
 
     def _check_trace(self) -> None:
         """A trace's flows: from ``file`` (then kept as ``arrivals``, so that the scenario written
@@ -3038,13 +3101,13 @@ class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
                 keys = {"start", "src", "dst", "size"}
                 if not isinstance(a, dict):
                     raise _err(f"arrivals[{j}]", f"{a!r} is not a table {{start, src, dst, size}}")
-                if set(a) != keys:
-                    missing, extra = sorted(keys - set(a)), sorted(set(a) - keys)
+                if not keys <= set(a) <= keys | {"protocol"}:
+                    missing, extra = sorted(keys - set(a)), sorted(set(a) - keys - {"protocol"})
                     raise _err(f"arrivals[{j}]", "; ".join([f"missing {', '.join(missing)}"] * bool(missing)
                                                            + [f"unknown {', '.join(extra)}"] * bool(extra))
-                               + "; a flow of a trace is {start, src, dst, size}")
+                               + "; a flow of a trace is {start, src, dst, size} and optionally its protocol")
                 try:
-                    flows.add(_arrival(a["start"], a["src"], a["dst"], a["size"]))
+                    flows.add(_arrival(a["start"], a["src"], a["dst"], a["size"], a.get("protocol")))
                 except ValueError as e:
                     raise _err(f"arrivals[{j}].{str(e).split(':', 1)[0]}", str(e).split(": ", 1)[1]) from None
         # written back with units, as given ("100us", "64KB") or exactly ("0.0001s", "64000B")
@@ -3052,7 +3115,8 @@ class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
 
     @field_serializer("arrivals")
     def _arrivals_written(self, v: Any) -> Any:
-        """A trace's flows as written, a list of tables ``{start, src, dst, size}`` with units."""
+        """A trace's flows as written, a list of tables ``{start, src, dst, size}`` (and
+        ``protocol`` where given) with units."""
         return [dict(zip(v.FIELDS, row)) for row in v.rows()] if isinstance(v, TraceFlows) else v
 
     def _transport_options(self) -> dict:
@@ -3097,7 +3161,7 @@ class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
         if self.kind == "trace":
             return {
                 "kind": "trace",
-                "arrivals": self.arrivals.to_engine(self.start, packet_bytes - header_bytes),
+                "arrivals": self.arrivals.to_engine(self.start, packet_bytes - header_bytes, self._trace_classes),
                 "classes": classes,
             }
         if self.kind != "incast":  # a kind without its table here: never a silent incast

@@ -1312,7 +1312,7 @@ impl Spec {
                         ));
                     }
                 }
-                WorkloadSpec::Trace { arrivals, .. } => {
+                WorkloadSpec::Trace { arrivals, classes } => {
                     if arrivals.is_empty() {
                         return Err(invalid(f("arrivals"), "no flows; give at least one"));
                     }
@@ -1324,6 +1324,18 @@ impl Spec {
                     }
                     if let Err((at, msg)) = arrivals.check() {
                         return Err(invalid(f(&format!("arrivals{at}")), msg));
+                    }
+                    // (no classes at all: validate_classes below says so)
+                    let beyond = |c: &Option<u32>| c.is_some_and(|c| c as usize >= classes.len());
+                    if let Some(j) = arrivals.class.iter().position(beyond).filter(|_| !classes.is_empty()) {
+                        return Err(invalid(
+                            f(&format!("arrivals.class[{j}]")),
+                            format!(
+                                "class {} is out of range; allowed 0 ..= {} (an index into the workload's classes) or null",
+                                arrivals.class[j].expect("found"),
+                                classes.len() as i64 - 1
+                            ),
+                        ));
                     }
                     let hosts = &arrivals.hosts;
                     for j in 0..arrivals.len() {

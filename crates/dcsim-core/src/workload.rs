@@ -267,7 +267,8 @@ pub enum WorkloadSpec {
         classes: Vec<ClassSpec>,
     },
     /// Flows replayed from a list (a trace): each starts at its time, between its hosts, with its
-    /// size; its class is drawn by share, as a Poisson arrival's.
+    /// size; its class is the one the list names for it (`arrivals.class`), else drawn by share,
+    /// as a Poisson arrival's.
     Trace { arrivals: TraceArrivals, classes: Vec<ClassSpec> },
     /// One flow from every sender to its partner under a random permutation (module docs).
     Permutation {
@@ -289,13 +290,17 @@ pub struct TraceArrival {
     pub src: String,
     pub dst: String,
     pub size_bytes: u64,
+    /// Index into the workload's classes; None: drawn by share.
+    pub class: Option<u32>,
 }
 
 /// The flows of a trace workload, by columns: flow `j` starts at `at_ps[j]`, from host
 /// `hosts[src[j]]` to host `hosts[dst[j]]`, with `size_bytes[j]` bytes of payload. A million
 /// flows are ~30 MB of JSON this way, against ~70 MB as a table per flow, and host names are
-/// resolved once each. Validation checks that the columns have one entry per flow and that
-/// every index names a host.
+/// resolved once each. `class`, if given (one entry per flow), names flow `j`'s class, an index
+/// into the workload's classes (null: drawn by share): a trace written from a run of a mix
+/// replays each flow with its protocol. Validation checks that the columns have one entry per
+/// flow and that every index names a host (and a class: `scenario::Spec::validate`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceArrivals {
@@ -304,6 +309,10 @@ pub struct TraceArrivals {
     pub src: Vec<u32>,
     pub dst: Vec<u32>,
     pub size_bytes: Vec<u64>,
+    /// Each flow's class (index into the workload's classes; None: drawn by share), or empty:
+    /// every class drawn.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub class: Vec<Option<u32>>,
 }
 
 impl TraceArrivals {
@@ -326,6 +335,10 @@ impl TraceArrivals {
             }
         };
         let (src, dst) = (index(a.src), index(a.dst));
+        if a.class.is_some() || !self.class.is_empty() {
+            self.class.resize(self.at_ps.len(), None); // the flows listed before the first named class: drawn
+            self.class.push(a.class);
+        }
         self.at_ps.push(a.at_ps);
         self.src.push(src);
         self.dst.push(dst);
@@ -340,6 +353,10 @@ impl TraceArrivals {
             if len != n {
                 return Err((format!(".{name}"), format!("{len} entries for {n} flows (at_ps); give one per flow")));
             }
+        }
+        if !self.class.is_empty() && self.class.len() != n {
+            let len = self.class.len();
+            return Err((".class".into(), format!("{len} entries for {n} flows (at_ps); give one per flow, or none")));
         }
         for (j, (&s, &d)) in self.src.iter().zip(&self.dst).enumerate() {
             for (end, i) in [("src", s), ("dst", d)] {
@@ -364,7 +381,13 @@ impl TraceArrivals {
             src: self.hosts[self.src[j] as usize].clone(),
             dst: self.hosts[self.dst[j] as usize].clone(),
             size_bytes: self.size_bytes[j],
+            class: self.class.get(j).copied().flatten(),
         }
+    }
+
+    /// The class the list names for flow `j` (None: drawn by share).
+    pub fn class_of(&self, j: usize) -> Option<u32> {
+        self.class.get(j).copied().flatten()
     }
 }
 
@@ -576,7 +599,8 @@ impl Incast {
 
 /// A trace's flows in time order (a stable sort: equal times keep their listed order).
 pub struct Trace {
-    arrivals: Vec<(Time, NodeId, NodeId, u64)>,
+    /// Start, source, destination, payload bytes and the class the list names (None: drawn).
+    arrivals: Vec<(Time, NodeId, NodeId, u64, Option<u32>)>,
     next: usize,
     cum_shares: Vec<f64>,
     end: Time,
@@ -591,11 +615,13 @@ impl Trace {
     /// never start).
     fn fire(&mut self, now: Time) -> (Vec<FlowRequest>, Option<Time>) {
         let mut out = Vec::new();
-        while let Some(&(t, src, dst, size)) = self.arrivals.get(self.next) {
+        while let Some(&(t, src, dst, size, named)) = self.arrivals.get(self.next) {
             if t > now {
                 break;
             }
-            let class = pick_class(&self.cum_shares, self.rng.random());
+            // A class the list names takes no draw, so the others' draws are those of a list of
+            // them alone.
+            let class = named.unwrap_or_else(|| pick_class(&self.cum_shares, self.rng.random()));
             out.push(FlowRequest { src, dst, size_bytes: Some(size), class, round: None });
             self.flows += 1;
             self.bytes += size;
@@ -716,7 +742,7 @@ impl Generator {
                         None => node(&arrivals.hosts[i as usize], field(&format!("arrivals[{j}].{what}"))),
                     };
                     let (src, dst) = (end(s, "src")?, end(d, "dst")?);
-                    list.push((Time(t), src, dst, b));
+                    list.push((Time(t), src, dst, b, arrivals.class_of(j)));
                 }
                 list.sort_by_key(|a| a.0);
                 let first = list.first().map(|a| a.0).filter(|&t| t < duration);
@@ -837,8 +863,13 @@ mod tests {
     #[test]
     fn a_trace_starts_each_flow_at_its_time_in_order_and_none_after_the_end() {
         let class = class(1.0);
-        let arr =
-            |t: u64, s: &str, d: &str, b: u64| TraceArrival { at_ps: t, src: s.into(), dst: d.into(), size_bytes: b };
+        let arr = |t: u64, s: &str, d: &str, b: u64| TraceArrival {
+            at_ps: t,
+            src: s.into(),
+            dst: d.into(),
+            size_bytes: b,
+            class: None,
+        };
         let list: Vec<TraceArrival> = vec![
             arr(30, "a", "b", 3),
             arr(10, "b", "a", 1),

@@ -48,7 +48,8 @@ def dx(
 
     special = r["theorem2"]["special_state"]
     t = titled_table(f"DX equilibrium, eqs. (5)-(8) — {head}"
-                     + (" [yellow](not reached: x >= 1 puts DX in Theorem 2's special state, below)[/]" if special else ""))
+                     + (" [yellow](x >= 1: Theorem 2's special state, below, is this equilibrium's p -> 1 limit)[/]"
+                        if special else ""))
     t.add_column("quantity")
     t.add_column("value", justify="right")
     t.add_row("queueing delay Q0 (7)", f"{fmt_time(e['Q0_s'])} = {e['q0_pkt']:.4g} pkt")
@@ -89,10 +90,17 @@ def dx(
     t = titled_table("Theorem 2: special stable state (window floor one segment)")
     t.add_column("quantity")
     t.add_column("value", justify="right")
-    t.add_row(f"N >= C R0 / seg (at R0 = {fmt_time(R0_s)})", f"{t2['N_min_special']:.4g} flows (integer {math.ceil(t2['N_min_special'] - 1e-9)})")
-    t.add_row(f"R0 <= N seg / C (at N = {N:g})", fmt_time(t2["R0_max_special_s"]))
-    t.add_row("in the special state", "yes" if t2["special_state"] else "no")
+    t.add_column("note")
+    t.add_row(f"N >= C R0 / seg (at R0 = {fmt_time(R0_s)})",
+              f"{t2['N_min_special']:.4g} flows (integer {math.ceil(t2['N_min_special'] - 1e-9)})", "")
+    t.add_row(f"R0 <= N seg / C (at N = {N:g})", fmt_time(t2["R0_max_special_s"]), "")
+    t.add_row("in the special state", "yes" if t2["special_state"] else "no", "")
     if t2["special_state"]:
-        t.add_row("fixed point W*, Q*", f"{t2['W_star_pkt']:g} pkt, {fmt_time(t2['Q_star_s'])} = {t2['q_star_pkt']:.4g} pkt")
+        t.add_row("fixed point W*, Q*", f"{t2['W_star_pkt']:g} pkt, {fmt_time(t2['Q_star_s'])} = {t2['q_star_pkt']:.4g} pkt",
+                  "the window frozen at one segment (Sect. 3.3): (7) at p -> 1, where DX's p is in this state "
+                  "(Table 1: p > 0.999 at N >= 80, R0 = 80 us)")
+        t.add_row(f"the fluid model (3)-(4) at p = {p:g}", f"{fmt_time(e['Q0_s'])}, W0 = {e['W0_pkt']:.4g} pkt",
+                  "settles at (7) above: with p < 1, (5) puts W0 above one segment, so the floor does not hold "
+                  "the window (`dcsim fluid dx`)")
     print_table(console, t)
 

@@ -577,6 +577,10 @@ def analyze(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_bytes
             return None
 
     tn = attempt("tau_critical_numerical_s", critical_delay_numerical, lin, R0_s)
+    if ss.active:
+        notes["theorem2"] = (f"W* = 1 segment and Q* are the p -> 1 limit of the equilibrium (7); with p = {p:g} the "
+                             f"fluid model (3)-(4) settles at (7) instead (Q0, W0 above: (5) puts W0 above one "
+                             "segment whenever p < 1, so the window floor does not hold the window)")
     return {
         "inputs": dict(N=eq.N, C_bps=eq.C_bps, R0_s=eq.R0_s, p=p, seg_bytes=float(seg_bytes)),
         "equilibrium": dict(Q0_s=eq.Q0_s, q0_pkt=eq.q0_pkt, W0_pkt=eq.W0_pkt, W0_bytes=eq.W0_bits / 8,
