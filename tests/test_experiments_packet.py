@@ -131,3 +131,23 @@ def test_fig10_throughput_vs_K(tmp_path):
     aimd = ((Wm / 2 + Cd) / 2 * (Cd - Wm / 2) + Cd * (Wm - Cd)) / (Cd * Wm / 2)
     tcp2 = float(df[(df.protocol == "TCP") & (df.N == 2) & (df.K_pkt == 4)].throughput.iloc[0])
     assert tcp2 == pytest.approx(aimd, abs=0.02)  # ~75.7 %
+
+
+def test_the_same_experiment_twice_writes_the_same_bytes(tmp_path):
+    """Same scenario and seed, bit-identical results, down to the files: the claims of dctcp-fig2,
+    fig3 and fig10 had carried the runs' wall times, and fig10_throughput.csv a wall_s column, so
+    two runs' files differed in the numbers a diff would show (a probe)."""
+    from typer.testing import CliRunner
+
+    from dcsim.cli import app
+
+    ids = ["dctcp-fig2", "dctcp-fig3", "dctcp-fig10"]
+    for d in ("a", "b"):
+        res = CliRunner().invoke(app, ["reproduce", *ids, "--quick", "-o", str(tmp_path / d)])
+        assert res.exit_code == 0, res.output
+    files = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*")
+                   if p.suffix in (".csv", ".json") and "sweep-" not in str(p))
+    assert len(files) >= 3 * 3
+    for f in files:
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+    assert "wall_s" not in pd.read_csv(tmp_path / "a" / "dctcp-fig10" / "fig10_throughput.csv").columns

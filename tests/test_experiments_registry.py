@@ -132,7 +132,31 @@ def test_reproduce_out_that_is_a_file_is_refused_before_running(tmp_path):
 
     (tmp_path / "afile").write_text("x")
     res = CliRunner().invoke(app, ["reproduce", "dx-thresholds", "--quick", "-o", str(tmp_path / "afile")])
+    assert res.exit_code == 2 and "--out: " in res.output and "is not a directory" in " ".join(res.output.split()), res.output
+    res = CliRunner().invoke(app, ["reproduce", "dx-thresholds", "--quick", "-o", str(tmp_path / "afile" / "sub")])
     assert res.exit_code == 2 and "--out: cannot create" in " ".join(res.output.split()), res.output
+
+
+def test_reproduce_into_a_directory_it_cannot_write_is_refused_before_running(tmp_path, monkeypatch):
+    """An existing read-only --out (a probe: a read-only tmpfs) had failed every experiment of --all in
+    turn, 34 errors and exit 1; now one error naming --out, exit 2, nothing run. (Root writes through
+    permission bits, so the read-only mount is stood in for by os.access.)"""
+    import os
+
+    from typer.testing import CliRunner
+
+    from dcsim.cli import app
+
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    real = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: False if Path(p) == ro and mode & os.W_OK else real(p, mode, **kw))
+    res = CliRunner().invoke(app, ["reproduce", "--all", "--quick", "-o", str(ro)])
+    assert res.exit_code == 2 and f"--out: directory {ro} is not writable" in " ".join(res.output.split()), res.output
+    assert list(ro.iterdir()) == []
+    res = CliRunner().invoke(app, ["reproduce", "dx-thresholds", "--quick", "-o", str(tmp_path / "o"), "--html", str(ro)])
+    assert res.exit_code == 2 and f"--html: directory {ro} is not writable" in " ".join(res.output.split()), res.output
+    assert not (tmp_path / "o" / "dx-thresholds").exists()
 
 
 @pytest.mark.parametrize("quick", [True, False])

@@ -331,3 +331,16 @@ def test_the_envelope_holds_every_step_between_rows():
     every = fluid.dctcp(C_BPS, D_S, K_PKT, G, 10, t_end_s=2e-3, dt_s=R / 200, sample_dt_s=R / 200, envelope=True)
     assert (every.q_pkt_lo == every.q_pkt).all() and (every.q_pkt_hi == every.q_pkt).all()
     assert fluid.envelope_columns(fluid.dctcp(C_BPS, D_S, K_PKT, G, 10, t_end_s=2e-3)) == []
+
+
+def test_the_normalized_model_s_default_spacing_fits_any_step():
+    """dctcp_normalized(10, 1/16, dt=0.3) was refused with "sample_dt = 0.01 is out of range: must be in
+    [0.3, 200]", an argument the caller never gave (a probe). The default spacing is now the multiple
+    of dt nearest 0.01 R*: the same 0.01 for the default dt."""
+    from dcsim import fluid
+
+    for dt, want in ((0.3, 0.3), (1e-3, 0.01), (0.003, 0.009), (0.5, 0.5)):
+        df = fluid.dctcp_normalized(10, 1 / 16, dt=dt, t_end=20)
+        assert df.t.iloc[1] - df.t.iloc[0] == pytest.approx(want, rel=1e-12), dt
+    (r,) = fluid.dctcp_normalized_batch([10.0], [1 / 16], dt=0.3, t_end=20)
+    assert r["t"][1] == pytest.approx(0.3)

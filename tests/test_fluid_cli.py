@@ -227,3 +227,39 @@ def test_fig2_refuses_a_directory_in_the_way_before_it_runs_and_writes_around_a_
     for N in (2, 100):
         assert (b / f"fig2_N{N}.csv").stat().st_size > 0 and (b / f"fig2_N{N}.png").stat().st_size > 10_000
     assert (b / "fig2_N10.png").stat().st_size > 10_000
+
+
+def test_a_summary_says_when_it_describes_a_start_a_transient_or_a_longer_run():
+    """A probe: a 20 ms run with a 1 s feedback delay printed "time marked 100 %" of its first 3
+    steps, a 1e6-flow run still filling its queue was summarised as its fixed point, and a run with
+    a 6 ms step went 20 % past --t-end, each without a word. Now notes say so (JSON "notes" too);
+    the paper's settings (Fig. 2's N = 2, 10, 100; DX at N = 10, 50, 70) get none: a settled limit
+    cycle's half-window means differ by < 1/4 of its range (2 periods a half), a fixed point's by
+    < 1 % of the queue."""
+    def notes(*args):
+        r = runner.invoke(app, ["fluid", *args, "--json"])
+        assert r.exit_code == 0, r.output
+        return json.loads(r.output)["notes"]
+
+    (n,) = notes("dctcp", "--d", "1s")
+    assert n.startswith("the window of statistics spans 0.01 feedback delays (R* = d + K/C = 1 s)") and "--t-end >= 20 s" in n
+    (n,) = notes("dctcp", "--N", "1e6")
+    assert n.startswith("not settled: the mean q_pkt moved from 7.084e+04 pkt to 8.764e+04 pkt")
+    start, late = notes("dctcp", "--K", "1e6pkt")
+    assert late.startswith("the run went to 24 ms, 20 % past --t-end = 20 ms")
+    assert notes("dx", "--R0", "1s")[0].startswith("the window of statistics spans 0.01 feedback delays (tau = 1 s)")
+    for args in (("dctcp", "--N", "2"), ("dctcp", "--N", "10"), ("dctcp", "--N", "100"), ("dx", "--N", "10"),
+                 ("dx",), ("dx", "--N", "70", "--t-end", "50ms")):
+        assert notes(*args) == [], args
+    r = runner.invoke(app, ["fluid", "dctcp", "--d", "1s"], env={"COLUMNS": "200"})
+    assert r.exit_code == 0 and "note: the window of statistics spans 0.01 feedback delays" in r.output, r.output
+
+
+def test_a_step_refused_at_the_history_bound_is_shown_apart_from_the_bound():
+    """"--dt: 20 ns makes the delay 1 s span 5e+07 steps; ... i.e. --dt >= 20 ns" refused a step the
+    bound, rounded, seemed to allow (R* = 1.0000000078 s): the figures now carry the digits that
+    tell them apart."""
+    r = runner.invoke(app, ["fluid", "dctcp", "--C", "10Tbps", "--d", "1s", "--t-end", "10s", "--dt", "20ns"])
+    assert r.exit_code == 2
+    text = " ".join(r.output.split())
+    assert "--dt: 20 ns makes the delay 1.0000001 s span 50000004 steps" in text and "--dt >= 20.000002 ns" in text, text

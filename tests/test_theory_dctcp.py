@@ -6,6 +6,7 @@ model (11)-(14): exact event location, no shared code with the Rust integrator.
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -49,6 +50,18 @@ def test_bad_inputs_name_the_field():
         th.limit_cycle(1.5, 0.1)
     with pytest.raises(ValueError, match="wbar must be <= 2"):
         th.fixed_point(3.0)
+    # A probe: gamma_rate(10, 3) raised a bare "math domain error", gamma_rate(-10, .5) returned
+    # -0.19, hybrid_assumptions(2, 0, .1) a ZeroDivisionError and (2, nan, .1) "none violated".
+    nan = float("nan")
+    for args, words in [((10, 3), "alpha_s must be in (0, 1]"), ((-10, 0.5), "W_star must be a finite number > 0"),
+                        ((nan, 0.5), "W_star must be"), ((10, 0), "alpha_s must be in (0, 1]")]:
+        with pytest.raises(ValueError, match=re.escape(words)):
+            th.gamma_rate(*args)
+    for args, words in [((2, 0, 0.1), "W_max must be a finite number > 0, got 0"), ((2, nan, 0.1), "W_max must be"),
+                        ((nan, 10, 0.1), "N must be"), ((2, 10, 1.5), "g must be in (0, 1]")]:
+        with pytest.raises(ValueError, match=re.escape(words)):
+            th.hybrid_assumptions(*args)
+    assert th.hybrid_assumptions(1, 1, 1.0) == ["N = 1 < 2", "W_max = 1 pkt < 2N = 2"]  # reported, not refused
 
 
 # ---------------------------------------------------------------------------------------------

@@ -191,12 +191,11 @@ def reproduce(
             exps.append(get(i))
         except KeyError as e:
             fail(str(e.args[0]))
-    for option, d in (("--out", out), ("--html", html_dir)):  # before anything runs
-        if d is not None:
-            try:
-                d.mkdir(parents=True, exist_ok=True)
-            except OSError as e:
-                fail(f"{option}: cannot create {d}: {e.strerror or e}")
+    from dcsim.commands.inputs import output_dir
+
+    for option, d in (("--out", out), ("--html", html_dir)):  # before anything runs: made, and writable
+        if d is not None:  # (an existing read-only --out had failed each experiment in turn: a probe)
+            output_dir(d, option)
     for exp in exps:  # a file in the way of an experiment's directory had stopped the whole batch
         if (out / exp.id).exists() and not (out / exp.id).is_dir():
             fail(f"--out: {out / exp.id} is a file, in the way of the directory of experiment {exp.id}; remove it "
@@ -254,7 +253,8 @@ def reproduce(
                     kept = _runs_kept(out_dir)
                     msg = (f"{exp.id} was interrupted after {wall:.1f} s; {done}"
                            + (f"{count_shown(kept, 'finished packet run')} kept in {out_dir}: run the same command "
-                              f"again to resume" if kept else "it keeps no runs to resume from (it is computed whole)"))
+                              f"again to resume" if kept else "no finished packet run was kept (none had finished, or it keeps none): "
+                              "the same command runs it from the start"))
                     say(err_console, f"[yellow]interrupted:[/] {escape(msg)}")
                     entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, error=msg, interrupted=True))
                     import signal

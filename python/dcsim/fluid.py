@@ -160,12 +160,13 @@ def default_normalized_init(wbar: float) -> tuple[float, float, float]:
 # ---------------------------------------------------------------------------------------------
 
 def dctcp_normalized(wbar: float, g: float, *, psi: Optional[float] = None, t_end: float = 200.0,
-                     dt: float = 1e-3, sample_dt: float = 1e-2, init=None, t_from: float = 0.0) -> pd.DataFrame:
+                     dt: float = 1e-3, sample_dt: Optional[float] = None, init=None, t_from: float = 0.0) -> pd.DataFrame:
     """Normalized DCTCP fluid model, eqs. (11)-(14) (optionally with the ψ floor of Sec. 3.3.2).
 
     Parameters: ``wbar`` = w̄ = (Cd + K)/N, packets, in (0, 1e9]; ``g`` in (0, 1]; ``psi`` = K/(Cd) > 0
     enables the floor q~ >= -ψ/(1+ψ) (None: eq. (13) as printed, no floor). ``t_end``, ``dt``,
-    ``sample_dt``, ``t_from`` in units of R*; ``dt`` <= 1/2 and ``sample_dt`` a multiple of ``dt``.
+    ``sample_dt``, ``t_from`` in units of R*; ``dt`` <= 1/2 and ``sample_dt`` a multiple of ``dt``
+    (default: the multiple of ``dt`` nearest 0.01, at least ``dt``).
     ``init`` = (W~0 packets, α~0 in [0,1], q~0), held constant for t <= 0; default
     :func:`default_normalized_init`.
 
@@ -186,6 +187,8 @@ def dctcp_normalized(wbar: float, g: float, *, psi: Optional[float] = None, t_en
 def _normalized_grid(t_end, dt, sample_dt, t_from):
     t_end = _real("t_end", t_end, 0, 1e9, lo_open=True, unit="units of R*")
     dt = _real("dt", dt, 0, 0.5, lo_open=True, unit="units of R* (the delay is 1)")
+    if sample_dt is None:  # a default that fits any dt (a probe: dt = 0.3 was refused for the default's 0.01)
+        sample_dt = min(dt * max(1, round(1e-2 / dt)), max(t_end, dt))
     sample_dt = _real("sample_dt", sample_dt, dt, t_end, unit="units of R*")
     _stride("sample_dt", sample_dt, "dt", dt)
     t_from = _real("t_from", t_from, 0, t_end, unit="units of R*")
@@ -194,7 +197,7 @@ def _normalized_grid(t_end, dt, sample_dt, t_from):
 
 
 def dctcp_normalized_batch(wbar, g, *, psi=None, t_end: float = 200.0, dt: float = 1e-3,
-                           sample_dt: float = 1e-2, t_from: float = 0.0) -> list[dict[str, np.ndarray]]:
+                           sample_dt: Optional[float] = None, t_from: float = 0.0) -> list[dict[str, np.ndarray]]:
     """Many runs of :func:`dctcp_normalized`, integrated in parallel in Rust (GIL released).
 
     ``wbar``, ``g`` and ``psi`` are equal-length 1-D arrays (``psi=None``: no floor for any run).
@@ -271,6 +274,7 @@ def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s
 
     Returns columns ``t_s``, ``W_pkt`` (per-flow window), ``alpha``, ``q_pkt``, ``p`` (marking
     indicator 1{q > K}, eq. (8)), ``R_s`` (RTT d + q/C). ``df.attrs`` holds C_pps, R_star_s, wbar,
+    t_end_asked_s (``t_end_s`` as given),
     and ``stats``: {"from_s", "to_s", "steps", and for ``W_pkt``, ``alpha``, ``q_pkt``, ``p`` and
     ``utilization`` (1 while q > 0, else min(1, N W/(R C))) their "min", "mean", "max"} over every
     integration step from ``stats_from_s`` (default half of ``t_end_s``) to ``t_end_s`` as given
@@ -303,7 +307,7 @@ def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s
     })
     df.attrs.update(model="dctcp", C_bps=C_bps, C_pps=C_pps, d_s=d_s, K_pkt=K_pkt, g=g, N=N,
                     packet_bytes=packet_bytes, R_star_s=R_star_s, wbar=(C_pps * d_s + K_pkt) / N,
-                    queue_floor=bool(queue_floor),
+                    queue_floor=bool(queue_floor), t_end_asked_s=asked,
                     stats=_named_stats(r["stats"], {"W": "W_pkt", "alpha": "alpha", "q": "q_pkt", "p": "p",
                                                     "utilization": "utilization"}))
     return df
@@ -361,7 +365,7 @@ def dx(N: float, C_bps: float, R0_s: float, *, t_end_s: float, dt_s: Optional[fl
     C_pps = capacity_pps(float(C_bps), packet_bytes)
     df.attrs.update(model="dx", N=float(N), C_bps=float(C_bps), C_pps=C_pps, R0_s=float(R0_s),
                     tau_s=float(R0_s if tau_s is None else tau_s), p=float(p), packet_bytes=packet_bytes,
-                    window_floor=bool(window_floor), stats=stats)
+                    window_floor=bool(window_floor), stats=stats, t_end_asked_s=float(t_end_s))
     return df
 
 

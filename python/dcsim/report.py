@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
-from dcsim.units import fmt_wall
+from dcsim.units import count_shown, fmt_wall
 
 #: Said under every claims table of a --quick run (`dcsim reproduce`) and on every page of its report.
 QUICK_NOTE = ("quick run (--quick): coarser grids, shorter runs and fewer repetitions than the paper's, "
@@ -122,8 +122,10 @@ def tally(entries: Sequence[Entry]) -> str:
     tot = [_counts(e) for e in entries]
     stopped = sum(e.interrupted for e in entries)
     failed = sum(e.error is not None and not e.interrupted for e in entries)
+    judged = len(entries) - stopped - failed  # the experiments whose claims are counted (a probe: "over 5
+    # experiments" of 4 that finished and one interrupted)
     return (f"{sum(t[0] for t in tot)} of {sum(t[1] for t in tot)} claims of the papers reproduced over "
-            f"{len(entries)} experiments ({failed} failed{f', {stopped} interrupted' if stopped else ''}); "
+            f"{count_shown(judged, 'finished experiment')} ({failed} failed{f', {stopped} interrupted' if stopped else ''}); "
             f"total wall time {fmt_wall(sum(e.wall_s for e in entries))}")
 
 

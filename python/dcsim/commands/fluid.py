@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 import typer
 
+from rich.markup import escape
+
 from dcsim._console import print_table, say, titled_table
 from dcsim._json import dumps
 
@@ -47,6 +49,54 @@ def _window(df: pd.DataFrame, st: dict) -> dict:
             "sample_dt_s": float(t.iloc[1] - t.iloc[0]) if len(t) > 1 else float(t.iloc[-1])}
 
 
+#: Feedback delays the window of statistics must span for its figures to describe more than the
+#: run's start, and each half of it for :func:`_notes` to judge whether the run settled. A window of
+#: n + f periods (whole n, fraction f) of a settled cycle has its mean off the cycle's by at most
+#: range x f(1 - f)/(n + f) <= range / (4 (n + f)), so two halves of >= 2.1 periods each (25 delays:
+#: DCTCP's limit cycle takes 8-12 R*, DX's about 7 tau) differ by < 0.24 of the range, under the bar
+#: SETTLE_FRAC = 0.25; a drift across the window moves the half means by about half its range.
+#: A run near its fixed point still relaxes towards it (N = 100 at 10 Gbps: the half means 117.3 and 116.8
+#: pkt, its whole range): a move below SETTLE_REL of the mean is settled for a summary's digits.
+MIN_WINDOW_DELAYS, SETTLE_HALF_DELAYS, SETTLE_FRAC, SETTLE_REL = 10, 25, 0.25, 0.01
+
+
+def _notes(df: pd.DataFrame, st: dict, delay_s: float, delay: str, col: str, unit: str) -> list[str]:
+    """What a reader of a summary must know that its numbers do not say (a probe: a 20 ms run with a
+    1 s feedback delay printed 'time marked 100 %' of its first 3 steps without a word):
+
+    * the window of statistics spans fewer than MIN_WINDOW_DELAYS feedback delays: its figures
+      describe the run's start (the initial condition), not a steady state;
+    * the run has not settled: the means of ``col`` over the two halves of the window differ by
+      more than SETTLE_FRAC of its range over the window and SETTLE_REL of the means (judged where
+      each half spans at least SETTLE_HALF_DELAYS delays, from the output rows);
+    * the run went more than 1 % past --t-end (it ends at the first whole output row at or after it)."""
+    from dcsim.units import fmt_time
+
+    out = []
+    lo, hi = float(st["from_s"]), float(st["to_s"])
+    span = (hi - lo) / delay_s
+    if span < MIN_WINDOW_DELAYS:
+        out.append(f"the window of statistics spans {span:.3g} feedback delays ({delay} = {fmt_time(delay_s)}): its "
+                   f"figures describe the run's start, not a steady state; give --t-end >= "
+                   f"{fmt_time(2 * MIN_WINDOW_DELAYS * delay_s)} (or more, to let it settle)")
+    elif (hi - lo) / 2 >= SETTLE_HALF_DELAYS * delay_s:
+        t, v = df.t_s.to_numpy(), df[col].to_numpy()
+        mid = (lo + hi) / 2
+        a, b = v[(t >= lo) & (t < mid)], v[(t >= mid) & (t <= hi)]
+        if len(a) and len(b):
+            ma, mb, rng = float(a.mean()), float(b.mean()), float(max(a.max(), b.max()) - min(a.min(), b.min()))
+            if abs(mb - ma) > max(SETTLE_FRAC * rng, SETTLE_REL * max(abs(ma), abs(mb))):
+                out.append(f"not settled: the mean {col} moved from {ma:.4g}{unit} to {mb:.4g}{unit} between the halves of "
+                           f"the window of statistics (more than {SETTLE_FRAC:g} of its range there, {rng:.4g}{unit}); the "
+                           "figures describe a transient: give a longer --t-end")
+    t_last, asked = float(df.t_s.iloc[-1]), float(df.attrs.get("t_end_asked_s", hi))
+    if t_last > asked * 1.01:
+        out.append(f"the run went to {fmt_time(t_last)}, {100 * (t_last / asked - 1):.0f} % past --t-end = "
+                   f"{fmt_time(asked)}: it ends at the first whole output row (of whole integration steps) at or after "
+                   "it")
+    return out
+
+
 def dctcp_summary(df: pd.DataFrame) -> dict:
     """Statistics of a :func:`dcsim.fluid.dctcp` run over every integration step of its window
     (default the second half of the run), not over its decimated rows.
@@ -65,6 +115,7 @@ def dctcp_summary(df: pd.DataFrame) -> dict:
         **_window(df, st),
         "q_pkt": st["q_pkt"], "W_pkt": st["W_pkt"], "alpha": st["alpha"],
         "utilization": st["utilization"]["mean"], "marking_fraction": st["p"]["mean"],
+        "notes": _notes(df, st, a["R_star_s"], "R* = d + K/C", "q_pkt", " pkt"),
     }
 
 
@@ -84,6 +135,7 @@ def dx_summary(df: pd.DataFrame) -> dict:
         **_window(df, st),
         "Q_s": st["Q_s"], "q_pkt": st["q_pkt"], "W_pkt": st["W_pkt"],
         "busy_fraction": st["busy"]["mean"],
+        "notes": _notes(df, st, a["tau_s"], "tau", "q_pkt", " pkt"),
     }
 
 
@@ -239,12 +291,13 @@ def _print_dctcp(s: dict) -> None:
     t.add_row("window of statistics", f"{fmt_time(s['window_from_s'])} .. {fmt_time(s['window_to_s'])}, "
                                       f"every step ({s['window_steps']:,})")
     t.add_row("output rows", f"{s['rows']:,}, every {fmt_time(s['sample_dt_s'])}")
-    for k, lab, u in (("q_pkt", "queue q", " pkt"), ("W_pkt", "window W", " pkt"), ("alpha", "alpha", "")):
+    for k, lab, u in (("q_pkt", "queue q", " pkt"), ("W_pkt", "window W", " pkt"), ("alpha", "alpha (dimensionless)", "")):
         st = s[k]
         t.add_row(f"{lab} min / mean / max", f"{st['min']:.4g}{u} / {st['mean']:.4g}{u} / {st['max']:.4g}{u}")
     t.add_row("link utilization", f"{100 * s['utilization']:.2f} %")
     t.add_row("time marked (q > K)", f"{100 * s['marking_fraction']:.1f} %")
     print_table(console, t)
+    _print_notes(s)
     if not s["queue_floor"] and s["q_pkt"]["min"] < 0:
         console.print(f"note: --no-floor: the queue went below 0 (to {s['q_pkt']['min']:.4g} pkt), eq. (7) as printed; "
                       "a real queue empties and drains no further, so the utilization and RTT there are outside the "
@@ -270,6 +323,15 @@ def _print_dx(s: dict) -> None:
     t.add_row("time with Q > 0", f"{100 * s['busy_fraction']:.1f} % (the paper's p measured; not the utilization: "
                                  "the link can be full at Q = 0)")
     print_table(console, t)
+    _print_notes(s)
+
+
+def _print_notes(s: dict) -> None:
+    """A summary's notes (:func:`_notes`), one line each, under its table."""
+    from dcsim.cli import console
+
+    for n in s.get("notes", []):
+        console.print(f"[yellow]note:[/] {escape(n)}")
 
 
 def _check_outputs(csv: Optional[Path], plot: Optional[Path]) -> None:

@@ -12,6 +12,8 @@ one-line message naming the option and what is allowed, before anything is compu
 
 from __future__ import annotations
 
+import math
+
 import os
 from pathlib import Path
 from typing import Callable, NoReturn, Optional
@@ -38,8 +40,13 @@ def quantity(text: str, option: str, parse: Callable[[str, str], float], limit: 
 
     try:
         value = parse(text, option)
+    except UnitError as e:
+        if "is not finite" not in str(e):
+            fail(str(e))
+        value = math.inf  # "1e400us": refused by the limit below, which names the allowed range (a probe)
+    try:
         return limit.check(value, option, given=text)
-    except (UnitError, ValueError) as e:
+    except ValueError as e:
         fail(str(e))
 
 

@@ -921,8 +921,9 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     fig.tight_layout()
     png = save_figure(fig, out_dir, "coexist_fig7.png")
     csv = _save_tables(out_dir, "coexist_fig7", df, RUN_COLS + ("senders", "aqm", "protocol", "afct_s", "unfinished", "round_s"))
-    extra = [out_dir / "coexist_fig7_afct.csv"]
-    pd.concat([s.assign(aqm=a, protocol=p) for (a, p), s in st.items()]).to_csv(extra[0], index=False)
+    extra = [out_dir / "coexist_fig7_afct.csv"]  # the unit in each column's name (a probe: "mean" in s, unsaid)
+    pd.concat([s.assign(aqm=a, protocol=p) for (a, p), s in st.items()]).rename(
+        columns={"mean": "afct_mean_s", "sd": "afct_sd_s", "sem": "afct_sem_s"}).to_csv(extra[0], index=False)
 
     claims = []
     nmax = max(ns)
@@ -999,7 +1000,8 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     png = save_figure(fig, out_dir, "coexist_fig8.png")
     csv = _save_tables(out_dir, "coexist_fig8", df, RUN_COLS + ("min_th", "aqm", *cols.values(), "workload[0].realised_load"))
     extra = [out_dir / "coexist_fig8_afct_ms.csv"]
-    pd.concat([s.assign(aqm=a, protocol=p) for (a, p), s in st.items()]).to_csv(extra[0], index=False)
+    pd.concat([s.assign(aqm=a, protocol=p) for (a, p), s in st.items()]).rename(
+        columns={"mean": "afct_mean_ms", "sd": "afct_sd_ms", "sem": "afct_sem_ms"}).to_csv(extra[0], index=False)
 
     claims = []
     for aqm in ("RED", "modified CHOKe"):

@@ -268,12 +268,22 @@ def trend(values, margin: float, sign: int) -> tuple[bool, list[tuple[int, float
     return good, [(i, v[i + 1] - v[i]) for i in against]
 
 
+def _every_step(values, sign: int) -> str:
+    """Whether every step of a series goes the ``sign`` way, with no margin ("yes" / "no"): beside a
+    trend verdict, how near it is to the strict rule of before 2026-11-30 (a margin from the spread of
+    2 or 3 seeds is a rough estimate of the noise: a review)."""
+    v = [float(x) for x in values]
+    return "yes" if all(sign * (b - a) > 0 for a, b in zip(v, v[1:])) else "no"
+
+
 def trend_rule(words: str, margin_of: str) -> str:
     """The trend rule as the claims tables state it."""
     return (f"trend rule (fixed 2026-11-30, before the seeded runs): {words} from the first grid point to the last by "
             f"more than the noise margin, and no step between neighbouring points against it by more than the margin; "
             f"margin = the run-to-run spread measured here, the largest range over the seeds of {margin_of} at any one "
-            "point of the series (until 2026-11-30: every step strictly in the direction, one run a point, no margin)")
+            "point of the series (until 2026-11-30: every step strictly in the direction, one run a point, no margin); "
+            "the spread of 2 (--quick) or 3 seeds is a rough estimate of the noise, so the row also says whether every "
+            "step of the seeds' mean goes the way without a margin")
 
 
 def _against(s: dict, target: float) -> str:
@@ -420,7 +430,8 @@ def run_fig5(out_dir: Path, quick: bool) -> ExperimentResult:
                                 f"not the paper's q0: {held}"))
         claims.append(Claim(f"at 300 us (10 Gbps) {LABELS[key]} oscillates, out of control", "out of control, oscillates",
                             _against(d300, target), ok(oscillates(d300, target)),
-                            f"'out of control' = does not hold {aim}, the complement of the 'stable' rule ({held}): "
+                            f"'out of control' = does not hold {aim}, the complement of the 'stable' rule ({held}); "
+                            "'oscillates' is not judged (the paper gives the swing no size: the queue sd is shown): "
                             "a queue that swings but keeps its mean in the band, never empties and keeps the link busy "
                             "is under control, whatever its sd (from 2026-11-29 to 11-30 the rule was sd >= 25 % of the "
                             "target alone, chosen after a full run of QCN had failed 'does not hold'); at 100 us"
@@ -433,7 +444,8 @@ def run_fig5(out_dir: Path, quick: bool) -> ExperimentResult:
         if key == "smcc":
             claims.append(Claim("at 500 us (10 Gbps) SMCC oscillates so seriously that it becomes unstable", "unstable",
                                 _against(d500, target), ok(oscillates(d500, target)), "unstable = does not hold " + aim
-                                + f" ({held})"))
+                                + f" ({held}); how seriously it oscillates is not judged (the paper gives the swing no "
+                                "size: the queue sd is shown)"))
         d40, d160 = s[(key, 100e9, 40e-6)], s[(key, 100e9, 160e-6)]
         claims.append(Claim(f"at 100 Gbps {LABELS[key]} tolerates only tens of us: holds at 40 us, fails at 160 us",
                             "holds at 40 us, fails at 160 us", f"40 us: {_fmt(d40)}; 160 us: {_fmt(d160)}",
@@ -632,6 +644,7 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
         good, against = trend(means, margin, -1)
         txt = (", ".join(f"{C / 1e9:g}G {100 * m:.1f} %" for C, m in zip(FIG7_C, means))
                + f"; 1G -> 100G {100 * (means[-1] - means[0]):+.1f} points, margin {100 * margin:.2f} points"
+               + f"; every step down without a margin: {_every_step(means, -1)}"
                + (f"; against the trend beyond the margin: "
                   + ", ".join(f"{FIG7_C[i] / 1e9:g}G -> {FIG7_C[i + 1] / 1e9:g}G {100 * c:+.1f} points" for i, c in against)
                   if against else ""))
@@ -1031,7 +1044,8 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
         good, against = trend(means, margin, +1)
         txt = (f"{LABELS[key]} {p}: " + " -> ".join(f"{m:.1f}" for m in means) + f" KB ({means[-1] - means[0]:+.1f} KB, "
                f"margin {margin:.1f} KB" + "".join(f"; {FIG10_RATES[i]} -> {FIG10_RATES[i + 1]}/s {c:+.1f} KB against it"
-                                                 for i, c in against) + ")")
+                                                 for i, c in against) + f"; every step up without a margin: "
+               f"{_every_step(means, +1)})")
         return good, txt
 
     curves = {(k, p): sd_trend(k, p) for k in ("dsm", "qcn", "smcc") for p in ports}

@@ -416,18 +416,32 @@ def run_table1(out_dir: Path, quick: bool) -> ExperimentResult:
         ok(abs(df.p_packet.mean() - P_FLUID) <= tol),
         packet=f"mean over all cells {df.p_packet.mean():.3f} (paper's table{_cells(df)}: {df.p_paper.mean():.3f})",
         fluid=f"{P_FLUID} (constant)", detail=f"tolerance {tol}"))
-    # Trends of the paper's table: p grows with N at each R0 (its rows are monotone) and falls with R0
-    # at each N (mostly). Criterion fixed before the runs: Spearman rank correlation with N >= 0.7 in
-    # every row; row means falling with R0.
-    rho = {R0: float(pd.Series(df[df.R0_us == R0].N.to_numpy()).corr(pd.Series(df[df.R0_us == R0].p_packet.to_numpy()),
-                                                                       method="spearman"))
-           for R0 in R0s_us}
+    # Trends of the paper's table: p grows with N at each R0 (its rows are monotone, also below the
+    # special state) and falls with R0 at each N (mostly). Criterion fixed before the runs: Spearman
+    # rank correlation with N >= 0.7 in every row; row means falling with R0. Tightened 2026-12-01
+    # after a review (a full run passed on the 80 us row's jump to p = 1 at N >= 70, the special
+    # state, while its cells N = 10..60 were flat, rank correlation -0.03; the paper's rise there,
+    # 0.796 -> 0.983): the same must hold without the special state's cells.
+    def rho_of(rows: pd.DataFrame) -> float:
+        return _spearman(rows.N, rows.p_packet) if len(rows) >= 3 else math.nan
+
+    rho = {R0: rho_of(df[df.R0_us == R0]) for R0 in R0s_us}
+    rho_below = {R0: rho_of(df[(df.R0_us == R0) & (df.state != "special")]) for R0 in R0s_us}
+    shown = {R0: r for R0, r in rho_below.items() if not math.isnan(r) and (df[df.R0_us == R0].state == "special").any()}
     claims.append(instruments(
-        "Table 1: p grows with N at every R0", "monotone rows", ok(all(r >= 0.7 for r in rho.values())),
-        packet="Spearman rank correlation of p with N: " + ", ".join(f"{R0} us: {r:+.2f}" for R0, r in rho.items()),
-        detail="criterion: >= 0.7 in every row"))
+        "Table 1: p grows with N at every R0", "monotone rows",
+        ok(all(r >= 0.7 for r in rho.values()) and all(r >= 0.7 for r in shown.values())),
+        packet="Spearman rank correlation of p with N: " + ", ".join(f"{R0} us: {r:+.2f}" for R0, r in rho.items())
+               + "".join(f"; {R0} us without the special state's cells (N < {th.special_state_threshold_N(C_BPS, R0 * 1e-6, SEG_BYTES):.1f}): "
+                         f"{r:+.2f}" for R0, r in shown.items()),
+        detail="criterion: >= 0.7 in every row, and in a row with special-state cells also without them (a row "
+               "whose only rise is the jump to p ~ 1 into Theorem 2's state does not show the growth the paper's rows do)"))
+    # The row means, and where a row has special-state cells, the means over the N no row has in it.
+    common = sorted(set(df.N) - set(df[df.state == "special"].N))
     means = [float(df[df.R0_us == R0].p_packet.mean()) for R0 in R0s_us]
     paper_means = [float(df[df.R0_us == R0].p_paper.mean()) for R0 in R0s_us]
+    in_common = lambda col: [float(df[(df.R0_us == R0) & df.N.isin(common)][col].mean()) for R0 in R0s_us]  # noqa: E731
+    apart = (df.state == "special").any() and len(common) > 0
     def chain(ms: list[float]) -> str:
         """The means joined by the relation that holds between neighbours, to as many digits as it takes
         to show it (a probe: "0.822 > 0.822" where the means were 0.8218 < 0.8221)."""
@@ -438,10 +452,15 @@ def run_table1(out_dir: Path, quick: bool) -> ExperimentResult:
             out += f" {'>' if a > b else '<' if a < b else '='} {b:.{d}f}"
         return out
 
+    falls = lambda ms: ms[0] > ms[1] > ms[2]  # noqa: E731
+    below_special = f"; over N = {', '.join(str(int(n)) for n in common)} (no special-state cell): "
     claims.append(instruments(
-        "Table 1: p falls as R0 grows (row means)", chain(paper_means) + f" (row means{_cells(df)})",
-        ok(means[0] > means[1] > means[2]),
-        packet=chain(means) + " (80, 200, 400 us)", detail="criterion: each row mean below the one before"))
+        "Table 1: p falls as R0 grows (row means)", chain(paper_means) + f" (row means{_cells(df)})"
+        + (below_special + chain(in_common("p_paper")) if apart else ""),
+        ok(falls(means) and (not apart or falls(in_common("p_packet")))),
+        packet=chain(means) + " (80, 200, 400 us)" + (below_special + chain(in_common("p_packet")) if apart else ""),
+        detail="criterion: each row mean below the one before, and so over the N where no row is in the special "
+               "state (tightened 2026-12-01: the 80 us row's mean had been lifted by its p = 1 cells alone)"))
     claims.append(Claim(
         "(setup) no drops, runs after warm-up", "—",
         f"drops {int(table[f'{PORT}.drops'].sum())}; {count_shown(len(df), 'run')} of {1e3 * (duration - warmup):g} ms after "

@@ -479,7 +479,12 @@ def alpha_star(W_star: float, g: float) -> float:
 
 
 def gamma_rate(W_star: float, alpha_s: float) -> float:
-    """Window convergence rate gamma = -log(1 - alpha*/2)/(1 + W* alpha*/2), per RTT (Section 4.2)."""
+    """Window convergence rate gamma = -log(1 - alpha*/2)/(1 + W* alpha*/2), per RTT (Section 4.2).
+    W* > 0 packets and alpha* in (0, 1] (eq. 23's root), else ValueError naming the argument."""
+    W_star = _positive("W_star", W_star)
+    alpha_s = _real("alpha_s", alpha_s)
+    if not (math.isfinite(alpha_s) and 0 < alpha_s <= 1):
+        raise ValueError(f"alpha_s must be in (0, 1] (alpha*, the root of eq. 23), got {_plain(alpha_s)}")
     return -math.log1p(-alpha_s / 2.0) / (1.0 + W_star * alpha_s / 2.0)
 
 
@@ -501,7 +506,10 @@ def alpha_star_bounds(W_star: float, g: float) -> tuple[float, float]:
 
 
 def hybrid_assumptions(N: float, W_max: float, g: float) -> list[str]:
-    """Assumptions (22) of Theorem 2: N >= 2, W_max >= 2N, g <= 1/sqrt(W_max). Returns the violated ones."""
+    """Assumptions (22) of Theorem 2: N >= 2, W_max >= 2N, g <= 1/sqrt(W_max). Returns the violated ones.
+    N and W_max must be finite numbers > 0 and g in (0, 1], else ValueError naming the argument (a
+    NaN had made every comparison false: "no assumption violated")."""
+    N, W_max, g = _positive("N", N), _positive("W_max", W_max), _g(g)
     bad = []
     if N < 2:
         bad.append(f"N = {N:g} < 2")

@@ -193,13 +193,26 @@ def check_delay_steps(delay_s: float, dt_s: float, field: str, dt_given: bool = 
     steps = delay_s / dt_s
     if steps <= MAX_DELAY_STEPS:
         return
+    # As many digits as it takes to tell the value from its bound (a probe: "20 ns ... i.e. --dt >=
+    # 20 ns" for a step 1e-8 short of it, the bound rounded onto the value it refuses).
+    k = _digits_apart(steps, MAX_DELAY_STEPS, 3)
+    steps_shown = f"{steps:.{k}g}"
     if dt_given:
-        raise ValueError(f"{field}: {fmt_time(dt_s)} makes the delay {fmt_time(delay_s)} span {steps:.3g} steps; a "
-                         f"delay may span at most {MAX_DELAY_STEPS:g} (the history is kept in memory), i.e. "
-                         f"{field} >= {fmt_time(delay_s / MAX_DELAY_STEPS)}")
-    raise ValueError(f"{field}: {fmt_time(delay_s)} is {steps:.3g} integration steps of {fmt_time(dt_s)}; a "
+        bound = delay_s / MAX_DELAY_STEPS
+        k = _digits_apart(dt_s, bound)
+        raise ValueError(f"{field}: {fmt_time(dt_s, k)} makes the delay {fmt_time(delay_s, k)} span {steps_shown} steps; "
+                         f"a delay may span at most {MAX_DELAY_STEPS:g} (the history is kept in memory), i.e. "
+                         f"{field} >= {fmt_time(bound, k)}")
+    bound = MAX_DELAY_STEPS * dt_s
+    k = _digits_apart(delay_s, bound)
+    raise ValueError(f"{field}: {fmt_time(delay_s, k)} is {steps_shown} integration steps of {fmt_time(dt_s, k)}; a "
                      f"delay may span at most {MAX_DELAY_STEPS:g} steps (the history is kept in memory), i.e. "
-                     f"{field} <= {fmt_time(MAX_DELAY_STEPS * dt_s)} at this step")
+                     f"{field} <= {fmt_time(bound, k)} at this step")
+
+
+def _digits_apart(a: float, b: float, least: int = 4) -> int:
+    """The significant digits (at least ``least``, at most 17) at which a and b are written apart."""
+    return next((k for k in range(least, 18) if f"{a:.{k}g}" != f"{b:.{k}g}"), 17)
 
 
 def check_steps(t_end_s: float, dt_s: float, field: str = "t_end", fmt: Callable[[float], str] = fmt_time) -> None:
