@@ -553,10 +553,9 @@ class Result:
         "trace"`` workload with the same network, transport (the protocol, or a mix with the same
         classes) and seed, it gives the same flows and completion times, bit for bit
         (tests/test_trace_workload.py): each flow of a mix replays as the class of its protocol.
-        Where two of the classes the flows ran have the same protocol (with other options), the
-        file cannot tell them apart: their flows' lines name no protocol (a replay draws their
-        class by the shares), and a :class:`dcsim.ScenarioWarning` says that the replay is not
-        exact. Raises ValueError, writing nothing, if a host's name cannot be a field of the
+        Where two of the classes the flows ran have the same protocol with other options, the file
+        cannot tell them apart: a replay keeps each flow's protocol but draws which of its classes
+        it runs as, and a :class:`dcsim.ScenarioWarning` says that the replay is not exact. Raises ValueError, writing nothing, if a host's name cannot be a field of the
         file's lines (a graph's node named with whitespace, a comma or ``#``)."""
         from dcsim.scenario import ScenarioWarning, not_a_trace_field
 
@@ -581,13 +580,12 @@ class Result:
             where = [f"workloads[{i}]" + (f".mix[{k}]" if workloads[i].mix else "")
                      for (i, k) in classes if workloads[i].classes()[k].protocol == alike[0]]
             warnings.warn(f"write_trace: {', '.join(where)} run {alike[0]} with different options; a trace file names "
-                          "a flow's protocol only, so these flows' lines name none and a replay draws their classes by "
-                          "the shares: they start and route as in this run but may complete otherwise (the replay is "
-                          "exact where the classes' protocols differ)", ScenarioWarning, stacklevel=2)
+                          "a flow's protocol only, so a replay keeps each of these flows' protocol but draws which of "
+                          "its classes the flow runs as: the replay is not exact (it is where the classes' protocols "
+                          "differ)", ScenarioWarning, stacklevel=2)
         rows = zip(t["start_s"].tolist(), t["src"], t["dst"], t["size_bytes"].tolist(), t["protocol"])
         if named:
-            lines = ["start,src,dst,size,protocol"] + [f"{s!r},{a},{b},{n}" + ("" if p in alike else f",{p}")
-                                                       for s, a, b, n, p in rows]
+            lines = ["start,src,dst,size,protocol"] + [f"{s!r},{a},{b},{n},{p}" for s, a, b, n, p in rows]
         else:
             lines = ["start,src,dst,size"] + [f"{s!r},{a},{b},{n}" for s, a, b, n, _ in rows]
         from dcsim._files import file_path

@@ -2361,10 +2361,20 @@ def _data_rows(path: Path, what: str, form: str, expect: str, add: Callable[[lis
     Every error names the file and line (``expect``: what a line must hold; ``items``: what the
     rows are, plural)."""
     fields = form.replace("[", "").replace("]", "").split()  # "a b [c]": c optional
+    heads = [fields[:len(fields) - k] for k in range(optional + 1)]
     lines = array("I")  # 4 B a row (a trace has up to 10^7)
+    first = header  # the first line that holds fields may be a header, no other (two had both been skipped)
     for n, line, body in _data_lines(path, what, form, data):
-        if header and not lines and [b.lower() for b in body] in [fields[:len(fields) - k] for k in range(optional + 1)]:
-            continue
+        if first:
+            first = False
+            words = [b.lower() for b in body]
+            if words in heads:
+                continue
+            if words[0] == fields[0]:  # "start,src,dst,size,proto": a header, not a flow that starts at "start"
+                raise ValueError(f"{path} line {n}: a header line is " + " or ".join(f"'{','.join(h)}'" for h in heads)
+                                 + f", got {line.strip()!r}")
+        elif header and body[0].lower() == fields[0] and [b.lower() for b in body] in heads:
+            raise ValueError(f"{path} line {n}: a header line, allowed only as the first line of the file")
         if not len(fields) - optional <= len(body) <= len(fields):
             raise ValueError(f"{path} line {n}: expected {expect}, got {line.strip()!r}")
         try:
@@ -2438,8 +2448,8 @@ def _arrival(start: Any, src: Any, dst: Any, size: Any, protocol: Any = None, *,
     """One flow of a trace, normalised (see :data:`Arrival`): start in seconds (a time such as
     "10us"), src and dst host names, size in payload bytes or packets ("64KB", "1000B", "10pkt"),
     the start and size as given (None for a plain number, written back exactly as "0.0001s"
-    and "64000B"), and its protocol, if given (one of :data:`PROTOCOLS`; the workload picks the
-    class of its mix with that protocol). With ``plain`` (a trace file) a plain number is also
+    and "64000B"), and its protocol, if given (one of :data:`PROTOCOLS`; the workload draws the
+    flow's class among its classes of that protocol). With ``plain`` (a trace file) a plain number is also
     allowed: seconds for start, bytes for size. Raises ValueError naming the bad value."""
     x = _plain_number(start) if plain else None
     try:
@@ -2638,11 +2648,10 @@ class TraceFlows(Sequence):
                 return j, b
         return None
 
-    def to_engine(self, start_s: float, payload_per_packet: int, class_of: Sequence[int] = ()) -> dict:
+    def to_engine(self, start_s: float, payload_per_packet: int) -> dict:
         """The engine's arrivals, by columns (its ``TraceArrivals``): each flow at ``start_s`` + its
         start in whole picoseconds, its hosts as indices into ``hosts``, its payload bytes, and,
-        where flows name their protocol, each flow's class (``class_of[p]`` for ``protocols[p]``;
-        None: drawn by share).
+        where flows name their protocol, each flow's as an index into ``protocols`` (None: none).
 
         The times and payloads of the last (``start_s``, ``payload_per_packet``) are kept (16 B a
         flow): a sweep's combinations share one trace, and each builds its engine spec (a million
@@ -2656,8 +2665,8 @@ class TraceFlows(Sequence):
         out = {"hosts": list(self.hosts), "at_ps": at_ps.tolist(), "src": self.src.tolist(), "dst": self.dst.tolist(),
                "size_bytes": size_bytes.tolist()}
         if self.protocols:
-            classes = [*class_of, None]  # proto -1: drawn
-            out["class"] = [classes[p] for p in self.proto]
+            out["protocol"] = [None if p < 0 else p for p in self.proto]
+            out["protocols"] = list(self.protocols)
         return out
 
 
@@ -2681,8 +2690,9 @@ def read_trace(path: Union[str, Path], with_lines: bool = False):
     ``protocol`` (whitespace or commas between them; a first line ``start,src,dst,size`` or
     ``start,src,dst,size,protocol`` is a header; ``#`` starts a comment). start: a time ("10us")
     or a plain number of seconds; size: a size ("64KB", "10pkt") or a plain number of bytes;
-    protocol: one of :data:`PROTOCOLS`, which picks the class of the workload's mix with it (a flow
-    without one draws its class by the shares). Returns the flows, a :class:`TraceFlows` (with ``with_lines``, also the line of each).
+    protocol: one of :data:`PROTOCOLS`; the flow's class is drawn only among the workload's classes
+    of that protocol (none drawn where one class has it; a flow without one draws among all, by the
+    shares). Returns the flows, a :class:`TraceFlows` (with ``with_lines``, also the line of each).
     Raises ValueError naming the file and line. Within :func:`reading_files`, the file is parsed
     once per content."""
     path = Path(path)
@@ -2926,13 +2936,13 @@ class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
       default: the first n hosts not in a [[flows]] entry and not the client) at once, ``rounds``
       times; a round starts ``gap`` after the previous round's last response completed.
     * ``trace``: flows replayed from a list, each at ``start`` + its own start, between its hosts,
-      with its size: ``file = "flows.csv"`` (lines "start src dst size", relative to the scenario
+      with its size: ``file = "flows.csv"`` (lines "start src dst size [protocol]", relative to the scenario
       file, where plain numbers are seconds and bytes; read when the scenario is loaded and kept as
       its ``arrivals``) or ``arrivals = [{start = "10us", src = "h0", dst = "h5", size = "64KB"},
       ...]``. Flows due at or after the end of the run do not start. A flow may also name its
-      ``protocol`` (a fifth field of the file's line): it then runs as the class of the workload's
-      mix with that protocol instead of one drawn by the shares (what :meth:`Result.write_trace`
-      writes for a mix, so that its replay is exact).
+      ``protocol`` (a fifth field of the file's line): its class is then drawn only among the
+      workload's classes of that protocol (none drawn where one class has it), what
+      :meth:`Result.write_trace` writes for a mix, so that its replay is exact.
     * ``permutation``: at ``start``, every one of ``senders`` starts one flow to its partner under a
       random permutation drawn from the run's seed: a bijection onto ``receivers`` (as many hosts;
       senders default to every host, receivers to the senders) that pairs no host with itself. A
@@ -2966,8 +2976,6 @@ class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
     _PERMUTATION: ClassVar[tuple[str, ...]] = ("senders", "receivers", "size")
     #: A trace read from a file: (file, line of each arrival), for errors found later (hosts).
     _trace_lines: Optional[tuple[str, list[int]]] = PrivateAttr(default=None)
-    #: A trace's class for each protocol its flows name (by index into ``arrivals.protocols``).
-    _trace_classes: list[int] = PrivateAttr(default_factory=list)
     _TRANSPORT: ClassVar[tuple[str, ...]] = FlowClass._TRANSPORT
 
     @field_validator("delayed_ack", mode="before")
@@ -3048,39 +3056,31 @@ class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
             except ValidationError as e:
                 raise _reraise_nested(e) from None
         if self.kind == "trace":
-            self._trace_classes = self._classes_named(self.arrivals)
+            self._check_trace_protocols(self.arrivals)
         return self
 
-    def _classes_named(self, flows: "TraceFlows") -> list[int]:
-        """The class of this workload's that each protocol the trace's flows name picks (by index
-        into ``flows.protocols``): the one class with that protocol. Raises a named-field error
-        for a protocol that no class or several classes have."""
+    def _check_trace_protocols(self, flows: "TraceFlows") -> None:
+        """Each protocol the trace's flows name is some class's of this workload (a flow's class is
+        drawn among its protocol's classes: none drawn where one class has it). Raises a
+        named-field error, naming the file's line or the inline flow, for one that is none's."""
         protocols = [c.protocol for c in self.classes()]
-        out = []
         for p, name in enumerate(flows.protocols):
-            found = [i for i, q in enumerate(protocols) if q == name]
-            if len(found) == 1:
-                out.append(found[0])
+            if name in protocols:
                 continue
             j = flows.proto.index(p)  # its first flow
-            if found:
-                why = (f"{name!r} is the protocol of {len(found)} classes of the mix "
-                       f"({', '.join(f'mix[{i}]' for i in found)}); a trace's protocol picks one class")
-            else:
-                why = (f"{name!r} is not a protocol of this workload (" + ", ".join(dict.fromkeys(protocols))
-                       + "); give the workload a mix with a class of each protocol the trace names")
+            why = (f"{name!r} is not a protocol of this workload (" + ", ".join(dict.fromkeys(protocols))
+                   + "); give the workload a mix with a class of each protocol the trace names")
             if self._trace_lines is not None:
                 file, lines = self._trace_lines
                 raise _err("file", f"{file} line {lines[j]}: protocol: {why}")
             raise _err(f"arrivals[{j}].protocol", why)
-        return out
 
     def _check_trace(self) -> None:
         """A trace's flows: from ``file`` (then kept as ``arrivals``, so that the scenario written
         with a run is self-contained) or ``arrivals``; each normalised (start in seconds, size in
         payload bytes or packets)."""
         if (self.file is None) == (self.arrivals is None):
-            raise _err("file", 'give the trace as file = "flows.csv" (lines "start src dst size") or arrivals = '
+            raise _err("file", 'give the trace as file = "flows.csv" (lines "start src dst size [protocol]") or arrivals = '
                                '[{start, src, dst, size}, ...], one of the two')
         if self.file is not None:
             try:
@@ -3161,7 +3161,7 @@ class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
         if self.kind == "trace":
             return {
                 "kind": "trace",
-                "arrivals": self.arrivals.to_engine(self.start, packet_bytes - header_bytes, self._trace_classes),
+                "arrivals": self.arrivals.to_engine(self.start, packet_bytes - header_bytes),
                 "classes": classes,
             }
         if self.kind != "incast":  # a kind without its table here: never a silent incast

@@ -1325,17 +1325,23 @@ impl Spec {
                     if let Err((at, msg)) = arrivals.check() {
                         return Err(invalid(f(&format!("arrivals{at}")), msg));
                     }
-                    // (no classes at all: validate_classes below says so)
-                    let beyond = |c: &Option<u32>| c.is_some_and(|c| c as usize >= classes.len());
-                    if let Some(j) = arrivals.class.iter().position(beyond).filter(|_| !classes.is_empty()) {
-                        return Err(invalid(
-                            f(&format!("arrivals.class[{j}]")),
-                            format!(
-                                "class {} is out of range; allowed 0 ..= {} (an index into the workload's classes) or null",
-                                arrivals.class[j].expect("found"),
-                                classes.len() as i64 - 1
-                            ),
-                        ));
+                    // Each protocol named is some class's (no classes at all: validate_classes says so).
+                    for (i, name) in arrivals.protocols.iter().enumerate() {
+                        if !classes.is_empty() && !classes.iter().any(|c| c.protocol.name() == name.as_str()) {
+                            let mut have: Vec<&str> = vec![];
+                            for c in classes {
+                                if !have.contains(&c.protocol.name()) {
+                                    have.push(c.protocol.name());
+                                }
+                            }
+                            return Err(invalid(
+                                f(&format!("arrivals.protocols[{i}]")),
+                                format!(
+                                    "{name:?} is no class's protocol; the workload's classes have {}",
+                                    have.join(", ")
+                                ),
+                            ));
+                        }
                     }
                     let hosts = &arrivals.hosts;
                     for j in 0..arrivals.len() {

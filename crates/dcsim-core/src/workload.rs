@@ -267,8 +267,8 @@ pub enum WorkloadSpec {
         classes: Vec<ClassSpec>,
     },
     /// Flows replayed from a list (a trace): each starts at its time, between its hosts, with its
-    /// size; its class is the one the list names for it (`arrivals.class`), else drawn by share,
-    /// as a Poisson arrival's.
+    /// size; its class is drawn by share, as a Poisson arrival's, among the classes of the protocol
+    /// the list names for it (`arrivals.protocol`; no draw where one class has it), or among all.
     Trace { arrivals: TraceArrivals, classes: Vec<ClassSpec> },
     /// One flow from every sender to its partner under a random permutation (module docs).
     Permutation {
@@ -290,17 +290,19 @@ pub struct TraceArrival {
     pub src: String,
     pub dst: String,
     pub size_bytes: u64,
-    /// Index into the workload's classes; None: drawn by share.
-    pub class: Option<u32>,
+    /// The protocol whose classes it is drawn among (its name, e.g. "dctcp"); None: all classes.
+    pub protocol: Option<String>,
 }
 
 /// The flows of a trace workload, by columns: flow `j` starts at `at_ps[j]`, from host
 /// `hosts[src[j]]` to host `hosts[dst[j]]`, with `size_bytes[j]` bytes of payload. A million
 /// flows are ~30 MB of JSON this way, against ~70 MB as a table per flow, and host names are
-/// resolved once each. `class`, if given (one entry per flow), names flow `j`'s class, an index
-/// into the workload's classes (null: drawn by share): a trace written from a run of a mix
-/// replays each flow with its protocol. Validation checks that the columns have one entry per
-/// flow and that every index names a host (and a class: `scenario::Spec::validate`).
+/// resolved once each. `protocol`, if given (one entry per flow), names flow `j`'s protocol, an
+/// index into `protocols` (null: none): its class is drawn only among the workload's classes of
+/// that protocol, so a trace written from a run of a mix replays each flow with its protocol (and
+/// exactly, where one class has it). Validation checks that the columns have one entry per flow,
+/// that every index names a host or a protocol, and that a class has each protocol named
+/// (`scenario::Spec::validate`).
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TraceArrivals {
@@ -309,10 +311,12 @@ pub struct TraceArrivals {
     pub src: Vec<u32>,
     pub dst: Vec<u32>,
     pub size_bytes: Vec<u64>,
-    /// Each flow's class (index into the workload's classes; None: drawn by share), or empty:
-    /// every class drawn.
+    /// Each flow's protocol (index into `protocols`; None: any), or empty: none named.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub class: Vec<Option<u32>>,
+    pub protocol: Vec<Option<u32>>,
+    /// The protocols named, by name (`ProtocolSpec::name`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub protocols: Vec<String>,
 }
 
 impl TraceArrivals {
@@ -335,9 +339,16 @@ impl TraceArrivals {
             }
         };
         let (src, dst) = (index(a.src), index(a.dst));
-        if a.class.is_some() || !self.class.is_empty() {
-            self.class.resize(self.at_ps.len(), None); // the flows listed before the first named class: drawn
-            self.class.push(a.class);
+        if a.protocol.is_some() || !self.protocol.is_empty() {
+            self.protocol.resize(self.at_ps.len(), None); // the flows listed before the first named: none
+            let p = a.protocol.map(|name| match self.protocols.iter().position(|q| *q == name) {
+                Some(i) => i as u32,
+                None => {
+                    self.protocols.push(name);
+                    (self.protocols.len() - 1) as u32
+                }
+            });
+            self.protocol.push(p);
         }
         self.at_ps.push(a.at_ps);
         self.src.push(src);
@@ -354,9 +365,22 @@ impl TraceArrivals {
                 return Err((format!(".{name}"), format!("{len} entries for {n} flows (at_ps); give one per flow")));
             }
         }
-        if !self.class.is_empty() && self.class.len() != n {
-            let len = self.class.len();
-            return Err((".class".into(), format!("{len} entries for {n} flows (at_ps); give one per flow, or none")));
+        if !self.protocol.is_empty() && self.protocol.len() != n {
+            let len = self.protocol.len();
+            return Err((
+                ".protocol".into(),
+                format!("{len} entries for {n} flows (at_ps); give one per flow, or none"),
+            ));
+        }
+        if let Some(j) = self.protocol.iter().position(|p| p.is_some_and(|p| p as usize >= self.protocols.len())) {
+            return Err((
+                format!(".protocol[{j}]"),
+                format!(
+                    "protocol index {} is out of range; allowed 0 ..= {} (protocols) or null",
+                    self.protocol[j].expect("found"),
+                    self.protocols.len() as i64 - 1
+                ),
+            ));
         }
         for (j, (&s, &d)) in self.src.iter().zip(&self.dst).enumerate() {
             for (end, i) in [("src", s), ("dst", d)] {
@@ -381,13 +405,13 @@ impl TraceArrivals {
             src: self.hosts[self.src[j] as usize].clone(),
             dst: self.hosts[self.dst[j] as usize].clone(),
             size_bytes: self.size_bytes[j],
-            class: self.class.get(j).copied().flatten(),
+            protocol: self.protocol_of(j).map(|p| self.protocols[p as usize].clone()),
         }
     }
 
-    /// The class the list names for flow `j` (None: drawn by share).
-    pub fn class_of(&self, j: usize) -> Option<u32> {
-        self.class.get(j).copied().flatten()
+    /// The index into `protocols` of the protocol the list names for flow `j` (after [`Self::check`]).
+    pub fn protocol_of(&self, j: usize) -> Option<u32> {
+        self.protocol.get(j).copied().flatten()
     }
 }
 
@@ -599,10 +623,13 @@ impl Incast {
 
 /// A trace's flows in time order (a stable sort: equal times keep their listed order).
 pub struct Trace {
-    /// Start, source, destination, payload bytes and the class the list names (None: drawn).
+    /// Start, source, destination, payload bytes and the protocol the list names (index into
+    /// `among`; None: any class).
     arrivals: Vec<(Time, NodeId, NodeId, u64, Option<u32>)>,
     next: usize,
     cum_shares: Vec<f64>,
+    /// For each protocol named: its classes and their cumulative shares among them.
+    among: Vec<(Vec<u32>, Vec<f64>)>,
     end: Time,
     rng: Rng,
     /// Flows started so far and their payload bytes.
@@ -619,9 +646,13 @@ impl Trace {
             if t > now {
                 break;
             }
-            // A class the list names takes no draw, so the others' draws are those of a list of
-            // them alone.
-            let class = named.unwrap_or_else(|| pick_class(&self.cum_shares, self.rng.random()));
+            // Drawn among the named protocol's classes; where one class has it, no draw (so the
+            // others' draws are those of a list of them alone).
+            let class = match named.map(|p| &self.among[p as usize]) {
+                Some((classes, _)) if classes.len() == 1 => classes[0],
+                Some((classes, cum)) => classes[pick_class(cum, self.rng.random()) as usize],
+                None => pick_class(&self.cum_shares, self.rng.random()),
+            };
             out.push(FlowRequest { src, dst, size_bytes: Some(size), class, round: None });
             self.flows += 1;
             self.bytes += size;
@@ -742,14 +773,26 @@ impl Generator {
                         None => node(&arrivals.hosts[i as usize], field(&format!("arrivals[{j}].{what}"))),
                     };
                     let (src, dst) = (end(s, "src")?, end(d, "dst")?);
-                    list.push((Time(t), src, dst, b, arrivals.class_of(j)));
+                    list.push((Time(t), src, dst, b, arrivals.protocol_of(j)));
                 }
                 list.sort_by_key(|a| a.0);
                 let first = list.first().map(|a| a.0).filter(|&t| t < duration);
+                let among = arrivals
+                    .protocols
+                    .iter()
+                    .map(|name| {
+                        let of: Vec<u32> = (0..classes.len() as u32)
+                            .filter(|&i| classes[i as usize].protocol.name() == name.as_str())
+                            .collect();
+                        let shares: Vec<ClassSpec> = of.iter().map(|&i| classes[i as usize].clone()).collect();
+                        (of, cumulative(&shares))
+                    })
+                    .collect();
                 let g = Trace {
                     arrivals: list,
                     next: 0,
                     cum_shares: cumulative(classes),
+                    among,
                     end: duration,
                     rng,
                     flows: 0,
@@ -868,7 +911,7 @@ mod tests {
             src: s.into(),
             dst: d.into(),
             size_bytes: b,
-            class: None,
+            protocol: None,
         };
         let list: Vec<TraceArrival> = vec![
             arr(30, "a", "b", 3),

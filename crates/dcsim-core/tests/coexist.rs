@@ -344,7 +344,7 @@ fn a_trace_replays_its_flows_and_bad_traces_name_the_field() {
         src: s.into(),
         dst: d.into(),
         size_bytes: b,
-        class: None,
+        protocol: None,
     };
     let trace = |a: Vec<TraceArrival>| WorkloadSpec::Trace {
         arrivals: a.into_iter().collect(),
@@ -387,37 +387,48 @@ fn a_trace_replays_its_flows_and_bad_traces_name_the_field() {
     .starts_with("workloads[0].arrivals.size_bytes: 1 entries for 2 flows"));
     assert!(bad(&|a| a.dst[1] = 3).starts_with("workloads[0].arrivals[1].dst: host index 3 is out of range"));
     assert!(bad(&|a| a.src[0] = 1).starts_with("workloads[0].arrivals[0].dst:"), "h1 -> h1");
-    assert!(bad(&|a| a.class = vec![None]).starts_with("workloads[0].arrivals.class: 1 entries for 2 flows"));
-    assert!(bad(&|a| a.class = vec![Some(0), Some(1)])
-        .starts_with("workloads[0].arrivals.class[1]: class 1 is out of range; allowed 0 ..= 0"));
+    assert!(bad(&|a| a.protocol = vec![None]).starts_with("workloads[0].arrivals.protocol: 1 entries for 2 flows"));
+    assert!(bad(&|a| {
+        a.protocol = vec![Some(0), Some(1)];
+        a.protocols = vec!["dctcp".into()];
+    })
+    .starts_with("workloads[0].arrivals.protocol[1]: protocol index 1 is out of range; allowed 0 ..= 0"));
+    assert!(bad(&|a| {
+        a.protocol = vec![Some(0), None];
+        a.protocols = vec!["newreno".into()];
+    })
+    .starts_with(
+        r#"workloads[0].arrivals.protocols[0]: "newreno" is no class's protocol; the workload's classes have dctcp"#
+    ));
 }
 
 #[test]
-fn a_trace_that_names_each_flows_class_runs_it_with_that_protocol() {
+fn a_trace_that_names_each_flows_protocol_runs_it_with_that_protocol() {
     use dcsim_core::workload::TraceArrival;
-    // Of a mix of DCTCP and NewReno (shares 0.5 each), eight flows: the list names the class of
-    // the first six (alternately NewReno and DCTCP, against any draw) and leaves two to the draw.
-    let named = [Some(1), Some(0), Some(1), Some(0), Some(1), Some(0), None, None];
+    // Of a mix of DCTCP (two classes, g = 1/16 and 1/4) and NewReno, 40 flows: the list names the
+    // protocol of the first 30 (in turn NewReno, DCTCP, DCTCP, against any draw) and leaves ten to
+    // the draw. A named DCTCP flow is drawn between the two DCTCP classes only.
+    let named: Vec<Option<&str>> = (0..40).map(|j| (j < 30).then_some(["newreno", "dctcp", "dctcp"][j % 3])).collect();
     let arrivals = named
         .iter()
         .enumerate()
-        .map(|(j, &class)| TraceArrival {
+        .map(|(j, p)| TraceArrival {
             at_ps: j as u64 * 10 * US,
             src: ["h0", "h1"][j % 2].into(),
             dst: "h2".into(),
-            size_bytes: 20_000,
-            class,
+            size_bytes: 2_000,
+            protocol: p.map(String::from),
         })
         .collect();
-    let classes = vec![class(0.5, dctcp(0.0625)), class(0.5, ProtocolSpec::newreno(true))];
+    let classes = vec![class(0.3, dctcp(0.0625)), class(0.4, ProtocolSpec::newreno(true)), class(0.3, dctcp(0.25))];
     let spec = tree(choke(20.0, 7, true), vec![], vec![WorkloadSpec::Trace { arrivals, classes }], 2 * MS);
     let (_, t) = run_checked(spec, 20);
     let fl = table(&t, "flows");
     let protocols = strs(fl, "protocol");
-    assert_eq!(protocols.len(), 8);
-    for (j, c) in named.iter().enumerate() {
-        if let Some(c) = c {
-            assert_eq!(protocols[j], ["dctcp", "newreno"][*c as usize], "flow {j}: {protocols:?}");
+    assert_eq!(protocols.len(), 40);
+    for (j, p) in named.iter().enumerate() {
+        if let Some(p) = p {
+            assert_eq!(protocols[j], *p, "flow {j}: {protocols:?}");
         }
     }
 }
@@ -431,7 +442,7 @@ proptest::proptest! {
 
     /// Any trace columns (lengths that disagree, host indices past the list, names that are
     /// switches or nothing, times past the run or the engine's range, sizes of 0 or too many
-    /// bytes, classes past the workload's two) are refused with an error naming `workloads[0].arrivals...`, or run: then every flow
+    /// bytes, protocols past the list or of no class) are refused with an error naming `workloads[0].arrivals...`, or run: then every flow
     /// due before the end has its row, with its size, and packets are conserved.
     #[test]
     fn any_trace_columns_are_refused_by_name_or_replayed(
@@ -447,6 +458,7 @@ proptest::proptest! {
         ), 0..6),
         cut in proptest::prop_oneof![6 => proptest::strategy::Just(None), 1 => proptest::sample::select(vec![Some(0usize), Some(1), Some(2), Some(3)])],
         named in proptest::option::of(proptest::collection::vec(proptest::option::of(0u32..3), 0..6)),
+        protocols in proptest::sample::select(vec![vec![], vec!["dctcp"], vec!["newreno", "dctcp"], vec!["dx"]]),
     ) {
         let mut a = dcsim_core::workload::TraceArrivals {
             hosts: hosts.iter().map(|h| h.to_string()).collect(),
@@ -465,7 +477,8 @@ proptest::proptest! {
             Some(_) => { a.at_ps.pop(); }
             None => {}
         }
-        a.class = named.unwrap_or_default();
+        a.protocol = named.unwrap_or_default();
+        a.protocols = protocols.iter().map(|p| p.to_string()).collect();
         let classes = vec![class(0.5, dctcp(0.0625)), class(0.5, ProtocolSpec::newreno(true))];
         let spec = tree(AqmSpec::drop_tail(), vec![], vec![WorkloadSpec::Trace { arrivals: a.clone(), classes }], MS);
         match Sim::new(spec) {
