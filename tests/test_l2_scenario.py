@@ -529,3 +529,56 @@ def test_a_fabric_congestion_point_is_checked_against_its_tiers_buffer():
     assert Scenario.from_dict(d).check_resources()
     d["network"].update(buffer="600pkt", tiers={"leaf_spine": {"buffer": "10pkt"}})
     assert error(d).startswith("l2.q0: 64000 B is larger than the buffer of congestion point leaf0->spine0 (10pkt")
+
+
+def test_a_source_crossing_no_congestion_point_and_a_congestion_point_no_source_crosses_are_warned(tmp_path):
+    """A review ran `l2.cps = ["C2->C1"]` (the reverse port: 80 % of the frames dropped, no source
+    controlled) and a source S1 -> S2 that crosses no congestion point, both without a word. Each
+    is now warned (a port is on a path if it lies on a shortest one: hop-count routing, ECMP among
+    equals); the paper's setting gets no such warning."""
+    def path_warnings(d):
+        return [w for w in Scenario.from_dict(d).warnings() if "congestion point" in w or "no source's path" in w]
+
+    assert path_warnings(lot()) == []
+    reverse = path_warnings(lot(n=2, cps=["C2->C1"]))
+    assert reverse == ["l2.sources[0]: S1 -> R1 crosses no congestion point (C2->C1): its rate is never controlled",
+                       "l2.sources[1]: S2 -> R2 crosses no congestion point (C2->C1): its rate is never controlled",
+                       "l2.cps[0]: C2->C1 is on no source's path: it sends no feedback"]
+    d = lot(n=2)
+    d["l2"]["sources"][1] = {"src": "S1", "dst": "S2"}  # both on C1: never through C1 -> C2
+    assert path_warnings(d) == ["l2.sources[1]: S1 -> S2 crosses no congestion point (C1->C2): its rate is never "
+                                "controlled"]
+    res = runner.invoke(app, ["run", str(ROOT / "examples" / "dsm_dumbbell.toml"), "--set", 'l2.cps=["C2->C1"]',
+                              "--set", "run.duration=2ms", "--set", "run.warmup=1ms", "--no-plots", "-o",
+                              str(tmp_path / "o")])
+    assert res.exit_code == 0 and "l2.cps[0]: C2->C1 is on no source's path" in " ".join(res.output.split()), res.output
+
+
+def test_an_initial_rate_above_the_hosts_line_rate_is_refused_when_the_scenario_is_read():
+    """`initial_rate = "40Gbps"` on a 10 Gbps host passed `Scenario.from_dict` and was refused by the
+    engine only (a review), as min_rate below it is refused at once."""
+    d = lot(n=1)
+    d["l2"]["sources"][0]["initial_rate"] = "40Gbps"
+    msg = error(d)
+    assert msg.startswith("l2.sources[0].initial_rate: 40Gbps is above the line rate of 'S1', 10Gbps"), msg
+    d["l2"]["sources"][0]["initial_rate"] = "10Gbps"
+    Scenario.from_dict(d)
+
+
+def test_the_l2_sources_fairness_index_is_reported():
+    """An L2-only run's summary had Jain's index null (of the listed [[flows]], none) and
+    Result.jain_index() raised: the long-lived L2 sources now have theirs, the index of their
+    goodputs after warm-up, recomputed here by its definition (sum x)^2 / (n sum x^2)."""
+    d = lot(n=3, latency="0us", duration="20ms")
+    d["l2"]["sources"].append({"src": "S1", "dst": "R1", "size": "100KB"})  # a sized transfer: not in the index
+    res = dcsim.simulate(d)
+    x = res.sources.goodput_bps[res.sources.size_bytes.isna()].to_numpy(dtype=float)
+    want = x.sum() ** 2 / (len(x) * (x * x).sum())
+    assert len(x) == 3 and res.jain_index(of="l2") == pytest.approx(want, rel=1e-12)
+    assert res.summary()["l2_jain_index"] == pytest.approx(want, rel=1e-12)
+    with pytest.raises(ValueError, match=r'for the L2 sources: of="l2"'):
+        res.jain_index()
+    with pytest.raises(ValueError, match=r"window applies to the flows"):
+        res.jain_index(0.01, of="l2")
+    with pytest.raises(ValueError, match=r'allowed "flows" or "l2"'):
+        res.jain_index(of="sources")

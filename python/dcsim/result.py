@@ -413,17 +413,31 @@ class Result:
         p = self.ports
         return p[p["monitored"].astype(bool)]
 
-    def jain_index(self, window: Union[None, float, tuple[float, float]] = None) -> float:
+    def jain_index(self, window: Union[None, float, tuple[float, float]] = None, of: str = "flows") -> float:
         """Jain's fairness index of the flows' goodputs.
 
         ``window=None``: the per-flow goodput after warm-up (flows table). ``window=0.5``: the mean
         throughput of each flow over the last 0.5 s of the run; ``window=(t0, t1)``: over [t0, t1] s
         (from the throughput series; only intervals lying wholly inside the window count).
+        ``of="l2"``: of the L2 sources' goodputs after warm-up instead (the listed sources without
+        a size, which run to the end: :meth:`l2_long_lived`; ``window`` must be None).
         """
+        if of == "l2":
+            if window is not None:
+                raise ValueError("jain_index: window applies to the flows (of=\"flows\"); the L2 sources' index is "
+                                 "over their goodput after warm-up (window=None)")
+            x = self._l2_long_lived_goodput()
+            if x is None:
+                raise ValueError("jain_index: of=\"l2\": the run has no L2 source without a size (the index is over "
+                                 "the long-lived ones)")
+            return jain_index(x)
+        if of != "flows":
+            raise ValueError(f"jain_index: of = {of!r}; allowed \"flows\" or \"l2\"")
         listed = self.listed_flows()
         if listed.empty:
             raise ValueError("jain_index: the scenario lists no [[flows]]; the index is over the listed flows "
-                             "(a workload's generated flows come and go: see fct_stats() for them)")
+                             "(a workload's generated flows come and go: see fct_stats() for them"
+                             + ("; for the L2 sources: of=\"l2\")" if self._rows("sources") else ")"))
         if window is None:
             return jain_index(listed["goodput_bps"].to_numpy(dtype=float))
         t0, t1 = _window_bounds(window, self.duration_s)
@@ -765,11 +779,24 @@ class Result:
             out["sources"] = [{k: r[k] for k in keep} for r in self._records("sources")]
             sent, dropped = total("sources", "sent_frames"), total("sources", "dropped_frames")
             out["l2_goodput_total_bps"] = float(np.nansum(col("sources", "goodput_bps").astype(float)))
+            long_lived = self._l2_long_lived_goodput()
+            out["l2_jain_index"] = jain_index(long_lived) if long_lived is not None else None
             out["l2_dropped_frames"] = dropped
             out["l2_drop_pct"] = 100.0 * dropped / sent if sent else None
         if self.stopped is not None:
             out["stopped"] = dict(self.stopped)
         return jsonable(out)
+
+    def _l2_long_lived_goodput(self) -> Optional[np.ndarray]:
+        """The goodputs after warm-up (bit/s) of the listed L2 sources without a size (long-lived:
+        not a Poisson short flow, not a sized transfer), or None if there are none."""
+        if not self._rows("sources"):
+            return None
+        keep = np.isnan(self._col("sources", "size_bytes").astype(float))
+        if "poisson" in self.sources.columns:
+            keep &= np.isnan(self._col("sources", "poisson").astype(float))
+        x = self._col("sources", "goodput_bps").astype(float)[keep]
+        return x if x.size else None
 
     def _workload_summary(self, r: dict) -> dict:
         """One workload: offered vs realised load (Poisson), round completion times (incast)."""

@@ -162,7 +162,8 @@ def print_summary(summary: dict, console: Console) -> None:
                 " (of the generated flows; a mean per flow and Jain's index are for the scenario's listed flows)")
     lines = [
         f"aggregate goodput {_gbps(summary['goodput_total_bps'])}{per_flow}" if rows or not summary.get("sources") else
-        f"L2 sources: aggregate goodput {_gbps(summary['l2_goodput_total_bps'])}, "
+        f"L2 sources: aggregate goodput {_gbps(summary['l2_goodput_total_bps'])}, Jain's fairness index of the "
+        f"long-lived ones {_num(summary['l2_jain_index'], '.4f')}, "
         f"{summary['l2_dropped_frames']} frames dropped ({_num(summary['l2_drop_pct'], '.2f', '%')} of those sent)",
         f"after warm-up: retransmitted {aw['retransmits']} pkt, timeouts {aw['timeouts']}, "
         f"drops {_drops(aw, summary)}, ECN marks {aw['marks']} pkt",

@@ -3815,6 +3815,10 @@ class Scenario(_Model):
                 given = "" if l2.min_rate is not None else f" (the default of {l2.scheme})"
                 raise _err("l2.min_rate", f"{rate_str(floor)}{given} is above the line rate of {fld}.src = {x.src!r}, "
                                           f"{rate_str(line)}; allowed 0 < min_rate <= the sources' line rates")
+            start = getattr(x, "initial_rate", None)  # (a review: refused by the engine only, after the scenario printed)
+            if start is not None and line is not None and start > line:
+                raise _err(f"{fld}.initial_rate", f"{rate_str(start)} is above the line rate of {x.src!r}, "
+                                                  f"{rate_str(line)}; allowed min_rate .. the host's line rate")
         ports = self._l2_cp_names(hosts)
         if not ports:
             raise _err("l2.cps", "no congestion point: the network has no switch port to switch or host that metrics "
@@ -4226,6 +4230,7 @@ class Scenario(_Model):
             if net.topology in FABRIC_TIERS:
                 out += self._ack_warnings(where)
         out += self._l2_warnings()
+        out += self._l2_path_warnings()
         out += self._monitor_warnings()
         out += self._trace_warnings()
         out += self._delack_warnings()
@@ -4459,6 +4464,57 @@ class Scenario(_Model):
                 f"metrics.max_memory: the plan counts each traced flow, the {n} generated ones of metrics.trace_flows "
                 f"too, for the whole run; a generated flow shorter than that gets at most one window sample. Trace "
                 f"fewer flows, or raise metrics.max_memory"]
+
+    #: Most distinct hosts of L2 sources whose paths :meth:`_l2_path_warnings` searches (a search each).
+    L2_PATH_CHECK_HOSTS: ClassVar[int] = 256
+
+    def _l2_path_warnings(self) -> list[str]:
+        """A source whose frames cross no congestion point (its rate is never controlled), and a
+        congestion point given in l2.cps that no source's frames cross (it sends no feedback): a
+        review ran both, the second with 80 % of the frames dropped, without a word. A port is on a
+        source's path if it lies on a shortest path (routing is by hop count, ECMP among equals), so
+        "none" is exact whatever the hash picks."""
+        l2, net = self.l2, self.network
+        if l2 is None:
+            return []
+        hosts = set(net.host_names())
+        pairs = list(dict.fromkeys([(f"l2.sources[{i}]", x.src, x.dst) for i, x in enumerate(l2.sources)]
+                                   + [(f"l2.poisson[{i}]", x.src, x.dst) for i, x in enumerate(l2.poisson)]))
+        ends = {h for _, a, b in pairs for h in (a, b)}
+        if len(ends) > self.L2_PATH_CHECK_HOSTS:
+            return []
+        adj = net.adjacency()
+
+        def hops_from(h: str) -> dict[str, int]:
+            dist, todo = {h: 0}, deque([h])
+            while todo:
+                u = todo.popleft()
+                if u != h and u in hosts:
+                    continue  # hosts do not forward
+                for v in adj.get(u, []):
+                    if v not in dist:
+                        dist[v] = dist[u] + 1
+                        todo.append(v)
+            return dist
+
+        dist = {h: hops_from(h) for h in ends}
+        cps = [tuple(x.strip() for x in cp.split("->")) for cp in self._l2_cp_names(hosts)]
+        crossed: set = set()
+        out = []
+        for fld, a, b in pairs:
+            d_ab = dist[a].get(b)
+            if d_ab is None:
+                continue  # refused by the checks (no path)
+            on = {cp for cp in cps if cp[0] in dist[a] and cp[1] in dist[b] and dist[a][cp[0]] + 1 + dist[b][cp[1]] == d_ab}
+            crossed |= on
+            if not on:
+                out.append(f"{fld}: {a} -> {b} crosses no congestion point ({', '.join('->'.join(c) for c in cps)}): "
+                           "its rate is never controlled")
+        if l2.cps is not None:
+            for i, cp in enumerate(cps):
+                if cp not in crossed:
+                    out.append(f"l2.cps[{i}]: {'->'.join(cp)} is on no source's path: it sends no feedback")
+        return out
 
     def _l2_warnings(self) -> list[str]:
         """DSM / SMCC gains outside the DSM paper's admissible ranges, eqs. (23) and (31): allowed

@@ -269,6 +269,8 @@ SUMMARY_TOP: list[Col] = [
                           "`sources` table under the same names (counts after warm-up, rate_final_bps at the end, "
                           "loop delays and fct_s over the whole run)"),
     _c("l2_goodput_total_bps", "bit/s", AW, "sum of the L2 sources' goodput (with L2 sources; absent otherwise)"),
+    _c("l2_jain_index", "1", AW, "Jain's index of the goodputs of the L2 sources without a size, the long-lived "
+                                 "ones (null without any; absent without L2 sources)"),
     _c("l2_dropped_frames", "frames", AW, "frames of the L2 sources dropped (with L2 sources; absent otherwise)"),
     _c("l2_drop_pct", "%", AW, "l2_dropped_frames / frames the L2 sources sent (null if none sent; absent "
                                "without L2 sources)"),
