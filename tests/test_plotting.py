@@ -413,7 +413,8 @@ def test_workload_runs_draw_the_slowdown_not_empty_window_plots():
     assert xs.size and xs.min() >= 1.0 - 1e-9, xs.min()
     assert {t.get_text() for t in fig.axes[1].get_xticklabels()} >= {"<=10KB", "all"}
     assert list(plots_for(_run())) == ["queue.png", "cwnd_alpha.png", "throughput.png"]
-    with pytest.raises(ValueError, match="no finite flow that started after warm-up finished"):
+    # long-lived flows only: said as such (it had read "no finite flow ... finished", as if some were slow)
+    with pytest.raises(ValueError, match="this run has no finite flow that started after warm-up"):
         _run().plot("fct")
 
 
@@ -584,3 +585,32 @@ def test_compare_of_runs_of_different_lengths_zooms_where_every_run_is():
     zx = fig.axes[1]
     assert zx.get_xlim()[1] == pytest.approx(25.0) and "the shortest run's end" in zx.get_title()
     assert all(len(ln.get_xdata()) for ln in zx.get_lines())  # both runs drawn in the zoom
+
+
+def test_the_fct_legend_counts_every_entry_alike_and_the_compare_zoom_says_what_it_shows(tmp_path):
+    """A probe of the figures: the fct legend's per-workload entries said "(652 flows)" of 751 (the
+    finished ones) beside "(116 finished, 4 unfinished)"; compare()'s queue zoom, cut to the shortest
+    run's 150 ms, said "4 periods of NewReno" (period 174 ms), and its title ran off the figure."""
+    from dcsim.plotting import compare
+
+    root = Path(__file__).resolve().parent.parent / "examples"
+    fab = dcsim.simulate(dcsim.Scenario.from_toml(root / "leaf_spine.toml").replace({"run.duration": "10ms"}))
+    fig = fab.plot("fct")
+    labels = [t.get_text() for t in fig.legends[0].get_texts()] if fig.legends else \
+        [t.get_text() for ax in fig.axes for leg in [ax.get_legend()] if leg for t in leg.get_texts()]
+    workload = [x for x in labels if x.startswith("workload ")]
+    assert len(workload) == 2, labels
+    f = fab.flows
+    for x in workload:
+        w = int(x.split()[1])
+        timed = f[(f.workload == w) & np.isfinite(f.size_bytes.astype(float)) & (f.start_s >= fab.warmup_s)]
+        done = int(np.isfinite(timed.fct_s.astype(float)).sum())
+        left = len(timed) - done
+        assert x.endswith(f"({done} finished, {left} unfinished)" if left else f"({done} flows)"), (x, len(timed))
+    dc = dcsim.simulate(dcsim.Scenario.from_toml(root / "dctcp_dumbbell.toml"))
+    nr = dcsim.simulate(dcsim.Scenario.from_toml(root / "newreno_droptail.toml"))
+    fig = compare([dc, nr], "queue", labels=["DCTCP", "NewReno"], path=tmp_path / "q.png")
+    title = fig.axes[1].get_title()
+    flat = " ".join(title.split())
+    assert ": 4 periods" not in flat and "less than one period of NewReno" in flat, title
+    assert max(len(line) for line in title.split("\n")) <= 52, title

@@ -380,3 +380,22 @@ def test_checks_read_passes_or_fails_and_split_tables_have_no_duplicate_column(t
     assert "<th>dcsim</th>" not in claims_html and "<td>—</td>" in claims_html
     assert '<td class="differs">fails</td>' in checks_html and ">differs<" not in checks_html
     assert '<td class="checkfails">0 of 1 pass</td>' in index.read_text()
+
+
+def test_a_second_report_into_the_same_directory_drops_the_first_ones_other_pages(tmp_path):
+    """`--html h` of dx-thresholds and coexist-fig1, then of coexist-fig1 alone: h/dx-thresholds.html
+    stayed, linking back to an index that no longer listed it (a probe). The second report removes
+    the pages an earlier one wrote for experiments it does not hold, and nothing else: a file of the
+    user's stays, and with --html the same as -o the experiments' own folders (their outputs) stay."""
+    for html in ("h", "o"):  # a report of its own; a report into -o
+        out, h = tmp_path / "o", tmp_path / html
+        res = runner.invoke(app, ["reproduce", *FAST, "--quick", "-o", str(out), "--html", str(h)])
+        assert res.exit_code == 0, res.output
+        (h / "mine.txt").write_text("keep me")
+        (h / "notes.html").write_text("<p>my page</p>")
+        res = runner.invoke(app, ["reproduce", FAST[1], "--quick", "-o", str(out), "--html", str(h)])
+        assert res.exit_code == 0, res.output
+        assert not (h / f"{FAST[0]}.html").exists() and (h / f"{FAST[1]}.html").exists()
+        assert (h / "mine.txt").read_text() == "keep me" and (h / "notes.html").exists()
+        assert FAST[0] not in (h / "index.html").read_text()
+        assert (out / FAST[0] / "claims.json").exists()  # the first run's results are kept

@@ -909,7 +909,10 @@ def plot_fct(result: Result, path: PathLike = None) -> Figure:
     f = started[np.isfinite(started["fct_s"].to_numpy(dtype=float))
                 & np.isfinite(started["slowdown"].to_numpy(dtype=float))]
     if f.empty:
-        raise ValueError("plot('fct'): no finite flow that started after warm-up finished")
+        if started.empty:  # (a probe: "no finite flow ... finished" said of a run that has none)
+            raise ValueError("plot('fct'): this run has no finite flow that started after warm-up (its flows are "
+                             "long-lived, or started before it): no completion times to draw")
+        raise ValueError(f"plot('fct'): none of the {len(started)} finite flows that started after warm-up finished")
     fig = Figure(figsize=(10.0, 4.2), layout="constrained")
     FigureCanvasAgg(fig)
     ax1, ax2 = fig.subplots(1, 2)
@@ -930,6 +933,11 @@ def plot_fct(result: Result, path: PathLike = None) -> Figure:
 
     def count(b: str, n: int) -> str:
         left = sum(unfinished.values()) if b == "all" else unfinished.get(b, 0)
+        return said(n, left)
+
+    def said(n: int, left: int) -> str:
+        """A legend's count, the same words for every entry (a probe: "workload 0 (poisson), all sizes
+        (652 flows)" counted the finished of 751 beside "(116 finished, 4 unfinished)")."""
         return f"{n} finished, {left} unfinished" if left else f"{n} flows"
 
     for i, (b, s) in enumerate(groups):
@@ -939,14 +947,18 @@ def plot_fct(result: Result, path: PathLike = None) -> Figure:
     if len(protos) > 1:
         for j, p in enumerate(protos):
             s = f.loc[f["protocol"] == p, "slowdown"].to_numpy(dtype=float)
-            cdf(ax1, s, color="0.45", lw=1.0, ls=("--", ":", "-.")[j % 3], label=f"{p}, all sizes ({s.size} flows)")
-    traffic = traffic_of(f, result._workload_kinds())
+            left = int((started["protocol"] == p).sum()) - s.size
+            cdf(ax1, s, color="0.45", lw=1.0, ls=("--", ":", "-.")[j % 3], label=f"{p}, all sizes ({said(s.size, left)})")
+    kinds = result._workload_kinds()
+    traffic = traffic_of(f, kinds)
+    traffic_started = traffic_of(started, kinds)
     sources = traffic_sources(traffic)
     if len(sources) > 1:  # an incast beside background traffic: each source's own CDF
         for j, t in enumerate(sources):
             s = f.loc[traffic == t, "slowdown"].to_numpy(dtype=float)
+            left = int((traffic_started == t).sum()) - s.size
             cdf(ax1, s, color="0.2", lw=1.0, ls=((0, (1, 1)), (0, (5, 2)), (0, (3, 1, 1, 1)))[j % 3],
-                label=f"{t}, all sizes ({s.size} flows)")
+                label=f"{t}, all sizes ({said(s.size, left)})")
     ax1.set_xscale("log")
     ax1.set_xlabel("slowdown (FCT / FCT on an empty network; log scale)")
     ax1.set_ylabel("CDF (fraction of finished flows)")
@@ -972,7 +984,7 @@ def plot_fct(result: Result, path: PathLike = None) -> Figure:
         label.set_rotation(20)
         label.set_ha("right")
     ax2.set_xlabel("flow size" + (f" ({', '.join(sources)} pooled)" if len(sources) > 1 else ""))
-    ax2.set_ylabel("slowdown percentiles (log scale)")
+    ax2.set_ylabel("slowdown percentiles\n(log scale)")  # on two lines: one ran into the title
     gone = [b for b, n in unfinished.items() if n and not (f["bucket"] == b).any()]
     left = sum(unfinished.values())
     _title(fig, "Flow completion: slowdown of the finished finite flows, after warm-up"
@@ -1054,7 +1066,8 @@ def plot_permutation(result: Result, path: PathLike = None) -> Figure:
     ax.set_ylabel("goodput after warm-up (Gbps)")
     ax.set_xlim(-0.6, max(g.size, 1) - 0.4)
     ax.set_ylim(0, 1.08 * payload)
-    ax.legend(loc="upper right", fontsize=8, title=f"dotted: {payload:.3g} Gbps / k", title_fontsize=8)
+    ax.legend(loc="upper right", fontsize=8, title=f"dotted: {payload:.3g} Gbps / the flows sharing the link",
+              title_fontsize=8)  # (not "/ k": the footer's k is the fat-tree's)
     total = float(np.sum(g))
     _title(fig, f"Permutation: goodput per flow, {total:.4g} of {g.size * payload:.4g} Gbps (host links' payload rate)")
     _finish(fig, [], [result])
@@ -1192,13 +1205,20 @@ def compare(results: Union[Sequence[Result], Mapping[str, Result]], kind: str = 
         # ending where the shortest run ends, so that every run is in it (a 200 ms run was absent
         # from a zoom on the last 695 ms of a 1 s one, yet its period was quoted: an audit)
         (zw, zk), z1 = widths[i], min(r.duration_s for r in results)
+        wanted = zw
         zw = min(zw, min(r.duration_s - r.warmup_s for r in results))
         z0 = z1 - zw
         ends = "" if len({r.duration_s for r in results}) == 1 else f" to {_fmt_ms(z1)}, the shortest run's end"
-        head = (f"last {_fmt_ms(zw)}{ends}: {zk} periods of {labels[i]}" if zk
-                else _zoom_title(results[i], zw, None, 0) + ends)
+        if zk and zw < wanted and periods[i]:  # cut to the shortest run's span: fewer periods than zk (a probe:
+            n = zw / periods[i]                 # "4 periods of NewReno" over 150 ms of its 174 ms period)
+            head = (f"last {_fmt_ms(zw)}{ends} (cut to the shortest run's span after warm-up): "
+                    + (f"{n:.2g} periods of {labels[i]}" if n >= 1 else f"less than one period of {labels[i]}"))
+        else:
+            head = (f"last {_fmt_ms(zw)}{ends}: {zk} periods of {labels[i]}" if zk
+                    else _zoom_title(results[i], zw, None, 0) + ends)
         own = [f"{lab} ≈ {_fmt_ms(p)}" for lab, p in zip(labels, periods) if p is not None]
-        ztitle = "\n".join([head] + (textwrap.wrap("periods: " + ", ".join(own), 52) if own else []))
+        # wrapped, so that the panel's title stays inside the figure (it ran off its right edge)
+        ztitle = "\n".join(textwrap.wrap(head, 52) + (textwrap.wrap("periods: " + ", ".join(own), 52) if own else []))
         for (t, y), lab in zip(series, labels):
             sel = (t >= z0) & (t <= z1)
             zx.plot(t[sel] * 1e3, y[sel], lw=0.9)

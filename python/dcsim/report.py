@@ -221,11 +221,33 @@ def _copy(f: Path, figs_dir: Path) -> None:
         shutil.copy2(f, dst)
 
 
+#: The first line of every experiment page's body: how a page an earlier report wrote is told from
+#: a file of the user's.
+BACK_LINK = "<p><a href=\"index.html\">&larr; all experiments</a></p>"
+
+
+def _remove_stale_pages(html_dir: Path, ids: set) -> None:
+    """The pages that an earlier report wrote into ``html_dir`` for experiments not in this one:
+    the new index would not list them, yet they linked back to it (a probe). Only the pages go:
+    a folder of the same name may be the experiment's own output (``--html`` the same directory
+    as ``-o``), which nothing here removes, and other files are the user's."""
+    for page in html_dir.glob("*.html"):
+        if page.name == "index.html" or page.stem in ids:
+            continue
+        try:
+            ours = BACK_LINK in page.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        if ours:
+            page.unlink(missing_ok=True)
+
+
 def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: str, not_run: Sequence[str] = ()) -> Path:
     """Write index.html and one page per experiment into ``html_dir``; returns the index.
     ``not_run``: the ids of the experiments asked for that an interruption left unstarted."""
     html_dir = Path(html_dir)
     html_dir.mkdir(parents=True, exist_ok=True)
+    _remove_stale_pages(html_dir, {e.id for e in entries})
     rev = commit(version)
     stamp = time.strftime("%Y-%m-%d %H:%M:%S %Z")
     meta = f"dcsim {_e(version)}, commit {_e(rev)}, written {_e(stamp)}"
@@ -243,7 +265,7 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
         data = _data_files(Path(e.out_dir), e.files) if e.error is None else []
         for f in data:  # copied beside the figures: the report stays self-contained
             _copy(f, figs_dir)
-        body = ["<p><a href=\"index.html\">&larr; all experiments</a></p>",
+        body = [BACK_LINK,
                 f"<h1>{_e(e.id)}: {_e(e.title)}</h1>", f"<p class=\"meta\">{_e(e.paper)}</p>", quick_note,
                 f"<p class=\"meta\">wall time {fmt_wall(e.wall_s)}; {meta}</p>"]
         if e.error is not None:

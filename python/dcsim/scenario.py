@@ -4669,6 +4669,12 @@ class Scenario(_Model):
             else:
                 shape = f"fat-tree k={net.k}, {net.fabric_hosts()} hosts, {rate_str(net.tier_rate('host'))} hosts"
             where = f"{shape}, ECMP, buffer {size_shown(buf)}, {aqm.shown()}"
+            # the tiers whose queue differs from the hosts' (a probe: the header said K = 65 pkt of a
+            # fabric whose uplinks mark at 130)
+            for t in FABRIC_TIERS[net.topology]:
+                tb, ta = net.tier_queue(t)
+                if t != "host" and (tb != buf or ta != aqm):
+                    where += f"; {t.replace('_', '-')} tier: buffer {size_shown(tb)}, {ta.shown()}"
         elif net.topology == "parking_lot":
             where = (f"parking lot, {count_shown(net.switches, 'switch', 'switches')} at {rate_str(net.link)}, "
                      f"{time_str(net.delay)} per hop, {count_shown(len(net.attach), 'host')}, "

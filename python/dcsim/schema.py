@@ -45,7 +45,9 @@ TABLE_DOCS = {
              "lengthened to fit metrics.max_memory: the one used is in engine_spec.json)",
     "throughput": "each traced flow's goodput over each metrics.throughput_interval (traced: metrics.trace_flows, "
                   "by default the first 100 listed flows; a workload's generated flows only when named by id)",
-    "cwnd": "each running traced flow's window, α and SRTT every metrics.cwnd_interval",
+    "cwnd": "each running traced flow's window, α and SRTT every metrics.cwnd_interval (traced as for throughput: "
+            "metrics.trace_flows, by default the first 100 listed flows; a workload's generated flows only when "
+            "named by id)",
     "flows": "one row per flow",
     "ports": "one row per egress port (queue + link)",
     "queue_hist": "the exact distribution of each monitored queue's length over time after warm-up (for CDFs)",
