@@ -97,6 +97,11 @@ def test_engine_spec_of_the_example_and_a_toml_round_trip():
         ({"l2.sources": []}, "l2.sources", "no sources"),
         ({"l2.scheme": "dsm", "l2.periodic": "yes"}, "l2.periodic", "true or false"),
         ({"l2.periodic": True}, "l2.periodic", "not a parameter of qcn"),
+        # the engine's own ranges, refused when the scenario is read (a review: Ha = 1e300 and m =
+        # 200000 passed Scenario.from_dict and were refused by simulate only)
+        ({"l2.scheme": "dsm", "l2.Ha": "1e300Hz"}, "l2.Ha", "H_a = 1e300 is out of range; allowed in (0, 1e15)"),
+        ({"l2.scheme": "dsm", "l2.m": 200000}, "l2.m", "allowed 0 <= m <= 100000"),
+        ({"l2.scheme": "smcc", "l2.a": 1e300}, "l2.a", "out of range"),
     ],
 )
 def test_bad_input_names_the_field(change, field, words):

@@ -3463,6 +3463,13 @@ class _L2Base(_Model):
         for name in mine:
             if getattr(self, name) is not None:
                 _check_param(name, L2_UNITS[name], getattr(self, name))
+        # The engine's own range checks of the scheme (L2Spec::validate: Ha in (0, 1e15), m <= 10^5,
+        # ...), here rather than first at run time (a review: Ha = 1e300 passed Scenario.from_dict).
+        refused = _refusal(_engine_answer("l2_check", json.dumps(self.scheme_engine(), sort_keys=True)))
+        if refused is not None:
+            field, message = refused
+            by_field = {p["field"]: p["name"] for p in L2_SCHEME_TABLE[self.scheme]["params"]}
+            raise _err(by_field.get(field.lstrip("."), field.lstrip(".") or "scheme"), message)
         if self.scheme == "qcn" and self.fr_th is not None and self.fr_th < 1:
             raise _err("fr_th", f"{self.fr_th} is out of range; allowed >= 1 cycle")
         if not self.rate_interval > 0:

@@ -203,6 +203,18 @@ fn queue_check(queue_json: &str, packet_bytes: u32) -> PyResult<String> {
     })
 }
 
+/// The engine's range checks of an L2 scheme's parameters (the `l2.scheme` table, as JSON, with
+/// its `kind`): [`refusal`] of [`dcsim_core::l2::L2Spec::validate`], so that front ends refuse what
+/// the engine would, when the scenario is loaded (a review: `Ha = 1e300` passed
+/// `Scenario.from_dict` and was refused only by `simulate`).
+#[pyfunction]
+fn l2_check(scheme_json: &str) -> PyResult<String> {
+    guarded(|| {
+        let s: dcsim_core::l2::L2Spec = parse(scheme_json, "l2")?;
+        Ok(refusal(s.validate(""), "l2"))
+    })
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(engine_defaults, m)?)?;
@@ -210,6 +222,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(protocol_check, m)?)?;
     m.add_function(wrap_pyfunction!(queue_facts, m)?)?;
     m.add_function(wrap_pyfunction!(queue_check, m)?)?;
+    m.add_function(wrap_pyfunction!(l2_check, m)?)?;
     m.add_function(wrap_pyfunction!(validate_spec, m)?)?;
     m.add_function(wrap_pyfunction!(fit_sampling, m)?)?;
     Ok(())
