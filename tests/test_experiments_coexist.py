@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import re
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -162,3 +163,21 @@ def test_throughput_panels_run_through_the_sweep(tmp_path, monkeypatch):
     assert params["repetitions"] == 2 and params["axes"] == {"network.aqm.K": ["20pkt", "65pkt", "150pkt"]}
     get("coexist-fig3").run(tmp_path, True)
     assert rows[0].stat().st_mtime_ns == before  # cached, not computed again
+
+
+def test_fig1_records_the_aimd_length_it_ran(tmp_path):
+    """parameters.json of a --quick coexist-fig1 said the synchronized AIMD ran 100 000 RTTs (the
+    function's default) while the run passed a literal 40 000 (a review): the lengths are now named
+    settings, and the CSV's simulated ratios are those of the quick length."""
+    from typer.testing import CliRunner
+
+    from dcsim.cli import app
+    from dcsim.experiments.coexistence import AIMD_RTTS_QUICK, synchronized_aimd
+
+    res = CliRunner().invoke(app, ["reproduce", "coexist-fig1", "--quick", "-o", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    params = json.loads((tmp_path / "coexist-fig1" / "parameters.json").read_text())
+    assert params["AIMD_RTTS_QUICK"] == AIMD_RTTS_QUICK == 40_000
+    df = pd.read_csv(tmp_path / "coexist-fig1" / "coexist_fig1.csv")
+    row = df[np.isclose(df.beta_dctcp, 0.9)].iloc[0]
+    assert (row.sim_peak_ratio, row.sim_time_average_ratio) == synchronized_aimd(0.9, rtts=AIMD_RTTS_QUICK)
