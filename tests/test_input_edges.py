@@ -188,12 +188,10 @@ def test_an_integer_wider_than_64_bits_is_refused_by_field():
 ])
 def test_the_engines_l2_errors_name_the_users_fields(params, message):
     """The engine checks L2 parameters by its own field names (l2.scheme.h_a_hz) and printed a
-    double in full (1e300 as 301 digits); the user wrote l2.Ha."""
-    from dcsim import simulate
-
-    sc = Scenario.from_dict(parking_lot_l2(**params))
+    double in full (1e300 as 301 digits); the user wrote l2.Ha. Its checks now run when the
+    scenario is read (they had run first in simulate: a review)."""
     with pytest.raises(ScenarioError) as e:
-        simulate(sc)
+        Scenario.from_dict(parking_lot_l2(**params))
     assert message in str(e.value) and "scheme." not in str(e.value), str(e.value)
     assert "_ps" not in str(e.value) and "_bytes" not in str(e.value) and "bit/s" not in str(e.value)
 

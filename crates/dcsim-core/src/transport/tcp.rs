@@ -747,8 +747,16 @@ impl Sender {
         let acked = ack_no - self.snd_una;
         let sb = self.sb.as_mut().expect("sack_ack needs the scoreboard");
         let delivered = (acked as i64 + sb.update(ack_no, blocks)).max(0) as u64;
+        // The controller counts (DCTCP's alpha: acknowledged and marked) each segment once, with the
+        // ECN-Echo of the ACK that delivered it: under Linux, newly SACKed ones too, and not again
+        // when the cumulative ACK covers them (tcp_count_delivered from tcp_sacktag_one and
+        // tcp_clean_rtx_queue; a review: one ECE ACK filling a hole below 61 SACKed segments had
+        // counted all 62 as marked). ns-2 counts the cumulative advance.
+        let counted = if self.opts.profile == Profile::Linux { delivered } else { acked };
+        if counted > 0 {
+            self.cc.on_ack(counted, ack.ece, ack_no, self.snd_nxt);
+        }
         if acked > 0 {
-            self.cc.on_ack(acked, ack.ece, ack_no, self.snd_nxt);
             self.snd_una = ack_no;
             self.rtos_since_progress = 0;
         }
@@ -1400,6 +1408,10 @@ mod tests {
         r: Receiver,
         drop: Vec<u64>,
         late: Vec<(u64, u64)>,
+        /// Segments whose retransmission is CE-marked on its way.
+        mark_retx: Vec<u64>,
+        /// The controller's alpha after each ACK the sender took: (time, snd_una, alpha).
+        alphas: Vec<(u64, u64, f64)>,
         /// (time, order, packet, towards the receiver)
         q: std::collections::BinaryHeap<std::cmp::Reverse<(u64, u64, u64)>>,
         pkts: Vec<(Packet, bool)>,
@@ -1423,6 +1435,8 @@ mod tests {
                 r,
                 drop: drop.to_vec(),
                 late: late.to_vec(),
+                mark_retx: Vec::new(),
+                alphas: Vec::new(),
                 q: Default::default(),
                 pkts: Vec::new(),
                 link_free: 0,
@@ -1432,8 +1446,9 @@ mod tests {
         }
 
         fn push_data(&mut self, now: u64, out: Vec<Packet>) {
-            for p in out {
+            for mut p in out {
                 let first = self.sent_once.insert(p.seq);
+                p.ce |= !first && self.mark_retx.contains(&p.seq);
                 if !first {
                     self.retx.push((now, p.seq));
                 }
@@ -1464,6 +1479,7 @@ mod tests {
             } else {
                 let blocks = self.r.take_sack(p.aux);
                 self.s.on_ack_with_sack(&p, blocks.as_slice(), Time(t), out);
+                self.alphas.push((t, self.s.snd_una, self.s.cc.alpha()));
             }
             to_rx
         }
@@ -1569,6 +1585,41 @@ mod tests {
         assert_eq!(p.s.stats.timeouts, 0);
         assert_eq!(p.retx.iter().map(|r| r.1).collect::<Vec<_>>(), [5, 15]);
         assert!(done - p.retx[0].0 < 2 * D + 30 * LINK, "one RTT");
+    }
+
+    #[test]
+    fn linux_dctcp_counts_a_segment_with_the_ecn_echo_of_the_ack_that_delivered_it() {
+        use crate::scenario::Profile;
+        // Window of 20, segment 5's first transmission lost; segments 6..19 reach the receiver and
+        // are SACKed by unmarked ACKs; only the retransmission of 5 is CE-marked, so the ACK that
+        // fills the hole carries ECN-Echo and covers 15 segments, 14 of them SACKed already. Linux
+        // counts one marked segment in that window (tcp_count_delivered: each segment once, with
+        // the ECE of the ACK that delivered it); counting the cumulative advance made it 15. The
+        // first alpha update after the hole is filled must differ from the unmarked run's by
+        // floor((1 << 6) / n) / 1024 with n >= 20 segments delivered in the window: 1..3 / 1024
+        // (15 marked would give >= 30 / 1024, since n <= 32: the window plus what it let out).
+        let run = |mark: bool| {
+            let mut f = spec(ProtocolSpec::dctcp(1.0 / 16.0, 1.0));
+            f.tcp.profile = Profile::Linux;
+            f.tcp.sack = Some(true);
+            let mut p = Path::new(f, &[5], &[]);
+            if mark {
+                p.mark_retx = vec![5];
+            }
+            p.s.ssthresh = 20.0;
+            p.run(12 * 2 * D, 6).expect("the hole is filled");
+            p
+        };
+        let (plain, marked) = (run(false), run(true));
+        let filled = |p: &Path| p.alphas.iter().position(|a| a.1 > 5).expect("snd_una passes 5");
+        let (i, j) = (filled(&plain), filled(&marked));
+        // The first change of alpha from the hole-filling ACK on, in each run.
+        let next_change = |p: &Path, k: usize| {
+            let before = p.alphas[k - 1].2;
+            p.alphas[k..].iter().find(|a| a.2 != before).map(|a| a.2).expect("alpha is updated")
+        };
+        let diff = (next_change(&marked, j) - next_change(&plain, i)) * 1024.0;
+        assert!((1.0..=3.0).contains(&diff.round()) && (diff - diff.round()).abs() < 1e-9, "{diff}");
     }
 
     #[test]
