@@ -24,7 +24,7 @@ import numpy as np
 from dcsim import schema
 from dcsim._files import dir_path, frame_to_parquet
 from dcsim._json import jsonable
-from dcsim.scenario import FABRIC_TIERS, Scenario, load_scenario
+from dcsim.scenario import FABRIC_TIERS, Scenario, TraceFlows, load_scenario
 
 if TYPE_CHECKING:  # pandas is imported when a DataFrame is first asked for (`dcsim run` needs none)
     import pandas as pd
@@ -580,32 +580,29 @@ class Result:
                              "',' or '#'); rename the node, or give the flows inline: trace() returns them")
         workloads = self.scenario.workloads or []
         chosen = range(len(workloads)) if workload is None else [self._workload_index(workload)]
-        # The transports the flows may have run: (workload, class) -> its options but the share.
-        classes = {(i, k): {**c.to_engine(), "share": None} for i in chosen for k, c in enumerate(workloads[i].classes())}
-        named = len({json.dumps(c, sort_keys=True) for c in classes.values()}) > 1
-        by_protocol: dict[str, list] = {}
-        for (i, k), c in classes.items():
-            if c not in by_protocol.setdefault(workloads[i].classes()[k].protocol, []):
-                by_protocol[workloads[i].classes()[k].protocol].append(c)
-        alike = sorted(p for p, cs in by_protocol.items() if len(cs) > 1)
+        # The transports the flows may have run: (workload, class, protocol, its options but the share).
+        runs = [(i, k, c.protocol, json.dumps({**c.to_engine(), "share": None}, sort_keys=True))
+                for i in chosen for k, c in enumerate(workloads[i].classes())]
+        named = len({opts for *_, opts in runs}) > 1
+        options: dict[str, set] = {}
+        for _, _, p, opts in runs:
+            options.setdefault(p, set()).add(opts)
+        alike = sorted(p for p, opts in options.items() if len(opts) > 1)
         if alike:
             import warnings
 
-            where = [f"workloads[{i}]" + (f".mix[{k}]" if workloads[i].mix else "")
-                     for (i, k) in classes if workloads[i].classes()[k].protocol == alike[0]]
+            where = [f"workloads[{i}]" + (f".mix[{k}]" if workloads[i].mix else "") for i, k, p, _ in runs if p == alike[0]]
             warnings.warn(f"write_trace: {', '.join(where)} run {alike[0]} with different options; a trace file names "
                           "a flow's protocol only, so a replay keeps each of these flows' protocol but draws which of "
                           "its classes the flow runs as: the replay is not exact (it is where the classes' protocols "
                           "differ)", ScenarioWarning, stacklevel=2)
-        rows = zip(t["start_s"].tolist(), t["src"], t["dst"], t["size_bytes"].tolist(), t["protocol"])
-        if named:
-            lines = ["start,src,dst,size,protocol"] + [f"{s!r},{a},{b},{n},{p}" for s, a, b, n, p in rows]
-        else:
-            lines = ["start,src,dst,size"] + [f"{s!r},{a},{b},{n}" for s, a, b, n, _ in rows]
+        flows = TraceFlows()  # the file's lines as a trace's own writer writes them (read_trace reads them back)
+        for s, a, b, n, p in zip(t["start_s"].tolist(), t["src"], t["dst"], t["size_bytes"].tolist(), t["protocol"]):
+            flows.add((s, a, b, float(n), False, None, None, p if named else None))
         from dcsim._files import file_path
 
         path = file_path(path, "write_trace: path")
-        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        path.write_text("".join(flows.csv_lines()), encoding="utf-8")
         return path
 
     def port_tiers(self) -> Optional[np.ndarray]:

@@ -4491,20 +4491,7 @@ class Scenario(_Model):
         if len(ends) > self.L2_PATH_CHECK_HOSTS:
             return []
         adj = net.adjacency()
-
-        def hops_from(h: str) -> dict[str, int]:
-            dist, todo = {h: 0}, deque([h])
-            while todo:
-                u = todo.popleft()
-                if u != h and u in hosts:
-                    continue  # hosts do not forward
-                for v in adj.get(u, []):
-                    if v not in dist:
-                        dist[v] = dist[u] + 1
-                        todo.append(v)
-            return dist
-
-        dist = {h: hops_from(h) for h in ends}
+        dist = {h: _hops_from(adj, h, hosts) for h in ends}
         cps = [tuple(x.strip() for x in cp.split("->")) for cp in self._l2_cp_names(hosts)]
         crossed: set = set()
         out = []
@@ -4747,18 +4734,22 @@ def _path_exists(net: "Network", adj: Callable[[], dict], src: str, dst: str, ho
 
 
 def _reachable(adj: dict[str, list[str]], src: str, dst: str, hosts: "Collection[str]") -> bool:
-    seen, todo = {src}, deque([src])
+    return dst in _hops_from(adj, src, hosts)
+
+
+def _hops_from(adj: dict[str, list[str]], src: str, hosts: "Collection[str]") -> dict[str, int]:
+    """Hops from ``src`` to every node it reaches through switches (breadth-first over ``adj``;
+    ``hosts`` other than src do not forward, as in the engine, whose routes are by hop count)."""
+    dist, todo = {src: 0}, deque([src])
     while todo:
         u = todo.popleft()
-        if u == dst:
-            return True
         if u != src and u in hosts:
             continue
         for v in adj.get(u, []):
-            if v not in seen:
-                seen.add(v)
+            if v not in dist:
+                dist[v] = dist[u] + 1
                 todo.append(v)
-    return False
+    return dist
 
 
 def engine_error(e: ValueError, scenario: Optional["Scenario"] = None) -> "ScenarioError":

@@ -294,6 +294,13 @@ pub struct TraceArrival {
     pub protocol: Option<String>,
 }
 
+impl TraceArrival {
+    /// A flow of `size_bytes` from `src` to `dst` at `at_ps`, naming no protocol.
+    pub fn new(at_ps: u64, src: &str, dst: &str, size_bytes: u64) -> TraceArrival {
+        TraceArrival { at_ps, src: src.into(), dst: dst.into(), size_bytes, protocol: None }
+    }
+}
+
 /// The flows of a trace workload, by columns: flow `j` starts at `at_ps[j]`, from host
 /// `hosts[src[j]]` to host `hosts[dst[j]]`, with `size_bytes[j]` bytes of payload. A million
 /// flows are ~30 MB of JSON this way, against ~70 MB as a table per flow, and host names are
@@ -524,6 +531,11 @@ fn pick_class(cum_shares: &[f64], u: f64) -> u32 {
 }
 
 fn cumulative(classes: &[ClassSpec]) -> Vec<f64> {
+    cumulative_of(&classes.iter().collect::<Vec<_>>())
+}
+
+/// The cumulative shares of `classes` (a subset of a workload's: each share over their sum).
+fn cumulative_of(classes: &[&ClassSpec]) -> Vec<f64> {
     let total: f64 = classes.iter().map(|c| c.share).sum();
     let mut acc = 0.0;
     classes
@@ -784,8 +796,8 @@ impl Generator {
                         let of: Vec<u32> = (0..classes.len() as u32)
                             .filter(|&i| classes[i as usize].protocol.name() == name.as_str())
                             .collect();
-                        let shares: Vec<ClassSpec> = of.iter().map(|&i| classes[i as usize].clone()).collect();
-                        (of, cumulative(&shares))
+                        let cum = cumulative_of(&of.iter().map(|&i| &classes[i as usize]).collect::<Vec<_>>());
+                        (of, cum)
                     })
                     .collect();
                 let g = Trace {
@@ -906,13 +918,7 @@ mod tests {
     #[test]
     fn a_trace_starts_each_flow_at_its_time_in_order_and_none_after_the_end() {
         let class = class(1.0);
-        let arr = |t: u64, s: &str, d: &str, b: u64| TraceArrival {
-            at_ps: t,
-            src: s.into(),
-            dst: d.into(),
-            size_bytes: b,
-            protocol: None,
-        };
+        let arr = TraceArrival::new;
         let list: Vec<TraceArrival> = vec![
             arr(30, "a", "b", 3),
             arr(10, "b", "a", 1),

@@ -339,13 +339,7 @@ fn bad_workloads_and_trees_name_the_field() {
 #[test]
 fn a_trace_replays_its_flows_and_bad_traces_name_the_field() {
     use dcsim_core::workload::TraceArrival;
-    let arr = |t: u64, s: &str, d: &str, b: u64| TraceArrival {
-        at_ps: t,
-        src: s.into(),
-        dst: d.into(),
-        size_bytes: b,
-        protocol: None,
-    };
+    let arr = TraceArrival::new;
     let trace = |a: Vec<TraceArrival>| WorkloadSpec::Trace {
         arrivals: a.into_iter().collect(),
         classes: vec![class(1.0, dctcp(0.0625))],

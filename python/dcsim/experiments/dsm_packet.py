@@ -269,11 +269,10 @@ def trend(values, margin: float, sign: int) -> tuple[bool, list[tuple[int, float
 
 
 def _every_step(values, sign: int) -> str:
-    """Whether every step of a series goes the ``sign`` way, with no margin ("yes" / "no"): beside a
-    trend verdict, how near it is to the strict rule of before 2026-11-30 (a margin from the spread of
-    2 or 3 seeds is a rough estimate of the noise: a review)."""
-    v = [float(x) for x in values]
-    return "yes" if all(sign * (b - a) > 0 for a, b in zip(v, v[1:])) else "no"
+    """Whether no step of a series goes against the ``sign`` way, with no margin ("yes" / "no"):
+    beside a trend verdict, how near it is to the strict rule of before 2026-11-30 (a margin from
+    the spread of 2 or 3 seeds is a rough estimate of the noise: a review)."""
+    return "yes" if monotone_trend(values, sign, 0.0, 0.0)[0] else "no"
 
 
 def trend_rule(words: str, margin_of: str) -> str:
