@@ -263,7 +263,8 @@ def test_a_buffer_holds_at_least_one_packet(buffer, ok):
     if ok:
         Scenario.from_dict(d)
     else:
-        with pytest.raises(ScenarioError, match=r"network\.buffer: .* holds no packet \(network\.packet_bytes = 1500\)"):
+        with pytest.raises(ScenarioError, match=r"network\.buffer: .* holds no packet \(network\.packet_bytes = 1500\)"
+                                                r".*a network of L2 frames only: set network\.packet_bytes to l2\.frame"):
             Scenario.from_dict(d)
 
 

@@ -370,6 +370,21 @@ def test_l2_congestion_points_default_to_the_monitored_switch_ports_on_any_topol
     assert len(res.cps) > 0 and res.sources.sent_frames.iloc[0] > 0
 
 
+def test_a_lot_of_one_switch_names_the_ports_it_could_use_as_congestion_points():
+    """A fuzz run: a one-switch parking lot with L2 sources was refused with "the network has no
+    switch port to switch or host that metrics monitors", though C1 -> R1 exists: the default
+    congestion points are the monitored ports, a lot's links between switches, and it has none."""
+    d = lot(1)
+    d["network"].update(switches=1, attach={"S1": "C1", "R1": "C1"})
+    msg = error(d)
+    assert msg.startswith("l2.cps: no congestion point: without l2.cps they are the switch ports that metrics "
+                          "monitors, and it monitors none here (a parking lot of one switch"), msg
+    assert '"C1->R1"' in msg, msg
+    d["l2"]["cps"] = ["C1->R1"]
+    res = dcsim.simulate(d)
+    assert res.sources.sent_frames.iloc[0] > 0 and len(res.cps) == 1
+
+
 def test_the_default_congestion_points_do_not_depend_on_how_many_ports_the_budget_samples():
     """A budget too small for every default port's queue series samples the first that fit
     (metrics.monitor_first); the default congestion points stay every default switch port, so that

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import importlib
+import itertools
 import json
 import math
 import re
@@ -390,13 +391,12 @@ def test_tables_are_optional_and_asking_for_them_later_computes_them(tmp_path):
     pd.testing.assert_frame_equal(wall_free(a.table), wall_free(c.table))
 
 
-def test_equal_engine_specs_run_once(tmp_path):
-    # 10 Gbps written two ways is one engine spec: one run, two rows.
-    res = sweep(BASE, {"network.access": ["10Gbps", "10000Mbps"]}, out=tmp_path / "o", executor=tpool(), progress=False)
-    assert (res.runs, res.computed, res.shared) == (2, 1, 1)
-    df = res.table
-    assert df["run_id"][0] == df["run_id"][1] and list(df["network.access"]) == ["10Gbps", "10000Mbps"]
-    assert list(df["network.access_bps"]) == [10e9, 10e9]
+def test_one_rate_written_two_ways_is_refused_as_one_setting(tmp_path):
+    # 10 Gbps written two ways is one setting: it had run once and shown two rows of one
+    # combination (network.access_bps 10e9 twice), which the table counted as two seeds.
+    with pytest.raises(SweepError, match=r'value \[1\] = "10000Mbps" is the same setting as value \[0\] = "10Gbps"'):
+        sweep(BASE, {"network.access": ["10Gbps", "10000Mbps"]}, out=tmp_path / "o", executor=tpool(), progress=False)
+    assert not (tmp_path / "o").exists()  # refused before anything ran or was written
 
 
 def test_combinations_that_differ_only_in_max_wall_run_once_under_the_largest_bound(tmp_path):
@@ -903,7 +903,7 @@ def test_a_workload_sweep_shows_the_slowdown_of_its_finished_flows(tmp_path):
 @pytest.mark.parametrize("call, expect", [
     (lambda tmp: make_spec(BASE, {5: ["10pkt"]}), r"^axes: key 5 is not a path"),
     (lambda tmp: make_spec(BASE, {"network.aqm.K": ["10pkt", "20pkt", "10pkt"]}),
-     r"^axis network.aqm.K: value \[2\] = \"10pkt\" repeats value \[0\]"),
+     r"^axis network.aqm.K: value \[2\] = \"10pkt\" is the same setting as value \[0\]"),
     (lambda tmp: make_spec(BASE, {"network.aqm.K": ["10pkt"]}, set=[1]), r"^set: expected a table of path = value"),
     (lambda tmp: run_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt"]}), None), r"^out: None is not a directory path"),
     (lambda tmp: run_sweep(make_spec(BASE, {"network.aqm.K": ["10pkt"]}), tmp, jobs=1000), r"^jobs: 1000 is out of range; allowed an integer 1 \.\. 256"),
@@ -916,6 +916,42 @@ def test_api_inputs_of_a_sweep_are_named(tmp_path, call, expect):
     axis value as two "seeds" of one combination, 1 000 local processes on 2 cores."""
     with pytest.raises(SweepError, match=expect):
         call(tmp_path)
+
+
+@pytest.mark.parametrize("axes, expect", [
+    ({"flows[0].g": [1, 1.0, 0.5]}, r"^axis flows\[0\].g: value \[1\] = 1.0 is the same setting as value \[0\] = 1;"),
+    ({"network.aqm.K": ["10pkt", "10 pkt", "20pkt"]}, r"^axis network.aqm.K: value \[1\] = \"10 pkt\" is the same setting"),
+    ({"run.duration": ["1ms", "1000us"]}, r"^axis run.duration: value \[1\] = \"1000us\" is the same setting"),
+    ({("network.aqm.K", "flows[0].g"): [["10pkt", 1], ["10 pkt", 1.0]]}, r"^axis network.aqm.K, flows\[0\].g: value \[1\]"),
+])
+def test_one_setting_written_twice_in_an_axis_is_refused(axes, expect):
+    """A review: g = [1, 1.0, 0.5] with 2 seeds ran g = 1 once and showed it as one combination of
+    "4 seeds" (each run twice in sweep.parquet: its standard error too small by sqrt(2)); values were
+    compared by their JSON text. They are now compared by what they set: numbers by value, a
+    quantity by its amount."""
+    with pytest.raises(SweepError, match=expect):
+        make_spec(BASE, axes)
+    make_spec(BASE, {"network.aqm.K": ["10pkt", "10KB"], "flows[0].g": [1, 0.5]})  # packets and bytes differ
+
+
+def test_an_axis_too_long_or_without_order_is_refused_at_once():
+    """A review: an axis of 5 x 10^6 values took 51 s and 1.2 GB before the run limit refused it, a
+    range(10**9) ran out of memory; a Python set gave the runs and rows in another order in each
+    process. The length is checked before anything is copied (a generator as it is read)."""
+    with pytest.raises(SweepError, match=r"^axis flows\[0\].g: 999,999,999 values; a sweep has at most 1,000,000 runs"):
+        make_spec(BASE, {"flows[0].g": range(1, 10**9)})
+    with pytest.raises(SweepError, match=r"^axis flows\[0\].g: more than 1,000,000 values"):
+        make_spec(BASE, {"flows[0].g": (k / 1e9 for k in itertools.count(1))})
+    with pytest.raises(SweepError, match=r"^axis network.aqm.K: a set of values has no order"):
+        make_spec(BASE, {"network.aqm.K": {"10pkt", "20pkt"}})
+
+
+def test_a_sweep_file_as_the_base_is_named(tmp_path):
+    """A review: a sweep file given as the base was told "seeds: unknown key; allowed keys: ...",
+    once per sweep key."""
+    sweep_file = Path(__file__).resolve().parent.parent / "examples" / "sweep_k.toml"
+    with pytest.raises(SweepError, match=r"^base: .*sweep_k.toml is a sweep file \(it has axes\)"):
+        make_spec(str(sweep_file), {"flows[0].g": [0.5]})
 
 
 def test_a_cached_run_that_was_damaged_is_computed_again(tmp_path):

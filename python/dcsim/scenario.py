@@ -820,7 +820,8 @@ def _buffer(field: str, sz: Size, packet_bytes: int) -> dict:
     """A queue's capacity as the engine's Amount (:func:`_amount`): at least one packet."""
     if sz.unit != "pkt" and 0 < sz.value < packet_bytes:
         raise _err(field, f"{size_str(sz)} holds no packet (network.packet_bytes = {packet_bytes}): every data packet "
-                          f"would be dropped; allowed at least {packet_bytes} B, or \"1pkt\"")
+                          f"would be dropped; allowed at least {packet_bytes} B, or \"1pkt\" (a network of L2 frames only: "
+                          "set network.packet_bytes to l2.frame)")
     return _amount(field, sz)
 
 
@@ -3828,8 +3829,11 @@ class Scenario(_Model):
                                                   f"{rate_str(line)}; allowed min_rate .. the host's line rate")
         ports = self._l2_cp_names(hosts)
         if not ports:
-            raise _err("l2.cps", "no congestion point: the network has no switch port to switch or host that metrics "
-                                 'monitors; give cps = ["A->B", ...] (switch egress ports)')
+            egress = [f'"{a}->{b}"' for a in adj() if a not in hosts for b in adj()[a]][:3] or ['"A->B"']
+            one_switch = " (a parking lot of one switch has no link between switches)" if net.topology == "parking_lot" else ""
+            raise _err("l2.cps", "no congestion point: without l2.cps they are the switch ports that metrics monitors, "
+                                 f"and it monitors none here{one_switch}; give cps = [...], switch egress ports such as "
+                                 + ", ".join(egress))
         seen = set()
         for i, cp in enumerate(ports):
             fld = f"l2.cps[{i}]" if l2.cps is not None else "l2.cps"

@@ -70,7 +70,10 @@ Where our numbers differ from the paper's (full runs, 10 seeds; the claims table
   makes every marked window count as fully marked), or drops (ns-2's RED drops instead of marking
   above max_th and when p_b >= ``mark_p_`` = 0.1; our average queue stays below max_th, so this
   alone cannot explain it). For the same reason a larger max_th raises T_r here (a lower p at the
-  same queue), where the paper finds it lowers T_r.
+  same queue), where the paper finds it lowers T_r. T_r rising with min_th reproduces, but not for
+  the paper's stated reason ("making RED more aggressive in marking"): a claim row checks that
+  cause, and the marks per packet fall as min_th grows (3.0 % at 30 to 2.4 % at 90 in --quick),
+  so T_r ~ 1.64/sqrt(p) rises as p falls.
 * Fig. 5 (CHOKe, m = 1): T_r 3.3 .. 5.1, *below* RED's 10-12, the opposite of the paper's "CHOKe
   degrades fairness". The draws mostly find DCTCP's packets (it holds ~90 % of the queue), so
   DCTCP is marked far more than under RED (alpha 0.12-0.17 against 0.03); a matched TCP packet
@@ -420,12 +423,17 @@ def higher(statement: str, paper_text: str, a: pd.DataFrame, b: pd.DataFrame, xc
 TOL_MODEL = 0.20
 
 
+def _mark_fraction(df: pd.DataFrame) -> pd.Series:
+    """Marks per packet sent at the bottleneck after warm-up (dimensionless), per run."""
+    return df[f"{BOTTLENECK}.marks"] / (df[f"{BOTTLENECK}.tx_bytes"] / PKT_BYTES)
+
+
 def independent_marking_check(df: pd.DataFrame) -> Claim:
     """RED marks every packet with the same probability p whatever its flow. Then DCTCP's alpha
     tracks p and its window settles where one cut of p/2 per RTT balances the +1 increase,
     W_d ~ 2/p, while TCP's window is W_t ~ 1.22/sqrt(p) (Mathis et al.): T_r ~ 1.64/sqrt(p). Our
     runs against that, with p = marks / packets at the bottleneck (after warm-up)."""
-    p = df[f"{BOTTLENECK}.marks"] / (df[f"{BOTTLENECK}.tx_bytes"] / PKT_BYTES)
+    p = _mark_fraction(df)
     pred = 1.64 / np.sqrt(p)
     g = pd.DataFrame({"setting": df["setting"], "p": p, "pred": pred, "T_r": df["T_r"]}).groupby("setting", sort=False).mean()
     err = (g["T_r"] / g["pred"] - 1).abs()
@@ -490,7 +498,8 @@ def _save_tables(out_dir: Path, name: str, df: pd.DataFrame, keep: Sequence[str]
 
 
 RUN_COLS = ("seed", "T_r", f"{DCTCP_FLOW}.goodput_bps", f"{TCP_FLOW}.goodput_bps", f"{DCTCP_FLOW}.alpha_mean",
-            f"{DCTCP_FLOW}.ecn_cuts", f"{TCP_FLOW}.ecn_cuts", f"{TCP_FLOW}.fast_retransmits", f"{TCP_FLOW}.timeouts",
+            f"{DCTCP_FLOW}.ecn_cuts", f"{DCTCP_FLOW}.fast_retransmits", f"{DCTCP_FLOW}.timeouts",
+            f"{TCP_FLOW}.ecn_cuts", f"{TCP_FLOW}.fast_retransmits", f"{TCP_FLOW}.timeouts",
             f"{DCTCP_FLOW}.ecn_cut_mean_frac", f"{BOTTLENECK}.q_mean_pkt", f"{BOTTLENECK}.utilization",
             f"{BOTTLENECK}.tx_bytes",
             f"{BOTTLENECK}.drops", f"{BOTTLENECK}.marks", f"{BOTTLENECK}.evictions", "goodput_total_bps")
@@ -565,7 +574,9 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
                unit="%", paper_text="71 %",
                detail="two synchronized AIMD flows with a buffer of ~11 BDP cycle it between about half and full"),
         approx("RTT 250 us 'resulting in a BDP of ~22 packets'", "22", pd.Series({"mean": bdp, "sd": float("nan"), "n": 1}),
-               f"base RTT {rtt * 1e6:.3f} us incl. serialisation", unit="pkt"),
+               f"base RTT {rtt * 1e6:.3f} us incl. serialisation", unit="pkt",
+               detail=f"the 250 us of propagation alone give {C_BPS * 250e-6 / (8 * PKT_BYTES):.1f} pkt, which "
+                      "rounds to 21: the paper's 22 needs the serialisation on every hop"),
         _util_claim(df, params),
     ]
     return ExperimentResult("coexist-fig2", "Drop-Tail (Fig. 2)", claims, [png, csv, *extra], parameters=params)
@@ -690,6 +701,11 @@ def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
         approx("this increases to 3.5 as we increase min_th to 90", "3.5", atb.loc[max(mins)], f"min_th = {max(mins)}, max_th = 100",
                paper_text="3.5"),
         trend("increasing min_th (max_th = 100) increases T_r", "increasing in min_th", sb, "min_th", True, xname="min_th"),
+        trend("... because RED marks more aggressively as max_th - min_th shrinks (IV-C's stated cause)",
+              "marking rising with min_th", stats(b.assign(mark_pct=100 * _mark_fraction(b)), ["min_th"], "mark_pct"),
+              "min_th", True, xname="min_th", unit="%",
+              detail="marks per packet at the bottleneck after warm-up, both flows; where this differs while T_r "
+                     "rises, T_r rises for another reason (under equal marking T_r ~ 1.64/sqrt(p) grows as p falls)"),
         approx("T_r goes down from 2.7 (max_th = 65) ...", "2.7", atc.loc[min(maxs)], f"max_th = {min(maxs)}, min_th = {MINTH_FIG4C}",
                paper_text="2.7"),
         approx("... to around 2.25 as max_th grows to 200", "2.25", atc.loc[max(maxs)], f"max_th = {max(maxs)}, min_th = {MINTH_FIG4C}"),
@@ -798,11 +814,11 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
     csv = _save_tables(out_dir, "coexist_fig6", df, RUN_COLS + ("min_th", "aqm"))
     mc, rd = _by(df, "modified CHOKe", "T_r"), _by(df, "RED", "T_r")
     at = mc.set_index("min_th")
-    # Back-offs at min_th = 40 (30 in quick mode): DCTCP's ECN cuts against TCP's cuts of any kind.
+    # Back-offs at min_th = 40 (30 in quick mode): each flow's cuts of any kind (ECN, loss, timeout).
     m40 = 40 if 40 in mins else min(mins)
     d40 = df[(df["aqm"] == "modified CHOKe") & (df["min_th"] == m40)]
-    dc_cuts = d40[f"{DCTCP_FLOW}.ecn_cuts"]
-    tcp_cuts = d40[f"{TCP_FLOW}.ecn_cuts"] + d40[f"{TCP_FLOW}.fast_retransmits"] + d40[f"{TCP_FLOW}.timeouts"]
+    dc_cuts, tcp_cuts = (d40[f"{f}.ecn_cuts"] + d40[f"{f}.fast_retransmits"] + d40[f"{f}.timeouts"]
+                         for f in (DCTCP_FLOW, TCP_FLOW))
     ratio = dc_cuts / tcp_cuts
     r = pd.Series({"mean": ratio.mean(), "sd": ratio.std(ddof=1), "n": len(ratio)})
     # "~1600" and "~400": approximate counts, good to their last non-zero digit (+-50 each)
@@ -826,7 +842,7 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
               fmt_ms(r["mean"], r["sd"]), ok(lo_r - 2 * _sem(r) <= r["mean"] <= hi_r + 2 * _sem(r)),
               f"the printed counts allow {lo_r:.2f} .. {hi_r:.2f} (1600 +- 50 over 400 -+ 50) +- 2 standard errors "
               f"(min_th = {m40}, {count_shown(int(r['n']), 'run')}); per run over {measured_s:g} s: DCTCP {dc_cuts.mean():.0f}, "
-              f"TCP {tcp_cuts.mean():.0f} back-offs (TCP: ECN cuts + fast retransmits + timeouts); the paper's run "
+              f"TCP {tcp_cuts.mean():.0f} back-offs (ECN cuts + fast retransmits + timeouts of each); the paper's run "
               "length is not given, so only the ratio compares"),
         approx("DCTCP's average back-off factor was ~0.215 (min_th = 40)" + at40, "0.215", ac, f"min_th = {m40}",
                detail="alpha at the cuts, = 2 x the mean fraction of the window removed per ECN cut"),

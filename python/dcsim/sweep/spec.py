@@ -163,6 +163,51 @@ def _set_changes(d: Mapping, prefix: str = "") -> dict[str, Any]:
     return out
 
 
+#: Collections without an order: as axis values they would give the runs and the table's rows in
+#: an order that changes from one process to the next (string hashing is salted per process).
+_UNORDERED = (builtins.set, frozenset, type({}.keys()), type({}.values()), type({}.items()))
+
+
+def _check_axis_length(label: Any, values: Any) -> None:
+    """An axis of more values than a sweep may have runs is refused before it is copied or checked
+    value by value (a range(10**9) would otherwise fill the memory); a set is refused for having no
+    order."""
+    if isinstance(values, _UNORDERED):
+        raise SweepError(f"axis {label}: a set of values has no order (the runs and the table's rows would come "
+                         "in another order in each process); give a list, e.g. sorted(values)")
+    try:
+        n = len(values)
+    except TypeError:  # a generator: counted as it is read
+        return
+    if n > MAX_RUNS:
+        raise SweepError(f"axis {label}: {n:,} values; a sweep has at most {MAX_RUNS:,} runs; split it into several "
+                         "sweeps")
+
+
+def _setting_key(v: Any) -> Any:
+    """What an axis value sets, for spotting one setting written twice: numbers by value (1 and
+    1.0), a string with a unit by its quantity ("10pkt" and "10 pkt", "1ms" and "1000us"), lists
+    (linked axes) value by value, anything else by its JSON text."""
+    from dcsim.units import UnitError, parse_rate, parse_size, parse_time
+
+    if isinstance(v, bool):
+        return ("bool", v)
+    if isinstance(v, (int, float)):
+        return ("number", v)  # 1 == 1.0, and they hash alike
+    if isinstance(v, str):
+        found = []
+        for kind, fn in (("time", parse_time), ("rate", parse_rate), ("size", parse_size)):
+            try:
+                q = fn(v, "axis")
+            except UnitError:
+                continue
+            found.append((kind, (q.unit, q.value) if kind == "size" else q))
+        return ("quantity", *found[0]) if len(found) == 1 else ("text", v)  # a bare number parses as each kind
+    if isinstance(v, (list, tuple)):
+        return ("list", tuple(_setting_key(x) for x in v))
+    return ("json", json.dumps(v, sort_keys=True, default=repr))
+
+
 def _axis(name: Union[str, Sequence[str]], values: Any) -> Axis:
     if isinstance(name, str):
         paths = tuple(p.strip() for p in name.split(","))
@@ -183,15 +228,21 @@ def _axis(name: Union[str, Sequence[str]], values: Any) -> Axis:
         raise SweepError(f"axis {label}: a path appears twice")
     if isinstance(values, (str, bytes, Mapping)) or not isinstance(values, Iterable):
         raise SweepError(f"axis {label}: expected a list of values, got {_show(values) if not isinstance(values, Mapping) else 'a table'}")
-    values = list(values)
+    _check_axis_length(label, values)
+    values = list(itertools.islice(values, MAX_RUNS + 1))  # a generator is not sized before this
+    if len(values) > MAX_RUNS:
+        raise SweepError(f"axis {label}: more than {MAX_RUNS:,} values; a sweep has at most {MAX_RUNS:,} runs; split it "
+                         "into several sweeps")
     if not values:
         raise SweepError(f"axis {label}: empty list of values; give at least one value")
-    seen: dict[str, int] = {}
+    seen: dict[Any, int] = {}
     for i, v in enumerate(values):
-        key = json.dumps(v, sort_keys=True, default=repr)
+        if isinstance(v, _UNORDERED):
+            raise SweepError(f"axis {label}: value [{i}] is a set, which has no order; give a list")
+        key = _setting_key(v)
         if key in seen:  # the same runs twice, shown as two seeds of one combination
-            raise SweepError(f"axis {label}: value [{i}] = {_show(v)} repeats value [{seen[key]}]; give each value "
-                             "once (seeds repeat runs)")
+            raise SweepError(f"axis {label}: value [{i}] = {_show(v)} is the same setting as value [{seen[key]}] = "
+                             f"{_show(values[seen[key]])}; give each value once (seeds repeat runs)")
         seen[key] = i
     if len(paths) == 1:
         steps = tuple((v,) for v in values)
@@ -259,6 +310,9 @@ def make_spec(
     """
     from dcsim.scenario import Scenario, ScenarioError, _read_text, _resolve_data_files, plain
 
+    if isinstance(axes, Mapping):  # an axis too long for any sweep is refused before it is copied
+        for k, v in axes.items():
+            _check_axis_length(k, v)
     base, axes, seeds, seed_base, set = plain(base), plain(axes), plain(seeds), plain(seed_base), plain(set)
     base_name = "<inline>"
     if isinstance(base, Scenario):
@@ -280,6 +334,9 @@ def make_spec(
             raise SweepError(f"base: {p} is not valid {'JSON' if p.suffix.lower() == '.json' else 'TOML'}: {e}") from None
         if not isinstance(base_d, dict):
             raise SweepError(f"base: {p} is not a table of the scenario's shape")
+        if "axes" in base_d or "base" in base_d:
+            raise SweepError(f"base: {p} is a sweep file (it has {'axes' if 'axes' in base_d else 'a base'}); the base is "
+                             "a scenario file, such as the base that sweep file names")
         # CDF files named in the base file are relative to its folder (as for `dcsim run`).
         _resolve_data_files(base_d, p.parent.absolute())
         # Not validated alone: set and the axes may complete it; every combination is validated.

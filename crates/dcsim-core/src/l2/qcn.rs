@@ -408,10 +408,16 @@ impl Rp {
         self.phase = Phase::FastRecovery;
     }
 
-    /// The source sent a frame of `frame_bytes`.
-    pub fn on_tx(&mut self, _now: Time, frame_bytes: u32, rng: &mut Rng) {
+    /// The source sent a frame of `frame_bytes`. A limiter created below line rate (a source's
+    /// `initial_rate`) starts its timer with its first frame, as a CNM would have: both the byte
+    /// counter and the timer count its cycles (protocols.md §1), and without the timer its time
+    /// stage stays 0 and hyper-active increase never starts.
+    pub fn on_tx(&mut self, now: Time, frame_bytes: u32, rng: &mut Rng) {
         if self.phase == Phase::Released {
             return;
+        }
+        if self.timer.is_none() {
+            self.arm_timer(now, self.timer_ps, rng);
         }
         self.bc_bytes -= frame_bytes as i64;
         if self.bc_bytes < 0 {
@@ -631,6 +637,43 @@ mod tests {
         let bc = rp.bc_bytes;
         rp.on_tx(Time(0), 1500, &mut rng);
         assert_eq!(rp.bc_bytes, bc);
+    }
+
+    /// A limiter created below line rate (a source's `initial_rate`) counts time cycles from its
+    /// first frame: hyper-active increase starts once both stages pass FR_TH, after 5 timer
+    /// periods of 10 ms and one of 5 ms (55 ms, +-15 % jitter), and the rate then climbs by
+    /// R_HAI x (stage - 5) per 75 KB cycle: line rate by about 80 ms from 1 Gbps. Without the
+    /// timer only the byte counter counted, active increase alone (+5 Mb/s a cycle) took ~300 ms.
+    #[test]
+    fn a_limiter_started_below_line_rate_runs_its_timer() {
+        let p = Params::default();
+        let mut rng = stream(3, Stream::Flow, 0);
+        let mut rp = Rp::new(&p, LINE, Rate(1_000_000_000));
+        assert_eq!((rp.phase, rp.next_timer()), (Phase::FastRecovery, None));
+        // Frames of 1500 B paced at CR; the timer fires when due.
+        let (mut now, frame) = (0.0f64, 1500u32);
+        let mut hai_at = None;
+        while rp.phase != Phase::Released && now < 0.3 {
+            let next_tx = now + frame as f64 * 8.0 / rp.rate_bps();
+            match rp.next_timer() {
+                Some(t) if (t.0 as f64) * 1e-12 <= next_tx => {
+                    now = t.0 as f64 * 1e-12;
+                    assert!(rp.on_timer(t, &mut rng));
+                }
+                _ => {
+                    now = next_tx;
+                    rp.on_tx(Time((now * 1e12) as u64), frame, &mut rng);
+                }
+            }
+            if rp.phase == Phase::HyperActiveIncrease && hai_at.is_none() {
+                hai_at = Some(now);
+            }
+        }
+        let hai_at = hai_at.expect("hyper-active increase started");
+        // 55 ms with the +-15 % jitter of each period
+        assert!((0.055 * 0.85..=0.055 * 1.15).contains(&hai_at), "HAI at {hai_at} s");
+        assert_eq!(rp.phase, Phase::Released, "line rate not reached in 0.3 s");
+        assert!(now < 0.12, "line rate at {now} s; the timer-driven climb takes about 80 ms");
     }
 
     #[test]
