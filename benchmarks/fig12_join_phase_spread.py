@@ -22,8 +22,8 @@ for gname in ("1/sqrt(W_max)", "5/W_max", "1/W_max"):
     ts = []
     for k in range(8):  # join phases spread over 2 ms (a few sawtooth periods of flow 1 alone)
         t2 = T2 + k * 0.25e-3
-        sc = dict(network=dict(topology="dumbbell", senders=2, bottleneck="10Gbps", rtt=us(m.D12_S), buffer="1000pkt",
-                               aqm=dict(kind="threshold", K=f"{m.K12}pkt")),
+        sc = dict(network=dict(topology="dumbbell", senders=2, bottleneck="10Gbps", access=m.ACCESS12, rtt=us(m.D12_S),
+                               buffer="1000pkt", aqm=dict(kind="threshold", K=f"{m.K12}pkt")),
                   flows=[dict(count=1, protocol="dctcp", g=g, alpha_init=0.0, senders=[0]),
                          dict(count=1, protocol="dctcp", g=g, alpha_init=1.0, init_cwnd=1, start=us(t2), senders=[1])],
                   run=dict(duration=us(t2 + horizon), warmup=us(t2)),

@@ -64,6 +64,12 @@ def test_table1(tmp_path):
     assert df[(df.R0_us == 80) & (df.N == 100)].p_packet.iloc[0] == 1.0
     # elsewhere the queue drains now and then: some rounds increase
     assert (df[df.state != "special"].p_packet < 1.0).all() and (df.p_packet > 0.5).all()
+    # "the average value 0.95 represents p in the two states": averaged over the stable and special
+    # cells only (a review: over every cell the paper's own table, 0.909, would fail it)
+    two = df[df.state.isin(("stable", "special"))]
+    avg = claims["Sect. 4.1: the average value 0.95 represents p in both states basically"]
+    assert f"mean over the {len(two)} cells in the stable or the special state {two.p_packet.mean():.3f}" in avg.packet
+    assert avg.verdict == (REPRODUCED if abs(two.p_packet.mean() - 0.95) <= 0.05 else DIFFERS)
     layout = pd.read_csv(tmp_path / "dx_table1_layout.csv", index_col=0)
     assert list(layout.index) == [80, 200, 400]
     # The quick run's three columns: the paper's row means are over those cells, and say so
@@ -162,6 +168,17 @@ def test_fig3_smooth_fails_on_a_steep_step_around_the_boundary(step):
     assert c.kind == "claim" and c.verdict == DIFFERS, c.ours
     assert f"steepest {a} -> {b} us" in c.ours
     assert _row(drop(0.9 * SMOOTH_PTS_PER_US)).verdict == REPRODUCED  # just under it
+
+
+def test_fig3_smooth_needs_a_fall_of_the_utilization_to_judge():
+    """A review: "smooth" passed on steps of 95.4 -> 94.2 -> 93.5 % while the utilization did not fall
+    with R0 at all (rank correlation +0.20, 320 us at 95.9 %): no transition, so nothing smooth."""
+    gentle = {120: 95.41, 145: 94.19, 160: 93.54}
+    u = [gentle.get(r, 95.0) / 100 for r in GRID]
+    c = smooth_transition_row(GRID, u, [1.0] * len(GRID), R0_STAR, R0_SPECIAL, trend_rho=0.20)
+    assert c.kind == "claim" and c.verdict == DIFFERS and "no transition to judge" in c.detail, c.detail
+    c = smooth_transition_row(GRID, u, [1.0] * len(GRID), R0_STAR, R0_SPECIAL, trend_rho=-0.8)
+    assert c.verdict == REPRODUCED and "no transition" not in c.detail
 
 
 def test_fig3_smooth_not_judged_on_too_few_points():

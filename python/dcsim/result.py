@@ -183,7 +183,8 @@ def link_sharing(paths: Sequence[str]) -> np.ndarray:
 
 
 def jain_index(x: Any) -> float:
-    """Jain's fairness index J = (sum x)^2 / (n * sum x^2) of the allocations x (1 = equal shares, 1/n = one takes all)."""
+    """Jain's fairness index J = (sum x)^2 / (n * sum x^2) of the allocations x (1 = equal shares, 1/n = one takes all);
+    NaN when every allocation is 0 (0/0: nobody got anything, so fairness is undefined)."""
     x = np.asarray(x, dtype=float)
     if x.size == 0:
         raise ValueError("jain_index: no allocations given")
@@ -421,6 +422,10 @@ class Result:
         (from the throughput series; only intervals lying wholly inside the window count).
         ``of="l2"``: of the L2 sources' goodputs after warm-up instead (the listed sources without
         a size, which run to the end: :meth:`l2_long_lived`; ``window`` must be None).
+
+        NaN when no flow (source) delivered a byte in the window: the index is 0/0 there, undefined
+        (``summary()["jain_index"]`` is then None, and ``dcsim run`` prints "-"); a NaN, not an
+        error, so that a sweep's column keeps the run and pandas' means skip it visibly (``count``).
         """
         if of == "l2":
             if window is not None:

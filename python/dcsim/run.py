@@ -115,14 +115,14 @@ def print_summary(summary: dict, console: Console) -> None:
     print_tiers(summary, console)
 
     flows = Table(title="Flows (after warm-up; FCT over the whole run)")
-    heads = ("flow", "path", "protocol", "goodput Gbps", "cwnd pkt", "alpha", "retx pkt", "RTOs", "CE pkt", "FCT ms")
+    heads = ("flow", "src->dst", "protocol", "goodput Gbps", "cwnd pkt", "alpha", "retx pkt", "RTOs", "CE pkt", "FCT ms")
     rows = summary["flows"]
     # a controller deciding once per RTT (DX): the paper's p and its measured queueing delay Q
     rounds = any(f.get("rtt_rounds") for f in rows)
     if rounds:
         heads += ("p", "Q us")
     for col in heads:
-        flows.add_column(col, justify="left" if col in ("path", "protocol") else "right")
+        flows.add_column(col, justify="left" if col in ("src->dst", "protocol") else "right")
     for f in rows[:MAX_FLOW_ROWS]:
         extra = ()
         if rounds:
@@ -196,10 +196,10 @@ def print_sources(summary: dict, console: Console) -> None:
     if not rows:
         return
     t = Table(title="L2 sources (after warm-up; rate at the end, loop and FCT over the whole run)")
-    heads = ("source", "path", "scheme", "rate end Gbps", "goodput Gbps", "sent frames", "dropped frames", "feedback frames",
+    heads = ("source", "src->dst", "scheme", "rate end Gbps", "goodput Gbps", "sent frames", "dropped frames", "feedback frames",
              "loop us mean", "loop us min..max", "FCT ms")
     for col in heads:
-        t.add_column(col, justify="left" if col in ("path", "scheme") else "right")
+        t.add_column(col, justify="left" if col in ("src->dst", "scheme") else "right")
     us = lambda x: None if x is None else 1e6 * x  # noqa: E731
     for r in rows[:MAX_FLOW_ROWS]:
         t.add_row(str(r["source"]), escape(r["label"]), r["scheme"], _num(r["rate_final_bps"] / 1e9, ".3f"),

@@ -108,6 +108,27 @@ def fit_slope(rtt_ratio, tput_ratio) -> float:
     return float(np.sum(x[m] * y[m]) / np.sum(x[m] ** 2))
 
 
+def slope_se(rtt_ratio, tput_ratio) -> float:
+    """Standard error of :func:`fit_slope` (least squares through the origin, n - 1 degrees of
+    freedom): sqrt(sum of squared residuals / (n - 1) / sum x^2), x = log RTT ratio; NaN with
+    fewer than two points."""
+    x = np.log(np.asarray(rtt_ratio, float))
+    y = np.log(np.asarray(tput_ratio, float))
+    m = x > 0
+    x, y = x[m], y[m]
+    if len(x) < 2:
+        return math.nan
+    b = np.sum(x * y) / np.sum(x * x)
+    return float(math.sqrt(np.sum((y - b * x) ** 2) / (len(x) - 1) / np.sum(x * x)))
+
+
+def below(a: str, b: str, slopes: dict, ses: dict) -> tuple[bool, str]:
+    """θ_a < θ_b by more than twice the standard error of the difference (the two fits are
+    independent runs); returns the verdict and the numbers for the table."""
+    diff, se = slopes[b] - slopes[a], math.hypot(ses[a], ses[b])
+    return diff > 2 * se, f"{a} {slopes[a]:.2f} ± {ses[a]:.2f} < {b} {slopes[b]:.2f} ± {ses[b]:.2f}: {diff:+.2f}, 2 SE {2 * se:.2f}"
+
+
 def local_slope(rtt_ratio, tput_ratio, lo: float, hi: float) -> float:
     """Least-squares slope (with intercept) of the log-log curve over the points with lo <= RTT ratio <= hi."""
     r = np.asarray(rtt_ratio, float)
@@ -138,7 +159,9 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
                              timeouts=int(row["after_warmup.timeouts"])))
     df = pd.DataFrame(rows)
     slopes = {s: fit_slope(d.rtt_ratio, d.tput_ratio) for s, d in df.groupby("scheme", sort=False)}
+    ses = {s: slope_se(d.rtt_ratio, d.tput_ratio) for s, d in df.groupby("scheme", sort=False)}
     df["fitted_theta"] = df.scheme.map(slopes)
+    df["fitted_theta_se"] = df.scheme.map(ses)
     csv = out_dir / "fig13_rtt_fairness.csv"
     df.to_csv(csv, index=False)
 
@@ -176,12 +199,18 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
                    + ("; below 2 but within [11]'s 1 <= θ <= 2: most likely the two groups' halvings are only partly "
                       "synchronized (each group cuts once per its own window), which moves AIMD towards θ = 1"
                       if s == "TCP–Drop-tail" and abs(slopes[s] - pred) > TOL_THETA else "")))
-    sd, sr, sdt = slopes["DCTCP"], slopes["TCP–RED"], slopes["TCP–Drop-tail"]
+    sd, sr = slopes["DCTCP"], slopes["TCP–RED"]
+    # Orderings of fitted slopes: each step by more than twice the standard error of the difference
+    # (the fits' residuals: the zig-zag of the curves is their noise), fixed after a review found
+    # "θ_IF < θ_RED" passing on 0.93 < 0.96 with standard errors 0.074 and 0.020.
+    se_rule = "each difference by more than twice its standard error (least-squares fits through the origin)"
+    low, low_txt = below("TCP–RED", "DCTCP", slopes, ses)
+    high, high_txt = below("DCTCP", "TCP–Drop-tail", slopes, ses)
     claims.append(instruments(
         "Sect. 5.1: DCTCP's RTT-fairness is better than TCP–Drop-tail but worse than TCP–RED", "θ_RED < θ_DCTCP < θ_DT",
-        ok(sr < sd < sdt), packet=f"θ: TCP–RED {sr:.2f} < DCTCP {sd:.2f} < TCP–Drop-tail {sdt:.2f}",
+        ok(low and high), packet=f"θ: {low_txt}; {high_txt}",
         theory="θ = 1 for DCTCP from eqs. 37-38 (equal average windows; the fluid model misses the discrete "
-               "cuts, Sect. 5.2)"))
+               "cuts, Sect. 5.2)", detail=f"criterion: {se_rule}"))
     d = df[df.scheme == "DCTCP"]
     split = 3.2
     hi_from = split if not quick else 3.0  # the quick grid has 3.0, not 3.2
@@ -201,13 +230,19 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
     si = slopes["DCTCP–Improved Fairness"]
     ri = float(df[df.scheme == "DCTCP–Improved Fairness"].tput_ratio.iloc[-1])
     rd = float(d.tput_ratio.iloc[-1])
+    better, better_txt = below("DCTCP–Improved Fairness", "DCTCP", slopes, ses)
     claims.append(instruments(
         "Sect. 5.2: the per-ACK change (36) significantly improves RTT-fairness, especially at high RTT ratios",
-        "Improved below DCTCP", ok(si < sd and ri < rd),
-        packet=f"θ {si:.2f} vs {sd:.2f}; ratio at {rtts[-1] / RTT1_US:g}x RTT: {ri:.2f} vs {rd:.2f}"))
+        "Improved below DCTCP", ok(better and ri < rd),
+        packet=f"θ: {better_txt}; ratio at {rtts[-1] / RTT1_US:g}x RTT: {ri:.2f} vs {rd:.2f}",
+        detail=f"criterion: the slope lower by more than twice the standard error of the difference, and the ratio at "
+               "the largest RTT ratio lower"))
+    slight, slight_txt = below("DCTCP–Improved Fairness", "TCP–RED", slopes, ses)
     claims.append(instruments(
-        "Sect. 5.2: DCTCP–Improved Fairness is even slightly better than TCP–RED", "θ_IF < θ_RED", ok(si < sr),
-        packet=f"θ {si:.2f} vs {sr:.2f}"))
+        "Sect. 5.2: DCTCP–Improved Fairness is even slightly better than TCP–RED", "θ_IF < θ_RED", ok(slight),
+        packet=f"θ: {slight_txt}",
+        detail=f"criterion: {se_rule}" + ("" if slight else "; not resolved: a difference within twice its standard "
+                                                            "error does not show which is better")))
     claims.append(Claim(
         "(setup) link busy, no drops, no timeouts", "—",
         f"utilization >= {100 * df.util.min():.2f} %; drops {int(df.drops.sum())}; timeouts {int(df.timeouts.sum())}; "
@@ -236,21 +271,34 @@ NS2_ALPHA_RATIO = {"1/sqrt(W_max)": 5.0, "5/W_max": 2.0, "1/W_max": 1.0}
 #:   * twice the run-to-run spread: the convergence time depends on the phase of flow 1's sawtooth
 #:     at which flow 2 joins (ns-2's phase is arbitrary). Measured with this module's definition
 #:     over 8 join times T2 + k 0.25 ms, k = 0..7 (benchmarks/fig12_join_phase_spread.py), on
-#:     2026-11-29 16:40 UTC with the engine of that day (slow start by Linux's cwnd-limited rule):
-#:     relative sd 2.2 % (g = 1/sqrt(W_max)), 2.6 % (5/W_max) and 2.7 % (1/W_max) with --quick
-#:     (T2 = 0.1 s); 2.6 %, 2.4 % and 2.1 % in the full run (T2 = 0.3 s); the largest of each
-#:     variant is taken. (Measured before for the first two g only, with the earlier engine: 4.5 /
-#:     3.5 % quick, 5.3 / 3.7 % full; 1/W_max's spread had been assumed alike: a probe.)
-#: Full: 1 + 0.1 + 2 + 2 x 2.6 = 8.3 %; quick: 1 + 0.1 + 2 + 2 x 2.7 = 8.5 %. (Until 2026-11-29
+#:     2026-12-01 05:50 UTC with 40 Gbps access links (ACCESS12): relative sd 2.2 % (g =
+#:     1/sqrt(W_max)), 1.4 % (5/W_max) and 1.1 % (1/W_max) with --quick (T2 = 0.1 s); 3.2 %, 1.2 %
+#:     and 0.7 % in the full run (T2 = 0.3 s); the largest of each mode is taken. (With access =
+#:     bottleneck, 2026-11-29: 2.2-2.7 % quick, 2.1-2.6 % full.)
+#: Full: 1 + 0.1 + 2 + 2 x 3.2 = 9.5 %; quick: 1 + 0.1 + 2 + 2 x 2.2 = 7.5 %. (Until 2026-11-29
 #: both were rounded up to 15 %, a margin no part of the sum asked for; the earlier 25 % was
 #: borrowed from dctcp-hybrid, which no longer uses it.)
 TOL_CONV_PRINTED = 0.01
 TOL_CONV_SAMPLING = 0.001
 TOL_CONV_MODEL = 0.02
 #: The join-phase spread (relative sd), the larger of the measured variants, by mode.
-CONV_SPREAD_SD = {"quick": 0.027, "full": 0.026}
+CONV_SPREAD_SD = {"quick": 0.022, "full": 0.032}
+#: The hosts' links of Fig. 12, faster than the 10 Gbps bottleneck: flow 1 alone must queue at the
+#: switch to be marked and settle at W_max ~ C d + K (Sect. 4.3: "its window size reaches 200").
+#: With access = bottleneck (until 2026-12-01) flow 1 was paced by its own NIC, never marked, and
+#: joined at ~342-400 packets, so every convergence started from a state the paper's does not (a
+#: review).
+ACCESS12 = "40Gbps"
+#: TCP's convergence time depends on flow 1's sawtooth phase at the join far more than DCTCP's
+#: (a probe at 40 Gbps access: 8 to 45 ms over one sawtooth): TCP runs at 8 join times T2 + k x 3 ms,
+#: k = 0..7, one sawtooth period of W_max / 2 ~ 100 RTTs (~24 ms), and its mean is what DCTCP is
+#: compared with, its standard error in the rule.
+TCP_JOINS = 8
+TCP_JOIN_STEP_S = 3e-3
 #: "Up to about a factor of 2 longer than TCP" = 1 < t_DCTCP / t_TCP <= 2.5 for g in the range (27):
-#: "about 2" is good to half its last digit (registry.quoted_tolerance, about=True).
+#: "about 2" is good to half its last digit (registry.quoted_tolerance, about=True); the ratio's
+#: whole +-2 standard-error band must lie inside (DCTCP's join-phase spread, TCP's standard error
+#: over its join phases).
 MAX_TCP_RATIO = 2 + quoted_tolerance("2", about=True)
 
 
@@ -308,8 +356,8 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
         return time_str(x)
 
     base = dict(
-        network=dict(topology="dumbbell", senders=2, bottleneck="10Gbps", rtt=us(D12_S), buffer="1000pkt",
-                     aqm=dict(kind="threshold", K=f"{K12}pkt")),
+        network=dict(topology="dumbbell", senders=2, bottleneck="10Gbps", access=ACCESS12, rtt=us(D12_S),
+                     buffer="1000pkt", aqm=dict(kind="threshold", K=f"{K12}pkt")),
         flows=[dict(count=1, protocol="dctcp", g=gs["1/sqrt(W_max)"], alpha_init=0.0, senders=[0]),
                dict(count=1, protocol="dctcp", g=gs["1/sqrt(W_max)"], alpha_init=1.0, init_cwnd=1, start=us(T2),
                     senders=[1])],
@@ -321,20 +369,29 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
     tcp = {k: v for k, v in base.items()}
     tcp["flows"] = [dict(count=1, protocol="newreno", ecn=True, senders=[0]),
                     dict(count=1, protocol="newreno", ecn=True, init_cwnd=1, start=us(T2), senders=[1])]
-    t_tcp, sres_tcp = _sweep(out_dir, "fig12-tcp", tcp, {"run.seed": [1]}, tables=True)
-    runs = [("TCP", None, sres_tcp.result(t_tcp.run_id.iloc[0]))] + [
-        (name, g, sres.result(rid)) for (name, g), rid in zip(gs.items(), t_dc.run_id)]
+    joins = [T2 + k * TCP_JOIN_STEP_S for k in range(TCP_JOINS)]
+    t_tcp, sres_tcp = _sweep(out_dir, "fig12-tcp", tcp, {"flows[1].start, run.warmup, run.duration":
+                                                        [[us(j), us(j), us(j + horizon)] for j in joins]}, tables=True)
 
-    rows, series = [], {}
-    for name, g, res in runs:
+    def converged(res, join: float):
         c = res.cwnd
         piv_w = c.pivot_table(index="t_s", columns="flow", values="cwnd_pkt")
         piv_a = c.pivot_table(index="t_s", columns="flow", values="alpha")
-        piv_w = piv_w[piv_w.index >= T2].dropna()
+        piv_w = piv_w[piv_w.index >= join].dropna()
         piv_a = piv_a.reindex(piv_w.index)
-        t = piv_w.index.to_numpy() - T2
+        t = piv_w.index.to_numpy() - join
         W = piv_w.to_numpy()
-        t_w = _first_time(t, np.all(np.abs(W - W_star) <= 0.1 * W_star, axis=1))
+        return t, W, piv_a, _first_time(t, np.all(np.abs(W - W_star) <= 0.1 * W_star, axis=1))
+
+    tcp_runs = [sres_tcp.result(rid) for rid in t_tcp.run_id]
+    tcp_times = np.array([converged(r, j)[3] for r, j in zip(tcp_runs, joins)])
+    runs = [("TCP", None, tcp_runs[0])] + [(name, g, sres.result(rid)) for (name, g), rid in zip(gs.items(), t_dc.run_id)]
+
+    rows, series = [], {}
+    for name, g, res in runs:
+        t, W, piv_a, t_w = converged(res, T2)
+        if g is None:  # TCP: the mean over its join phases (the plot shows the first)
+            t_w = float(np.mean(tcp_times))
         alpha1_at_T2 = float(piv_a.iloc[0, 0]) if g is not None else math.nan
         if g is not None:
             a_star = th.alpha_star(W_star, g)
@@ -350,7 +407,10 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
         rows.append(dict(case=name, g=g if g is not None else math.nan, conv_time_packet_s=t_w, alpha_conv_time_s=t_a,
                          alpha_star=a_star, alpha1_at_join=alpha1_at_T2, conv_time_hybrid_s=t_hy,
                          conv_time_hybrid_measured_alpha_s=t_hy_meas, conv_time_ns2_s=NS2_CONV_S.get(name, math.nan),
-                         drops=int(res.monitored_ports().iloc[0].drops)))
+                         conv_time_packet_sd_s=float(np.std(tcp_times, ddof=1)) if g is None else math.nan,
+                         joins=len(tcp_times) if g is None else 1, w1_at_join_pkt=float(W[0, 0]),
+                         drops=int(res.monitored_ports().iloc[0].drops)
+                         + (sum(int(r.monitored_ports().iloc[0].drops) for r in tcp_runs[1:]) if g is None else 0)))
         series[name] = (t, W, piv_a.to_numpy(), hy)
     df = pd.DataFrame(rows)
     csv = out_dir / "fig12_convergence.csv"
@@ -363,9 +423,10 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
         th_ms = 1e3 * (hy.T - hy.T[0]) * R_s
         ax.step(th_ms, hy.W[:, 1], "k--", lw=0.9, where="post", label="flow 2, hybrid model (20)-(21)")
         ax.axhline(W_star, color="gray", ls=":", lw=0.8)
-        tw = float(df[df.case == name].conv_time_packet_s.iloc[0])
+        tw = float(df[df.case == name].conv_time_packet_s.iloc[0]) if name != "TCP" else float(tcp_times[0])
         if math.isfinite(tw):
-            ax.axvline(1e3 * tw, color="tab:red", lw=0.8, label=f"within 10 %: {1e3 * tw:.0f} ms")
+            ax.axvline(1e3 * tw, color="tab:red", lw=0.8, label=f"within 10 %: {1e3 * tw:.0f} ms"
+                       + (f" (this join; mean of {TCP_JOINS}: {1e3 * np.mean(tcp_times):.0f} ms)" if name == "TCP" else ""))
         if name != "TCP":
             ax2 = ax.twinx()
             ax2.plot(1e3 * t, A[:, 0], color="tab:blue", lw=0.5, alpha=0.5)
@@ -379,9 +440,10 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6.5, loc="upper right")
     axes[0].set_ylabel("window [packets]")
-    fig.suptitle(f"Fig. 12: convergence of 2 flows (C = 10 Gbps, d = 200 µs, K = 35, W_max = {W_max:.0f} pkt)\n"
-                 "flow 1 alone is paced by its own 10 Gbps NIC and never marked: its window at the join (~400 pkt) "
-                 "is not W_max (the paper's flow 1 reaches ~200)", fontsize=9)
+    w1 = df.set_index("case").w1_at_join_pkt
+    fig.suptitle(f"Fig. 12: convergence of 2 flows (C = 10 Gbps, {ACCESS12} access, d = 200 µs, K = 35, W_max = "
+                 f"{W_max:.0f} pkt)\nflow 1's window at the join: {w1.drop('TCP').min():.0f}-{w1.drop('TCP').max():.0f} "
+                 f"pkt (DCTCP), {w1['TCP']:.0f} (TCP, first join); the paper's flow 1 reaches ~200", fontsize=9)
     fig.tight_layout()
     png = save_figure(fig, out_dir, "fig12_convergence.png")
 
@@ -398,9 +460,9 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
                    f"{1e3 * r.conv_time_hybrid_measured_alpha_s:.1f} ms (with the simulated alpha_1 = "
                    f"{r.alpha1_at_join:.3f})",
             detail=f"{100 * diff:.1f} % from ns-2 (tolerance {100 * tol_conv(quick):.1f} %: the paper's digits, "
-                   "sampling, the pipe's size and twice the join-phase spread). Flow 1's alpha at the join is "
-                   f"{r.alpha1_at_join:.3f} (the paper's worst case: 0; alone, flow 1 cannot queue at a bottleneck "
-                   "no faster than its own access link, so it is never marked)"))
+                   "sampling, the pipe's size and twice the join-phase spread). Flow 1 joins at window "
+                   f"{r.w1_at_join_pkt:.0f} pkt (the paper's ~200) with alpha {r.alpha1_at_join:.3f} (the hybrid "
+                   "model's worst case: 0)"))
     for name, k in NS2_ALPHA_RATIO.items():
         r = dc.loc[name]
         ratio = r.conv_time_packet_s / r.alpha_conv_time_s if r.alpha_conv_time_s > 0 else math.inf
@@ -414,16 +476,24 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
             detail=f"alpha converged = both within 10 % of alpha* (23) = {r.alpha_star:.3f}; 'about {k:g}' = "
                    f"[{band[0]:.2f}, {band[1]:.2f}) (nearer to {k:g} than to the paper's other readings, log scale)"))
     good = [dc.loc[n].conv_time_packet_s / t_tcp_s for n in ("1/sqrt(W_max)", "5/W_max")]
+    # the ratio's relative standard error: DCTCP's join-phase spread, TCP's mean over its joins
+    rel_se = math.hypot(CONV_SPREAD_SD["quick" if quick else "full"],
+                        float(np.std(tcp_times, ddof=1)) / t_tcp_s / math.sqrt(len(tcp_times)))
     hy_tcp = float(df[df.case == "TCP"].conv_time_hybrid_s.iloc[0])
     claims.append(instruments(
         "Sect. 4.3: with g chosen by (27) DCTCP converges up to about a factor of 2 slower than TCP", "~2x TCP",
-        ok(all(1.0 < x <= MAX_TCP_RATIO for x in good)),
-        packet=f"TCP {1e3 * t_tcp_s:.1f} ms; DCTCP / TCP = {good[0]:.2f} (1/sqrt(W_max)), {good[1]:.2f} (5/W_max)",
+        ok(all(1.0 < x * (1 - 2 * rel_se) and x * (1 + 2 * rel_se) <= MAX_TCP_RATIO for x in good)),
+        packet=f"TCP {1e3 * t_tcp_s:.1f} ms (mean of {len(tcp_times)} joins over one sawtooth: "
+               + ", ".join(f"{1e3 * x:.1f}" for x in tcp_times)
+               + f" ms); DCTCP / TCP = {good[0]:.2f} (1/sqrt(W_max)), {good[1]:.2f} (5/W_max), +-{200 * rel_se:.0f} % "
+                 "(2 standard errors)",
         theory=f"hybrid: TCP {1e3 * hy_tcp:.1f} ms, ratios {dc.loc['1/sqrt(W_max)'].conv_time_hybrid_s / hy_tcp:.2f}, "
                f"{dc.loc['5/W_max'].conv_time_hybrid_s / hy_tcp:.2f}; asymptotic beta_TCP/beta_DCTCP = "
                f"{th.beta_tcp(W_star) / th.beta_dctcp(W_star, gs['1/sqrt(W_max)']):.2f}, "
                f"{th.beta_tcp(W_star) / th.beta_dctcp(W_star, gs['5/W_max']):.2f}",
-        detail=f"criterion 1 < ratio <= {MAX_TCP_RATIO}"))
+        detail=f"criterion: 1 < ratio <= {MAX_TCP_RATIO} for the ratio's whole +-2 standard-error band (DCTCP's "
+               f"join-phase spread {100 * CONV_SPREAD_SD['quick' if quick else 'full']:.1f} %, TCP's standard error over "
+               f"its {len(tcp_times)} joins, whose times vary with flow 1's sawtooth phase)"))
     slow = dc.loc["1/W_max"].conv_time_packet_s / dc.loc["1/sqrt(W_max)"].conv_time_packet_s
     claims.append(instruments(
         "Sect. 4.3: g = 1/W_max significantly increases the total convergence time", "185 vs 55 ms (3.4x)",

@@ -18,8 +18,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from dcsim.experiments.registry import (DIFFERS, REPRODUCED, Claim, ExperimentResult, experiment, save_figure, verdict,
-                                        verdict_quoted)
+from dcsim.experiments.registry import (DIFFERS, REPRODUCED, Claim, ExperimentResult, check, experiment,
+                                        quoted_tolerance, save_figure, verdict)
 from dcsim.theory import dx
 
 PAPER = "Jiang et al., Modeling and Analysis of the Latency-Based Congestion Control Algorithm DX"
@@ -79,9 +79,9 @@ def _fluid_check(quick: bool) -> tuple[list[Claim], pd.DataFrame | None]:
     try:
         from dcsim import fluid
     except ImportError as e:  # the integrator is a separate part of the project
-        return [Claim("nonlinear fluid model (3)-(4) stable below / unstable above the bound (N=50, C=10 Gbps)",
-                      "implied by Theorem 1", f"not run: dcsim.fluid unavailable ({e})", DIFFERS,
-                      "the Rust DDE integrator is not built in this checkout")], None
+        return [check("(dcsim) nonlinear fluid model (3)-(4) stable below / unstable above the bound (N=50, C=10 Gbps)",
+                      f"not run: dcsim.fluid unavailable ({e})", False,
+                      "the Rust DDE integrator is not built in this checkout", paper="implied by Theorem 1")], None
     R0_star = dx.stability_threshold_R0(N_FIG1, C_FIG1_BPS, P_FIG1, SEG_BYTES)
     t_end = 0.03 if quick else 0.05
     # +-5 % around the bound: near enough for the nonlinear model to follow its linearization, far enough
@@ -107,14 +107,16 @@ def _fluid_check(quick: bool) -> tuple[list[Claim], pd.DataFrame | None]:
         rows.append(d)
     (e0, l0, p0), (e1, l1, p1) = amps[0.95], amps[1.05]
     ok = l0 < e0 and l1 > e1
-    claim = Claim(
-        "nonlinear fluid model (3)-(4), tau = R0: stable 5 % below the R0 bound, unstable 5 % above (N=50, C=10 Gbps)",
-        f"R0 bound {R0_star * 1e6:.1f} us (Theorem 1, corrected)",
+    # A check of our corrected bound (the paper's printed (17) is negative here), not a claim of the paper.
+    claim = check(
+        "(dcsim) nonlinear fluid model (3)-(4), tau = R0: stable 5 % below the corrected R0 bound, unstable 5 % above "
+        "(N=50, C=10 Gbps)",
         f"queue oscillation amplitude ratio late/early: {l0 / e0:.3g} at R0={0.95 * R0_star * 1e6:.1f} us, "
         f"{l1 / e1:.3g} at R0={1.05 * R0_star * 1e6:.1f} us",
-        REPRODUCED if ok else DIFFERS,
+        ok,
         f"dcsim.fluid.dx_batch (Rust RK4), tau = R0, p = 0.95; linear prediction exp(Re s * dt) from the "
-        f"rightmost characteristic root: {p0:.3g} and {p1:.3g}")
+        f"rightmost characteristic root: {p0:.3g} and {p1:.3g}",
+        paper=f"R0 bound {R0_star * 1e6:.1f} us (Theorem 1, corrected)")
     return [claim], pd.concat(rows, ignore_index=True)
 
 
@@ -197,12 +199,13 @@ def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
     m = df.tau_critical_numerical_us.notna()
     worst = float(df.rel_diff[m].max())
     v, _ = verdict(1.0, 1.0 + worst, REL_TOL_BOUND)
-    claims.append(Claim("Theorem 1 (corrected sign) vs numerical critical delay, all Fig. 1 grid points",
-                        "stable iff tau < bound (17)",
+    # Our corrected (17) against the characteristic roots: a check of the correction, not a claim of the paper.
+    claims.append(check("(dcsim) Theorem 1 (corrected sign) vs numerical critical delay, all Fig. 1 grid points",
                         f"max relative difference {worst:.1e} over {int(m.sum())} points (tolerance {REL_TOL_BOUND:g}) "
                         f"(default point: {d0['tau_bound_us']:.3f} us vs {d0['tau_critical_numerical_us']:.3f} us)",
-                        v, "numerical: rightmost root of s^2 - a1 s - e^{-s tau}(b2 s - k) by Chebyshev "
-                           "collocation + Newton, bisection on Re s = 0; also crosses at omega_c of (16)"))
+                        v == REPRODUCED, "numerical: rightmost root of s^2 - a1 s - e^{-s tau}(b2 s - k) by Chebyshev "
+                                         "collocation + Newton, bisection on Re s = 0; also crosses at omega_c of (16)",
+                        paper="stable iff tau < bound (17)"))
     fluid_claims, traj = _fluid_check(quick)
     claims.extend(fluid_claims)
     files = [png, csv]
@@ -226,12 +229,23 @@ def _paper_formula_positive_N() -> float:
 # ---------------------------------------------------------------------------------- dx-thresholds
 
 
-def _threshold_claim(statement: str, paper_txt: str, printed: str, ours: float, unit: str, detail: str) -> Claim:
+#: Sect. 4.1 prints its three Theorem 1 thresholds as 30, 50 and 140, all multiples of ten, where
+#: Sects. 4.2-4.3 print theirs to the unit (42, 67, 145): three computed values all landing on tens
+#: would be a ~1-in-1000 chance, so they are read as rounded to tens (a review).
+SECT41_ROUNDING = "rounded to tens: the paper prints all three Sect. 4.1 thresholds as multiples of ten, those of 4.2-4.3 to the unit"
+
+
+def _threshold_claim(statement: str, paper_txt: str, printed: str, ours: float, unit: str, detail: str,
+                     tens: bool = False) -> Claim:
     """A threshold the paper computed and printed (e.g. "42"): reproduced if ours rounds to it, i.e. within
-    half a unit of its last printed digit (registry.verdict_quoted)."""
-    v, diff = verdict_quoted(printed, ours)
+    half a unit of its last printed digit (registry.quoted_tolerance); ``tens``: a whole number whose
+    trailing zero is not significant ("30" -> +-5, :data:`SECT41_ROUNDING`)."""
+    paper = float(printed)
+    tol = quoted_tolerance(printed, about=tens)
+    v = REPRODUCED if math.isfinite(ours) and abs(ours - paper) <= tol * (1 + 1e-12) else DIFFERS
+    allowed = f"within +-{tol:g} of {printed}, {SECT41_ROUNDING}" if tens else f"rounds to {printed}"
     return Claim(statement, paper_txt, f"{ours:.2f} {unit}", v,
-                 f"{diff:.1%} from the paper (allowed: rounds to {printed}); {detail}")
+                 f"{abs(ours - paper) / paper:.1%} from the paper (allowed: {allowed}); {detail}")
 
 
 def _exact_claim(statement: str, paper_txt: str, paper_val: float, ours: float, unit: str, detail: str) -> Claim:
@@ -268,7 +282,7 @@ def run_thresholds(out_dir: Path, quick: bool) -> ExperimentResult:
             _threshold_claim(f"Sect. 4.1: by Theorem 1 DX is stable for N > {paper_N} at R0 = {R0_us} us",
                              f"N > {paper_N}", str(paper_N), ours, "flows",
                              f"tau = R0+Q0 would give {alt:.1f}"
-                             + (f"; {inv}" if abs(ours - paper_N) > 0.5 else "")), alt)
+                             + (f"; {inv}" if abs(ours - paper_N) > 0.5 else ""), tens=True), alt)
     # Section 4.1 -- special stable state for N > 70 at 80 us; N = 50, R0 = 20 us special
     thr80 = dx.special_state_threshold_N(C, 80e-6, seg)
     add("4.1", "special state at R0=80us for N>70", 70, thr80, "flows",
@@ -301,9 +315,15 @@ def run_thresholds(out_dir: Path, quick: bool) -> ExperimentResult:
     # Section 4.3 -- Theorem 1 bounds
     r0star = dx.stability_threshold_R0(50, C, p, seg) * 1e6
     r0alt = dx.stability_threshold_R0(50, C, p, seg, tau="R0+Q0") * 1e6
+    # The paper's p = 0.95 has two digits: what its half unit (+-0.005) does to the bound.
+    p_lo, p_hi = p - quoted_tolerance(str(p)), p + quoted_tolerance(str(p))
+    r0_lo, r0_hi = sorted(dx.stability_threshold_R0(50, C, q, seg) * 1e6 for q in (p_lo, p_hi))
     add("4.3", "stability R0* at N=50", 145, r0star, "us",
         _threshold_claim("Sect. 4.3: by Theorem 1 the upper bound of R0 for stability is 145 us (N = 50)",
-                         "R0 < 145 us", "145", r0star, "us", f"tau = R0+Q0 would give {r0alt:.1f} us"), r0alt)
+                         "R0 < 145 us", "145", r0star, "us",
+                         f"tau = R0+Q0 would give {r0alt:.1f} us; p = {p_lo:g} .. {p_hi:g} (the paper's p = {p} to its "
+                         f"printed digits) gives {r0_lo:.1f} .. {r0_hi:.1f} us, so the verdict turns on p's third digit"),
+        r0alt)
     n120 = nstar(120e-6)
     n120alt = nstar(120e-6, tau="R0+Q0")
     add("4.3", "stability N* at R0=120us", 42, n120, "flows",
@@ -336,16 +356,23 @@ def run_thresholds(out_dir: Path, quick: bool) -> ExperimentResult:
 
 
 def _state(N: float, C: float, R0: float) -> str:
+    """Theorem 2's special state (Q* > 0) or its boundary N = C R0/seg (Q* = 0: the queue is empty at
+    the fixed point, as dx-fig4 and dx-sec4.3 label it), else Theorem 1 (corrected, tau = R0)."""
     ss = dx.special_state(N, C, R0, SEG_BYTES)
     if ss.active:
-        return f"N={N:g}, C={C / 1e9:g} Gbps, R0={R0 * 1e6:g} us: special"
+        return f"N={N:g}, C={C / 1e9:g} Gbps, R0={R0 * 1e6:g} us: " + ("special" if ss.q_star_pkt > 1e-9 else "boundary")
     t = dx.theorem1(N, C, R0, P_FIG1, SEG_BYTES)
     st = "stable" if t.stable else "unstable"
     return f"N={N:g}, C={C / 1e9:g} Gbps, R0={R0 * 1e6:g} us: {st} (bound {t.tau_bound_s * 1e6:.0f} us)"
 
 
 def _stability_rank(state: str) -> int:
-    return 0 if state.endswith("special") else (1 if ": stable" in state else 2)
+    """special 0, its boundary 1 (N = C R0/seg: stable by Theorem 1 too, but not frozen at one
+    segment), stable 2, not certified stable 3."""
+    for rank, word in enumerate(("special", "boundary")):
+        if state.endswith(word):
+            return rank
+    return 2 if ": stable" in state else 3
 
 
 def _plot_state_map(png: Path, C: float, p: float, seg: float, quick: bool) -> None:
