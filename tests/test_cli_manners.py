@@ -467,12 +467,12 @@ def test_run_refuses_options_that_contradict_each_other_before_it_runs(tmp_path,
     assert not (tmp_path / "o").exists()
 
 
-def test_csv_of_a_scenario_of_l2_sources_alone_is_its_sources_table(tmp_path):
+def test_csv_of_a_scenario_of_l2_sources_alone_is_its_sources_table(tmp_path, split_runner):
     """`--format csv` printed the flows table's empty header for examples/dsm_dumbbell.toml, which
     has L2 sources and no flows (a probe): it prints the sources table there."""
     import io
 
-    res = runner.invoke(app, ["run", str(ROOT / "examples" / "dsm_dumbbell.toml"), "--out", str(tmp_path / "o"),
+    res = split_runner.invoke(app, ["run", str(ROOT / "examples" / "dsm_dumbbell.toml"), "--out", str(tmp_path / "o"),
                               "--no-plots", "--format", "csv", "--set", "run.duration=20ms", "--set", "run.warmup=5ms"])
     assert res.exit_code == 0, res.output
     table = pd.read_csv(io.StringIO(res.stdout))

@@ -195,16 +195,16 @@ def test_a_no_floor_plot_says_so_and_dx_busy_time_is_not_called_utilization(tmp_
     assert res.exit_code == 0 and "not the utilization" in " ".join(res.output.split())
 
 
-def test_a_file_that_cannot_be_written_costs_only_itself(tmp_path):
+def test_a_file_that_cannot_be_written_costs_only_itself(tmp_path, split_runner):
     """A full disk under --csv had lost the run's summary and its plot (exit 2 with a message that
     named no file; a probe): the summary and the other file still come, each failed file gets a
     line naming its option and path, and the status is 1."""
     full = tmp_path / "full.csv"
     full.symlink_to("/dev/full")
     png = tmp_path / "ok.png"
-    r = runner.invoke(app, ["fluid", "dctcp", "--t-end", "5ms", "--csv", str(full), "--plot", str(png), "--json"])
-    assert r.exit_code == 1, r.output
-    assert f"--csv: cannot write {full}: No space left on device" in " ".join(r.output.split())
+    r = split_runner.invoke(app, ["fluid", "dctcp", "--t-end", "5ms", "--csv", str(full), "--plot", str(png), "--json"])
+    assert r.exit_code == 1, r.stdout + r.stderr
+    assert f"--csv: cannot write {full}: No space left on device" in " ".join(r.stderr.split())
     summary = json.loads(r.stdout)
     assert summary["files"] == [str(png)] and png.stat().st_size > 10_000
     assert summary["q_pkt"]["max"] > 0

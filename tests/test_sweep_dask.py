@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -101,12 +102,35 @@ def test_a_sweep_whose_workers_all_leave_stops_saying_so_not_a_hang(tmp_path, mo
     monkeypatch.setattr(execute, "NO_WORKER_LOOK_S", 0.1)
     with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
                                   silence_logs=logging.ERROR) as c:
-        threading.Timer(0.5, lambda: c.scale(0)).start()
+        def scale_down_once_the_runs_are_in() -> None:
+            # The watchdog waits for a first worker (a cluster may still be starting): the workers leave
+            # only after the sweep sent its runs and has looked (a fixed 0.5 s after the start had the
+            # worker gone before a slower start's first look, on Python 3.9: the sweep then waited for a
+            # first worker, as designed, and the test hung).
+            end = time.monotonic() + 60
+            while not c.scheduler.tasks and time.monotonic() < end:
+                time.sleep(0.02)
+            time.sleep(0.3)
+            c.scale(0)
+
+        threading.Thread(target=scale_down_once_the_runs_are_in, daemon=True).start()
         t0 = time.monotonic()
-        with pytest.raises(SweepError, match=r"^dask: every worker of the Dask cluster left, and none came back for 2 s, "
-                                             r"with \d+ runs? in flight; finished runs are kept"):
-            sweep(dict(BASE, run={"duration": "1s", "warmup": "3ms", "seed": 1}), {"network.aqm.K": ["10pkt"]}, seeds=4,
-                  out=tmp_path / "o", dask=c.scheduler_address, progress=False)
+        outcome: dict = {}
+
+        def run() -> None:
+            try:
+                sweep(dict(BASE, run={"duration": "1s", "warmup": "3ms", "seed": 1}), {"network.aqm.K": ["10pkt"]},
+                      seeds=4, out=tmp_path / "o", dask=c.scheduler_address, progress=False)
+            except BaseException as e:  # noqa: BLE001 (judged below)
+                outcome["error"] = e
+
+        worker = threading.Thread(target=run, daemon=True)
+        worker.start()
+        worker.join(60)  # a hang fails the test, not the whole suite
+        assert not worker.is_alive(), "the sweep still waits 60 s after every worker left"
+        assert isinstance(outcome.get("error"), SweepError), outcome
+        assert re.match(r"^dask: every worker of the Dask cluster left, and none came back for 2 s, with \d+ runs? in "
+                        r"flight; finished runs are kept", str(outcome["error"])), outcome["error"]
         assert time.monotonic() - t0 < 60
 
 
