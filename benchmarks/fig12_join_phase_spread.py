@@ -15,7 +15,7 @@ quick = sys.argv[1] == "quick"
 d_eff = m.base_rtt_s(m.D12_S)
 W_max = m.C_PPS * d_eff + m.K12
 W_star = W_max / 2
-T2, horizon = (0.1, 0.4) if quick else (0.3, 0.7)
+T2, horizon = m.FIG12_JOIN_HORIZON_S_QUICK if quick else m.FIG12_JOIN_HORIZON_S
 us = m.time_str
 for gname in ("1/sqrt(W_max)", "5/W_max", "1/W_max"):
     g = {"1/sqrt(W_max)": 1 / math.sqrt(W_max), "5/W_max": 5 / W_max, "1/W_max": 1 / W_max}[gname]

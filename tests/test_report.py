@@ -399,3 +399,15 @@ def test_a_second_report_into_the_same_directory_drops_the_first_ones_other_page
         assert (h / "mine.txt").read_text() == "keep me" and (h / "notes.html").exists()
         assert FAST[0] not in (h / "index.html").read_text()
         assert (out / FAST[0] / "claims.json").exists()  # the first run's results are kept
+
+
+def test_a_report_links_the_files_the_run_listed_not_strays(tmp_path):
+    """A review: a CSV left in OUT/ID by an earlier version or by the user was linked and copied as
+    this run's data (every CSV of the directory was taken); now only the listed files and the
+    registry's claims.json and parameters.json."""
+    from dcsim.report import _data_files
+
+    for name in ("table.csv", "from_last_month.csv", "claims.json", "parameters.json"):
+        (tmp_path / name).write_text("a,b\n")
+    got = [f.name for f in _data_files(tmp_path, [tmp_path / "table.csv", tmp_path / "figure.png"])]
+    assert got == ["table.csv", "claims.json", "parameters.json"], got

@@ -164,6 +164,14 @@ def reproduce(
     each; with --html, one report with every figure and claims table."""
     from dcsim.experiments.registry import all_experiments, get
 
+    run_options = [name for name, given in (("--quick", quick), ("--jobs", jobs is not None), ("--dask", dask is not None),
+                                            ("--html", html_dir is not None), ("--out", out != Path("dcsim-out")))
+                   if given]
+    if not list_ and not ids and not all_ and run_options:
+        # A script's `dcsim reproduce $IDS --html rep` with an empty $IDS had printed the list and
+        # exited 0, with no report and no word about its options (a review).
+        fail(f"no experiment to run: {', '.join(run_options)} apply to a run; give experiment ids or --all "
+             "(dcsim reproduce --list shows them)")
     if list_ or (not ids and not all_):
         from dcsim.experiments.registry import runtime, runtimes, shipped_runtimes
 
@@ -300,7 +308,9 @@ def write_claims(result, out_dir: Path, quick: bool = False) -> list[Path]:
     rows = [{**c.as_dict(), "mode": "quick" if quick else "full"} for c in result.claims]
     js, pq = out_dir / "claims.json", out_dir / "claims.parquet"
     js.write_text(json.dumps(rows, indent=2), encoding="utf-8")
-    frame_to_parquet(pd.DataFrame(rows).astype(str), pq)
+    # Text columns with nulls where a row has no such key (a check row has no packet / fluid /
+    # theory): astype(str) wrote the text "nan" there under pandas 2 (a review), null under pandas 3.
+    frame_to_parquet(pd.DataFrame(rows).astype("string"), pq)
     return [js, pq]
 
 

@@ -199,11 +199,12 @@ def _parameters(out_dir: Path, e_id: str) -> str:
 
 
 def _data_files(out_dir: Path, files: list[Path]) -> list[Path]:
-    """The experiment's data files: the CSV and JSON files it lists, and every CSV in its output
-    directory (tables it wrote without listing them), claims.json included."""
+    """The experiment's data files: the CSV and JSON files it lists (every experiment lists every
+    table it writes) and the claims.json and parameters.json the registry wrote beside them. Not
+    every CSV of its output directory: a file left there by an earlier version or by the user was
+    shown as this run's data (a review)."""
     out = [Path(f) for f in files if Path(f).suffix.lower() in (".csv", ".json")]
-    if out_dir.is_dir():
-        out += sorted(f for f in out_dir.iterdir() if f.suffix.lower() == ".csv" or f.name in ("claims.json", "parameters.json"))
+    out += [out_dir / name for name in ("claims.json", "parameters.json")]
     return [f for f in dict.fromkeys(out) if f.is_file()]
 
 

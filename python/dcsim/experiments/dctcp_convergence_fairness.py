@@ -61,6 +61,12 @@ def _sweep(out_dir: Path, name: str, base: dict, axes: dict, *, tables: bool = F
 # Fig. 13: RTT-fairness
 # ---------------------------------------------------------------------------------------------
 
+#: Fig. 13: (run length, warm-up), s (see run_fig13).
+FIG13_RUN_S = (3.0, 0.5)
+FIG13_RUN_S_QUICK = (0.6, 0.1)
+#: Fig. 12: (flow 2's join time T2, the horizon after it), s: flow 1 alone settles for T2 first.
+FIG12_JOIN_HORIZON_S = (0.3, 0.7)
+FIG12_JOIN_HORIZON_S_QUICK = (0.1, 0.4)
 RTT1_US = 100
 #: RTT2 on a geometric grid (ratio ~1.26): the deterministic packet system shows resonances at
 #: particular RTT ratios (e.g. DCTCP's ratio is 3.7 at RTT2 = 200 us but 3.0 at 300 us, the same for
@@ -143,7 +149,7 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
     out_dir = Path(out_dir)
     # TCP's sawtooth at RTT2 = 1 ms lasts ~W/2 = 200 RTTs = 0.2 s: 3 s hold >= 10 cycles of the slow
     # group (0.5 s warm-up). Quick: 0.6 s (0.1 s warm-up).
-    duration, warmup = (0.6, 0.1) if quick else (3.0, 0.5)
+    duration, warmup = FIG13_RUN_S_QUICK if quick else FIG13_RUN_S
     rtts = FIG13_RTT2_US_QUICK if quick else FIG13_RTT2_US
     rows = []
     for scheme in SCHEMES:
@@ -350,7 +356,7 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
     R_s = d_eff + K12 / C_PPS  # R* = d + K/C, the hybrid model's time unit
     gs = {"1/sqrt(W_max)": 1 / math.sqrt(W_max), "5/W_max": 5 / W_max, "1/W_max": 1 / W_max}
     # flow 1 alone from t = 0 (alpha starts at 0), flow 2 joins at T2 with one segment and alpha = 1
-    T2, horizon = (0.1, 0.4) if quick else (0.3, 0.7)
+    T2, horizon = FIG12_JOIN_HORIZON_S_QUICK if quick else FIG12_JOIN_HORIZON_S
 
     def us(x):
         return time_str(x)

@@ -365,10 +365,20 @@ def _plot_pair_column(axes, pr: _Pair, span_s: float, max_sources: int = 10, tit
 # ---------------------------------------------------------------------------------------------
 
 
+#: Figs. 2 and 3: (run length, warm-up), s, of each packet run (here, not in the functions, so that
+#: parameters.json records both modes: registry.code_settings reads module constants).
+FIG23_RUN_S = (0.5, 0.1)
+FIG23_RUN_S_QUICK = (0.15, 0.05)
+#: Fig. 10: each protocol's run length, s, and the warm-up, s (see run_fig10).
+FIG10_DURATION_S = {"dctcp": 0.6, "newreno": 1.3}
+FIG10_DURATION_S_QUICK = {"dctcp": 0.3, "newreno": 0.5}
+FIG10_WARMUP_S = 0.1
+
+
 @experiment("dctcp-fig2", "Fluid model vs packet simulation, N = 2, 10, 100 (Fig. 2)", PAPER)
 def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
     out_dir = Path(out_dir)
-    duration, warmup = (0.15, 0.05) if quick else (0.5, 0.1)
+    duration, warmup = FIG23_RUN_S_QUICK if quick else FIG23_RUN_S
     span = 0.01  # plotted window: 10 ms right after warm-up
     pairs = [_Pair(N, G2, duration, warmup) for N in N2]
 
@@ -522,7 +532,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
 @experiment("dctcp-fig3", "Fluid and Sawtooth models vs packet simulation, N = 2, g = 0.4 (Fig. 3)", PAPER)
 def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
     out_dir = Path(out_dir)
-    duration, warmup = (0.15, 0.05) if quick else (0.5, 0.1)
+    duration, warmup = FIG23_RUN_S_QUICK if quick else FIG23_RUN_S
     span = 0.01
     p = _Pair(2, G3, duration, warmup)
     saw = th.sawtooth(C_PPS, p.d_eff, p.K, p.N)
@@ -714,8 +724,8 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
     # 50-150 periods. TCP is the slow one: with N = 2 each window halves from ~(Cd + K)/2 ~ 200 to ~100
     # pkt and regrows at 1 pkt/RTT, a period of ~100 RTT ~ 50 ms, and the two flows' phases drift
     # slowly, so TCP gets 1.2 s (~24 periods). Quick: 200 ms / 400 ms measured.
-    warmup = 0.1
-    durations = {"dctcp": 0.3, "newreno": 0.5} if quick else {"dctcp": 0.6, "newreno": 1.3}
+    warmup = FIG10_WARMUP_S
+    durations = FIG10_DURATION_S_QUICK if quick else FIG10_DURATION_S
     sim = fig10_runs(Ks, durations, warmup, out_dir)
     Cd = C_PPS * D10_S  # 400 pkt, the paper's BDP
     d_eff = base_rtt_s(D10_S)

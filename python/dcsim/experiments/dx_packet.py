@@ -191,11 +191,16 @@ def r0_us_of(table: pd.DataFrame) -> np.ndarray:
     return np.round((table["network.rtt_s"].to_numpy(float) + serialisation_s(C)) * 1e6, 6)
 
 
+#: (run length, warm-up), s, of every DX packet run (:func:`durations`).
+RUN_S = (0.3, 0.05)
+RUN_S_QUICK = (0.08, 0.03)
+
+
 def durations(quick: bool) -> tuple[float, float]:
     """(run length, warm-up), s: 50 ms warm-up covers the staggered start (N x 100 us <= 10 ms) and the
     growth of W from one segment at +1 per RTT (<= 35 RTTs of <= 0.45 ms); 250 ms measured hold 550 to
     3000 RTTs (~100 oscillation periods of 4-6 RTTs). Quick: 30 + 50 ms."""
-    return (0.08, 0.03) if quick else (0.3, 0.05)
+    return RUN_S_QUICK if quick else RUN_S
 
 
 def scenario(N: int, R0_s: float, *, C_bps: float = C_BPS, duration_s: float, warmup_s: float, R0: str = "path",

@@ -422,9 +422,10 @@ def _defaults(f: Callable) -> dict:
 
 def code_settings(fn: Callable) -> dict:
     """The module-level constants (UPPER_CASE names with plain values) that ``fn`` reads, directly
-    or through the functions of its own module that it calls, in the order first read, and the
-    keyword defaults of those functions (``"helper() defaults"``); names ending in ``_QUICK`` are
-    the ``--quick`` variants."""
+    or through the functions and classes of its own module that it uses, in the order first read,
+    and the keyword defaults of those functions and methods (``"helper() defaults"``); names ending
+    in ``_QUICK`` are the ``--quick`` variants (an experiment keeps both modes' settings as module
+    constants so that they are recorded: a review found parameters.json without the run lengths)."""
     import types
 
     mod = fn.__module__
@@ -445,6 +446,13 @@ def code_settings(fn: Callable) -> dict:
                     if defaults:
                         out[f"{name}() defaults"] = defaults
                 walk(v.__code__, v.__globals__)
+            elif isinstance(v, type) and v.__module__ == mod:  # a helper class: its methods too
+                for meth_name, meth in vars(v).items():
+                    if isinstance(meth, types.FunctionType) and meth.__code__ not in seen:
+                        defaults = _defaults(meth)
+                        if defaults:
+                            out[f"{name}.{meth_name}() defaults"] = defaults
+                        walk(meth.__code__, meth.__globals__)
             elif name.isupper() and name not in _NOT_SETTINGS and name not in out:
                 val = _setting_value(v)
                 if val is not None or v is None:
