@@ -305,6 +305,10 @@ def test_every_page_shows_its_parameters_and_links_its_data(report):
         assert any(h.endswith(".csv") for h in links) and f"{exp}/parameters.json" in links, links
         for h in links:
             assert (report / h).is_file(), h
+        # every table the run wrote is listed by its experiment, so the page links it (the report
+        # no longer takes every CSV of OUT/ID, which had shown strays as the run's data)
+        written = {f.name for f in (report.parent / "out" / exp).glob("*.csv")}
+        assert written <= {h.split("/")[-1] for h in links}, written
     assert "P_FIG1" in (report / "dx-thresholds.html").read_text()  # settings read by its code
     assert "synchronized_aimd() defaults" in (report / "coexist-fig1.html").read_text()
 

@@ -64,9 +64,6 @@ def _sweep(out_dir: Path, name: str, base: dict, axes: dict, *, tables: bool = F
 #: Fig. 13: (run length, warm-up), s (see run_fig13).
 FIG13_RUN_S = (3.0, 0.5)
 FIG13_RUN_S_QUICK = (0.6, 0.1)
-#: Fig. 12: (flow 2's join time T2, the horizon after it), s: flow 1 alone settles for T2 first.
-FIG12_JOIN_HORIZON_S = (0.3, 0.7)
-FIG12_JOIN_HORIZON_S_QUICK = (0.1, 0.4)
 RTT1_US = 100
 #: RTT2 on a geometric grid (ratio ~1.26): the deterministic packet system shows resonances at
 #: particular RTT ratios (e.g. DCTCP's ratio is 3.7 at RTT2 = 200 us but 3.0 at 300 us, the same for
@@ -205,7 +202,6 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
                    + ("; below 2 but within [11]'s 1 <= θ <= 2: most likely the two groups' halvings are only partly "
                       "synchronized (each group cuts once per its own window), which moves AIMD towards θ = 1"
                       if s == "TCP–Drop-tail" and abs(slopes[s] - pred) > TOL_THETA else "")))
-    sd, sr = slopes["DCTCP"], slopes["TCP–RED"]
     # Orderings of fitted slopes: each step by more than twice the standard error of the difference
     # (the fits' residuals: the zig-zag of the curves is their noise), fixed after a review found
     # "θ_IF < θ_RED" passing on 0.93 < 0.96 with standard errors 0.074 and 0.020.
@@ -233,7 +229,6 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
                "probe): a structure of the deterministic packet system over RTT, not locking at a few isolated "
                "ratios; with no jitter in the engine it dominates these local slopes, while the overall fits above "
                "are robust to it"))
-    si = slopes["DCTCP–Improved Fairness"]
     ri = float(df[df.scheme == "DCTCP–Improved Fairness"].tput_ratio.iloc[-1])
     rd = float(d.tput_ratio.iloc[-1])
     better, better_txt = below("DCTCP–Improved Fairness", "DCTCP", slopes, ses)
@@ -241,7 +236,7 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
         "Sect. 5.2: the per-ACK change (36) significantly improves RTT-fairness, especially at high RTT ratios",
         "Improved below DCTCP", ok(better and ri < rd),
         packet=f"θ: {better_txt}; ratio at {rtts[-1] / RTT1_US:g}x RTT: {ri:.2f} vs {rd:.2f}",
-        detail=f"criterion: the slope lower by more than twice the standard error of the difference, and the ratio at "
+        detail="criterion: the slope lower by more than twice the standard error of the difference, and the ratio at "
                "the largest RTT ratio lower"))
     slight, slight_txt = below("DCTCP–Improved Fairness", "TCP–RED", slopes, ses)
     claims.append(instruments(
@@ -301,6 +296,9 @@ ACCESS12 = "40Gbps"
 #: compared with, its standard error in the rule.
 TCP_JOINS = 8
 TCP_JOIN_STEP_S = 3e-3
+#: Fig. 12: (flow 2's join time T2, the horizon after it), s: flow 1 alone settles for T2 first.
+FIG12_JOIN_HORIZON_S = (0.3, 0.7)
+FIG12_JOIN_HORIZON_S_QUICK = (0.1, 0.4)
 #: "Up to about a factor of 2 longer than TCP" = 1 < t_DCTCP / t_TCP <= 2.5 for g in the range (27):
 #: "about 2" is good to half its last digit (registry.quoted_tolerance, about=True); the ratio's
 #: whole +-2 standard-error band must lie inside (DCTCP's join-phase spread, TCP's standard error

@@ -963,7 +963,7 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
         return (f"{LABELS[key]}: {'shows it' if shifts(key) else 'does not'} (congested seconds {min(busy):.1f}-"
                 f"{max(busy):.1f} KB, surplus seconds {min(idle):.1f}-{max(idle):.1f} KB)")
 
-    printed = [k for k in ("dsm", "qcn", "smcc")]
+    printed = ("dsm", "qcn", "smcc")
     claims = [
         # "Predictably, ...": a property of the traffic schedule, not of a scheme (a review: judged on DSM
         # alone, whose collapse the stability and headline rows count already, it only counted that again)

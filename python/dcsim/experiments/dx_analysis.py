@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from dcsim.experiments.registry import (DIFFERS, REPRODUCED, Claim, ExperimentResult, check, experiment,
-                                        quoted_tolerance, save_figure, verdict)
+                                        quoted_tolerance, save_figure, verdict, verdict_quoted)
 from dcsim.theory import dx
 
 PAPER = "Jiang et al., Modeling and Analysis of the Latency-Based Congestion Control Algorithm DX"
@@ -240,12 +240,10 @@ def _threshold_claim(statement: str, paper_txt: str, printed: str, ours: float, 
     """A threshold the paper computed and printed (e.g. "42"): reproduced if ours rounds to it, i.e. within
     half a unit of its last printed digit (registry.quoted_tolerance); ``tens``: a whole number whose
     trailing zero is not significant ("30" -> +-5, :data:`SECT41_ROUNDING`)."""
-    paper = float(printed)
-    tol = quoted_tolerance(printed, about=tens)
-    v = REPRODUCED if math.isfinite(ours) and abs(ours - paper) <= tol * (1 + 1e-12) else DIFFERS
-    allowed = f"within +-{tol:g} of {printed}, {SECT41_ROUNDING}" if tens else f"rounds to {printed}"
-    return Claim(statement, paper_txt, f"{ours:.2f} {unit}", v,
-                 f"{abs(ours - paper) / paper:.1%} from the paper (allowed: {allowed}); {detail}")
+    v, diff = verdict_quoted(printed, ours, about=tens)
+    allowed = (f"within +-{quoted_tolerance(printed, about=True):g} of {printed}, {SECT41_ROUNDING}" if tens
+               else f"rounds to {printed}")
+    return Claim(statement, paper_txt, f"{ours:.2f} {unit}", v, f"{diff:.1%} from the paper (allowed: {allowed}); {detail}")
 
 
 def _exact_claim(statement: str, paper_txt: str, paper_val: float, ours: float, unit: str, detail: str) -> Claim:

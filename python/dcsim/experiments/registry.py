@@ -89,11 +89,12 @@ def quoted_tolerance(printed: str, about: bool = False) -> float:
     return 0.5 * 10.0 ** (-decimals)
 
 
-def verdict_quoted(printed: str, ours: float) -> tuple[str, float]:
-    """Reproduced if ``ours`` rounds to the paper's printed number (see :func:`quoted_tolerance`);
-    returns (verdict, relative difference)."""
+def verdict_quoted(printed: str, ours: float, about: bool = False) -> tuple[str, float]:
+    """Reproduced if ``ours`` rounds to the paper's printed number (see :func:`quoted_tolerance`,
+    whose ``about`` reads a whole number's trailing zeros as not significant); returns (verdict,
+    relative difference)."""
     paper = float(printed)
-    tol = quoted_tolerance(printed)
+    tol = quoted_tolerance(printed, about=about)
     ok_ = math.isfinite(ours) and abs(ours - paper) <= tol * (1 + 1e-12)
     return (REPRODUCED if ok_ else DIFFERS), (abs(ours - paper) / abs(paper) if paper else abs(ours))
 
