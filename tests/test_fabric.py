@@ -176,6 +176,28 @@ def test_bad_fabrics_name_the_field_on_the_cli(tmp_path):
         assert not out.exists()
 
 
+def test_a_load_of_the_senders_links_that_overloads_the_receivers_is_warned():
+    # leaf_spine(): 8 senders to 8 receivers, all 10 Gbps: load x 8/8 <= 1, no warning. With 12
+    # senders to 4 receivers at 0.5 the receivers are offered 0.5 x 12 / 4 = 150 % on average (a
+    # review: "poisson 0.5 of every host link" said nothing of it); at 0.3, 90 %: no warning.
+    def load_warnings(d):
+        return [w for w in Scenario.from_dict(d).warnings() if "receivers' host links" in w]
+
+    assert load_warnings(leaf_spine()) == []
+    d = leaf_spine()
+    d["workloads"][0].update(senders=[f"h{i}" for i in range(12)], receivers=[f"h{i}" for i in range(12, 16)], load=0.5)
+    w, = load_warnings(d)
+    assert w.startswith("workloads[0]:") and "150 %" in w and "12 hosts" in w and "4 hosts" in w
+    d["workloads"][0]["load"] = 0.3
+    assert load_warnings(d) == []
+    assert "of the senders' host links" in Scenario.from_dict(d).workloads[0].describe()
+
+
+def test_an_oversubscription_far_out_of_range_shows_the_rate_rounded():
+    msg = error(leaf_spine(oversubscription=1e-30))  # a 16-host leaf's had been shown as 3.9999999999999996e+40bps
+    assert msg.startswith("network.oversubscription:") and "2e+40bps" in msg and "99999" not in msg  # 8 x 10 Gbps / (4 x 1e-30)
+
+
 def test_ecmp_seed_only_where_there_are_equal_cost_paths():
     d = {"network": {"topology": "dumbbell", "bottleneck": "1Gbps", "rtt": "100us", "buffer": "100pkt", "ecmp_seed": 1},
          "flows": [{"count": 1, "protocol": "dctcp"}], "run": {"duration": "1ms"}}
@@ -645,27 +667,25 @@ def test_python_callers_get_numpy_numbers_accepted_and_wrong_indices_and_keys_na
         Scenario.from_dict(d)
 
 
-def test_delayed_acks_of_the_linux_profile_on_finite_flows_are_warned_about():
-    """Under profile = "linux" a receiver ACKs every second segment, else after 40 ms, and Linux's
-    quick ACKs at a connection's start are not modelled: a one-packet flow waits 40 ms for its
-    ACK. Finite flows so configured get a warning naming the group and the option; an explicit
-    delayed_ack, the ns2 profile (an ACK per segment) and long-lived flows get none."""
-    def warned(d):
-        return [w for w in Scenario.from_dict(d).warnings() if "delay ACKs" in w]
+def test_a_linux_receiver_acks_the_end_of_a_flow_at_once():
+    """Under profile = "linux" a receiver ACKs every second segment, else after 40 ms, but the
+    segment that ends the sender's write (a flow's last, PSH) at once, as Linux does when the
+    application reads it (tcp_measure_rcv_mss's ICSK_ACK_PUSHED, tcp_cleanup_rbuf): a review found
+    a 1 KB flow's FCT at 40.1 ms, the delayed-ACK timer, where Linux (and ns2 here) take ~0.1 ms.
+    So a flow of one or of an odd number of segments completes as under ns2, and nothing is warned."""
+    def fct(profile, size):
+        one = leaf_spine()
+        one["workloads"] = [{"kind": "trace", "protocol": "dctcp", "profile": profile,
+                             "arrivals": [{"start": "0s", "src": "h0", "dst": "h8", "size": size}]}]
+        one["run"]["duration"] = "50ms"
+        sc = Scenario.from_dict(one)
+        assert not [w for w in sc.warnings() if "delay ACKs" in w]
+        return simulate(sc).flows["fct_s"].iloc[0]
 
-    d = leaf_spine()
-    d["workloads"][0]["profile"] = "linux"
-    hits = warned(d)
-    assert len(hits) == 1 and hits[0].startswith("workloads[0]: ") and "set delayed_ack = false" in hits[0], hits
-    assert "40ms" in hits[0]
-    d["workloads"][0]["delayed_ack"] = False
-    assert not warned(d)
-    assert not warned(leaf_spine())
-    perm = leaf_spine()
-    perm["workloads"] = [{"kind": "permutation", "protocol": "dctcp", "profile": "linux"}]
-    assert not warned(perm)
-    perm["workloads"][0]["size"] = "10KB"
-    assert len(warned(perm)) == 1
+    # One segment: the same packet and its ACK, timer or not; 11 segments (odd) in slow start
+    # under both profiles: the last ACK leaves at once (the rest may differ: linux grows by ABC).
+    assert fct("linux", "1KB") == fct("ns2", "1KB") < 1e-3
+    assert fct("linux", "16060B") < 1e-3
     # `delayed_ack = true` under the profile is the profile's delayed ACK (every 2 segments, 40 ms),
     # not the ns2 default's 1 ms timer; keys given keep their values.
     for given, want in ((True, (2, 0.040)), ({"segments": 3}, (3, 0.040)), ({"timeout": "5ms"}, (2, 0.005))):
@@ -673,13 +693,6 @@ def test_delayed_acks_of_the_linux_profile_on_finite_flows_are_warned_about():
         g["workloads"][0].update(profile="linux", delayed_ack=given)
         da = Scenario.from_dict(g).workloads[0].classes()[0]._flow.delayed_ack
         assert (da.segments, da.timeout) == want, (given, da)
-    # The physics it warns of: a lone one-packet flow's FCT includes the 40 ms timeout.
-    one = leaf_spine()
-    one["workloads"] = [{"kind": "trace", "protocol": "dctcp", "profile": "linux",
-                         "arrivals": [{"start": "0s", "src": "h0", "dst": "h8", "size": "1KB"}]}]
-    one["run"]["duration"] = "50ms"
-    fct = simulate(Scenario.from_dict(one)).flows["fct_s"].iloc[0]
-    assert 0.040 <= fct < 0.041, fct
 
 
 def _toml(d: dict) -> str:

@@ -162,16 +162,7 @@ def _linux_reno(extra: dict, network: dict, duration: str) -> "object":
          "flows": [{"count": 1, "protocol": "newreno", "profile": "linux", **extra}],
          "run": {"duration": duration, "warmup": "0ms", "seed": 1},
          "metrics": {"cwnd_interval": "1us", "queue_interval": "1us", "throughput_interval": "100us"}}
-    with pytest.warns(dcsim.ScenarioWarning) if "size" in extra else _nothing():
-        return dcsim.simulate(dcsim.Scenario.from_dict(d))
-
-
-class _nothing:
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *a):
-        return False
+    return dcsim.simulate(dcsim.Scenario.from_dict(d))
 
 
 def test_linux_reno_grows_after_a_sack_recovery_by_the_segments_newly_delivered():

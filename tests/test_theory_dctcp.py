@@ -62,6 +62,11 @@ def test_bad_inputs_name_the_field():
         with pytest.raises(ValueError, match=re.escape(words)):
             th.hybrid_assumptions(*args)
     assert th.hybrid_assumptions(1, 1, 1.0) == ["N = 1 < 2", "W_max = 1 pkt < 2N = 2"]  # reported, not refused
+    # A review: NaN windows or alphas of the Hybrid model had run to NaN results.
+    for W0, a0, words in [([nan], [0.5], "W0 must be finite numbers >= 0"), ([10], [nan], "alpha0 must be in [0, 1], got nan"),
+                          ([float("inf")], [0.5], "W0 must be finite"), ([10], [1.5], "alpha0 must be in [0, 1], got 1.5")]:
+        with pytest.raises(ValueError, match=re.escape(words)):
+            th.hybrid_model(W0, a0, 0.1, 100, 5)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -286,6 +286,18 @@ def test_bad_input_names_field(kwargs, field):
         dx.equilibrium(**kwargs)
 
 
+@pytest.mark.parametrize("N", [0.5, 1e-300])
+def test_every_public_function_counts_at_least_one_flow(N):
+    # N is a number of flows (Sect. 3): N >= 1 as special_state and analyze already required (a
+    # review: equilibrium, theorem1, stability_threshold_R0 and special_state_max_R0 took 0.5 and
+    # called it stable, 1e-300 gave Q0 = 6e-308 s). The threshold search N* still evaluates N < 1.
+    for f, args in [(dx.equilibrium, (N, C10G, 80e-6)), (dx.theorem1, (N, C10G, 80e-6)),
+                    (dx.stability_threshold_R0, (N, C10G)), (dx.special_state_max_R0, (N, C10G))]:
+        with pytest.raises(ValueError, match=r"^N: .*allowed 1 <= N <= 1e\+06 flows"):
+            f(*args)
+    assert dx.stability_threshold_N(1e9, 10e-6) < 1  # C R0 / seg = 0.83 flows: N* below one flow, found
+
+
 def test_theorem1_rejects_p_one_and_bad_tau():
     with pytest.raises(ValueError, match=r"^p: .*0 < p < 1"):
         dx.theorem1(50, C10G, 80e-6, p=1.0)

@@ -13,9 +13,11 @@ Models
 Numerics (see ``crates/dcsim-core/src/fluid/dde.rs``): classical RK4 on a fixed step; delayed
 states read from the step grid (exactly when the delay is a whole number of steps, as the defaults
 here arrange, by cubic Hermite interpolation otherwise); the switching times of the delayed marking
-indicator are located exactly and the step is split there; floors obey the max(·, 0) rule.
-Global order 4 on smooth problems (tested), order 1 near floor contacts. Same inputs give
-bit-identical outputs.
+indicator are located exactly and the step is split there, as it is where the history's joint at
+t = 0 reaches the delayed states (tau and 2 tau); floors obey the max(·, 0) rule. Global order 4 on
+smooth problems and with the default dt (tested); order 3 with a ``dt_s`` that does not divide the
+delay (the constant histories here join the solution with a kink); order 1 near floor contacts.
+Same inputs give bit-identical outputs.
 
 Statistics. :func:`dctcp` and :func:`dx` also summarize their run at every integration step from
 ``stats_from_s`` on (default: the second half of the run) in ``df.attrs["stats"]``: min, mean and

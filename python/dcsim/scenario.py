@@ -686,12 +686,16 @@ def _one_of(value: str, allowed: tuple[str, ...]) -> str:
     return f"{value!r} is not one of {', '.join(allowed)}"
 
 
+def _rate_shown(bps: float) -> str:
+    """A rate a message shows, out of range too: "0bps", "-1Gbps" (not -1000000000.0), "1e+39bps"
+    beyond the largest unit (not the exact "1.0000000000000001e+39bps"), "nan"."""
+    shown = rate_str(bps) if math.isfinite(bps) else repr(bps)
+    return f"{bps:.6g}bps" if "e" in shown else shown
+
+
 def _positive_rate(field: str, bps: float) -> None:
     if not (MIN_RATE_BPS <= bps <= MAX_RATE_BPS):  # also catches NaN
-        shown = rate_str(bps) if math.isfinite(bps) else repr(bps)  # "0bps", "-1Gbps", not -1000000000.0
-        if "e" in shown:  # beyond the largest unit: "1e+39bps", not the exact "1.0000000000000001e+39bps"
-            shown = f"{bps:.6g}bps"
-        raise _err(field, f"{shown} is out of range; allowed 1Kbps .. 10Tbps, e.g. \"10Gbps\"")
+        raise _err(field, f"{_rate_shown(bps)} is out of range; allowed 1Kbps .. 10Tbps, e.g. \"10Gbps\"")
 
 
 # Parameters the engine describes (window controllers, L2 schemes; crates/dcsim-core/src/params.rs):
@@ -1625,7 +1629,7 @@ class Network(_Model):
             if not fixed:
                 rate = self.tier_rate("leaf_spine")
                 if not (MIN_RATE_BPS <= rate <= MAX_RATE_BPS):
-                    shown = rate_str(rate) if rate >= 1 else f"{rate:.3g} bit/s"
+                    shown = _rate_shown(rate) if rate >= 1 else f"{rate:.3g} bit/s"
                     raise _err("oversubscription", f"{o:g} leaves the leaf-spine links at {shown} (= {self.hosts_per_leaf} "
                                                    f"x {rate_str(self.tier_rate('host'))} / ({self.spines} x {o:g})); allowed a "
                                                    f"ratio that keeps them in 1Kbps .. 10Tbps")
@@ -2758,6 +2762,8 @@ class Sizes(_Model):
                 raise _err(name, f"not a parameter of sizes kind {self.kind!r}; allowed: {', '.join(params)}")
         for name in ("size", "min", "max"):
             v = getattr(self, name)
+            if v is not None and v.unit == "pkt" and not v.value >= 1:  # as a flow's size (_check_flow_size)
+                raise _err(name, f"{size_str(v)} is less than one packet; give a smaller size in bytes, e.g. \"100B\"")
             if v is not None and not v.value >= 1:
                 raise _err(name, f"{size_str(v)} is out of range; allowed >= 1 byte")
             if v is not None and v.unit == "B" and not float(v.value).is_integer():
@@ -2813,17 +2819,9 @@ class Sizes(_Model):
         return {"kind": "cdf", "points": [[float(a), float(b)] for a, b in self.cdf_points()]}
 
     def mean_bytes(self, packet_bytes: int, header_bytes: int) -> float:
-        """E[S] as the engine samples it (before rounding to whole bytes), bytes."""
-        e = self.to_engine(packet_bytes, header_bytes)
-        if e["kind"] == "fixed":
-            return float(e["bytes"])
-        if e["kind"] == "uniform":
-            return (e["min_bytes"] + e["max_bytes"]) / 2
-        pts = e["points"]
-        m = pts[0][0] * pts[0][1]
-        for (s0, p0), (s1, p1) in zip(pts, pts[1:]):
-            m += (p1 - p0) * (s0 + s1) / 2
-        return m
+        """E[S] of the sizes as the engine draws them (whole bytes, at least 1), bytes: the mean a
+        Poisson workload's arrival rate divides its load by (the engine's SizeSpec::mean_bytes)."""
+        return _core.size_mean_bytes(json.dumps(self.to_engine(packet_bytes, header_bytes)))
 
 
 def _reraise_nested(e: ValidationError) -> PydanticCustomError:
@@ -3181,7 +3179,7 @@ class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
     def describe(self) -> str:
         protos = "/".join(f"{c.protocol} {c.share:g}" if self.mix else c.protocol for c in self.classes())
         if self.kind == "poisson":
-            of = "every host link" if self.link == HOST_LINKS else self.link
+            of = "the senders' host links" if self.link == HOST_LINKS else self.link
             return f"poisson {self.load:g} of {of} ({self.sizes.kind} sizes, {protos})"
         if self.kind == "trace":
             return f"trace of {count_shown(len(self.arrivals), 'flow')} ({protos})"
@@ -4244,8 +4242,9 @@ class Scenario(_Model):
         out += self._l2_path_warnings()
         out += self._monitor_warnings()
         out += self._trace_warnings()
-        out += self._delack_warnings()
+        out += self._delay_delack_warnings()
         out += self._initial_rto_warnings()
+        out += self._receiver_load_warnings()
         for wi, w in enumerate(self.workloads):
             if w.kind == "trace":
                 late = sum(w.start + t >= run.duration for t in w.arrivals.start_s)
@@ -4277,23 +4276,6 @@ class Scenario(_Model):
                 for wi, w in enumerate(self.workloads) for ci, c in enumerate(w.classes())]
         return out
 
-    def _delack_warnings(self) -> list[str]:
-        """Finite flows ACKed by a receiver that delays its ACKs by the profile's default (linux:
-        every 2 segments, else after 40 ms): a flow whose last segment is odd waits the timeout
-        for its last ACK, as Linux's quick-ACK mode at a connection's start is not modelled. A
-        20 ms run of one-packet flows finished none of its 60 000 (a fuzz run) and said nothing."""
-        finite = lambda f, w: f.size is not None if w is None else (w.kind != "permutation" or w.size is not None)  # noqa: E731
-        groups = [(field, f) for field, f, w in self._flow_groups() if finite(f, w)]
-        out = self._delay_delack_warnings()
-        for field, f in groups:
-            d = f.delayed_ack
-            if d is not None and d.segments > 1 and "delayed_ack" not in f.model_fields_set:
-                out.append(f"{field}: its receivers delay ACKs (every {d.segments} segments, else after "
-                           f"{time_str(d.timeout)}: the {f.profile} profile's), so a short flow may wait that long for "
-                           f"its last ACK (a one-packet flow always does: Linux's quick ACKs at a connection's start "
-                           f"are not modelled), which its FCT includes; set delayed_ack = false to ACK every segment")
-        return out
-
     def _delay_delack_warnings(self) -> list[str]:
         """Flows of a delay-based controller (the engine's fact ``delay_based``: DX) whose receivers
         delay ACKs: an ACK echoes the first held segment's timestamp, so every RTT sample includes
@@ -4311,6 +4293,29 @@ class Scenario(_Model):
                 out.append(f"{field}: {name} with delayed ACKs (every {d.segments} segments, else after "
                            f"{time_str(d.timeout)}{whose}): each RTT sample includes the receiver's hold, which {name} "
                            f"reads as queueing delay, so {then}; set delayed_ack = false")
+        return out
+
+    def _receiver_load_warnings(self) -> list[str]:
+        """A Poisson workload whose load refers to the senders' host links (link = "hosts") offers
+        the receivers' host links load x (the senders' summed host-link rate) / (the receivers'
+        summed rate) on average: above 1 the flows pile up at the receivers (a review: 12 senders
+        at 0.5 to 4 receivers offered them 150 %, and nothing said so)."""
+        out = []
+        net = self.network
+        adj = net.adjacency()
+
+        def host_rate(h: str) -> float:  # all of a host's links, as the engine's load base (load_capacity_bps)
+            return sum(net.link_rate(h, n) or 0.0 for n in adj[h])
+
+        for wi, w in enumerate(self.workloads):
+            if w.kind != "poisson" or w.link != HOST_LINKS or not w.senders or not w.receivers:
+                continue
+            into = w.load * sum(map(host_rate, w.senders)) / sum(map(host_rate, w.receivers))
+            if into > 1:
+                out.append(f"workloads[{wi}]: load {w.load:g} of the senders' host links ({count_shown(len(w.senders), 'host')}) "
+                           f"offers the receivers' host links ({count_shown(len(w.receivers), 'host')}) {100 * into:.0f} % "
+                           "of their capacity on average: flows pile up at the receivers and the FCTs grow with the "
+                           "run's length; lower load, or add receivers")
         return out
 
     def _initial_rto_warnings(self) -> list[str]:

@@ -144,9 +144,10 @@ SCHEMA: dict[str, list[Col]] = {
         _c("tx_pkts", "packets", AW, "packets whose transmission ended"),
         _c("arrivals", "packets", AW, "packets offered to the port"),
         _c("drops", "packets", AW, "packets dropped (buffer full or by the discipline)"),
-        _c("marks", "packets", AW, "packets CE-marked"),
+        _c("marks", "packets", AW, "packets CE-marked (decisions to mark: an arrival already CE from an upstream port counts "
+                                   "if this port marks it too; a CHOKe victim this port had marked, once)"),
         _c("drops_whole_run", "packets", WR, "packets dropped"),
-        _c("marks_whole_run", "packets", WR, "packets CE-marked"),
+        _c("marks_whole_run", "packets", WR, "packets CE-marked (as marks)"),
         _c("evictions", "packets", AW, "queued packets dropped by the discipline (CHOKe victims; included in drops)"),
         _c("q_mean_pkt", "packets", AW, "time-weighted mean queue"),
         _c("q_mean_bytes", "bytes", AW, "time-weighted mean queue"),

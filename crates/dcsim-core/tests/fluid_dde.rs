@@ -4,37 +4,12 @@
 use dcsim_core::fluid::dde::{integrate, integrate_batch, DdeSystem, Options, Switch};
 use dcsim_core::fluid::FluidError;
 
-/// y'(t) = -y(t - 1), y = 1 on [-1, 0]. Method of steps gives the closed form
-/// y(t) = sum_{k=0}^{floor(t)+1} (-1)^k (t - k + 1)^k / k!  for t >= 0.
-struct NegDelay;
-impl DdeSystem<1> for NegDelay {
-    fn names(&self) -> [&'static str; 1] {
-        ["y"]
-    }
-    fn delays(&self) -> &[f64] {
-        &[1.0]
-    }
-    fn history(&self, _t: f64) -> [f64; 1] {
-        [1.0]
-    }
-    fn rhs(&self, _t: f64, _y: &[f64; 1], d: &[[f64; 1]], _m: &[bool]) -> [f64; 1] {
-        [-d[0][0]]
-    }
-}
+/// y'(t) = -y(t - 1), y = 1 on [-1, 0] ([`NegDelayTau`] at tau = 1).
+const NEG_DELAY: NegDelayTau = NegDelayTau { tau: [1.0] };
 
+/// Method of steps: y(t) = sum_{k=0}^{floor(t)+1} (-1)^k (t - k + 1)^k / k! for t >= 0.
 fn neg_delay_exact(t: f64) -> f64 {
-    let mut s = 0.0;
-    let mut fact = 1.0;
-    for k in 0..=((t.floor() as i32) + 1) {
-        if k > 0 {
-            fact *= k as f64;
-        }
-        let x = t - k as f64 + 1.0;
-        if x >= 0.0 {
-            s += (-1f64).powi(k) * x.powi(k) / fact;
-        }
-    }
-    s
+    neg_delay_tau_exact(t, 1.0)
 }
 
 /// y'(t) = a y(t - tau) with history e^{lambda t} and a = lambda e^{lambda tau}: the exact solution is
@@ -131,14 +106,14 @@ fn neg_delay_matches_method_of_steps_closed_form() {
     // Sanity of the closed form itself: y(1) = 0, y(2) = -1/2, y(3) = -1/2 - ... (direct sums).
     assert!((neg_delay_exact(1.0) - 0.0).abs() < 1e-15);
     assert!((neg_delay_exact(2.0) - (1.0 - 2.0 + 0.5)).abs() < 1e-15);
-    let e = max_err(&NegDelay, 1e-2, 10.0, 0, neg_delay_exact);
+    let e = max_err(&NEG_DELAY, 1e-2, 10.0, 0, neg_delay_exact);
     assert!(e < 1e-9, "max error {e}");
 }
 
 #[test]
 fn rk4_order_four_on_grid_aligned_delay() {
     let dts = [0.1, 0.05, 0.025, 0.0125];
-    let errs: Vec<f64> = dts.iter().map(|&dt| max_err(&NegDelay, dt, 8.0, 0, neg_delay_exact)).collect();
+    let errs: Vec<f64> = dts.iter().map(|&dt| max_err(&NEG_DELAY, dt, 8.0, 0, neg_delay_exact)).collect();
     let p = order(&dts, &errs);
     println!("y'=-y(t-1): errors {errs:?}, order {p:.3}");
     assert!((p - 4.0).abs() < 0.3, "fitted order {p}, errors {errs:?}");
@@ -152,6 +127,63 @@ fn rk4_order_four_with_hermite_history_off_grid() {
     let p = order(&dts, &errs);
     println!("smooth exp, tau off grid: errors {errs:?}, order {p:.3}");
     assert!((p - 4.0).abs() < 0.4, "fitted order {p}, errors {errs:?}");
+}
+
+/// y'(t) = -y(t - tau), y = 1 on [-tau, 0]: the history joins the solution with a jump in y' at 0,
+/// carried to a kink of y(t - tau) at tau and a jump of its second derivative at 2 tau.
+struct NegDelayTau {
+    tau: [f64; 1],
+}
+impl DdeSystem<1> for NegDelayTau {
+    fn names(&self) -> [&'static str; 1] {
+        ["y"]
+    }
+    fn delays(&self) -> &[f64] {
+        &self.tau
+    }
+    fn history(&self, _t: f64) -> [f64; 1] {
+        [1.0]
+    }
+    fn rhs(&self, _t: f64, _y: &[f64; 1], d: &[[f64; 1]], _m: &[bool]) -> [f64; 1] {
+        [-d[0][0]]
+    }
+}
+
+/// Method of steps: y(t) = sum_{k=0}^{floor(t/tau)+1} (-1)^k (t - (k-1) tau)^k / k! over the
+/// terms with t >= (k-1) tau ([`neg_delay_exact`] at tau = 1).
+fn neg_delay_tau_exact(t: f64, tau: f64) -> f64 {
+    let mut s = 0.0;
+    let mut fact = 1.0;
+    for k in 0..=((t / tau).floor() as i32 + 1) {
+        if k > 0 {
+            fact *= k as f64;
+        }
+        let x = t - (k as f64 - 1.0) * tau;
+        if x >= 0.0 {
+            s += (-1f64).powi(k) * x.powi(k) / fact;
+        }
+    }
+    s
+}
+
+#[test]
+fn a_history_that_joins_with_a_kink_off_the_grid_keeps_order_three() {
+    // tau = 0.7312, never a whole number of the steps below. Unsplit, the step that holds t = tau
+    // took the kink of y(t - tau) into its RK4 stages: global order 2 (a review measured 1.98 on
+    // the DX model). Split there and at 2 tau, what is left is the Hermite history across the jump
+    // of y'' at tau (not a grid point): O(dt^2) over one step's reads, an error O(dt^3) at worst
+    // (its constant depends on where tau falls in its grid interval, so the fitted order scatters
+    // above 3: 3.46 here). Decided before measuring: at least 3 - 0.4, as the order-4 tests allow
+    // 0.3-0.4 (unsplit: 2).
+    let tau = 0.7312;
+    let s = NegDelayTau { tau: [tau] };
+    let exact = |t: f64| neg_delay_tau_exact(t, tau);
+    assert!((exact(tau) - (1.0 - tau)).abs() < 1e-15); // y = 1 - t on [0, tau]
+    let dts = [0.02, 0.01, 0.005, 0.0025];
+    let errs: Vec<f64> = dts.iter().map(|&dt| max_err(&s, dt, 6.0, 0, exact)).collect();
+    let p = order(&dts, &errs);
+    println!("y'=-y(t-tau), tau off grid: errors {errs:?}, order {p:.3}");
+    assert!(p > 2.6, "fitted order {p}, errors {errs:?}");
 }
 
 #[test]
@@ -196,7 +228,7 @@ fn deterministic_and_batch_equals_serial() {
 #[test]
 fn sampling_grid_and_t_from() {
     let o = Options::new(1e-3, 2.0, 1e-2, 0.5);
-    let tr = integrate(&NegDelay, &o).unwrap();
+    let tr = integrate(&NEG_DELAY, &o).unwrap();
     assert_eq!(tr.t.len(), 151);
     assert!((tr.t[0] - 0.5).abs() < 1e-12 && (tr.t[150] - 2.0).abs() < 1e-12);
 }
@@ -212,7 +244,7 @@ fn bad_options_are_errors_naming_the_field() {
         (opts(1e-9, 1e-8, 1e-9), "dt"), // delay 1 = 1e9 steps: history would not fit in memory
     ];
     for (o, name) in cases {
-        match integrate(&NegDelay, &o) {
+        match integrate(&NEG_DELAY, &o) {
             Err(FluidError::InvalidParameter { name: n, .. }) => assert_eq!(n, name),
             other => panic!("expected error for {name}, got {other:?}"),
         }
@@ -260,7 +292,7 @@ fn grid_stats_do_not_depend_on_the_output_sampling() {
 fn grid_stats_window_out_of_range_is_an_error() {
     let mut o = opts(0.01, 1.0, 0.01);
     o.stats_from = Some(1.5);
-    match integrate(&NegDelay, &o) {
+    match integrate(&NEG_DELAY, &o) {
         Err(FluidError::InvalidParameter { name, .. }) => assert_eq!(name, "stats_from"),
         other => panic!("expected a stats_from error, got {other:?}"),
     }
@@ -317,14 +349,14 @@ fn a_run_stops_once_its_cancel_flag_is_set_and_an_unset_flag_changes_nothing() {
     let o = Options::new(1e-3, 20_000.0, 1.0, 0.0); // 2 x 10^7 steps, ~1 s
                                                     // Set before the run: it stops at its first look, at t = 0.
     let set = AtomicBool::new(true);
-    match integrate_until(&NegDelay, &o, &set) {
+    match integrate_until(&NEG_DELAY, &o, &set) {
         Err(FluidError::Interrupted { t }) => assert_eq!(t, 0.0),
         other => panic!("expected an interruption, got {:?}", other.map(|tr| tr.t.len())),
     }
     // Set by another thread while it runs: it stops before its end, within 1 024 steps of a look.
     let flag = AtomicBool::new(false);
     let stopped = std::thread::scope(|s| {
-        let run = s.spawn(|| integrate_until(&NegDelay, &o, &flag));
+        let run = s.spawn(|| integrate_until(&NEG_DELAY, &o, &flag));
         std::thread::sleep(std::time::Duration::from_millis(20));
         flag.store(true, Ordering::Relaxed);
         run.join().unwrap()
@@ -336,7 +368,7 @@ fn a_run_stops_once_its_cancel_flag_is_set_and_an_unset_flag_changes_nothing() {
     // Unset: the same trajectory as without a flag, every run of a batch too.
     let short = Options::new(1e-2, 5.0, 0.5, 0.0);
     let free = AtomicBool::new(false);
-    assert_eq!(integrate_until(&NegDelay, &short, &free).unwrap().y, integrate(&NegDelay, &short).unwrap().y);
-    let batch = integrate_batch_until(&[NegDelay, NegDelay], &[short, short], &set);
+    assert_eq!(integrate_until(&NEG_DELAY, &short, &free).unwrap().y, integrate(&NEG_DELAY, &short).unwrap().y);
+    let batch = integrate_batch_until(&[NEG_DELAY, NEG_DELAY], &[short, short], &set);
     assert!(batch.iter().all(|r| matches!(r, Err(FluidError::Interrupted { .. }))));
 }

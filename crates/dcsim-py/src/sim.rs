@@ -215,8 +215,17 @@ fn l2_check(scheme_json: &str) -> PyResult<String> {
     })
 }
 
+/// E[S] in bytes of a workload's flow sizes (its engine `sizes` table, as JSON) as the engine
+/// draws them ([`dcsim_core::workload::SizeSpec::mean_bytes`]): the mean a Poisson workload's
+/// arrival rate divides its offered load by.
+#[pyfunction]
+fn size_mean_bytes(sizes_json: &str) -> PyResult<f64> {
+    guarded(|| Ok(parse::<dcsim_core::workload::SizeSpec>(sizes_json, "sizes")?.mean_bytes()))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
+    m.add_function(wrap_pyfunction!(size_mean_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(engine_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(protocol_facts, m)?)?;
     m.add_function(wrap_pyfunction!(protocol_check, m)?)?;

@@ -428,10 +428,11 @@ def hybrid_model(W0: Sequence[float], alpha0: Sequence[float], g: float, W_max: 
     W_max = _positive("W_max", W_max)
     if W.ndim != 1 or W.shape != a.shape or W.size < 1:
         raise ValueError("W0 and alpha0 must be 1-D sequences of the same length N >= 1")
-    if np.any(W < 0) or W.sum() > W_max * (1 + 1e-12):
-        raise ValueError(f"W0 must be >= 0 with sum(W0) <= W_max = {W_max:g} packets, got sum {W.sum():g}")
-    if np.any((a < 0) | (a > 1)):
-        raise ValueError("alpha0 must be in [0, 1]")
+    # Written so that NaN fails too (a review: NaN windows or alphas had run to NaN results).
+    if not (np.all(W >= 0) and W.sum() <= W_max * (1 + 1e-12)):
+        raise ValueError(f"W0 must be finite numbers >= 0 with sum(W0) <= W_max = {W_max:g} packets, got sum {W.sum():g}")
+    if not np.all((a >= 0) & (a <= 1)):
+        raise ValueError(f"alpha0 must be in [0, 1], got {_plain(a[~((a >= 0) & (a <= 1))][0])}")
     if int(n_events) != n_events or n_events < 0:
         raise ValueError(f"n_events must be an integer >= 0, got {_plain(n_events)}")
     N = W.size

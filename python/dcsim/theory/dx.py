@@ -114,6 +114,15 @@ def _check_p(p: float, *, allow_one: bool) -> float:
     return v
 
 
+def _flows(N: float) -> float:
+    """N of a public function: a number of flows, 1 <= N <= 1e6 (real: the model treats it as a
+    parameter; ``limits.N_FLOWS``, as :func:`special_state` and :func:`analyze`). Only the search for
+    the threshold N* (:func:`stability_threshold_N`) evaluates the model below one flow."""
+    from dcsim.theory import limits as L
+
+    return L.N_FLOWS.check(N, "N")
+
+
 def _check_tau_mode(tau: str) -> str:
     if tau not in _TAU_MODES:
         raise ValueError(f"tau: which delay Theorem 1 bounds; allowed {_TAU_MODES}, got {tau!r}")
@@ -196,8 +205,13 @@ def equilibrium(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P,
                 seg_bytes: float = DEFAULT_SEG_BYTES) -> DXEquilibrium:
     """Equilibrium of the DX fluid model: Q0 by eq. (7) with Delta by eq. (8), W0 by eq. (6).
 
-    (5): seg R0 (1-p) = p Q0 (W0 - seg);  (6): N W0 = C (R0 + Q0).
+    (5): seg R0 (1-p) = p Q0 (W0 - seg);  (6): N W0 = C (R0 + Q0). N >= 1 flows (:func:`_flows`).
     """
+    return _equilibrium(_flows(N), C_bps, R0_s, p, seg_bytes)
+
+
+def _equilibrium(N: float, C_bps: float, R0_s: float, p: float, seg_bytes: float) -> DXEquilibrium:
+    """:func:`equilibrium` at any real N > 0."""
     N = _check_positive("N", N, "flows")
     C = _check_positive("C_bps", C_bps, "bit/s")
     R0 = _check_positive("R0_s", R0_s, "seconds")
@@ -431,10 +445,16 @@ class Theorem1:
 @_domain_errors
 def theorem1(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_bytes: float = DEFAULT_SEG_BYTES,
              tau: str = "R0") -> Theorem1:
-    """Theorem 1 (eq. 17, corrected) at (N, C, R0, p, seg) with tau = R0 (default) or R0 + Q0."""
+    """Theorem 1 (eq. 17, corrected) at (N, C, R0, p, seg) with tau = R0 (default) or R0 + Q0.
+    N >= 1 flows (:func:`_flows`)."""
+    return _theorem1(_flows(N), C_bps, R0_s, p, seg_bytes, tau)
+
+
+def _theorem1(N: float, C_bps: float, R0_s: float, p: float, seg_bytes: float, tau: str) -> Theorem1:
+    """:func:`theorem1` at any real N > 0."""
     _check_tau_mode(tau)
     _check_p(p, allow_one=False)
-    eq = equilibrium(N, C_bps, R0_s, p, seg_bytes)
+    eq = _equilibrium(N, C_bps, R0_s, p, seg_bytes)
     lin = linearization(eq)
     wc = crossover_frequency(lin)
     tb = tau_bound(lin)
@@ -443,7 +463,7 @@ def theorem1(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_byte
 
 
 def _margin(N: float, C_bps: float, R0_s: float, p: float, seg_bytes: float, tau: str) -> float:
-    t = theorem1(N, C_bps, R0_s, p, seg_bytes, tau)
+    t = _theorem1(N, C_bps, R0_s, p, seg_bytes, tau)  # the N* search evaluates N < 1 too
     return t.tau_bound_s - t.tau_s
 
 
@@ -472,9 +492,9 @@ def stability_threshold_R0(N: float, C_bps: float, p: float = DEFAULT_P, seg_byt
                            tau: str = "R0") -> float:
     """Largest base RTT R0 (s) below which Theorem 1 (corrected) certifies stability at this N, C.
 
-    Solves tau_bound(R0) = tau(R0) by brentq on R0 in [1, 1e3] x N seg / C.
+    Solves tau_bound(R0) = tau(R0) by brentq on R0 in [1, 1e3] x N seg / C. N >= 1 flows.
     """
-    N = _check_positive("N", N, "flows")
+    N = _flows(N)
     C = _check_positive("C_bps", C_bps, "bit/s")
     r1 = N * 8.0 * _check_positive("seg_bytes", seg_bytes, "bytes") / C
     f = lambda R0: _margin(N, C, R0, p, seg_bytes, tau)  # noqa: E731
@@ -499,8 +519,8 @@ def special_state_threshold_N(C_bps: float, R0_s: float, seg_bytes: float = DEFA
 
 @_domain_errors
 def special_state_max_R0(N: float, C_bps: float, seg_bytes: float = DEFAULT_SEG_BYTES) -> float:
-    """Theorem 2 solved for R0: the special stable state holds for R0 <= N seg / C (seconds)."""
-    N = _check_positive("N", N, "flows")
+    """Theorem 2 solved for R0: the special stable state holds for R0 <= N seg / C (seconds). N >= 1 flows."""
+    N = _flows(N)
     C = _check_positive("C_bps", C_bps, "bit/s")
     return N * 8.0 * _check_positive("seg_bytes", seg_bytes, "bytes") / C
 

@@ -6,6 +6,10 @@
 //! "each arriving packet with probability one" there; and no `mark_p` limit on marking. As in
 //! ns-2, the average and the count see every arrival, the ones the full buffer then drops too
 //! (the port decides with RED before its buffer limit, and a tail drop restarts the count).
+//! As in ns-2 the count is raised before p_a is computed, so with `wait = false` the gap between
+//! drops is uniform on {1, ..., 1/p_b - 1} (mean ~ 1/(2 p_b)), not on Floyd & Jacobson's
+//! {1, ..., 1/p_b}; `wait = true` spaces them on {1/p_b, ..., 2/p_b - 1} (a review measured the
+//! drop fractions of both against these to 4 digits).
 
 use rand::Rng as _;
 use serde::{Deserialize, Serialize};

@@ -15,6 +15,14 @@
 //!   history by bisection. A step that contains one is split there; on every sub-step the
 //!   indicators are constant (evaluated at the sub-step midpoint), so the right-hand side is
 //!   smooth inside each RK4 sub-step. Without this the global error would be O(dt).
+//!   The history generally joins the solution at t = 0 with a jump in y' (a constant history
+//!   under a non-zero F), which the delays carry forward: the delayed state y(t - tau) has a
+//!   kink at t = tau and a jump in its second derivative at 2 tau. A step that contains one of
+//!   these times (tau_i, tau_i + tau_j) is split there too, as a switching time is. On a grid
+//!   where every delay is a whole number of steps (the Python front end's default dt) they are
+//!   grid points and nothing is split; off it, the split keeps the kink out of the RK4 stages
+//!   (order 2 without it, a review) and the order is 3: the Hermite history still straddles the
+//!   jump of y'' at tau, which is not a grid point (`tests/fluid_dde.rs`).
 //! * **Floors.** A component with a lower bound `lb` obeys `y' = max(F, 0)` while `y = lb`
 //!   (the rule of Section 3.3.2 of the DCTCP analysis paper and of eq. (4) of the DX paper):
 //!   a component on its floor at the start of a (sub)step uses max(F, 0) in all RK4 stages
@@ -51,6 +59,9 @@ pub const MAX_DELAY_STEPS: f64 = 5e7;
 pub const MAX_SAMPLES: usize = 20_000_000;
 /// Maximum number of observables a system may declare ([`DdeSystem::observables`]).
 pub const MAX_OBSERVABLES: usize = 4;
+/// Most derivative jumps the delays carry from the history's joint at t = 0 (tau_i, and
+/// tau_i + tau_j for i <= j): where a step is split ([`Stepper::breaks`]).
+const MAX_BREAKS: usize = MAX_DELAYS + MAX_DELAYS * (MAX_DELAYS + 1) / 2;
 
 /// A delayed indicator `u(t) = 1{ y[component](t - delays[delay]) > threshold }`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -366,6 +377,10 @@ struct Stepper<'a, const D: usize, S: DdeSystem<D>> {
     floors: [f64; D],
     reads_delayed: bool,
     ring: Ring<D>,
+    /// Grid positions (steps), ascending, of the jumps in the delayed states' derivatives that
+    /// the history's joint at t = 0 propagates: m_i (a kink of y(t - tau_i)) and m_i + m_j (a
+    /// jump of its second derivative); empty for a system that reads no delayed state.
+    breaks: Vec<f64>,
 }
 
 impl<'a, const D: usize, S: DdeSystem<D>> Stepper<'a, D, S> {
@@ -423,8 +438,29 @@ impl<'a, const D: usize, S: DdeSystem<D>> Stepper<'a, D, S> {
         u
     }
 
+    /// Fractions in (0, 1) of step `n` at which a delayed indicator switches or a delayed
+    /// state's derivative jumps ([`Self::breaks`]; `next_break` is the first not yet passed),
+    /// sorted.
+    fn cut_points(&self, n: usize, next_break: &mut usize, out: &mut [f64; MAX_SWITCHES + MAX_BREAKS]) -> usize {
+        let mut k = self.switch_points(n, out);
+        let nf = n as f64;
+        while let Some(&b) = self.breaks.get(*next_break) {
+            if b >= nf + 1.0 {
+                break;
+            }
+            let theta = b - nf;
+            if theta > 1e-12 && theta < 1.0 - 1e-12 && out[..k].iter().all(|&c| (c - theta).abs() > 1e-12) {
+                out[k] = theta;
+                k += 1;
+            }
+            *next_break += 1;
+        }
+        out[..k].sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        k
+    }
+
     /// Fractions in (0, 1) of step `n` at which a delayed indicator switches, sorted.
-    fn switch_points(&self, n: usize, out: &mut [f64; MAX_SWITCHES]) -> usize {
+    fn switch_points(&self, n: usize, out: &mut [f64]) -> usize {
         let mut k = 0;
         for s in &self.switches {
             let p0 = n as f64 - self.m[s.delay];
@@ -540,6 +576,15 @@ pub fn integrate_until<const D: usize, S: DdeSystem<D>>(
         })
         .collect();
     let max_m = m.iter().cloned().fold(0.0, f64::max);
+    let mut breaks: Vec<f64> = Vec::new();
+    if sys.reads_delayed_state() {
+        for (i, &mi) in m.iter().enumerate() {
+            breaks.push(mi);
+            breaks.extend(m[i..].iter().map(|&mj| mi + mj));
+        }
+        breaks.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+        breaks.dedup();
+    }
     check(
         "dt",
         dt,
@@ -568,6 +613,7 @@ pub fn integrate_until<const D: usize, S: DdeSystem<D>>(
         floors: sys.floors(),
         reads_delayed: sys.reads_delayed_state(),
         ring: Ring { y: vec![[f64::NAN; D]; cap], f: vec![[f64::NAN; D]; cap], cap },
+        breaks,
     };
     let mut y = y0;
     st.project(&mut y);
@@ -612,13 +658,14 @@ pub fn integrate_until<const D: usize, S: DdeSystem<D>>(
         a.add(sys, 0, &y);
     }
 
-    let mut cuts = [0.0; MAX_SWITCHES];
+    let mut cuts = [0.0; MAX_SWITCHES + MAX_BREAKS];
+    let mut next_break = 0;
     for n in 0..n_steps {
         if n % CANCEL_CHECK_STEPS == 0 && cancel.load(Ordering::Relaxed) {
             return Err(FluidError::Interrupted { t: n as f64 * dt });
         }
         let nf = n as f64;
-        let k = st.switch_points(n, &mut cuts);
+        let k = st.cut_points(n, &mut next_break, &mut cuts);
         let mut a = 0.0;
         let mut yy = y;
         for s in 0..=k {

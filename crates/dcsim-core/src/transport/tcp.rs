@@ -32,7 +32,13 @@
 //! * `cwr_freeze` (with the immediate cut): no growth until an ACK passes the point of the cut;
 //! * `abc`: growth by the segments acknowledged (RFC 3465) in [`Sender::open_cwnd`];
 //! * `ce_quickack`: the receiver also ACKs at once the packet that changed the CE state;
-//! * `ect_acks`: the receiver's pure ACKs carry ECT(0) (an ECN queue marks them, not drops them).
+//! * `ect_acks`: the receiver's pure ACKs carry ECT(0) (an ECN queue marks them, not drops them);
+//! * the profile itself: a delaying receiver ACKs at once the segment that ends the sender's write
+//!   (a flow is one write: its last segment, PSH), as Linux does when the application reads it:
+//!   `tcp_measure_rcv_mss` sets ICSK_ACK_PUSHED for a segment shorter than the MSS, or a full one
+//!   with PSH (since the 2023 fix of the MSS boundary case), and `tcp_cleanup_rbuf` then ACKs when
+//!   the read empties the buffer. Without it a flow with an odd number of segments waited the
+//!   40 ms delayed-ACK timer for its last ACK (a review: a 1 KB flow's FCT 40.1 ms, not 0.1 ms).
 
 use crate::cc::{Cc, Controller, EcnResponse};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
@@ -926,6 +932,9 @@ pub struct Receiver {
     ce_quickack: bool,
     /// Pure ACKs carry ECT(0) (`ect_acks`).
     ect_acks: bool,
+    /// A delayed ACK is not held for the segment that ends the flow's write (the linux profile:
+    /// Linux's pushed-segment ACK, module docs).
+    push_acks: bool,
     seg: Segmenter,
     pub delivered_bytes: u64,
     pub delivered_pkts: u64,
@@ -953,6 +962,7 @@ impl Receiver {
             sack: None,
             ce_quickack: false,
             ect_acks: false,
+            push_acks: false,
             seg,
             delivered_bytes: 0,
             delivered_pkts: 0,
@@ -962,11 +972,13 @@ impl Receiver {
         }
     }
 
-    /// The receiver side of the transport options: SACK blocks, the Linux CE quick ACK, ECT on ACKs.
+    /// The receiver side of the transport options: SACK blocks, the Linux CE quick ACK, ECT on
+    /// ACKs, and the linux profile's ACK of the write's end.
     pub fn with_options(mut self, opts: &TcpOptions) -> Self {
         self.sack = opts.sack.then(SackReceiver::default);
         self.ce_quickack = opts.ce_quickack;
         self.ect_acks = opts.ect_acks;
+        self.push_acks = opts.profile == Profile::Linux;
         self
     }
 
@@ -1037,6 +1049,8 @@ impl Receiver {
         } else if pkt.seq > self.next_expected {
             self.ooo.insert(pkt.seq);
         }
+        // The application has read the whole write (its PSH segment) and the buffer is empty.
+        let write_read = self.push_acks && in_order && self.seg.total_segs == Some(self.next_expected);
         let ack = match &mut self.delack {
             None => Some((pkt.ce, pkt.ts)),
             Some(d) => {
@@ -1044,8 +1058,9 @@ impl Receiver {
                     d.pending_ts = pkt.ts;
                 }
                 d.pending += 1;
-                // ACK at once when out of order, when filling a hole, or after `segments` packets.
-                if quick || !in_order || had_holes || d.pending >= d.segments {
+                // ACK at once when out of order, when filling a hole, after `segments` packets, or
+                // (linux) when the write has been read.
+                if quick || !in_order || had_holes || d.pending >= d.segments || write_read {
                     d.flush()
                 } else {
                     d.deadline.get_or_insert(now + d.timeout);
@@ -1397,6 +1412,29 @@ mod tests {
         r.on_data(&data(2, true), Time(0), &mut out);
         assert_eq!(out.len(), 2);
         assert_eq!((out[1].seq, out[1].ece), (3, true));
+    }
+
+    #[test]
+    fn a_linux_receiver_acks_the_end_of_the_write_at_once() {
+        use crate::scenario::Profile;
+        // Three segments, ACKs delayed to every 2nd or 40 ms: segment 1 is ACKed with segment 0;
+        // segment 2, the flow's last (its write's PSH), is ACKed at once under the linux profile
+        // (Linux's pushed-segment ACK) and waits the timer under ns2 (ns-2's DelAckSink).
+        for (profile, at_once) in [(Profile::Linux, true), (Profile::Ns2, false)] {
+            let s = Sender::new(0, 0, 1, &flow(profile, false), 1500, 40);
+            let seg = Segmenter::new(Some(3 * 1460 - 500), 1460);
+            let delack = Some(DelayedAck::new(2, Time(40_000_000_000)));
+            let mut r = Receiver::new(0, 1, 0, seg, 40, delack).with_options(&s.opts);
+            let mut out = Vec::new();
+            r.on_data(&data(0, false), Time(0), &mut out);
+            assert!(out.is_empty(), "{profile:?}: the first segment waits");
+            r.on_data(&data(1, false), Time(1), &mut out);
+            assert_eq!(out.iter().map(|a| a.seq).collect::<Vec<_>>(), vec![2]);
+            r.on_data(&data(2, false), Time(2), &mut out);
+            let acks: Vec<u64> = out.iter().map(|a| a.seq).collect();
+            assert_eq!(acks, if at_once { vec![2, 3] } else { vec![2] }, "{profile:?}");
+            assert_eq!(r.delack.as_ref().unwrap().deadline.is_some(), !at_once, "{profile:?}");
+        }
     }
 
     /// A two-host path for hand-worked traces: one-way delay `D`, each data packet takes 1 us on
