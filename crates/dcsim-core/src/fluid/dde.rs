@@ -459,7 +459,8 @@ impl<'a, const D: usize, S: DdeSystem<D>> Stepper<'a, D, S> {
         k
     }
 
-    /// Fractions in (0, 1) of step `n` at which a delayed indicator switches, sorted.
+    /// Fractions in (0, 1) of step `n` at which a delayed indicator switches (unsorted: for
+    /// [`Self::cut_points`]).
     fn switch_points(&self, n: usize, out: &mut [f64]) -> usize {
         let mut k = 0;
         for s in &self.switches {
@@ -484,7 +485,6 @@ impl<'a, const D: usize, S: DdeSystem<D>> Stepper<'a, D, S> {
                 k += 1;
             }
         }
-        out[..k].sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
         k
     }
 
@@ -576,8 +576,9 @@ pub fn integrate_until<const D: usize, S: DdeSystem<D>>(
         })
         .collect();
     let max_m = m.iter().cloned().fold(0.0, f64::max);
+    let reads_delayed = sys.reads_delayed_state();
     let mut breaks: Vec<f64> = Vec::new();
-    if sys.reads_delayed_state() {
+    if reads_delayed {
         for (i, &mi) in m.iter().enumerate() {
             breaks.push(mi);
             breaks.extend(m[i..].iter().map(|&mj| mi + mj));
@@ -611,7 +612,7 @@ pub fn integrate_until<const D: usize, S: DdeSystem<D>>(
         m,
         switches,
         floors: sys.floors(),
-        reads_delayed: sys.reads_delayed_state(),
+        reads_delayed,
         ring: Ring { y: vec![[f64::NAN; D]; cap], f: vec![[f64::NAN; D]; cap], cap },
         breaks,
     };
