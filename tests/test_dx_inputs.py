@@ -154,3 +154,28 @@ def test_dx_with_delayed_acks_is_warned_about_and_collapses_as_the_warning_says(
     quiet = dcsim.Scenario.from_dict(base)
     assert not [w for w in quiet.warnings() if "DX with delayed ACKs" in w]
     assert util(dcsim.simulate(quiet)) > 0.9
+
+
+def test_a_fixed_r0_below_the_path_rtt_is_warned_about_and_collapses_as_the_warning_says():
+    """A fixed R0 below the path's propagation RTT makes every RTT sample exceed it: DX reads the
+    excess as queueing delay each round (eqs. 1-2), so the window stays at 1 segment and N flows
+    send N packets per RTT: 4 / (10 Gbps x 80 us / 12 000 bit = 66.7 packets) = 0.06 of the link
+    (bound < 0.1: the RTT grows a little with the NICs' serialisation). R0 = "path" fills it (> 0.9,
+    as the delayed-ACK test above). A review found the first accepted in silence."""
+    base = {"network": {"senders": 4, "bottleneck": "10Gbps", "rtt": "80us", "buffer": "300pkt"},
+            "flows": [{"count": 4, "protocol": "dx", "R0": "1ns"}], "run": {"duration": "20ms", "warmup": "5ms"}}
+    sc = dcsim.Scenario.from_dict(base)
+    said = [w for w in sc.warnings() if ".R0" in w]
+    assert said == ['flows[0].R0 = 1ns is below the propagation RTT of its path (80us): every RTT sample exceeds '
+                    'R0, which DX reads as queueing delay, so its window stays at its floor; use R0 = "path" or "min"']
+    util = lambda r: float(r.ports[r.ports.monitored].utilization.iloc[0])  # noqa: E731
+    assert util(dcsim.simulate(sc)) < 0.1
+    for r0 in ("path", "80us", "min"):  # at or above the propagation RTT: no warning
+        base["flows"][0]["R0"] = r0
+        quiet = dcsim.Scenario.from_dict(base)
+        assert not [w for w in quiet.warnings() if ".R0" in w], r0
+    assert util(dcsim.simulate(quiet)) > 0.9
+    # Out of range: the error names everything R0 takes, both bounds included.
+    with pytest.raises(ScenarioError, match=r'flows\[0\]\.R0: .* is out of range; allowed "min" .* a time > 0 and at '
+                                            r'most 1e\+06 s'):
+        dcsim.Scenario.from_dict({**base, "flows": [{"count": 4, "protocol": "dx", "R0": "1e7s"}]})

@@ -223,3 +223,25 @@ def test_monotone_trend_is_the_one_trend_rule_with_per_step_margins():
     assert monotone_trend([3.0, 2.0, 1.0], -1, 1.5, 0.0) == (True, [])
     assert monotone_trend([3.0, 2.0, 1.9], -1, 1.5, 0.0) == (False, [])  # the ends too close
     assert monotone_trend([1.0, 2.0], +1, 0.5, [0.1, 0.1]) == (False, [])  # margins do not match the steps
+
+
+def test_a_margin_or_tolerance_without_meaning_is_refused_not_passed():
+    """A review: a NaN step margin let a step against the trend pass (x < -nan is False), and a
+    paper's 0 turned verdict's relative tolerance into an absolute one in silence. A margin that
+    is not finite now judges nothing (no trend: the claim differs), a negative one and a
+    relative tolerance around 0 raise (an experiment's mistake, not a result)."""
+    from dcsim.experiments.registry import monotone_trend, verdict
+
+    nan = float("nan")
+    assert monotone_trend([1.0, 5.0, 2.0, 9.0], +1, 0.5, 0.1) == (False, [1])
+    assert monotone_trend([1.0, 5.0, 2.0, 9.0], +1, 0.5, nan) == (False, [])  # was (True, []): judged nothing
+    assert monotone_trend([1.0, 5.0, 2.0, 9.0], +1, 0.5, [0.1, nan, 0.1]) == (False, [])
+    assert monotone_trend([1.0, 2.0], +1, nan, 0.0) == (False, [])
+    with pytest.raises(ValueError, match="a margin is a noise level, >= 0"):
+        monotone_trend([1.0, 5.0, 2.0, 9.0], +1, 0.5, [0.1, -0.1, 0.1])
+    with pytest.raises(ValueError, match="a relative tolerance needs a finite, non-zero one"):
+        verdict(0.0, 0.04, 0.05)
+    with pytest.raises(ValueError, match="rel_tol"):
+        verdict(1.0, 1.0, -0.1)
+    assert verdict(2.0, 2.09, 0.05) == (REPRODUCED, pytest.approx(0.045))
+    assert verdict(2.0, nan, 0.05)[0] == DIFFERS

@@ -143,12 +143,14 @@ def flow_groups(draw, senders: int | None, hosts: list[str] | None) -> list[dict
             g["min_cwnd"] = draw(st.sampled_from([1, 2]))
         # Transport options: a profile, and some options flipped on their own (only combinations
         # the transport honours: ECT on ACKs only for ECN-capable data; the linux profile's
-        # fixed-point DCTCP takes g = 2^-k, which every g above is).
+        # fixed-point DCTCP takes g = 2^-k, which every g above is; a CE quick ACK only with
+        # delayed ACKs to cut short: given, or the linux profile's).
         if draw(st.booleans()):
             g["profile"] = draw(st.sampled_from(["ns2", "linux"]))
+        delays_acks = "delayed_ack" in g or g.get("profile") == "linux"
         for opt in ("sack", "abc", "ce_quickack"):
             if draw(st.integers(0, 3)) == 0:
-                g[opt] = draw(st.booleans())
+                g[opt] = draw(st.booleans()) if opt != "ce_quickack" or delays_acks else False
         if (proto.startswith("dctcp") or g.get("ecn")) and draw(st.booleans()):
             g["ect_acks"] = draw(st.booleans())
         if senders is not None and draw(st.booleans()):

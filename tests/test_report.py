@@ -126,10 +126,10 @@ def test_an_interrupted_experiment_is_said_and_the_report_is_marked_incomplete(t
     its finished runs are and how to resume, and the index says the report is incomplete."""
     from dcsim.sweep import SweepInterrupted
 
+    from dcsim.sweep import PROCESS_RUNS
+
     def stopped(out_dir, quick):
-        row = out_dir / "sweep-a" / "runs" / "0123456789abcdef" / "row.json"  # one run of its sweep finished
-        row.parent.mkdir(parents=True)
-        row.write_text("{}")
+        PROCESS_RUNS["computed"] += 1  # one run of its sweep finished (as the sweep counts it)
         raise stop if isinstance(stop, BaseException) else SweepInterrupted(out_dir, 3, 8, 15)
 
     monkeypatch.setitem(registry._REGISTRY, "zz-stopped", registry.Experiment("zz-stopped", "stopped", "none", stopped))
@@ -415,3 +415,50 @@ def test_a_report_links_the_files_the_run_listed_not_strays(tmp_path):
         (tmp_path / name).write_text("a,b\n")
     got = [f.name for f in _data_files(tmp_path, [tmp_path / "table.csv", tmp_path / "figure.png"])]
     assert got == ["table.csv", "claims.json", "parameters.json"], got
+
+
+def _two_run_sweep_experiment(stop_after: bool):
+    """A registered experiment whose packet runs are one real sweep of two 1 ms runs into
+    OUT/sweep-a, over other marking thresholds in --quick than in full (as the papers'
+    experiments: the two modes share the sweep's directory, not its runs); ``stop_after``: a
+    Ctrl-C once the sweep has finished."""
+    base = {"network": {"senders": 2, "bottleneck": "1Gbps", "rtt": "100us", "buffer": "100pkt",
+                        "aqm": {"kind": "threshold", "K": "20pkt"}},
+            "flows": [{"count": 2, "protocol": "dctcp"}], "run": {"duration": "1ms"}}
+
+    def run(out_dir, quick):
+        sweep(base, {"network.aqm.K": ["10pkt", "20pkt"] if quick else ["30pkt", "40pkt"]}, out=out_dir / "sweep-a", progress=False,
+              jobs=1)
+        if stop_after:
+            raise KeyboardInterrupt
+        return registry.ExperimentResult("zz-sweep", "a sweep")
+
+    return registry.Experiment("zz-sweep", "a sweep", "none", run)
+
+
+def test_a_cached_rerun_keeps_the_measured_runtime_and_switching_modes_says_nothing_odd(tmp_path, monkeypatch):
+    """A review: a rerun whose packet runs all came from the cache overwrote the experiment's
+    measured runtime (dx-table1 "4.6 s" became "1.03 s", below its --quick time); switching
+    between --quick and full in one directory printed Python's raw SweepWarning with a source line
+    and advice for a user's own sweep; and an interrupted experiment said it kept every row.json
+    in its directory, the other mode's too, which the same command does not reuse."""
+    monkeypatch.setenv("DCSIM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setitem(registry._REGISTRY, "zz-sweep", _two_run_sweep_experiment(stop_after=False))
+    out = ["--out", str(tmp_path / "o")]
+    times = lambda: json.loads((tmp_path / "cache" / "runtimes.json").read_text())  # noqa: E731
+    res = runner.invoke(app, ["reproduce", "zz-sweep", "--quick", *out], env={"COLUMNS": "300"})
+    assert res.exit_code == 0, res.output
+    measured = times()["zz-sweep --quick"]
+    (tmp_path / "cache" / "runtimes.json").write_text(json.dumps({"zz-sweep --quick": 999.0}))
+    res = runner.invoke(app, ["reproduce", "zz-sweep", "--quick", *out], env={"COLUMNS": "300"})
+    assert res.exit_code == 0 and times() == {"zz-sweep --quick": 999.0}, (measured, res.output)
+    res = runner.invoke(app, ["reproduce", "zz-sweep", *out], env={"COLUMNS": "300"})  # full: its own runs
+    assert res.exit_code == 0 and "zz-sweep" in times(), res.output
+    assert "SweepWarning" not in res.output and "another sweep" not in res.output, res.output
+    # Both modes' runs are in OUT/zz-sweep/sweep-a/runs now (4); a Ctrl-C after the --quick sweep
+    # keeps the 2 that the same command reuses.
+    assert len(list((tmp_path / "o" / "zz-sweep" / "sweep-a" / "runs").glob("*/row.json"))) == 4
+    monkeypatch.setitem(registry._REGISTRY, "zz-sweep", _two_run_sweep_experiment(stop_after=True))
+    res = runner.invoke(app, ["reproduce", "zz-sweep", "--quick", *out], env={"COLUMNS": "300"})
+    said = " ".join(res.output.split())
+    assert res.exit_code == 130 and "2 finished packet runs kept in" in said, said

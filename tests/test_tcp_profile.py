@@ -55,6 +55,10 @@ def test_linux_profile_sets_linux_defaults_and_each_option_can_be_flipped():
     # One option at a time, either way.
     f = sc('protocol = "dctcp"\nprofile = "linux"\nsack = false\nmin_rto = "1ms"\ndelayed_ack = false').flows[0]
     assert (f.sack, f.ecn_response, f.min_rto, f.delayed_ack) == (False, "prr", pytest.approx(0.001), None)
+    # The profile's ce_quickack default stays quietly on (and unused) when delayed ACKs are turned off.
+    f = sc('protocol = "dctcp"\nprofile = "linux"\ndelayed_ack = false').flows[0]
+    assert (f.ce_quickack, f.delayed_ack) == (True, None)
+    assert sc('protocol = "dctcp"\nce_quickack = true\ndelayed_ack = true').flows[0].ce_quickack is True
     f = sc('protocol = "dctcp"\nsack = true').flows[0]
     assert (f.profile, f.sack, f.ecn_response) == ("ns2", True, "immediate")
     # A NewReno without ECN has no ECN reaction to choose: the Linux profile leaves it "immediate".
@@ -88,6 +92,10 @@ def test_unknown_profile_or_option_lists_the_valid_names():
     ('protocol = "newreno"\ndctcp_fixed_point = true', ("flows[0].dctcp_fixed_point", "protocol = newreno")),
     ('protocol = "newreno"\nect_acks = true', ("flows[0].ect_acks", "protocol = newreno with ecn = false")),
     ('protocol = "dx"\nect_acks = true', ("flows[0].ect_acks", "protocol = dx")),
+    # A CE change can only cut short a delayed ACK there is: none under ns2's default or when turned off.
+    ('protocol = "dctcp"\nce_quickack = true', ("flows[0].ce_quickack", 'delayed_ack not given (profile = "ns2"')),
+    ('protocol = "dctcp"\nprofile = "linux"\ndelayed_ack = false\nce_quickack = true',
+     ("flows[0].ce_quickack", "delayed_ack = false")),
 ])
 def test_impossible_combinations_name_both_fields(flow, fields):
     e = err(flow)

@@ -62,11 +62,15 @@ DIFFERS = "differs"
 
 
 def verdict(paper: float, ours: float, rel_tol: float) -> tuple[str, float]:
-    """Compare our number with the paper's: (verdict, relative difference)."""
-    if paper == 0:
-        diff = abs(ours)
-    else:
-        diff = abs(ours - paper) / abs(paper)
+    """Compare our number with the paper's: (verdict, relative difference). A relative tolerance
+    has no meaning around a paper's 0 (a review: ``rel_tol`` silently became an absolute one):
+    such a claim needs its own absolute bound, so it is refused here."""
+    if not (math.isfinite(rel_tol) and rel_tol >= 0):
+        raise ValueError(f"verdict: rel_tol = {rel_tol!r}; allowed a finite number >= 0")
+    if paper == 0 or not math.isfinite(paper):
+        raise ValueError(f"verdict: the paper's value is {paper!r}; a relative tolerance needs a finite, non-zero one "
+                         "(compare with an absolute bound and ok() instead)")
+    diff = abs(ours - paper) / abs(paper)
     ok = math.isfinite(ours) and diff <= rel_tol
     return (REPRODUCED if ok else DIFFERS), diff
 
@@ -111,7 +115,12 @@ def monotone_trend(values, sign: int, end_margin: float, step_margins) -> tuple[
     v = [float(x) for x in values]
     n = len(v) - 1
     margins = [float(m) for m in step_margins] if hasattr(step_margins, "__len__") else [float(step_margins)] * max(n, 0)
-    if n < 1 or len(margins) != n or not all(map(math.isfinite, v)) or not math.isfinite(end_margin) or end_margin < 0:
+    if any(m < 0 for m in [*margins, end_margin]):
+        raise ValueError(f"monotone_trend: a margin is a noise level, >= 0; got end_margin = {end_margin!r}, "
+                         f"step_margins = {step_margins!r}")
+    # A margin that is not finite (the spread of a run that gave NaN) judges nothing: no trend. A NaN
+    # step margin had let every step pass (x < -nan is False: a review).
+    if n < 1 or len(margins) != n or not all(map(math.isfinite, [*v, *margins, end_margin])):
         return False, []
     against = [i for i in range(n) if sign * (v[i + 1] - v[i]) < -margins[i]]
     return sign * (v[-1] - v[0]) > end_margin and not against, against

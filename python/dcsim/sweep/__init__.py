@@ -375,6 +375,13 @@ def _plan(spec: SweepSpec, yes: bool, progress: bool, console) -> Plan:
 #: Where sweeps run when a caller names no executor (see :func:`execution`).
 _DEFAULTS: dict[str, Any] = {"executor": None, "jobs": None}
 
+#: Packet runs (engine specs, as ``runs/<id>/row.json``) that this process's sweeps took from their
+#: stores ("cached") or computed and kept ("computed"), counted as they happen: how `dcsim
+#: reproduce` tells an experiment's measured runtime from a cached rerun's, and how many finished
+#: runs an interrupted one keeps for the same command (a review: counting every row.json in its
+#: directory took the other mode's, --quick or full, which that command does not reuse).
+PROCESS_RUNS: dict[str, int] = {"cached": 0, "computed": 0}
+
 
 @contextlib.contextmanager
 def execution(*, jobs: Optional[int] = None, executor: Optional[Any] = None):
@@ -578,6 +585,7 @@ def run_sweep(
             store.clean_tmp()
         replaces = store.other_sweep(spec.to_dict())
         todo: list[PlannedRun] = []
+        cached_specs = 0
         for key, runs in groups.items():
             rec = None if force else store.load_row(runs[0].run_id, key, need_tables=tables)
             if rec is None:
@@ -586,10 +594,12 @@ def run_sweep(
                     forced += len(runs)
             else:
                 stats.cached += len(runs)
+                cached_specs += 1
                 add_rows(key, rec, None, rec.get("run_wall_s"))
         stats.to_compute = len(todo)
         if dry_run:
             return planned(stats.cached, len(todo))
+        PROCESS_RUNS["cached"] += cached_specs
         report_plan(stats.cached, len(todo))
 
         close: Optional[Callable[[], None]] = None
@@ -666,6 +676,7 @@ def run_sweep(
                             error = f"{type(e).__name__}: writing the run's files: {e}"
                         else:
                             stats.computed += 1
+                            PROCESS_RUNS["computed"] += 1
                             add_rows(run.key, rec, None, wall)
                             return
                     try:

@@ -354,8 +354,11 @@ impl Scoreboard {
         self.lost_below = self.dupthresh_boundary();
     }
 
-    /// RFC 6675 SetPipe: segments in [una, high_data) not SACKed and not lost, plus the
-    /// retransmissions still out (not SACKed, not found lost).
+    /// RFC 6675 §4 SetPipe: for every segment in [una, high_data) not SACKed, one if it is not
+    /// lost (a) and one more if it was retransmitted and that retransmission is still out (b):
+    /// a lost segment's retransmission counts once, a rule-3 retransmission of a segment not
+    /// lost counts twice (the original and the copy; Linux's `packets_out - left_out +
+    /// retrans_out` alike).
     pub fn pipe(&self, una: u64, high_data: u64) -> u64 {
         let out = high_data - una;
         if self.sacked.is_empty() && self.lost_below <= una && self.retx.is_empty() {
@@ -363,9 +366,8 @@ impl Scoreboard {
         }
         let lb = self.lost_below.clamp(una, high_data);
         let lost = (lb - una) - self.sacked.count_in(una, lb);
-        // A retransmission of a segment not (or no longer) counted lost is counted once.
-        let retx = self.retx.iter().filter(|&&(s, _)| s < lb).count() as u64;
-        out - self.sacked.len() - lost + retx
+        // `update` keeps only retransmissions in [una, ..) not SACKed and not found lost.
+        out - self.sacked.len() - lost + self.retx.len() as u64
     }
 
     /// RFC 6675 NextSeg, rules 1-3: a lost segment above HighRxt, else new data, else an unsacked
@@ -464,6 +466,12 @@ mod tests {
         assert_eq!(sb.next_seg(0, false), None);
         sb.update(0, &[(7, 8)]);
         assert_eq!(sb.next_seg(0, false), Some(NextSeg::Retransmit(5)));
+        // SetPipe by hand: 10 sent - 4 SACKed (2, 3, 4, 7) - 2 lost (0, 1: three SACKed above)
+        // + 2 retransmissions of lost ones = 6; the rule-3 copy of 5 (not lost: only 7 is SACKed
+        // above it) is in the network beside its original, RFC 6675 (a) and (b): 7.
+        assert_eq!(sb.pipe(0, 10), 6);
+        sb.retransmitted(5, 10);
+        assert_eq!(sb.pipe(0, 10), 7, "a rule-3 retransmission counts on top of its original");
         // A partial ACK (cumulative 1): the SACKed count is unchanged, the lost one fewer.
         assert_eq!(sb.update(1, &[(2, 5)]), 0);
         assert!(sb.is_lost(1) && !sb.is_lost(5));
