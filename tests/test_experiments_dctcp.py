@@ -57,11 +57,17 @@ def test_fig7_and_fig8(tmp_path):
 def test_fig9(tmp_path):
     claims, _ = _run("dctcp-fig9", tmp_path)
     # "always at least 94 %" is a bound: checked as stated (it had passed by rounding at 93.83 %:
-    # an audit); the worst case over g <= 0.1, recomputed from the figure's table, decides
+    # an audit), inside "g < 0.1" (a review: it had been judged at g = 0.1): the figure's curves with
+    # g < 0.1 and g = 0.09 at psi = 0, recomputed here, decide
     df = pd.read_csv(tmp_path / "fig9_throughput.csv")
-    worst = 100 * df[df.g <= 0.1].throughput.min()
     c = claims["throughput always >= 94 % for g < 0.1"]
-    assert c.verdict == ("reproduced" if worst >= 94 else "differs") and f"{worst:.2f} %" in c.ours, c.ours
+    at09 = float(c.ours.split("g = 0.09 at psi = 0: ")[1].split(" %")[0])
+    worst = min(100 * df[df.g < 0.1].throughput.min(), at09)
+    assert c.verdict == ("reproduced" if worst >= 94 else "differs") and f"worst {worst:.2f} %" in c.ours, c.ours
+    assert f"the g = 0.1 curve: {100 * df[df.g == 0.1].throughput.min():.2f} %" in c.ours
+    # first principles: the worst case falls as g grows (93.85 % at 0.1 against 94.08 % at 0.05), so
+    # g = 0.09 lies between the two curves around it
+    assert 100 * df[df.g == 0.1].throughput.min() - 0.005 <= at09 <= 100 * df[df.g == 0.05].throughput.min() + 0.005
     assert claims["100 % throughput for psi >~ 0.17 (small g)"].verdict == "reproduced"
 
 
@@ -113,7 +119,8 @@ def test_hybrid_rate_tolerance_and_ns2_band(tmp_path):
     for r in df.itertuples():
         assert r.conv_time_prev_event_rtt * 200e-6 <= r.conv_time_lo_s <= r.conv_time_prev_event_rtt * R
         assert r.conv_time_hi_s == pytest.approx(r.conv_time_rtt * R, rel=1e-12)
-        c = claims[f"time to within 10 % of fair share, g = {r.g_name}: hybrid model vs ns2 (Fig. 12)"]
+        c = claims[f"(dcsim) time to within 10 % of fair share, g = {r.g_name}: hybrid model vs ns2 (Fig. 12)"]
+        assert not c.is_claim  # a cross-check of two instruments: the paper does not claim it (a review)
         inside = r.conv_time_lo_s - 5e-4 <= ns2[r.g_name] <= r.conv_time_hi_s + 5e-4
         assert (c.verdict == "reproduced") == inside
 

@@ -57,6 +57,12 @@ def test_fig5_runs_every_scheme_with_the_exact_loop_delays(tmp_path):
         (c300,) = [c for c in res.paper_claims if c.statement == f"at 300 us (10 Gbps) {label} oscillates, out of control"]
         assert (c300.verdict == REPRODUCED) == (not holds(at(key, 300), target_bytes(key))), c300
         assert all(w in c300.ours for w in ("mean queue", "empty", "util", "queue sd"))
+        # Sec. II-B: at 100 Gbps QCN and SMCC "fail to work normally with only 80us" (a review: the row
+        # had judged the failure at 160 us, DSM's delay, and printed that as the paper's)
+        (c100g,) = [c for c in res.paper_claims if c.statement.startswith(f"at 100 Gbps {label} tolerates")]
+        at100 = lambda d: df[(df.scheme == key) & (df.C_gbps == 100) & (df.loop_us == d)].iloc[0].to_dict()  # noqa: E731
+        want = holds(at100(40), target_bytes(key)) and not holds(at100(80), target_bytes(key))
+        assert (c100g.verdict == REPRODUCED) == want and "80 us" in c100g.paper, c100g
     (own,) = [c for c in res.checks if c.statement.startswith("(dcsim) at 100 us (10 Gbps) QCN keeps the queue stable "
                                                               "around its own Qeq = 33 KB")]
     assert (own.verdict == REPRODUCED) == holds(at("qcn", 100), 33_000) and "vs 33 KB" in own.ours
@@ -175,14 +181,13 @@ def test_fig9_parking_lot_shifts_its_bottleneck(tmp_path):
     # the scheme (first principles: its arrival rate is at most its capacity).
     early = df[(df.port == "C2->C3") & (df.second <= 1)]
     assert (early.q_mean_kb < 2.0).all(), early
-    # "Predictably, C1 -> C2 is congested in [0, 3] s, C2 -> C3 in [2, 5] s": the schedule's property,
-    # judged on every scheme's queues, both halves (a review: judged on DSM alone it counted DSM's
-    # collapse once more); its verdict follows from the CSV.
-    (sched,) = [c for c in res.paper_claims if c.statement.startswith("link C1 -> C2 is congested")]
-    busy = ((df.port == "C1->C2") & (df.second <= 2)) | ((df.port == "C2->C3") & (df.second >= 2))
-    shows = [key for key, d in df[df.scheme.isin(["dsm", "qcn", "smcc"])].groupby("scheme")
-             if (d[busy.loc[d.index]].q_mean_kb > 0.5).all() and (d[~busy.loc[d.index]].q_mean_kb <= 0.5).all()]
-    assert (sched.verdict == REPRODUCED) == bool(shows), (sched.ours, shows)
+    # "Predictably, C1 -> C2 is congested in [0, 3] s, C2 -> C3 in [2, 5] s": the schedule's property, a
+    # setup check computed from max-min fair loads, not a claim reproduced when some scheme's queues show
+    # it (a review). By hand from the schedule (F1, F2 on both links, F3 on C1->C2 in [1, 3), F4 on C2->C3
+    # from 2): C2->C3 is full in second 0 only with what C1->C2 lets through, so it is no bottleneck there.
+    assert not [c for c in res.paper_claims if "congested during" in c.statement]
+    (sched,) = [c for c in res.checks if c.statement.startswith("(setup) the schedule congests C1 -> C2")]
+    assert sched.verdict == REPRODUCED and "1.00/1.00, 1.00/0.67, 1.00/1.00, 0.67/1.00, 0.50/1.00" in sched.ours, sched
     assert res.paper_claims
 
 
@@ -202,6 +207,16 @@ def test_fig10_generates_short_flows_at_their_rate(tmp_path):
         vals = [list(d[d.rate_per_s == r].q_sd_kb) for r in sorted(d.rate_per_s.unique())]
         every &= trend([sum(v) / len(v) for v in vals], seed_margin(vals), +1)[0]
     assert (c.verdict == REPRODUCED) == every and "margin" in c.detail and "per seed" in c.detail
+    # Fig. 10(b)'s "DSM can simultaneously achieve a high utilization and loss less packets" is a comparison
+    # with QCN and SMCC, judged on the means over every run (a review: it had judged the conclusion's
+    # absolute 100 % / 5 %, which is the headline row)
+    (cmp_,) = [c for c in res.paper_claims if c.statement.startswith("DSM simultaneously achieves a high utilization")]
+    m = df.groupby("scheme")[["util", "drop_pct"]].mean()
+    want = all(m.util["dsm"] >= m.util[k] and m.drop_pct["dsm"] < m.drop_pct[k] for k in ("qcn", "smcc"))
+    assert (cmp_.verdict == REPRODUCED) == want, (cmp_.ours, m)
+    (h,) = [c for c in res.paper_claims if c.statement == HEADLINE]
+    dsm = df[df.scheme == "dsm"]
+    assert (h.verdict == REPRODUCED) == (dsm.util.min() >= 0.99 and dsm.drop_pct.max() < 5), (h, dsm)
 
 
 def test_fig7_trend_verdicts_follow_the_stated_rule(tmp_path):

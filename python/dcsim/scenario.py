@@ -3414,8 +3414,10 @@ Latency = Annotated[Any, _Plain(_latency_v, _latency_s)]
 
 class L2Source(_Model):
     """A rate-based source ``src -> dst`` (or ``count`` identical ones): paced frames at the rate its
-    reaction point allows, starting at ``initial_rate`` (default: its host link's rate, as in the
-    DSM paper) at ``start``, until ``stop`` or, with ``size``, until it sent that many bytes."""
+    reaction point allows, starting at ``initial_rate`` (default: its host link's rate; the DSM paper
+    starts every flow at the bottleneck capacity, the same where the host links run at the
+    bottleneck's rate, as in its experiments) at ``start``, until ``stop`` or, with ``size``, until
+    it sent that many bytes."""
 
     src: str
     dst: str

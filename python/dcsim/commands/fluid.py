@@ -411,7 +411,7 @@ def dctcp(
     sample_dt: Optional[str] = typer.Option(None, "--sample-dt", help=SAMPLE_DT_HELP),
     packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size (C in packets/s); 1 B .. 65535 B."),
     no_floor: bool = typer.Option(False, "--no-floor", help="Let q go negative (eq. (7) as printed)."),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv), and the model's parameters beside it (NAME.params.json)."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv): t_s, W_pkt (window), alpha, q_pkt (queue), p (marking, 1 while q > K: eq. (8)), R_s (RTT d + q/C, s); and the model's parameters beside it (NAME.params.json)."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write a Fig. 2 style PNG (W, alpha, queue vs time)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
@@ -452,7 +452,7 @@ def dx(
     packet_size: str = typer.Option("1500B", "--packet-size", "--seg",
                                     help="Segment size seg; 1 B .. 65535 B (also --seg, as in theory dx)."),
     no_window_floor: bool = typer.Option(False, "--no-window-floor", help="Drop the one-segment window floor."),
-    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv), and the model's parameters beside it (NAME.params.json)."),
+    csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv): t_s, W_pkt (window), Q_s (queueing delay, s), q_pkt (queue, Q C), R_s (RTT R0 + Q, s); and the model's parameters beside it (NAME.params.json)."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Write a PNG (window and queue vs time)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:

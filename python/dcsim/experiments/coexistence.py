@@ -86,21 +86,33 @@ def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
     png = save_figure(fig, out_dir, "coexist_fig1.png")
 
     claims = []
-    t05 = aimd.throughput_ratio(0.5)
-    # eq. (4) at beta = 0.5 is 1 exactly; 1e-12 is double rounding of the two factors
-    v, _ = verdict(1.0, t05, 1e-12)
-    claims.append(Claim("when beta_dctcp = 0.5, T_r is 1 and flows achieve the same throughput", "T_r = 1",
-                        f"T_r(0.5) = {t05:g}", v, "eq. (4) with alpha_dctcp = alpha_tcp = 1, beta_tcp = 0.5"))
-    mono = bool(np.all(np.diff(tr) > 0))
-    claims.append(Claim("as beta_dctcp increases, T_r also increases", "monotone increasing on [0.5, 1]",
-                        f"T_r from {tr[0]:g} (beta=0.5) to {tr[-1]:g} (beta=0.99)", REPRODUCED if mono else DIFFERS,
-                        "T_r = 0.5/(1 - beta) has a pole at beta = 1, so Fig. 1's range is open at 1; "
-                        "beta_dctcp = 1 - a/2 (DCTCP marked fraction a) gives T_r = 1/a"))
-    worst_peak = max(abs(sim[b][0] - aimd.throughput_ratio(b)) / aimd.throughput_ratio(b) for b in sim_betas)
     # The simulated AIMD moves in whole segments per RTT: a back-off happens when the sum first exceeds
     # the pipe, i.e. up to 2 segments (one per flow) past it, so the windows at back-off carry an error of
     # up to 2 / pipe_pkt = 1e-3 relative against the continuous model behind (3)-(4).
+    # The paper's two statements about T_r are judged on the simulated AIMD (the model behind eqs. (3)-(4),
+    # its own instrument); eq. (4) stands beside it. (Until 2026-12-02 both rows evaluated (4) and compared
+    # it with its own closed form 0.5/(1 - beta), which cannot fail: a review.) The simulated windows carry
+    # up to AIMD_RESOLUTION relative error (below).
     AIMD_RESOLUTION = 2.0 / 2000.0
+    t05 = aimd.throughput_ratio(0.5)
+    v, _ = verdict(1.0, sim[0.5][0], AIMD_RESOLUTION)
+    claims.append(Claim("when beta_dctcp = 0.5, T_r is 1 and flows achieve the same throughput", "T_r = 1",
+                        f"simulated AIMD at beta_dctcp = 0.5: ratio of windows at back-off {sim[0.5][0]:.5g}, "
+                        f"of time-averaged windows {sim[0.5][1]:.5g}; eq. (4): {t05:g}", v,
+                        f"reproduced if the simulated ratio is within {AIMD_RESOLUTION:g} (relative) of 1: two flows "
+                        "+1 pkt/RTT, both cut when the 2000-pkt pipe overflows, whole segments (alpha_dctcp = "
+                        "alpha_tcp = 1, beta_tcp = 0.5)"))
+    peaks = [sim[b][0] for b in sim_betas]
+    rises = [b2 / b1 - 1 for b1, b2 in zip(peaks, peaks[1:])]
+    mono = all(r > 2 * AIMD_RESOLUTION for r in rises)
+    claims.append(Claim("as beta_dctcp increases, T_r also increases", "monotone increasing on [0.5, 1)",
+                        "simulated AIMD at beta_dctcp = " + ", ".join(f"{b:g}" for b in sim_betas) + ": "
+                        + ", ".join(f"{p:.4g}" for p in peaks), REPRODUCED if mono else DIFFERS,
+                        f"reproduced if every step up in beta raises the simulated ratio by more than the two points' "
+                        f"resolution (2 x {AIMD_RESOLUTION:g} relative; smallest rise {min(rises):.3g}); eq. (4) "
+                        f"T_r = 0.5/(1 - beta) goes from {tr[0]:g} (beta = 0.5) to {tr[-1]:g} (beta = 0.99), a pole at "
+                        "beta = 1; beta_dctcp = 1 - a/2 (DCTCP marked fraction a) gives T_r = 1/a"))
+    worst_peak = max(abs(sim[b][0] - aimd.throughput_ratio(b)) / aimd.throughput_ratio(b) for b in sim_betas)
     v, _ = verdict(1.0, 1.0 + worst_peak, AIMD_RESOLUTION)
     claims.append(Claim("eq. (3)-(4): synchronized AIMD converges to W_ss proportional to alpha_i/(1 - beta_i)",
                         "T_r = alpha_d (1 - beta_t) / (alpha_t (1 - beta_d))",

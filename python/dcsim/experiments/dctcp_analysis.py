@@ -19,6 +19,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from dcsim.experiments.registry import (  # noqa: E402
+    CHECK,
     Claim,
     ExperimentResult,
     check,
@@ -257,7 +258,8 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
               f"K > |Q_min|/(1-|Q_min|) C d = {K_needed:.3f} C d needed at g = {g_small:g}; "
               + ", ".join(f"g={g:g}: {th.K_from_Q_min(q, 1.0):.3f}" for g, q in zip(gs, qmins)),
               ok(K_needed <= th.K_COEFF),
-              f"reproduced if 0.17 C d suffices at g = {g_small:g}; the exact need is "
+              f"reproduced if 0.17 C d suffices at g = {g_small:g} (i.e. |Q_min| <= 0.17/1.17 = 0.145: nearly the "
+              f"test of the row above, from which the paper derives (17)); the exact need is "
               f"{100 * (th.K_COEFF - K_needed) / th.K_COEFF:.0f} % below 0.17 (the paper rounds Q_min to -0.15: "
               f"0.176 C d); {_where_K_falls_short(gs, qmins)}"),
         check("the cycle is reached (numerics)", f"max drift = {df.drift.max():.2g}", float(df.drift.max()) < DRIFT_TOL,
@@ -386,12 +388,17 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
     touching = d_small[d_small.floor_gap <= 0]
     psi_full = float(touching.psi.max()) if len(touching) else float("nan")
     # "for g < 0.1" reaches up to 0.1, and the worst case falls as g grows (93.85 % at 0.1 against
-    # 94.08 % at 0.05): the curve at g = 0.1 stands for the range's upper end (an independent
-    # recomputation found it below 94 % unrounded from g ~ 0.073; with only 0.01 and 0.05 the
-    # claim was judged on its easy part)
-    below_g = df[df.g <= 0.1]
+    # 94.08 % at 0.05; an independent recomputation found it below 94 % unrounded from g ~ 0.073; with
+    # only 0.01 and 0.05 the claim was judged on its easy part). The bound is judged inside the range:
+    # on the curves with g < 0.1 and at G_INSIDE, the largest g below 0.1 on a 0.01 grid, at psi = 0
+    # (the worst psi: the throughput rises with psi); the g = 0.1 curve is shown beside it (until
+    # 2026-12-02 it was judged on g = 0.1, which "g < 0.1" excludes: a review).
+    G_INSIDE = 0.09
+    inside = th.worst_case_throughput([0.0], G_INSIDE, wb)
+    below_g = pd.concat([df[df.g < 0.1], inside], ignore_index=True)
     thr_min = float(below_g.throughput.min())
     j = int(below_g.throughput.idxmin())
+    thr_01 = float(df[df.g == 0.1].throughput.min()) if (df.g == 0.1).any() else float("nan")
     w_small = {g: _refined_worst_wbar(wb, float(df[df.g == g].sort_values("psi").wbar_worst.iloc[0]), g)
                for g in G_CURVES}
     # "at least 94 %" is a bound the paper states over g < 0.1: checked as stated, as Fig. 10's
@@ -413,10 +420,12 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
               + (f"{psi_full:.3g}" if math.isfinite(psi_full) else "none")),
         Claim("throughput always >= 94 % for g < 0.1", ">= 94 %",
               f"min over psi in [{psis.min():g}, {psis.max():g}], wbar in [3, 100] pkt, g in "
-              f"{{{', '.join(f'{g:g}' for g in G_CURVES if g <= 0.1)}}}: {100 * thr_min:.2f} % "
-              f"(g = {df.g[j]:g}, psi = {df.psi[j]:g}, wbar = {df.wbar_worst[j]:.1f} pkt)", v94,
-              "reproduced if it is >= 94 % (a bound, checked as stated); g = 0.1 stands for the upper end of "
-              "g < 0.1, where the worst case is lowest"
+              f"{{{', '.join(f'{g:g}' for g in G_CURVES if g < 0.1)}}}: {100 * df[df.g < 0.1].throughput.min():.2f} %; "
+              f"g = {G_INSIDE:g} at psi = 0: {100 * float(inside.throughput.min()):.2f} %; worst {100 * thr_min:.2f} % "
+              f"(g = {below_g.g[j]:g}, psi = {below_g.psi[j]:g}, wbar = {below_g.wbar_worst[j]:.1f} pkt); the g = 0.1 "
+              f"curve: {100 * thr_01:.2f} %", v94,
+              f"reproduced if it is >= 94 % (a bound, checked as stated); g = {G_INSIDE:g} stands for the upper end "
+              "of g < 0.1, where the worst case is lowest"
               + ("" if 100 * thr_min >= 94 else f"; {100 * thr_min:.2f} % rounds to 94 % (the paper prints whole "
                                                 "percent) but is below the bound")),
         Claim("worst case wbar is around 10-20 packets", "10-20 pkt (Section 3.3.3)",
@@ -625,7 +634,10 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
         lo_s, hi_s = r["conv_time_lo_s"], r["conv_time_hi_s"]
         inside = lo_s - 0.5e-3 <= t_ns2 <= hi_s + 0.5e-3
         off = 0.0 if inside else (t_ns2 - hi_s if t_ns2 > hi_s else t_ns2 - lo_s) / t_ns2
-        claims.append(Claim(f"time to within 10 % of fair share, g = {r['g_name']}: hybrid model vs ns2 (Fig. 12)",
+        # Our cross-check of two instruments, not a claim: the paper never says its hybrid model predicts
+        # these ns2 times (Section 4.3 reports them from ns2; dctcp-fig12 judges them against dcsim's packet
+        # simulation). Until 2026-12-02 these rows counted as claims of the paper (a review).
+        claims.append(Claim(f"(dcsim) time to within 10 % of fair share, g = {r['g_name']}: hybrid model vs ns2 (Fig. 12)",
                             f"{ns2[r['g_name']]} ms (ns2)",
                             f"{1e3 * lo_s:.1f}-{1e3 * hi_s:.1f} ms (hybrid model: {r['conv_time_rtt']:.0f} RTT; "
                             f"{1e3 * r['conv_time_s_rtt_Rstar']:.1f} ms at RTT = R* = {1e6 * R_s:.0f} us)", ok(inside),
@@ -634,7 +646,7 @@ def run_hybrid(out_dir: Path, quick: bool) -> ExperimentResult:
                             f"+-0.5 ms (the paper's rounding); ns2 {'inside' if inside else f'outside, {100 * off:+.1f} % from the band'}"
                             ". The hybrid model is synchronized and fluid, ns2 is packets (dcsim's packet simulation: "
                             "dctcp-fig12); g = 5/W_max per the caption (the text's 5/sqrt(W_max) is a typo: it is "
-                            "larger than 1/sqrt(W_max), not a reduction)"))
+                            "larger than 1/sqrt(W_max), not a reduction)", kind=CHECK))
     csv = out_dir / "hybrid_rates.csv"
     pd.DataFrame(rows).to_csv(csv, index=False)
     csv2 = out_dir / "hybrid_beta_grid.csv"

@@ -477,16 +477,23 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
             packet=f"window {1e3 * r.conv_time_packet_s:.1f} ms / alpha {1e3 * r.alpha_conv_time_s:.1f} ms = {ratio:.2f}",
             theory=f"rates (25): g = {r.g:.4f}, gamma = "
                    f"{th.gamma_rate(W_star, r.alpha_star):.4f} per RTT",
-            detail=f"alpha converged = both within 10 % of alpha* (23) = {r.alpha_star:.3f}; 'about {k:g}' = "
+            detail=f"alpha converged = the first time both are within 10 % of alpha* (23) = {r.alpha_star:.3f}, the "
+                   "paper's rule for the windows ('within 10 % of the fair share for the first time') applied to alpha "
+                   "(the paper defines none for alpha; a first passage: with a large g alpha keeps swinging around "
+                   f"alpha* by more than 10 % after it); 'about {k:g}' = "
                    f"[{band[0]:.2f}, {band[1]:.2f}) (nearer to {k:g} than to the paper's other readings, log scale)"))
     good = [dc.loc[n].conv_time_packet_s / t_tcp_s for n in ("1/sqrt(W_max)", "5/W_max")]
     # the ratio's relative standard error: DCTCP's join-phase spread, TCP's mean over its joins
     rel_se = math.hypot(CONV_SPREAD_SD["quick" if quick else "full"],
                         float(np.std(tcp_times, ddof=1)) / t_tcp_s / math.sqrt(len(tcp_times)))
     hy_tcp = float(df[df.case == "TCP"].conv_time_hybrid_s.iloc[0])
+    resolved = all(1.0 < x * (1 - 2 * rel_se) and x * (1 + 2 * rel_se) <= MAX_TCP_RATIO for x in good)
+    # Neither shown nor contradicted: every point estimate in (1, MAX] but a band crosses a limit (a review:
+    # 2.16 read "differs" with nothing saying that it lies inside, only not resolvably)
+    unresolved = not resolved and all(1.0 < x <= MAX_TCP_RATIO for x in good)
     claims.append(instruments(
         "Sect. 4.3: with g chosen by (27) DCTCP converges up to about a factor of 2 slower than TCP", "~2x TCP",
-        ok(all(1.0 < x * (1 - 2 * rel_se) and x * (1 + 2 * rel_se) <= MAX_TCP_RATIO for x in good)),
+        ok(resolved),
         packet=f"TCP {1e3 * t_tcp_s:.1f} ms (mean of {len(tcp_times)} joins over one sawtooth: "
                + ", ".join(f"{1e3 * x:.1f}" for x in tcp_times)
                + f" ms); DCTCP / TCP = {good[0]:.2f} (1/sqrt(W_max)), {good[1]:.2f} (5/W_max), +-{200 * rel_se:.0f} % "
@@ -497,7 +504,10 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
                f"{th.beta_tcp(W_star) / th.beta_dctcp(W_star, gs['5/W_max']):.2f}",
         detail=f"criterion: 1 < ratio <= {MAX_TCP_RATIO} for the ratio's whole +-2 standard-error band (DCTCP's "
                f"join-phase spread {100 * CONV_SPREAD_SD['quick' if quick else 'full']:.1f} %, TCP's standard error over "
-               f"its {len(tcp_times)} joins, whose times vary with flow 1's sawtooth phase)"))
+               f"its {len(tcp_times)} joins, whose times vary with flow 1's sawtooth phase)"
+               + (f"; not resolved: the ratios lie in (1, {MAX_TCP_RATIO:g}] but their +-2 standard-error band crosses "
+                  "a limit, so the run neither shows nor contradicts the claim (more joins would narrow it)"
+                  if unresolved else "")))
     slow = dc.loc["1/W_max"].conv_time_packet_s / dc.loc["1/sqrt(W_max)"].conv_time_packet_s
     claims.append(instruments(
         "Sect. 4.3: g = 1/W_max significantly increases the total convergence time", "185 vs 55 ms (3.4x)",

@@ -48,6 +48,13 @@ Parameters the paper leaves open, and ours:
   a reconstruction (see ``crates/dcsim-core/src/l2/smcc.rs``), since [21]'s settings are not public.
 * **MinRate**: 100 Mb/s for all three (QCN's; DSM's paper has none, and a source at rate 0 is never
   sampled again).
+* **Fig. 10's short flows** (not as the paper): the paper has every source generate them, with sizes
+  "derived from [23]" (DCTCP's measured, heavy-tailed sizes) of mean 10 Mbit, at 0-200 per second
+  for "0 % to 20 % of the bottleneck bandwidth". We send them from S1 to R1 only, across both
+  bottlenecks, so that 200/s x 10 Mbit is the 20 % of each (one rate per source would put 60 % on
+  C1 -> C2, which three sources cross), with exponential sizes of that mean: the L2 sources have no
+  size distribution from a CDF. Burstier (heavy-tailed) sizes may make the queue's oscillation
+  grow faster with the rate than here.
 
 What we found, and report in the claims tables. With the printed gains (Hc = 20 kHz, so
 c = 10 000 1/s), one DSM feedback moves one source by c q0 = 5.1 Gbps from the queue's term alone
@@ -468,10 +475,16 @@ def run_fig5(out_dir: Path, quick: bool) -> ExperimentResult:
                                 _against(d500, target), ok(oscillates(d500, target)), "unstable = does not hold " + aim
                                 + f" ({held}); how seriously it oscillates is not judged (the paper gives the swing no "
                                 "size: the queue sd is shown)"))
-        d40, d160 = s[(key, 100e9, 40e-6)], s[(key, 100e9, 160e-6)]
-        claims.append(Claim(f"at 100 Gbps {LABELS[key]} tolerates only tens of us: holds at 40 us, fails at 160 us",
-                            "holds at 40 us, fails at 160 us", f"40 us: {_fmt(d40)}; 160 us: {_fmt(d160)}",
-                            ok(holds(d40, target) and not holds(d160, target)), held + "; fails = does not hold"))
+        # Sec. II-B: "when the link capacity grows to 100Gbps, both QCN and SMCC fail to work normally with
+        # only 80us"; Sec. V-B: "the largest tolerable delay for QCN and SMCC are only tens of microseconds".
+        # Judged at the paper's 80 us, and held at 40 us ("tens"). (Until 2026-12-02 the row judged the
+        # failure at 160 us, DSM's delay in Fig. 5(b), and printed that as the paper's: a review.)
+        d40, d80, d160 = (s[(key, 100e9, d)] for d in (40e-6, 80e-6, 160e-6))
+        claims.append(Claim(f"at 100 Gbps {LABELS[key]} tolerates only tens of us: holds at 40 us, fails at 80 us",
+                            "fails with only 80 us (Sec. II-B); largest tolerable delay tens of us (Sec. V-B)",
+                            f"40 us: {_fmt(d40)}; 80 us: {_fmt(d80)}; 160 us: {_fmt(d160)}",
+                            ok(holds(d40, target) and not holds(d80, target)),
+                            held + "; fails = does not hold; 'holds at 40 us' is our reading of 'tens of microseconds'"))
     hc = [s[("dsm-hc2k", C, d)] for C, d in FIG5]
     claims.append(check("(dcsim) DSM with Hc lowered to 2 kHz holds q0 at every delay and rate",
                         "; ".join(f"{C / 1e9:g}G/{d * 1e6:g}us: {100 * x['util']:.1f} %, {x['q_mean_bytes'] / 1e3:.1f} KB, "
@@ -902,8 +915,10 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
                  f"{f:g} s)")
     fig.tight_layout()
     png = save_figure(fig, out_dir, "dsm_fig9.png")
-    # Utilization of each bottleneck over the run against the most a perfect scheme gets through it
-    # (max-min fair rates on the schedule: C1->C2 is not the bottleneck in [3, 5], C2->C3 not in [1, 2]).
+    # Utilization of each bottleneck over the run against what max-min fair rates on the schedule put
+    # through it (C1->C2 is not the bottleneck in [3, 5], C2->C3 not in [0, 2]): the reference of a fair
+    # scheme that keeps every bottleneck full, not an upper bound (a scheme unfair to the long flow puts
+    # more through one link: DSM with Hc = 2 kHz 110.6 % of it on C1->C2, a review).
     ideal = fig9_ideal_util()
     util = {}
     for key, res in runs.items():
@@ -964,14 +979,27 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
                 f"{max(busy):.1f} KB, surplus seconds {min(idle):.1f}-{max(idle):.1f} KB)")
 
     printed = ("dsm", "qcn", "smcc")
+    loads = [max_min_load(FIG9_FLOWS, k + 0.5, 1.0) for k in range(5)]
+
+    def bottleneck(port: str, k: int) -> bool:
+        """Full under max-min fair rates, and the first full link on the path of a flow through it (a
+        link full only with what a full link upstream lets through builds no queue: C2->C3 in second 0)."""
+        full = [p for p in ("C1->C2", "C2->C3") if loads[k][p] >= 1 - 1e-9]
+        return any(a <= k + 0.5 < b and port in links and next(p for p in links if p in full) == port
+                   for links, a, b in FIG9_FLOWS.values() if any(p in full for p in links))
     claims = [
-        # "Predictably, ...": a property of the traffic schedule, not of a scheme (a review: judged on DSM
-        # alone, whose collapse the stability and headline rows count already, it only counted that again)
-        Claim("link C1 -> C2 is congested during [0, 3] s and C2 -> C3 during [2, 5] s", "bottleneck shifts",
-              "; ".join(shift_text(k) for k in printed), ok(any(shifts(k) for k in printed)),
-              "the schedule's property, seen in the queues: reproduced if at least one scheme at the printed "
-              "parameters shows a standing queue (mean > 0.5 KB) in every congested second of the schedule and "
-              "none in the surplus ones (C1 -> C2 in seconds 3-4, C2 -> C3 in seconds 0-1)"),
+        # "Predictably, ...": a property of the traffic schedule, not of a scheme, so a check of the
+        # setup computed from it (max-min fair loads), not a claim: until 2026-12-02 it was a claim
+        # reproduced if any scheme's queues showed it (a review: only QCN did, DSM's never).
+        check("(setup) the schedule congests C1 -> C2 during [0, 3] s and C2 -> C3 during [2, 5] s, as the paper "
+              "says ('Predictably, ...')",
+              "max-min fair load per second (C1->C2 / C2->C3): "
+              + ", ".join(f"{loads[k]['C1->C2']:.2f}/{loads[k]['C2->C3']:.2f}" for k in range(5)),
+              {(p, k) for k in range(5) for p in ("C1->C2", "C2->C3") if bottleneck(p, k)} == set(congested),
+              "congested = the max-min fair rates fill the link in that second of the schedule and it is the first "
+              "full link of a flow through it; in the queues "
+              "(a standing queue, mean > 0.5 KB, in every congested second and none in the others): "
+              + "; ".join(shift_text(k) for k in printed), paper="C1->C2 in [0, 3] s, C2->C3 in [2, 5] s"),
         Claim("DSM achieves more stable queues than QCN and SMCC, regardless of bottleneck shifting", "DSM most stable",
               "; ".join(stable_text(k) for k in ("dsm", "qcn", "smcc")), ok(more_stable("dsm")),
               f"stable = in every congested second of the schedule (a slot of {f:g} s here, from {0.2 * f:g} s after each "
@@ -1102,6 +1130,10 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
     def mean_sd(key: str) -> float:
         return float(np.mean([g[(key, r, p)]["q_sd_kb"] for r in FIG10_RATES for p in ports]))
 
+    def mean_of(key: str, col: str) -> float:
+        """The mean over every run: rates, bottlenecks and seeds."""
+        return float(np.mean([runs[(key, r, p, sd)][col] for r in FIG10_RATES for p in ports for sd in seeds]))
+
     def worst(key: str, col: str, fn) -> float:
         """The worst value over every run: rates, bottlenecks and seeds."""
         return fn(runs[(key, r, p, sd)][col] for r in FIG10_RATES for p in ports for sd in seeds)
@@ -1113,7 +1145,8 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
               + (f"; no trend: {', '.join(f'{LABELS[k]} {p}' for (k, p), (good, _) in curves.items() if not good)}"
                  if not all(good for good, _ in curves.values()) else ""),
               ok(all(good for good, _ in curves.values())),
-              trend_rule("the queue sd higher", "the queue sd") + "; every curve (DSM, QCN, SMCC at both bottlenecks) "
+              trend_rule("the queue sd higher", "the queue sd") + "; short flows from S1 only, exponential sizes (the "
+              "paper: every source, DCTCP's sizes; module docstring); every curve (DSM, QCN, SMCC at both bottlenecks) "
               f"must show the trend; per seed ({', '.join(map(str, seeds))}): {per_seed}"),
         Claim("DSM is more robust than QCN and SMCC to bursts of short flows", "DSM's queue oscillates least",
               "; ".join(f"{LABELS[k]}: mean sd {mean_sd(k):.1f} KB, mean queue {worst(k, 'q_mean_kb', min):.1f} .. "
@@ -1124,10 +1157,20 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
               f"queue sd averaged over rates, bottlenecks and {count_shown(len(seeds), 'seed')}, and DSM's queue pinned at "
               "neither end (mean between 10 % and 90 % of the 128 KB buffer in every run): a queue stuck full or empty "
               "has a small sd but is not under control (a probe: a mean queue of 2-9 KB at 31 % utilization had passed)"),
-        Claim("DSM achieves high utilization and loses fewer packets (100 % utilization, < 5 % drops)", ">= 99 %, < 5 %",
-              f"DSM: min utilization {100 * worst('dsm', 'util', min):.2f} %, max drops {worst('dsm', 'drop_pct', max):.2f} %",
-              ok(worst("dsm", "util", min) >= UTIL_HOLD and worst("dsm", "drop_pct", max) < DROP_HEADLINE_PCT),
-              "over every rate, bottleneck and seed"),
+        # Sec. V-C: "DSM can simultaneously achieve a high utilization and loss less packets, which is verified
+        # in Fig.10(b)": a comparison with QCN and SMCC (until 2026-12-02 the row judged Section VI's absolute
+        # "100 %, < 5 %" instead, and no comparison: a review; that is the headline row below).
+        Claim("DSM simultaneously achieves a high utilization and loses fewer packets than QCN and SMCC (Fig. 10(b))",
+              "DSM's utilization highest, its drops fewest",
+              "; ".join(f"{LABELS[k]}: mean utilization {100 * mean_of(k, 'util'):.2f} %, mean drops "
+                        f"{mean_of(k, 'drop_pct'):.2f} %" for k in ("dsm", "qcn", "smcc")),
+              ok(all(mean_of("dsm", "util") >= mean_of(k, "util") and mean_of("dsm", "drop_pct") < mean_of(k, "drop_pct")
+                     for k in ("qcn", "smcc"))),
+              f"means over every rate, bottleneck and {count_shown(len(seeds), 'seed')}: reproduced if DSM's utilization "
+              "is at least each other scheme's and its drops (frames dropped / sent) are fewer than each other's"),
+        headline(worst("dsm", "util", min), worst("dsm", "drop_pct", max),
+                 f"DSM: min utilization {100 * worst('dsm', 'util', min):.2f} %, max drops "
+                 f"{worst('dsm', 'drop_pct', max):.2f} %", "the worst over every rate, bottleneck and seed"),
     ]
     claims.append(check("(dcsim) DSM with Hc = 2 kHz", f"min utilization {100 * worst('dsm-hc2k', 'util', min):.2f} %, "
                         f"max drops {worst('dsm-hc2k', 'drop_pct', max):.2f} %, mean sd {mean_sd('dsm-hc2k'):.1f} KB",
