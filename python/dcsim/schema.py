@@ -71,7 +71,7 @@ SCHEMA: dict[str, list[Col]] = {
         _c("t_s", "s", S, "end of the interval"),
         _c("flow", "id", SET, "flow id (row of `flows`)"),
         _c("flow_label", "", LAB, 'the flow as "src->dst #id", e.g. "s0->r #0"'),
-        _c("goodput_bps", "bit/s", S, "payload delivered in order to the receiver over the interval"),
+        _c("goodput_bps", "bit/s", S, "payload delivered in order to the receiver over the interval (a retransmission that fills a hole releases what the receiver held at once: one interval can exceed the link's rate)"),
     ],
     "cwnd": [
         _c("t_s", "s", S, "sampling instant"),
@@ -89,7 +89,7 @@ SCHEMA: dict[str, list[Col]] = {
         _c("protocol", "", SET, "window controller"),
         _c("start_s", "s", SET, "start time"),
         _c("size_bytes", "bytes", SET, "payload to send (NaN: long-lived)"),
-        _c("delivered_bytes", "bytes", AW, "payload delivered in order"),
+        _c("delivered_bytes", "bytes", AW, "payload delivered in order that first reached the receiver after warm-up (what it held out of order at warm-up crossed the network before: not counted, so goodput stays within the capacity)"),
         _c("goodput_bps", "bit/s", AW, "delivered_bytes x 8 / (end - warm-up)"),
         _c("sent_pkts", "packets", AW, "data packets sent (retransmissions included)"),
         _c("retransmits", "packets", AW, "data packets sent again (after a timeout go-back-N resends "

@@ -62,8 +62,9 @@ c = 10 000 1/s), one DSM feedback moves one source by c q0 = 5.1 Gbps from the q
 (eq. 5) lets the aggregate rate absorb any u, but a real source cannot go above its line rate
 nor below MinRate, so the big steps saturate, the predictor (eq. 25) counts steps that never took
 effect, and the queue underflows: in most settings of Figs. 5 and 7 DSM keeps 22-68 % utilization
-(full runs; it holds q0 at 100 Gbps with a 40 us loop, and Fig. 7's 1 Gbps and 10 Gbps/80 us
-runs reach 86-98 %) where the paper shows ~100 %. The
+(full runs before 2026-12-02, when DSM's CP began to sample the arrivals its queue drops too, as
+the paper's does: the --quick numbers moved by a few points; it holds q0 at 100 Gbps with a 40 us
+loop, and Fig. 7's 1 Gbps and 10 Gbps/80 us runs reach 86-98 %) where the paper shows ~100 %. The
 discrete model of Section III (``dcsim.theory.dsm.simulate_discrete``) with the same gains holds
 q0 from any start, so the gap is between the model and a packet network, not in our transcription
 of eqs. (22)-(26). Lowering only Hc ten-fold, to 2 kHz (one step <= c q0 = 0.5 Gbps, a tenth of a

@@ -336,6 +336,8 @@ impl Scheme for Params {
     fn target_queue(&self) -> (&'static str, u64) {
         ("q0", self.q0_bytes)
     }
+    /// §II.A: the CP "samples the incoming packets with a probability p".
+    const SAMPLES_DROPPED_ARRIVALS: bool = true;
     fn cp(&self, cpid: CpId, link_rate: Rate) -> Cp {
         Cp::new(&self.controller(), cpid, link_rate)
     }

@@ -18,7 +18,12 @@
 //! * CP: on every frame that arrives at a CP-enabled queue and is enqueued, call
 //!   [`Cp::on_arrival`] with the queue length *including* the arriving frame (the standard
 //!   samples arriving frames; protocols.md §1 pitfalls). A `Some(feedback)` is sent to the
-//!   frame's source.
+//!   frame's source. A scheme whose CP also samples the arriving frames its queue drops
+//!   ([`Scheme::SAMPLES_DROPPED_ARRIVALS`]: DSM and SMCC, whose paper's CP "samples the incoming
+//!   packets with a probability p", §II.A) gets the same call for those, with the queue as the
+//!   drop left it; 802.1Qau's CP (QCN) samples on enqueue only. (Until 2026-12-02 no scheme
+//!   sampled drops: a review found a 1 Gbps dumbbell of 10 Gbps DSM sources that dropped 97.5 %
+//!   of arrivals sampling 0.026 % of them, not p = 1 %, and leaving overload ~40 x slower.)
 //! * RP: call [`Rp::on_feedback`] when a feedback frame arrives, [`Rp::on_tx`] for each data
 //!   frame the source transmits. After any of the three calls, read [`Rp::next_timer`]: if it
 //!   changed, schedule an event at that time. [`Rp::on_timer`] acts only if called at exactly the
@@ -130,6 +135,10 @@ pub trait Scheme: Clone + std::fmt::Debug + PartialEq + Default + Serialize + De
     fn min_rate_bps(&self) -> u64;
     /// The queue the CP aims at, (parameter name, bytes): it must fit in each CP's buffer.
     fn target_queue(&self) -> (&'static str, u64);
+    /// Does the CP sample the arriving frames its queue drops too? 802.1Qau's CP samples on
+    /// enqueue (protocols.md §1 pitfalls): false, the default; the DSM paper's CP "samples the
+    /// incoming packets with a probability p" (§II.A), dropped ones included.
+    const SAMPLES_DROPPED_ARRIVALS: bool = false;
     /// The congestion point of a queue drained at `link_rate`.
     fn cp(&self, cpid: CpId, link_rate: Rate) -> Self::Cp;
     /// The reaction point of a source with line rate `line_rate`, starting at `initial_rate`.
@@ -181,6 +190,10 @@ macro_rules! l2_schemes {
             }
             fn min_rate_bps(&self) -> u64 {
                 match self { $(L2Spec::$Variant(p) => Scheme::min_rate_bps(p),)+ }
+            }
+            /// Whether the CPs sample arriving frames that their queue drops.
+            pub fn samples_dropped_arrivals(&self) -> bool {
+                match self { $(L2Spec::$Variant(_) => <$module::Params as Scheme>::SAMPLES_DROPPED_ARRIVALS,)+ }
             }
             /// The queue the CPs aim at, (parameter name, bytes).
             pub fn target_queue(&self) -> (&'static str, u64) {

@@ -139,6 +139,8 @@ impl Scheme for Params {
     fn target_queue(&self) -> (&'static str, u64) {
         ("q0", self.q0_bytes)
     }
+    /// DSM's CP, as DSM samples (the DSM paper's framework, §II.A).
+    const SAMPLES_DROPPED_ARRIVALS: bool = true;
     fn cp(&self, cpid: CpId, link_rate: Rate) -> dsm::Cp {
         dsm::Cp::new(&self.controller(), cpid, link_rate)
     }

@@ -86,7 +86,9 @@ pub struct SourceSpec {
     /// Finite payload, bytes (its FCT is recorded); default long-lived.
     #[serde(default)]
     pub size_bytes: Option<u64>,
-    /// Rate at the start; default the line rate of the source's host link (as in the DSM paper).
+    /// Rate at the start; default the line rate of the source's host link. (The DSM paper starts
+    /// every flow at "the bottleneck capacity": the same where the host links run at the
+    /// bottleneck's rate, as in its experiments; give it otherwise.)
     #[serde(default)]
     pub initial_rate_bps: Option<u64>,
     /// Identical sources on this pair.
@@ -726,6 +728,15 @@ impl L2World {
 
     /// A packet was enqueued at port `pid` (`q_bytes` its queue including the packet); a CP
     /// there samples L2 frames and may send feedback from `switch` to the frame's source.
+    /// A frame arrived at port `pid` and its queue dropped it: sampled as an arrival (queue
+    /// `q_bytes` as the drop left it) by a scheme whose CP samples those too
+    /// ([`L2Spec::samples_dropped_arrivals`]).
+    pub fn on_dropped_arrival(&mut self, pid: PortId, switch: NodeId, pkt: &Packet, q_bytes: u64, now: Time) {
+        if self.setup.scheme.samples_dropped_arrivals() {
+            self.on_enqueue(pid, switch, pkt, q_bytes, now);
+        }
+    }
+
     pub fn on_enqueue(&mut self, pid: PortId, switch: NodeId, pkt: &Packet, q_bytes: u64, now: Time) {
         if pkt.kind != Kind::Frame {
             return;

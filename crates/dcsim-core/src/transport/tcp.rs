@@ -81,6 +81,15 @@ impl Segmenter {
         }
     }
 
+    /// Payload of the segments in [a, b), bytes.
+    pub fn bytes_in(&self, a: u64, b: u64) -> u64 {
+        let full = (b - a) * self.payload as u64;
+        match self.total_segs {
+            Some(n) if a < n && n <= b => full - self.payload as u64 + self.last_payload as u64,
+            _ => full,
+        }
+    }
+
     #[inline]
     pub fn has(&self, seq: u64) -> bool {
         self.total_segs.is_none_or(|n| seq < n)
@@ -1074,6 +1083,20 @@ impl Receiver {
         }
     }
 
+    /// The segments held out of order (above `next_expected`), as sorted half-open ranges.
+    pub fn held_ranges(&self) -> &[(u64, u64)] {
+        self.ooo.ranges()
+    }
+
+    /// Payload of the segments of `ranges` below `next_expected` (delivered in order), bytes.
+    pub fn delivered_of(&self, ranges: &[(u64, u64)]) -> u64 {
+        ranges
+            .iter()
+            .filter(|&&(a, _)| a < self.next_expected)
+            .map(|&(a, b)| self.seg.bytes_in(a, b.min(self.next_expected)))
+            .sum()
+    }
+
     /// Hand segment `next_expected` to the application.
     #[inline]
     fn deliver_next(&mut self) {
@@ -1382,6 +1405,25 @@ mod tests {
             ts: Time(seq),
             aux: 0,
         }
+    }
+
+    #[test]
+    fn held_segments_are_counted_by_their_payload_once_delivered() {
+        // 5 segments, the last of 100 bytes: 1 and 3, 4 arrive first (held), then 0 and 2.
+        let seg = Segmenter::new(Some(4 * 1460 + 100), 1460);
+        assert_eq!((seg.bytes_in(0, 5), seg.bytes_in(3, 5), seg.bytes_in(1, 2)), (4 * 1460 + 100, 1560, 1460));
+        let mut r = Receiver::new(0, 1, 0, seg, 40, None);
+        let mut out = Vec::new();
+        for s in [1, 3, 4] {
+            r.on_data(&data(s, false), Time(0), &mut out);
+        }
+        let held = r.held_ranges().to_vec();
+        assert_eq!(held, vec![(1, 2), (3, 5)]);
+        assert_eq!(r.delivered_of(&held), 0, "none delivered yet");
+        r.on_data(&data(0, false), Time(0), &mut out);
+        assert_eq!((r.delivered_bytes, r.delivered_of(&held)), (2 * 1460, 1460), "0 and 1 delivered, 1 was held");
+        r.on_data(&data(2, false), Time(0), &mut out);
+        assert_eq!((r.delivered_bytes, r.delivered_of(&held)), (4 * 1460 + 100, 1460 + 1560));
     }
 
     #[test]
