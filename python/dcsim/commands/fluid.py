@@ -405,7 +405,7 @@ def dctcp(
     d: str = typer.Option("100us", "--d", "--rtt", help='Propagation delay d, e.g. "100us"; 1 us .. 1 s.'),
     K: str = typer.Option("65pkt", "--K", "--k", "--threshold", help='Marking threshold, e.g. "65pkt" or "97.5KB"; 0 .. 1e6 pkt.'),
     g: float = typer.Option(1 / 16, "--g", "--gain", help="EWMA weight g in (0, 1]."),
-    N: float = typer.Option(10, "--N", "--n", "--flows", help="Number of long-lived flows, a real number in [1, 1e6]."),
+    N: float = typer.Option(10, "--N", "--n", "--flows", help="Number of long-lived flows, a real number in [1, 1e6] (default 10: Fig. 2's setting)."),
     t_end: str = typer.Option("20ms", "--t-end", help='Simulated time, e.g. "20ms"; at most 1e4 s and 1e8 steps.'),
     dt: Optional[str] = typer.Option(None, "--dt", help="Integration step, e.g. 0.5us: at most R*/2 (default R*/200), R* = d + K/C the round trip at the queue K."),
     sample_dt: Optional[str] = typer.Option(None, "--sample-dt", help=SAMPLE_DT_HELP),

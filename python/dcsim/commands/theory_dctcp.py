@@ -31,7 +31,7 @@ def dctcp(
     d: str = typer.Option(..., "--d", "--rtt", help='Propagation round-trip delay d, e.g. "300us"; 1 us .. 1 s.'),
     K: Optional[str] = typer.Option(None, "--K", "--k", "--threshold", help='Marking threshold, e.g. "65pkt" or "97.5KB"; 0 .. 1e6 pkt '
                                     "(default: guideline 0.17 C d)."),
-    N: float = typer.Option(2, "--N", "--n", "--flows", help="Number of long-lived flows, a real number in [1, 1e6]."),
+    N: float = typer.Option(2, "--N", "--n", "--flows", help="Number of long-lived flows, a real number in [1, 1e6] (default 2: the small-N case the paper's guideline (27) is for, where convergence is slowest; Fig. 12's two flows)."),
     g: Optional[float] = typer.Option(None, "--g", "--gain", help="EWMA weight g in (0, 1] (default 1/16)."),
     packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size for C in packets/s, 1 B .. 65535 B "
                                     "(default 1500B)."),
