@@ -783,3 +783,26 @@ def test_figures_traces_and_experiments_go_into_folders_made_for_them(tmp_path):
         compare(["run.toml"], "queue")
     res = E.get("dx-thresholds").run(tmp_path / "c" / "d", True)
     assert res.files and all(Path(f).is_file() for f in res.files)
+
+
+def test_result_to_dir_force_and_simulate_progress_take_only_what_they_say(tmp_path):
+    """A review: ``to_dir(force="no")`` was truthy and replaced a directory of the user's files;
+    ``simulate(progress=5)`` failed with "'int' object is not callable" after the engine started.
+    Both are now refused by name before anything is written or run."""
+    import dcsim
+
+    sc = dcsim.Scenario.from_toml_str(Path(ROOT / "examples" / "dctcp_dumbbell.toml").read_text()
+                                      .replace('duration = "200ms"', 'duration = "2ms"').replace('warmup = "50ms"', 'warmup = "0s"'))
+    with pytest.raises(TypeError, match=r"progress: expected a function progress\(now_s, duration_s\) or None, got 5"):
+        dcsim.simulate(sc, progress=5)
+    res = dcsim.simulate(sc)
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "precious.txt").write_text("x")
+    for bad in ("no", 1, None):
+        with pytest.raises(ValueError, match=r"force: expected True or False"):
+            res.to_dir(mine, force=bad)
+    assert (mine / "precious.txt").read_text() == "x"
+    with pytest.raises(ValueError, match=r"force=True"):
+        res.to_dir(mine)  # the rule itself: a directory of other files needs force=True
+    assert (mine / "precious.txt").exists()

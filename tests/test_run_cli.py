@@ -276,14 +276,16 @@ def test_to_dir_reports_every_file_that_failed_after_writing_the_rest(tmp_path, 
 
     def write_text(self, *a, **kw):
         if self.name == "engine_spec.json":
-            raise PermissionError(13, "Permission denied")
+            raise PermissionError(13, "Permission denied", str(self))  # as the OS names the file
         return real_write_text(self, *a, **kw)
 
     monkeypatch.setattr(Path, "write_text", write_text)
     with pytest.raises(WriteError) as e:
         res.to_dir(tmp_path / "r")
+    # the file named where it is now, not in the temporary sibling the files were written into (a review)
     assert e.value.errors == ["queue.parquet: OSError: [Errno 28] No space left on device",
-                              "engine_spec.json: PermissionError: [Errno 13] Permission denied"]
+                              f"engine_spec.json: PermissionError: [Errno 13] Permission denied: "
+                              f"'{tmp_path / 'r' / 'engine_spec.json'}'"]
     names = [p.name for p in e.value.written]
     assert names == [f"{t}.parquet" for t in TABLES if t != "queue"] + ["scenario.toml", "summary.json",
                                                                          run_module.MANIFEST]

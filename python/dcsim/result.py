@@ -851,6 +851,8 @@ class Result:
 
         out = dir_path(out)
         _check_summary(summary, "to_dir")
+        if not isinstance(force, bool):  # force="no" is truthy: it had replaced a user's directory (a review)
+            raise ValueError(f"force: expected True or False, got {force!r}")
         check_out_dir(out, force, names=("out", "force=True"))
         failed: list[str] = []
         with out_dir_lock(out, opt="out"), atomic_dir(out) as tmp:
@@ -865,7 +867,8 @@ class Result:
             stop_previous_plotter(out)
         placed = [out / p.name for p in files]
         if failed:
-            raise WriteError(placed, failed)
+            # the messages name the files where they are now, not in the temporary sibling (a review)
+            raise WriteError(placed, [m.replace(str(tmp), str(out)) for m in failed])
         return placed
 
     def write_into(self, out: Union[str, Path], *, summary: Optional[dict] = None,

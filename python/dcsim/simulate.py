@@ -77,6 +77,8 @@ def simulate(
     if not (isinstance(chunks, numbers.Integral) and not isinstance(chunks, bool) and 1 <= chunks <= MAX_CHUNKS):
         raise ValueError(f"chunks: {chunks!r} is out of range; allowed an integer 1 .. {MAX_CHUNKS}")  # numpy's too
     chunks = int(chunks)
+    if progress is not None and not callable(progress):  # it had failed after the engine started (a review)
+        raise TypeError(f"progress: expected a function progress(now_s, duration_s) or None, got {progress!r}")
     spec = scenario.check_resources()
     for line in scenario.warnings():
         warnings.warn(line, ScenarioWarning, stacklevel=2)

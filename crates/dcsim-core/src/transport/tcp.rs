@@ -696,7 +696,10 @@ impl Sender {
                 // the "careful" variant; ns-2's NewReno `highest_ack_ > recover_`): after a timeout,
                 // duplicate ACKs that reach exactly `recover` come from go-back-N's duplicates, not
                 // from a new loss. The price: a new loss of the segment at `recover` itself (after
-                // a timeout or a recovery) waits for the timer.
+                // a timeout or a recovery) waits for the timer, and so does the loss of a flow's
+                // first segment (`recover` starts at 0, its duplicate ACKs carry 0: ns-2's
+                // `highest_ack_ = -1` is not above `recover_ = 0` either; RFC 6582 would start
+                // `recover` below the first segment and fast-retransmit it).
                 self.stats.fast_retransmits += 1;
                 if loss_window {
                     self.ssthresh = self.loss_ssthresh();
