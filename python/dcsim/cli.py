@@ -170,7 +170,8 @@ def reproduce(
     if not list_ and not ids and not all_ and run_options:
         # A script's `dcsim reproduce $IDS --html rep` with an empty $IDS had printed the list and
         # exited 0, with no report and no word about its options (a review).
-        fail(f"no experiment to run: {', '.join(run_options)} {'applies' if len(run_options) == 1 else 'apply'} to a run; give experiment ids or --all "
+        verb = "applies" if len(run_options) == 1 else "apply"
+        fail(f"no experiment to run: {', '.join(run_options)} {verb} to a run; give experiment ids or --all "
              "(dcsim reproduce --list shows them)")
     if list_ or (not ids and not all_):
         from dcsim.experiments.registry import runtime, runtimes, shipped_runtimes

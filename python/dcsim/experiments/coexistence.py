@@ -91,8 +91,7 @@ def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
     # up to 2 / pipe_pkt = 1e-3 relative against the continuous model behind (3)-(4).
     # The paper's two statements about T_r are judged on the simulated AIMD (the model behind eqs. (3)-(4),
     # its own instrument); eq. (4) stands beside it. (Until 2026-12-02 both rows evaluated (4) and compared
-    # it with its own closed form 0.5/(1 - beta), which cannot fail: a review.) The simulated windows carry
-    # up to AIMD_RESOLUTION relative error (below).
+    # it with its own closed form 0.5/(1 - beta), which cannot fail: a review.)
     AIMD_RESOLUTION = 2.0 / 2000.0
     t05 = aimd.throughput_ratio(0.5)
     v, _ = verdict(1.0, sim[0.5][0], AIMD_RESOLUTION)

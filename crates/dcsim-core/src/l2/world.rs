@@ -726,8 +726,6 @@ impl L2World {
         Ok(())
     }
 
-    /// A packet was enqueued at port `pid` (`q_bytes` its queue including the packet); a CP
-    /// there samples L2 frames and may send feedback from `switch` to the frame's source.
     /// A frame arrived at port `pid` and its queue dropped it: sampled as an arrival (queue
     /// `q_bytes` as the drop left it) by a scheme whose CP samples those too
     /// ([`L2Spec::samples_dropped_arrivals`]).
@@ -737,6 +735,8 @@ impl L2World {
         }
     }
 
+    /// A packet was enqueued at port `pid` (`q_bytes` its queue including the packet); a CP
+    /// there samples L2 frames and may send feedback from `switch` to the frame's source.
     pub fn on_enqueue(&mut self, pid: PortId, switch: NodeId, pkt: &Packet, q_bytes: u64, now: Time) {
         if pkt.kind != Kind::Frame {
             return;
