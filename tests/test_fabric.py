@@ -178,8 +178,9 @@ def test_bad_fabrics_name_the_field_on_the_cli(tmp_path):
 
 def test_a_load_of_the_senders_links_that_overloads_the_receivers_is_warned():
     # leaf_spine(): 8 senders to 8 receivers, all 10 Gbps: load x 8/8 <= 1, no warning. With 12
-    # senders to 4 receivers at 0.5 the receivers are offered 0.5 x 12 / 4 = 150 % on average (a
-    # review: "poisson 0.5 of every host link" said nothing of it); at 0.3, 90 %: no warning.
+    # senders to 4 receivers at 0.5 the receivers are offered 0.5 x 12 / 4 = 150 % of payload (a
+    # review: "poisson 0.5 of every host link" said nothing of it), x 15 000 / 14 600 on the wire
+    # (10 packets of 40 B headers per 14 600 B flow) = 154 %; at 0.3, 92 %: no warning.
     def load_warnings(d):
         return [w for w in Scenario.from_dict(d).warnings() if "receivers' host links" in w]
 
@@ -187,7 +188,7 @@ def test_a_load_of_the_senders_links_that_overloads_the_receivers_is_warned():
     d = leaf_spine()
     d["workloads"][0].update(senders=[f"h{i}" for i in range(12)], receivers=[f"h{i}" for i in range(12, 16)], load=0.5)
     w, = load_warnings(d)
-    assert w.startswith("workloads[0]:") and "150 %" in w and "12 hosts" in w and "4 hosts" in w
+    assert w.startswith("workloads[0]:") and "154 %" in w and "12 hosts" in w and "4 hosts" in w
     d["workloads"][0]["load"] = 0.3
     assert load_warnings(d) == []
     assert "of the senders' host links" in Scenario.from_dict(d).workloads[0].describe()

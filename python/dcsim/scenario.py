@@ -69,7 +69,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError, core_schema
 
 from dcsim import _core
-from dcsim.units import BYTE_FORMS, Size, UnitError, count_shown, did_you_mean, fmt_rate, fmt_time, parse_rate, parse_size, parse_time, shown, to_ps
+from dcsim.units import BYTE_FORMS, Size, UnitError, count_shown, did_you_mean, fmt_bytes, fmt_rate, fmt_time, parse_rate, parse_size, parse_time, shown, to_ps
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -1735,6 +1735,18 @@ class Network(_Model):
             return self.tier_rate(tier)
         return next((link.rate for link in self.links if {link.a, link.b} == {a, b}), None)
 
+    def link_rates(self) -> dict[tuple[str, str], float]:
+        """Every link's rate, both ways, bit/s: :meth:`link_rate` of every pair in one pass."""
+        if self.topology in FABRIC_TIERS:
+            out = {}
+            for a, b, tier in self.fabric_links():
+                out[(a, b)] = out[(b, a)] = self.tier_rate(tier)
+            return out
+        if self.topology == "graph":
+            return {pair: link.rate for link in self.links for pair in ((link.a, link.b), (link.b, link.a))}
+        adj = self.adjacency()
+        return {(a, b): self.link_rate(a, b) for a in adj for b in adj[a]}
+
     def default_monitored_ports(self) -> list[tuple[str, str]]:
         """The ports the engine monitors without metrics.ports, as (from, to), in its order (the
         engine's `net::topology::build`; `tests/test_l2_scenario.py` compares the two): the
@@ -2832,6 +2844,12 @@ class Sizes(_Model):
         """E[S] of the sizes as the engine draws them (whole bytes, at least 1), bytes: the mean a
         Poisson workload's arrival rate divides its load by (the engine's SizeSpec::mean_bytes)."""
         return _core.size_mean_bytes(json.dumps(self.to_engine(packet_bytes, header_bytes)))
+
+    def mean_packets(self, packet_bytes: int, header_bytes: int) -> float:
+        """E[ceil(S / (packet_bytes - header_bytes))]: a flow's mean number of packets, each
+        adding its header on the wire (the engine's SizeSpec::mean_packets)."""
+        return _core.size_mean_packets(json.dumps(self.to_engine(packet_bytes, header_bytes)),
+                                       packet_bytes - header_bytes)
 
 
 def _reraise_nested(e: ValidationError) -> PydanticCustomError:
@@ -4257,7 +4275,7 @@ class Scenario(_Model):
         out += self._delay_delack_warnings()
         out += self._dx_r0_warnings()
         out += self._initial_rto_warnings()
-        out += self._receiver_load_warnings()
+        out += self._workload_load_warnings()
         for wi, w in enumerate(self.workloads):
             if w.kind == "trace":
                 late = sum(w.start + t >= run.duration for t in w.arrivals.start_s)
@@ -4329,27 +4347,88 @@ class Scenario(_Model):
                            'delay, so its window stays at its floor; use R0 = "path" or "min"')
         return out
 
-    def _receiver_load_warnings(self) -> list[str]:
-        """A Poisson workload whose load refers to the senders' host links (link = "hosts") offers
-        the receivers' host links load x (the senders' summed host-link rate) / (the receivers'
-        summed rate) on average: above 1 the flows pile up at the receivers (a review: 12 senders
-        at 0.5 to 4 receivers offered them 150 %, and nothing said so)."""
-        out = []
+    def _workload_load_warnings(self) -> list[str]:
+        """Poisson workloads that offer a link more than it carries, or whose load does not mean
+        what it says. ``load`` is of payload (the engine's lambda = load x C / (8 E[S]), as S13's
+        ``traffic_gen.py``), so on the wire every link carries it times
+        (E[S] + header x E[packets]) / E[S] (:meth:`Sizes.mean_packets`): 1.4 with 100 B flows,
+        which a load of 0.9 pushed to 126 % of the link while the run said 90 % (a review). Each
+        arrival's sender is drawn uniformly (in proportion to its host-link rate with
+        link = "hosts") and its receiver uniformly among the others, so a host link may take more
+        than the load; warned, per workload, for the busiest sender and receiver (a review: 12
+        senders at 0.5 to 4 receivers offered them 150 %; h6 sending only to h7 of two receivers
+        offered h7 108 % where the average said 95 %). A named link that some sender-receiver
+        pairs never cross carries less than ``load``, and its ``realised_load`` (all generated
+        bytes over its capacity) overstates it."""
+        poisson = [(wi, w) for wi, w in enumerate(self.workloads)
+                   if w.kind == "poisson" and w.senders and w.receivers and w.link is not None]
+        if not poisson:
+            return []
+        out: list[str] = []
         net = self.network
-        adj = net.adjacency()
+        adj, rates, hosts = net.adjacency(), net.link_rates(), set(net.host_names())
 
-        def host_rate(h: str) -> float:  # all of a host's links, as the engine's load base (load_capacity_bps)
-            return sum(net.link_rate(h, n) or 0.0 for n in adj[h])
+        def host_rate(h: str) -> float:  # all of a host's links, as the engine's load base
+            return sum(rates[(h, n)] for n in adj[h])
 
-        for wi, w in enumerate(self.workloads):
-            if w.kind != "poisson" or w.link != HOST_LINKS or not w.senders or not w.receivers:
-                continue
-            into = w.load * sum(map(host_rate, w.senders)) / sum(map(host_rate, w.receivers))
-            if into > 1:
-                out.append(f"workloads[{wi}]: load {w.load:g} of the senders' host links ({count_shown(len(w.senders), 'host')}) "
-                           f"offers the receivers' host links ({count_shown(len(w.receivers), 'host')}) {100 * into:.0f} % "
-                           "of their capacity on average: flows pile up at the receivers and the FCTs grow with the "
+        def pct(x: float) -> str:
+            return f"{100 * x:.0f} %"
+
+        for wi, w in poisson:
+            mean_b = w.sizes.mean_bytes(net.packet_bytes, net.header_bytes)
+            mean_k = w.sizes.mean_packets(net.packet_bytes, net.header_bytes)
+            wire = (mean_b + net.header_bytes * mean_k) / mean_b
+            senders, receivers = list(w.senders), list(w.receivers)
+            if w.link == HOST_LINKS:
+                base = sum(map(host_rate, senders))
+                share = {s: 0.0 for s in senders}
+                for s in senders:
+                    share[s] += host_rate(s) / base
+                of = "the senders' host links"
+            else:
+                a, b = (x.strip() for x in w.link.split("->"))
+                base = rates[(a, b)]
+                share = {s: 0.0 for s in senders}
+                for s in senders:
+                    share[s] += 1 / len(senders)
+                of = f"link {a}->{b}"
+            offered = w.load * base * wire  # bit/s on the wire, all arrivals
+            headers = (f"{net.header_bytes} B of headers per packet, {mean_k:.3g} packet{'' if mean_k == 1 else 's'} per flow of "
+                       f"{fmt_bytes(mean_b)} on average")
+            saturated = w.load * wire >= 1
+            if saturated:
+                out.append(f"workloads[{wi}].load: {w.load:g} is of payload; with {headers}, {of} carries "
+                           f"{pct(w.load * wire)} of {'their' if w.link == HOST_LINKS else 'its'} capacity on the wire: "
+                           "its queue grows for as long as the arrivals last; lower load")
+            # Into each receiver: sender s picks r with probability 1 / (receivers other than s).
+            # Into r: the sum over senders s != r of p_s / k_s, k_s = receivers other than s.
+            rset = set(receivers)
+            nr = len(rset)
+            each = {s: ps / (nr - (s in rset)) for s, ps in share.items()}
+            every = sum(each.values())
+            into = {r: every - each.get(r, 0.0) for r in rset}
+            busiest_in = max(rset, key=lambda r: (into[r] * offered / host_rate(r), r))
+            x_in = into[busiest_in] * offered / host_rate(busiest_in)
+            busiest_out = max(share, key=lambda s: (share[s] * offered / host_rate(s), s))
+            x_out = share[busiest_out] * offered / host_rate(busiest_out)
+            if x_out >= 1 and w.link != HOST_LINKS:
+                out.append(f"workloads[{wi}]: load {w.load:g} of {of}, shared by {count_shown(len(senders), 'sender')}, "
+                           f"offers {busiest_out}'s host link {pct(x_out)} of its capacity on the wire: its flows "
+                           "queue in the host and the FCTs grow with the run's length; lower load, or add senders")
+            if x_in > 1 and not (saturated and x_in <= w.load * wire * (1 + 1e-9)):  # not the same news twice
+                out.append(f"workloads[{wi}]: load {w.load:g} of {of} ({count_shown(len(senders), 'host')}) offers the "
+                           f"receivers' host links ({count_shown(nr, 'host')}) up to {pct(x_in)} of their capacity "
+                           f"on the wire ({busiest_in}): flows pile up at the receivers and the FCTs grow with the "
                            "run's length; lower load, or add receivers")
+            if w.link != HOST_LINKS:
+                missed = _pairs_off_link(adj, hosts, senders, receivers, a, b)
+                if missed:
+                    (s, r), n = missed[0], len(missed)
+                    pairs = sum(len(rset) - (x in rset) for x in set(senders))
+                    out.append(f"workloads[{wi}].link: {n} of {count_shown(pairs, 'sender-receiver pair')} never cross {a}->{b} "
+                               f"(e.g. {s} -> {r}), so it carries less than load = {w.load:g} of its capacity and the "
+                               "workloads table's realised_load (all generated bytes over its capacity) overstates "
+                               "it; list only senders and receivers whose paths cross it")
         return out
 
     def _initial_rto_warnings(self) -> list[str]:
@@ -4793,6 +4872,40 @@ def _hops_from(adj: dict[str, list[str]], src: str, hosts: "Collection[str]") ->
                 dist[v] = dist[u] + 1
                 todo.append(v)
     return dist
+
+
+def _pairs_off_link(adj: dict[str, list[str]], hosts: "Collection[str]", senders: list[str], receivers: list[str],
+                    a: str, b: str) -> list[tuple[str, str]]:
+    """The sender -> receiver pairs (s != r) none of whose shortest paths cross link a -> b, as the
+    engine routes (by hop count, hosts not forwarding, ECMP over every shortest path): a pair
+    crosses iff d(s, a) + 1 + d(b, r) = d(s, r). A host endpoint of the link must be the pair's
+    own. Hosts with the same neighbours share one breadth-first search (a fabric's rack does)."""
+    group: dict[frozenset, str] = {}  # neighbour set -> its first host, whose distances it shares
+    dist: dict[str, dict[str, int]] = {}
+
+    def d(x: str, y: str) -> Optional[int]:
+        """Hops from host x to node y (None: unreachable)."""
+        if x == y:
+            return 0
+        rep = group.setdefault(frozenset(adj[x]), x)
+        if rep not in dist:
+            dist[rep] = _hops_from(adj, rep, hosts)
+        return dist[rep].get(x if y == rep else y)
+
+    from_b = _hops_from(adj, b, hosts) if b not in hosts else {b: 0}
+    missed = []
+    for s in dict.fromkeys(senders):
+        if a in hosts and a != s:
+            missed += [(s, r) for r in dict.fromkeys(receivers) if r != s]
+            continue
+        da = d(s, a)
+        for r in dict.fromkeys(receivers):
+            if r == s:
+                continue
+            dr, db = d(s, r), from_b.get(r) if (b not in hosts or b == r) else None
+            if da is None or dr is None or db is None or da + 1 + db != dr:
+                missed.append((s, r))
+    return missed
 
 
 def engine_error(e: ValueError, scenario: Optional["Scenario"] = None) -> "ScenarioError":

@@ -253,6 +253,14 @@ def fmt_rate(bps: float, digits: int = 4, sep: str = " ") -> str:
     return f"{bps:.{digits}g}{sep}bps"
 
 
+def fmt_bytes(n: float, digits: int = 4, sep: str = " ") -> str:
+    """Bytes in decimal units (10^3 per step, as the scenario's sizes): "1.711 MB"."""
+    for unit, scale in (("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
+        if abs(n) >= scale:
+            return f"{n / scale:.{digits}g}{sep}{unit}"
+    return f"{n:.{digits}g}{sep}B"
+
+
 def fmt_wall(s: float) -> str:
     """A wall-clock duration for a person waiting: s (and below) as :func:`fmt_time`, then min
     and h ("22.54 h", where :func:`fmt_time` wrote a sweep's ETA as "8.113e+04 s")."""

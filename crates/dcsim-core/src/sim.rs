@@ -1228,10 +1228,10 @@ impl World {
                 }
                 Ok(id)
             };
-            let (link_bps, link, target_load, start, stop) = match w {
+            let (link_bps, link, target_load, start, stop, sender_bps) = match w {
                 WorkloadSpec::Poisson { link, load, start_ps, stop_ps, senders, .. } => {
                     let stop = stop_ps.unwrap_or(spec.duration_ps).min(spec.duration_ps);
-                    let (bps, name) = match link {
+                    let (bps, name, sender_bps) = match link {
                         Some(link) => {
                             let field = format!("workloads[{i}].link");
                             let a = net
@@ -1243,29 +1243,39 @@ impl World {
                             let pid = net
                                 .port_between(a, b)
                                 .ok_or_else(|| invalid(&field, format!("no link {} -> {}", link.from, link.to)))?;
-                            (net.ports[pid as usize].rate.bps(), format!("{}->{}", link.from, link.to))
+                            (net.ports[pid as usize].rate.bps(), format!("{}->{}", link.from, link.to), None)
                         }
-                        // The senders' host links: the sum of their egress rates.
+                        // The senders' host links: the sum of their egress rates (each sender
+                        // drawn in proportion to its own: `Generator::weight_senders`).
                         None => {
-                            let mut bps = 0u64;
+                            let mut each = Vec::with_capacity(senders.len());
                             for (j, name) in senders.iter().enumerate() {
                                 let h = host(name, format!("workloads[{i}].senders[{j}]"))?;
-                                bps += net.nodes[h as usize]
-                                    .ports
-                                    .iter()
-                                    .map(|&p| net.ports[p as usize].rate.bps())
-                                    .sum::<u64>();
+                                each.push(
+                                    net.nodes[h as usize]
+                                        .ports
+                                        .iter()
+                                        .map(|&p| net.ports[p as usize].rate.bps())
+                                        .sum::<u64>(),
+                                );
                             }
-                            (bps, "hosts".to_string())
+                            (each.iter().sum(), "hosts".to_string(), Some(each))
                         }
                     };
-                    (bps, name, *load, *start_ps, stop)
+                    (bps, name, *load, *start_ps, stop, sender_bps)
                 }
-                WorkloadSpec::Incast { start_ps, .. } => (0, String::new(), f64::NAN, *start_ps, spec.duration_ps),
-                WorkloadSpec::Trace { .. } => (0, String::new(), f64::NAN, 0, spec.duration_ps),
-                WorkloadSpec::Permutation { start_ps, .. } => (0, String::new(), f64::NAN, *start_ps, spec.duration_ps),
+                WorkloadSpec::Incast { start_ps, .. } => {
+                    (0, String::new(), f64::NAN, *start_ps, spec.duration_ps, None)
+                }
+                WorkloadSpec::Trace { .. } => (0, String::new(), f64::NAN, 0, spec.duration_ps, None),
+                WorkloadSpec::Permutation { start_ps, .. } => {
+                    (0, String::new(), f64::NAN, *start_ps, spec.duration_ps, None)
+                }
             };
-            let (gen, first) = Generator::new(w, i, spec.seed, Time(spec.duration_ps), &host, link_bps)?;
+            let (mut gen, first) = Generator::new(w, i, spec.seed, Time(spec.duration_ps), &host, link_bps)?;
+            if let Some(bps) = &sender_bps {
+                gen.weight_senders(bps);
+            }
             // Every pair a generator may pick must be connected, checked before the run (a graph
             // may be disconnected), and whatever the seed draws: all pairs of senders and
             // receivers (Poisson, permutation), an incast's servers with its client, a trace's flows.

@@ -223,9 +223,16 @@ fn size_mean_bytes(sizes_json: &str) -> PyResult<f64> {
     guarded(|| Ok(parse::<dcsim_core::workload::SizeSpec>(sizes_json, "sizes")?.mean_bytes()))
 }
 
+/// E[ceil(S / mss)]: a flow's mean packet count (`SizeSpec::mean_packets`).
+#[pyfunction]
+fn size_mean_packets(sizes_json: &str, mss_bytes: u64) -> PyResult<f64> {
+    guarded(|| Ok(parse::<dcsim_core::workload::SizeSpec>(sizes_json, "sizes")?.mean_packets(mss_bytes)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Simulation>()?;
     m.add_function(wrap_pyfunction!(size_mean_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(size_mean_packets, m)?)?;
     m.add_function(wrap_pyfunction!(engine_defaults, m)?)?;
     m.add_function(wrap_pyfunction!(protocol_facts, m)?)?;
     m.add_function(wrap_pyfunction!(protocol_check, m)?)?;
