@@ -490,3 +490,27 @@ def test_theory_dctcp_says_when_a_row_means_nothing_or_the_paper_fails():
     res, text = _run(["theory", "dctcp", "--C", "1Gbps", "--d", "1ms", "--K", "97.5KB", "--packet-size", "9000B",
                       "--no-cycle"])
     assert "empty: Cd + K < 25 pkt, no g satisfies eq. (2)" in text
+
+
+def test_the_theory_api_refuses_fractional_bytes_flags_that_are_not_bools_and_unphysical_starts():
+    """dctcp.analyze(packet_bytes=1.5) reported 1 B and computed with 1.5 B; cycle="no" and
+    simulate="no" were read as yes; a start of 1e308 packets returned NaN statistics or a queue of
+    inf (a review). Each is a ValueError naming the field now."""
+    from dcsim import fluid
+    from dcsim.theory import dsm
+
+    with pytest.raises(ValueError, match=r"^packet_bytes: 1.5 B is not a whole number of bytes"):
+        th_dctcp.analyze(10e9, 1e-4, 65, 2, 0.1, 1.5, cycle=False)
+    with pytest.raises(ValueError, match=r"^cycle must be True or False, got 'no'"):
+        th_dctcp.analyze(10e9, 1e-4, 65, 2, 0.1, 1500, cycle="no")
+    with pytest.raises(ValueError, match=r"^simulate must be True or False, got 'no'"):
+        dsm.analyze(10e9, 64e3, 0.01, 1e-6, simulate="no")
+    with pytest.raises(ValueError, match=r"^frame_bytes: 1.5 B is not a whole number"):
+        dsm.analyze(10e9, 64e3, 0.01, 1e-6, frame_bytes=1.5)
+    with pytest.raises(ValueError, match=r"^seg_bytes: 1.5 B is not a whole number"):
+        th_dx.analyze(50, 10e9, 1e-4, seg_bytes=1.5)
+    with pytest.raises(ValueError, match=r"^init.q0_pkt = 1e\+308 is out of range"):
+        fluid.dctcp(10e9, 1e-4, 65, 1 / 16, 2, t_end_s=1e-3, init=(1, 0.5, 1e308))
+    # DX's queueing delay: at most INIT_MAX packets at the link's rate (1e9 / 833 333 pkt/s = 1200 s)
+    with pytest.raises(ValueError, match=r"^init.Q0_s = 1e\+308 is out of range: must be in \[0, 1200\] s"):
+        fluid.dx(50, 10e9, 1e-4, t_end_s=1e-3, init=(1, 1e308))

@@ -72,6 +72,10 @@ def test_fig4_orbits_attracted(tmp_path):
     assert all(c.verdict == REPRODUCED for c in claims.values()), {s: c.ours for s, c in claims.items()}
     st = pd.read_csv(tmp_path / "fig4_orbits.csv")
     assert (st.dist_start > 10 * st.dist_end).all()
+    # the plotted orbits are saved, starting where fig4_orbits.csv says they start
+    paths = pd.read_csv(tmp_path / "fig4_orbit_paths.csv")
+    first = paths.groupby("orbit").first()
+    assert (first.t_Rstar == 0).all() and np.allclose(first.W_pkt, st.set_index("orbit").W0_pkt)
 
 
 def test_fig12_convergence(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pandas as pd
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -32,6 +33,11 @@ def thresholds(tmp_path_factory):
 def test_dx_thresholds_claims(thresholds):
     r = thresholds
     _files_ok(r)
+    # the state map's curves are saved as drawn; Theorem 2's boundary is N = C R0 / seg exactly, and
+    # the dashed curve (tau = R0 + Q0) reaches the axis's end
+    curves = pd.read_csv(next(f for f in r.files if f.name == "dx_state_map.csv"))
+    assert np.allclose(curves.N_special, 10e9 * curves.R0_us * 1e-6 / (8 * 1500), rtol=1e-12)
+    assert curves.R0_us.iloc[-1] == 500 and np.isfinite(curves.N_stable_tau_R0_plus_Q0.iloc[-1])
     # Theorem 2 thresholds: C R0 / seg with seg = 1500 B: exactly the paper's numbers
     for prefix in ("Sect. 4.2/Fig. 3(b)", "Sect. 4.2/Fig. 4(a)", "Sect. 4.2/Fig. 4(b)", "Sect. 4.2/Fig. 6",
                    "Sect. 4.1: at R0 = 80 us, N > 70", "Sect. 4.1/Fig. 2(a)"):

@@ -195,7 +195,8 @@ def test_every_experiment_figure_says_what_it_is_and_whether_quick(tmp_path, mon
     assert said == [[" ".join(("dcsim reproduce zz-fig: A test figure (Fig. 99); Someone et al.: A paper"
                                + (f" {QUICK_NOTE}" if quick else "")).split())]]
     fig, _ = plt.subplots()  # outside an experiment: no footer
-    fig.savefig = lambda *a, **kw: texts.append([t.get_text() for t in fig.texts])
+    # (a stand-in that writes an empty file: save_figure renames what savefig wrote into place)
+    fig.savefig = lambda *a, **kw: texts.append([t.get_text() for t in fig.texts]) or Path(a[0]).write_bytes(b"")
     registry.save_figure(fig, tmp_path, "y.png")
     assert texts[-1] == []
 

@@ -263,3 +263,63 @@ def test_a_step_refused_at_the_history_bound_is_shown_apart_from_the_bound():
     assert r.exit_code == 2
     text = " ".join(r.output.split())
     assert "--dt: 20 ns makes the delay 1.0000001 s span 50000004 steps" in text and "--dt >= 20.000002 ns" in text, text
+
+
+def test_a_plot_that_fails_in_its_backend_keeps_the_summary_and_the_csv(tmp_path, split_runner, monkeypatch):
+    """A backend's own failure (the .pgf backend without xelatex raised RuntimeError) had ended
+    the command with an internal error: no summary, and the CSV written but never listed (a
+    review). It is one `--plot:` line now, with the summary, the CSV listed and status 1."""
+    from dcsim.commands import fluid as cmd
+
+    def broken(df, path):
+        raise RuntimeError("the backend is missing its TeX")
+
+    monkeypatch.setattr(cmd, "plot_dctcp", broken)
+    csv, png = tmp_path / "y.csv", tmp_path / "y.png"
+    r = split_runner.invoke(app, ["fluid", "dctcp", "--t-end", "2ms", "--csv", str(csv), "--plot", str(png), "--json"])
+    assert r.exit_code == 1, r.stdout + r.stderr
+    assert "--plot: cannot draw" in r.stderr and "RuntimeError: the backend is missing its TeX" in r.stderr
+    summary = json.loads(r.stdout)
+    assert str(csv) in summary["files"] and summary["q_pkt"]["max"] > 0
+
+
+def test_pgf_is_offered_only_with_its_tex_system(monkeypatch, tmp_path):
+    import shutil
+
+    from dcsim.commands.inputs import plot_suffixes
+
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert ".pgf" not in plot_suffixes() and ".png" in plot_suffixes()
+    r = runner.invoke(app, ["fluid", "dctcp", "--t-end", "2ms", "--plot", str(tmp_path / "y.pgf")])
+    assert r.exit_code == 2 and "--plot" in r.output and not (tmp_path / "y.pgf").exists()
+    monkeypatch.setattr(shutil, "which", lambda name: "/usr/bin/" + name)
+    assert ".pgf" in plot_suffixes()
+
+
+def test_a_failed_write_leaves_the_earlier_files_whole(tmp_path, split_runner, monkeypatch):
+    """A full disk had replaced a good CSV with a truncated one that still parsed, beside the
+    parameters of the run before (a review, `ulimit -f`). Files are written beside and renamed
+    into place: the earlier CSV and its parameters stay as they were, and no temporary file is left."""
+    csv = tmp_path / "out.csv"
+    assert runner.invoke(app, ["fluid", "dctcp", "--N", "2", "--t-end", "2ms", "--csv", str(csv)]).exit_code == 0
+    before = csv.read_bytes(), (tmp_path / "out.params.json").read_bytes()
+    real = pd.DataFrame.to_csv
+
+    def half_then_full(self, path, *a, **kw):
+        real(self.iloc[: len(self) // 2], path, *a, **kw)
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", half_then_full)
+    r = split_runner.invoke(app, ["fluid", "dctcp", "--N", "10", "--t-end", "2ms", "--csv", str(csv), "--json"])
+    assert r.exit_code == 1 and "--csv: cannot write" in r.stderr, r.stdout + r.stderr
+    assert (csv.read_bytes(), (tmp_path / "out.params.json").read_bytes()) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.csv", "out.params.json"]
+
+
+def test_a_csv_to_a_device_is_written_through(tmp_path, split_runner):
+    """`--csv /dev/stdout` (or a pipe) is written through, not replaced by a renamed file."""
+    link = tmp_path / "to_null.csv"
+    link.symlink_to("/dev/null")
+    r = split_runner.invoke(app, ["fluid", "dctcp", "--t-end", "2ms", "--csv", str(link), "--json"])
+    assert r.exit_code == 0, r.stdout + r.stderr
+    assert link.is_symlink() and str(link.resolve()) == "/dev/null"

@@ -388,6 +388,8 @@ def test_fluid_init_out_of_range_is_printed_short():
     import dcsim.fluid as fluid
 
     with pytest.raises(ValueError, match=r"init\.alpha0 = 1e\+308 is out of range: must be in \[0, 1\]"):
+        fluid.dctcp(10e9, 100e-6, 40, 0.0625, 10, t_end_s=1e-3, init=(1, 1e308, 1))
+    with pytest.raises(ValueError, match=r"init\.W0_pkt = 1e\+308 is out of range: must be in \[0, 1e\+09\]"):
         fluid.dctcp(10e9, 100e-6, 40, 0.0625, 10, t_end_s=1e-3, init=(1e308, 1e308, 1e308))
     with pytest.raises(ValueError, match=r"init\.W0_pkt = nan is not a finite number"):
         fluid.dctcp(10e9, 100e-6, 40, 0.0625, 10, t_end_s=1e-3, init=(float("nan"), 0.1, 0))

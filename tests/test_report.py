@@ -382,7 +382,7 @@ def test_checks_read_passes_or_fails_and_split_tables_have_no_duplicate_column(t
     claims_html, checks_html = page.split("dcsim's own checks")
     assert "<th>claim (paper)</th><th>paper</th><th>packet sim</th><th>fluid model</th><th>theory</th>" in claims_html
     assert "<th>dcsim</th>" not in claims_html and "<td>—</td>" in claims_html
-    assert '<td class="differs">fails</td>' in checks_html and ">differs<" not in checks_html
+    assert '<td class="checkfails">fails</td>' in checks_html and ">differs<" not in checks_html
     assert '<td class="checkfails">0 of 1 pass</td>' in index.read_text()
 
 

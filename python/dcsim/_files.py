@@ -21,7 +21,7 @@ import zlib
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Optional
 
-__all__ = ["atomic_dir", "atomic_write_bytes", "read_at_most", "exclusive_lock", "LockBusy", "MANIFEST",
+__all__ = ["atomic_write_with", "atomic_dir", "atomic_write_bytes", "read_at_most", "exclusive_lock", "LockBusy", "MANIFEST",
            "read_manifest", "read_small_json", "size_crc32", "file_checks", "not_as_listed", "frame_to_parquet"]
 
 
@@ -69,6 +69,31 @@ def _remove_orphans(out: Path) -> None:
                 shutil.rmtree(path, ignore_errors=True)
             except (OverflowError, OSError):  # alive but another user's (EPERM), or no pid at all
                 continue
+
+
+def atomic_write_with(path: Path, write: Callable[[Path], object]) -> None:
+    """Have ``write(tmp)`` write a file (a figure's savefig, a frame's to_csv) into a temporary
+    file beside ``path``, with the same suffix (a writer may pick its format by it), then rename
+    it into place: a failure leaves the earlier file, not a truncated one, and no temporary file.
+    A path that is not a regular file (``/dev/stdout``, a named pipe, a device) is written
+    through as given; a symbolic link to a file has its target replaced, not the link."""
+    path = Path(path)
+    try:
+        mode = os.stat(path).st_mode  # through symbolic links
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        write(path)
+        return
+    if path.is_symlink():
+        path = Path(os.path.realpath(path))
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}{path.suffix}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True, tmp: Optional[Path] = None) -> None:
@@ -242,8 +267,8 @@ def frame_to_parquet(df, path: Path) -> None:
 
     buf = io.BytesIO()
     df.to_parquet(buf, index=False)
-    with open(path, "wb") as f:
-        f.write(buf.getbuffer())
+    # renamed into place: a failure leaves the earlier file, not a truncated one
+    atomic_write_bytes(Path(path), buf.getvalue(), fsync=False)
 
 
 #: A listed file larger than both its listed size and this is compared by its size alone (not read).

@@ -215,7 +215,7 @@ def reproduce(
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
     from rich.table import Column
 
-    from dcsim.experiments.registry import record_runtime
+    from dcsim.experiments.registry import FigureFailed, record_runtime
     from dcsim.report import Entry, write_report
     import warnings
 
@@ -241,7 +241,7 @@ def reproduce(
             warnings.simplefilter("ignore", SweepWarning)
             for k, exp in enumerate(exps, 1):
                 out_dir = out / exp.id
-                t0 = time.perf_counter()
+                t0, started = time.perf_counter(), time.time()
                 runs_before = dict(PROCESS_RUNS)
                 what = f"[{k}/{len(exps)}] " if len(exps) > 1 else ""
                 try:
@@ -255,12 +255,26 @@ def reproduce(
                                   console=err_console, transient=True, disable=err_console.is_dumb_terminal) as bar:
                         task = bar.add_task("", total=None)
                         with status_line(bar, task, f"{what}reproducing {escape(exp.id)}{{note}}: {escape(exp.title)}"):
-                            result = exp.run(out_dir, quick)  # its sweeps show their progress in {note}
+                            try:
+                                result = exp.run(out_dir, quick)  # its sweeps show their progress in {note}
+                                unwritten = None
+                            except FigureFailed as ff:  # it ran to the end: its claims and tables are kept
+                                result, unwritten = ff.result, ff
                     wall = time.perf_counter() - t0
                     # Inside the try: a Ctrl-C or a failure while the claims are written counts this
                     # experiment as interrupted or failed, never as missing from the tally.
                     print_claims(result, quick)
                     files = [*result.files, *write_claims(result, out_dir, quick), *parquet_beside_csvs(result.files)]
+                    if unwritten is not None:
+                        failed += 1
+                        msg = f"{type(unwritten).__name__}: {unwritten}"
+                        say(err_console, f"[bold red]error:[/] {escape(exp.id)} failed: {escape(msg)}")
+                        console.print("files: " + ", ".join(str(p) for p in files))
+                        entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, result=result, files=files,
+                                             error=msg))
+                        if len(exps) == 1:
+                            raise typer.Exit(code=1)
+                        continue
                     # Bookkeeping, after the results are written; a rerun that took packet runs from
                     # the cache did not measure what the experiment costs (a review: dx-table1
                     # "4.6 s" became "1.03 s", below its --quick time).
@@ -282,12 +296,18 @@ def reproduce(
                     signum = getattr(e, "signum", RECEIVED[-1] if RECEIVED else signal.SIGINT)
                     RECEIVED.clear()  # said above: main() need not say it again
                     raise typer.Exit(code=128 + int(signum)) from None
+                except typer.Exit:  # the one experiment asked for failed (in its figures): said above
+                    raise
                 except Exception as e:  # one failed experiment must not lose the others
                     wall = time.perf_counter() - t0
                     failed += 1
                     msg = f"{type(e).__name__}: {e}"
                     say(err_console, f"[bold red]error:[/] {escape(exp.id)} failed: {escape(msg)}")
-                    entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, error=msg + "\n\n"
+                    written, note = _after_failure(out_dir, started)
+                    if note:
+                        say(err_console, escape(note))
+                    entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, files=written,
+                                         error=msg + "\n\n" + (note + "\n\n" if note else "")
                                          + "".join(traceback.format_exception(type(e), e, e.__traceback__))))
                     if len(exps) == 1:
                         raise typer.Exit(code=1)
@@ -310,16 +330,44 @@ def reproduce(
         raise typer.Exit(code=1)
 
 
+def _after_failure(out_dir: Path, started: float) -> tuple[list[Path], str]:
+    """What a failed experiment leaves in ``out_dir``: the files it wrote (changed since
+    ``started``, a ``time.time()``; its sweeps' folders apart) with a Parquet copy of each CSV
+    among them, and a note saying so. If it wrote any, the claims and parameters an earlier run
+    left there no longer describe the folder and are removed (a review: a failed full run had left
+    a quick run's claims.json and parameters.json beside its own new CSVs)."""
+    try:
+        written = sorted(p for p in Path(out_dir).iterdir() if p.is_file() and p.stat().st_mtime >= started)
+    except OSError:
+        return [], ""
+    if not written:
+        return [], ""
+    stale = [p for p in (Path(out_dir) / n for n in ("claims.json", "claims.parquet", "parameters.json"))
+             if p.exists() and p not in written]
+    for p in stale:
+        p.unlink(missing_ok=True)
+    copies: list[Path] = []
+    try:
+        copies = parquet_beside_csvs(written)
+    except Exception:  # noqa: BLE001 - the note below lists what is there; the failure is reported already
+        pass
+    files = list(dict.fromkeys([*written, *copies]))
+    note = (f"it wrote {count_shown(len(files), 'file')} before it failed: " + ", ".join(p.name for p in files)
+            + (f"; removed the earlier run's {', '.join(p.name for p in stale)} (they no longer describe the folder)"
+               if stale else ""))
+    return files, note
+
+
 def write_claims(result, out_dir: Path, quick: bool = False) -> list[Path]:
     """claims.json and claims.parquet (one row per claim or check, each with the run's mode:
     "quick" or "full")."""
     import pandas as pd
 
-    from dcsim._files import frame_to_parquet
+    from dcsim._files import atomic_write_bytes, frame_to_parquet
 
     rows = [{**c.as_dict(), "mode": "quick" if quick else "full"} for c in result.claims]
     js, pq = out_dir / "claims.json", out_dir / "claims.parquet"
-    js.write_text(json.dumps(rows, indent=2), encoding="utf-8")
+    atomic_write_bytes(js, json.dumps(rows, indent=2).encode("utf-8"), fsync=False)
     # Text columns with nulls where a row has no such key (a check row has no packet / fluid /
     # theory): astype(str) wrote the text "nan" there under pandas 2 (a review), null under pandas 3.
     frame_to_parquet(pd.DataFrame(rows).astype("string"), pq)

@@ -77,10 +77,7 @@ def _real(name: str, x, lo: float = -math.inf, hi: float = math.inf, *, lo_open=
 
 def _packet_bytes(x) -> int:
     """A packet size in whole bytes, in the CLI's range (dcsim.theory.limits.PACKET)."""
-    v = limits.PACKET.check(x, "packet_bytes")
-    if not v.is_integer():
-        raise ValueError(f"packet_bytes: {v:g} B is not a whole number of bytes")
-    return int(v)
+    return limits.whole_bytes(x, "packet_bytes")
 
 
 def _stride(name_sample: str, sample_dt: float, name_dt: str, dt: float) -> int:
@@ -92,9 +89,7 @@ def _stride(name_sample: str, sample_dt: float, name_dt: str, dt: float) -> int:
 
 def _flag(name: str, x) -> bool:
     """A yes/no option: True or False only ("no" was read as yes: a probe)."""
-    if not isinstance(x, (bool, np.bool_)):
-        raise ValueError(f"{name} must be True or False, got {x!r}")
-    return bool(x)
+    return limits.flag(x, name)
 
 
 def _pairs(name: str, x, n: int) -> None:
@@ -103,14 +98,21 @@ def _pairs(name: str, x, n: int) -> None:
         raise ValueError(f"{name} must be a sequence of {n}, got {x!r}")
 
 
+#: The largest initial window or queue, packets (and the normalized model's |q~|): a start no
+#: network holds (1.5 TB of 1500 B packets). Above it nothing is physical and the integrator's sums
+#: overflow: q0 = 1e308 had returned statistics of NaN, and DX's Q0 = 1e308 s a queue of inf (a review).
+INIT_MAX = 1e9
+
+
 def _init3(init, names=("W0", "alpha0", "q0")) -> Optional[list]:
     if init is None:
         return None
     _pairs(f"init ({', '.join(names)})", init, 3)
     if len(init) != 3:
         raise ValueError(f"init must be a triple ({', '.join(names)}), got {init!r}")
-    W, alpha, q = (_real(f"init.{n}", v, *rng) for n, v, rng in zip(names, init, ((0, math.inf), (0, 1), ())))
-    return [W, alpha, q]  # the queue's range depends on the model: the integrator checks it
+    W, alpha, q = (_real(f"init.{n}", v, *rng) for n, v, rng in
+                   zip(names, init, ((0, INIT_MAX), (0, 1), (-INIT_MAX, INIT_MAX))))
+    return [W, alpha, q]  # the queue's lower end depends on the model: the integrator checks it
 
 
 def _stats_from(stats_from_s, t_end_s: float, name: str = "stats_from_s") -> float:
@@ -452,8 +454,9 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
             _pairs(sfx("init", i) + " (W0_pkt, Q0_s)", init[i], 2)
             if len(init[i]) != 2:
                 raise ValueError(f"{sfx('init', i)} must be a pair (W0_pkt, Q0_s), got {init[i]!r}")
-            W0 = _real(sfx("init", i) + ".W0_pkt", init[i][0], 1.0 if window_floor else 0.0, math.inf, unit="packets")
-            Q0 = _real(sfx("init", i) + ".Q0_s", init[i][1], 0.0, math.inf, unit="s")
+            W0 = _real(sfx("init", i) + ".W0_pkt", init[i][0], 1.0 if window_floor else 0.0, INIT_MAX, unit="packets")
+            # a queueing delay of at most INIT_MAX packets at this link's rate
+            Q0 = _real(sfx("init", i) + ".Q0_s", init[i][1], 0.0, INIT_MAX / capacity_pps(Ci, packet_bytes), unit="s")
         for k, v in zip(cols, (Ni, capacity_pps(Ci, packet_bytes), R0i, taui, pi, W0, Q0, t_end_i, dti, si, tfi, sfi)):
             cols[k].append(v)
     raw = _core.fluid_dx_batch(cols["N"], cols["C"], cols["R0"], cols["tau"], cols["p"], bool(window_floor),

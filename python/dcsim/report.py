@@ -107,9 +107,10 @@ def _page(title: str, body: str) -> str:
 
 
 def _counts(e: Entry) -> tuple[int, int, int, int]:
-    """(claims reproduced, claims, checks passing, checks)."""
+    """(claims reproduced, claims, checks passing, checks); none for a failed experiment (one
+    whose figures failed keeps its claims on its page, but they are not counted)."""
     r = e.result
-    if r is None:
+    if r is None or e.error is not None:
         return 0, 0, 0, 0
     claims, checks = r.paper_claims, r.checks
     return (sum(c.verdict == "reproduced" for c in claims), len(claims),
@@ -131,11 +132,13 @@ def tally(entries: Sequence[Entry]) -> str:
 
 def verdict_counts(e: Entry) -> tuple[str, str, str]:
     """An experiment's outcome as the report's index says it: (kind, verdict, checks), kind one of
-    "reproduced" (every claim), "differs", "failed"; e.g. ("differs", "3 of 4 reproduced; 1 differs",
+    "reproduced" (every claim), "differs", "failed", "none" (it states no claim of the paper); e.g. ("differs", "3 of 4 reproduced; 1 differs",
     "2 of 2 pass"), or ("failed", "failed" / "interrupted", "—")."""
     if e.error is not None:
         return "failed", ("interrupted" if e.interrupted else "failed"), "—"
     n_rep, n_cl, n_ok, n_ch = _counts(e)
+    if n_cl == 0:  # nothing of the paper judged: neither green nor red ("0 of 0 reproduced" had been green)
+        return "none", "no claim of the paper", (f"{n_ok} of {n_ch} pass" if n_ch else "—")
     n_diff = n_cl - n_rep
     differ = f"; {n_diff} {'differs' if n_diff == 1 else 'differ'}" if n_diff else ""
     return ("differs" if n_diff else "reproduced"), f"{n_rep} of {n_cl} reproduced{differ}", (
@@ -168,8 +171,10 @@ def _claims_table(rows: list, head: str) -> str:
     cols, laid = claims_layout(rows)
     out = ["<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in (head, "paper", *cols, "verdict", "detail")) + "</tr>"]
     for c, (ours, word, good) in zip(rows, laid):
+        # a failing check in the index's colour for it (yellow): it is not a claim of the paper that differs
+        cls = "reproduced" if good else ("differs" if c.is_claim else "checkfails")
         out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in (c.statement, c.paper, *ours))
-                   + f"<td class=\"{'reproduced' if good else 'differs'}\">{_e(word)}</td><td>{_e(c.detail)}</td></tr>")
+                   + f"<td class=\"{cls}\">{_e(word)}</td><td>{_e(c.detail)}</td></tr>")
     out.append("</table>")
     return "\n".join(out)
 
@@ -263,7 +268,10 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
             if f.suffix.lower() in (".png", ".svg") and f.exists():
                 _copy(f, figs_dir)
                 figs.append(f"{e.id}/{f.name}")
-        data = _data_files(Path(e.out_dir), e.files) if e.error is None else []
+        # A failed experiment's data are the files it wrote (listed by the runner), without the
+        # claims and parameters an earlier run may have left beside them.
+        data = (_data_files(Path(e.out_dir), e.files) if e.error is None or e.result is not None
+                else [Path(f) for f in e.files if Path(f).suffix.lower() in (".csv", ".json") and Path(f).is_file()])
         for f in data:  # copied beside the figures: the report stays self-contained
             _copy(f, figs_dir)
         body = [BACK_LINK,
@@ -271,8 +279,16 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
                 f"<p class=\"meta\">wall time {fmt_wall(e.wall_s)}; {meta}</p>"]
         if e.error is not None:
             body.append(f"<h2>{'Interrupted' if e.interrupted else 'Failed'}</h2><pre>{_e(e.error)}</pre>")
-        else:
+            if e.result is None:  # what it wrote before it failed
+                if figs:
+                    body.append("<h2>Figures written before it failed</h2>"
+                                + "".join(f"<p><img src=\"{_e(src)}\" alt=\"{_e(src)}\"></p>" for src in figs))
+                body.append("<h2>Data written before it failed</h2>" + _data_section(e.id, data))
+        if e.result is not None:
             r = e.result
+            if e.error is not None:
+                body.append("<p>It ran to the end: its claims and tables follow (not counted in the index's "
+                            "tally).</p>")
             body.append(f"<p><b>{_e(r.summary())}</b></p>")
             body.append("<h2>Figures</h2>" + ("".join(f"<p><img src=\"{_e(src)}\" alt=\"{_e(src)}\"></p>" for src in figs)
                                              or "<p>This experiment draws no figure.</p>"))
@@ -282,7 +298,7 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
                 body.append("<h2>dcsim's own checks (not claims of the paper)</h2>" + _claims_table(r.checks, "check"))
             body.append("<h2>Parameters</h2>" + _parameters(Path(e.out_dir), e.id))
             body.append("<h2>Data</h2>" + _data_section(e.id, data))
-        (html_dir / page).write_text(_page(f"{e.id}: {e.title}", "\n".join(body)), encoding="utf-8")
+        _write(html_dir / page, _page(f"{e.id}: {e.title}", "\n".join(body)))
         cls, said, checks = verdict_counts(e)
         verdict = f"<td class=\"{cls}\">{_e(said)}</td>"
         n_ok, n_checks = _counts(e)[2:]
@@ -302,5 +318,12 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
              "<table><tr><th>experiment</th><th>what</th><th>paper</th><th>claims of the paper</th>"
              "<th>dcsim's checks</th><th>wall time</th></tr>", *rows, "</table>"]
     out = html_dir / "index.html"
-    out.write_text(_page("dcsim: reproduced experiments", "\n".join(index)), encoding="utf-8")
+    _write(out, _page("dcsim: reproduced experiments", "\n".join(index)))
     return out
+
+
+def _write(path: Path, text: str) -> None:
+    """A page renamed into place: a reader (or a failure) sees the old page or the new one."""
+    from dcsim._files import atomic_write_bytes
+
+    atomic_write_bytes(path, text.encode("utf-8"), fsync=False)

@@ -186,8 +186,7 @@ def plot_dctcp(df: pd.DataFrame, path: Path, title: Optional[str] = None) -> Pat
                            + ("" if a.get("queue_floor", True) else "\nno queue floor (--no-floor): q may go below "
                               "0, as eq. (7) is printed")), fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(fig, path)
     return path
 
 
@@ -212,8 +211,7 @@ def plot_dx(df: pd.DataFrame, path: Path) -> Path:
     fig.suptitle(f"DX fluid model: N = {a['N']:g}, C = {a['C_bps'] / 1e9:g} Gbps, R0 = {a['R0_s'] * 1e6:g} us, "
                  f"tau = {a['tau_s'] * 1e6:g} us, p = {a['p']:g}", fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    _save(fig, path)
     return path
 
 
@@ -221,15 +219,31 @@ def plot_dx(df: pd.DataFrame, path: Path) -> Path:
 # export
 # ------------------------------------------------------------------------------------------------
 
+def _save(fig, path: Path) -> None:
+    """Write a figure renamed into place (a failure leaves the earlier file) and close it."""
+    import matplotlib.pyplot as plt
+
+    from dcsim._files import atomic_write_with
+
+    try:
+        atomic_write_with(Path(path), lambda tmp: fig.savefig(tmp, dpi=120))
+    finally:
+        plt.close(fig)
+
+
 def write_csv(df: pd.DataFrame, path: Path) -> Path:
     """A plain CSV (one header row, units in the column names; ``pd.read_csv(path)`` reads it) and
-    the model's parameters beside it in ``<name>.params.json``."""
+    the model's parameters beside it in ``<name>.params.json``, each renamed into place: a failure
+    leaves the earlier files, and a CSV that could not be written gets no parameters beside it (a
+    full disk had left a truncated CSV beside the parameters of the run before: a review)."""
+    from dcsim._files import atomic_write_bytes, atomic_write_with
+
     path = Path(path)
-    df.to_csv(path, index=False, float_format="%.10g")
+    atomic_write_with(path, lambda tmp: df.to_csv(tmp, index=False, float_format="%.10g"))
     if df.attrs:
         params = {str(k): (v if isinstance(v, (int, float, str, bool, dict)) or v is None else str(v))
                   for k, v in df.attrs.items()}  # dict: the statistics at every step
-        params_file(path).write_text(dumps(params, indent=2) + "\n", encoding="utf-8")
+        atomic_write_bytes(params_file(path), (dumps(params, indent=2) + "\n").encode("utf-8"), fsync=False)
     return path
 
 
@@ -536,6 +550,8 @@ def _outputs(df, csv, plot, plotter) -> tuple[list[str], list[str]]:
             files.append(str(plotter(df, plot)))
         except OSError as e:
             errors.append(f"--plot: cannot write {e.filename or plot}: {e.strerror or e}")
+        except Exception as e:  # noqa: BLE001 - a backend's own failure costs the plot, not the summary
+            errors.append(f"--plot: cannot draw {plot}: {type(e).__name__}: {e}")
     return files, errors
 
 

@@ -68,10 +68,18 @@ def parse_bytes(text: str, option: str) -> float:
 
 
 def plot_suffixes() -> tuple[str, ...]:
-    """File types matplotlib can write (".png", ".pdf", ".svg", ...)."""
+    """File types matplotlib can write here (".png", ".pdf", ".svg", ...): ".pgf" only where its
+    TeX system (rcParams["pgf.texsystem"], xelatex by default) is installed, without which it failed
+    after the run (a review)."""
+    import shutil
+
+    import matplotlib
     from matplotlib.backend_bases import FigureCanvasBase
 
-    return tuple(sorted("." + k for k in FigureCanvasBase.get_supported_filetypes()))
+    kinds = set(FigureCanvasBase.get_supported_filetypes())
+    if shutil.which(matplotlib.rcParams["pgf.texsystem"]) is None:
+        kinds.discard("pgf")
+    return tuple(sorted("." + k for k in kinds))
 
 
 def whole_bytes(text: str, option: str) -> int:

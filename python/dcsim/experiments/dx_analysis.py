@@ -348,9 +348,9 @@ def run_thresholds(out_dir: Path, quick: bool) -> ExperimentResult:
     csv = out_dir / "dx_thresholds.csv"
     table.to_csv(csv, index=False)
     png = out_dir / "dx_thresholds.png"
-    _plot_state_map(png, C, p, seg, quick)
+    curves = _plot_state_map(png, C, p, seg, quick)
     return ExperimentResult("dx-thresholds", "DX: every stability and special-state threshold of Sections 4.1-4.3",
-                            claims, [png, csv])
+                            claims, [png, csv, curves])
 
 
 def _state(N: float, C: float, R0: float) -> str:
@@ -373,21 +373,29 @@ def _stability_rank(state: str) -> int:
     return 2 if ": stable" in state else 3
 
 
-def _plot_state_map(png: Path, C: float, p: float, seg: float, quick: bool) -> None:
-    """The three states of DX (like Fig. 3) in the (R0, N) plane, with the paper's quoted thresholds."""
+def _plot_state_map(png: Path, C: float, p: float, seg: float, quick: bool) -> Path:
+    """The three states of DX (like Fig. 3) in the (R0, N) plane, with the paper's quoted thresholds;
+    the curves drawn go to ``dx_state_map.csv`` beside the figure (returned)."""
     plt = _plt()
     R0_us = np.linspace(10, 500, 50 if quick else 200)
     n_special = np.array([dx.special_state_threshold_N(C, r * 1e-6, seg) for r in R0_us])
     x_star = dx.stability_threshold_N(C, 100e-6, p, seg) / dx.special_state_threshold_N(C, 100e-6, seg)
     n_stable = x_star * n_special
-    n_alt = np.array([dx.stability_threshold_N(C, r * 1e-6, p, seg, tau="R0+Q0") for r in R0_us[::5]])
+    # every 5th R0 and the last: the dashed curve spans the axis (it had stopped at 460 of 500 us)
+    alt = np.unique(np.r_[np.arange(0, len(R0_us), 5), len(R0_us) - 1])
+    n_alt = np.array([dx.stability_threshold_N(C, r * 1e-6, p, seg, tau="R0+Q0") for r in R0_us[alt]])
+    csv = png.parent / "dx_state_map.csv"
+    alt_col = np.full(len(R0_us), np.nan)
+    alt_col[alt] = n_alt
+    pd.DataFrame({"R0_us": R0_us, "N_special": n_special, "N_stable_tau_R0": n_stable,
+                  "N_stable_tau_R0_plus_Q0": alt_col}).to_csv(csv, index=False)
     fig, ax = plt.subplots(figsize=(6.4, 4.6))
     ax.fill_between(R0_us, n_special, 200, color="tab:orange", alpha=0.25, label="special stable (Thm 2)")
     ax.fill_between(R0_us, n_stable, n_special, color="tab:green", alpha=0.25, label="stable (Thm 1, corrected)")
     ax.fill_between(R0_us, 0, n_stable, color="tab:red", alpha=0.15, label="not certified stable")
     ax.plot(R0_us, n_special, color="tab:orange")
     ax.plot(R0_us, n_stable, color="tab:green", label="N* (tau = R0)")
-    ax.plot(R0_us[::5], n_alt, "g--", lw=1, label="N* (tau = R0 + Q0)")
+    ax.plot(R0_us[alt], n_alt, "g--", lw=1, label="N* (tau = R0 + Q0)")
     quoted = [(80, 30, "N>30"), (200, 50, "N>50"), (400, 140, "N>140"), (120, 42, "N>42"), (145, 50, "R0<145"),
               (80, 67, "N≥67"), (120, 100, "N≥100"), (60, 50, "R0≤60")]
     for r, n, txt in quoted:
@@ -403,3 +411,4 @@ def _plot_state_map(png: Path, C: float, p: float, seg: float, quick: bool) -> N
     ax.grid(alpha=0.3)
     fig.tight_layout()
     save_figure(fig, png.parent, png.name)
+    return csv

@@ -21,10 +21,13 @@ from __future__ import annotations
 import contextvars
 import importlib
 import math
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
+
+from dcsim.units import count_shown
 
 __all__ = [
     "monotone_trend",
@@ -136,6 +139,23 @@ def ok(cond: bool) -> str:
 _FOOTER: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar("dcsim_figure_footer", default=None)
 
 
+#: The figures of the experiment running now that could not be written, as (file name, error);
+#: None outside an experiment (set by the registry's run wrapper, see :func:`save_figure`).
+_FIGURE_FAILURES: contextvars.ContextVar[Optional[list]] = contextvars.ContextVar("dcsim_figure_failures",
+                                                                                   default=None)
+
+
+class FigureFailed(Exception):
+    """An experiment that ran to the end, but some of its figures could not be written: its result
+    (claims, the files it did write) is kept in ``result``; ``failures`` are (file name, error)."""
+
+    def __init__(self, result: "ExperimentResult", failures: list):
+        self.result, self.failures = result, failures
+        names = ", ".join(f"{n} ({type(e).__name__}: {e})" for n, e in failures)
+        super().__init__(f"{count_shown(len(failures), 'figure')} could not be written: {names}; the claims and "
+                         "the tables were written")
+
+
 def figure_footer(exp_id: str, title: str, paper: str, quick: bool) -> str:
     """The line under an experiment's figures: ``dcsim reproduce ID: title; paper``, and for a
     --quick run that it is one (coarser grids, shorter runs than the paper's)."""
@@ -149,6 +169,8 @@ def save_figure(fig, out_dir: Path, name: str) -> Path:
     the experiment's footer under it (what it is, from which paper, and whether a --quick run)."""
     import matplotlib.pyplot as plt
 
+    from dcsim._files import atomic_write_with
+
     footer = _FOOTER.get()
     if footer is not None:  # under everything the figure already draws (axes labels, a legend below them)
         import textwrap
@@ -159,8 +181,18 @@ def save_figure(fig, out_dir: Path, name: str) -> Path:
         fig.text(0.5, min(0.0, bottom) - 0.01, text, ha="center", va="top", fontsize=7.5, color="0.3",
                  fontweight="bold" if "quick run" in footer else "normal")
     path = out_dir / name
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    plt.close(fig)
+    failures = _FIGURE_FAILURES.get()
+    try:  # a figure that fails half-written leaves the earlier one, not a truncated file
+        atomic_write_with(path, lambda tmp: fig.savefig(tmp, dpi=120, bbox_inches="tight"))
+    except Exception as e:
+        if failures is None:
+            raise
+        # Inside an experiment the tables it computes after its figures still get written: the
+        # failure is raised when it returns (`FigureFailed`). A figure that failed had lost the CSVs
+        # the experiment wrote after it (a review: dctcp-hybrid's folder left empty).
+        failures.append((name, e))
+    finally:
+        plt.close(fig)
     return path
 
 
@@ -371,13 +403,20 @@ def experiment(id: str, title: str, paper: str):
             if not isinstance(quick, bool):
                 raise ValueError(f"quick: expected True or False, got {quick!r}")
             token = _FOOTER.set(figure_footer(id, title, paper, quick))
+            failures: list = []
+            token2 = _FIGURE_FAILURES.set(failures)
             try:
                 result = fn(out_dir, quick)
             finally:
                 _FOOTER.reset(token)
+                _FIGURE_FAILURES.reset(token2)
             path = write_parameters(fn, result, Path(out_dir), quick)
             if path not in result.files:
                 result.files.append(path)
+            if failures:  # not listed as written
+                gone = {n for n, _ in failures}
+                result.files = [f for f in result.files if Path(f).name not in gone]
+                raise FigureFailed(result, failures)
             return result
 
         run.__wrapped__ = fn  # type: ignore[attr-defined]
@@ -489,8 +528,11 @@ def write_parameters(fn: Callable, result: ExperimentResult, out_dir: Path, quic
     """Write ``out_dir/parameters.json`` (:func:`experiment_parameters`); the only writer of that file."""
     import json
 
+    from dcsim._files import atomic_write_bytes
+
     path = Path(out_dir) / "parameters.json"
-    path.write_text(json.dumps(experiment_parameters(fn, result, quick), indent=2, default=str), encoding="utf-8")
+    text = json.dumps(experiment_parameters(fn, result, quick), indent=2, default=str)
+    atomic_write_bytes(path, text.encode("utf-8"), fsync=False)
     return path
 
 

@@ -1031,7 +1031,8 @@ def analyze(C_bps: float, d_s: float, K_pkt: Optional[float] = None, N: float = 
     N = _N(L.N_FLOWS.check(N, "N"))
     if g is not None:
         g = L.EWMA_G.check(g, "g")
-    packet_bytes = L.PACKET.check(packet_bytes, "packet_bytes")
+    packet_bytes = L.whole_bytes(packet_bytes, "packet_bytes")
+    cycle = L.flag(cycle, "cycle")
     gl = guidelines(C_bps, d_s, K_pkt, packet_bytes)
     K = gl.K_pkt
     g_used = G_DEFAULT if g is None else _g(g)

@@ -376,7 +376,8 @@ def analyze(C_bps: float, q0_bytes: float, p: float, delay_s: float, m: Optional
     q0_bytes = L.DSM_QUEUE.check(q0_bytes, "q0_bytes")
     p = L.DSM_P.check(p, "p")
     delay_s = L.DSM_DELAY.check(delay_s, "delay_s")
-    frame_bytes = L.PACKET.check(frame_bytes, "frame_bytes")
+    frame_bytes = L.whole_bytes(frame_bytes, "frame_bytes")
+    simulate = L.flag(simulate, "simulate")
     omega = L.DSM_OMEGA.check(omega, "omega")
     H_a_hz, H_b_hz, H_c_hz = (L.DSM_H.check(h, name) for h, name in ((H_a_hz, "H_a_hz"), (H_b_hz, "H_b_hz"),
                                                                      (H_c_hz, "H_c_hz")))

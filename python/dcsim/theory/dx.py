@@ -582,7 +582,7 @@ def analyze(N: float, C_bps: float, R0_s: float, p: float = DEFAULT_P, seg_bytes
     C_bps = L.CAPACITY.check(C_bps, "C_bps")
     R0_s = L.DELAY.check(R0_s, "R0_s")
     p = L.PROB_P.check(p, "p")
-    seg_bytes = L.PACKET.check(seg_bytes, "seg_bytes")
+    seg_bytes = L.whole_bytes(seg_bytes, "seg_bytes")
     eq = equilibrium(N, C_bps, R0_s, p, seg_bytes)
     lin = linearization(eq)
     t1 = theorem1(N, C_bps, R0_s, p, seg_bytes, tau="R0")
