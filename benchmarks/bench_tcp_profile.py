@@ -33,7 +33,7 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=1.0)
     ap.add_argument("--repeat", type=int, default=3)
     a = ap.parse_args()
-    scs = {k: dcsim.Scenario.from_toml_str(SCENARIO.format(extra=v, duration=a.duration)) for k, v in VARIANTS.items()}
+    scs = {k: dcsim.Scenario.from_toml_str(SCENARIO.format(extra=v, duration=a.duration, n=10)) for k, v in VARIANTS.items()}
     best: dict[str, float] = {k: float("inf") for k in scs}
     events: dict[str, int] = {}
     for _ in range(a.repeat):

@@ -199,3 +199,25 @@ def test_linux_reno_ecn_cut_is_whole_segments():
     # a jump to it (26 -> 26.577).
     ok = (nxt == np.floor(nxt)) | (nxt - low <= 2 / low + 1e-9)
     assert ok.all(), list(zip(low[~ok], nxt[~ok]))
+
+
+def test_a_linux_receiver_acks_its_first_five_segments_at_once_then_every_second():
+    """Linux's quick-ACK mode (tcp_event_data_recv, tcp_incr_quickack): the first in-order data
+    enters it with rcv_wnd / (2 MSS) = 10 / 2 = 5 ACKs at once (the initial receive window of
+    TCP_INIT_CWND = 10 segments), then every second full segment is ACKed. A 1 001-segment flow
+    through an idle path (no mark, no loss, no silence) therefore gets 5 + 996 / 2 = 503 ACKs,
+    exactly (501 without the mode, which left a lone first segment waiting the 40 ms timer); the
+    ns2 profile without delayed ACKs ACKs all 1 001."""
+    import dcsim
+
+    def acks(profile):
+        d = {"network": {"topology": "dumbbell", "senders": 1, "bottleneck": "10Gbps", "rtt": "100us",
+                         "buffer": "1000pkt"},
+             "flows": [{"protocol": "dctcp", "profile": profile, "size": f"{1001 * 1460}B"}],
+             "run": {"duration": "20ms"}}
+        p = dcsim.simulate(dcsim.Scenario.from_dict(d)).ports.set_index(["src", "dst"])
+        assert p.tx_pkts["s0", "sw"] == 1001 and p.drops.sum() == 0 and p.marks.sum() == 0
+        return int(p.tx_pkts["r", "sw"])
+
+    assert acks("linux") == 5 + 996 // 2
+    assert acks("ns2") == 1001

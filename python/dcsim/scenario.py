@@ -2030,7 +2030,8 @@ class FlowGroup(_KeepsDelayedAckOff, _with_protocol_params(_FlowGroupHead)):
     the paper requires g in (0, 1), we also allow g = 1 (alpha = F of the last window).
     ``R0`` (DX only) is DX's base RTT: ``"min"`` (default: the minimum RTT sample seen so far),
     ``"path"`` (the exact base RTT of the flow's path, as a host that knows its topology) or a
-    time. ``min_cwnd`` defaults to the protocol's floor: 1 segment for DX, 2 for the others.
+    time. ``min_cwnd`` defaults to the protocol's floor: 1 segment for DX, 2 for the others (1
+    under the linux profile).
 
     The protocols, their parameters (a field each, typed by its unit), defaults and window floors
     are the engine's (``PROTOCOL_TABLE``); a parameter of another protocol is an error naming it.

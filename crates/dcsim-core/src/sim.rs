@@ -985,7 +985,9 @@ fn build_flow(
         sender.start = Time(f.start_ps) + Time(rng.random_range(0..f.start_jitter_ps));
     }
     let delack = f.delayed_ack.as_ref().map(|d| DelayedAck::new(d.segments, Time(d.timeout_ps)));
-    let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack).with_options(&sender.opts);
+    let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack)
+        .with_options(&sender.opts)
+        .with_quickack(Time(f.min_rto()));
     // The first hops of the flow's data and of its ACKs: the ports `forward` would pick (ECMP
     // included), found once.
     let nic = net.route_flow(src, dst, src, id).expect("route checked by the caller");

@@ -38,7 +38,9 @@
 //!   `tcp_measure_rcv_mss` sets ICSK_ACK_PUSHED for a segment shorter than the MSS, or a full one
 //!   with PSH (since the 2023 fix of the MSS boundary case), and `tcp_cleanup_rbuf` then ACKs when
 //!   the read empties the buffer. Without it a flow with an odd number of segments waited the
-//!   40 ms delayed-ACK timer for its last ACK (a review: a 1 KB flow's FCT 40.1 ms, not 0.1 ms).
+//!   40 ms delayed-ACK timer for its last ACK (a review: a 1 KB flow's FCT 40.1 ms, not 0.1 ms);
+//!   and Linux's quick-ACK mode ([`QuickAck`]): a delaying receiver ACKs its first in-order
+//!   segments at once, and again after a silence longer than its RTO.
 
 use crate::cc::{Cc, Controller, EcnResponse};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
@@ -929,6 +931,54 @@ impl DelayedAck {
     }
 }
 
+/// Linux's quick-ACK mode of a delaying receiver (`tcp_input.c`): while `left` > 0 every ACK the
+/// receiver would delay goes at once, and each ACK sent takes one off (`tcp_dec_quickack_mode`).
+/// `tcp_event_data_recv` enters it on the connection's first in-order data, and again on in-order
+/// data after a silence longer than the receiver's RTO ("too long gap: apparently sender failed to
+/// restart window"), with `tcp_incr_quickack`'s count rcv_wnd / (2 MSS), at least 2, at most
+/// TCP_MAX_QUICKACKS = 16. At the first data the receive window is the initial one,
+/// TCP_INIT_CWND = 10 segments (`tcp_select_initial_window`): 5 quick ACKs; after a silence the
+/// window has grown (by 2 MSS per full segment received, `tcp_grow_window`): 16 from 11 segments.
+/// The receiver's RTO is taken as the flow's `min_rto` (Linux's receiver: its handshake SRTT plus
+/// the RTTVAR floor of min_rto). Without it a lone in-order segment waited the 40 ms delayed-ACK
+/// timer: 60 DCTCP flows of 32 KB into a 30-packet buffer had 40 of their first RTT samples at
+/// 40 ms and completion times at 40 / 240 / 640 ms (a review).
+#[derive(Clone, Debug)]
+pub struct QuickAck {
+    left: u32,
+    /// The silence after which in-order data re-enters the mode (the receiver's RTO).
+    gap: Time,
+    /// In-order segments received so far and when the last one came.
+    received: u64,
+    last_data: Option<Time>,
+}
+
+/// Linux's TCP_MAX_QUICKACKS.
+const MAX_QUICKACKS: u32 = 16;
+/// Linux's initial receive window, segments (TCP_INIT_CWND, `tcp_select_initial_window`).
+const INIT_RCV_WND_SEGS: u64 = 10;
+
+impl QuickAck {
+    pub fn new(gap: Time) -> Self {
+        QuickAck { left: 0, gap, received: 0, last_data: None }
+    }
+
+    /// In-order data at `now` (`tcp_event_data_recv`).
+    fn on_in_order(&mut self, now: Time) {
+        let enter = match self.last_data {
+            None => true,
+            Some(t) => now.0.saturating_sub(t.0) > self.gap.0,
+        };
+        if enter {
+            // rcv_wnd / (2 MSS) of the window as it has grown by 2 MSS per segment received
+            let wnd = INIT_RCV_WND_SEGS + 2 * self.received;
+            self.left = self.left.max((wnd / 2).clamp(2, MAX_QUICKACKS as u64) as u32);
+        }
+        self.received += 1;
+        self.last_data = Some(now);
+    }
+}
+
 pub struct Receiver {
     pub flow: FlowId,
     /// Receiver host (source of ACKs) and the data sender (their destination).
@@ -954,6 +1004,8 @@ pub struct Receiver {
     pub ce_received: u64,
     ack_bytes: u32,
     pub delack: Option<DelayedAck>,
+    /// Linux's quick-ACK mode (the linux profile with delayed ACKs).
+    quickack: Option<QuickAck>,
 }
 
 impl Receiver {
@@ -981,7 +1033,17 @@ impl Receiver {
             ce_received: 0,
             ack_bytes,
             delack,
+            quickack: None,
         }
+    }
+
+    /// Linux's quick-ACK mode ([`QuickAck`]) for a receiver of the linux profile that delays
+    /// ACKs, with `rto` as its RTO; nothing for the others.
+    pub fn with_quickack(mut self, rto: Time) -> Self {
+        if self.push_acks && self.delack.as_ref().is_some_and(|d| d.segments > 1) {
+            self.quickack = Some(QuickAck::new(rto));
+        }
+        self
     }
 
     /// The receiver side of the transport options: SACK blocks, the Linux CE quick ACK, ECT on
@@ -1010,7 +1072,10 @@ impl Receiver {
         p
     }
 
-    fn ack(&self, ece: bool, ts: Time) -> Packet {
+    fn ack(&mut self, ece: bool, ts: Time) -> Packet {
+        if let Some(q) = &mut self.quickack {
+            q.left = q.left.saturating_sub(1); // every ACK sent (tcp_event_ack_sent)
+        }
         Packet {
             kind: Kind::Ack,
             flow: self.flow,
@@ -1063,6 +1128,16 @@ impl Receiver {
         }
         // The application has read the whole write (its PSH segment) and the buffer is empty.
         let write_read = self.push_acks && in_order && self.seg.total_segs == Some(self.next_expected);
+        // Linux's quick-ACK mode: entered on in-order data (the first, or after a long silence).
+        let quickack = match &mut self.quickack {
+            Some(q) => {
+                if in_order {
+                    q.on_in_order(now);
+                }
+                q.left > 0
+            }
+            None => false,
+        };
         let ack = match &mut self.delack {
             None => Some((pkt.ce, pkt.ts)),
             Some(d) => {
@@ -1072,7 +1147,7 @@ impl Receiver {
                 d.pending += 1;
                 // ACK at once when out of order, when filling a hole, after `segments` packets, or
                 // (linux) when the write has been read.
-                if quick || !in_order || had_holes || d.pending >= d.segments || write_read {
+                if quick || quickack || !in_order || had_holes || d.pending >= d.segments || write_read {
                     d.flush()
                 } else {
                     d.deadline.get_or_insert(now + d.timeout);
@@ -1111,7 +1186,8 @@ impl Receiver {
     /// Delayed-ACK timer fired.
     pub fn on_delack_timeout(&mut self, out: &mut Vec<Packet>) {
         if let Some((ce, ts)) = self.delack.as_mut().and_then(DelayedAck::flush) {
-            out.push(self.ack(ce, ts));
+            let a = self.ack(ce, ts);
+            out.push(a);
         }
     }
 }
@@ -1427,6 +1503,57 @@ mod tests {
         assert_eq!((r.delivered_bytes, r.delivered_of(&held)), (2 * 1460, 1460), "0 and 1 delivered, 1 was held");
         r.on_data(&data(2, false), Time(0), &mut out);
         assert_eq!((r.delivered_bytes, r.delivered_of(&held)), (4 * 1460 + 100, 1460 + 1560));
+    }
+
+    #[test]
+    fn a_linux_receiver_acks_its_first_segments_at_once_and_again_after_a_silence() {
+        // Linux (tcp_input.c): the first in-order data enters quick-ACK mode with rcv_wnd / (2 MSS)
+        // = 10 / 2 = 5 ACKs at once; then every second segment (delayed ACK of 2 segments). After
+        // a silence longer than the RTO (200 ms here) in-order data enters it again, with the
+        // window grown by 2 MSS per segment received: (10 + 2 x 8) / 2 = 13 ACKs. The ns-2
+        // profile's delaying receiver has no such mode.
+        use crate::scenario::{Profile, TcpOptions};
+        let opts = |profile| TcpOptions {
+            profile,
+            ecn_response: EcnReaction::Immediate,
+            cwr_freeze: false,
+            sack: false,
+            abc: false,
+            ce_quickack: false,
+            dctcp_fixed_point: false,
+            ect_acks: false,
+        };
+        let rto = Time(200_000_000_000);
+        let acks_after = |profile, times: &[u64]| -> Vec<usize> {
+            let mut r =
+                Receiver::new(0, 1, 0, Segmenter::new(None, 1460), 40, Some(DelayedAck::new(2, Time(40_000_000_000))))
+                    .with_options(&opts(profile))
+                    .with_quickack(rto);
+            let mut out = Vec::new();
+            times
+                .iter()
+                .enumerate()
+                .map(|(seq, &t)| {
+                    let before = out.len();
+                    r.on_data(&data(seq as u64, false), Time(t), &mut out);
+                    out.len() - before
+                })
+                .collect()
+        };
+        let us = 1_000_000u64;
+        let first: Vec<u64> = (0..8).map(|i| i * us).collect();
+        assert_eq!(acks_after(Profile::Linux, &first), [1, 1, 1, 1, 1, 0, 1, 0]);
+        assert_eq!(acks_after(Profile::Ns2, &first), [0, 1, 0, 1, 0, 1, 0, 1]);
+        // 8 segments, then 16 more after 201 ms of silence: 13 at once, then every second
+        let mut times = first.clone();
+        times.extend((0..16).map(|i| 209_000 * us + i * us));
+        let after = acks_after(Profile::Linux, &times)[8..].to_vec();
+        assert_eq!(after, [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0]);
+        // a silence within the RTO does not re-enter it (the 8th segment's ACK still pending: no
+        // timer runs here, so the 9th makes two)
+        let mut times = first;
+        times.extend((0..4).map(|i| 150_000 * us + i * us));
+        assert_eq!(acks_after(Profile::Linux, &times)[8..], [1, 0, 1, 0]);
     }
 
     #[test]
