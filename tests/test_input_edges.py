@@ -808,3 +808,45 @@ def test_result_to_dir_force_and_simulate_progress_take_only_what_they_say(tmp_p
     with pytest.raises(ValueError, match=r"force=True"):
         res.to_dir(mine)  # the rule itself: a directory of other files needs force=True
     assert (mine / "precious.txt").exists()
+
+
+def _dumbbell_toml(extra_run: str = "", rtt: str = '"100us"', flows_extra: str = "") -> str:
+    return (f'[network]\ntopology = "dumbbell"\nsenders = 2\nbottleneck = "100Gbps"\nrtt = {rtt}\nbuffer = "1000pkt"\n'
+            f'[[flows]]\ncount = 2\nprotocol = "dctcp"\n{flows_extra}[run]\nduration = "1e6s"\n{extra_run}')
+
+
+def test_a_run_of_days_without_a_wall_bound_is_warned_before_it_starts():
+    """Two DCTCP flows on a 100 Gbps dumbbell for 1e6 s started without a word (a fuzz run: ~23
+    days). Lower bound of the estimate: 100 Gbps / (8 x 1500 B) x 1e6 s = 8.3e12 data packets, 4
+    events each at 4e7 events/s: 8.3e5 s = 231 h. With run.max_wall set, or a short run, nothing."""
+    (w,) = [x for x in Scenario.from_toml_str(_dumbbell_toml()).warnings() if "run.max_wall" in x]
+    assert w.startswith("run.duration:") and "8.3e+12 data packets" in w and "231.5 h" in w, w
+    assert not [x for x in Scenario.from_toml_str(_dumbbell_toml('max_wall = "3600s"\n')).warnings() if "run.max_wall" in x]
+    short = _dumbbell_toml().replace('duration = "1e6s"', 'duration = "1s"')
+    assert not [x for x in Scenario.from_toml_str(short).warnings() if "run.max_wall" in x]
+
+
+def test_an_error_echoing_a_huge_value_or_listing_thousands_of_problems_is_cut(tmp_path):
+    """A 20 MB rtt string was printed whole (18 s); 30 000 unknown keys made 30 000 lines (17 s;
+    300 000 still ran after a minute): a fuzz run. Lines are cut in their middle beyond 1 000
+    characters, and a ScenarioError lists at most 20 problems, counting the rest."""
+    path = tmp_path / "huge.toml"
+    path.write_text(_dumbbell_toml(rtt='"' + "1" * 2_000_000 + 'us"'))
+    r = runner.invoke(app, ["run", str(path), "--no-plots", "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "network.rtt" in r.output and "characters cut" in r.output, r.output[:300]
+    assert len(r.output) < 3000
+    keys = "".join(f"k{i} = 1\n" for i in range(5000))
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_toml_str(_dumbbell_toml(flows_extra=keys))
+    lines = str(e.value).split("\n")
+    assert len(lines) == 21 and lines[-1] == "... and 4980 more problems (the first 20 are shown)", lines[-1]
+    assert all(line.startswith("flows[0].k") for line in lines[:20])
+
+
+def test_a_path_set_twice_on_the_command_line_is_refused(tmp_path):
+    """`--set run.seed=1 --set run.seed=2` let the last one win without a word (a fuzz run), where
+    the Python API refuses a repeated path."""
+    r = runner.invoke(app, ["run", str(DEMO), "--set", "run.seed=1", "--set", "run.seed=2", "--no-plots",
+                            "--out", str(tmp_path / "o")])
+    assert r.exit_code == 2 and "run.seed is already set by an earlier --set" in flat(r.output), r.output
+    assert not (tmp_path / "o").exists()

@@ -273,7 +273,11 @@ def test_a_sweep_leaves_the_users_own_temporary_files_alone(tmp_path):
 
 
 def test_bad_seeds_and_jobs(tmp_path):
-    for seeds, expect in ((0, "seeds: 0 is out of range"), ([1, 1], "repeats a seed"), ([], "seeds: empty list"), ("3", "is not a number of seeds")):
+    # a count beyond the sweep's run limit is refused before its list is built (10^9 had taken 24 GB;
+    # 2^64 an OverflowError: a fuzz run)
+    for seeds, expect in ((0, "seeds: 0 is out of range"), ([1, 1], "repeats a seed"), ([], "seeds: empty list"),
+                          ("3", "is not a number of seeds"), (10**9, "seeds: 1,000,000,000 is out of range"),
+                          (2**64, "allowed 1 .. 1,000,000 seeds")):
         with pytest.raises(SweepError, match=re.escape(expect)):
             make_spec(BASE, {"network.aqm.K": ["10pkt"]}, seeds=seeds)
     with pytest.raises(SweepError, match=r"^jobs: 0 is out of range"):

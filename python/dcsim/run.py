@@ -529,7 +529,12 @@ def _run_scenario_file(scenario: Path, out: Optional[Path], *, worker, backgroun
     # Progress and messages go to stderr when stdout carries data.
     info = wide_console(stderr=True) if fmt != "table" else console
     try:
-        changes = dict(parse_set(item) for item in sets)
+        changes: dict = {}
+        for item in sets:
+            path, value = parse_set(item)
+            if path in changes:  # the last had silently won; the Python API refuses a repeated path too
+                raise ValueError(f"--set {item!r}: {path} is already set by an earlier --set; give each path once")
+            changes[path] = value
     except ValueError as e:  # the option is malformed, not the scenario
         fail(str(e))
         raise

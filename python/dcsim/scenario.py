@@ -69,7 +69,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError, core_schema
 
 from dcsim import _core
-from dcsim.units import BYTE_FORMS, Size, UnitError, count_shown, did_you_mean, fmt_bytes, fmt_rate, fmt_time, parse_rate, parse_size, parse_time, shown, to_ps
+from dcsim.units import BYTE_FORMS, Size, UnitError, count_shown, did_you_mean, fmt_bytes, fmt_rate, fmt_time, fmt_wall, parse_rate, parse_size, parse_time, shown, to_ps
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -359,9 +359,19 @@ def _split_field(field: str) -> list:
     return parts
 
 
+#: The problems one ScenarioError lists; the rest are counted ("... and N more"). 30 000 unknown
+#: keys had made 30 000 lines of 270 characters in 17 s, most of it in naming the allowed keys of
+#: each (a fuzz run).
+MAX_ERROR_LINES = 20
+
+
 def _scenario_error(exc: ValidationError) -> ScenarioError:
-    lines = []
-    for e in exc.errors():
+    lines: list[str] = []
+    errors = exc.errors()
+    for k, e in enumerate(errors):
+        if len(lines) == MAX_ERROR_LINES:
+            lines.append(f"... and {len(errors) - k} more problems (the first {MAX_ERROR_LINES} are shown)")
+            break
         line = _format_error(e)
         if line not in lines:
             lines.append(line)
@@ -4277,6 +4287,7 @@ class Scenario(_Model):
         out += self._dx_r0_warnings()
         out += self._initial_rto_warnings()
         out += self._workload_load_warnings()
+        out += self._wall_time_warnings()
         for wi, w in enumerate(self.workloads):
             if w.kind == "trace":
                 late = sum(w.start + t >= run.duration for t in w.arrivals.start_s)
@@ -4307,6 +4318,55 @@ class Scenario(_Model):
         out += [(f"workloads[{wi}]" + (f".mix[{ci}]" if w.mix is not None else ""), c._flow, w)
                 for wi, w in enumerate(self.workloads) for ci, c in enumerate(w.classes())]
         return out
+
+    #: Engine events per wall second taken for the run-time estimate of :meth:`_wall_time_warnings`:
+    #: about twice what the 1 s DCTCP benchmark measures (~2e7 on the 2026 machines), so that the
+    #: estimate errs short.
+    EVENTS_PER_WALL_S: ClassVar[float] = 4e7
+    #: Estimated wall time beyond which a run without run.max_wall is warned about, s.
+    LONG_RUN_S: ClassVar[float] = 3600.0
+
+    def _wall_time_warnings(self) -> list[str]:
+        """A run that would take hours with nothing to stop it but Ctrl-C (run.max_wall unset): two
+        DCTCP flows on a 100 Gbps dumbbell for run.duration = 1e6 s started without a word and
+        would have run ~23 days (a fuzz run). Estimated from below: the listed long-lived flows'
+        data at the smaller of their senders' and receivers' summed host-link rates, a sized flow
+        its own packets, a Poisson workload its offered load; each data packet makes at least 4
+        events (its arrival at a switch and at its receiver, and its ACK's two), at
+        :attr:`EVENTS_PER_WALL_S`."""
+        if self.run.max_wall is not None or self.l2 is not None:
+            return []
+        net = self.network
+        adj, rates = net.adjacency(), net.link_rates()
+
+        def host_rate(h: str) -> float:
+            return sum(rates[(h, n)] for n in adj.get(h, []))
+
+        payload = net.packet_bytes - net.header_bytes
+        span = self.run.duration
+        packets, senders, receivers = 0.0, set(), set()
+        for f in self.expanded_flows():
+            size = self.flows[f.group].size_bytes(net.packet_bytes, net.header_bytes)
+            if size is not None:
+                packets += math.ceil(size / payload)
+            else:
+                senders.add(f.src)
+                receivers.add(f.dst)
+        if senders:
+            line = min(sum(map(host_rate, senders)), sum(map(host_rate, receivers)))
+            packets += line * span / (8 * net.packet_bytes)
+        for w in self.workloads:
+            if w.kind == "poisson" and w.load is not None and w.senders and w.link is not None:
+                base = (sum(map(host_rate, w.senders)) if w.link == HOST_LINKS
+                        else rates.get(tuple(x.strip() for x in w.link.split("->")), 0.0))
+                stop = min(span, w.stop) if w.stop is not None else span
+                packets += w.load * base * max(stop - w.start, 0.0) / (8 * payload)
+        wall = 4 * packets / self.EVENTS_PER_WALL_S
+        if wall <= self.LONG_RUN_S:
+            return []
+        return [f"run.duration: {time_str(span)} simulates at least ~{packets:.2g} data packets, ~{fmt_wall(wall)} of "
+                "wall time at best, and nothing bounds it (run.max_wall is unset): set run.max_wall (e.g. \"3600s\") "
+                "to stop it there with the results so far, or shorten run.duration"]
 
     def _delay_delack_warnings(self) -> list[str]:
         """Flows of a delay-based controller (the engine's fact ``delay_based``: DX) whose receivers

@@ -274,10 +274,13 @@ def _seeds(seeds: Any, seed_base: Any) -> Optional[list[int]]:
     if is_int(seeds):
         if seeds < 1:
             raise SweepError(f"seeds: {seeds} is out of range; allowed a number of seeds >= 1, or a list of seeds")
-        out = list(range(seed_base, seed_base + seeds))
-        if out[-1] >= 2**64:
-            raise SweepError(f"seeds: seed_base + seeds - 1 = {out[-1]} is out of range; allowed seeds < 2^64")
-        return out
+        # The count before the list: seeds = 10^9 had filled 24 GB building it (a fuzz run).
+        if seeds > MAX_RUNS:
+            raise SweepError(f"seeds: {seeds:,} is out of range; a sweep has at most {MAX_RUNS:,} runs, so allowed "
+                             f"1 .. {MAX_RUNS:,} seeds; split it into several sweeps")
+        if seed_base + seeds - 1 >= 2**64:
+            raise SweepError(f"seeds: seed_base + seeds - 1 = {seed_base + seeds - 1} is out of range; allowed seeds < 2^64")
+        return list(range(seed_base, seed_base + seeds))
     if isinstance(seeds, (list, tuple)):
         if not seeds:
             raise SweepError("seeds: empty list; give at least one seed, or a number of seeds")
