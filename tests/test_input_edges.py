@@ -817,10 +817,10 @@ def _dumbbell_toml(extra_run: str = "", rtt: str = '"100us"', flows_extra: str =
 
 def test_a_run_of_days_without_a_wall_bound_is_warned_before_it_starts():
     """Two DCTCP flows on a 100 Gbps dumbbell for 1e6 s started without a word (a fuzz run: ~23
-    days). Lower bound of the estimate: 100 Gbps / (8 x 1500 B) x 1e6 s = 8.3e12 data packets, 4
-    events each at 4e7 events/s: 8.3e5 s = 231 h. With run.max_wall set, or a short run, nothing."""
+    days). The rough estimate: 100 Gbps / (8 x 1500 B) x 1e6 s = 8.3e12 data packets, 4 events
+    each at 4e7 events/s: 8.3e5 s = 231 h. With run.max_wall set, or a short run, nothing."""
     (w,) = [x for x in Scenario.from_toml_str(_dumbbell_toml()).warnings() if "run.max_wall" in x]
-    assert w.startswith("run.duration:") and "8.3e+12 data packets" in w and "231.5 h" in w, w
+    assert w.startswith("run.duration:") and "about 8.3e+12 data packets" in w and "roughly 231.5 h" in w, w
     assert not [x for x in Scenario.from_toml_str(_dumbbell_toml('max_wall = "3600s"\n')).warnings() if "run.max_wall" in x]
     short = _dumbbell_toml().replace('duration = "1e6s"', 'duration = "1s"')
     assert not [x for x in Scenario.from_toml_str(short).warnings() if "run.max_wall" in x]
@@ -850,3 +850,30 @@ def test_a_path_set_twice_on_the_command_line_is_refused(tmp_path):
                             "--out", str(tmp_path / "o")])
     assert r.exit_code == 2 and "run.seed is already set by an earlier --set" in flat(r.output), r.output
     assert not (tmp_path / "o").exists()
+
+
+def test_listed_flows_that_cannot_fit_the_memory_bound_are_refused_before_their_spec_is_built(monkeypatch):
+    """A million listed flows were refused only after 45 s and 2.5 GB, more than the 1 GB bound
+    being enforced (a fuzz run). Each costs at least the engine's listed_flow_bytes; a count whose
+    state alone exceeds metrics.max_memory is refused first, naming the count."""
+    import dcsim
+    from dcsim.scenario import ENGINE_DEFAULTS
+
+    per = ENGINE_DEFAULTS["listed_flow_bytes"]
+    assert 10_000 < per < 20_000  # the engine's 10 KB of results and summary, and the state of a flow
+    d = {"network": {"topology": "dumbbell", "senders": 2, "bottleneck": "10Gbps", "rtt": "100us", "buffer": "100pkt"},
+         "flows": [{"count": 1_000_000, "protocol": "dctcp"}], "run": {"duration": "5ms"}}
+    sc = Scenario.from_dict(d)
+
+    def built(self):
+        raise AssertionError("the engine spec of every flow was built before the refusal")
+
+    with monkeypatch.context() as m:
+        m.setattr(Scenario, "to_engine_json", built)
+        with pytest.raises(ScenarioError) as e:
+            sc.check_resources()
+    msg = str(e.value)
+    assert msg.startswith("flows[0].count: 1,000,000 listed flows need at least") and "max_memory" in msg, msg
+    assert f"allowed at most {int(1e9 // per):,} listed flows" in msg, msg
+    d["flows"][0]["count"] = 1000
+    dcsim.Scenario.from_dict(d).check_resources()  # 1 000 fit

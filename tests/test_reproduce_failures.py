@@ -131,3 +131,15 @@ def test_no_claim_of_the_paper_is_neither_reproduced_nor_differing_and_failing_c
 
     row = _claims_table(r.checks, "check")
     assert 'class="checkfails">fails<' in row and 'class="differs"' not in row
+
+
+def test_experiments_without_a_claim_of_the_paper_end_in_a_tally_and_a_report(tmp_path, own_registry):
+    """verdict_counts' kind "none" had no colour in the terminal's tally: a KeyError there, in the
+    finally block, lost the HTML report of every experiment of the batch (a review)."""
+    for i in ("zz-a", "zz-b"):
+        registry.experiment(i, "no claim", "none")(lambda out_dir, quick, i=i: ExperimentResult(i, "no claim"))
+    res = _reproduce(tmp_path, "zz-a", "zz-b")
+    assert res.exit_code == 0, res.output
+    assert "no claim of the paper" in res.output
+    index = (tmp_path / "h" / "index.html").read_text()
+    assert "zz-a.html" in index and "zz-b.html" in index and 'class="none"' in index

@@ -201,13 +201,14 @@ def test_linux_reno_ecn_cut_is_whole_segments():
     assert ok.all(), list(zip(low[~ok], nxt[~ok]))
 
 
-def test_a_linux_receiver_acks_its_first_five_segments_at_once_then_every_second():
+def test_a_linux_receiver_acks_its_first_16_segments_at_once_then_every_second():
     """Linux's quick-ACK mode (tcp_event_data_recv, tcp_incr_quickack): the first in-order data
-    enters it with rcv_wnd / (2 MSS) = 10 / 2 = 5 ACKs at once (the initial receive window of
-    TCP_INIT_CWND = 10 segments), then every second full segment is ACKed. A 1 001-segment flow
-    through an idle path (no mark, no loss, no silence) therefore gets 5 + 996 / 2 = 503 ACKs,
-    exactly (501 without the mode, which left a lone first segment waiting the 40 ms timer); the
-    ns2 profile without delayed ACKs ACKs all 1 001."""
+    enters it with min(rcv_wnd / (2 MSS), TCP_MAX_QUICKACKS) = min(65535 / 2920, 16) = 16 ACKs at
+    once (the ~64 KB initial receive window of Linux >= 4.19), then every second full segment is
+    ACKed, and the write's last segment at once. A 1 001-segment flow through an idle path (no
+    mark, no loss, no silence) gets 16 + 984 / 2 + 1 = 509 ACKs, exactly (501 without the mode,
+    which left a lone first segment waiting the 40 ms timer); the ns2 profile without delayed ACKs
+    ACKs all 1 001."""
     import dcsim
 
     def acks(profile):
@@ -219,5 +220,5 @@ def test_a_linux_receiver_acks_its_first_five_segments_at_once_then_every_second
         assert p.tx_pkts["s0", "sw"] == 1001 and p.drops.sum() == 0 and p.marks.sum() == 0
         return int(p.tx_pkts["r", "sw"])
 
-    assert acks("linux") == 5 + 996 // 2
+    assert acks("linux") == 16 + 984 // 2 + 1
     assert acks("ns2") == 1001

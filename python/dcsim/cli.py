@@ -155,7 +155,7 @@ def print_tally(entries, not_run, quick: bool) -> None:
     table = Table(title="all experiments of this run")
     for col in ("experiment", "claims of the paper", "dcsim's checks", "wall time"):
         table.add_column(col, overflow="fold")
-    styles = {"reproduced": "green", "differs": "yellow", "failed": "red"}
+    styles = {"reproduced": "green", "differs": "yellow", "failed": "red", "none": "dim"}
     for e in entries:
         kind, said, checks = verdict_counts(e)
         style = styles[kind]

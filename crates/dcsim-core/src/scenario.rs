@@ -74,6 +74,7 @@ pub fn defaults() -> serde_json::Value {
         "throughput_interval_ps": default_throughput_interval_ps(),
         "cwnd_interval_ps": default_cwnd_interval_ps(),
         "max_memory_bytes": default_max_memory_bytes(),
+        "listed_flow_bytes": crate::sim::listed_flow_bytes(),
         "host_backlog_pkt": default_host_backlog_pkt(),
         "l2_dsm_q0_bytes": crate::l2::dsm::Params::default().q0_bytes,
         "l2_qcn_qeq_bytes": crate::l2::qcn::Params::default().qeq_bytes,

@@ -936,31 +936,29 @@ impl DelayedAck {
 /// `tcp_event_data_recv` enters it on the connection's first in-order data, and again on in-order
 /// data after a silence longer than the receiver's RTO ("too long gap: apparently sender failed to
 /// restart window"), with `tcp_incr_quickack`'s count rcv_wnd / (2 MSS), at least 2, at most
-/// TCP_MAX_QUICKACKS = 16. At the first data the receive window is the initial one,
-/// TCP_INIT_CWND = 10 segments (`tcp_select_initial_window`): 5 quick ACKs; after a silence the
-/// window has grown (by 2 MSS per full segment received, `tcp_grow_window`): 16 from 11 segments.
+/// TCP_MAX_QUICKACKS = 16. Since Linux 4.19 the initial receive window is ~64 KB
+/// (`tcp_select_initial_window`: min(space, U16_MAX), no 10-segment cap unless a route sets
+/// initrwnd), 22 segments of 1460 B: 16 quick ACKs from the first data on (kernels 3.x-4.18, with
+/// a 20-segment window, gave 10; a review had first modelled the older 10-segment window's 5).
 /// The receiver's RTO is taken as the flow's `min_rto` (Linux's receiver: its handshake SRTT plus
-/// the RTTVAR floor of min_rto). Without it a lone in-order segment waited the 40 ms delayed-ACK
-/// timer: 60 DCTCP flows of 32 KB into a 30-packet buffer had 40 of their first RTT samples at
-/// 40 ms and completion times at 40 / 240 / 640 ms (a review).
+/// the RTTVAR floor of min_rto). Without the mode a lone in-order segment waited the 40 ms
+/// delayed-ACK timer: 60 DCTCP flows of 32 KB into a 30-packet buffer had 40 of their first RTT
+/// samples at 40 ms and completion times at 40 / 240 / 640 ms (a review).
 #[derive(Clone, Debug)]
 pub struct QuickAck {
     left: u32,
     /// The silence after which in-order data re-enters the mode (the receiver's RTO).
     gap: Time,
-    /// In-order segments received so far and when the last one came.
-    received: u64,
+    /// When the last in-order segment came.
     last_data: Option<Time>,
 }
 
-/// Linux's TCP_MAX_QUICKACKS.
+/// Linux's TCP_MAX_QUICKACKS, which rcv_wnd / (2 MSS) exceeds from the first data on.
 const MAX_QUICKACKS: u32 = 16;
-/// Linux's initial receive window, segments (TCP_INIT_CWND, `tcp_select_initial_window`).
-const INIT_RCV_WND_SEGS: u64 = 10;
 
 impl QuickAck {
     pub fn new(gap: Time) -> Self {
-        QuickAck { left: 0, gap, received: 0, last_data: None }
+        QuickAck { left: 0, gap, last_data: None }
     }
 
     /// In-order data at `now` (`tcp_event_data_recv`).
@@ -970,11 +968,8 @@ impl QuickAck {
             Some(t) => now.0.saturating_sub(t.0) > self.gap.0,
         };
         if enter {
-            // rcv_wnd / (2 MSS) of the window as it has grown by 2 MSS per segment received
-            let wnd = INIT_RCV_WND_SEGS + 2 * self.received;
-            self.left = self.left.max((wnd / 2).clamp(2, MAX_QUICKACKS as u64) as u32);
+            self.left = self.left.max(MAX_QUICKACKS);
         }
-        self.received += 1;
         self.last_data = Some(now);
     }
 }
@@ -1507,11 +1502,10 @@ mod tests {
 
     #[test]
     fn a_linux_receiver_acks_its_first_segments_at_once_and_again_after_a_silence() {
-        // Linux (tcp_input.c): the first in-order data enters quick-ACK mode with rcv_wnd / (2 MSS)
-        // = 10 / 2 = 5 ACKs at once; then every second segment (delayed ACK of 2 segments). After
-        // a silence longer than the RTO (200 ms here) in-order data enters it again, with the
-        // window grown by 2 MSS per segment received: (10 + 2 x 8) / 2 = 13 ACKs. The ns-2
-        // profile's delaying receiver has no such mode.
+        // Linux (tcp_input.c, >= 4.19): the first in-order data enters quick-ACK mode with
+        // min(rcv_wnd / (2 MSS), 16) = min(65535 / 2920, 16) = 16 ACKs at once; then every second
+        // segment (delayed ACK of 2 segments). After a silence longer than the RTO (200 ms here)
+        // in-order data enters it again: 16 more. The ns-2 profile's receiver has no such mode.
         use crate::scenario::{Profile, TcpOptions};
         let opts = |profile| TcpOptions {
             profile,
@@ -1541,19 +1535,19 @@ mod tests {
                 .collect()
         };
         let us = 1_000_000u64;
-        let first: Vec<u64> = (0..8).map(|i| i * us).collect();
-        assert_eq!(acks_after(Profile::Linux, &first), [1, 1, 1, 1, 1, 0, 1, 0]);
-        assert_eq!(acks_after(Profile::Ns2, &first), [0, 1, 0, 1, 0, 1, 0, 1]);
-        // 8 segments, then 16 more after 201 ms of silence: 13 at once, then every second
+        let first: Vec<u64> = (0..20).map(|i| i * us).collect();
+        let mut want = vec![1; 16];
+        want.extend([0, 1, 0, 1]);
+        assert_eq!(acks_after(Profile::Linux, &first), want);
+        assert_eq!(acks_after(Profile::Ns2, &first[..8]), [0, 1, 0, 1, 0, 1, 0, 1]);
+        // 20 segments, then 20 more after 201 ms of silence: 16 at once, then every second
         let mut times = first.clone();
-        times.extend((0..16).map(|i| 209_000 * us + i * us));
-        let after = acks_after(Profile::Linux, &times)[8..].to_vec();
-        assert_eq!(after, [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 0]);
-        // a silence within the RTO does not re-enter it (the 8th segment's ACK still pending: no
-        // timer runs here, so the 9th makes two)
+        times.extend((0..20).map(|i| 220_000 * us + i * us));
+        assert_eq!(acks_after(Profile::Linux, &times)[20..], want);
+        // a silence within the RTO does not re-enter it
         let mut times = first;
         times.extend((0..4).map(|i| 150_000 * us + i * us));
-        assert_eq!(acks_after(Profile::Linux, &times)[8..], [1, 0, 1, 0]);
+        assert_eq!(acks_after(Profile::Linux, &times)[20..], [0, 1, 0, 1]);
     }
 
     #[test]
