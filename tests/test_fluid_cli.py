@@ -248,6 +248,11 @@ def test_a_summary_says_when_it_describes_a_start_a_transient_or_a_longer_run():
     start, late = notes("dctcp", "--K", "1e6pkt")
     assert late.startswith("the run went to 24 ms, 20 % past --t-end = 20 ms")
     assert notes("dx", "--R0", "1s")[0].startswith("the window of statistics spans 0.01 feedback delays (tau = 1 s)")
+    # 10 .. 50 delays: too short to judge (a review: N = 1 000, 8 ms, a window of 22 R* with the
+    # queue still rising to its fixed point said nothing); 100 R* = 17.8 ms lets it be judged
+    (n,) = notes("dctcp", "--N", "1000", "--t-end", "8ms")
+    assert n.startswith("the window of statistics spans 22.5 feedback delays (R* = d + K/C = 178 us): too short to "
+                        "tell whether the run settled; give --t-end >= 17.8 ms"), n
     for args in (("dctcp", "--N", "2"), ("dctcp", "--N", "10"), ("dctcp", "--N", "100"), ("dx", "--N", "10"),
                  ("dx",), ("dx", "--N", "70", "--t-end", "50ms")):
         assert notes(*args) == [], args

@@ -4781,14 +4781,16 @@ class Scenario(_Model):
         """Listed flows whose state alone exceeds metrics.max_memory, refused before their engine
         spec is built (each costs at least the engine's ``listed_flow_bytes``; the engine's own
         check, which counts the rest too, follows). A million listed flows had been refused after
-        45 s and 2.5 GB, more than the bound it enforced (a fuzz run)."""
-        n = sum(f.count for f in self.flows)
+        45 s and 2.5 GB, more than the bound it enforced (a fuzz run). A copy not validated yet (a
+        ``model_copy`` with raw fields) is validated first, as building its spec would."""
+        sc = self if self._validated else type(self).from_dict(self.to_dict())
+        n = sum(f.count for f in sc.flows)
         per = ENGINE_DEFAULTS["listed_flow_bytes"]
-        budget = self.metrics.max_memory.value
+        budget = sc.metrics.max_memory.value
         if n * per <= budget:
             return
-        biggest = max(range(len(self.flows)), key=lambda i: self.flows[i].count)
-        field = f"flows[{biggest}].count" if len(self.flows) == 1 else "flows"
+        biggest = max(range(len(sc.flows)), key=lambda i: sc.flows[i].count)
+        field = f"flows[{biggest}].count" if len(sc.flows) == 1 else "flows"
         raise ScenarioError(f"{field}: {n:,} listed flows need at least {n * per / 1e6:,.1f} MB of state ({per / 1e3:.1f} KB "
                             f"each), more than metrics.max_memory = {budget / 1e6:,.1f} MB; allowed at most "
                             f"{int(budget // per):,} listed flows with this budget: raise metrics.max_memory, or "

@@ -937,9 +937,11 @@ impl DelayedAck {
 /// data after a silence longer than the receiver's RTO ("too long gap: apparently sender failed to
 /// restart window"), with `tcp_incr_quickack`'s count rcv_wnd / (2 MSS), at least 2, at most
 /// TCP_MAX_QUICKACKS = 16. Since Linux 4.19 the initial receive window is ~64 KB
-/// (`tcp_select_initial_window`: min(space, U16_MAX), no 10-segment cap unless a route sets
-/// initrwnd), 22 segments of 1460 B: 16 quick ACKs from the first data on (kernels 3.x-4.18, with
-/// a 20-segment window, gave 10; a review had first modelled the older 10-segment window's 5).
+/// (`tcp_select_initial_window`: the space rounded down to whole MSS, at most U16_MAX; no
+/// 10-segment cap unless a route sets initrwnd): 64 240 B of 1460 B segments, so 22 and 16 quick
+/// ACKs from the first data on; 9 000 B jumbo frames (MSS 8 960 B) 62 720 B, so 3 (kernels
+/// 3.x-4.18, with a 20-segment window, gave 10; a review had first modelled the older 10-segment
+/// window's 5). After a silence the window has grown: 16.
 /// The receiver's RTO is taken as the flow's `min_rto` (Linux's receiver: its handshake SRTT plus
 /// the RTTVAR floor of min_rto). Without the mode a lone in-order segment waited the 40 ms
 /// delayed-ACK timer: 60 DCTCP flows of 32 KB into a 30-packet buffer had 40 of their first RTT
@@ -947,6 +949,8 @@ impl DelayedAck {
 #[derive(Clone, Debug)]
 pub struct QuickAck {
     left: u32,
+    /// The count at the first data: rcv_wnd / (2 MSS) of the initial window, in [2, 16].
+    first: u32,
     /// The silence after which in-order data re-enters the mode (the receiver's RTO).
     gap: Time,
     /// When the last in-order segment came.
@@ -957,19 +961,22 @@ pub struct QuickAck {
 const MAX_QUICKACKS: u32 = 16;
 
 impl QuickAck {
-    pub fn new(gap: Time) -> Self {
-        QuickAck { left: 0, gap, last_data: None }
+    /// The mode of a receiver of `mss_bytes` segments whose RTO is `gap`.
+    pub fn new(gap: Time, mss_bytes: u32) -> Self {
+        let mss = mss_bytes.max(1) as u64;
+        let wnd = (u16::MAX as u64 / mss) * mss; // Linux >= 4.19's initial window, whole MSS
+        let first = (wnd / (2 * mss)).clamp(2, MAX_QUICKACKS as u64) as u32;
+        QuickAck { left: 0, first, gap, last_data: None }
     }
 
     /// In-order data at `now` (`tcp_event_data_recv`).
     fn on_in_order(&mut self, now: Time) {
-        let enter = match self.last_data {
-            None => true,
-            Some(t) => now.0.saturating_sub(t.0) > self.gap.0,
+        let count = match self.last_data {
+            None => self.first,
+            Some(t) if now.0.saturating_sub(t.0) > self.gap.0 => MAX_QUICKACKS,
+            Some(_) => 0,
         };
-        if enter {
-            self.left = self.left.max(MAX_QUICKACKS);
-        }
+        self.left = self.left.max(count);
         self.last_data = Some(now);
     }
 }
@@ -1036,7 +1043,7 @@ impl Receiver {
     /// ACKs, with `rto` as its RTO; nothing for the others.
     pub fn with_quickack(mut self, rto: Time) -> Self {
         if self.push_acks && self.delack.as_ref().is_some_and(|d| d.segments > 1) {
-            self.quickack = Some(QuickAck::new(rto));
+            self.quickack = Some(QuickAck::new(rto, self.seg.payload));
         }
         self
     }
@@ -1548,6 +1555,9 @@ mod tests {
         let mut times = first;
         times.extend((0..4).map(|i| 150_000 * us + i * us));
         assert_eq!(acks_after(Profile::Linux, &times)[20..], [0, 1, 0, 1]);
+        // jumbo frames (MSS 8 960 B): the initial window 62 720 B gives 62 720 / 17 920 = 3
+        let q = QuickAck::new(rto, 8960);
+        assert_eq!((q.first, QuickAck::new(rto, 1460).first, QuickAck::new(rto, 40_000).first), (3, 16, 2));
     }
 
     #[test]
