@@ -143,3 +143,22 @@ def test_experiments_without_a_claim_of_the_paper_end_in_a_tally_and_a_report(tm
     assert "no claim of the paper" in res.output
     index = (tmp_path / "h" / "index.html").read_text()
     assert "zz-a.html" in index and "zz-b.html" in index and 'class="none"' in index
+
+
+def test_a_ctrl_c_exits_130_whatever_signal_an_earlier_in_process_sweep_received(tmp_path, own_registry):
+    """An in-process sweep stopped by SIGTERM earlier (an API call, another test) leaves it in
+    RECEIVED; a Ctrl-C in reproduce then exited 143, as if it were that SIGTERM (the order of a
+    test run found it)."""
+    import signal
+
+    from dcsim._signals import RECEIVED
+
+    RECEIVED.append(signal.SIGTERM)
+    try:
+        def ctrl_c(out_dir, quick):
+            raise KeyboardInterrupt
+
+        registry.experiment("zz-ctrl-c", "stopped", "none")(ctrl_c)
+        assert _reproduce(tmp_path, "zz-ctrl-c").exit_code == 130
+    finally:
+        RECEIVED.clear()

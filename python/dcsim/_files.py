@@ -71,12 +71,13 @@ def _remove_orphans(out: Path) -> None:
                 continue
 
 
-def atomic_write_with(path: Path, write: Callable[[Path], object]) -> None:
+def atomic_write_with(path: Path, write: Callable[[Path], object], *, tmp: Optional[Path] = None) -> None:
     """Have ``write(tmp)`` write a file (a figure's savefig, a frame's to_csv) into a temporary
-    file beside ``path``, with the same suffix (a writer may pick its format by it), then rename
-    it into place: a failure leaves the earlier file, not a truncated one, and no temporary file.
-    A path that is not a regular file (``/dev/stdout``, a named pipe, a device) is written
-    through as given; a symbolic link to a file has its target replaced, not the link."""
+    file beside ``path`` (default ``.<name>.tmp-<pid><suffix>``: the same suffix, as a writer may
+    pick its format by it), then rename it into place: a reader, a crash or a failure sees the old
+    file or the new one, never a truncated one, and no temporary file is left. A path that is not
+    a regular file (``/dev/stdout``, a named pipe, a device) is written through as given; a
+    symbolic link to a file has its target replaced, not the link."""
     path = Path(path)
     try:
         mode = os.stat(path).st_mode  # through symbolic links
@@ -87,7 +88,7 @@ def atomic_write_with(path: Path, write: Callable[[Path], object]) -> None:
         return
     if path.is_symlink():
         path = Path(os.path.realpath(path))
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}{path.suffix}")
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}{path.suffix}") if tmp is None else tmp
     try:
         write(tmp)
         os.replace(tmp, path)
@@ -97,23 +98,20 @@ def atomic_write_with(path: Path, write: Callable[[Path], object]) -> None:
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, fsync: bool = True, tmp: Optional[Path] = None) -> None:
-    """Write ``data`` to ``path`` so that a reader (or a crash) sees the old file or the new one:
-    into ``tmp`` (default ``.<name>.tmp-<pid>`` beside it), flushed to the disk unless ``fsync`` is
-    False, then renamed. If that fails the temporary file is removed, and an OSError that names no
-    file names ``path`` (a write's own error names none: a full disk was "writing the output")."""
-    path = Path(path)
-    tmp = path.parent / f".{path.name}.tmp-{os.getpid()}" if tmp is None else tmp
-    try:
-        with open(tmp, "wb") as fh:
+    """Write ``data`` to ``path`` as :func:`atomic_write_with` does, flushed to the disk unless
+    ``fsync`` is False. An OSError that names no file names ``path`` (a write's own error names
+    none: a full disk was "writing the output")."""
+    def write(t: Path) -> None:
+        with open(t, "wb") as fh:
             fh.write(data)
             if fsync:
                 fh.flush()
                 os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException as e:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        if isinstance(e, OSError) and e.filename is None:
+
+    try:
+        atomic_write_with(path, write, tmp=tmp)
+    except OSError as e:
+        if e.filename is None:
             raise OSError(e.errno, e.strerror or str(e), str(path)) from None
         raise
 

@@ -249,6 +249,7 @@ def reproduce(
             fail(str(e))
     entries: list[Entry] = []
     failed = 0
+    signals_before = len(RECEIVED)
     try:
         with execution(jobs=jobs, executor=executor), warnings.catch_warnings():
             # An experiment's sweep replacing its table of the other mode (--quick or full) in the
@@ -309,7 +310,11 @@ def reproduce(
                     entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, error=msg, interrupted=True))
                     import signal
 
-                    signum = getattr(e, "signum", RECEIVED[-1] if RECEIVED else signal.SIGINT)
+                    # a signal this command received (an in-process sweep stopped earlier, as an
+                    # API call, leaves its own in RECEIVED: a SIGTERM of a test before had turned a
+                    # Ctrl-C here into exit 143, run in another order)
+                    mine = RECEIVED[signals_before:]
+                    signum = getattr(e, "signum", mine[-1] if mine else signal.SIGINT)
                     RECEIVED.clear()  # said above: main() need not say it again
                     raise typer.Exit(code=128 + int(signum)) from None
                 except typer.Exit:  # the one experiment asked for failed (in its figures): said above

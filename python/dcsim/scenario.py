@@ -1766,6 +1766,16 @@ class Network(_Model):
         switches = set(self.switch_names()) if self.topology == "parking_lot" else None
         return {(a, b): self._rate_rule(a, b, switches) for a in adj for b in adj[a]}
 
+    def host_rates(self) -> dict[str, float]:
+        """Every host's summed link rate, bit/s (all its links: the engine's load base for
+        ``link = "hosts"``, `load_capacity_bps`)."""
+        rates = self.link_rates()
+        out = {h: 0.0 for h in self.host_names()}
+        for (a, _), r in rates.items():
+            if a in out:
+                out[a] += r
+        return out
+
     def default_monitored_ports(self) -> list[tuple[str, str]]:
         """The ports the engine monitors without metrics.ports, as (from, to), in its order (the
         engine's `net::topology::build`; `tests/test_l2_scenario.py` compares the two): the
@@ -4346,11 +4356,8 @@ class Scenario(_Model):
         if self.run.max_wall is not None or self.l2 is not None:
             return []
         net = self.network
-        adj, rates = net.adjacency(), net.link_rates()
-
-        def host_rate(h: str) -> float:
-            return sum(rates[(h, n)] for n in adj.get(h, []))
-
+        rates = net.link_rates()
+        host_rate = net.host_rates().__getitem__
         payload = net.packet_bytes - net.header_bytes
         span = self.run.duration
         packets, senders, receivers = 0.0, set(), set()
@@ -4437,9 +4444,7 @@ class Scenario(_Model):
         out: list[str] = []
         net = self.network
         adj, rates, hosts = net.adjacency(), net.link_rates(), set(net.host_names())
-
-        def host_rate(h: str) -> float:  # all of a host's links, as the engine's load base
-            return sum(rates[(h, n)] for n in adj[h])
+        host_rate = net.host_rates().__getitem__  # all of a host's links, as the engine's load base
 
         def pct(x: float) -> str:
             return f"{100 * x:.0f} %"
@@ -4449,18 +4454,15 @@ class Scenario(_Model):
             mean_k = w.sizes.mean_packets(net.packet_bytes, net.header_bytes)
             wire = (mean_b + net.header_bytes * mean_k) / mean_b
             senders, receivers = list(w.senders), list(w.receivers)
+            # each sender's share of the arrivals (the senders are distinct: validated)
             if w.link == HOST_LINKS:
                 base = sum(map(host_rate, senders))
-                share = {s: 0.0 for s in senders}
-                for s in senders:
-                    share[s] += host_rate(s) / base
+                share = {s: host_rate(s) / base for s in senders}
                 of = "the senders' host links"
             else:
                 a, b = (x.strip() for x in w.link.split("->"))
                 base = rates[(a, b)]
-                share = {s: 0.0 for s in senders}
-                for s in senders:
-                    share[s] += 1 / len(senders)
+                share = {s: 1 / len(senders) for s in senders}
                 of = f"link {a}->{b}"
             offered = w.load * base * wire  # bit/s on the wire, all arrivals
             headers = (f"{net.header_bytes} B of headers per packet, {mean_k:.3g} packet{'' if mean_k == 1 else 's'} per flow of "
@@ -4966,9 +4968,10 @@ def _hops_from(adj: dict[str, list[str]], src: str, hosts: "Collection[str]") ->
 
 def _pairs_off_link(adj: dict[str, list[str]], hosts: "Collection[str]", senders: list[str], receivers: list[str],
                     a: str, b: str) -> list[tuple[str, str]]:
-    """The sender -> receiver pairs (s != r) none of whose shortest paths cross link a -> b, as the
-    engine routes (by hop count, hosts not forwarding, ECMP over every shortest path): a pair
-    crosses iff d(s, a) + 1 + d(b, r) = d(s, r). A host endpoint of the link must be the pair's
+    """The sender -> receiver pairs (s != r) none of whose shortest paths cross link a -> b (the
+    engine routes by hop count, hosts not forwarding; with ECMP over every shortest path, else on
+    one of them, so a pair said to cross may still miss it: no false warning, a missed one): a pair
+    can cross iff d(s, a) + 1 + d(b, r) = d(s, r). A host endpoint of the link must be the pair's
     own. Hosts with the same neighbours share one breadth-first search (a fabric's rack does)."""
     group: dict[frozenset, str] = {}  # neighbour set -> its first host, whose distances it shares
     dist: dict[str, dict[str, int]] = {}

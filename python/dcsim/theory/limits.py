@@ -153,23 +153,6 @@ PROB_P = Limit("p", 1e-6, 1.0 - 1e-6)
 FLUID_P = Limit("p", 0.0, 1.0)
 #: Packet (segment) size, bytes: at most an IPv4 datagram, as in scenario files.
 PACKET = Limit("packet size", 1.0, 65535.0, fmt=lambda b: f"{plain(b)} B", base="B")  # every digit: 65535.01 B
-
-
-def whole_bytes(x, field: str) -> int:
-    """A packet, segment or frame size: in :data:`PACKET`'s range and in whole bytes, else a
-    ValueError naming ``field`` (the API had computed with 1.5 B and reported 1 B: a review)."""
-    v = PACKET.check(x, field)
-    if not v.is_integer():
-        raise ValueError(f"{field}: {plain(v)} B is not a whole number of bytes; allowed {PACKET.text(field)} "
-                         "in whole bytes")
-    return int(v)
-
-
-def flag(x, field: str) -> bool:
-    """A yes/no input: True or False only ("no" had been read as yes: a review)."""
-    if not isinstance(x, bool) and type(x).__name__ != "bool_":  # numpy's bool too
-        raise ValueError(f"{field} must be True or False, got {x!r}")
-    return bool(x)
 #: Length of a fluid run, seconds.
 T_END = Limit("t_end", 0.0, 1e4, lo_open=True, fmt=fmt_time, base="s")
 #: `dcsim theory dsm` (Cheng et al., DSM; §V uses C = 10 Gbps, 1 KB frames, p = 0.01, q0 = 64 KB,
@@ -239,3 +222,20 @@ def check_steps(t_end_s: float, dt_s: float, field: str = "t_end", fmt: Callable
     if not steps <= MAX_STEPS:
         raise ValueError(f"{field}: {fmt(t_end_s)} is {steps:.3g} integration steps of {fmt(dt_s)}; "
                          f"allowed at most {MAX_STEPS:g} steps, i.e. {field} <= {fmt(MAX_STEPS * dt_s)}")
+
+
+def whole_bytes(x, field: str) -> int:
+    """A packet, segment or frame size: in :data:`PACKET`'s range and in whole bytes, else a
+    ValueError naming ``field`` (the API had computed with 1.5 B and reported 1 B: a review)."""
+    v = PACKET.check(x, field)
+    if not v.is_integer():
+        raise ValueError(f"{field}: {plain(v)} B is not a whole number of bytes; allowed {PACKET.text(field)} "
+                         "in whole bytes")
+    return int(v)
+
+
+def flag(x, field: str) -> bool:
+    """A yes/no input: True or False only ("no" had been read as yes: a review)."""
+    if not isinstance(x, bool) and type(x).__name__ != "bool_":  # numpy's bool too
+        raise ValueError(f"{field} must be True or False, got {x!r}")
+    return bool(x)
