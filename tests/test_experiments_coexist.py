@@ -54,7 +54,13 @@ def test_fig3_threshold_marking_lets_dctcp_dominate(tmp_path):
     assert c["as K increases, T_r increases"].verdict == "reproduced"
     assert c["T_a remains at 1 Gbps"].verdict == "reproduced"
     st = pd.read_csv(tmp_path / "coexist_fig3_Tr_vs_K.csv")
-    assert (st["mean"] > 3).all()  # DCTCP takes most of the link at every K
+    assert (st["T_r_mean"] > 3).all()  # DCTCP takes most of the link at every K
+    assert list(st.columns[:1]) == ["K_pkt"] and "runs" in st
+    # the throughput panel's table names its quantity and unit; goodput of one flow <= the 1 Gbps link
+    ts = pd.read_csv(tmp_path / "coexist_fig3_throughput.csv")
+    assert list(ts.columns) == ["t_s", "DCTCP_goodput_bps", "TCP_goodput_bps"]
+    # the aggregate goodput is printed in Mbps beside the utilization (not "utilization ... Gbps")
+    assert "Mbps (payload)" in c["T_a remains at 1 Gbps"].ours
 
 
 def test_fig4_red_follows_the_equal_marking_model(tmp_path):
@@ -64,7 +70,7 @@ def test_fig4_red_follows_the_equal_marking_model(tmp_path):
     # quick run's 2 repetitions cannot always show it at the claim's 2 standard errors (+1.3
     # against 1.4 on 2026-11-29), so the test asks for the direction, not the verdict.
     tr = pd.read_csv(tmp_path / "coexist_fig4_Tr.csv")
-    b = tr[tr["panel"] == "b"].set_index("min_th")["mean"]
+    b = tr[tr["panel"] == "b"].set_index("min_th_pkt")["T_r_mean"]
     assert b.loc[b.index.max()] > b.loc[b.index.min()], b.to_dict()
     # The paper's comparison of RED with the DCTCP AQM is a claim row with both sides' numbers.
     red_vs_aqm = c["RED mitigates the unfairness: TCP does better than under the DCTCP AQM (abstract, IV-C)"]
@@ -91,6 +97,15 @@ def test_fig5_and_fig6_choke_penalises_the_dominant_flow(tmp_path):
     m = d6[d6["aqm"] == "modified CHOKe"]
     tcp = m["flow[1].ecn_cuts"] + m["flow[1].fast_retransmits"] + m["flow[1].timeouts"]
     assert (m["flow[0].ecn_cuts"] > tcp).all()  # the flow that backs off less backs off more often
+    # Sect. IV-E compares DCTCP's back-offs with "before" (CHOKe, m = 1): those runs are in the table,
+    # and the two claim rows show both sides at every min_th
+    assert set(d6["aqm"]) == {"modified CHOKe", "CHOKe", "RED"}
+    assert np.allclose(d6["dctcp_alpha_at_cuts"], 2 * d6["flow[0].ecn_cut_mean_frac"])
+    assert (d6["dctcp_backoffs"] == d6["flow[0].ecn_cuts"] + d6["flow[0].fast_retransmits"] + d6["flow[0].timeouts"]).all()
+    for prefix in ("Sect. IV-E: DCTCP observes a greater back-off frequency", "Sect. IV-E: ... and backs off by a greater"):
+        (row,) = [v for k, v in c6.items() if k.startswith(prefix)]
+        assert row.ours.startswith("modified CHOKe vs CHOKe at min_th = 30: "), row.ours
+        assert row.ours.count(" vs ") == 1 + 4  # "a vs b at min_th = " and one "x vs y" per point
 
 
 def test_fig7_incast_rounds_cannot_beat_the_link(tmp_path):
@@ -104,6 +119,10 @@ def test_fig7_incast_rounds_cannot_beat_the_link(tmp_path):
     # 1 MB of payload is 685 packets, 1 027 400 B on the wire: 8.22 ms at 1 Gbps at the least
     assert (df["round_s"] >= 685 * 1500 * 8 / 1e9).all()
     assert set(df["protocol"]) == {"DCTCP", "TCP"} and set(df["aqm"]) == {"RED", "modified CHOKe"}
+    # the client's port is the bottleneck and its columns are in the table: it carried every response
+    # (1 MB of payload per round: at least a round's 685 packets through it after warm-up)
+    assert (df["port[tor0->h0].tx_bytes"] >= 685 * 1500).all()
+    assert (df["port[tor0->h0].q_mean_pkt"] > 0).all()
 
 
 def test_fig8_short_flows(tmp_path):

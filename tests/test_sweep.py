@@ -156,7 +156,7 @@ def test_runs_cached_by_an_older_results_format_run_again(monkeypatch):
         ({"network.aqm.K": ["10pkt", "20pkt"], "flows[0].g": [0.1]}, {"combine": "zip"},
          r"^axes: combine = \"zip\" needs axes of equal length; network.aqm.K has 2, flows\[0\].g has 1"),
         ({"network.aqm.K": ["10pkt"], "network.aqm": [{"kind": "droptail"}]}, {}, r"^axis network.aqm: overlaps axis network.aqm.K"),
-        ({"run.seed": [1, 2]}, {"seeds": 2}, r"^axis run.seed: give either a run.seed axis or seeds"),
+        ({"run.seed": [1, 2]}, {"seeds": 2}, r"^axis run.seed: sets run.seed; give either run.seed in an axis or seeds"),
         ({"flows[0].protocol": ["newreno", "dctcp"], "flows[0].g": [0.1]}, {},
          r"^axis flows\[0\].g = 0.1: flows\[0\].g: only for protocol"),
         ({"network.buffer": ["100pkt", "10pkt"]}, {}, r"^axis network.buffer = \"10pkt\": network.aqm.K: marking threshold 20pkt is not below"),
@@ -231,6 +231,81 @@ def test_seeds_and_a_run_seed_in_set_are_refused_as_a_run_seed_axis_is(set_):
         make_spec(BASE, {"flows[0].g": [0.0625]}, seeds=2, set=set_)
     plan = plan_sweep(make_spec(BASE, {"flows[0].g": [0.0625]}, set=set_))
     assert [r.seed for r in plan.runs] == [7]
+
+
+def test_seeds_and_a_whole_run_table_axis_with_a_seed_are_refused():
+    """An axis setting the whole run table with a seed in it beside seeds ran, the seeds silently
+    replacing the axis's seed (a review); a run.seed in [set] had been refused already."""
+    steps = [{"duration": "2ms", "warmup": "0ms", "seed": 5}, {"duration": "3ms", "warmup": "0ms"}]
+    with pytest.raises(SweepError, match=r"^axis run: sets run.seed; give either run.seed in an axis or seeds"):
+        make_spec(BASE, {"run": steps}, seeds=2)
+    with pytest.raises(SweepError, match=r"^axis run.seed: sets run.seed"):
+        make_spec(BASE, {"run.seed": [3, 4]}, seeds=2)
+    # without seeds the axis's seed is the run's; a run table without a seed leaves seeds alone
+    assert [r.seed for r in plan_sweep(make_spec(BASE, {"run": steps})).runs] == [5, 1]
+    plan = plan_sweep(make_spec(BASE, {"run": [{"duration": "2ms", "warmup": "0ms"}]}, seeds=2))
+    assert [r.seed for r in plan.runs] == [1, 2]
+
+
+def test_the_table_columns_do_not_depend_on_the_order_runs_finish():
+    """Runs of different topologies have different port columns: the table's columns came in the
+    order the first-finished rows had them, so --jobs and resuming changed sweep.parquet (a review).
+    They follow the plan's order now, whatever the completion order."""
+    from dcsim.sweep.store import RowBuffer
+
+    rows = {0: {"run_id": "a", "seed": 1, "port[x].q": 1.0, "port[y].q": 2.0},
+            1: {"run_id": "b", "seed": 1, "port[z].q": 3.0, "port[x].q": 4.0},
+            2: {"run_id": "c", "seed": 2, "port[w].q": 5.0}}
+    tables = []
+    for order in itertools.permutations(rows):
+        buf = RowBuffer()
+        for i in order:
+            buf.add(i, rows[i])
+        tables.append(buf.table())
+    assert all(t.column_names == ["run_id", "seed", "port[x].q", "port[y].q", "port[z].q", "port[w].q"] for t in tables)
+    assert all(t.equals(tables[0]) for t in tables)
+    assert tables[0].column("run_id").to_pylist() == ["a", "b", "c"]
+    # across chunks too (a large sweep's rows are kept 2 048 to an Arrow chunk)
+    buf = RowBuffer()
+    buf.CHUNK = 1
+    for i in (2, 1, 0):
+        buf.add(i, rows[i])
+    assert buf.table().equals(tables[0])
+
+
+def test_progress_in_a_log_file_is_a_plain_line_at_each_tenth(monkeypatch):
+    """Without a terminal rich draws the bar once, at the end: a batch job's log saw nothing during
+    a long sweep (a review). A plain line now says how far it is at each tenth of the runs (at most
+    one per PLAIN_MIN_S) and at least every PLAIN_MAX_S."""
+    import io
+
+    from rich.console import Console
+
+    from dcsim.sweep import _View
+    from dcsim.sweep.execute import Stats
+
+    clock = [100.0]
+    monkeypatch.setattr("dcsim.sweep.time.perf_counter", lambda: clock[0])
+    buf = io.StringIO()
+    stats = Stats(total=20, to_compute=20, started=clock[0])
+    with _View(stats, True, Console(file=buf, force_terminal=False, width=120)) as view:
+        for i in range(20):
+            clock[0] += 6.0  # a run every 6 s
+            stats.done = stats.computed = i + 1
+            view.tick()
+    lines = [ln for ln in buf.getvalue().splitlines() if ln.startswith("sweep: ")]
+    # tenths every 2 runs = 12 s apart, above the 10 s minimum: one line per tenth
+    assert lines[0] == "sweep: 2/20 runs (0 cached), 0 failed, ETA 1.8 min", lines  # 12 s for 2 runs, 18 left: 108 s
+    assert len(lines) == 10 and lines[-1].startswith("sweep: 20/20 runs"), lines
+    # a slow sweep: a line at least every minute even within one tenth
+    buf = io.StringIO()
+    stats = Stats(total=1000, to_compute=1000, started=clock[0])
+    with _View(stats, True, Console(file=buf, force_terminal=False, width=120)) as view:
+        for i in range(5):
+            clock[0] += 61.0
+            stats.done = stats.computed = i + 1
+            view.tick()
+    assert sum(ln.startswith("sweep: ") for ln in buf.getvalue().splitlines()) == 5
 
 
 def test_more_than_the_run_limit_needs_yes(monkeypatch, tmp_path):
@@ -413,6 +488,16 @@ def test_combinations_that_differ_only_in_max_wall_run_once_under_the_largest_bo
         assert (res.runs, res.computed, res.failed, res.shared) == (2, 1, 0, 1), res.failures
     res = sweep(BASE, {"run.max_wall": ["1us"]}, out=tmp_path / "alone", executor=tpool(), progress=False)
     assert res.failed == 1 and res.failures[0]["error"].startswith("RunLimitError: run.max_wall"), res.failures
+    # the CLI's counts add up: "computed" counts engine runs, the others rows (a review: "6 runs: 2
+    # computed, 0 cached, 0 failed")
+    f = tmp_path / "mw.toml"
+    f.write_text('base = "%s"\nseeds = 2\n[set]\n"run.duration" = "2ms"\n"run.warmup" = "0ms"\n'
+                 '[axes]\n"run.max_wall" = ["10s", "20s", "30s"]\n' % (ROOT / "examples" / "dctcp_dumbbell.toml"))
+    r = runner.invoke(app, ["sweep", str(f), "-o", str(tmp_path / "mw"), "--jobs", "1"])
+    assert r.exit_code == 0, r.output
+    assert "6 runs: 2 computed (4 more share their engine runs), 0 cached, 0 failed" in r.output, r.output
+    r = runner.invoke(app, ["sweep", str(f), "-o", str(tmp_path / "mw"), "--jobs", "1"])
+    assert "6 runs: 0 computed, 6 cached, 0 failed" in r.output, r.output
 
 
 def test_a_failed_run_is_recorded_and_does_not_stop_the_sweep(tmp_path, monkeypatch):

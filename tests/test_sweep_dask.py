@@ -183,7 +183,15 @@ def test_unreachable_scheduler_is_a_clear_error_not_a_hang(tmp_path):
     msg = " ".join(proc.stderr.split())
     assert f"--dask {address}: no Dask scheduler answered within 5 s; nothing accepted a connection there" in msg, msg
     assert "Traceback" not in proc.stderr
-    assert not (tmp_path / "o" / "runs").exists()
+    # the output directory it created for nothing is gone (it had been left holding a .lock: a review)
+    assert not (tmp_path / "o").exists()
+    # one that was there before is left, with what it held
+    (tmp_path / "o").mkdir()
+    (tmp_path / "o" / "notes.txt").write_text("mine")
+    proc = subprocess.run([sys.executable, "-m", "dcsim.cli", "sweep", str(f), "--out", str(tmp_path / "o"), "--dask", address],
+                          capture_output=True, text=True, timeout=20, env={**os.environ, "COLUMNS": "300"})
+    assert proc.returncode == 2, proc.stderr
+    assert (tmp_path / "o" / "notes.txt").read_text() == "mine"
 
 
 def test_something_else_answering_is_said_so_not_a_timeout():

@@ -483,10 +483,22 @@ def plot_queue(result: Result, path: PathLike = None) -> Figure:
     zx.set_title(ztitle, fontsize=8)
     ports = len(np.unique(qport))
     what = "Queue length at the monitored port" if ports == 1 else f"Queue length at the {ports} monitored ports"
-    if len(qpkt) and float(np.nanmax(qpkt)) == 0 and result._rows("ports") > ports:
-        # every monitored port idle while others may queue (a fat-tree's default ports: an audit)
-        what += (f": all empty; the run has {result._rows('ports')} ports (metrics.monitor chooses them"
-                 + ("; the tiers figure shows all" if result.port_tiers() is not None else "") + ")")
+    if len(qpkt) and float(np.nanmax(qpkt)) == 0:
+        # Every sample 0. "All empty" only if the monitored ports' exact maxima (after warm-up) say
+        # so: samples can miss every burst (a fat-tree's 1-packet queues; a queue_interval longer
+        # than the run: its one sample at t = 0), and the title had said "all empty" over a
+        # queue of 75 packets (a review).
+        pid, pmax = result._col("ports", "port"), result._col("ports", "q_max_pkt").astype(float)
+        drawn = np.isin(pid, np.unique(qport))
+        exact = float(np.nanmax(pmax[drawn])) if drawn.any() else 0.0
+        if exact > 0:
+            iv_s = result.engine_spec["metrics"]["queue_interval_ps"] / 1e12
+            what += (f": no queue in the {len(qpkt)} sample{'s' if len(qpkt) > 1 else ''}, but up to {exact:g} pkt between them after warm-up "
+                     f"(samples every {fmt_time(iv_s)}, metrics.queue_interval)")
+        elif result._rows("ports") > ports:
+            # every monitored port idle while others may queue (a fat-tree's default ports: an audit)
+            what += (f": all empty; the run has {result._rows('ports')} ports (metrics.monitor chooses them"
+                     + ("; the tiers figure shows all" if result.port_tiers() is not None else "") + ")")
     _title(fig, what)
     _finish(fig, [ax], [result])
     return _save(fig, path)

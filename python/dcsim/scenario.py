@@ -4301,6 +4301,7 @@ class Scenario(_Model):
         out += self._l2_warnings()
         out += self._l2_path_warnings()
         out += self._monitor_warnings()
+        out += self._interval_warnings()
         out += self._trace_warnings()
         out += self._delay_delack_warnings()
         out += self._dx_r0_warnings()
@@ -4649,6 +4650,19 @@ class Scenario(_Model):
                 f"1 000 samples a port (or the queue_interval chosen); the first {self._monitor_first} of them are "
                 f"sampled (the ports table's `monitored` column); name the ports to watch in metrics.monitor, or "
                 f"raise metrics.max_memory"]
+
+    def _interval_warnings(self) -> list[str]:
+        """A sampling interval written out that is longer than the run after warm-up: its series has
+        at most one sample there (a review: queue_interval = 10ms in a 2 ms run gave one sample, at
+        t = 0, and a queue figure of an empty queue beside a 75-packet one)."""
+        span = float(self.run.duration) - float(self.run.warmup)
+        out = []
+        for name in ("queue_interval", "throughput_interval", "cwnd_interval"):
+            v = getattr(self.metrics, name)
+            if v != "auto" and float(v) > span:
+                out.append(f"metrics.{name}: {time_str(v)} is longer than the run after warm-up "
+                           f"({time_str(span)}): at most one sample there; \"auto\" fits the run")
+        return out
 
     def _trace_warnings(self) -> list[str]:
         """Traced generated flows with a window interval the fit lengthened: the memory plan counts

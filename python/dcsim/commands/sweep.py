@@ -169,8 +169,14 @@ def sweep(
         return
     mean = f", {fmt_time(res.mean_run_wall_s)} per run" if res.mean_run_wall_s is not None else ""
     on = f" on {res.ran_on}" if res.ran_on else ""
+    # Runs whose scenarios differ only where the engine does not look (e.g. run.max_wall) share one
+    # engine run: "computed" counts engine runs, "cached" and "failed" rows (a review: "6 runs: 2
+    # computed, 0 cached, 0 failed" did not add up)
+    shared = (f" ({res.runs - res.computed - res.cached - res.failed} more share their engine runs)"
+              if res.computed and res.runs > res.computed + res.cached + res.failed else "")
     console.print(
-        f"{count_shown(res.runs, 'run')}: {res.computed} computed, {res.cached} cached, {res.failed} failed in {fmt_wall(res.wall_s)}{on}{mean}"
+        f"{count_shown(res.runs, 'run')}: {res.computed} computed{shared}, {res.cached} cached, {res.failed} failed in "
+        f"{fmt_wall(res.wall_s)}{on}{mean}"
     )
     shown = results_table(res.table, [p for a in spec.axes for p in a.paths])
     if shown is not None:

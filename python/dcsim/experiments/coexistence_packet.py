@@ -351,6 +351,11 @@ def stats(df: pd.DataFrame, by: Sequence[str], col: str) -> pd.DataFrame:
     return out
 
 
+def _tr_table(st: pd.DataFrame) -> pd.DataFrame:
+    """A :func:`stats` table of T_r with the quantity in its column names (T_r is dimensionless)."""
+    return st.rename(columns={"mean": "T_r_mean", "sd": "T_r_sd", "sem": "T_r_sem", "n": "runs"})
+
+
 def fmt_ms(m: float, sd: float, unit: str = "", digits: int = 3) -> str:
     u = f" {unit}" if unit else ""
     if not math.isfinite(sd):
@@ -391,10 +396,10 @@ def trend(statement: str, paper_text: str, st: pd.DataFrame, xcol: str, increasi
     delta = m[-1] - m[0]
     se_d = math.hypot(se[0], se[-1])
     good, steps = monotone_trend(m, 1 if increasing else -1, 2 * se_d, 2 * np.hypot(se[1:], se[:-1]))
-    against = [(x[i], x[i + 1]) for i in steps]
     ours = f"{m[0]:.3g} ({xname} = {x[0]:g}) -> {m[-1]:.3g} ({xname} = {x[-1]:g}){(' ' + unit) if unit else ''}"
-    if against:
-        ours += "; against the trend between " + ", ".join(f"{a:g} and {b:g}" for a, b in against)
+    if steps:  # with the means of the step, not only where it is (a review)
+        ours += "; against the trend between " + ", ".join(
+            f"{x[i]:g} and {x[i + 1]:g} ({m[i]:.3g} -> {m[i + 1]:.3g})" for i in steps)
     u = f" {unit}" if unit else ""
     return Claim(statement, paper_text, ours, ok(good),
                  f"reproduced if the change ({delta:+.3g}{u}) exceeds 2 standard errors ({2 * se_d:.2g}{u}) and no step "
@@ -486,7 +491,9 @@ def throughput_panel(ax, sc: dict, title: str, out_dir: Path, name: str, window_
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7, loc="lower right", framealpha=0.9)
     ax.grid(alpha=0.3)
-    out = tp.pivot_table(index="t_s", columns="flow", values="goodput_bps").rename(columns=names)
+    # the CSV's columns say what they hold and in what unit (a review: "DCTCP", "TCP" in bps, unsaid)
+    out = tp.pivot_table(index="t_s", columns="flow", values="goodput_bps").rename(
+        columns={f: f"{n}_goodput_bps" for f, n in names.items()})
     return out.reset_index()
 
 
@@ -622,7 +629,7 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
     png = save_figure(fig, out_dir, "coexist_fig3.png")
     csv = _save_tables(out_dir, "coexist_fig3", df, RUN_COLS + ("K",))
     extra = [out_dir / "coexist_fig3_Tr_vs_K.csv", out_dir / "coexist_fig3_throughput.csv"]
-    st.to_csv(extra[0], index=False)
+    _tr_table(st).rename(columns={"K": "K_pkt"}).to_csv(extra[0], index=False)
     ts.to_csv(extra[1], index=False)
 
     k0, k1 = min(Ks), max(Ks)
@@ -630,7 +637,9 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
         approx("DCTCP virtually starves TCP flows and achieves ~8x more throughput", "8", at.loc[K_FIG3A],
                f"K = {K_FIG3A} pkt (the paper does not give K for Fig. 3(a))",
                detail=f"TCP's share of the aggregate: {100 * tcp_share.loc[K_FIG3A]:.1f} %"),
-        Claim("T_a remains at 1 Gbps", "1 Gbps", f"{u.min():.4f} .. {u.max():.4f} Gbps on the wire (utilization)",
+        Claim("T_a remains at 1 Gbps", "1 Gbps",
+              f"wire utilization {u.min():.4f} .. {u.max():.4f} of 1 Gbps; aggregate goodput "
+              f"{df['goodput_total_bps'].min() / 1e6:.0f} .. {df['goodput_total_bps'].max() / 1e6:.0f} Mbps (payload)",
               ok(bool((u >= MIN_UTILIZATION).all())),
               f"bottleneck busy time / time after warm-up x 1 Gbps, every K and run: at least {MIN_UTILIZATION:g} of "
               "it (the link kept busy; the printed '1' read to its last digit, +-0.5 Gbps, would pass 50 %: a probe)"),
@@ -691,7 +700,8 @@ def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
     csv_b = _save_tables(out_dir, "coexist_fig4b", b, RUN_COLS + ("min_th",))
     csv_c = _save_tables(out_dir, "coexist_fig4c", c, RUN_COLS + ("max_th",))
     extra = [out_dir / "coexist_fig4_Tr.csv", out_dir / "coexist_fig4_throughput.csv"]
-    pd.concat([sb.assign(panel="b"), sc_.assign(panel="c")]).to_csv(extra[0], index=False)
+    pd.concat([_tr_table(sb).assign(panel="b"), _tr_table(sc_).assign(panel="c")]).rename(
+        columns={"min_th": "min_th_pkt", "max_th": "max_th_pkt"}).to_csv(extra[0], index=False)
     ts.to_csv(extra[1], index=False)
 
     atb, atc = sb.set_index("min_th"), sc_.set_index("max_th")
@@ -745,10 +755,11 @@ def _red_against_dctcp_aqm(sb: pd.DataFrame, sc_: pd.DataFrame, k: pd.Series) ->
 # ---------------------------------------------------------------------------------------------------
 
 
-def _choke_vs_red(name: str, kind: str, out_dir: Path, quick: bool) -> tuple[pd.DataFrame, list]:
+def _choke_vs_red(name: str, kind: str, out_dir: Path, quick: bool, also: Sequence[str] = ()) -> tuple[pd.DataFrame, list]:
+    """Runs of AQM ``kind`` and of RED (and of the kinds ``also``) over the min_th grid."""
     run = _long(quick)
     mins = MINTH_QUICK if quick else MINTH_FULL
-    axes = {"network.aqm.kind": [kind, "red"], "network.aqm.min_th": [f"{m}pkt" for m in mins]}
+    axes = {"network.aqm.kind": [kind, "red", *also], "network.aqm.min_th": [f"{m}pkt" for m in mins]}
     df = runs(name, tree(red(50, kind=kind), run), axes, out_dir, _reps(quick))
     df["min_th"] = df["network.aqm.min_th_pkt"]
     df["aqm"] = df["network.aqm.kind"].map({"red": "RED", "choke": "CHOKe", "modified_choke": "modified CHOKe"})
@@ -803,15 +814,22 @@ def run_fig5(out_dir: Path, quick: bool) -> ExperimentResult:
 @experiment("coexist-fig6", "Modified CHOKe (m = 7): T_r and alpha vs min_th, back-offs (Fig. 6, Section IV-E)", PAPER)
 def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
     out_dir = Path(out_dir)
-    df, mins = _choke_vs_red("fig6", "modified_choke", out_dir, quick)
+    # CHOKe (m = 1) too: Sect. IV-E compares DCTCP's back-offs under modified CHOKe with "before"
+    df, mins = _choke_vs_red("fig6", "modified_choke", out_dir, quick, also=("choke",))
     run = _long(quick)
     measured_s = run["duration"] - run["warmup"]
     params = parameters([df])
     a = f"{DCTCP_FLOW}.alpha_mean"
-    fig = _three_panels(df, ["modified CHOKe", "RED"], [("T_r", "(a) T_r = T_dctcp / T_tcp"), (a, "(b) DCTCP alpha (time average)")],
-                        f"modified CHOKe (m = {M_DRAWS}) vs RED, mean +- sd over runs")
+    # DCTCP's back-offs of any kind per run (after warm-up), and alpha at its ECN cuts (W <- W (1 - alpha/2):
+    # alpha = 2 x the mean fraction of the window removed)
+    df["dctcp_backoffs"] = df[f"{DCTCP_FLOW}.ecn_cuts"] + df[f"{DCTCP_FLOW}.fast_retransmits"] + df[f"{DCTCP_FLOW}.timeouts"]
+    df["dctcp_alpha_at_cuts"] = 2 * df[f"{DCTCP_FLOW}.ecn_cut_mean_frac"]
+    fig = _three_panels(df, ["modified CHOKe", "CHOKe", "RED"],
+                        [("T_r", "(a) T_r = T_dctcp / T_tcp"), (a, "(b) DCTCP alpha (time average)"),
+                         ("dctcp_alpha_at_cuts", "(c) DCTCP alpha at its back-offs")],
+                        f"modified CHOKe (m = {M_DRAWS}) vs CHOKe (m = 1) and RED, mean +- sd over runs")
     png = save_figure(fig, out_dir, "coexist_fig6.png")
-    csv = _save_tables(out_dir, "coexist_fig6", df, RUN_COLS + ("min_th", "aqm"))
+    csv = _save_tables(out_dir, "coexist_fig6", df, RUN_COLS + ("min_th", "aqm", "dctcp_backoffs", "dctcp_alpha_at_cuts"))
     mc, rd = _by(df, "modified CHOKe", "T_r"), _by(df, "RED", "T_r")
     at = mc.set_index("min_th")
     # Back-offs at min_th = 40 (30 in quick mode): each flow's cuts of any kind (ECN, loss, timeout).
@@ -844,6 +862,14 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
               f"(min_th = {m40}, {count_shown(int(r['n']), 'run')}); per run over {measured_s:g} s: DCTCP {dc_cuts.mean():.0f}, "
               f"TCP {tcp_cuts.mean():.0f} back-offs (ECN cuts + fast retransmits + timeouts of each); the paper's run "
               "length is not given, so only the ratio compares"),
+        higher("Sect. IV-E: DCTCP observes a greater back-off frequency than before (under CHOKe)",
+               "modified CHOKe > CHOKe", _by(df, "modified CHOKe", "dctcp_backoffs"), _by(df, "CHOKe", "dctcp_backoffs"),
+               "min_th", a_name="modified CHOKe", b_name="CHOKe", xname="min_th", unit="back-offs",
+               detail=f"DCTCP's ECN cuts + fast retransmits + timeouts per run over {measured_s:g} s"),
+        higher("Sect. IV-E: ... and backs off by a greater amount than before (under CHOKe)", "modified CHOKe > CHOKe",
+               _by(df, "modified CHOKe", "dctcp_alpha_at_cuts"), _by(df, "CHOKe", "dctcp_alpha_at_cuts"), "min_th",
+               a_name="modified CHOKe", b_name="CHOKe", xname="min_th",
+               detail="alpha at DCTCP's ECN cuts (the cut is alpha/2 of the window)"),
         approx("DCTCP's average back-off factor was ~0.215 (min_th = 40)" + at40, "0.215", ac, f"min_th = {m40}",
                detail="alpha at the cuts, = 2 x the mean fraction of the window removed per ECN cut"),
         Claim("T_r is lower than eq. (4) predicts at that back-off factor" + at40, "T_r < eq. (4)",
@@ -864,6 +890,8 @@ N_QUICK = (10, 50, 90)
 INCAST_BYTES = "1MB"
 INCAST_ROUNDS = 10
 MINTH_INCAST = 70
+#: The incast's bottleneck: the switch's port to the client h0.
+INCAST_BOTTLENECK = "port[tor0->h0]"
 INCAST_RUN = {"duration": 1.5, "warmup": 0.2}
 #: The quick run keeps the full run's warm-up: the incast starts when it ends, and the paper keeps
 #: "one long-lived DCTCP flow and one long-lived TCP flow in the background" (V-A). A warm-up of
@@ -936,7 +964,10 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     axs[0].set_ylim(bottom=0)
     fig.tight_layout()
     png = save_figure(fig, out_dir, "coexist_fig7.png")
-    csv = _save_tables(out_dir, "coexist_fig7", df, RUN_COLS + ("senders", "aqm", "protocol", "afct_s", "unfinished", "round_s"))
+    # the incast's bottleneck is the client's port, not the tree's h2 port of RUN_COLS (a review)
+    client_port = tuple(c.replace(BOTTLENECK, INCAST_BOTTLENECK) for c in RUN_COLS if c.startswith(BOTTLENECK))
+    csv = _save_tables(out_dir, "coexist_fig7", df,
+                       RUN_COLS + client_port + ("senders", "aqm", "protocol", "afct_s", "unfinished", "round_s"))
     extra = [out_dir / "coexist_fig7_afct.csv"]  # the unit in each column's name (a probe: "mean" in s, unsaid)
     pd.concat([s.assign(aqm=a, protocol=p) for (a, p), s in st.items()]).rename(
         columns={"mean": "afct_mean_s", "sd": "afct_sd_s", "sem": "afct_sem_s"}).to_csv(extra[0], index=False)

@@ -527,7 +527,17 @@ HYPOTHESES_FIG2B = ("as implemented 0.772 / 14.4 / 94.1; (a) round(W) packets 0.
 TOL_Q_SPECIAL = 0.10
 TOL_Q_FIG2B = 0.20
 TOL_P = 0.05
-TOL_PERIOD = 0.20
+
+
+def _p_one_note(p_sim, restates: str) -> str:
+    """What a check of the fluid model at the simulated p is worth when that p is 1 everywhere: from
+    W = 1 the model's dW/dt is then 0 (eq. 3 has no increase term and the decrease stops at one
+    segment), so its queue is Q* by construction and the check restates ``restates`` (a review)."""
+    p = np.asarray(p_sim, dtype=float)
+    if len(p) and bool(np.all(p >= 1 - 1e-12)):
+        return (f"the simulated p is 1 at every point: the fluid model then sits at Q* by construction (eq. 3 with "
+                f"p = 1, W = 1 segment), so this row restates {restates}, it is no independent agreement; ")
+    return ""
 
 
 def _dx_flows(res) -> tuple[float, float, float]:
@@ -638,7 +648,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
         theory=_us(qs_a),
         detail=f"{100 * dqs:.1f} % from Q* (tolerance {100 * TOL_Q_SPECIAL:.0f} %); {R0_PATH}; the engine's base RTT "
                f"is {_us(a['base_rtt_s'], 3)} (propagation set to R0 - 2.464 us of serialisation)"))
-    dqb = abs(b["q_mean_pkt"] - fb["q_mean_pkt"]) / fb["q_mean_pkt"]
+    dqb = abs(b["q_mean_pkt"] - fb["q_mean_pkt"]) / b["q_mean_pkt"]  # of the simulation, as (a) (a review)
     T_rtt = b["period_s"] / (80e-6 + b["q_mean_pkt"] / C_pps)
     claims.append(instruments(
         "Fig. 2(b), N = 50, R0 = 80 us: the fluid model is close to the simulation", "close",
@@ -659,16 +669,9 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
         ok(abs(b["p"] - P_FLUID) <= TOL_P), packet=f"p = {b['p']:.3f}", fluid=f"{P_FLUID} (input)",
         detail=f"tolerance {TOL_P}; {R0_PATH}; one increase round every {1 / max(1 - b['p'], 1e-12):.1f} rounds, "
                f"the cycle of {T_rtt:.1f} RTTs (row above); the paper's ns-3 saw Q = 0 in 2.7 % of the rounds"))
-    lin_T, lin_decay = linear_period_s(50, C_BPS, 80e-6)
-    dT = abs(b["period_s"] - lin_T) / lin_T if math.isfinite(b["period_s"]) else math.inf
-    claims.append(instruments(
-        "(dcsim) period of the oscillation, N = 50, R0 = 80 us", "— (not quoted)", ok(dT <= TOL_PERIOD),
-        packet=f"{1e3 * b['period_s']:.3f} ms (limit cycle; {T_rtt:.1f} RTTs)",
-        fluid=("settles (no cycle)" if not math.isfinite(fb["period_s"]) else f"{1e3 * fb['period_s']:.3f} ms") +
-              f"; linearized (9): damped, period {1e3 * lin_T:.3f} ms, decay {lin_decay:.0f}/s",
-        detail=f"{100 * dT:.0f} % apart (tolerance {100 * TOL_PERIOD:.0f} %), at this one point only: no general "
-               "agreement with the linearized period is claimed (the cycles of dx-fig3 and dx-sec4.3 list their "
-               "periods in RTTs)", kind=CHECK))
+    # No row compares the packet limit cycle's period with the linearization's (9) damped mode: they
+    # agreed within 20 % here by coincidence (1.24-1.27 x at dx-fig3's other points: a review); both
+    # periods stay in dx_fig2_stats.csv (period_packet_s, period_linear_s).
     claims.append(Claim("(setup) no drops", "—", f"drops {a['drops'] + b['drops']}", ok(a["drops"] + b["drops"] == 0),
                         kind=CHECK))
     return ExperimentResult("dx-fig2", "DX Fig. 2: queue, fluid model vs packet simulation", claims, [png, csv, csv2])
@@ -1139,8 +1142,8 @@ def run_fig5(out_dir: Path, quick: bool) -> ExperimentResult:
                   + ", ".join(f"{1e6 * q:.2f}" for q in df.q_delay_fluid_s) + f" us at p = {P_FLUID} (W "
                   + ", ".join(f"{w:.3f}" for w in df.W_fluid_pkt) + ")",
             theory="eq. (7) at p = 0.95: " + ", ".join(f"{1e6 * q:.2f}" for q in df.q_delay_eq7_s) + " us; Q* at p = 1",
-            detail="verdict: the fluid model at the simulated p against the packet queue, same tolerance as the row "
-                   "above. At the paper's constant p = 0.95 the fluid model cannot reach Q*: its increase term "
+            detail=_p_one_note(df.p, "the row above") + "verdict: the fluid model at the simulated p against the "
+                   "packet queue, same tolerance as the row above. At the paper's constant p = 0.95 the fluid model cannot reach Q*: its increase term "
                    "seg (1 - p)/RTT of eq. (3) never vanishes, so (5) holds W0 above one segment and Q0 = eq. (7) "
                    "above Q*; in the special state every round sees Q > 0 (p = 1), and with p = 1 the fluid model "
                    "gives Q* exactly", kind=CHECK),
@@ -1290,8 +1293,9 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
                             f"pkt at the simulated p = {r.p_packet:.3f}; {r.fluid_q_p50_pkt:.1f} / "
                             f"{r.fluid_q_p99_pkt:.1f} pkt at p = 0.95" for r in sp.itertuples()),
             theory="; ".join(f"Q* C/seg = {q:.1f} pkt" for q in sp.q_star_pkt),
-            detail="medians within max(10 % of Q*, one packet); both are point masses at Q* (the packet queue moves "
-                   "by whole packets); at p = 0.95 the fluid sits at eq. (7) instead (dx-fig5)", kind=CHECK))
+            detail=_p_one_note(sp.p_packet, "the packet median against Q*") + "medians within max(10 % of Q*, one "
+                   "packet); both are point masses at Q* (the packet queue moves by whole packets); at p = 0.95 the "
+                   "fluid sits at eq. (7) instead (dx-fig5)", kind=CHECK))
     if len(other):
         tol_o = np.maximum(TOL_Q_SPECIAL * other.fluid_q_p50_pkt, 1.0)
         claims.append(Claim(

@@ -224,6 +224,12 @@ class _View:
         self.bar = None
         self.inline = False
         self.last = 0.0
+        # Not a terminal (a batch job's log): rich draws the bar once, at the end; a plain line then
+        # says how far the sweep is, at each tenth of its runs (at most one per PLAIN_MIN_S) and at
+        # least every PLAIN_MAX_S (a review: a log saw nothing during a long sweep).
+        self.plain = False
+        self.plain_last = 0.0
+        self.plain_tenth = 0
 
     def __enter__(self) -> "_View":
         if not self.enabled:
@@ -261,6 +267,9 @@ class _View:
         # A dumb terminal (TERM=dumb) cannot redraw a bar: rich printed its last state and an
         # empty line at the end, below which the summary says the same.
         self.bar = Progress(*columns, console=console, transient=False, disable=console.is_dumb_terminal)
+        self.plain = not console.is_terminal
+        self.plain_last = time.perf_counter()
+        self.console = console
         self.bar.__enter__()
         self.task = self.bar.add_task("sweep", total=self.stats.total, **self._fields())
         self.bar.update(self.task, completed=self.stats.done)
@@ -297,6 +306,22 @@ class _View:
                 status_note(self._note())
             else:
                 self.bar.update(self.task, completed=self.stats.done, **self._fields())
+                if self.plain:
+                    self._plain_line(now)
+
+    #: Plain progress lines (see ``plain``): at most one per this many seconds at a tenth of the runs,
+    #: and one at least this often.
+    PLAIN_MIN_S, PLAIN_MAX_S = 10.0, 60.0
+
+    def _plain_line(self, now: float) -> None:
+        s = self.stats
+        tenth = 10 * s.done // max(s.total, 1)
+        since = now - self.plain_last
+        if (tenth > self.plain_tenth and since >= self.PLAIN_MIN_S) or since >= self.PLAIN_MAX_S:
+            self.plain_tenth, self.plain_last = tenth, now
+            f = self._fields()
+            eta = "" if f["eta"] == "-" else f", ETA {f['eta']}"
+            self.console.print(f"sweep: {f['counts']}, {s.failed_rows} failed{eta}", markup=False, highlight=False)
 
     def __exit__(self, *exc: Any) -> None:
         if self.inline:
@@ -574,13 +599,14 @@ def run_sweep(
 
     if dry_run and not out.exists():
         return planned(0, len(groups))  # nothing is cached where nothing was written: create nothing
+    created = not out.exists()
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise SweepError(f"out: cannot create the output directory {out} ({e.strerror or e})") from None
     if not os.access(out, os.W_OK):
         raise SweepError(f"out: the output directory {out} is not writable")
-    with sweep_lock(out):
+    with sweep_lock(out), _removed_if_left_empty(out, created):
         if not dry_run:  # a dry run writes and removes nothing
             store.clean_tmp()
         replaces = store.other_sweep(spec.to_dict())
@@ -748,6 +774,22 @@ def run_sweep(
         shared=shared,
         ran_on=ran_on,
     )
+
+
+@contextlib.contextmanager
+def _removed_if_left_empty(out: Path, created: bool):
+    """A sweep that created OUT and wrote nothing there but its lock (it stopped before any run: an
+    unreachable Dask scheduler, Ctrl-C at the start) removes it again, instead of leaving an empty
+    directory with a .lock in it (a review). The lock file goes while its lock is still held (the
+    next sweep's lock sees the file it locked was deleted and takes a new one)."""
+    try:
+        yield
+    finally:
+        if created:
+            with contextlib.suppress(OSError):
+                if [p.name for p in out.iterdir()] == [".lock"]:
+                    (out / ".lock").unlink()
+                    out.rmdir()
 
 
 def sweep(

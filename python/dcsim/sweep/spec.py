@@ -371,10 +371,17 @@ def make_spec(
                     what = f"axis {name}" if name != "set" else f"set {p}"
                     raise SweepError(f"{what}: overlaps {other} ({format_path(other_parts)}); each field may be set once")
             seen[parts] = f"axis {name}" if name != "set" else f"set {p}"
-    run_seed_axis = any(parse_path(p) == ("run", "seed") for a in ax for p in a.paths)
+    def axis_sets_seed(a: Axis) -> bool:
+        # run.seed itself, or a whole run table with a seed in some step (a review: seeds overrode it silently)
+        return any(parse_path(p) == ("run", "seed")
+                   or (parse_path(p) == ("run",) and any(isinstance(st[i], Mapping) and "seed" in st[i] for st in a.steps))
+                   for i, p in enumerate(a.paths))
+
     seed_list = _seeds(seeds, seed_base)
-    if run_seed_axis and seed_list is not None:
-        raise SweepError("axis run.seed: give either a run.seed axis or seeds, not both")
+    seed_axis = next((a for a in ax if axis_sets_seed(a)), None)
+    if seed_axis is not None and seed_list is not None:
+        raise SweepError(f"axis {seed_axis.name}: sets run.seed; give either run.seed in an axis or seeds, not both "
+                         "(seeds replace every run's seed)")
     def sets_seed(p: str) -> bool:
         parts = _set_parts(p)
         return parts == ("run", "seed") or (parts == ("run",) and isinstance(sets[p], Mapping) and "seed" in sets[p])

@@ -365,8 +365,18 @@ class RowBuffer:
     def __init__(self) -> None:
         self._rows: list[dict] = []
         self._chunks: list = []
+        # Each column's first place in plan order: (run index, position in that run's row). The
+        # table's columns follow it, so that it does not depend on which run finished first (runs
+        # of different topologies have different port columns; a review found the column order
+        # changing with --jobs and on resume).
+        self._first: dict[str, tuple[int, int]] = {}
 
     def add(self, index: int, row: dict) -> None:
+        first = self._first
+        for pos, k in enumerate(row):
+            at = first.get(k)
+            if at is None or (index, pos) < at:
+                first[k] = (index, pos)
         self._rows.append({"_index": index, **row})
         if len(self._rows) >= self.CHUNK:
             self._flush()
@@ -386,7 +396,7 @@ class RowBuffer:
         if not self._chunks:
             return pa.table({})
         t = _concat(self._chunks) if len(self._chunks) > 1 else self._chunks[0]
-        t = t.sort_by("_index").drop_columns(["_index"])
+        t = t.sort_by("_index").select(sorted(self._first, key=self._first.__getitem__))
         if metadata:
             t = t.replace_schema_metadata({k.encode(): json.dumps(v, default=str).encode() for k, v in metadata.items()})
         return t
