@@ -71,6 +71,9 @@ def test_dx_defaults_and_engine_json():
         ({"R0": "-5us"}, "flows[0].R0: -5us is not positive"),
         ({"R0": "fast"}, 'flows[0].R0: cannot parse \'fast\''),
         ({"min_cwnd": 0.5}, "flows[0].min_cwnd: 0.5 is out of range; allowed 1 .. 1e+07 packets"),
+        # the value as written, not rounded into the range it broke (a review: "1e+07 is out of range")
+        ({"init_cwnd": 10000001}, "flows[0].init_cwnd: 10000001 is out of range; allowed 1 .. 1e+07 packets"),
+        ({"min_cwnd": 12345678}, "flows[0].min_cwnd: 12345678 is out of range"),
         ({"g": 0.1}, 'flows[0].g: only for protocol = "dctcp" or "dctcp-improved-fairness"; dx takes: R0'),
         # why, from the engine's facts: DX's data is not ECN-capable (a reviewer saw the hint lost)
         ({"ecn": True}, 'flows[0].ecn: only for protocol = "newreno" (dx uses no ECN); dx takes: R0'),
@@ -179,3 +182,16 @@ def test_a_fixed_r0_below_the_path_rtt_is_warned_about_and_collapses_as_the_warn
     with pytest.raises(ScenarioError, match=r'flows\[0\]\.R0: .* is out of range; allowed "min" .* a time > 0 and at '
                                             r'most 1e\+06 s'):
         dcsim.Scenario.from_dict({**base, "flows": [{"count": 4, "protocol": "dx", "R0": "1e7s"}]})
+
+
+def test_exact_num_never_rounds_a_value_into_its_range():
+    from dcsim.units import exact_num
+
+    assert [exact_num(v) for v in (1e7, 10000001, 0.5, 1.0000000001, 12345678, 2.5e-7, float("inf"))] == [
+        "1e+07", "10000001", "0.5", "1.0000000001", "12345678", "2.5e-07", "inf"]
+    for v in (10000001.0, 1.0000000001, 0.1 + 0.2, 2.0**60 + 2**8, 1e-300 * 3.3):
+        assert float(exact_num(v)) == v
+    import dcsim.fluid as fl
+
+    with pytest.raises(ValueError, match=r"^N = 1000001 is out of range: must be in \[1, 1e\+06\]"):
+        fl._real("N", 1000001, 1, 1e6)

@@ -6,7 +6,7 @@ import json
 import pandas as pd
 import pytest
 
-from dcsim.experiments.dsm_packet import (FIG9_FLOWS, HEADLINE, SCHEMES, TREND_SEEDS_FULL, TREND_SEEDS_QUICK, base_loop_s,
+from dcsim.experiments.dsm_packet import (FIG9_FLOWS, FRACTION_COLUMNS, HEADLINE, SCHEMES, TREND_SEEDS_FULL, TREND_SEEDS_QUICK, base_loop_s,
                                           dsm_T_m, fig9_ideal_util, headline, holds, holds_q0, max_min_load, oscillates,
                                           seed_margin, target_bytes, trend)
 from dcsim.experiments.registry import DIFFERS, REPRODUCED, get
@@ -37,6 +37,10 @@ def test_fig5_runs_every_scheme_with_the_exact_loop_delays(tmp_path):
     assert setup and setup[0].verdict == REPRODUCED, setup
     df = pd.read_csv(tmp_path / "dsm_fig5.csv")
     assert set(df.scheme) == set(SCHEMES) and len(df) == 6 * len(SCHEMES)
+    # fractions say so in their names, beside drop_pct in percent (a review)
+    assert {"util_frac", "q_empty_frac", "drop_pct"} <= set(df.columns) and "util" not in df.columns
+    # the experiment's own names (holds() reads them)
+    df = df.rename(columns={v: k for k, v in FRACTION_COLUMNS.items()})
     assert ((df.util >= 0) & (df.util <= 1)).all()
     assert (df.q_mean_bytes <= 128_000).all()  # the buffer
     assert (df.drop_pct >= 0).all() and (df.drop_pct < 100).all()
@@ -172,7 +176,7 @@ def test_fig9_parking_lot_shifts_its_bottleneck(tmp_path):
     # from q0 (or empty >= 1 %) in a congested second, the claim cannot be reproduced on its sd alone.
     (stab,) = [c for c in res.paper_claims if c.statement.startswith("DSM achieves more stable queues")]
     congested = df[(df.scheme == "dsm") & (((df.port == "C1->C2") & (df.second <= 2)) | ((df.port == "C2->C3") & (df.second >= 2)))]
-    near = ((congested.q_mean_kb - 64).abs() <= 16) & (congested.q_empty < 0.01)
+    near = ((congested.q_mean_kb - 64).abs() <= 16) & (congested.q_empty_frac < 0.01)
     if not near.all():
         assert stab.verdict == DIFFERS, (stab, congested)
     assert any(c.statement == HEADLINE for c in res.paper_claims)
@@ -196,7 +200,7 @@ def test_fig10_generates_short_flows_at_their_rate(tmp_path):
     setup = [c for c in res.checks if c.statement.startswith("(setup) short flows")]
     assert setup and setup[0].verdict == REPRODUCED, setup
     df = pd.read_csv(tmp_path / "dsm_fig10.csv")
-    assert ((df.util >= 0) & (df.util <= 1)).all() and (df.q_mean_kb <= 128).all()
+    assert ((df.util_frac >= 0) & (df.util_frac <= 1)).all() and (df.q_mean_kb <= 128).all()
     assert (df[df.rate_per_s == 0].short_flows == 0).all()
     # every point ran once per seed; the trend claim's verdict follows its stated rule on the CSV's numbers
     assert sorted(df.seed.unique()) == sorted(TREND_SEEDS_QUICK)
@@ -211,23 +215,23 @@ def test_fig10_generates_short_flows_at_their_rate(tmp_path):
     # with QCN and SMCC, judged on the means over every run (a review: it had judged the conclusion's
     # absolute 100 % / 5 %, which is the headline row)
     (cmp_,) = [c for c in res.paper_claims if c.statement.startswith("DSM simultaneously achieves a high utilization")]
-    m = df.groupby("scheme")[["util", "drop_pct"]].mean()
+    m = df.rename(columns={"util_frac": "util"}).groupby("scheme")[["util", "drop_pct"]].mean()
     want = all(m.util["dsm"] >= m.util[k] and m.drop_pct["dsm"] < m.drop_pct[k] for k in ("qcn", "smcc"))
     assert (cmp_.verdict == REPRODUCED) == want, (cmp_.ours, m)
     (h,) = [c for c in res.paper_claims if c.statement == HEADLINE]
     dsm = df[df.scheme == "dsm"]
-    assert (h.verdict == REPRODUCED) == (dsm.util.min() >= 0.99 and dsm.drop_pct.max() < 5), (h, dsm)
+    assert (h.verdict == REPRODUCED) == (dsm.util_frac.min() >= 0.99 and dsm.drop_pct.max() < 5), (h, dsm)
 
 
 def test_fig7_trend_verdicts_follow_the_stated_rule(tmp_path):
     res = _run("dsm-fig7", tmp_path)
     df = pd.read_csv(tmp_path / "dsm_fig7.csv")
-    assert ((df.util >= 0) & (df.util <= 1)).all()
+    assert ((df.util_frac >= 0) & (df.util_frac <= 1)).all()
     assert (df.groupby(["scheme", "C_gbps", "loop_us"]).seed.nunique() == len(TREND_SEEDS_QUICK)).all()
     for key, label in (("qcn", "QCN"), ("smcc", "SMCC")):
         (c,) = [c for c in res.paper_claims if c.statement == f"the larger the bandwidth, the lower {label}'s utilization"]
         d = df[df.scheme == key]
-        per_c = d.groupby(["C_gbps", "seed"]).util.mean()  # over the three delays
+        per_c = d.groupby(["C_gbps", "seed"]).util_frac.mean()  # over the three delays
         vals = [list(per_c.loc[C]) for C in sorted(d.C_gbps.unique())]
         want = trend([sum(v) / len(v) for v in vals], seed_margin(vals), -1)[0]
         assert (c.verdict == REPRODUCED) == want, c

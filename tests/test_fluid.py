@@ -344,3 +344,15 @@ def test_the_normalized_model_s_default_spacing_fits_any_step():
         assert df.t.iloc[1] - df.t.iloc[0] == pytest.approx(want, rel=1e-12), dt
     (r,) = fluid.dctcp_normalized_batch([10.0], [1 / 16], dt=0.3, t_end=20)
     assert r["t"][1] == pytest.approx(0.3)
+
+
+def test_dx_one_run_says_so_for_a_list_and_bounds_stats_from_by_the_run():
+    """dx([50, 60], ...) was refused as "shape (1, 2)" (the batch's nesting) and stats_from_s = -1 as
+    "must be in [0, inf]" though the bound is t_end_s (a review)."""
+    with pytest.raises(ValueError, match=r"^N must be a real number \(one run\), got \[50, 60\]; for several runs use dx_batch"):
+        fluid.dx([50, 60], 10e9, 80e-6, t_end_s=0.01)
+    for bad in (-1, 0.02):
+        with pytest.raises(ValueError, match=r"^stats_from_s = .* is out of range: must be in \[0, 0\.01\] s"):
+            fluid.dx(50, 10e9, 80e-6, t_end_s=0.01, stats_from_s=bad)
+    df = fluid.dx(50, 10e9, 80e-6, t_end_s=0.01, stats_from_s=0.005)
+    assert df.attrs["stats"]["from_s"] == pytest.approx(0.005)

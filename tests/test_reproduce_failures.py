@@ -76,6 +76,35 @@ def test_a_figure_that_cannot_be_written_keeps_the_tables_and_claims(tmp_path, o
     assert 'class="failed"' in index and "0 of 0 claims of the papers reproduced" in index  # not counted
 
 
+def test_a_file_written_with_a_time_stamp_before_the_start_still_counts_as_written(tmp_path, own_registry):
+    """The kernel stamps files from a coarse clock: a CSV written just after the start can carry an
+    earlier time, and was left out of what the failed experiment wrote, its Parquet copy stale (the
+    test below failed once, run in some order). What it wrote is now what changed in the folder."""
+    import os
+    import time
+
+    fail = {"now": False}
+
+    @registry.experiment("zz-stamp", "a table stamped in the past, then maybe a failure", "none")
+    def stamped(out_dir, quick):
+        csv = out_dir / "zz_rows.csv"
+        pd.DataFrame({"n": [2 if fail["now"] else 1]}).to_csv(csv, index=False)
+        past = time.time() - 5  # as if stamped before the experiment started
+        os.utime(csv, (past, past))
+        if fail["now"]:
+            raise RuntimeError("simulated failure after the table")
+        return ExperimentResult("zz-stamp", "t", [Claim("1 = 1", "holds", "1 = 1", ok(True))], [csv])
+
+    assert _reproduce(tmp_path, "zz-stamp").exit_code == 0
+    fail["now"] = True
+    res = _reproduce(tmp_path, "zz-stamp")
+    assert res.exit_code == 1, res.output
+    out = tmp_path / "o" / "zz-stamp"
+    assert pd.read_parquet(out / "zz_rows.parquet").n.tolist() == [2]
+    assert not (out / "claims.json").exists()
+    assert "zz_rows.csv" in " ".join(res.output.split())
+
+
 def test_a_failure_midway_removes_the_earlier_runs_verdicts_and_lists_what_it_wrote(tmp_path, own_registry):
     fail = {"now": False}
 

@@ -85,6 +85,27 @@ def test_fixed_point_closed_form_and_fig2_N100():
     assert th.regime(C, 100e-6, 65, 10).kind == "limit cycle"
 
 
+def test_wbar_at_2_is_the_fixed_point_boundary_whichever_way_it_rounds():
+    """wbar = (Cd + K)/N = 2 exactly in exact arithmetic: at N = 48.75 (10 Gbps, 100 us, the guideline
+    K = 0.17 Cd) it
+    computes to 2.0000000000000004 and read as a limit cycle that could not be computed; at N = 74.1(6)
+    with K = 65 to 2.0 exactly, where the hybrid model was refused though (22) W_max >= 2N and (46)
+    W* >= 2 hold with equality (a review). Both are the boundary now, with the hybrid model."""
+    C = th.capacity_pps(10e9)
+    for K, N in ((0.17 * C * 100e-6, 48.75), (65.0, (C * 100e-6 + 65) / 2)):
+        wbar = th.wbar_of(C, 100e-6, K, N)
+        assert abs(wbar - 2) < 1e-14
+        assert th.regime(C, 100e-6, K, N).kind == "fixed point"
+        r = th.analyze(10e9, 100e-6, K, N, 1 / 16)
+        assert r["regime"] == "fixed point" and "hybrid" in r, r["notes"]
+        assert r["hybrid"]["alpha_star"] == pytest.approx(th.alpha_star(2.0, 1 / 16), rel=1e-9)
+        assert "limit_cycle" not in r
+    # just off it, the regimes of either side
+    assert th.regime(C, 100e-6, 65, (C * 100e-6 + 65) / 2.001).kind == "limit cycle"
+    r = th.analyze(10e9, 100e-6, 65, (C * 100e-6 + 65) / 1.999, 1 / 16)
+    assert r["regime"] == "fixed point" and "hybrid" not in r
+
+
 def test_fluid_model_converges_to_the_fixed_point():
     wbar = 1.5
     df = fluid.dctcp_normalized(wbar, 0.2, t_end=300.0, dt=1e-2, sample_dt=1e-2, t_from=290.0)

@@ -258,11 +258,12 @@ def reproduce(
             warnings.simplefilter("ignore", SweepWarning)
             for k, exp in enumerate(exps, 1):
                 out_dir = out / exp.id
-                t0, started = time.perf_counter(), time.time()
+                t0, before = time.perf_counter(), {}
                 runs_before = dict(PROCESS_RUNS)
                 what = f"[{k}/{len(exps)}] " if len(exps) > 1 else ""
                 try:
                     out_dir.mkdir(parents=True, exist_ok=True)  # an experiment of its own that fails
+                    before = _files_state(out_dir)
                     # The spinner and the time first, the title last and cut to the line: a title
                     # longer than the line had pushed both off it at 80 columns (dctcp-fig7's), so a
                     # long experiment looked hung (a probe).
@@ -324,7 +325,7 @@ def reproduce(
                     failed += 1
                     msg = f"{type(e).__name__}: {e}"
                     say(err_console, f"[bold red]error:[/] {escape(exp.id)} failed: {escape(msg)}")
-                    written, note = _after_failure(out_dir, started)
+                    written, note = _after_failure(out_dir, before)
                     if note:
                         say(err_console, escape(note))
                     entries.append(Entry(exp.id, exp.title, exp.paper, out_dir, wall, files=written,
@@ -351,16 +352,32 @@ def reproduce(
         raise typer.Exit(code=1)
 
 
-def _after_failure(out_dir: Path, started: float) -> tuple[list[Path], str]:
-    """What a failed experiment leaves in ``out_dir``: the files it wrote (changed since
-    ``started``, a ``time.time()``; its sweeps' folders apart) with a Parquet copy of each CSV
-    among them, and a note saying so. If it wrote any, the claims and parameters an earlier run
-    left there no longer describe the folder and are removed (a review: a failed full run had left
-    a quick run's claims.json and parameters.json beside its own new CSVs)."""
+def _files_state(out_dir: Path) -> dict[str, tuple[int, int, int]]:
+    """Each file of ``out_dir``: (modification time ns, size, inode), to tell what an experiment wrote
+    by comparing before and after. (A modification time against the clock read at the start missed
+    files: the kernel stamps them from a coarse clock, a tick behind, and a CSV written just after
+    the start was left out, its Parquet copy stale: a test, run in some order.)"""
+    state = {}
     try:
-        written = sorted(p for p in Path(out_dir).iterdir() if p.is_file() and p.stat().st_mtime >= started)
+        for p in Path(out_dir).iterdir():
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            if p.is_file():
+                state[p.name] = (st.st_mtime_ns, st.st_size, st.st_ino)
     except OSError:
-        return [], ""
+        pass
+    return state
+
+
+def _after_failure(out_dir: Path, before: dict[str, tuple[int, int, int]]) -> tuple[list[Path], str]:
+    """What a failed experiment leaves in ``out_dir``: the files it wrote (new or changed since
+    ``before``, :func:`_files_state` as it started; its sweeps' folders apart) with a Parquet copy of
+    each CSV among them, and a note saying so. If it wrote any, the claims and parameters an earlier
+    run left there no longer describe the folder and are removed (a review: a failed full run had
+    left a quick run's claims.json and parameters.json beside its own new CSVs)."""
+    written = sorted(Path(out_dir) / name for name, st in _files_state(out_dir).items() if before.get(name) != st)
     if not written:
         return [], ""
     stale = [p for p in (Path(out_dir) / n for n in ("claims.json", "claims.parquet", "parameters.json"))

@@ -36,7 +36,7 @@ import pandas as pd
 
 from dcsim import _core
 from dcsim.theory import limits
-from dcsim.units import DEFAULT_PACKET_BYTES, capacity_pps
+from dcsim.units import DEFAULT_PACKET_BYTES, capacity_pps, exact_num
 
 __all__ = [
     "dctcp_normalized",
@@ -71,7 +71,7 @@ def _real(name: str, x, lo: float = -math.inf, hi: float = math.inf, *, lo_open=
     hi_ok = v < hi if hi_open else v <= hi
     if not (lo_ok and hi_ok):
         rng = f"{'(' if lo_open else '['}{lo:g}, {hi:g}{')' if hi_open else ']'}"
-        raise ValueError(f"{name} = {v:g} is out of range: must be in {rng}{' ' + unit if unit else ''}")
+        raise ValueError(f"{name} = {exact_num(v)} is out of range: must be in {rng}{' ' + unit if unit else ''}")
     return v
 
 
@@ -357,8 +357,15 @@ def dx(N: float, C_bps: float, R0_s: float, *, t_end_s: float, dt_s: Optional[fl
     With ``envelope`` also ``W_pkt_lo``, ``W_pkt_hi``, ``Q_s_lo``, ... ``q_pkt_hi``: each row's
     extremes over the steps since the row before.
     """
-    if stats_from_s is not None:  # one run: a number (dx_batch takes arrays, and would take the first)
-        stats_from_s = _real("stats_from_s", stats_from_s, 0.0, unit="s (within the run)")
+    # One run: numbers, not arrays (dx_batch takes arrays; a list here had been reported with the
+    # batch's nesting, "shape (1, 2)": a review)
+    for name, v in (("N", N), ("C_bps", C_bps), ("R0_s", R0_s), ("p", p), ("t_end_s", t_end_s), ("tau_s", tau_s),
+                    ("dt_s", dt_s), ("sample_dt_s", sample_dt_s), ("stats_from_s", stats_from_s)):
+        if v is not None and np.ndim(v) != 0:
+            raise ValueError(f"{name} must be a real number (one run), got {v!r}; for several runs use dx_batch")
+    if stats_from_s is not None:  # within the run: [0, t_end_s] (said as such, not [0, inf]: a review)
+        t_end = _real("t_end_s", t_end_s, 0, 1e4, lo_open=True, unit="s")
+        stats_from_s = _real("stats_from_s", stats_from_s, 0.0, t_end, unit="s (within the run, up to t_end_s)")
     out = dx_batch([N], [C_bps], [R0_s], t_end_s=t_end_s, tau_s=None if tau_s is None else [tau_s], p=[p],
                    dt_s=None if dt_s is None else [dt_s], sample_dt_s=None if sample_dt_s is None else [sample_dt_s],
                    packet_bytes=packet_bytes, init=None if init is None else [init], window_floor=window_floor,

@@ -69,7 +69,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError, core_schema
 
 from dcsim import _core
-from dcsim.units import BYTE_FORMS, Size, UnitError, count_shown, did_you_mean, fmt_bytes, fmt_rate, fmt_time, fmt_wall, parse_rate, parse_size, parse_time, shown, to_ps
+from dcsim.units import BYTE_FORMS, Size, UnitError, count_shown, did_you_mean, exact_num, fmt_bytes, fmt_rate, fmt_time, fmt_wall, parse_rate, parse_size, parse_time, shown, to_ps
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -1330,6 +1330,13 @@ class Network(_Model):
     # all
     packet_bytes: Int = ENGINE_DEFAULTS["packet_bytes"]
     header_bytes: Int = ENGINE_DEFAULTS["header_bytes"]
+    #: Each packet a host sends starts its transmission on the host's NIC a random time later,
+    #: uniform in [0, host_jitter], from the NIC's own random stream (default 0: none). Like ns-2's
+    #: TCP ``overhead_``, it breaks the phase effects of a deterministic packet network (Floyd &
+    #: Jacobson 1992: flows whose packets reach a queue in a fixed pattern lock onto its marking or
+    #: drop instants); a bottleneck packet time (1.2 us at 10 Gbps) is enough. The NIC stays FIFO;
+    #: DX's NIC timestamp is taken before the delay. Allowed 0 .. 1 s.
+    host_jitter: Time = 0.0
 
     _topology_ok = _one_of_validator("topology", TOPOLOGIES)
 
@@ -1363,6 +1370,9 @@ class Network(_Model):
                 f"{self.packet_bytes} (header_bytes {self.header_bytes}) is out of range; "
                 f"allowed 1 <= header_bytes < packet_bytes <= {top}",
             )
+        top_jitter = ENGINE_DEFAULTS["max_host_jitter_ps"] / 1e12
+        if not 0 <= self.host_jitter <= top_jitter:
+            raise _err("host_jitter", f"{time_str(self.host_jitter)} is out of range; allowed 0 .. {top_jitter:g} s")
         if self.topology in FABRIC_TIERS:
             self._check_fabric()
             return self
@@ -2217,7 +2227,7 @@ class FlowGroup(_KeepsDelayedAckOff, _with_protocol_params(_FlowGroupHead)):
         for name in ("min_cwnd", "init_cwnd"):
             w = _whole_packets(name, getattr(self, name))
             if not (math.isfinite(w) and 1 <= w <= top):
-                raise _err(name, f"{w:g} is out of range; allowed 1 .. {top:g} packets")
+                raise _err(name, f"{exact_num(w)} is out of range; allowed 1 .. {top:g} packets")
         if not self.min_rto > 0:
             raise _err("min_rto", f"{time_str(self.min_rto)} is not positive; allowed > 0 s, e.g. \"10ms\"")
         return self
@@ -2277,12 +2287,11 @@ def check_cdf(points: list, where) -> list[tuple[float, float]]:
         except ValueError as e:
             raise ValueError(f"{where(i)}: {e}") from None
         if sz < 0:
-            raise ValueError(f"{where(i)}: size {sz:g} is negative; allowed sizes >= 0 bytes")
+            raise ValueError(f"{where(i)}: size {exact_num(sz)} is negative; allowed sizes >= 0 bytes")
         if sz > top:
-            raise ValueError(f"{where(i)}: size {sz:g} is out of range; allowed at most {top:g} bytes")
-        if not 0 <= pr <= 1:
-            shown = f"{pr:g}" if float(f"{pr:g}") == pr else repr(pr)  # 1.0000000001, not "1"
-            raise ValueError(f"{where(i)}: probability {shown} is out of range; allowed [0, 1] (not percent)")
+            raise ValueError(f"{where(i)}: size {exact_num(sz)} is out of range; allowed at most {top:g} bytes")
+        if not 0 <= pr <= 1:  # 1.0000000001, not "1"
+            raise ValueError(f"{where(i)}: probability {exact_num(pr)} is out of range; allowed [0, 1] (not percent)")
         if out and (sz < out[-1][0] or pr < out[-1][1]):
             raise ValueError(
                 f"{where(i)}: ({sz:g}, {pr:g}) after ({out[-1][0]:g}, {out[-1][1]:g}): the CDF is not monotone; "
@@ -4223,6 +4232,7 @@ class Scenario(_Model):
             "warmup_ps": to_ps(sc.run.warmup),
             "packet_bytes": int(pb),
             "header_bytes": int(hb),
+            "host_jitter_ps": to_ps(net.host_jitter),
             "topology": net.to_engine(),
             "flows": flows,
             "workloads": [w.to_engine(pb, hb) for w in sc.workloads],

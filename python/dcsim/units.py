@@ -69,6 +69,17 @@ def shown(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def exact_num(v: float) -> str:
+    """A number in an error message, never rounded into the range it broke: "%g" when that is the
+    value exactly ("1e+07", "0.5"), else its shortest exact form ("10000001", "1.0000000001"; a review:
+    init_cwnd = 10000001 was shown as "1e+07 is out of range; allowed 1 .. 1e+07")."""
+    v = float(v)
+    g = f"{v:g}"
+    if float(g) == v or not math.isfinite(v):
+        return g
+    return str(int(v)) if v.is_integer() and abs(v) < 2**63 else repr(v)
+
+
 def _rate_units() -> dict[str, float]:
     out = {}
     for p, mult in _PREFIX.items():

@@ -52,6 +52,7 @@ fn spec(duration_s: f64, n: usize, trace: Option<usize>) -> Spec {
         workloads: vec![],
         metrics: MetricsSpec { trace_flows: trace.map(|k| (0..k.min(n) as u64).collect()), ..MetricsSpec::default() },
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+        host_jitter_ps: 0,
         l2: None,
         partitions: 1,
     }

@@ -76,6 +76,7 @@ pub fn defaults() -> serde_json::Value {
         "max_memory_bytes": default_max_memory_bytes(),
         "listed_flow_bytes": crate::sim::listed_flow_bytes(),
         "host_backlog_pkt": default_host_backlog_pkt(),
+        "max_host_jitter_ps": MAX_HOST_JITTER_PS,
         "l2_dsm_q0_bytes": crate::l2::dsm::Params::default().q0_bytes,
         "l2_qcn_qeq_bytes": crate::l2::qcn::Params::default().qeq_bytes,
         "parking_lot_buffer_bytes": DEFAULT_PARKING_LOT_BUFFER_BYTES,
@@ -156,6 +157,13 @@ pub struct Spec {
     /// while fewer than this many packets wait there, so hosts never hold a standing queue.
     #[serde(default = "default_host_backlog_pkt")]
     pub host_backlog_pkt: u64,
+    /// Each packet a host sends starts its transmission on the host's NIC a random time later,
+    /// uniform in [0, host_jitter_ps] ps from the NIC port's stream (0: none). Like ns-2's TCP
+    /// `overhead_`, it breaks the phase effects of a deterministic packet system (Floyd & Jacobson
+    /// 1992): flows whose packets arrive in a fixed pattern lock onto the queue's marking or drop
+    /// instants. The NIC stays FIFO (no reordering). At most [`MAX_HOST_JITTER_PS`].
+    #[serde(default)]
+    pub host_jitter_ps: u64,
     /// Converged-Ethernet (L2) rate sources and congestion points (see `l2/world.rs`).
     #[serde(default)]
     pub l2: Option<crate::l2::world::L2Setup>,
@@ -171,6 +179,9 @@ pub const MAX_PARTITIONS: u32 = 64;
 fn default_partitions() -> u32 {
     1
 }
+
+/// Largest `host_jitter_ps`: 1 s.
+pub const MAX_HOST_JITTER_PS: u64 = 1_000_000_000_000;
 
 /// Default host backpressure limit, packets waiting in a host NIC.
 pub const DEFAULT_HOST_BACKLOG_PKT: u64 = 2;
@@ -1616,6 +1627,12 @@ impl Spec {
             }
         }
         check_count("host_backlog_pkt", self.host_backlog_pkt, MAX_COUNT)?;
+        if self.host_jitter_ps > MAX_HOST_JITTER_PS {
+            return Err(invalid(
+                "host_jitter_ps",
+                format!("{} ps is out of range; allowed 0 .. {MAX_HOST_JITTER_PS} ps (1 s)", self.host_jitter_ps),
+            ));
+        }
         if self.flows.is_empty() && self.workloads.is_empty() && self.l2.is_none() {
             return Err(invalid(
                 "flows",

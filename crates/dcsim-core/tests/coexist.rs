@@ -31,6 +31,7 @@ fn tree(aqm: AqmSpec, flows: Vec<FlowSpec>, workloads: Vec<WorkloadSpec>, durati
         workloads,
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+        host_jitter_ps: 0,
         l2: None,
         partitions: 1,
     }

@@ -32,6 +32,7 @@ fn spec_with(topology: TopologySpec) -> Spec {
         workloads: vec![],
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+        host_jitter_ps: 0,
         l2: None,
         partitions: 1,
     }

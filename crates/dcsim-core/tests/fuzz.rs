@@ -98,6 +98,7 @@ prop_compose! {
             workloads: vec![],
             metrics: MetricsSpec { queue_interval_ps: queue_iv, ..MetricsSpec::default() },
             host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+            host_jitter_ps: 0,
             l2: None,
             partitions: 1,
         }

@@ -195,6 +195,7 @@ prop_compose! {
             workloads,
             metrics: MetricsSpec::default(),
             host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+            host_jitter_ps: 0,
             l2: None,
             partitions,
         }

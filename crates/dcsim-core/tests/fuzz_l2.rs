@@ -123,6 +123,7 @@ prop_compose! {
             workloads: vec![],
             metrics: MetricsSpec::default(),
             host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+            host_jitter_ps: 0,
             l2: Some(L2Setup {
                 scheme,
                 frame_bytes,

@@ -52,6 +52,7 @@ pub fn l2_dumbbell(
         workloads: vec![],
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+        host_jitter_ps: 0,
         l2: Some(L2Setup {
             scheme,
             frame_bytes: 1000,

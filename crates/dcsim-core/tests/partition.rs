@@ -65,6 +65,7 @@ fn fat_tree_spec(partitions: u32, load: f64, ms: u64) -> Spec {
         workloads: vec![poisson(128, load, SizeSpec::Uniform { min_bytes: 10_000, max_bytes: 100_000 })],
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+        host_jitter_ps: 0,
         l2: None,
         partitions,
     }

@@ -290,6 +290,7 @@ fn graph_topology_routes_over_shortest_path() {
         workloads: vec![],
         metrics: MetricsSpec::default(),
         host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
+        host_jitter_ps: 0,
         l2: None,
         partitions: 1,
     };

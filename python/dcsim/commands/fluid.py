@@ -111,6 +111,8 @@ def dctcp_summary(df: pd.DataFrame) -> dict:
     utilization = time average of min(1, N W / (R C)) where q = 0, 1 where q > 0 (the link is busy
     whenever the queue is not empty); marking_fraction = time average of p = 1{q > K} (eq. (8)).
     """
+    from dcsim.theory.dctcp import is_fixed_point_regime
+
     a = df.attrs
     st = _grid_stats(df, "dctcp")
     return {
@@ -118,7 +120,7 @@ def dctcp_summary(df: pd.DataFrame) -> dict:
         "C_bps": a["C_bps"], "d_s": a["d_s"], "K_pkt": a["K_pkt"], "g": a["g"], "N": a["N"],
         "packet_bytes": a["packet_bytes"], "R_star_s": a["R_star_s"], "wbar_pkt": a["wbar"],
         "queue_floor": a["queue_floor"],
-        "regime": "fixed point (wbar <= 2)" if a["wbar"] <= 2 else "limit cycle (wbar > 2)",
+        "regime": "fixed point (wbar <= 2)" if is_fixed_point_regime(a["wbar"]) else "limit cycle (wbar > 2)",
         **_window(df, st),
         "q_pkt": st["q_pkt"], "W_pkt": st["W_pkt"], "alpha": st["alpha"],
         "utilization": st["utilization"]["mean"], "marking_fraction": st["p"]["mean"],
@@ -433,7 +435,7 @@ def dctcp(
     packet_size: str = typer.Option("1500B", "--packet-size", help="Packet size (C in packets/s); 1 B .. 65535 B."),
     no_floor: bool = typer.Option(False, "--no-floor", help="Let q go negative (eq. (7) as printed)."),
     csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv): t_s, W_pkt (window), alpha, q_pkt (queue), p (marking, 1 while q > K: eq. (8)), R_s (RTT d + q/C, s); and the model's parameters beside it (NAME.params.json)."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a Fig. 2 style PNG (W, alpha, queue vs time)."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a Fig. 2 style figure (W, alpha, queue vs time): PNG, or the format its extension names (.pdf, .svg, .jpg, ...)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Integrate the DCTCP fluid model (5)-(8); summary over the second half of the run."""
@@ -474,7 +476,7 @@ def dx(
                                     help="Segment size seg; 1 B .. 65535 B (also --seg, as in theory dx)."),
     no_window_floor: bool = typer.Option(False, "--no-window-floor", help="Drop the one-segment window floor."),
     csv: Optional[Path] = typer.Option(None, "--csv", help="Write the trajectory as CSV (.csv): t_s, W_pkt (window), Q_s (queueing delay, s), q_pkt (queue, Q C), R_s (RTT R0 + Q, s); and the model's parameters beside it (NAME.params.json)."),
-    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a PNG (window and queue vs time)."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Write a figure (window and queue vs time): PNG, or the format its extension names (.pdf, .svg, .jpg, ...)."),
     as_json: bool = typer.Option(False, "--json", help="Print the summary as JSON."),
 ) -> None:
     """Integrate the DX fluid model (3)-(4) from W = 1 segment, Q = 0; summary over the second half."""

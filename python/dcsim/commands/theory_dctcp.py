@@ -105,7 +105,8 @@ def dctcp(
                 t.add_row("[yellow]cycle not converged[/]", f"drift {lc['drift']:.2g} per period",
                           "relative change of T, x_alpha")
     if "hybrid" in r["notes"]:
-        t.add_row("hybrid model: alpha*, rates, bounds", "not applicable", escape(r["notes"]["hybrid"]))
+        t.add_row("hybrid model: alpha*, rates, bounds", "applies" if "hybrid" in r else "not applicable",
+                  escape(r["notes"]["hybrid"]))
     if "hybrid" in r:
         h = r["hybrid"]
         t.add_row("alpha* (W* = wbar)", f"{h['alpha_star']:.4g} (dimensionless)", "eq. (23)")

@@ -67,7 +67,13 @@ the paper's does: the --quick numbers moved by a few points; it holds q0 at 100 
 loop, and Fig. 7's 1 Gbps and 10 Gbps/80 us runs reach 86-98 %) where the paper shows ~100 %. The
 discrete model of Section III (``dcsim.theory.dsm.simulate_discrete``) with the same gains holds
 q0 from any start, so the gap is between the model and a packet network, not in our transcription
-of eqs. (22)-(26). Lowering only Hc ten-fold, to 2 kHz (one step <= c q0 = 0.5 Gbps, a tenth of a
+of eqs. (22)-(26). The same gap shows without any congestion (a review, 2026-12-02): one DSM
+source alone at line rate on the 10 Gbps dumbbell, its queue always empty, ends at MinRate with
+16 % utilization over 40 ms (SMCC and QCN: 100 %). The CP's first samples find q < q0 and send
+increases the RP cannot apply (it is at line rate already); the predictor of eq. (25) counts them
+all the same, predicts a queue that never comes (Q_v > 0 with Q_f < 0: StateB) and sends decreases;
+with the source slowed, samples (one per 1/p frames) come rarer and the last m feedbacks span
+milliseconds. The paper's model has no rate ceiling, so it cannot show this. Lowering only Hc ten-fold, to 2 kHz (one step <= c q0 = 0.5 Gbps, a tenth of a
 source's fair share), DSM holds q0 = 64 KB at 100 % utilization with no drops at 10 Gbps for 100
 and 300 us and at 100 Gbps for 40 and 80 us, as the paper describes; with m from eq. (6) it still
 fails at 500 us (m = 7), and at 160 us at 100 Gbps (m = 20) the small a, b leave the buffer full
@@ -321,6 +327,16 @@ HEADLINE = "DSM: 100 % utilization and < 5 % drops (the paper's headline, Sectio
 DROP_HEADLINE_PCT = 5.0
 
 
+#: The CSVs' fractions say so in their names (a review: "util" and "q_empty" in 0-1 beside "drop_pct"
+#: in percent, unsaid).
+FRACTION_COLUMNS = {"util": "util_frac", "util_min": "util_min_frac", "util_max": "util_max_frac",
+                    "util_sd": "util_sd_frac", "q_empty": "q_empty_frac"}
+
+
+def _to_csv(df: pd.DataFrame, csv: Path) -> None:
+    df.rename(columns=FRACTION_COLUMNS).to_csv(csv, index=False)
+
+
 def headline(util: float, drop_pct: float, observed: str, how: str, key: str = "dsm") -> Claim:
     """The headline, judged on computed numbers: utilization >= 99 % ('100 %') and drops < 5 %."""
     text = HEADLINE if key == "dsm" else f"(dcsim) {LABELS[key].replace(' (dcsim)', '')}: 100 % utilization and < 5 % drops"
@@ -393,7 +409,7 @@ def run_fig5(out_dir: Path, quick: bool) -> ExperimentResult:
     rows = [dict(scheme=k, C_gbps=C / 1e9, loop_us=d * 1e6, **s) for (k, C, d), (s, _) in runs.items()]
     df = pd.DataFrame(rows)
     csv = out_dir / "dsm_fig5.csv"
-    df.to_csv(csv, index=False)
+    _to_csv(df, csv)
 
     # one row per scheme, one column per setting: four schemes in one panel buried each other
     # (SMCC's swings between 0 and the full buffer hid the rest)
@@ -563,7 +579,7 @@ def run_fig6(out_dir: Path, quick: bool) -> ExperimentResult:
     png = save_figure(fig, out_dir, "dsm_fig6.png")
     df = pd.DataFrame(rows)
     csv = out_dir / "dsm_fig6.csv"
-    df.to_csv(csv, index=False)
+    _to_csv(df, csv)
     ph = {(r["scheme"], r["phase"]): r for r in rows}
     after_leave = [ph[(k, "0.4-0.5 s")] for k in ("dsm", "qcn", "smcc")]
     claims = [
@@ -636,7 +652,7 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
                              drop_pct=float(r["l2_drop_pct"])))
     df = pd.DataFrame(rows)
     csv = out_dir / "dsm_fig7.csv"
-    df.to_csv(csv, index=False)
+    _to_csv(df, csv)
     agg = df.groupby(["scheme", "C_gbps", "loop_us"], sort=False).agg(
         util=("util", "mean"), util_min=("util", "min"), util_max=("util", "max"), drop_pct=("drop_pct", "mean")).reset_index()
     fig, axes = plt.subplots(1, len(SCHEMES), figsize=(14, 3.8), sharey=True)
@@ -760,7 +776,7 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
         hists[key] = h_all.sort_index()
     df = pd.DataFrame(rows)
     csv = out_dir / "dsm_fig8_runs.csv"
-    df.to_csv(csv, index=False)
+    _to_csv(df, csv)
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(12, 4))
     for key, h in hists.items():
         cdf = h.cumsum() / h.sum()
@@ -932,7 +948,7 @@ def run_fig9(out_dir: Path, quick: bool) -> ExperimentResult:
         row["drop_pct"] = drops[row["scheme"]]
     df = pd.DataFrame(rows)
     csv = out_dir / "dsm_fig9.csv"
-    df.to_csv(csv, index=False)
+    _to_csv(df, csv)
     r = {(x["scheme"], x["port"], x["second"]): x for x in rows}
     # Congested: C1->C2 in [0, 3], C2->C3 in [2, 5] (the paper's reading of its schedule).
     congested = [("C1->C2", k) for k in (0, 1, 2)] + [("C2->C3", k) for k in (2, 3, 4)]
@@ -1076,7 +1092,7 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
                                  short_finished=int((src.poisson.notna() & src.fct_s.notna()).sum())))
     df = pd.DataFrame(rows)
     csv = out_dir / "dsm_fig10.csv"
-    df.to_csv(csv, index=False)
+    _to_csv(df, csv)
     # the mean over the seeds of each (scheme, rate, port): the series the figure draws and the claims judge
     agg = df.groupby(["scheme", "rate_per_s", "port"], sort=False)[["q_mean_kb", "q_sd_kb", "util", "drop_pct"]].mean().reset_index()
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))

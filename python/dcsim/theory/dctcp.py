@@ -212,6 +212,23 @@ def wbar_of(C_pps: float, d_s: float, K_pkt: float, N: int) -> float:
     return (_positive("C_pps", C_pps) * _positive("d_s", d_s) + _nonneg("K_pkt", K_pkt)) / _N(N)
 
 
+#: wbar within this relative distance of 2 is the boundary wbar = 2 (the fixed-point regime): (Cd +
+#: K)/N rounds both ways (N = 48.75 at 10 Gbps, 100 us, K = Cd/6 gives 2.0000000000000004, which had
+#: read as a limit cycle that cannot be computed: a review).
+WBAR_BOUNDARY_RTOL = 1e-12
+
+
+def at_boundary(wbar: float) -> bool:
+    """wbar = 2 packets within rounding (:data:`WBAR_BOUNDARY_RTOL`): the fixed point's boundary,
+    where (22)'s W_max >= 2N and (46)'s W* >= 2 hold with equality."""
+    return abs(wbar - 2.0) <= 2.0 * WBAR_BOUNDARY_RTOL
+
+
+def is_fixed_point_regime(wbar: float) -> bool:
+    """The fixed-point regime of Section 3.1: wbar <= 2 packets (the boundary included, within rounding)."""
+    return wbar <= 2.0 or at_boundary(wbar)
+
+
 def fixed_point(wbar: float) -> tuple[float, float, float]:
     """Fixed point (W~, alpha~, q~) = (2, 1, 2/wbar - 1) of the normalized model, eq. (15), wbar <= 2.
 
@@ -220,7 +237,7 @@ def fixed_point(wbar: float) -> tuple[float, float, float]:
     there is no fixed point (a limit cycle instead, Section 3.2) and this raises ValueError.
     """
     wbar = _wbar(wbar)
-    if wbar > 2:
+    if not is_fixed_point_regime(wbar):
         raise ValueError(f"wbar must be <= 2 packets for the fixed point of eq. (15), got {_plain(wbar)}: "
                          "for wbar > 2 the model has a limit cycle (use limit_cycle)")
     return 2.0, 1.0, 2.0 / wbar - 1.0
@@ -257,7 +274,7 @@ def regime(C_pps: float, d_s: float, K_pkt: float, N: int) -> Regime:
     Cd = C_pps * d_s
     R_star = d_s + K_pkt / C_pps
     psi = K_pkt / Cd
-    if wbar <= 2:
+    if is_fixed_point_regime(wbar):
         W, alpha, q_norm = fixed_point(wbar)
         q_pkt = K_pkt + q_norm * C_pps * R_star  # invert (10)
         return Regime(C_pps, d_s, K_pkt, N, Cd, R_star, wbar, psi, "fixed point", W, alpha, q_pkt,
@@ -1047,11 +1064,17 @@ def analyze(C_bps: float, d_s: float, K_pkt: Optional[float] = None, N: float = 
     }
     if rg.kind == "fixed point":
         out["fixed_point"] = {"W_pkt": rg.W_pkt, "alpha": rg.alpha, "q_pkt": rg.q_pkt, "rtt_s": rg.rtt_s}
-        notes["hybrid"] = ("not applicable: wbar = (Cd + K)/N <= 2 pkt is the fixed-point regime (W = 2 pkt, "
-                           "alpha = 1, eq. (15)); the hybrid model of Section 4 needs W_max >= 2N (22) and the "
-                           "alpha* bounds (46) need W* >= 2")
-        return out
-    if cycle:
+        if not at_boundary(rg.wbar):
+            notes["hybrid"] = ("not applicable: wbar = (Cd + K)/N < 2 pkt is the fixed-point regime (W = 2 pkt, "
+                               "alpha = 1, eq. (15)); the hybrid model of Section 4 needs W_max >= 2N (22) and the "
+                               "alpha* bounds (46) need W* >= 2")
+            return out
+        # wbar = 2: (22) and (46) hold with equality, so the hybrid model applies (a review: it had been
+        # refused there); no limit cycle (wbar must exceed 2)
+        notes["hybrid"] = "wbar = 2 pkt, the fixed point's boundary: (22) W_max >= 2N and (46) W* >= 2 hold with equality"
+        if cycle:
+            notes["limit_cycle"] = "not computed: wbar = 2 pkt is the fixed point's boundary (a cycle needs wbar > 2)"
+    elif cycle:
         try:
             # K = 0 puts the floor on the marking threshold: dt = 0.01 R* is good to ~0.5 % only there
             # (limit_cycles), so that case takes 0.001 R* (the probe's case: 1.4 -> 1.7 s).

@@ -138,6 +138,9 @@ pub struct Port {
     evicted: Vec<Packet>,
     /// The serialisation of the two packet sizes seen last: (bytes, whole ps, remainder).
     tx_sizes: [TxSize; 2],
+    /// A host NIC's random start delay: each packet starts its transmission up to this many ps
+    /// later than it could, uniform, from `rng` (`Spec::host_jitter_ps`; 0: none).
+    tx_jitter_ps: u64,
 }
 
 /// One packet size's serialisation at a port's rate: `bytes` x 8 x 10^12 = `ps` x rate + `rem`.
@@ -203,7 +206,14 @@ impl Port {
             evicted: Vec::new(),
             // Sizes no packet has (0 B): the first packets fill the cache.
             tx_sizes: [TxSize { bytes: 0, ps: 0, rem: 0 }; 2],
+            tx_jitter_ps: 0,
         }
+    }
+
+    /// Delay each packet's start of transmission by a uniform random [0, `ps`] (a host NIC; see
+    /// `Spec::host_jitter_ps`).
+    pub fn set_tx_jitter(&mut self, ps: u64) {
+        self.tx_jitter_ps = ps;
     }
 
     /// Keep a histogram of the time spent at each queue length (monitored ports).
@@ -613,8 +623,11 @@ impl Port {
             Verdict::Enqueue => {}
         }
         // Back-to-back on the previous packet: carry its serialisation remainder; after an idle
-        // gap the link starts afresh on a whole picosecond.
-        let start = now.max(self.last_end);
+        // gap (or a host's random start delay) the link starts afresh on a whole picosecond.
+        let mut start = now.max(self.last_end);
+        if self.tx_jitter_ps > 0 {
+            start += Time(rand::Rng::random_range(&mut self.rng, 0..=self.tx_jitter_ps));
+        }
         let carry = if start == self.last_end { self.tx_carry } else { 0 };
         let (tx, carry) = self.tx_time_carry(pkt.size, carry);
         self.tx_carry = carry;
@@ -678,6 +691,40 @@ mod tests {
             ece: false,
             ts: Time(0),
             aux: 0,
+        }
+    }
+
+    #[test]
+    fn a_host_jitter_delays_each_start_by_at_most_its_bound_and_keeps_fifo() {
+        // 1 Gbps: 1500 B take 12 us. Packets offered every 5 us (a backlog builds) and every 40 us
+        // (an idle link each time), with a 3 us jitter: each starts within [earliest, earliest + 3 us],
+        // where earliest = max(arrival, previous end), and ends 12 us later; order kept. Without
+        // jitter (0) the starts are the earliest exactly, as before the option existed.
+        let (tx, j) = (12 * US, 3 * US);
+        for gap in [5 * US, 40 * US] {
+            let mut plain = port(1_000_000_000, Amount::Packets(1000), Time(0));
+            let mut jit = port(1_000_000_000, Amount::Packets(1000), Time(0));
+            jit.set_tx_jitter(j);
+            let (mut end_plain, mut end_jit) = (Time(0), Time(0));
+            let mut delays = Vec::new();
+            for k in 0..200u64 {
+                let now = Time(k * gap);
+                let a = plain.enqueue(pkt(1500), now).expect("room");
+                assert_eq!(a, now.max(end_plain) + Time(tx) + plain.delay, "no jitter: the earliest start");
+                end_plain = a - plain.delay;
+                let b = jit.enqueue(pkt(1500), now).expect("room");
+                let start = b - jit.delay - Time(tx);
+                let earliest = now.max(end_jit);
+                assert!(
+                    start >= earliest && start <= earliest + Time(j),
+                    "gap {gap}: start {start:?}, earliest {earliest:?}"
+                );
+                delays.push((start - earliest).0);
+                end_jit = b - jit.delay;
+            }
+            // the delays are spread over [0, j], not one value (a seeded uniform draw)
+            let (lo, hi) = (*delays.iter().min().unwrap(), *delays.iter().max().unwrap());
+            assert!(lo < j / 10 && hi > 9 * j / 10, "gap {gap}: delays {lo}..{hi} ps");
         }
     }
 

@@ -23,12 +23,16 @@ impl Builder<'_> {
     /// One egress port `from -> to`. Hosts get an unbounded drop-tail NIC queue.
     fn port(&mut self, from: NodeId, to: NodeId, rate_bps: u64, delay: Time, queue: &QueueSpec) -> Result<PortId> {
         let id = self.net.ports.len() as PortId;
-        let q =
-            if self.net.nodes[from as usize].kind == NodeKind::Host { QueueSpec::unbounded() } else { queue.clone() };
+        let host = self.net.nodes[from as usize].kind == NodeKind::Host;
+        let q = if host { QueueSpec::unbounded() } else { queue.clone() };
         let rate = Rate(rate_bps);
         let aqm = Aqm::new(&q.aqm, self.spec.packet_bytes, rate);
         let rng = stream(self.spec.seed, Stream::Port, id as u64);
-        self.net.ports.push(Port::new(from, to, rate, delay, q.capacity, aqm, rng, Time(self.spec.warmup_ps)));
+        let mut port = Port::new(from, to, rate, delay, q.capacity, aqm, rng, Time(self.spec.warmup_ps));
+        if host {
+            port.set_tx_jitter(self.spec.host_jitter_ps);
+        }
+        self.net.ports.push(port);
         self.net.nodes[from as usize].ports.push(id);
         Ok(id)
     }
