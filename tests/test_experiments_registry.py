@@ -246,3 +246,15 @@ def test_a_margin_or_tolerance_without_meaning_is_refused_not_passed():
         verdict(1.0, 1.0, -0.1)
     assert verdict(2.0, 2.09, 0.05) == (REPRODUCED, pytest.approx(0.045))
     assert verdict(2.0, nan, 0.05)[0] == DIFFERS
+
+
+@pytest.mark.parametrize("extra,said", [(["dctcp-fig4"], "ids"), (["--all"], "--all"), (["--quick", "--html", "h"], "--quick, --html")])
+def test_list_with_something_to_run_is_refused_not_ignored(extra, said):
+    """`reproduce --list dctcp-fig4 --all --quick --html hx` listed and exited 0, the rest ignored (a review)."""
+    from typer.testing import CliRunner
+
+    from dcsim.cli import app
+
+    res = CliRunner().invoke(app, ["reproduce", "--list", *extra], env={"COLUMNS": "300"})
+    assert res.exit_code == 2, res.output
+    assert f"--list only lists the experiments; not with {said}" in " ".join(res.output.split())

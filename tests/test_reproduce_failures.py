@@ -72,6 +72,8 @@ def test_a_figure_that_cannot_be_written_keeps_the_tables_and_claims(tmp_path, o
     assert "zz_figure.png" in text and "No space left on device" in text, text
     page = (tmp_path / "h" / "zz-figure.html").read_text()
     assert "Failed" in page and "zz_figure.png" in page and "2 &gt; 1" in page and "zz_table.csv" in page
+    # not "draws no figure": it drew one that could not be written (a review)
+    assert "draws no figure" not in page and "No figure was written (see above)" in page
     index = (tmp_path / "h" / "index.html").read_text()
     assert 'class="failed"' in index and "0 of 0 claims of the papers reproduced" in index  # not counted
 
@@ -191,3 +193,44 @@ def test_a_ctrl_c_exits_130_whatever_signal_an_earlier_in_process_sweep_received
         assert _reproduce(tmp_path, "zz-ctrl-c").exit_code == 130
     finally:
         RECEIVED.clear()
+
+
+def test_a_stale_claims_file_that_cannot_be_removed_does_not_stop_the_batch(tmp_path, own_registry):
+    """A failed experiment removes an earlier run's claims.json; one that could not be removed (a
+    directory in its place) raised out of the loop: the experiments after it did not run and the
+    tally said "0 failed" (a review)."""
+
+    @registry.experiment("zz-a", "writes a table, then fails", "none")
+    def fails(out_dir, quick):
+        (out_dir / "zz.csv").write_text("n\n1\n")
+        raise RuntimeError("simulated failure")
+
+    @registry.experiment("zz-b", "runs after it", "none")
+    def runs(out_dir, quick):
+        return ExperimentResult("zz-b", "t", [Claim("1 = 1", "holds", "1 = 1", ok(True))], [])
+
+    (tmp_path / "o" / "zz-a" / "claims.json").mkdir(parents=True)
+    res = _reproduce(tmp_path, "zz-a", "zz-b")
+    assert res.exit_code == 1, res.output
+    text = " ".join(res.output.split())
+    assert "zz-a failed: RuntimeError: simulated failure" in text
+    assert (tmp_path / "o" / "zz-b" / "claims.json").is_file()
+    assert "1 failed" in text and "not run" not in text, text
+
+
+def test_a_sweep_leaves_an_ignored_signal_ignored():
+    """Under nohup SIGHUP is ignored, yet a sweep's handler took it and a hangup stopped the sweep
+    (exit 129; a review). Signals the process ignores stay ignored while a sweep runs."""
+    import signal
+
+    from dcsim.sweep.execute import StopSignals
+
+    old_hup, old_int = signal.getsignal(signal.SIGHUP), signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGHUP, signal.SIG_IGN)
+    try:
+        with StopSignals():
+            assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN
+            assert signal.getsignal(signal.SIGINT) not in (old_int, signal.SIG_IGN)  # taken: a Ctrl-C stops it
+        assert signal.getsignal(signal.SIGHUP) is signal.SIG_IGN and signal.getsignal(signal.SIGINT) is old_int
+    finally:
+        signal.signal(signal.SIGHUP, old_hup)

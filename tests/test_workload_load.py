@@ -122,3 +122,27 @@ def test_senders_of_unequal_host_links_each_carry_the_load():
         assert abs(n - expected) < 4 * math.sqrt(expected), (host, n, expected)
         offered = flows.size_bytes[flows.src == host].sum() * 8 / (rate_bps * 0.05)
         assert np.isclose(offered, 0.3, rtol=4 / math.sqrt(expected)), (host, offered)
+
+
+def test_a_slow_receiver_beside_fast_ones_is_warned():
+    """Senders are weighted by their link rates, receivers drawn uniformly: on a graph of 10, 1, 1 and
+    10 Gbps hosts at load = 0.05 each 1 Gbps host received 37 % of its link (a review), unsaid as it
+    stayed below 100 %. Expected by hand: the senders offer 0.05 x 22 Gbps = 1.1 Gbps, each picking one
+    of the 3 other hosts, so h1 receives (10 + 1 + 10)/22 / 3 = 0.32 of it, 0.35 Gbps: 35 % of its
+    1 Gbps in payload, a few % more on the wire (1000 B flows)."""
+    nodes = [dict(name=f"h{i}", kind="host") for i in range(4)] + [dict(name="sw", kind="switch")]
+    rates = ["10Gbps", "1Gbps", "1Gbps", "10Gbps"]
+    links = [dict(a=f"h{i}", b="sw", rate=rates[i], delay="1us", buffer="1000pkt") for i in range(4)]
+    hosts = [f"h{i}" for i in range(4)]
+    sc = Scenario.from_dict(dict(
+        network=dict(topology="graph", nodes=nodes, links=links),
+        workloads=[dict(kind="poisson", link="hosts", load=0.05, senders=hosts, receivers=hosts,
+                        sizes={"kind": "fixed", "size": "1000B"}, protocol="dctcp")],
+        run=dict(duration="20ms", seed=2)))
+    (w,) = [w for w in sc.warnings() if "receivers are drawn uniformly" in w]
+    x = float(w.split("host link ")[1].split(" %")[0]) / 100
+    assert w.startswith("workloads[0]: load 0.05 of the senders' host links offers h") and 0.25 < x < 0.40, w
+    # equal host links: no such warning
+    same = sc.replace({"network.links": [dict(a=f"h{i}", b="sw", rate="10Gbps", delay="1us", buffer="1000pkt")
+                                         for i in range(4)]})
+    assert not [w for w in same.warnings() if "receivers are drawn uniformly" in w]

@@ -183,6 +183,10 @@ def reproduce(
     run_options = [name for name, given in (("--quick", quick), ("--jobs", jobs is not None), ("--dask", dask is not None),
                                             ("--html", html_dir is not None), ("--out", out != Path("dcsim-out")))
                    if given]
+    if list_ and (ids or all_ or run_options):
+        # --list with anything to run had listed and exited 0, the rest ignored (a review)
+        given = (["ids"] if ids else []) + (["--all"] if all_ else []) + run_options
+        fail(f"--list only lists the experiments; not with {', '.join(given)} (leave out --list to run them)")
     if not list_ and not ids and not all_ and run_options:
         # A script's `dcsim reproduce $IDS --html rep` with an empty $IDS had printed the list and
         # exited 0, with no report and no word about its options (a review).
@@ -383,7 +387,10 @@ def _after_failure(out_dir: Path, before: dict[str, tuple[int, int, int]]) -> tu
     stale = [p for p in (Path(out_dir) / n for n in ("claims.json", "claims.parquet", "parameters.json"))
              if p.exists() and p not in written]
     for p in stale:
-        p.unlink(missing_ok=True)
+        try:
+            p.unlink(missing_ok=True)
+        except OSError:  # e.g. a directory in its place: the failure is reported already (a review)
+            pass
     copies: list[Path] = []
     try:
         copies = parquet_beside_csvs(written)

@@ -39,7 +39,7 @@ th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-al
 th { background: #f0f0f0; }
 td.reproduced { background: #d8f5d8; }
 td.differs { background: #f9d6d6; }
-td.failed { background: #f9d6d6; font-weight: bold; }
+td.failed { background: #d9d9d9; color: #900; font-weight: bold; }
 td.checkfails { background: #fff3c4; }
 .quick { background: #fff3c4; border: 1px solid #e0c000; padding: 0.5em 1em; }
 img { max-width: 100%; border: 1px solid #ddd; margin: 0.5em 0; }
@@ -279,19 +279,23 @@ def write_report(entries: list[Entry], html_dir: Path, *, quick: bool, version: 
                 f"<p class=\"meta\">wall time {fmt_wall(e.wall_s)}; {meta}</p>"]
         if e.error is not None:
             body.append(f"<h2>{'Interrupted' if e.interrupted else 'Failed'}</h2><pre>{_e(e.error)}</pre>")
-            if e.result is None:  # what it wrote before it failed
+            if e.result is None:  # what it wrote before it failed, or was interrupted (a review: "failed" for both)
+                stopped = "was interrupted" if e.interrupted else "failed"
                 if figs:
-                    body.append("<h2>Figures written before it failed</h2>"
+                    body.append(f"<h2>Figures written before it {stopped}</h2>"
                                 + "".join(f"<p><img src=\"{_e(src)}\" alt=\"{_e(src)}\"></p>" for src in figs))
-                body.append("<h2>Data written before it failed</h2>" + _data_section(e.id, data))
+                body.append(f"<h2>Data written before it {stopped}</h2>" + _data_section(e.id, data))
         if e.result is not None:
             r = e.result
             if e.error is not None:
                 body.append("<p>It ran to the end: its claims and tables follow (not counted in the index's "
                             "tally).</p>")
             body.append(f"<p><b>{_e(r.summary())}</b></p>")
+            # a figure it could not write is in the error above, not "no figure" (a review)
+            none = ("<p>No figure was written (see above).</p>" if e.error is not None
+                    else "<p>This experiment draws no figure.</p>")
             body.append("<h2>Figures</h2>" + ("".join(f"<p><img src=\"{_e(src)}\" alt=\"{_e(src)}\"></p>" for src in figs)
-                                             or "<p>This experiment draws no figure.</p>"))
+                                             or none))
             body.append("<h2>Claims of the paper</h2>" + (_claims_table(r.paper_claims, "claim (paper)")
                                                           if r.paper_claims else "<p>none</p>"))
             if r.checks:

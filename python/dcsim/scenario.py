@@ -187,6 +187,9 @@ NODE_KINDS = ("host", "switch")
 LIMITS: dict = ENGINE_DEFAULTS["limits"]
 #: Longest time any field may hold (the run, delays, timers), s: 10^6 s. The engine's u64
 #: picosecond clock reaches 1.8e7 s, so sums of a few such times never wrap.
+#: A receiver's inbound load on the wire at least this many times a sender's (link = "hosts") is
+#: said: receivers are drawn uniformly whatever their link rates.
+RECEIVER_SKEW = 1.5
 MAX_TIME_S = LIMITS["max_time_ps"] / 1e12
 MAX_DURATION_S = MAX_TIME_S
 #: Most parts a run may be split into (run.partitions).
@@ -1330,12 +1333,15 @@ class Network(_Model):
     # all
     packet_bytes: Int = ENGINE_DEFAULTS["packet_bytes"]
     header_bytes: Int = ENGINE_DEFAULTS["header_bytes"]
-    #: Each packet a host sends starts its transmission on the host's NIC a random time later,
-    #: uniform in [0, host_jitter], from the NIC's own random stream (default 0: none). Like ns-2's
-    #: TCP ``overhead_``, it breaks the phase effects of a deterministic packet network (Floyd &
-    #: Jacobson 1992: flows whose packets reach a queue in a fixed pattern lock onto its marking or
-    #: drop instants); a bottleneck packet time (1.2 us at 10 Gbps) is enough. The NIC stays FIFO;
-    #: DX's NIC timestamp is taken before the delay. Allowed 0 .. 1 s.
+    #: Each data packet (and L2 data frame) a host sends is released to its NIC a random time
+    #: later, uniform in [0, host_jitter] after it is handed over or after the previous one's
+    #: release (chained, one at a time), from the NIC's own random stream (default 0: none). As
+    #: ns-2's TCP ``overhead_``, it breaks the phase effects of a deterministic packet network
+    #: (Floyd & Jacobson 1992: flows whose packets reach a queue in a fixed pattern lock onto its
+    #: marking or drop instants); a bottleneck packet time (1.2 us at 10 Gbps) is enough. The
+    #: delays run beside the transmissions: a NIC still sends at line rate while host_jitter / 2 is
+    #: below a packet's serialisation time. ACKs are not delayed; the NIC stays FIFO; DX's NIC
+    #: timestamp is the packet's real start. Allowed 0 .. 1 s.
     host_jitter: Time = 0.0
 
     _topology_ok = _one_of_validator("topology", TOPOLOGIES)
@@ -1371,7 +1377,8 @@ class Network(_Model):
                 f"allowed 1 <= header_bytes < packet_bytes <= {top}",
             )
         top_jitter = ENGINE_DEFAULTS["max_host_jitter_ps"] / 1e12
-        if not 0 <= self.host_jitter <= top_jitter:
+        # judged in the engine's picoseconds, as it gets it ("1.0000000000004s" is 10^12 ps: a review)
+        if not (self.host_jitter >= 0 and to_ps(self.host_jitter) <= ENGINE_DEFAULTS["max_host_jitter_ps"]):
             raise _err("host_jitter", f"{time_str(self.host_jitter)} is out of range; allowed 0 .. {top_jitter:g} s")
         if self.topology in FABRIC_TIERS:
             self._check_fabric()
@@ -4503,6 +4510,14 @@ class Scenario(_Model):
                            f"receivers' host links ({count_shown(nr, 'host')}) up to {pct(x_in)} of their capacity "
                            f"on the wire ({busiest_in}): flows pile up at the receivers and the FCTs grow with the "
                            "run's length; lower load, or add receivers")
+            elif w.link == HOST_LINKS and x_in >= RECEIVER_SKEW * w.load * wire:
+                # Receivers are drawn uniformly, senders by their link rate: on hosts of several rates
+                # a slow receiver gets as many flows as a fast one (a review: 37 % into a 1 Gbps host
+                # beside 10 Gbps ones at load = 0.05, without a word)
+                out.append(f"workloads[{wi}]: load {w.load:g} of the senders' host links offers {busiest_in}'s host "
+                           f"link {pct(x_in)} of its capacity on the wire ({RECEIVER_SKEW:g} x or more the "
+                           f"{pct(w.load * wire)} of a sender's): receivers are drawn uniformly, so a host on a slower "
+                           "link receives as many flows as one on a faster link; list the receivers to balance them")
             if w.link != HOST_LINKS:
                 missed = _pairs_off_link(adj, hosts, senders, receivers, a, b)
                 if missed:

@@ -157,11 +157,12 @@ pub struct Spec {
     /// while fewer than this many packets wait there, so hosts never hold a standing queue.
     #[serde(default = "default_host_backlog_pkt")]
     pub host_backlog_pkt: u64,
-    /// Each packet a host sends starts its transmission on the host's NIC a random time later,
-    /// uniform in [0, host_jitter_ps] ps from the NIC port's stream (0: none). Like ns-2's TCP
-    /// `overhead_`, it breaks the phase effects of a deterministic packet system (Floyd & Jacobson
-    /// 1992): flows whose packets arrive in a fixed pattern lock onto the queue's marking or drop
-    /// instants. The NIC stays FIFO (no reordering). At most [`MAX_HOST_JITTER_PS`].
+    /// Each data packet (and L2 data frame) a host sends is released to its NIC a random time
+    /// later, uniform in [0, host_jitter_ps] ps after it is handed over or after the previous
+    /// release, from the NIC port's stream (0: none; `Port::release`). As ns-2's TCP `overhead_`,
+    /// it breaks the phase effects of a deterministic packet system (Floyd & Jacobson 1992): flows
+    /// whose packets arrive in a fixed pattern lock onto the queue's marking or drop instants. ACKs
+    /// are not delayed; the NIC stays FIFO. At most [`MAX_HOST_JITTER_PS`].
     #[serde(default)]
     pub host_jitter_ps: u64,
     /// Converged-Ethernet (L2) rate sources and congestion points (see `l2/world.rs`).

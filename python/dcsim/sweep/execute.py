@@ -129,7 +129,9 @@ class StopSignals:
         if threading.current_thread() is threading.main_thread():
             for name in self.SIGNALS:
                 sig = getattr(signal, name, None)
-                if sig is not None:
+                # a signal the process ignores stays ignored: nohup's SIGHUP, a script's background
+                # job's SIGINT (a review: a hangup under nohup stopped a sweep, exit 129)
+                if sig is not None and signal.getsignal(sig) is not signal.SIG_IGN:
                     self._old[sig] = signal.signal(sig, self._handler)
         return self
 

@@ -9,9 +9,11 @@
 //! alpha is DCTCP's estimate (eq. 3, once per window of data, shared with [`Dctcp`]). A full window
 //! of marked ACKs subtracts about W alpha/2, DCTCP's cut (eq. 4), but spread over the window as the
 //! fluid model's continuous decrease (37), and with no once-per-window rule. An ACK that covers
-//! several segments (delayed ACKs) counts as that many ACKs. The increase 1/W is the transport's
-//! congestion avoidance (slow start before the first mark; the first mark ends it); the window
-//! floor `min_cwnd` holds as for DCTCP.
+//! several segments (delayed ACKs) counts as that many ACKs for the decrease (n alpha/2), while the
+//! increase 1/W is the transport's congestion avoidance, which without ABC adds one 1/W per ACK
+//! whatever it covers: with delayed ACKs the two terms of (36) are not counted alike (the paper's
+//! ns-2 runs, and our experiments, ACK every segment, where they are). Slow start runs before the
+//! first mark (the first mark ends it); the window floor `min_cwnd` holds as for DCTCP.
 
 use serde::{Deserialize, Serialize};
 

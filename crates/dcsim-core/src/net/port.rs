@@ -22,7 +22,7 @@
 mod ring;
 use crate::aqm::choke::flow_key;
 use crate::aqm::{Aqm, Discipline, QueueView, Verdict};
-use crate::packet::{NodeId, Packet};
+use crate::packet::{Kind, NodeId, Packet};
 use crate::rng::Rng;
 use crate::scenario::Amount;
 use crate::units::{Rate, Time};
@@ -138,9 +138,12 @@ pub struct Port {
     evicted: Vec<Packet>,
     /// The serialisation of the two packet sizes seen last: (bytes, whole ps, remainder).
     tx_sizes: [TxSize; 2],
-    /// A host NIC's random start delay: each packet starts its transmission up to this many ps
-    /// later than it could, uniform, from `rng` (`Spec::host_jitter_ps`; 0: none).
+    /// A host NIC's random send delay (`Spec::host_jitter_ps`; 0: none): see [`Port::release`].
     tx_jitter_ps: u64,
+    /// The last data packet's release (see [`Port::release`]).
+    last_release: Time,
+    /// A release drawn by [`Port::next_start`] for the packet enqueued next.
+    pending_release: Option<Time>,
 }
 
 /// One packet size's serialisation at a port's rate: `bytes` x 8 x 10^12 = `ps` x rate + `rem`.
@@ -207,13 +210,31 @@ impl Port {
             // Sizes no packet has (0 B): the first packets fill the cache.
             tx_sizes: [TxSize { bytes: 0, ps: 0, rem: 0 }; 2],
             tx_jitter_ps: 0,
+            last_release: Time::ZERO,
+            pending_release: None,
         }
     }
 
-    /// Delay each packet's start of transmission by a uniform random [0, `ps`] (a host NIC; see
-    /// `Spec::host_jitter_ps`).
+    /// Give each data packet (and L2 data frame) a random send delay of up to `ps` (a host NIC; see
+    /// `Spec::host_jitter_ps` and [`Port::release`]).
     pub fn set_tx_jitter(&mut self, ps: u64) {
         self.tx_jitter_ps = ps;
+    }
+
+    /// When a data packet handed to this NIC at `now` is released to it, with a host jitter J: as
+    /// ns-2's TCP `overhead_` timer, each waits U[0, J] after `now` or after the previous one's
+    /// release, whichever is later (the releases are chained, one at a time), and then queues for
+    /// the wire as usual. The delay runs beside the transmission of the packets before it, so a
+    /// backlogged NIC still sends at line rate while J/2 < a packet's serialisation time (a review:
+    /// a delay added after each transmission had capped a NIC at T/(T + J/2), two thirds at J = T).
+    /// ACKs and feedback frames are not delayed (ns-2's sinks have no overhead_).
+    fn release(&mut self, now: Time) -> Time {
+        if let Some(r) = self.pending_release.take() {
+            return r;
+        }
+        let r = now.max(self.last_release) + Time(rand::Rng::random_range(&mut self.rng, 0..=self.tx_jitter_ps));
+        self.last_release = r;
+        r
     }
 
     /// Keep a histogram of the time spent at each queue length (monitored ports).
@@ -386,11 +407,17 @@ impl Port {
         Some(self.slots[i].start)
     }
 
-    /// When a packet accepted at `now` would start its transmission (FIFO at a fixed rate):
-    /// the NIC hardware timestamp of a delay-based sender.
+    /// When a data packet (or L2 data frame) accepted at `now` would start its transmission
+    /// (FIFO at a fixed rate, after its release with a host jitter): the NIC hardware timestamp of
+    /// a delay-based sender. With a jitter the release is drawn here, for the packet enqueued next.
     #[inline]
-    pub fn next_start(&self, now: Time) -> Time {
-        now.max(self.last_end)
+    pub fn next_start(&mut self, now: Time) -> Time {
+        if self.tx_jitter_ps == 0 {
+            return now.max(self.last_end);
+        }
+        let r = self.release(now);
+        self.pending_release = Some(r);
+        r.max(self.last_end)
     }
 
     /// Memory that grows with the packets the port holds, bytes: what it holds now
@@ -623,11 +650,10 @@ impl Port {
             Verdict::Enqueue => {}
         }
         // Back-to-back on the previous packet: carry its serialisation remainder; after an idle
-        // gap (or a host's random start delay) the link starts afresh on a whole picosecond.
-        let mut start = now.max(self.last_end);
-        if self.tx_jitter_ps > 0 {
-            start += Time(rand::Rng::random_range(&mut self.rng, 0..=self.tx_jitter_ps));
-        }
+        // gap the link starts afresh on a whole picosecond. A host's data waits for its release.
+        let ready =
+            if self.tx_jitter_ps > 0 && matches!(pkt.kind, Kind::Data | Kind::Frame) { self.release(now) } else { now };
+        let start = ready.max(self.last_end);
         let carry = if start == self.last_end { self.tx_carry } else { 0 };
         let (tx, carry) = self.tx_time_carry(pkt.size, carry);
         self.tx_carry = carry;
@@ -695,37 +721,49 @@ mod tests {
     }
 
     #[test]
-    fn a_host_jitter_delays_each_start_by_at_most_its_bound_and_keeps_fifo() {
-        // 1 Gbps: 1500 B take 12 us. Packets offered every 5 us (a backlog builds) and every 40 us
-        // (an idle link each time), with a 3 us jitter: each starts within [earliest, earliest + 3 us],
-        // where earliest = max(arrival, previous end), and ends 12 us later; order kept. Without
-        // jitter (0) the starts are the earliest exactly, as before the option existed.
+    fn a_host_jitter_delays_data_not_the_wire_and_not_acks() {
+        // 1 Gbps: 1500 B take 12 us; J = 3 us. Each data packet is released U[0, J] after its
+        // arrival or the previous release (chained), then queues for the wire.
         let (tx, j) = (12 * US, 3 * US);
-        for gap in [5 * US, 40 * US] {
-            let mut plain = port(1_000_000_000, Amount::Packets(1000), Time(0));
-            let mut jit = port(1_000_000_000, Amount::Packets(1000), Time(0));
-            jit.set_tx_jitter(j);
-            let (mut end_plain, mut end_jit) = (Time(0), Time(0));
-            let mut delays = Vec::new();
-            for k in 0..200u64 {
-                let now = Time(k * gap);
-                let a = plain.enqueue(pkt(1500), now).expect("room");
-                assert_eq!(a, now.max(end_plain) + Time(tx) + plain.delay, "no jitter: the earliest start");
-                end_plain = a - plain.delay;
-                let b = jit.enqueue(pkt(1500), now).expect("room");
-                let start = b - jit.delay - Time(tx);
-                let earliest = now.max(end_jit);
-                assert!(
-                    start >= earliest && start <= earliest + Time(j),
-                    "gap {gap}: start {start:?}, earliest {earliest:?}"
-                );
-                delays.push((start - earliest).0);
-                end_jit = b - jit.delay;
-            }
-            // the delays are spread over [0, j], not one value (a seeded uniform draw)
-            let (lo, hi) = (*delays.iter().min().unwrap(), *delays.iter().max().unwrap());
-            assert!(lo < j / 10 && hi > 9 * j / 10, "gap {gap}: delays {lo}..{hi} ps");
+        // An idle link each time (one packet every 40 us): the start is the release, within
+        // [arrival, arrival + J], spread over it (a seeded uniform draw).
+        let mut p = port(1_000_000_000, Amount::Packets(1000), Time(0));
+        p.set_tx_jitter(j);
+        let mut delays = Vec::new();
+        for k in 0..200u64 {
+            let now = Time(k * 40 * US);
+            let start = p.enqueue(pkt(1500), now).expect("room") - p.delay - Time(tx);
+            assert!(start >= now && start <= now + Time(j), "start {start:?} at {now:?}");
+            delays.push((start - now).0);
         }
+        let (lo, hi) = (*delays.iter().min().unwrap(), *delays.iter().max().unwrap());
+        assert!(lo < j / 10 && hi > 9 * j / 10, "delays {lo}..{hi} ps");
+        // A backlog (one packet every 5 us): the delays run beside the transmissions, so the wire
+        // never idles after the first packet: 200 packets end at the first start + 200 x 12 us
+        // (a delay after each transmission had capped the NIC at T/(T + J/2): a review).
+        let mut p = port(1_000_000_000, Amount::Packets(1000), Time(0));
+        p.set_tx_jitter(j);
+        let first = p.enqueue(pkt(1500), Time(0)).expect("room") - p.delay - Time(tx);
+        let mut last = Time(0);
+        for k in 1..200u64 {
+            last = p.enqueue(pkt(1500), Time(k * 5 * US)).expect("room") - p.delay;
+        }
+        assert_eq!(last, first + Time(200 * tx));
+        // An ACK is not delayed; the NIC timestamp of the next data packet is its real start.
+        let mut p = port(1_000_000_000, Amount::Packets(1000), Time(0));
+        p.set_tx_jitter(j);
+        let mut ack = pkt(40);
+        ack.kind = Kind::Ack;
+        let now = Time(US);
+        assert_eq!(p.enqueue(ack, now).expect("room") - p.delay, now + Time(320_000));
+        let now = Time(100 * US);
+        let stamped = p.next_start(now);
+        let start = p.enqueue(pkt(1500), now).expect("room") - p.delay - Time(tx);
+        assert_eq!(stamped, start);
+        assert!(start >= now && start <= now + Time(j));
+        // Without a jitter, the start is the earliest, as before the option existed.
+        let mut p = port(1_000_000_000, Amount::Packets(1000), Time(0));
+        assert_eq!(p.enqueue(pkt(1500), now).expect("room") - p.delay, now + Time(tx));
     }
 
     #[test]
