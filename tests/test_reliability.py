@@ -860,3 +860,28 @@ def test_a_stopped_run_whose_results_cannot_be_taken_still_reports_the_stop(monk
                                             r"results: a failure for the test") as e:
         dcsim.simulate(sc, chunks=1)
     assert e.value.partial is None
+
+
+def test_a_lock_whose_folder_its_holder_removed_is_taken_in_a_new_folder(tmp_path, monkeypatch):
+    """A sweep that wrote nothing removes its lock file and its folder as it lets go; a second one
+    that had opened the old file and locked it after that re-opened the lock file in a folder that
+    was gone: FileNotFoundError instead of a lock (a review). The folder is made again."""
+    import fcntl
+    import shutil
+
+    from dcsim._files import exclusive_lock
+
+    path = tmp_path / "out" / ".lock"
+    path.parent.mkdir()
+    real = fcntl.flock
+    calls = []
+
+    def flock(fd, op):
+        if not calls:  # the first holder lets go and removes its file and folder just now
+            calls.append(1)
+            shutil.rmtree(path.parent)
+        return real(fd, op)
+
+    monkeypatch.setattr(fcntl, "flock", flock)
+    with exclusive_lock(path):
+        assert path.is_file() and path.read_text().startswith("pid ")

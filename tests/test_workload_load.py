@@ -146,3 +146,17 @@ def test_a_slow_receiver_beside_fast_ones_is_warned():
     same = sc.replace({"network.links": [dict(a=f"h{i}", b="sw", rate="10Gbps", delay="1us", buffer="1000pkt")
                                          for i in range(4)]})
     assert not [w for w in same.warnings() if "receivers are drawn uniformly" in w]
+
+
+def test_fewer_receivers_than_senders_on_equal_links_is_not_taken_for_slow_receivers():
+    """The receiver warning fired for 6 senders and 2 receivers, all at 10 Gbps, blaming slower links
+    (a diff review): each receiver then gets 3x a sender's load, by the choice of receivers, not by
+    their rates. It compares with the receivers' average now."""
+    nodes = [dict(name=f"h{i}", kind="host") for i in range(8)] + [dict(name="sw", kind="switch")]
+    links = [dict(a=f"h{i}", b="sw", rate="10Gbps", delay="1us", buffer="1000pkt") for i in range(8)]
+    sc = Scenario.from_dict(dict(
+        network=dict(topology="graph", nodes=nodes, links=links),
+        workloads=[dict(kind="poisson", link="hosts", load=0.1, senders=[f"h{i}" for i in range(6)],
+                        receivers=["h6", "h7"], sizes={"kind": "fixed", "size": "1000B"}, protocol="dctcp")],
+        run=dict(duration="20ms", seed=2)))
+    assert not [w for w in sc.warnings() if "receivers are drawn uniformly" in w], sc.warnings()

@@ -159,8 +159,10 @@ def exclusive_lock(path: Path, *, remove: bool = False,
         yield
         return
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     while True:
+        # (again on each try: the holder of a lock file it deletes may remove its folder too, as a
+        # sweep that wrote nothing does: a review saw FileNotFoundError here)
+        path.parent.mkdir(parents=True, exist_ok=True)
         f = open(path, "a+", encoding="utf-8")
         try:
             fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)

@@ -356,26 +356,36 @@ def reproduce(
         raise typer.Exit(code=1)
 
 
-def _files_state(out_dir: Path) -> dict[str, tuple[int, int, int]]:
-    """Each file of ``out_dir``: (modification time ns, size, inode), to tell what an experiment wrote
-    by comparing before and after. (A modification time against the clock read at the start missed
-    files: the kernel stamps them from a coarse clock, a tick behind, and a CSV written just after
-    the start was left out, its Parquet copy stale: a test, run in some order.)"""
+#: Files up to this size are also told apart by their content (see :func:`_files_state`).
+STATE_CRC_MAX_BYTES = 8 << 20
+
+
+def _files_state(out_dir: Path) -> dict[str, tuple]:
+    """Each file of ``out_dir``: (modification time ns, size, inode, CRC-32 of its content up to
+    STATE_CRC_MAX_BYTES), to tell what an experiment wrote by comparing before and after. (A
+    modification time against the clock read at the start missed files: the kernel stamps them from
+    a coarse clock, a tick behind, and a CSV written just after the start was left out, its Parquet
+    copy stale: a test, run in some order. The content catches a file rewritten in place, at its
+    size, within one tick.)"""
+    import zlib
+
     state = {}
     try:
         for p in Path(out_dir).iterdir():
             try:
                 st = p.stat()
+                if not p.is_file():
+                    continue
+                crc = zlib.crc32(p.read_bytes()) if st.st_size <= STATE_CRC_MAX_BYTES else None
             except OSError:
                 continue
-            if p.is_file():
-                state[p.name] = (st.st_mtime_ns, st.st_size, st.st_ino)
+            state[p.name] = (st.st_mtime_ns, st.st_size, st.st_ino, crc)
     except OSError:
         pass
     return state
 
 
-def _after_failure(out_dir: Path, before: dict[str, tuple[int, int, int]]) -> tuple[list[Path], str]:
+def _after_failure(out_dir: Path, before: dict[str, tuple]) -> tuple[list[Path], str]:
     """What a failed experiment leaves in ``out_dir``: the files it wrote (new or changed since
     ``before``, :func:`_files_state` as it started; its sweeps' folders apart) with a Parquet copy of
     each CSV among them, and a note saying so. If it wrote any, the claims and parameters an earlier

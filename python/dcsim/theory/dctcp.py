@@ -1036,8 +1036,10 @@ def analyze(C_bps: float, d_s: float, K_pkt: Optional[float] = None, N: float = 
     * the limit cycle, if the integrator finds no converged cycle (e.g. the period near wbar = 2
       grows without bound, or psi > PSI_MAX);
     * the hybrid model of Section 4 (alpha*, rates, bounds (46)) in the fixed-point regime
-      wbar <= 2: there the windows do not saw-tooth (W = 2, alpha = 1, eq. (15)), assumption (22)
-      W_max >= 2N fails and Theorem 3's bounds (46) need W* >= 2.
+      wbar < 2: there the windows do not saw-tooth (W = 2, alpha = 1, eq. (15)), assumption (22)
+      W_max >= 2N fails and Theorem 3's bounds (46) need W* >= 2. At wbar = 2 (within rounding,
+      :func:`at_boundary`) both hold with equality and the hybrid model is given, the limit cycle
+      not (it needs wbar > 2).
     """
     from dcsim.theory import limits as L
 
