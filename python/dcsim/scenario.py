@@ -187,8 +187,8 @@ NODE_KINDS = ("host", "switch")
 LIMITS: dict = ENGINE_DEFAULTS["limits"]
 #: Longest time any field may hold (the run, delays, timers), s: 10^6 s. The engine's u64
 #: picosecond clock reaches 1.8e7 s, so sums of a few such times never wrap.
-#: A receiver's inbound load on the wire at least this many times a sender's (link = "hosts") is
-#: said: receivers are drawn uniformly whatever their link rates.
+#: A receiver's inbound load on the wire at least this many times the receivers' average (link =
+#: "hosts") is said: receivers are drawn uniformly whatever their link rates.
 RECEIVER_SKEW = 1.5
 MAX_TIME_S = LIMITS["max_time_ps"] / 1e12
 MAX_DURATION_S = MAX_TIME_S

@@ -210,7 +210,7 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
                       "synchronized (each group cuts once per its own window), which moves AIMD towards θ = 1"
                       if s == "TCP–Drop-tail" and abs(slopes[s] - pred) > TOL_THETA else "")))
     # Orderings of fitted slopes: each step by more than twice the standard error of the difference
-    # (the fits' residuals: the zig-zag of the curves is their noise), fixed after a review found
+    # (the fits' residuals: the curves' scatter about a power law is their noise), fixed after a review found
     # "θ_IF < θ_RED" passing on 0.93 < 0.96 with standard errors 0.074 and 0.020.
     se_rule = "each difference by more than twice its standard error (least-squares fits through the origin)"
     low, low_txt = below("TCP–RED", "DCTCP", slopes, ses)
