@@ -24,6 +24,13 @@ fn time_ps() -> impl Strategy<Value = u64> {
     prop_oneof![12 => 1_000_000u64..800_000_000, 1 => prop_oneof![Just(0u64), Just(u64::MAX), Just(18_446_744_000_000_000_000)]]
 }
 
+/// A host NIC's send jitter (`Spec::host_jitter_ps`): mostly none, else up to a few packet times
+/// (the runs keep their invariants and replay bit-identically with it), now and then one past the
+/// limit (a named error).
+fn host_jitter() -> impl Strategy<Value = u64> {
+    prop_oneof![6 => Just(0u64), 3 => 1u64..5_000_000, 1 => Just(MAX_HOST_JITTER_PS + 1)]
+}
+
 fn aqm(buffer: u64) -> impl Strategy<Value = AqmSpec> {
     prop_oneof![
         Just(AqmSpec::drop_tail()),
@@ -79,6 +86,7 @@ prop_compose! {
         warm in 0.0f64..1.0,
         seed in any::<u64>(),
         queue_iv in prop_oneof![Just(1u64), Just(1_000_000), Just(10_000_000)],
+        jitter in host_jitter(),
     ) -> Spec {
         Spec {
             seed,
@@ -98,7 +106,7 @@ prop_compose! {
             workloads: vec![],
             metrics: MetricsSpec { queue_interval_ps: queue_iv, ..MetricsSpec::default() },
             host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
-            host_jitter_ps: 0,
+            host_jitter_ps: jitter,
             l2: None,
             partitions: 1,
         }

@@ -175,6 +175,7 @@ prop_compose! {
         warm in 0.0f64..0.5,
         seed in any::<u64>(),
         partitions in prop_oneof![2 => Just(1u32), 2 => Just(2), 1 => Just(3)],
+        jitter in prop_oneof![3 => Just(0u64), 2 => 1u64..3_000_000, 1 => Just(MAX_HOST_JITTER_PS + 1)],
     ) -> Spec {
         let flows = flows
             .into_iter()
@@ -195,7 +196,7 @@ prop_compose! {
             workloads,
             metrics: MetricsSpec::default(),
             host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
-            host_jitter_ps: 0,
+            host_jitter_ps: jitter,
             l2: None,
             partitions,
         }

@@ -84,6 +84,7 @@ prop_compose! {
         feedback_bytes in prop_oneof![Just(64u32), 64u32..1500],
         duration in 200 * US..3 * MS,
         warm in 0.0f64..0.5,
+        jitter in prop_oneof![3 => Just(0u64), 2 => 1u64..3_000_000, 1 => Just(MAX_HOST_JITTER_PS + 1)],
         seed in any::<u64>(),
     ) -> Spec {
         let hosts = places
@@ -123,7 +124,7 @@ prop_compose! {
             workloads: vec![],
             metrics: MetricsSpec::default(),
             host_backlog_pkt: DEFAULT_HOST_BACKLOG_PKT,
-            host_jitter_ps: 0,
+            host_jitter_ps: jitter,
             l2: Some(L2Setup {
                 scheme,
                 frame_bytes,
