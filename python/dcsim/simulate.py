@@ -135,7 +135,10 @@ def _wall_stop(scenario, spec: dict, sim, max_wall: float, wall_s: float):
     from dcsim.scenario import RunLimitError, time_str
 
     now_ps, duration_ps = int(sim.now_ps), int(spec["duration_ps"])
-    message = (f"run.max_wall: the run stopped at t = {now_ps / 1e12:.6g} s of {duration_ps / 1e12:g} s simulated "
+    from dcsim.units import fmt_time
+
+    # in the unit that reads ("39.464 us of 5 ms", not "3.9464e-05 s of 0.005 s": a review)
+    message = (f"run.max_wall: the run stopped at t = {fmt_time(now_ps / 1e12, 6)} of {fmt_time(duration_ps / 1e12, 6)} simulated "
                f"after {wall_s:.3g} s of wall-clock time, more than run.max_wall = {time_str(max_wall)}; raise it, "
                f"or shorten run.duration")
     partial = None

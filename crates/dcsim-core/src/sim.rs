@@ -574,6 +574,16 @@ fn mb(b: u128) -> String {
     format!("{:.1} MB", b as f64 / 1e6)
 }
 
+/// Two sizes in MB with as many decimals (up to six) as tell them apart: "118.0 MB, more than the
+/// 118.0 MB" had read as no excess at all (a review).
+fn mb_apart(a: u128, b: u128) -> (String, String) {
+    let mut d = 1;
+    while d < 6 && format!("{:.*}", d, a as f64 / 1e6) == format!("{:.*}", d, b as f64 / 1e6) {
+        d += 1;
+    }
+    (format!("{:.*} MB", d, a as f64 / 1e6), format!("{:.*} MB", d, b as f64 / 1e6))
+}
+
 /// The budget a user gave, as given: MB to one decimal when that is exact, else to as many
 /// decimals as it has (up to six). "2.25MB" had been shown as "2.2 MB" beside a need of
 /// "2.3 MB" (a fuzz run).
@@ -1658,6 +1668,7 @@ impl World {
             p.sync(self.now);
         }
         let held: u64 = self.net.ports.iter().map(|p| p.in_pipe().max(p.unsent())).sum();
+        let (take, left) = mb_apart(bytes, self.queue_allowance);
         Err(invalid(
             "metrics.max_memory",
             format!(
@@ -1666,8 +1677,8 @@ impl World {
                  series{}; raise metrics.max_memory, or make the buffers smaller (network.buffer, a link's or a tier's) or \
                  the windows (init_cwnd)",
                 fmt_ps(now.0 as u128),
-                mb(bytes),
-                mb(self.queue_allowance),
+                take,
+                left,
                 mb(self.spec.metrics.max_memory_bytes as u128),
                 if self.spec.partitions > 1 { " (in each partition's world)" } else { "" }
             ),
@@ -2476,6 +2487,20 @@ impl World {
                     p.capacity()
                 )));
             }
+            // Per-port conservation: every arrival was dropped (at arrival, or later as a CHOKe
+            // victim: drops count both), sent whole, or is still held (queued or on the wire). Only
+            // the network-wide count had been checked, from the simulator's own counters (an audit:
+            // a port that stopped counting its AQM drops passed every fuzzer).
+            let c = p.counts();
+            if c.arrivals != c.drops + c.tx_pkts + p.unsent() {
+                return Err(Error::Run(format!(
+                    "port {pid}: {} arrivals but {} dropped + {} sent + {} held",
+                    c.arrivals,
+                    c.drops,
+                    c.tx_pkts,
+                    p.unsent()
+                )));
+            }
             let sum = p.waiting_bytes_recount();
             if sum != p.q_bytes() {
                 return Err(Error::Run(format!(
@@ -3060,5 +3085,17 @@ impl PortCols {
             .col("q_p50_pkt", Column::F64(self.q_p50_pkt))
             .col("q_p99_pkt", Column::F64(self.q_p99_pkt))
             .col("q_empty_frac", Column::F64(self.q_empty_frac))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn sizes_apart_show_the_decimals_that_tell_them_apart() {
+        // 118.03 and 117.97 MB both read "118.0 MB" to one decimal: two decimals tell them apart
+        let (a, b) = super::mb_apart(118_030_000, 117_970_000);
+        assert_eq!((a.as_str(), b.as_str()), ("118.03 MB", "117.97 MB"));
+        let (a, b) = super::mb_apart(120_000_000, 100_000_000);
+        assert_eq!((a.as_str(), b.as_str()), ("120.0 MB", "100.0 MB"));
     }
 }

@@ -772,6 +772,20 @@ mod tests {
         let start = p.enqueue(pkt(1500), now).expect("room") - p.delay - Time(tx);
         assert_eq!(stamped, start);
         assert!(start >= now && start <= now + Time(j));
+        // An L2 data frame is delayed as a data packet is (an audit: frames left out passed every
+        // test): idle link, its start within [now, now + J], and over many frames not always now.
+        let mut p = port(1_000_000_000, Amount::Packets(1000), Time(0));
+        p.set_tx_jitter(j);
+        let mut late = 0;
+        for k in 0..50u64 {
+            let now = Time(k * 40 * US);
+            let mut frame = pkt(1000);
+            frame.kind = Kind::Frame;
+            let start = p.enqueue(frame, now).expect("room") - p.delay - Time(8 * US);
+            assert!(start >= now && start <= now + Time(j), "frame start {start:?} at {now:?}");
+            late += (start > now) as u32;
+        }
+        assert!(late > 40, "{late} of 50 frames delayed");
         // Without a jitter, the start is the earliest, as before the option existed.
         let mut p = port(1_000_000_000, Amount::Packets(1000), Time(0));
         assert_eq!(p.enqueue(pkt(1500), now).expect("room") - p.delay, now + Time(tx));
