@@ -258,3 +258,18 @@ def test_list_with_something_to_run_is_refused_not_ignored(extra, said):
     res = CliRunner().invoke(app, ["reproduce", "--list", *extra], env={"COLUMNS": "300"})
     assert res.exit_code == 2, res.output
     assert f"--list only lists the experiments; not with {said}" in " ".join(res.output.split())
+
+
+def test_a_range_of_ours_meets_a_printed_number_or_not():
+    """Ours over the paper's inputs to their printed digits: reproduced when the interval meets the
+    printed number's rounding interval (DX's R0* 143.0 .. 145.8 us meets 145 +- 0.5; coexist-fig1's
+    4.640 .. 4.662 meets 4.6 +- 0.05)."""
+    from dcsim.experiments.registry import DIFFERS, REPRODUCED, verdict_quoted_range
+
+    assert verdict_quoted_range("145", 145.8, 143.0) == REPRODUCED
+    assert verdict_quoted_range("145", 143.0, 144.4) == DIFFERS  # ends 0.1 short of 144.5
+    assert verdict_quoted_range("4.6", 4.640, 4.662) == REPRODUCED
+    assert verdict_quoted_range("4.6", 4.651, 4.662) == DIFFERS
+    assert verdict_quoted_range("30", 27.4, 28.0, about=True) == REPRODUCED  # "30" read to tens: +-5
+    assert verdict_quoted_range("50", 68.6, 69.9, about=True) == DIFFERS
+    assert verdict_quoted_range("145", float("nan"), 146.0) == DIFFERS

@@ -1785,10 +1785,11 @@ class Network(_Model):
         switches = set(self.switch_names()) if self.topology == "parking_lot" else None
         return {(a, b): self._rate_rule(a, b, switches) for a in adj for b in adj[a]}
 
-    def host_rates(self) -> dict[str, float]:
+    def host_rates(self, rates: Optional[dict] = None) -> dict[str, float]:
         """Every host's summed link rate, bit/s (all its links: the engine's load base for
-        ``link = "hosts"``, `load_capacity_bps`)."""
-        rates = self.link_rates()
+        ``link = "hosts"``, `load_capacity_bps`), from ``rates`` (:meth:`link_rates`) if the caller
+        has them already."""
+        rates = self.link_rates() if rates is None else rates
         out = {h: 0.0 for h in self.host_names()}
         for (a, _), r in rates.items():
             if a in out:
@@ -4380,7 +4381,7 @@ class Scenario(_Model):
             return []
         net = self.network
         rates = net.link_rates()
-        host_rate = net.host_rates().__getitem__
+        host_rate = net.host_rates(rates).__getitem__
         payload = net.packet_bytes - net.header_bytes
         span = self.run.duration
         packets, senders, receivers = 0.0, set(), set()
@@ -4481,7 +4482,7 @@ class Scenario(_Model):
         out: list[str] = []
         net = self.network
         adj, rates, hosts = net.adjacency(), net.link_rates(), set(net.host_names())
-        host_rate = net.host_rates().__getitem__  # all of a host's links, as the engine's load base
+        host_rate = net.host_rates(rates).__getitem__  # all of a host's links, as the engine's load base
 
         def pct(x: float) -> str:
             return f"{100 * x:.0f} %"
@@ -4852,8 +4853,7 @@ class Scenario(_Model):
         budget = sc.metrics.max_memory.value
         if n * per <= budget:
             return
-        biggest = max(range(len(sc.flows)), key=lambda i: sc.flows[i].count)
-        field = f"flows[{biggest}].count" if len(sc.flows) == 1 else "flows"
+        field = "flows[0].count" if len(sc.flows) == 1 else "flows"
         raise ScenarioError(f"{field}: {n:,} listed flows need at least {n * per / 1e6:,.1f} MB of state ({per / 1e3:.1f} KB "
                             f"each), more than metrics.max_memory = {budget / 1e6:,.1f} MB; allowed at most "
                             f"{int(budget // per):,} listed flows with this budget: raise metrics.max_memory, or "

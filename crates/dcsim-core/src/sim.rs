@@ -322,7 +322,13 @@ const LISTED_FLOW_BYTES: u128 = 10_000;
 /// refuse with it a number of listed flows that cannot fit `metrics.max_memory` before building
 /// their specs (a million listed flows were refused only after 45 s and 2.5 GB: a fuzz run).
 pub fn listed_flow_bytes() -> u64 {
-    (std::mem::size_of::<Flow>() + std::mem::size_of::<FlowPath>() + 64) as u64 + LISTED_FLOW_BYTES as u64
+    (flow_state_bytes() + LISTED_FLOW_BYTES) as u64
+}
+
+/// A running flow's transport state and its path, bytes (the memory plan's and the listed flows'
+/// pre-check's one figure).
+fn flow_state_bytes() -> u128 {
+    (std::mem::size_of::<Flow>() + std::mem::size_of::<FlowPath>() + 64) as u128
 }
 /// What a node or link the spec lists itself (a graph's, a parking lot's hosts:
 /// [`crate::scenario::TopologySpec::listed_items`]) costs at the peak of `dcsim run` beyond the
@@ -642,8 +648,7 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
     let route = spec.topology.route_shape();
     let (rows, groups, width) = (route.rows as u128, route.groups as u128, route.ecmp_width as u128);
     let entry = std::mem::size_of::<crate::net::PortId>() as u128;
-    // A running flow's transport state and its path.
-    let flow_state = (std::mem::size_of::<Flow>() + std::mem::size_of::<FlowPath>() + 64) as u128;
+    let flow_state = flow_state_bytes();
     let per_world = l2_all as u128 * 1024
         + nodes_u * (std::mem::size_of::<crate::net::Node>() as u128 + NODE_SIDE_BYTES)
         + ports_u * (std::mem::size_of::<Port>() as u128 + PORT_SIDE_BYTES)

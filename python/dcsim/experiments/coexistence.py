@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from dcsim.experiments.registry import (DIFFERS, REPRODUCED, Claim, ExperimentResult, experiment, quoted_tolerance,
-                                        save_figure, verdict, verdict_quoted)
+                                        save_figure, verdict, verdict_quoted, verdict_quoted_range)
 from dcsim.theory import aimd
 
 #: The paper (Irteza, Ahmed, Farrukh, Memon, Qazi, LUMS), as the experiments list it.
@@ -139,7 +139,7 @@ def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
     da = quoted_tolerance("0.215")
     lo, hi = (float(aimd.throughput_ratio(1 - a / 2)) for a in (backoff + da, backoff - da))
     v_exact, diff = verdict_quoted("4.6", t_alpha)
-    v = verdict_quoted("4.6", min(max(4.6, lo), hi))[0]  # the point of [lo, hi] nearest to 4.6
+    v = verdict_quoted_range("4.6", lo, hi)
     claims.append(Claim("eq. (4): when the back-off factor is 0.215 (min_th = 40), T_r should be equal to 4.6",
                         "T_r = 4.6", f"T_r = {t_alpha:.3f} at alpha = 0.215 ({lo:.3f} .. {hi:.3f} for alpha in "
                         f"[{backoff - da:g}, {backoff + da:g}])", v,

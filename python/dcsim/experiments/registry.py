@@ -106,6 +106,17 @@ def verdict_quoted(printed: str, ours: float, about: bool = False) -> tuple[str,
     return (REPRODUCED if ok_ else DIFFERS), (abs(ours - paper) / abs(paper) if paper else abs(ours))
 
 
+def verdict_quoted_range(printed: str, lo: float, hi: float, about: bool = False) -> str:
+    """:func:`verdict_quoted` for a value known only to lie in [lo, hi] (ours computed over the
+    paper's inputs to their printed digits): reproduced if that interval meets the printed number's
+    rounding interval, i.e. if its point nearest to the printed number rounds to it."""
+    paper = float(printed)
+    lo, hi = sorted((lo, hi))
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        return DIFFERS
+    return verdict_quoted(printed, min(max(paper, lo), hi), about=about)[0]
+
+
 def monotone_trend(values, sign: int, end_margin: float, step_margins) -> tuple[bool, list[int]]:
     """The experiments' rule for "X grows (falls) with Y", judged on the trend, not on every step:
     the change from the first point to the last goes the ``sign`` way (+1 rising, -1 falling) by

@@ -326,9 +326,9 @@ def simulate_discrete(*, C_bps: float, q0_bytes: float, p: float, m: int, a: flo
     # summed again exactly every m periods (rounding does not build up). With a dot product and a
     # shift of the whole history every period, 1e6 periods took 23 s and m = 1e5 was O(m) a
     # period (a probe: --delay 1s --m 100000 --samples 100000 took 16 s).
-    if not isinstance(queue_floor, (bool, np.bool_)):
-        raise ValueError(f"queue_floor must be True or False, got {queue_floor!r}")
-    floor = bool(queue_floor)
+    from dcsim.theory.limits import flag
+
+    floor = flag(queue_floor, "queue_floor")
     L = max(m, d) + 1
     ring = [0.0] * L
     s1 = sw = 0.0  # sum u(k-i), sum i u(k-i), i = 1..m (no control before k = 0)
