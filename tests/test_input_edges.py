@@ -877,7 +877,9 @@ def test_a_path_set_twice_on_the_command_line_is_refused(tmp_path):
 def test_listed_flows_that_cannot_fit_the_memory_bound_are_refused_before_their_spec_is_built(monkeypatch):
     """A million listed flows were refused only after 45 s and 2.5 GB, more than the 1 GB bound
     being enforced (a fuzz run). Each costs at least the engine's listed_flow_bytes; a count whose
-    state alone exceeds metrics.max_memory is refused first, naming the count."""
+    state alone exceeds metrics.max_memory is refused first, naming the count, on every path that
+    builds the spec: the resource check, and the warnings' fit of the window interval (which had
+    built it unchecked)."""
     import dcsim
     from dcsim.scenario import ENGINE_DEFAULTS
 
@@ -890,13 +892,16 @@ def test_listed_flows_that_cannot_fit_the_memory_bound_are_refused_before_their_
     def built(self):
         raise AssertionError("the engine spec of every flow was built before the refusal")
 
-    with monkeypatch.context() as m:
-        m.setattr(Scenario, "to_engine_json", built)
-        with pytest.raises(ScenarioError) as e:
-            sc.check_resources()
-    msg = str(e.value)
-    assert msg.startswith("flows[0].count: 1,000,000 listed flows need at least") and "max_memory" in msg, msg
-    assert f"allowed at most {int(1e9 // per):,} listed flows" in msg, msg
+    traced = Scenario.from_dict({**d, "metrics": {"trace_flows": [0]},
+                                 "workloads": [{"kind": "poisson", "load": 0.1, "sizes": {"kind": "fixed", "size": "10KB"}, "protocol": "dctcp"}]})
+    for check in (sc.check_resources, traced.warnings):
+        with monkeypatch.context() as m:
+            m.setattr(Scenario, "expanded_flows", built)
+            with pytest.raises(ScenarioError) as e:
+                check()
+        msg = str(e.value)
+        assert msg.startswith("flows[0].count: 1,000,000 listed flows need at least") and "max_memory" in msg, msg
+        assert f"allowed at most {int(1e9 // per):,} listed flows" in msg, msg
     d["flows"][0]["count"] = 1000
     dcsim.Scenario.from_dict(d).check_resources()  # 1 000 fit
 

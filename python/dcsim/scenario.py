@@ -4208,6 +4208,7 @@ class Scenario(_Model):
         fit of the sampling intervals, which mostly keeps them: a million-flow trace's spec is
         then encoded once, not twice, ~0.8 s less); None when it was not."""
         sc = self if self._validated else type(self).from_dict(self.to_dict())
+        sc._check_listed_flow_count()
         net, pb, hb = sc.network, sc.network.packet_bytes, sc.network.header_bytes
         flows = []
         for info in sc.expanded_flows():
@@ -4843,17 +4844,17 @@ class Scenario(_Model):
 
     def _check_listed_flow_count(self) -> None:
         """Listed flows whose state alone exceeds metrics.max_memory, refused before their engine
-        spec is built (each costs at least the engine's ``listed_flow_bytes``; the engine's own
-        check, which counts the rest too, follows). A million listed flows had been refused after
-        45 s and 2.5 GB, more than the bound it enforced (a fuzz run). A copy not validated yet (a
-        ``model_copy`` with raw fields) is validated first, as building its spec would."""
-        sc = self if self._validated else type(self).from_dict(self.to_dict())
-        n = sum(f.count for f in sc.flows)
+        spec is built, by :meth:`_engine_spec` itself, so every path to the spec (a run, its
+        resource check, the warnings' fit of the window interval) is guarded (each flow costs at
+        least the engine's ``listed_flow_bytes``; the engine's own check, which counts the rest too,
+        follows). A million listed flows had been refused after 45 s and 2.5 GB, more than the bound
+        it enforced (a fuzz run). Called on a validated scenario."""
+        n = sum(f.count for f in self.flows)
         per = ENGINE_DEFAULTS["listed_flow_bytes"]
-        budget = sc.metrics.max_memory.value
+        budget = self.metrics.max_memory.value
         if n * per <= budget:
             return
-        field = "flows[0].count" if len(sc.flows) == 1 else "flows"
+        field = "flows[0].count" if len(self.flows) == 1 else "flows"
         raise ScenarioError(f"{field}: {n:,} listed flows need at least {n * per / 1e6:,.1f} MB of state ({per / 1e3:.1f} KB "
                             f"each), more than metrics.max_memory = {budget / 1e6:,.1f} MB; allowed at most "
                             f"{int(budget // per):,} listed flows with this budget: raise metrics.max_memory, or "
@@ -4863,7 +4864,6 @@ class Scenario(_Model):
         """The engine spec (a new dict), after the engine's own checks that need no run: sizes
         against its documented maxima and the memory bound (metrics.max_memory), made once for a
         validated scenario. Raises ScenarioError."""
-        self._check_listed_flow_count()
         text = self.to_engine_json()
         if not self._resources_checked:
             try:

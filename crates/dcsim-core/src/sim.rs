@@ -1009,8 +1009,7 @@ fn build_flow(
     }
     let delack = f.delayed_ack.as_ref().map(|d| DelayedAck::new(d.segments, Time(d.timeout_ps)));
     let receiver = Receiver::new(id, dst, src, sender.seg, spec.header_bytes, delack)
-        .with_options(&sender.opts)
-        .with_quickack(Time(f.min_rto()));
+        .with_options(&sender.opts, Time(f.min_rto()));
     // The first hops of the flow's data and of its ACKs: the ports `forward` would pick (ECMP
     // included), found once.
     let nic = net.route_flow(src, dst, src, id).expect("route checked by the caller");

@@ -1039,22 +1039,17 @@ impl Receiver {
         }
     }
 
-    /// Linux's quick-ACK mode ([`QuickAck`]) for a receiver of the linux profile that delays
-    /// ACKs, with `rto` as its RTO; nothing for the others.
-    pub fn with_quickack(mut self, rto: Time) -> Self {
-        if self.push_acks && self.delack.as_ref().is_some_and(|d| d.segments > 1) {
-            self.quickack = Some(QuickAck::new(rto, self.seg.payload));
-        }
-        self
-    }
-
     /// The receiver side of the transport options: SACK blocks, the Linux CE quick ACK, ECT on
-    /// ACKs, and the linux profile's ACK of the write's end.
-    pub fn with_options(mut self, opts: &TcpOptions) -> Self {
+    /// ACKs, and for the linux profile the ACK of the write's end and, when it delays ACKs,
+    /// Linux's quick-ACK mode ([`QuickAck`]) with `rto` as its RTO.
+    pub fn with_options(mut self, opts: &TcpOptions, rto: Time) -> Self {
         self.sack = opts.sack.then(SackReceiver::default);
         self.ce_quickack = opts.ce_quickack;
         self.ect_acks = opts.ect_acks;
         self.push_acks = opts.profile == Profile::Linux;
+        if self.push_acks && self.delack.as_ref().is_some_and(|d| d.segments > 1) {
+            self.quickack = Some(QuickAck::new(rto, self.seg.payload));
+        }
         self
     }
 
@@ -1528,8 +1523,7 @@ mod tests {
         let acks_after = |profile, times: &[u64]| -> Vec<usize> {
             let mut r =
                 Receiver::new(0, 1, 0, Segmenter::new(None, 1460), 40, Some(DelayedAck::new(2, Time(40_000_000_000))))
-                    .with_options(&opts(profile))
-                    .with_quickack(rto);
+                    .with_options(&opts(profile), rto);
             let mut out = Vec::new();
             times
                 .iter()
@@ -1600,7 +1594,8 @@ mod tests {
             let s = Sender::new(0, 0, 1, &flow(profile, false), 1500, 40);
             let seg = Segmenter::new(Some(3 * 1460 - 500), 1460);
             let delack = Some(DelayedAck::new(2, Time(40_000_000_000)));
-            let mut r = Receiver::new(0, 1, 0, seg, 40, delack).with_options(&s.opts);
+            let mut r = Receiver::new(0, 1, 0, seg, 40, delack).with_options(&s.opts, Time(200_000_000_000));
+            r.quickack = None; // the pushed-segment ACK alone (quick-ACK mode: its own test above)
             let mut out = Vec::new();
             r.on_data(&data(0, false), Time(0), &mut out);
             assert!(out.is_empty(), "{profile:?}: the first segment waits");
@@ -1643,7 +1638,7 @@ mod tests {
             spec.init_cwnd_pkt = 20.0;
             spec.min_rto_ps = Some(10_000_000_000);
             let s = Sender::new(0, 0, 1, &spec, 1500, 40);
-            let r = Receiver::new(0, 1, 0, Segmenter::new(None, 1460), 40, None).with_options(&s.opts);
+            let r = Receiver::new(0, 1, 0, Segmenter::new(None, 1460), 40, None).with_options(&s.opts, s.rto);
             Path {
                 s,
                 r,
