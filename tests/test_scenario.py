@@ -212,6 +212,8 @@ BAD = [
     ("shouting", "network.bottleneck", "10GBPS", "network.bottleneck", ["unknown rate unit 'GBPS'"]),
     ("time in the wrong case", "network.rtt", "100US", "network.rtt", ["unknown time unit 'US'", "did you mean 'us'"]),
     ("min_rto past the clock", "flows.0.min_rto", "18446744s", "flows[0].min_rto", ["out of range", "at most 1e+06 s"]),
+    # The RTO's cap is 60 s (RFC 6298 (2.5)): a larger min_rto timed the first timeout only.
+    ("min_rto past the RTO's cap", "flows.0.min_rto", "100s", "flows[0].min_rto", ["out of range", "allowed > 0 s .. 60s"]),
     ("delayed-ack timeout past the clock", "flows.0.delayed_ack", {"timeout": "2e6s"}, "flows[0].delayed_ack.timeout", ["at most 1e+06 s"]),
     ("rtt past the clock", "network.rtt", "1e7s", "network.rtt", ["at most 1e+06 s"]),
     ("huge flow size", "flows.0.size", "1e16B", "flows[0].size", ["at most 1000000000000000 bytes"]),

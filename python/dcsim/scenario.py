@@ -2238,8 +2238,12 @@ class FlowGroup(_KeepsDelayedAckOff, _with_protocol_params(_FlowGroupHead)):
             w = _whole_packets(name, getattr(self, name))
             if not (math.isfinite(w) and 1 <= w <= top):
                 raise _err(name, f"{exact_num(w)} is out of range; allowed 1 .. {top:g} packets")
+        max_rto_s = LIMITS["max_rto_ps"] / 1e12
         if not self.min_rto > 0:
-            raise _err("min_rto", f"{time_str(self.min_rto)} is not positive; allowed > 0 s, e.g. \"10ms\"")
+            raise _err("min_rto", f"{time_str(self.min_rto)} is not positive; allowed > 0 s .. {time_str(max_rto_s)}, e.g. \"10ms\"")
+        if not self.min_rto <= max_rto_s:
+            raise _err("min_rto", f"{time_str(self.min_rto)} is out of range; allowed > 0 s .. {time_str(max_rto_s)} "
+                                  "(the retransmission timer's cap, RFC 6298 (2.5))")
         return self
 
     def protocol_engine(self) -> dict:

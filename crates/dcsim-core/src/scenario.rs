@@ -28,6 +28,10 @@ fn default_min_rto_ps() -> u64 {
 /// as the data-center ns-2 scripts set it (`rtxcur_init_` = `minrto_`), unless that is below 1 ms.
 /// A path whose first ACK takes longer times out once for nothing (the scenario layer warns).
 pub const INITIAL_RTO_FLOOR_PS: u64 = 1_000_000_000;
+/// The retransmission timeout's cap, 60 s (RFC 6298 (2.5): a maximum of at least 60 s), so also
+/// the largest `min_rto`: a larger one was used for the first timeout only, then capped (the
+/// backed-off timer fell from min_rto to 60 s, and every RTT sample gave 60 s).
+pub const MAX_RTO_PS: u64 = 60 * 1_000_000_000_000;
 /// The Linux profile's minimum RTO: 200 ms (Linux `TCP_RTO_MIN`).
 fn default_linux_min_rto_ps() -> u64 {
     200_000_000_000
@@ -83,6 +87,7 @@ pub fn defaults() -> serde_json::Value {
         "l2_schemes": crate::l2::schemes_table(),
         "limits": {
             "max_time_ps": MAX_TIME_PS,
+            "max_rto_ps": MAX_RTO_PS,
             "min_rate_bps": MIN_RATE_BPS,
             "max_rate_bps": MAX_RATE_BPS,
             "max_nodes": MAX_NODES,
@@ -834,6 +839,12 @@ pub fn validate_flow_options(f: &FlowSpec, field: &dyn Fn(&str) -> String) -> Re
     check_window(&field("min_cwnd"), f.min_cwnd())?;
     check_window(&field("init_cwnd"), f.init_cwnd_pkt)?;
     check_time(&field("min_rto"), f.min_rto(), true)?;
+    if f.min_rto() > MAX_RTO_PS {
+        return Err(invalid(
+            field("min_rto"),
+            format!("{} ps is out of range; allowed 1 ..= {MAX_RTO_PS} ps (at most 60 s, the RTO's cap)", f.min_rto()),
+        ));
+    }
     check_time(&field("start"), f.start_ps, false)?;
     check_time(&field("start_jitter"), f.start_jitter_ps, false)?;
     if let Some(sz) = f.size_bytes {

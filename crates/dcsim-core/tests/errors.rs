@@ -110,6 +110,13 @@ fn times_sizes_and_rates_are_range_checked_where_they_enter() {
             "1000000000 packets",
         ),
         (r#""senders":1"#, r#""senders":4294967295"#, "network.senders", "199998"),
+        // Above the RTO's 60 s cap a min_rto was the first timeout only (then 60 s): refused.
+        (
+            r#""protocol":{"kind":"dctcp"}"#,
+            r#""protocol":{"kind":"dctcp"},"min_rto_ps":100000000000000"#,
+            "flows[0].min_rto",
+            "60000000000000 ps",
+        ),
     ];
     for (from, to, field, max) in cases {
         let e = err(&with(from, to)).to_string();

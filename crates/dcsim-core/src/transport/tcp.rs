@@ -44,14 +44,15 @@
 
 use crate::cc::{Cc, Controller, EcnResponse};
 use crate::packet::{FlowId, Kind, NodeId, Packet};
-use crate::scenario::{EcnReaction, FlowSpec, Profile, TcpOptions, INITIAL_RTO_FLOOR_PS};
+use crate::scenario::{EcnReaction, FlowSpec, Profile, TcpOptions, INITIAL_RTO_FLOOR_PS, MAX_RTO_PS};
 use crate::transport::prr::{Bound, Prr};
 use crate::transport::sack::{NextSeg, RangeSet, SackBlocks, SackReceiver, Scoreboard};
 use crate::units::Time;
 
 /// Timer granularity G of RFC 6298 (1 us, data-center configuration).
 const TIMER_GRANULARITY: Time = Time(1_000_000);
-const MAX_RTO: Time = Time(60 * Time::PS_PER_S);
+/// RFC 6298 (2.5)'s cap of the backed-off timer (the largest `min_rto` too).
+const MAX_RTO: Time = Time(MAX_RTO_PS);
 
 /// How a flow's bytes are cut into segments: all full-size but possibly the last.
 #[derive(Clone, Copy, Debug)]
