@@ -602,3 +602,18 @@ def test_the_l2_sources_fairness_index_is_reported():
         res.jain_index(0.01, of="l2")
     with pytest.raises(ValueError, match=r'allowed "flows" or "l2"'):
         res.jain_index(of="sources")
+
+
+def test_a_qeq_whose_full_buffer_quantizes_to_no_feedback_is_warned():
+    """QCN at a full, steady queue computes |Fb| = buffer - Qeq, quantized floor(64 |Fb| / (Qeq (2w+1))):
+    with qeq = 120KB in a 128KB buffer that is 0, so the CP sends nothing while the queue stays full
+    (a review: five 10 Gbps sources kept sending at line rate, 80 % of the frames dropped at 100 %
+    utilization). Allowed (qeq <= buffer), but said; qeq = 118KB still quantizes to 1."""
+    d = lot(duration="20ms", latency="0us", qeq="120KB")
+    said = [w for w in Scenario.from_dict(d).warnings() if w.startswith("l2.qeq:")]
+    assert len(said) == 1 and "C1->C2" in said[0] and "at least 129375 B" in said[0]
+    res = dcsim.simulate(d)
+    src = res.sources
+    assert src.dropped_frames.sum() > 0.5 * src.sent_frames.sum()  # the physics the warning names
+    for quiet in (lot(qeq="118KB"), lot()):
+        assert not [w for w in Scenario.from_dict(quiet).warnings() if w.startswith("l2.qeq:")]

@@ -4324,6 +4324,7 @@ class Scenario(_Model):
             if net.topology in FABRIC_TIERS:
                 out += self._ack_warnings(where)
         out += self._l2_warnings()
+        out += self._qcn_warnings()
         out += self._l2_path_warnings()
         out += self._monitor_warnings()
         out += self._interval_warnings()
@@ -4812,6 +4813,33 @@ class Scenario(_Model):
                                 f"{rate_str(C)} congestion point (p = {p:g}, {frame:g} B frames): eq. (25) then "
                                 "counts the wrong time; set T to that period")
         return mismatch + [w for C in rates for w in self._eq31_warnings(C, p, m, omega, a, b, c, given)]
+
+    def _qcn_warnings(self) -> list[str]:
+        """QCN's CP at a full, steady queue (Qdelta = 0) computes |Fb| = buffer - Qeq; quantized,
+        floor(64 (buffer - Qeq) / (Qeq (2w + 1))) (protocols.md section 1). Below 1 the CP sends
+        nothing while its queue stays full: sources at line rate are never slowed and the queue
+        drops the excess (a review: qeq = "120KB" in a 128KB buffer, five 10 Gbps sources, 80 % of
+        the frames dropped at 100 % utilization; qeq = "100KB", at most qntz = 3, still 35 %)."""
+        l2, net = self.l2, self.network
+        if l2 is None or l2.scheme != "qcn":
+            return []
+        d = l2.defaults()
+        qeq = float(l2.qeq.value) if l2.qeq is not None else float(d["qeq"])
+        w = float(l2.w) if l2.w is not None else float(d["w"])
+        out = []
+        for cp in self._l2_cp_names(set(net.host_names())):
+            a, b = (x.strip() for x in cp.split("->"))
+            buf = net.port_buffer(a, b)
+            if buf is None:
+                continue
+            cap = buf.value * (float(l2.frame.value) if buf.unit == "pkt" else 1.0)
+            if 64.0 * (cap - qeq) < qeq * (2.0 * w + 1.0):
+                most = qeq * (1.0 + (2.0 * w + 1.0) / 64.0)
+                out.append(f"l2.qeq: {qeq:g} B leaves congestion point {a}->{b} ({cap:g} B buffer) no feedback at a "
+                           f"full, steady queue (|Fb| = buffer - qeq quantizes to 0 of 63): sources that fill it are "
+                           f"never slowed and the queue drops the excess; give a buffer of at least {most:g} B or a "
+                           f"smaller qeq; the run goes ahead")
+        return out
 
     def _eq31_warnings(self, C: float, p: float, m: int, omega: float, a: float, b: float, c: float,
                        given: str) -> list[str]:
