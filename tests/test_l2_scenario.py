@@ -617,3 +617,27 @@ def test_a_qeq_whose_full_buffer_quantizes_to_no_feedback_is_warned():
     assert src.dropped_frames.sum() > 0.5 * src.sent_frames.sum()  # the physics the warning names
     for quiet in (lot(qeq="118KB"), lot()):
         assert not [w for w in Scenario.from_dict(quiet).warnings() if w.startswith("l2.qeq:")]
+
+
+@pytest.mark.parametrize("scheme", ["smcc", "qcn", "dsm"])
+def test_a_source_waiting_for_its_nic_does_not_send_when_a_feedback_repaces_it(scheme):
+    """A source waiting for its host NIC (host backpressure) whose rate a feedback changed was
+    re-paced, and the re-paced send event sent the frame past the wait (`L2World::handle` checked
+    only the armed time), then kept sending at its own rate until its turn: eight SMCC sources on
+    one 10 Gbps host held 3 frames waiting in the NIC, above host_backlog_pkt = 2, and DSM with
+    5 sources on each of 5 hosts (dsm-fig10's long-lived flows) 265 316: the sources, waiting for
+    turns that a NIC flooded by those sends never gave, free-ran at their own rates (a review).
+    The NIC's waiting frames stay within the limit."""
+    attach = {"S0": "C1", "S1": "C1", "R0": "C2", "R1": "C2"}
+    d = {
+        "network": {"topology": "parking_lot", "switches": 2, "link": "10Gbps", "delay": "1us", "buffer": "300KB",
+                    "attach": attach},
+        "l2": {"scheme": scheme, "sources": [{"src": "S0", "dst": "R0", "count": 8}, {"src": "S1", "dst": "R1", "count": 2}]},
+        "run": {"duration": "30ms", "warmup": "5ms"},
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ScenarioWarning)
+        res = dcsim.simulate(d)
+    ports = res.ports.set_index("port_label")
+    assert ports.loc["S0->C1", "q_max_pkt"] <= 2  # host_backlog_pkt
+    assert ports.loc["S1->C1", "q_max_pkt"] <= 2

@@ -677,8 +677,11 @@ impl L2World {
         match ev {
             L2Ev::Send(i) => {
                 let s = &mut self.sources[i as usize];
-                if !s.tx.due(now) {
-                    return Ok(()); // re-paced: a later (or earlier) event took its place
+                if !s.tx.due(now) || s.waiting {
+                    // re-paced: a later (or earlier) event took its place; or the source waits
+                    // for its NIC (a re-paced event while it waits must not send past the
+                    // host backpressure: its turn sends the frame, `next_turn`)
+                    return Ok(());
                 }
                 let rate = s.rp.rate();
                 let (pkt, next) = s.tx.send(now, rate);
