@@ -622,7 +622,15 @@ impl Sender {
             self.stats.ece_acks += 1;
         }
         if now >= ack.ts {
-            self.rtt_sample(now - ack.ts);
+            // RFC 6298's estimator takes its samples from ACKs of new data only (ns-2 `newack`;
+            // Linux `tcp_clean_rtx_queue`: FLAG_ACKED, or with SACK a newly SACKed segment, the
+            // one a duplicate ACK with blocks reports): a duplicate ACK of a segment sent long
+            // before had reset the backed-off timer (15 timeouts: 60 s -> 10 ms; a review). A
+            // controller that reads delay (DX) still sees every ACK's.
+            let new_data = ack_no > self.snd_una || (self.sb.is_some() && ack_no == self.snd_una && !blocks.is_empty());
+            if new_data {
+                self.rtt_sample(now - ack.ts);
+            }
             if let Some(queued) = self.cc.on_rtt_sample(now - ack.ts) {
                 self.stats.rtt_samples += 1;
                 self.stats.rtt_samples_queued += queued as u64;
@@ -1466,6 +1474,28 @@ mod tests {
         assert_eq!(s.rto, Time(2 * rto.0));
         assert_eq!(s.cwnd, 1.0);
         assert_eq!(s.stats.timeouts, 1);
+    }
+
+    #[test]
+    fn only_acks_of_new_data_feed_the_rto_estimator() {
+        // RFC 6298 / ns-2 `newack` / Linux FLAG_ACKED: after 13 timeouts the timer is backed off
+        // to 60 s; a duplicate ACK (nothing new acknowledged, no SACK) must leave it there (it
+        // had reset it to ~10 ms, min_rto), and the next ACK of new data takes the sample.
+        let mut s = Sender::new(0, 0, 1, &spec(ProtocolSpec::newreno(false)), 1500, 40);
+        let mut out = Vec::new();
+        s.start(Time(0), &mut out);
+        s.on_ack(&ack(1, false, Time(0)), Time(100_000_000), &mut out); // 100 us sample
+        let mut t = Time(1_000_000_000);
+        for _ in 0..13 {
+            s.on_timeout(t, &mut out);
+            t += s.rto;
+        }
+        assert_eq!(s.rto, MAX_RTO);
+        let srtt = s.srtt;
+        s.on_ack(&ack(1, false, t - Time(100_000_000)), t, &mut out); // a duplicate
+        assert_eq!((s.rto, s.srtt), (MAX_RTO, srtt), "a duplicate ACK fed the estimator");
+        s.on_ack(&ack(2, false, t - Time(100_000_000)), t, &mut out); // new data
+        assert!(s.rto < Time(Time::PS_PER_S), "an ACK of new data took no sample: rto {:?}", s.rto);
     }
 
     fn data(seq: u64, ce: bool) -> Packet {
