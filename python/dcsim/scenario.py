@@ -222,9 +222,10 @@ class ScenarioError(ValueError):
 
 class RunLimitError(ScenarioError):
     """A run stopped by one of the scenario's bounds while it ran (metrics.max_memory: the packets
-    its queues held outgrew what the bound left for them; run.max_wall: it took longer than that
-    wall-clock time). ``str(err)`` names the field. ``partial``: for run.max_wall past the warm-up,
-    the :class:`~dcsim.Result` of the time simulated (see :func:`dcsim.simulate`); else None."""
+    its queues held, or its generated flows running at once, outgrew what the bound left for them;
+    run.max_wall: it took longer than that wall-clock time). ``str(err)`` names the field.
+    ``partial``: for run.max_wall, or metrics.max_memory by the running flows, past the warm-up, the
+    :class:`~dcsim.Result` of the time simulated (see :func:`dcsim.simulate`); else None."""
 
     partial: Any = None
 

@@ -62,9 +62,10 @@ def simulate(
     runs (its queues hold more packets than the bound leaves room for) or takes longer than
     ``run.max_wall`` of wall-clock time (checked each time the engine returns, at least every
     :data:`EVENTS_PER_CALL` events); the engine's other ``field: message`` errors pass through
-    unchanged. A run stopped by ``run.max_wall`` after its warm-up keeps what it simulated: the
-    error's ``partial`` is the :class:`Result` of 0 .. t (its engine spec's duration is t, its
-    scenario the one given, and ``partial.stopped`` says both); None for every other stop.
+    unchanged. A run stopped after its warm-up by ``run.max_wall``, or by ``metrics.max_memory``
+    for its generated flows running at once (one world), keeps what it simulated: the error's
+    ``partial`` is the :class:`Result` of 0 .. t (its engine spec's duration is t, its scenario
+    the one given, and ``partial.stopped`` says both); None for every other stop.
     """
     from dcsim.scenario import RunLimitError, Scenario, ScenarioWarning, engine_error, load_scenario
 
@@ -108,7 +109,7 @@ def simulate(
         raise _wall_stop(scenario, spec, sim, max_wall, time.perf_counter() - t0) from None
     except ValueError as e:
         if str(e).startswith(RUN_LIMIT_FIELDS):
-            raise RunLimitError(str(e) + _auto_interval_hint(scenario, spec, str(e))) from None
+            raise _memory_stop(scenario, spec, sim, str(e), time.perf_counter() - t0) from None
         raise
     # Imported only now: `dcsim run` imports it (numpy) in another thread while the engine runs.
     from dcsim.result import Result
@@ -131,8 +132,7 @@ def _wall_stop(scenario, spec: dict, sim, max_wall: float, wall_s: float):
     derives agrees with them. Its scenario stays the one given: one of run.duration t would be
     another scenario (flows that start after t are refused in it, and its automatic intervals
     are fitted to t: a probe), and ``stopped`` says what was asked for and reached."""
-    from dcsim.result import Result
-    from dcsim.scenario import RunLimitError, time_str
+    from dcsim.scenario import time_str
 
     now_ps, duration_ps = int(sim.now_ps), int(spec["duration_ps"])
     from dcsim.units import fmt_time
@@ -141,6 +141,17 @@ def _wall_stop(scenario, spec: dict, sim, max_wall: float, wall_s: float):
     message = (f"run.max_wall: the run stopped at t = {fmt_time(now_ps / 1e12, 6)} of {fmt_time(duration_ps / 1e12, 6)} simulated "
                f"after {wall_s:.3g} s of wall-clock time, more than run.max_wall = {time_str(max_wall)}; raise it, "
                f"or shorten run.duration")
+    return _stop_keeping(scenario, spec, sim, message, wall_s, {"field": "run.max_wall", "max_wall_s": float(max_wall)})
+
+
+def _stop_keeping(scenario, spec: dict, sim, message: str, wall_s: float, stopped: dict):
+    """The RunLimitError ``message`` of a run stopped at t = now at an instant's end, with the
+    Result of 0 .. t as its ``partial`` when t is past the warm-up (see :func:`_wall_stop`);
+    ``partial.stopped`` is ``stopped`` with the durations asked for and simulated."""
+    from dcsim.result import Result
+    from dcsim.scenario import RunLimitError
+
+    now_ps, duration_ps = int(sim.now_ps), int(spec["duration_ps"])
     partial = None
     if now_ps > int(spec["warmup_ps"]):
         try:
@@ -149,13 +160,27 @@ def _wall_stop(scenario, spec: dict, sim, max_wall: float, wall_s: float):
         except (ValueError, MemoryError) as e:  # said, not hidden: the stop is reported either way
             message += f" (what it simulated could not be kept: {type(e).__name__}: {e})"
         else:
-            partial.stopped = {"field": "run.max_wall", "max_wall_s": float(max_wall),
-                               "duration_s": duration_ps / 1e12, "simulated_s": now_ps / 1e12}
+            partial.stopped = {**stopped, "duration_s": duration_ps / 1e12, "simulated_s": now_ps / 1e12}
     else:
         message += f" (before the warm-up ended at {int(spec['warmup_ps']) / 1e12:g} s: nothing was measured)"
     err = RunLimitError(message)
     err.partial = partial
     return err
+
+
+def _memory_stop(scenario, spec: dict, sim, message: str, wall_s: float):
+    """The RunLimitError of a run metrics.max_memory stopped. One that generated flows running at
+    once stopped (the engine's words ``generated_running_stop``) ends at an instant's end within
+    the plan, whose results rows count every generated flow: it keeps the Result of 0 .. t as
+    run.max_wall's stop does (one world; a partitioned run's worlds stop at different times). A
+    stop by the queues keeps nothing (they hold what the bound left: nothing more is built)."""
+    from dcsim.scenario import ENGINE_DEFAULTS, RunLimitError
+
+    message += _auto_interval_hint(scenario, spec, message)
+    if ENGINE_DEFAULTS["generated_running_stop"] not in message or int(spec.get("partitions", 1)) > 1:
+        return RunLimitError(message)
+    return _stop_keeping(scenario, spec, sim, message, wall_s,
+                         {"field": "metrics.max_memory", "max_memory_bytes": int(spec["metrics"]["max_memory_bytes"])})
 
 
 def _auto_interval_hint(scenario, spec: dict, message: str) -> str:

@@ -811,7 +811,7 @@ mod tests {
 
     #[test]
     fn growth_counted_bounds_what_the_memory_check_walks() {
-        // The two facts World::check_queue_memory skips its walk on: a port's count is at most
+        // The two facts World::check_memory_now skips its walk on: a port's count is at most
         // twice what it holds (whatever `more`), and what it holds grew by at most what the
         // process-wide counter grew by (other tests' ports may add to the counter: >=).
         let mut p = port(1_000_000_000, Amount::Packets(10_000), Time(0));

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Bytes by which the process's rings have grown so far (a ring never shrinks), over every
 /// thread: what a world's rings can have grown by since it last looked is at most what this grew
-/// by ([`grown_bytes`]; `World::check_queue_memory`).
+/// by ([`grown_bytes`]; `World::check_memory_now`).
 static GROWN_BYTES: AtomicU64 = AtomicU64::new(0);
 
 /// See [`GROWN_BYTES`].
