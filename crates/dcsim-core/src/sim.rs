@@ -2673,10 +2673,16 @@ impl World {
         let mut fl = FlowCols::default();
         let name = |n: NodeId| self.net.nodes[n as usize].name.as_str();
         let nan_or = |x: Option<f64>| x.unwrap_or(f64::NAN);
-        for (i, slot) in self.flows.iter().enumerate() {
+        // Moved out: each running flow's transport state is freed once its row is taken, and the
+        // rows once their columns are (the run cannot continue), so that the columns do not come
+        // on top of both (see `release_freed_memory`).
+        let (slots, rows) = (std::mem::take(&mut self.flows), std::mem::take(&mut self.rows));
+        self.live_flows = 0;
+        self.paths = Vec::new();
+        for (i, slot) in slots.into_iter().enumerate() {
             let r = match slot {
                 FlowSlot::Active(f) => f.row(i as FlowId),
-                FlowSlot::Done(k) => self.rows[*k as usize],
+                FlowSlot::Done(k) => rows[k as usize],
                 FlowSlot::Elsewhere(_) => unreachable!("a merged world holds every flow's row"),
             };
             let (post, whole) = (r.post, r.whole);
@@ -3028,10 +3034,27 @@ impl Sim {
     /// All result tables (see the Python `Result` for their meaning). The sampled series are
     /// moved out: a second call is an error.
     pub fn results(&mut self) -> Result<Vec<Table>> {
-        if self.par.is_some() {
-            return self.results_partitioned();
+        let tables = if self.par.is_some() { self.results_partitioned() } else { self.worlds[0].results() };
+        release_freed_memory();
+        tables
+    }
+}
+
+/// Give the memory freed so far back to the system where the allocator keeps it (glibc: it keeps
+/// freed small blocks, such as the running flows' transport state that `results` frees, for the
+/// process's later allocations, which the front end's tables do not make from it). Measured: a
+/// world of 100 000 running trace flows on a k = 4 fat-tree, dropped, returned 6 of its 120 MB to
+/// the system, and 120 MB with `malloc_trim` (2026-12-02); the front end's peak comes after.
+fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn malloc_trim(pad: usize) -> std::os::raw::c_int;
         }
-        self.worlds[0].results()
+        // SAFETY: glibc's malloc_trim takes no pointers and may be called at any time.
+        unsafe {
+            malloc_trim(0);
+        }
     }
 }
 

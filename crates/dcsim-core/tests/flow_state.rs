@@ -53,7 +53,9 @@ fn peak_flow_state_is_bounded_by_the_flows_in_the_system_not_by_the_flows_genera
     sim.check_invariants().unwrap(); // includes: the live counter equals the flows with state
     let created = sim.flows_created();
     let peak = sim.peak_active_flows();
+    let active = sim.active_flows(); // as the run ends: `results` frees the running flows' state
     let t = sim.results().unwrap();
+    assert_eq!(sim.active_flows(), 0, "the results freed the running flows' state");
     let fl = table(&t, "flows");
     let fct = fl.f64("fct_s");
     let finished: Vec<f64> = fct.iter().copied().filter(|x| x.is_finite()).collect();
@@ -75,7 +77,7 @@ fn peak_flow_state_is_bounded_by_the_flows_in_the_system_not_by_the_flows_genera
     // The bound is far below what keeping every flow's state would hold (the test can fail).
     assert!(created > 20 * bound, "{created} flows created, bound {bound}");
     assert_eq!(fl.rows(), created, "one result row per flow");
-    assert_eq!(sim.active_flows(), created - finished.len(), "state of unfinished flows only");
+    assert_eq!(active, created - finished.len(), "state of unfinished flows only");
     // Each flow's state is a fixed size (plus its window's buffers); a finished flow keeps a row.
     let (state_bytes, row_bytes) = Sim::flow_state_bytes();
     assert!(2 * row_bytes <= state_bytes, "a row ({row_bytes} B) against a flow's state ({state_bytes} B)");

@@ -603,6 +603,10 @@ impl Sim {
         w0.rows = rows;
         for w in rest.iter_mut() {
             w.taken = true;
+            // Their flows' state is in the merged rows: freed now, not when the run is dropped.
+            w.flows = Vec::new();
+            w.rows = Vec::new();
+            w.live_flows = 0;
         }
         w0.tables(c, in_flight)
     }
