@@ -238,8 +238,8 @@ def _finish(fig: Figure, axes: Sequence, results: Sequence[Result], labels: Opti
     lines = []
     for i, r in enumerate(results):
         head = f"{labels[i]}: " if labels else ""
-        stop = (f"; stopped by {r.stopped.get('field', 'run.max_wall')} at {fmt_time(r.stopped['simulated_s'])} (this figure's end)"
-                if r.stopped else "")
+        stop = (f"; stopped by {r.stopped.get('field', 'run.max_wall')} at {fmt_time(r.stopped['simulated_s'])} "
+                "(this figure's end)" if r.stopped else "")
         lines += textwrap.wrap(head + r.scenario.describe() + stop, width)
     lines.append(f"dcsim {_version()}")
     handles, names = [], []
