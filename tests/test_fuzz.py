@@ -22,6 +22,18 @@ Invariants (first principles, no tolerance tuned to results):
 * L2 rate control (QCN, SMCC, DSM) through the Python API: frames conserved, every byte sample of
   a congestion point within its buffer, rates in (0, line rate], delivered <= sent, replays.
 
+* dumbbells with generated flows (``dumbbell_workloads``): DX mixed with the other protocols in one
+  scenario, CHOKe and modified CHOKe beside the other queues, Poisson workloads (web-search,
+  data-mining, inline-CDF, uniform or fixed sizes; their loads lowered to at most
+  MOST_POISSON_FLOWS expected flows) and incast rounds, a host jitter; one draw in ten puts one
+  field out of range and must be refused naming it;
+* with no warm-up, each port's counts add up: arrivals = drops + sent + held, held >= 0, within a
+  switch port's buffer + 1, and all held packets among those in flight (the engine checks the
+  exact form; its tables do not give the held packets);
+* a partitioned fabric's flows are its one-world run's (``fabric_workloads``; src, dst, start,
+  size and ideal FCT: what tests/test_fabric.py and run.partitions' docs promise; the rest is
+  physics, not bit for bit, held to the invariants only);
+
 The scenarios draw every queue kind (CHOKe and modified CHOKe in one world only: a partitioned
 fabric refuses them) and every transport the engine lists (NewReno, DCTCP, DCTCP-Improved
 Fairness, DX; parameters drawn by unit) on dumbbells, graphs, trees (with a Poisson workload) and
@@ -47,7 +59,8 @@ from typer.testing import CliRunner
 
 import dcsim
 from dcsim import Scenario, ScenarioError
-from dcsim.scenario import _PARAM_TYPES, AQM_KINDS, AQM_TABLE, PROTOCOL_TABLE, PROTOCOLS, FlowGroup, _check_param, _core, _param_engine
+from dcsim.scenario import (_PARAM_TYPES, AQM_KINDS, AQM_TABLE, PROTOCOL_TABLE, PROTOCOL_UNITS, PROTOCOLS, FlowGroup,
+                            ENGINE_DEFAULTS, Sizes, Workload, _check_param, _core, _param_engine)
 from dcsim.cli import app
 
 LONG = int(os.environ.get("DCSIM_FUZZ_EXAMPLES", "10000"))
@@ -289,6 +302,305 @@ def l2_networks(draw) -> dict:
             "metrics": {"queue_interval": f"{draw(st.sampled_from([1, 5, 20]))}us"}}
 
 
+# --- dumbbells with generated flows, and fabrics against their one-world run ----------------------------
+
+#: Mixes of flow classes whose shares add up to 1 exactly in binary (0.1 + 0.2 would not).
+_SHARES = st.sampled_from([[1.0], [0.5, 0.5], [0.25, 0.75], [0.25, 0.25, 0.5], [0.125, 0.375, 0.5]])
+
+
+def _host_jitters(pkt_us: float):
+    """``network.host_jitter``: mostly none, else up to a few packet times (in ps, as the engine's
+    fuzzers draw host_jitter_ps); the one past the limit is drawn as an out-of-range case."""
+    most = max(1, int(pkt_us * 5e6))
+    return st.one_of(st.none(), st.none(), st.just("0us"), st.integers(1, most).map(lambda ps: f"{ps}ps"))
+
+
+@st.composite
+def _transport(draw, dx_first: bool = False) -> dict:
+    """A ``protocol`` or a ``mix`` of classes (DX among them at least as often as the others),
+    each with some of its protocol's parameters drawn by unit."""
+    shares = draw(_SHARES)
+    classes = []
+    for i, share in enumerate(shares):
+        proto = "dx" if dx_first and i == 0 else draw(protocols)
+        c = {"protocol": proto, **draw(protocol_params(proto))}
+        if draw(st.integers(0, 3)) == 0:
+            c["init_cwnd"] = draw(st.sampled_from([1, 2, 10]))
+        if draw(st.integers(0, 3)) == 0:
+            c["min_rto"] = draw(st.sampled_from(["200us", "1ms"]))
+        if draw(st.integers(0, 3)) == 0:
+            c["profile"] = draw(st.sampled_from(["ns2", "linux"]))
+        classes.append((c, share))
+    if len(classes) == 1 and draw(st.booleans()):
+        return classes[0][0]
+    return {"mix": [{**c, "share": s} for c, s in classes]}
+
+
+#: The most flows a Poisson workload is expected to generate in a case (its load lowered to fit):
+#: a tiny size at a high rate would otherwise generate millions in a millisecond.
+MOST_POISSON_FLOWS = 200
+
+
+def _fit_load(w: dict, bps: float, duration_us: int, pkt: int) -> None:
+    """Lower a Poisson workload's load so that it is expected to generate at most
+    MOST_POISSON_FLOWS flows over the run (``bps``: the capacity its load is a fraction of)."""
+    mean = Sizes(**w["sizes"]).mean_bytes(pkt, ENGINE_DEFAULTS["header_bytes"])
+    most = MOST_POISSON_FLOWS * 8 * mean / (bps * duration_us * 1e-6)
+    if w["load"] > most:
+        w["load"] = float(f"{most:.3g}")
+
+
+def _bps(rate: str) -> float:
+    return float(TypeAdapter(_PARAM_TYPES["bps"]).validate_python(rate))
+
+
+def _sizes():
+    return st.one_of(
+        st.builds(lambda n: {"kind": "cdf", "name": n}, st.sampled_from(["web_search", "data_mining"])),
+        st.builds(lambda lo, w: {"kind": "uniform", "min": f"{lo}B", "max": f"{lo + w}B"},
+                  st.integers(1, 20_000), st.integers(0, 50_000)),
+        st.builds(lambda s: {"kind": "fixed", "size": s}, st.sampled_from(["1B", "1460B", "3pkt", "64KB"])),
+        st.just({"kind": "cdf", "points": [[1000, 0.0], [10_000, 0.5], [200_000, 1.0]]}),
+    )
+
+
+#: Out-of-range draws of ``dumbbell_workloads``: (the field the error must name, how to break it).
+def _break_jitter(d):
+    d["network"]["host_jitter"] = "1.000000001s"
+    return "host_jitter"
+
+
+def _break_partitions(d):
+    d["run"]["partitions"] = 2
+    return "run.partitions"
+
+
+def _break_workload(key, value):
+    def brk(d):
+        if not d.get("workloads"):
+            d["workloads"] = [{"kind": "poisson", "load": 0.1, "sizes": {"kind": "cdf", "name": "web_search"},
+                               "protocol": "dx"}]
+        w = d["workloads"][0]
+        field = key
+        if key == "load":
+            w.update(kind="poisson", load=value, sizes=w.get("sizes") or {"kind": "cdf", "name": "web_search"})
+            for k in ("client", "servers", "n", "total", "rounds", "gap"):
+                w.pop(k, None)
+        elif key == "min":
+            w.update(kind="poisson", load=w.get("load") or 0.1, sizes={"kind": "uniform", "min": value, "max": "1KB"})
+            for k in ("client", "servers", "n", "total", "rounds", "gap"):
+                w.pop(k, None)
+        elif key == "mix":
+            for k in ("protocol", *Workload._TRANSPORT):
+                w.pop(k, None)
+            w["mix"] = [{"protocol": "dx", "share": 0.5}, {"protocol": "dctcp", "share": value}]
+        return field
+    return brk
+
+
+def _break_aqm(d):
+    d["network"]["aqm"] = {"kind": "modified_choke", "min_th": "1pkt", "max_th": "2pkt", "max_p": 1.5}
+    return "max_p"
+
+
+def _break_dx(d):
+    d["flows"] = d.get("flows", []) + [{"count": 1, "protocol": "dx", "R0": "-1us"}]
+    return "R0"
+
+
+_BREAKS = [_break_jitter, _break_partitions, _break_workload("load", 1.0), _break_workload("load", 0.0),
+           _break_workload("min", "0B"), _break_workload("mix", 0.4), _break_aqm, _break_dx]
+
+
+@st.composite
+def dumbbell_workloads(draw) -> tuple[dict, str | None, dict | None]:
+    """A dumbbell whose flows mix every protocol (DX always among them when a DX draw comes up),
+    every queue discipline (CHOKe and modified CHOKe included), listed flows and generated ones
+    (Poisson arrivals at small loads with web-search, data-mining, uniform, fixed or inline-CDF
+    sizes, and incast rounds into r), with a host jitter; and, one case in ten, one field out of
+    range. Returns the scenario, the field its error must name (None: a valid draw) and the draw
+    before the field was put out of range (None: a valid draw)."""
+    n = draw(st.integers(1, 6))
+    pkt = draw(st.sampled_from([1500, 9000, 64]))
+    buf = draw(st.one_of(st.integers(1, 20), st.integers(1, 300)))  # small buffers: drops, CHOKe's evictions
+    bottleneck = draw(rates)
+    net = {"topology": "dumbbell", "senders": n, "bottleneck": bottleneck, "access": draw(rates),
+           "rtt": [f"{draw(times_us)}us" for _ in range(n)] if draw(st.booleans()) else f"{draw(times_us)}us",
+           "buffer": f"{buf}pkt" if draw(st.booleans()) else f"{buf * pkt}B",
+           "aqm": draw(aqms(buf)), "packet_bytes": pkt}
+    jitter = draw(_host_jitters(pkt * 8 / 10e9 * 1e6))  # packet times at 10 Gbps
+    if jitter is not None:
+        net["host_jitter"] = jitter
+    duration_us = draw(st.integers(100, 2000))
+    run = {"duration": f"{duration_us}us", "seed": draw(st.integers(0, 2**64 - 1))}
+    if draw(st.integers(0, 3)) == 0:  # else warm-up 0, where each port's counts must add up whole
+        run["warmup"] = f"{draw(st.integers(0, duration_us - 1))}us"
+    d = {"network": net, "run": run,
+         "metrics": {"queue_interval": f"{draw(st.sampled_from([1, 10, 100]))}us"}}
+    senders = [f"s{i}" for i in range(n)]
+    dx_first = draw(st.booleans())
+    if draw(st.booleans()):
+        flows = draw(flow_groups(n, None))
+        if dx_first:
+            flows[0] = {k: v for k, v in flows[0].items() if k not in PROTOCOL_UNITS and k != "ect_acks"}
+            flows[0].update(protocol="dx", **draw(protocol_params("dx")))
+        d["flows"] = [{**f, "start": "0us", "stagger": "0us"} for f in flows]
+    workloads = []
+    for _ in range(draw(st.integers(0 if "flows" in d else 1, 2))):
+        start = f"{draw(st.integers(0, duration_us // 2))}us"
+        if draw(st.booleans()):
+            w = {"kind": "poisson", "load": draw(st.sampled_from([0.01, 0.05, 0.1, 0.3])), "sizes": draw(_sizes()),
+                 "start": start}
+            if draw(st.booleans()):
+                w["senders"] = sorted(set(draw(st.lists(st.sampled_from(senders), min_size=1, max_size=n))))
+            if draw(st.booleans()):
+                w["stop"] = f"{draw(st.integers(int(start[:-2]) + 1, duration_us + 100))}us"
+            _fit_load(w, _bps(bottleneck), duration_us, pkt)  # the load is of the bottleneck (sw->r)
+        else:
+            servers = sorted(set(draw(st.lists(st.sampled_from(senders), min_size=1, max_size=n))))
+            w = {"kind": "incast", "client": "r", "servers": servers, "start": start,
+                 "total": draw(st.sampled_from(["1B", "10KB", "100KB", "1MB"])), "rounds": draw(st.integers(1, 3)),
+                 "gap": f"{draw(st.integers(0, 50))}us"}
+        w.update(draw(_transport(dx_first and not workloads and "flows" not in d)))
+        workloads.append(w)
+    if workloads:
+        d["workloads"] = workloads
+    expect, base = None, None
+    if draw(st.integers(0, 9)) == 0:
+        base = copy.deepcopy(d)
+        expect = draw(st.sampled_from(_BREAKS))(d)
+    return d, expect, base
+
+
+def check_port_counts(res) -> None:
+    """Per port, with no warm-up (the port counts then cover the whole run): arrivals = drops +
+    sent + held, where held (queued or being sent) >= 0, within the buffer plus the one on the wire
+    at a switch port, and all the ports' held packets are among the packets in flight."""
+    spec = res.engine_spec
+    if spec.get("warmup_ps", 0) != 0:
+        return
+    p = res.ports
+    assert (p["drops"] == p["drops_whole_run"]).all(), "no warm-up: the run's drops are the window's"
+    held = p["arrivals"].astype(np.int64) - p["drops"].astype(np.int64) - p["tx_pkts"].astype(np.int64)
+    bad = p[held < 0]
+    assert bad.empty, f"ports with more dropped + sent than arrived: {bad[['port_label', 'arrivals', 'drops', 'tx_pkts']]}"
+    caps = _capacities_pkt(spec, res)
+    for (src, dst), h in zip(zip(p["src"], p["dst"]), held):
+        cap = caps.get((src, dst))
+        if cap is not None:
+            assert h <= cap + 1, f"{src}->{dst}: {h} held > buffer {cap} + 1 on the wire"
+    c = res.counters.iloc[0]
+    assert held.sum() <= c["in_flight_pkts"], f"{held.sum()} held at ports > {c['in_flight_pkts']} in flight"
+
+
+def _run_expecting(d: dict, expect: str | None, base: dict | None, replay: bool) -> None:
+    """A valid draw runs with every invariant checked (and a replay bit-identical); a draw with a
+    field out of range fails with a ScenarioError that names it, and nothing else (if the draw
+    before it was broken was valid: a draw may be refused by a rule between fields, such as K below
+    the buffer, which `_run_valid` checks is named)."""
+    import warnings
+
+    if expect is not None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                Scenario.from_dict(copy.deepcopy(base)).check_resources()
+            except ScenarioError as e:
+                _check_error(str(e))
+                COUNTS["out-of-range draws whose draw was refused already"] += 1
+                return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with pytest.raises(ScenarioError) as e:
+                Scenario.from_dict(copy.deepcopy(d)).check_resources()
+        _check_error(str(e.value))
+        assert expect in str(e.value), f"expected an error naming {expect!r}: {e.value}"
+        COUNTS[f"out-of-range draws refused naming {expect}"] += 1
+        return None
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # e.g. DX flows through an ECN-marking queue
+        res = _run_valid(d, replay)
+    if res is not None:
+        COUNTS[f"generated-flow draws run on a {d['network']['topology']} with {d['run'].get('partitions', 1)} partition(s)"] += 1
+        COUNTS[f"generated-flow draws run with {d['network'].get('aqm', {}).get('kind', 'droptail')} queues"] += 1
+        COUNTS["generated-flow draws run with a host jitter"] += "host_jitter" in d["network"]
+        for w in d.get("workloads", []):
+            sizes = w.get("sizes", {})
+            COUNTS[f"generated-flow draws run with a {w['kind']} workload {sizes.get('name', sizes.get('kind', ''))}"] += 1
+            COUNTS["generated-flow draws run with a mix"] += "mix" in w
+        COUNTS["generated flows run"] += int(res.flows["workload"].notna().sum())
+        COUNTS["generated-flow draws in which CHOKe dropped a queued packet"] += bool((res.ports["evictions"] > 0).any())
+        COUNTS["generated-flow draws with drops"] += bool((res.ports["drops_whole_run"] > 0).any())
+    return res
+
+
+@st.composite
+def fabric_workloads(draw) -> tuple[dict, str | None, dict | None]:
+    """A partitioned fabric (``partitioned_fabrics``) whose generated flows draw their sizes from a
+    CDF (web search, data mining) or as there, their transport from a mix (DX among the draws),
+    its hosts a host jitter; one case in ten, a partition count the topology refuses (more parts
+    than pods or leaves, CHOKe queues or an incast split into worlds)."""
+    d = draw(partitioned_fabrics())
+    net = d["network"]
+    jitter = draw(_host_jitters(net["packet_bytes"] * 8 / 10e9 * 1e6))
+    if jitter is not None:
+        net["host_jitter"] = jitter
+    for w in d.get("workloads", []):
+        for k in ("protocol",):
+            w.pop(k, None)
+        w.update(draw(_transport(dx_first=draw(st.booleans()))))
+        if w["kind"] == "poisson":
+            w["load"] = draw(st.sampled_from([0.01, 0.05, 0.1, 0.3]))
+            if draw(st.booleans()):
+                w["sizes"] = draw(_sizes())
+            hosts = net["k"] ** 3 // 4 if net["topology"] == "fat_tree" else net["leaves"] * net["hosts_per_leaf"]
+            _fit_load(w, _bps(net["host_link"]) * hosts, int(d["run"]["duration"][:-2]), net["packet_bytes"])
+    expect, base = None, None
+    if draw(st.integers(0, 9)) == 0:
+        base = copy.deepcopy(d)
+        most = net["k"] if net["topology"] == "fat_tree" else net["leaves"]
+        how = draw(st.sampled_from(["too_many", "choke", "incast"]))
+        if how == "too_many":
+            d["run"]["partitions"] = most + 1
+        else:
+            d["run"]["partitions"] = draw(st.integers(2, most))
+            if how == "choke":
+                net["aqm"] = {"kind": draw(st.sampled_from(["choke", "modified_choke"])), "min_th": "1pkt",
+                              "max_th": "2pkt", "max_p": 0.1, "m": 1}
+            else:
+                d.setdefault("workloads", []).append({"kind": "incast", "client": "h0", "servers": ["h1"],
+                                                      "total": "10KB", "protocol": "dx"})
+        expect = "run.partitions"
+    return d, expect, base
+
+
+#: The columns of the flows table a partitioned run promises equal to its one-world run's: the
+#: same generated flows, every world drawing them alike (tests/test_fabric.py's
+#: test_partitioned_run_keeps_the_flows_and_physics_of_one_world; run.partitions' docs: the
+#: one-world run's physics, not bit for bit, so the rest is only held to the invariants).
+SAME_FLOWS = ("src", "dst", "start_s", "size_bytes", "ideal_fct_s")
+
+
+def _run_partitioned_against_one_world(d: dict, expect: str | None, base: dict | None, replay: bool) -> None:
+    import warnings
+
+    parts = _run_expecting(d, expect, base, replay)
+    if parts is None or d["run"]["partitions"] == 1:
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        one_d = copy.deepcopy(d)
+        one_d["run"]["partitions"] = 1
+        one = dcsim.simulate(Scenario.from_dict(one_d))
+    check_invariants(Scenario.from_dict(one_d), one)
+    check_port_counts(one)
+    f1, fp = one.flows, parts.flows
+    assert len(f1) == len(fp), f"{len(fp)} flows in {d['run']['partitions']} partitions, {len(f1)} in one world"
+    for col in SAME_FLOWS:
+        pd.testing.assert_series_equal(fp[col], f1[col], check_exact=True, obj=f"flows.{col} against one world's")
+    COUNTS["partitioned runs with the one-world run's flows"] += 1
+
+
 # --- invariants -------------------------------------------------------------------------------------
 
 
@@ -406,24 +718,26 @@ def _report_counts():
             json.dump(dict(COUNTS), fh, indent=1, sort_keys=True)
 
 
-def _run_valid(d: dict, replay: bool) -> None:
+def _run_valid(d: dict, replay: bool):
+    """Run a drawn scenario and check the invariants; its Result, None if it was refused (with a named field)."""
     try:
         sc = Scenario.from_dict(copy.deepcopy(d))
     except ScenarioError as e:
         _check_error(str(e))
         COUNTS["valid-strategy cases refused with a named field"] += 1
-        return
+        return None
     try:
         sc.check_resources()  # what simulate checks first: the run's memory bound, before anything runs
     except ScenarioError as e:  # e.g. 180 000 generated flows beyond metrics.max_memory (a long fuzz run found one)
         _check_error(str(e))
         COUNTS["valid-strategy cases refused by the memory bound with a named field"] += 1
-        return
+        return None
     # A validated scenario runs as it is (no second validation): it must be the run its written
     # form gives, as it was when every run was validated again from its dict.
     assert Scenario.from_dict(sc.to_dict()).to_engine_spec() == sc.to_engine_spec()
     res = dcsim.simulate(sc)
     check_invariants(sc, res)
+    check_port_counts(res)
     COUNTS["valid runs with invariants checked"] += 1
     spec = res.engine_spec
     COUNTS[f"runs on a {spec['topology']['kind']}"] += 1
@@ -436,6 +750,7 @@ def _run_valid(d: dict, replay: bool) -> None:
         again = dcsim.simulate(Scenario.from_dict(copy.deepcopy(d)))
         for t in res.tables:
             pd.testing.assert_frame_equal(res.tables[t], again.tables[t], check_exact=True)
+    return res
 
 
 # --- invalid input ------------------------------------------------------------------------------------
@@ -556,6 +871,20 @@ def test_l2_networks_run_and_keep_the_invariants(d, replay):
             pd.testing.assert_frame_equal(res.tables[t], again.tables[t], check_exact=True)
 
 
+@settings(max_examples=60, **COMMON)
+@given(dumbbell_workloads(), st.integers(0, 3))
+def test_dumbbells_with_generated_flows_keep_the_invariants(case, replay):
+    """DX beside the other protocols, CHOKe beside the other queues, Poisson (CDF sizes) and incast
+    workloads, a host jitter; a replay (one case in four) bit-identical; out-of-range draws named."""
+    _run_expecting(*case, replay == 0)
+
+
+@settings(max_examples=25, **COMMON)
+@given(fabric_workloads(), st.integers(0, 3))
+def test_partitioned_fabrics_keep_the_one_world_flows(case, replay):
+    _run_partitioned_against_one_world(*case, replay == 0)
+
+
 @CI_INVALID
 @given(mutated_scenarios())
 def test_invalid_scenarios_fail_with_a_named_field(d):
@@ -595,3 +924,17 @@ def test_fuzz_long_partitioned(d, replay):
 @given(mutated_scenarios())
 def test_fuzz_long_invalid(d):
     _run_invalid(d)
+
+
+@pytest.mark.fuzz
+@LONG_SETTINGS
+@given(dumbbell_workloads(), st.integers(0, 3))
+def test_fuzz_long_dumbbell_workloads(case, replay):
+    _run_expecting(*case, replay == 0)
+
+
+@pytest.mark.fuzz
+@LONG_SETTINGS
+@given(fabric_workloads(), st.integers(0, 3))
+def test_fuzz_long_fabric_workloads(case, replay):
+    _run_partitioned_against_one_world(*case, replay == 0)
