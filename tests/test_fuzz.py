@@ -483,7 +483,7 @@ def check_port_counts(res) -> None:
     assert (p["drops"] == p["drops_whole_run"]).all(), "no warm-up: the run's drops are the window's"
     held = p["arrivals"].astype(np.int64) - p["drops"].astype(np.int64) - p["tx_pkts"].astype(np.int64)
     bad = p[held < 0]
-    assert bad.empty, f"ports with more dropped + sent than arrived: {bad[['port_label', 'arrivals', 'drops', 'tx_pkts']]}"
+    assert bad.empty, f"more dropped + sent than arrived: {bad[['port_label', 'arrivals', 'drops', 'tx_pkts']]}"
     caps = _capacities_pkt(spec, res)
     for (src, dst), h in zip(zip(p["src"], p["dst"]), held):
         cap = caps.get((src, dst))
@@ -521,15 +521,18 @@ def _run_expecting(d: dict, expect: str | None, base: dict | None, replay: bool)
         warnings.simplefilter("ignore")  # e.g. DX flows through an ECN-marking queue
         res = _run_valid(d, replay)
     if res is not None:
-        COUNTS[f"generated-flow draws run on a {d['network']['topology']} with {d['run'].get('partitions', 1)} partition(s)"] += 1
+        parts = d["run"].get("partitions", 1)
+        COUNTS[f"generated-flow draws run on a {d['network']['topology']} with {parts} partition(s)"] += 1
         COUNTS[f"generated-flow draws run with {d['network'].get('aqm', {}).get('kind', 'droptail')} queues"] += 1
         COUNTS["generated-flow draws run with a host jitter"] += "host_jitter" in d["network"]
         for w in d.get("workloads", []):
             sizes = w.get("sizes", {})
-            COUNTS[f"generated-flow draws run with a {w['kind']} workload {sizes.get('name', sizes.get('kind', ''))}"] += 1
+            what = sizes.get("name", sizes.get("kind", ""))
+            COUNTS[f"generated-flow draws run with a {w['kind']} workload {what}"] += 1
             COUNTS["generated-flow draws run with a mix"] += "mix" in w
         COUNTS["generated flows run"] += int(res.flows["workload"].notna().sum())
-        COUNTS["generated-flow draws in which CHOKe dropped a queued packet"] += bool((res.ports["evictions"] > 0).any())
+        evicted = bool((res.ports["evictions"] > 0).any())
+        COUNTS["generated-flow draws in which CHOKe dropped a queued packet"] += evicted
         COUNTS["generated-flow draws with drops"] += bool((res.ports["drops_whole_run"] > 0).any())
     return res
 
