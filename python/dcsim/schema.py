@@ -79,7 +79,8 @@ SCHEMA: dict[str, list[Col]] = {
         _c("flow_label", "", LAB, "the flow, as in `throughput`"),
         _c("cwnd_pkt", "packets", S, "congestion window"),
         _c("alpha", "1", S, "DCTCP's α (NaN for controllers without one)"),
-        _c("srtt_s", "s", S, "smoothed RTT (RFC 6298; NaN before the first sample)"),
+        _c("srtt_s", "s", S, "smoothed RTT (RFC 6298, from ACKs of new data or, with SACK, of newly SACKed data: ns-2's "
+            "`newack`, Linux's `tcp_clean_rtx_queue`; NaN before the first sample)"),
     ],
     "flows": [
         _c("flow", "id", SET, "flow id"),
