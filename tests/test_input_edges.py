@@ -645,8 +645,21 @@ def test_qcn_w_zero_is_the_engines_allowed_range():
     """QCN's derivative weight w: the engine allows 0 <= w <= 1e6, the scenario refused 0 ("> 0")."""
     sc = load_scenario(DSM).replace({"l2.scheme": "qcn", "l2.w": 0.0, "run.duration": "2ms", "run.warmup": "0s"})
     assert sc.l2.w == 0.0
-    with pytest.raises(ScenarioError, match=r"l2\.w: -1\.0 is out of range; allowed >= 0"):
+    with pytest.raises(ScenarioError, match=r"l2\.w: w = -1 is out of range; allowed 0 <= w <= 1e6"):
         load_scenario(DSM).replace({"l2.scheme": "qcn", "l2.w": -1.0})
+
+
+@pytest.mark.parametrize("scheme,name,both_ends", [
+    ("qcn", "gd", "allowed 0 < gd <= 1/63"), ("dsm", "omega", "allowed in (0, 1e12)"),
+    ("smcc", "a", "allowed in (0, 1e15)"), ("smcc", "c", "allowed in (0, 1e15)"),
+])
+def test_an_l2_gain_below_its_range_is_told_both_ends(scheme, name, both_ends):
+    """A plain-number L2 parameter below its range: the message gives the whole range (a review:
+    "l2.gd: 0.0 is out of range; allowed > 0", where gd <= 1/63)."""
+    for v in (-1.0, 0.0):
+        with pytest.raises(ScenarioError) as e:
+            load_scenario(DSM).replace({"l2.scheme": scheme, f"l2.{name}": v})
+        assert str(e.value).startswith(f"l2.{name}: ") and both_ends in str(e.value), str(e.value)
 
 
 def test_workload_inputs_found_by_probing_are_refused_naming_the_field(tmp_path):

@@ -3459,6 +3459,8 @@ L2_PARAMS: dict[str, dict[str, str]] = {
 L2_FIELD_NAMES: dict[str, str] = {f: n for ps in L2_PARAMS.values() for n, f in ps.items()}
 #: Each parameter's unit (one per name across the schemes).
 L2_UNITS: dict[str, str] = _param_units(L2_SCHEME_TABLE, "L2")
+#: Units of L2 parameters the engine's scheme check ranges at both ends (see ``L2._check``).
+L2_ENGINE_RANGED = frozenset({"weight", "number", "per_second", "hz"})
 
 
 def _latency_v(v: Any) -> Any:
@@ -3543,8 +3545,13 @@ class _L2Base(_Model):
         for other in {n for ps in L2_PARAMS.values() for n in ps} - set(mine):
             if getattr(self, other) is not None:
                 raise _err(other, f"not a parameter of {self.scheme}; {self.scheme} takes {', '.join(mine)}")
-        for name in mine:
-            if getattr(self, name) is not None:
+        # The plain numbers (gains, weights, rates in 1/s or Hz) are range-checked by the engine
+        # first, whose messages give both ends of each range (ours knew only the lower: "l2.w: -1
+        # is out of range; allowed >= 0", where w <= 1e6: a review); the rest here first, as their
+        # values must convert for the engine.
+        given = [name for name in mine if getattr(self, name) is not None]
+        for name in given:
+            if L2_UNITS[name] not in L2_ENGINE_RANGED:
                 _check_param(name, L2_UNITS[name], getattr(self, name))
         # The engine's own range checks of the scheme (L2Spec::validate: Ha in (0, 1e15), m <= 10^5,
         # ...), here rather than first at run time (a review: Ha = 1e300 passed Scenario.from_dict).
@@ -3553,6 +3560,9 @@ class _L2Base(_Model):
             field, message = refused
             by_field = {p["field"]: p["name"] for p in L2_SCHEME_TABLE[self.scheme]["params"]}
             raise _err(by_field.get(field.lstrip("."), field.lstrip(".") or "scheme"), message)
+        for name in given:
+            if L2_UNITS[name] in L2_ENGINE_RANGED:
+                _check_param(name, L2_UNITS[name], getattr(self, name))  # a bound the engine lacked
         if self.scheme == "qcn" and self.fr_th is not None and self.fr_th < 1:
             raise _err("fr_th", f"{self.fr_th} is out of range; allowed >= 1 cycle")
         if not self.rate_interval > 0:
