@@ -955,6 +955,9 @@ pub(crate) struct World {
     stall_limit: u64,
     /// The series were moved out by `results()`.
     taken: bool,
+    /// Flow ids handed out when `results()` moved the flows out (0 before): what
+    /// [`Self::flows_created`] reports once `flows` is empty.
+    flows_at_results: usize,
     /// Rate-based L2 sources and congestion points, if the scenario has any.
     l2: Option<Box<L2World>>,
     /// Spare buffer for the L2 family's packets (swapped with `L2World::out`).
@@ -1402,6 +1405,7 @@ impl World {
             same_instant: 0,
             stall_limit: 0,
             taken: false,
+            flows_at_results: 0,
             silent_port: Vec::new(),
             loud: Vec::new(),
             l2,
@@ -1600,9 +1604,10 @@ impl World {
     pub fn flow_state_bytes() -> (usize, usize) {
         (std::mem::size_of::<Flow>(), std::mem::size_of::<FlowRow>() + std::mem::size_of::<FlowSlot>())
     }
-    /// Flow ids handed out so far (listed and generated).
+    /// Flow ids handed out so far (listed and generated); after `results()` too, which moves
+    /// the flows out.
     pub fn flows_created(&self) -> usize {
-        self.flows.len()
+        self.flows.len().max(self.flows_at_results)
     }
 
     /// Whether this world's events go through a time wheel (see [`WHEEL_MIN_PORTS`]).
@@ -2677,6 +2682,7 @@ impl World {
         // rows once their columns are (the run cannot continue), so that the columns do not come
         // on top of both (see `release_freed_memory`).
         let (slots, rows) = (std::mem::take(&mut self.flows), std::mem::take(&mut self.rows));
+        self.flows_at_results = slots.len();
         self.live_flows = 0;
         self.paths = Vec::new();
         for (i, slot) in slots.into_iter().enumerate() {

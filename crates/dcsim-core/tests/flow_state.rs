@@ -56,6 +56,7 @@ fn peak_flow_state_is_bounded_by_the_flows_in_the_system_not_by_the_flows_genera
     let active = sim.active_flows(); // as the run ends: `results` frees the running flows' state
     let t = sim.results().unwrap();
     assert_eq!(sim.active_flows(), 0, "the results freed the running flows' state");
+    assert_eq!(sim.flows_created(), created, "flow ids handed out, after the results too");
     let fl = table(&t, "flows");
     let fct = fl.f64("fct_s");
     let finished: Vec<f64> = fct.iter().copied().filter(|x| x.is_finite()).collect();
