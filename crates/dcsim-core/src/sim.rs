@@ -1757,7 +1757,10 @@ impl World {
         let each = if self.spec.partitions > 1 { " (in each partition's world)" } else { "" };
         let budget = mb(self.spec.metrics.max_memory_bytes as u128);
         let (take, left) = mb_apart(bytes + flows, self.queue_allowance);
-        let running = self.peak_live_flows.saturating_sub(self.planned_live);
+        // The most flows with transport state at once (listed ones included), and those of them
+        // beyond what the plan holds room for: the latter's state is `flows`.
+        let (peak, planned) = (self.peak_live_flows, self.planned_live);
+        let beyond = peak.saturating_sub(planned);
         let t = fmt_ps(now.0 as u128);
         let beside =
             format!("metrics.max_memory = {budget} leaves beside the network, the flows and the sampled series{each}");
@@ -1766,7 +1769,10 @@ impl World {
             let with = if flows == 0 {
                 String::new()
             } else {
-                format!(" ({} with the state of the {running} generated flows running at once)", mb(flows))
+                format!(
+                    " ({} with the state of the {beyond} flows running at once beyond the {planned} the plan holds room for)",
+                    mb(flows)
+                )
             };
             return Err(invalid(
                 "metrics.max_memory",
@@ -1780,8 +1786,8 @@ impl World {
         Err(invalid(
             "metrics.max_memory",
             format!(
-                "the run stopped at t = {t}: {GENERATED_RUNNING}: up to {running} ran at once, whose transport state takes \
-                 {} ({} B a flow, until it finishes){}: {take} in all, more than the {left} that {beside}; raise \
+                "the run stopped at t = {t}: {GENERATED_RUNNING}: up to {peak} ran at once, {beyond} beyond the {planned} the plan \
+                 holds room for, whose transport state takes {} ({} B a flow, until it finishes){}: {take} in all, more than the {left} that {beside}; raise \
                  metrics.max_memory, or let fewer generated flows run at once (a lower load; a trace with fewer, shorter \
                  or later flows)",
                 mb(flows),
