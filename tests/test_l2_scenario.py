@@ -632,7 +632,8 @@ def test_a_source_waiting_for_its_nic_does_not_send_when_a_feedback_repaces_it(s
     d = {
         "network": {"topology": "parking_lot", "switches": 2, "link": "10Gbps", "delay": "1us", "buffer": "300KB",
                     "attach": attach},
-        "l2": {"scheme": scheme, "sources": [{"src": "S0", "dst": "R0", "count": 8}, {"src": "S1", "dst": "R1", "count": 2}]},
+        # 16 sources on S0: with 8, the QCN and DSM cases held 2 frames on the engine before the fix too
+        "l2": {"scheme": scheme, "sources": [{"src": "S0", "dst": "R0", "count": 16}, {"src": "S1", "dst": "R1", "count": 2}]},
         "run": {"duration": "30ms", "warmup": "5ms"},
     }
     with warnings.catch_warnings():
