@@ -543,6 +543,30 @@ def test_generated_flows_running_past_max_memory_stop_the_run_keeping_what_it_si
     assert len(ok.flows) == 10_000 and ok.stopped is None
 
 
+def test_flows_starting_together_past_max_memory_stop_the_run_inside_their_instant():
+    """The trace above with every flow at t = 0: a stop that waits for the end of the instant to
+    keep the run of 0 .. t had created all 10 000 flows, where the bound held ~6 000 (a review).
+    The run stops inside the instant once its flows pass what the bound holds, keeping nothing
+    (the message says so), with the flows created then within what the spread trace reached."""
+    import json
+
+    from dcsim import RunLimitError, _core
+
+    d = _long_trace(10_000, "40MB")
+    for a in d["workloads"][0]["arrivals"]:
+        a["start"] = "0s"
+    sc = Scenario.from_dict(d)
+    sim = _core.Simulation(sc.to_engine_json())
+    with pytest.raises(ValueError, match=r"^metrics\.max_memory: the run stopped at t = 0") as e:
+        sim.run()
+    assert "keeps nothing" in str(e.value), str(e.value)
+    assert 4_000 < sim.active_flows() < 8_000, sim.active_flows()
+    with pytest.raises(RunLimitError) as e:
+        simulate(sc)
+    assert e.value.partial is None and "keeps nothing" in str(e.value)
+    json.loads(sc.to_engine_json())  # the scenario itself stays valid: only the run could tell
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads a process's peak from /proc (Linux)")
 def test_a_run_stopped_by_its_running_flows_stays_within_max_memory(tmp_path):
     """`dcsim run` of the trace above at 40 MB stops, writes what it simulated (the exit status of a

@@ -177,7 +177,8 @@ def _memory_stop(scenario, spec: dict, sim, message: str, wall_s: float):
     from dcsim.scenario import ENGINE_DEFAULTS, RunLimitError
 
     message += _auto_interval_hint(scenario, spec, message)
-    if ENGINE_DEFAULTS["generated_running_stop"] not in message or int(spec.get("partitions", 1)) > 1:
+    if (ENGINE_DEFAULTS["generated_running_stop"] not in message or ENGINE_DEFAULTS["stopped_inside_instant"] in message
+            or int(spec.get("partitions", 1)) > 1):
         return RunLimitError(message)
     return _stop_keeping(scenario, spec, sim, message, wall_s,
                          {"field": "metrics.max_memory", "max_memory_bytes": int(spec["metrics"]["max_memory_bytes"])})

@@ -623,12 +623,11 @@ impl Sender {
         }
         if now >= ack.ts {
             // RFC 6298's estimator takes its samples from ACKs of new data only (ns-2 `newack`;
-            // Linux `tcp_clean_rtx_queue`: FLAG_ACKED, or with SACK a newly SACKed segment, the
-            // one a duplicate ACK with blocks reports): a duplicate ACK of a segment sent long
-            // before had reset the backed-off timer (15 timeouts: 60 s -> 10 ms; a review). A
-            // controller that reads delay (DX) still sees every ACK's.
-            let new_data = ack_no > self.snd_una || (self.sb.is_some() && ack_no == self.snd_una && !blocks.is_empty());
-            if new_data {
+            // Linux `tcp_clean_rtx_queue`: FLAG_ACKED, or with SACK a newly SACKed segment:
+            // `sack_ack` samples those): a duplicate ACK of a segment sent long before had reset
+            // the backed-off timer (15 timeouts: 60 s -> 10 ms; a review). A controller that reads
+            // delay (DX) still sees every ACK's.
+            if self.sb.is_none() && ack_no > self.snd_una {
                 self.rtt_sample(now - ack.ts);
             }
             if let Some(queued) = self.cc.on_rtt_sample(now - ack.ts) {
@@ -775,7 +774,13 @@ impl Sender {
         }
         let acked = ack_no - self.snd_una;
         let sb = self.sb.as_mut().expect("sack_ack needs the scoreboard");
-        let delivered = (acked as i64 + sb.update(ack_no, blocks)).max(0) as u64;
+        let sacked = sb.update(ack_no, blocks);
+        let delivered = (acked as i64 + sacked).max(0) as u64;
+        // An RTT sample when the ACK acknowledges new data, cumulatively or by newly SACKed
+        // segments (Linux's sack_rtt; see `on_ack_with_sack`), not when it repeats known blocks.
+        if (acked > 0 || sacked > 0) && now >= ack.ts {
+            self.rtt_sample(now - ack.ts);
+        }
         // The controller counts (DCTCP's alpha: acknowledged and marked) each segment once, with the
         // ECN-Echo of the ACK that delivered it: under Linux, newly SACKed ones too, and not again
         // when the cumulative ACK covers them (tcp_count_delivered from tcp_sacktag_one and
@@ -2077,5 +2082,26 @@ mod tests {
             assert_eq!(s.ca, CaState::Recovery);
             assert_eq!((s.ssthresh, s.prr.ssthresh), (want, want as u64), "alpha {}", s.cc.alpha());
         }
+    }
+
+    #[test]
+    fn with_sack_a_duplicate_ack_feeds_the_rto_estimator_only_with_newly_sacked_data() {
+        // Linux's sack_rtt: a duplicate ACK SACKing a segment for the first time is an RTT sample
+        // of it; the next one, repeating the same block (a receiver sends its blocks on every ACK
+        // while it holds out-of-order data), is not.
+        let mut f = spec(ProtocolSpec::newreno(false));
+        f.tcp.profile = Profile::Linux;
+        f.tcp.sack = Some(true);
+        let mut s = Sender::new(0, 0, 1, &f, 1500, 40);
+        let mut out = Vec::new();
+        s.start(Time(0), &mut out);
+        let us = |x: u64| Time(x * 1_000_000);
+        s.on_ack_with_sack(&ack(1, false, us(0)), &[], us(100), &mut out); // 100 us
+        assert_eq!(s.srtt, Some(us(100)));
+        s.on_ack_with_sack(&ack(1, false, us(100)), &[(2, 3)], us(400), &mut out); // segment 2: 300 us
+        let after_new = s.srtt;
+        assert_eq!(after_new, Some(us(125)), "(7 x 100 + 300) / 8 us");
+        s.on_ack_with_sack(&ack(1, false, us(100)), &[(2, 3)], us(900), &mut out); // the same block
+        assert_eq!(s.srtt, after_new, "a repeated block fed the estimator");
     }
 }
