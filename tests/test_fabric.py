@@ -522,7 +522,7 @@ def test_generated_flows_running_past_max_memory_stop_the_run_keeping_what_it_si
     40 MB leaves ~3.5 MB beside the plan (16 MB + 2 KB a flow), with the plan's margin for flows
     running at once (a tenth of the flows' results, ~3.6 MB) ~7 MB: the run must stop naming
     metrics.max_memory once the running flows outgrow that (it had run to the end, and a 200 000-
-    flow trace peaked 597 MB above the interpreter against a 450 MB bound), keeping the result of
+    flow trace peaked 596 MB above the interpreter against a 450 MB bound), keeping the result of
     the time simulated as run.max_wall's stop does. With 60 MB the same run ends normally."""
     from dcsim import RunLimitError
 

@@ -59,7 +59,8 @@ def simulate(
     a fraction of a second; ``progress(now_s, duration_s)`` is called after each step (for a
     progress bar). Raises :class:`ScenarioError` for an invalid scenario before anything runs,
     and :class:`RunLimitError` (a ScenarioError) if the run outgrows ``metrics.max_memory`` as it
-    runs (its queues hold more packets than the bound leaves room for) or takes longer than
+    runs (its queues, or its generated flows running at once, take more than the bound leaves
+    room for) or takes longer than
     ``run.max_wall`` of wall-clock time (checked each time the engine returns, at least every
     :data:`EVENTS_PER_CALL` events); the engine's other ``field: message`` errors pass through
     unchanged. A run stopped after its warm-up by ``run.max_wall``, or by ``metrics.max_memory``
@@ -185,8 +186,9 @@ def _memory_stop(scenario, spec: dict, sim, message: str, wall_s: float):
 
 
 def _auto_interval_hint(scenario, spec: dict, message: str) -> str:
-    """For a run its queues stopped: automatic sampling intervals grow into a larger max_memory
-    as well (leaving the queues an eighth of the rest), so raising it alone helps little (an
+    """For a run its queues or running flows stopped: automatic sampling intervals grow into a
+    larger max_memory as well (leaving the queues and the running flows an eighth of the rest), so
+    raising it alone helps little (an
     audit: 13.5 and 28 MB both stopped a run that 57 MB held). Names the intervals to write out."""
     auto = scenario.metrics.auto_fields()
     if not message.startswith("metrics.max_memory: the run stopped") or not auto:
@@ -203,6 +205,7 @@ def _auto_interval_hint(scenario, spec: dict, message: str) -> str:
     used = [f"{f} = \"{time_str(spec['metrics'][key[f]] / 1e12)}\"" for f in auto if f in key]
     if not used:
         return ""
-    return ("; the automatic sampling intervals take most of a larger max_memory too (the queues keep an eighth of "
-            "what is left): to give the queues all of it, also write the intervals out as this run used them: "
+    return ("; the automatic sampling intervals take most of a larger max_memory too (the queues and the running "
+            "flows keep an eighth of what is left): to give them all of it, also write the intervals out as this run "
+            "used them: "
             + ", ".join(used))

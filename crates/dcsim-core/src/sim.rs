@@ -1746,7 +1746,7 @@ impl World {
     /// flows' state ([`Self::unplanned_flow_bytes`]) take more than [`queue_allowance_bytes`].
     /// Called every [`QUEUE_MEMORY_CHECK_EVENTS`] events and by a flow's start that takes the
     /// running flows past `live_cap` (a trace of 200 000 long flows on a k = 4 fat-tree had peaked
-    /// 597 MB above the interpreter against a bound of 450 MB: their state was counted nowhere).
+    /// 596 MB above the interpreter against a bound of 450 MB: their state was counted nowhere).
     ///
     /// The walk over every port is done only when it may fail: each port's count is at most twice
     /// what its rings and histogram hold ([`Port::held_bytes`]), and those grew since the last
