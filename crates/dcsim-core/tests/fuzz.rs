@@ -214,6 +214,88 @@ const GBPS: u64 = 1_000_000_000;
 /// Relative slack of `fct >= ideal` (picosecond integers turned into f64 seconds).
 const FCT_ROUNDING: f64 = 1e-12;
 
+/// What the valid mixed specs held and did (printed by `zz_report_mixed_runs`, for the long
+/// profile's coverage).
+static MIXED_SEEN: std::sync::Mutex<std::collections::BTreeMap<&'static str, u64>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+fn tally(spec: &Spec, t: &[Table]) {
+    let mut seen = vec![match spec.topology {
+        TopologySpec::Dumbbell { .. } => "topology dumbbell",
+        TopologySpec::LeafSpine { .. } => "topology leaf_spine",
+        _ => "topology fat_tree",
+    }];
+    let mut protocol = |p: &ProtocolSpec| {
+        seen.push(match p {
+            ProtocolSpec::Dx(dcsim_core::cc::dx::Params { r0: BaseRttSpec::Min }) => "protocol dx r0=min",
+            ProtocolSpec::Dx(dcsim_core::cc::dx::Params { r0: BaseRttSpec::Path }) => "protocol dx r0=path",
+            ProtocolSpec::Dx(_) => "protocol dx r0=fixed",
+            ProtocolSpec::DctcpImprovedFairness(_) => "protocol dctcp-improved-fairness",
+            ProtocolSpec::Dctcp(_) => "protocol dctcp",
+            _ => "protocol newreno",
+        })
+    };
+    spec.flows.iter().for_each(|f| protocol(&f.protocol));
+    for w in &spec.workloads {
+        w.classes().iter().for_each(|c| protocol(&c.protocol));
+    }
+    let mut queues = vec![];
+    match &spec.topology {
+        TopologySpec::Dumbbell { bottleneck_queue, reverse_queue, .. } => {
+            queues.push(bottleneck_queue);
+            queues.extend(reverse_queue);
+        }
+        TopologySpec::LeafSpine { host, leaf_spine, .. } => queues.extend([&host.queue, &leaf_spine.queue]),
+        TopologySpec::FatTree { host, edge_agg, agg_core, .. } => {
+            queues.extend([&host.queue, &edge_agg.queue, &agg_core.queue])
+        }
+        _ => {}
+    }
+    for q in queues {
+        seen.push(match q.aqm {
+            AqmSpec::Choke(choke::Params { m: 7, rule: MatchRule::All, .. }) => "aqm modified_choke (m=7, all)",
+            AqmSpec::Choke(choke::Params { rule: MatchRule::Any, .. }) => "aqm choke (any)",
+            AqmSpec::Choke(_) => "aqm choke (all)",
+            AqmSpec::Red(_) => "aqm red",
+            AqmSpec::Threshold(_) => "aqm threshold",
+            _ => "aqm drop_tail",
+        });
+    }
+    for w in &spec.workloads {
+        seen.push(match w {
+            WorkloadSpec::Poisson { sizes: SizeSpec::Fixed { .. }, .. } => "workload poisson fixed",
+            WorkloadSpec::Poisson { sizes: SizeSpec::Uniform { .. }, .. } => "workload poisson uniform",
+            WorkloadSpec::Poisson { .. } => "workload poisson cdf",
+            _ => "workload incast",
+        });
+    }
+    if spec.partitions > 1 {
+        seen.push("partitions > 1");
+    }
+    if spec.host_jitter_ps > 0 {
+        seen.push("host jitter");
+    }
+    let ports = t.iter().find(|t| t.name == "ports").unwrap();
+    if ports.u64("evictions").iter().any(|&e| e > 0) {
+        seen.push("run: CHOKe evicted queued packets");
+    }
+    let flows = t.iter().find(|t| t.name == "flows").unwrap();
+    if spec.workloads.iter().any(|w| matches!(w, WorkloadSpec::Incast { .. }))
+        && flows.f64("round").iter().any(|r| r.is_finite() && *r >= 1.0)
+    {
+        seen.push("run: a second incast round");
+    }
+    if flows.f64("fct_s").iter().any(|x| x.is_finite()) {
+        seen.push("run: a flow finished");
+    }
+    seen.sort_unstable();
+    seen.dedup();
+    let mut m = MIXED_SEEN.lock().unwrap();
+    for k in seen {
+        *m.entry(k).or_default() += 1;
+    }
+}
+
 /// Mixed specs that ran (valid ones; refused ones are the mutated share).
 static MIXED_RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 static MIXED_PARTITIONED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -846,6 +928,7 @@ proptest! {
         let again = run_mixed(&spec, 2);
         // Debug prints every f64 exactly (shortest round-trip form) and NaN == NaN.
         prop_assert_eq!(format!("{t:?}"), format!("{again:?}"));
+        tally(&spec, &t);
         if spec.partitions > 1 {
             MIXED_PARTITIONED.fetch_add(1, Relaxed);
             let one = run_mixed(&Spec { partitions: 1, ..spec.clone() }, 1);
@@ -863,4 +946,7 @@ fn zz_report_mixed_runs() {
         MIXED_PARTITIONED.load(Relaxed),
         MIXED_REFUSED.load(Relaxed)
     );
+    for (what, n) in MIXED_SEEN.lock().unwrap().iter() {
+        eprintln!("  {n:6} specs with {what}");
+    }
 }
