@@ -4844,7 +4844,7 @@ class Scenario(_Model):
             if buf is None:
                 continue
             cap = buf.value * (float(l2.frame.value) if buf.unit == "pkt" else 1.0)
-            if 64.0 * (cap - qeq) < qeq * (2.0 * w + 1.0):
+            if _core.qcn_quantize(qeq, w, -(cap - qeq)) == 0:  # the engine's quantizer
                 most = qeq * (1.0 + (2.0 * w + 1.0) / 64.0)
                 out.append(f"l2.qeq: {qeq:g} B leaves congestion point {a}->{b} ({cap:g} B buffer) no feedback at a "
                            f"full, steady queue (|Fb| = buffer - qeq quantizes to 0 of 63): sources that fill it are "

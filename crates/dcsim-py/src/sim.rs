@@ -215,6 +215,13 @@ fn l2_check(scheme_json: &str) -> PyResult<String> {
     })
 }
 
+/// QCN's quantized feedback of a congestion point whose Fb is `fb_bytes` (<= 0), with `qeq_bytes` and
+/// weight `w` ([`dcsim_core::l2::qcn::quantize`]).
+#[pyfunction]
+fn qcn_quantize(qeq_bytes: f64, w: f64, fb_bytes: f64) -> u8 {
+    dcsim_core::l2::qcn::quantize(qeq_bytes, w, fb_bytes)
+}
+
 /// E[S] in bytes of a workload's flow sizes (its engine `sizes` table, as JSON) as the engine
 /// draws them ([`dcsim_core::workload::SizeSpec::mean_bytes`]): the mean a Poisson workload's
 /// arrival rate divides its offered load by.
@@ -239,6 +246,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(queue_facts, m)?)?;
     m.add_function(wrap_pyfunction!(queue_check, m)?)?;
     m.add_function(wrap_pyfunction!(l2_check, m)?)?;
+    m.add_function(wrap_pyfunction!(qcn_quantize, m)?)?;
     m.add_function(wrap_pyfunction!(validate_spec, m)?)?;
     m.add_function(wrap_pyfunction!(fit_sampling, m)?)?;
     Ok(())

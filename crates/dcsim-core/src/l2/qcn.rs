@@ -291,11 +291,10 @@ impl Cp {
         }
     }
 
-    /// Quantize a (clipped, non-positive) Fb to 6 bits: ⌊64 |Fb| / (Qeq (2w+1))⌋, at most 63.
+    /// Quantize a (clipped, non-positive) Fb to 6 bits ([`quantize`]).
     #[inline]
     pub fn quantize(&self, fb: f64) -> u8 {
-        let full = self.qeq as f64 * (2.0 * self.w + 1.0);
-        ((64.0 * (-fb) / full).floor() as i64).clamp(0, 63) as u8
+        quantize(self.qeq as f64, self.w, fb)
     }
 
     /// Arrival of a frame of `frame_bytes`; `q_bytes` the queue including it.
@@ -472,6 +471,14 @@ impl Rp {
             self.phase = Phase::Released;
         }
     }
+}
+
+/// QCN's 6-bit feedback: ⌊64 |Fb| / (Qeq (2w+1))⌋ of a non-positive Fb (bytes), at most 63 (S1's
+/// linear quantization; a CP sends a CNM iff it is > 0). The scenario layer asks it too (a QCN qeq
+/// whose full buffer quantizes to 0 is warned about).
+pub fn quantize(qeq_bytes: f64, w: f64, fb_bytes: f64) -> u8 {
+    let full = qeq_bytes * (2.0 * w + 1.0);
+    ((64.0 * (-fb_bytes) / full).floor() as i64).clamp(0, 63) as u8
 }
 
 #[cfg(test)]
