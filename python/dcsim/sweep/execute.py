@@ -36,6 +36,10 @@ DASK_TIMEOUT_S = 5.0
 #: Longest wait for a ``--dask local`` cluster to be up (its process started, Dask imported, its
 #: workers started), s: 1 to 2 s on 2 cores; up to 4 workers per core take longer.
 LOCAL_CLUSTER_START_S = 120.0
+#: Longest wait for the first handshake with a ``--dask local`` cluster once it is up, s: its
+#: scheduler is our own process, known to be running, so a slow answer is load, not a wrong
+#: address (on a busy 2-core VM it took more than DASK_TIMEOUT_S: a CI run, 2026-12-02).
+LOCAL_CLUSTER_CONNECT_S = 30.0
 #: Longest time the loop waits for a result before it looks at Ctrl-C and the progress bar, s.
 WAIT_S = 0.2
 #: A sweep on Dask whose cluster has had no worker for this long, runs still to do, stops (s): its
@@ -232,7 +236,8 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
     cluster starts, ``should_stop()`` is asked every :data:`WAIT_S`: True (a signal the caller
     recorded) kills it and raises KeyboardInterrupt.
 
-    Fails within about ``timeout_s`` with a :class:`SweepError` that says what happened if the
+    Fails within about ``timeout_s`` (a local cluster's first handshake: at least
+    :data:`LOCAL_CLUSTER_CONNECT_S`) with a :class:`SweepError` that says what happened if the
     scheduler cannot be reached (nothing answered in time, or something that is not a Dask
     scheduler answered), has no worker, or its workers cannot run this dcsim.
     """
@@ -248,7 +253,7 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
             # In a process of its own session: the terminal's Ctrl-C reaches only this process,
             # which stops the cluster itself (see dcsim.sweep.local_cluster).
             cluster = _LocalClusterProcess(jobs or default_jobs(), should_stop)
-            client = _client_within(distributed, cluster.address, timeout_s)
+            client = _client_within(distributed, cluster.address, max(timeout_s, LOCAL_CLUSTER_CONNECT_S))
         else:
             check_jobs_with_dask(address, jobs)
             t0 = time.perf_counter()
