@@ -8,6 +8,8 @@ use dcsim_core::units::Time;
 use dcsim_core::Sim;
 use proptest::prelude::*;
 
+mod common;
+
 /// Valid specs that ran (printed at the end of the long profile).
 static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -211,8 +213,6 @@ use dcsim_core::workload::{ClassSpec, SizeSpec, WorkloadSpec};
 const US: u64 = 1_000_000;
 const MS: u64 = 1_000_000_000;
 const GBPS: u64 = 1_000_000_000;
-/// Relative slack of `fct >= ideal` (picosecond integers turned into f64 seconds).
-const FCT_ROUNDING: f64 = 1e-12;
 
 /// What the valid mixed specs held and did (printed by `zz_report_mixed_runs`, for the long
 /// profile's coverage).
@@ -808,33 +808,6 @@ fn mutate(spec: &mut Spec, which: usize) -> String {
     m(spec)
 }
 
-/// The buffer (packets) of the port `src -> dst`; None for a host's NIC (unbounded).
-fn buffer_of(t: &TopologySpec, src: &str, dst: &str) -> Option<u64> {
-    let cap = |q: &QueueSpec| match q.capacity {
-        Amount::Packets(n) => Some(n),
-        Amount::Bytes(_) => None,
-    };
-    match t {
-        TopologySpec::Dumbbell { bottleneck_queue, reverse_queue, .. } => match (src, dst) {
-            ("sw", "r") => cap(bottleneck_queue),
-            ("sw", _) => cap(reverse_queue.as_ref().unwrap_or(bottleneck_queue)),
-            _ => None,
-        },
-        _ if src.starts_with('h') => None,
-        TopologySpec::LeafSpine { host, leaf_spine, .. } => {
-            cap(if dst.starts_with('h') { &host.queue } else { &leaf_spine.queue })
-        }
-        TopologySpec::FatTree { host, edge_agg, agg_core, .. } => cap(if dst.starts_with('h') {
-            &host.queue
-        } else if src.starts_with("core") || dst.starts_with("core") {
-            &agg_core.queue
-        } else {
-            &edge_agg.queue
-        }),
-        _ => None,
-    }
-}
-
 /// Run a valid spec in uneven steps (a partitioned run's ending mid-window) with the invariants
 /// checked after each, then check the tables from first principles.
 fn run_mixed(spec: &Spec, threads: usize) -> Vec<Table> {
@@ -846,30 +819,7 @@ fn run_mixed(spec: &Spec, threads: usize) -> Vec<Table> {
         sim.check_invariants().expect("invariants");
     }
     let t = sim.results().expect("results");
-    let ports = t.iter().find(|t| t.name == "ports").unwrap();
-    let col = |t: &Table, n: &str| match t.get(n) {
-        Some(dcsim_core::metrics::Column::Str(v)) => v.iter().map(|s| s.to_string()).collect::<Vec<_>>(),
-        _ => panic!("no string column {n}"),
-    };
-    let (src, dst) = (col(ports, "src"), col(ports, "dst"));
-    for (i, (&u, &q)) in ports.f64("utilization").iter().zip(ports.f64("q_max_pkt")).enumerate() {
-        assert!(u.is_nan() || (0.0..=1.0).contains(&u), "{} -> {}: utilization {u}", src[i], dst[i]);
-        if let Some(cap) = buffer_of(&spec.topology, &src[i], &dst[i]) {
-            assert!(q.is_nan() || q <= cap as f64, "{} -> {}: q_max {q} > buffer {cap}", src[i], dst[i]);
-        }
-    }
-    let flows = t.iter().find(|t| t.name == "flows").unwrap();
-    let (size, delivered) = (flows.f64("size_bytes"), flows.u64("delivered_bytes_whole_run"));
-    let (fct, ideal) = (flows.f64("fct_s"), flows.f64("ideal_fct_s"));
-    for i in 0..flows.rows() {
-        if size[i].is_finite() {
-            assert!(delivered[i] as f64 <= size[i], "flow {i}: delivered {} > size {}", delivered[i], size[i]);
-        }
-        if fct[i].is_finite() {
-            assert_eq!(delivered[i] as f64, size[i], "flow {i} finished without its whole size");
-            assert!(fct[i] >= ideal[i] * (1.0 - FCT_ROUNDING), "flow {i}: FCT {} s < ideal {} s", fct[i], ideal[i]);
-        }
-    }
+    common::check_physics(spec, &t);
     t
 }
 

@@ -22,10 +22,6 @@ use proptest::prelude::*;
 /// Valid specs that ran (printed by `zz_report_runs`: about half of the specs drawn).
 static RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
-/// Relative slack of `fct >= ideal`: both are picosecond integers turned into f64 seconds, so
-/// only the conversion's rounding (a few ulps) may separate two equal times.
-const FCT_ROUNDING: f64 = 1e-12;
-
 fn rate() -> impl Strategy<Value = u64> {
     prop_oneof![
         20 => prop_oneof![Just(GBPS), Just(10 * GBPS), Just(25 * GBPS), Just(40 * GBPS), Just(100 * GBPS)],
@@ -85,30 +81,6 @@ fn hosts(t: &TopologySpec) -> u32 {
         TopologySpec::LeafSpine { leaves, hosts_per_leaf, .. } => leaves * hosts_per_leaf,
         TopologySpec::FatTree { k, .. } if k % 2 == 0 => k * k * k / 4,
         _ => 0,
-    }
-}
-
-/// The buffer of the port `src -> dst` of a fabric: its tier's, by the switch names; None for a
-/// host's NIC (unbounded).
-fn buffer_of(t: &TopologySpec, src: &str, dst: &str) -> Option<u64> {
-    let cap = |tier: &TierSpec| match tier.queue.capacity {
-        Amount::Packets(n) => Some(n),
-        Amount::Bytes(_) => None,
-    };
-    if src.starts_with('h') {
-        return None;
-    }
-    let is = |name: &str, prefix: &str| name.starts_with(prefix);
-    match t {
-        TopologySpec::LeafSpine { host, leaf_spine, .. } => cap(if is(dst, "h") { host } else { leaf_spine }),
-        TopologySpec::FatTree { host, edge_agg, agg_core, .. } => cap(if is(dst, "h") {
-            host
-        } else if is(src, "core") || is(dst, "core") {
-            agg_core
-        } else {
-            edge_agg
-        }),
-        _ => None,
     }
 }
 
@@ -224,29 +196,6 @@ fn run(spec: &Spec, threads: usize) -> Option<Vec<Table>> {
         sim.check_invariants().expect("invariants");
     }
     Some(sim.results().expect("results"))
-}
-
-fn check_physics(spec: &Spec, t: &[Table]) {
-    let ports = table(t, "ports");
-    let (src, dst) = (strs(ports, "src"), strs(ports, "dst"));
-    for (i, (&u, &q)) in ports.f64("utilization").iter().zip(ports.f64("q_max_pkt")).enumerate() {
-        assert!(u.is_nan() || (0.0..=1.0).contains(&u), "{} -> {}: utilization {u}", src[i], dst[i]);
-        if let Some(cap) = buffer_of(&spec.topology, src[i], dst[i]) {
-            assert!(q.is_nan() || q <= cap as f64, "{} -> {}: q_max {q} > buffer {cap}", src[i], dst[i]);
-        }
-    }
-    let flows = table(t, "flows");
-    let (size, delivered) = (flows.f64("size_bytes"), flows.u64("delivered_bytes_whole_run"));
-    let (fct, ideal) = (flows.f64("fct_s"), flows.f64("ideal_fct_s"));
-    for i in 0..flows.rows() {
-        if size[i].is_finite() {
-            assert!(delivered[i] as f64 <= size[i], "flow {i}: delivered {} > size {}", delivered[i], size[i]);
-        }
-        if fct[i].is_finite() {
-            assert_eq!(delivered[i] as f64, size[i], "flow {i} finished without its whole size");
-            assert!(fct[i] >= ideal[i] * (1.0 - FCT_ROUNDING), "flow {i}: FCT {} s < ideal {} s", fct[i], ideal[i]);
-        }
-    }
 }
 
 proptest! {

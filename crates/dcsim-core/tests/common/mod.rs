@@ -104,3 +104,61 @@ pub fn strs<'a>(t: &'a Table, name: &str) -> Vec<&'a str> {
         _ => panic!("no string column {name}"),
     }
 }
+
+/// Relative slack of `fct >= ideal`: both are picosecond integers turned into f64 seconds, so
+/// only the conversion's rounding (a few ulps) may separate two equal times.
+pub const FCT_ROUNDING: f64 = 1e-12;
+
+/// The buffer, in packets, of the switch port `src -> dst` of topology `t` (None: a host's NIC,
+/// a byte buffer, or a topology not handled here).
+pub fn buffer_of(t: &TopologySpec, src: &str, dst: &str) -> Option<u64> {
+    let cap = |q: &QueueSpec| match q.capacity {
+        Amount::Packets(n) => Some(n),
+        Amount::Bytes(_) => None,
+    };
+    match t {
+        TopologySpec::Dumbbell { bottleneck_queue, reverse_queue, .. } => match (src, dst) {
+            ("sw", "r") => cap(bottleneck_queue),
+            ("sw", _) => cap(reverse_queue.as_ref().unwrap_or(bottleneck_queue)),
+            _ => None,
+        },
+        _ if src.starts_with('h') => None,
+        TopologySpec::LeafSpine { host, leaf_spine, .. } => {
+            cap(if dst.starts_with('h') { &host.queue } else { &leaf_spine.queue })
+        }
+        TopologySpec::FatTree { host, edge_agg, agg_core, .. } => cap(if dst.starts_with('h') {
+            &host.queue
+        } else if src.starts_with("core") || dst.starts_with("core") {
+            &agg_core.queue
+        } else {
+            &edge_agg.queue
+        }),
+        _ => None,
+    }
+}
+
+/// The fuzzers' physics of a finished run: every port's utilization in [0, 1] and its largest
+/// queue within its buffer; no flow delivering more than its size, a finished one exactly its size
+/// and no faster than its ideal FCT.
+pub fn check_physics(spec: &Spec, t: &[Table]) {
+    let ports = table(t, "ports");
+    let (src, dst) = (strs(ports, "src"), strs(ports, "dst"));
+    for (i, (&u, &q)) in ports.f64("utilization").iter().zip(ports.f64("q_max_pkt")).enumerate() {
+        assert!(u.is_nan() || (0.0..=1.0).contains(&u), "{} -> {}: utilization {u}", src[i], dst[i]);
+        if let Some(cap) = buffer_of(&spec.topology, src[i], dst[i]) {
+            assert!(q.is_nan() || q <= cap as f64, "{} -> {}: q_max {q} > buffer {cap}", src[i], dst[i]);
+        }
+    }
+    let flows = table(t, "flows");
+    let (size, delivered) = (flows.f64("size_bytes"), flows.u64("delivered_bytes_whole_run"));
+    let (fct, ideal) = (flows.f64("fct_s"), flows.f64("ideal_fct_s"));
+    for i in 0..flows.rows() {
+        if size[i].is_finite() {
+            assert!(delivered[i] as f64 <= size[i], "flow {i}: delivered {} > size {}", delivered[i], size[i]);
+        }
+        if fct[i].is_finite() {
+            assert_eq!(delivered[i] as f64, size[i], "flow {i} finished without its whole size");
+            assert!(fct[i] >= ideal[i] * (1.0 - FCT_ROUNDING), "flow {i}: FCT {} s < ideal {} s", fct[i], ideal[i]);
+        }
+    }
+}
