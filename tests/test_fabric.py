@@ -541,6 +541,12 @@ def test_generated_flows_running_past_max_memory_stop_the_run_keeping_what_it_si
     assert 4_000 < len(part.flows) < 8_000 and part.flows["fct_s"].isna().all()
     ok = simulate(Scenario.from_dict(_long_trace(10_000, "60MB")))
     assert len(ok.flows) == 10_000 and ok.stopped is None
+    # In two partitions the worlds stop at different times: no run of 0 .. t to keep.
+    d = _long_trace(10_000, "40MB")
+    d["run"]["partitions"] = 2
+    with pytest.raises(RunLimitError, match=r"^metrics\.max_memory: .*generated flows still running") as e:
+        simulate(Scenario.from_dict(d))
+    assert e.value.partial is None
 
 
 def test_flows_starting_together_past_max_memory_stop_the_run_inside_their_instant():
@@ -559,7 +565,7 @@ def test_flows_starting_together_past_max_memory_stop_the_run_inside_their_insta
     sim = _core.Simulation(sc.to_engine_json())
     with pytest.raises(ValueError, match=r"^metrics\.max_memory: the run stopped at t = 0") as e:
         sim.run()
-    assert "keeps nothing" in str(e.value), str(e.value)
+    assert "keeps nothing" in str(e.value) and not sim.stop_keeps_run, str(e.value)
     assert 4_000 < sim.active_flows() < 8_000, sim.active_flows()
     with pytest.raises(RunLimitError) as e:
         simulate(sc)

@@ -171,15 +171,15 @@ def _stop_keeping(scenario, spec: dict, sim, message: str, wall_s: float, stoppe
 
 def _memory_stop(scenario, spec: dict, sim, message: str, wall_s: float):
     """The RunLimitError of a run metrics.max_memory stopped. One that generated flows running at
-    once stopped (the engine's words ``generated_running_stop``) ends at an instant's end within
-    the plan, whose results rows count every generated flow: it keeps the Result of 0 .. t as
-    run.max_wall's stop does (one world; a partitioned run's worlds stop at different times). A
-    stop by the queues keeps nothing (they hold what the bound left: nothing more is built)."""
-    from dcsim.scenario import ENGINE_DEFAULTS, RunLimitError
+    once stopped ends at an instant's end within the plan, whose results rows count every
+    generated flow: it keeps the Result of 0 .. t as run.max_wall's stop does (the engine says
+    so: ``Simulation.stop_keeps_run``, one world only, as a partitioned run's worlds stop at
+    different times). A stop by the queues keeps nothing (they hold what the bound left: nothing
+    more is built), nor one inside an instant."""
+    from dcsim.scenario import RunLimitError
 
     message += _auto_interval_hint(scenario, spec, message)
-    if (ENGINE_DEFAULTS["generated_running_stop"] not in message or ENGINE_DEFAULTS["stopped_inside_instant"] in message
-            or int(spec.get("partitions", 1)) > 1):
+    if not sim.stop_keeps_run:
         return RunLimitError(message)
     return _stop_keeping(scenario, spec, sim, message, wall_s,
                          {"field": "metrics.max_memory", "max_memory_bytes": int(spec["metrics"]["max_memory_bytes"])})

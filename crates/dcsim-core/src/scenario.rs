@@ -60,7 +60,7 @@ fn default_delack_timeout_ps() -> u64 {
 /// The engine's defaults, for front ends: the Python scenario model reads them from here so that
 /// each default lives in one place.
 pub fn defaults() -> serde_json::Value {
-    let mut d = serde_json::json!({
+    serde_json::json!({
         "packet_bytes": default_packet_bytes(),
         "header_bytes": default_header_bytes(),
         "init_cwnd_pkt": default_init_cwnd(),
@@ -79,7 +79,6 @@ pub fn defaults() -> serde_json::Value {
         "cwnd_interval_ps": default_cwnd_interval_ps(),
         "max_memory_bytes": default_max_memory_bytes(),
         "listed_flow_bytes": crate::sim::listed_flow_bytes(),
-        "generated_running_stop": crate::sim::GENERATED_RUNNING,
         "host_backlog_pkt": default_host_backlog_pkt(),
         "max_host_jitter_ps": MAX_HOST_JITTER_PS,
         "l2_dsm_q0_bytes": crate::l2::dsm::Params::default().q0_bytes,
@@ -106,10 +105,7 @@ pub fn defaults() -> serde_json::Value {
             "max_partitions": MAX_PARTITIONS,
             "max_generated_flows": MAX_GENERATED_FLOWS,
         },
-    });
-    // Beside the macro (its recursion limit): the words of a memory stop that keeps nothing.
-    d["stopped_inside_instant"] = crate::sim::STOPPED_INSIDE_INSTANT.into();
-    d
+    })
 }
 
 // Documented maxima: every size a user gives is checked against these before anything is

@@ -775,8 +775,8 @@ fn queue_allowance_bytes(spec: &Spec, net: &Network, owns: impl Fn(NodeId) -> bo
 
 /// See [`queue_allowance_bytes`].
 const QUEUE_PACKETS_PER_PORT: u128 = 64;
-/// The words of a memory stop by running generated flows ([`World::check_memory_now`]); front
-/// ends find that stop by them (such a stop keeps the result of the time simulated).
+/// The words of a memory stop by running generated flows ([`World::check_memory_now`]; such a
+/// stop keeps the result of the time simulated: [`Sim::stop_keeps_run`]).
 pub const GENERATED_RUNNING: &str = "generated flows still running";
 /// The end of the message of a memory stop inside an instant ([`World::stop_inside_instant`]):
 /// such a stop keeps nothing, whatever stopped it.
@@ -798,6 +798,15 @@ pub const QUEUE_MEMORY_CHECK_EVENTS: u64 = 1 << 16;
 /// A `queue_hist` row: port, q_pkt, time_s and frac in the engine's columns, and the front end's
 /// NumPy copy of them (a table of four numeric columns, not the series' 160 B a row of copies).
 const QUEUE_HIST_ROW_BYTES: usize = 32 + 32;
+
+/// A memory stop found by [`World::check_memory_now`], by what takes most: what the stop keeps
+/// depends on it ([`World::stop_keeps_run`]).
+enum MemoryStop {
+    /// The packets in the queues (and their histograms): the run keeps nothing.
+    Queues(Error),
+    /// Generated flows running at once beyond the plan: the run of 0 .. now is kept.
+    RunningFlows(Error),
+}
 
 /// Check, before anything is allocated, that the run fits in `metrics.max_memory_bytes`: the
 /// world (nodes, ports, flows) plus every sampled series at its peak cost, its columns once and
@@ -993,6 +1002,12 @@ pub(crate) struct World {
     /// `fault` is a stop at a bound: the events of the instant are handled first, so that what the
     /// engine holds is the run of 0 .. now (the result a stop keeps).
     fault_ends_instant: bool,
+    /// `fault` is a stop whose result the front ends may take: one by running generated flows
+    /// (a queue stop keeps nothing: the queues hold what the bound left).
+    fault_keeps_run: bool,
+    /// The last `run_until_budget` returned a stop at an instant's end that keeps the run of
+    /// 0 .. now ([`Self::stop_keeps_run`]).
+    stop_kept_run: bool,
     /// At the last walk of [`Self::check_memory_now`]: what the ports' rings and histograms
     /// held, and [`crate::net::port::grown_bytes`] then (None before the first walk).
     queue_held: Option<(u128, u128)>,
@@ -1421,6 +1436,8 @@ impl World {
             planned_live,
             live_cap: planned_live.saturating_add((queue_allowance / flow_state_bytes()) as usize),
             fault_ends_instant: false,
+            fault_keeps_run: false,
+            stop_kept_run: false,
             queue_held: None,
             part,
             head_next: Vec::new(),
@@ -1634,6 +1651,7 @@ impl World {
         if self.taken {
             return Err(Error::Run("the results were already taken; build a new simulation to run again".into()));
         }
+        self.stop_kept_run = false;
         let target = t.min(self.end);
         if target < self.now {
             return Err(Error::Run(format!("cannot run back in time: now = {} ps, asked {} ps", self.now.0, target.0)));
@@ -1655,8 +1673,8 @@ impl World {
             let Some((te, ev)) = self.events.pop_due(target) else { break };
             budget = budget.saturating_sub(1);
             if self.events.popped() & (QUEUE_MEMORY_CHECK_EVENTS - 1) == 0 && self.fault.is_none() {
-                if let Err(e) = self.check_memory_now(te) {
-                    self.stop_at_instant_end(e);
+                if let Err(stop) = self.check_memory_now(te) {
+                    self.stop_at_instant_end(stop);
                 }
             }
             if self.events.has_wheel() && !self.head_next.is_empty() {
@@ -1687,6 +1705,7 @@ impl World {
                     self.counters.events = self.events.popped();
                     self.drain_all_silent(self.now, true);
                 }
+                self.stop_kept_run = self.fault_ends_instant && self.fault_keeps_run;
                 self.fault_ends_instant = false; // a later run_until's faults stop at once
                 return Err(self.fault.take().expect("checked"));
             }
@@ -1697,11 +1716,24 @@ impl World {
         Ok(true)
     }
 
-    /// Stop the run at a bound (`e`) once the events of this instant are handled (see `fault_ends_instant`).
+    /// Stop the run at a memory bound once the events of this instant are handled (see
+    /// `fault_ends_instant`); a stop by running flows keeps the run of 0 .. now.
     #[cold]
-    fn stop_at_instant_end(&mut self, e: Error) {
+    fn stop_at_instant_end(&mut self, stop: MemoryStop) {
+        let (e, keeps) = match stop {
+            MemoryStop::Queues(e) => (e, false),
+            MemoryStop::RunningFlows(e) => (e, true),
+        };
         self.fault = Some(e);
         self.fault_ends_instant = true;
+        self.fault_keeps_run = keeps;
+    }
+
+    /// Whether the error the last [`Self::run_until_budget`] returned is a stop at an instant's
+    /// end whose results are the run of 0 .. now, for the front end to keep (a memory stop by
+    /// running generated flows); false after any other error, or none.
+    pub fn stop_keeps_run(&self) -> bool {
+        self.stop_kept_run
     }
 
     /// An error raised by a handler: the run stops after it, at once (it replaces a stop at the
@@ -1715,12 +1747,15 @@ impl World {
     /// More generated flows start in the instant a memory stop waits for: finishing it would pass
     /// the bound that stop enforces (a trace starting 10 000 flows at t = 0 had all of them
     /// created, 6 014 being the most the bound held: a review), so the run stops now, inside the
-    /// instant, keeping nothing ([`STOPPED_INSIDE_INSTANT`] tells the front ends).
+    /// instant, keeping nothing ([`STOPPED_INSIDE_INSTANT`] tells the user).
     #[cold]
     fn stop_inside_instant(&mut self) {
         let e = match self.check_memory_now(self.now) {
-            Err(Error::Invalid { field, msg }) => invalid(field, format!("{msg}{STOPPED_INSIDE_INSTANT}")),
-            Err(e) => e,
+            Err(
+                MemoryStop::Queues(Error::Invalid { field, msg })
+                | MemoryStop::RunningFlows(Error::Invalid { field, msg }),
+            ) => invalid(field, format!("{msg}{STOPPED_INSIDE_INSTANT}")),
+            Err(MemoryStop::Queues(e) | MemoryStop::RunningFlows(e)) => e,
             Ok(()) => return, // within the bound after all: the stop at the instant's end stands
         };
         self.fail(e);
@@ -1755,7 +1790,7 @@ impl World {
     /// dumbbell walks its 10 000 ports once instead of every 2^16 events: ~2 % of its run).
     #[cold]
     #[inline(never)]
-    fn check_memory_now(&mut self, now: Time) -> Result<()> {
+    fn check_memory_now(&mut self, now: Time) -> std::result::Result<(), MemoryStop> {
         let flows = self.unplanned_flow_bytes();
         let grown = crate::net::port::grown_bytes(QUEUE_HIST_ROW_BYTES);
         if let Some((held, grown_then)) = self.queue_held {
@@ -1802,16 +1837,16 @@ impl World {
                     mb(flows)
                 )
             };
-            return Err(invalid(
+            return Err(MemoryStop::Queues(invalid(
                 "metrics.max_memory",
                 format!(
                     "the run stopped at t = {t}: the network holds {held} packets, whose queues and histograms take \
                      {take}{with}, more than the {left} that {beside}; raise metrics.max_memory, or make the buffers \
                      smaller (network.buffer, a link's or a tier's) or the windows (init_cwnd)",
                 ),
-            ));
+            )));
         }
-        Err(invalid(
+        Err(MemoryStop::RunningFlows(invalid(
             "metrics.max_memory",
             format!(
                 "the run stopped at t = {t}: {GENERATED_RUNNING}: up to {peak} ran at once, {beyond} beyond the {planned} the plan \
@@ -1822,7 +1857,7 @@ impl World {
                 flow_state_bytes(),
                 if held > 0 { format!(", beside the network's {held} packets") } else { String::new() },
             ),
-        ))
+        )))
     }
 
     /// Prefetch, in stages, what the next arrivals will touch (large worlds, whose data is mostly
@@ -2312,8 +2347,8 @@ impl World {
         self.peak_live_flows = self.peak_live_flows.max(self.live_flows);
         if self.peak_live_flows > self.live_cap {
             if self.fault.is_none() {
-                if let Err(e) = self.check_memory_now(self.now) {
-                    self.stop_at_instant_end(e);
+                if let Err(stop) = self.check_memory_now(self.now) {
+                    self.stop_at_instant_end(stop);
                 }
             } else if self.fault_ends_instant {
                 self.stop_inside_instant();
@@ -2964,6 +2999,15 @@ impl Sim {
     pub fn threads(&self) -> usize {
         let parts = self.worlds.len();
         self.par.as_ref().map_or(1, |d| parts.div_ceil(parts.div_ceil(d.threads())))
+    }
+
+    /// Whether the error the last `run_until_budget` returned stopped the run at an instant's end
+    /// with what it simulated intact, so that [`Sim::results`] gives the run of 0 .. now: a
+    /// memory stop by running generated flows in a one-world run (a partitioned run's worlds stop
+    /// at different times; a queue stop, a stop inside an instant and every other error keep
+    /// nothing). The front ends keep that partial result instead of reading the message.
+    pub fn stop_keeps_run(&self) -> bool {
+        self.par.is_none() && self.worlds[0].stop_keeps_run()
     }
 
     /// Run a partitioned run's worlds on `n` threads (at least 1, at most one per partition).

@@ -254,4 +254,6 @@ fn a_run_the_queue_memory_stops_names_the_packets_in_flight_then() {
     let c = sim.counters();
     assert_eq!(held, c.sent_pkts - c.delivered_pkts - c.dropped_pkts, "{e}");
     assert!(held > 10_000, "{e}");
+    // A queue stop keeps nothing: the queues hold what the bound left for them.
+    assert!(!sim.stop_keeps_run(), "{e}");
 }

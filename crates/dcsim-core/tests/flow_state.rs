@@ -120,4 +120,26 @@ fn a_stop_by_running_flows_says_how_many_ran_at_once() {
     let running = sim.active_flows();
     assert!(running > 4_000, "{running} running: {e}");
     assert!(e.contains(&format!("up to {running} ran at once, ")), "{running} running: {e}");
+    // It ends at an instant's end, so the front ends keep the run of 0 .. now (the engine says so,
+    // and its results are there to take: one row per flow started).
+    assert!(sim.stop_keeps_run(), "{e}");
+    let flows = sim.results().expect("the run of 0 .. now").into_iter().find(|t| t.name == "flows").expect("flows");
+    assert_eq!(flows.rows(), running);
+}
+
+#[test]
+fn a_stop_inside_an_instant_or_by_another_error_keeps_nothing() {
+    // The same flows all at t = 0: the stop comes inside the instant, with part of its flows
+    // created (tests/test_fabric.py), so there is no run of 0 .. now to keep.
+    let mut sim = Sim::new(long_trace(10_000, 0, 2_000_000_000, 40_000_000)).unwrap();
+    let e = sim.run().expect_err("the running flows outgrow metrics.max_memory").to_string();
+    assert!(e.contains("keeps nothing"), "{e}");
+    assert!(!sim.stop_keeps_run(), "{e}");
+    // A stop that keeps the run, then an error of another kind: the flag is the last call's.
+    let mut sim = Sim::new(long_trace(10_000, 100_000, 2_000_000_000, 40_000_000)).unwrap();
+    sim.run().expect_err("the running flows outgrow metrics.max_memory");
+    assert!(sim.stop_keeps_run());
+    let back = sim.now().0 - 1;
+    sim.run_until(dcsim_core::units::Time(back)).expect_err("cannot run back in time");
+    assert!(!sim.stop_keeps_run());
 }

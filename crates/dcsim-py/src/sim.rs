@@ -52,6 +52,14 @@ impl Simulation {
         self.sim.end().0
     }
 
+    /// Whether the error the last `run_until` raised stopped the run at an instant's end with what
+    /// it simulated intact, so that `results()` gives the run of 0 .. now (a memory stop by
+    /// running generated flows in a one-world run); False after any other error, or none.
+    #[getter]
+    fn stop_keeps_run(&self) -> bool {
+        self.sim.stop_keeps_run()
+    }
+
     /// Flows holding transport state now (listed flows, and generated flows still running).
     fn active_flows(&self) -> usize {
         self.sim.active_flows()
