@@ -952,3 +952,13 @@ def test_host_jitter_is_seeded_and_zero_changes_nothing():
     z, plain = dcsim.simulate(base.replace({"network.host_jitter": "0s"})), dcsim.simulate(base)
     assert z.flows.equals(plain.flows) and z.ports.equals(plain.ports) and z.queue.equals(plain.queue)
     assert not a.ports.equals(plain.ports)
+
+
+# -- session 37 -----------------------------------------------------------------------------------
+
+def test_an_empty_bottleneck_hosts_list_is_refused_not_a_silently_unused_bottleneck():
+    """A tree's ``bottleneck_hosts = []`` beside ``bottleneck = "1Gbps"`` was accepted: no link took
+    the bottleneck's rate (every link ran at host_link) and the run's header read "1Gbps to ,"."""
+    text = poisson_tree('{ kind = "fixed", size = "10KB" }').replace('["h2"]', "[]")
+    with pytest.raises(ScenarioError, match=r"network\.bottleneck_hosts: empty list.*allowed at least one host"):
+        Scenario.from_toml_str(text)

@@ -1513,6 +1513,9 @@ class Network(_Model):
                 self._fill("bottleneck_hosts", [f"h{total - 1}"])
         elif self.bottleneck_hosts is not None:
             raise _err("bottleneck", "required with bottleneck_hosts: the rate of their links, e.g. \"1Gbps\"")
+        if self.bottleneck_hosts is not None and not self.bottleneck_hosts:
+            raise _err("bottleneck_hosts", "empty list: bottleneck would set no link's rate; allowed at least one "
+                       "host, e.g. [\"h0\"], or leave out bottleneck_hosts (the last host) or bottleneck (none slower)")
         names = set(self.hosts_list())
         seen: set[str] = set()
         for i, h in enumerate(self.bottleneck_hosts or []):
