@@ -168,9 +168,9 @@ def test_an_integer_beyond_a_double_is_a_named_error_not_an_overflow():
 def test_an_integer_wider_than_64_bits_is_refused_by_field():
     """The engine reads no integer wider than 64 bits; a larger one reached its JSON parser, which
     named the enclosing object ("l2.scheme: invalid type: floating point 1e+23, expected u32")."""
-    with pytest.raises(ScenarioError, match=r"l2\.m: 100000000000000000000000 is out of range; allowed 0 <= m < 2\^32"):
+    with pytest.raises(ScenarioError, match=r"l2\.m: 100000000000000000000000 is out of range; allowed 0 <= m <= 100000 sampling periods"):
         Scenario.from_dict(parking_lot_l2(m=10**23))
-    with pytest.raises(ScenarioError, match=r"l2\.m: 9223372036854775807 is out of range; allowed 0 <= m < 2\^32"):
+    with pytest.raises(ScenarioError, match=r"l2\.m: 9223372036854775807 is out of range; allowed 0 <= m <= 100000 sampling periods"):
         Scenario.from_dict(parking_lot_l2(m=2**63 - 1))
     d = dumbbell()
     d["metrics"] = {"trace_flows": [10**20]}
@@ -181,7 +181,7 @@ def test_an_integer_wider_than_64_bits_is_refused_by_field():
 @pytest.mark.parametrize("params, message", [
     ({"Ha": 1e300}, "l2.Ha: H_a = 1e300 is out of range; allowed in (0, 1e15)"),
     ({"omega": 1e20}, "l2.omega: omega = 1e20 is out of range; allowed in (0, 1e12)"),
-    ({"m": 4294967295}, "l2.m: m = 4294967295 is out of range; allowed 0 <= m <= 100000"),
+    ({"m": 4294967295}, "l2.m: 4294967295 is out of range; allowed 0 <= m <= 100000"),
     ({"T": "3601s"}, "l2.T: sampling period T = 3601s is out of range; allowed 0 < T <= 3600s"),
     ({"scheme": "qcn", "bc_limit": "1B"}, "l2.bc_limit: BC_LIMIT = 1B is out of range; allowed 2B .. 1099511627776B"),
     ({"scheme": "qcn", "timer": "1ps"}, "l2.timer: timer T = 1ps is out of range; allowed 2ps .. 3600s"),
@@ -962,3 +962,32 @@ def test_an_empty_bottleneck_hosts_list_is_refused_not_a_silently_unused_bottlen
     text = poisson_tree('{ kind = "fixed", size = "10KB" }').replace('["h2"]', "[]")
     with pytest.raises(ScenarioError, match=r"network\.bottleneck_hosts: empty list.*allowed at least one host"):
         Scenario.from_toml_str(text)
+
+
+@pytest.mark.parametrize("params, message", [
+    ({"m": -1}, "l2.m: -1 is out of range; allowed 0 <= m <= 100000 sampling periods"),
+    ({"m": 100_001}, "l2.m: 100001 is out of range; allowed 0 <= m <= 100000 sampling periods"),
+    ({"scheme": "qcn", "fr_th": 0}, "l2.fr_th: 0 is out of range; allowed 1 <= fr_th <= 4294967295 cycles"),
+    ({"scheme": "qcn", "fr_th": -3}, "l2.fr_th: -3 is out of range; allowed 1 <= fr_th <= 4294967295 cycles"),
+    ({"scheme": "qcn", "fr_th": 2**32}, "l2.fr_th: 4294967296 is out of range; allowed 1 <= fr_th <= 4294967295 cycles"),
+])
+def test_an_l2_whole_number_gets_one_range_whatever_side_it_misses(params, message):
+    """l2.m and l2.fr_th were told one range below 0 or from 2^32 ("allowed 0 <= m < 2^32 (and its
+    own bound, checked by the engine)"; fr_th = -3 was told 0 is allowed) and another in between
+    (the engine's "0 <= m <= 100000"; fr_th = 0 "FR_TH must be >= 1 cycle, got 0", no upper end)."""
+    from dcsim.theory.dsm import MAX_M
+
+    assert MAX_M == 100_000  # the engine's l2::dsm::MAX_M, which the message states
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(parking_lot_l2(**params))
+    assert message in str(e.value), str(e.value)
+
+
+
+def test_chokes_m_keeps_its_own_range_beside_dsms_m():
+    """CHOKe's m (draws per arrival) shares its name with DSM's delay bound m, not its range."""
+    d = dumbbell()
+    d["network"]["aqm"] = {"kind": "choke", "min_th": "5pkt", "max_th": "50pkt", "max_p": 0.1, "m": 1_000_000}
+    with pytest.raises(ScenarioError) as e:
+        Scenario.from_dict(d)
+    assert "network.aqm.m: 1000000 is out of range; allowed 1 <= m <= buffer" in str(e.value), str(e.value)

@@ -741,6 +741,14 @@ def _param_units(table: dict[str, dict], family: str) -> dict[str, str]:
     return units
 
 
+#: The whole-number L2 parameters' whole ranges, as the engine takes them: QCN's FR_TH at least one
+#: cycle (l2::qcn, a u32), DSM's delay bound m at most l2::dsm::MAX_M. Before, a value outside
+#: 0 .. 2^32 was told "allowed 0 <= m < 2^32 (and its own bound, checked by the engine)" and one
+#: inside it the engine's true range: two ranges for one field, neither always right (fr_th = -3
+#: was told 0 is allowed, fr_th = 0 then "must be >= 1 cycle" without its upper end).
+L2_COUNT_RANGES = {"fr_th": (1, 2**32 - 1, " cycles"), "m": (0, 100_000, " sampling periods")}
+
+
 def _check_param(name: str, unit: str, v: Any, choices: Optional[list[str]] = None) -> None:
     """Range check of a given parameter by its unit (the engine checks every field again, with its
     own bounds); errors name the parameter and the allowed range (``choices``: a choice's words)."""
@@ -3554,6 +3562,11 @@ class _L2Base(_Model):
         # values must convert for the engine.
         given = [name for name in mine if getattr(self, name) is not None]
         for name in given:
+            if name in L2_COUNT_RANGES:
+                lo, hi, what = L2_COUNT_RANGES[name]
+                if not lo <= getattr(self, name) <= hi:
+                    raise _err(name, f"{getattr(self, name)} is out of range; allowed {lo} <= {name} <= {hi}{what}")
+        for name in given:
             if L2_UNITS[name] not in L2_ENGINE_RANGED:
                 _check_param(name, L2_UNITS[name], getattr(self, name))
         # The engine's own range checks of the scheme (L2Spec::validate: Ha in (0, 1e15), m <= 10^5,
@@ -3566,8 +3579,6 @@ class _L2Base(_Model):
         for name in given:
             if L2_UNITS[name] in L2_ENGINE_RANGED:
                 _check_param(name, L2_UNITS[name], getattr(self, name))  # a bound the engine lacked
-        if self.scheme == "qcn" and self.fr_th is not None and self.fr_th < 1:
-            raise _err("fr_th", f"{self.fr_th} is out of range; allowed >= 1 cycle")
         if not self.rate_interval > 0:
             raise _err("rate_interval", f"{time_str(self.rate_interval)} is not positive; allowed > 0 s")
         for name in ("frame", "feedback_frame"):
