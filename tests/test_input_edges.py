@@ -985,9 +985,16 @@ def test_an_l2_whole_number_gets_one_range_whatever_side_it_misses(params, messa
 
 
 def test_chokes_m_keeps_its_own_range_beside_dsms_m():
-    """CHOKe's m (draws per arrival) shares its name with DSM's delay bound m, not its range."""
+    """CHOKe's m (draws per arrival) shares its name with DSM's delay bound m, not its range; and
+    it has one range on either side (m = -1 had been told "allowed 0 <= m < 2^32 (and its own
+    bound, checked by the engine)", m = 0 the engine's "1 <= m <= buffer")."""
     d = dumbbell()
     d["network"]["aqm"] = {"kind": "choke", "min_th": "5pkt", "max_th": "50pkt", "max_p": 0.1, "m": 1_000_000}
     with pytest.raises(ScenarioError) as e:
         Scenario.from_dict(d)
     assert "network.aqm.m: 1000000 is out of range; allowed 1 <= m <= buffer" in str(e.value), str(e.value)
+    for m in (0, -1, 2**32):  # below 1 or beyond a u32: the same range (-1 was told "0 <= m < 2^32")
+        d["network"]["aqm"]["m"] = m
+        with pytest.raises(ScenarioError) as e:
+            Scenario.from_dict(d)
+        assert f"network.aqm.m: {m} is out of range; allowed 1 <= m <= buffer" in str(e.value), str(e.value)

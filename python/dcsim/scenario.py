@@ -1141,7 +1141,10 @@ class Aqm(create_model("_AqmParams", __base__=_AqmHead, __module__=__name__,
                                      f'e.g. {name} = {_param_shown(p["unit"], p["default"])}')
                 self._fill(name, _param_default(p["unit"], p["default"]))
             else:
-                _check_param(name, p["unit"], getattr(self, name), p.get("choices"))
+                v = getattr(self, name)
+                if p["unit"] == "count" and not 1 <= v < 2**32:  # CHOKe's draws; the engine bounds them by the buffer
+                    raise _err(name, f"{v} is out of range; allowed 1 <= {name} <= buffer (in packets)")
+                _check_param(name, p["unit"], v, p.get("choices"))
         return self
 
     def facts(self) -> dict[str, Any]:
