@@ -180,6 +180,9 @@ def test_an_integer_wider_than_64_bits_is_refused_by_field():
 
 @pytest.mark.parametrize("params, message", [
     ({"Ha": 1e300}, "l2.Ha: H_a = 1e300 is out of range; allowed in (0, 1e15)"),
+    # below the range too both ends (it had been "'0Hz' is out of range; allowed > 0 Hz")
+    ({"Ha": "0Hz"}, "l2.Ha: H_a = 0 is out of range; allowed in (0, 1e15)"),
+    ({"Hc": -5}, "l2.Hc: H_c = -5 is out of range; allowed in (0, 1e15)"),
     ({"omega": 1e20}, "l2.omega: omega = 1e20 is out of range; allowed in (0, 1e12)"),
     ({"m": 4294967295}, "l2.m: 4294967295 is out of range; allowed 0 <= m <= 100000"),
     ({"T": "3601s"}, "l2.T: sampling period T = 3601s is out of range; allowed 0 < T <= 3600s"),
@@ -977,7 +980,7 @@ def test_an_l2_whole_number_gets_one_range_whatever_side_it_misses(params, messa
     (the engine's "0 <= m <= 100000"; fr_th = 0 "FR_TH must be >= 1 cycle, got 0", no upper end)."""
     from dcsim.theory.dsm import MAX_M
 
-    assert MAX_M == 100_000  # the engine's l2::dsm::MAX_M, which the message states
+    assert MAX_M == 100_000  # the engine's l2::dsm::MAX_M (read from it), which the messages state
     with pytest.raises(ScenarioError) as e:
         Scenario.from_dict(parking_lot_l2(**params))
     assert message in str(e.value), str(e.value)
@@ -998,3 +1001,17 @@ def test_chokes_m_keeps_its_own_range_beside_dsms_m():
         with pytest.raises(ScenarioError) as e:
             Scenario.from_dict(d)
         assert f"network.aqm.m: {m} is out of range; allowed 1 <= m <= buffer" in str(e.value), str(e.value)
+
+
+@pytest.mark.parametrize("sizes, field", [
+    ({"leaves": 100_000, "spines": 2, "hosts_per_leaf": 2}, "leaves"),
+    ({"leaves": 10, "spines": 150_000, "hosts_per_leaf": 2}, "spines"),
+    ({"leaves": 4, "spines": 2, "hosts_per_leaf": 60_000}, "hosts_per_leaf"),
+])
+def test_a_leaf_spine_too_large_names_the_field_that_makes_it_so(sizes, field):
+    """Each size within 1 .. max_nodes, the fabric beyond the engine's nodes or links: the error
+    names the largest of the three (leaves = 100 000 had been told as network.hosts_per_leaf's)."""
+    d = {"network": {"topology": "leaf_spine", "host_link": "10Gbps", "buffer": "100pkt", **sizes},
+         "run": {"duration": "1ms"}}
+    with pytest.raises(ScenarioError, match=rf"^network\.{field}: .* nodes and \d+ links; allowed at most"):
+        Scenario.from_dict(d)

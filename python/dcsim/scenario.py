@@ -682,7 +682,10 @@ BaseRttQ = Annotated[Union[str, float], _Plain(_r0_v, _r0_s, returns_str=True)]
 
 
 def _freq_v(v: Any) -> float:
-    """A frequency, Hz: a number (Hz) or a string such as "20kHz", "20000Hz"."""
+    """A frequency, Hz: a number (Hz) or a string such as "20kHz", "20000Hz". Its range is the
+    parameter's, which the engine checks with both ends (every frequency is an L2 gain in
+    ``L2_ENGINE_RANGED``: "H_a = 0 is out of range; allowed in (0, 1e15)"); here only finiteness,
+    which JSON cannot carry otherwise."""
     if isinstance(v, str):
         m = re.fullmatch(r"\s*([0-9.eE+-]+)\s*(Hz|kHz|MHz)\s*", v)
         if not m:
@@ -693,8 +696,8 @@ def _freq_v(v: Any) -> float:
             raise ValueError(f"{v!r} is not a frequency; write a number in Hz or e.g. \"20kHz\"") from None
     else:
         x = _float_v(v)
-    if not (math.isfinite(x) and x > 0):
-        raise ValueError(f"{v!r} is out of range; allowed > 0 Hz")
+    if not math.isfinite(x):
+        raise ValueError(f"{v!r} is not a finite frequency; write a number in Hz or e.g. \"20kHz\"")
     return x
 
 
@@ -746,7 +749,7 @@ def _param_units(table: dict[str, dict], family: str) -> dict[str, str]:
 #: 0 .. 2^32 was told "allowed 0 <= m < 2^32 (and its own bound, checked by the engine)" and one
 #: inside it the engine's true range: two ranges for one field, neither always right (fr_th = -3
 #: was told 0 is allowed, fr_th = 0 then "must be >= 1 cycle" without its upper end).
-L2_COUNT_RANGES = {"fr_th": (1, 2**32 - 1, " cycles"), "m": (0, 100_000, " sampling periods")}
+L2_COUNT_RANGES = {"fr_th": (1, 2**32 - 1, " cycles"), "m": (0, LIMITS["max_dsm_m"], " sampling periods")}
 
 
 def _check_param(name: str, unit: str, v: Any, choices: Optional[list[str]] = None) -> None:
@@ -1619,9 +1622,11 @@ class Network(_Model):
             nodes = self.leaves * self.hosts_per_leaf + self.leaves + self.spines
             links = self.leaves * self.hosts_per_leaf + self.leaves * self.spines
             if nodes > top_nodes or links > top_links:
-                raise _err("hosts_per_leaf", f"{self.leaves} leaves x {self.hosts_per_leaf} hosts and {self.spines} spines "
-                                             f"make {nodes} nodes and {links} links; allowed at most {top_nodes} nodes "
-                                             f"and {top_links} links")
+                # named by the largest of the three (leaves = 100 000 had been told as hosts_per_leaf's)
+                largest = max(("hosts_per_leaf", "leaves", "spines"), key=lambda n: getattr(self, n))
+                raise _err(largest, f"{self.leaves} leaves x {self.hosts_per_leaf} hosts and {self.spines} spines "
+                                    f"make {nodes} nodes and {links} links; allowed at most {top_nodes} nodes "
+                                    f"and {top_links} links")
         else:
             kmax = LIMITS["max_fat_tree_k"]
             if self.k is None:

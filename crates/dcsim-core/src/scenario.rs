@@ -104,6 +104,7 @@ pub fn defaults() -> serde_json::Value {
             "max_memory_bytes": MAX_MEMORY_BYTES,
             "max_partitions": MAX_PARTITIONS,
             "max_generated_flows": MAX_GENERATED_FLOWS,
+            "max_dsm_m": crate::l2::dsm::MAX_M,
         },
     })
 }

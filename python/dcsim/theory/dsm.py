@@ -32,6 +32,7 @@ Where the paper's printed formulas need a reading, we say so next to the functio
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
 from dataclasses import asdict, dataclass
@@ -39,6 +40,7 @@ from typing import Optional
 
 import numpy as np
 
+from dcsim._core import engine_defaults
 from dcsim.units import capacity_pps
 
 __all__ = [
@@ -68,8 +70,9 @@ PAPER_FRAME_BYTES = 1000.0
 PAPER_DEFAULTS = dict(C_bps=10e9, q0_bytes=64e3, p=0.01, delay_s=300e-6, m=4, H_a_hz=20e3, H_b_hz=20e3, H_c_hz=20e3,
                       omega=5.0, frame_bytes=PAPER_FRAME_BYTES, buffer_bytes=128e3)
 
-#: Largest delay bound m we accept (the Rust CP's limit, l2::dsm::MAX_M).
-MAX_M = 100_000
+#: Largest delay bound m we accept, sampling periods: the Rust CP's limit (l2::dsm::MAX_M), read
+#: from the engine so that the model, `dcsim theory dsm` and a scenario's l2.m state one range.
+MAX_M: int = json.loads(engine_defaults())["limits"]["max_dsm_m"]
 
 
 def _pos(name: str, x: float, allow_zero: bool = False) -> float:
