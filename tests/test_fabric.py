@@ -487,21 +487,53 @@ def _flooding_queue(max_memory: str, duration: str = "2ms") -> dict:
 def test_a_run_whose_queues_outgrow_max_memory_stops_naming_the_field(tmp_path):
     """metrics.max_memory bounds the run, also what the plan cannot foresee: the packets a queue
     holds (a 10^9-packet buffer is allowed). The world adds up its ports' rings and histograms
-    every 65 536 events; past what the bound leaves, the run stops with an error naming the
-    field, in the API (RunLimitError, a ScenarioError) and in the CLI (one line, exit 2, no
-    output directory). With room for them (200 MB), the same run ends normally."""
+    every 65 536 events; past what the bound leaves, the run stops at the end of an instant with
+    an error naming the field, in the API (RunLimitError, a ScenarioError) and in the CLI (one
+    line, exit 2), keeping what it simulated, 0 .. t, as run.max_wall's stop does (it had kept
+    nothing). With room for the queue (200 MB), the same run ends normally."""
     from dcsim import RunLimitError
 
-    with pytest.raises(RunLimitError, match=r"^metrics\.max_memory: the run stopped at t = .* the network holds \d+ packets"):
+    with pytest.raises(RunLimitError, match=r"^metrics\.max_memory: the run stopped at t = .* the network holds \d+ packets") as e:
         simulate(Scenario.from_dict(_flooding_queue("10MB")))
+    part = e.value.partial
+    assert part is not None and part.stopped["field"] == "metrics.max_memory" and part.stopped["duration_s"] == 2e-3
+    t = part.stopped["simulated_s"]
+    assert 0 < t < 2e-3 and part.duration_s == t
+    # Conservation at t, with the packets the message names in flight; the 1 Gbps uplink has
+    # sent without a pause since its first packet, so it was busy nearly all of 0 .. t (less the
+    # first packet's way to it: a few us of t's hundreds).
+    c = part.counters.iloc[0]
+    held = int(str(e.value).split("the network holds ")[1].split()[0])
+    assert c.in_flight_pkts == held and c.sent_pkts == c.delivered_pkts + c.dropped_pkts + c.in_flight_pkts
+    assert c.now_s == t
+    up = part.ports[part.ports["rate_bps"] == 1e9]
+    assert up["utilization"].max() == pytest.approx(1.0, abs=0.05) and up["q_max_pkt"].max() > 10_000
     path, out = tmp_path / "flood.toml", tmp_path / "out"
     path.write_text(_toml(_flooding_queue("10MB")))
     res = runner.invoke(app, ["run", str(path), "--no-plots", "--out", str(out)], env={"COLUMNS": "300"})
     assert res.exit_code == 2, res.output
     assert "metrics.max_memory" in res.output and "Traceback" not in res.output and "internal error" not in res.output
-    assert not out.exists()
+    kept = Result.from_dir(out)
+    assert kept.stopped == part.stopped and kept.flows.equals(part.flows)
     ok = simulate(Scenario.from_dict(_flooding_queue("200MB")))
     assert ok.counters.iloc[0].in_flight_pkts > 100_000
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads a process's peak from /proc (Linux)")
+def test_a_run_stopped_by_its_queues_stays_within_max_memory(tmp_path):
+    """`dcsim run` of the flooding queue above at 10 MB stops, writes what it simulated (exit 2),
+    and peaks no more than 10 MB above the same scenario run for 10 us. No tolerance beyond the
+    bound (decided before measuring): the stop comes when the rings and the histogram rows they
+    will become reach what the bound leaves beside the plan, and the results free each port's
+    packets as they take its row."""
+    d = _flooding_queue("10MB")
+    peaks = {}
+    for name, duration in (("tiny", "10us"), ("run", "2ms")):
+        path = tmp_path / f"{name}.toml"
+        path.write_text(_toml({**d, "run": {"duration": duration}}))
+        peaks[name] = _run_peak_bytes(path, tmp_path / name, ok=(0,) if name == "tiny" else (2,))
+    assert Result.from_dir(tmp_path / "run").stopped["field"] == "metrics.max_memory"
+    assert peaks["run"] - peaks["tiny"] <= 10_000_000, peaks
 
 
 def _long_trace(n: int, max_memory: str, duration: str = "2ms") -> dict:

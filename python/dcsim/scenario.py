@@ -224,8 +224,9 @@ class RunLimitError(ScenarioError):
     """A run stopped by one of the scenario's bounds while it ran (metrics.max_memory: the packets
     its queues held, or its generated flows running at once, outgrew what the bound left for them;
     run.max_wall: it took longer than that wall-clock time). ``str(err)`` names the field.
-    ``partial``: for run.max_wall, or metrics.max_memory by the running flows, past the warm-up, the
-    :class:`~dcsim.Result` of the time simulated (see :func:`dcsim.simulate`); else None."""
+    ``partial``: past the warm-up, the :class:`~dcsim.Result` of the time simulated (see
+    :func:`dcsim.simulate`); None before it, for a partitioned run stopped by metrics.max_memory
+    (its worlds stop at different times), or for a stop inside an instant (the message says so)."""
 
     partial: Any = None
 
@@ -3383,7 +3384,8 @@ class Metrics(_Model):
     #: crates/dcsim-core/src/sim.rs. A run that would need more is refused before it starts, with
     #: the sampling interval to lengthen (or naming this field). The packets the queues hold are
     #: checked as the run goes: past what this leaves them (at least what the links hold in flight
-    #: and 64 packets a port), the run stops with RunLimitError. Allowed 1MB .. 1TB (LIMITS
+    #: and 64 packets a port), the run stops with RunLimitError, keeping the Result of the time
+    #: simulated as its ``partial``. Allowed 1MB .. 1TB (LIMITS
     #: min/max_memory_bytes).
     max_memory: BytesQ = Size(float(ENGINE_DEFAULTS["max_memory_bytes"]), "B")
     #: Flow-size bucket edges for the FCT summary (per protocol and bucket): (0, e1], (e1, e2], ...

@@ -64,9 +64,9 @@ def simulate(
     ``run.max_wall`` of wall-clock time (checked each time the engine returns, at least every
     :data:`EVENTS_PER_CALL` events); the engine's other ``field: message`` errors pass through
     unchanged. A run stopped after its warm-up by ``run.max_wall``, or by ``metrics.max_memory``
-    for its generated flows running at once (one world), keeps what it simulated: the error's
-    ``partial`` is the :class:`Result` of 0 .. t (its engine spec's duration is t, its scenario
-    the one given, and ``partial.stopped`` says both); None for every other stop.
+    (one world, at the end of an instant), keeps what it simulated: the error's ``partial`` is
+    the :class:`Result` of 0 .. t (its engine spec's duration is t, its scenario the one given,
+    and ``partial.stopped`` says both); None for every other stop.
     """
     from dcsim.scenario import RunLimitError, Scenario, ScenarioWarning, engine_error, load_scenario
 
@@ -170,12 +170,12 @@ def _stop_keeping(scenario, spec: dict, sim, message: str, wall_s: float, stoppe
 
 
 def _memory_stop(scenario, spec: dict, sim, message: str, wall_s: float):
-    """The RunLimitError of a run metrics.max_memory stopped. One that generated flows running at
-    once stopped ends at an instant's end within the plan, whose results rows count every
-    generated flow: it keeps the Result of 0 .. t as run.max_wall's stop does (the engine says
-    so: ``Simulation.stop_keeps_run``, one world only, as a partitioned run's worlds stop at
-    different times). A stop by the queues keeps nothing (they hold what the bound left: nothing
-    more is built), nor one inside an instant."""
+    """The RunLimitError of a run metrics.max_memory stopped. A stop by the queues or by generated
+    flows running at once ends at an instant's end within the bound (the plan counts the tables,
+    the stop's allowance the rings and histogram rows; the engine frees each running flow's state
+    and each port's packets as it takes their rows): it keeps the Result of 0 .. t as
+    run.max_wall's stop does. The engine says when it may (``Simulation.stop_keeps_run``): not in
+    a partitioned run, whose worlds stop at different times, nor inside an instant."""
     from dcsim.scenario import RunLimitError
 
     message += _auto_interval_hint(scenario, spec, message)

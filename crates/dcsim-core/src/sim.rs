@@ -580,6 +580,16 @@ fn mb(b: u128) -> String {
     format!("{:.1} MB", b as f64 / 1e6)
 }
 
+/// A size that may be small beside the MB figures around it: in KB below 0.1 MB ("1.2 KB", not
+/// "0.0 MB": one running flow's state beside a queue stop's 15 MB had read as nothing).
+fn mb_or_kb(b: u128) -> String {
+    if b < 100_000 {
+        format!("{:.1} KB", b as f64 / 1e3)
+    } else {
+        mb(b)
+    }
+}
+
 /// Two sizes in MB with as many decimals (up to six) as tell them apart: "118.0 MB, more than the
 /// 118.0 MB" had read as no excess at all (a review).
 fn mb_apart(a: u128, b: u128) -> (String, String) {
@@ -775,9 +785,8 @@ fn queue_allowance_bytes(spec: &Spec, net: &Network, owns: impl Fn(NodeId) -> bo
 
 /// See [`queue_allowance_bytes`].
 const QUEUE_PACKETS_PER_PORT: u128 = 64;
-/// The words of a memory stop by running generated flows ([`World::check_memory_now`]; such a
-/// stop keeps the result of the time simulated: [`Sim::stop_keeps_run`]).
-pub const GENERATED_RUNNING: &str = "generated flows still running";
+/// The words of a memory stop by running generated flows ([`World::check_memory_now`]).
+const GENERATED_RUNNING: &str = "generated flows still running";
 /// The end of the message of a memory stop inside an instant ([`World::stop_inside_instant`]):
 /// such a stop keeps nothing, whatever stopped it.
 pub const STOPPED_INSIDE_INSTANT: &str =
@@ -798,15 +807,6 @@ pub const QUEUE_MEMORY_CHECK_EVENTS: u64 = 1 << 16;
 /// A `queue_hist` row: port, q_pkt, time_s and frac in the engine's columns, and the front end's
 /// NumPy copy of them (a table of four numeric columns, not the series' 160 B a row of copies).
 const QUEUE_HIST_ROW_BYTES: usize = 32 + 32;
-
-/// A memory stop found by [`World::check_memory_now`], by what takes most: what the stop keeps
-/// depends on it ([`World::stop_keeps_run`]).
-enum MemoryStop {
-    /// The packets in the queues (and their histograms): the run keeps nothing.
-    Queues(Error),
-    /// Generated flows running at once beyond the plan: the run of 0 .. now is kept.
-    RunningFlows(Error),
-}
 
 /// Check, before anything is allocated, that the run fits in `metrics.max_memory_bytes`: the
 /// world (nodes, ports, flows) plus every sampled series at its peak cost, its columns once and
@@ -1002,9 +1002,6 @@ pub(crate) struct World {
     /// `fault` is a stop at a bound: the events of the instant are handled first, so that what the
     /// engine holds is the run of 0 .. now (the result a stop keeps).
     fault_ends_instant: bool,
-    /// `fault` is a stop whose result the front ends may take: one by running generated flows
-    /// (a queue stop keeps nothing: the queues hold what the bound left).
-    fault_keeps_run: bool,
     /// The last `run_until_budget` returned a stop at an instant's end that keeps the run of
     /// 0 .. now ([`Self::stop_keeps_run`]).
     stop_kept_run: bool,
@@ -1436,7 +1433,6 @@ impl World {
             planned_live,
             live_cap: planned_live.saturating_add((queue_allowance / flow_state_bytes()) as usize),
             fault_ends_instant: false,
-            fault_keeps_run: false,
             stop_kept_run: false,
             queue_held: None,
             part,
@@ -1673,8 +1669,8 @@ impl World {
             let Some((te, ev)) = self.events.pop_due(target) else { break };
             budget = budget.saturating_sub(1);
             if self.events.popped() & (QUEUE_MEMORY_CHECK_EVENTS - 1) == 0 && self.fault.is_none() {
-                if let Err(stop) = self.check_memory_now(te) {
-                    self.stop_at_instant_end(stop);
+                if let Err(e) = self.check_memory_now(te) {
+                    self.stop_at_instant_end(e);
                 }
             }
             if self.events.has_wheel() && !self.head_next.is_empty() {
@@ -1705,7 +1701,7 @@ impl World {
                     self.counters.events = self.events.popped();
                     self.drain_all_silent(self.now, true);
                 }
-                self.stop_kept_run = self.fault_ends_instant && self.fault_keeps_run;
+                self.stop_kept_run = self.fault_ends_instant;
                 self.fault_ends_instant = false; // a later run_until's faults stop at once
                 return Err(self.fault.take().expect("checked"));
             }
@@ -1717,21 +1713,19 @@ impl World {
     }
 
     /// Stop the run at a memory bound once the events of this instant are handled (see
-    /// `fault_ends_instant`); a stop by running flows keeps the run of 0 .. now.
+    /// `fault_ends_instant`): what the engine then holds is the run of 0 .. now, which the
+    /// results give ([`Self::stop_keeps_run`]). What they build is within the bound: the plan
+    /// counts the tables, and the stop's allowance the queues' rings and histogram rows; the
+    /// results free each port's packets as they take its row (after such a stop only).
     #[cold]
-    fn stop_at_instant_end(&mut self, stop: MemoryStop) {
-        let (e, keeps) = match stop {
-            MemoryStop::Queues(e) => (e, false),
-            MemoryStop::RunningFlows(e) => (e, true),
-        };
+    fn stop_at_instant_end(&mut self, e: Error) {
         self.fault = Some(e);
         self.fault_ends_instant = true;
-        self.fault_keeps_run = keeps;
     }
 
     /// Whether the error the last [`Self::run_until_budget`] returned is a stop at an instant's
-    /// end whose results are the run of 0 .. now, for the front end to keep (a memory stop by
-    /// running generated flows); false after any other error, or none.
+    /// end whose results are the run of 0 .. now, for the front end to keep (a memory stop by the
+    /// queues or by running generated flows); false after any other error, or none.
     pub fn stop_keeps_run(&self) -> bool {
         self.stop_kept_run
     }
@@ -1751,11 +1745,8 @@ impl World {
     #[cold]
     fn stop_inside_instant(&mut self) {
         let e = match self.check_memory_now(self.now) {
-            Err(
-                MemoryStop::Queues(Error::Invalid { field, msg })
-                | MemoryStop::RunningFlows(Error::Invalid { field, msg }),
-            ) => invalid(field, format!("{msg}{STOPPED_INSIDE_INSTANT}")),
-            Err(MemoryStop::Queues(e) | MemoryStop::RunningFlows(e)) => e,
+            Err(Error::Invalid { field, msg }) => invalid(field, format!("{msg}{STOPPED_INSIDE_INSTANT}")),
+            Err(e) => e,
             Ok(()) => return, // within the bound after all: the stop at the instant's end stands
         };
         self.fail(e);
@@ -1790,7 +1781,7 @@ impl World {
     /// dumbbell walks its 10 000 ports once instead of every 2^16 events: ~2 % of its run).
     #[cold]
     #[inline(never)]
-    fn check_memory_now(&mut self, now: Time) -> std::result::Result<(), MemoryStop> {
+    fn check_memory_now(&mut self, now: Time) -> Result<()> {
         let flows = self.unplanned_flow_bytes();
         let grown = crate::net::port::grown_bytes(QUEUE_HIST_ROW_BYTES);
         if let Some((held, grown_then)) = self.queue_held {
@@ -1828,25 +1819,27 @@ impl World {
         let beside =
             format!("metrics.max_memory = {budget} leaves beside the network, the flows and the sampled series{each}");
         if bytes >= flows {
-            // The queues take most: their stop (it keeps nothing; see `GENERATED_RUNNING`).
+            // The queues take most: their stop.
             let with = if flows == 0 {
                 String::new()
             } else {
+                let flows_word = if beyond == 1 { "flow" } else { "flows" };
                 format!(
-                    " ({} with the state of the {beyond} flows running at once beyond the {planned} the plan holds room for)",
-                    mb(flows)
+                    " ({} with the state of the {beyond} {flows_word} running at once beyond the {planned} the plan holds \
+                     room for)",
+                    mb_or_kb(flows)
                 )
             };
-            return Err(MemoryStop::Queues(invalid(
+            return Err(invalid(
                 "metrics.max_memory",
                 format!(
                     "the run stopped at t = {t}: the network holds {held} packets, whose queues and histograms take \
                      {take}{with}, more than the {left} that {beside}; raise metrics.max_memory, or make the buffers \
                      smaller (network.buffer, a link's or a tier's) or the windows (init_cwnd)",
                 ),
-            )));
+            ));
         }
-        Err(MemoryStop::RunningFlows(invalid(
+        Err(invalid(
             "metrics.max_memory",
             format!(
                 "the run stopped at t = {t}: {GENERATED_RUNNING}: up to {peak} ran at once, {beyond} beyond the {planned} the plan \
@@ -1857,7 +1850,7 @@ impl World {
                 flow_state_bytes(),
                 if held > 0 { format!(", beside the network's {held} packets") } else { String::new() },
             ),
-        )))
+        ))
     }
 
     /// Prefetch, in stages, what the next arrivals will touch (large worlds, whose data is mostly
@@ -2347,8 +2340,8 @@ impl World {
         self.peak_live_flows = self.peak_live_flows.max(self.live_flows);
         if self.peak_live_flows > self.live_cap {
             if self.fault.is_none() {
-                if let Err(stop) = self.check_memory_now(self.now) {
-                    self.stop_at_instant_end(stop);
+                if let Err(e) = self.check_memory_now(self.now) {
+                    self.stop_at_instant_end(e);
                 }
             } else if self.fault_ends_instant {
                 self.stop_inside_instant();
@@ -2834,8 +2827,16 @@ impl World {
 
         let mut pc = PortCols::default();
         let (mut hp, mut hq, mut ht, mut hf) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-        for (pid, p) in self.net.ports.iter().enumerate() {
+        // After a memory stop the rings hold what the bound left the queues: they go as each
+        // port's row is taken (its packets are counted in `in_flight`, and the run cannot go on),
+        // so that the tables do not come on top of them. (Other runs keep them for
+        // `check_invariants`, which tests call after the results.)
+        let release = self.stop_kept_run;
+        for (pid, p) in self.net.ports.iter_mut().enumerate() {
             let st = p.stats_at(now);
+            if release {
+                p.release_packets();
+            }
             let q = &st.queue;
             let monitored = self.net.monitored.contains(&(pid as PortId));
             let per_span = |x: f64| if span_ps > 0 { x / span_ps as f64 } else { f64::NAN };
@@ -3003,9 +3004,9 @@ impl Sim {
 
     /// Whether the error the last `run_until_budget` returned stopped the run at an instant's end
     /// with what it simulated intact, so that [`Sim::results`] gives the run of 0 .. now: a
-    /// memory stop by running generated flows in a one-world run (a partitioned run's worlds stop
-    /// at different times; a queue stop, a stop inside an instant and every other error keep
-    /// nothing). The front ends keep that partial result instead of reading the message.
+    /// memory stop (by the queues or by running generated flows) in a one-world run (a
+    /// partitioned run's worlds stop at different times; a stop inside an instant and every other
+    /// error keep nothing). The front ends keep that partial result.
     pub fn stop_keeps_run(&self) -> bool {
         self.par.is_none() && self.worlds[0].stop_keeps_run()
     }

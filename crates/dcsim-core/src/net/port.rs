@@ -444,6 +444,15 @@ impl Port {
             + self.qstats.hist_ps.as_ref().map_or(0, |h| h.len() * (std::mem::size_of::<u64>() + row_bytes))
     }
 
+    /// Free the packets the port holds (queued, on the wire, propagating) and its rings, once the
+    /// results have taken its statistics: the run ends with them (a memory stop by the queues
+    /// leaves its rings at what the bound allows, and the result tables come on top).
+    pub fn release_packets(&mut self) {
+        self.slots = Ring::new();
+        self.pipe = Ring::new();
+        self.evicted = Vec::new();
+    }
+
     /// Packets accepted and not yet arrived at the next node (queued, on the wire, propagating).
     pub fn in_pipe(&self) -> u64 {
         self.pipe.len() as u64
