@@ -2292,6 +2292,9 @@ MAX_CDF_POINTS = 100_000
 #: Most flows a trace may list: each costs the scenario layer ~60 B, ~5 us to load and ~2 us to
 #: its engine spec (a million flows: 58 MB, 4.3-5.4 s and 1.6-2.0 s; benchmarks/bench_fabric.py
 #: --case d), so 10^7 is ~0.6 GB and over a minute; the engine's result rows take ~2 KB a flow.
+#: The memory plan counts each listed flow at the engine's ``trace_arrival_bytes`` (720 B) at the
+#: run's peak, started or not (:meth:`Scenario._check_trace_arrival_count`): 10^7 need a
+#: metrics.max_memory of 7.2 GB and more.
 MAX_TRACE_FLOWS = 10_000_000
 #: Largest data file read (a CDF's or a trace's), bytes: it is read whole; 10^7 trace lines of
 #: ~40 B fit.
@@ -4248,6 +4251,7 @@ class Scenario(_Model):
         then encoded once, not twice, ~0.8 s less); None when it was not."""
         sc = self if self._validated else type(self).from_dict(self.to_dict())
         sc._check_listed_flow_count()
+        sc._check_trace_arrival_count()
         net, pb, hb = sc.network, sc.network.packet_bytes, sc.network.header_bytes
         flows = []
         for info in sc.expanded_flows():
@@ -4926,6 +4930,24 @@ class Scenario(_Model):
                             f"each), more than metrics.max_memory = {budget / 1e6:,.1f} MB; allowed at most "
                             f"{int(budget // per):,} listed flows with this budget: raise metrics.max_memory, or "
                             "generate the flows with a workload (whose finished flows are freed)")
+
+    def _check_trace_arrival_count(self) -> None:
+        """Traces whose listed flows alone exceed metrics.max_memory, refused before their engine
+        spec is built (as :meth:`_check_listed_flow_count`): each flow a trace lists costs the
+        engine's ``trace_arrival_bytes`` at the run's peak whether it starts or not (the engine's
+        memory plan counts it beside the result rows and names the workload; its check follows).
+        Called on a validated scenario."""
+        per = ENGINE_DEFAULTS["trace_arrival_bytes"]
+        budget = self.metrics.max_memory.value
+        listed = [len(w.arrivals) if w.kind == "trace" else 0 for w in self.workloads]
+        if sum(listed) * per <= budget:
+            return
+        i = max(range(len(listed)), key=listed.__getitem__)
+        raise ScenarioError(f"workloads[{i}]: the traces list {sum(listed):,} flows, which need at least "
+                            f"{sum(listed) * per / 1e6:,.1f} MB at the run's peak ({per} B each, whether they start or "
+                            f"not), more than metrics.max_memory = {budget / 1e6:,.1f} MB; allowed at most "
+                            f"{int(budget // per):,} listed trace flows with this budget: give the trace fewer flows, "
+                            "or raise metrics.max_memory")
 
     def check_resources(self) -> dict:
         """The engine spec (a new dict), after the engine's own checks that need no run: sizes

@@ -79,6 +79,8 @@ pub fn defaults() -> serde_json::Value {
         "cwnd_interval_ps": default_cwnd_interval_ps(),
         "max_memory_bytes": default_max_memory_bytes(),
         "listed_flow_bytes": crate::sim::listed_flow_bytes(),
+        // What the memory plan counts for each flow a trace lists, beside its result row.
+        "trace_arrival_bytes": crate::sim::TRACE_ARRIVAL_BYTES as u64,
         "host_backlog_pkt": default_host_backlog_pkt(),
         "max_host_jitter_ps": MAX_HOST_JITTER_PS,
         "l2_dsm_q0_bytes": crate::l2::dsm::Params::default().q0_bytes,

@@ -284,6 +284,18 @@ const PARTITION_FLOW_BYTES: u128 =
     (std::mem::size_of::<FlowPath>() + std::mem::size_of::<FlowSlot>() + std::mem::size_of::<PortId>()) as u128;
 /// See [`GENERATED_FLOW_BYTES`].
 const GENERATED_FIXED_BYTES: u128 = 16_000_000;
+/// What each flow a trace lists costs at the peak of `dcsim run` beyond its result row (which
+/// [`GENERATED_FLOW_BYTES`] counts, for the flows due before the end only), whether it starts in
+/// the run or not: the front end's columns of the trace (`TraceFlows`, ~30 B) and their engine
+/// times and payloads kept for a sweep (16 B), the engine spec's JSON (~22 B) and its dict of
+/// Python ints (~85 B, the run's `engine_spec`), the engine's columns and its generator's sorted
+/// list (~76 B), and the transient copies while the spec is built and written (tracemalloc and
+/// RSS, 100 000 flows). Measured: `dcsim run --no-plots` of traces of 10 000, 40 000, 100 000 and
+/// 200 000 one-packet flows on a 2 x 2 x 2 leaf-spine run for 10 us (~1 % of the flows start)
+/// peaked 5.8, 23.0, 24.0 and 48.1 MB above the same run of a 10-flow trace (0.58, 0.58, 0.24 and
+/// 0.24 KB a flow; 2026-12-02), none of it planned (a trace's whole cost had been said to be ~1 KB
+/// a flow). 720 B is above the largest by 25 %.
+pub const TRACE_ARRIVAL_BYTES: u128 = 720;
 
 /// The most rows one sample of each series writes in a world: its monitored ports, and its
 /// traced flows whose receiver (goodput) or sender (window) it owns. A partitioned world samples
@@ -389,10 +401,19 @@ struct MemoryPlan {
     /// Per workload: the most flows it can generate, and what their results take.
     generated_flows: Vec<u128>,
     generated: Vec<u128>,
+    /// Per workload: the flows a trace lists (all of them, due before the end or not), and what
+    /// they cost beside their result rows ([`TRACE_ARRIVAL_BYTES`] each); 0 for other kinds.
+    listed_arrivals: Vec<u128>,
+    arrivals: Vec<u128>,
     series: [SeriesCost; 4],
 }
 
 impl MemoryPlan {
+    /// What the workloads' flows take: their result rows ([`Self::generated`]) and a trace's
+    /// listed arrivals ([`Self::arrivals`]).
+    fn workload_bytes(&self) -> u128 {
+        self.generated.iter().sum::<u128>() + self.arrivals.iter().sum::<u128>()
+    }
     /// Rows of a series sampled every `iv` ps: at most d / iv + 1 for each entity.
     fn bytes_at(&self, s: &SeriesCost, iv: u128) -> u128 {
         if s.n == 0 {
@@ -455,7 +476,7 @@ pub fn fit_sampling(spec: &mut Spec, auto: &[String]) -> Result<()> {
     let limit = spec.metrics.max_memory_bytes as u128;
     let is_auto = |s: &SeriesCost| s.n > 0 && auto.iter().any(|a| a == s.field);
     let fixed: u128 = plan.world
-        + plan.generated.iter().sum::<u128>()
+        + plan.workload_bytes()
         + plan.series.iter().filter(|s| !is_auto(s)).map(|s| plan.bytes(s)).sum::<u128>();
     let mut todo: Vec<SeriesCost> = plan.series.iter().copied().filter(is_auto).collect();
     if todo.is_empty() {
@@ -549,7 +570,7 @@ fn default_ports_that_fit(spec: &Spec, plan: &MemoryPlan, auto: &[String]) -> Op
             plan.bytes(s)
         }
     };
-    let others = plan.world + plan.generated.iter().sum::<u128>() + rest.iter().map(least).sum::<u128>();
+    let others = plan.world + plan.workload_bytes() + rest.iter().map(least).sum::<u128>();
     let limit = spec.metrics.max_memory_bytes as u128;
     if queue.n <= 1 || others + least(&queue) <= limit {
         return None;
@@ -720,7 +741,27 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
                 + planned_at_once(w) as u128 * flow_state
         })
         .collect();
-    MemoryPlan { duration_ps: spec.duration_ps as u128, nodes, ports, world, route, generated_flows, generated, series }
+    let listed_arrivals: Vec<u128> = spec
+        .workloads
+        .iter()
+        .map(|w| match w {
+            WorkloadSpec::Trace { arrivals, .. } => arrivals.len() as u128,
+            WorkloadSpec::Poisson { .. } | WorkloadSpec::Incast { .. } | WorkloadSpec::Permutation { .. } => 0,
+        })
+        .collect();
+    let arrivals = listed_arrivals.iter().map(|&n| n * TRACE_ARRIVAL_BYTES).collect();
+    MemoryPlan {
+        duration_ps: spec.duration_ps as u128,
+        nodes,
+        ports,
+        world,
+        route,
+        generated_flows,
+        generated,
+        listed_arrivals,
+        arrivals,
+        series,
+    }
 }
 
 /// Flows of workload `w` the plan counts as running at once, each with its transport state
@@ -766,8 +807,7 @@ fn planned_live_flows(spec: &Spec) -> usize {
 /// Each partition's world had been left all of it for the whole network's ports.
 fn queue_allowance_bytes(spec: &Spec, net: &Network, owns: impl Fn(NodeId) -> bool) -> u128 {
     let plan = memory_plan(spec);
-    let planned =
-        plan.world + plan.generated.iter().sum::<u128>() + plan.series.iter().map(|s| plan.bytes(s)).sum::<u128>();
+    let planned = plan.world + plan.workload_bytes() + plan.series.iter().map(|s| plan.bytes(s)).sum::<u128>();
     let full = spec.packet_bytes.max(1) as u128;
     let floor: u128 = net
         .ports
@@ -817,25 +857,41 @@ const QUEUE_HIST_ROW_BYTES: usize = 32 + 32;
 pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     let plan = memory_plan(spec);
     crate::net::check_route_entries(plan.route.rows, plan.route.groups)?;
-    let MemoryPlan { duration_ps: d, world, ref generated_flows, ref generated, ref series, .. } = plan;
+    let MemoryPlan {
+        duration_ps: d,
+        world,
+        ref generated_flows,
+        ref generated,
+        ref listed_arrivals,
+        ref arrivals,
+        ref series,
+        ..
+    } = plan;
     let m = &spec.metrics;
     let bytes = |s: &SeriesCost| plan.bytes(s);
-    let total: u128 = world + series.iter().map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
+    let workloads = plan.workload_bytes();
+    let total: u128 = world + series.iter().map(bytes).sum::<u128>() + workloads;
     let limit = m.max_memory_bytes as u128;
     if total <= limit {
         return Ok(());
     }
-    if let Some((i, &g)) = generated.iter().enumerate().max_by_key(|(_, g)| **g) {
+    let of_workload = |i: usize| generated[i] + arrivals[i];
+    if let Some(i) = (0..generated.len()).max_by_key(|&i| of_workload(i)) {
         // Most of the need is the workload's flows, and the network alone would fit: name the
         // workload (a budget below the network itself names metrics.max_memory, below).
-        if g >= total / 2 && world < limit {
+        if of_workload(i) >= total / 2 && world < limit {
+            let listed = if listed_arrivals[i] > 0 {
+                format!(", {} for the {} flows the trace lists", mb(arrivals[i]), listed_arrivals[i])
+            } else {
+                String::new()
+            };
             return Err(invalid(
                 format!("workloads[{i}]"),
                 format!(
-                    "the run would keep up to {:.0} generated flows ({} of result rows; {} in all), more than \
-                     metrics.max_memory = {}; shorten run.duration, {} or raise metrics.max_memory",
+                    "the run would keep up to {:.0} generated flows ({} of result rows{listed}; {} in all), more \
+                     than metrics.max_memory = {}; shorten run.duration, {} or raise metrics.max_memory",
                     generated_flows[i],
-                    mb(g),
+                    mb(generated[i]),
                     mb(total),
                     mb_given(limit),
                     match spec.workloads[i].kind() {
@@ -848,7 +904,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
             ));
         }
     }
-    let state = world + generated.iter().sum::<u128>();
+    let state = world + workloads;
     if state >= limit {
         // The network and the flows' state alone do not fit: no sampling interval can help.
         return Err(invalid(
@@ -866,8 +922,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     }
     let worst = series.iter().max_by_key(|s| bytes(s)).expect("four series");
     let SeriesCost { field, what, interval_ps: iv, n, row_bytes: rb } = *worst;
-    let others: u128 =
-        series.iter().filter(|s| s.field != field).map(bytes).sum::<u128>() + generated.iter().sum::<u128>();
+    let others: u128 = series.iter().filter(|s| s.field != field).map(bytes).sum::<u128>() + workloads;
     let head = format!(
         "sampling every {} records up to {} rows each ({} in all) for {n} {what}; the run would need {} in all, \
          more than metrics.max_memory = {}",
