@@ -288,13 +288,13 @@ const GENERATED_FIXED_BYTES: u128 = 16_000_000;
 /// [`GENERATED_FLOW_BYTES`] counts, for the flows due before the end only), whether it starts in
 /// the run or not: the front end's columns of the trace (`TraceFlows`, ~30 B) and their engine
 /// times and payloads kept for a sweep (16 B), the engine spec's JSON (~22 B) and its dict of
-/// Python ints (~85 B, the run's `engine_spec`), the engine's columns and its generator's sorted
-/// list (~76 B), and the transient copies while the spec is built and written (tracemalloc and
-/// RSS, 100 000 flows). Measured: `dcsim run --no-plots` of traces of 10 000, 40 000, 100 000 and
-/// 200 000 one-packet flows on a 2 x 2 x 2 leaf-spine run for 10 us (~1 % of the flows start)
-/// peaked 5.8, 23.0, 24.0 and 48.1 MB above the same run of a 10-flow trace (0.58, 0.58, 0.24 and
-/// 0.24 KB a flow; 2026-12-02), none of it planned (a trace's whole cost had been said to be ~1 KB
-/// a flow). 720 B is above the largest by 25 %.
+/// Python ints (~85 B, the run's `engine_spec`), the engine's columns (~24 B; its generator keeps
+/// only the flows due before the end), and the transient copies while the spec is built and
+/// written (tracemalloc and RSS, 100 000 flows). Measured: `dcsim run --no-plots` of traces of
+/// 10 000, 40 000, 100 000 and 200 000 one-packet flows on a 2 x 2 x 2 leaf-spine run for 10 us
+/// (~1 % of the flows start) peaked 5.8, 23.4, 24.1 and 48.8 MB above the same run of a 10-flow
+/// trace (0.58, 0.59, 0.24 and 0.24 KB a flow; 2026-12-02; benchmarks/MEASUREMENTS.md), none of it
+/// planned before. 720 B is above the largest by 23 % (and 3 x the two larger traces').
 pub const TRACE_ARRIVAL_BYTES: u128 = 720;
 
 /// The most rows one sample of each series writes in a world: its monitored ports, and its
