@@ -60,7 +60,7 @@ fn default_delack_timeout_ps() -> u64 {
 /// The engine's defaults, for front ends: the Python scenario model reads them from here so that
 /// each default lives in one place.
 pub fn defaults() -> serde_json::Value {
-    serde_json::json!({
+    let mut d = serde_json::json!({
         "packet_bytes": default_packet_bytes(),
         "header_bytes": default_header_bytes(),
         "init_cwnd_pkt": default_init_cwnd(),
@@ -79,8 +79,6 @@ pub fn defaults() -> serde_json::Value {
         "cwnd_interval_ps": default_cwnd_interval_ps(),
         "max_memory_bytes": default_max_memory_bytes(),
         "listed_flow_bytes": crate::sim::listed_flow_bytes(),
-        // What the memory plan counts for each flow a trace lists, beside its result row.
-        "trace_arrival_bytes": crate::sim::TRACE_ARRIVAL_BYTES as u64,
         "host_backlog_pkt": default_host_backlog_pkt(),
         "max_host_jitter_ps": MAX_HOST_JITTER_PS,
         "l2_dsm_q0_bytes": crate::l2::dsm::Params::default().q0_bytes,
@@ -108,7 +106,11 @@ pub fn defaults() -> serde_json::Value {
             "max_generated_flows": MAX_GENERATED_FLOWS,
             "max_dsm_m": crate::l2::dsm::MAX_M,
         },
-    })
+    });
+    // Beside the macro (its recursion limit): what the memory plan counts for each flow a trace
+    // lists, beside its result row.
+    d["trace_arrival_bytes"] = (crate::sim::TRACE_ARRIVAL_BYTES as u64).into();
+    d
 }
 
 // Documented maxima: every size a user gives is checked against these before anything is

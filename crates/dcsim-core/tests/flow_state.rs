@@ -111,13 +111,18 @@ fn long_trace(n: usize, gap_ps: u64, duration_ps: u64, max_memory: u64) -> Spec 
     Spec::from_json(&json).unwrap()
 }
 
+/// A budget of `bytes` beside what the plan counts for `n` flows a trace lists
+/// (`TRACE_ARRIVAL_BYTES` each), bytes.
+fn beside_arrivals(n: u64, bytes: u64) -> u64 {
+    bytes + n * dcsim_core::sim::TRACE_ARRIVAL_BYTES as u64
+}
+
 #[test]
 fn a_stop_by_running_flows_says_how_many_ran_at_once() {
     // 10 000 flows 100 ns apart at 40 MB beside what the plan counts for the listed flows
     // themselves (TRACE_ARRIVAL_BYTES each): the stop comes near 6 000 running (tests/test_fabric.py).
     // Its message had said "up to 2942 ran at once" with 6 014 running: the count beyond the plan.
-    let budget = 40_000_000 + 10_000 * dcsim_core::sim::TRACE_ARRIVAL_BYTES as u64;
-    let mut sim = Sim::new(long_trace(10_000, 100_000, 2_000_000_000, budget)).unwrap();
+    let mut sim = Sim::new(long_trace(10_000, 100_000, 2_000_000_000, beside_arrivals(10_000, 40_000_000))).unwrap();
     let e = sim.run().expect_err("the running flows outgrow metrics.max_memory").to_string();
     let running = sim.active_flows();
     assert!(running > 4_000, "{running} running: {e}");
@@ -133,12 +138,12 @@ fn a_stop_by_running_flows_says_how_many_ran_at_once() {
 fn a_stop_inside_an_instant_or_by_another_error_keeps_nothing() {
     // The same flows all at t = 0: the stop comes inside the instant, with part of its flows
     // created (tests/test_fabric.py), so there is no run of 0 .. now to keep.
-    let mut sim = Sim::new(long_trace(10_000, 0, 2_000_000_000, 40_000_000)).unwrap();
+    let mut sim = Sim::new(long_trace(10_000, 0, 2_000_000_000, beside_arrivals(10_000, 40_000_000))).unwrap();
     let e = sim.run().expect_err("the running flows outgrow metrics.max_memory").to_string();
     assert!(e.contains("keeps nothing"), "{e}");
     assert!(!sim.stop_keeps_run(), "{e}");
     // A stop that keeps the run, then an error of another kind: the flag is the last call's.
-    let mut sim = Sim::new(long_trace(10_000, 100_000, 2_000_000_000, 40_000_000)).unwrap();
+    let mut sim = Sim::new(long_trace(10_000, 100_000, 2_000_000_000, beside_arrivals(10_000, 40_000_000))).unwrap();
     sim.run().expect_err("the running flows outgrow metrics.max_memory");
     assert!(sim.stop_keeps_run());
     let back = sim.now().0 - 1;
