@@ -616,6 +616,65 @@ def test_flows_starting_together_past_max_memory_stop_the_run_inside_their_insta
     json.loads(sc.to_engine_json())  # the scenario itself stays valid: only the run could tell
 
 
+def _memory_stop_cases() -> dict:
+    """Scenarios a memory stop ends, by the queues or by running generated flows (see
+    :func:`_flooding_queue`, :func:`_long_trace`), on three fabrics and queue disciplines, with a
+    warm-up before t, and a queue stop at an instant where a trace flow starts."""
+    ft = {"topology": "fat_tree", "k": 4, "host_link": "10Gbps", "buffer": "100pkt",
+          "aqm": {"kind": "red", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1, "w_q": 0.002}}
+    tree = _long_trace(10_000, 40)
+    tree["network"] = ft
+    tree["run"]["warmup"] = "50us"
+    for i, a in enumerate(tree["workloads"][0]["arrivals"]):
+        a["src"], a["dst"] = f"h{i % 16}", f"h{(i % 16 + 1 + (i // 16) % 15) % 16}"
+    dumbbell = {"network": {"topology": "dumbbell", "senders": 2, "bottleneck": "1Gbps", "access": "1Tbps",
+                            "rtt": "20us", "buffer": "1000000000pkt", "aqm": {"kind": "threshold", "K": "65pkt"}},
+                "flows": [{"count": 2, "protocol": "dctcp", "init_cwnd": 3_000_000}],
+                "run": {"duration": "2ms", "warmup": "200us"}, "metrics": {"max_memory": "10MB"}}
+    dense = _flooding_queue(f"{80_000_000}B")
+    dense["workloads"][0]["arrivals"] += [{"start": f"{i * 0.1:.1f}us", "src": "h1", "dst": "h0", "size": "1KB"}
+                                          for i in range(1, 20_000)]
+    return {"queues, leaf-spine, drop-tail": _flooding_queue("10MB"),
+            "queues, dumbbell, threshold, warm-up": dumbbell,
+            "queues at a trace flow's start": dense,
+            "running flows, leaf-spine, threshold": _long_trace(10_000, 40),
+            "running flows, fat-tree, RED, warm-up": tree}
+
+
+@pytest.mark.parametrize("case", list(_memory_stop_cases()))
+def test_a_memory_stop_keeps_the_run_a_fresh_run_to_t_gives(case):
+    """The partial Result of a metrics.max_memory stop is the run of 0 .. t: the engine spec it
+    keeps (duration t), run afresh, gives the same tables, as a run.max_wall stop's does
+    (tests/test_reliability.py). A stop by running flows comes at a flow's start, and a run to t
+    starts no generated flow due at t: the partial had one flow more than the fresh run (6 014
+    against 6 013 at t = 601.3 us), and the workloads, counters and series tables differed with
+    it; a stop by the queues at an instant where a trace flow starts likewise. Such a stop now
+    ends at t + 1 ps, the workloads' events of that instant left unfired, as a run to it does."""
+    import json
+
+    from dcsim import RunLimitError, _core
+    from dcsim.result import Result
+    from test_reliability import TABLES_COMPARED
+
+    sc = Scenario.from_dict(_memory_stop_cases()[case])
+    with pytest.raises(RunLimitError, match=r"^metrics\.max_memory: the run stopped") as e:
+        simulate(sc)
+    part = e.value.partial
+    assert part is not None, str(e.value)
+    spec = json.loads(json.dumps(part.engine_spec))
+    assert spec["duration_ps"] == round(part.stopped["simulated_s"] * 1e12) < round(part.stopped["duration_s"] * 1e12)
+    sim = _core.Simulation(json.dumps(spec))
+    try:
+        sim.run()
+    except ValueError:  # the same queues at t pass the bound again: room for them, nothing else changes
+        spec["metrics"]["max_memory_bytes"] *= 100
+        sim = _core.Simulation(json.dumps(spec))
+        sim.run()
+    fresh = Result.from_engine(sc, sim.results(), wall_s=0.0, engine_spec=spec)
+    for table in TABLES_COMPARED:
+        assert part.tables[table].equals(fresh.tables[table]), table
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads a process's peak from /proc (Linux)")
 def test_a_run_stopped_by_its_running_flows_stays_within_max_memory(tmp_path):
     """`dcsim run` of the trace above at 40 MB (+ 7.2 MB for its listed flows) stops, writes what it simulated (the exit status of a

@@ -1060,6 +1060,9 @@ pub(crate) struct World {
     /// The last `run_until_budget` returned a stop at an instant's end that keeps the run of
     /// 0 .. now ([`Self::stop_keeps_run`]).
     stop_kept_run: bool,
+    /// The last instant at which a workload's event was handled (its generator fired, flows
+    /// started): a run to that instant would not have fired it ([`Self::close_stop_instant`]).
+    workload_at: Option<Time>,
     /// At the last walk of [`Self::check_memory_now`]: what the ports' rings and histograms
     /// held, and [`crate::net::port::grown_bytes`] then (None before the first walk).
     queue_held: Option<(u128, u128)>,
@@ -1489,6 +1492,7 @@ impl World {
             live_cap: planned_live.saturating_add((queue_allowance / flow_state_bytes()) as usize),
             fault_ends_instant: false,
             stop_kept_run: false,
+            workload_at: None,
             queue_held: None,
             part,
             head_next: Vec::new(),
@@ -1753,8 +1757,7 @@ impl World {
                     if self.events.peek_time() == Some(self.now) {
                         continue; // the instant's other events first
                     }
-                    self.counters.events = self.events.popped();
-                    self.drain_all_silent(self.now, true);
+                    self.close_stop_instant();
                 }
                 self.stop_kept_run = self.fault_ends_instant;
                 self.fault_ends_instant = false; // a later run_until's faults stop at once
@@ -1776,6 +1779,45 @@ impl World {
     fn stop_at_instant_end(&mut self, e: Error) {
         self.fault = Some(e);
         self.fault_ends_instant = true;
+    }
+
+    /// End a stop at the end of the instant `now` (its events handled) as a run whose end is `now`
+    /// would: the counters and the ports brought to `now`. A run to t never fires a workload's
+    /// event at t (an arrival at or after the end never starts), so where one fired at `now` (a
+    /// stop by running flows comes from a flow's start: always) the results could not be the run
+    /// of 0 .. now: a stop by 10 000 trace flows kept the flow due at t = 601.3 us beside the
+    /// 6 013 a fresh run to t gives (a review). The run then ends at now + 1 ps instead: that
+    /// instant's events are handled but the workloads' (deferred, as a run to now + 1 ps never
+    /// fires them), so that the results are the run of 0 .. now + 1 ps. If a handler fails
+    /// meanwhile, its error replaces the stop, which then keeps nothing (`fail`).
+    #[cold]
+    fn close_stop_instant(&mut self) {
+        let mut deferred = Vec::new();
+        if self.workload_at == Some(self.now) && self.now < self.end && self.part.is_none() {
+            let t1 = self.now + Time(1);
+            while let Some((te, ev)) = self.events.pop_due(t1) {
+                if let Ev::Workload(_) = ev {
+                    deferred.push((te, ev));
+                    continue;
+                }
+                if self.events.has_wheel() && !self.head_next.is_empty() {
+                    self.prefetch_upcoming();
+                }
+                self.now = te;
+                self.handle(ev);
+                if !self.fault_ends_instant {
+                    return; // a handler's error: it stops the run at once, keeping nothing
+                }
+            }
+            self.now = t1;
+        }
+        // A workload's event popped above is not counted (a run to now never had it), and is put
+        // back for a caller that runs on (its events are then counted once more).
+        self.counters.events = self.events.popped() - deferred.len() as u64;
+        for (te, ev) in deferred {
+            self.events.push(te, ev);
+        }
+        self.drain_all_silent(self.now, true);
     }
 
     /// Whether the error the last [`Self::run_until_budget`] returned is a stop at an instant's
@@ -2082,6 +2124,7 @@ impl World {
                 self.after_transport(f);
             }
             Ev::Workload(w) => {
+                self.workload_at = Some(self.now);
                 let (reqs, next) = self.workloads[w as usize].gen.fire(self.now);
                 if let Some(t) = next {
                     self.events.push(t, Ev::Workload(w));
