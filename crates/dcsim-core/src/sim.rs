@@ -1820,6 +1820,25 @@ impl World {
         self.drain_all_silent(self.now, true);
     }
 
+    /// End the run here, between two calls of [`Self::run_until_budget`], for a front end that
+    /// stops it (run.max_wall) and keeps its results as the run of 0 .. now: where a workload's
+    /// event fired at `now`, the run ends at now + 1 ps as a memory stop does
+    /// ([`Self::close_stop_instant`]; a run.max_wall stop at a chunk's end where a trace flow was
+    /// due kept it, 201 flows against a fresh run's 200: a review). Errors if a handler fails then.
+    pub fn end_here(&mut self) -> Result<()> {
+        if self.taken || self.fault.is_some() || self.events.peek_time() == Some(self.now) {
+            return Ok(()); // nothing to close: taken, failed, or inside an instant (not after a return)
+        }
+        self.fault_ends_instant = true;
+        self.close_stop_instant();
+        let failed = !self.fault_ends_instant;
+        self.fault_ends_instant = false;
+        match self.fault.take() {
+            Some(e) if failed => Err(e),
+            _ => Ok(()),
+        }
+    }
+
     /// Whether the error the last [`Self::run_until_budget`] returned is a stop at an instant's
     /// end whose results are the run of 0 .. now, for the front end to keep (a memory stop by the
     /// queues or by running generated flows); false after any other error, or none.
@@ -3107,6 +3126,15 @@ impl Sim {
     /// error keep nothing). The front ends keep that partial result.
     pub fn stop_keeps_run(&self) -> bool {
         self.par.is_none() && self.worlds[0].stop_keeps_run()
+    }
+
+    /// End a one-world run here for a front end that stops it and keeps its results
+    /// ([`World::end_here`]); a partitioned run is left as it is.
+    pub fn end_here(&mut self) -> Result<()> {
+        if self.par.is_some() {
+            return Ok(());
+        }
+        self.worlds[0].end_here()
     }
 
     /// Run a partitioned run's worlds on `n` threads (at least 1, at most one per partition).

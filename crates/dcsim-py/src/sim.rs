@@ -42,6 +42,13 @@ impl Simulation {
         py.detach(|| guarded(|| sim.run()))
     }
 
+    /// End the run here for a front end that stops it between two `run_until` calls and keeps
+    /// `results()` as the run of 0 .. now: where a workload fired at now, the run ends 1 ps later
+    /// (a run to now would not have fired it); `now_ps` then says where.
+    fn end_here(&mut self) -> PyResult<()> {
+        guarded(|| self.sim.end_here())
+    }
+
     #[getter]
     fn now_ps(&self) -> u64 {
         self.sim.now().0
