@@ -634,7 +634,14 @@ def _memory_stop_cases() -> dict:
     dense = _flooding_queue(f"{80_000_000}B")
     dense["workloads"][0]["arrivals"] += [{"start": f"{i * 0.1:.1f}us", "src": "h1", "dst": "h0", "size": "1KB"}
                                           for i in range(1, 20_000)]
+    fat = _flooding_queue("10MB")
+    fat["network"] = {"topology": "fat_tree", "k": 4, "host_link": "1Tbps", "buffer": "1000000000pkt",
+                      "aqm": {"kind": "red", "min_th": "50pkt", "max_th": "100000000pkt", "max_p": 0.1, "w_q": 0.002},
+                      "tiers": {"edge_agg": {"rate": "1Gbps"}, "agg_core": {"rate": "1Gbps"}}}
+    fat["workloads"][0]["arrivals"] = [{"start": f"{i}us", "src": f"h{i}", "dst": f"h{15 - i}", "size": "1TB"}
+                                       for i in range(4)]
     return {"queues, leaf-spine, drop-tail": _flooding_queue("10MB"),
+            "queues, fat-tree, RED": fat,
             "queues, dumbbell, threshold, warm-up": dumbbell,
             "queues at a trace flow's start": dense,
             "running flows, leaf-spine, threshold": _long_trace(10_000, 40),
@@ -649,7 +656,9 @@ def test_a_memory_stop_keeps_the_run_a_fresh_run_to_t_gives(case):
     starts no generated flow due at t: the partial had one flow more than the fresh run (6 014
     against 6 013 at t = 601.3 us), and the workloads, counters and series tables differed with
     it; a stop by the queues at an instant where a trace flow starts likewise. Such a stop now
-    ends at t + 1 ps, the workloads' events of that instant left unfired, as a run to it does."""
+    ends at t + 1 ps, the workloads' events of that instant left unfired, as a run to it does.
+    And a queue stop's message names the packets the partial counts in flight (a fat-tree's had
+    named those of the check, inside the instant: 65 523 against 65 524)."""
     import json
 
     from dcsim import RunLimitError, _core
@@ -661,6 +670,9 @@ def test_a_memory_stop_keeps_the_run_a_fresh_run_to_t_gives(case):
         simulate(sc)
     part = e.value.partial
     assert part is not None, str(e.value)
+    if "the network holds " in str(e.value):  # a queue stop names the packets the partial counts in flight
+        held = int(str(e.value).split("the network holds ")[1].split()[0])
+        assert part.counters["in_flight_pkts"].iloc[0] == held, str(e.value)
     spec = json.loads(json.dumps(part.engine_spec))
     assert spec["duration_ps"] == round(part.stopped["simulated_s"] * 1e12) < round(part.stopped["duration_s"] * 1e12)
     sim = _core.Simulation(json.dumps(spec))
