@@ -228,8 +228,8 @@ class Result:
         self.scenario = scenario
         self.tables = tables if isinstance(tables, _Tables) else _Tables({}, dict(tables))
         self.wall_s = wall_s
-        #: A run that run.max_wall, or metrics.max_memory by its running generated flows, stopped
-        #: (see :func:`dcsim.simulate`): {"field", "max_wall_s" or "max_memory_bytes",
+        #: A run that run.max_wall or metrics.max_memory (its queues or its running generated
+        #: flows, one world) stopped (see :func:`dcsim.simulate`): {"field", "max_wall_s" or "max_memory_bytes",
         #: "duration_s" asked for (the scenario's run.duration), "simulated_s" (the engine spec's
         #: duration, :attr:`duration_s`)}; else None.
         self.stopped: Optional[dict] = None

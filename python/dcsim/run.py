@@ -607,7 +607,7 @@ def _simulate_and_write(sc: Scenario, scenario: Path, out: Path, *, worker, back
             if e.partial is None:
                 fail(f"{scenario}: the run stopped at a bound of the scenario; nothing was written\n{e}")
                 raise
-            # run.max_wall, or metrics.max_memory by the running generated flows (one world), past
+            # run.max_wall, or metrics.max_memory by the queues or the running flows (one world), past
             # the warm-up: what was simulated is printed and written (the scenario
             # as given; engine_spec.json's duration and summary.json's "stopped" say where it
             # stopped), then the command fails as above.

@@ -60,8 +60,9 @@ impl Simulation {
     }
 
     /// Whether the error the last `run_until` raised stopped the run at an instant's end with what
-    /// it simulated intact, so that `results()` gives the run of 0 .. now (a memory stop by
-    /// running generated flows in a one-world run); False after any other error, or none.
+    /// it simulated intact, so that `results()` gives the run of 0 .. now (a memory stop by the
+    /// queues or by running generated flows in a one-world run, not inside an instant); False
+    /// after any other error, or none.
     #[getter]
     fn stop_keeps_run(&self) -> bool {
         self.sim.stop_keeps_run()
