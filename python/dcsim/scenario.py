@@ -1146,7 +1146,9 @@ class Aqm(create_model("_AqmParams", __base__=_AqmHead, __module__=__name__,
                 self._fill(name, _param_default(p["unit"], p["default"]))
             else:
                 v = getattr(self, name)
-                if p["unit"] == "count" and not 1 <= v < 2**32:  # CHOKe's draws; the engine bounds them by the buffer
+                # CHOKe's draws m (both kinds'), which the engine bounds by the buffer: one range on
+                # either side of a u32 (another count keeps _check_param's words)
+                if p["unit"] == "count" and name == "m" and not 1 <= v < 2**32:
                     raise _err(name, f"{v} is out of range; allowed 1 <= {name} <= buffer (in packets)")
                 _check_param(name, p["unit"], v, p.get("choices"))
         return self

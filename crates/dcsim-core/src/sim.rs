@@ -1063,6 +1063,9 @@ pub(crate) struct World {
     /// The last instant at which a workload's event was handled (its generator fired, flows
     /// started): a run to that instant would not have fired it ([`Self::close_stop_instant`]).
     workload_at: Option<Time>,
+    /// A stop ended the run at now + 1 ps with that instant's workload events put back unfired
+    /// ([`Self::close_stop_instant`]): the run cannot go on (they would fire late, counted twice).
+    closed_past_stop: bool,
     /// At the last walk of [`Self::check_memory_now`]: what the ports' rings and histograms
     /// held, and [`crate::net::port::grown_bytes`] then (None before the first walk).
     queue_held: Option<(u128, u128)>,
@@ -1493,6 +1496,7 @@ impl World {
             fault_ends_instant: false,
             stop_kept_run: false,
             workload_at: None,
+            closed_past_stop: false,
             queue_held: None,
             part,
             head_next: Vec::new(),
@@ -1707,6 +1711,12 @@ impl World {
             return Err(Error::Run("the results were already taken; build a new simulation to run again".into()));
         }
         self.stop_kept_run = false;
+        if self.closed_past_stop {
+            return Err(Error::Run(format!(
+                "the run was ended at {} ps to keep what it simulated; build a new simulation to run again",
+                self.now.0
+            )));
+        }
         let target = t.min(self.end);
         if target < self.now {
             return Err(Error::Run(format!("cannot run back in time: now = {} ps, asked {} ps", self.now.0, target.0)));
@@ -1810,9 +1820,10 @@ impl World {
                 }
             }
             self.now = t1;
+            self.closed_past_stop = true;
         }
-        // A workload's event popped above is not counted (a run to now never had it), and is put
-        // back for a caller that runs on (its events are then counted once more).
+        // A workload's event popped above is not counted (a run to now never had it); put back,
+        // the queue stays whole, but the run does not go on (`closed_past_stop`).
         self.counters.events = self.events.popped() - deferred.len() as u64;
         for (te, ev) in deferred {
             self.events.push(te, ev);
@@ -1833,7 +1844,8 @@ impl World {
     /// stops it (run.max_wall) and keeps its results as the run of 0 .. now: where a workload's
     /// event fired at `now`, the run ends at now + 1 ps as a memory stop does
     /// ([`Self::close_stop_instant`]; a run.max_wall stop at a chunk's end where a trace flow was
-    /// due kept it, 201 flows against a fresh run's 200: a review). Errors if a handler fails then.
+    /// due kept it, 201 flows against a fresh run's 200: a review; the run cannot go on then).
+    /// Errors if a handler fails then.
     pub fn end_here(&mut self) -> Result<()> {
         if self.taken || self.fault.is_some() || self.events.peek_time() == Some(self.now) {
             return Ok(()); // nothing to close: taken, failed, or inside an instant (not after a return)

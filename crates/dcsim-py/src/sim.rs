@@ -44,7 +44,7 @@ impl Simulation {
 
     /// End the run here for a front end that stops it between two `run_until` calls and keeps
     /// `results()` as the run of 0 .. now: where a workload fired at now, the run ends 1 ps later
-    /// (a run to now would not have fired it); `now_ps` then says where.
+    /// (a run to now would not have fired it; the run cannot go on then); `now_ps` then says where.
     fn end_here(&mut self) -> PyResult<()> {
         guarded(|| self.sim.end_here())
     }
