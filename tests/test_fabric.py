@@ -705,6 +705,20 @@ def test_a_run_stopped_by_its_running_flows_stays_within_max_memory(tmp_path):
     assert peaks["run"] - peaks["tiny"] <= _beside_arrivals(10_000, 40), peaks
 
 
+def _least_budget(d: dict) -> int:
+    """The least metrics.max_memory the plan accepts for scenario ``d`` (Scenario.check_resources),
+    bytes, by bisection, within 0.1 MB above it."""
+    lo, hi = 1, 10**10
+    while hi - lo > 10**5:
+        mid = (lo + hi) // 2
+        try:
+            Scenario.from_dict({**d, "metrics": {"max_memory": f"{mid}B"}}).check_resources()
+            hi = mid
+        except ScenarioError:
+            lo = mid
+    return hi
+
+
 def _run_peak_bytes(scenario_file: Path, out: Path, ok: tuple = (0,)) -> int:
     """Peak memory of `dcsim run SCENARIO --no-plots` in a child process, bytes: the child's own
     VmHWM. Not ru_maxrss, which Linux carries over a fork and exec from the parent: after a large
@@ -739,14 +753,7 @@ def test_a_run_of_many_generated_flows_stays_within_the_max_memory_that_accepts_
         "workloads": [{"kind": "poisson", "load": 0.3, "sizes": {"kind": "fixed", "size": "1KB"}, "protocol": "dctcp"}],
         "run": {"duration": "2ms", "partitions": partitions},
     }
-    lo, hi = 1, 10**10
-    while hi - lo > 10**5:  # the least accepted budget, within 0.1 MB
-        mid = (lo + hi) // 2
-        try:
-            Scenario.from_dict({**d, "metrics": {"max_memory": f"{mid}B"}}).check_resources()
-            hi = mid
-        except ScenarioError:
-            lo = mid
+    hi = _least_budget(d)
     peaks = {}
     for name, duration in (("tiny", "10us"), ("run", "2ms")):
         path = tmp_path / f"{name}.toml"
@@ -841,15 +848,7 @@ def test_the_plan_counts_what_a_traces_listed_flows_cost_at_the_peak(tmp_path):
     peaks, least = {}, {}
     for n in (10, 40_000):
         d = _listed_trace(tmp_path, n)
-        lo, hi = 1, 10**10
-        while hi - lo > 10**5:
-            mid = (lo + hi) // 2
-            try:
-                Scenario.from_dict({**d, "metrics": {"max_memory": f"{mid}B"}}).check_resources()
-                hi = mid
-            except ScenarioError:
-                lo = mid
-        least[n] = max(hi, 10**6)  # the least budget allowed is 1 MB
+        least[n] = max(_least_budget(d), 10**6)  # the least budget allowed is 1 MB
         path = tmp_path / f"t{n}.toml"
         # + 1 MB: the least budget leaves no room for the ~300 flows running at once (0.3 MB), whose
         # run-time check would stop the run

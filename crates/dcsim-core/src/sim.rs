@@ -401,18 +401,23 @@ struct MemoryPlan {
     /// Per workload: the most flows it can generate, and what their results take.
     generated_flows: Vec<u128>,
     generated: Vec<u128>,
-    /// Per workload: the flows a trace lists (all of them, due before the end or not), and what
-    /// they cost beside their result rows ([`TRACE_ARRIVAL_BYTES`] each); 0 for other kinds.
+    /// Per workload: the flows a trace lists (all of them, due before the end or not), each
+    /// costing [`TRACE_ARRIVAL_BYTES`] beside its result row ([`Self::arrival_bytes`]); 0 for
+    /// other kinds.
     listed_arrivals: Vec<u128>,
-    arrivals: Vec<u128>,
     series: [SeriesCost; 4],
 }
 
 impl MemoryPlan {
     /// What the workloads' flows take: their result rows ([`Self::generated`]) and a trace's
-    /// listed arrivals ([`Self::arrivals`]).
+    /// listed arrivals.
     fn workload_bytes(&self) -> u128 {
-        self.generated.iter().sum::<u128>() + self.arrivals.iter().sum::<u128>()
+        self.generated.iter().sum::<u128>()
+            + (0..self.listed_arrivals.len()).map(|i| self.arrival_bytes(i)).sum::<u128>()
+    }
+    /// What workload `i`'s listed arrivals cost beside their result rows.
+    fn arrival_bytes(&self, i: usize) -> u128 {
+        self.listed_arrivals[i] * TRACE_ARRIVAL_BYTES
     }
     /// Rows of a series sampled every `iv` ps: at most d / iv + 1 for each entity.
     fn bytes_at(&self, s: &SeriesCost, iv: u128) -> u128 {
@@ -749,7 +754,6 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
             WorkloadSpec::Poisson { .. } | WorkloadSpec::Incast { .. } | WorkloadSpec::Permutation { .. } => 0,
         })
         .collect();
-    let arrivals = listed_arrivals.iter().map(|&n| n * TRACE_ARRIVAL_BYTES).collect();
     MemoryPlan {
         duration_ps: spec.duration_ps as u128,
         nodes,
@@ -759,7 +763,6 @@ fn memory_plan(spec: &Spec) -> MemoryPlan {
         generated_flows,
         generated,
         listed_arrivals,
-        arrivals,
         series,
     }
 }
@@ -858,14 +861,7 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     let plan = memory_plan(spec);
     crate::net::check_route_entries(plan.route.rows, plan.route.groups)?;
     let MemoryPlan {
-        duration_ps: d,
-        world,
-        ref generated_flows,
-        ref generated,
-        ref listed_arrivals,
-        ref arrivals,
-        ref series,
-        ..
+        duration_ps: d, world, ref generated_flows, ref generated, ref listed_arrivals, ref series, ..
     } = plan;
     let m = &spec.metrics;
     let bytes = |s: &SeriesCost| plan.bytes(s);
@@ -875,13 +871,13 @@ pub(crate) fn check_memory(spec: &Spec) -> Result<()> {
     if total <= limit {
         return Ok(());
     }
-    let of_workload = |i: usize| generated[i] + arrivals[i];
+    let of_workload = |i: usize| generated[i] + plan.arrival_bytes(i);
     if let Some(i) = (0..generated.len()).max_by_key(|&i| of_workload(i)) {
         // Most of the need is the workload's flows, and the network alone would fit: name the
         // workload (a budget below the network itself names metrics.max_memory, below).
         if of_workload(i) >= total / 2 && world < limit {
             let listed = if listed_arrivals[i] > 0 {
-                format!(", {} for the {} flows the trace lists", mb(arrivals[i]), listed_arrivals[i])
+                format!(", {} for the {} flows the trace lists", mb(plan.arrival_bytes(i)), listed_arrivals[i])
             } else {
                 String::new()
             };
