@@ -528,6 +528,65 @@ def test_a_failed_run_is_recorded_and_does_not_stop_the_sweep(tmp_path, monkeypa
     assert not (out / "runs" / bad["run_id"].iloc[0] / "error.json").exists()
 
 
+#: Two DCTCP flows with a 3 000 000-packet initial window into a 1 Gbps bottleneck with room for
+#: them all: metrics.max_memory = 10 MB stops the run by its queues at t ~ 0.39 ms (a few tens of ms
+#: of wall time), after a warm-up of 0.2 ms and before one of 0.5 ms.
+FLOODED = {"network": {"topology": "dumbbell", "senders": 2, "bottleneck": "1Gbps", "access": "1Tbps", "rtt": "20us",
+                       "buffer": "1000000000pkt", "aqm": {"kind": "threshold", "K": "65pkt"}},
+           "flows": [{"count": 2, "protocol": "dctcp", "init_cwnd": 3_000_000}],
+           "run": {"duration": "2ms", "warmup": "200us"}, "metrics": {"max_memory": "10MB"}}
+
+
+def test_a_run_a_memory_bound_stops_is_kept_with_what_it_simulated_and_not_run_again(tmp_path, monkeypatch):
+    """A metrics.max_memory stop is the run's own (the engine is deterministic and the bound is in
+    the engine spec): the sweep had recorded it as an error, thrown away what it simulated and run
+    it again on every resume, to the same stop. Now its row and tables are the partial Result's
+    (status "stopped", the stop's message in `error`), a resume finds it cached, and an experiment
+    asking for whole runs is refused; a stop before the warm-up ended keeps a row without metrics."""
+    from dcsim import RunLimitError
+
+    with pytest.raises(RunLimitError) as direct:
+        simulate(Scenario.from_dict(FLOODED))
+    part = direct.value.partial
+    out = tmp_path / "o"
+    axes = {"run.warmup": ["200us", "500us"]}
+    res = sweep(FLOODED, axes, out=out, executor=tpool(), progress=False)
+    assert (res.runs, res.computed, res.cached, res.failed) == (2, 2, 0, 0), res.failures
+    df = res.table
+    assert list(df["status"]) == ["stopped", "stopped"] and {s["run_id"] for s in res.stopped} == set(df["run_id"])
+    assert df["error"].str.startswith("RunLimitError: metrics.max_memory: the run stopped at t = ").all()
+    kept, early = df.iloc[0], df.iloc[1]
+    # what it simulated: the same numbers as the partial Result of the same run outside a sweep
+    assert kept[col(df, "goodput_total_bps")] == part.summary()["goodput_total_bps"] > 0
+    assert kept["stopped.simulated_s"] == part.stopped["simulated_s"] < kept["stopped.duration_s"] == 2e-3
+    assert math.isnan(early[col(df, "goodput_total_bps")])  # stopped before its warm-up: nothing measured
+    from dcsim.result import ResultDirError
+
+    with pytest.raises(ResultDirError, match=r"stopped by metrics.max_memory before its warm-up ended"):
+        res.result(early["run_id"])
+    back = res.result(kept["run_id"])
+    assert back.stopped["field"] == "metrics.max_memory" and back.tables["flows"].equals(part.tables["flows"])
+    with pytest.raises(RuntimeError, match=r"^fig: 2 of 2 packet run\(s\) did not finish; first .*max_memory"):
+        res.require_finished("fig")
+
+    # The resume computes nothing: the same spec would stop at the same instant.
+    def not_again(sc, **kw):
+        raise AssertionError("a kept stop was run again")
+
+    monkeypatch.setattr(simulate_module, "simulate", not_again)
+    again = sweep(FLOODED, axes, out=out, executor=tpool(), progress=False)
+    assert (again.computed, again.cached, again.failed, len(again.stopped)) == (0, 2, 0, 2)
+    pd.testing.assert_frame_equal(wall_free(again.table), wall_free(df))
+    # The CLI says so, and exits 1: not every run ran to its end.
+    f = tmp_path / "flooded.toml"
+    f.write_text(Scenario.from_dict(FLOODED).to_toml())
+    sf = tmp_path / "s.toml"
+    sf.write_text(f'base = "{f}"\n[axes]\n"run.warmup" = ["200us", "500us"]\n')
+    r = runner.invoke(app, ["sweep", str(sf), "-o", str(out), "--jobs", "1"])
+    assert r.exit_code == 1, r.output
+    assert "2 runs: 0 computed, 2 cached, 0 failed" in r.output and "2 runs stopped at metrics.max_memory" in r.output
+
+
 def test_a_worker_that_dies_fails_only_its_own_run(tmp_path, monkeypatch):
     """Local pool (forked workers inherit the patch): the runs with seed 3 kill their worker
     process. The pool is restarted, the runs that were in flight beside them are run again one

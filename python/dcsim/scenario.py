@@ -226,9 +226,13 @@ class RunLimitError(ScenarioError):
     run.max_wall: it took longer than that wall-clock time). ``str(err)`` names the field.
     ``partial``: past the warm-up, the :class:`~dcsim.Result` of the time simulated (see
     :func:`dcsim.simulate`); None before it, for a partitioned run stopped by metrics.max_memory
-    (its worlds stop at different times), or for a stop inside an instant (the message says so)."""
+    (its worlds stop at different times), or for a stop inside an instant (the message says so).
+    ``field``: the bound, "metrics.max_memory" or "run.max_wall"; ``engine_spec``: the engine spec
+    of the run asked for (its whole duration; a sweep keys the run by it)."""
 
     partial: Any = None
+    field: Optional[str] = None
+    engine_spec: Optional[dict] = None
 
 
 # --------------------------------------------------------------------------------------------

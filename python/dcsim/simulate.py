@@ -68,7 +68,7 @@ def simulate(
     the :class:`Result` of 0 .. t (its engine spec's duration is t, its scenario the one given,
     and ``partial.stopped`` says both); None for every other stop.
     """
-    from dcsim.scenario import RunLimitError, Scenario, ScenarioWarning, engine_error, load_scenario
+    from dcsim.scenario import Scenario, ScenarioWarning, engine_error, load_scenario
 
     if isinstance(scenario, (str, os.PathLike)):
         scenario = load_scenario(scenario)
@@ -153,7 +153,6 @@ def _stop_keeping(scenario, spec: dict, sim, message: str, wall_s: float, stoppe
     Result of 0 .. t as its ``partial`` when t is past the warm-up (see :func:`_wall_stop`);
     ``partial.stopped`` is ``stopped`` with the durations asked for and simulated."""
     from dcsim.result import Result
-    from dcsim.scenario import RunLimitError
 
     now_ps, duration_ps = int(sim.now_ps), int(spec["duration_ps"])
     partial = None
@@ -167,8 +166,15 @@ def _stop_keeping(scenario, spec: dict, sim, message: str, wall_s: float, stoppe
             partial.stopped = {**stopped, "duration_s": duration_ps / 1e12, "simulated_s": now_ps / 1e12}
     else:
         message += f" (before the warm-up ended at {int(spec['warmup_ps']) / 1e12:g} s: nothing was measured)"
+    return _limit_error(message, stopped["field"], spec, partial)
+
+
+def _limit_error(message: str, field: str, spec: dict, partial=None):
+    """A :class:`~dcsim.scenario.RunLimitError` of the bound ``field`` for the run of ``spec``."""
+    from dcsim.scenario import RunLimitError
+
     err = RunLimitError(message)
-    err.partial = partial
+    err.partial, err.field, err.engine_spec = partial, field, spec
     return err
 
 
@@ -179,11 +185,9 @@ def _memory_stop(scenario, spec: dict, sim, message: str, wall_s: float):
     and each port's packets as it takes their rows): it keeps the Result of 0 .. t as
     run.max_wall's stop does. The engine says when it may (``Simulation.stop_keeps_run``): not in
     a partitioned run, whose worlds stop at different times, nor inside an instant."""
-    from dcsim.scenario import RunLimitError
-
     message += _auto_interval_hint(scenario, spec, message)
     if not sim.stop_keeps_run:
-        return RunLimitError(message)
+        return _limit_error(message, "metrics.max_memory", spec)
     return _stop_keeping(scenario, spec, sim, message, wall_s,
                          {"field": "metrics.max_memory", "max_memory_bytes": int(spec["metrics"]["max_memory_bytes"])})
 

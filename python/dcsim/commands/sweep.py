@@ -1,7 +1,7 @@
 """`dcsim sweep FILE.toml`: validate every combination, run what is not cached, write OUT/sweep.parquet.
 
 Exit status: 0 all runs finished; 1 some runs failed (recorded in the table, tried again next
-time); 2 invalid input (nothing ran); 130 interrupted by Ctrl-C (143 by SIGTERM); finished runs
+time) or were stopped by metrics.max_memory (kept with what they simulated); 2 invalid input (nothing ran); 130 interrupted by Ctrl-C (143 by SIGTERM); finished runs
 are kept and the same command resumes.
 """
 
@@ -183,10 +183,17 @@ def sweep(
         print_table(console, shown)
     some = tables and res.failed < res.runs  # a failed run wrote no tables
     console.print(f"table: {res.table_path}" + (f"; each run's tables in {res.out / 'runs'}/<run_id>/" if some else ""))
+    for runs, word, status in ((res.stopped, "[yellow]stopped[/]", "stopped"), (res.failures, "[red]failed[/]", "error")):
+        for f in runs[:10]:
+            err_console.print(f"{word} {f['run_id']} ({escape(f['axes'])}, seed {f['seed']}): {escape(f['error'])}")
+        if len(runs) > 10:
+            err_console.print(f"... and {len(runs) - 10} more (status = '{status}' in the table)")
+    if res.stopped:
+        err_console.print(f"{count_shown(len(res.stopped), 'run')} stopped at metrics.max_memory: each keeps what it "
+                          f"simulated past its warm-up (its row, and its tables in {res.out / 'runs'}/<run_id>/) and is "
+                          "not run again, as the same run stops at the same instant; raise metrics.max_memory to run it "
+                          "further")
     if res.failures:
-        for f in res.failures[:10]:
-            err_console.print(f"[red]failed[/] {f['run_id']} ({escape(f['axes'])}, seed {f['seed']}): {escape(f['error'])}")
-        if len(res.failures) > 10:
-            err_console.print(f"... and {len(res.failures) - 10} more failures (status = 'error' in the table)")
         err_console.print(f"details in {res.out / 'runs'}/<run_id>/error.json; failed runs are tried again by the next sweep")
+    if res.unfinished:
         raise typer.Exit(code=1)

@@ -324,9 +324,7 @@ def runs(name: str, base: dict, axes: dict, out_dir: Path, reps: int, combine: s
     res = sweep(base, axes, out=Path(out_dir) / f"sweep-{name}", seeds=reps, combine=combine, tables=False,
                 progress=True)
     df = res.table.copy()  # one block per dtype: the columns added below do not fragment it
-    if res.failed:
-        first = res.failures[0]
-        raise RuntimeError(f"{res.failed} of {res.runs} runs of {name} failed; first: {first['axes']}: {first['error']}")
+    res.require_finished(name)
     g0, g1 = f"{DCTCP_FLOW}.goodput_bps", f"{TCP_FLOW}.goodput_bps"
     if g0 in df and g1 in df:
         df["T_r"] = df[g0] / df[g1]
@@ -342,8 +340,7 @@ def one_run(name: str, sc: dict, out_dir: Path):
 
     seed = int(sc.get("run", {}).get("seed", 1))
     res = sweep(sc, {"run.seed": [seed]}, out=Path(out_dir) / f"sweep-{name}", tables=True, progress=True)
-    if res.failed:
-        raise RuntimeError(f"the run of {name} failed: {res.failures[0]['error']}")
+    res.require_finished(name)
     return res.result(str(res.table["run_id"].iloc[0]))
 
 

@@ -693,8 +693,7 @@ def fig10_runs(Ks, durations_s: dict, warmup_s: float, out_dir: Path) -> pd.Data
         axes = {"network.senders, flows[0].count": [[N, N] for N in N10], "network.aqm.K": [f"{K:g}pkt" for K in Ks]}
         sres = sweep(base, axes, out=Path(out_dir) / f"sweep-fig10-{proto}", tables=True,
                      progress=sys.stderr.isatty())
-        if sres.failed:
-            raise RuntimeError(f"fig10: {sres.failed} packet run(s) failed: {sres.failures[0]['error']}")
+        sres.require_finished("fig10")
         for rid in sres.table.run_id:
             res = sres.result(rid)
             N = int(res.scenario.network.senders)

@@ -206,8 +206,7 @@ def run_points(out_dir: Path, name: str, base: dict, points: list[dict], *, tabl
     axes = {", ".join(keys): [[p[k] for k in keys] for p in points]} if len(keys) > 1 else {keys[0]: [p[keys[0]] for p in points]}
     res = sweep(base, axes, out=Path(out_dir) / f"sweep-{name}", tables=tables, seeds=seeds,
                 progress=sys.stderr.isatty())
-    if res.failed:
-        raise RuntimeError(f"{name}: {res.failed} packet run(s) failed: {res.failures[0]['error']}")
+    res.require_finished(name)
     return res.table, res
 
 

@@ -239,8 +239,7 @@ def run_sweep(out_dir: Path, name: str, base: dict, axes: dict, *, combine: str 
 
     res = sweep(base, axes, out=Path(out_dir) / f"sweep-{name}", combine=combine, tables=tables,
                 progress=sys.stderr.isatty())
-    if res.failed:
-        raise RuntimeError(f"{name}: {res.failed} packet run(s) failed: {res.failures[0]['error']}")
+    res.require_finished(name)
     return res.table, res
 
 

@@ -13,7 +13,7 @@ From Python::
 From the shell: ``dcsim sweep examples/sweep_k.toml`` (the file format is in
 :mod:`dcsim.sweep.spec`). The table has, per run: ``run_id``, one column per axis path with the
 value as written (plus ``<path>_s`` / ``_bps`` / ``_pkt`` / ``_bytes`` with the number when every
-value of the axis has a unit), ``seed``, ``status`` (``ok`` / ``error``), ``error``,
+value of the axis has a unit), ``seed``, ``status`` (``ok`` / ``stopped`` / ``error``), ``error``,
 ``run_wall_s`` (worker wall time of the run, s), then :meth:`Result.summary` flattened by
 :func:`~dcsim.sweep.worker.flatten_summary` (units in the column names). Each run's tables sit in
 OUT/runs/<run_id>/ (readable with :meth:`Result.from_dir`).
@@ -22,7 +22,11 @@ A run's id is the first 16 hex digits of a SHA-256 over its engine spec, the dcs
 code that computes it (:func:`code_id`) and the summary's own inputs (``metrics.fct_buckets``): a
 finished run is never computed again (unless ``force``), whichever sweep asks for it in the same
 OUT; changing the buckets computes the runs again. Failed runs
-are recorded (``status = "error"``) and tried again by the next sweep.
+are recorded (``status = "error"``) and tried again by the next sweep. A run that
+``metrics.max_memory`` stopped is kept (``status = "stopped"``, the stop's message in ``error``,
+its row and tables those of what it simulated: :class:`~dcsim.RunLimitError`'s ``partial``) and
+not tried again: the engine is deterministic, so the same spec stops at the same instant. A
+``run.max_wall`` stop is the machine's, not the run's: an error, tried again.
 """
 
 from __future__ import annotations
@@ -114,6 +118,24 @@ class SweepResult:
     shared: int = 0  # runs whose engine spec equals another combination's (computed once)
     #: Where this sweep's runs ran, e.g. "2 local processes", "4 Dask workers" ("" if none ran).
     ran_on: str = ""
+    #: The runs (computed or cached) a metrics.max_memory bound stopped, as ``failures`` lists
+    #: theirs: status "stopped", kept with what they simulated, not tried again (the same engine
+    #: spec stops at the same instant; raise metrics.max_memory, which makes them other runs).
+    stopped: list[dict] = field(default_factory=list)
+
+    @property
+    def unfinished(self) -> list[dict]:
+        """The runs that did not run to their end: ``failures``, then ``stopped``."""
+        return self.failures + self.stopped
+
+    def require_finished(self, what: str) -> None:
+        """A RuntimeError naming ``what`` and the first unfinished run, unless every run ran to its
+        end (an experiment's figures and claims need whole runs, not what a bound left of one)."""
+        runs = self.unfinished
+        if runs:
+            first = runs[0]
+            raise RuntimeError(f"{what}: {len(runs)} of {self.runs} packet run(s) did not finish; first "
+                               f"({first['axes']}, seed {first['seed']}): {first['error']}")
 
     @property
     def table(self):
@@ -134,6 +156,10 @@ class SweepResult:
         if d is None or not (d / ROW).is_file():
             raise ResultDirError(f"run_id: {run_id!r} is not a finished run of this sweep (see the table's run_id column)")
         if not (d / "scenario.toml").is_file():  # the sweep ran with tables=False: only its row was kept
+            if _stopped_early(d):
+                raise ResultDirError(f"run_id: run {run_id} was stopped by metrics.max_memory before its warm-up "
+                                     "ended, or with its worlds at different times: it kept no result (see its "
+                                     "error column)")
             raise ResultDirError(f"run_id: run {run_id} kept only its summary row (the sweep ran with tables=False, "
                                  "dcsim sweep --no-tables); run the sweep again with tables=True, which computes "
                                  "its tables")
@@ -558,11 +584,15 @@ def run_sweep(
     rows = RowBuffer()
     failures: list[dict] = []
 
+    stopped: list[dict] = []
+
     def add_rows(key: str, rec: Optional[dict], error: Optional[str], wall_s: Optional[float]) -> None:
         metrics = (rec or {}).get("metrics") or {}
+        stop = None if error else (rec or {}).get("stopped")
         for r in groups[key]:
             row = {"run_id": r.run_id, **axis_cols.row(plan.combos[r.combo]), "seed": r.seed,
-                   "status": "error" if error else "ok", "error": error, "run_wall_s": wall_s}
+                   "status": "error" if error else "stopped" if stop else "ok",
+                   "error": error or (stop["message"] if stop else None), "run_wall_s": wall_s}
             for k, v in metrics.items():
                 if k == "seed":
                     continue  # the engine's seed: the same as the sweep's (the run key proves it)
@@ -572,6 +602,8 @@ def run_sweep(
             if error:
                 stats.failed_rows += 1
                 failures.append({"run_id": r.run_id, "seed": r.seed, "axes": plan.label(r.combo), "error": error})
+            elif stop:
+                stopped.append({"run_id": r.run_id, "seed": r.seed, "axes": plan.label(r.combo), "error": stop["message"]})
 
     replaces: Optional[str] = None  # the other sweep whose table in OUT this one replaces
 
@@ -694,7 +726,7 @@ def run_sweep(
                     # writing the tables, keeps it in the sweep table beside the error).
                     row = res.get("row") if res.get("key") == run.key else None
                     if error is None:
-                        rec = run_record(run.key, res["version"], run.seed, tables, wall, row)
+                        rec = run_record(run.key, res["version"], run.seed, tables, wall, row, res.get("stopped"))
                         try:
                             if not res.get("saved"):
                                 store.save_ok(run.run_id, rec, res.get("files") or {}, res.get("links"))
@@ -773,7 +805,19 @@ def run_sweep(
         failures=failures,
         shared=shared,
         ran_on=ran_on,
+        stopped=stopped,
     )
+
+
+def _stopped_early(d: Path) -> bool:
+    """Whether run directory ``d``'s row is a metrics.max_memory stop that kept no metrics."""
+    from dcsim.sweep.store import ROW
+
+    try:
+        rec = json.loads((d / ROW).read_bytes())
+    except (OSError, ValueError):
+        return False
+    return isinstance(rec, dict) and bool(rec.get("stopped")) and not rec.get("metrics")
 
 
 @contextlib.contextmanager

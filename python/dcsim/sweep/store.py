@@ -6,7 +6,10 @@ Layout of OUT/::
     sweep.json               the sweep as run: base scenario, set, axes, seeds, dcsim version
     runs/<run_id>/row.json   a finished run's summary row; its presence marks the run finished.
                              It lists the run's files with their sizes and CRC-32 and carries a
-                             CRC-32 of itself: a run whose row or files changed is run again
+                             CRC-32 of itself: a run whose row or files changed is run again. A
+                             run a metrics.max_memory bound stopped is finished too ("stopped":
+                             the same spec stops at the same instant): its row and tables are
+                             those of what it simulated
     runs/<run_id>/*.parquet  the run's tables (and scenario.toml, engine_spec.json, summary.json)
     runs/<run_id>/error.json a failed run's error and traceback (failed runs are retried)
     runs/<run_id>/workload-<i>-flows.csv  the trace file its scenario.toml names: a hard link
@@ -44,12 +47,18 @@ OUT_FILES = (TABLE, SPEC)
 MAX_SPEC_BYTES = 256 << 20
 
 
-def run_record(key: str, version: str, seed: int, tables: bool, run_wall_s: Optional[float], metrics: dict) -> dict:
-    """The content of a finished run's row.json."""
+def run_record(key: str, version: str, seed: int, tables: bool, run_wall_s: Optional[float], metrics: dict,
+               stopped: Optional[dict] = None) -> dict:
+    """The content of a finished run's row.json; ``stopped``: the ``{"field", "message"}`` of a run
+    a metrics.max_memory bound stopped (its metrics those of what it simulated, empty if it kept
+    nothing), kept as its result (:data:`dcsim.sweep.worker.MEMORY_STOP`)."""
     from dcsim.sweep.spec import RUN_ID_HEX
 
-    return {"run_id": key[:RUN_ID_HEX], "key": key, "version": version, "seed": seed, "tables": bool(tables),
-            "run_wall_s": run_wall_s, "metrics": metrics}
+    rec = {"run_id": key[:RUN_ID_HEX], "key": key, "version": version, "seed": seed, "tables": bool(tables),
+           "run_wall_s": run_wall_s, "metrics": metrics}
+    if stopped is not None:
+        rec["stopped"] = dict(stopped)
+    return rec
 
 
 def atomic_write(path: Path, data: bytes) -> None:
@@ -205,7 +214,12 @@ class RunStore:
             return None  # unreadable: run again (cannot happen with atomic writes, but never trust it)
         if not isinstance(rec, dict) or rec.get("key") != key or not isinstance(rec.get("metrics"), dict):
             return None
-        if not rec["metrics"]:  # every run has its summary's metrics: an emptied row is no result
+        stopped = rec.get("stopped")
+        if stopped is not None and not (isinstance(stopped, dict) and isinstance(stopped.get("message"), str)):
+            return None
+        # every run that ended has its summary's metrics: an emptied row is no result (a stopped run
+        # may have none: it stopped before its warm-up ended)
+        if not rec["metrics"] and stopped is None:
             return None
         if "check" in rec and rec["check"] != _record_check(rec):
             return None  # the row was damaged (or edited) after it was written

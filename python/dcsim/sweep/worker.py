@@ -14,7 +14,12 @@ import traceback
 import warnings
 from typing import Any, Mapping, Optional
 
-__all__ = ["run_one", "flatten_summary", "worker_info", "dask_setup"]
+__all__ = ["run_one", "flatten_summary", "worker_info", "dask_setup", "MEMORY_STOP"]
+
+#: The bound whose stop a sweep keeps as the run's result (status "stopped", not tried again): the
+#: engine is deterministic, so the same engine spec (its max_memory_bytes included) stops at the same
+#: instant. A run.max_wall stop depends on the machine and is an error, tried again.
+MEMORY_STOP = "metrics.max_memory"
 
 
 def dask_setup(worker: Any = None) -> None:  # noqa: ARG001
@@ -67,12 +72,14 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
     """Simulate one scenario; never raises for a failed run (the error is returned).
 
     Returns ``{"key", "version", "seed", "row", "files", "links", "wall_s", "error", "traceback",
-    "saved"}``: ``key`` is :func:`~dcsim.sweep.spec.run_key` of the engine spec this worker built
+    "saved", "stopped"}``: ``key`` is :func:`~dcsim.sweep.spec.run_key` of the engine spec this worker built
     (the caller checks it against its own, which catches a worker running another dcsim version),
     ``row`` the flattened summary, ``files`` the run's files (``<table>.parquet``,
     ``scenario.toml``, ``engine_spec.json``, ``summary.json``; empty without ``tables``),
     ``links`` the run's files that are files of the sweep's OUT (:meth:`RunStore.save_ok`),
     ``wall_s`` the worker's wall time for the run (simulation, summary, encoding of the tables).
+    ``stopped`` (else None): ``{"field", "message"}`` of a :data:`MEMORY_STOP` stop, whose row and
+    files are those of what it simulated (``RunLimitError.partial``; none if it kept nothing).
 
     ``data``: the content of the trace files the scenario names, by path (a worker that may not
     have them); else they are read here. A worker parses each trace once for all its runs
@@ -90,10 +97,10 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
     from dcsim import __version__
 
     out: dict[str, Any] = {"key": None, "version": __version__, "seed": None, "row": None, "files": {}, "links": {},
-                           "error": None, "traceback": None, "saved": False}
+                           "error": None, "traceback": None, "saved": False, "stopped": None}
     try:
         from dcsim.result import TRACE_FILE, engine_spec_text, summary_inputs
-        from dcsim.scenario import Scenario, ScenarioWarning, reading_files
+        from dcsim.scenario import RunLimitError, Scenario, ScenarioWarning, reading_files
         from dcsim.simulate import simulate
         from dcsim.sweep.spec import code_id, run_key
 
@@ -105,13 +112,22 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
                                  "again to plan with its new content")
         with warnings.catch_warnings():  # the sweep says them once, when planning (Plan.warnings)
             warnings.simplefilter("ignore", ScenarioWarning)
-            res = simulate(sc)
-        summary = res.summary()
-        out["key"] = run_key(res.engine_spec, __version__, summary_inputs(sc))
+            try:
+                res = simulate(sc)
+                spec = res.engine_spec
+            except RunLimitError as e:
+                if e.field != MEMORY_STOP or e.engine_spec is None:
+                    raise  # run.max_wall: the machine's time, not the run's; tried again next time
+                res, spec = e.partial, e.engine_spec
+                first = str(e).strip().splitlines()[0]
+                out["stopped"] = {"field": e.field, "message": f"RunLimitError: {first}"}
+        out["key"] = run_key(spec, __version__, summary_inputs(sc))
         out["code"] = code_id()
-        out["seed"] = int(res.engine_spec["seed"])
-        out["row"] = flatten_summary(summary)
-        if tables:
+        out["seed"] = int(spec["seed"])
+        # A stop before its warm-up ended, or of a partitioned run, kept nothing: no row, no tables.
+        summary = res.summary() if res is not None else None
+        out["row"] = flatten_summary(summary) if summary is not None else {}
+        if tables and res is not None:
             files = {f"{name}.parquet": res.tables.parquet_bytes(name) for name in res.tables}
             beside = {int(i): TRACE_FILE.format(i=i) for i in links or {}}
             files["scenario.toml"] = sc.to_toml(trace_files=beside).encode()
@@ -127,7 +143,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
     if save_to is not None and out["error"] is None and out["key"] == expected_key:
         from dcsim.sweep.store import RunStore, run_record
 
-        rec = run_record(out["key"], __version__, out["seed"], tables, out["wall_s"], out["row"])
+        rec = run_record(out["key"], __version__, out["seed"], tables, out["wall_s"], out["row"], out["stopped"])
         try:
             RunStore(save_to).save_ok(rec["run_id"], rec, out["files"], out["links"])
             out["files"], out["links"], out["saved"] = {}, {}, True
