@@ -429,6 +429,19 @@ def test_a_rate_far_out_of_range_is_shown_short():
         Scenario.from_dict(d)
 
 
+@pytest.mark.parametrize("path, value, message", [
+    (("run", "duration"), "1e400s", r"run\.duration: '1e400s' is out of range; allowed at most 1e\+06 s"),
+    (("network", "rtt"), "-1e400us", r"network\.rtt: '-1e400us' is out of range; allowed at most 1e\+06 s"),
+    (("network", "bottleneck"), "1e400Gbps", r"network\.bottleneck: '1e400Gbps' is out of range; allowed 1Kbps \.\. 10Tbps"),
+])
+def test_a_quantity_beyond_a_double_is_told_the_range(path, value, message):
+    """"1e400s" overflows a double to infinity: it was told "'1e400s' is not finite", no range."""
+    d = dumbbell()
+    d[path[0]][path[1]] = value
+    with pytest.raises(ScenarioError, match=message):
+        Scenario.from_dict(d)
+
+
 def test_force_never_deletes_a_data_file_inside_out(tmp_path):
     """A size CDF in a subdirectory of --out would go with the directory as well."""
     (tmp_path / "o" / "sub").mkdir(parents=True)

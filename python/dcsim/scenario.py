@@ -69,7 +69,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError, core_schema
 
 from dcsim import _core
-from dcsim.units import BYTE_FORMS, Size, UnitError, count_shown, did_you_mean, exact_num, fmt_bytes, fmt_rate, fmt_time, fmt_wall, parse_rate, parse_size, parse_time, shown, to_ps
+from dcsim.units import BYTE_FORMS, NotFiniteError, Size, UnitError, count_shown, did_you_mean, exact_num, fmt_bytes, fmt_rate, fmt_time, fmt_wall, parse_rate, parse_size, parse_time, shown, to_ps
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -453,6 +453,8 @@ def size_str(sz: Size) -> str:
 def _rate_v(v: Any) -> float:
     try:
         return parse_rate(v, "\0")
+    except NotFiniteError:  # "1e400Gbps": said with the range every rate is within
+        raise ValueError(f"{v!r} is out of range; allowed 1Kbps .. 10Tbps, e.g. \"10Gbps\"") from None
     except UnitError as e:
         raise ValueError(_strip_what(e)) from None
 
@@ -469,6 +471,8 @@ def _check_time_range(x: float, v: Any) -> float:
 def _time_v(v: Any) -> float:
     try:
         x = parse_time(v, "\0")
+    except NotFiniteError:  # "1e400s": said with the range every time is within
+        raise ValueError(f"{v!r} is out of range; allowed at most {MAX_TIME_S:g} s (10^6 s)") from None
     except UnitError as e:
         raise ValueError(_strip_what(e)) from None
     return _check_time_range(x, v)

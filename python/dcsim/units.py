@@ -46,6 +46,11 @@ class UnitError(ValueError):
     """A quantity string could not be parsed; the message lists the accepted units."""
 
 
+class NotFiniteError(UnitError):
+    """A quantity's number is infinite or NaN ("1e400s" overflows a double): a caller that knows the
+    field's range says it."""
+
+
 _NUM = r"([+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?)"  # ASCII digits (\d takes "１")
 _RE = re.compile(r"^\s*" + _NUM + r"\s*([A-Za-z/µμ]*)\s*$")
 
@@ -148,7 +153,7 @@ def _split(value, what: str, forms: str) -> tuple[float, str]:
             raise UnitError(f"{what}: cannot parse {value!r}; write a number and a unit such as {forms}")
         x, u = float(m.group(1)), m.group(2)
     if not math.isfinite(x):
-        raise UnitError(f"{what}: {value!r} is not finite")
+        raise NotFiniteError(f"{what}: {value!r} is not finite")
     if not u and x != 0:
         raise UnitError(f"{what}: {value!r} has no unit; write a number and a unit such as {forms}")
     return x, u
@@ -204,7 +209,7 @@ def parse_size(value: str | float | int | Size, what: str = "size", *, bare: str
     if bare == "pkt" and isinstance(value, (int, float)) and not isinstance(value, bool):
         x, u = float(value), "pkt"
         if not math.isfinite(x):
-            raise UnitError(f"{what}: {value!r} is not finite")
+            raise NotFiniteError(f"{what}: {value!r} is not finite")
     else:
         x, u = _split(value, what, forms)
     if not u or u in _PKT_UNITS:

@@ -1063,8 +1063,13 @@ pub(crate) struct World {
     /// ([`Self::close_stop_instant`]): the run cannot go on (they would fire late, counted twice).
     closed_past_stop: bool,
     /// At the last walk of [`Self::check_memory_now`]: what the ports' rings and histograms
-    /// held, and [`crate::net::port::grown_bytes`] then (None before the first walk).
+    /// held, and [`Self::own_growth`] then (None before the first walk).
     queue_held: Option<(u128, u128)>,
+    /// This world's rings and histograms grew by this much in the sections [`Self::track_growth`]
+    /// closed, bytes; and the thread's count ([`crate::net::port::grown_bytes`]) when the open
+    /// one began.
+    grown_before: u128,
+    grown_mark: u128,
     /// A partitioned run: the part of the network this world owns, and its mail to the others
     /// (see `partition.rs`). None: the world owns everything.
     part: Option<Box<partition::Part>>,
@@ -1494,6 +1499,8 @@ impl World {
             workload_at: None,
             closed_past_stop: false,
             queue_held: None,
+            grown_before: 0,
+            grown_mark: 0,
             part,
             head_next: Vec::new(),
             paths: Vec::new(),
@@ -1699,10 +1706,34 @@ impl World {
         self.events.remove_wheel();
     }
 
+    /// Run `f`, in which this world's ports may grow, counting their growth as this world's
+    /// ([`Self::own_growth`]): the thread's count of growth ([`crate::net::port::grown_bytes`]),
+    /// read before and after, moves only by this world's, as a world runs on one thread at a
+    /// time, alone there. Every section that may grow a port or check the memory is one (not
+    /// nested): the event loop, the end of a stopped run, a partition's delivered mail.
+    pub(crate) fn track_growth<R>(&mut self, f: impl FnOnce(&mut Self) -> R) -> R {
+        self.grown_mark = crate::net::port::grown_bytes(QUEUE_HIST_ROW_BYTES);
+        let r = f(self);
+        self.grown_before = self.own_growth();
+        r
+    }
+
+    /// How much this world's rings and histograms have grown so far, bytes (inside
+    /// [`Self::track_growth`]): deterministic, whatever runs beside it on other threads or in
+    /// turn on this one.
+    fn own_growth(&self) -> u128 {
+        self.grown_before + (crate::net::port::grown_bytes(QUEUE_HIST_ROW_BYTES) - self.grown_mark)
+    }
+
     /// Handle events up to and including `t` (capped at the end of the run), but at most
     /// `max_events` of them, so that a front end gets control back often (Ctrl-C, progress).
     /// Returns true when `t` was reached. Errors if the engine stops advancing in time.
     pub fn run_until_budget(&mut self, t: Time, max_events: u64) -> Result<bool> {
+        self.track_growth(|w| w.run_events(t, max_events))
+    }
+
+    /// [`Self::run_until_budget`] inside its growth tracking.
+    fn run_events(&mut self, t: Time, max_events: u64) -> Result<bool> {
         if self.taken {
             return Err(Error::Run("the results were already taken; build a new simulation to run again".into()));
         }
@@ -1847,7 +1878,7 @@ impl World {
             return Ok(()); // nothing to close: taken, failed, or inside an instant (not after a return)
         }
         self.fault_ends_instant = true;
-        self.close_stop_instant();
+        self.track_growth(Self::close_stop_instant);
         let failed = !self.fault_ends_instant;
         self.fault_ends_instant = false;
         match self.fault.take() {
@@ -1909,14 +1940,14 @@ impl World {
     ///
     /// The walk over every port is done only when it may fail: each port's count is at most twice
     /// what its rings and histogram hold ([`Port::held_bytes`]), and those grew since the last
-    /// walk by at most what every port of the process grew by ([`crate::net::port::grown_bytes`]), so
+    /// walk by at most what this world's ports grew by ([`Self::own_growth`]), so
     /// while twice the sum of the two is within the allowance the walk would pass (a 5 000-flow
     /// dumbbell walks its 10 000 ports once instead of every 2^16 events: ~2 % of its run).
     #[cold]
     #[inline(never)]
     fn check_memory_now(&mut self, now: Time) -> Result<()> {
         let flows = self.unplanned_flow_bytes();
-        let grown = crate::net::port::grown_bytes(QUEUE_HIST_ROW_BYTES);
+        let grown = self.own_growth();
         if let Some((held, grown_then)) = self.queue_held {
             let queues = 2 * (held + (grown - grown_then));
             if queues + flows <= self.queue_allowance {

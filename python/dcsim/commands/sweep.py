@@ -174,9 +174,10 @@ def sweep(
     # computed, 0 cached, 0 failed" did not add up)
     shared = (f" ({res.runs - res.computed - res.cached - res.failed} more share their engine runs)"
               if res.computed and res.runs > res.computed + res.cached + res.failed else "")
+    stopped = f" ({len(res.stopped)} of them stopped at metrics.max_memory)" if res.stopped else ""
     console.print(
-        f"{count_shown(res.runs, 'run')}: {res.computed} computed{shared}, {res.cached} cached, {res.failed} failed in "
-        f"{fmt_wall(res.wall_s)}{on}{mean}"
+        f"{count_shown(res.runs, 'run')}: {res.computed} computed{shared}, {res.cached} cached{stopped}, {res.failed} "
+        f"failed in {fmt_wall(res.wall_s)}{on}{mean}"
     )
     shown = results_table(res.table, [p for a in spec.axes for p in a.paths])
     if shown is not None:
@@ -190,9 +191,10 @@ def sweep(
             err_console.print(f"... and {len(runs) - 10} more (status = '{status}' in the table)")
     if res.stopped:
         err_console.print(f"{count_shown(len(res.stopped), 'run')} stopped at metrics.max_memory: each keeps what it "
-                          f"simulated past its warm-up (its row, and its tables in {res.out / 'runs'}/<run_id>/) and is "
-                          "not run again, as the same run stops at the same instant; raise metrics.max_memory to run it "
-                          "further")
+                          "simulated past its warm-up, if it got that far (its row"
+                          + (f", and its tables in {res.out / 'runs'}/<run_id>/" if tables else "")
+                          + ") and is not run again, as the same run stops at the same instant; raise "
+                          "metrics.max_memory to run it further")
     if res.failures:
         err_console.print(f"details in {res.out / 'runs'}/<run_id>/error.json; failed runs are tried again by the next sweep")
     if res.unfinished:

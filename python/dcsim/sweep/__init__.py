@@ -158,8 +158,8 @@ class SweepResult:
         if not (d / "scenario.toml").is_file():  # the sweep ran with tables=False: only its row was kept
             if _stopped_early(d):
                 raise ResultDirError(f"run_id: run {run_id} was stopped by metrics.max_memory before its warm-up "
-                                     "ended, or with its worlds at different times: it kept no result (see its "
-                                     "error column)")
+                                     "ended, inside an instant, or with its worlds at different times: it kept no "
+                                     "result (see its error column)")
             raise ResultDirError(f"run_id: run {run_id} kept only its summary row (the sweep ran with tables=False, "
                                  "dcsim sweep --no-tables); run the sweep again with tables=True, which computes "
                                  "its tables")

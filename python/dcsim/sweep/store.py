@@ -223,7 +223,7 @@ class RunStore:
             return None
         if "check" in rec and rec["check"] != _record_check(rec):
             return None  # the row was damaged (or edited) after it was written
-        if need_tables:
+        if need_tables and (rec["metrics"] or stopped is None):  # a stop that kept nothing has no tables either way
             if not rec.get("tables"):
                 return None
             listed = rec.get("files")

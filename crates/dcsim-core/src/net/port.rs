@@ -27,7 +27,7 @@ use crate::rng::Rng;
 use crate::scenario::Amount;
 use crate::units::{Rate, Time};
 use ring::Ring;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::cell::Cell;
 
 /// Event counters of a port, whole run. The post-warm-up values are these minus the snapshot the
 /// simulator takes at the warm-up instant ([`Port::on_warmup`]).
@@ -86,23 +86,25 @@ struct Slot {
     carry: u64,
 }
 
-/// Entries by which the process's queue-length histograms have grown so far, over every thread
-/// (they never shrink): see [`grown_bytes`].
-static HIST_ENTRIES_GROWN: AtomicU64 = AtomicU64::new(0);
+thread_local! {
+    /// Entries by which the queue-length histograms have grown on this thread so far (they never
+    /// shrink): see [`grown_bytes`].
+    static HIST_ENTRIES_GROWN: Cell<u64> = const { Cell::new(0) };
+}
 
-/// Bytes by which every port's rings and histograms (histogram entries at `row_bytes` more each,
-/// as [`Port::growing_bytes`] counts them) have grown so far in this process: an upper bound on
-/// the growth of any one world's between two looks.
+/// Bytes by which the ports' rings and histograms (histogram entries at `row_bytes` more each, as
+/// [`Port::growing_bytes`] counts them) have grown on this thread so far: what a world's grew by
+/// while it ran here (`World::track_growth`; see [`ring::grown_bytes`]).
 pub fn grown_bytes(row_bytes: usize) -> u128 {
     ring::grown_bytes() as u128
-        + HIST_ENTRIES_GROWN.load(Ordering::Relaxed) as u128 * (std::mem::size_of::<u64>() + row_bytes) as u128
+        + HIST_ENTRIES_GROWN.with(Cell::get) as u128 * (std::mem::size_of::<u64>() + row_bytes) as u128
 }
 
 /// A queue length the histogram has not seen: room up to `len` entries.
 #[cold]
 #[inline(never)]
 fn grow_hist(h: &mut Vec<u64>, len: usize) {
-    HIST_ENTRIES_GROWN.fetch_add((len - h.len()) as u64, Ordering::Relaxed);
+    HIST_ENTRIES_GROWN.with(|g| g.set(g.get() + (len - h.len()) as u64));
     h.resize(len, 0);
 }
 
@@ -821,8 +823,8 @@ mod tests {
     #[test]
     fn growth_counted_bounds_what_the_memory_check_walks() {
         // The two facts World::check_memory_now skips its walk on: a port's count is at most
-        // twice what it holds (whatever `more`), and what it holds grew by at most what the
-        // process-wide counter grew by (other tests' ports may add to the counter: >=).
+        // twice what it holds (whatever `more`), and what it holds grew by at most what this
+        // thread's counter grew by.
         let mut p = port(1_000_000_000, Amount::Packets(10_000), Time(0));
         p.keep_histogram();
         let row = 64;
@@ -849,6 +851,28 @@ mod tests {
             }
         }
         assert!(p.held_bytes(row) > 0);
+    }
+
+    #[test]
+    fn growth_on_another_thread_is_not_counted_on_this_one() {
+        // A world's memory checks read the growth of its own thread while it runs there
+        // (`World::track_growth`): ports growing on other threads (another partition's world, a
+        // run beside it in a thread pool) must not move it, or where a run stops would depend on
+        // their timing. The process-wide count had counted them.
+        let grow = || {
+            let mut p = port(1_000_000_000, Amount::Packets(10_000), Time(0));
+            p.keep_histogram();
+            for i in 0..1_000 {
+                p.enqueue(pkt(1500), Time(i));
+            }
+            p.held_bytes(64)
+        };
+        let before = grown_bytes(64);
+        let held_there = std::thread::spawn(grow).join().expect("the other thread");
+        assert!(held_there > 0);
+        assert_eq!(grown_bytes(64), before, "another thread's growth moved this thread's count");
+        let held_here = grow();
+        assert!(grown_bytes(64) - before >= held_here as u128);
     }
 
     #[test]

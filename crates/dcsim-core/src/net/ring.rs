@@ -2,17 +2,21 @@
 //! index is one add and one mask (std's `VecDeque` wraps with a compare and a subtraction and
 //! checks more on every access), and no per-entry drop.
 
+use std::cell::Cell;
 use std::ops::{Index, IndexMut};
-use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Bytes by which the process's rings have grown so far (a ring never shrinks), over every
-/// thread: what a world's rings can have grown by since it last looked is at most what this grew
-/// by ([`grown_bytes`]; `World::check_memory_now`).
-static GROWN_BYTES: AtomicU64 = AtomicU64::new(0);
+thread_local! {
+    /// Bytes by which the rings have grown on this thread so far (a ring never shrinks). A world
+    /// runs on one thread at a time, alone there, so what this grows by while it runs is its own
+    /// rings' growth (`World::track_growth`); a count over the process had made a world's memory
+    /// checks, and so where a run stopped, depend on the runs beside it (a partitioned run's
+    /// worlds: a review found two stop instants in six runs of one spec).
+    static GROWN_BYTES: Cell<u64> = const { Cell::new(0) };
+}
 
 /// See [`GROWN_BYTES`].
 pub fn grown_bytes() -> u64 {
-    GROWN_BYTES.load(Ordering::Relaxed)
+    GROWN_BYTES.with(Cell::get)
 }
 
 #[derive(Clone, Debug)]
@@ -98,7 +102,7 @@ impl<T: Copy + Default> Ring<T> {
     #[inline(never)]
     fn grow(&mut self) {
         let cap = (2 * self.buf.len()).max(2);
-        GROWN_BYTES.fetch_add(((cap - self.buf.len()) * std::mem::size_of::<T>()) as u64, Ordering::Relaxed);
+        GROWN_BYTES.with(|g| g.set(g.get() + ((cap - self.buf.len()) * std::mem::size_of::<T>()) as u64));
         let mut buf = Vec::with_capacity(cap);
         buf.extend((0..self.len).map(|i| self[i]));
         buf.resize(cap, T::default());
