@@ -1028,3 +1028,19 @@ def test_a_leaf_spine_too_large_names_the_field_that_makes_it_so(sizes, field):
          "run": {"duration": "1ms"}}
     with pytest.raises(ScenarioError, match=rf"^network\.{field}: .* nodes and \d+ links; allowed at most"):
         Scenario.from_dict(d)
+
+
+def test_the_subpackages_the_docstring_names_are_attributes_after_import_dcsim():
+    """`import dcsim; dcsim.sweep.sweep(...)` was an AttributeError (a review): the package's
+    docstring names dcsim.sweep, dcsim.fluid, dcsim.theory and dcsim.experiments, and now they
+    load on first use, in a fresh interpreter where nothing imported them before."""
+    import subprocess
+    import sys
+
+    code = ("import sys, dcsim\n"
+            "assert 'dcsim.sweep' not in sys.modules\n"
+            "assert callable(dcsim.sweep.sweep) and callable(dcsim.fluid.dctcp)\n"
+            "assert dcsim.theory.__name__ == 'dcsim.theory' and dcsim.experiments.__name__ == 'dcsim.experiments'\n"
+            "try:\n    dcsim.nope\nexcept AttributeError as e:\n    assert 'nope' in str(e)\nelse:\n    raise SystemExit(1)\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr

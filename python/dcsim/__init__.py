@@ -39,9 +39,16 @@ _EXPORTS = {
 }
 
 
-def __getattr__(name):
-    if name in _EXPORTS:
-        import importlib
+#: The subpackages the docstring above names, imported on first use as attributes too
+#: (``dcsim.sweep.sweep(...)`` after ``import dcsim``: a review found it an AttributeError).
+_SUBPACKAGES = ("sweep", "fluid", "theory", "experiments")
 
+
+def __getattr__(name):
+    import importlib
+
+    if name in _EXPORTS:
         return getattr(importlib.import_module(_EXPORTS[name]), name)
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"dcsim.{name}")
     raise AttributeError(f"module 'dcsim' has no attribute {name!r}")

@@ -4382,6 +4382,7 @@ class Scenario(_Model):
         out += self._dx_r0_warnings()
         out += self._initial_rto_warnings()
         out += self._workload_load_warnings()
+        out += self._fabric_tier_warnings()
         out += self._wall_time_warnings()
         for wi, w in enumerate(self.workloads):
             if w.kind == "trace":
@@ -4517,6 +4518,94 @@ class Scenario(_Model):
                            'delay, so its window stays at its floor; use R0 = "path" or "min"')
         return out
 
+    def _poisson_offer(self, w: "Workload", rates: dict, host_rate: Callable[[str], float]) -> tuple[dict, float, float]:
+        """A Poisson workload's arrivals as the engine draws them: each sender's share of them (in
+        proportion to its host-link rate with link = "hosts", else uniform; the senders are
+        distinct: validated), the bit/s they offer on the wire in all (load x the capacity its
+        load is of x the wire's factor, headers included), and that factor, (E[S] + header x
+        E[packets]) / E[S]. ``rates``: :meth:`Network.link_rates`; ``host_rate``: a host's links'
+        summed rate."""
+        net = self.network
+        mean_b = w.sizes.mean_bytes(net.packet_bytes, net.header_bytes)
+        wire = (mean_b + net.header_bytes * w.sizes.mean_packets(net.packet_bytes, net.header_bytes)) / mean_b
+        senders = list(w.senders)
+        if w.link == HOST_LINKS:
+            base = sum(map(host_rate, senders))
+            share = {s: host_rate(s) / base for s in senders}
+        else:
+            a, b = (x.strip() for x in w.link.split("->"))
+            base = rates[(a, b)]
+            share = {s: 1 / len(senders) for s in senders}
+        return share, w.load * base * wire, wire
+
+    def _fabric_tier_warnings(self) -> list[str]:
+        """Poisson workloads that together offer a leaf-spine's or fat-tree's inner links more than
+        they carry: an oversubscribed fabric saturates there, not at the host links the other
+        warnings check (a review: a leaf-spine of 2:1 at load 0.9 offered its uplinks 163 % without
+        a word, and its FCTs described a fabric whose queues grew for the whole run).
+
+        Sender s draws receiver r with p(s, r) = share(s) / k_s (k_s: the receivers other than s).
+        Every uplink of a ToR (leaf or edge) is on a shortest path to every host outside it, and
+        ECMP splits each flow's choice evenly at every switch, so each of the n uplinks of ToR t
+        carries, of the offered bit/s, (|R| - |R under t|) x A_t / n, with A_t the sum of
+        share(s) / k_s over the senders under t; each of its n downlinks |R under t| x (A - A_t)
+        / n (A: over every sender), the upstream splits being even as well. A fat-tree's pod
+        to its cores likewise, over its (k/2)^2 aggregation-core links."""
+        net = self.network
+        if net.topology not in FABRIC_TIERS:
+            return []
+        poisson = [(wi, w) for wi, w in enumerate(self.workloads)
+                   if w.kind == "poisson" and w.senders and w.receivers and w.link is not None]
+        if not poisson:
+            return []
+        rates = net.link_rates()
+        host_rate = net.host_rates(rates).__getitem__
+        # (tier, its lower and upper levels, the group whose links add up (a ToR, a pod), ToRs per
+        # group, uplinks per group, groups)
+        if net.topology == "leaf_spine":
+            per, tiers = net.hosts_per_leaf, [("leaf_spine", "leaf", "spine", "leaf", 1, net.spines, net.leaves)]
+        else:
+            half = net.k // 2
+            per = half
+            tiers = [("edge_agg", "edge", "agg", "edge", 1, half, net.k * half),
+                     ("agg_core", "agg", "core", "pod ", half, half * half, net.k)]
+        # bit/s offered to each group's uplinks and downlinks, per tier, and who offers them
+        up = {t[0]: [0.0] * t[-1] for t in tiers}
+        down = {t[0]: [0.0] * t[-1] for t in tiers}
+        who: list[int] = []
+        for wi, w in poisson:
+            share, offered, _ = self._poisson_offer(w, rates, host_rate)
+            rset = set(w.receivers)
+            nr = len(rset)
+            for tier, _, _, _, tors, n_up, groups in tiers:
+                a_g, r_g = [0.0] * groups, [0] * groups
+                for s_, ps in share.items():
+                    a_g[int(s_[1:]) // per // tors] += ps / (nr - (s_ in rset))
+                for r in rset:
+                    r_g[int(r[1:]) // per // tors] += 1
+                a_all = sum(a_g)
+                for g in range(groups):
+                    up[tier][g] += offered * (nr - r_g[g]) * a_g[g] / n_up
+                    down[tier][g] += offered * r_g[g] * (a_all - a_g[g]) / n_up
+            who.append(wi)
+        out = []
+        for tier, low, high, group, _, n_up, _ in tiers:
+            rate = net.tier_rate(tier)
+            x, way, g = max(((bps / rate, way, g) for way, per_g in (("up", up[tier]), ("down", down[tier]))
+                             for g, bps in enumerate(per_g)), key=lambda t: t[0])  # the first of the busiest
+            if x < 1:
+                continue
+            links = f"{low}->{high}" if way == "up" else f"{high}->{low}"
+            named = f"{group}{g}'s {way}links"
+            by = (f"workloads[{who[0]}]: load {self.workloads[who[0]].load:g} offers" if len(who) == 1 else
+                  f"workloads {', '.join(f'[{i}]' for i in who)} together offer")
+            fix = ("network.oversubscription, or network.tiers.leaf_spine.rate" if tier == "leaf_spine"
+                   else f"network.tiers.{tier}.rate")
+            out.append(f"{by} the {links} links up to {100 * x:.0f} % of their capacity on the wire ({named}, "
+                       f"{count_shown(n_up, 'link')} of {fmt_rate(rate)}): flows queue inside the fabric and the FCTs "
+                       f"grow with the run's length; lower the load, or raise the tier's capacity ({fix})")
+        return out
+
     def _workload_load_warnings(self) -> list[str]:
         """Poisson workloads that offer a link more than it carries, or whose load does not mean
         what it says. ``load`` is of payload (the engine's lambda = load x C / (8 E[S]), as S13's
@@ -4545,19 +4634,13 @@ class Scenario(_Model):
         for wi, w in poisson:
             mean_b = w.sizes.mean_bytes(net.packet_bytes, net.header_bytes)
             mean_k = w.sizes.mean_packets(net.packet_bytes, net.header_bytes)
-            wire = (mean_b + net.header_bytes * mean_k) / mean_b
             senders, receivers = list(w.senders), list(w.receivers)
-            # each sender's share of the arrivals (the senders are distinct: validated)
+            share, offered, wire = self._poisson_offer(w, rates, host_rate)
             if w.link == HOST_LINKS:
-                base = sum(map(host_rate, senders))
-                share = {s: host_rate(s) / base for s in senders}
                 of = "the senders' host links"
             else:
                 a, b = (x.strip() for x in w.link.split("->"))
-                base = rates[(a, b)]
-                share = {s: 1 / len(senders) for s in senders}
                 of = f"link {a}->{b}"
-            offered = w.load * base * wire  # bit/s on the wire, all arrivals
             headers = (f"{net.header_bytes} B of headers per packet, {mean_k:.3g} packet{'' if mean_k == 1 else 's'} per flow of "
                        f"{fmt_bytes(mean_b)} on average")
             saturated = w.load * wire >= 1
