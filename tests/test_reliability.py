@@ -835,6 +835,38 @@ def test_a_max_wall_stop_where_a_trace_flow_starts_keeps_the_run_a_fresh_run_to_
         assert part.tables[table].equals(fresh.tables[table]), table
 
 
+def test_a_partitioned_max_wall_stop_where_a_trace_flow_starts_keeps_the_run_a_fresh_run_to_t_gives():
+    """The test above with the run split in two worlds (each leaf with its hosts and one spine):
+    every world fires the trace's flow due at the first chunk's end, and the partial had kept it,
+    201 flows against the 200 of a fresh run of its engine spec. Every world now ends 1 ps later
+    there, as the one world does."""
+    import json
+
+    import dcsim
+    from dcsim import RunLimitError, _core
+    from dcsim.result import Result
+
+    arrivals = [{"start": f"{i * 100}ns", "src": f"h{i % 4}", "dst": f"h{(i + 1) % 4}", "size": "1GB"}
+                for i in range(1_000)]
+    sc = dcsim.Scenario.from_dict({
+        "network": {"topology": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2,
+                    "host_link": "10Gbps", "buffer": "100pkt"},
+        "workloads": [{"kind": "trace", "protocol": "dctcp", "arrivals": arrivals}],
+        "run": {"duration": "2ms", "max_wall": "1ns", "partitions": 2}, "metrics": {"max_memory": "100MB"}})
+    with pytest.raises(RunLimitError, match=r"^run\.max_wall") as e:
+        dcsim.simulate(sc)
+    part = e.value.partial
+    t_ps = part.engine_spec["duration_ps"]
+    assert t_ps in (20_000_000, 20_000_001), t_ps  # the first chunk's end, where flow 200 is due
+    fresh = _core.Simulation(json.dumps(part.engine_spec))
+    assert part.engine_spec["partitions"] == 2
+    fresh.run()
+    fresh = Result.from_engine(sc, fresh.results(), wall_s=0.0, engine_spec=part.engine_spec)
+    assert len(part.flows) == len(fresh.flows) == 200 + (t_ps > 20_000_000)
+    for table in TABLES_COMPARED:
+        assert part.tables[table].equals(fresh.tables[table]), table
+
+
 def test_run_max_wall_never_rejects_a_run_that_ended():
     """The bound is checked each time the engine returns, also after its last step: a run that
     reached its end is kept however long it took (a 2 ms run with max_wall = 1 ns)."""

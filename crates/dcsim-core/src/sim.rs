@@ -1831,22 +1831,9 @@ impl World {
     fn close_stop_instant(&mut self) {
         let mut deferred = Vec::new();
         if self.workload_at == Some(self.now) && self.now < self.end && self.part.is_none() {
-            let t1 = self.now + Time(1);
-            while let Some((te, ev)) = self.events.pop_due(t1) {
-                if let Ev::Workload(_) = ev {
-                    deferred.push((te, ev));
-                    continue;
-                }
-                if self.events.has_wheel() && !self.head_next.is_empty() {
-                    self.prefetch_upcoming();
-                }
-                self.now = te;
-                self.handle(ev);
-                if !self.fault_ends_instant {
-                    return; // a handler's error: it stops the run at once, keeping nothing
-                }
+            if !self.step_past_instant(&mut deferred) {
+                return; // a handler's error: it stops the run at once, keeping nothing
             }
-            self.now = t1;
             self.closed_past_stop = true;
         }
         // A workload's event popped above is not counted (a run to now never had it); put back,
@@ -1865,6 +1852,32 @@ impl World {
                 self.fault = Some(e);
             }
         }
+    }
+
+    /// Handle the events of now + 1 ps but the workloads' (popped into `deferred`, unfired: a run
+    /// to now + 1 ps never fires them) and end at now + 1 ps, for a stop that ends there
+    /// ([`Self::close_stop_instant`]; a partitioned run's [`Sim::end_here`]). False if a handler
+    /// failed meanwhile (`fault_ends_instant` cleared; its error is in `fault`): the caller stops
+    /// then, keeping nothing.
+    #[cold]
+    fn step_past_instant(&mut self, deferred: &mut Vec<(Time, Ev)>) -> bool {
+        let t1 = self.now + Time(1);
+        while let Some((te, ev)) = self.events.pop_due(t1) {
+            if let Ev::Workload(_) = ev {
+                deferred.push((te, ev));
+                continue;
+            }
+            if self.events.has_wheel() && !self.head_next.is_empty() {
+                self.prefetch_upcoming();
+            }
+            self.now = te;
+            self.handle(ev);
+            if !self.fault_ends_instant {
+                return false;
+            }
+        }
+        self.now = t1;
+        true
     }
 
     /// End the run here, between two calls of [`Self::run_until_budget`], for a front end that
@@ -3176,11 +3189,15 @@ impl Sim {
         self.par.is_none() && self.worlds[0].stop_keeps_run()
     }
 
-    /// End a one-world run here for a front end that stops it and keeps its results
-    /// ([`World::end_here`]); a partitioned run is left as it is.
+    /// End the run here, between two calls of [`Sim::run_until_budget`], for a front end that
+    /// stops it (run.max_wall) and keeps its results as the run of 0 .. now: where a workload's
+    /// event fired at now, the run ends at now + 1 ps with that instant's workload events put
+    /// back unfired, as a run to now + 1 ps would have it ([`World::end_here`]; a partitioned run
+    /// ends every world there together: `Sim::end_partitioned`). The run cannot go on then.
+    /// Errors if a handler fails meanwhile.
     pub fn end_here(&mut self) -> Result<()> {
         if self.par.is_some() {
-            return Ok(());
+            return self.end_partitioned();
         }
         self.worlds[0].end_here()
     }

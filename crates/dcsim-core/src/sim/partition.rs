@@ -358,6 +358,19 @@ impl World {
         }
     }
 
+    /// Step 1 of [`Sim::end_partitioned`] in this world: the events of now + 1 ps handled but the
+    /// workloads' (returned, unfired), now = now + 1 ps; with a handler's error if one failed
+    /// meanwhile (a memory stop met there is dropped, as [`World::end_here`] drops it: the run
+    /// ends anyway).
+    fn step_past_for_end(&mut self) -> (Vec<(Time, Ev)>, Option<Error>) {
+        let mut deferred = Vec::new();
+        self.fault_ends_instant = true;
+        let ok = self.track_growth(|w| w.step_past_instant(&mut deferred));
+        self.fault_ends_instant = false;
+        let fault = self.fault.take();
+        (deferred, if ok { None } else { fault })
+    }
+
     /// The sender of generated flow `f` (in another world) finished: free the receiver's state,
     /// keeping its row.
     fn receiver_done(&mut self, f: FlowId) {
@@ -542,6 +555,63 @@ impl Sim {
         d.window_end = end;
         d.windows = windows;
         Ok(self.worlds[0].now >= target)
+    }
+
+    /// [`Sim::end_here`] of a partitioned run (a run.max_wall stop between two calls of
+    /// [`Sim::run_until_budget`]). Every world fires the workloads' events (each keeps a copy of
+    /// the generators), so where they fired at now = t, every world had the flow a run to t never
+    /// starts (a max_wall stop at a chunk's end where a trace flow was due kept 201 flows against
+    /// the 200 of a fresh run of the partial's spec: a review). The run then ends at t + 1 ps in
+    /// every world, as a run to t + 1 ps would:
+    ///
+    /// 1. each world handles the events of t + 1 ps but the workloads' (taken out unfired,
+    ///    [`World::step_past_instant`]). No world needs another's mail for that: the worlds
+    ///    returned at t with every event up to t handled and t + 1 ps inside the window in
+    ///    progress (t inside a window, or t + 1 ps the first instant of the next, its mail
+    ///    delivered), and a packet sent in a window arrives at the earliest at its end. What the
+    ///    worlds send meanwhile waits in their outboxes, counted in flight ([`World::in_flight`]),
+    ///    as it does after any return inside a window;
+    /// 2. the worlds then run to t + 1 ps through [`Sim::run_partitioned`] (no events are left to
+    ///    handle): where t + 1 ps ends the window, its mail is exchanged, delivered and counted as
+    ///    a run to t + 1 ps does, in the same order, so the results are its own whatever the
+    ///    threads' timing;
+    /// 3. the workload events go back into each world's queue, not counted as handled; the run
+    ///    cannot go on (`closed_past_stop`: they would fire late).
+    ///
+    /// Nothing is done where no workload fired at t, after the results were taken, or in a run
+    /// that failed or was already ended here. Errors if a handler fails meanwhile (the run, also
+    /// ended, then keeps nothing).
+    pub(super) fn end_partitioned(&mut self) -> Result<()> {
+        let (t, end, taken) = (self.worlds[0].now, self.worlds[0].end, self.worlds[0].taken);
+        if taken
+            || t >= end
+            || self
+                .worlds
+                .iter_mut()
+                .any(|w| w.now != t || w.closed_past_stop || w.fault.is_some() || w.events.peek_time() == Some(t))
+            || !self.worlds.iter().any(|w| w.workload_at == Some(t))
+        {
+            return Ok(());
+        }
+        let mut deferred = Vec::with_capacity(self.worlds.len());
+        let mut failed = None;
+        for w in &mut self.worlds {
+            let (d, e) = w.step_past_for_end();
+            deferred.push(d);
+            failed = failed.or(e);
+        }
+        let ran = if failed.is_none() { self.run_partitioned(t + Time(1), u64::MAX).map(|_| ()) } else { Ok(()) };
+        for (w, d) in self.worlds.iter_mut().zip(deferred) {
+            w.counters.events = w.events.popped() - d.len() as u64;
+            for (te, ev) in d {
+                w.events.push(te, ev);
+            }
+            w.closed_past_stop = true;
+        }
+        match failed {
+            Some(e) => Err(e),
+            None => ran,
+        }
     }
 
     /// The merged result tables of a partitioned run (see the module docs).
