@@ -420,3 +420,30 @@ def test_an_empty_size_bucket_is_a_zero_in_a_sweeps_row_not_a_missing_value():
     con = Console(record=True, width=200)
     print_fct(res.summary(), con)
     assert "<=10KB" not in con.export_text()
+
+
+def test_fct_table_marks_tail_percentiles_of_too_few_flows_as_rough():
+    """A p99 of 10 finished flows is their largest but interpolated; a p99.9 needs 1 000 to be more
+    than the largest of a few (a review read ">10MB: 1 flow, p50 = p99 = p99.9" with no caveat).
+    Such cells carry a "~" and the caption says why; well-sampled ones are printed plainly."""
+    from rich.console import Console
+
+    from dcsim.run import print_fct
+
+    def group(name: str, finished: int) -> dict:
+        return {"fct_group": name, "flows": finished, "finished": finished, "afct_s": 1e-3, "fct_p50_s": 1e-3,
+                "fct_p99_s": 2e-3, "fct_p999_s": 3e-3, "slowdown_mean": 1.5, "slowdown_p50": 1.2,
+                "slowdown_p99": 3.5, "slowdown_p999": 4.5}
+
+    con = Console(record=True, width=400)
+    print_fct({"fct_groups": [group("dctcp <=10KB", 5_000), group("dctcp >10MB", 50), group("dctcp all", 5_050),
+                              group("newreno all", 500), group("all", 5_550)]}, con)
+    text = con.export_text()
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+            for line in text.splitlines() if line.count("│") > 5}
+    # columns: flows, finished, AFCT, p50, p99, p99.9, slowdown mean, p50, p99, p99.9
+    assert rows["dctcp <=10KB"][4:6] == ["2.000", "3.000"] and rows["dctcp <=10KB"][8:10] == ["3.50", "4.50"], rows
+    assert rows["dctcp >10MB"][4:6] == ["~2.000", "~3.000"] and rows["dctcp >10MB"][8:10] == ["~3.50", "~4.50"], rows
+    assert rows["newreno all"][4:6] == ["2.000", "~3.000"], rows  # 500 flows: p99 fine, p99.9 rough
+    caption = " ".join(text.split())
+    assert "~: a p99 over fewer than 100 finished flows or a p99.9 over fewer than 1 000" in caption, caption

@@ -305,9 +305,13 @@ def print_fct(summary: dict, console: Console) -> None:
             t.add_section()
         for g in rows:
             shown_groups.append(g)
+            # A tail percentile of too few flows is interpolated between the largest few: marked "~".
+            p99, p999 = (lambda text, need=need: f"~{text}" if g["finished"] < need and text != "-" else text
+                         for need in ROUGH_BELOW)
             t.add_row(escape(g["fct_group"]), _num(g["flows"], "d"), _num(g["finished"], "d"), ms(g["afct_s"]),
-                      ms(g["fct_p50_s"]), ms(g["fct_p99_s"]), ms(g["fct_p999_s"]), _num(g["slowdown_mean"], ".2f"),
-                      _num(g["slowdown_p50"], ".2f"), _num(g["slowdown_p99"], ".2f"), _num(g["slowdown_p999"], ".2f"))
+                      ms(g["fct_p50_s"]), p99(ms(g["fct_p99_s"])), p999(ms(g["fct_p999_s"])),
+                      _num(g["slowdown_mean"], ".2f"), _num(g["slowdown_p50"], ".2f"),
+                      p99(_num(g["slowdown_p99"], ".2f")), p999(_num(g["slowdown_p999"], ".2f")))
     caption = ("slowdown = FCT / FCT alone on an empty network with no window limit (propagation RTT + serialisation, "
                "store-and-forward); statistics over the finished flows")
     # Unfinished flows are left out, and they are the slow ones: a group most of whose flows had not
@@ -318,8 +322,16 @@ def print_fct(summary: dict, console: Console) -> None:
         shown = ", ".join(escape(x) for x in few[:8]) + (f" and {len(few) - 8} more" if len(few) > 8 else "")
         caption += (f"; under 90 % of the flows finished in {shown}: their statistics are biased low "
                     "(run longer, or stop the arrivals earlier)")
+    if any(g["finished"] < ROUGH_BELOW[1] for g in shown_groups):
+        caption += (f"; ~: a p99 over fewer than {ROUGH_BELOW[0]} finished flows or a p99.9 over fewer than "
+                    f"{ROUGH_BELOW[1]:,}".replace(",", " ") + ", interpolated between the few largest: rough")
     t.caption = caption
     print_table(console, t)
+
+
+#: The fewest finished flows whose p99 and p99.9 the FCT table prints plainly: below, such a
+#: percentile lies among the largest one or few values (numpy's linear interpolation), marked "~".
+ROUGH_BELOW = (100, 1000)
 
 
 def _print_summary(result: Result, summary: dict, console: Console, fmt: str) -> Optional[str]:
