@@ -805,11 +805,14 @@ def test_a_stopped_run_keeps_flows_that_start_after_it_and_its_last_instant_whol
         assert part.tables[table].equals(fresh.tables[table]), table
 
 
-def test_a_max_wall_stop_where_a_trace_flow_starts_keeps_the_run_a_fresh_run_to_t_gives():
+@pytest.mark.parametrize("partitions", [1, 2])
+def test_a_max_wall_stop_where_a_trace_flow_starts_keeps_the_run_a_fresh_run_to_t_gives(partitions):
     """A run to t starts no generated flow due at t, but a run.max_wall stop at a chunk's end (20 us
     of 2 ms in 100 chunks) where a trace flow was due kept it: 201 flows against the 200 of a
     fresh run of the partial's engine spec, and the workloads, counters and series with it. The
-    run now ends 1 ps later there (`Simulation.end_here`), as a run to that time does."""
+    run now ends 1 ps later there (`Simulation.end_here`), as a run to that time does; split in
+    two worlds (each leaf with its hosts and one spine), every world fires the flow and every
+    world now ends 1 ps later together (it had kept the flow there too)."""
     import json
 
     import dcsim
@@ -822,44 +825,14 @@ def test_a_max_wall_stop_where_a_trace_flow_starts_keeps_the_run_a_fresh_run_to_
         "network": {"topology": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2,
                     "host_link": "10Gbps", "buffer": "100pkt"},
         "workloads": [{"kind": "trace", "protocol": "dctcp", "arrivals": arrivals}],
-        "run": {"duration": "2ms", "max_wall": "1ns"}, "metrics": {"max_memory": "100MB"}})
+        "run": {"duration": "2ms", "max_wall": "1ns", "partitions": partitions}, "metrics": {"max_memory": "100MB"}})
     with pytest.raises(RunLimitError, match=r"^run\.max_wall") as e:
         dcsim.simulate(sc)
     part = e.value.partial
     t_ps = part.engine_spec["duration_ps"]
     assert t_ps in (20_000_000, 20_000_001), t_ps  # the first chunk's end, where flow 200 is due
+    assert part.engine_spec["partitions"] == partitions
     fresh = _core.Simulation(json.dumps(part.engine_spec))
-    fresh.run()
-    fresh = Result.from_engine(sc, fresh.results(), wall_s=0.0, engine_spec=part.engine_spec)
-    for table in TABLES_COMPARED:
-        assert part.tables[table].equals(fresh.tables[table]), table
-
-
-def test_a_partitioned_max_wall_stop_where_a_trace_flow_starts_keeps_the_run_a_fresh_run_to_t_gives():
-    """The test above with the run split in two worlds (each leaf with its hosts and one spine):
-    every world fires the trace's flow due at the first chunk's end, and the partial had kept it,
-    201 flows against the 200 of a fresh run of its engine spec. Every world now ends 1 ps later
-    there, as the one world does."""
-    import json
-
-    import dcsim
-    from dcsim import RunLimitError, _core
-    from dcsim.result import Result
-
-    arrivals = [{"start": f"{i * 100}ns", "src": f"h{i % 4}", "dst": f"h{(i + 1) % 4}", "size": "1GB"}
-                for i in range(1_000)]
-    sc = dcsim.Scenario.from_dict({
-        "network": {"topology": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2,
-                    "host_link": "10Gbps", "buffer": "100pkt"},
-        "workloads": [{"kind": "trace", "protocol": "dctcp", "arrivals": arrivals}],
-        "run": {"duration": "2ms", "max_wall": "1ns", "partitions": 2}, "metrics": {"max_memory": "100MB"}})
-    with pytest.raises(RunLimitError, match=r"^run\.max_wall") as e:
-        dcsim.simulate(sc)
-    part = e.value.partial
-    t_ps = part.engine_spec["duration_ps"]
-    assert t_ps in (20_000_000, 20_000_001), t_ps  # the first chunk's end, where flow 200 is due
-    fresh = _core.Simulation(json.dumps(part.engine_spec))
-    assert part.engine_spec["partitions"] == 2
     fresh.run()
     fresh = Result.from_engine(sc, fresh.results(), wall_s=0.0, engine_spec=part.engine_spec)
     assert len(part.flows) == len(fresh.flows) == 200 + (t_ps > 20_000_000)

@@ -4538,6 +4538,11 @@ class Scenario(_Model):
             share = {s: 1 / len(senders) for s in senders}
         return share, w.load * base * wire, wire
 
+    def _poisson_offering(self) -> list[tuple[int, "Workload"]]:
+        """The Poisson workloads with senders, receivers and a link their load is of: (index, it)."""
+        return [(wi, w) for wi, w in enumerate(self.workloads)
+                if w.kind == "poisson" and w.senders and w.receivers and w.link is not None]
+
     def _fabric_tier_warnings(self) -> list[str]:
         """Poisson workloads that together offer a leaf-spine's or fat-tree's inner links more than
         they carry: an oversubscribed fabric saturates there, not at the host links the other
@@ -4554,8 +4559,7 @@ class Scenario(_Model):
         net = self.network
         if net.topology not in FABRIC_TIERS:
             return []
-        poisson = [(wi, w) for wi, w in enumerate(self.workloads)
-                   if w.kind == "poisson" and w.senders and w.receivers and w.link is not None]
+        poisson = self._poisson_offering()
         if not poisson:
             return []
         rates = net.link_rates()
@@ -4619,8 +4623,7 @@ class Scenario(_Model):
         offered h7 108 % where the average said 95 %). A named link that some sender-receiver
         pairs never cross carries less than ``load``, and its ``realised_load`` (all generated
         bytes over its capacity) overstates it."""
-        poisson = [(wi, w) for wi, w in enumerate(self.workloads)
-                   if w.kind == "poisson" and w.senders and w.receivers and w.link is not None]
+        poisson = self._poisson_offering()
         if not poisson:
             return []
         out: list[str] = []

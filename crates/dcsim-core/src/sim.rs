@@ -1836,12 +1836,7 @@ impl World {
             }
             self.closed_past_stop = true;
         }
-        // A workload's event popped above is not counted (a run to now never had it); put back,
-        // the queue stays whole, but the run does not go on (`closed_past_stop`).
-        self.counters.events = self.events.popped() - deferred.len() as u64;
-        for (te, ev) in deferred {
-            self.events.push(te, ev);
-        }
+        self.put_back_unfired(deferred);
         self.drain_all_silent(self.now, true);
         // A memory stop's message names what the run holds where it ends, which the results keep:
         // its check came inside the instant (a fat-tree's stop named 65 523 packets held where
@@ -1851,6 +1846,16 @@ impl World {
             if let Err(e) = self.check_memory_now(self.now) {
                 self.fault = Some(e);
             }
+        }
+    }
+
+    /// The workload events [`Self::step_past_instant`] took out, put back: not counted as handled
+    /// (a run to now never had them), the queue whole again, but the run does not go on
+    /// (`closed_past_stop`, set by the caller that ended it: they would fire late, counted twice).
+    fn put_back_unfired(&mut self, deferred: Vec<(Time, Ev)>) {
+        self.counters.events = self.events.popped() - deferred.len() as u64;
+        for (te, ev) in deferred {
+            self.events.push(te, ev);
         }
     }
 

@@ -583,7 +583,6 @@ def run_sweep(
     stats = Stats(total=len(plan.runs))
     rows = RowBuffer()
     failures: list[dict] = []
-
     stopped: list[dict] = []
 
     def add_rows(key: str, rec: Optional[dict], error: Optional[str], wall_s: Optional[float]) -> None:
@@ -599,11 +598,10 @@ def run_sweep(
                 row[k if k not in row else f"summary.{k}"] = v
             rows.add(r.index, row)
             stats.done += 1
-            if error:
-                stats.failed_rows += 1
-                failures.append({"run_id": r.run_id, "seed": r.seed, "axes": plan.label(r.combo), "error": error})
-            elif stop:
-                stopped.append({"run_id": r.run_id, "seed": r.seed, "axes": plan.label(r.combo), "error": stop["message"]})
+            if error or stop:
+                stats.failed_rows += bool(error)
+                (failures if error else stopped).append(
+                    {"run_id": r.run_id, "seed": r.seed, "axes": plan.label(r.combo), "error": row["error"]})
 
     replaces: Optional[str] = None  # the other sweep whose table in OUT this one replaces
 

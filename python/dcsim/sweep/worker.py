@@ -66,6 +66,12 @@ def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, A
     return out
 
 
+def _one_line(e: BaseException) -> str:
+    """An error as the sweep table shows it: its type and its message's first line."""
+    first = str(e).strip().splitlines()[0] if str(e).strip() else ""
+    return f"{type(e).__name__}: {first}" if first else type(e).__name__
+
+
 def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = None, expected_key: Optional[str] = None,
             data: Optional[Mapping[str, bytes]] = None, links: Optional[Mapping[int, str]] = None,
             digests: Optional[Mapping[str, str]] = None) -> dict:
@@ -119,8 +125,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
                 if e.field != MEMORY_STOP or e.engine_spec is None:
                     raise  # run.max_wall: the machine's time, not the run's; tried again next time
                 res, spec = e.partial, e.engine_spec
-                first = str(e).strip().splitlines()[0]
-                out["stopped"] = {"field": e.field, "message": f"RunLimitError: {first}"}
+                out["stopped"] = {"field": e.field, "message": _one_line(e)}
         out["key"] = run_key(spec, __version__, summary_inputs(sc))
         out["code"] = code_id()
         out["seed"] = int(spec["seed"])
@@ -136,8 +141,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
             out["files"] = files
             out["links"] = {beside[int(i)]: src for i, src in (links or {}).items()}
     except Exception as e:  # one failed run is recorded and does not stop the sweep
-        first = str(e).strip().splitlines()[0] if str(e).strip() else ""
-        out["error"] = f"{type(e).__name__}: {first}" if first else type(e).__name__
+        out["error"] = _one_line(e)
         out["traceback"] = traceback.format_exc()
     out["wall_s"] = time.perf_counter() - t0
     if save_to is not None and out["error"] is None and out["key"] == expected_key:

@@ -602,10 +602,7 @@ impl Sim {
         }
         let ran = if failed.is_none() { self.run_partitioned(t + Time(1), u64::MAX).map(|_| ()) } else { Ok(()) };
         for (w, d) in self.worlds.iter_mut().zip(deferred) {
-            w.counters.events = w.events.popped() - d.len() as u64;
-            for (te, ev) in d {
-                w.events.push(te, ev);
-            }
+            w.put_back_unfired(d);
             w.closed_past_stop = true;
         }
         match failed {
