@@ -588,6 +588,29 @@ def test_a_run_a_memory_bound_stops_is_kept_with_what_it_simulated_and_not_run_a
     assert "2 runs stopped at metrics.max_memory" in r.output
 
 
+@pytest.mark.parametrize("terminal", [True, False])
+def test_the_progress_display_counts_the_runs_a_memory_bound_stopped(tmp_path, monkeypatch, terminal):
+    """The bar counted stopped runs only among the done ones, as if they had run to their end. On
+    a terminal one line above the bar now says so at the first stop (the bar has no room for a
+    fourth count); a log's plain lines count them ("2 stopped"), as the summary does."""
+    import io
+
+    from rich.console import Console
+
+    from dcsim.sweep import _View
+
+    monkeypatch.setattr(_View, "PLAIN_MIN_S", 0.0)  # a plain line at every tenth of the runs
+    con = Console(file=io.StringIO(), force_terminal=terminal, color_system=None, width=100)
+    spec = make_spec(FLOODED, {"run.warmup": ["200us", "500us"]})
+    res = run_sweep(spec, tmp_path / "o", executor=tpool(), progress=True, console=con)
+    assert len(res.stopped) == 2
+    text = con.file.getvalue()
+    if terminal:
+        assert len(re.findall(r"[12] runs? stopped at metrics\.max_memory: (it|each) is kept", text)) == 1, text
+    else:
+        assert "sweep: 2/2 runs (0 cached), 0 failed, 2 stopped" in text, text
+
+
 def test_a_worker_that_dies_fails_only_its_own_run(tmp_path, monkeypatch):
     """Local pool (forked workers inherit the patch): the runs with seed 3 kill their worker
     process. The pool is restarted, the runs that were in flight beside them are run again one

@@ -224,3 +224,19 @@ def test_the_tier_load_the_warning_computes_is_what_the_engine_carries(seed):
             for name, pattern in (("up", r"leaf\d+->spine"), ("down", r"spine\d+->leaf"), ("host", r"h\d+->leaf"))}
     assert mean["up"] / mean["host"] == pytest.approx(24 / 31 * 2, rel=0.06), mean
     assert mean["down"] / mean["host"] == pytest.approx(24 / 31 * 2, rel=0.06), mean
+
+
+def test_a_leaf_spine_of_one_leaf_is_warned_that_its_spines_carry_nothing():
+    # One leaf: every host pair's shortest path turns at leaf0, so the spines see no packet.
+    # Checked against a run: every leaf<->spine port carries 0 bytes while the hosts' do not.
+    d = leaf_spine(0.3)
+    d["network"].update(leaves=1, hosts_per_leaf=4)
+    w, = warnings_of(d, "network.leaves = 1")
+    assert "no path crosses a spine" in w and "2 spines" in w, w
+    with pytest.warns(dcsim.ScenarioWarning, match="network.leaves = 1"):
+        ports = dcsim.simulate(Scenario.from_dict(d)).ports
+    inner = ports[ports.port_label.str.contains("spine")]
+    assert len(inner) == 4 and (inner.utilization == 0).all(), inner
+    assert (ports[ports.port_label.str.match(r"h\d+->leaf")].utilization > 0).all()
+    d["network"]["leaves"] = 2
+    assert warnings_of(d, "network.leaves") == []

@@ -4559,6 +4559,12 @@ class Scenario(_Model):
         net = self.network
         if net.topology not in FABRIC_TIERS:
             return []
+        if net.topology == "leaf_spine" and net.leaves == 1:
+            # Every host is under leaf0: no shortest path crosses a spine (a review found such a
+            # fabric accepted without a word, its spine ports reported idle as if measured).
+            return [f"network.leaves = 1: every host is under leaf0, so no path crosses a spine and the "
+                    f"{count_shown(net.spines, 'spine')} and their links carry nothing; give leaves >= 2 for "
+                    f"a fabric"]
         poisson = self._poisson_offering()
         if not poisson:
             return []

@@ -256,6 +256,7 @@ class _View:
         self.plain = False
         self.plain_last = 0.0
         self.plain_tenth = 0
+        self.told_stop = False  # the first stopped run said above the bar (see _tell_stop)
 
     def __enter__(self) -> "_View":
         if not self.enabled:
@@ -332,8 +333,19 @@ class _View:
                 status_note(self._note())
             else:
                 self.bar.update(self.task, completed=self.stats.done, **self._fields())
+                if self.stats.stopped_rows and not self.told_stop:
+                    self._tell_stop()
                 if self.plain:
                     self._plain_line(now)
+
+    def _tell_stop(self) -> None:
+        """One line above the bar at the first run metrics.max_memory stopped (the bar has no room
+        for a fourth count; the plain lines and the summary count them all)."""
+        self.told_stop = True
+        n = self.stats.stopped_rows
+        self.console.print(f"[yellow]{count_shown(n, 'run')} stopped at metrics.max_memory[/]: "
+                           f"{'each is' if n > 1 else 'it is'} kept with what it simulated (status \"stopped\"); "
+                           "the summary counts such runs", highlight=False)
 
     #: Plain progress lines (see ``plain``): at most one per this many seconds at a tenth of the runs,
     #: and one at least this often.
@@ -347,7 +359,8 @@ class _View:
             self.plain_tenth, self.plain_last = tenth, now
             f = self._fields()
             eta = "" if f["eta"] == "-" else f", ETA {f['eta']}"
-            self.console.print(f"sweep: {f['counts']}, {s.failed_rows} failed{eta}", markup=False, highlight=False)
+            stopped = f", {s.stopped_rows} stopped" if s.stopped_rows else ""
+            self.console.print(f"sweep: {f['counts']}, {s.failed_rows} failed{stopped}{eta}", markup=False, highlight=False)
 
     def __exit__(self, *exc: Any) -> None:
         if self.inline:
@@ -600,6 +613,7 @@ def run_sweep(
             stats.done += 1
             if error or stop:
                 stats.failed_rows += bool(error)
+                stats.stopped_rows += not error
                 (failures if error else stopped).append(
                     {"run_id": r.run_id, "seed": r.seed, "axes": plan.label(r.combo), "error": row["error"]})
 

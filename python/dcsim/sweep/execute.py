@@ -67,6 +67,7 @@ class Stats:
     computed: int = 0  # computations (runs sharing an engine spec are one)
     failed: int = 0  # computations that failed
     failed_rows: int = 0  # the table's rows they leave failed (the progress bar's count)
+    stopped_rows: int = 0  # rows of runs metrics.max_memory stopped (kept, status "stopped")
     done: int = 0
     run_wall_s: float = 0.0  # sum over runs computed now, s
     started: float = field(default_factory=time.perf_counter)
