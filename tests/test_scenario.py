@@ -12,6 +12,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from pydantic import ValidationError
 
@@ -716,6 +717,34 @@ def test_a_validated_scenario_runs_as_it_is_and_an_unvalidated_copy_is_checked_f
         bad.to_engine_spec()
     with pytest.raises(ScenarioError, match=r"^flows: no flows"):
         simulate_module.simulate(bad)
+
+
+def test_a_copy_changed_with_plain_tables_runs_as_replace_would_or_names_its_field():
+    """pydantic's model_copy(update=...) with a table as a plain dict, model_construct of the
+    TOML-shaped dict, and a nested copy with a value no validator saw had reached simulate() as an
+    AttributeError (the warnings read run.duration of a dict) or a serializer's error (a review).
+    Each now runs as the validated scenario it stands for, or raises the named-field error."""
+    import warnings
+
+    sc = Scenario.from_toml(EXAMPLES[[p.name for p in EXAMPLES].index("dctcp_dumbbell.toml")])
+    sc = sc.replace({"run.duration": "5ms", "run.warmup": "1ms"})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = simulate_module.simulate(sc.replace({"run.seed": 2}))
+        for copy_ in (sc.model_copy(update={"run": {"duration": "5ms", "warmup": "1ms", "seed": 2}}),
+                      Scenario.model_construct(**sc.replace({"run.seed": 2}).to_dict()),
+                      sc.model_copy(update={"run": sc.run.model_copy(update={"seed": 2})})):
+            got = simulate_module.simulate(copy_)
+            pd.testing.assert_frame_equal(got.flows, want.flows, check_exact=True)
+            assert got.scenario == want.scenario and got.summary()["seed"] == 2
+        flows = simulate_module.simulate(sc.model_copy(update={"flows": [{"count": 2, "protocol": "newreno"}]})).flows
+        assert len(flows) == 2 and set(flows.protocol) == {"newreno"}
+    with pytest.raises(ScenarioError, match=r"^run\.duration: cannot parse 'abc'"):
+        simulate_module.simulate(sc.model_copy(update={"run": sc.run.model_copy(update={"duration": "abc"})}))
+    from dcsim.sweep import SweepError, make_spec
+
+    with pytest.raises(SweepError, match=r"^base: run\.duration: cannot parse 'abc'"):
+        make_spec(sc.model_copy(update={"run": {"duration": "abc"}}), {"run.seed": [1, 2]})
 
 
 def test_validation_pauses_the_garbage_collector_and_leaves_it_as_it_found_it():

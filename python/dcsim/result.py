@@ -96,6 +96,12 @@ def traffic_sources(traffic: np.ndarray) -> list[str]:
     return sorted(set(traffic), key=lambda t: (t != "[[flows]]", int(t.split()[1]) if t != "[[flows]]" else -1))
 
 
+#: The fewest finished flows whose p99 and p99.9 are printed plainly (`dcsim run`'s FCT table, a
+#: sweep's results): below, such a percentile lies among the largest one or few values (numpy's
+#: linear interpolation), and is marked "~" as rough.
+ROUGH_BELOW = (100, 1000)
+
+
 def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0.0,
               workload_kinds: Optional[dict[int, str]] = None) -> pd.DataFrame:
     """Flow completion times per traffic source, protocol and size bucket, plus "all" rows.
@@ -105,8 +111,8 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
     cover the finished ones, so many unfinished flows bias them low), afct_s (mean FCT), fct_p50_s,
     fct_p99_s, fct_p999_s (numpy's linear-interpolation percentiles 50, 99, 99.9), slowdown_mean,
     slowdown_p50, slowdown_p99, slowdown_p999 (slowdown = FCT / the flow's ideal FCT on an empty
-    network, the ``flows`` column; a p99.9 of fewer than 1000 flows interpolates between the
-    largest ones).
+    network, the ``flows`` column; a p99 of fewer than 100 finished flows and a p99.9 of fewer than
+    1000 interpolate between the largest ones: :data:`ROUGH_BELOW`).
 
     Every bucket of every protocol present gets a row, an empty one with 0 flows and NaN statistics.
 

@@ -282,6 +282,8 @@ def print_fct(summary: dict, console: Console) -> None:
     groups = [g for g in summary.get("fct_groups", []) if g.get("flows")]
     if not groups:
         return
+    from dcsim.result import ROUGH_BELOW
+
     t = Table(title="Flow completion times (finite flows started after warm-up)")
     for col in ("traffic: protocol / size" if any(": " in g["fct_group"] for g in groups) else "protocol / size", "flows", "finished", "AFCT ms", "p50 ms", "p99 ms", "p99.9 ms", "slowdown mean",
                 "slowdown p50", "slowdown p99", "slowdown p99.9"):
@@ -327,11 +329,6 @@ def print_fct(summary: dict, console: Console) -> None:
                     f"{ROUGH_BELOW[1]:,}".replace(",", " ") + ", interpolated between the few largest: rough")
     t.caption = caption
     print_table(console, t)
-
-
-#: The fewest finished flows whose p99 and p99.9 the FCT table prints plainly: below, such a
-#: percentile lies among the largest one or few values (numpy's linear interpolation), marked "~".
-ROUGH_BELOW = (100, 1000)
 
 
 def _print_summary(result: Result, summary: dict, console: Console, fmt: str) -> Optional[str]:

@@ -256,7 +256,8 @@ SUMMARY_TOP: list[Col] = [
                                  "table (sent = delivered + dropped + in flight)"),
     _c("goodput_total_bps", "bit/s", AW, "sum of every flow's goodput, listed and generated"),
     _c("goodput_mean_bps", "bit/s", AW, "mean goodput of the listed [[flows]] (null without any)"),
-    _c("jain_index", "1", AW, "Jain's index of the listed flows' goodputs (null without any)"),
+    _c("jain_index", "1", AW, "Jain's index of the listed flows' goodputs (null without any, or when every one of them "
+                              "delivered nothing after warm-up)"),
     _c("flows_finished", "count", WR, "flows, listed and generated, that completed by the end, whenever they "
                                       "started (fct_groups count only those that started after warm-up)"),
     _c("after_warmup", "", AW, "totals: delivered_bytes, retransmits, timeouts (of the flows), drops and marks "

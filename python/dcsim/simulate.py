@@ -76,6 +76,8 @@ def simulate(
         scenario = Scenario.from_dict(scenario)
     elif not isinstance(scenario, Scenario):
         raise TypeError(f"simulate: expected a Scenario, dict or path, got {type(scenario).__name__}")
+    else:
+        scenario = scenario._revalidated()  # one that model_copy(update=...) or model_construct made
     if not (isinstance(chunks, numbers.Integral) and not isinstance(chunks, bool) and 1 <= chunks <= MAX_CHUNKS):
         raise ValueError(f"chunks: {chunks!r} is out of range; allowed an integer 1 .. {MAX_CHUNKS}")  # numpy's too
     chunks = int(chunks)

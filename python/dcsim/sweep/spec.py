@@ -319,7 +319,10 @@ def make_spec(
     base, axes, seeds, seed_base, set = plain(base), plain(axes), plain(seeds), plain(seed_base), plain(set)
     base_name = "<inline>"
     if isinstance(base, Scenario):
-        base_d = base.to_dict()
+        try:
+            base_d = base._revalidated().to_dict()
+        except ScenarioError as e:
+            raise SweepError(f"base: {e}") from None
     elif isinstance(base, Mapping):
         base_d = dict(base)
     elif isinstance(base, (str, Path)):
