@@ -840,6 +840,43 @@ def test_a_max_wall_stop_where_a_trace_flow_starts_keeps_the_run_a_fresh_run_to_
         assert part.tables[table].equals(fresh.tables[table]), table
 
 
+def test_a_stop_where_an_incast_round_is_due_next_keeps_the_run_a_fresh_run_to_t_gives():
+    """A stop at t ends the run at t + 1 ps with that instant's workload events unfired, as a run
+    to t + 1 ps leaves them; but an incast's next round was scheduled without the run's end in
+    view, so a fresh run of the partial's engine spec started a round due exactly at its end (13
+    flows and 2 rounds against the partial's 7 and 1: a review). No round starts at or after the
+    end now, as no trace flow or Poisson arrival does. Round 0 (6 x 20 KB) ends at R1 - 50 us; a
+    trace flow due at R1 - 1 ps, the first chunk's end, makes the stop end there + 1 ps = R1."""
+    import json
+
+    import dcsim
+    from dcsim import RunLimitError, _core
+    from dcsim.result import Result
+
+    r1 = 255_984_000  # ps: round 1's start in this scenario (round 0's last response + 50 us)
+    t = r1 - 1
+    sc = dcsim.Scenario.from_dict({
+        "network": {"topology": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 4,
+                    "host_link": "10Gbps", "buffer": "100pkt"},
+        "workloads": [{"kind": "incast", "client": "h0", "n": 6, "total": "120KB", "rounds": 5, "gap": "50us",
+                       "start": "100us", "protocol": "dctcp"},
+                      {"kind": "trace", "protocol": "dctcp",
+                       "arrivals": [{"start": f"{t}ps", "src": "h7", "dst": "h1", "size": "10KB"}]}],
+        "run": {"duration": f"{2 * t}ps", "warmup": "10us", "max_wall": "1ns"},
+        "metrics": {"queue_interval": "10us", "throughput_interval": "20us", "cwnd_interval": "20us"}})
+    with pytest.raises(RunLimitError, match=r"^run\.max_wall") as e:
+        dcsim.simulate(sc, chunks=2)
+    part = e.value.partial
+    assert part.engine_spec["duration_ps"] == r1
+    assert list(part.tables["rounds"]["round"]) == [0]  # round 1 is due at the end: not started
+    fresh = _core.Simulation(json.dumps(part.engine_spec))
+    fresh.run()
+    fresh = Result.from_engine(sc, fresh.results(), wall_s=0.0, engine_spec=part.engine_spec)
+    assert len(part.flows) == len(fresh.flows) == 7
+    for table in (*TABLES_COMPARED, "rounds"):
+        assert part.tables[table].equals(fresh.tables[table]), table
+
+
 def test_run_max_wall_never_rejects_a_run_that_ended():
     """The bound is checked each time the engine returns, also after its last step: a run that
     reached its end is kept however long it took (a 2 ms run with max_wall = 1 ns)."""

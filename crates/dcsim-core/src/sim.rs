@@ -1853,10 +1853,12 @@ impl World {
     /// (a run to now never had them), the queue whole again, but the run does not go on
     /// (`closed_past_stop`, set by the caller that ended it: they would fire late, counted twice).
     fn put_back_unfired(&mut self, deferred: Vec<(Time, Ev)>) {
-        self.counters.events = self.events.popped() - deferred.len() as u64;
         for (te, ev) in deferred {
-            self.events.push(te, ev);
+            self.events.put_back(te, ev);
         }
+        // (the results count the queue's pops: they had counted these too, one event more than a
+        // fresh run to the end where an incast round was put back: a review)
+        self.counters.events = self.events.popped();
     }
 
     /// Handle the events of now + 1 ps but the workloads' (popped into `deferred`, unfired: a run

@@ -682,6 +682,9 @@ pub struct Incast {
     classes: Vec<u32>,
     rounds: u64,
     gap: Time,
+    /// The run's end: a round due at or after it does not start (as a trace's flow or a Poisson
+    /// arrival, so that a run to t never fires a workload's event at t).
+    end: Time,
     outstanding: u32,
     pub log: Vec<RoundRecord>,
 }
@@ -718,7 +721,8 @@ impl Incast {
             return None;
         }
         self.log[round as usize].end = Some(now);
-        ((self.log.len() as u64) < self.rounds).then_some(now + self.gap)
+        let next = now + self.gap;
+        ((self.log.len() as u64) < self.rounds && next < self.end).then_some(next)
     }
 }
 
@@ -876,6 +880,7 @@ impl Generator {
                     classes: class_of,
                     rounds: *rounds,
                     gap: Time(*gap_ps),
+                    end: duration,
                     outstanding: 0,
                     log: Vec::new(),
                 };
@@ -1334,6 +1339,23 @@ mod tests {
         }
         assert_eq!(inc.on_done(1, Time(700)), None, "two rounds only");
         assert_eq!(inc.log.len(), 2);
+
+        // A round due at the run's end does not start (a run to t fires no workload event at t:
+        // a review found a stop's partial without the round a fresh run to t + 1 ps started).
+        let (mut g, _) = Generator::new(&spec, 0, 1, Time(405), &names, 0).unwrap();
+        let _ = g.fire(Time(100));
+        let Generator::Incast(inc) = &mut g else { panic!() };
+        for t in [200, 300] {
+            assert_eq!(inc.on_done(0, Time(t)), None);
+        }
+        assert_eq!(inc.on_done(0, Time(400)), None, "round 1 would start at 405 = the end");
+        let (mut g, _) = Generator::new(&spec, 0, 1, Time(406), &names, 0).unwrap();
+        let _ = g.fire(Time(100));
+        let Generator::Incast(inc) = &mut g else { panic!() };
+        for t in [200, 300] {
+            assert_eq!(inc.on_done(0, Time(t)), None);
+        }
+        assert_eq!(inc.on_done(0, Time(400)), Some(Time(405)), "within the run");
     }
 
     /// A permutation over the same hosts is a derangement: every host sends one flow and receives
