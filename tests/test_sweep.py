@@ -588,6 +588,29 @@ def test_a_run_a_memory_bound_stops_is_kept_with_what_it_simulated_and_not_run_a
     assert "2 runs stopped at metrics.max_memory" in r.output
 
 
+def test_a_memory_stop_whose_results_could_not_be_built_is_tried_again(tmp_path, monkeypatch):
+    """A memory stop keeps what it simulated and a sweep caches it (the same spec stops at the same
+    instant); but where this machine could not build the partial's results (a MemoryError), the
+    run had been cached as "stopped" with nothing, for good, though another machine would keep
+    it (a review). It is a failure now, computed again on resume."""
+    from dcsim.result import Result
+
+    real = Result.from_engine.__func__
+
+    def no_memory(cls, *a, **kw):
+        raise MemoryError("no room for the tables")
+
+    monkeypatch.setattr(Result, "from_engine", classmethod(no_memory))
+    out = tmp_path / "o"
+    axes = {"run.warmup": ["200us"]}
+    res = sweep(FLOODED, axes, out=out, executor=tpool(), progress=False)
+    assert (res.computed, res.failed, len(res.stopped)) == (0, 1, 0), res.failures
+    assert "what it simulated could not be kept: MemoryError" in res.failures[0]["error"]
+    monkeypatch.setattr(Result, "from_engine", classmethod(real))
+    again = sweep(FLOODED, axes, out=out, executor=tpool(), progress=False)
+    assert (again.computed, again.cached, again.failed, len(again.stopped)) == (1, 0, 0, 1)
+
+
 @pytest.mark.parametrize("terminal", [True, False])
 def test_the_progress_display_counts_the_runs_a_memory_bound_stopped(tmp_path, monkeypatch, terminal):
     """The bar counted stopped runs only among the done ones, as if they had run to their end. On

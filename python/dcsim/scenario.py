@@ -228,11 +228,14 @@ class RunLimitError(ScenarioError):
     :func:`dcsim.simulate`); None before it, for a partitioned run stopped by metrics.max_memory
     (its worlds stop at different times), or for a stop inside an instant (the message says so).
     ``field``: the bound, "metrics.max_memory" or "run.max_wall"; ``engine_spec``: the engine spec
-    of the run asked for (its whole duration; a sweep keys the run by it)."""
+    of the run asked for (its whole duration; a sweep keys the run by it); ``partial_lost``: True
+    when the run was past its warm-up but its results could not be built (a MemoryError, said in
+    the message): this machine's limit, not the run's (a sweep tries such a run again)."""
 
     partial: Any = None
     field: Optional[str] = None
     engine_spec: Optional[dict] = None
+    partial_lost: bool = False
 
 
 # --------------------------------------------------------------------------------------------

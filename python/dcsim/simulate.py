@@ -157,18 +157,21 @@ def _stop_keeping(scenario, spec: dict, sim, message: str, wall_s: float, stoppe
     from dcsim.result import Result
 
     now_ps, duration_ps = int(sim.now_ps), int(spec["duration_ps"])
-    partial = None
+    partial, lost = None, False
     if now_ps > int(spec["warmup_ps"]):
         try:
             raw = sim.results()
             partial = Result.from_engine(scenario, raw, wall_s=wall_s, engine_spec={**spec, "duration_ps": now_ps})
         except (ValueError, MemoryError) as e:  # said, not hidden: the stop is reported either way
             message += f" (what it simulated could not be kept: {type(e).__name__}: {e})"
+            lost = True
         else:
             partial.stopped = {**stopped, "duration_s": duration_ps / 1e12, "simulated_s": now_ps / 1e12}
     else:
         message += f" (before the warm-up ended at {int(spec['warmup_ps']) / 1e12:g} s: nothing was measured)"
-    return _limit_error(message, stopped["field"], spec, partial)
+    err = _limit_error(message, stopped["field"], spec, partial)
+    err.partial_lost = lost
+    return err
 
 
 def _limit_error(message: str, field: str, spec: dict, partial=None):
@@ -176,7 +179,7 @@ def _limit_error(message: str, field: str, spec: dict, partial=None):
     from dcsim.scenario import RunLimitError
 
     err = RunLimitError(message)
-    err.partial, err.field, err.engine_spec = partial, field, spec
+    err.partial, err.field, err.engine_spec, err.partial_lost = partial, field, spec, False
     return err
 
 

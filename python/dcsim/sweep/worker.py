@@ -122,8 +122,10 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
                 res = simulate(sc)
                 spec = res.engine_spec
             except RunLimitError as e:
-                if e.field != MEMORY_STOP or e.engine_spec is None:
-                    raise  # run.max_wall: the machine's time, not the run's; tried again next time
+                if e.field != MEMORY_STOP or e.engine_spec is None or e.partial_lost:
+                    # run.max_wall: the machine's time, not the run's; a partial the results could
+                    # not be built for (MemoryError): this machine's memory. Tried again next time.
+                    raise
                 res, spec = e.partial, e.engine_spec
                 out["stopped"] = {"field": e.field, "message": _one_line(e)}
         out["key"] = run_key(spec, __version__, summary_inputs(sc))
