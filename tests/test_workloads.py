@@ -447,3 +447,78 @@ def test_fct_table_marks_tail_percentiles_of_too_few_flows_as_rough():
     assert rows["newreno all"][4:6] == ["2.000", "~3.000"], rows  # 500 flows: p99 fine, p99.9 rough
     caption = " ".join(text.split())
     assert "~: a p99 over fewer than 100 finished flows or a p99.9 over fewer than 1 000" in caption, caption
+
+
+def _tree8(**run) -> dict:
+    """8 hosts under one ToR at 10 Gbps (the review's network for the workload edges)."""
+    return {"network": {"topology": "tree", "hosts": 8, "host_link": "10Gbps", "rtt": "20us", "buffer": "100pkt",
+                        "aqm": {"kind": "threshold", "K": "20pkt"}},
+            "run": {"duration": "5ms", "seed": 1, **run}}
+
+
+def test_a_flow_1_ps_before_warm_up_is_not_counted_in_the_fcts():
+    """The FCT statistics count flows that started at or after warm-up; a tolerance of 1 ps had
+    counted one that started 1 ps before it, which the engine counts before warm-up (its packets
+    are not among the post-warm-up counts: a review). Compared in whole picoseconds now."""
+    d = _tree8(warmup="1ms")
+    d["workloads"] = [{"kind": "trace", "protocol": "dctcp", "arrivals": [
+        {"start": "0.999999998ms", "src": "h1", "dst": "h0", "size": "1KB"},
+        {"start": "0.999999999ms", "src": "h2", "dst": "h0", "size": "1KB"},
+        {"start": "1ms", "src": "h3", "dst": "h0", "size": "1KB"}]}]
+    st = simulate(d).fct_stats()
+    row = st[(st.protocol == "all") & (st.bucket == "all")].iloc[0]
+    assert (row.flows, row.finished) == (1, 1), st
+
+
+def test_the_fct_groups_are_the_scenarios_whatever_a_seed_draws():
+    """An incast beside a Poisson workload that draws no flow in some seeds: those seeds had
+    labelled the incast's rows "dctcp all" and the others "workload 0 (incast): dctcp all", so a
+    sweep averaged each column over a subset of its seeds (a review). The sources and protocols
+    come from the scenario now: the same labels in every seed, 0 flows where none came."""
+    d = _tree8(duration="2ms")
+    d["workloads"] = [
+        {"kind": "incast", "client": "h0", "servers": ["h1", "h2"], "total": "20KB", "rounds": 5, "protocol": "dctcp"},
+        {"kind": "poisson", "load": 0.3, "link": "tor0->h7", "sizes": {"kind": "cdf", "name": "web_search"},
+         "senders": ["h3", "h4"], "receivers": ["h7"], "protocol": "dctcp"}]
+    labels, poisson_flows = set(), []
+    for seed in range(1, 6):
+        d["run"]["seed"] = seed
+        groups = {g["fct_group"]: g for g in simulate(copy.deepcopy(d)).summary()["fct_groups"]}
+        labels.add(tuple(groups))
+        poisson_flows.append(groups["workload 1 (poisson): all"]["flows"])
+    assert len(labels) == 1 and "workload 0 (incast): dctcp all" in next(iter(labels)), labels
+    assert 0 in poisson_flows and max(poisson_flows) > 0, poisson_flows  # the case the review found
+
+
+def test_a_start_or_trace_flow_at_the_end_in_whole_picoseconds_is_said():
+    """Times are compared as the engine does, in whole picoseconds: a trace flow at start + t =
+    0.004999999999999999 s (float) is at 5 000 000 000 ps, the end: it does not run, and the
+    warning says so (it had not); an incast's start that rounds to the end is refused as a
+    permutation's was (it had run with no round)."""
+    import warnings
+
+    d = _tree8()
+    d["workloads"] = [{"kind": "trace", "protocol": "dctcp", "start": "4us", "arrivals": [
+        {"start": "0us", "src": "h1", "dst": "h0", "size": "1B"},
+        {"start": "4996us", "src": "h1", "dst": "h0", "size": "1B"}]}]
+    assert any("1 of the trace's 2 flows start at or after the end" in w for w in Scenario.from_dict(d).warnings())
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert len(simulate(d).flows) == 1
+    d["workloads"] = [{"kind": "incast", "client": "h0", "servers": ["h1"], "total": "1KB",
+                       "start": "4.9999999999999ms", "protocol": "dctcp"}]
+    with pytest.raises(ScenarioError, match=r"^workloads\[0\]\.start: 4\.9999999999999ms is not before run\.duration = "
+                                            r"5ms in the engine's whole picoseconds"):
+        Scenario.from_dict(d)
+
+
+def test_a_traces_arrival_window_starts_at_its_start():
+    """window_s is the part of a workload's arrival window [start, end) that has passed: a trace
+    starting at 1 ms of a 3 ms run had 3 ms (the engine took its window from 0: a review)."""
+    d = _tree8(duration="3ms")
+    d["workloads"] = [{"kind": "trace", "protocol": "dctcp", "start": "1ms",
+                       "arrivals": [{"start": "0us", "src": "h1", "dst": "h0", "size": "10KB"}]},
+                      {"kind": "incast", "client": "h0", "servers": ["h2", "h3"], "total": "20KB", "start": "0.9ms",
+                       "protocol": "dctcp"}]
+    w = simulate(d).workloads
+    assert w["window_s"].tolist() == pytest.approx([2e-3, 2.1e-3], rel=1e-12)

@@ -57,8 +57,10 @@ def bucket_labels(edges_bytes: list[float]) -> list[str]:
 
 def timed_mask(size_bytes: np.ndarray, start_s: np.ndarray, warmup_s: float) -> np.ndarray:
     """Which flows' completion times are counted: finite (a size given) and started at or after
-    warm-up (to a picosecond's float tolerance)."""
-    return np.isfinite(np.asarray(size_bytes, dtype=float)) & (np.asarray(start_s, dtype=float) >= warmup_s - 1e-12)
+    warm-up, compared in the engine's whole picoseconds (a tolerance of 1 ps had counted a flow
+    that started 1 ps before it, which the engine counts before: a review)."""
+    start_ps = np.rint(np.asarray(start_s, dtype=float) * 1e12)
+    return np.isfinite(np.asarray(size_bytes, dtype=float)) & (start_ps >= round(warmup_s * 1e12))
 
 
 def timed_flows(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0.0) -> pd.DataFrame:
@@ -103,7 +105,8 @@ ROUGH_BELOW = (100, 1000)
 
 
 def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0.0,
-              workload_kinds: Optional[dict[int, str]] = None) -> pd.DataFrame:
+              workload_kinds: Optional[dict[int, str]] = None,
+              sources: Optional[dict[str, list[str]]] = None) -> pd.DataFrame:
     """Flow completion times per traffic source, protocol and size bucket, plus "all" rows.
 
     Counted: finite flows (size given) that started at or after warm-up. Columns: traffic,
@@ -120,7 +123,11 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
     (an incast on top of background traffic; finite [[flows]] beside a workload) each source gets
     its own rows (traffic = :func:`traffic_of`, with ``workload_kinds``), so that one source's
     tail is not read as another's, and a last row (traffic, protocol and bucket "all") covers them
-    all.
+    all. ``sources``: the traffic sources (:func:`traffic_of`'s labels) and protocols the scenario
+    can count, each given its rows (0 flows where none came) whatever a seed drew, so that a
+    sweep's columns are the same in every run (:meth:`Result.fct_sources`; without it, a seed whose
+    background workload drew no flow had labelled the incast's rows "dctcp all" and another
+    "workload 0 (incast): dctcp all": a review).
     """
     import pandas as pd
 
@@ -146,7 +153,7 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
 
     def block(traffic: str, d: pd.DataFrame) -> list[dict]:
         out = []
-        for proto in sorted(d["protocol"].unique()):
+        for proto in sorted(set(d["protocol"].unique()) | set((sources or {}).get(traffic, ()))):
             dp = d[d["protocol"] == proto]
             for b in labels:  # every bucket, an empty one too (0 flows): a sweep's table then has a 0
                 # there, not a missing value that a mean over seeds would skip (a probe)
@@ -156,11 +163,13 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
         return out
 
     traffic = traffic_of(f, workload_kinds)
-    sources = traffic_sources(traffic)
-    if len(sources) <= 1:
+    every = traffic_sources(np.concatenate([traffic, np.array(list(sources or {}), dtype=object)]))
+    if len(every) <= 1:
+        if sources and every:  # the one source's protocols, under "all"
+            sources = {"all": sources.get(every[0], [])}
         rows = block("all", f)
     else:
-        rows = [r for t in sources for r in block(t, f[traffic == t])] + [row("all", "all", "all", f)]
+        rows = [r for t in every for r in block(t, f[traffic == t])] + [row("all", "all", "all", f)]
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -532,7 +541,20 @@ class Result:
         """AFCT, p50/p99/p99.9 FCT and slowdown per protocol and flow-size bucket (metrics.fct_buckets),
         flows that started after warm-up (see :func:`fct_stats`)."""
         edges = summary_inputs(self.scenario)["fct_buckets_bytes"]
-        return fct_stats(self.flows, edges, self.warmup_s, self._workload_kinds())
+        return fct_stats(self.flows, edges, self.warmup_s, self._workload_kinds(), self.fct_sources())
+
+    def fct_sources(self) -> dict[str, list[str]]:
+        """The traffic sources whose flows the FCT statistics may count, by the scenario (not by
+        what a seed drew), with their protocols: "[[flows]]" for listed flows with a size, and
+        "workload i (kind)" for each workload that generates flows with sizes (a permutation's only
+        with ``size``)."""
+        out: dict[str, set] = {}
+        if any(f.size is not None for f in self.scenario.flows):
+            out["[[flows]]"] = {f.protocol for f in self.scenario.flows if f.size is not None}
+        for i, w in enumerate(self.scenario.workloads):
+            if w.kind != "permutation" or w.size is not None:
+                out[f"workload {i} ({w.kind})"] = {c.protocol for c in w.classes()}
+        return {k: sorted(v) for k, v in out.items()}
 
     def _workload_kinds(self) -> dict[int, str]:
         """[[workloads]] entry -> its kind ("poisson", "incast", "trace", "permutation")."""

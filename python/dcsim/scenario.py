@@ -3280,6 +3280,9 @@ class Workload(_KeepsDelayedAckOff, _with_protocol_params(_WorkloadHead)):
                 "kind": "trace",
                 "arrivals": self.arrivals.to_engine(self.start, packet_bytes - header_bytes),
                 "classes": classes,
+                # its arrival window's start (window_s; the times above include it), only where
+                # given: the engine spec of a trace from 0 is as it was (a sweep's run keys)
+                **({"start_ps": to_ps(self.start)} if self.start else {}),
             }
         if self.kind != "incast":  # a kind without its table here: never a silent incast
             raise RuntimeError(f"dcsim: workload kind {self.kind!r} has no engine table in Workload.to_engine")
@@ -4119,10 +4122,6 @@ class Scenario(_Model):
                 if w.senders == w.receivers and len(w.senders) == 1:
                     raise _err(f"{fld}.receivers", f"{w.senders[0]!r} is also the only sender; a flow runs between two hosts")
                 _check_flow_bytes(f"{fld}.size", w.size, pb, hb)
-                if not to_ps(w.start) < to_ps(self.run.duration):  # as the engine compares them
-                    raise _err(f"{fld}.start", f"{time_str(w.start)} is not before run.duration = "
-                                               f"{time_str(self.run.duration)} in the engine's whole picoseconds; "
-                                               "the flows would never start")
             elif w.kind == "trace":
                 unknown = w.arrivals.first_unknown_host(hosts)
                 if unknown is not None:
@@ -4163,8 +4162,10 @@ class Scenario(_Model):
                                                "bytes (every server sends at least one byte)")
                 if nbytes > LIMITS["max_flow_bytes"]:
                     raise _err(f"{fld}.total", f"{size_str(w.total)} is out of range; allowed at most {LIMITS['max_flow_bytes']} bytes")
-            if not w.start < self.run.duration:
-                raise _err(f"{fld}.start", f"{time_str(w.start)} is not before run.duration = {time_str(self.run.duration)}")
+            if not to_ps(w.start) < to_ps(self.run.duration):  # as the engine compares them (every kind: a review)
+                raise _err(f"{fld}.start", f"{time_str(w.start)} is not before run.duration = "
+                                           f"{time_str(self.run.duration)} in the engine's whole picoseconds; "
+                                           "its flows would never start")
 
     # -- construction -------------------------------------------------------------------------
 
@@ -4428,7 +4429,12 @@ class Scenario(_Model):
         out += self._wall_time_warnings()
         for wi, w in enumerate(self.workloads):
             if w.kind == "trace":
-                late = sum(w.start + t >= run.duration for t in w.arrivals.start_s)
+                # in whole picoseconds, as the engine's columns (TraceFlows.to_engine: to_ps, whose
+                # round() rounds halves to even as np.rint does), for every flow at once
+                import numpy as np
+
+                at_ps = np.rint((w.start + np.frombuffer(w.arrivals.start_s, dtype=np.float64)) * 1e12)
+                late = int(np.count_nonzero(at_ps >= to_ps(run.duration)))
                 if late:
                     out.append(f"workloads[{wi}]: {late} of the trace's {count_shown(len(w.arrivals), 'flow')} start at or "
                                f"after the end of the run (run.duration = {time_str(run.duration)}); they do not run")

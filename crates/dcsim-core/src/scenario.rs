@@ -1341,7 +1341,7 @@ impl Spec {
                         ));
                     }
                 }
-                WorkloadSpec::Trace { arrivals, classes } => {
+                WorkloadSpec::Trace { arrivals, classes, .. } => {
                     if arrivals.is_empty() {
                         return Err(invalid(f("arrivals"), "no flows; give at least one"));
                     }

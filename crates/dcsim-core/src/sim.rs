@@ -1408,7 +1408,7 @@ impl World {
                 WorkloadSpec::Incast { start_ps, .. } => {
                     (0, String::new(), f64::NAN, *start_ps, spec.duration_ps, None)
                 }
-                WorkloadSpec::Trace { .. } => (0, String::new(), f64::NAN, 0, spec.duration_ps, None),
+                WorkloadSpec::Trace { start_ps, .. } => (0, String::new(), f64::NAN, *start_ps, spec.duration_ps, None),
                 WorkloadSpec::Permutation { start_ps, .. } => {
                     (0, String::new(), f64::NAN, *start_ps, spec.duration_ps, None)
                 }

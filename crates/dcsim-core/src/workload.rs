@@ -35,8 +35,9 @@
 //!   percentile (S13 `custom_rand.py`); below the first point's probability the first size is
 //!   taken. Samples are rounded to whole bytes, at least 1.
 //!
-//! Each generator has its own RNG stream (`Stream::Workload`), so runs are bit-identical per seed
-//! and adding a workload does not change another's draws.
+//! Each generator has its own RNG stream (`Stream::Workload`, keyed by the workload's index), so
+//! runs are bit-identical per seed and a workload added after the others does not change their
+//! draws (one inserted before them shifts their indices, and so their streams).
 
 use rand::seq::SliceRandom as _;
 use rand::Rng as _;
@@ -350,7 +351,14 @@ pub enum WorkloadSpec {
     /// Flows replayed from a list (a trace): each starts at its time, between its hosts, with its
     /// size; its class is drawn by share, as a Poisson arrival's, among the classes of the protocol
     /// the list names for it (`arrivals.protocol`; no draw where one class has it), or among all.
-    Trace { arrivals: TraceArrivals, classes: Vec<ClassSpec> },
+    Trace {
+        arrivals: TraceArrivals,
+        classes: Vec<ClassSpec>,
+        /// The workload's `start`, already added to every arrival's time: only its arrival window
+        /// [start, end) in the workloads table (`window_s`) reads it.
+        #[serde(default)]
+        start_ps: u64,
+    },
     /// One flow from every sender to its partner under a random permutation (module docs).
     Permutation {
         senders: Vec<String>,
@@ -887,7 +895,7 @@ impl Generator {
                 let first = (*start_ps < duration.0 && *rounds > 0).then_some(Time(*start_ps));
                 Ok((Generator::Incast(g), first))
             }
-            WorkloadSpec::Trace { arrivals, classes } => {
+            WorkloadSpec::Trace { arrivals, classes, .. } => {
                 // Each host resolved once; a name that is not a host is reported at its first flow.
                 let ids: Vec<Option<NodeId>> = arrivals.hosts.iter().map(|h| node(h, String::new()).ok()).collect();
                 let mut list = Vec::with_capacity(arrivals.at_ps.iter().filter(|&&t| t < duration.0).count());
@@ -1053,7 +1061,7 @@ mod tests {
         assert_eq!(arrivals.hosts, ["a", "b", "c"]);
         assert!(arrivals.check().is_ok());
         // listed out of order; two at the same time; one at the end of the run (never starts)
-        let spec = WorkloadSpec::Trace { arrivals, classes: vec![class] };
+        let spec = WorkloadSpec::Trace { arrivals, classes: vec![class], start_ps: 0 };
         let ids = |n: &str, _: String| -> Result<NodeId> {
             Ok(match n {
                 "a" => 0,

@@ -344,6 +344,7 @@ fn a_trace_replays_its_flows_and_bad_traces_name_the_field() {
     let trace = |a: Vec<TraceArrival>| WorkloadSpec::Trace {
         arrivals: a.into_iter().collect(),
         classes: vec![class(1.0, dctcp(0.0625))],
+        start_ps: 0,
     };
     // Three flows, listed out of order, and one due at the end of the run (never starts).
     let spec = tree(
@@ -374,7 +375,7 @@ fn a_trace_replays_its_flows_and_bad_traces_name_the_field() {
         let mut a: dcsim_core::workload::TraceArrivals =
             vec![arr(0, "h0", "h1", 5), arr(1, "h1", "h2", 5)].into_iter().collect();
         edit(&mut a);
-        e(WorkloadSpec::Trace { arrivals: a, classes: vec![class(1.0, dctcp(0.0625))] })
+        e(WorkloadSpec::Trace { arrivals: a, classes: vec![class(1.0, dctcp(0.0625))], start_ps: 0 })
     };
     assert!(bad(&|a| {
         a.size_bytes.pop();
@@ -416,7 +417,7 @@ fn a_trace_that_names_each_flows_protocol_runs_it_with_that_protocol() {
         })
         .collect();
     let classes = vec![class(0.3, dctcp(0.0625)), class(0.4, ProtocolSpec::newreno(true)), class(0.3, dctcp(0.25))];
-    let spec = tree(choke(20.0, 7, true), vec![], vec![WorkloadSpec::Trace { arrivals, classes }], 2 * MS);
+    let spec = tree(choke(20.0, 7, true), vec![], vec![WorkloadSpec::Trace { arrivals, classes, start_ps: 0 }], 2 * MS);
     let (_, t) = run_checked(spec, 20);
     let fl = table(&t, "flows");
     let protocols = strs(fl, "protocol");
@@ -475,7 +476,7 @@ proptest::proptest! {
         a.protocol = named.unwrap_or_default();
         a.protocols = protocols.iter().map(|p| p.to_string()).collect();
         let classes = vec![class(0.5, dctcp(0.0625)), class(0.5, ProtocolSpec::newreno(true))];
-        let spec = tree(AqmSpec::drop_tail(), vec![], vec![WorkloadSpec::Trace { arrivals: a.clone(), classes }], MS);
+        let spec = tree(AqmSpec::drop_tail(), vec![], vec![WorkloadSpec::Trace { arrivals: a.clone(), classes, start_ps: 0 }], MS);
         match Sim::new(spec) {
             Err(e) => {
                 let msg = e.to_string();
