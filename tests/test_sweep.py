@@ -882,12 +882,56 @@ class _OtherWorkerExecutor(cf.ThreadPoolExecutor):
 @pytest.mark.parametrize("other, said", [
     ({"version": "9.9.9"}, "worker dcsim 9.9.9"),
     ({"code": "engine other python other"}, "the worker runs other dcsim code"),
+    # a Dask worker that joined after the sweep's check is named (a review)
+    ({"code": "engine other python other", "worker": "tcp://10.0.0.7:4000"},
+     "the worker tcp://10.0.0.7:4000 runs other dcsim code (engine sources or Python files) than this sweep"),
 ])
 def test_a_result_from_another_dcsim_is_refused(tmp_path, other, said):
     res = sweep(BASE, {"network.aqm.K": ["20pkt"]}, out=tmp_path / "o", executor=_OtherWorkerExecutor(other), progress=False)
     assert (res.computed, res.failed) == (0, 1)
     assert said in res.failures[0]["error"] and "install the same dcsim on every worker" in res.failures[0]["error"]
     assert not list((tmp_path / "o").glob("runs/*/row.json"))
+
+
+def test_the_trace_content_is_sent_again_once_the_workers_holding_it_are_gone(tmp_path):
+    """A trace's content goes to a Dask cluster once and is reused. Scattered, it was lost with
+    the workers holding it: each run sent again asked for the lost data and failed "cancelled 3
+    times", and a sweep hung at 59 of 60 runs (a review, workers killed on a real cluster). It is
+    now a task the scheduler can compute again (tests/test_sweep_dask.py runs a cluster), and it
+    is sent again when its future is no longer whole, and after any cancelled run."""
+    import hashlib
+
+    from dcsim.sweep.execute import RunTraces
+
+    f = tmp_path / "t.csv"
+    f.write_text("0 h0 h1 1000\n")
+    digest = hashlib.sha256(f.read_bytes()).hexdigest()
+
+    class Future:
+        status = "finished"
+
+    class Client:
+        def __init__(self):
+            self.sent = []
+
+        def submit(self, fn, data, key, pure):
+            assert fn(data) == data == f.read_bytes() and key.startswith("dcsim-trace-") and not pure
+            self.sent.append(Future())
+            return self.sent[-1]
+
+    class Plan:
+        def trace_files(self, run):
+            return {0: (str(f), digest)}
+
+    client = Client()
+    traces = RunTraces(Plan(), ship=True, client=client)
+    first = traces(None)["data"][str(f)]
+    assert traces(None)["data"][str(f)] is first and len(client.sent) == 1  # sent once, reused
+    first.status = "lost"  # the scheduler lost it with its last holder
+    again = traces(None)["data"][str(f)]
+    assert again is not first and len(client.sent) == 2
+    traces.forget()  # a cancelled run (execute's `cancelled`)
+    assert traces(None)["data"][str(f)] is not again and len(client.sent) == 3
 
 
 class _CancellingExecutor(cf.ThreadPoolExecutor):

@@ -135,7 +135,7 @@ def test_a_sweep_whose_workers_all_leave_stops_saying_so_not_a_hang(tmp_path, mo
 
 
 def test_a_trace_sweep_on_dask_stores_what_the_local_pool_does(tmp_path, cluster):
-    """The trace file's content goes to the workers (scattered once), and both stores hold it once,
+    """The trace file's content goes to the cluster once (a task), and both stores hold it once,
     linked beside each run's scenario.toml: the same bytes in every run's files."""
     import shutil
 

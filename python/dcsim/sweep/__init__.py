@@ -725,11 +725,15 @@ def run_sweep(
                     error = res.get("error")
                     if error is None and res.get("key") != run.key:
                         other_code = res.get("code") not in (None, code_id())
+                        at = f" {res['worker']}" if res.get("worker") else ""
+                        # (a worker that joined after the sweep's check: its code, not its spec, is
+                        # what differs, and it is named: a review)
                         error = (
-                            f"the worker built another engine spec (key {str(res.get('key'))[:16]}, expected {run.run_id}; "
-                            f"worker dcsim {res.get('version')}, here {__version__}"
-                            + ("; the worker runs other dcsim code (engine sources or Python files)" if other_code else "")
-                            + "): install the same dcsim on every worker"
+                            (f"the worker{at} runs other dcsim code (engine sources or Python files) than this sweep "
+                             f"(worker dcsim {res.get('version')}, here {__version__})" if other_code else
+                             f"the worker{at} built another engine spec (key {str(res.get('key'))[:16]}, expected "
+                             f"{run.run_id}; worker dcsim {res.get('version')}, here {__version__})")
+                            + ": install the same dcsim on every worker"
                         )
                     wall = res.get("wall_s")
                     if wall is not None:
@@ -770,6 +774,10 @@ def run_sweep(
                                 local_cluster=dask is not None and dask.strip() == "local")
                 if stop.received is not None:
                     raise KeyboardInterrupt
+                if client is not None and client.status != "closed":
+                    # the workers at the end: they may have come and gone since the start (a review)
+                    with contextlib.suppress(Exception):
+                        ran_on = count_shown(len(client.nthreads()), "Dask worker")
         except KeyboardInterrupt:
             raise SweepInterrupted(out, stats.done, stats.total, stop.received or signal.SIGINT) from None
         finally:

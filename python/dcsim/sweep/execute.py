@@ -17,6 +17,7 @@ import os
 import signal
 import sys
 import time
+import uuid
 from collections import deque
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -512,7 +513,8 @@ class RunTraces:
     """What a run needs of its plan's trace files (:meth:`Plan.trace_files`): with ``store``, their
     files in OUT, each written once when a run first needs it (:meth:`RunStore.keep_trace`), which
     the run's directory links; with ``ship`` (a worker that may not share this filesystem), their
-    content, read once for the last few (and with a Dask ``client`` sent to every worker once)."""
+    content, read once for the last few (and with a Dask ``client`` sent to the cluster once, as a
+    task it can compute again)."""
 
     def __init__(self, plan: Plan, store: Any = None, ship: bool = False, client: Any = None) -> None:
         from dcsim.scenario import TRACES_KEPT
@@ -539,14 +541,30 @@ class RunTraces:
         from dcsim.sweep.store import trace_content
 
         got = self._content.pop(digest, None)
+        if got is not None and getattr(got, "status", "finished") != "finished":
+            got = None  # a Dask future whose data every worker holding it took with it: sent again
         if got is None:
             got = trace_content(path, digest)
             if self.client is not None:
-                got = self.client.scatter(got, broadcast=True)
+                # Sent to the cluster once as a task that returns it, not scattered: the scheduler
+                # keeps the task and computes it again where the workers holding its result died.
+                # Scattered data is lost with them, and a run being computed again then waited on
+                # it for ever (a review: a sweep hung at 59 of 60 runs once its workers were killed).
+                from dcsim.sweep.worker import trace_bytes
+
+                got = self.client.submit(trace_bytes, got, key=f"dcsim-trace-{digest[:16]}-{uuid.uuid4().hex[:8]}",
+                                         pure=False)
         self._content[digest] = got
         while len(self._content) > self._keep:
             del self._content[next(iter(self._content))]
         return got
+
+    def forget(self) -> None:
+        """Send the traces' content again from the next run on: a run was cancelled because a
+        worker left, maybe the last that held the content sent once (a review: runs on a cluster
+        whose two workers were killed failed "cancelled 3 times", each retry asking for the lost
+        data, and once the sweep hung)."""
+        self._content.clear()
 
 
 #: Times a run the executor cancelled is sent (a Dask worker or scheduler that went away cancels
@@ -663,6 +681,8 @@ def execute(
         again, up to :data:`CANCELLED_TRIES` times, then recorded as failed. (Each had been recorded
         as failed at once, so a scheduler's loss showed as "8 failed" although no run had failed.)"""
         nonlocal exhausted
+        if traces is not None:
+            traces.forget()
         tries[run.run_id] = tries.get(run.run_id, 0) + 1
         if tries[run.run_id] >= CANCELLED_TRIES:
             return False

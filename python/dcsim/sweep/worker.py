@@ -66,6 +66,25 @@ def flatten_summary(summary: Mapping[str, Any], prefix: str = "") -> dict[str, A
     return out
 
 
+def trace_bytes(data: bytes) -> bytes:
+    """A trace file's content as a Dask task's result (:class:`dcsim.sweep.execute.RunTraces`)."""
+    return data
+
+
+def _dask_worker_address() -> Optional[str]:
+    """The address of the Dask worker running this (None elsewhere), for errors that name it."""
+    import sys
+
+    if "distributed" not in sys.modules:  # not under Dask: nothing to import
+        return None
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except Exception:  # noqa: BLE001 - not inside a Dask worker's task
+        return None
+
+
 def _one_line(e: BaseException) -> str:
     """An error as the sweep table shows it: its type and its message's first line."""
     first = str(e).strip().splitlines()[0] if str(e).strip() else ""
@@ -130,6 +149,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
                 out["stopped"] = {"field": e.field, "message": _one_line(e)}
         out["key"] = run_key(spec, __version__, summary_inputs(sc))
         out["code"] = code_id()
+        out["worker"] = _dask_worker_address()
         out["seed"] = int(spec["seed"])
         # A stop before its warm-up ended, or of a partitioned run, kept nothing: no row, no tables.
         summary = res.summary() if res is not None else None
