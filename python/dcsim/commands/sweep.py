@@ -2,8 +2,8 @@
 
 Exit status: 0 all runs finished; 1 some runs failed (recorded in the table, tried again next
 time) or were stopped by metrics.max_memory (kept with what they simulated); 2 invalid input
-(nothing ran); 130 interrupted by Ctrl-C (143 by SIGTERM); finished runs are kept and the same
-command resumes.
+(nothing ran), or a Dask cluster that could not be used or went away mid-sweep; 130 interrupted
+by Ctrl-C (143 by SIGTERM); finished runs are kept and the same command resumes.
 """
 
 from __future__ import annotations
