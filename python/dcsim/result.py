@@ -93,7 +93,7 @@ def traffic_of(flows: pd.DataFrame, workload_kinds: Optional[dict[int, str]] = N
     return out
 
 
-def traffic_sources(traffic: np.ndarray) -> list[str]:
+def traffic_sources(traffic: Iterable[str]) -> list[str]:
     """The distinct labels of :func:`traffic_of`, in order: "[[flows]]", then the workloads by index."""
     return sorted(set(traffic), key=lambda t: (t != "[[flows]]", int(t.split()[1]) if t != "[[flows]]" else -1))
 
@@ -163,7 +163,7 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
         return out
 
     traffic = traffic_of(f, workload_kinds)
-    every = traffic_sources(np.concatenate([traffic, np.array(list(sources or {}), dtype=object)]))
+    every = traffic_sources([*traffic, *(sources or {})])
     if len(every) <= 1:
         if sources and every:  # the one source's protocols, under "all"
             sources = {"all": sources.get(every[0], [])}
@@ -549,8 +549,9 @@ class Result:
         "workload i (kind)" for each workload that generates flows with sizes (a permutation's only
         with ``size``)."""
         out: dict[str, set] = {}
-        if any(f.size is not None for f in self.scenario.flows):
-            out["[[flows]]"] = {f.protocol for f in self.scenario.flows if f.size is not None}
+        listed = {f.protocol for f in self.scenario.flows if f.size is not None}
+        if listed:
+            out["[[flows]]"] = listed
         for i, w in enumerate(self.scenario.workloads):
             if w.kind != "permutation" or w.size is not None:
                 out[f"workload {i} ({w.kind})"] = {c.protocol for c in w.classes()}

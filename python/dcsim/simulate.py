@@ -169,17 +169,15 @@ def _stop_keeping(scenario, spec: dict, sim, message: str, wall_s: float, stoppe
             partial.stopped = {**stopped, "duration_s": duration_ps / 1e12, "simulated_s": now_ps / 1e12}
     else:
         message += f" (before the warm-up ended at {int(spec['warmup_ps']) / 1e12:g} s: nothing was measured)"
-    err = _limit_error(message, stopped["field"], spec, partial)
-    err.partial_lost = lost
-    return err
+    return _limit_error(message, stopped["field"], spec, partial, partial_lost=lost)
 
 
-def _limit_error(message: str, field: str, spec: dict, partial=None):
+def _limit_error(message: str, field: str, spec: dict, partial=None, partial_lost: bool = False):
     """A :class:`~dcsim.scenario.RunLimitError` of the bound ``field`` for the run of ``spec``."""
     from dcsim.scenario import RunLimitError
 
     err = RunLimitError(message)
-    err.partial, err.field, err.engine_spec, err.partial_lost = partial, field, spec, False
+    err.partial, err.field, err.engine_spec, err.partial_lost = partial, field, spec, partial_lost
     return err
 
 

@@ -88,6 +88,7 @@ def results_table(df, paths: list[str]):
     # sweep.parquet p99.9 of 13 flows, unmarked).
     finished = "fct_group[all].finished"
     fewest = groups[finished].min().reindex(index) if finished in ok.columns else None
+    p99 = next((j for j, (c, *_) in enumerate(cols) if c == "fct_group[all].slowdown_p99"), None)
     rough = 0
     asked = df.groupby([df[p].astype(str) for p in paths], sort=False).size()
     several = bool((asked > 1).any())  # the seeds column whenever a combination was asked for several
@@ -105,10 +106,8 @@ def results_table(df, paths: list[str]):
             break
         key = key if isinstance(key, tuple) else (key,)
         cells = [_cell(row[c] * k, f) for c, _, k, f in cols]
-        if fewest is not None and fewest.iloc[i] < ROUGH_BELOW[0]:
-            for j, (c, *_) in enumerate(cols):
-                if c == "fct_group[all].slowdown_p99" and cells[j] != "-":
-                    cells[j], rough = "~" + cells[j], rough + 1
+        if p99 is not None and fewest is not None and fewest.iloc[i] < ROUGH_BELOW[0] and cells[p99] != "-":
+            cells[p99], rough = "~" + cells[p99], rough + 1
         t.add_row(*(escape(str(k)) for k in key), *([str(n)] if several else []), *cells)
     if rough:
         t.caption = ((t.caption + "; ") if t.caption else "") + (

@@ -541,8 +541,6 @@ class RunTraces:
         from dcsim.sweep.store import trace_content
 
         got = self._content.pop(digest, None)
-        if got is not None and getattr(got, "status", "finished") != "finished":
-            got = None  # a Dask future whose data every worker holding it took with it: sent again
         if got is None:
             got = trace_content(path, digest)
             if self.client is not None:
