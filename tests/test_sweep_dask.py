@@ -87,6 +87,58 @@ def test_workers_that_run_other_code_are_refused_before_any_run(tmp_path, cluste
     assert not list((tmp_path / "o").glob("runs/*/row.json"))
 
 
+def test_a_worker_that_cannot_run_dcsim_is_named_before_any_run(tmp_path):
+    """One worker of two cannot import dcsim's engine (a preload hides it from the second): the
+    sweep names that worker and how many there are, before any run (it had said only "the
+    workers cannot run dcsim")."""
+    import logging
+
+    hide = tmp_path / "hide_dcsim.py"
+    hide.write_text("import sys\n\ndef dask_setup(worker):\n    if worker.name == 1:\n"
+                    "        sys.modules['dcsim.simulate'] = None\n")
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                  silence_logs=logging.ERROR, preload=[str(hide)]) as c:
+        broken = next(a for a, w in c.scheduler.workers.items() if w.name == 1)
+        with pytest.raises(SweepError) as e:
+            sweep(BASE, AXES, out=tmp_path / "o", dask=c.scheduler_address, progress=False)
+    assert re.match(rf"^--dask {re.escape(c.scheduler_address)}: 1 of 2 worker\(s\) cannot run dcsim \(e\.g\. "
+                    rf"{re.escape(broken)}: ModuleNotFoundError.*dcsim\.simulate.*\); install it on every worker", str(e.value)), e.value
+    assert not list((tmp_path / "o").glob("runs/*/row.json"))
+
+
+def test_the_dashboard_link_is_shown_only_where_a_dashboard_answers():
+    """``dask scheduler --no-dashboard`` still names a dashboard link (a 404 there): the sweep shows
+    a link only when its page answers."""
+    import http.server
+    import threading
+
+    from dcsim.sweep.execute import served_dashboard
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - http.server's name
+            self.send_response(200 if self.path == "/status" else 404)
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        port = server.server_address[1]
+
+        class Client:
+            dashboard_link = f"http://127.0.0.1:{port}/status"
+
+        assert served_dashboard(Client()) == Client.dashboard_link
+        Client.dashboard_link = f"http://127.0.0.1:{port}/nothing"
+        assert served_dashboard(Client()) is None
+        server.shutdown()
+    with socket.socket() as s:  # a port nobody serves: refused
+        s.bind(("127.0.0.1", 0))
+        Client.dashboard_link = f"http://127.0.0.1:{s.getsockname()[1]}/status"
+    assert served_dashboard(Client()) is None
+
+
 def test_a_sweep_whose_workers_all_leave_stops_saying_so_not_a_hang(tmp_path, monkeypatch):
     """Every worker leaving mid-sweep (here: the cluster scaled to 0 while runs are in flight) had
     left the sweep waiting forever with nothing printed (an audit). Now, with no worker for

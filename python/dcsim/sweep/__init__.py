@@ -551,7 +551,7 @@ def run_sweep(
 
     from dcsim import __version__
     from dcsim.sweep.execute import (LocalPool, RunTraces, Stats, StopSignals, check_jobs_with_dask, connect_dask,
-                                     default_jobs, execute)
+                                     default_jobs, execute, served_dashboard)
     from dcsim.sweep.worker import use_plan_files
     from dcsim.sweep.store import ROW, TABLE, RowBuffer, RunStore, run_record, sweep_lock, write_table
 
@@ -705,10 +705,10 @@ def run_sweep(
                     executor = client.get_executor()
                     ran_on = count_shown(len(client.nthreads()), "Dask worker")
                     where = f" on {ran_on}"
-                    if progress:
+                    if progress and (link := served_dashboard(client)):
                         from rich.console import Console
 
-                        (console or Console(stderr=True)).print(f"Dask dashboard: {client.dashboard_link}", highlight=False)
+                        (console or Console(stderr=True)).print(f"Dask dashboard: {link}", highlight=False)
                 else:
                     # A partitioned run keeps `partitions` cores busy: by default as many runs at
                     # once as the cores hold (two runs of 2 partitions on 2 cores took 1.4 x their

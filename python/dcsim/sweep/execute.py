@@ -287,11 +287,20 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
         except (TimeoutError, OSError) as e:
             raise SweepError(f"--dask {address}: the scheduler has no worker after {timeout_s:g} s ({type(e).__name__}); start one with: dask worker {address}") from None
         try:
-            infos = client.run(worker_info)
-        except Exception as e:
+            infos = client.run(worker_info, on_error="return")
+        except Exception as e:  # the scheduler itself failed the call
             raise SweepError(
                 f"--dask {address}: the workers cannot run dcsim ({type(e).__name__}: {e}); install it on every worker: pip install dcsim=={__version__}"
             ) from None
+        failed = {w: i for w, i in infos.items() if isinstance(i, BaseException)}
+        if failed:
+            w, e = next(iter(failed.items()))
+            # Dask hands back an error it cannot rebuild here as Exception("ModuleNotFoundError('...')").
+            why = str(e) if type(e) is Exception else f"{type(e).__name__}: {e}"
+            raise SweepError(
+                f"--dask {address}: {len(failed)} of {len(infos)} worker(s) cannot run dcsim (e.g. {w}: {why}); "
+                f"install it on every worker: pip install dcsim=={__version__}"
+            )
         # The version first (the likelier difference), then the code of the same version (another build).
         for what, here in (("version", __version__), ("code", code_id())):
             other = {w: i.get(what) for w, i in infos.items() if i.get(what) != here}
@@ -306,6 +315,23 @@ def connect_dask(address: str, jobs: Optional[int] = None, timeout_s: float = DA
         close()
         raise
     return client, close
+
+
+def served_dashboard(client, timeout_s: float = 1.0) -> Optional[str]:
+    """The scheduler's dashboard link if a page answers there within ``timeout_s``, else None: a
+    scheduler started with ``--no-dashboard`` still names one (its HTTP server keeps /health), and
+    a link to a 404 is worse than none."""
+    import urllib.error
+    import urllib.request
+
+    link = getattr(client, "dashboard_link", None)
+    if not link:
+        return None
+    try:
+        with urllib.request.urlopen(link, timeout=timeout_s) as answer:  # noqa: S310 - the scheduler's own http URL
+            return link if answer.status == 200 else None
+    except (urllib.error.URLError, OSError, ValueError):  # 404, refused, timed out, not an http URL
+        return None
 
 
 class _LocalClusterProcess:
