@@ -307,6 +307,17 @@ def test_theory_dsm_hostile_value_exits_2_naming_the_option(option, value):
     assert "Traceback" not in res.output and "internal error" not in text
 
 
+def test_a_bare_zero_size_is_zero_bytes_as_its_help_says():
+    """--qv-max's help allows "0 .. 1e12 B": a bare 0 (the one number a size takes without a unit)
+    was refused as "0 is in packets; give the size in bytes" (a review). It is 0 B now: --qv-max 0
+    computes what --qv-max 0B does, and --qf-max 0 is told --qf-max 0B's range."""
+    zero, zero_b = (_dsm({"--qv-max": v}, "--json", "--no-simulate")[0] for v in ("0", "0B"))
+    assert zero.exit_code == 0 and zero.output == zero_b.output, zero.output
+    (res, text), (res_b, text_b) = (_dsm({"--qf-max": v}, "--no-simulate") for v in ("0", "0B"))
+    assert res.exit_code == res_b.exit_code == 2 and "in packets" not in text, text
+    assert text.replace("--qf-max: 0 ", "--qf-max: 0B ") == text_b, (text, text_b)
+
+
 def test_theory_dsm_issue_cases_name_the_range():
     """Issue 6 audit: --frame 1e-300B gave "internal error: ZeroDivisionError" (exit 1); --C 1e-300bps
     exited 0 printing "2000 periods = inf s"."""

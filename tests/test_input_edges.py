@@ -5,6 +5,7 @@ as rich markup), and a failure while printing the summary keeps the files of the
 from __future__ import annotations
 
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -433,6 +434,9 @@ def test_a_rate_far_out_of_range_is_shown_short():
     (("run", "duration"), "1e400s", r"run\.duration: '1e400s' is out of range; allowed at most 1e\+06 s"),
     (("network", "rtt"), "-1e400us", r"network\.rtt: '-1e400us' is out of range; allowed at most 1e\+06 s"),
     (("network", "bottleneck"), "1e400Gbps", r"network\.bottleneck: '1e400Gbps' is out of range; allowed 1Kbps \.\. 10Tbps"),
+    # A size's bound is its field's (a queue, a flow, a window), checked once it is a number.
+    (("network", "buffer"), "1e400pkt", r"network\.buffer: '1e400pkt' is out of range; allowed within ±1\.8e308 \(a double\)"),
+    (("network", "buffer"), "-1e400B", r"network\.buffer: '-1e400B' is out of range; allowed within ±1\.8e308"),
 ])
 def test_a_quantity_beyond_a_double_is_told_the_range(path, value, message):
     """"1e400s" overflows a double to infinity: it was told "'1e400s' is not finite", no range."""
@@ -714,6 +718,62 @@ def test_an_oversized_trace_flow_is_named_by_its_file_and_line(tmp_path):
     d["workloads"] = [{"kind": "trace", "file": str(tmp_path / "t.csv"), "protocol": "dctcp"}]
     with pytest.raises(ScenarioError, match=r"workloads\[0\]\.file: .*t\.csv line 3: size: 10000000000000000 bytes is out of range"):
         Scenario.from_dict(d)
+
+
+@pytest.mark.parametrize("size, shown", [("1e300", "1e+300"), ("1e30", "1e+30")])
+def test_a_huge_trace_size_is_shown_short_in_a_file_and_inline(tmp_path, size, shown):
+    """1e300 B was printed as its 301 digits (a review); 1e16 above keeps its digits."""
+    (tmp_path / "t.csv").write_text(f"0 h0 h5 {size}\n")
+    d = load_scenario(ROOT / "examples" / "leaf_spine.toml").to_dict()
+    d["workloads"] = [{"kind": "trace", "file": str(tmp_path / "t.csv"), "protocol": "dctcp"}]
+    with pytest.raises(ScenarioError, match=rf"t\.csv line 1: size: {re.escape(shown)} bytes is out of range; allowed at "
+                                            r"most \d+ bytes$"):
+        Scenario.from_dict(d)
+    d["workloads"] = [{"kind": "trace", "protocol": "dctcp",
+                       "arrivals": [{"start": "0s", "src": "h0", "dst": "h1", "size": f"{size}B"}]}]
+    with pytest.raises(ScenarioError, match=rf"workloads\[0\]\.arrivals\[0\]\.size: {re.escape(shown)} bytes is out of range"):
+        Scenario.from_dict(d)
+
+
+def test_a_blank_trace_file_name_is_quoted(tmp_path):
+    """file = " " was told "workloads[0].file:  : cannot read the trace file" (a review)."""
+    (tmp_path / "s.toml").write_text(load_scenario(ROOT / "examples" / "leaf_spine.toml").to_toml()
+                                     + '\n[[workloads]]\nkind = "trace"\nfile = " "\nprotocol = "dctcp"\n')
+    res = runner.invoke(app, ["run", str(tmp_path / "s.toml"), "--no-plots", "-o", str(tmp_path / "o")])
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+    assert f"workloads[2].file: '{tmp_path}/ ': cannot read the trace file" in flat(res.output), res.output
+
+
+def test_a_file_of_more_flows_tables_than_flows_allowed_is_refused_before_it_is_built():
+    """Each [[flows]] entry is at least one flow: 2.5 M entries (a 64 MiB file) were walked and built
+    for 86 s and 4.5 GB before "2485505 flows in all is out of range" (a review). Counted first now;
+    the bound is the one count gives (max_flows entries of one flow each are still built)."""
+    from dcsim.scenario import LIMITS
+
+    top = LIMITS["max_flows"]
+    d = dumbbell()
+    d["flows"] = [{"protocol": "dctcp"}] * (top + 1)
+    with pytest.raises(ScenarioError, match=rf"^flows: {top + 1} \[\[flows\]\] entries, each of at least 1 flow, is out of "
+                                            rf"range; allowed at most {top} flows in all"):
+        Scenario.from_dict(d)
+
+
+@pytest.mark.parametrize("changes, says", [({1: 1}, "changes: 1 is not a path; write it as text"),
+                                           ([1], "changes: expected a table of path = value, got list")])
+def test_load_scenario_s_changes_are_checked_as_replace_s_are(changes, says):
+    """load_scenario(changes={1: 1}) raised a bare TypeError from the path parser (a review)."""
+    with pytest.raises(ScenarioError, match=re.escape(says)):
+        load_scenario(ROOT / "examples" / "dctcp_dumbbell.toml", changes=changes)
+    with pytest.raises(ScenarioError, match=re.escape(says)):
+        Scenario.from_toml(ROOT / "examples" / "dctcp_dumbbell.toml", changes=changes)
+
+
+@pytest.mark.parametrize("field", ["run.duration", "network.bottleneck"])
+def test_a_nan_is_told_it_is_not_a_number(field):
+    """--set run.duration=nan was told "nan is out of range; allowed at most 1e+06 s", as if the
+    upper end had been crossed (a review)."""
+    res = runner.invoke(app, ["run", str(ROOT / "examples" / "dctcp_dumbbell.toml"), "--set", f"{field}=nan", "--no-plots"])
+    assert res.exit_code == 2 and f"{field}: nan is not a number, so out of range; allowed" in flat(res.output), res.output
 
 
 def test_a_fabric_tier_buffer_smaller_than_an_l2_frame_is_named():

@@ -473,6 +473,25 @@ def test_a_detector_period_that_is_not_the_links_sampling_period_is_warned():
     assert warned(T="8us") == [] and warned(m=0) == [] and warned("smcc") == []
 
 
+def test_the_warned_period_is_shown_rounded_and_the_gains_said_as_they_were_given():
+    """1500 B frames at 10 Gbps with p = 0.01: 1/(pC) = 120 us, shown as such (it was
+    "119.99999999999999us", a float's noise: a review). SMCC's gains at 1 Gbps break eq. (31):
+    the warnings said "gains as given, the others the defaults" when none was given; now they say
+    which were given and which are the defaults."""
+    w = [x for x in Scenario.from_dict(lot(scheme="dsm", frame="1500B")).warnings() if "sampling period" in x]
+    assert len(w) == 1 and "1/(pC) = 120us of a 10Gbps congestion point" in w[0], w
+
+    def gains(**l2):
+        d = lot(scheme="smcc", **l2)
+        d["network"]["link"] = "1Gbps"
+        found = {x.split("(gains ")[1].split(";")[0] for x in Scenario.from_dict(d).warnings() if "(gains " in x}
+        assert len(found) == 1, found
+        return found.pop()
+    assert gains() == "at their defaults"
+    assert gains(a=20000.0) == "as given, b, c the defaults"
+    assert gains(a=20000.0, b=20000.0, c=20000.0) == "as given"
+
+
 @pytest.mark.parametrize("min_rate, says", [(None, "100Mbps (the default of qcn) is above"), ("20Mbps", "20Mbps is above")])
 def test_a_min_rate_above_a_sources_line_rate_is_refused_when_the_scenario_is_read(tmp_path, min_rate, says):
     """QCN's reaction point never goes below min_rate (100 Mbps by default), so a 10 Mbps host

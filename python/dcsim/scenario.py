@@ -453,11 +453,17 @@ def size_str(sz: Size) -> str:
     return num + ("pkt" if sz.unit == "pkt" else "B")
 
 
+def _not_a_number(v: Any) -> str:
+    """"not a number, so " for a NaN (TOML's nan, float("nan")), whose "out of range" alone read as
+    if one end of the range had been crossed (a review); else ""."""
+    return "not a number, so " if isinstance(v, float) and math.isnan(v) else ""
+
+
 def _rate_v(v: Any) -> float:
     try:
         return parse_rate(v, "\0")
     except NotFiniteError:  # "1e400Gbps": said with the range every rate is within
-        raise ValueError(f"{v!r} is out of range; allowed 1Kbps .. 10Tbps, e.g. \"10Gbps\"") from None
+        raise ValueError(f"{v!r} is {_not_a_number(v)}out of range; allowed 1Kbps .. 10Tbps, e.g. \"10Gbps\"") from None
     except UnitError as e:
         raise ValueError(_strip_what(e)) from None
 
@@ -475,7 +481,7 @@ def _time_v(v: Any) -> float:
     try:
         x = parse_time(v, "\0")
     except NotFiniteError:  # "1e400s": said with the range every time is within
-        raise ValueError(f"{v!r} is out of range; allowed at most {MAX_TIME_S:g} s (10^6 s)") from None
+        raise ValueError(f"{v!r} is {_not_a_number(v)}out of range; allowed at most {MAX_TIME_S:g} s (10^6 s)") from None
     except UnitError as e:
         raise ValueError(_strip_what(e)) from None
     return _check_time_range(x, v)
@@ -881,6 +887,12 @@ def _check_flow_size(size: Size) -> None:
         raise _err("size", f"{size_str(size)} is not a whole number of bytes")
     if size.unit == "pkt" and not size.value >= 1:
         raise _err("size", f"{size_str(size)} is less than one packet; give a smaller flow in bytes, e.g. \"100B\"")
+
+
+def _big(n: int) -> str:
+    """A whole number for a message: its digits up to 18 of them, else 4 significant digits
+    ("1e+300", not 301 digits: a review)."""
+    return str(n) if abs(n) < 10**18 else f"{float(n):.4g}"
 
 
 def _check_flow_bytes(field: str, size: Optional[Size], packet_bytes: int, header_bytes: int) -> None:
@@ -2436,6 +2448,13 @@ def reading_files(files: DataFiles) -> Iterator[DataFiles]:
         _DATA_FILES.reset(token)
 
 
+def _path_shown(path) -> str:
+    """A file's name for a message: as written, or quoted where it is empty or has spaces at an end
+    (a blank name showed as "file:  : cannot read": a review)."""
+    text = str(path)
+    return text if text and text.strip() == text else repr(text)
+
+
 def read_data_file(path: Path, what: str) -> bytes:
     """The bytes of a data file (a ``what`` file); ValueError naming it when it cannot be read or
     is larger than its bound (MAX_CDF_FILE_BYTES for a CDF, MAX_DATA_FILE_BYTES otherwise)."""
@@ -2445,7 +2464,7 @@ def read_data_file(path: Path, what: str) -> bytes:
     try:
         data = read_at_most(path, most)
     except OSError as e:
-        raise ValueError(f"{path}: cannot read the {what} file ({e.strerror or e})") from None
+        raise ValueError(f"{_path_shown(path)}: cannot read the {what} file ({e.strerror or e})") from None
     if data is None:
         raise ValueError(f"{path}: more than {most} bytes; allowed at most {most} bytes for a {what} file")
     return data
@@ -4136,9 +4155,9 @@ class Scenario(_Model):
                     j, b = above
                     if w._trace_lines is not None:
                         file, lines = w._trace_lines
-                        raise _err(f"{fld}.file", f"{file} line {lines[j]}: size: {b} bytes is out of range; allowed at "
-                                                  f"most {top} bytes")
-                    raise _err(f"{fld}.arrivals[{j}].size", f"{b} bytes is out of range; allowed at most {top} bytes")
+                        raise _err(f"{fld}.file", f"{file} line {lines[j]}: size: {_big(b)} bytes is out of range; allowed "
+                                                  f"at most {top} bytes")
+                    raise _err(f"{fld}.arrivals[{j}].size", f"{_big(b)} bytes is out of range; allowed at most {top} bytes")
                 w._trace_lines = None  # needed for these errors only (a scenario equals its written form)
             else:
                 host(w.client, "client")
@@ -4174,6 +4193,12 @@ class Scenario(_Model):
         """Validate a dict of the TOML shape; raises :class:`ScenarioError`."""
         if not isinstance(data, dict):
             raise ScenarioError(f"scenario: expected a table, got {type(data).__name__}")
+        flows = data.get("flows")
+        if isinstance(flows, list) and len(flows) > LIMITS["max_flows"]:
+            # each entry is at least one flow: refused before the tables are walked and built (a
+            # 64 MiB file of 2.5 M [[flows]] tables took 86 s and 4.5 GB to be told so: a review)
+            raise ScenarioError(f"flows: {len(flows)} [[flows]] entries, each of at least 1 flow, is out of range; "
+                                f"allowed at most {LIMITS['max_flows']} flows in all (count = n gives n flows in one entry)")
         _check_shape(data)
         if "network" not in data:
             kind = _other_file_kind(data)
@@ -4258,15 +4283,11 @@ class Scenario(_Model):
         changes. ``changes=None`` (keyword form): ``sc.replace(**{"run.seed": 2})``. Raises
         :class:`ScenarioError` naming the field.
         """
-        if changes is not None and not isinstance(changes, Mapping):
-            raise ScenarioError(f"replace: expected a table of path = value, got {type(changes).__name__}")
+        _check_changes(changes, "replace")
         both = sorted(set(changes or {}) & set(kw), key=str)
         if both:  # the keyword had won silently (an API audit)
             raise ScenarioError(f"replace: {both[0]!r} is given twice, in the table and as a keyword; give it once")
         updates = plain(dict(changes or {}, **kw))
-        for path in updates:
-            if not isinstance(path, str):
-                raise ScenarioError(f"replace: {path!r} is not a path; write it as text, e.g. \"network.aqm.K\"")
         return type(self).from_dict(apply_changes(self._to_dict_with_traces(updates), updates))
 
     def expanded_flows(self) -> list[FlowInfo]:
@@ -5013,7 +5034,9 @@ class Scenario(_Model):
         else:
             m = 0
             a, b, c = (getattr(l2, x) if getattr(l2, x) is not None else d[x] for x in ("a", "b", "c"))
-            given = "as given" if None not in (l2.a, l2.b, l2.c) else "as given, the others the defaults"
+            unset = [x for x in ("a", "b", "c") if getattr(l2, x) is None]
+            given = ("at their defaults" if len(unset) == 3 else "as given" if not unset
+                     else f"as given, {', '.join(unset)} the defaults")
         # The detector's T (eq. 25, whose T terms multiply the last m feedbacks: none when m = 0,
         # as SMCC) is the configured one; the sampling period it stands for is 1/(p C) of each
         # congestion point (§III.A): say so where they differ (the default 80 us is §V's 10 Gbps
@@ -5024,7 +5047,7 @@ class Scenario(_Model):
         for C in rates if m > 0 else []:
             T_C = dsm_theory.sampling_period_s(C, p, frame)
             if abs(T_cfg - T_C) > 0.01 * T_cfg:
-                mismatch.append(f"l2: T = {time_str(T_cfg)} is not the sampling period 1/(pC) = {time_str(T_C)} of a "
+                mismatch.append(f"l2: T = {time_str(T_cfg)} is not the sampling period 1/(pC) = {fmt_time(T_C, 6, '')} of a "
                                 f"{rate_str(C)} congestion point (p = {p:g}, {frame:g} B frames): eq. (25) then "
                                 "counts the wrong time; set T to that period")
         return mismatch + [w for C in rates for w in self._eq31_warnings(C, p, m, omega, a, b, c, given)]
@@ -5355,7 +5378,7 @@ def _read_text(path: Path, what: str = "scenario") -> str:
         with contextlib.suppress(OSError):  # the probe can fail as the read did (a name too long)
             run_dir = what == "scenario" and path.is_dir() and inside.is_file()
         hint = f"; a run's output directory: run {inside}" if run_dir else ""
-        raise ScenarioError(f"{path}: cannot read the {what} file ({e.strerror or e}){hint}") from None
+        raise ScenarioError(f"{_path_shown(path)}: cannot read the {what} file ({e.strerror or e}){hint}") from None
     if raw is None:
         raise ScenarioError(f"{path}: more than 64 MiB is not a {what} file (allowed at most {limit} bytes of TOML)")
     try:
@@ -5385,6 +5408,18 @@ def _other_file_kind(data: dict) -> Optional[str]:
     return None
 
 
+def _check_changes(changes: Any, who: str) -> None:
+    """``changes`` is None or a table of dotted path (text) -> value; else a ScenarioError naming
+    ``who`` (load_scenario(changes=[1]) raised a bare TypeError: a review)."""
+    if changes is None:
+        return
+    if not isinstance(changes, Mapping):
+        raise ScenarioError(f"{who}: expected a table of path = value, got {type(changes).__name__}")
+    for path in changes:
+        if not isinstance(path, str):
+            raise ScenarioError(f"{who}: {path!r} is not a path; write it as text, e.g. \"network.aqm.K\"")
+
+
 def load_scenario(path: Union[str, Path], changes: Optional[dict] = None) -> Scenario:
     """Load a scenario file: ``.toml`` (the usual), or ``.json`` of the same shape; files it names
     are relative to it. ``changes`` (dotted path -> value, as :meth:`Scenario.replace` takes them;
@@ -5405,6 +5440,7 @@ def _file_tables(path: Path, changes: Optional[dict], json_file: bool) -> dict:
     except RecursionError:  # the parsers recurse per level of nesting
         raise ScenarioError(f"{path}: nested too deeply to be a scenario (allowed at most {MAX_NESTING} levels)") from None
     _resolve_data_files(data, path.parent)  # (its shape is checked by Scenario.from_dict)
+    _check_changes(changes, "changes")
     updates = plain(dict(changes or {}))
     return apply_changes(data, updates) if updates else data
 

@@ -136,6 +136,14 @@ def _hint(unit: str, known) -> str:
     return f"; did you mean {' or '.join(repr(k) for k in same)}?" if same else ""
 
 
+def _not_finite(what: str, value, x: float) -> str:
+    """The message for a quantity that is not a finite number: a number written too large for a
+    double ("1e400pkt") is out of its range; "inf" or "nan" written as such is not finite."""
+    if math.isinf(x) and "inf" not in str(value).lower():
+        return f"{what}: {value!r} is out of range; allowed within ±1.8e308 (a double), and each field has its own narrower bound"
+    return f"{what}: {value!r} is not finite"
+
+
 def _split(value, what: str, forms: str) -> tuple[float, str]:
     """(number, unit) of a quantity; a number without a unit is refused unless it is 0."""
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
@@ -153,7 +161,7 @@ def _split(value, what: str, forms: str) -> tuple[float, str]:
             raise UnitError(f"{what}: cannot parse {value!r}; write a number and a unit such as {forms}")
         x, u = float(m.group(1)), m.group(2)
     if not math.isfinite(x):
-        raise NotFiniteError(f"{what}: {value!r} is not finite")
+        raise NotFiniteError(_not_finite(what, value, x))
     if not u and x != 0:
         raise UnitError(f"{what}: {value!r} has no unit; write a number and a unit such as {forms}")
     return x, u
@@ -209,7 +217,7 @@ def parse_size(value: str | float | int | Size, what: str = "size", *, bare: str
     if bare == "pkt" and isinstance(value, (int, float)) and not isinstance(value, bool):
         x, u = float(value), "pkt"
         if not math.isfinite(x):
-            raise NotFiniteError(f"{what}: {value!r} is not finite")
+            raise NotFiniteError(_not_finite(what, value, x))
     else:
         x, u = _split(value, what, forms)
     if not u or u in _PKT_UNITS:

@@ -36,14 +36,14 @@ def fail(msg: str) -> NoReturn:
 
 def quantity(text: str, option: str, parse: Callable[[str, str], float], limit: Limit) -> float:
     """Parse ``text`` with ``parse`` (e.g. units.parse_rate) and check it against ``limit``."""
-    from dcsim.units import UnitError
+    from dcsim.units import NotFiniteError, UnitError
 
     try:
         value = parse(text, option)
-    except UnitError as e:
-        if "is not finite" not in str(e):
-            fail(str(e))
+    except NotFiniteError:
         value = math.inf  # "1e400us": refused by the limit below, which names the allowed range (a probe)
+    except UnitError as e:
+        fail(str(e))
     try:
         return limit.check(value, option, given=text)
     except ValueError as e:
@@ -62,6 +62,8 @@ def parse_bytes(text: str, option: str) -> float:
     from dcsim.units import UnitError, parse_size
 
     size = parse_size(text, option)
+    if size.value == 0:  # a bare 0 (the one number allowed without a unit) is 0 bytes, not "0pkt" (a review)
+        return 0.0
     if size.unit != "B":
         raise UnitError(f"{option}: {text} is in packets; give the size in bytes, such as 1500B")
     return size.value
