@@ -74,3 +74,10 @@ def test_bad_beta_is_rejected(bad):
 def test_bad_alpha_is_rejected():
     with pytest.raises(ValueError, match=r"^alpha_tcp: "):
         aimd.throughput_ratio(0.7, alpha_tcp=0)
+
+
+@pytest.mark.parametrize("alpha", [[1, "x"], "ab", [1, object()]])
+def test_stationary_point_names_alpha_for_what_is_not_a_number(alpha):
+    """[1, "x"] had said only "could not convert string to float: 'x'" (a review)."""
+    with pytest.raises(ValueError, match=r"^alpha: expected a number or an array of numbers"):
+        aimd.stationary_point(alpha, [0.5, 0.5])

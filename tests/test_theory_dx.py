@@ -309,3 +309,21 @@ def test_deterministic():
     a = dx.critical_delay_numerical(dx.linearization(dx.equilibrium(50, C10G, 80e-6)), 80e-6)
     b = dx.critical_delay_numerical(dx.linearization(dx.equilibrium(50, C10G, 80e-6)), 80e-6)
     assert a == b
+
+
+def test_equilibrium_checks_its_ranges_as_analyze_does():
+    """equilibrium(50, 10e9, 80) took R0 = 80 s (a microsecond slip) where analyze refuses it (a review)."""
+    with pytest.raises(ValueError, match=r"^R0_s: 80 s is out of range; allowed 1 us <= R0_s <= 1 s"):
+        dx.equilibrium(50, C10G, 80)
+    with pytest.raises(ValueError, match=r"^C_bps: "):
+        dx.equilibrium(50, 1e20, 80e-6)
+
+
+def test_linearization_at_p_one_without_a_queue_says_why_not_underflow():
+    """At p = 1 with N seg < C R0 (N = 50 < 66.7 at 10 Gbps, 80 us) (7) gives Q0 = 0 and a1 = 0
+    exactly: the message had blamed an underflow (a review). With N = 100 the queue is there and
+    (11) is the special state's."""
+    with pytest.raises(ValueError, match=r"at p = 1 with N seg <= C R0 the equilibrium has no queue .* N > C R0 / seg = 66\.67"):
+        dx.linearization(dx.equilibrium(50, C10G, 80e-6, p=1.0))
+    lin = dx.linearization(dx.equilibrium(100, C10G, 80e-6, p=1.0))
+    assert lin.a1 < 0 and lin.b2 < 0 and lin.k > 0

@@ -4572,9 +4572,18 @@ class Scenario(_Model):
         (eqs. 1-2) and its window never rises above its floor (a review: 4 flows, R0 = 1 ns on a
         77.5 us path, utilization 0.06 against 0.98 with R0 = "path")."""
         shortest: dict[Optional[str], tuple[str, float]] = {}  # flows[i] -> (what, its shortest path RTT, s)
+        longest: dict[Optional[str], float] = {}
         for flow, _, what, rtt in self._labelled_path_rtts():
             if flow not in shortest or rtt < shortest[flow][1]:
                 shortest[flow] = (what, rtt)
+            longest[flow] = max(longest.get(flow, 0.0), rtt)
+        net = self.network
+        # A dumbbell's bottleneck queue can hold at most buffer / C of delay: an R0 further above the
+        # path's RTT than that is never exceeded by a sample's mean, so DX never decreases (a review:
+        # R0 = 1 ms on 40-320 us paths, p = 0, 905 drops and 9 timeouts); R0 a little above the base
+        # RTT only gives DX a queueing-delay target (README, "DX in the packet engine").
+        most_q = (net.buffer.bytes(net.packet_bytes) * 8 / net.bottleneck
+                  if net.topology == "dumbbell" and net.buffer is not None and net.bottleneck else None)
         out = []
         for gi, f in enumerate(self.flows):
             field = f"flows[{gi}]"
@@ -4585,6 +4594,11 @@ class Scenario(_Model):
                 out.append(f"{field}.R0 = {time_str(f.R0)} is below the propagation RTT of its path ({what}"
                            f"{fmt_time(rtt, 12, sep='')}): every RTT sample exceeds R0, which DX reads as queueing "
                            'delay, so its window stays at its floor; use R0 = "path" or "min"')
+            elif most_q is not None and f.R0 - longest[field] > most_q:
+                out.append(f"{field}.R0 = {time_str(f.R0)} is above the propagation RTT of its path "
+                           f"({fmt_time(longest[field], 12, sep='')}) by more than the bottleneck's buffer can delay a "
+                           f"packet ({fmt_time(most_q, 4, sep='')}): no round's mean RTT exceeds R0, so DX never "
+                           'decreases and only losses stop it; use R0 = "path" or "min"')
         return out
 
     def _poisson_offer(self, w: "Workload", rates: dict, host_rate: Callable[[str], float]) -> tuple[dict, float, float]:

@@ -82,7 +82,11 @@ def _check_alpha(name: str, alpha) -> float:
 
 def stationary_point(alpha, beta) -> np.ndarray:
     """Eq. (3): direction x_p of the AIMD stationary point, x_p,i = alpha_i / (1 - beta_i) (segments)."""
-    a = np.asarray(alpha, dtype=float)
+    _not_text("alpha", alpha, "a number or an array of numbers (segments/RTT)")
+    try:
+        a = np.asarray(alpha, dtype=float)
+    except (TypeError, ValueError):  # [1, "x"] had said only "could not convert string to float" (a review)
+        raise ValueError(f"alpha: expected a number or an array of numbers (segments/RTT), got {alpha!r}") from None
     if not np.all(np.isfinite(a) & (a > 0)):
         raise ValueError(f"alpha: additive increases must all be > 0 (segments/RTT), got {_show(alpha)}")
     b = _check_beta("beta", beta)
