@@ -1382,3 +1382,25 @@ def test_an_output_directory_of_other_files_is_refused_before_anything_runs(tmp_
                     progress=False)
         assert res.failed == 0
     assert res.cached == 1
+
+
+def test_an_axis_that_a_fabric_tier_overrides_is_warned_about_unless_the_tier_is_swept_too():
+    """The leaf-spine example's leaf_spine tier sets its own aqm (K = 130pkt): an axis on
+    network.aqm.K reaches the host links only, and every run's leaf-spine ports keep K = 130pkt (a
+    README walkthrough swept it and was not told). A linked axis that moves the tier too is not
+    warned, nor is an axis on a field no tier sets (network.host_link)."""
+    from dcsim.scenario import load_scenario
+
+    base = load_scenario(ROOT / "examples" / "leaf_spine.toml").to_dict()
+    base["run"].update(duration="1ms", warmup="0.5ms")
+
+    def warned(axes):
+        return [w for w in plan_sweep(make_spec(base, axes)).warnings if "tier" in w]
+
+    said = warned({"network.aqm.K": ["20pkt", "65pkt"]})
+    assert said == ["axis network.aqm.K: 1 tier sets its own aqm (network.tiers.leaf_spine.aqm), which this axis does "
+                    "not change: those links keep it in every run; move both with a linked axis (\"network.aqm.K, "
+                    "network.tiers.leaf_spine.aqm.K\" = [[a, b], ...]), or drop the tier's value"], said
+    assert len(warned({"network.buffer": ["200pkt", "300pkt"]})) == 1  # the tier's buffer = 600pkt
+    assert warned({"network.aqm.K, network.tiers.leaf_spine.aqm.K": [["20pkt", "40pkt"], ["65pkt", "130pkt"]]}) == []
+    assert warned({"network.host_link": ["10Gbps", "25Gbps"]}) == []

@@ -166,7 +166,8 @@ def print_summary(summary: dict, console: Console) -> None:
     listed = " of the listed flows" if summary.get("workloads") or summary.get("fct_groups") else ""
     per_flow = (f", mean per flow{listed} {_gbps(summary['goodput_mean_bps'])}, Jain's fairness index{listed} "
                 f"{_num(summary['jain_index'], '.4f')}" if summary["goodput_mean_bps"] is not None else
-                " (of the generated flows; a mean per flow and Jain's index are for the scenario's listed flows)")
+                " (of the generated flows; the scenario lists no flows of its own, whose mean and Jain's index this line gives when "
+                "it does)")
     lines = [
         f"aggregate goodput {_gbps(summary['goodput_total_bps'])}{per_flow}" if rows or not summary.get("sources") else
         f"L2 sources: aggregate goodput {_gbps(summary['l2_goodput_total_bps'])}, Jain's fairness index of the "

@@ -652,6 +652,38 @@ def _under(field: str, path: str) -> bool:
     return field == path or field.startswith(path + ".") or field.startswith(path + "[")
 
 
+#: The network-wide fields a fabric's tier may override ([network.tiers.<tier>]): an axis on one of
+#: them does not reach the tiers that set their own.
+TIER_FIELDS = ("aqm", "buffer", "delay")
+
+
+def axes_hidden_by_tiers(axes, base: dict) -> list[str]:
+    """Warnings for axes on a network-wide field (``network.aqm...``, ``network.buffer``,
+    ``network.delay``) that a tier of the base sets for its own links, when no axis sweeps the
+    tier's field too: those links keep the tier's value in every run (a README walkthrough swept
+    network.aqm.K on the leaf-spine example, whose leaf_spine tier keeps K = 130pkt, and was not told)."""
+    tiers = (base.get("network") or {}).get("tiers")
+    if not isinstance(tiers, dict):
+        return []
+    paths = [p for a in axes for p in a.paths]
+    out = []
+    for a in axes:
+        for path in a.paths:
+            head = path.split(".")
+            if len(head) < 2 or head[0] != "network" or head[1] not in TIER_FIELDS:
+                continue
+            fld = head[1]
+            own = [t for t, v in tiers.items() if isinstance(v, dict) and fld in v
+                   and not any(q == f"network.tiers.{t}.{fld}" or q.startswith(f"network.tiers.{t}.{fld}.") for q in paths)]
+            if own:
+                where = ", ".join(f"network.tiers.{t}.{fld}" for t in own)
+                out.append(f"axis {a.name}: {count_shown(len(own), 'tier')} {'sets its' if len(own) == 1 else 'set their'} own "
+                           f"{fld} ({where}), which this axis does not change: those links keep it in every run; move "
+                           f"both with a linked axis (\"{path}, {where.split(', ')[0]}{path[len('network.' + fld):]}\" = "
+                           "[[a, b], ...]), or drop the tier's value")
+    return out
+
+
 def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
     """Expand and validate every combination; raises :class:`SweepError` listing the invalid ones.
 
@@ -731,6 +763,8 @@ def plan_sweep(spec: SweepSpec, *, yes: bool = False, progress=None) -> Plan:
             progress(ci + 1, len(combos))
     if invalid:
         raise SweepError(_invalid_message(spec, combos, invalid))
+    for w in axes_hidden_by_tiers(spec.axes, base):
+        warned.setdefault(w, list(range(len(combos))))
     return Plan(spec=spec, combos=combos, scenarios=scenarios, runs=runs, warnings=warned, traces=traces, files=files,
                 max_wall_s=max_wall_s)
 
