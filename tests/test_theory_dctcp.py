@@ -474,3 +474,23 @@ def test_a_limit_cycles_throughput_is_a_fraction_of_C_and_tiny_g_warns_nothing()
         for g in (1e-320, 1e-6, 1 / 16):
             c = th.limit_cycle(10.0, g)
             assert 0.0 <= c.throughput <= 1.0, (g, c.throughput)
+
+
+def test_the_sawtooth_model_needs_a_window_of_two_packets():
+    """alpha = sqrt(2/W*) is a marked fraction: W* = 1 gave alpha = 1.41 with no error (a review).
+    W* = 2 is the model's edge (alpha = 1)."""
+    from dcsim.theory import dctcp as th
+
+    with pytest.raises(ValueError, match=r"^sawtooth: W\* = \(C d \+ K\)/N = 1 packets; the model needs W\* >= 2"):
+        th.sawtooth(1e3, 1e-3, 0, 1)
+    assert th.sawtooth(1e3, 1e-3, 1, 1).alpha == 1.0
+
+
+@pytest.mark.parametrize("psi, grid, name", [([0.1], [], "wbar_grid"), ([], [10.0], "psi")])
+def test_worst_case_throughput_refuses_an_empty_grid_by_name(psi, grid, name):
+    """An empty wbar grid raised numpy's "attempt to get argmin of an empty sequence"; no psi gave a
+    table without columns (a review)."""
+    from dcsim.theory import dctcp as th
+
+    with pytest.raises(ValueError, match=rf"^{name}: give at least one value"):
+        th.worst_case_throughput(psi, 0.05, grid)

@@ -367,6 +367,9 @@ def sawtooth(C_pps: float, d_s: float, K_pkt: float, N: int) -> Sawtooth:
     """
     N = _N(N)
     W_star = (_positive("C_pps", C_pps) * _positive("d_s", d_s) + _nonneg("K_pkt", K_pkt)) / N
+    if not W_star >= 2.0:  # alpha = sqrt(2/W*) would be a marked fraction above 1 (W* = 1 gave 1.41: a review)
+        raise ValueError(f"sawtooth: W* = (C d + K)/N = {W_star:.4g} packets; the model needs W* >= 2 (its marked "
+                         "fraction alpha = sqrt(2/W*) <= 1): raise C d + K or lower N")
     alpha = math.sqrt(2.0 / W_star)
     D = sawtooth_period_rtt(W_star)  # window cut, packets = period, RTTs (1 pkt/RTT growth)
     A = N * D
@@ -1001,6 +1004,9 @@ def worst_case_throughput(psi: Sequence[float], g: float, wbar_grid: Sequence[fl
     """
     psi = [float(p) for p in psi]
     wb = [float(w) for w in wbar_grid]
+    for name, values in (("psi", psi), ("wbar_grid", wb)):  # numpy's "argmin of an empty sequence", or no rows
+        if not values:
+            raise ValueError(f"{name}: give at least one value")
     rows = []
     W_all = [w for _ in psi for w in wb]
     P_all = [p for p in psi for _ in wb]
