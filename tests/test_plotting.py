@@ -449,7 +449,8 @@ def test_the_goodput_title_says_how_many_flows_are_drawn():
         "flows": [{"count": n, "protocol": "dctcp"}],
         "run": {"duration": "5ms", "warmup": "0ms"},
     })
-    assert f"({MAX_FLOWS_DRAWN} of {n} traced flows drawn)" in r.plot("throughput")._suptitle.get_text()
+    title = " ".join(r.plot("throughput")._suptitle.get_text().split())
+    assert f"({MAX_FLOWS_DRAWN} of {n} traced flows, evenly spaced by id)" in title, title
     assert "(4 flows)" in _run(duration="12ms").plot("throughput")._suptitle.get_text()
 
 

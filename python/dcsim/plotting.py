@@ -276,6 +276,15 @@ def _subset(flows: np.ndarray, k: int = MAX_FLOWS_DRAWN) -> np.ndarray:
     return flows[np.linspace(0, len(flows) - 1, k).round().astype(int)]
 
 
+def _drawn_text(drawn: int, traced: int) -> str:
+    """What a per-flow figure's title says of its lines: all of them, or which subset (:func:`_subset`)
+    (at most MAX_FLOWS_DRAWN lines, to keep them apart; "8 of 10 traced flows drawn" had not said which:
+    a README walkthrough). Short: the title is one line."""
+    if drawn >= traced:
+        return f"{traced} flows"
+    return f"{drawn} of {traced} traced flows, evenly spaced by id"
+
+
 #: A panel draws at most twice this many points per series: the minimum and the maximum in each
 #: of 800 equal time bins, at least the pixel columns of the widest panel (two thirds of 10 in
 #: at the 120 dpi the files are written at), so the line covers the same pixels as the full
@@ -605,7 +614,7 @@ def plot_cwnd_alpha(result: Result, path: PathLike = None) -> Figure:
     zooms[-1].set_xlabel("time (ms)")
     zooms[0].set_xlim(z0 * 1e3, z1 * 1e3)
     zooms[0].set_title(ztitle, fontsize=8)
-    drawn = f"{len(shown)} of {n} traced flows drawn" if len(shown) < n else f"{n} flows"
+    drawn = _drawn_text(len(shown), n)
     _title(fig, f"Window size{' and α' if alpha else ''} of each source ({drawn})")
     _finish(fig, axes, [result])
     return _save(fig, path)
@@ -634,7 +643,7 @@ def plot_throughput(result: Result, path: PathLike = None) -> Figure:
     ax.set_xlim(0, result.duration_s * scale)
     ax.set_ylim(bottom=0)
     iv = result.engine_spec["metrics"]["throughput_interval_ps"] / 1e12
-    drawn = f"{len(shown)} of {traced} traced flows drawn" if len(shown) < traced else f"{traced} flows"
+    drawn = _drawn_text(len(shown), traced)
     # in-order delivery: the interval in which a retransmission fills a hole delivers what waited
     # behind it, and can exceed the link's rate (1.57 Gbps on a 1 Gbps link: an audit of the figures)
     repaired = bool(protocols) and bool(np.nansum(result._col("flows", "retransmits_whole_run")) > 0)
