@@ -889,12 +889,6 @@ def _check_flow_size(size: Size) -> None:
         raise _err("size", f"{size_str(size)} is less than one packet; give a smaller flow in bytes, e.g. \"100B\"")
 
 
-def _big(n: int) -> str:
-    """A whole number for a message: its digits up to 18 of them, else 4 significant digits
-    ("1e+300", not 301 digits: a review)."""
-    return str(n) if abs(n) < 10**18 else f"{float(n):.4g}"
-
-
 def _check_flow_bytes(field: str, size: Optional[Size], packet_bytes: int, header_bytes: int) -> None:
     """A flow's payload (``size`` in bytes, or in packets of packet_bytes - header_bytes) is at most
     LIMITS max_flow_bytes."""
@@ -4155,9 +4149,9 @@ class Scenario(_Model):
                     j, b = above
                     if w._trace_lines is not None:
                         file, lines = w._trace_lines
-                        raise _err(f"{fld}.file", f"{file} line {lines[j]}: size: {_big(b)} bytes is out of range; allowed "
+                        raise _err(f"{fld}.file", f"{file} line {lines[j]}: size: {exact_num(b)} bytes is out of range; allowed "
                                                   f"at most {top} bytes")
-                    raise _err(f"{fld}.arrivals[{j}].size", f"{_big(b)} bytes is out of range; allowed at most {top} bytes")
+                    raise _err(f"{fld}.arrivals[{j}].size", f"{exact_num(b)} bytes is out of range; allowed at most {top} bytes")
                 w._trace_lines = None  # needed for these errors only (a scenario equals its written form)
             else:
                 host(w.client, "client")

@@ -652,25 +652,25 @@ def _under(field: str, path: str) -> bool:
     return field == path or field.startswith(path + ".") or field.startswith(path + "[")
 
 
-#: The network-wide fields a fabric's tier may override ([network.tiers.<tier>]): an axis on one of
-#: them does not reach the tiers that set their own.
-TIER_FIELDS = ("aqm", "buffer", "delay")
-
-
 def axes_hidden_by_tiers(axes, base: dict) -> list[str]:
     """Warnings for axes on a network-wide field (``network.aqm...``, ``network.buffer``,
     ``network.delay``) that a tier of the base sets for its own links, when no axis sweeps the
     tier's field too: those links keep the tier's value in every run (a README walkthrough swept
     network.aqm.K on the leaf-spine example, whose leaf_spine tier keeps K = 130pkt, and was not told)."""
+    from dcsim.scenario import Network, Tier
+
     tiers = (base.get("network") or {}).get("tiers")
     if not isinstance(tiers, dict):
         return []
+    # the network-wide fields a tier overrides under the same name (a tier's rate stands for host_link
+    # or the derived leaf-spine rate, which are not axes of the same path)
+    overridden = [f for f in Tier.model_fields if f in Network.model_fields]
     paths = [p for a in axes for p in a.paths]
     out = []
     for a in axes:
         for path in a.paths:
             head = path.split(".")
-            if len(head) < 2 or head[0] != "network" or head[1] not in TIER_FIELDS:
+            if len(head) < 2 or head[0] != "network" or head[1] not in overridden:
                 continue
             fld = head[1]
             own = [t for t, v in tiers.items() if isinstance(v, dict) and fld in v
