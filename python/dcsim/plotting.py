@@ -12,6 +12,8 @@
 * :func:`plot_counters`, :func:`plot_workloads`, :func:`plot_rounds`: packet conservation, target
   vs realised load of each workload, incast round completion times.
 * :func:`compare`: several runs on one figure (``compare([a, b], "queue", labels=[...])``).
+* :func:`plot_sweep`: a sweep's headline results against one of its axes, one line for each
+  combination of the others, the spread over its seeds as bars (``dcsim sweep`` writes it).
 
 Every figure names its scenario and the dcsim version in a small footer, so that a figure found
 in a slide deck can be traced. The zoom panels show the last few periods of the oscillation
@@ -51,6 +53,7 @@ __all__ = [
     "plots_for",
     "has_alpha",
     "compare",
+    "plot_sweep",
     "oscillation_period",
     "PLOTS",
     "KINDS",
@@ -229,11 +232,13 @@ def _title(fig: Figure, what: str) -> None:
     fig.suptitle(what, fontsize=10)
 
 
-def _finish(fig: Figure, axes: Sequence, results: Sequence[Result], labels: Optional[Sequence[str]] = None) -> None:
+def _finish(fig: Figure, axes: Sequence, results: Sequence[Result], labels: Optional[Sequence[str]] = None,
+            notes: Sequence[str] = ()) -> None:
     """The legend and the footer, in a band below the plots that the layout keeps free.
 
     The legend lists each label once, outside the axes (never over the data). The footer names
-    each scenario (wrapped, never cut) and the dcsim version, so a figure can be traced."""
+    each scenario (wrapped, never cut), then ``notes``, and the dcsim version, so a figure can be
+    traced."""
     width = int(fig.get_figwidth() * 17)  # characters of 6-pt text per line
     lines = []
     for i, r in enumerate(results):
@@ -241,6 +246,8 @@ def _finish(fig: Figure, axes: Sequence, results: Sequence[Result], labels: Opti
         stop = (f"; stopped by {r.stopped.get('field', 'run.max_wall')} at {fmt_time(r.stopped['simulated_s'])} "
                 "(this figure's end)" if r.stopped else "")
         lines += textwrap.wrap(head + r.scenario.describe() + stop, width)
+    for note in notes:
+        lines += textwrap.wrap(note, width)
     lines.append(f"dcsim {_version()}")
     handles, names = [], []
     for ax in axes:
@@ -1250,4 +1257,156 @@ def compare(results: Union[Sequence[Result], Mapping[str, Result]], kind: str = 
         zx.set_title(ztitle, fontsize=8)
     _title(fig, {"queue": "Queue length", "cwnd": "Mean window", "throughput": "Aggregate goodput"}[kind])
     _finish(fig, [ax], results, labels)
+    return _save(fig, path)
+
+
+# --------------------------------------------------------------------------------------------
+# A sweep's results against its axes
+
+#: Most lines a sweep figure draws in a panel: one for each combination of the axes other than
+#: its x axis (the first ones, in the sweep's order).
+MAX_SWEEP_LINES = 8
+#: Numeric columns a sweep table adds beside an axis of values with units (``network.aqm.K`` ->
+#: ``network.aqm.K_pkt``; :func:`dcsim.sweep._unit_column`), and how they are shown: SI number ->
+#: (scale, unit) candidates, the largest unit the values reach first.
+_SWEEP_UNITS = {
+    "_s": ((1.0, "s"), (1e-3, "ms"), (1e-6, "us"), (1e-9, "ns")),
+    "_bps": ((1e12, "Tbps"), (1e9, "Gbps"), (1e6, "Mbps"), (1e3, "Kbps")),
+    "_bytes": ((1e9, "GB"), (1e6, "MB"), (1e3, "KB"), (1.0, "B")),
+    "_pkt": ((1.0, "pkt"),),
+}
+
+
+def _sweep_numeric(table, path: str) -> Optional[tuple[str, float, str]]:
+    """(column, divisor, unit) of the numbers of axis path ``path``, or None if its values are not
+    numbers (strings without one unit, lists, booleans: drawn as categories)."""
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+    for suffix, units in _SWEEP_UNITS.items():
+        col = path + suffix
+        if col in table.columns:
+            top = float(np.nanmax(np.abs(table[col].to_numpy(dtype=float)))) if len(table) else 0.0
+            div, unit = next(((d, u) for d, u in units if top >= d), units[-1])
+            return col, div, unit
+    if path in table.columns and is_numeric_dtype(table[path]) and not is_bool_dtype(table[path]):
+        return path, 1.0, ""
+    return None
+
+
+def plot_sweep(table, axes: Sequence[Union[str, Sequence[str]]], path: PathLike = None, x: Optional[str] = None,
+               title: str = "sweep") -> Figure:
+    """A sweep's headline results (:func:`dcsim.sweep.summary.headline_columns`: goodput, Jain's
+    index, drops, flows done and slowdowns, the busiest monitored ports' utilization and queue)
+    against one of its axes: a panel for each column, a line for each combination of the other
+    axes (at most :data:`MAX_SWEEP_LINES`), each point the mean over the seeds of the combination
+    that ran to their end and its bar their least .. largest value.
+
+    ``table``: a sweep table (``SweepResult.table``, ``pandas.read_parquet("OUT/sweep.parquet")``);
+    ``axes``: the sweep's axes in order, each a path or the linked paths of a zip axis
+    (``SweepResult.axes``); ``x``: the path drawn along x (default: the first axis with numbers
+    of two or more values, else the first axis; values with units are drawn as numbers in that
+    unit, other values as categories in the sweep's order). Columns that are 0 in every run are
+    not drawn; the footer says which."""
+    from dcsim.sweep.summary import finished_runs, headline_columns
+
+    groups = [(a,) if isinstance(a, str) else tuple(a) for a in axes]
+    known = [p for g in groups for p in g]
+    if not known:
+        raise ValueError("axes: no axis paths; give the sweep's axes, e.g. SweepResult.axes")
+    missing = [p for p in known if p not in table.columns]
+    if missing:
+        raise ValueError(f"axes: {missing[0]!r} is not a column of the sweep table; its axis columns come first "
+                         f"({', '.join(map(str, list(table.columns)[1:4]))}, ...)")
+    ok = finished_runs(table)
+    if ok.empty:
+        raise ValueError("table: no run of this sweep ran to its end (status 'ok'): nothing to draw")
+    if x is None:
+        def rank(i: int) -> tuple:
+            g = groups[i]
+            num = next((p for p in g if _sweep_numeric(ok, p)), None)
+            distinct = ok[g[0]].astype(str).nunique()
+            return (num is None or distinct < 2, distinct < 2, i), (num or g[0])
+        xi = min(range(len(groups)), key=lambda i: rank(i)[0])
+        x = rank(xi)[1]
+    elif x not in known:
+        raise ValueError(f"x: {x!r} is not an axis path of this sweep; its axis paths: {', '.join(known)}")
+    else:
+        xi = next(i for i, g in enumerate(groups) if x in g)
+    numeric = _sweep_numeric(ok, x)
+    others = [g[0] for i, g in enumerate(groups) if i != xi]
+    cols = headline_columns(ok)
+    zero = [h for c, h, _, _ in cols if not ok[c].fillna(0).any()]
+    cols = [(c, h, k, f) for c, h, k, f in cols if ok[c].fillna(0).any()]
+    if not cols:
+        raise ValueError("table: every headline column is 0 or missing in every finished run: nothing to draw")
+
+    # the x values, in the sweep's order (numbers: ascending), and their positions
+    if numeric:
+        col, div, unit = numeric
+        xs = sorted({float(v) for v in ok[col]})
+        pos = {v: v / div for v in xs}
+        key = ok[col].astype(float)
+        xlabel = f"{x} ({unit})" if unit else x
+    else:
+        order = list(dict.fromkeys(table[x].astype(str)))
+        xs = [v for v in order if v in set(ok[x].astype(str))]
+        pos = {v: float(i) for i, v in enumerate(xs)}
+        key = ok[x].astype(str)
+        xlabel = x
+    line_key = list(map(tuple, ok[others].astype(str).to_numpy())) if others else [()] * len(ok)
+    lines = list(dict.fromkeys(line_key))  # the combinations with a finished run, in the sweep's order
+    shown = lines[:MAX_SWEEP_LINES]
+    seeds = ok.groupby([key] + [ok[o].astype(str) for o in others], sort=False).size()
+
+    n = len(cols)
+    ncol = min(3, n)
+    nrow = -(-n // ncol)
+    fig = Figure(figsize=(10.0, 2.6 * nrow + 1.4), layout="constrained")
+    FigureCanvasAgg(fig)
+    panels = [fig.add_subplot(nrow, ncol, i + 1) for i in range(n)]
+    logx = bool(numeric) and min(pos.values()) > 0 and max(pos.values()) / min(pos.values()) >= 20
+    for ax, (c, head, scale, _) in zip(panels, cols):
+        y = ok[c].astype(float) * scale
+        for line in shown:
+            rows = np.array([k == line for k in line_key], dtype=bool)
+            px, mean, lo, hi = [], [], [], []
+            for v in xs:
+                vals = y[rows & (key == v).to_numpy()].dropna().to_numpy()
+                if len(vals):
+                    m = vals.mean()
+                    px.append(pos[v])
+                    mean.append(m)
+                    lo.append(max(0.0, m - vals.min()))  # a mean of equal values may round past them
+                    hi.append(max(0.0, vals.max() - m))
+            label = ", ".join(f"{o} = {v}" for o, v in zip(others, line)) if others else "_"
+            ax.errorbar(np.asarray(px, dtype=float), np.asarray(mean, dtype=float),
+                        yerr=np.array([lo, hi], dtype=float) if any(lo) or any(hi) else None, marker="o", ms=3.5,
+                        lw=1.1, capsize=2.5, label=label)
+        ax.set_title(head, fontsize=9)
+        ax.grid(True, lw=0.3, alpha=0.5)
+        if logx:
+            ax.set_xscale("log")
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        if len(xs) <= 10:
+            ax.set_xticks(sorted(pos.values()))
+            ax.set_xticklabels([f"{pos[v]:g}" if numeric else textwrap.shorten(v, 16, placeholder="...") for v in xs],
+                               fontsize=7, rotation=0 if numeric or len(xs) <= 4 else 30)
+        ax.tick_params(labelsize=7)
+    for ax in panels[-ncol:]:
+        ax.set_xlabel(xlabel, fontsize=8)
+    many = int(seeds.max()) if len(seeds) else 1
+    what = f"{title}: results after warm-up against {x}"
+    if many > 1:
+        what += f"\npoints: mean over the finished seeds (up to {many}); bars: their least .. largest"
+    _title(fig, what)
+    notes = []
+    if len(lines) > len(shown):
+        notes.append(f"lines: the first {len(shown)} of {len(lines)} combinations of {', '.join(others)} "
+                     "(all in the sweep table)")
+    if zero:
+        notes.append(f"not drawn, 0 in every finished run: {', '.join(zero)}")
+    if len(ok) < len(table):
+        notes.append(f"{len(table) - len(ok)} of {len(table)} runs did not run to their end and are not drawn "
+                     "(status column of the sweep table)")
+    _finish(fig, panels, [], notes=notes)
     return _save(fig, path)

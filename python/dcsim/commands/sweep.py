@@ -18,21 +18,6 @@ def _default_out(sweep_file: Path) -> Path:
     return Path("dcsim-out") / Path(sweep_file).stem
 
 
-#: The headline columns of the results a sweep prints, from its table: (column, header, scale,
-#: format); those a sweep's runs do not have (no finite flows: no slowdown) are left out. Each
-#: monitored port that carried traffic adds its utilization and queue (the first two at most).
-_HEADLINE = (
-    ("goodput_total_bps", "goodput Gbps", 1e-9, ".3f"),
-    ("l2_goodput_total_bps", "L2 goodput Gbps", 1e-9, ".3f"),
-    ("jain_index", "Jain", 1.0, ".4f"),
-    ("after_warmup.drops", "drops pkt", 1.0, "count"),
-    ("after_warmup.timeouts", "RTOs", 1.0, "count"),
-    ("fct_group[all].finished", "flows done", 1.0, "count"),
-    ("fct_group[all].slowdown_p50", "slowdown p50", 1.0, ".2f"),
-    ("fct_group[all].slowdown_p99", "slowdown p99", 1.0, ".2f"),
-)
-_PORT = (("utilization", "util %", 100.0, ".2f"), ("q_mean_pkt", "q mean pkt", 1.0, ".1f"),
-         ("q_p99_pkt", "q p99 pkt", 1.0, ".1f"))
 #: Rows printed at most (the table holds them all).
 RESULT_ROWS = 30
 #: Distinct scenario warnings printed at most.
@@ -56,26 +41,12 @@ def results_table(df, paths: list[str]):
 
     from dcsim._console import titled_table
     from dcsim.result import ROUGH_BELOW
+    from dcsim.sweep.summary import finished_runs, headline_columns
 
-    ok = df[df["status"] == "ok"].copy()
+    ok = finished_runs(df)
     if ok.empty:
         return None
-    # A run with no finite flow started after warm-up has no FCT group: it finished 0 of them, not
-    # an unknown number a mean over seeds would skip (6 seeds, one with 1 flow, had shown 1, not 1/6)
-    if "fct_group[all].finished" in ok.columns and ok["fct_group[all].finished"].notna().any():
-        ok["fct_group[all].finished"] = ok["fct_group[all].finished"].fillna(0)
-    # The first two monitored ports whose utilization shows (>= 0.005 %, printed "0.01") in some
-    # run: a fabric's default monitors include ports a light load leaves idle, and columns of
-    # "0.00" say nothing.
-    ports = [c[len("port["):-len("].utilization")] for c in ok.columns
-             if c.startswith("port[") and c.endswith("].utilization") and (100 * ok[c].fillna(0) >= 0.005).any()][:2]
-    cols = [(c, h, k, f) for c, h, k, f in _HEADLINE if c in ok.columns and ok[c].notna().any()]
-    l2_only = "l2_goodput_total_bps" in ok.columns and not ok["goodput_total_bps"].any()  # L2 sources only
-    if l2_only:
-        cols = [x for x in cols if x[0] not in ("goodput_total_bps", "after_warmup.timeouts")]
-    cols += [(f"port[{p}].{c}", f"{p} {h}", k, f) for p in ports for c, h, k, f in _PORT if f"port[{p}].{c}" in ok.columns]
-    if l2_only:  # an L2 run's queues and drops count its frames (1 KB in the DSM paper), not packets
-        cols = [(c, h.replace(" pkt", " frames"), k, f) for c, h, k, f in cols]
+    cols = headline_columns(ok)
     # every combination, also one whose seeds all failed (a row of "-", 0 seeds: it had vanished)
     every = df[paths].astype(str).drop_duplicates()
     index = list(map(tuple, every.to_numpy())) if len(paths) > 1 else list(every[paths[0]])
@@ -116,6 +87,35 @@ def results_table(df, paths: list[str]):
     return t
 
 
+def _stale_figure_removed(out: Path, err_console) -> None:
+    """An earlier sweep's OUT/sweep.png removed: it does not show this sweep's table."""
+    from rich.markup import escape
+
+    from dcsim.sweep.store import FIGURE
+
+    try:
+        (out / FIGURE).unlink(missing_ok=True)
+    except OSError as e:
+        err_console.print(f"[yellow]warning:[/] {escape(str(out / FIGURE))} is an earlier sweep's figure and could not "
+                          f"be removed ({escape(e.strerror or str(e))}): it does not show this table")
+
+
+def _draw(res, console, err_console) -> None:
+    """OUT/sweep.png (:meth:`SweepResult.plot`); a figure that cannot be drawn is said, and the
+    sweep's table and exit status stand (they are written already)."""
+    from rich.markup import escape
+
+    from dcsim.sweep.store import FIGURE
+
+    fig_path = res.out / FIGURE
+    try:
+        res.plot(fig_path)
+    except (ValueError, OSError) as e:  # nothing to draw (every column 0), a full disk
+        err_console.print(f"[yellow]warning:[/] no figure: {escape(str(e))}")
+        return
+    console.print(f"figure: {fig_path}")
+
+
 def sweep(
     sweep_file: Path = typer.Argument(..., help="Sweep file (TOML): base scenario, axes table, combine, seeds."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Output directory (default: dcsim-out/<sweep file name>)."),
@@ -125,6 +125,7 @@ def sweep(
     force: bool = typer.Option(False, "--force", help="Recompute runs that are already finished."),
     yes: bool = typer.Option(False, "--yes", help="Allow more than 100 000 runs."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate and print the plan; run nothing."),
+    plots: bool = typer.Option(True, "--plots/--no-plots", help="Draw OUT/sweep.png: the headline results against the first numeric axis, a line for each combination of the others (--no-plots removes an earlier sweep's figure, which would not show this table)."),
 ) -> None:
     """Run a scenario over axes of dotted paths (grid or zip, seeds); cached and resumable."""
     from rich.markup import escape
@@ -199,6 +200,9 @@ def sweep(
         print_table(console, shown)
     some = tables and res.failed < res.runs  # a failed run wrote no tables
     console.print(f"table: {res.table_path}" + (f"; each run's tables in {res.out / 'runs'}/<run_id>/" if some else ""))
+    _stale_figure_removed(res.out, err_console)
+    if plots and shown is not None:
+        _draw(res, console, err_console)
     for runs, word, status in ((res.stopped, "[yellow]stopped[/]", "stopped"), (res.failures, "[red]failed[/]", "error")):
         for f in runs[:10]:
             err_console.print(f"{word} {f['run_id']} ({escape(f['axes'])}, seed {f['seed']}): {escape(f['error'])}")

@@ -122,6 +122,8 @@ class SweepResult:
     #: theirs: status "stopped", kept with what they simulated, not tried again (the same engine
     #: spec stops at the same instant; raise metrics.max_memory, which makes them other runs).
     stopped: list[dict] = field(default_factory=list)
+    #: The sweep's axes in order, each as its paths (one, or the linked paths of a zip axis).
+    axes: tuple[tuple[str, ...], ...] = ()
 
     @property
     def unfinished(self) -> list[dict]:
@@ -143,6 +145,14 @@ class SweepResult:
 
         with open(self.table_path, "rb") as f:  # a path that is not UTF-8 is a str Arrow refuses
             return pd.read_parquet(f)
+
+    def plot(self, path=None, x: Optional[str] = None):
+        """The headline results against axis path ``x`` (default: the first axis with numbers), a
+        line for each combination of the other axes: :func:`dcsim.plotting.plot_sweep`, titled
+        with the output directory's name; written to ``path`` if given. Returns the Figure."""
+        from dcsim.plotting import plot_sweep
+
+        return plot_sweep(self.table, self.axes, path=path, x=x, title=self.out.name)
 
     def run_dir(self, run_id: str) -> Path:
         return self.out / "runs" / run_id
@@ -469,13 +479,13 @@ def check_sweep_out(out: Path) -> None:
     sweeps write there (their runs, traces, tables, lock and hidden temporary files), which a sweep
     shares with earlier ones. A folder of the user's own files, or a `dcsim run` directory, had the
     sweep's files written among them (a probe): refused, naming ``out`` and a few of the files."""
-    from dcsim.sweep.store import SPEC, TABLE, TRACES
+    from dcsim.sweep.store import FIGURE, SPEC, TABLE, TRACES
 
     if out.exists() and not out.is_dir():
         raise SweepError(f"out: {out} exists and is not a directory; give a directory")
     if not out.is_dir():
         return
-    own = {"runs", TRACES, SPEC, TABLE}
+    own = {"runs", TRACES, SPEC, TABLE, FIGURE}
     try:
         foreign = sorted(n for n in os.listdir(out) if n not in own and not n.startswith("."))
     except OSError as e:
@@ -639,7 +649,8 @@ def run_sweep(
         """Report the plan and return the result of a dry run."""
         report_plan(cached, to_compute)
         return SweepResult(out=out, table_path=out / TABLE, runs=len(plan.runs), computed=0, cached=cached,
-                           failed=0, wall_s=time.perf_counter() - t0, mean_run_wall_s=None, shared=shared)
+                           failed=0, wall_s=time.perf_counter() - t0, mean_run_wall_s=None, shared=shared,
+                           axes=tuple(a.paths for a in spec.axes))
 
     if dry_run and not out.exists():
         return planned(0, len(groups))  # nothing is cached where nothing was written: create nothing
@@ -826,6 +837,7 @@ def run_sweep(
         shared=shared,
         ran_on=ran_on,
         stopped=stopped,
+        axes=tuple(a.paths for a in spec.axes),
     )
 
 

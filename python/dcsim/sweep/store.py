@@ -40,6 +40,8 @@ __all__ = ["atomic_write", "atomic_link", "trace_content", "run_record", "RunSto
 ROW = "row.json"
 ERROR = "error.json"
 TABLE = "sweep.parquet"
+#: The figure of the table `dcsim sweep` draws (:meth:`dcsim.sweep.SweepResult.plot`).
+FIGURE = "sweep.png"
 SPEC = "sweep.json"
 #: The files a sweep writes at the top of OUT (beside runs/, traces/ and .lock).
 OUT_FILES = (TABLE, SPEC)

@@ -1,0 +1,179 @@
+"""The sweep figure (`dcsim.plotting.plot_sweep`, `SweepResult.plot`, `dcsim sweep`'s OUT/sweep.png).
+
+What a figure shows is read back from its artists (the errorbar containers' line and bar data) and
+compared with what the table says, computed here independently with numpy: each point the mean
+over a combination's finished seeds, its bar their least .. largest value, exactly (the same
+floating-point sums: tolerance 1e-12 relative).
+"""
+
+from __future__ import annotations
+
+import itertools
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.container import ErrorbarContainer
+from typer.testing import CliRunner
+
+from dcsim.cli import app
+from dcsim.plotting import MAX_SWEEP_LINES, plot_sweep
+from dcsim.sweep import load_sweep, run_sweep
+
+runner = CliRunner()
+
+KS = [10.0, 20.0, 40.0, 65.0, 100.0]
+GS = [0.0625, 0.25]
+SEEDS = [1, 2, 3]
+
+
+def goodput(k: float, g: float, seed: int) -> float:
+    """A made-up goodput (bps) whose spread over seeds is known."""
+    return 9e9 + 1e7 * k + 1e8 * g + 3e6 * seed**2  # mean != median over seeds 1, 2, 3
+
+
+def synthetic() -> pd.DataFrame:
+    rows = []
+    for k, g, s in itertools.product(KS, GS, SEEDS):
+        rows.append({"network.aqm.K": f"{k:g}pkt", "network.aqm.K_pkt": k, "flows[0].g": g, "seed": s,
+                     "status": "ok", "goodput_total_bps": goodput(k, g, s), "jain_index": 0.9 + g / 10,
+                     "after_warmup.drops": 0.0, "port[sw->r].utilization": 0.5, "port[sw->r].q_mean_pkt": k * 0.9})
+    rows.append({**rows[0], "seed": 4, "status": "error", "goodput_total_bps": None})  # failed: not drawn
+    return pd.DataFrame(rows)
+
+
+def drawn(ax) -> list[ErrorbarContainer]:
+    return [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+
+
+def footer(fig) -> str:
+    return " ".join(t.get_text() for t in fig.texts)
+
+
+def test_each_point_is_the_mean_over_seeds_and_its_bar_their_range():
+    df = synthetic()
+    fig = plot_sweep(df, ["network.aqm.K", "flows[0].g"], title="k")
+    panels = {ax.get_title(): ax for ax in fig.axes}
+    # the columns with values that are not 0 everywhere; drops are 0 in every run: named, not drawn
+    assert set(panels) == {"goodput Gbps", "Jain", "sw->r util %", "sw->r q mean pkt"}, set(panels)
+    assert "not drawn, 0 in every finished run: drops pkt" in footer(fig)
+    assert "1 of 31 runs did not run to their end" in footer(fig)
+    lines = drawn(panels["goodput Gbps"])
+    assert [c.get_label() for c in lines] == [f"flows[0].g = {g}" for g in GS]
+    for c, g in zip(lines, GS):
+        x, y = c.lines[0].get_data()
+        assert list(x) == KS  # numbers in the axis's unit (pkt), ascending
+        want = [np.mean([goodput(k, g, s) for s in SEEDS]) * 1e-9 for k in KS]
+        np.testing.assert_allclose(y, want, rtol=1e-12)
+        # the bar of each point spans the seeds' least .. largest value
+        segs = c.lines[2][0].get_segments()
+        lo = [min(goodput(k, g, s) for s in SEEDS) * 1e-9 for k in KS]
+        hi = [max(goodput(k, g, s) for s in SEEDS) * 1e-9 for k in KS]
+        np.testing.assert_allclose([s[0][1] for s in segs], lo, rtol=1e-12)
+        np.testing.assert_allclose([s[1][1] for s in segs], hi, rtol=1e-12)
+    assert fig.axes[-1].get_xlabel() == "network.aqm.K (pkt)"
+    assert "mean over the finished seeds (up to 3)" in fig._suptitle.get_text()
+
+
+def test_the_x_axis_can_be_chosen_and_a_wrong_one_is_named():
+    df = synthetic()
+    fig = plot_sweep(df, ["network.aqm.K", "flows[0].g"], x="flows[0].g")
+    lines = drawn(fig.axes[0])
+    assert len(lines) == len(KS)  # one line for each K now
+    assert list(lines[0].lines[0].get_data()[0]) == GS
+    with pytest.raises(ValueError, match=r"^x: 'K' is not an axis path of this sweep; its axis paths: network.aqm.K, "):
+        plot_sweep(df, ["network.aqm.K", "flows[0].g"], x="K")
+    with pytest.raises(ValueError, match=r"^axes: 'network.K' is not a column of the sweep table"):
+        plot_sweep(df, ["network.K"])
+    with pytest.raises(ValueError, match=r"^table: no run of this sweep ran to its end"):
+        plot_sweep(df.assign(status="error"), ["network.aqm.K"])
+
+
+def test_values_without_numbers_are_categories_in_the_sweeps_order():
+    protos = ["dctcp", "newreno", "dx"]
+    df = pd.DataFrame({"flows[0].protocol": protos * 2, "seed": [1, 1, 1, 2, 2, 2], "status": ["ok"] * 6,
+                       "goodput_total_bps": [1e9, 2e9, 3e9, 3e9, 4e9, 5e9]})
+    fig = plot_sweep(df, ["flows[0].protocol"])
+    (c,) = drawn(fig.axes[0])
+    x, y = c.lines[0].get_data()
+    assert list(x) == [0.0, 1.0, 2.0]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == protos
+    np.testing.assert_allclose(y, [2.0, 3.0, 4.0], rtol=1e-12)
+
+
+def test_wide_numeric_ranges_are_logarithmic_and_times_take_a_unit():
+    df = pd.DataFrame({"network.delay": ["1us", "10us", "100us", "1ms"], "network.delay_s": [1e-6, 1e-5, 1e-4, 1e-3],
+                       "status": ["ok"] * 4, "goodput_total_bps": [4e9, 3e9, 2e9, 1e9]})
+    fig = plot_sweep(df, ["network.delay"])
+    ax = fig.axes[0]
+    assert ax.get_xscale() == "log"  # 1000 x from the least to the largest
+    np.testing.assert_allclose(drawn(ax)[0].lines[0].get_data()[0], [1e-3, 1e-2, 1e-1, 1.0], rtol=1e-12)
+    assert ax.get_xlabel() == "network.delay (ms)"
+    narrow = plot_sweep(df.iloc[1:3], ["network.delay"])  # 10 x: linear
+    assert narrow.axes[0].get_xscale() == "linear"
+
+
+def test_many_combinations_draw_the_first_lines_and_say_so():
+    combos = list(itertools.product([1, 2, 3], ["a", "b", "c", "d"]))  # 12 > MAX_SWEEP_LINES
+    df = pd.DataFrame([{"x": x, "m": m, "n": n, "status": "ok", "goodput_total_bps": 1e9 * x}
+                       for x in [1.0, 2.0] for m, n in combos])
+    fig = plot_sweep(df, ["x", "m", "n"])
+    assert len(drawn(fig.axes[0])) == MAX_SWEEP_LINES
+    assert f"the first {MAX_SWEEP_LINES} of 12 combinations of m, n" in footer(fig)
+
+
+BASE = textwrap.dedent("""
+    [network]
+    senders = 2
+    bottleneck = "10Gbps"
+    rtt = "100us"
+    buffer = "200pkt"
+    aqm = { kind = "threshold", K = "20pkt" }
+    [[flows]]
+    count = 2
+    protocol = "dctcp"
+    [run]
+    duration = "6ms"
+    warmup = "2ms"
+""")
+
+
+def write_sweep(tmp_path: Path) -> Path:
+    (tmp_path / "base.toml").write_text(BASE)
+    f = tmp_path / "s.toml"
+    f.write_text('base = "base.toml"\nseeds = 2\n[set]\n"flows[0].start_jitter" = "50us"\n'
+                 '[axes]\n"network.aqm.K" = ["10pkt", "40pkt"]\n')
+    return f
+
+
+def test_a_sweeps_figure_draws_its_table(tmp_path):
+    """SweepResult.plot on a real sweep: the queue panel's points are the table's means by K."""
+    res = run_sweep(load_sweep(write_sweep(tmp_path)), tmp_path / "out", jobs=1, progress=False)
+    assert res.axes == (("network.aqm.K",),)
+    fig = res.plot()
+    panels = {ax.get_title(): ax for ax in fig.axes}
+    df = res.table
+    q = "port[sw->r].q_mean_pkt"
+    want = [df[df["network.aqm.K_pkt"] == k][q].mean() for k in (10.0, 40.0)]
+    (c,) = drawn(panels["sw->r q mean pkt"])
+    np.testing.assert_allclose(c.lines[0].get_data()[1], want, rtol=1e-12)
+    # DCTCP keeps its queue around K (the analysis paper's limit cycle): a larger K, a larger queue
+    assert want[1] > want[0]
+
+
+def test_the_command_writes_the_figure_unless_told_not_to(tmp_path):
+    f = write_sweep(tmp_path)
+    r = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "a"), "--jobs", "1"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "a" / "sweep.png").stat().st_size > 10_000
+    assert "figure:" in r.output and "sweep.png" in r.output
+    r = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "b"), "--jobs", "1", "--no-plots"])
+    assert r.exit_code == 0, r.output
+    assert not (tmp_path / "b" / "sweep.png").exists() and "figure:" not in r.output
+    # the directory of a sweep with its figure is a sweep's directory; again without plots, the
+    # earlier figure, which would not show the table written now, is gone
+    r = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "a"), "--jobs", "1", "--no-plots"])
+    assert r.exit_code == 0, r.output
+    assert "4 cached" in r.output and not (tmp_path / "a" / "sweep.png").exists()
