@@ -119,6 +119,23 @@ def test_claims_parquet_holds_what_claims_json_holds(tmp_path):
             assert (got == str(row[col])) if col in row else pd.isna(got), (i, col, got)
 
 
+def test_claims_json_says_the_verdicts_the_tables_print(tmp_path):
+    """claims.json stored a check's verdict as "reproduced" / "differs", the words of the paper's
+    claims, where the terminal and the HTML report print "passes" / "fails" (a check reproduces
+    nothing of the paper). Both files now hold the printed word."""
+    from dcsim.cli import write_claims
+    from dcsim.experiments.registry import DIFFERS, REPRODUCED, Claim, ExperimentResult, check
+    from dcsim.report import claims_layout
+
+    rows = [Claim("a", "1", "1", REPRODUCED), Claim("b", "1", "2", DIFFERS), check("(setup) c", "0", True),
+            check("(edge) d", "9", False)]
+    js, pq = write_claims(ExperimentResult("x", "t", rows), tmp_path)
+    printed = [word for _, word, _ in claims_layout(rows)[1]]
+    assert printed == ["reproduced", "differs", "passes", "fails"]
+    assert [r["verdict"] for r in json.loads(js.read_text())] == printed
+    assert list(pd.read_parquet(pq)["verdict"]) == printed
+
+
 def test_tables_have_the_names_the_issue_asked_for():
     res = dcsim.simulate(dcsim.load_scenario(ROOT / "examples" / "dctcp_dumbbell.toml").replace(
         {"run.duration": "60ms", "run.warmup": "20ms"}))

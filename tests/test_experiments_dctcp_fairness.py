@@ -115,6 +115,17 @@ def test_fig13_rtt_fairness(tmp_path):
     assert claims["(setup) no drops, no timeouts"].verdict == REPRODUCED
 
 
+def test_fig13_tends_to_squared_reads_a_rise_from_above_1_towards_2():
+    """Sect. 5.1: "slightly worse than linear at moderate RTT ratios and tends to squared as the
+    ratio grows". The rule had no upper end: a slope rising to 3 read as tending to squared."""
+    from dcsim.experiments.dctcp_convergence_fairness import TOL_THETA, tends_to_squared
+
+    assert tends_to_squared(1.2, 1.8) and tends_to_squared(1.05, 2.0 + TOL_THETA - 0.01)
+    assert not tends_to_squared(1.2, 2.0 + TOL_THETA + 0.01)  # past squared
+    assert not tends_to_squared(1.44, 1.32)  # falling (the full run of 2026-12-03)
+    assert not tends_to_squared(0.98, 1.5)  # linear at moderate ratios
+
+
 def test_fig13_long_rtt_flows_never_take_more_than_the_short_ones():
     """Without random send times the deterministic system phase-locked with threshold marking: at
     RTT2 = 125 us the long-RTT DCTCP flows got 1.47x the short ones' throughput (ratio 0.68), the same

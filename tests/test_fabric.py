@@ -863,6 +863,23 @@ def test_a_trace_whose_listed_flows_exceed_max_memory_is_refused_before_the_run(
         _core.validate_spec(json.dumps(spec))
 
 
+def test_inline_arrivals_beyond_max_memory_are_refused_by_their_count_first():
+    """An inline trace of 1.6 M arrivals took ~35 s and 1.7 GB to be refused by metrics.max_memory
+    (each arrival was validated before the plan counted them: a review). They are counted first:
+    2 000 arrivals at 720 B need 1.44 MB, more than 1 MB, so the refusal names the count before
+    the broken last entry is reached; within the budget, that entry is named."""
+    arrivals = [{"start": f"{i}us", "src": "h0", "dst": "h1", "size": "1KB"} for i in range(1999)] + ["junk"]
+    d = {"network": {"topology": "leaf_spine", "leaves": 2, "spines": 2, "hosts_per_leaf": 2, "host_link": "100Gbps"},
+         "workloads": [{"kind": "trace", "arrivals": arrivals}], "run": {"duration": "10us"},
+         "metrics": {"max_memory": "1MB"}}
+    with pytest.raises(ScenarioError, match=r"^workloads\[0\]: the traces list 2,000 flows, .*max_memory = 1\.0 MB"):
+        Scenario.from_dict(d)
+    with pytest.raises(ScenarioError, match=r"arrivals\[1999\]"):
+        Scenario.from_dict({**d, "metrics": {"max_memory": "10MB"}})
+    with pytest.raises(ScenarioError, match=r"max_memory"):  # its own error, not the count's
+        Scenario.from_dict({**d, "metrics": {"max_memory": "-1MB"}})
+
+
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads a process's peak from /proc (Linux)")
 def test_the_plan_counts_what_a_traces_listed_flows_cost_at_the_peak(tmp_path):
     """`dcsim run --no-plots` of the 40 000-flow trace above at the least budget the plan accepts

@@ -113,8 +113,7 @@ def _counts(e: Entry) -> tuple[int, int, int, int]:
     if r is None or e.error is not None:
         return 0, 0, 0, 0
     claims, checks = r.paper_claims, r.checks
-    return (sum(c.verdict == "reproduced" for c in claims), len(claims),
-            sum(c.verdict == "reproduced" for c in checks), len(checks))
+    return sum(c.passed for c in claims), len(claims), sum(c.passed for c in checks), len(checks)
 
 
 def tally(entries: Sequence[Entry]) -> str:
@@ -161,9 +160,7 @@ def claims_layout(rows: list) -> tuple[tuple[str, ...], list[tuple[tuple[str, ..
             ours = (c.packet or "—", c.fluid or "—", c.theory or "—")
         else:  # a row with one value in a split table: under the first instrument's column
             ours = (c.ours, "—", "—")
-        good = c.verdict == "reproduced"
-        word = c.verdict if c.is_claim else ("passes" if good else "fails")
-        out.append((ours, word, good))
+        out.append((ours, c.word, c.passed))
     return cols, out
 
 

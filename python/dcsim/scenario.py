@@ -3365,6 +3365,42 @@ class Run(_Model):
         return self
 
 
+def _refuse_trace_arrivals(listed: list[int], budget: float) -> None:
+    """A ScenarioError if the flows traces list (``listed``: per workload, 0 for other kinds) need
+    more than ``budget`` bytes (metrics.max_memory) by themselves: each costs the engine's
+    ``trace_arrival_bytes`` at the run's peak whether it starts or not."""
+    per = ENGINE_DEFAULTS["trace_arrival_bytes"]
+    if sum(listed) * per <= budget:
+        return
+    i = max(range(len(listed)), key=listed.__getitem__)
+    raise ScenarioError(f"workloads[{i}]: the traces list {sum(listed):,} flows, which need at least "
+                        f"{sum(listed) * per / 1e6:,.1f} MB at the run's peak ({per} B each, whether they start or "
+                        f"not), more than metrics.max_memory = {budget / 1e6:,.1f} MB; allowed at most "
+                        f"{int(budget // per):,} listed trace flows with this budget: give the trace fewer flows, "
+                        "or raise metrics.max_memory")
+
+
+def _refuse_inline_traces(data: dict) -> None:
+    """Inline trace ``arrivals`` that metrics.max_memory cannot hold, refused by their count
+    before each is validated (1.6 M of them had taken ~35 s and 1.7 GB to be told so: a review);
+    the same refusal as :meth:`Scenario._check_trace_arrival_count`. A max_memory that is not
+    valid is left to its field's own error."""
+    wl = data.get("workloads")
+    if not isinstance(wl, list):
+        return
+    listed = [len(w["arrivals"]) if isinstance(w, dict) and w.get("kind") == "trace"
+              and isinstance(w.get("arrivals"), list) else 0 for w in wl]
+    if not any(listed):
+        return
+    metrics = data.get("metrics")
+    given = metrics.get("max_memory") if isinstance(metrics, dict) else None
+    try:
+        budget = (Metrics.model_validate({"max_memory": given}) if given is not None else Metrics()).max_memory.value
+    except (ValidationError, ScenarioError):
+        return
+    _refuse_trace_arrivals(listed, budget)
+
+
 class Metrics(_Model):
     """What the engine records; every series is sampled at a fixed interval (bounded memory)."""
 
@@ -4193,6 +4229,7 @@ class Scenario(_Model):
             # 64 MiB file of 2.5 M [[flows]] tables took 86 s and 4.5 GB to be told so: a review)
             raise ScenarioError(f"flows: {len(flows)} [[flows]] entries, each of at least 1 flow, is out of range; "
                                 f"allowed at most {LIMITS['max_flows']} flows in all (count = n gives n flows in one entry)")
+        _refuse_inline_traces(data)
         _check_shape(data)
         if "network" not in data:
             kind = _other_file_kind(data)
@@ -5144,17 +5181,8 @@ class Scenario(_Model):
         engine's ``trace_arrival_bytes`` at the run's peak whether it starts or not (the engine's
         memory plan counts it beside the result rows and names the workload; its check follows).
         Called on a validated scenario."""
-        per = ENGINE_DEFAULTS["trace_arrival_bytes"]
-        budget = self.metrics.max_memory.value
-        listed = [len(w.arrivals) if w.kind == "trace" else 0 for w in self.workloads]
-        if sum(listed) * per <= budget:
-            return
-        i = max(range(len(listed)), key=listed.__getitem__)
-        raise ScenarioError(f"workloads[{i}]: the traces list {sum(listed):,} flows, which need at least "
-                            f"{sum(listed) * per / 1e6:,.1f} MB at the run's peak ({per} B each, whether they start or "
-                            f"not), more than metrics.max_memory = {budget / 1e6:,.1f} MB; allowed at most "
-                            f"{int(budget // per):,} listed trace flows with this budget: give the trace fewer flows, "
-                            "or raise metrics.max_memory")
+        _refuse_trace_arrivals([len(w.arrivals) if w.kind == "trace" else 0 for w in self.workloads],
+                               self.metrics.max_memory.value)
 
     def check_resources(self) -> dict:
         """The engine spec (a new dict), after the engine's own checks that need no run: sizes

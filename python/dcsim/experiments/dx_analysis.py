@@ -282,7 +282,7 @@ def run_thresholds(out_dir: Path, quick: bool) -> ExperimentResult:
     def add(section, quantity, paper_val, ours, unit, claim, alt=float("nan")):
         claims.append(claim)
         rows.append(dict(section=section, quantity=quantity, paper=paper_val, ours=ours, unit=unit,
-                         ours_tau_R0_plus_Q0=alt, verdict=claim.verdict))
+                         ours_tau_R0_plus_Q0=alt, verdict=claim.word))
 
     # Section 4.1 -- Theorem 1 stability conditions
     for R0_us, paper_N in ((80, 30), (200, 50), (400, 140)):
@@ -350,7 +350,7 @@ def run_thresholds(out_dir: Path, quick: bool) -> ExperimentResult:
                             f"utilisation {util}", "; ".join(states), REPRODUCED if ok else DIFFERS,
                             "Theorem 2 (special) / Theorem 1 corrected (stable / unstable), tau = R0"))
         rows.append(dict(section="4.3", quantity=label, paper=util, ours="; ".join(states), unit="state",
-                         verdict=claims[-1].verdict))
+                         verdict=claims[-1].word))
 
     table = pd.DataFrame(rows)
     csv = out_dir / "dx_thresholds.csv"

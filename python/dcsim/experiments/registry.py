@@ -249,8 +249,23 @@ class Claim:
     def is_claim(self) -> bool:
         return self.kind == CLAIM
 
+    @property
+    def passed(self) -> bool:
+        """The good outcome: a claim reproduced, or a check that passes."""
+        return self.verdict == REPRODUCED
+
+    @property
+    def word(self) -> str:
+        """The verdict as the tables print it: "reproduced" / "differs" for a claim of the paper,
+        "passes" / "fails" for dcsim's own check (which reproduces nothing of the paper)."""
+        if self.is_claim:
+            return self.verdict
+        return "passes" if self.passed else "fails"
+
     def as_dict(self) -> dict:
-        d = dict(statement=self.statement, paper=self.paper, ours=self.ours, verdict=self.verdict,
+        """The row as claims.json / claims.parquet hold it: ``verdict`` is :attr:`word`, as printed
+        (a check's "reproduced" there had said what the tables do not)."""
+        d = dict(statement=self.statement, paper=self.paper, ours=self.ours, verdict=self.word,
                  detail=self.detail, kind=self.kind)
         if self.packet or self.fluid or self.theory:
             d.update(packet=self.packet, fluid=self.fluid, theory=self.theory)
