@@ -9,6 +9,7 @@ floating-point sums: tolerance 1e-12 relative).
 from __future__ import annotations
 
 import itertools
+import json
 import textwrap
 from pathlib import Path
 
@@ -88,7 +89,7 @@ def test_the_x_axis_can_be_chosen_and_a_wrong_one_is_named():
     with pytest.raises(ValueError, match=r"^axes: 'network.K' is not a column of the sweep table"):
         plot_sweep(df, ["network.K"])
     with pytest.raises(ValueError, match=r"^table: no run of this sweep ran to its end"):
-        plot_sweep(df.assign(status="error"), ["network.aqm.K"])
+        plot_sweep(df.assign(status="error"), ["network.aqm.K", "flows[0].g"])
 
 
 def test_values_without_numbers_are_categories_in_the_sweeps_order():
@@ -122,6 +123,91 @@ def test_many_combinations_draw_the_first_lines_and_say_so():
     fig = plot_sweep(df, ["x", "m", "n"])
     assert len(drawn(fig.axes[0])) == MAX_SWEEP_LINES
     assert f"the first {MAX_SWEEP_LINES} of 12 combinations of m, n" in footer(fig)
+
+
+def test_a_zip_sweep_is_one_line_through_its_steps_with_its_linked_paths_named():
+    """A review: a zip sweep of 10 steps was drawn as 8 one-point "lines" (the other zipped axis
+    taken for lines), and a linked path never appeared in the figure."""
+    ks, gs = [10.0, 20.0, 40.0], [0.01, 0.02, 0.03]
+    df = pd.DataFrame({"network.aqm.K": [f"{k:g}pkt" for k in ks], "network.aqm.K_pkt": ks, "flows[0].g": gs,
+                       "seed": [1] * 3, "status": ["ok"] * 3, "goodput_total_bps": [1e9, 2e9, 3e9]})
+    fig = plot_sweep(df, ["network.aqm.K", "flows[0].g"], combine="zip")
+    (c,) = drawn(fig.axes[0])
+    assert list(c.lines[0].get_data()[0]) == ks
+    assert fig.axes[-1].get_xlabel() == "network.aqm.K (pkt), with flows[0].g"
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["10\n0.01", "20\n0.02", "40\n0.03"]
+    # as a grid the same rows are two axes of one step each: refused, naming the cure
+    with pytest.raises(ValueError, match=r'give every axis of the sweep .*combine="zip"'):
+        plot_sweep(pd.concat([df, df.assign(**{"flows[0].g": gs[::-1]})]), ["network.aqm.K"])
+
+
+def test_linked_paths_are_one_axis_and_numbers_they_share_are_categories():
+    """A linked axis written as in the sweep file ("a, b") is one axis; where two of its steps
+    share x's number the steps are drawn as categories, never averaged together."""
+    df = pd.DataFrame({"flows[0].protocol": ["dctcp", "newreno", "dctcp"], "network.aqm.K": ["20pkt", "20pkt", "100pkt"],
+                       "network.aqm.K_pkt": [20.0, 20.0, 100.0], "seed": [1] * 3, "status": ["ok"] * 3,
+                       "goodput_total_bps": [1e9, 2e9, 3e9]})
+    fig = plot_sweep(df, ["flows[0].protocol, network.aqm.K"], x="network.aqm.K")
+    (c,) = drawn(fig.axes[0])
+    np.testing.assert_allclose(c.lines[0].get_data()[1], [1.0, 2.0, 3.0])
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["20pkt\ndctcp", "20pkt\nnewreno", "100pkt\ndctcp"]
+    assert c.lines[0].get_linestyle() == "None"  # categories: points, no line between them
+
+
+def test_categories_keep_their_labels_and_tables_are_told_apart_by_what_differs():
+    aqms = [json.dumps({"kind": "threshold", "K": f"{k}pkt"}) for k in range(5, 65, 5)]  # 12 values
+    df = pd.DataFrame({"network.aqm": aqms, "status": ["ok"] * 12, "goodput_total_bps": np.arange(1, 13) * 1e9})
+    fig = plot_sweep(df, ["network.aqm"])
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [f"K={k}pkt" for k in range(5, 65, 5)]
+    flags = pd.DataFrame({"flows[0].ecn": [True, False], "status": ["ok"] * 2, "goodput_total_bps": [1e9, 2e9]})
+    fig = plot_sweep(flags, "flows[0].ecn")  # one path as a bare string
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["true", "false"]  # as the sweep file writes them
+
+
+def test_a_title_with_dollars_is_drawn_as_written(tmp_path):
+    """An output folder named cost_$5_$10 had no figure: matplotlib's math mode (a review)."""
+    df = synthetic()
+    fig = plot_sweep(df, ["network.aqm.K", "flows[0].g"], path=tmp_path / "f.png", title="cost_$5_$10")
+    assert (tmp_path / "f.png").stat().st_size > 10_000
+    assert fig._suptitle.get_text().startswith(r"cost_\$5_\$10")
+
+
+def test_the_api_refuses_what_it_cannot_draw_honestly(tmp_path):
+    df = synthetic()
+    # an axis left out: its values would be averaged as if they were seeds
+    with pytest.raises(ValueError, match=r"^axes: \d+ rows share their values of network.aqm.K and their seed"):
+        plot_sweep(df, ["network.aqm.K"])
+    with pytest.raises(ValueError, match=r"^table: no status column"):
+        plot_sweep(df.drop(columns="status"), ["network.aqm.K", "flows[0].g"])
+    with pytest.raises(ValueError, match=r"is a folder; give a file name"):
+        plot_sweep(df, ["network.aqm.K", "flows[0].g"], path=tmp_path)
+    with pytest.raises(ValueError, match=r"names no figure format; give a name ending in one of .*\.png"):
+        plot_sweep(df, ["network.aqm.K", "flows[0].g"], path=tmp_path / "noext")
+    assert not list(tmp_path.iterdir())  # nothing written beside what was asked
+    with pytest.raises(ValueError, match=r"^combine: 'lines'"):
+        plot_sweep(df, ["network.aqm.K", "flows[0].g"], combine="lines")
+
+
+def test_rough_p99s_are_open_markers_and_lines_keep_their_colour():
+    df = pd.DataFrame({"x": [1.0, 1.0, 2.0, 2.0], "m": ["a", "b", "a", "b"], "seed": [1] * 4, "status": ["ok"] * 4,
+                       "goodput_total_bps": [1e9] * 4, "fct_group[all].finished": [50.0, 500.0, 500.0, 500.0],
+                       "fct_group[all].slowdown_p99": [3.0, 4.0, 5.0, 6.0]})
+    fig = plot_sweep(df, ["x", "m"])
+    p99 = next(ax for ax in fig.axes if ax.get_title() == "slowdown p99")
+    opened = [ln for ln in p99.lines if ln.get_markerfacecolor() == "white"]
+    assert len(opened) == 1 and list(opened[0].get_data()[0]) == [1.0]  # the point with 50 finished flows
+    assert "open markers: a slowdown p99 over fewer than 100 finished flows" in footer(fig)
+    for ax in fig.axes:  # line "m = b" is C1 in every panel (an overlay had moved the colour cycle on)
+        assert [c.lines[0].get_color() for c in drawn(ax)] == ["C0", "C1"]
+
+
+def test_a_value_without_a_finished_run_keeps_its_tick_and_breaks_the_line():
+    df = pd.DataFrame({"x": [1.0, 2.0, 3.0], "seed": [1] * 3, "status": ["ok", "error", "ok"],
+                       "goodput_total_bps": [1e9, None, 3e9]})
+    fig = plot_sweep(df, ["x"])
+    (c,) = drawn(fig.axes[0])
+    y = c.lines[0].get_data()[1]
+    assert list(c.lines[0].get_data()[0]) == [1.0, 2.0, 3.0] and np.isnan(y[1]) and list(y[[0, 2]]) == [1.0, 3.0]
 
 
 BASE = textwrap.dedent("""
@@ -177,3 +263,13 @@ def test_the_command_writes_the_figure_unless_told_not_to(tmp_path):
     r = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "a"), "--jobs", "1", "--no-plots"])
     assert r.exit_code == 0, r.output
     assert "4 cached" in r.output and not (tmp_path / "a" / "sweep.png").exists()
+    r = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "a"), "--plot-x", "K"])
+    assert r.exit_code == 2 and "--plot-x: 'K' is not an axis path of this sweep; its axis paths: network.aqm.K" in r.output
+    r = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "a"), "--plot-x", "network.aqm.K"])
+    assert r.exit_code == 0 and (tmp_path / "a" / "sweep.png").exists(), r.output
+
+
+def test_a_dry_runs_result_has_nothing_to_draw(tmp_path):
+    res = run_sweep(load_sweep(write_sweep(tmp_path)), tmp_path / "out", jobs=1, progress=False, dry_run=True)
+    with pytest.raises(ValueError, match=r"^no sweep table at .*: a dry run"):
+        res.plot()

@@ -23,6 +23,7 @@ the slowest run), or the last 50 RTTs when there is no oscillation.
 
 from __future__ import annotations
 
+import json
 import textwrap
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -399,17 +400,29 @@ def _save(fig: Figure, path: PathLike) -> Figure:
     (savefig would lay the figure out twice: a pass without rendering, then the drawing)."""
     if path is None:
         return fig
-    from dcsim._files import file_path
+    import io
+
+    from dcsim._files import atomic_write_bytes, file_path
 
     path = file_path(path, "path")
-    if path.suffix.lower() != ".png":
-        fig.savefig(path, dpi=DPI)
-        return fig
-    from PIL import Image  # matplotlib's own PNG writer
+    kinds = fig.canvas.get_supported_filetypes()
+    suffix = path.suffix.lower().lstrip(".")
+    if path.is_dir():
+        raise ValueError(f"path: {str(path)!r} is a folder; give a file name, e.g. {str(path / 'figure.png')!r}")
+    if suffix not in kinds:  # matplotlib had written "OUT/api1" as "OUT/api1.png", not what was asked (a review)
+        raise ValueError(f"path: {str(path)!r} names no figure format; give a name ending in one of "
+                         f"{', '.join('.' + k for k in sorted(kinds))}")
+    buf = io.BytesIO()
+    if suffix != "png":
+        fig.savefig(buf, dpi=DPI, format=suffix)
+    else:
+        from PIL import Image  # matplotlib's own PNG writer
 
-    fig.set_dpi(DPI)
-    fig.canvas.draw()
-    Image.fromarray(np.asarray(fig.canvas.buffer_rgba())).save(path, format="png")
+        fig.set_dpi(DPI)
+        fig.canvas.draw()
+        Image.fromarray(np.asarray(fig.canvas.buffer_rgba())).save(buf, format="png")
+    # whole or not at all: a figure cut short by a full disk or a kill does not replace an earlier one
+    atomic_write_bytes(path, buf.getvalue(), fsync=False)
     return fig
 
 
@@ -1293,8 +1306,63 @@ def _sweep_numeric(table, path: str) -> Optional[tuple[str, float, str]]:
     return None
 
 
-def plot_sweep(table, axes: Sequence[Union[str, Sequence[str]]], path: PathLike = None, x: Optional[str] = None,
-               title: str = "sweep") -> Figure:
+def _plain(text: str) -> str:
+    """Text matplotlib draws as written: a "$" would start its math mode (an output folder named
+    "cost_$5_$10" had no figure, a review)."""
+    return text.replace("$", r"\$")
+
+
+def _value_text(v) -> str:
+    """An axis value as the sweep file writes it: booleans as true / false."""
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    return str(v)
+
+
+#: Characters of an axis value shown in a tick or legend label, at most.
+SWEEP_LABEL_CHARS = 28
+
+
+def _told_apart(texts: Sequence[str], width: int = SWEEP_LABEL_CHARS) -> list[str]:
+    """Short labels that tell an axis's values apart: tables (JSON text) by the keys whose values
+    differ between them ("K=20pkt" for {"kind": "threshold", "K": "20pkt"}), other values as they
+    are; each cut to ``width`` characters, or longer where that would make two of them alike."""
+    try:
+        parsed = [json.loads(t) for t in texts]
+    except ValueError:
+        parsed = []
+    if len(parsed) > 1 and all(isinstance(d, dict) for d in parsed):
+        keys = [k for k in dict.fromkeys(k for d in parsed for k in d)
+                if len({json.dumps(d.get(k), sort_keys=True) for d in parsed}) > 1]
+        texts = [", ".join(f"{k}={d[k] if isinstance(d[k], str) else json.dumps(d[k])}" for k in keys if k in d)
+                 or "{}" for d in parsed]
+    distinct = len(set(texts))
+    while True:
+        cut = [t if len(t) <= width else t[:width - 1] + "…" for t in texts]
+        if len(set(cut)) == distinct or width >= max(map(len, texts), default=0):
+            return cut
+        width += 4
+
+
+def _axis_groups(axes, combine: str) -> list[tuple[str, ...]]:
+    """The sweep's axes as groups of paths that move together: each axis's linked paths ("a, b"
+    as a sweep file writes them, or a sequence); in a zip sweep every path moves with every other."""
+    if isinstance(axes, str):
+        axes = [axes]
+    groups = []
+    for a in axes:
+        g = tuple(q.strip() for q in a.split(",")) if isinstance(a, str) else tuple(a)
+        if not g or not all(isinstance(q, str) and q for q in g):
+            raise ValueError(f"axes: {a!r} is not an axis: give its path, e.g. \"network.aqm.K\", or its linked paths")
+        groups.append(g)
+    if combine not in ("grid", "zip"):
+        raise ValueError(f"combine: {combine!r}; allowed \"grid\" or \"zip\" (as the sweep file's combine)")
+    return [tuple(q for g in groups for q in g)] if combine == "zip" and groups else groups
+
+
+def plot_sweep(table, axes: Union[str, Sequence[Union[str, Sequence[str]]]], path: PathLike = None,
+               x: Optional[str] = None, title: str = "sweep", combine: str = "grid",
+               notes: Sequence[str] = ()) -> Figure:
     """A sweep's headline results (:func:`dcsim.sweep.summary.headline_columns`: goodput, Jain's
     index, drops, flows done and slowdowns, the busiest monitored ports' utilization and queue)
     against one of its axes: a panel for each column, a line for each combination of the other
@@ -1302,111 +1370,171 @@ def plot_sweep(table, axes: Sequence[Union[str, Sequence[str]]], path: PathLike 
     that ran to their end and its bar their least .. largest value.
 
     ``table``: a sweep table (``SweepResult.table``, ``pandas.read_parquet("OUT/sweep.parquet")``);
-    ``axes``: the sweep's axes in order, each a path or the linked paths of a zip axis
-    (``SweepResult.axes``); ``x``: the path drawn along x (default: the first axis with numbers
-    of two or more values, else the first axis; values with units are drawn as numbers in that
-    unit, other values as categories in the sweep's order). Columns that are 0 in every run are
-    not drawn; the footer says which."""
+    ``axes``: the sweep's axes in order, each a path or its linked paths (``"a, b"`` as in the
+    sweep file and ``sweep.json``, or a sequence; ``SweepResult.axes``), every one of them: rows
+    that share axis values and a seed are refused (an axis left out would be averaged as seeds);
+    ``combine``: the sweep's ("zip": its axes move together, one line); ``x``: the path drawn
+    along x (default: the first axis with numbers of two or more values, else the first axis).
+    Values with units are drawn as numbers in that unit (on a log scale over 20 x or more), other
+    values as categories in the sweep's order, points without lines between them; the paths
+    linked to x are named under the axis and their values under its ticks. Columns that are 0 in
+    every run are not drawn, and a slowdown p99 over fewer than 100 finished flows in some seed is
+    an open marker (rough); the footer says so, with ``notes``."""
+    import pandas as pd
+
+    from dcsim.result import ROUGH_BELOW
     from dcsim.sweep.summary import finished_runs, headline_columns
 
-    groups = [(a,) if isinstance(a, str) else tuple(a) for a in axes]
-    known = [p for g in groups for p in g]
+    if not isinstance(table, pd.DataFrame):
+        raise ValueError(f"table: a sweep table (a pandas DataFrame) is needed, got {type(table).__name__}")
+    table = table.reset_index(drop=True)  # rows by position (a table filtered or joined by the caller)
+    groups = _axis_groups(axes, combine)
+    known = [q for g in groups for q in g]
     if not known:
         raise ValueError("axes: no axis paths; give the sweep's axes, e.g. SweepResult.axes")
-    missing = [p for p in known if p not in table.columns]
+    if "status" not in table.columns:
+        raise ValueError("table: no status column: not a sweep table (OUT/sweep.parquet)")
+    missing = [q for q in known if q not in table.columns]
     if missing:
         raise ValueError(f"axes: {missing[0]!r} is not a column of the sweep table; its axis columns come first "
                          f"({', '.join(map(str, list(table.columns)[1:4]))}, ...)")
+    texts = table[known].apply(lambda column: column.map(_value_text))  # DataFrame.map needs pandas 2.1
+    if "seed" in table.columns:
+        same = texts.assign(seed=table["seed"].astype(str)).duplicated()
+        if same.any():  # an axis left out: its values would be averaged as if they were seeds (a review)
+            raise ValueError(f"axes: {int(same.sum())} rows share their values of {', '.join(known)} and their seed "
+                             "with another row: give every axis of the sweep (OUT/sweep.json lists them)"
+                             + ("; a zip sweep's axes move together: combine=\"zip\"" if combine == "grid" else ""))
     ok = finished_runs(table)
     if ok.empty:
         raise ValueError("table: no run of this sweep ran to its end (status 'ok'): nothing to draw")
     if x is None:
         def rank(i: int) -> tuple:
-            g = groups[i]
-            num = next((p for p in g if _sweep_numeric(ok, p)), None)
-            distinct = ok[g[0]].astype(str).nunique()
-            return (num is None or distinct < 2, distinct < 2, i), (num or g[0])
+            num = next((q for q in groups[i] if _sweep_numeric(table, q)), None)
+            distinct = texts[groups[i][0]].nunique()
+            return (num is None or distinct < 2, distinct < 2, i), (num or groups[i][0])
         xi = min(range(len(groups)), key=lambda i: rank(i)[0])
         x = rank(xi)[1]
     elif x not in known:
         raise ValueError(f"x: {x!r} is not an axis path of this sweep; its axis paths: {', '.join(known)}")
     else:
         xi = next(i for i, g in enumerate(groups) if x in g)
-    numeric = _sweep_numeric(ok, x)
-    others = [g[0] for i, g in enumerate(groups) if i != xi]
+    xg = groups[xi]
+    linked = [q for q in xg if q != x]
+    others = [q for i, g in enumerate(groups) if i != xi for q in g]
+
+    # the steps of x's axis, in the sweep's order: their positions and tick labels
+    step_of = list(map(tuple, texts[list(xg)].to_numpy()))
+    steps = list(dict.fromkeys(step_of))
+    numeric = _sweep_numeric(table, x)
+    if numeric:
+        col, div, unit = numeric
+        num_of = dict(zip(step_of, table[col].astype(float) / div))
+        if len({num_of[st] for st in steps}) < len(steps):  # linked values that share a number: categories
+            numeric = None
+    if numeric:
+        steps.sort(key=num_of.__getitem__)
+        pos = {st: num_of[st] for st in steps}
+        xlabel = f"{x} ({unit})" if unit else x
+        tick = [f"{pos[st]:g}" for st in steps]
+    else:
+        pos = {st: float(i) for i, st in enumerate(steps)}
+        xlabel = x
+        tick = _told_apart([st[xg.index(x)] for st in steps])
+    if linked:
+        xlabel += ", with " + ", ".join(linked)
+        for q in linked:
+            below = _told_apart([st[xg.index(q)] for st in steps])
+            tick = [f"{t}\n{b}" for t, b in zip(tick, below)]
+    step_idx = {st: i for i, st in enumerate(steps)}
+    line_of = list(map(tuple, texts.loc[ok.index, others].to_numpy())) if others else [()] * len(ok)
+    lines = list(dict.fromkeys(line_of))  # the combinations with a finished run, in the sweep's order
+    shown = lines[:MAX_SWEEP_LINES]
+    if others:
+        width = max(12, 64 // len(others))  # a legend entry of ~70 characters in all, each path its share
+        parts = [_told_apart([ln[j] for ln in shown], width) for j in range(len(others))]
+        names = [", ".join(f"{q} = {parts[j][i]}" for j, q in enumerate(others)) for i in range(len(shown))]
+    else:
+        names = ["_"]
     cols = headline_columns(ok)
     zero = [h for c, h, _, _ in cols if not ok[c].fillna(0).any()]
     cols = [(c, h, k, f) for c, h, k, f in cols if ok[c].fillna(0).any()]
     if not cols:
         raise ValueError("table: every headline column is 0 or missing in every finished run: nothing to draw")
-
-    # the x values, in the sweep's order (numbers: ascending), and their positions
-    if numeric:
-        col, div, unit = numeric
-        xs = sorted({float(v) for v in ok[col]})
-        pos = {v: v / div for v in xs}
-        key = ok[col].astype(float)
-        xlabel = f"{x} ({unit})" if unit else x
-    else:
-        order = list(dict.fromkeys(table[x].astype(str)))
-        xs = [v for v in order if v in set(ok[x].astype(str))]
-        pos = {v: float(i) for i, v in enumerate(xs)}
-        key = ok[x].astype(str)
-        xlabel = x
-    line_key = list(map(tuple, ok[others].astype(str).to_numpy())) if others else [()] * len(ok)
-    lines = list(dict.fromkeys(line_key))  # the combinations with a finished run, in the sweep's order
-    shown = lines[:MAX_SWEEP_LINES]
-    seeds = ok.groupby([key] + [ok[o].astype(str) for o in others], sort=False).size()
+    # each finished run's line and step, and the panels' values: one group-by for every point
+    line_idx = {ln: i for i, ln in enumerate(lines)}
+    frame = pd.DataFrame({"line": [line_idx[ln] for ln in line_of],
+                          "step": [step_idx[st] for st in map(tuple, texts.loc[ok.index, list(xg)].to_numpy())]})
+    for c, _, scale, _ in cols:
+        frame[c] = ok[c].to_numpy(dtype=float) * scale
+    rough_col = "fct_group[all].finished"
+    if rough_col in ok.columns and rough_col not in frame.columns:
+        frame[rough_col] = ok[rough_col].to_numpy(dtype=float)
+    grouped = frame.groupby(["line", "step"])
+    stats = {how: grouped.agg(how) for how in ("mean", "min", "max")}
+    many = int(grouped.size().max())
 
     n = len(cols)
     ncol = min(3, n)
     nrow = -(-n // ncol)
-    fig = Figure(figsize=(10.0, 2.6 * nrow + 1.4), layout="constrained")
+    fig = Figure(figsize=(10.0, 2.6 * nrow + 1.6), layout="constrained")
     FigureCanvasAgg(fig)
     panels = [fig.add_subplot(nrow, ncol, i + 1) for i in range(n)]
-    logx = bool(numeric) and min(pos.values()) > 0 and max(pos.values()) / min(pos.values()) >= 20
-    for ax, (c, head, scale, _) in zip(panels, cols):
-        y = ok[c].astype(float) * scale
-        for line in shown:
-            rows = np.array([k == line for k in line_key], dtype=bool)
-            px, mean, lo, hi = [], [], [], []
-            for v in xs:
-                vals = y[rows & (key == v).to_numpy()].dropna().to_numpy()
-                if len(vals):
-                    m = vals.mean()
-                    px.append(pos[v])
-                    mean.append(m)
-                    lo.append(max(0.0, m - vals.min()))  # a mean of equal values may round past them
-                    hi.append(max(0.0, vals.max() - m))
-            label = ", ".join(f"{o} = {v}" for o, v in zip(others, line)) if others else "_"
-            ax.errorbar(np.asarray(px, dtype=float), np.asarray(mean, dtype=float),
-                        yerr=np.array([lo, hi], dtype=float) if any(lo) or any(hi) else None, marker="o", ms=3.5,
-                        lw=1.1, capsize=2.5, label=label)
-        ax.set_title(head, fontsize=9)
+    xs = np.array([pos[st] for st in steps], dtype=float)
+    logx = bool(numeric) and xs.min() > 0 and xs.max() / xs.min() >= 20
+    dodge = 0.0 if numeric or len(shown) < 2 else min(0.3, 0.6 / len(shown))  # categories: side by side
+    rough_any = False
+    every_step = range(len(steps))
+    for ax, (c, head, _, _) in zip(panels, cols):
+        for li, label in enumerate(names):
+            at = [(li, j) for j in every_step]
+            # a step without a finished run is NaN: a gap in the line, not a line across it
+            mean = stats["mean"][c].reindex(at).to_numpy(dtype=float)
+            lo = np.nan_to_num(np.maximum(0.0, mean - stats["min"][c].reindex(at).to_numpy(dtype=float)))
+            hi = np.nan_to_num(np.maximum(0.0, stats["max"][c].reindex(at).to_numpy(dtype=float) - mean))
+            px = xs + (li - (len(shown) - 1) / 2) * dodge
+            bars = np.array([lo, hi])  # a mean of equal values may round past them: clipped at 0
+            color = f"C{li % 10}"  # the same line the same colour in every panel, whatever else a panel draws
+            ax.errorbar(px, mean, yerr=bars if bars.any() else None, marker="o", ms=3.5, lw=1.1, color=color,
+                        ls="-" if numeric else "none", capsize=2.5, label=_plain(label))
+            if c == "fct_group[all].slowdown_p99" and rough_col in frame.columns:
+                fewest = stats["min"][rough_col].reindex(at).to_numpy(dtype=float)
+                r = (fewest < ROUGH_BELOW[0]) & ~np.isnan(mean)
+                if r.any():
+                    rough_any = True
+                    ax.plot(px[r], mean[r], ls="none", marker="o", ms=5, mfc="white", mec=color, zorder=3)
+        ax.set_title(_plain(head), fontsize=9)
         ax.grid(True, lw=0.3, alpha=0.5)
         if logx:
             ax.set_xscale("log")
             ax.xaxis.set_minor_formatter(NullFormatter())
-        if len(xs) <= 10:
-            ax.set_xticks(sorted(pos.values()))
-            ax.set_xticklabels([f"{pos[v]:g}" if numeric else textwrap.shorten(v, 16, placeholder="...") for v in xs],
-                               fontsize=7, rotation=0 if numeric or len(xs) <= 4 else 30)
+        if not numeric or len(steps) <= 10:
+            every = max(1, -(-len(steps) // 24))  # at most 24 labelled ticks
+            # slanted where the labels would not fit side by side (~40 characters of 7-pt text a panel)
+            slant = not numeric and (len(steps) > 4 or sum(len(t.split("\n")[0]) + 2 for t in tick) > 40)
+            ax.set_xticks(xs[::every])
+            ax.set_xticklabels([_plain(t) for t in tick[::every]], fontsize=7 if len(steps) <= 6 else 6,
+                               rotation=45 if slant else 0, ha="right" if slant else "center")
+        if not numeric:
+            ax.set_xlim(-0.5, len(steps) - 0.5)
         ax.tick_params(labelsize=7)
     for ax in panels[-ncol:]:
-        ax.set_xlabel(xlabel, fontsize=8)
-    many = int(seeds.max()) if len(seeds) else 1
-    what = f"{title}: results after warm-up against {x}"
+        ax.set_xlabel(_plain(xlabel), fontsize=8)
+    what = f"{title or 'sweep'}: results after warm-up against {x}"
     if many > 1:
         what += f"\npoints: mean over the finished seeds (up to {many}); bars: their least .. largest"
-    _title(fig, what)
-    notes = []
+    _title(fig, _plain(what))
+    notes = list(notes)
     if len(lines) > len(shown):
         notes.append(f"lines: the first {len(shown)} of {len(lines)} combinations of {', '.join(others)} "
                      "(all in the sweep table)")
+    if rough_any:
+        notes.append(f"open markers: a slowdown p99 over fewer than {ROUGH_BELOW[0]} finished flows in some seed, "
+                     "interpolated between the few largest: rough")
     if zero:
         notes.append(f"not drawn, 0 in every finished run: {', '.join(zero)}")
     if len(ok) < len(table):
         notes.append(f"{len(table) - len(ok)} of {len(table)} runs did not run to their end and are not drawn "
-                     "(status column of the sweep table)")
-    _finish(fig, panels, [], notes=notes)
+                     "(status column of the sweep table); a value without a finished run is a gap")
+    _finish(fig, panels, [], notes=[_plain(t) for t in notes])
     return _save(fig, path)

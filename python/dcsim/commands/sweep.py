@@ -100,7 +100,7 @@ def _stale_figure_removed(out: Path, err_console) -> None:
                           f"be removed ({escape(e.strerror or str(e))}): it does not show this table")
 
 
-def _draw(res, console, err_console) -> None:
+def _draw(res, console, err_console, x: Optional[str]) -> None:
     """OUT/sweep.png (:meth:`SweepResult.plot`); a figure that cannot be drawn is said, and the
     sweep's table and exit status stand (they are written already)."""
     from rich.markup import escape
@@ -109,7 +109,7 @@ def _draw(res, console, err_console) -> None:
 
     fig_path = res.out / FIGURE
     try:
-        res.plot(fig_path)
+        res.plot(fig_path, x=x)
     except (ValueError, OSError) as e:  # nothing to draw (every column 0), a full disk
         err_console.print(f"[yellow]warning:[/] no figure: {escape(str(e))}")
         return
@@ -126,6 +126,7 @@ def sweep(
     yes: bool = typer.Option(False, "--yes", help="Allow more than 100 000 runs."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Validate and print the plan; run nothing."),
     plots: bool = typer.Option(True, "--plots/--no-plots", help="Draw OUT/sweep.png: the headline results against the first numeric axis, a line for each combination of the others (--no-plots removes an earlier sweep's figure, which would not show this table)."),
+    plot_x: Optional[str] = typer.Option(None, "--plot-x", help="The axis path sweep.png draws along x (default: the first axis with numbers)."),
 ) -> None:
     """Run a scenario over axes of dotted paths (grid or zip, seeds); cached and resumable."""
     from rich.markup import escape
@@ -164,6 +165,11 @@ def sweep(
 
     try:
         spec = load_sweep(sweep_file)
+        paths = [p for a in spec.axes for p in a.paths]
+        if plot_x is not None and plot_x not in paths:  # before anything runs
+            raise SweepError(f"--plot-x: {plot_x!r} is not an axis path of this sweep; its axis paths: {', '.join(paths)}")
+        if plot_x is not None and not plots:
+            raise SweepError("--plot-x: it chooses sweep.png's x axis, and --no-plots draws none; give one of them")
         res = run_sweep(spec, out, jobs=jobs, dask=dask, tables=tables, force=force, yes=yes,
                         console=err_console, dry_run=dry_run, on_plan=on_plan)
     except SweepError as e:
@@ -180,6 +186,7 @@ def sweep(
         # Said: the command line's generic "interrupted (...): stopped; no output directory was left
         # half-written" after it contradicted it (a probe of the Dask path).
         RECEIVED.clear()
+        _stale_figure_removed(e.out, err_console)  # the table may be new already
         raise typer.Exit(code=128 + int(e.signum)) from None
     if dry_run:
         return
@@ -202,7 +209,7 @@ def sweep(
     console.print(f"table: {res.table_path}" + (f"; each run's tables in {res.out / 'runs'}/<run_id>/" if some else ""))
     _stale_figure_removed(res.out, err_console)
     if plots and shown is not None:
-        _draw(res, console, err_console)
+        _draw(res, console, err_console, plot_x)
     for runs, word, status in ((res.stopped, "[yellow]stopped[/]", "stopped"), (res.failures, "[red]failed[/]", "error")):
         for f in runs[:10]:
             err_console.print(f"{word} {f['run_id']} ({escape(f['axes'])}, seed {f['seed']}): {escape(f['error'])}")

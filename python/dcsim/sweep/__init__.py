@@ -90,8 +90,8 @@ class SweepWarning(UserWarning):
 def replaced_warning(out: Path, other: str) -> str:
     """The warning for a sweep that replaces the table of ``other`` (described by
     :meth:`RunStore.other_sweep`) in ``out``."""
-    return (f"{out} holds the table of another sweep ({other}); this sweep replaces its sweep.parquet "
-            f"and sweep.json (its finished runs stay in {out / 'runs'} and are reused); use another output directory to keep both")
+    return (f"{out} holds the table of another sweep ({other}); this sweep replaces its sweep.parquet, "
+            f"sweep.json and sweep.png (its finished runs stay in {out / 'runs'} and are reused); use another output directory to keep both")
 
 
 class SweepInterrupted(KeyboardInterrupt):
@@ -122,8 +122,12 @@ class SweepResult:
     #: theirs: status "stopped", kept with what they simulated, not tried again (the same engine
     #: spec stops at the same instant; raise metrics.max_memory, which makes them other runs).
     stopped: list[dict] = field(default_factory=list)
-    #: The sweep's axes in order, each as its paths (one, or the linked paths of a zip axis).
+    #: The sweep's axes in order, each as its paths (one, or several linked paths).
     axes: tuple[tuple[str, ...], ...] = ()
+    #: How the axes combine: "grid" (every combination) or "zip" (they move together).
+    combine: str = "grid"
+    #: The base scenario's name (its file, or "<inline>").
+    base: str = ""
 
     @property
     def unfinished(self) -> list[dict]:
@@ -152,7 +156,13 @@ class SweepResult:
         with the output directory's name; written to ``path`` if given. Returns the Figure."""
         from dcsim.plotting import plot_sweep
 
-        return plot_sweep(self.table, self.axes, path=path, x=x, title=self.out.name)
+        if not self.table_path.is_file():
+            raise ValueError(f"no sweep table at {self.table_path}: a dry run, or a sweep that wrote none, has nothing "
+                             "to draw")
+        name = self.out.resolve().name or str(self.out.resolve())
+        notes = [f"base scenario: {self.base}; axes combined by {self.combine}; the whole sweep: "
+                 f"{self.table_path.name} and sweep.json beside this figure"] if self.base else []
+        return plot_sweep(self.table, self.axes, path=path, x=x, title=name, combine=self.combine, notes=notes)
 
     def run_dir(self, run_id: str) -> Path:
         return self.out / "runs" / run_id
@@ -650,7 +660,7 @@ def run_sweep(
         report_plan(cached, to_compute)
         return SweepResult(out=out, table_path=out / TABLE, runs=len(plan.runs), computed=0, cached=cached,
                            failed=0, wall_s=time.perf_counter() - t0, mean_run_wall_s=None, shared=shared,
-                           axes=tuple(a.paths for a in spec.axes))
+                           axes=tuple(a.paths for a in spec.axes), combine=spec.combine, base=spec.base_name)
 
     if dry_run and not out.exists():
         return planned(0, len(groups))  # nothing is cached where nothing was written: create nothing
@@ -838,6 +848,8 @@ def run_sweep(
         ran_on=ran_on,
         stopped=stopped,
         axes=tuple(a.paths for a in spec.axes),
+        combine=spec.combine,
+        base=spec.base_name,
     )
 
 
