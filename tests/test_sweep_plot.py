@@ -136,8 +136,12 @@ def test_a_zip_sweep_is_one_line_through_its_steps_with_its_linked_paths_named()
     assert list(c.lines[0].get_data()[0]) == ks
     assert fig.axes[-1].get_xlabel() == "network.aqm.K (pkt), with flows[0].g"
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["10\n0.01", "20\n0.02", "40\n0.03"]
-    # as a grid the same rows are two axes of one step each: refused, naming the cure
-    with pytest.raises(ValueError, match=r'give every axis of the sweep .*combine="zip"'):
+    # read back and given as a grid, the rows are 3 of 3 x 3 combinations: refused, naming the cure
+    # (they had been drawn as three lines of one point each: a review)
+    with pytest.raises(ValueError, match=r'^axes: the table\'s rows are 3 of the 9 combinations of 3 x 3 axis values: a '
+                                         r'zip sweep \(give combine="zip"'):
+        plot_sweep(df, ["network.aqm.K", "flows[0].g"])
+    with pytest.raises(ValueError, match=r"give every axis of the sweep"):  # one axis left out
         plot_sweep(pd.concat([df, df.assign(**{"flows[0].g": gs[::-1]})]), ["network.aqm.K"])
 
 
@@ -155,13 +159,39 @@ def test_linked_paths_are_one_axis_and_numbers_they_share_are_categories():
 
 
 def test_categories_keep_their_labels_and_tables_are_told_apart_by_what_differs():
-    aqms = [json.dumps({"kind": "threshold", "K": f"{k}pkt"}) for k in range(5, 65, 5)]  # 12 values
-    df = pd.DataFrame({"network.aqm": aqms, "status": ["ok"] * 12, "goodput_total_bps": np.arange(1, 13) * 1e9})
+    aqms = [json.dumps({"kind": "threshold", "K": f"{k}pkt"}) for k in range(5, 185, 5)]  # 36 values
+    df = pd.DataFrame({"network.aqm": aqms, "status": ["ok"] * 36, "goodput_total_bps": np.arange(1, 37) * 1e9})
     fig = plot_sweep(df, ["network.aqm"])
-    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [f"K={k}pkt" for k in range(5, 65, 5)]
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [f"K={k}pkt" for k in range(5, 185, 5)]
+    # one table: its own keys, not "{}" (nothing differs between the values it is told apart from)
+    one = pd.DataFrame({"network.aqm": aqms[:1] * 2, "x": [1.0, 2.0], "status": ["ok"] * 2,
+                        "goodput_total_bps": [1e9, 2e9]})
+    fig = plot_sweep(one, ["x", "network.aqm"])
+    assert [c.get_label() for c in drawn(fig.axes[0])] == ["network.aqm = kind=threshold, K=5pkt"]
     flags = pd.DataFrame({"flows[0].ecn": [True, False], "status": ["ok"] * 2, "goodput_total_bps": [1e9, 2e9]})
     fig = plot_sweep(flags, "flows[0].ecn")  # one path as a bare string
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["true", "false"]  # as the sweep file writes them
+
+
+def test_linked_values_stay_under_the_ticks_of_many_numeric_steps():
+    """Past 10 numeric steps the ticks had been matplotlib's own, and a linked path's values were
+    nowhere (a review: a zip of 12 steps)."""
+    ks = [float(k) for k in range(10, 130, 10)]
+    df = pd.DataFrame({"network.aqm.K": [f"{k:g}pkt" for k in ks], "network.aqm.K_pkt": ks,
+                       "flows[0].g": [k / 1000 for k in ks], "status": ["ok"] * 12, "goodput_total_bps": ks})
+    fig = plot_sweep(df, ["network.aqm.K, flows[0].g"])
+    # twelve pairs do not fit side by side: slanted, each on one line
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == [f"{k:g} / {k / 1000:g}" for k in ks]
+
+
+def test_the_default_x_is_an_axis_whose_numbers_tell_its_steps_apart():
+    """A linked axis whose K repeats (drawn as categories) had been taken for x ahead of a plain
+    numeric axis (a review)."""
+    rows = [{"network.aqm.K": k, "network.aqm.K_pkt": float(k[:-3]), "flows[0].protocol": p, "network.buffer": b,
+             "network.buffer_pkt": float(b[:-3]), "status": "ok", "goodput_total_bps": 1e9}
+            for k, p in (("20pkt", "dctcp"), ("20pkt", "newreno")) for b in ("100pkt", "200pkt")]
+    fig = plot_sweep(pd.DataFrame(rows), ["network.aqm.K, flows[0].protocol", "network.buffer"])
+    assert fig.axes[-1].get_xlabel() == "network.buffer (pkt)"
 
 
 def test_a_title_with_dollars_is_drawn_as_written(tmp_path):
@@ -183,7 +213,10 @@ def test_the_api_refuses_what_it_cannot_draw_honestly(tmp_path):
         plot_sweep(df, ["network.aqm.K", "flows[0].g"], path=tmp_path)
     with pytest.raises(ValueError, match=r"names no figure format; give a name ending in one of .*\.png"):
         plot_sweep(df, ["network.aqm.K", "flows[0].g"], path=tmp_path / "noext")
-    assert not list(tmp_path.iterdir())  # nothing written beside what was asked
+    with pytest.raises(ValueError, match=r"names no figure format"):
+        plot_sweep(df, ["network.aqm.K", "flows[0].g"], path=tmp_path / "made" / "here" / "noext")
+    assert not list(tmp_path.iterdir())  # nothing written beside what was asked, no folder made for it
+    plot_sweep(df, ["network.aqm.K", "flows[0].g"], path="/dev/null")  # a device: written to, as a PNG
     with pytest.raises(ValueError, match=r"^combine: 'lines'"):
         plot_sweep(df, ["network.aqm.K", "flows[0].g"], combine="lines")
 
@@ -264,7 +297,8 @@ def test_the_command_writes_the_figure_unless_told_not_to(tmp_path):
     assert r.exit_code == 0, r.output
     assert "4 cached" in r.output and not (tmp_path / "a" / "sweep.png").exists()
     r = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "a"), "--plot-x", "K"])
-    assert r.exit_code == 2 and "--plot-x: 'K' is not an axis path of this sweep; its axis paths: network.aqm.K" in r.output
+    out = " ".join(r.output.split())
+    assert r.exit_code == 2 and out.startswith("error: --plot-x: 'K' is not an axis path of") and "its axis paths: network.aqm.K" in out
     r = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "a"), "--plot-x", "network.aqm.K"])
     assert r.exit_code == 0 and (tmp_path / "a" / "sweep.png").exists(), r.output
 

@@ -210,13 +210,18 @@ def dir_path(out, field: str = "out") -> Path:
     return Path(out)
 
 
+def given_path(path, field: str) -> Path:
+    """``path`` (a str or path-like) as a Path, or a ValueError naming ``field``."""
+    if not isinstance(path, (str, os.PathLike)) or not str(path):
+        raise ValueError(f"{field}: {path!r} is not a file path")
+    return Path(path)
+
+
 def file_path(path, field: str) -> Path:
     """``path`` (a str or path-like) as a Path whose folder exists (made, as ``Result.to_dir``
     makes its own): a missing folder had failed after the work, in PIL or pathlib (an API audit).
     Raises ValueError naming ``field``."""
-    if not isinstance(path, (str, os.PathLike)) or not str(path):
-        raise ValueError(f"{field}: {path!r} is not a file path")
-    p = Path(path)
+    p = given_path(path, field)
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:

@@ -402,16 +402,19 @@ def _save(fig: Figure, path: PathLike) -> Figure:
         return fig
     import io
 
-    from dcsim._files import atomic_write_bytes, file_path
+    from dcsim._files import atomic_write_bytes, file_path, given_path
 
-    path = file_path(path, "path")
-    kinds = fig.canvas.get_supported_filetypes()
-    suffix = path.suffix.lower().lstrip(".")
+    path = given_path(path, "path")
     if path.is_dir():
         raise ValueError(f"path: {str(path)!r} is a folder; give a file name, e.g. {str(path / 'figure.png')!r}")
+    # /dev/null or a pipe: a PNG, as matplotlib writes one; "pgf" needs a LaTeX installation
+    special = path.exists() and not path.is_file()
+    suffix = path.suffix.lower().lstrip(".") or ("png" if special else "")
+    kinds = [k for k in fig.canvas.get_supported_filetypes() if k != "pgf"]
     if suffix not in kinds:  # matplotlib had written "OUT/api1" as "OUT/api1.png", not what was asked (a review)
         raise ValueError(f"path: {str(path)!r} names no figure format; give a name ending in one of "
                          f"{', '.join('.' + k for k in sorted(kinds))}")
+    path = file_path(path, "path")  # its folder made once the name is known to be good
     buf = io.BytesIO()
     if suffix != "png":
         fig.savefig(buf, dpi=DPI, format=suffix)
@@ -1276,6 +1279,8 @@ def compare(results: Union[Sequence[Result], Mapping[str, Result]], kind: str = 
 # --------------------------------------------------------------------------------------------
 # A sweep's results against its axes
 
+#: Most ticks of a sweep figure's x axis that are labelled (every step up to this many).
+MAX_SWEEP_TICKS = 48
 #: Most lines a sweep figure draws in a panel: one for each combination of the axes other than
 #: its x axis (the first ones, in the sweep's order).
 MAX_SWEEP_LINES = 8
@@ -1331,9 +1336,10 @@ def _told_apart(texts: Sequence[str], width: int = SWEEP_LABEL_CHARS) -> list[st
         parsed = [json.loads(t) for t in texts]
     except ValueError:
         parsed = []
-    if len(parsed) > 1 and all(isinstance(d, dict) for d in parsed):
-        keys = [k for k in dict.fromkeys(k for d in parsed for k in d)
-                if len({json.dumps(d.get(k), sort_keys=True) for d in parsed}) > 1]
+    if parsed and all(isinstance(d, dict) for d in parsed):
+        every = list(dict.fromkeys(k for d in parsed for k in d))
+        # the keys that differ; all of them where none does (one table: "{}" had said nothing, a review)
+        keys = [k for k in every if len({json.dumps(d.get(k), sort_keys=True) for d in parsed}) > 1] or every
         texts = [", ".join(f"{k}={d[k] if isinstance(d[k], str) else json.dumps(d[k])}" for k in keys if k in d)
                  or "{}" for d in parsed]
     distinct = len(set(texts))
@@ -1403,15 +1409,32 @@ def plot_sweep(table, axes: Union[str, Sequence[Union[str, Sequence[str]]]], pat
         same = texts.assign(seed=table["seed"].astype(str)).duplicated()
         if same.any():  # an axis left out: its values would be averaged as if they were seeds (a review)
             raise ValueError(f"axes: {int(same.sum())} rows share their values of {', '.join(known)} and their seed "
-                             "with another row: give every axis of the sweep (OUT/sweep.json lists them)"
-                             + ("; a zip sweep's axes move together: combine=\"zip\"" if combine == "grid" else ""))
+                             "with another row: give every axis of the sweep (OUT/sweep.json lists them)")
+    if len(groups) > 1:
+        # a grid's rows are every combination of its axes' steps; a zip sweep's, or linked paths given
+        # as axes of their own, are not, and would be drawn as lines of one point each (a review)
+        per_axis = [len(texts[list(g)].drop_duplicates()) for g in groups]
+        combos = len(texts.drop_duplicates())
+        if combos < int(np.prod(per_axis, dtype=float)):
+            raise ValueError(f"axes: the table's rows are {combos} of the {int(np.prod(per_axis, dtype=float))} "
+                             f"combinations of {' x '.join(map(str, per_axis))} axis values: a zip sweep (give "
+                             "combine=\"zip\", as its sweep.json says) or linked paths given as separate axes (give "
+                             "them as one, \"a, b\")")
     ok = finished_runs(table)
     if ok.empty:
         raise ValueError("table: no run of this sweep ran to its end (status 'ok'): nothing to draw")
+    def one_to_one(g: tuple, q: str) -> bool:
+        """Whether path q of axis g has numbers, one for each of g's steps."""
+        found = _sweep_numeric(table, q)
+        if not found:
+            return False
+        steps_n = len(texts[list(g)].drop_duplicates())
+        return table[found[0]].nunique() == steps_n
+
     if x is None:
         def rank(i: int) -> tuple:
-            num = next((q for q in groups[i] if _sweep_numeric(table, q)), None)
-            distinct = texts[groups[i][0]].nunique()
+            num = next((q for q in groups[i] if one_to_one(groups[i], q)), None)
+            distinct = len(texts[list(groups[i])].drop_duplicates())
             return (num is None or distinct < 2, distinct < 2, i), (num or groups[i][0])
         xi = min(range(len(groups)), key=lambda i: rank(i)[0])
         x = rank(xi)[1]
@@ -1436,7 +1459,8 @@ def plot_sweep(table, axes: Union[str, Sequence[Union[str, Sequence[str]]]], pat
         steps.sort(key=num_of.__getitem__)
         pos = {st: num_of[st] for st in steps}
         xlabel = f"{x} ({unit})" if unit else x
-        tick = [f"{pos[st]:g}" for st in steps]
+        tick = [f"{pos[st]:.6g}" if pos[st] != int(pos[st]) or abs(pos[st]) >= 1e15 else str(int(pos[st]))
+                for st in steps]
     else:
         pos = {st: float(i) for i, st in enumerate(steps)}
         xlabel = x
@@ -1485,6 +1509,8 @@ def plot_sweep(table, axes: Union[str, Sequence[Union[str, Sequence[str]]]], pat
     dodge = 0.0 if numeric or len(shown) < 2 else min(0.3, 0.6 / len(shown))  # categories: side by side
     rough_any = False
     every_step = range(len(steps))
+    # every step labelled up to MAX_SWEEP_TICKS (numbers alone: matplotlib's own ticks beyond 10)
+    thinned = max(1, -(-len(steps) // MAX_SWEEP_TICKS))
     for ax, (c, head, _, _) in zip(panels, cols):
         for li, label in enumerate(names):
             at = [(li, j) for j in every_step]
@@ -1508,13 +1534,16 @@ def plot_sweep(table, axes: Union[str, Sequence[Union[str, Sequence[str]]]], pat
         if logx:
             ax.set_xscale("log")
             ax.xaxis.set_minor_formatter(NullFormatter())
-        if not numeric or len(steps) <= 10:
-            every = max(1, -(-len(steps) // 24))  # at most 24 labelled ticks
+        if not numeric or len(steps) <= 10 or linked:  # linked values are read only under the ticks
+            every = thinned
             # slanted where the labels would not fit side by side (~40 characters of 7-pt text a panel)
-            slant = not numeric and (len(steps) > 4 or sum(len(t.split("\n")[0]) + 2 for t in tick) > 40)
+            wide = sum(max(map(len, t.split("\n"))) + 2 for t in tick[::every]) > 40
+            slant = wide or (not numeric and len(steps) > 4)
             ax.set_xticks(xs[::every])
-            ax.set_xticklabels([_plain(t) for t in tick[::every]], fontsize=7 if len(steps) <= 6 else 6,
-                               rotation=45 if slant else 0, ha="right" if slant else "center")
+            # a slanted label on one line ("10 / 0.01"): two slanted lines read as two ticks
+            ax.set_xticklabels([_plain(t.replace("\n", " / ") if slant else t) for t in tick[::every]],
+                               fontsize=7 if len(steps) <= 6 else 6, rotation=45 if slant else 0,
+                               ha="right" if slant else "center", rotation_mode="anchor" if slant else "default")
         if not numeric:
             ax.set_xlim(-0.5, len(steps) - 0.5)
         ax.tick_params(labelsize=7)
@@ -1528,6 +1557,8 @@ def plot_sweep(table, axes: Union[str, Sequence[Union[str, Sequence[str]]]], pat
     if len(lines) > len(shown):
         notes.append(f"lines: the first {len(shown)} of {len(lines)} combinations of {', '.join(others)} "
                      "(all in the sweep table)")
+    if thinned > 1 and (not numeric or linked):
+        notes.append(f"ticks: one in {thinned} of the {len(steps)} steps of {x} labelled")
     if rough_any:
         notes.append(f"open markers: a slowdown p99 over fewer than {ROUGH_BELOW[0]} finished flows in some seed, "
                      "interpolated between the few largest: rough")

@@ -416,7 +416,8 @@ class Result:
           flows; "tiers": a leaf-spine's or fat-tree's port utilization and losses by tier;
           "permutation": a permutation workload's goodput per flow.
 
-        Returns the matplotlib Figure; with ``path`` it is also saved (PNG, PDF or SVG by suffix; PNG, with ".png" added, when it has none).
+        Returns the matplotlib Figure; with ``path`` it is also saved, whole or not at all (PNG, PDF, SVG, ... by
+        its suffix; a name without one, or a folder, is refused).
         Raises ValueError for an unknown kind or a run without what it draws (say, "rounds" without an incast).
         """
         from dcsim.plotting import KINDS

@@ -137,6 +137,8 @@ def sweep(
     from dcsim.units import count_shown, fmt_time, fmt_wall
 
     check_execution_options(jobs, dask)  # by their option names, before the file is read
+    if plot_x is not None and not plots:
+        fail("--plot-x: it chooses sweep.png's x axis, and --no-plots draws none; give one of them")
     out = out if out is not None else _default_out(sweep_file)
 
     def on_plan(plan, c: dict) -> None:
@@ -167,9 +169,7 @@ def sweep(
         spec = load_sweep(sweep_file)
         paths = [p for a in spec.axes for p in a.paths]
         if plot_x is not None and plot_x not in paths:  # before anything runs
-            raise SweepError(f"--plot-x: {plot_x!r} is not an axis path of this sweep; its axis paths: {', '.join(paths)}")
-        if plot_x is not None and not plots:
-            raise SweepError("--plot-x: it chooses sweep.png's x axis, and --no-plots draws none; give one of them")
+            fail(f"--plot-x: {plot_x!r} is not an axis path of {sweep_file}; its axis paths: {', '.join(paths)}")
         res = run_sweep(spec, out, jobs=jobs, dask=dask, tables=tables, force=force, yes=yes,
                         console=err_console, dry_run=dry_run, on_plan=on_plan)
     except SweepError as e:
