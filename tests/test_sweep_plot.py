@@ -304,6 +304,19 @@ def test_the_command_writes_the_figure_unless_told_not_to(tmp_path):
 
 
 def test_a_dry_runs_result_has_nothing_to_draw(tmp_path):
-    res = run_sweep(load_sweep(write_sweep(tmp_path)), tmp_path / "out", jobs=1, progress=False, dry_run=True)
-    with pytest.raises(ValueError, match=r"^no sweep table at .*: a dry run"):
+    """Also where an earlier sweep's table sits in its output directory: that is not this plan's."""
+    spec = load_sweep(write_sweep(tmp_path))
+    res = run_sweep(spec, tmp_path / "out", jobs=1, progress=False, dry_run=True)
+    with pytest.raises(ValueError, match=r"^a dry run ran nothing: nothing to draw"):
         res.plot()
+    run_sweep(spec, tmp_path / "out", jobs=1, progress=False)
+    res = run_sweep(spec, tmp_path / "out", jobs=1, progress=False, dry_run=True)
+    with pytest.raises(ValueError, match=r"^a dry run ran nothing"):
+        res.plot()
+
+
+def test_whole_numbers_are_ticked_in_full():
+    """1000000 had been ticked "1e+06" (a review)."""
+    df = pd.DataFrame({"n": [1e5, 1e6, 2.5e6], "status": ["ok"] * 3, "goodput_total_bps": [1e9, 2e9, 3e9]})
+    fig = plot_sweep(df, ["n"])
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["100000", "1000000", "2500000"]

@@ -1350,6 +1350,11 @@ def _told_apart(texts: Sequence[str], width: int = SWEEP_LABEL_CHARS) -> list[st
         width += 4
 
 
+def _number_text(v: float) -> str:
+    """A tick's number: whole numbers in full (1000000, not 1e+06), others to 6 digits."""
+    return str(int(v)) if np.isfinite(v) and float(v).is_integer() and abs(v) < 1e15 else f"{v:.6g}"
+
+
 def _axis_groups(axes, combine: str) -> list[tuple[str, ...]]:
     """The sweep's axes as groups of paths that move together: each axis's linked paths ("a, b"
     as a sweep file writes them, or a sequence); in a zip sweep every path moves with every other."""
@@ -1423,6 +1428,7 @@ def plot_sweep(table, axes: Union[str, Sequence[Union[str, Sequence[str]]]], pat
     ok = finished_runs(table)
     if ok.empty:
         raise ValueError("table: no run of this sweep ran to its end (status 'ok'): nothing to draw")
+
     def one_to_one(g: tuple, q: str) -> bool:
         """Whether path q of axis g has numbers, one for each of g's steps."""
         found = _sweep_numeric(table, q)
@@ -1459,8 +1465,7 @@ def plot_sweep(table, axes: Union[str, Sequence[Union[str, Sequence[str]]]], pat
         steps.sort(key=num_of.__getitem__)
         pos = {st: num_of[st] for st in steps}
         xlabel = f"{x} ({unit})" if unit else x
-        tick = [f"{pos[st]:.6g}" if pos[st] != int(pos[st]) or abs(pos[st]) >= 1e15 else str(int(pos[st]))
-                for st in steps]
+        tick = [_number_text(pos[st]) for st in steps]
     else:
         pos = {st: float(i) for i, st in enumerate(steps)}
         xlabel = x
@@ -1535,13 +1540,12 @@ def plot_sweep(table, axes: Union[str, Sequence[Union[str, Sequence[str]]]], pat
             ax.set_xscale("log")
             ax.xaxis.set_minor_formatter(NullFormatter())
         if not numeric or len(steps) <= 10 or linked:  # linked values are read only under the ticks
-            every = thinned
             # slanted where the labels would not fit side by side (~40 characters of 7-pt text a panel)
-            wide = sum(max(map(len, t.split("\n"))) + 2 for t in tick[::every]) > 40
+            wide = sum(max(map(len, t.split("\n"))) + 2 for t in tick[::thinned]) > 40
             slant = wide or (not numeric and len(steps) > 4)
-            ax.set_xticks(xs[::every])
+            ax.set_xticks(xs[::thinned])
             # a slanted label on one line ("10 / 0.01"): two slanted lines read as two ticks
-            ax.set_xticklabels([_plain(t.replace("\n", " / ") if slant else t) for t in tick[::every]],
+            ax.set_xticklabels([_plain(t.replace("\n", " / ") if slant else t) for t in tick[::thinned]],
                                fontsize=7 if len(steps) <= 6 else 6, rotation=45 if slant else 0,
                                ha="right" if slant else "center", rotation_mode="anchor" if slant else "default")
         if not numeric:

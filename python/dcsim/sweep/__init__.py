@@ -128,6 +128,8 @@ class SweepResult:
     combine: str = "grid"
     #: The base scenario's name (its file, or "<inline>").
     base: str = ""
+    #: A dry run's result: its plan only (an earlier sweep's table may sit at table_path).
+    dry_run: bool = False
 
     @property
     def unfinished(self) -> list[dict]:
@@ -156,9 +158,10 @@ class SweepResult:
         with the output directory's name; written to ``path`` if given. Returns the Figure."""
         from dcsim.plotting import plot_sweep
 
+        if self.dry_run:  # an earlier sweep's table at table_path is not this plan's
+            raise ValueError("a dry run ran nothing: nothing to draw (run the sweep, then plot its result)")
         if not self.table_path.is_file():
-            raise ValueError(f"no sweep table at {self.table_path}: a dry run, or a sweep that wrote none, has nothing "
-                             "to draw")
+            raise ValueError(f"no sweep table at {self.table_path}: nothing to draw")
         name = self.out.resolve().name or str(self.out.resolve())
         notes = [f"base scenario: {self.base}; axes combined by {self.combine}; the whole sweep: "
                  f"{self.table_path.name} and sweep.json beside this figure"] if self.base else []
@@ -660,7 +663,8 @@ def run_sweep(
         report_plan(cached, to_compute)
         return SweepResult(out=out, table_path=out / TABLE, runs=len(plan.runs), computed=0, cached=cached,
                            failed=0, wall_s=time.perf_counter() - t0, mean_run_wall_s=None, shared=shared,
-                           axes=tuple(a.paths for a in spec.axes), combine=spec.combine, base=spec.base_name)
+                           axes=tuple(a.paths for a in spec.axes), combine=spec.combine, base=spec.base_name,
+                           dry_run=dry_run)
 
     if dry_run and not out.exists():
         return planned(0, len(groups))  # nothing is cached where nothing was written: create nothing
