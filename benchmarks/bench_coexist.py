@@ -88,7 +88,7 @@ def one(duration: float, load: float, sizes: str, label: str) -> None:
     print(f"{label}: {duration:g} simulated s in {r['wall_s']:.3f} s wall = {duration / r['wall_s']:.1f} simulated s "
           f"per wall s; {r['events'] / r['wall_s']:.3g} events/s; {r['flows']} flows ({r['flows'] - 2} generated), "
           f"at most {r['most_active']} with transport state at once; peak {r['peak_rss_mb']:.0f} MB "
-          "(interpreter + numpy + pandas included)")
+          "(interpreter + numpy included)")
 
 
 def experiments() -> None:

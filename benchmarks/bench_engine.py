@@ -67,16 +67,30 @@ print(json.dumps(dict(wall_s=wall, events=int(c.events), sent_pkts=int(c.sent_pk
 """
 
 
+#: The scale and length issue 12's goals are stated for: 5 000 flows against 10, 1 simulated second.
+GOAL_FLOWS = 5000
+GOAL_DURATION_S = 1.0
+
+
 def engine(duration: float, flows: int | str = 10, repeat: int = 1, trace: int | None = None, echo: bool = True,
            series: str = "default") -> dict:
     """One run of the Rust example (`flows`: a count, or the path of an engine spec; `series`:
     "default", or "none" to sample no series during the run); returns its key=value lines
     (`rejected` if the spec was refused)."""
     args = [str(duration), str(flows), str(repeat), str(trace) if trace is not None else "all", series]
-    out = subprocess.run(
-        ["cargo", "run", "--quiet", "--release", "-p", "dcsim-core", "--example", "bench_engine", "--", *args],
-        cwd=ROOT, capture_output=True, text=True,
-    ).stdout
+    cmd = ["cargo", "run", "--quiet", "--release", "-p", "dcsim-core", "--example", "bench_engine", "--", *args]
+    try:
+        done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    except FileNotFoundError:
+        sys.exit("bench_engine: cargo is not on PATH; the engine benchmark builds and runs the Rust example "
+                 "(install Rust: https://rustup.rs)")
+    out = done.stdout
+    # exit status 2 with a `rejected=` line is a spec the engine refused (reported by the caller);
+    # anything else is a build or run failure, shown as cargo and the example said it (a review:
+    # a failed build had surfaced as KeyError: 'wall_s' at the summary)
+    if done.returncode != 0 and "rejected=" not in out:
+        sys.exit(f"bench_engine: `{' '.join(cmd)}` failed (exit status {done.returncode}):\n"
+                 f"{(done.stderr or out).strip()[-3000:]}")
     if echo:
         print(out.rstrip())
     kv = dict(line.split("=", 1) for line in out.splitlines() if "=" in line and ":" not in line.split("=", 1)[0])
@@ -124,8 +138,8 @@ def scaling(duration: float, repeat: int, ns: list[int], trace: int | None = Non
         print(f"(same fit on ns/event, more exposed to the machine's load: a = {a_ns:.3f})")
         base = rows[0][1]["ratio_engine_over_bare_heap"]
         for n, e in rows[1:]:
-            print(f"cost per event at N = {n} / at N = {rows[0][0]}: {e['ratio_engine_over_bare_heap'] / base:.2f} "
-                  "(goal for 5 000 flows: <= 2)")
+            print(f"cost per event at N = {n} / at N = {rows[0][0]}: {e['ratio_engine_over_bare_heap'] / base:.2f}"
+                  + (" (goal for 5 000 flows: <= 2)" if n == GOAL_FLOWS else ""))
         return rows[0][0], rows[-1][0], rows[-1][1]["ratio_engine_over_bare_heap"] / base
     return None
 
@@ -149,13 +163,19 @@ def main() -> None:
     print(f"wall_s={py['wall_s']:.3f} events={py['events']} peak_rss_mb={py['peak_rss_mb']:.1f} "
           f"(interpreter + numpy + pandas included)")
     print("== summary ==")
-    print(f"engine: {e['wall_s']:.3f} s wall for {a.duration:g} simulated s (goal < 0.4 s), "
-          f"{e['events_per_s']:.3g} events/s, {e['packets_per_wall_s']:.3g} packets/s, peak {e['peak_rss_mb']:.1f} MB (goal < 50 MB)")
+    # the goals are for one simulated second (a shorter run is compared with none: a review)
+    full = a.duration == GOAL_DURATION_S
+    judged = "" if full else f"; goals are for {GOAL_DURATION_S:g} simulated s: not judged"
+    print(f"engine: {e['wall_s']:.3f} s wall for {a.duration:g} simulated s"
+          + (" (goal < 0.4 s)" if full else "")
+          + f", {e['events_per_s']:.3g} events/s, {e['packets_per_wall_s']:.3g} packets/s, peak {e['peak_rss_mb']:.1f} MB"
+          + (" (goal < 50 MB)" if full else "") + judged)
     print(f"ratio engine / bare heap loop of as many events: {e['ratio_engine_over_bare_heap']:.2f} (goal <= 1.3)")
     if growth is not None:
         n0, n1, g = growth
-        print(f"cost per event, N = {n1} / N = {n0}, default metrics: {g:.3f} "
-              f"(goal for 5 000 flows <= 2: {'met' if g <= 2 else 'NOT met'})"
+        verdict = (f"goal for 5 000 flows <= 2: {'met' if g <= 2 else 'NOT met'}" if (n0, n1) == (10, GOAL_FLOWS) and full
+                   else f"the goal is for N = {GOAL_FLOWS} / N = 10 over {GOAL_DURATION_S:g} s: not judged")
+        print(f"cost per event, N = {n1} / N = {n0}, default metrics: {g:.3f} ({verdict})"
               + (f"; the engine's own (10 flows traced): {own[2]:.3f}" if own is not None else ""))
     print(f"ratio Python API / engine: {py['wall_s'] / e['wall_s']:.2f}")
 

@@ -237,9 +237,13 @@ def run_case(duration: float, partitions: int, ect_acks: bool) -> None:
     load0 = os.getloadavg()[0]
     r = child(RUN_CHILD, FAT_TREE.format(k=16, duration=duration, partitions=partitions, ect_acks=str(ect_acks).lower()))
     print(f"1-min load average {load0:.2f} before, {os.getloadavg()[0]:.2f} after (2 cores)")
-    print(f"wall {r['wall_s']:.2f} s (goal < 60 s: {'met' if r['wall_s'] < 60 else 'MISSED'}); "
-          f"peak RSS {r['peak_rss_mb']:.0f} MB (goal < 1 GB: {'met' if r['peak_rss_mb'] < 1000 else 'MISSED'}; "
-          f"{r['rss_after_imports_mb']:.0f} MB after imports)")
+    if duration == 0.1:  # the goals are for 100 ms simulated (a shorter run had printed "met": a review)
+        print(f"wall {r['wall_s']:.2f} s (goal < 60 s: {'met' if r['wall_s'] < 60 else 'MISSED'}); "
+              f"peak RSS {r['peak_rss_mb']:.0f} MB (goal < 1 GB: {'met' if r['peak_rss_mb'] < 1000 else 'MISSED'}; "
+              f"{r['rss_after_imports_mb']:.0f} MB after imports)")
+    else:
+        print(f"wall {r['wall_s']:.2f} s; peak RSS {r['peak_rss_mb']:.0f} MB ({r['rss_after_imports_mb']:.0f} MB after "
+              f"imports); the goals (< 60 s, < 1 GB) are for 100 ms simulated: not judged at {duration * 1e3:g} ms")
     print(f"{r['events']:,} events, {r['events'] / r['wall_s']:,.0f} events/s; {r['sent_pkts']:,} packets sent; "
           f"{r['flows']:,} flows, {r['finished']:,} finished; load offered {r['target_load']:.2f}, "
           f"realised {r['realised_load']:.3f}")

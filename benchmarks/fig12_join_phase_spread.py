@@ -1,17 +1,20 @@
 """Spread of dctcp-fig12's convergence time over the join phase of flow 2 (the measurement behind
-CONV_SPREAD_SD and tol_conv in dcsim/experiments/dctcp_convergence_fairness.py). Usage: python fig12_join_phase_spread.py quick|full
+CONV_SPREAD_SD and tol_conv in dcsim/experiments/dctcp_convergence_fairness.py). Usage: python benchmarks/fig12_join_phase_spread.py quick|full
 
 Flow 2 joins at T2 + k 0.25 ms, k = 0..7; the convergence time is the module's: the first window
 sample from which both windows are within 10 % of the fair share W* = W_max / 2.
 """
+import argparse
 import math
-import sys
 
 import numpy as np
 
 import dcsim
 from dcsim.experiments import dctcp_convergence_fairness as m
-quick = sys.argv[1] == "quick"
+
+ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+ap.add_argument("mode", choices=("quick", "full"), help="the join horizon of dctcp-fig12's --quick or full run")
+quick = ap.parse_args().mode == "quick"  # (any word had run the full measurement, --help too: a review)
 d_eff = m.base_rtt_s(m.D12_S)
 W_max = m.C_PPS * d_eff + m.K12
 W_star = W_max / 2
@@ -36,4 +39,5 @@ for gname in ("1/sqrt(W_max)", "5/W_max", "1/W_max"):
         ts.append(tw)
         print(gname, f"join {1e3*t2:.2f} ms: {1e3*tw:.2f} ms", flush=True)
     a = np.array(ts)
-    print(gname, "mean", 1e3 * a.mean(), "sd", 1e3 * a.std(ddof=1), "rel sd", a.std(ddof=1) / a.mean(), "min", 1e3*a.min(), "max", 1e3*a.max())
+    print(f"{gname}: convergence time over the 8 join phases: mean {1e3 * a.mean():.3f} ms, sd {1e3 * a.std(ddof=1):.3f} ms "
+          f"(relative {a.std(ddof=1) / a.mean():.3f}), min {1e3 * a.min():.3f} ms, max {1e3 * a.max():.3f} ms")

@@ -50,7 +50,10 @@ def main() -> None:
     import dcsim
     from dcsim.experiments.registry import all_experiments
 
-    measured = json.loads(args.measured.read_text())
+    try:
+        measured = json.loads(args.measured.read_text())
+    except (OSError, ValueError) as e:  # a missing or broken file, said in one line (a review)
+        ap.error(f"measured: cannot read {args.measured} as runtimes.json ({getattr(e, 'strerror', None) or e})")
     ids = [e.id for e in all_experiments()]
     missing = [k for i in ids for k in (i, f"{i} --quick") if k not in measured]
     if missing:
