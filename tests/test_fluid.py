@@ -356,3 +356,23 @@ def test_dx_one_run_says_so_for_a_list_and_bounds_stats_from_by_the_run():
             fluid.dx(50, 10e9, 80e-6, t_end_s=0.01, stats_from_s=bad)
     df = fluid.dx(50, 10e9, 80e-6, t_end_s=0.01, stats_from_s=0.005)
     assert df.attrs["stats"]["from_s"] == pytest.approx(0.005)
+
+
+def test_a_sample_interval_off_the_steps_is_refused_with_the_nearest_that_are_on_them():
+    """With the default step R*/200 (0.89 us at 10 Gbps, 100 us, K = 65) almost no round interval
+    is a whole number of steps; the refusal had named only the rule (an API audit). It names the
+    nearest intervals that are, and a step that makes the one asked for whole; each is accepted."""
+    import re
+
+    from dcsim import fluid as F
+
+    args = dict(t_end_s=2e-3)
+    with pytest.raises(ValueError, match=r"sample_dt_s = 2e-05 must be a positive integer multiple of dt_s") as e:
+        F.dctcp(10e9, 100e-6, 65, 1 / 16, 10, sample_dt_s=20e-6, **args)
+    msg = str(e.value)
+    lo, hi = (float(x) for x in re.findall(r"([\d.]+e-05) \(\d+ steps\)", msg))
+    assert lo < 20e-6 < hi
+    dt = float(re.search(r"or dt_s = ([\d.e-]+) with this", msg).group(1))
+    for kw in (dict(sample_dt_s=lo), dict(sample_dt_s=hi), dict(sample_dt_s=20e-6, dt_s=dt)):
+        df = F.dctcp(10e9, 100e-6, 65, 1 / 16, 10, **kw, **args)
+        assert np.allclose(np.diff(df.t_s.to_numpy()), kw["sample_dt_s"], rtol=1e-6)

@@ -81,9 +81,19 @@ def _packet_bytes(x) -> int:
 
 
 def _stride(name_sample: str, sample_dt: float, name_dt: str, dt: float) -> int:
+    """The integration steps between two output rows: ``sample_dt`` must be a whole number of
+    ``dt`` (rows lie on the steps). The refusal names the nearest intervals that are, and the step
+    that would make ``sample_dt`` itself whole (a review: with the default step, R*/200, almost no
+    round interval was, and the docs did not say so)."""
     k = sample_dt / dt
     if abs(k - round(k)) > 1e-9 * k or round(k) < 1:
-        raise ValueError(f"{name_sample} = {sample_dt:g} must be a positive integer multiple of {name_dt} = {dt:g}")
+        from dcsim.units import exact_num  # values that can be pasted back as they are
+
+        lo, hi = max(1, math.floor(k)), max(1, math.ceil(k))
+        near = " or ".join(dict.fromkeys(f"{exact_num(n * dt)} ({n} step{'s' * (n != 1)})" for n in (lo, hi)))
+        raise ValueError(f"{name_sample} = {sample_dt:g} must be a positive integer multiple of {name_dt} = {dt:g}; "
+                         f"allowed e.g. {name_sample} = {near}, or {name_dt} = {exact_num(sample_dt / hi)} with this "
+                         f"{name_sample} ({hi} steps a row)")
     return int(round(k))
 
 
@@ -271,8 +281,10 @@ def dctcp(C_bps: float, d_s: float, K_pkt: float, g: float, N: float, *, t_end_s
     (packets), ``g`` in (0, 1], ``N`` >= 1 flows; packets of ``packet_bytes`` bytes, so
     C = C_bps / (8 packet_bytes) packets/s. R(t) = d + q(t)/C, feedback delay R* = d + K/C.
     ``queue_floor`` keeps q >= 0 with the max(·, 0) rule (the physical queue; eq. (7) as printed
-    has no floor). Defaults: ``dt_s`` = R*/200, ``sample_dt_s`` for about 4000 rows; the run ends
-    at the first sample time >= ``t_end_s``;
+    has no floor). Defaults: ``dt_s`` = R*/200, ``sample_dt_s`` for about 4000 rows; a
+    ``sample_dt_s`` given must be a whole number of steps (the rows lie on them; the error names
+    the nearest that are, and the ``dt_s`` that makes it one: `dcsim fluid dctcp --sample-dt`
+    rounds instead); the run ends at the first sample time >= ``t_end_s``;
     ``init`` = (W0 packets, α0, q0 packets) held for t <= 0, default W0 = w̄ = (Cd + K)/N,
     α0 = min(1, sqrt(2/w̄)), q0 = K (the normalized default).
 
@@ -346,8 +358,8 @@ def dx(N: float, C_bps: float, R0_s: float, *, t_end_s: float, dt_s: Optional[fl
     ``init`` = (W0 packets, Q0 seconds) held constant for t <= 0; default (1, 0): every flow at one
     segment, empty queue. With ``window_floor`` W >= 1 packet (max(·, 0) rule); note eq. (3) keeps
     W >= 1 by itself when it starts there. Q >= 0 always (eq. 4). Defaults: ``dt_s`` = τ/m with m a
-    multiple of 10 and dt <= R0/100, ``sample_dt_s`` for about 4000 rows; the run ends at the first
-    sample time >= ``t_end_s``.
+    multiple of 10 and dt <= R0/100, ``sample_dt_s`` for about 4000 rows (given: a whole number of
+    steps, as in :func:`dctcp`); the run ends at the first sample time >= ``t_end_s``.
 
     Returns columns ``t_s``, ``W_pkt``, ``Q_s`` (queueing delay), ``q_pkt`` (= Q C, the queue),
     ``R_s`` (= R0 + Q, the RTT). ``df.attrs`` holds C_pps, tau_s, p, and ``stats``: {"from_s",
@@ -386,7 +398,8 @@ def dx_batch(N, C_bps, R0_s, *, t_end_s, tau_s=None, p=0.95, dt_s=None, sample_d
     """Many runs of :func:`dx` in parallel (Rust, GIL released), e.g. a grid of (N, C, R0).
 
     ``N``, ``C_bps``, ``R0_s``, ``t_end_s``, ``tau_s`` (default R0_s), ``p``, ``dt_s``,
-    ``sample_dt_s`` and ``t_from_s`` are scalars or 1-D arrays, broadcast to a common length.
+    ``sample_dt_s`` (a whole number of each run's steps) and ``t_from_s`` are scalars or 1-D
+    arrays, broadcast to a common length.
     ``init`` is None (every run starts at W = 1 packet, Q = 0) or a sequence of (W0_pkt, Q0_s) pairs,
     one per run. Returns, in input order, dicts of numpy arrays with keys ``t_s``, ``W_pkt``,
     ``Q_s``, ``q_pkt``, ``R_s`` (see :func:`dx`); with ``stats_from_s`` (a scalar or an array, in

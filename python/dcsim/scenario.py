@@ -4309,9 +4309,9 @@ class Scenario(_Model):
 
         ``sc.replace({"network.aqm.K": "40pkt", "flows[0].protocol": "newreno"})``
 
-        Values are written as in a scenario file. Options of the old protocol (``g``,
-        ``alpha_init``, ...) that were not given explicitly are dropped when the protocol
-        changes. ``changes=None`` (keyword form): ``sc.replace(**{"run.seed": 2})``. Raises
+        Values are written as in a scenario file. When a protocol changes, the options the new
+        one does not take (DCTCP's ``g`` and ``alpha_init`` for ``newreno``) are dropped unless
+        the same changes give them; those both take are kept. ``changes=None`` (keyword form): ``sc.replace(**{"run.seed": 2})``. Raises
         :class:`ScenarioError` naming the field.
         """
         _check_changes(changes, "replace")

@@ -13,7 +13,7 @@ From Python::
 From the shell: ``dcsim sweep examples/sweep_k.toml`` (the file format is in
 :mod:`dcsim.sweep.spec`). The table has, per run: ``run_id``, one column per axis path with the
 value as written (plus ``<path>_s`` / ``_bps`` / ``_pkt`` / ``_bytes`` with the number when every
-value of the axis has a unit), ``seed``, ``status`` (``ok`` / ``stopped`` / ``error``), ``error``,
+value of the axis has a unit of one kind: none for ``["100pkt", "1MB"]``), ``seed``, ``status`` (``ok`` / ``stopped`` / ``error``), ``error``,
 ``run_wall_s`` (worker wall time of the run, s), then :meth:`Result.summary` flattened by
 :func:`~dcsim.sweep.worker.flatten_summary` (units in the column names). Each run's tables sit in
 OUT/runs/<run_id>/ (readable with :meth:`Result.from_dir`).
@@ -84,7 +84,7 @@ RESERVED = ("run_id", "seed", "status", "error", "run_wall_s")
 
 
 class SweepWarning(UserWarning):
-    """This sweep will replace the table (sweep.parquet, sweep.json) of another sweep in its OUT."""
+    """This sweep will replace the table (sweep.parquet, sweep.json, sweep.png) of another sweep in its OUT."""
 
 
 def replaced_warning(out: Path, other: str) -> str:
