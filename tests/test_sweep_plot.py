@@ -320,3 +320,64 @@ def test_whole_numbers_are_ticked_in_full():
     df = pd.DataFrame({"n": [1e5, 1e6, 2.5e6], "status": ["ok"] * 3, "goodput_total_bps": [1e9, 2e9, 3e9]})
     fig = plot_sweep(df, ["n"])
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["100000", "1000000", "2500000"]
+
+
+# --------------------------------------------------------------------------------------------
+# property: whatever a grid sweep's table holds, the figure draws its means, or says why not
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_VALUES = {
+    "num": st.lists(st.floats(0.001, 1e6, allow_nan=False), min_size=1, max_size=5, unique=True),
+    "pkt": st.lists(st.integers(1, 500).map(lambda k: f"{k}pkt"), min_size=1, max_size=5, unique=True),
+    "word": st.lists(st.sampled_from(["dctcp", "newreno", "dx", "dctcp-improved-fairness"]), min_size=1, max_size=4,
+                     unique=True),
+    "flag": st.lists(st.booleans(), min_size=1, max_size=2, unique=True),
+    "table": st.lists(st.integers(1, 90).map(lambda k: json.dumps({"kind": "threshold", "K": f"{k}pkt"})),
+                      min_size=1, max_size=4, unique=True),
+}
+
+
+@st.composite
+def grid_tables(draw):
+    kinds = draw(st.lists(st.sampled_from(sorted(_VALUES)), min_size=1, max_size=3))
+    axes = {f"a{i}": draw(_VALUES[k]) for i, k in enumerate(kinds)}
+    seeds = draw(st.integers(1, 3))
+    rows = []
+    for combo in itertools.product(*axes.values()):
+        for seed in range(1, seeds + 1):
+            row = dict(zip(axes, combo), seed=seed, status=draw(st.sampled_from(["ok", "ok", "ok", "error"])))
+            row["goodput_total_bps"] = (draw(st.floats(0, 1e11, allow_nan=False)) if row["status"] == "ok"
+                                        else float("nan"))
+            rows.append(row)
+    df = pd.DataFrame(rows)
+    for name, k in zip(axes, kinds):
+        if k == "pkt":  # the number column a sweep adds beside values with a unit
+            df[name + "_pkt"] = df[name].str[:-3].astype(float)
+    return df, list(axes)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(grid_tables())
+def test_any_grid_table_draws_its_means_or_says_why_not(case):
+    """Each drawn point is the mean over its combination's finished seeds (pandas' group-by,
+    computed here), at most MAX_SWEEP_LINES lines; anything else is a ValueError naming a field."""
+    df, axes = case
+    ok = df[df.status == "ok"]
+    drawable = bool((ok["goodput_total_bps"] != 0).any())  # a finished run with a value to draw
+    try:
+        fig = plot_sweep(df, axes, x=axes[0])
+    except ValueError as e:
+        assert not drawable and str(e).startswith("table: "), e
+        return
+    assert drawable
+    panel = next(ax for ax in fig.axes if ax.get_title() == "goodput Gbps")
+    means = sorted(ok.groupby([ok[a].astype(str) for a in axes])["goodput_total_bps"].mean().to_numpy() * 1e-9)
+    drawn_y = sorted(y for c in drawn(panel) for y in c.lines[0].get_data()[1] if not np.isnan(y))
+    lines = {tuple(r) for r in ok[axes[1:]].astype(str).to_numpy()}  # the other axes' finished combinations
+    assert len(drawn(panel)) == min(len(lines), MAX_SWEEP_LINES)
+    if len(lines) <= MAX_SWEEP_LINES:
+        np.testing.assert_allclose(drawn_y, means, rtol=1e-9, atol=1e-12)  # every line drawn: every mean
+    else:
+        assert set(np.round(drawn_y, 6)) <= set(np.round(means, 6))
