@@ -1415,10 +1415,10 @@ def plot_sweep(table, axes: Union[str, Sequence[Union[str, Sequence[str]]]], pat
         if same.any():  # an axis left out: its values would be averaged as if they were seeds (a review)
             raise ValueError(f"axes: {int(same.sum())} rows share their values of {', '.join(known)} and their seed "
                              "with another row: give every axis of the sweep (OUT/sweep.json lists them)")
+    per_axis = [len(texts[list(g)].drop_duplicates()) for g in groups]  # each axis's steps
     if len(groups) > 1:
         # a grid's rows are every combination of its axes' steps; a zip sweep's, or linked paths given
         # as axes of their own, are not, and would be drawn as lines of one point each (a review)
-        per_axis = [len(texts[list(g)].drop_duplicates()) for g in groups]
         combos = len(texts.drop_duplicates())
         if combos < int(np.prod(per_axis, dtype=float)):
             raise ValueError(f"axes: the table's rows are {combos} of the {int(np.prod(per_axis, dtype=float))} "
@@ -1429,21 +1429,18 @@ def plot_sweep(table, axes: Union[str, Sequence[Union[str, Sequence[str]]]], pat
     if ok.empty:
         raise ValueError("table: no run of this sweep ran to its end (status 'ok'): nothing to draw")
 
-    def one_to_one(g: tuple, q: str) -> bool:
-        """Whether path q of axis g has numbers, one for each of g's steps."""
-        found = _sweep_numeric(table, q)
-        if not found:
-            return False
-        steps_n = len(texts[list(g)].drop_duplicates())
-        return table[found[0]].nunique() == steps_n
+    def numbers_of(i: int) -> Optional[str]:
+        """The first path of axis i whose numbers tell its steps apart (None: its steps are categories)."""
+        for q in groups[i]:
+            found = _sweep_numeric(table, q)
+            if found and table[found[0]].nunique() == per_axis[i]:
+                return q
+        return None
 
-    if x is None:
-        def rank(i: int) -> tuple:
-            num = next((q for q in groups[i] if one_to_one(groups[i], q)), None)
-            distinct = len(texts[list(groups[i])].drop_duplicates())
-            return (num is None or distinct < 2, distinct < 2, i), (num or groups[i][0])
-        xi = min(range(len(groups)), key=lambda i: rank(i)[0])
-        x = rank(xi)[1]
+    if x is None:  # the first axis with numbers of two or more steps, else the first of two or more steps
+        ranked = [((numbers_of(i) is None or per_axis[i] < 2, per_axis[i] < 2, i), numbers_of(i) or groups[i][0])
+                  for i in range(len(groups))]
+        (*_, xi), x = min(ranked)
     elif x not in known:
         raise ValueError(f"x: {x!r} is not an axis path of this sweep; its axis paths: {', '.join(known)}")
     else:

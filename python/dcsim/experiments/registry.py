@@ -308,23 +308,23 @@ class ExperimentResult:
 
     @property
     def n_reproduced(self) -> int:
-        return sum(c.verdict == REPRODUCED for c in self.paper_claims)
+        return sum(c.passed for c in self.paper_claims)
 
     @property
     def all_reproduced(self) -> bool:
         """Every claim of the paper reproduced (checks are not claims and do not count)."""
-        return all(c.verdict == REPRODUCED for c in self.paper_claims)
+        return all(c.passed for c in self.paper_claims)
 
     @property
     def checks_pass(self) -> bool:
-        return all(c.verdict == REPRODUCED for c in self.checks)
+        return all(c.passed for c in self.checks)
 
     def summary(self) -> str:
         """One line: "5 of 7 claims of the paper reproduced; checks: 2 of 2 pass"."""
         n, k = len(self.paper_claims), len(self.checks)
         line = f"{self.n_reproduced} of {n} claims of the paper reproduced"
         if k:
-            line += f"; checks (not claims of the paper): {sum(c.verdict == REPRODUCED for c in self.checks)} of {k} pass"
+            line += f"; checks (not claims of the paper): {sum(c.passed for c in self.checks)} of {k} pass"
         return line
 
 
