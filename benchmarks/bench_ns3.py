@@ -117,6 +117,9 @@ def from_python(python: str) -> Ns3:
         site = Path(subprocess.run([python, "-c", code], check=True, capture_output=True, text=True).stdout.strip())
     except (OSError, subprocess.CalledProcessError) as e:
         raise SystemExit(f"--ns3-python {python}: not a Python interpreter that runs ({e})") from None
+    if not (site / "ns3").is_dir():  # said as "no libns3*-core*.so in .../ns3/lib" before
+        raise SystemExit(f"--ns3-python {python}: PyPI's ns3 is not installed in that environment (no {site / 'ns3'}); "
+                         f"install it with `{python} -m pip install ns3`")
     return _find(site / "ns3", f"ns-3 wheel ({python})")
 
 

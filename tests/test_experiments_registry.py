@@ -34,6 +34,31 @@ def test_checks_are_not_counted_as_reproduced():
     assert r2.all_reproduced and not r2.checks_pass  # a failed check is not a failed claim
 
 
+def test_a_claim_judged_against_noise_has_three_verdicts():
+    """by_noise: shown beyond the noise reproduces, contradicted beyond it differs, neither is
+    inconclusive; all_of: a claim of parts differs if one part does, else is inconclusive if one is."""
+    from dcsim.experiments.registry import INCONCLUSIVE, all_of, by_noise
+
+    assert by_noise(True, False) == REPRODUCED and by_noise(False, True) == DIFFERS
+    assert by_noise(False, False) == INCONCLUSIVE
+    with pytest.raises(ValueError, match="both shown and contradicted"):
+        by_noise(True, True)
+    assert all_of(REPRODUCED, REPRODUCED) == REPRODUCED and all_of() == REPRODUCED
+    assert all_of(REPRODUCED, INCONCLUSIVE) == INCONCLUSIVE
+    assert all_of(INCONCLUSIVE, DIFFERS, REPRODUCED) == DIFFERS
+    with pytest.raises(ValueError, match="not a verdict"):
+        all_of(REPRODUCED, True)
+    # a check passes or fails: it has no noise-limited third outcome
+    with pytest.raises(ValueError, match="passes or fails"):
+        Claim("(setup) x", "p", "o", INCONCLUSIVE, kind=CHECK)
+    r = ExperimentResult("x", "t", [Claim("a", "p", "o", REPRODUCED), Claim("b", "p", "o", INCONCLUSIVE),
+                                    Claim("c", "p", "o", DIFFERS)])
+    assert r.n_reproduced == 1 and r.n_inconclusive == 1 and not r.all_reproduced
+    assert r.summary() == "1 of 3 claims of the paper reproduced (1 inconclusive)"
+    assert [c.word for c in r.claims] == ["reproduced", "inconclusive", "differs"]
+    assert r.claims[1].as_dict()["verdict"] == "inconclusive"
+
+
 @pytest.mark.parametrize("printed,tol", [("0.15", 0.005), ("42", 0.5), ("145", 0.5), ("94", 0.5), ("0.5", 0.05)])
 def test_quoted_tolerance_is_half_a_unit_in_the_last_digit(printed, tol):
     assert quoted_tolerance(printed) == pytest.approx(tol)

@@ -46,11 +46,12 @@ def test_index_lists_every_experiment_with_its_verdict_counts(report):
         assert "Quick run" in page, "a --quick page must say so"
         assert "dcsim 0.1.0" in page and "commit" in page
     # Counts in the index equal what the claims tables hold.
-    # "4 of 5 reproduced; 1 differs", "2 of 4 reproduced; 2 differ", "3 of 3 reproduced"
-    rows = re.findall(r"(\d+) of (\d+) reproduced(?:; (\d+) (differs?))?<", index)
+    # "4 of 5 reproduced; 1 differs", "2 of 4 reproduced; 2 differ", "3 of 3 reproduced",
+    # "3 of 5 reproduced; 1 differs; 1 inconclusive"
+    rows = re.findall(r"(\d+) of (\d+) reproduced(?:; (\d+) (differs?))?(?:; (\d+) inconclusive)?<", index)
     assert len(rows) == len(FAST)
-    for rep, tot, diff, verb in rows:
-        assert int(rep) + int(diff or 0) == int(tot)
+    for rep, tot, diff, verb, inc in rows:
+        assert int(rep) + int(diff or 0) + int(inc or 0) == int(tot)
         assert (verb == "differs") == (diff == "1") and (verb == "") == (diff == "")
 
 
@@ -384,6 +385,43 @@ def test_checks_read_passes_or_fails_and_split_tables_have_no_duplicate_column(t
     assert "<th>dcsim</th>" not in claims_html and "<td>—</td>" in claims_html
     assert '<td class="checkfails">fails</td>' in checks_html and ">differs<" not in checks_html
     assert '<td class="checkfails">0 of 1 pass</td>' in index.read_text()
+
+
+def test_inconclusive_claims_are_counted_and_coloured_apart(tmp_path):
+    """A claim the runs' noise leaves unresolved is neither reproduced nor differing: the index, the
+    tally and the page count and colour it on its own."""
+    from dcsim.experiments.registry import DIFFERS, INCONCLUSIVE, REPRODUCED, Claim, ExperimentResult
+    from dcsim.report import Entry, tally, verdict_counts, write_report
+
+    def entry(name, *verdicts):
+        r = ExperimentResult(name, "x", [Claim(f"c{i}", "p", "o", v) for i, v in enumerate(verdicts)])
+        (tmp_path / "o" / name).mkdir(parents=True)
+        return Entry(name, "x", "none", tmp_path / "o" / name, 1.0, result=r, files=[])
+
+    a = entry("zz-a", REPRODUCED, DIFFERS, INCONCLUSIVE)
+    b = entry("zz-b", REPRODUCED, INCONCLUSIVE)
+    c = entry("zz-c", REPRODUCED)
+    assert verdict_counts(a)[:2] == ("differs", "1 of 3 reproduced; 1 differs; 1 inconclusive")
+    assert verdict_counts(b)[:2] == ("inconclusive", "1 of 2 reproduced; 1 inconclusive")
+    assert verdict_counts(c)[:2] == ("reproduced", "1 of 1 reproduced")
+    assert tally([a, b, c]).startswith("3 of 6 claims of the papers reproduced (2 inconclusive) over 3 finished")
+    assert tally([c]).startswith("1 of 1 claims of the papers reproduced over")
+    index = write_report([a, b, c], tmp_path / "h", quick=False, version="0.1.0").read_text()
+    assert '<td class="inconclusive">1 of 2 reproduced; 1 inconclusive</td>' in index
+    assert '<td class="inconclusive">inconclusive</td>' in (tmp_path / "h" / "zz-b.html").read_text()
+    # the terminal's tally colours it too (cyan, neither green nor yellow)
+    from rich.console import Console
+
+    import dcsim.cli as cli
+
+    rec = Console(record=True, width=200, force_terminal=True, color_system="standard")
+    old, cli.console = cli.console, rec
+    try:
+        cli.print_tally([a, b, c], [], quick=False)
+    finally:
+        cli.console = old
+    said = rec.export_text(styles=True)
+    assert "\x1b[36m1 of 2 reproduced; 1 inconclusive" in said, said
 
 
 def test_a_second_report_into_the_same_directory_drops_the_first_ones_other_pages(tmp_path):

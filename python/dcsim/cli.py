@@ -141,7 +141,8 @@ def print_claims(result, quick: bool = False) -> None:
             table.add_column(col, overflow="fold")
         for c, (ours, word, good) in zip(rows, laid):
             table.add_row(escape(c.statement), escape(c.paper), *(escape(x) for x in ours),
-                          f"[{'green' if good else 'yellow'}]{word}[/]", escape(c.detail))
+                          f"[{'green' if good else ('cyan' if c.inconclusive else 'yellow')}]{word}[/]",
+                          escape(c.detail))
         print_table(console, table)
 
     console.print(escape(result.summary()) + (f" [yellow]({escape(QUICK_NOTE)})[/]" if quick else ""))
@@ -155,7 +156,7 @@ def print_tally(entries, not_run, quick: bool) -> None:
     table = Table(title="all experiments of this run")
     for col in ("experiment", "claims of the paper", "dcsim's checks", "wall time"):
         table.add_column(col, overflow="fold")
-    styles = {"reproduced": "green", "differs": "yellow", "failed": "red", "none": "dim"}
+    styles = {"reproduced": "green", "differs": "yellow", "inconclusive": "cyan", "failed": "red", "none": "dim"}
     for e in entries:
         kind, said, checks = verdict_counts(e)
         style = styles[kind]

@@ -39,6 +39,7 @@ th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-al
 th { background: #f0f0f0; }
 td.reproduced { background: #d8f5d8; }
 td.differs { background: #f9d6d6; }
+td.inconclusive { background: #e1e8f7; }
 td.failed { background: #d9d9d9; color: #900; font-weight: bold; }
 td.checkfails { background: #fff3c4; }
 .quick { background: #fff3c4; border: 1px solid #e0c000; padding: 0.5em 1em; }
@@ -116,6 +117,11 @@ def _counts(e: Entry) -> tuple[int, int, int, int]:
     return sum(c.passed for c in claims), len(claims), sum(c.passed for c in checks), len(checks)
 
 
+def _n_inconclusive(e: Entry) -> int:
+    """Claims of the paper the runs' noise left unresolved (counted as :func:`_counts` counts)."""
+    return 0 if e.result is None or e.error is not None else e.result.n_inconclusive
+
+
 def tally(entries: Sequence[Entry]) -> str:
     """One line over several experiments: claims of the papers reproduced, failures, wall time
     (the report's index and the terminal after ``dcsim reproduce`` of more than one experiment)."""
@@ -124,23 +130,29 @@ def tally(entries: Sequence[Entry]) -> str:
     failed = sum(e.error is not None and not e.interrupted for e in entries)
     judged = len(entries) - stopped - failed  # the experiments whose claims are counted (a probe: "over 5
     # experiments" of 4 that finished and one interrupted)
-    return (f"{sum(t[0] for t in tot)} of {sum(t[1] for t in tot)} claims of the papers reproduced over "
+    inc = sum(map(_n_inconclusive, entries))
+    return (f"{sum(t[0] for t in tot)} of {sum(t[1] for t in tot)} claims of the papers reproduced"
+            f"{f' ({inc} inconclusive)' if inc else ''} over "
             f"{count_shown(judged, 'finished experiment')} ({failed} failed{f', {stopped} interrupted' if stopped else ''}); "
             f"total wall time {fmt_wall(sum(e.wall_s for e in entries))}")
 
 
 def verdict_counts(e: Entry) -> tuple[str, str, str]:
     """An experiment's outcome as the report's index says it: (kind, verdict, checks), kind one of
-    "reproduced" (every claim), "differs", "failed", "none" (it states no claim of the paper); e.g. ("differs", "3 of 4 reproduced; 1 differs",
-    "2 of 2 pass"), or ("failed", "failed" / "interrupted", "—")."""
+    "reproduced" (every claim), "differs" (one at least), "inconclusive" (none differs, one at least
+    is unresolved), "failed", "none" (it states no claim of the paper); e.g. ("differs", "3 of 5
+    reproduced; 1 differs; 1 inconclusive", "2 of 2 pass"), or ("failed", "failed" / "interrupted", "—")."""
     if e.error is not None:
         return "failed", ("interrupted" if e.interrupted else "failed"), "—"
     n_rep, n_cl, n_ok, n_ch = _counts(e)
     if n_cl == 0:  # nothing of the paper judged: neither green nor red ("0 of 0 reproduced" had been green)
         return "none", "no claim of the paper", (f"{n_ok} of {n_ch} pass" if n_ch else "—")
-    n_diff = n_cl - n_rep
-    differ = f"; {n_diff} {'differs' if n_diff == 1 else 'differ'}" if n_diff else ""
-    return ("differs" if n_diff else "reproduced"), f"{n_rep} of {n_cl} reproduced{differ}", (
+    n_inc = _n_inconclusive(e)
+    n_diff = n_cl - n_rep - n_inc
+    said = f"{n_rep} of {n_cl} reproduced" + (f"; {n_diff} {'differs' if n_diff == 1 else 'differ'}" if n_diff else "") \
+        + (f"; {n_inc} inconclusive" if n_inc else "")
+    kind = "differs" if n_diff else ("inconclusive" if n_inc else "reproduced")
+    return kind, said, (
         f"{n_ok} of {n_ch} pass" if n_ch else "—")
 
 
@@ -148,8 +160,8 @@ def claims_layout(rows: list) -> tuple[tuple[str, ...], list[tuple[tuple[str, ..
     """How a claims or checks table is laid out, in the terminal and in the HTML report alike: the
     columns for dcsim's value (one "dcsim" column, or one per instrument when a row splits its value
     into packet simulation, fluid model and theory), and per row those cells, the verdict's word
-    ("reproduced" / "differs" for a claim of the paper, "passes" / "fails" for dcsim's own check)
-    and whether it is the good one."""
+    ("reproduced" / "differs" / "inconclusive" for a claim of the paper, "passes" / "fails" for
+    dcsim's own check) and whether it is the good one."""
     split = any(c.packet or c.fluid or c.theory for c in rows)
     cols = ("packet sim", "fluid model", "theory") if split else ("dcsim",)
     out = []
@@ -169,7 +181,7 @@ def _claims_table(rows: list, head: str) -> str:
     out = ["<table><tr>" + "".join(f"<th>{_e(h)}</th>" for h in (head, "paper", *cols, "verdict", "detail")) + "</tr>"]
     for c, (ours, word, good) in zip(rows, laid):
         # a failing check in the index's colour for it (yellow): it is not a claim of the paper that differs
-        cls = "reproduced" if good else ("differs" if c.is_claim else "checkfails")
+        cls = "reproduced" if good else (c.verdict if c.is_claim else "checkfails")
         out.append("<tr>" + "".join(f"<td>{_e(x)}</td>" for x in (c.statement, c.paper, *ours))
                    + f"<td class=\"{cls}\">{_e(word)}</td><td>{_e(c.detail)}</td></tr>")
     out.append("</table>")

@@ -47,6 +47,10 @@ measured one its statistical resolution):
   points goes the other way by more than twice its standard error (:func:`trend`).
 * "A higher than B" at a set of parameters: A's mean above B's by more than twice the standard
   error of the difference, at a majority of the points and on average (:func:`higher`).
+* A trend or an ordering that the runs neither show nor contradict beyond twice the standard
+  errors is "inconclusive" (:func:`~dcsim.experiments.registry.by_noise`): "differs" says that
+  something in the runs goes against the claim beyond them (the change or a step the other way;
+  B above A at a point).
 * "The same throughput" (Drop-Tail): T_r within twice its standard error of 1.
 * A statement with a threshold ("more than 2x", "at least 2x") is checked as printed.
 * Our own checks (not claims of the paper, shown apart): the setup rows require a bottleneck
@@ -142,6 +146,7 @@ from dcsim.scenario import AQM_TABLE  # noqa: E402
 from dcsim.experiments.registry import (  # noqa: E402
     Claim,
     ExperimentResult,
+    by_noise,
     check,
     experiment,
     monotone_trend,
@@ -391,36 +396,47 @@ def trend(statement: str, paper_text: str, st: pd.DataFrame, xcol: str, increasi
           unit: str = "", detail: str = "") -> Claim:
     """A monotone trend of the means against ``xcol``: the end-to-end change beyond 2 standard
     errors in the stated direction, and no step between neighbours against it by more than 2 of its
-    standard errors."""
+    standard errors. Differs if the change goes the other way by more than 2 standard errors or a
+    step does; inconclusive if neither (:func:`~dcsim.experiments.registry.by_noise`)."""
     st = st.sort_values(xcol)
     x, m, se = st[xcol].to_numpy(float), st["mean"].to_numpy(float), np.nan_to_num(st["sem"].to_numpy(float))
     delta = m[-1] - m[0]
     se_d = math.hypot(se[0], se[-1])
-    good, steps = monotone_trend(m, 1 if increasing else -1, 2 * se_d, 2 * np.hypot(se[1:], se[:-1]))
+    sign = 1 if increasing else -1
+    good, steps = monotone_trend(m, sign, 2 * se_d, 2 * np.hypot(se[1:], se[:-1]))
+    # a run without a number (NaN) resolves nothing, and shows that something went wrong: differs
+    against = bool(steps) or sign * delta < -2 * se_d or not np.isfinite(m).all()
     ours = f"{m[0]:.3g} ({xname} = {x[0]:g}) -> {m[-1]:.3g} ({xname} = {x[-1]:g}){(' ' + unit) if unit else ''}"
     if steps:  # with the means of the step, not only where it is (a review)
         ours += "; against the trend between " + ", ".join(
             f"{x[i]:g} and {x[i + 1]:g} ({m[i]:.3g} -> {m[i + 1]:.3g})" for i in steps)
     u = f" {unit}" if unit else ""
-    return Claim(statement, paper_text, ours, ok(good),
+    return Claim(statement, paper_text, ours, by_noise(good, against),
                  f"reproduced if the change ({delta:+.3g}{u}) exceeds 2 standard errors ({2 * se_d:.2g}{u}) and no step "
-                 "goes the other way by more than 2 of its standard errors" + ("; " + detail if detail else ""))
+                 "goes the other way by more than 2 of its standard errors; differs if the change or a step goes the "
+                 "other way by more than that, inconclusive if neither" + ("; " + detail if detail else ""))
 
 
 def higher(statement: str, paper_text: str, a: pd.DataFrame, b: pd.DataFrame, xcol: str, *, a_name: str,
            b_name: str, xname: str, detail: str = "", unit: str = "", scale: float = 1.0) -> Claim:
     """a's means above b's: by more than 2 standard errors at a majority of the points and on average.
-    ``scale`` and ``unit`` are how the means are shown (e.g. 1e3, "ms" for means in seconds)."""
+    Differs if b's mean is above a's by more than 2 standard errors at a point (or a mean is not a
+    number); inconclusive if neither (:func:`~dcsim.experiments.registry.by_noise`). ``scale`` and
+    ``unit`` are how the means are shown (e.g. 1e3, "ms" for means in seconds)."""
     j = a.merge(b, on=xcol, suffixes=("_a", "_b")).sort_values(xcol)
     diff = j["mean_a"] - j["mean_b"]
     se = np.hypot(j["sem_a"], j["sem_b"])
-    sig = int((diff > 2 * se).sum())
-    good = sig > len(j) / 2 and float(diff.mean()) > 0
+    sig, sig_b = int((diff > 2 * se).sum()), int((diff < -2 * se).sum())
+    finite = bool(np.isfinite(diff).all())
+    good = finite and sig > len(j) / 2 and float(diff.mean()) > 0
+    against = sig_b > 0 or not finite
     u = f" {unit}" if unit else ""
     pts = ", ".join(f"{x:g}: {scale * ma:.3g} vs {scale * mb:.3g}{u}" for x, ma, mb in zip(j[xcol], j["mean_a"], j["mean_b"]))
-    return Claim(statement, paper_text, f"{a_name} vs {b_name} at {xname} = {pts}", ok(good),
-                 f"{a_name} higher by more than 2 standard errors at {sig} of {len(j)} points; mean difference "
-                 f"{scale * float(diff.mean()):+.3g}{u}" + ("; " + detail if detail else ""))
+    # b above a at a minority of the points where a is above at most: "generally" (reproduced)
+    return Claim(statement, paper_text, f"{a_name} vs {b_name} at {xname} = {pts}", by_noise(good, against and not good),
+                 f"{a_name} higher by more than 2 standard errors at {sig} and {b_name} at {sig_b} of {len(j)} points; mean "
+                 f"difference {scale * float(diff.mean()):+.3g}{u}; reproduced if {a_name} is higher at most points and "
+                 f"on average, differs if {b_name} is higher at one, inconclusive if neither" + ("; " + detail if detail else ""))
 
 
 #: Tolerance of the independent-marking model of RED below: its constants (TCP's 1.22/sqrt(p) holds
@@ -752,19 +768,21 @@ def _red_against_dctcp_aqm(sb: pd.DataFrame, sc_: pd.DataFrame, k: pd.Series) ->
     IV-C: TCP "achieves better throughput than under the DCTCP AQM"): T_r under RED below T_r
     under the DCTCP AQM (K = 65, Fig. 3(a)). Reproduced if RED's T_r is lower by more than 2
     standard errors at most RED settings of panels (b) and (c) and higher by more than 2 at none:
-    a RED setting that does worse than the DCTCP AQM contradicts "mitigated"."""
+    a RED setting that does worse than the DCTCP AQM contradicts "mitigated" (differs); lower at
+    fewer than most and higher at none is inconclusive."""
     pts = pd.concat([sb.assign(setting="min_th", x=sb["min_th"]), sc_.assign(setting="max_th", x=sc_["max_th"])])
     diff = float(k["mean"]) - pts["mean"]
     se = np.hypot(float(k["sem"]), pts["sem"])
     lower, worse = int((diff > 2 * se).sum()), int((diff < -2 * se).sum())
+    finite = bool(np.isfinite(diff).all())
     shown = ", ".join(f"{s} {x:g}: {m:.3g}" for s, x, m in zip(pts["setting"], pts["x"], pts["mean"]))
     return Claim("RED mitigates the unfairness: TCP does better than under the DCTCP AQM (abstract, IV-C)",
                  "T_r: RED 2 .. 3.5 < DCTCP AQM ~8 (Fig. 3(a))",
                  f"T_r: DCTCP AQM (K = {K_FIG3A}) {float(k['mean']):.3g}; RED {shown}",
-                 ok(lower > len(pts) / 2 and worse == 0),
+                 by_noise(finite and lower > len(pts) / 2 and worse == 0, worse > 0 or not finite),
                  f"RED lower by more than 2 standard errors at {lower} and higher at {worse} of {len(pts)} settings; "
-                 "reproduced if lower at most and higher at none (one DCTCP AQM estimate serves every setting, so the "
-                 "comparisons are not independent)")
+                 "reproduced if lower at most and higher at none, differs if higher at one, inconclusive otherwise (one "
+                 "DCTCP AQM estimate serves every setting, so the comparisons are not independent)")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -1093,9 +1111,12 @@ def run_fig8(out_dir: Path, quick: bool) -> ExperimentResult:
     claims.append(Claim("modified CHOKe leads to fairer AFCTs compared to RED at higher min_th values",
                         "modified CHOKe fairer", f"mean |AFCT_TCP / AFCT_DCTCP - 1| over the runs at min_th {hi}: "
                         f"modified CHOKe {100 * gap['modified CHOKe']:.1f} %, RED {100 * gap['RED']:.1f} %",
-                        ok(math.isfinite(se_d) and diff > 2 * se_d),
+                        # no standard error (a single run a side) resolves nothing; no gap (NaN) is a failure
+                        by_noise(math.isfinite(se_d) and diff > 2 * se_d,
+                                 not math.isfinite(diff) or (math.isfinite(se_d) and diff < -2 * se_d)),
                         f"smaller relative gap between the protocols' AFCTs = fairer, by more than 2 standard errors: "
-                        f"difference {100 * diff:+.1f} points, 2 SE {100 * 2 * se_d:.1f} points"
+                        f"difference {100 * diff:+.1f} points, 2 SE {100 * 2 * se_d:.1f} points (inconclusive within "
+                        "them, differs if RED is fairer by more)"
                         + (f"; --quick: min_th {hi} only and {count_shown(_reps(quick), 'seed')}, so 2 SE are wide and "
                            f"the verdict may differ from the full run's (min_th {[m for m in MINTH8_FULL if m >= np.median(MINTH8_FULL)]})"
                            if quick else "")))

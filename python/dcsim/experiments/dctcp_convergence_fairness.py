@@ -30,8 +30,11 @@ from dcsim.experiments.dctcp_analysis import _conv_time  # noqa: E402
 from dcsim.experiments.dctcp_packet import PAPER, base_rtt_s  # noqa: E402
 from dcsim.experiments.registry import (  # noqa: E402
     CHECK,
+    INCONCLUSIVE,
     Claim,
     ExperimentResult,
+    all_of,
+    by_noise,
     experiment,
     instruments,
     ok,
@@ -138,11 +141,14 @@ def slope_se(rtt_ratio, tput_ratio) -> float:
     return float(math.sqrt(np.sum((y - b * x) ** 2) / (len(x) - 1) / np.sum(x * x)))
 
 
-def below(a: str, b: str, slopes: dict, ses: dict) -> tuple[bool, str]:
+def below(a: str, b: str, slopes: dict, ses: dict) -> tuple[str, str]:
     """θ_a < θ_b by more than twice the standard error of the difference (the two fits are
-    independent runs); returns the verdict and the numbers for the table."""
+    independent runs): reproduced; θ_a > θ_b by more than that: differs; within it: inconclusive
+    (:func:`~dcsim.experiments.registry.by_noise`; no standard error, fewer than two points: a
+    difference is not resolved). Returns the verdict and the numbers for the table."""
     diff, se = slopes[b] - slopes[a], math.hypot(ses[a], ses[b])
-    return diff > 2 * se, f"{a} {slopes[a]:.2f} ± {ses[a]:.2f} < {b} {slopes[b]:.2f} ± {ses[b]:.2f}: {diff:+.2f}, 2 SE {2 * se:.2f}"
+    v = by_noise(diff > 2 * se, not math.isfinite(diff) or diff < -2 * se)
+    return v, f"{a} {slopes[a]:.2f} ± {ses[a]:.2f} < {b} {slopes[b]:.2f} ± {ses[b]:.2f}: {diff:+.2f}, 2 SE {2 * se:.2f}"
 
 
 def local_slope(rtt_ratio, tput_ratio, lo: float, hi: float) -> float:
@@ -218,7 +224,8 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
     # Orderings of fitted slopes: each step by more than twice the standard error of the difference
     # (the fits' residuals: the curves' scatter about a power law is their noise), fixed after a review found
     # "θ_IF < θ_RED" passing on 0.93 < 0.96 with standard errors 0.074 and 0.020.
-    se_rule = "each difference by more than twice its standard error (least-squares fits through the origin)"
+    se_rule = ("each difference by more than twice its standard error (least-squares fits through the origin); one the "
+               "other way by more: differs; one within: inconclusive")
     # DCTCP's fitted slopes move most between a quick and a full run (a review: its θ 1.85 in --quick,
     # 1.31 in full; both rows below flipped, in opposite directions): the rows that read them say so.
     quick_note = (f"; --quick: {duration - warmup:g} s measured at RTT ratios "
@@ -229,7 +236,7 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
     high, high_txt = below("DCTCP", "TCP–Drop-tail", slopes, ses)
     claims.append(instruments(
         "Sect. 5.1: DCTCP's RTT-fairness is better than TCP–Drop-tail but worse than TCP–RED", "θ_RED < θ_DCTCP < θ_DT",
-        ok(low and high), packet=f"θ: {low_txt}; {high_txt}",
+        all_of(low, high), packet=f"θ: {low_txt}; {high_txt}",
         theory="θ = 1 for DCTCP from eqs. 37-38 (equal average windows; the fluid model misses the discrete "
                "cuts, Sect. 5.2)", detail=f"criterion: {se_rule}" + quick_note))
     d = df[df.scheme == "DCTCP"]
@@ -252,16 +259,16 @@ def run_fig13(out_dir: Path, quick: bool) -> ExperimentResult:
     better, better_txt = below("DCTCP–Improved Fairness", "DCTCP", slopes, ses)
     claims.append(instruments(
         "Sect. 5.2: the per-ACK change (36) significantly improves RTT-fairness, especially at high RTT ratios",
-        "Improved below DCTCP", ok(better and ri < rd),
+        "Improved below DCTCP", all_of(better, ok(ri < rd)),
         packet=f"θ: {better_txt}; ratio at {rtts[-1] / RTT1_US:g}x RTT: {ri:.2f} vs {rd:.2f}",
-        detail="criterion: the slope lower by more than twice the standard error of the difference, and the ratio at "
-               "the largest RTT ratio lower"))
+        detail="criterion: the slope lower by more than twice the standard error of the difference (higher by more: "
+               "differs; within: inconclusive), and the ratio at the largest RTT ratio lower"))
     slight, slight_txt = below("DCTCP–Improved Fairness", "TCP–RED", slopes, ses)
     claims.append(instruments(
-        "Sect. 5.2: DCTCP–Improved Fairness is even slightly better than TCP–RED", "θ_IF < θ_RED", ok(slight),
+        "Sect. 5.2: DCTCP–Improved Fairness is even slightly better than TCP–RED", "θ_IF < θ_RED", slight,
         packet=f"θ: {slight_txt}",
-        detail=f"criterion: {se_rule}" + ("" if slight else "; not resolved: a difference within twice its standard "
-                                                            "error does not show which is better")))
+        detail=f"criterion: {se_rule}" + ("; not resolved: a difference within twice its standard error does not show "
+                                          "which is better" if slight == INCONCLUSIVE else "")))
     # No "link busy" in the check: TCP halving at K = 35 (below the BDP) leaves the link idle at times
     # (~93 %), as it should; the row had said "link busy" without testing it (a review).
     claims.append(Claim(
@@ -508,12 +515,15 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
                         float(np.std(tcp_times, ddof=1)) / t_tcp_s / math.sqrt(len(tcp_times)))
     hy_tcp = float(df[df.case == "TCP"].conv_time_hybrid_s.iloc[0])
     resolved = all(1.0 < x * (1 - 2 * rel_se) and x * (1 + 2 * rel_se) <= MAX_TCP_RATIO for x in good)
-    # Neither shown nor contradicted: every point estimate in (1, MAX] but a band crosses a limit (a review:
-    # 2.16 read "differs" with nothing saying that it lies inside, only not resolvably)
-    unresolved = not resolved and all(1.0 < x <= MAX_TCP_RATIO for x in good)
+    # Contradicted: a ratio's whole band outside (1, MAX]; neither shown nor contradicted (a band crosses a
+    # limit): inconclusive (a review: 2.16 read "differs" with nothing saying that it lies inside, only not
+    # resolvably; 2.61 +- 32 % likewise lies partly inside)
+    outside = any(not math.isfinite(x * rel_se) or x * (1 + 2 * rel_se) <= 1.0 or x * (1 - 2 * rel_se) > MAX_TCP_RATIO
+                  for x in good)
+    conv_verdict = by_noise(resolved, outside)
     claims.append(instruments(
         "Sect. 4.3: with g chosen by (27) DCTCP converges up to about a factor of 2 slower than TCP", "~2x TCP",
-        ok(resolved),
+        conv_verdict,
         packet=f"TCP {1e3 * t_tcp_s:.1f} ms (mean of {len(tcp_times)} joins over one sawtooth: "
                + ", ".join(f"{1e3 * x:.1f}" for x in tcp_times)
                + f" ms); DCTCP / TCP = {good[0]:.2f} (1/sqrt(W_max)), {good[1]:.2f} (5/W_max), +-{200 * rel_se:.0f} % "
@@ -525,9 +535,10 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
         detail=f"criterion: 1 < ratio <= {MAX_TCP_RATIO} for the ratio's whole +-2 standard-error band (DCTCP's "
                f"join-phase spread {100 * CONV_SPREAD_SD['quick' if quick else 'full']:.1f} %, TCP's standard error over "
                f"its {len(tcp_times)} joins, whose times vary with flow 1's sawtooth phase)"
-               + (f"; not resolved: the ratios lie in (1, {MAX_TCP_RATIO:g}] but their +-2 standard-error band crosses "
-                  "a limit, so the run neither shows nor contradicts the claim (more joins would narrow it)"
-                  if unresolved else "")))
+               + f"; differs if a ratio's whole band lies outside (1, {MAX_TCP_RATIO:g}]"
+               + (f"; not resolved: a ratio's +-2 standard-error band crosses a limit of (1, {MAX_TCP_RATIO:g}], so the "
+                  "run neither shows nor contradicts the claim (more joins would narrow it)"
+                  if conv_verdict == INCONCLUSIVE else "")))
     slow = dc.loc["1/W_max"].conv_time_packet_s / dc.loc["1/sqrt(W_max)"].conv_time_packet_s
     claims.append(instruments(
         "Sect. 4.3: g = 1/W_max significantly increases the total convergence time", "185 vs 55 ms (3.4x)",

@@ -32,7 +32,6 @@ import pandas as pd  # noqa: E402
 import dcsim  # noqa: E402
 from dcsim import fluid  # noqa: E402
 from dcsim.experiments.registry import (  # noqa: E402
-    REPRODUCED,
     Claim,
     ExperimentResult,
     check,

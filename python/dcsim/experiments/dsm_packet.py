@@ -43,7 +43,8 @@ Parameters the paper leaves open, and ours:
 * **Trends** (Fig. 7's "the larger the bandwidth, the lower the utilization", Fig. 10's "the
   heavier the short flows, the more violent the oscillation") run every point with 2 seeds in
   --quick and 3 in a full run and are judged on the trend, with the spread the seeds show as the
-  noise margin (``trend``, ``seed_margin``), not on every step of one run a point.
+  noise margin (``trend``, ``seed_margin``), not on every step of one run a point. A trend the
+  seeds neither show nor contradict beyond that margin is "inconclusive" (not "differs").
 * **SMCC** is DSM with m = 0 and its own gains (a = 10 000, b = 6 667, c = 10 000 1/s, omega = 5):
   a reconstruction (see ``crates/dcsim-core/src/l2/smcc.rs``), since [21]'s settings are not public.
 * **MinRate**: 100 Mb/s for all three (QCN's; DSM's paper has none, and a source at rate 0 is never
@@ -110,6 +111,8 @@ import pandas as pd  # noqa: E402
 from dcsim.experiments.registry import (  # noqa: E402
     Claim,
     ExperimentResult,
+    all_of,
+    by_noise,
     check,
     experiment,
     monotone_trend,
@@ -281,13 +284,17 @@ def seed_margin(per_point) -> float:
     return max(max(v) - min(v) for v in per_point)
 
 
-def trend(values, margin: float, sign: int) -> tuple[bool, list[tuple[int, float]]]:
+def trend(values, margin: float, sign: int) -> tuple[str, list[tuple[int, float]]]:
     """:func:`~dcsim.experiments.registry.monotone_trend` with one ``margin`` for the ends and every
-    step (a noise level measured before looking: :func:`seed_margin`); the steps against the
-    direction beyond it as (index of the step's first point, change)."""
+    step (a noise level measured before looking: :func:`seed_margin`): its verdict
+    (:func:`~dcsim.experiments.registry.by_noise`: differs if the change from the first point to the
+    last or a step goes against the direction beyond the margin, inconclusive if neither and the
+    change is within it) and the steps against the direction beyond it as (index of the step's
+    first point, change)."""
     good, against = monotone_trend(values, sign, margin, margin)
     v = [float(x) for x in values]
-    return good, [(i, v[i + 1] - v[i]) for i in against]
+    contradicted = bool(against) or not all(map(np.isfinite, v)) or sign * (v[-1] - v[0]) < -margin
+    return by_noise(good, contradicted), [(i, v[i + 1] - v[i]) for i in against]
 
 
 def _every_step(values, sign: int) -> str:
@@ -304,7 +311,8 @@ def trend_rule(words: str, margin_of: str) -> str:
             f"margin = the run-to-run spread measured here, the largest range over the seeds of {margin_of} at any one "
             "point of the series (until 2026-11-30: every step strictly in the direction, one run a point, no margin); "
             "the spread of 2 (--quick) or 3 seeds is a rough estimate of the noise, so the row also says whether every "
-            "step of the seeds' mean goes the way without a margin")
+            "step of the seeds' mean goes the way without a margin; differs if the change or a step goes the other way by "
+            "more than the margin, inconclusive if neither")
 
 
 def _against(s: dict, target: float) -> str:
@@ -689,14 +697,14 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
         """The utilization at bandwidth C averaged over the three delays, one value a seed."""
         return [float(np.mean([us_[(key, C / 1e9, D * 1e6, sd)] for D in FIG7_D])) for sd in seeds]
 
-    def falls(key: str) -> tuple[bool, str, float]:
+    def falls(key: str) -> tuple[str, str, str]:
         """'The larger C, the lower the utilization', judged on the trend with the seeds' spread as margin
         (:func:`trend`): until 2026-11-30 every step had to fall, one run a point, and the verdicts flipped
         between --quick and full runs (QCN 96.6 -> 96.4 % passed, 99.4 -> 99.9 % failed)."""
         vals = [per_seed(key, C) for C in FIG7_C]
         means = [float(np.mean(v)) for v in vals]
         margin = seed_margin(vals)
-        good, against = trend(means, margin, -1)
+        v, against = trend(means, margin, -1)
         txt = (", ".join(f"{C / 1e9:g}G {100 * m:.1f} %" for C, m in zip(FIG7_C, means))
                + f"; 1G -> 100G {100 * (means[-1] - means[0]):+.1f} points, margin {100 * margin:.2f} points"
                + f"; every step down without a margin: {_every_step(means, -1)}"
@@ -708,7 +716,7 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
         by_delay = "; ".join(
             f"{D * 1e6:g} us: " + " / ".join(f"{100 * np.mean([us_[(key, C / 1e9, D * 1e6, sd)] for sd in seeds]):.1f}"
                                            for C in FIG7_C) + " %" for D in FIG7_D)
-        return good, txt, per + f"; by loop delay ({' / '.join(f'{C / 1e9:g}G' for C in FIG7_C)}): {by_delay}"
+        return v, txt, per + f"; by loop delay ({' / '.join(f'{C / 1e9:g}G' for C in FIG7_C)}): {by_delay}"
 
     n_runs = f"the 12 settings x {count_shown(len(seeds), 'seed')}"
     dsm_min = min(us_[("dsm", C / 1e9, D * 1e6, sd)] for C in FIG7_C for D in FIG7_D for sd in seeds)
@@ -722,7 +730,7 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
     for key in ("qcn", "smcc"):
         t, txt, per = falls(key)
         claims.append(Claim(f"the larger the bandwidth, the lower {LABELS[key]}'s utilization", "decreasing with C",
-                            f"mean over the three delays and {count_shown(len(seeds), 'seed')}: {txt}", ok(t),
+                            f"mean over the three delays and {count_shown(len(seeds), 'seed')}: {txt}", t,
                             trend_rule("utilization lower", "the utilization (mean over the three delays)")
                             + f"; per seed ({', '.join(map(str, seeds))}): {per}"))
     hc_min = min(us_[("dsm-hc2k", C / 1e9, D * 1e6, sd)] for C in FIG7_C for D in FIG7_D for sd in seeds)
@@ -1132,7 +1140,7 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
     runs = {(r["scheme"], r["rate_per_s"], r["port"], r["seed"]): r for r in rows}
     ports = ("C1->C2", "C2->C3")
 
-    def sd_trend(key: str, p: str) -> tuple[bool, str]:
+    def sd_trend(key: str, p: str) -> tuple[str, str]:
         """'The heavier the short flows, the more violent the oscillation' on one curve (scheme, bottleneck):
         the queue sd over the rates, judged on the trend with the seeds' spread as margin (:func:`trend`).
         Until 2026-11-30 the sd had to rise at every step, one run a point: a full run 'differed' only
@@ -1140,12 +1148,12 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
         vals = [[runs[(key, r, p, sd)]["q_sd_kb"] for sd in seeds] for r in FIG10_RATES]
         means = [float(np.mean(v)) for v in vals]
         margin = seed_margin(vals)
-        good, against = trend(means, margin, +1)
+        v, against = trend(means, margin, +1)
         txt = (f"{LABELS[key]} {p}: " + " -> ".join(f"{m:.1f}" for m in means) + f" KB ({means[-1] - means[0]:+.1f} KB, "
                f"margin {margin:.1f} KB" + "".join(f"; {FIG10_RATES[i]} -> {FIG10_RATES[i + 1]}/s {c:+.1f} KB against it"
                                                  for i, c in against) + f"; every step up without a margin: "
                f"{_every_step(means, +1)})")
-        return good, txt
+        return v, txt
 
     curves = {(k, p): sd_trend(k, p) for k in ("dsm", "qcn", "smcc") for p in ports}
     per_seed = "; ".join(f"{LABELS[k]} {p}: " + ", ".join(
@@ -1167,9 +1175,9 @@ def run_fig10(out_dir: Path, quick: bool) -> ExperimentResult:
         Claim("the heavier the short flows, the more violent the oscillation of the queue", "sd grows with the rate",
               f"queue sd, mean of {count_shown(len(seeds), 'seed')}, 0 -> 50 -> 100 -> 150 -> 200/s: "
               + "; ".join(txt for _, txt in curves.values())
-              + (f"; no trend: {', '.join(f'{LABELS[k]} {p}' for (k, p), (good, _) in curves.items() if not good)}"
-                 if not all(good for good, _ in curves.values()) else ""),
-              ok(all(good for good, _ in curves.values())),
+              + "".join(f"; {word}: {', '.join(f'{LABELS[k]} {p}' for (k, p), (v, _) in curves.items() if v == word)}"
+                        for word in ("differs", "inconclusive") if any(v == word for v, _ in curves.values())),
+              all_of(*(v for v, _ in curves.values())),
               trend_rule("the queue sd higher", "the queue sd") + "; short flows from S1 only, exponential sizes (the "
               "paper: every source, DCTCP's sizes; module docstring); every curve (DSM, QCN, SMCC at both bottlenecks) "
               f"must show the trend; per seed ({', '.join(map(str, seeds))}): {per_seed}"),

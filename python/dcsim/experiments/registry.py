@@ -45,6 +45,11 @@ __all__ = [
     "verdict_quoted",
     "quoted_tolerance",
     "ok",
+    "by_noise",
+    "all_of",
+    "REPRODUCED",
+    "DIFFERS",
+    "INCONCLUSIVE",
     "save_figure",
 ]
 
@@ -62,6 +67,11 @@ EXPERIMENT_MODULES = [
 
 REPRODUCED = "reproduced"
 DIFFERS = "differs"
+#: A claim judged against sampling noise (standard errors over seeds or repetitions, a spread over
+#: seeds) that the runs neither show nor contradict beyond that noise: more runs could decide it.
+#: Never a check's verdict (a check passes or fails), never a claim judged without a noise level.
+INCONCLUSIVE = "inconclusive"
+VERDICTS = (REPRODUCED, DIFFERS, INCONCLUSIVE)
 
 
 def verdict(paper: float, ours: float, rel_tol: float) -> tuple[str, float]:
@@ -145,6 +155,30 @@ def ok(cond: bool) -> str:
     return REPRODUCED if cond else DIFFERS
 
 
+def by_noise(shown: bool, contradicted: bool) -> str:
+    """The verdict of a claim judged against the runs' sampling noise (a difference beyond twice
+    its standard error, a trend beyond the seeds' spread): reproduced if the runs show the claim
+    beyond their noise, differs if they show something against it beyond their noise (the
+    opposite ordering, a step against a trend), inconclusive if neither: the runs cannot resolve
+    it either way, and more of them could. (Read as two words, such a claim's "differs" had said
+    the same of "0.97 against 0.98 with 2 SE of 0.05" as of "3.3 against 10.3".)"""
+    if shown and contradicted:
+        raise ValueError("by_noise: a claim cannot be both shown and contradicted beyond the noise; the caller's "
+                         "rule is inconsistent")
+    return REPRODUCED if shown else (DIFFERS if contradicted else INCONCLUSIVE)
+
+
+def all_of(*verdicts: str) -> str:
+    """The verdict of a claim made of parts, each with its verdict: reproduced if every part is,
+    differs if one part differs, else inconclusive (a part left unresolved by the noise)."""
+    for v in verdicts:
+        if v not in VERDICTS:
+            raise ValueError(f"all_of: {v!r} is not a verdict; allowed {', '.join(VERDICTS)}")
+    if DIFFERS in verdicts:
+        return DIFFERS
+    return INCONCLUSIVE if INCONCLUSIVE in verdicts else REPRODUCED
+
+
 #: What every figure of the experiment running now says under it: its id, title and paper, and
 #: whether it is a --quick run (set by the registry's run wrapper; None outside an experiment).
 _FOOTER: contextvars.ContextVar[Optional[str]] = contextvars.ContextVar("dcsim_figure_footer", default=None)
@@ -226,7 +260,7 @@ class Claim:
     statement: str  # the paper's words, short
     paper: str  # the paper's number or condition, as printed
     ours: str  # our number, with units
-    verdict: str  # "reproduced" or "differs"
+    verdict: str  # "reproduced", "differs" or (a claim judged against noise: by_noise) "inconclusive"
     detail: str = ""  # by how much, or why
     kind: str = CLAIM  # "claim" (the paper's) or "check" (ours: numerics, setup, edges)
     #: Optional split of ``ours`` by instrument, for experiments that put a packet simulation, the
@@ -238,8 +272,11 @@ class Claim:
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"Claim.kind must be one of {', '.join(KINDS)}, got {self.kind!r}")
-        if self.verdict not in (REPRODUCED, DIFFERS):
-            raise ValueError(f"Claim.verdict must be {REPRODUCED!r} or {DIFFERS!r}, got {self.verdict!r}")
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"Claim.verdict must be one of {', '.join(map(repr, VERDICTS))}, got {self.verdict!r}")
+        if self.kind == CHECK and self.verdict == INCONCLUSIVE:
+            raise ValueError(f"Claim {self.statement!r}: a check passes or fails; {INCONCLUSIVE!r} is for a claim of "
+                             "the paper that the runs' noise leaves unresolved")
         if self.kind == CLAIM and self.statement.startswith(OWN_PREFIXES):
             # a row marked as ours counted as the paper's inflated "n of n claims reproduced" (a probe)
             raise ValueError(f"Claim {self.statement!r}: a row marked {self.statement.split(')')[0]}) is dcsim's "
@@ -255,9 +292,14 @@ class Claim:
         return self.verdict == REPRODUCED
 
     @property
+    def inconclusive(self) -> bool:
+        """A claim the runs neither show nor contradict beyond their noise (:func:`by_noise`)."""
+        return self.verdict == INCONCLUSIVE
+
+    @property
     def word(self) -> str:
-        """The verdict as the tables print it: "reproduced" / "differs" for a claim of the paper,
-        "passes" / "fails" for dcsim's own check (which reproduces nothing of the paper)."""
+        """The verdict as the tables print it: "reproduced" / "differs" / "inconclusive" for a claim
+        of the paper, "passes" / "fails" for dcsim's own check (which reproduces nothing of the paper)."""
         if self.is_claim:
             return self.verdict
         return "passes" if self.passed else "fails"
@@ -311,6 +353,11 @@ class ExperimentResult:
         return sum(c.passed for c in self.paper_claims)
 
     @property
+    def n_inconclusive(self) -> int:
+        """Claims of the paper the runs' noise leaves unresolved (:func:`by_noise`)."""
+        return sum(c.inconclusive for c in self.paper_claims)
+
+    @property
     def all_reproduced(self) -> bool:
         """Every claim of the paper reproduced (checks are not claims and do not count)."""
         return all(c.passed for c in self.paper_claims)
@@ -320,9 +367,11 @@ class ExperimentResult:
         return all(c.passed for c in self.checks)
 
     def summary(self) -> str:
-        """One line: "5 of 7 claims of the paper reproduced; checks: 2 of 2 pass"."""
+        """One line: "5 of 7 claims of the paper reproduced (1 inconclusive); checks: 2 of 2 pass"."""
         n, k = len(self.paper_claims), len(self.checks)
         line = f"{self.n_reproduced} of {n} claims of the paper reproduced"
+        if self.n_inconclusive:
+            line += f" ({self.n_inconclusive} inconclusive)"
         if k:
             line += f"; checks (not claims of the paper): {sum(c.passed for c in self.checks)} of {k} pass"
         return line
@@ -341,8 +390,6 @@ _REGISTRY: dict[str, Experiment] = {}
 
 def _runtimes_path() -> Path:
     """Where measured wall times of experiments are kept ($DCSIM_CACHE or ~/.cache/dcsim)."""
-    import os
-
     root = Path(os.environ.get("DCSIM_CACHE") or Path.home() / ".cache" / "dcsim")
     return root / "runtimes.json"
 
@@ -458,7 +505,8 @@ def experiment(id: str, title: str, paper: str):
 
 
 #: Module constants that describe no setting (the paper's name, plot colours, claim kinds).
-_NOT_SETTINGS = {"PAPER", "COLORS", "LABELS", "CLAIM", "CHECK", "KINDS", "REPRODUCED", "DIFFERS", "TITLE"}
+_NOT_SETTINGS = {"PAPER", "COLORS", "LABELS", "CLAIM", "CHECK", "KINDS", "REPRODUCED", "DIFFERS", "INCONCLUSIVE",
+                 "VERDICTS", "TITLE"}
 
 
 def _setting_value(v: object) -> object:
