@@ -54,6 +54,11 @@ def test_trend_and_higher_tell_a_contradiction_from_noise():
     assert h([1.1, 1.1, 0.5], [1.0, 1.0, 1.0], 0.1) == "differs"  # B above by 0.5 at one point
     assert h([2.0, 2.0, 0.5], [1.0, 1.0, 1.0], 0.1) == "reproduced"  # "generally": A above at most, on average
     assert h([1.0, float("nan"), 1.0], [1.0, 1.0, 1.0], 0.1) == "differs"  # a run without a number
+    assert h([2.0, float("nan"), 2.0], [1.0, 1.0, 1.0], 0.1) == "differs"  # even where the rest shows it
+    assert higher("s", "p", _points([], [], ()), _points([], [], ()), "n", a_name="A", b_name="B", xname="n").verdict \
+        == "differs"
+    # without standard errors (one run a point) nothing is resolved either way
+    assert h([2.0, 2.0, 2.0], [1.0, 1.0, 1.0], float("nan")) == "inconclusive"
 
     def t(means, se, increasing=True):
         return trend("s", "p", _points(means, [se] * 3), "n", increasing, xname="n").verdict
@@ -65,6 +70,9 @@ def test_trend_and_higher_tell_a_contradiction_from_noise():
     assert t([2.0, 1.5, 1.0], 0.1) == "differs"  # falls beyond it
     assert t([1.0, 0.5, 2.0], 0.1) == "differs"  # rises overall, a step against it beyond the noise
     assert t([2.0, 1.5, 1.0], 0.1, increasing=False) == "reproduced"
+    # one run a point: no standard error, so a step back is not "against the trend" (it had read as 0)
+    assert t([1.0, 1.001, 0.9995], float("nan")) == "inconclusive"
+    assert t([1.0, float("nan"), 2.0], 0.1) == "differs"
 
 
 def test_base_rtt_and_bdp_from_first_principles():

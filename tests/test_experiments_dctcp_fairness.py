@@ -44,6 +44,9 @@ def test_slope_orderings_need_twice_the_standard_error():
     assert v == INCONCLUSIVE and "2 SE" in txt  # within the noise: neither shown nor contradicted
     assert below("b", "c", slopes, ses)[0] == REPRODUCED  # 1.05 < 2 with exact fits
     assert below("c", "b", slopes, ses)[0] == DIFFERS  # 2 < 1.05 is contradicted beyond the noise
+    # a slope that is not finite is no ordering (it had made the rule both shown and contradicted)
+    assert below("a", "b", {"a": 1.0, "b": math.inf}, {"a": 0.1, "b": 0.1})[0] == DIFFERS
+    assert below("a", "b", {"a": 1.0, "b": math.nan}, {"a": 0.1, "b": 0.1})[0] == DIFFERS
 
 
 def test_alpha_ratio_readings_partition_the_ratios():

@@ -139,6 +139,7 @@ def test_trend_judges_the_trend_not_every_step():
     assert trend([3.0, 2.0, 2.6, 1.0], margin=0.5, sign=-1)[0] == DIFFERS
     # nothing to judge (one point; a noise level that is not a number): neither shown nor contradicted
     assert trend([1.0], 0.0, +1)[0] == INCONCLUSIVE and trend([1.0, 3.0], float("nan"), +1)[0] == INCONCLUSIVE
+    assert trend([], 0.1, +1) == (DIFFERS, [])  # no point at all: something went wrong
     with pytest.raises(ValueError):
         trend([1.0, 2.0], 0.1, 0)
 

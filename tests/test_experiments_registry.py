@@ -54,7 +54,7 @@ def test_a_claim_judged_against_noise_has_three_verdicts():
     r = ExperimentResult("x", "t", [Claim("a", "p", "o", REPRODUCED), Claim("b", "p", "o", INCONCLUSIVE),
                                     Claim("c", "p", "o", DIFFERS)])
     assert r.n_reproduced == 1 and r.n_inconclusive == 1 and not r.all_reproduced
-    assert r.summary() == "1 of 3 claims of the paper reproduced (1 inconclusive)"
+    assert r.summary() == "1 of 3 claims of the paper reproduced (1 differs, 1 inconclusive)"
     assert [c.word for c in r.claims] == ["reproduced", "inconclusive", "differs"]
     assert r.claims[1].as_dict()["verdict"] == "inconclusive"
 

@@ -404,7 +404,8 @@ def test_inconclusive_claims_are_counted_and_coloured_apart(tmp_path):
     assert verdict_counts(a)[:2] == ("differs", "1 of 3 reproduced; 1 differs; 1 inconclusive")
     assert verdict_counts(b)[:2] == ("inconclusive", "1 of 2 reproduced; 1 inconclusive")
     assert verdict_counts(c)[:2] == ("reproduced", "1 of 1 reproduced")
-    assert tally([a, b, c]).startswith("3 of 6 claims of the papers reproduced (2 inconclusive) over 3 finished")
+    assert tally([a, b, c]).startswith("3 of 6 claims of the papers reproduced (1 differs, 2 inconclusive) over 3 "
+                                       "finished")
     assert tally([c]).startswith("1 of 1 claims of the papers reproduced over")
     index = write_report([a, b, c], tmp_path / "h", quick=False, version="0.1.0").read_text()
     assert '<td class="inconclusive">1 of 2 reproduced; 1 inconclusive</td>' in index

@@ -1,7 +1,7 @@
 """A static HTML report of reproduced experiments (``dcsim reproduce ... --html DIR``).
 
 ``index.html`` lists every experiment with its verdict counts (claims of the paper reproduced /
-differing, dcsim's own checks passing), its wall time and a link to its page. Each page
+differing / inconclusive, dcsim's own checks passing), its wall time and a link to its page. Each page
 ``ID.html`` shows the experiment's figures, its claims table (the paper's value, ours, the
 verdict, colour-coded; our own checks apart), the parameters it ran with (its parameters.json,
 which the registry writes for every experiment), links to its data files (CSV, JSON; copied into
@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Sequence
 
+from dcsim.experiments.registry import differ_count
 from dcsim.units import count_shown, fmt_wall
 
 #: Said under every claims table of a --quick run (`dcsim reproduce`) and on every page of its report.
@@ -131,8 +132,9 @@ def tally(entries: Sequence[Entry]) -> str:
     judged = len(entries) - stopped - failed  # the experiments whose claims are counted (a probe: "over 5
     # experiments" of 4 that finished and one interrupted)
     inc = sum(map(_n_inconclusive, entries))
-    return (f"{sum(t[0] for t in tot)} of {sum(t[1] for t in tot)} claims of the papers reproduced"
-            f"{f' ({inc} inconclusive)' if inc else ''} over "
+    rep, n = sum(t[0] for t in tot), sum(t[1] for t in tot)
+    return (f"{rep} of {n} claims of the papers reproduced"
+            f"{f' ({differ_count(n - rep - inc)}, {inc} inconclusive)' if inc else ''} over "
             f"{count_shown(judged, 'finished experiment')} ({failed} failed{f', {stopped} interrupted' if stopped else ''}); "
             f"total wall time {fmt_wall(sum(e.wall_s for e in entries))}")
 
@@ -149,7 +151,7 @@ def verdict_counts(e: Entry) -> tuple[str, str, str]:
         return "none", "no claim of the paper", (f"{n_ok} of {n_ch} pass" if n_ch else "—")
     n_inc = _n_inconclusive(e)
     n_diff = n_cl - n_rep - n_inc
-    said = f"{n_rep} of {n_cl} reproduced" + (f"; {n_diff} {'differs' if n_diff == 1 else 'differ'}" if n_diff else "") \
+    said = f"{n_rep} of {n_cl} reproduced" + (f"; {differ_count(n_diff)}" if n_diff else "") \
         + (f"; {n_inc} inconclusive" if n_inc else "")
     kind = "differs" if n_diff else ("inconclusive" if n_inc else "reproduced")
     return kind, said, (

@@ -48,9 +48,10 @@ measured one its statistical resolution):
 * "A higher than B" at a set of parameters: A's mean above B's by more than twice the standard
   error of the difference, at a majority of the points and on average (:func:`higher`).
 * A trend or an ordering that the runs neither show nor contradict beyond twice the standard
-  errors is "inconclusive" (:func:`~dcsim.experiments.registry.by_noise`): "differs" says that
-  something in the runs goes against the claim beyond them (the change or a step the other way;
-  B above A at a point).
+  errors is "inconclusive" (:func:`~dcsim.experiments.registry.by_noise`), as is one without a
+  standard error (a single run a point): "differs" says that something in the runs goes against
+  the claim beyond them (the change or a step the other way; B above A at a point while A is not
+  above at most), or that a point has no number.
 * "The same throughput" (Drop-Tail): T_r within twice its standard error of 1.
 * A statement with a threshold ("more than 2x", "at least 2x") is checked as printed.
 * Our own checks (not claims of the paper, shown apart): the setup rows require a bottleneck
@@ -397,15 +398,17 @@ def trend(statement: str, paper_text: str, st: pd.DataFrame, xcol: str, increasi
     """A monotone trend of the means against ``xcol``: the end-to-end change beyond 2 standard
     errors in the stated direction, and no step between neighbours against it by more than 2 of its
     standard errors. Differs if the change goes the other way by more than 2 standard errors or a
-    step does; inconclusive if neither (:func:`~dcsim.experiments.registry.by_noise`)."""
+    step does (or a mean is not a number); inconclusive if neither, or without standard errors (one
+    run a point: nothing resolves; they had been read as 0, so that any step back "differed")
+    (:func:`~dcsim.experiments.registry.by_noise`)."""
     st = st.sort_values(xcol)
-    x, m, se = st[xcol].to_numpy(float), st["mean"].to_numpy(float), np.nan_to_num(st["sem"].to_numpy(float))
+    x, m, se = st[xcol].to_numpy(float), st["mean"].to_numpy(float), st["sem"].to_numpy(float)
     delta = m[-1] - m[0]
     se_d = math.hypot(se[0], se[-1])
     sign = 1 if increasing else -1
     good, steps = monotone_trend(m, sign, 2 * se_d, 2 * np.hypot(se[1:], se[:-1]))
-    # a run without a number (NaN) resolves nothing, and shows that something went wrong: differs
-    against = bool(steps) or sign * delta < -2 * se_d or not np.isfinite(m).all()
+    # a run without a number (NaN), or no run, shows that something went wrong: differs
+    against = bool(steps) or sign * delta < -2 * se_d or not np.isfinite(m).all() or len(m) == 0
     ours = f"{m[0]:.3g} ({xname} = {x[0]:g}) -> {m[-1]:.3g} ({xname} = {x[-1]:g}){(' ' + unit) if unit else ''}"
     if steps:  # with the means of the step, not only where it is (a review)
         ours += "; against the trend between " + ", ".join(
@@ -420,14 +423,15 @@ def trend(statement: str, paper_text: str, st: pd.DataFrame, xcol: str, increasi
 def higher(statement: str, paper_text: str, a: pd.DataFrame, b: pd.DataFrame, xcol: str, *, a_name: str,
            b_name: str, xname: str, detail: str = "", unit: str = "", scale: float = 1.0) -> Claim:
     """a's means above b's: by more than 2 standard errors at a majority of the points and on average.
-    Differs if b's mean is above a's by more than 2 standard errors at a point (or a mean is not a
-    number); inconclusive if neither (:func:`~dcsim.experiments.registry.by_noise`). ``scale`` and
+    Differs if b's mean is above a's by more than 2 standard errors at a point while a's is not
+    above at most ("generally" allows an exception), or if a mean is not a number or there is no
+    point; inconclusive otherwise (:func:`~dcsim.experiments.registry.by_noise`). ``scale`` and
     ``unit`` are how the means are shown (e.g. 1e3, "ms" for means in seconds)."""
     j = a.merge(b, on=xcol, suffixes=("_a", "_b")).sort_values(xcol)
     diff = j["mean_a"] - j["mean_b"]
     se = np.hypot(j["sem_a"], j["sem_b"])
     sig, sig_b = int((diff > 2 * se).sum()), int((diff < -2 * se).sum())
-    finite = bool(np.isfinite(diff).all())
+    finite = bool(np.isfinite(diff).all()) and len(j) > 0
     good = finite and sig > len(j) / 2 and float(diff.mean()) > 0
     against = sig_b > 0 or not finite
     u = f" {unit}" if unit else ""
@@ -436,7 +440,7 @@ def higher(statement: str, paper_text: str, a: pd.DataFrame, b: pd.DataFrame, xc
     return Claim(statement, paper_text, f"{a_name} vs {b_name} at {xname} = {pts}", by_noise(good, against and not good),
                  f"{a_name} higher by more than 2 standard errors at {sig} and {b_name} at {sig_b} of {len(j)} points; mean "
                  f"difference {scale * float(diff.mean()):+.3g}{u}; reproduced if {a_name} is higher at most points and "
-                 f"on average, differs if {b_name} is higher at one, inconclusive if neither" + ("; " + detail if detail else ""))
+                 f"on average, else differs if {b_name} is higher at one, else inconclusive" + ("; " + detail if detail else ""))
 
 
 #: Tolerance of the independent-marking model of RED below: its constants (TCP's 1.22/sqrt(p) holds
@@ -774,7 +778,7 @@ def _red_against_dctcp_aqm(sb: pd.DataFrame, sc_: pd.DataFrame, k: pd.Series) ->
     diff = float(k["mean"]) - pts["mean"]
     se = np.hypot(float(k["sem"]), pts["sem"])
     lower, worse = int((diff > 2 * se).sum()), int((diff < -2 * se).sum())
-    finite = bool(np.isfinite(diff).all())
+    finite = bool(np.isfinite(diff).all()) and len(pts) > 0
     shown = ", ".join(f"{s} {x:g}: {m:.3g}" for s, x, m in zip(pts["setting"], pts["x"], pts["mean"]))
     return Claim("RED mitigates the unfairness: TCP does better than under the DCTCP AQM (abstract, IV-C)",
                  "T_r: RED 2 .. 3.5 < DCTCP AQM ~8 (Fig. 3(a))",

@@ -147,7 +147,7 @@ def below(a: str, b: str, slopes: dict, ses: dict) -> tuple[str, str]:
     (:func:`~dcsim.experiments.registry.by_noise`; no standard error, fewer than two points: a
     difference is not resolved). Returns the verdict and the numbers for the table."""
     diff, se = slopes[b] - slopes[a], math.hypot(ses[a], ses[b])
-    v = by_noise(diff > 2 * se, not math.isfinite(diff) or diff < -2 * se)
+    v = by_noise(math.isfinite(diff) and diff > 2 * se, not math.isfinite(diff) or diff < -2 * se)
     return v, f"{a} {slopes[a]:.2f} ± {ses[a]:.2f} < {b} {slopes[b]:.2f} ± {ses[b]:.2f}: {diff:+.2f}, 2 SE {2 * se:.2f}"
 
 
@@ -518,7 +518,9 @@ def run_fig12(out_dir: Path, quick: bool) -> ExperimentResult:
     # Contradicted: a ratio's whole band outside (1, MAX]; neither shown nor contradicted (a band crosses a
     # limit): inconclusive (a review: 2.16 read "differs" with nothing saying that it lies inside, only not
     # resolvably; 2.61 +- 32 % likewise lies partly inside)
-    outside = any(not math.isfinite(x * rel_se) or x * (1 + 2 * rel_se) <= 1.0 or x * (1 - 2 * rel_se) > MAX_TCP_RATIO
+    # (a ratio that is not a number differs; without a standard error, nothing resolves: inconclusive)
+    outside = any(not math.isfinite(x) or (math.isfinite(rel_se) and (x * (1 + 2 * rel_se) <= 1.0
+                                                                    or x * (1 - 2 * rel_se) > MAX_TCP_RATIO))
                   for x in good)
     conv_verdict = by_noise(resolved, outside)
     claims.append(instruments(

@@ -293,7 +293,8 @@ def trend(values, margin: float, sign: int) -> tuple[str, list[tuple[int, float]
     first point, change)."""
     good, against = monotone_trend(values, sign, margin, margin)
     v = [float(x) for x in values]
-    contradicted = bool(against) or not all(map(np.isfinite, v)) or sign * (v[-1] - v[0]) < -margin
+    # no point, or one that is not a number: something went wrong (differs)
+    contradicted = not v or bool(against) or not all(map(np.isfinite, v)) or sign * (v[-1] - v[0]) < -margin
     return by_noise(good, contradicted), [(i, v[i + 1] - v[i]) for i in against]
 
 

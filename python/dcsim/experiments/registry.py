@@ -168,6 +168,11 @@ def by_noise(shown: bool, contradicted: bool) -> str:
     return REPRODUCED if shown else (DIFFERS if contradicted else INCONCLUSIVE)
 
 
+def differ_count(n: int) -> str:
+    """"1 differs", "2 differ", "0 differ": the count of differing claims as the tallies print it."""
+    return f"{n} {'differs' if n == 1 else 'differ'}"
+
+
 def all_of(*verdicts: str) -> str:
     """The verdict of a claim made of parts, each with its verdict: reproduced if every part is,
     differs if one part differs, else inconclusive (a part left unresolved by the noise)."""
@@ -367,11 +372,13 @@ class ExperimentResult:
         return all(c.passed for c in self.checks)
 
     def summary(self) -> str:
-        """One line: "5 of 7 claims of the paper reproduced (1 inconclusive); checks: 2 of 2 pass"."""
+        """One line: "5 of 7 claims of the paper reproduced; checks: 2 of 2 pass", with the others
+        split where one is inconclusive: "4 of 7 claims of the paper reproduced (2 differ, 1
+        inconclusive)"."""
         n, k = len(self.paper_claims), len(self.checks)
         line = f"{self.n_reproduced} of {n} claims of the paper reproduced"
         if self.n_inconclusive:
-            line += f" ({self.n_inconclusive} inconclusive)"
+            line += f" ({differ_count(n - self.n_reproduced - self.n_inconclusive)}, {self.n_inconclusive} inconclusive)"
         if k:
             line += f"; checks (not claims of the paper): {sum(c.passed for c in self.checks)} of {k} pass"
         return line
