@@ -574,6 +574,24 @@ def test_a_table_too_wide_for_its_console_is_printed_in_parts_with_its_first_col
     assert "…" not in narrow and max(len(line) for line in narrow.splitlines()) <= 40
 
 
+def test_a_tables_room_is_shared_so_that_short_columns_stand_on_one_line():
+    """Max-min fair widths: a column whose natural width is under the common level gets all of it,
+    the long ones share the rest (a 400-character detail had taken all the room, folding the value
+    beside it to one word a line)."""
+    from dcsim._console import _fitted
+
+    # least 5 each; natural 30, 400, 10: room 100 -> the 10 and the 30 whole, the detail the rest
+    assert _fitted([5, 5, 5], [30, 400, 10], 100) == [30, 60, 10]
+    # not room for every short one: a common level, the spare character to the first column short of it
+    assert _fitted([5, 5, 5], [30, 400, 40], 70) == [24, 23, 23]
+    assert _fitted([5, 5], [30, 400], 8) == [5, 5]  # below the least widths: the least (the caller splits)
+    assert _fitted([5, 5], [6, 7], 100) == [6, 7]  # never past the natural widths
+    assert _fitted([], [], 10) == []
+    for least, natural, room in [([3, 8, 1], [50, 9, 200], 90), ([2] * 6, [5, 80, 3, 40, 7, 200], 120)]:
+        w = _fitted(least, natural, room)
+        assert sum(w) == min(room, sum(natural)) and all(lw <= x <= n for lw, x, n in zip(least, w, natural))
+
+
 @pytest.mark.parametrize("width, total, where",
                          [(80, 320, ""), (120, 32_000, " on 2 Dask workers"), (60, 320, ""), (40, 320, "")])
 def test_the_sweep_bar_ends_short_of_the_line_and_cuts_no_field(width, total, where):

@@ -132,13 +132,33 @@ def test_fig13_rtt_fairness(tmp_path):
 
 def test_fig13_tends_to_squared_reads_a_rise_from_above_1_towards_2():
     """Sect. 5.1: "slightly worse than linear at moderate RTT ratios and tends to squared as the
-    ratio grows". The rule had no upper end: a slope rising to 3 read as tending to squared."""
-    from dcsim.experiments.dctcp_convergence_fairness import TOL_THETA, tends_to_squared
+    ratio grows". The rule had no upper end: a slope rising to 3 read as tending to squared. Each
+    step is judged beyond twice its standard error: within it, the curve shows neither way."""
+    from dcsim.experiments.dctcp_convergence_fairness import TOL_THETA, local_slope, local_slope_se, tends_to_squared
 
-    assert tends_to_squared(1.2, 1.8) and tends_to_squared(1.05, 2.0 + TOL_THETA - 0.01)
-    assert not tends_to_squared(1.2, 2.0 + TOL_THETA + 0.01)  # past squared
-    assert not tends_to_squared(1.44, 1.32)  # falling (the full run of 2026-12-03)
-    assert not tends_to_squared(0.98, 1.5)  # linear at moderate ratios
+    assert tends_to_squared(1.2, 1.8) == REPRODUCED and tends_to_squared(1.05, 2.0 + TOL_THETA - 0.01) == REPRODUCED
+    assert tends_to_squared(1.2, 2.0 + TOL_THETA + 0.01) == DIFFERS  # past squared
+    assert tends_to_squared(1.44, 1.32) == DIFFERS  # falling, with no noise to hide in
+    assert tends_to_squared(0.98, 1.5) == DIFFERS  # linear at moderate ratios
+    # the full run of 2026-12-03: 1.44 +- 0.13 and 1.32 +- 0.18: worse than linear beyond the noise, the
+    # fall of 0.12 within its 2 SE of 0.44: neither rising nor shown falling
+    assert tends_to_squared(1.44, 1.32, 0.134, 0.176) == INCONCLUSIVE
+    # 2 SE of the rise = 2 hypot(0.134, 0.176) = 0.442: a rise of 0.41 is within it, one of 0.51 beyond it
+    assert tends_to_squared(1.44, 1.85, 0.134, 0.176) == INCONCLUSIVE
+    assert tends_to_squared(1.44, 1.95, 0.134, 0.176) == REPRODUCED
+    assert tends_to_squared(1.2, 2.0, 0.05, 0.05) == REPRODUCED
+    assert tends_to_squared(1.05, 2.0, 0.05, 0.05) == INCONCLUSIVE  # 1.05 is not beyond 1 + 2 SE
+    assert tends_to_squared(float("nan"), 2.0) == DIFFERS
+    # the local slope's standard error: none for an exact power law or two points, the scatter otherwise
+    r = np.array([1.0, 1.5, 2.0, 3.0])
+    assert local_slope(r, r ** 1.5, 1.0, 3.0) == pytest.approx(1.5) and local_slope_se(r, r ** 1.5, 1.0, 3.0) < 1e-12
+    assert math.isnan(local_slope_se(r[:2], r[:2], 1.0, 3.0))
+    y = r ** 1.5 * np.array([1.0, 1.1, 0.9, 1.0])
+    x, ly = np.log(r), np.log(y)  # the textbook formula, computed apart: s^2 = SSR / (n - 2), se = s / sqrt(Sxx)
+    b = np.sum((x - x.mean()) * (ly - ly.mean())) / np.sum((x - x.mean()) ** 2)
+    resid = ly - (ly.mean() + b * (x - x.mean()))
+    want = math.sqrt(np.sum(resid ** 2) / 2 / np.sum((x - x.mean()) ** 2))
+    assert local_slope_se(r, y, 1.0, 3.0) == pytest.approx(want, rel=1e-9)
 
 
 def test_fig13_long_rtt_flows_never_take_more_than_the_short_ones():

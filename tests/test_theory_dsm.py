@@ -241,6 +241,18 @@ def _cli(*args):
     return runner.invoke(app, ["theory", "dsm", *args])
 
 
+def test_the_discrete_model_says_when_it_rounds_the_delay_up(monkeypatch):
+    """Eq. (6) counts the loop delay in whole sampling periods (T = 80 us at 10 Gbps): 100 us runs
+    as 2 T = 160 us, which the table says beside "2 T"; 320 us is 4 T exactly and says nothing more."""
+    from dcsim.cli import console
+
+    monkeypatch.setattr(console, "_width", 250)
+    said = " ".join(_cli("--C", "10Gbps", "--delay", "100us").output.split())
+    assert "constant loop delay 2 T = 160 us, --delay 100 us rounded up to whole periods (eq. 6)" in said, said
+    said = " ".join(_cli("--C", "10Gbps", "--delay", "320us").output.split())
+    assert "constant loop delay 4 T = 320 us, start" in said and "rounded" not in said, said
+
+
 def test_cli_table_and_json(monkeypatch):
     from dcsim.cli import console
 

@@ -163,7 +163,12 @@ def dsm(
 
     if simulate:
         s = r["simulation"]
-        t = titled_table(f"Discrete model, eq. (9), closed by DSM: constant loop delay {s['delay_samples']} T, "
+        d_s = s["delay_samples"] * r["T_s"]
+        # the model counts whole sampling periods (eq. 6): say where that is not the delay asked for
+        # (a review: --delay 100us ran at 2 T = 160 us with only the "2 T" to tell)
+        rounded = (f" = {fmt_time(d_s)}, --delay {fmt_time(r['delay_s'])} rounded up to whole periods (eq. 6)"
+                   if abs(d_s - r["delay_s"]) > 1e-9 * d_s else f" = {fmt_time(d_s)}")
+        t = titled_table(f"Discrete model, eq. (9), closed by DSM: constant loop delay {s['delay_samples']} T{rounded}, "
                         "start with an empty queue and aggregate rate C")
         t.add_column("quantity")
         t.add_column("value", justify="right")

@@ -438,9 +438,16 @@ def higher(statement: str, paper_text: str, a: pd.DataFrame, b: pd.DataFrame, xc
     pts = ", ".join(f"{x:g}: {scale * ma:.3g} vs {scale * mb:.3g}{u}" for x, ma, mb in zip(j[xcol], j["mean_a"], j["mean_b"]))
     # b above a at a minority of the points where a is above at most: "generally" (reproduced)
     return Claim(statement, paper_text, f"{a_name} vs {b_name} at {xname} = {pts}", by_noise(good, against and not good),
-                 f"{a_name} higher by more than 2 standard errors at {sig} and {b_name} at {sig_b} of {len(j)} points; mean "
+                 f"{a_name} higher by more than 2 standard errors at {sig} and {b_name} at {sig_b} of {len(j)} points "
+                 f"(differences {_diffs_and_2se(diff, se, scale, u)}); mean "
                  f"difference {scale * float(diff.mean()):+.3g}{u}; reproduced if {a_name} is higher at most points and "
                  f"on average, else differs if {b_name} is higher at one, else inconclusive" + ("; " + detail if detail else ""))
+
+
+def _diffs_and_2se(diff: pd.Series, se: pd.Series, scale: float = 1.0, unit: str = "") -> str:
+    """Each point's difference beside its 2 standard errors, as a claims row shows them: "+1.4 (2 SE
+    1.1), +0.6 (2 SE 0.9) ms"."""
+    return ", ".join(f"{scale * d:+.3g} (2 SE {scale * 2 * e:.2g})" for d, e in zip(diff, se)) + unit
 
 
 #: Tolerance of the independent-marking model of RED below: its constants (TCP's 1.22/sqrt(p) holds
@@ -784,7 +791,8 @@ def _red_against_dctcp_aqm(sb: pd.DataFrame, sc_: pd.DataFrame, k: pd.Series) ->
                  "T_r: RED 2 .. 3.5 < DCTCP AQM ~8 (Fig. 3(a))",
                  f"T_r: DCTCP AQM (K = {K_FIG3A}) {float(k['mean']):.3g}; RED {shown}",
                  by_noise(finite and lower > len(pts) / 2 and worse == 0, worse > 0 or not finite),
-                 f"RED lower by more than 2 standard errors at {lower} and higher at {worse} of {len(pts)} settings; "
+                 f"RED lower by more than 2 standard errors at {lower} and higher at {worse} of {len(pts)} settings "
+                 f"(DCTCP AQM - RED: {_diffs_and_2se(diff, se)}); "
                  "reproduced if lower at most and higher at none, differs if higher at one, inconclusive otherwise (one "
                  "DCTCP AQM estimate serves every setting, so the comparisons are not independent)")
 
