@@ -59,6 +59,20 @@ def test_a_claim_judged_against_noise_has_three_verdicts():
     assert r.claims[1].as_dict()["verdict"] == "inconclusive"
 
 
+def test_a_trend_against_noise():
+    """noisy_trend: the change beyond the end margin with no step against beyond its margin reproduces;
+    a change or a step against beyond them differs, as does a series without a number or without points;
+    a series within its margins, or without a noise level, is inconclusive."""
+    from dcsim.experiments.registry import INCONCLUSIVE, noisy_trend
+
+    assert noisy_trend([1.0, 1.5, 2.0], +1, 0.5, 0.3) == (REPRODUCED, [])
+    assert noisy_trend([1.0, 1.5, 1.1], +1, 0.5, 0.3) == (DIFFERS, [1])  # a step back by 0.4 > 0.3
+    assert noisy_trend([2.0, 1.5, 1.0], +1, 0.5, 0.6) == (DIFFERS, [])  # the change against by 1.0 > 0.5
+    assert noisy_trend([1.0, 1.2, 1.3], +1, 0.5, 0.3)[0] == INCONCLUSIVE
+    assert noisy_trend([1.0, 1.2, 1.3], +1, float("nan"), 0.3)[0] == INCONCLUSIVE
+    assert noisy_trend([1.0, float("nan")], +1, 0.1, 0.1)[0] == DIFFERS and noisy_trend([], +1, 0.1, 0.1)[0] == DIFFERS
+
+
 @pytest.mark.parametrize("printed,tol", [("0.15", 0.005), ("42", 0.5), ("145", 0.5), ("94", 0.5), ("0.5", 0.05)])
 def test_quoted_tolerance_is_half_a_unit_in_the_last_digit(printed, tol):
     assert quoted_tolerance(printed) == pytest.approx(tol)

@@ -150,7 +150,7 @@ from dcsim.experiments.registry import (  # noqa: E402
     by_noise,
     check,
     experiment,
-    monotone_trend,
+    noisy_trend,
     ok,
     quoted_tolerance,
     save_figure,
@@ -405,16 +405,13 @@ def trend(statement: str, paper_text: str, st: pd.DataFrame, xcol: str, increasi
     x, m, se = st[xcol].to_numpy(float), st["mean"].to_numpy(float), st["sem"].to_numpy(float)
     delta = m[-1] - m[0]
     se_d = math.hypot(se[0], se[-1])
-    sign = 1 if increasing else -1
-    good, steps = monotone_trend(m, sign, 2 * se_d, 2 * np.hypot(se[1:], se[:-1]))
-    # a run without a number (NaN), or no run, shows that something went wrong: differs
-    against = bool(steps) or sign * delta < -2 * se_d or not np.isfinite(m).all() or len(m) == 0
+    v, steps = noisy_trend(m, 1 if increasing else -1, 2 * se_d, 2 * np.hypot(se[1:], se[:-1]))
     ours = f"{m[0]:.3g} ({xname} = {x[0]:g}) -> {m[-1]:.3g} ({xname} = {x[-1]:g}){(' ' + unit) if unit else ''}"
     if steps:  # with the means of the step, not only where it is (a review)
         ours += "; against the trend between " + ", ".join(
             f"{x[i]:g} and {x[i + 1]:g} ({m[i]:.3g} -> {m[i + 1]:.3g})" for i in steps)
     u = f" {unit}" if unit else ""
-    return Claim(statement, paper_text, ours, by_noise(good, against),
+    return Claim(statement, paper_text, ours, v,
                  f"reproduced if the change ({delta:+.3g}{u}) exceeds 2 standard errors ({2 * se_d:.2g}{u}) and no step "
                  "goes the other way by more than 2 of its standard errors; differs if the change or a step goes the "
                  "other way by more than that, inconclusive if neither" + ("; " + detail if detail else ""))

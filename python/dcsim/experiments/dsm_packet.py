@@ -112,10 +112,10 @@ from dcsim.experiments.registry import (  # noqa: E402
     Claim,
     ExperimentResult,
     all_of,
-    by_noise,
     check,
     experiment,
     monotone_trend,
+    noisy_trend,
     ok,
     save_figure,
 )
@@ -291,11 +291,9 @@ def trend(values, margin: float, sign: int) -> tuple[str, list[tuple[int, float]
     last or a step goes against the direction beyond the margin, inconclusive if neither and the
     change is within it) and the steps against the direction beyond it as (index of the step's
     first point, change)."""
-    good, against = monotone_trend(values, sign, margin, margin)
+    verdict, against = noisy_trend(values, sign, margin, margin)
     v = [float(x) for x in values]
-    # no point, or one that is not a number: something went wrong (differs)
-    contradicted = not v or bool(against) or not all(map(np.isfinite, v)) or sign * (v[-1] - v[0]) < -margin
-    return by_noise(good, contradicted), [(i, v[i + 1] - v[i]) for i in against]
+    return verdict, [(i, v[i + 1] - v[i]) for i in against]
 
 
 def _every_step(values, sign: int) -> str:

@@ -46,6 +46,7 @@ __all__ = [
     "quoted_tolerance",
     "ok",
     "by_noise",
+    "noisy_trend",
     "all_of",
     "REPRODUCED",
     "DIFFERS",
@@ -148,6 +149,19 @@ def monotone_trend(values, sign: int, end_margin: float, step_margins) -> tuple[
         return False, []
     against = [i for i in range(n) if sign * (v[i + 1] - v[i]) < -margins[i]]
     return sign * (v[-1] - v[0]) > end_margin and not against, against
+
+
+def noisy_trend(values, sign: int, end_margin: float, step_margins) -> tuple[str, list[int]]:
+    """:func:`monotone_trend` judged against noise (:func:`by_noise`), the margins being the noise
+    (twice the standard errors, a spread over seeds): reproduced if it holds; differs if the change
+    from the first point to the last, or a step, goes against ``sign`` beyond its margin, or a value
+    is not a number, or there is none; inconclusive otherwise (within the noise, or no noise level:
+    a margin that is not a number). Returns the verdict and the steps against the trend beyond
+    their margins (see :func:`monotone_trend`)."""
+    v = [float(x) for x in values]
+    good, against = monotone_trend(v, sign, end_margin, step_margins)
+    contradicted = not v or bool(against) or not all(map(math.isfinite, v)) or sign * (v[-1] - v[0]) < -end_margin
+    return by_noise(good, contradicted), against
 
 
 def ok(cond: bool) -> str:
