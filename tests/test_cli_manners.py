@@ -587,6 +587,7 @@ def test_a_tables_room_is_shared_so_that_short_columns_stand_on_one_line():
     assert _fitted([5, 5], [30, 400], 8) == [5, 5]  # below the least widths: the least (the caller splits)
     assert _fitted([5, 5], [6, 7], 100) == [6, 7]  # never past the natural widths
     assert _fitted([], [], 10) == []
+    assert _fitted([10, 1, 1], [20, 20, 20], 15) == [10, 3, 2]  # the spare to a column at the level, not above it
     for least, natural, room in [([3, 8, 1], [50, 9, 200], 90), ([2] * 6, [5, 80, 3, 40, 7, 200], 120)]:
         w = _fitted(least, natural, room)
         assert sum(w) == min(room, sum(natural)) and all(lw <= x <= n for lw, x, n in zip(least, w, natural))

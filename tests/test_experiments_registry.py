@@ -71,6 +71,10 @@ def test_a_trend_against_noise():
     assert noisy_trend([1.0, 1.2, 1.3], +1, 0.5, 0.3)[0] == INCONCLUSIVE
     assert noisy_trend([1.0, 1.2, 1.3], +1, float("nan"), 0.3)[0] == INCONCLUSIVE
     assert noisy_trend([1.0, float("nan")], +1, 0.1, 0.1)[0] == DIFFERS and noisy_trend([], +1, 0.1, 0.1)[0] == DIFFERS
+    # a step without a noise level shows nothing, and does not hide another step's reversal (a review)
+    nan = float("nan")
+    assert noisy_trend([1, 5, 0.5, 0.6, 6], +1, 0.03, [0.03, 0.03, nan, 0.03]) == (DIFFERS, [1])
+    assert noisy_trend([1, 2, 3, 4], +1, 0.5, [0.1, nan, 0.1])[0] == INCONCLUSIVE  # shown only with every margin
 
 
 @pytest.mark.parametrize("printed,tol", [("0.15", 0.005), ("42", 0.5), ("145", 0.5), ("94", 0.5), ("0.5", 0.05)])

@@ -226,10 +226,10 @@ def _fitted(least: list[int], natural: list[int], room: int) -> list[int]:
         lo, hi = (mid, hi) if used(mid) <= room else (lo, mid - 1)
     widths = [max(lw, min(n, lo)) for lw, n in zip(least, natural)]
     spare = room - sum(widths)
-    for i in range(len(widths)):
+    for i in range(len(widths)):  # one more to the first columns still short at the level (not above it)
         if spare <= 0:
             break
-        if widths[i] < natural[i]:
+        if widths[i] < natural[i] and widths[i] <= lo:
             widths[i] += 1
             spare -= 1
     return widths

@@ -206,7 +206,7 @@ RUN_S_QUICK = (0.08, 0.03)
 
 
 def durations(quick: bool) -> tuple[float, float]:
-    """(run length, warm-up), s: 50 ms warm-up covers the staggered start (N x 100 us <= 10 ms) and the
+    """(run length, warm-up), s: 50 ms warm-up covers the staggered start (N x 150 us <= 15 ms) and the
     growth of W from one segment at +1 per RTT (<= 35 RTTs of <= 0.45 ms); 250 ms measured hold 550 to
     3000 RTTs (~100 oscillation periods of 4-6 RTTs). Quick: 30 + 50 ms."""
     return RUN_S_QUICK if quick else RUN_S
@@ -355,8 +355,10 @@ def run_table1(out_dir: Path, quick: bool) -> ExperimentResult:
     for (R0, N), runs in table.groupby(["R0_us", "N"], sort=True):
         paper = float(TABLE1[R0][TABLE1_N.index(N)])
         n = len(runs)
-        sd = float(runs.p.std(ddof=1)) if n > 1 else math.nan
-        rows.append(dict(R0_us=R0, N=N, p_paper=paper, p_packet=float(runs.p.mean()), p_sd_patterns=sd,
+        # a pattern without a p (no decision round) leaves the cell without a number: the trend rules then say
+        # "differs" rather than average it away over the others (a review)
+        sd = float(runs.p.std(ddof=1, skipna=False)) if n > 1 else math.nan
+        rows.append(dict(R0_us=R0, N=N, p_paper=paper, p_packet=float(runs.p.mean(skipna=False)), p_sd_patterns=sd,
                          p_sem=sd / math.sqrt(n), patterns=n, p_min=float(runs.p_min.min()),
                          p_max=float(runs.p_max.max()), p_per_ack=float(runs.p_per_ack.mean()),
                          utilization=float(runs.utilization.mean()), q_mean_pkt=float(runs.q_mean_pkt.mean()),
@@ -476,7 +478,8 @@ def run_table1(out_dir: Path, quick: bool) -> ExperimentResult:
                          f"{th.special_state_threshold_N(C_BPS, R0 * 1e-6, SEG_BYTES):.1f}): {txt} ({v})"
                          for R0, (v, txt) in below.items()),
         detail=f"each cell the mean p over {len(staggers)} start patterns (flows {', '.join(map(str, staggers))} us "
-               "apart), its standard error from their spread; criterion: in every row the rise from the first N to the "
+               f"apart), its standard error from their spread ({len(staggers) - 1} degree(s) of freedom: a rough noise "
+               "level, so a margin of 2 standard errors is narrower than a 95 % interval would be); criterion: in every row the rise from the first N to the "
                "last beyond twice its standard error and no step between neighbouring N against it beyond twice its "
                "own (differs if the change or a step goes the other way beyond them, inconclusive if neither), and so "
                "in a row with special-state cells also without them (a row whose only rise is the jump to p ~ 1 into "

@@ -157,9 +157,14 @@ def noisy_trend(values, sign: int, end_margin: float, step_margins) -> tuple[str
     from the first point to the last, or a step, goes against ``sign`` beyond its margin, or a value
     is not a number, or there is none; inconclusive otherwise (within the noise, or no noise level:
     a margin that is not a number). Returns the verdict and the steps against the trend beyond
-    their margins (see :func:`monotone_trend`)."""
+    their margins (see :func:`monotone_trend`), a step whose margin is not a number never among
+    them: it shows nothing either way, and it no longer hides another step's reversal (a review:
+    one point without a standard error had made a clear step back "inconclusive")."""
     v = [float(x) for x in values]
-    good, against = monotone_trend(v, sign, end_margin, step_margins)
+    good, _ = monotone_trend(v, sign, end_margin, step_margins)
+    n = len(v) - 1
+    margins = [float(m) for m in step_margins] if hasattr(step_margins, "__len__") else [float(step_margins)] * max(n, 0)
+    against = [i for i in range(min(n, len(margins))) if math.isfinite(margins[i]) and sign * (v[i + 1] - v[i]) < -margins[i]]
     contradicted = not v or bool(against) or not all(map(math.isfinite, v)) or sign * (v[-1] - v[0]) < -end_margin
     return by_noise(good, contradicted), against
 
