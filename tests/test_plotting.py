@@ -342,6 +342,9 @@ def test_compare_overlays_runs_and_zooms_on_whole_periods(dctcp, tmp_path):
     fig = compare([dctcp, reno], "queue", labels=["DCTCP", "NewReno"], path=tmp_path / "c.png")
     ax, zx = fig.axes
     assert [line.get_label() for line in ax.get_lines()] == ["DCTCP", "NewReno"]
+    # runs whose curves overlap stay apart by their line styles too, in both panels
+    for panel in (ax, zx):
+        assert [line.get_linestyle() for line in panel.get_lines()] == ["-", "--"]
     footer = " ".join(t.get_text() for t in fig.texts)
     assert "DCTCP: 4 x dctcp" in footer and "NewReno: 4 x newreno" in footer
     _inside(fig)

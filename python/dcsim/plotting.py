@@ -1158,6 +1158,11 @@ PLOTS: dict[str, Callable[[Result, PathLike], Figure]] = {
 COMPARE_KINDS = ("queue", "cwnd", "throughput", "queue_hist", "flows")
 
 
+#: Line styles of :func:`compare`'s runs, in turn (with matplotlib's colours), so that runs whose
+#: curves overlap stay apart.
+COMPARE_STYLES = ("-", "--", "-.", ":")
+
+
 def compare(results: Union[Sequence[Result], Mapping[str, Result]], kind: str = "queue", labels: Optional[Sequence[str]] = None,
             path: PathLike = None) -> Figure:
     """Several runs on one figure, e.g. ``compare([dctcp, reno], "queue", labels=["DCTCP", "NewReno"])``.
@@ -1229,8 +1234,11 @@ def compare(results: Union[Sequence[Result], Mapping[str, Result]], kind: str = 
         else:
             t, g = _aggregate(r, "throughput", r._col("throughput", "t_s"), r._col("throughput", "goodput_bps").astype(float))
             series.append((t, g / 1e9))
-    for (t, y), lab in zip(series, labels):
-        ax.plot(t * scale, y, lw=0.8, label=lab)
+    # a line style per run as well as a colour: two runs at the same level (DCTCP and NewReno-ECN both
+    # around K) had the first drawn hidden under the second (a new user's walk through the README)
+    styles = [COMPARE_STYLES[i % len(COMPARE_STYLES)] for i in range(len(series))]
+    for (t, y), lab, ls in zip(series, labels, styles):
+        ax.plot(t * scale, y, lw=0.8, ls=ls, label=lab)
     ylabel = {"queue": "queue length (packets)", "cwnd": "mean window of the traced flows (packets)",
               "throughput": "aggregate goodput of\nthe traced flows (Gbps)"}[kind]
     ax.set_xlabel(xlabel)
@@ -1263,9 +1271,9 @@ def compare(results: Union[Sequence[Result], Mapping[str, Result]], kind: str = 
         own = [f"{lab} ≈ {_fmt_ms(p)}" for lab, p in zip(labels, periods) if p is not None]
         # wrapped, so that the panel's title stays inside the figure (it ran off its right edge)
         ztitle = "\n".join(textwrap.wrap(head, 52) + (textwrap.wrap("periods: " + ", ".join(own), 52) if own else []))
-        for (t, y), lab in zip(series, labels):
+        for (t, y), ls in zip(series, styles):
             sel = (t >= z0) & (t <= z1)
-            zx.plot(t[sel] * 1e3, y[sel], lw=0.9)
+            zx.plot(t[sel] * 1e3, y[sel], lw=0.9, ls=ls)
         zx.set_xlim(z0 * 1e3, z1 * 1e3)
         zx.set_xlabel("time (ms)")
         zx.set_ylabel(ylabel)
