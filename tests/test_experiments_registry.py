@@ -77,6 +77,18 @@ def test_a_trend_against_noise():
     assert noisy_trend([1, 2, 3, 4], +1, 0.5, [0.1, nan, 0.1])[0] == INCONCLUSIVE  # shown only with every margin
 
 
+
+def test_a_trend_of_means_is_judged_against_twice_their_standard_errors():
+    """se_trend: margins 2 hypot(se_first, se_last) for the change and 2 hypot(se_i, se_i+1) for a step."""
+    from dcsim.experiments.registry import INCONCLUSIVE, se_trend
+
+    v, against, end, steps = se_trend([1.0, 1.2, 1.5], [0.03, 0.04, 0.04], +1)
+    assert v == REPRODUCED and against == [] and end == pytest.approx(0.1) and steps == pytest.approx([0.1, 0.08 * 2 ** 0.5])
+    assert se_trend([1.0, 1.05, 1.09], [0.03, 0.04, 0.04], +1)[0] == INCONCLUSIVE  # +0.09 within 0.1
+    assert se_trend([1.0, 1.5, 1.3, 1.6], [0.03, 0.04, 0.04, 0.03], +1)[:2] == (DIFFERS, [1])  # -0.2 beyond 0.113
+    assert se_trend([], [], +1)[0] == DIFFERS
+
+
 @pytest.mark.parametrize("printed,tol", [("0.15", 0.005), ("42", 0.5), ("145", 0.5), ("94", 0.5), ("0.5", 0.05)])
 def test_quoted_tolerance_is_half_a_unit_in_the_last_digit(printed, tol):
     assert quoted_tolerance(printed) == pytest.approx(tol)

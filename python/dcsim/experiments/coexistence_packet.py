@@ -150,10 +150,10 @@ from dcsim.experiments.registry import (  # noqa: E402
     by_noise,
     check,
     experiment,
-    noisy_trend,
     ok,
     quoted_tolerance,
     save_figure,
+    se_trend,
 )
 from dcsim.theory import aimd  # noqa: E402
 from dcsim.units import count_shown  # noqa: E402
@@ -404,15 +404,14 @@ def trend(statement: str, paper_text: str, st: pd.DataFrame, xcol: str, increasi
     st = st.sort_values(xcol)
     x, m, se = st[xcol].to_numpy(float), st["mean"].to_numpy(float), st["sem"].to_numpy(float)
     delta = m[-1] - m[0]
-    se_d = math.hypot(se[0], se[-1])
-    v, steps = noisy_trend(m, 1 if increasing else -1, 2 * se_d, 2 * np.hypot(se[1:], se[:-1]))
+    v, steps, two_se_d, _ = se_trend(m, se, 1 if increasing else -1)
     ours = f"{m[0]:.3g} ({xname} = {x[0]:g}) -> {m[-1]:.3g} ({xname} = {x[-1]:g}){(' ' + unit) if unit else ''}"
     if steps:  # with the means of the step, not only where it is (a review)
         ours += "; against the trend between " + ", ".join(
             f"{x[i]:g} and {x[i + 1]:g} ({m[i]:.3g} -> {m[i + 1]:.3g})" for i in steps)
     u = f" {unit}" if unit else ""
     return Claim(statement, paper_text, ours, v,
-                 f"reproduced if the change ({delta:+.3g}{u}) exceeds 2 standard errors ({2 * se_d:.2g}{u}) and no step "
+                 f"reproduced if the change ({delta:+.3g}{u}) exceeds 2 standard errors ({two_se_d:.2g}{u}) and no step "
                  "goes the other way by more than 2 of its standard errors; differs if the change or a step goes the "
                  "other way by more than that, inconclusive if neither" + ("; " + detail if detail else ""))
 

@@ -124,9 +124,9 @@ from dcsim.experiments.registry import (  # noqa: E402
     check,
     experiment,
     instruments,
-    noisy_trend,
     ok,
     save_figure,
+    se_trend,
 )
 from dcsim.scenario import ScenarioError, rate_str, time_str  # noqa: E402
 from dcsim.theory import dx as th  # noqa: E402
@@ -452,19 +452,14 @@ def run_table1(out_dir: Path, quick: bool) -> ExperimentResult:
     # passed on the 80 us row's jump to p = 1 at N >= 70, the special state, while its cells
     # N = 10..60 were flat; so the rule holds without the special state's cells too). Now each cell
     # is the mean over START_PATTERNS_US, and a row is judged as the other experiments' trends are,
-    # against twice the standard errors (registry.noisy_trend): the rise from the first N to the
+    # against twice the standard errors (registry.se_trend): the rise from the first N to the
     # last beyond them, no step against it beyond them (differs), else inconclusive.
     def row_trend(rows: pd.DataFrame, sign: int) -> tuple[str, str]:
         rows = rows.sort_values("N")
-        p, se = rows.p_packet.to_numpy(float), rows.p_sem.to_numpy(float)
-        if len(p) < 2:
-            return "inconclusive", "fewer than two cells"
-        end = 2 * math.hypot(se[0], se[-1])
-        v, steps = noisy_trend(p, sign, end, 2 * np.hypot(se[1:], se[:-1]))
-        n = rows.N.to_numpy()
+        p, n = rows.p_packet.to_numpy(float), rows.N.to_numpy()
+        v, steps, end, margins = se_trend(p, rows.p_sem, sign)
         txt = (f"{p[0]:.3f} (N = {n[0]}) -> {p[-1]:.3f} (N = {n[-1]}), {p[-1] - p[0]:+.3f} against 2 SE {end:.3f}"
-               + "".join(f"; N = {n[i]} -> {n[i + 1]}: {p[i + 1] - p[i]:+.3f} (2 SE {2 * math.hypot(se[i], se[i + 1]):.3f})"
-                         for i in steps))
+               + "".join(f"; N = {n[i]} -> {n[i + 1]}: {p[i + 1] - p[i]:+.3f} (2 SE {margins[i]:.3f})" for i in steps))
         return v, txt
 
     judged = {R0: row_trend(df[df.R0_us == R0], +1) for R0 in R0s_us}
@@ -496,10 +491,13 @@ def run_table1(out_dir: Path, quick: bool) -> ExperimentResult:
         return [float(np.sqrt((df[(df.R0_us == R0) & mask].p_sem ** 2).sum())) / max(1, int(((df.R0_us == R0) & mask).sum()))
                 for R0 in R0s_us]
 
-    def falls_v(ms: list[float], ses: list[float]) -> str:
-        return noisy_trend(ms, -1, 2 * math.hypot(ses[0], ses[-1]), 2 * np.hypot(ses[1:], ses[:-1]))[0]
+    def falls_with_r0(ms: list[float], ses: list[float]) -> tuple[str, str]:
+        """The row means' fall from 80 to 400 us judged against their standard errors, and the change
+        and the margins as the rule reads them."""
+        v, _, end, margins = se_trend(ms, ses, -1)
+        return v, (f"80 -> 400 us {ms[-1] - ms[0]:+.4f} against 2 SE {end:.4f}; 2 SE of the steps "
+                   + ", ".join(f"{m:.4f}" for m in margins))
 
-    se_all, se_common = mean_se(df.N > 0), mean_se(df.N.isin(common))
     def chain(ms: list[float]) -> str:
         """The means joined by the relation that holds between neighbours, to as many digits as it takes
         to show it (a probe: "0.822 > 0.822" where the means were 0.8218 < 0.8221)."""
@@ -511,19 +509,16 @@ def run_table1(out_dir: Path, quick: bool) -> ExperimentResult:
         return out
 
     below_special = f"; over N = {', '.join(str(int(n)) for n in common)} (no special-state cell): "
-    falls = all_of(falls_v(means, se_all), *([falls_v(in_common("p_packet"), se_common)] if apart else []))
-    def two_se(ms: list[float], ses: list[float]) -> str:
-        """The change from 80 to 400 us and each step's 2 standard errors, as the rule reads them."""
-        return (f"80 -> 400 us {ms[-1] - ms[0]:+.4f} against 2 SE {2 * math.hypot(ses[0], ses[-1]):.4f}; 2 SE of the "
-                "steps " + ", ".join(f"{2 * math.hypot(a, b):.4f}" for a, b in zip(ses, ses[1:])))
+    every = falls_with_r0(means, mean_se(df.N > 0))
+    few = falls_with_r0(in_common("p_packet"), mean_se(df.N.isin(common))) if apart else None
+    falls = all_of(every[0], *([few[0]] if few else []))
 
     claims.append(instruments(
         "Table 1: p falls as R0 grows (row means)", chain(paper_means) + f" (row means{_cells(df)})"
         + (below_special + chain(in_common("p_paper")) if apart else ""),
         falls,
-        packet=chain(means) + f" (80, 200, 400 us; {two_se(means, se_all)})"
-               + (below_special + chain(in_common("p_packet")) + f" ({two_se(in_common('p_packet'), se_common)})"
-                  if apart else ""),
+        packet=chain(means) + f" (80, 200, 400 us; {every[1]})"
+               + (below_special + chain(in_common("p_packet")) + f" ({few[1]})" if few else ""),
         detail="criterion: the row means falling from 80 to 400 us beyond twice the standard errors and no step against "
                "it beyond them (a step the other way beyond them differs, within them is inconclusive), and so over the "
                "N where no row is in the special state (tightened 2026-12-01: the 80 us row's mean had been lifted by "

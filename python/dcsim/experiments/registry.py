@@ -47,6 +47,7 @@ __all__ = [
     "ok",
     "by_noise",
     "noisy_trend",
+    "se_trend",
     "all_of",
     "REPRODUCED",
     "DIFFERS",
@@ -134,7 +135,8 @@ def monotone_trend(values, sign: int, end_margin: float, step_margins) -> tuple[
     more than ``end_margin``, and no step between neighbouring points goes against it by more than
     its ``step_margins`` (one number, or one a step). The margins are a noise level measured or
     stated before looking (standard errors, a spread over seeds), never fitted to a run. Returns
-    the verdict and the indices of the steps against the trend beyond their margin."""
+    the verdict and the indices of the steps against the trend beyond their margin (a step whose
+    margin is not a number is never among them: it shows nothing either way)."""
     if sign not in (1, -1):
         raise ValueError("monotone_trend: sign must be +1 (rising) or -1 (falling)")
     v = [float(x) for x in values]
@@ -143,11 +145,14 @@ def monotone_trend(values, sign: int, end_margin: float, step_margins) -> tuple[
     if any(m < 0 for m in [*margins, end_margin]):
         raise ValueError(f"monotone_trend: a margin is a noise level, >= 0; got end_margin = {end_margin!r}, "
                          f"step_margins = {step_margins!r}")
-    # A margin that is not finite (the spread of a run that gave NaN) judges nothing: no trend. A NaN
-    # step margin had let every step pass (x < -nan is False: a review).
-    if n < 1 or len(margins) != n or not all(map(math.isfinite, [*v, *margins, end_margin])):
+    if len(margins) != max(n, 0):
         return False, []
-    against = [i for i in range(n) if sign * (v[i + 1] - v[i]) < -margins[i]]
+    against = [i for i in range(n) if math.isfinite(margins[i]) and sign * (v[i + 1] - v[i]) < -margins[i]]
+    # A margin that is not finite (the spread of a run that gave NaN) judges nothing: no trend. A NaN
+    # step margin had let every step pass (x < -nan is False: a review); it no longer hides another
+    # step's reversal either (a review: one point without a standard error had).
+    if n < 1 or not all(map(math.isfinite, [*v, *margins, end_margin])):
+        return False, against
     return sign * (v[-1] - v[0]) > end_margin and not against, against
 
 
@@ -157,16 +162,23 @@ def noisy_trend(values, sign: int, end_margin: float, step_margins) -> tuple[str
     from the first point to the last, or a step, goes against ``sign`` beyond its margin, or a value
     is not a number, or there is none; inconclusive otherwise (within the noise, or no noise level:
     a margin that is not a number). Returns the verdict and the steps against the trend beyond
-    their margins (see :func:`monotone_trend`), a step whose margin is not a number never among
-    them: it shows nothing either way, and it no longer hides another step's reversal (a review:
-    one point without a standard error had made a clear step back "inconclusive")."""
+    their margins (see :func:`monotone_trend`)."""
     v = [float(x) for x in values]
-    good, _ = monotone_trend(v, sign, end_margin, step_margins)
-    n = len(v) - 1
-    margins = [float(m) for m in step_margins] if hasattr(step_margins, "__len__") else [float(step_margins)] * max(n, 0)
-    against = [i for i in range(min(n, len(margins))) if math.isfinite(margins[i]) and sign * (v[i + 1] - v[i]) < -margins[i]]
+    good, against = monotone_trend(v, sign, end_margin, step_margins)
     contradicted = not v or bool(against) or not all(map(math.isfinite, v)) or sign * (v[-1] - v[0]) < -end_margin
     return by_noise(good, contradicted), against
+
+
+def se_trend(values, ses, sign: int) -> tuple[str, list[int], float, list[float]]:
+    """:func:`noisy_trend` of means with their standard errors ``ses``, the margins twice the
+    standard error of each difference (independent means): of the change from the first to the
+    last, 2 hypot(se_first, se_last), and of each step, 2 hypot(se_i, se_i+1). Returns the verdict,
+    the steps against the trend beyond their margins, and the margins (for the claims' text)."""
+    s = [float(x) for x in ses]
+    end = 2 * math.hypot(s[0], s[-1]) if s else 0.0
+    steps = [2 * math.hypot(a, b) for a, b in zip(s, s[1:])]
+    verdict, against = noisy_trend(values, sign, end, steps)
+    return verdict, against, end, steps
 
 
 def ok(cond: bool) -> str:
