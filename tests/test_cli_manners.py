@@ -794,3 +794,24 @@ def test_reproduce_without_ids_refuses_the_options_of_a_run(tmp_path):
     assert not (tmp_path / "rep").exists()
     listed = runner.invoke(app, ["reproduce"], env={"COLUMNS": "300"})
     assert listed.exit_code == 0 and "dctcp-fig2" in listed.output
+
+
+def test_a_pipe_takes_the_width_columns_gives_else_a_wide_one():
+    """Piped output is 250 columns wide (a log reads a table whole), unless the user set COLUMNS,
+    as for rich and the shell's tools: COLUMNS=70 had been ignored when not a terminal (a known gap)."""
+    import os
+    import subprocess
+    import sys
+
+    def lines(columns):
+        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+        if columns is not None:
+            env["COLUMNS"] = columns
+        r = subprocess.run([sys.executable, "-c", "from dcsim.cli import entry; entry()", "reproduce", "--list"],
+                           env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        return r.stdout.splitlines()
+
+    assert max(len(line) for line in lines("70")) <= 70
+    assert max(len(line) for line in lines(None)) > 70  # the wide default (its rows are ~240 wide)
+    assert max(len(line) for line in lines("0")) > 70  # not a width: the default
