@@ -125,6 +125,32 @@ def test_leaf_spine_oversubscription_sets_the_uplink_rate_and_tiers_override():
     assert "1Gbps hosts, 1Gbps uplinks (2:1)" in sc.describe()
 
 
+
+def test_a_change_inside_a_tiers_inherited_queue_starts_from_the_queue_it_inherits(tmp_path):
+    """`network.tiers.leaf_spine.aqm.K = 100pkt` on a tier that inherits threshold marking had
+    made the tier a drop-tail queue with a K ("not a parameter of aqm kind 'droptail'": a
+    review). It changes the inherited discipline, as `network.aqm.K` changes network.aqm, through
+    `replace`, `--set` and a sweep's axis alike (the one `apply_changes`); a tier's own aqm is its own."""
+    sc = Scenario.from_dict(leaf_spine())
+    changed = sc.replace({"network.tiers.leaf_spine.aqm.K": "100pkt"})
+    topo = changed.to_engine_spec()["topology"]
+    assert topo["leaf_spine"]["queue"]["aqm"] == {"kind": "threshold", "k": {"packets": 100}}
+    assert topo["host"]["queue"]["aqm"] == {"kind": "threshold", "k": {"packets": 65}}  # the rest inherit as before
+    assert sc.network.tiers is None  # the original is not changed
+    with pytest.raises(ScenarioError, match=r"network\.tiers\.leaf_spine\.aqm\.K: .*allowed 0 < K < buffer"):
+        sc.replace({"network.tiers.leaf_spine.aqm.K": "400pkt"})  # still checked against the buffer
+    own = sc.replace({"network.tiers.leaf_spine.aqm": {"kind": "droptail"}})
+    with pytest.raises(ScenarioError, match="not a parameter of aqm kind 'droptail'"):
+        own.replace({"network.tiers.leaf_spine.aqm.K": "10pkt"})
+    path = tmp_path / "ls.toml"
+    path.write_text(sc.replace({"run.duration": "1ms"}).to_toml())
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["run", str(path), "--no-plots", "--out", str(out),
+                                   "--set", "network.tiers.leaf_spine.aqm.K=100pkt"])
+    assert res.exit_code == 0, res.output
+    spec = json.loads((out / "engine_spec.json").read_text())
+    assert spec["topology"]["leaf_spine"]["queue"]["aqm"] == {"kind": "threshold", "k": {"packets": 100}}
+
 BAD = [
     (fat_tree(k=3), "network.k", "even"),
     (fat_tree(k=1), "network.k", "even"),

@@ -5481,6 +5481,27 @@ def _file_tables(path: Path, changes: Optional[dict], json_file: bool) -> dict:
     return apply_changes(data, updates) if updates else data
 
 
+def _inherit_tier_aqm(data: dict, path: Any) -> dict:
+    """``data`` ready for a change inside a fabric tier's queue discipline (``network.tiers.NAME.aqm.K``):
+    a tier without an ``aqm`` of its own runs the one it inherits (``network.aqm``), so the change
+    starts from a copy of that, as a change of ``network.aqm.K`` starts from ``network.aqm``. Without
+    it the change had made the tier a drop-tail queue with a K ("not a parameter of aqm kind
+    'droptail'", though the tier ran threshold marking: a review)."""
+    m = re.fullmatch(r"network\.tiers\.(\w+)\.aqm\.\w+", path) if isinstance(path, str) else None
+    net = data.get("network") if m else None
+    if not isinstance(net, dict) or net.get("aqm") is None:
+        return data
+    tiers = net.get("tiers")
+    tier = tiers.get(m.group(1)) if isinstance(tiers, dict) else None
+    if tier is not None and (not isinstance(tier, dict) or tier.get("aqm") is not None):
+        return data  # the tier's own (or not a table: validation says so)
+    from dcsim.paths import set_path
+
+    inherited = net["aqm"]
+    inherited = dict(inherited) if isinstance(inherited, dict) else {"kind": inherited}
+    return set_path(data, f"network.tiers.{m.group(1)}.aqm", inherited)
+
+
 def apply_changes(data: dict, updates: dict) -> dict:
     """``data`` (a scenario's tables) with ``updates`` (dotted path -> value) made: a new protocol
     or queue discipline drops the old one's options unless the updates give them, and another file drops what the
@@ -5490,6 +5511,7 @@ def apply_changes(data: dict, updates: dict) -> dict:
 
     for path, value in updates.items():
         try:
+            data = _inherit_tier_aqm(data, path)
             data = set_path(data, path, value)
         except PathError as e:
             raise ScenarioError(str(e)) from None
