@@ -1404,3 +1404,34 @@ def test_an_axis_that_a_fabric_tier_overrides_is_warned_about_unless_the_tier_is
     assert len(warned({"network.buffer": ["200pkt", "300pkt"]})) == 1  # the tier's buffer = 600pkt
     assert warned({"network.aqm.K, network.tiers.leaf_spine.aqm.K": [["20pkt", "40pkt"], ["65pkt", "130pkt"]]}) == []
     assert warned({"network.host_link": ["10Gbps", "25Gbps"]}) == []
+
+
+def test_seeds_that_gave_identical_metrics_are_said(tmp_path):
+    """A review: three seeds of a scenario that draws nothing random (no start_jitter, no RED, ...)
+    came back as three identical runs under three run ids, so a study's error bars over them were
+    0 without a hint. The sweep says so (a SeedsWarning; the CLI prints it), and only then."""
+    from dcsim.sweep import SeedsWarning
+
+    axes = {"network.aqm.K": ["20pkt", "40pkt"]}
+    with pytest.warns(SeedsWarning, match=r"the seeds of every point gave identical metrics.*start_jitter"):
+        same = sweep(BASE, axes, seeds=2, out=tmp_path / "a", executor=tpool(), progress=False)
+    assert same.same_over_seeds == ['network.aqm.K = "20pkt"', 'network.aqm.K = "40pkt"'] and same.seeded_points == 2
+    goodput = col(same.table, "goodput_total_bps")
+    assert same.table.groupby("network.aqm.K")[goodput].nunique().eq(1).all()  # what it says is so
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SeedsWarning)
+        jittered = sweep(BASE, axes, seeds=2, set={"flows[0].start_jitter": "100us"}, out=tmp_path / "b",
+                         executor=tpool(), progress=False)
+        one = sweep(BASE, axes, out=tmp_path / "c", executor=tpool(), progress=False)  # one seed: nothing to say
+    assert (jittered.same_over_seeds, jittered.seeded_points) == ([], 2)
+    flow0 = col(jittered.table, r"flow\[0\]\.goodput_bps")
+    assert jittered.table.groupby("network.aqm.K")[flow0].nunique().eq(2).all()  # the runs differ
+    assert (one.same_over_seeds, one.seeded_points, one.seeds_note()) == ([], 0, None)
+
+    f = tmp_path / "s.toml"
+    f.write_text('seeds = 2\n[base.network]\nsenders = 2\nbottleneck = "10Gbps"\nrtt = "100us"\nbuffer = "200pkt"\n'
+                 'aqm = { kind = "threshold", K = "20pkt" }\n[[base.flows]]\ncount = 2\nprotocol = "dctcp"\n'
+                 '[base.run]\nduration = "5ms"\n[axes]\n"network.aqm.K" = ["20pkt"]\n')
+    res = runner.invoke(app, ["sweep", str(f), "--out", str(tmp_path / "d"), "--no-plots", "--jobs", "1"])
+    assert res.exit_code == 0, res.output
+    assert "warning: the seeds of every point gave identical metrics" in " ".join(res.output.split())

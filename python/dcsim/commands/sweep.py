@@ -205,6 +205,8 @@ def sweep(
     shown = results_table(res.table, [p for a in spec.axes for p in a.paths])
     if shown is not None:
         print_table(console, shown)
+    if (note := res.seeds_note()) is not None:
+        err_console.print(f"[yellow]warning:[/] {escape(note)}")
     some = tables and res.failed < res.runs  # a failed run wrote no tables
     console.print(f"table: {res.table_path}" + (f"; each run's tables in {res.out / 'runs'}/<run_id>/" if some else ""))
     _stale_figure_removed(res.out, err_console)

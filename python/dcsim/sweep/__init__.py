@@ -72,6 +72,7 @@ __all__ = [
     "SweepResult",
     "SweepError",
     "SweepInterrupted",
+    "SeedsWarning",
     "SweepWarning",
     "Axis",
     "MAX_JOBS",
@@ -83,8 +84,17 @@ __all__ = [
 RESERVED = ("run_id", "seed", "status", "error", "run_wall_s")
 
 
+#: A run's summary entries that are not results of its simulation: the seed itself, the scenario's
+#: description (which names the seed) and the wall times.
+NOT_RESULTS = frozenset({"seed", "scenario", "wall_s", "events_per_wall_s"})
+
+
 class SweepWarning(UserWarning):
     """This sweep will replace the table (sweep.parquet, sweep.json, sweep.png) of another sweep in its OUT."""
+
+
+class SeedsWarning(UserWarning):
+    """A sweep's seeds gave identical metrics at some points (:meth:`SweepResult.seeds_note`)."""
 
 
 def replaced_warning(out: Path, other: str) -> str:
@@ -130,6 +140,22 @@ class SweepResult:
     base: str = ""
     #: A dry run's result: its plan only (an earlier sweep's table may sit at table_path).
     dry_run: bool = False
+    #: The points (their axes' labels) whose seeds, two or more, all gave the same metrics: their
+    #: scenarios draw nothing from run.seed, so their spread over the seeds is 0, not noise measured.
+    same_over_seeds: list[str] = field(default_factory=list)
+    #: Points with two or more seeds that finished (what ``same_over_seeds`` is out of).
+    seeded_points: int = 0
+
+    def seeds_note(self) -> Optional[str]:
+        """A warning when seeds gave identical metrics (:attr:`same_over_seeds`); None otherwise."""
+        if not self.same_over_seeds:
+            return None
+        n, of = len(self.same_over_seeds), self.seeded_points
+        which = "every point" if n == of else f"{n} of {of} points ({self.same_over_seeds[0]}" + (", ..." if n > 1 else "") + ")"
+        return (f"the seeds of {which} gave identical metrics: nothing in {'that scenario' if n == 1 else 'those scenarios'} "
+                "draws from run.seed (a flow's start_jitter, network.host_jitter, RED or CHOKe, a random workload or "
+                "ECMP over several paths would), so the spread over the seeds is 0, not noise measured; e.g. "
+                '"flows[0].start_jitter" = "100us" in the sweep\'s [set] makes the seeds independent runs')
 
     @property
     def unfinished(self) -> list[dict]:
@@ -621,9 +647,16 @@ def run_sweep(
     failures: list[dict] = []
     stopped: list[dict] = []
 
+    # Each point's finished seeds: seed -> its metrics (as JSON), to tell seeds that changed nothing.
+    by_point: dict[int, dict[int, str]] = {}
+
     def add_rows(key: str, rec: Optional[dict], error: Optional[str], wall_s: Optional[float]) -> None:
         metrics = (rec or {}).get("metrics") or {}
         stop = None if error else (rec or {}).get("stopped")
+        if not error and not stop and metrics:
+            seen = json.dumps({k: v for k, v in metrics.items() if k not in NOT_RESULTS}, sort_keys=True, default=str)
+            for r in groups[key]:
+                by_point.setdefault(r.combo, {})[r.seed] = seen
         for r in groups[key]:
             row = {"run_id": r.run_id, **axis_cols.row(plan.combos[r.combo]), "seed": r.seed,
                    "status": "error" if error else "stopped" if stop else "ok",
@@ -838,7 +871,9 @@ def run_sweep(
         if late.received is not None or held is not None:
             raise SweepInterrupted(out, stats.done, stats.total, late.received or held)
     n_new = stats.computed + stats.failed
-    return SweepResult(
+    seeded = [c for c, seen in by_point.items() if len(seen) > 1]
+    same = [plan.label(c) for c in sorted(seeded) if len(set(by_point[c].values())) == 1]
+    result = SweepResult(
         out=out,
         table_path=table_path,
         runs=len(plan.runs),
@@ -854,7 +889,14 @@ def run_sweep(
         axes=tuple(a.paths for a in spec.axes),
         combine=spec.combine,
         base=spec.base_name,
+        same_over_seeds=same,
+        seeded_points=len(seeded),
     )
+    if on_plan is None and (note := result.seeds_note()) is not None:  # the API; the CLI prints it
+        import warnings
+
+        warnings.warn(note, SeedsWarning, stacklevel=3)
+    return result
 
 
 def _stopped_early(d: Path) -> bool:
