@@ -260,11 +260,20 @@ def test_fct_buckets():
     st = fct_stats(flows, [10e3, 100e3], warmup_s=0.5).set_index(["protocol", "bucket"])
     # the long-lived flow (no size) and the flow started before warm-up are not counted; an empty
     # bucket has its row with 0 flows (a sweep's table then holds 0, not a missing value)
-    assert list(st.index) == [("a", "<=10KB"), ("a", "10KB-100KB"), ("a", ">100KB"), ("a", "all"), ("all", "all")]
+    assert list(st.index) == [("a", "<=10KB"), ("a", "10KB-100KB"), ("a", ">100KB"), ("a", "all"),
+                              ("all", "<=10KB"), ("all", "10KB-100KB"), ("all", ">100KB"), ("all", "all")]
     assert (st.loc[("a", "10KB-100KB")].flows, st.loc[("a", "10KB-100KB")].finished) == (1, 0)
     assert math.isnan(st.loc[("a", "10KB-100KB")].afct_s)
     assert (st.loc[("a", ">100KB")].flows, st.loc[("a", ">100KB")].finished) == (0, 0)
     assert math.isnan(st.loc[("a", ">100KB")].slowdown_p99)
+    # Each bucket over every protocol (a review: a sweep over the protocol had no common column
+    # per bucket): the flows of both protocols in it, their statistics together.
+    two = pd.DataFrame({"protocol": ["a", "a", "b", "b"], "size_bytes": [5e3, 5e3, 5e3, 50e3],
+                        "start_s": [1.0] * 4, "fct_s": [1.0, 2.0, 4.0, 8.0], "slowdown": [1.0, 2.0, 4.0, 8.0]})
+    st = fct_stats(two, [10e3, 100e3], warmup_s=0.5).set_index(["protocol", "bucket"])
+    small = st.loc[("all", "<=10KB")]
+    assert (small.flows, small.finished, small.afct_s, small.slowdown_p50) == (3, 3, 7.0 / 3, 2.0)
+    assert st.loc[("all", "10KB-100KB")].flows == 1 and st.loc[("all", ">100KB")].flows == 0
 
 
 def test_tree_example_runs_from_the_cli(tmp_path):
@@ -359,7 +368,8 @@ def test_fct_stats_per_traffic_source():
     incast = st[(st.traffic == "workload 1 (incast)") & (st.bucket == "10KB-100KB")].iloc[0]
     assert (incast.flows, incast.finished, incast.slowdown_p50) == (2, 1, 50.0)
     one = fct_stats(flows[flows.workload == 0], [10e3, 100e3], 0.0, {0: "poisson"})
-    assert set(one.traffic) == {"all"} and len(one) == 5  # 3 buckets (">100KB" empty), dctcp all, all
+    # 3 buckets (">100KB" empty), dctcp all, the 3 buckets over all protocols, all
+    assert set(one.traffic) == {"all"} and len(one) == 8
 
 
 def test_an_incast_beside_background_traffic_is_reported_apart(tmp_path):

@@ -117,7 +117,8 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
     network, the ``flows`` column; a p99 of fewer than 100 finished flows and a p99.9 of fewer than
     1000 interpolate between the largest ones: :data:`ROUGH_BELOW`).
 
-    Every bucket of every protocol present gets a row, an empty one with 0 flows and NaN statistics.
+    Every bucket of every protocol present gets a row, an empty one with 0 flows and NaN statistics,
+    and so does every bucket over all protocols (protocol "all").
 
     ``traffic`` is "all" when the counted flows come from one source. When they come from several
     (an incast on top of background traffic; finite [[flows]] beside a workload) each source gets
@@ -159,6 +160,10 @@ def fct_stats(flows: pd.DataFrame, edges_bytes: list[float], warmup_s: float = 0
                 # there, not a missing value that a mean over seeds would skip (a probe)
                 out.append(row(traffic, proto, b, dp[dp["bucket"] == b]))
             out.append(row(traffic, proto, "all", dp))
+        for b in labels:  # each bucket over every protocol ("all 10KB-100KB"): the same columns
+            # whichever protocols a run has (a sweep over the protocol had each bucket's statistics
+            # only under each protocol's name, NaN in the other protocol's rows: a review)
+            out.append(row(traffic, "all", b, d[d["bucket"] == b]))
         out.append(row(traffic, "all", "all", d))
         return out
 

@@ -293,7 +293,7 @@ def print_fct(summary: dict, console: Console) -> None:
     # Rows by traffic source ("workload 1 (incast): dctcp all"; one block when there is one
     # source), a line between blocks. A row over the same flows as the one row it sums is printed
     # once (summary.json keeps both): a protocol's "all" over its one size bucket, a block's "all"
-    # over its one protocol.
+    # and its buckets over all protocols ("all <=10KB") beside its one protocol.
     blocks: dict[str, list[dict]] = {}
     shown_groups: list[dict] = []
     for g in groups:
@@ -303,6 +303,8 @@ def print_fct(summary: dict, console: Console) -> None:
         protocols = [r["_rest"][: -len(" all")] for r in rows if r["_rest"].endswith(" all")]
         sums = [p for p in protocols if sum(r["_rest"].startswith(p + " ") for r in rows) == 2]  # one bucket + all
         drop = {f"{p} all" for p in sums} | ({"all"} if len(protocols) == 1 else set())
+        if len(protocols) == 1:  # each bucket over all protocols is that protocol's bucket
+            drop |= {r["_rest"] for r in rows if r["_rest"].startswith("all ")}
         rows = [r for r in rows if r["_rest"] not in drop]
         if i:
             t.add_section()

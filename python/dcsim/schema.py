@@ -267,7 +267,7 @@ SUMMARY_TOP: list[Col] = [
     _c("fct_groups", "", AW, "flow completion statistics of the finite flows that started after warm-up, per "
                              "size bucket, protocol and traffic source (Result.fct_stats(); absent without such "
                              "flows): each entry holds fct_stats()'s columns and fct_group, its label as printed "
-                             '(e.g. "dctcp <=10KB", "workload 1 (incast): all"); the FCT and slowdown statistics '
+                             '(e.g. "dctcp <=10KB", "all <=10KB" over every protocol, "workload 1 (incast): all"); the FCT and slowdown statistics '
                              "cover the `finished` of its `flows` (unfinished flows, the slow ones, are left out, "
                              "so many of them bias the statistics low)"),
     _c("sources", "", AW, "the L2 sources (with L2 sources; absent otherwise): each entry holds columns of the "
