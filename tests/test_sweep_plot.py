@@ -381,3 +381,23 @@ def test_any_grid_table_draws_its_means_or_says_why_not(case):
         np.testing.assert_allclose(drawn_y, means, rtol=1e-9, atol=1e-12)  # every line drawn: every mean
     else:
         assert set(np.round(drawn_y, 6)) <= set(np.round(means, 6))
+
+
+def test_a_long_axis_label_is_wrapped_within_its_panel():
+    """A zip of three linked paths had its x label ("workloads[0].protocol, with
+    workloads[0].ect_acks, network.aqm") run into the next panel's (a review): each label's drawn
+    extent stays within its panel's column, so neighbouring labels cannot overlap."""
+    df = synthetic().rename(columns={"flows[0].g": "workloads[0].ect_acks_and_a_rather_long_name_of_a_path"})
+    linked = ("network.aqm.K", "workloads[0].ect_acks_and_a_rather_long_name_of_a_path")
+    df = df[(df["network.aqm.K_pkt"] == 10.0) == (df["workloads[0].ect_acks_and_a_rather_long_name_of_a_path"] == GS[0])]
+    fig = plot_sweep(df, [linked], title="zip")
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    labelled = [ax for ax in fig.axes if ax.get_xlabel()]
+    assert len(labelled) >= 2
+    for ax in labelled:
+        text = ax.xaxis.label
+        assert "\n" in text.get_text()  # it was wrapped
+        box, panel = text.get_window_extent(renderer), ax.get_window_extent(renderer)
+        gap = fig.get_figwidth() * fig.dpi * 0.05  # the space between columns, at most
+        assert box.x0 >= panel.x0 - gap and box.x1 <= panel.x1 + gap, (box, panel)

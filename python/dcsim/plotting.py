@@ -1556,8 +1556,11 @@ def plot_sweep(table, axes: Union[str, Sequence[Union[str, Sequence[str]]]], pat
         if not numeric:
             ax.set_xlim(-0.5, len(steps) - 0.5)
         ax.tick_params(labelsize=7)
+    # wrapped to its panel's width (an axis with linked paths had run into the next panel's label: a review)
+    panel_pt = panels[0].get_position().width * fig.get_figwidth() * 72
+    per_line = max(16, int(panel_pt / (0.6 * 8)))  # ~0.6 em a character of 8-pt text
     for ax in panels[-ncol:]:
-        ax.set_xlabel(_plain(xlabel), fontsize=8)
+        ax.set_xlabel(textwrap.fill(_plain(xlabel), per_line, break_long_words=False), fontsize=8)
     what = f"{title or 'sweep'}: results after warm-up against {x}"
     if many > 1:
         what += f"\npoints: mean over the finished seeds (up to {many}); bars: their least .. largest"
