@@ -2,13 +2,15 @@
 own numbers, files written, the realised loop delays equal to the set ones, physics bounds."""
 
 import json
+import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from dcsim.experiments.dsm_packet import (FIG9_FLOWS, FRACTION_COLUMNS, HEADLINE, SCHEMES, TREND_SEEDS_FULL, TREND_SEEDS_QUICK, base_loop_s,
                                           dsm_T_m, fig9_ideal_util, headline, holds, holds_q0, max_min_load, oscillates,
-                                          seed_margin, target_bytes, trend)
+                                          seed_trend, target_bytes)
 from dcsim.experiments.registry import DIFFERS, INCONCLUSIVE, REPRODUCED, get
 
 
@@ -111,44 +113,37 @@ def test_fig5_stable_at_100us_is_judged_around_q0_as_the_paper_says():
     assert holds_q0({**at_qeq, "q_mean_bytes": 63_000.0})
 
 
-def test_trend_judges_the_trend_not_every_step():
-    # a strong rise with one small step against it (within the margin) is a trend (Fig. 10, full run:
-    # QCN's sd fell 0.2 KB at one step while all six curves rose strongly)
-    assert trend([15.9, 20.1, 19.9, 26.0, 32.3], margin=1.0, sign=+1) == (REPRODUCED, [])
-    # ... but not if that step goes against it by more than the margin: that contradicts "the more, the higher"
-    v, against = trend([15.9, 20.1, 17.0, 26.0, 32.3], margin=1.0, sign=+1)
-    assert v == DIFFERS and [i for i, _ in against] == [1] and against[0][1] == pytest.approx(-3.1)
-    # a noisy flat series is no trend either way: first -> last and every step within the margin, so the
-    # runs neither show nor contradict a trend (inconclusive, not "differs": more seeds could tell)
-    assert trend([96.6, 96.4, 96.9, 96.5], margin=0.8, sign=-1)[0] == INCONCLUSIVE
-    assert trend([96.6, 96.4, 96.9, 96.5], margin=0.8, sign=+1)[0] == INCONCLUSIVE
-    # the quick run's QCN (96.6 -> 96.4 -> 87.8 -> 72.2 %, margin 2.7 points) falls; a rise contradicts a fall
-    assert trend([0.966, 0.964, 0.878, 0.722], margin=0.027, sign=-1)[0] == REPRODUCED
-    assert trend([0.722, 0.878, 0.964, 0.966], margin=0.027, sign=-1)[0] == DIFFERS
-    # the end-to-end change must exceed the margin, not only be of the right sign (within it: unresolved)
-    assert trend([1.0, 1.5, 2.0], margin=1.0, sign=+1)[0] == INCONCLUSIVE
-    assert trend([1.0, 1.6, 2.1], margin=1.0, sign=+1)[0] == REPRODUCED
-    # a change the other way beyond the margin contradicts, even with no single step beyond it
-    assert trend([2.0, 1.5, 1.0, 0.5], margin=0.9, sign=+1) == (DIFFERS, [])
-    # with no margin any step against the direction counts; a step of exactly the margin is within the noise
-    assert trend([1.0, 1.0, 2.0], margin=0.0, sign=+1)[0] == REPRODUCED
-    assert trend([1.0, 0.99, 2.0], margin=0.0, sign=+1)[0] == DIFFERS
-    # a series with a point that is not a number resolves nothing and says something broke
-    assert trend([1.0, float("nan"), 2.0], margin=0.1, sign=+1)[0] == DIFFERS
-    assert trend([3.0, 2.0, 2.5, 1.0], margin=0.5, sign=-1)[0] == REPRODUCED
-    assert trend([3.0, 2.0, 2.6, 1.0], margin=0.5, sign=-1)[0] == DIFFERS
-    # nothing to judge (one point; a noise level that is not a number): neither shown nor contradicted
-    assert trend([1.0], 0.0, +1)[0] == INCONCLUSIVE and trend([1.0, 3.0], float("nan"), +1)[0] == INCONCLUSIVE
-    assert trend([], 0.1, +1) == (DIFFERS, [])  # no point at all: something went wrong
+def test_seed_trend_judges_each_change_against_twice_its_standard_error():
+    """Means over seeds, each change against 2 SE of the difference (registry.se_trend), the SEs from
+    the seeds' spread at each point, computed here by hand: with two seeds a point's SE is half its range."""
+    # Fig. 7's case of the audit: one noisy point (40G: 98.3 / 82.6 / 81.4 %) had set a 16.9-point margin
+    # for every step, so the 1G -> 10G step up (99.4 -> 99.8 %) passed. Each step has its own margin now.
+    quiet = [[0.994, 0.993, 0.995], [0.998, 0.9975, 0.9985], [0.983, 0.826, 0.814], [0.70, 0.71, 0.69]]
+    v, against, means, end = seed_trend(quiet, -1)
+    se = [float(np.std(x, ddof=1) / np.sqrt(3)) for x in quiet]
+    assert means == pytest.approx([float(np.mean(x)) for x in quiet])
+    assert end == pytest.approx(2 * math.hypot(se[0], se[-1]))
+    assert v == DIFFERS and [(i, round(c, 4)) for i, c, _ in against] == [(0, 0.004)]
+    assert against[0][2] == pytest.approx(2 * math.hypot(se[0], se[1]))
+    # a strong rise with one small step against it within its 2 SE is a trend (Fig. 10, full run: QCN's sd
+    # fell 0.2 KB at one step while all six curves rose strongly) ...
+    rise = [[15.0, 16.8], [19.2, 21.0], [18.9, 20.9], [25.1, 26.9], [31.4, 33.2]]  # SE 0.9 at each point
+    assert seed_trend(rise, +1)[:2] == (REPRODUCED, [])
+    # ... but not if that step goes against it beyond its 2 SE (2 hypot(0.9, 0.9) = 2.55 KB)
+    v, against, _, _ = seed_trend([[15.0, 16.8], [19.2, 21.0], [16.1, 17.9], [25.1, 26.9], [31.4, 33.2]], +1)
+    assert v == DIFFERS and [i for i, _, _ in against] == [1] and against[0][1] == pytest.approx(-3.1)
+    # a noisy flat series is no trend either way: neither shown nor contradicted (inconclusive)
+    flat = [[96.0, 97.2], [95.8, 97.0], [96.3, 97.5], [95.9, 97.1]]
+    assert seed_trend(flat, -1)[0] == INCONCLUSIVE and seed_trend(flat, +1)[0] == INCONCLUSIVE
+    # the first-to-last change must exceed its 2 SE, not only be of the right sign
+    assert seed_trend([[1.0, 2.0], [1.5, 2.5], [2.0, 3.0]], +1)[0] == INCONCLUSIVE  # +1.0 against 2 SE 1.41
+    assert seed_trend([[1.0, 2.0], [1.6, 2.6], [2.5, 3.5]], +1)[0] == REPRODUCED  # +1.5
+    # seeds that agree exactly measure no noise: every step counts, as it goes
+    assert seed_trend([[1.0, 1.0], [1.0, 1.0], [2.0, 2.0]], +1)[0] == REPRODUCED
+    assert seed_trend([[1.0, 1.0], [0.99, 0.99], [2.0, 2.0]], +1)[0] == DIFFERS
+    # one run a point measures no spread: refused
     with pytest.raises(ValueError):
-        trend([1.0, 2.0], 0.1, 0)
-
-
-def test_seed_margin_is_the_largest_range_over_the_seeds():
-    assert seed_margin([[0.966, 0.958], [0.964, 0.961], [0.878, 0.851]]) == pytest.approx(0.027)
-    assert seed_margin([[1.0, 1.0, 1.0], [2.0, 2.5, 1.5]]) == pytest.approx(1.0)
-    with pytest.raises(ValueError):  # one run a point measures no spread
-        seed_margin([[1.0], [2.0, 2.1]])
+        seed_trend([[1.0], [2.0, 2.1]], +1)
     # the trend claims run at least two seeds in every variant
     assert len(set(TREND_SEEDS_QUICK)) >= 2 and len(set(TREND_SEEDS_FULL)) >= len(set(TREND_SEEDS_QUICK))
 
@@ -217,10 +212,10 @@ def test_fig10_generates_short_flows_at_their_rate(tmp_path):
     curves = []
     for (_, _), d in df[df.scheme.isin(["dsm", "qcn", "smcc"])].groupby(["scheme", "port"]):
         vals = [list(d[d.rate_per_s == r].q_sd_kb) for r in sorted(d.rate_per_s.unique())]
-        curves.append(trend([sum(v) / len(v) for v in vals], seed_margin(vals), +1)[0])
+        curves.append(seed_trend(vals, +1)[0])
     # every curve must show the trend; one that contradicts it decides "differs", else one unresolved "inconclusive"
     want = DIFFERS if DIFFERS in curves else (INCONCLUSIVE if INCONCLUSIVE in curves else REPRODUCED)
-    assert c.verdict == want and "margin" in c.detail and "per seed" in c.detail
+    assert c.verdict == want and "2 SE" in c.ours and "standard error" in c.detail and "per seed" in c.detail
     # Fig. 10(b)'s "DSM can simultaneously achieve a high utilization and loss less packets" is a comparison
     # with QCN and SMCC, judged on the means over every run (a review: it had judged the conclusion's
     # absolute 100 % / 5 %, which is the headline row)
@@ -243,8 +238,9 @@ def test_fig7_trend_verdicts_follow_the_stated_rule(tmp_path):
         d = df[df.scheme == key]
         per_c = d.groupby(["C_gbps", "seed"]).util_frac.mean()  # over the three delays
         vals = [list(per_c.loc[C]) for C in sorted(d.C_gbps.unique())]
-        assert c.verdict == trend([sum(v) / len(v) for v in vals], seed_margin(vals), -1)[0], c
-        assert f"margin {100 * seed_margin(vals):.2f} points" in c.ours
+        v, _, _, end = seed_trend(vals, -1)
+        assert c.verdict == v, c
+        assert f"2 SE {100 * end:.2f} points" in c.ours
 
 
 def test_fig6_drain_claim_asks_for_a_full_smcc_queue_and_busy_links(tmp_path):
