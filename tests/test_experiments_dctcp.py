@@ -78,6 +78,14 @@ def test_hybrid(tmp_path):
     assert claims["beta_DCTCP < beta_TCP"].verdict == "reproduced"
     # the paper's 1.4 factor does not hold at finite W*: we must say so
     assert claims["beta_TCP < 1.4 beta_DCTCP for g large enough (g >= gamma)"].verdict == "differs"
+    # bound (24): a row whose every resolved event lies before T_P2 tests nothing (the bound exceeds
+    # 2 W_max there) and is inconclusive, never "reproduced" (an audit); one that reaches T_P2 is judged
+    bounds = {k: c for k, c in claims.items() if k.startswith("bound (24)")}
+    assert len(bounds) == 3
+    for c in bounds.values():
+        empty = "tests nothing of (24)" in c.detail
+        assert (c.verdict == "inconclusive") == empty, c
+    assert claims[next(k for k in bounds if k.endswith("g = 1/W_max"))].verdict == "inconclusive"
 
 
 def test_fig7_worst_wbar_is_a_refined_minimum_judged_by_rounding(tmp_path):

@@ -176,3 +176,14 @@ def test_cli_bad_input(args, msg):
     res = _cli(*args)
     assert res.exit_code == 2
     assert msg in res.output or msg in (res.stderr if res.stderr_bytes is not None else "")
+
+
+def test_sect43_orderings_need_strictly_more_stable_states(tmp_path, monkeypatch):
+    """Sect. 4.3's "larger N, smaller R0, smaller C -> more stable" accepted ties: three points all
+    "stable" would have shown the ordering (an audit). With every point classified alike, each of the
+    three rows must differ."""
+    monkeypatch.setattr(dx_analysis, "_state", lambda *a, **k: "N=50, C=10 Gbps, R0=120 us: stable")
+    monkeypatch.setattr(dx_analysis, "_plot_state_map", lambda *a, **k: [])
+    r = dx_analysis.run_thresholds(tmp_path, True)
+    rows = [c for c in r.claims if c.statement.startswith("Sect. 4.3 vary")]
+    assert len(rows) == 3 and all(c.verdict == DIFFERS for c in rows), [(c.statement, c.verdict) for c in rows]
