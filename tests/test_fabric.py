@@ -139,6 +139,12 @@ def test_a_change_inside_a_tiers_inherited_queue_starts_from_the_queue_it_inheri
     assert sc.network.tiers is None  # the original is not changed
     with pytest.raises(ScenarioError, match=r"network\.tiers\.leaf_spine\.aqm\.K: .*allowed 0 < K < buffer"):
         sc.replace({"network.tiers.leaf_spine.aqm.K": "400pkt"})  # still checked against the buffer
+    # the tier starts from network.aqm as the other changes leave it, in either order (a review)
+    red = {"kind": "red", "min_th": "20pkt", "max_th": "60pkt", "max_p": 0.1}
+    for changes in ({"network.tiers.leaf_spine.aqm.max_p": 0.2, "network.aqm": red},
+                    {"network.aqm": red, "network.tiers.leaf_spine.aqm.max_p": 0.2}):
+        tier = sc.replace(changes).network.tiers["leaf_spine"].aqm
+        assert (tier.kind, tier.max_p, tier.min_th.value) == ("red", 0.2, 20.0), changes
     own = sc.replace({"network.tiers.leaf_spine.aqm": {"kind": "droptail"}})
     with pytest.raises(ScenarioError, match="not a parameter of aqm kind 'droptail'"):
         own.replace({"network.tiers.leaf_spine.aqm.K": "10pkt"})

@@ -1427,6 +1427,15 @@ def test_seeds_that_gave_identical_metrics_are_said(tmp_path):
     flow0 = col(jittered.table, r"flow\[0\]\.goodput_bps")
     assert jittered.table.groupby("network.aqm.K")[flow0].nunique().eq(2).all()  # the runs differ
     assert (one.same_over_seeds, one.seeded_points, one.seeds_note()) == ([], 0, None)
+    assert '"flows[0].start_jitter" = "100us"' in same.seeds_note()  # a path the base has
+    # a base without [[flows]] (a trace replayed twice): the hint is one it has, the hosts' send jitter
+    trace = {"network": dict(BASE["network"]), "run": dict(BASE["run"]),
+             "workloads": [{"kind": "trace", "protocol": "dctcp",
+                            "arrivals": [{"src": "s0", "dst": "r", "start": "0s", "size": "30KB"}]}]}
+    with pytest.warns(SeedsWarning) as got:
+        replayed = sweep(trace, {"network.aqm.K": ["20pkt"]}, seeds=2, out=tmp_path / "e", executor=tpool(),
+                         progress=False)
+    assert '"network.host_jitter" = "1us"' in str(got[0].message) and replayed.same_over_seeds
 
     f = tmp_path / "s.toml"
     f.write_text('seeds = 2\n[base.network]\nsenders = 2\nbottleneck = "10Gbps"\nrtt = "100us"\nbuffer = "200pkt"\n'

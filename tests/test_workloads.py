@@ -532,3 +532,37 @@ def test_a_traces_arrival_window_starts_at_its_start():
                        "protocol": "dctcp"}]
     w = simulate(d).workloads
     assert w["window_s"].tolist() == pytest.approx([2e-3, 2.1e-3], rel=1e-12)
+
+
+def test_the_printed_fct_table_shows_a_row_over_the_same_flows_once():
+    """`dcsim run`'s FCT table prints a row over the same flows as another once: the buckets over
+    all protocols ("all <=10KB") only beside two or more protocols with flows in two or more
+    buckets (a review: two protocols in one bucket printed "all <=10KB" beside "all", the same 4
+    flows twice)."""
+    import io
+
+    import pandas as pd
+    from rich.console import Console
+
+    from dcsim.result import fct_group_label
+    from dcsim.run import print_fct
+
+    def printed(flows: pd.DataFrame) -> list[str]:
+        st = fct_stats(flows, [10e3, 100e3], 0.0)
+        groups = [{"fct_group": fct_group_label(r), **{k: r[k] for k in st.columns if k not in ("traffic", "protocol", "bucket")}}
+                  for r in st.to_dict("records")]
+        con = Console(file=io.StringIO(), width=300, color_system=None)
+        print_fct({"fct_groups": groups}, con)
+        return [line.split("│")[1].strip() for line in con.file.getvalue().splitlines() if line.count("│") > 2]
+
+    def flows(protocols, sizes):
+        n = len(protocols)
+        return pd.DataFrame({"protocol": protocols, "size_bytes": sizes, "start_s": [0.0] * n,
+                             "fct_s": [1e-3 * (i + 1) for i in range(n)], "slowdown": [1.0 + i for i in range(n)]})
+
+    one_bucket = printed(flows(["dctcp", "dctcp", "newreno", "newreno"], [5e3] * 4))
+    assert "all <=10KB" not in one_bucket and "all" in one_bucket and "dctcp <=10KB" in one_bucket
+    two_buckets = printed(flows(["dctcp", "dctcp", "newreno", "newreno"], [5e3, 50e3, 5e3, 50e3]))
+    assert {"all <=10KB", "all 10KB-100KB", "all"} <= set(two_buckets)
+    one_protocol = printed(flows(["dctcp"] * 4, [5e3, 50e3, 5e3, 50e3]))
+    assert not [r for r in one_protocol if r.startswith("all ")]

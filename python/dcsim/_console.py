@@ -151,13 +151,12 @@ def wide_console(stderr: bool = False) -> Console:
     """A console on stdout (or stderr) that never cuts tables at 80 columns when the output is not
     a terminal, and that prints what it is given: no ``:name:`` emoji codes (a file or flow
     named ``my:cd:run`` stays so, not a compact disc; rich would also import its 3 600-entry code
-    table on the first print, and search every string for codes). A ``COLUMNS`` the user set (a
-    positive number) is the width either way, as rich and the shell's tools read it."""
+    table on the first print, and search every string for codes). ``COLUMNS`` sets the width on a
+    terminal only: GNU readline, which pytest and Python's prompt import, writes COLUMNS = 80 into
+    its process's environment, and every child inherits it, so that honouring it in a pipe had
+    wrapped a command's piped output at 80 columns that nobody asked for (a review)."""
     c = _Console(stderr=stderr, emoji=False)
-    columns = os.environ.get("COLUMNS", "")
-    if c.is_terminal or (columns.isdigit() and int(columns) > 0):
-        return c
-    return _Console(stderr=stderr, width=250, emoji=False)
+    return c if c.is_terminal else _Console(stderr=stderr, width=250, emoji=False)
 
 
 def bar_width(console: Console, beside: int) -> int:

@@ -303,8 +303,9 @@ def print_fct(summary: dict, console: Console) -> None:
         protocols = [r["_rest"][: -len(" all")] for r in rows if r["_rest"].endswith(" all")]
         sums = [p for p in protocols if sum(r["_rest"].startswith(p + " ") for r in rows) == 2]  # one bucket + all
         drop = {f"{p} all" for p in sums} | ({"all"} if len(protocols) == 1 else set())
-        if len(protocols) == 1:  # each bucket over all protocols is that protocol's bucket
-            drop |= {r["_rest"] for r in rows if r["_rest"].startswith("all ")}
+        over_all = {r["_rest"] for r in rows if r["_rest"].startswith("all ")}
+        if len(protocols) == 1 or len(over_all) == 1:  # each is that protocol's bucket, or the one is "all"
+            drop |= over_all
         rows = [r for r in rows if r["_rest"] not in drop]
         if i:
             t.add_section()

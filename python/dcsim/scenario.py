@@ -5481,13 +5481,17 @@ def _file_tables(path: Path, changes: Optional[dict], json_file: bool) -> dict:
     return apply_changes(data, updates) if updates else data
 
 
+#: A path inside a fabric tier's queue discipline (``network.tiers.leaf_spine.aqm.K``).
+_TIER_AQM_PATH = re.compile(r"network\.tiers\.(\w+)\.aqm\.\w+")
+
+
 def _inherit_tier_aqm(data: dict, path: Any) -> dict:
     """``data`` ready for a change inside a fabric tier's queue discipline (``network.tiers.NAME.aqm.K``):
     a tier without an ``aqm`` of its own runs the one it inherits (``network.aqm``), so the change
     starts from a copy of that, as a change of ``network.aqm.K`` starts from ``network.aqm``. Without
     it the change had made the tier a drop-tail queue with a K ("not a parameter of aqm kind
     'droptail'", though the tier ran threshold marking: a review)."""
-    m = re.fullmatch(r"network\.tiers\.(\w+)\.aqm\.\w+", path) if isinstance(path, str) else None
+    m = _TIER_AQM_PATH.fullmatch(path) if isinstance(path, str) else None
     net = data.get("network") if m else None
     if not isinstance(net, dict) or net.get("aqm") is None:
         return data
@@ -5509,6 +5513,11 @@ def apply_changes(data: dict, updates: dict) -> dict:
     :class:`ScenarioError` naming a path that is not one."""
     from dcsim.paths import PathError, get_path, set_path
 
+    # A change inside a tier's inherited queue starts from network.aqm as the other changes leave it,
+    # whatever the order they were given in (a review: a tier had copied the discipline before an axis
+    # on network.aqm changed it): such paths go last, in their order.
+    last = [p for p in updates if isinstance(p, str) and _TIER_AQM_PATH.fullmatch(p)]
+    updates = {**{p: v for p, v in updates.items() if p not in last}, **{p: updates[p] for p in last}}
     for path, value in updates.items():
         try:
             data = _inherit_tier_aqm(data, path)

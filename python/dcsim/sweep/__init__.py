@@ -34,6 +34,7 @@ from __future__ import annotations
 import contextlib
 
 import concurrent.futures as cf
+import hashlib
 import json
 import numbers
 import os
@@ -145,6 +146,8 @@ class SweepResult:
     same_over_seeds: list[str] = field(default_factory=list)
     #: Points with two or more seeds that finished (what ``same_over_seeds`` is out of).
     seeded_points: int = 0
+    #: What ``seeds_note`` suggests to make the seeds independent (a path the base scenario has).
+    seed_hint: str = '"network.host_jitter" = "1us"'
 
     def seeds_note(self) -> Optional[str]:
         """A warning when seeds gave identical metrics (:attr:`same_over_seeds`); None otherwise."""
@@ -155,7 +158,7 @@ class SweepResult:
         return (f"the seeds of {which} gave identical metrics: nothing in {'that scenario' if n == 1 else 'those scenarios'} "
                 "draws from run.seed (a flow's start_jitter, network.host_jitter, RED or CHOKe, a random workload or "
                 "ECMP over several paths would), so the spread over the seeds is 0, not noise measured; e.g. "
-                '"flows[0].start_jitter" = "100us" in the sweep\'s [set] makes the seeds independent runs')
+                f"{self.seed_hint} in the sweep's [set] makes the seeds independent runs")
 
     @property
     def unfinished(self) -> list[dict]:
@@ -647,14 +650,17 @@ def run_sweep(
     failures: list[dict] = []
     stopped: list[dict] = []
 
-    # Each point's finished seeds: seed -> its metrics (as JSON), to tell seeds that changed nothing.
-    by_point: dict[int, dict[int, str]] = {}
+    # Each point's finished seeds: seed -> a digest of its metrics, to tell seeds that changed nothing
+    # (a digest, not the JSON: a 5 000-flow run's metrics are 3.5 MB, and a sweep keeps its rows small).
+    by_point: dict[int, dict[int, bytes]] = {}
+    several_seeds = len(spec.seeds or ()) > 1
 
     def add_rows(key: str, rec: Optional[dict], error: Optional[str], wall_s: Optional[float]) -> None:
         metrics = (rec or {}).get("metrics") or {}
         stop = None if error else (rec or {}).get("stopped")
-        if not error and not stop and metrics:
-            seen = json.dumps({k: v for k, v in metrics.items() if k not in NOT_RESULTS}, sort_keys=True, default=str)
+        if several_seeds and not error and not stop and metrics:
+            text = json.dumps({k: v for k, v in metrics.items() if k not in NOT_RESULTS}, sort_keys=True, default=str)
+            seen = hashlib.blake2b(text.encode(), digest_size=16).digest()
             for r in groups[key]:
                 by_point.setdefault(r.combo, {})[r.seed] = seen
         for r in groups[key]:
@@ -891,6 +897,9 @@ def run_sweep(
         base=spec.base_name,
         same_over_seeds=same,
         seeded_points=len(seeded),
+        # a listed flow's random start where the base has [[flows]], else the hosts' send jitter
+        seed_hint=('"flows[0].start_jitter" = "100us"' if spec.base.get("flows") else
+                   '"network.host_jitter" = "1us"'),
     )
     if on_plan is None and (note := result.seeds_note()) is not None:  # the API; the CLI prints it
         import warnings
