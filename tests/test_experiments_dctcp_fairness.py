@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dcsim.experiments.dctcp_convergence_fairness import (NS2_ALPHA_RATIO, alpha_ratio_band, below, fit_slope, local_slope,
+from dcsim.experiments.dctcp_convergence_fairness import (MAX_TCP_RATIO, NS2_ALPHA_RATIO, alpha_ratio_band, below, fit_slope, local_slope,
                                                            slope_se, tol_conv)
 from dcsim.experiments.registry import DIFFERS, INCONCLUSIVE, REPRODUCED, get
 
@@ -49,16 +49,14 @@ def test_slope_orderings_need_twice_the_standard_error():
     assert below("a", "b", {"a": 1.0, "b": math.nan}, {"a": 0.1, "b": 0.1})[0] == DIFFERS
 
 
-def test_alpha_ratio_readings_partition_the_ratios():
-    """'About the same', 'about twice', 'about 5x': every ratio supports at most one reading (the old
-    factor-1.5 bands overlapped on [1.33, 1.5]), each band holds its own reading, and they meet at the
-    geometric means sqrt(2) and sqrt(10)."""
+def test_alpha_ratio_readings_are_the_quoted_tolerance_and_disjoint():
+    """'About the same', 'about twice', 'about 5x': k to half a unit of its last digit (0.5 .. 1.5,
+    1.5 .. 2.5, 4.5 .. 5.5), as 'up to about 2x' reads (MAX_TCP_RATIO = 2.5); every ratio supports at
+    most one reading. (Until 2026-12-03 the bands met at the geometric means sqrt(2) and sqrt(10), so
+    3.95 was "about 5x": an audit.)"""
     bands = sorted(alpha_ratio_band(k) + (k,) for k in NS2_ALPHA_RATIO.values())
-    for lo, hi, k in bands:
-        assert lo < k < hi
-    for (_, hi, _), (lo, _, _) in zip(bands, bands[1:]):
-        assert hi == pytest.approx(lo, rel=1e-15)
-    assert [b[1] for b in bands[:2]] == pytest.approx([math.sqrt(2), math.sqrt(10)])
+    assert [b[:2] for b in bands] == [(0.5, 1.5), (1.5, 2.5), (4.5, 5.5)]
+    assert bands[1][1] == MAX_TCP_RATIO
     for r in np.geomspace(0.5, 10, 200):
         assert sum(lo <= r < hi for lo, hi, _ in bands) <= 1
 
