@@ -26,6 +26,7 @@ from dcsim.experiments.registry import (  # noqa: E402
     check,
     experiment,
     ok,
+    quoted_tolerance,
     save_figure,
     verdict,
     verdict_quoted,
@@ -268,10 +269,28 @@ def run_fig7(out_dir: Path, quick: bool) -> ExperimentResult:
               f"test of the row above, from which the paper derives (17)); the exact need is "
               f"{100 * (th.K_COEFF - K_needed) / th.K_COEFF:.0f} % below 0.17 (the paper rounds Q_min to -0.15: "
               f"0.176 C d); {_where_K_falls_short(gs, qmins)}"),
+        _worked_example(),
         check("the cycle is reached (numerics)", f"max drift = {df.drift.max():.2g}", float(df.drift.max()) < DRIFT_TOL,
               f"tolerance {DRIFT_TOL:g} (DRIFT_TOL)"),
     ]
     return ExperimentResult("dctcp-fig7", "Queue undershoot and overshoot (Fig. 7)", claims, [png, csv])
+
+
+def _worked_example() -> Claim:
+    """Sect. 1.2's example of the guidelines (1)-(2): "when C = 10Gbps and d = 300us, assuming 1500Byte
+    packets, K needs to be about 42 packets and 0.02 <~ g <~ 0.06" (an audit: no row had it). Each number
+    evaluated from (1) and (2) (= (17), (27)) and judged to the precision the paper prints it: half a unit of
+    its last digit (registry.quoted_tolerance); 0.17 C d = 42.5 packets lies on the edge of "42", a paper that
+    truncates to whole packets."""
+    gl = th.guidelines(10e9, 300e-6)
+    nums = (("K", "42", gl.K_guideline_pkt, " pkt"), ("g_min = 5/(Cd + K)", "0.02", gl.g_min, ""),
+            ("g_max = 1/sqrt(Cd + K)", "0.06", gl.g_max, ""))
+    good = all(abs(x - float(p)) <= quoted_tolerance(p) * (1 + 1e-9) for _, p, x, _ in nums)
+    return Claim("Sect. 1.2: C = 10 Gbps, d = 300 us, 1500 B: K about 42 packets and 0.02 <~ g <~ 0.06 (eqs. 1-2)",
+                 "K ~ 42 pkt, 0.02 <~ g <~ 0.06",
+                 "; ".join(f"{name} = {x:.4g}{u}" for name, _, x, u in nums) + f" (C d = {gl.Cd_pkt:.4g} pkt)",
+                 ok(good), "each evaluated from (1) and (2) and judged to half a unit of its last printed digit "
+                           "(42 +- 0.5 pkt, 0.02 +- 0.005, 0.06 +- 0.005)")
 
 
 @experiment("dctcp-fig8", "Limit cycle period vs wbar (Fig. 8)", PAPER)

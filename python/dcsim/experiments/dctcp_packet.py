@@ -1,4 +1,4 @@
-"""Packet simulation beside the fluid model and the theory: Figs. 2, 3 and 10 of "Analysis of DCTCP:
+"""Packet simulation beside the fluid model and the theory: Figs. 1, 2, 3 and 10 of "Analysis of DCTCP:
 Stability, Convergence, and Fairness" (Alizadeh, Javanmard, Prabhakar, SIGMETRICS 2011).
 
 The paper checks its fluid model (eqs. 5-8) against ns-2; here the packet simulator of dcsim plays
@@ -36,6 +36,7 @@ from dcsim.experiments.registry import (  # noqa: E402
     ExperimentResult,
     check,
     experiment,
+    instruments,
     ok,
     quoted_tolerance,
     save_figure,
@@ -372,6 +373,102 @@ FIG23_RUN_S_QUICK = (0.15, 0.05)
 FIG10_DURATION_S = {"dctcp": 0.6, "newreno": 1.3}
 FIG10_DURATION_S_QUICK = {"dctcp": 0.3, "newreno": 0.5}
 FIG10_WARMUP_S = 0.1
+
+
+#: Fig. 1 (taken from DCTCP, SIGCOMM 2010): "Two long flows are launched from distinct 1Gbps ports to a
+#: common 1Gbps port. The switch allocates about 600KB of buffer to the congested port." The testbed's
+#: other settings are those of [1]'s 1 Gbps experiments: K = 20 packets, g = 1/16, and an intra-rack
+#: round trip of ~100 us; TCP is NewReno over the same port as drop-tail (no ECN).
+FIG1 = dict(C_bps=1e9, N=2, d_s=100e-6, K_pkt=20.0, g=1 / 16, buffer_bytes=600_000)
+#: Criteria fixed before the runs. "Full throughput (the buffer does not underflow)": utilization
+#: >= 99 % and the queue empty < 1 % of the time after warm-up. "A very low buffer occupancy compared
+#: to TCP": DCTCP's mean queue at most a tenth of TCP's (an order of magnitude; the Sawtooth model
+#: predicts K + N - A/2 ~ 19 packets against TCP's queue between half and all of the buffer).
+FIG1_UTIL, FIG1_EMPTY, FIG1_RATIO = 0.99, 0.01, 10.0
+
+
+def fig1_scenario(protocol: str, duration_s: float, warmup_s: float) -> dict:
+    """Fig. 1's port: two senders on 1 Gbps links into one 1 Gbps port with a 600 KB buffer, DCTCP with
+    threshold marking at K or NewReno over drop-tail."""
+    dctcp = protocol == "dctcp"
+    flows = dict(count=FIG1["N"], protocol=protocol, stagger="1ms")
+    if dctcp:
+        flows["g"] = FIG1["g"]
+    aqm = dict(kind="threshold", K=f"{FIG1['K_pkt']:g}pkt") if dctcp else dict(kind="droptail")
+    return dict(network=dict(topology="dumbbell", senders=FIG1["N"], bottleneck="1Gbps", access="1Gbps",
+                             rtt=f"{FIG1['d_s'] * 1e6:g}us", buffer=f"{FIG1['buffer_bytes']}B", aqm=aqm),
+                flows=[flows], run=dict(duration=f"{duration_s * 1e3:g}ms", warmup=f"{warmup_s * 1e3:g}ms", seed=1),
+                metrics=dict(queue_interval="20us", cwnd_interval="1ms", throughput_interval="1ms"))
+
+
+@experiment("dctcp-fig1", "Queue length of TCP and DCTCP, 2 flows into a 1 Gbps port (Fig. 1)", PAPER)
+def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
+    out_dir = Path(out_dir)
+    # one run length in both modes (two 1 Gbps runs of 1 s take ~1 s together): drop-tail TCP's queue
+    # first overflows the buffer some 0.3-1 s in (its windows grow by 2 packets per ~5 ms round trip)
+    duration_s, warmup_s = 1.0, 0.1
+    runs = {p: dcsim.simulate(fig1_scenario(p, duration_s, warmup_s)) for p in ("newreno", "dctcp")}
+    stats, series = {}, {}
+    for p, res in runs.items():
+        port = res.monitored_ports().iloc[0]
+        q = res.queue[res.queue.t_s >= warmup_s]
+        series[p] = q
+        stats[p] = dict(util=float(port["utilization"]), empty=float(port["q_empty_frac"]),
+                        q_mean_kb=float(port["q_mean_bytes"]) / 1e3, q_max_kb=float(q.q_bytes.max()) / 1e3,
+                        drops=int(port["drops"]), timeouts=int(res.flows.timeouts.sum()))
+    # The Sawtooth model (its pipe C d' with the engine's serialisation on both hops) and the fluid model
+    C_pps = FIG1["C_bps"] / (PKT_BYTES * 8)
+    d_eff = base_rtt_s(FIG1["d_s"], (FIG1["C_bps"], FIG1["C_bps"]))
+    saw = th.sawtooth(C_pps, d_eff, FIG1["K_pkt"], FIG1["N"])
+    saw_mean_kb = (saw.Q_max_pkt - saw.A_pkt / 2) * PKT_BYTES / 1e3
+    fl = fluid.dctcp(FIG1["C_bps"], d_eff, FIG1["K_pkt"], FIG1["g"], FIG1["N"], t_end_s=min(duration_s, 0.2))
+    fl = fl[fl.t_s >= fl.t_s.iloc[-1] / 2]
+    fl_mean_kb = float(fl.q_pkt.mean()) * PKT_BYTES / 1e3
+
+    fig, ax = plt.subplots(figsize=(8, 4))
+    span = (0.0, duration_s)
+    for p, color, label in (("newreno", "tab:red", "TCP (NewReno, drop-tail)"), ("dctcp", "tab:blue", f"DCTCP (K = {FIG1['K_pkt']:g} pkt)")):
+        q = runs[p].queue
+        ax.plot(1e3 * (q.t_s - span[0]), q.q_bytes / 1e3, color=color, lw=0.8, label=label)
+    ax.axhline(FIG1["buffer_bytes"] / 1e3, color="0.5", ls=":", lw=1, label="buffer (600 KB)")
+    ax.set_xlabel("time [ms]")
+    ax.set_ylabel("queue length [KB]")
+    ax.set_ylim(0, 1.1 * FIG1["buffer_bytes"] / 1e3)
+    ax.legend(fontsize=8, loc="lower left", bbox_to_anchor=(0.1, 0.12))
+    ax.grid(alpha=0.3)
+    ax.set_title("Fig. 1: two long flows into one 1 Gbps port", fontsize=10)
+    fig.tight_layout()
+    png = save_figure(fig, out_dir, "dctcp_fig1.png")
+    table = pd.DataFrame([dict(protocol="TCP" if p == "newreno" else "DCTCP", **v) for p, v in stats.items()])
+    csv = out_dir / "dctcp_fig1.csv"
+    table.to_csv(csv, index=False)
+
+    d, t = stats["dctcp"], stats["newreno"]
+    ratio = t["q_mean_kb"] / d["q_mean_kb"] if d["q_mean_kb"] > 0 else math.inf
+    claims = [
+        instruments("DCTCP achieves full throughput (the buffer does not underflow)",
+                    "full throughput, no underflow", ok(d["util"] >= FIG1_UTIL and d["empty"] < FIG1_EMPTY),
+                    packet=f"utilization {100 * d['util']:.2f} %, queue empty {100 * d['empty']:.2f} % of the time",
+                    theory=f"Sawtooth model: queue {saw.Q_min_pkt:.1f} .. {saw.Q_max_pkt:.0f} pkt, never empty "
+                           f"(K = {FIG1['K_pkt']:g} pkt > 0.17 C d = {0.17 * C_pps * FIG1['d_s']:.1f} pkt)",
+                    detail=f"criterion: utilization >= {100 * FIG1_UTIL:g} % and empty < {100 * FIG1_EMPTY:g} % of the "
+                           f"time after warm-up; {duration_s * 1e3:g} ms runs, {warmup_s * 1e3:g} ms warm-up"),
+        instruments("... while maintaining a very low buffer occupancy compared to TCP", "DCTCP's queue far below TCP's",
+                    ok(ratio >= FIG1_RATIO),
+                    packet=f"mean queue DCTCP {d['q_mean_kb']:.1f} KB, TCP {t['q_mean_kb']:.1f} KB ({ratio:.1f}x); "
+                           f"max {d['q_max_kb']:.1f} / {t['q_max_kb']:.1f} KB",
+                    fluid=f"DCTCP mean {fl_mean_kb:.1f} KB",
+                    theory=f"Sawtooth model: DCTCP {saw.Q_min_pkt:.1f} .. {saw.Q_max_pkt:.0f} pkt, mean "
+                           f"{saw_mean_kb:.1f} KB",
+                    detail=f"criterion: TCP's mean queue at least {FIG1_RATIO:g}x DCTCP's (an order of magnitude: the "
+                           "paper's 'very low ... compared to TCP'); queues in bytes, 1500-byte packets"),
+        check("(setup) TCP fills the port's ~600 KB buffer, as in the testbed's trace",
+              f"max {t['q_max_kb']:.1f} KB of {FIG1['buffer_bytes'] / 1e3:g} KB, {t['drops']} drops, utilization "
+              f"{100 * t['util']:.2f} %", t["q_max_kb"] >= 0.9 * FIG1["buffer_bytes"] / 1e3 and t["drops"] > 0,
+              "drop-tail TCP grows its windows until the buffer overflows; the comparison is against that queue"),
+        check("(setup) DCTCP does not drop", f"{d['drops']} drops, {d['timeouts']} timeouts", d["drops"] == 0),
+    ]
+    return ExperimentResult("dctcp-fig1", "Queue length of TCP and DCTCP (Fig. 1)", claims, [png, csv])
 
 
 @experiment("dctcp-fig2", "Fluid model vs packet simulation, N = 2, 10, 100 (Fig. 2)", PAPER)
