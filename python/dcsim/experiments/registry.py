@@ -65,6 +65,7 @@ EXPERIMENT_MODULES = [
     "dcsim.experiments.dx_packet",
     "dcsim.experiments.dctcp_convergence_fairness",
     "dcsim.experiments.dsm_packet",
+    "dcsim.experiments.dsm_theory",
 ]
 
 REPRODUCED = "reproduced"
