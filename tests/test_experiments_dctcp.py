@@ -78,14 +78,16 @@ def test_hybrid(tmp_path):
     assert claims["beta_DCTCP < beta_TCP"].verdict == "reproduced"
     # the paper's 1.4 factor does not hold at finite W*: we must say so
     assert claims["beta_TCP < 1.4 beta_DCTCP for g large enough (g >= gamma)"].verdict == "differs"
-    # bound (24): a row whose every resolved event lies before T_P2 tests nothing (the bound exceeds
-    # 2 W_max there) and is inconclusive, never "reproduced" (an audit); one that reaches T_P2 is judged
+    # bound (24): a row with no event where the bound lies between the resolution 1e-10 W* and 2 W_max
+    # tests nothing and is inconclusive, never "reproduced" (an audit); the others are judged. Every g here
+    # has such events (g = 1/W_max: T_P2 = 7 594 RTT, hundreds of events after it: a review)
     bounds = {k: c for k, c in claims.items() if k.startswith("bound (24)")}
     assert len(bounds) == 3
     for c in bounds.values():
         empty = "tests nothing of (24)" in c.detail
         assert (c.verdict == "inconclusive") == empty, c
-    assert claims[next(k for k in bounds if k.endswith("g = 1/W_max"))].verdict == "inconclusive"
+        assert not empty and c.verdict == "reproduced", c
+        assert int(c.detail.split("; ")[1].split()[0]) > 100, c.detail  # events where it can fail
 
 
 def test_fig7_worst_wbar_is_a_refined_minimum_judged_by_rounding(tmp_path):

@@ -72,10 +72,10 @@ REPRODUCED = "reproduced"
 DIFFERS = "differs"
 #: A claim judged against sampling noise (standard errors over seeds or repetitions, a spread over
 #: seeds) that the runs neither show nor contradict beyond that noise: more runs could decide it.
-#: Also a bound the computation cannot put to the test (it binds only where the error is below
-#: double precision's resolution: dctcp-hybrid's (24) for g = 1/W_max), which would otherwise pass
-#: empty. Never a check's verdict (a check passes or fails), never a claim judged without a noise
-#: level or such a resolution.
+#: Also a bound the computation cannot put to the test (one that binds only below the resolution of
+#: the numbers it bounds: dctcp-hybrid's (24) where no event lies between), which would otherwise
+#: pass empty. Never a check's verdict (a check passes or fails), never a claim judged without a
+#: noise level or such a resolution.
 INCONCLUSIVE = "inconclusive"
 VERDICTS = (REPRODUCED, DIFFERS, INCONCLUSIVE)
 
