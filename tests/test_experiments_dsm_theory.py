@@ -138,7 +138,10 @@ def test_verdicts_follow_their_criteria_in_the_csv(quick_run):
 
 def test_the_quick_verdicts(quick_run):
     res, _, out = quick_run
-    assert len(res.paper_claims) == 5 and len(res.checks) == 7
+    assert len(res.paper_claims) == 6 and len(res.checks) == 7
+    # §II-B's sampling periods, T = 1/(p C) with 1 000-byte frames and p = 0.01, by hand: 8e3/(0.01 x 10^10) s
+    (sp,) = [c for c in res.paper_claims if c.statement.startswith("§II-B")]
+    assert sp.verdict == REPRODUCED and "10 Gbps: T = 1/(p C) = 80 us" in sp.ours and "100 Gbps: T = 1/(p C) = 8 us" in sp.ours
     assert res.paper_claims[0].verdict == REPRODUCED  # StateA rotation
     assert res.paper_claims[1].verdict == REPRODUCED  # StateB lines
     assert res.paper_claims[3].verdict == REPRODUCED  # (23): reaches (0, 0), (20) holds

@@ -65,7 +65,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from dcsim.experiments.registry import Claim, ExperimentResult, check, experiment, ok, save_figure  # noqa: E402
+from dcsim.experiments.registry import (  # noqa: E402
+    Claim,
+    ExperimentResult,
+    check,
+    experiment,
+    ok,
+    quoted_tolerance,
+    save_figure,
+)
 from dcsim.theory import dsm as th  # noqa: E402
 
 PAPER = "Cheng et al., Congestion Control in Converged Ethernet with Heterogeneous and Time-Varying Delays"
@@ -675,6 +683,24 @@ def run_theory(out_dir: Path, quick: bool) -> ExperimentResult:
         cv_sv["n_settled"] == cv_sv["n"],
         "passes if every start still settles in the neighbourhood (the same grid and criteria as the (23) claim); "
         "the paper states (23) as sufficient and says nothing of gains outside it"))
+
+    # §II-B: "suppose the packet size is 1KB and the sampling probability p = 0.01, the sampling period T
+    # approximates to the time of transmitting 100 packets, i.e. about 80us ... As the Ethernet speed extends
+    # to 40Gbps and 100Gbps, the sampling period shrinks to 20us and 8us" (an audit: no row had it); each T
+    # from T = 1/(p C) and judged to half a unit of the digit the paper prints (about 80: +-5 us; 20: +-5 us;
+    # 8: +-0.5 us)
+    periods = [(gbps, printed, th.sampling_period_s(gbps * 1e9, P_SAMPLE)) for gbps, printed in ((10, "80"), (40, "20"),
+                                                                                                (100, "8"))]
+    for gbps, printed, T in periods:
+        crit_row("II-B", f"{gbps} Gbps: |T - {printed} us|, us", abs(T * 1e6 - float(printed)),
+                 quoted_tolerance(printed, about=True), "<=")
+    claims.append(Claim(
+        "§II-B: with 1 KB frames and p = 0.01 the sampling period is about 80 us at 10 Gbps, 20 us at 40 Gbps and "
+        "8 us at 100 Gbps", "80, 20, 8 us",
+        ", ".join(f"{gbps} Gbps: T = 1/(p C) = {T * 1e6:.4g} us" for gbps, _, T in periods),
+        ok(all(abs(T * 1e6 - float(pr)) <= quoted_tolerance(pr, about=True) for _, pr, T in periods)),
+        "C in frames/s (1 KB = 1000 B frames, the paper's 'time of transmitting 100 packets'); judged to half a unit of "
+        "the paper's last printed digit (registry.quoted_tolerance, about=True)"))
 
     png, csv = draw(out_dir, a, B_RAISED, c)
     crit_csv = out_dir / "dsm_theory_criteria.csv"
