@@ -408,11 +408,10 @@ def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
     # first overflows the buffer some 0.3-1 s in (its windows grow by 2 packets per ~5 ms round trip)
     duration_s, warmup_s = 1.0, 0.1
     runs = {p: dcsim.simulate(fig1_scenario(p, duration_s, warmup_s)) for p in ("newreno", "dctcp")}
-    stats, series = {}, {}
+    stats = {}
     for p, res in runs.items():
         port = res.monitored_ports().iloc[0]
         q = res.queue[res.queue.t_s >= warmup_s]
-        series[p] = q
         stats[p] = dict(util=float(port["utilization"]), empty=float(port["q_empty_frac"]),
                         q_mean_kb=float(port["q_mean_bytes"]) / 1e3, q_max_kb=float(q.q_bytes.max()) / 1e3,
                         drops=int(port["drops"]), timeouts=int(res.flows.timeouts.sum()))
@@ -426,10 +425,9 @@ def run_fig1(out_dir: Path, quick: bool) -> ExperimentResult:
     fl_mean_kb = float(fl.q_pkt.mean()) * PKT_BYTES / 1e3
 
     fig, ax = plt.subplots(figsize=(8, 4))
-    span = (0.0, duration_s)
     for p, color, label in (("newreno", "tab:red", "TCP (NewReno, drop-tail)"), ("dctcp", "tab:blue", f"DCTCP (K = {FIG1['K_pkt']:g} pkt)")):
         q = runs[p].queue
-        ax.plot(1e3 * (q.t_s - span[0]), q.q_bytes / 1e3, color=color, lw=0.8, label=label)
+        ax.plot(1e3 * q.t_s, q.q_bytes / 1e3, color=color, lw=0.8, label=label)
     ax.axhline(FIG1["buffer_bytes"] / 1e3, color="0.5", ls=":", lw=1, label="buffer (600 KB)")
     ax.set_xlabel("time [ms]")
     ax.set_ylabel("queue length [KB]")

@@ -898,8 +898,7 @@ def run_sweep(
         same_over_seeds=same,
         seeded_points=len(seeded),
         # a listed flow's random start where the base has [[flows]], else the hosts' send jitter
-        seed_hint=('"flows[0].start_jitter" = "100us"' if spec.base.get("flows") else
-                   '"network.host_jitter" = "1us"'),
+        seed_hint='"flows[0].start_jitter" = "100us"' if spec.base.get("flows") else SweepResult.seed_hint,
     )
     if on_plan is None and (note := result.seeds_note()) is not None:  # the API; the CLI prints it
         import warnings
