@@ -367,6 +367,76 @@ def test_ctrl_c_while_the_local_cluster_starts_stops_the_sweep_before_any_run(tm
     assert left == [], left
 
 
+# Runs of 600 simulated s (2 DCTCP flows at 10 Gbps: ~150 s of a worker's time each): a sweep
+# stopped while they execute must not leave its workers busy with them.
+LONG = dict(BASE, run=dict(BASE["run"], duration="600s"))
+
+
+def _free_within(client, worker: str, timeout_s: float) -> bool:
+    """True if a trivial task pinned to ``worker`` (one thread) finishes within ``timeout_s``."""
+    fut = client.submit(sum, [1, 2], workers=[worker], allow_other_workers=False, pure=False)
+    try:
+        return fut.result(timeout=timeout_s) == 3
+    except Exception:  # noqa: BLE001 - distributed's TimeoutError
+        return False
+    finally:
+        fut.cancel()
+
+
+def test_a_run_on_dask_stops_itself_when_its_sweep_s_stop_event_is_set(cluster):
+    """Dask cannot stop a running task: run_one looks at its sweep's stop event (a Dask Event) at
+    most every STOP_LOOK_S and stops the engine there, returning a SweepStopped error that says
+    how far it got (not the whole 600 s)."""
+    import uuid
+
+    from dcsim.sweep.execute import stop_running_runs
+    from dcsim.sweep.worker import run_one
+
+    name = f"dcsim-test-stop-{uuid.uuid4().hex}"
+    with distributed.Client(cluster) as client:
+        fut = client.submit(run_one, json.dumps(LONG), False, stop_event=name, pure=False)
+        deadline = time.monotonic() + 30
+        while not any(client.processing().values()) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)  # into the run
+        assert stop_running_runs(client, name)
+        # A hang check, not a benchmark: the run has ~150 s of work left; it stops at its next look.
+        res = fut.result(timeout=30)
+    assert res["error"] is not None and res["error"].startswith("SweepStopped: the sweep that sent this run was stopped"), res
+    t_s = float(re.search(r"stopped at t = ([0-9.e+-]+) s of 600 s", res["error"]).group(1))
+    assert 0 <= t_s < 600, res["error"]
+
+
+def test_ctrl_c_stops_the_runs_executing_on_an_external_cluster(tmp_path, cluster):
+    """Ctrl-C of `dcsim sweep --dask <address>`: the runs already executing on the cluster stop
+    themselves too (they had run to their end, ~150 s here, keeping every worker busy for the next
+    user), and the sweep exits 130 without a traceback."""
+    import signal
+
+    (tmp_path / "base.json").write_text(json.dumps(LONG))
+    f = tmp_path / "s.toml"
+    f.write_text('base = "base.json"\n[axes]\n"network.aqm.K" = ["10pkt", "20pkt", "40pkt"]\n')
+    with distributed.Client(cluster) as client:
+        p = subprocess.Popen([sys.executable, "-m", "dcsim", "sweep", str(f), "--out", str(tmp_path / "o"),
+                              "--dask", cluster.scheduler_address],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 60
+            while sum(map(len, client.processing().values())) < 2 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert sum(map(len, client.processing().values())) >= 2, "the sweep's runs never started"
+            time.sleep(0.5)
+            os.killpg(p.pid, signal.SIGINT)
+            _, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+        assert p.returncode == 130, err
+        assert "Traceback" not in err, err
+        # Each worker (one thread) takes a new task within a look or two, not after ~150 s.
+        assert all(_free_within(client, w, 20.0) for w in client.nthreads()), "a stopped sweep's run kept its worker"
+
+
 def test_the_local_cluster_s_answer_is_its_first_json_line_and_a_failed_start_says_why(capfd):
     """Lines its process prints before the answer are passed on to stderr, not taken for it; a
     cluster process that ends without an answer, or whose cluster cannot start, is an error that

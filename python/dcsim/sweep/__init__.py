@@ -835,7 +835,7 @@ def run_sweep(
                                 traces=RunTraces(plan, store if tables else None, ship=local is None, client=client),
                                 workers=(lambda: None if client.status == "closed" else len(client.nthreads()))
                                 if client is not None else None,
-                                local_cluster=dask is not None and dask.strip() == "local")
+                                local_cluster=dask is not None and dask.strip() == "local", client=client)
                 if stop.received is not None:
                     raise KeyboardInterrupt
                 if client is not None and client.status != "closed":

@@ -616,6 +616,7 @@ def execute(
     traces: Optional[RunTraces] = None,
     workers: Optional[Callable[[], int]] = None,
     local_cluster: bool = False,
+    client: Any = None,
 ) -> None:
     """Run ``todo`` on ``executor`` (or on ``local``'s pool; ``local_cluster``: a Dask cluster
     ``--dask local`` started, which its errors name as such).
@@ -635,6 +636,11 @@ def execute(
     once its client closed: the scheduler went away, which ends the sweep with a SweepError);
     when every worker it had left and none came back for :data:`DASK_NO_WORKER_S` while runs are
     in flight, a :class:`SweepError` says so (finished runs are kept).
+
+    ``client``: the Dask client behind ``executor``, if any. Each run is given the name of a Dask
+    event that a stopped sweep sets (:func:`stop_running_runs`), so the runs already executing on
+    the cluster stop themselves (Dask cannot stop a running task) instead of keeping their workers
+    busy to their end.
     """
     if local is not None:
         executor = local.executor
@@ -679,6 +685,8 @@ def execute(
         and the pool is restarted)."""
         payload = json.dumps(plan.scenario(run), separators=(",", ":"))
         kw = traces(run) if traces is not None else {}
+        if stop_event is not None:
+            kw["stop_event"] = stop_event
         try:
             fut = executor.submit(run_one, payload, tables, save_to, run.key, **kw)
         except BrokenProcessPool:
@@ -715,6 +723,7 @@ def execute(
         return True
 
     tries: dict[str, int] = {}
+    stop_event = f"dcsim-sweep-stop-{uuid.uuid4().hex}" if client is not None else None
 
     try:
         while True:
@@ -759,9 +768,36 @@ def execute(
     except BaseException:
         for fut in in_flight:
             fut.cancel()
+        if stop_event is not None and in_flight:
+            stop_running_runs(client, stop_event)
         if local is not None:
             local.kill()
         raise
+
+
+#: How long a stopped sweep waits, at most, for the Dask scheduler to take its stop event.
+STOP_EVENT_S = 2.0
+
+
+def stop_running_runs(client: Any, name: str, timeout_s: float = STOP_EVENT_S) -> bool:
+    """Set the Dask event ``name`` that the sweep's runs on ``client``'s cluster look at
+    (:func:`dcsim.sweep.worker.run_one`'s ``stop_event``): those executing stop within about
+    :data:`dcsim.sweep.worker.STOP_LOOK_S`. Bounded by ``timeout_s`` (a scheduler that went away
+    does not hold up the stop); False if it was not set in time. The event stays on the scheduler
+    (a few bytes per stopped sweep), where runs that have not looked yet still find it."""
+    import threading
+
+    done = threading.Event()
+
+    def set_it() -> None:
+        with contextlib.suppress(Exception):
+            from distributed import Event
+
+            Event(name, client=client).set()
+            done.set()
+
+    threading.Thread(target=set_it, name="dcsim-sweep-stop", daemon=True).start()
+    return done.wait(timeout_s)
 
 
 def _collect(done, in_flight: dict, on_result, restartable: bool,

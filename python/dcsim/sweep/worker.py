@@ -16,6 +16,10 @@ from typing import Any, Mapping, Optional
 
 __all__ = ["run_one", "flatten_summary", "worker_info", "dask_setup", "MEMORY_STOP"]
 
+#: How often, in wall seconds at most, a run on a Dask worker asks the scheduler whether its sweep
+#: was stopped (:func:`run_one`'s ``stop_event``): one small request per running run and second.
+STOP_LOOK_S = 1.0
+
 #: The bound whose stop a sweep keeps as the run's result (status "stopped", not tried again): the
 #: engine is deterministic, so the same engine spec (its max_memory_bytes included) stops at the same
 #: instant. A run.max_wall stop depends on the machine and is an error, tried again.
@@ -85,6 +89,36 @@ def _dask_worker_address() -> Optional[str]:
         return None
 
 
+class SweepStopped(Exception):
+    """The sweep that sent this run was stopped (Ctrl-C or a signal) while it ran on a Dask worker."""
+
+
+def _stop_check(name: str):
+    """A ``simulate`` progress callback that raises :class:`SweepStopped` once the Dask event
+    ``name`` is set (the sweep sets it when it is stopped: Dask cannot stop a running task, so the
+    run stops itself). It asks the scheduler at most every :data:`STOP_LOOK_S`; a scheduler that
+    does not answer lets the run go on (the sweep is then gone, and its result is dropped)."""
+    from distributed import Event
+
+    event = Event(name)
+    last = time.monotonic()
+
+    def check(now_s: float, duration_s: float) -> None:  # noqa: ARG001 - simulate's progress signature
+        nonlocal last
+        if time.monotonic() - last < STOP_LOOK_S:
+            return
+        last = time.monotonic()
+        try:
+            stopped = bool(event.is_set())
+        except Exception:  # noqa: BLE001 - no scheduler to ask (or no client here): run on
+            return
+        if stopped:
+            raise SweepStopped(f"the sweep that sent this run was stopped; the run stopped at t = {now_s:g} s of "
+                               f"{duration_s:g} s")
+
+    return check
+
+
 def _one_line(e: BaseException) -> str:
     """An error as the sweep table shows it: its type and its message's first line."""
     first = str(e).strip().splitlines()[0] if str(e).strip() else ""
@@ -93,7 +127,7 @@ def _one_line(e: BaseException) -> str:
 
 def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = None, expected_key: Optional[str] = None,
             data: Optional[Mapping[str, bytes]] = None, links: Optional[Mapping[int, str]] = None,
-            digests: Optional[Mapping[str, str]] = None) -> dict:
+            digests: Optional[Mapping[str, str]] = None, stop_event: Optional[str] = None) -> dict:
     """Simulate one scenario; never raises for a failed run (the error is returned).
 
     Returns ``{"key", "version", "seed", "row", "files", "links", "wall_s", "error", "traceback",
@@ -117,6 +151,11 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
     ``save_to`` (a local worker, which shares the sweep's filesystem): if the run succeeds and
     its key is ``expected_key``, the worker writes the run into ``save_to/runs/<run_id>/`` itself
     (:meth:`RunStore.save_ok`: tables, then row.json), returns no file bytes and ``saved = True``.
+
+    ``stop_event`` (a run on a Dask cluster): the name of the :class:`distributed.Event` its sweep
+    sets when it is stopped; the run then stops itself within about :data:`STOP_LOOK_S` and returns
+    a :class:`SweepStopped` error (Dask cannot stop a running task: without it a Ctrl-C'd sweep's
+    runs had kept their workers busy to the end).
     """
     t0 = time.perf_counter()
     from dcsim import __version__
@@ -138,7 +177,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
         with warnings.catch_warnings():  # the sweep says them once, when planning (Plan.warnings)
             warnings.simplefilter("ignore", ScenarioWarning)
             try:
-                res = simulate(sc)
+                res = simulate(sc, progress=_stop_check(stop_event) if stop_event is not None else None)
                 spec = res.engine_spec
             except RunLimitError as e:
                 if e.field != MEMORY_STOP or e.engine_spec is None or e.partial_lost:
