@@ -122,6 +122,55 @@ def test_fig4_red_follows_the_equal_marking_model(tmp_path):
     assert red_vs_aqm.verdict == ("differs" if worse else "reproduced" if lower > n / 2 else "inconclusive")
 
 
+    # Fig. 4(a)'s "large fluctuations": judged by its stated rule on the numbers it prints.
+    fl = c["Fig. 4(a): under RED both flows show large fluctuations in throughput (probabilistic marking; IV-C)"]
+    got = [tuple(map(float, m)) for m in re.findall(r"(\d+) against (\d+) Mbps \(difference ([+-]\d+), 2 SE (\d+)\)", fl.ours)]
+    assert len(got) == 2, fl.ours
+    assert fl.verdict == ("reproduced" if all(d > s2 for *_, d, s2 in got) else
+                          "differs" if any(d < -s2 for *_, d, s2 in got) else "inconclusive")
+    # "adapting the parameters does not improve fairness" is judged with "at least 2x" (one test)
+    assert any(s.startswith("under RED, DCTCP outperforms TCP by at least 2x and adapting the parameters") for s in c)
+
+
+class _Run:
+    """What _fluctuations_claim reads of a Result: its throughput bins, warm-up and duration."""
+
+    def __init__(self, per_flow: dict, warmup_s: float = 0.5, duration_s: float = 1.5, bin_s: float = 1e-3):
+        n = round((duration_s - warmup_s) / bin_s)
+        t = warmup_s + bin_s * np.arange(1, n + 1)
+        self.throughput = pd.concat([pd.DataFrame({"t_s": t, "flow": f, "goodput_bps": fn(np.arange(n))})
+                                     for f, fn in per_flow.items()], ignore_index=True)
+        self.warmup_s, self.duration_s = warmup_s, duration_s
+
+
+def _square(mean_mbps: float, swing_mbps: float):
+    return lambda i: 1e6 * (mean_mbps + swing_mbps * np.where(i % 2 == 0, 1.0, -1.0))
+
+
+def test_fig4a_fluctuations_are_the_bins_spread_and_the_verdict_follows_its_rule():
+    """A bin series alternating mean +- x has, over a batch of n (even) bins, the sample standard
+    deviation x sqrt(n / (n - 1)): 1 s after warm-up in 1 ms bins is 10 batches of 100 bins."""
+    from dcsim.experiments.coexistence_packet import FLUCT_BATCHES, _fluctuations_claim, flow_bin_sd_mbps
+
+    sd = flow_bin_sd_mbps(_Run({0: _square(600, 100), 1: _square(300, 40)}))
+    assert FLUCT_BATCHES == 10 and set(sd) == {0, 1} and all(len(v) == 10 for v in sd.values())
+    np.testing.assert_allclose(sd[0], 100 * np.sqrt(100 / 99), rtol=1e-9)
+    np.testing.assert_allclose(sd[1], 40 * np.sqrt(100 / 99), rtol=1e-9)
+    # warm-up bins are left out: a wild first half second changes nothing
+    wild = _Run({0: lambda i: 1e6 * np.where(i < 0, 0, 600 + 100 * np.where(i % 2 == 0, 1.0, -1.0)),
+                 1: _square(300, 40)}, warmup_s=0.5)
+    wild.throughput = pd.concat([pd.DataFrame({"t_s": [0.1, 0.2], "flow": 0, "goodput_bps": [0.0, 2e9]}),
+                                 wild.throughput], ignore_index=True)
+    np.testing.assert_allclose(flow_bin_sd_mbps(wild)[0], sd[0], rtol=1e-9)
+
+    big, small = _Run({0: _square(600, 100), 1: _square(300, 60)}), _Run({0: _square(800, 20), 1: _square(100, 20)})
+    assert _fluctuations_claim(big, small).verdict == "reproduced"
+    assert _fluctuations_claim(small, big).verdict == "differs"
+    one_larger = _Run({0: _square(600, 100), 1: _square(100, 20)})
+    assert _fluctuations_claim(one_larger, small).verdict == "inconclusive"  # equal for TCP: not shown
+    assert _fluctuations_claim(big, _Run({0: _square(800, 20)})).verdict == "differs"  # a flow missing
+
+
 def test_fig5_and_fig6_choke_penalises_the_dominant_flow(tmp_path):
     c5 = run("coexist-fig5", tmp_path / "5")
     # CHOKe's draws find DCTCP's packets (most of the queue): DCTCP is marked more than under RED
