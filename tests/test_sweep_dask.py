@@ -383,10 +383,11 @@ def _free_within(client, worker: str, timeout_s: float) -> bool:
         fut.cancel()
 
 
-def test_a_run_on_dask_stops_itself_when_its_sweep_s_stop_event_is_set(cluster):
-    """Dask cannot stop a running task: run_one looks at its sweep's stop event (a Dask Event) at
-    most every STOP_LOOK_S and stops the engine there, returning a SweepStopped error that says
-    how far it got (not the whole 600 s)."""
+def test_a_run_on_dask_stops_itself_when_its_sweep_is_stopped(cluster):
+    """Dask cannot stop a running task: a stopped sweep tells every worker process its stop name
+    (Client.run), run_one looks at it after each of the engine's steps and stops there, returning a
+    SweepStopped error that says how far it got (not the whole 600 s). A client whose scheduler is
+    gone is not waited on."""
     import uuid
 
     from dcsim.sweep.execute import stop_running_runs
@@ -406,11 +407,19 @@ def test_a_run_on_dask_stops_itself_when_its_sweep_s_stop_event_is_set(cluster):
     t_s = float(re.search(r"stopped at t = ([0-9.e+-]+) s of 600 s", res["error"]).group(1))
     assert 0 <= t_s < 600, res["error"]
 
+    class Gone:
+        status = "closed"
 
-def test_ctrl_c_stops_the_runs_executing_on_an_external_cluster(tmp_path, cluster):
+    t0 = time.monotonic()
+    assert stop_running_runs(Gone(), name) is False and time.monotonic() - t0 < 0.5
+
+
+@pytest.mark.parametrize("presses", [1, 3])
+def test_ctrl_c_stops_the_runs_executing_on_an_external_cluster(tmp_path, cluster, presses):
     """Ctrl-C of `dcsim sweep --dask <address>`: the runs already executing on the cluster stop
     themselves too (they had run to their end, ~150 s here, keeping every worker busy for the next
-    user), and the sweep exits 130 without a traceback."""
+    user), and the sweep exits 130 without a traceback. Three Ctrl-C 1 ms apart too (a review: the
+    third had ended the sweep before it told the workers)."""
     import signal
 
     (tmp_path / "base.json").write_text(json.dumps(LONG))
@@ -426,7 +435,9 @@ def test_ctrl_c_stops_the_runs_executing_on_an_external_cluster(tmp_path, cluste
                 time.sleep(0.05)
             assert sum(map(len, client.processing().values())) >= 2, "the sweep's runs never started"
             time.sleep(0.5)
-            os.killpg(p.pid, signal.SIGINT)
+            for i in range(presses):
+                os.killpg(p.pid, signal.SIGINT)
+                time.sleep(0.001)
             _, err = p.communicate(timeout=60)
         finally:
             if p.poll() is None:

@@ -637,10 +637,10 @@ def execute(
     when every worker it had left and none came back for :data:`DASK_NO_WORKER_S` while runs are
     in flight, a :class:`SweepError` says so (finished runs are kept).
 
-    ``client``: the Dask client behind ``executor``, if any. Each run is given the name of a Dask
-    event that a stopped sweep sets (:func:`stop_running_runs`), so the runs already executing on
-    the cluster stop themselves (Dask cannot stop a running task) instead of keeping their workers
-    busy to their end.
+    ``client``: the Dask client behind ``executor``, if any. Each run is given a stop name that a
+    stopped sweep tells every worker process (:func:`stop_running_runs`), so the runs already
+    executing on the cluster stop themselves (Dask cannot stop a running task) instead of keeping
+    their workers busy to their end.
     """
     if local is not None:
         executor = local.executor
@@ -766,38 +766,46 @@ def execute(
             on_tick()
             watch_workers()
     except BaseException:
-        for fut in in_flight:
-            fut.cancel()
+        if stop is not None:
+            stop.hold()  # a third Ctrl-C here had ended the process before the workers were told (a review)
         if stop_event is not None and in_flight:
             stop_running_runs(client, stop_event)
+        for fut in in_flight:
+            fut.cancel()
         if local is not None:
             local.kill()
         raise
 
 
-#: How long a stopped sweep waits, at most, for the Dask scheduler to take its stop event.
+#: How long a stopped sweep waits, at most, for its Dask workers to be told (:func:`stop_running_runs`).
 STOP_EVENT_S = 2.0
 
 
 def stop_running_runs(client: Any, name: str, timeout_s: float = STOP_EVENT_S) -> bool:
-    """Set the Dask event ``name`` that the sweep's runs on ``client``'s cluster look at
-    (:func:`dcsim.sweep.worker.run_one`'s ``stop_event``): those executing stop within about
-    :data:`dcsim.sweep.worker.STOP_LOOK_S`. Bounded by ``timeout_s`` (a scheduler that went away
-    does not hold up the stop); False if it was not set in time. The event stays on the scheduler
-    (a few bytes per stopped sweep), where runs that have not looked yet still find it."""
+    """Tell every worker process of ``client``'s cluster that the sweep whose runs were given the
+    stop name ``name`` stopped (:func:`dcsim.sweep.worker.mark_stopped`, through ``Client.run``,
+    which a worker's event loop answers while its task threads run): the sweep's runs executing
+    there stop after the engine's current step. Bounded by ``timeout_s`` (a scheduler that does not
+    answer does not hold up the stop); False if the workers were not told in time, or the client is
+    not running (its scheduler went away: nothing to tell, and no wait)."""
     import threading
 
+    if getattr(client, "status", None) != "running":
+        return False
     done = threading.Event()
 
-    def set_it() -> None:
+    def tell() -> None:
         with contextlib.suppress(Exception):
-            from distributed import Event
+            from dcsim.sweep.worker import mark_stopped
 
-            Event(name, client=client).set()
+            client.run(mark_stopped, name)  # (a worker that fails it: the others were told all the same)
             done.set()
 
-    threading.Thread(target=set_it, name="dcsim-sweep-stop", daemon=True).start()
-    return done.wait(timeout_s)
+    threading.Thread(target=tell, name="dcsim-sweep-stop", daemon=True).start()
+    try:
+        return done.wait(timeout_s)
+    except KeyboardInterrupt:  # a signal while waiting (no StopSignals held): the stop goes on
+        return done.is_set()
 
 
 def _collect(done, in_flight: dict, on_result, restartable: bool,

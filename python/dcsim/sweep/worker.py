@@ -16,10 +16,6 @@ from typing import Any, Mapping, Optional
 
 __all__ = ["run_one", "flatten_summary", "worker_info", "dask_setup", "MEMORY_STOP"]
 
-#: How often, in wall seconds at most, a run on a Dask worker asks the scheduler whether its sweep
-#: was stopped (:func:`run_one`'s ``stop_event``): one small request per running run and second.
-STOP_LOOK_S = 1.0
-
 #: The bound whose stop a sweep keeps as the run's result (status "stopped", not tried again): the
 #: engine is deterministic, so the same engine spec (its max_memory_bytes included) stops at the same
 #: instant. A run.max_wall stop depends on the machine and is an error, tried again.
@@ -93,26 +89,25 @@ class SweepStopped(Exception):
     """The sweep that sent this run was stopped (Ctrl-C or a signal) while it ran on a Dask worker."""
 
 
+#: The stop names of the sweeps stopped, as told to this (Dask worker) process by :func:`mark_stopped`.
+_STOPPED: set = set()
+
+
+def mark_stopped(name: str) -> None:
+    """Run in every worker process of a Dask cluster by a stopped sweep
+    (:func:`dcsim.sweep.execute.stop_running_runs`, through ``Client.run``, which a worker's event
+    loop answers while its task threads run): its runs here stop at their next look."""
+    _STOPPED.add(name)
+
+
 def _stop_check(name: str):
-    """A ``simulate`` progress callback that raises :class:`SweepStopped` once the Dask event
-    ``name`` is set (the sweep sets it when it is stopped: Dask cannot stop a running task, so the
-    run stops itself). It asks the scheduler at most every :data:`STOP_LOOK_S`; a scheduler that
-    does not answer lets the run go on (the sweep is then gone, and its result is dropped)."""
-    from distributed import Event
+    """A ``simulate`` progress callback that raises :class:`SweepStopped` once this process was told
+    that the sweep named ``name`` stopped (:func:`mark_stopped`: Dask cannot stop a running task, so
+    the run stops itself). It looks at a set in this process, after each of the engine's steps (at
+    least every 2^20 events): no request to the scheduler while the run runs."""
 
-    event = Event(name)
-    last = time.monotonic()
-
-    def check(now_s: float, duration_s: float) -> None:  # noqa: ARG001 - simulate's progress signature
-        nonlocal last
-        if time.monotonic() - last < STOP_LOOK_S:
-            return
-        last = time.monotonic()
-        try:
-            stopped = bool(event.is_set())
-        except Exception:  # noqa: BLE001 - no scheduler to ask (or no client here): run on
-            return
-        if stopped:
+    def check(now_s: float, duration_s: float) -> None:
+        if name in _STOPPED:
             raise SweepStopped(f"the sweep that sent this run was stopped; the run stopped at t = {now_s:g} s of "
                                f"{duration_s:g} s")
 
@@ -152,10 +147,10 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
     its key is ``expected_key``, the worker writes the run into ``save_to/runs/<run_id>/`` itself
     (:meth:`RunStore.save_ok`: tables, then row.json), returns no file bytes and ``saved = True``.
 
-    ``stop_event`` (a run on a Dask cluster): the name of the :class:`distributed.Event` its sweep
-    sets when it is stopped; the run then stops itself within about :data:`STOP_LOOK_S` and returns
-    a :class:`SweepStopped` error (Dask cannot stop a running task: without it a Ctrl-C'd sweep's
-    runs had kept their workers busy to the end).
+    ``stop_event`` (a run on a Dask cluster): the name its sweep gives :func:`mark_stopped` in every
+    worker process when it is stopped; the run then stops itself after the engine's current step and
+    returns a :class:`SweepStopped` error (Dask cannot stop a running task: without it a Ctrl-C'd
+    sweep's runs had kept their workers busy to the end).
     """
     t0 = time.perf_counter()
     from dcsim import __version__
