@@ -105,7 +105,13 @@ def test_fig3_threshold_marking_lets_dctcp_dominate(tmp_path):
 
 
 def test_fig4_red_follows_the_equal_marking_model(tmp_path):
+    from dcsim.sweep import PROCESS_RUNS
+
+    before = dict(PROCESS_RUNS)
     c = run("coexist-fig4", tmp_path)
+    # each run fetched once: a second fetch counts as cached, and `reproduce` then does not record the
+    # experiment's runtime (fig4's fluctuation row had fetched panel (a)'s run again: no shipped time)
+    assert PROCESS_RUNS["cached"] == before["cached"] and PROCESS_RUNS["computed"] > before["computed"]
     assert c["(dcsim) RED's T_r follows from equal per-packet marking: T_r ~ 1.64 / sqrt(p)"].verdict == "reproduced"
     # The model's direction: a higher min_th marks less (p falls), so T_r ~ 1/sqrt(p) rises. The
     # quick run's 2 repetitions cannot always show it at the claim's 2 standard errors (+1.3

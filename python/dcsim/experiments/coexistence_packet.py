@@ -495,10 +495,11 @@ def errorbar(ax, st: pd.DataFrame, xcol: str, label: str, *, marker: str = "o", 
                 color=color or COLORS.get(label), label=label)
 
 
-def throughput_panel(ax, sc: dict, title: str, out_dir: Path, name: str, window_s: float = 1.0) -> pd.DataFrame:
+def throughput_panel(ax, res, title: str, window_s: float = 1.0) -> pd.DataFrame:
     """Throughput of the two long flows vs time in one run (the paper's panel (a)), last ``window_s``;
-    the run goes through the sweep machinery (:func:`one_run`: cache, progress, Dask)."""
-    res = one_run(name, sc, out_dir)
+    ``res`` is that run's Result, from the sweep machinery (:func:`one_run`: cache, progress, Dask;
+    fetched once by the caller: a second fetch counts as a cached run, and an experiment with one
+    is not timed for the shipped runtimes)."""
     tp = res.throughput
     T = res.duration_s
     tp = tp[tp["t_s"] > T - window_s]
@@ -579,7 +580,7 @@ def run_fig2(out_dir: Path, quick: bool) -> ExperimentResult:
 
     fig, (ax, bx) = plt.subplots(1, 2, figsize=(10, 3.6))
     panel = tree({"kind": "droptail"}, run, throughput_interval="10ms")
-    ts = throughput_panel(ax, panel, "(Fig. 2) throughput over time, one run (10 ms bins)", out_dir, "fig2-panel",
+    ts = throughput_panel(ax, one_run("fig2-panel", panel, out_dir), "(Fig. 2) throughput over time, one run (10 ms bins)",
                           window_s=min(3.0, run["duration"] - run["warmup"]))
     x = np.arange(len(df))
     bx.bar(x - 0.2, df[f"{DCTCP_FLOW}.goodput_bps"] / 1e6, 0.4, color=COLORS["DCTCP"], label="DCTCP")
@@ -635,8 +636,8 @@ def run_fig3(out_dir: Path, quick: bool) -> ExperimentResult:
     u = df[f"{BOTTLENECK}.utilization"]
 
     fig, axs = plt.subplots(1, 3, figsize=(14, 3.6))
-    ts = throughput_panel(axs[0], tree(threshold(K_FIG3A), run, throughput_interval="1ms"),
-                          f"(a) throughput, K = {K_FIG3A} pkt, one run (1 ms bins)", out_dir, "fig3-panel")
+    ts = throughput_panel(axs[0], one_run("fig3-panel", tree(threshold(K_FIG3A), run, throughput_interval="1ms"), out_dir),
+                          f"(a) throughput, K = {K_FIG3A} pkt, one run (1 ms bins)")
     ua = stats(df.assign(ta=df["goodput_total_bps"] / 1e6), ["K"], "ta")
     errorbar(axs[1], ua, "K", "DCTCP AQM")
     axs[1].set_ylim(0, 1100)
@@ -708,9 +709,9 @@ def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
     # The DCTCP AQM of Fig. 3(a) in the same runs, for the paper's comparison of RED with it.
     k = runs("fig4-dctcp-aqm", tree(threshold(K_FIG3A), run), {"network.aqm.K": [f"{K_FIG3A}pkt"]}, out_dir, reps)
     # Panel (a)'s run and Fig. 3(a)'s (the DCTCP AQM, K = 65: coexist-fig3's panel scenario, computed again
-    # here, in this experiment's own cache, for the fluctuations row: one run).
-    panel_a, fig3a = (tree(red(50), run, throughput_interval="1ms"),
-                      tree(threshold(K_FIG3A), run, throughput_interval="1ms"))
+    # here, in this experiment's own directory, for the fluctuations row: one run).
+    panel_a = one_run("fig4-panel", tree(red(50), run, throughput_interval="1ms"), out_dir)
+    fig3a = one_run("fig3-panel", tree(threshold(K_FIG3A), run, throughput_interval="1ms"), out_dir)
     params = parameters([b, c], {"panel_a": "one run of the fig4b base (RED min_th 50, max_th 100), seed 1",
                                  "dctcp_aqm_K_pkt": K_FIG3A,
                                  "fluctuations": f"panel (a)'s run against one run of Fig. 3(a) (DCTCP AQM, K = {K_FIG3A}), "
@@ -718,8 +719,7 @@ def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
     sb, sc_ = stats(b, ["min_th"], "T_r"), stats(c, ["max_th"], "T_r")
 
     fig, axs = plt.subplots(1, 3, figsize=(14, 3.6))
-    ts = throughput_panel(axs[0], panel_a, "(a) throughput, RED min_th 50, max_th 100, one run (1 ms bins)", out_dir,
-                          "fig4-panel")
+    ts = throughput_panel(axs[0], panel_a, "(a) throughput, RED min_th 50, max_th 100, one run (1 ms bins)")
     errorbar(axs[1], sb, "min_th", "RED")
     axs[1].set_xlabel("min_th (packets), max_th = 100")
     axs[1].set_title("(b) T_r vs min_th", fontsize=9)
@@ -771,7 +771,7 @@ def run_fig4(out_dir: Path, quick: bool) -> ExperimentResult:
               ok(lowest >= 2.0), "over every min_th and max_th of panels (b) and (c): 'does not improve fairness' read as "
                                  "no setting bringing T_r below 2 (IV-C's 2.7 -> 2.25 over max_th stays above it)"),
         _red_against_dctcp_aqm(sb, sc_, stats(k.assign(all=0), ["all"], "T_r").iloc[0]),
-        _fluctuations_claim(one_run("fig4-panel", panel_a, out_dir), one_run("fig3-panel", fig3a, out_dir)),
+        _fluctuations_claim(panel_a, fig3a),
         independent_marking_check(pd.concat([b.assign(setting="min_th " + b["min_th"].map("{:g}".format)),
                                              c.assign(setting="max_th " + c["max_th"].map("{:g}".format))])),
         _util_claim(pd.concat([b, c]), params),
