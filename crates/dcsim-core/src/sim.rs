@@ -2590,15 +2590,6 @@ impl World {
             return;
         }
         let f = pkt.flow;
-        // An ACK lets its sender send: its NIC's room first (see `flow_nic`).
-        let room = match self.flows.get(f as usize) {
-            Some(FlowSlot::Active(_)) if pkt.kind == Kind::Ack => Some(nic_room(
-                &mut self.net.ports[self.flow_nic[f as usize] as usize],
-                self.now,
-                self.spec.host_backlog_pkt,
-            )),
-            _ => None,
-        };
         let flow = match self.flows.get_mut(f as usize) {
             Some(FlowSlot::Active(flow)) => flow,
             Some(FlowSlot::Done(i)) => {
@@ -2616,7 +2607,11 @@ impl World {
             // (A packet reaches its destination host in the world that owns it, which holds the flow.)
             Some(FlowSlot::Elsewhere(_)) | None => return,
         };
-        if let Some(room) = room {
+        // An ACK lets its sender send: its NIC's room first, before the flow's state is read (see
+        // `flow_nic`; the slot's box is not followed until then).
+        if pkt.kind == Kind::Ack {
+            let room =
+                nic_room(&mut self.net.ports[self.flow_nic[f as usize] as usize], self.now, self.spec.host_backlog_pkt);
             flow.sender.tx_budget = room;
         }
         match pkt.kind {
@@ -2640,12 +2635,16 @@ impl World {
 
     /// Inject what the transport of flow `f` wants to send, and arm its timers.
     fn after_transport(&mut self, f: FlowId) {
-        let mut out = std::mem::take(&mut self.out);
         let (nic_ts, src, nic, dst, rnic) = match &self.flows[f as usize] {
             FlowSlot::Active(fl) => (fl.sender.cc.nic_tx_timestamps(), fl.sender.src, Some(fl.nic), fl.dst, fl.rnic),
             FlowSlot::Done(_) | FlowSlot::Elsewhere(_) => (false, 0, None, 0, None),
         };
-        for mut pkt in out.drain(..) {
+        // Read in place by index, then cleared (forwarding never writes `self.out`): a `drain(..)`
+        // of the buffer taken out kept its iterator and its tail's move on the stack around each
+        // packet's forwarding, and the take and put back cost more than the packets' reads.
+        let n = self.out.len();
+        for i in 0..n {
+            let mut pkt = self.out[i];
             self.counters.sent_pkts += 1;
             if nic_ts && pkt.kind == Kind::Data && pkt.src == src {
                 // Hardware timestamp: when the packet's transmission starts on the sender's NIC.
@@ -2659,8 +2658,9 @@ impl World {
                 _ => self.forward(pkt.src, pkt),
             }
         }
-        self.out = out;
-        let Some(flow) = active(&mut self.flows, f) else { return };
+        debug_assert_eq!(self.out.len(), n, "forwarding wrote the transport's send buffer");
+        self.out.clear();
+        let Some(mut flow) = active(&mut self.flows, f) else { return };
         if flow.origin.is_some() && flow.sender.done() {
             self.finish(f);
             return;
@@ -2671,8 +2671,9 @@ impl World {
             let nic = flow.nic;
             self.nic_wait[nic as usize].flows.push_back(f);
             self.arm_nic_wake(nic);
+            let Some(fl) = active(&mut self.flows, f) else { return };
+            flow = fl;
         }
-        let Some(flow) = active(&mut self.flows, f) else { return };
         arm_rto(&mut self.events, &mut flow.sender, f);
         if let Some(d) = &mut flow.receiver.delack {
             if let (Some(dl), None) = (d.deadline, d.event_at) {
@@ -2758,16 +2759,18 @@ impl World {
         let mut pending = false;
         // One row per traced flow at most (the default traces 100 flows every ~20 us).
         let mut rows = self.cwnd_probe.rows(self.sampled.tx_flows);
-        for (k, &i) in self.traced.iter().enumerate() {
+        // Held in locals: the rows' stores would otherwise make each iteration reload them.
+        let (traced, flows, part) = (&self.traced[..], &self.flows[..], self.part.as_ref());
+        for (k, &i) in traced.iter().enumerate() {
             // Among thousands of flows the traced ones' state is out of cache: ask for what a
             // sample reads a few flows ahead, so that the misses overlap.
             if let Some(FlowSlot::Active(g)) =
-                self.traced.get(k + SAMPLE_PREFETCH_AHEAD).and_then(|&j| self.flows.get(j as usize))
+                traced.get(k + SAMPLE_PREFETCH_AHEAD).and_then(|&j| flows.get(j as usize))
             {
                 g.sender.prefetch_sampled();
             }
-            let Some(FlowSlot::Active(f)) = self.flows.get(i as usize) else { continue };
-            if self.part.as_ref().is_some_and(|part| !part.owns(f.src)) {
+            let Some(FlowSlot::Active(f)) = flows.get(i as usize) else { continue };
+            if part.is_some_and(|part| !part.owns(f.src)) {
                 continue; // sampled where its sender runs
             }
             let s = &f.sender;
