@@ -395,7 +395,7 @@ def test_a_run_on_dask_stops_itself_when_its_sweep_is_stopped(cluster):
 
     name = f"dcsim-test-stop-{uuid.uuid4().hex}"
     with distributed.Client(cluster) as client:
-        fut = client.submit(run_one, json.dumps(LONG), False, stop_event=name, pure=False)
+        fut = client.submit(run_one, json.dumps(LONG), False, stop_name=name, pure=False)
         deadline = time.monotonic() + 30
         while not any(client.processing().values()) and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -685,8 +685,8 @@ def execute(
         and the pool is restarted)."""
         payload = json.dumps(plan.scenario(run), separators=(",", ":"))
         kw = traces(run) if traces is not None else {}
-        if stop_event is not None:
-            kw["stop_event"] = stop_event
+        if stop_name is not None:
+            kw["stop_name"] = stop_name
         try:
             fut = executor.submit(run_one, payload, tables, save_to, run.key, **kw)
         except BrokenProcessPool:
@@ -723,7 +723,7 @@ def execute(
         return True
 
     tries: dict[str, int] = {}
-    stop_event = f"dcsim-sweep-stop-{uuid.uuid4().hex}" if client is not None else None
+    stop_name = f"dcsim-sweep-stop-{uuid.uuid4().hex}" if client is not None else None
 
     try:
         while True:
@@ -768,8 +768,8 @@ def execute(
     except BaseException:
         if stop is not None:
             stop.hold()  # a third Ctrl-C here had ended the process before the workers were told (a review)
-        if stop_event is not None and in_flight:
-            stop_running_runs(client, stop_event)
+        if stop_name is not None and in_flight:
+            stop_running_runs(client, stop_name)
         for fut in in_flight:
             fut.cancel()
         if local is not None:
@@ -778,10 +778,10 @@ def execute(
 
 
 #: How long a stopped sweep waits, at most, for its Dask workers to be told (:func:`stop_running_runs`).
-STOP_EVENT_S = 2.0
+STOP_TELL_S = 2.0
 
 
-def stop_running_runs(client: Any, name: str, timeout_s: float = STOP_EVENT_S) -> bool:
+def stop_running_runs(client: Any, name: str, timeout_s: float = STOP_TELL_S) -> bool:
     """Tell every worker process of ``client``'s cluster that the sweep whose runs were given the
     stop name ``name`` stopped (:func:`dcsim.sweep.worker.mark_stopped`, through ``Client.run``,
     which a worker's event loop answers while its task threads run): the sweep's runs executing

@@ -122,7 +122,7 @@ def _one_line(e: BaseException) -> str:
 
 def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = None, expected_key: Optional[str] = None,
             data: Optional[Mapping[str, bytes]] = None, links: Optional[Mapping[int, str]] = None,
-            digests: Optional[Mapping[str, str]] = None, stop_event: Optional[str] = None) -> dict:
+            digests: Optional[Mapping[str, str]] = None, stop_name: Optional[str] = None) -> dict:
     """Simulate one scenario; never raises for a failed run (the error is returned).
 
     Returns ``{"key", "version", "seed", "row", "files", "links", "wall_s", "error", "traceback",
@@ -147,7 +147,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
     its key is ``expected_key``, the worker writes the run into ``save_to/runs/<run_id>/`` itself
     (:meth:`RunStore.save_ok`: tables, then row.json), returns no file bytes and ``saved = True``.
 
-    ``stop_event`` (a run on a Dask cluster): the name its sweep gives :func:`mark_stopped` in every
+    ``stop_name`` (a run on a Dask cluster): the name its sweep gives :func:`mark_stopped` in every
     worker process when it is stopped; the run then stops itself after the engine's current step and
     returns a :class:`SweepStopped` error (Dask cannot stop a running task: without it a Ctrl-C'd
     sweep's runs had kept their workers busy to the end).
@@ -172,7 +172,7 @@ def run_one(scenario_json: str, tables: bool = True, save_to: Optional[str] = No
         with warnings.catch_warnings():  # the sweep says them once, when planning (Plan.warnings)
             warnings.simplefilter("ignore", ScenarioWarning)
             try:
-                res = simulate(sc, progress=_stop_check(stop_event) if stop_event is not None else None)
+                res = simulate(sc, progress=_stop_check(stop_name) if stop_name is not None else None)
                 spec = res.engine_spec
             except RunLimitError as e:
                 if e.field != MEMORY_STOP or e.engine_spec is None or e.partial_lost:
